@@ -1,0 +1,74 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Lamina: a Core Animation–style compositor for Linux.
+///
+/// The dependency arrows point one way, from the executables down to `LaminaCore`.
+/// `LaminaCore` knows nothing about GL, sockets or KMS.
+let package = Package(
+    name: "Lamina",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Lamina", targets: ["Lamina"]),
+        .library(name: "LaminaCore", targets: ["LaminaCore"]),
+        .executable(name: "laminad", targets: ["laminad"]),
+        .executable(name: "laminactl", targets: ["laminactl"]),
+        .executable(name: "lamina-bench", targets: ["lamina-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // MARK: Pure Swift
+        .target(name: "LaminaCore"),
+        .target(name: "LaminaProtocol", dependencies: ["LaminaCore"]),
+        .target(name: "LaminaServer", dependencies: [
+            "LaminaCore", "LaminaProtocol", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "LaminaPlatform", dependencies: ["CLinux"]),
+        .target(name: "Lamina", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaPlatform"]),
+        .target(name: "LaminaScene", dependencies: ["LaminaCore", "Lamina"]),
+
+        // MARK: C libraries (thin module maps; the apt package is named for each)
+        .target(name: "CLinux", cSettings: [.define("_GNU_SOURCE")]),
+        .systemLibrary(name: "CEGL", pkgConfig: "egl", providers: [.apt(["libegl-dev", "libegl-mesa0"])]),
+        .systemLibrary(name: "CGLES", pkgConfig: "glesv2", providers: [.apt(["libgles-dev", "libgl1-mesa-dri"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+
+        // MARK: Rendering and display
+        .target(name: "LaminaImage", dependencies: ["LaminaCore", "CPNG"]),
+        .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaServer", "CEGL", "CGLES"]),
+        .target(name: "LaminaHeadless", dependencies: ["LaminaServer", "LaminaGLES", "CEGL"]),
+        .target(name: "LaminaDaemon", dependencies: [
+            "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaPlatform",
+            "LaminaGLES", "LaminaHeadless", "LaminaImage",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // MARK: Executables
+        .executableTarget(name: "laminad", dependencies: [
+            "LaminaDaemon",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "laminactl", dependencies: [
+            "Lamina", "LaminaScene", "LaminaImage", "LaminaCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "lamina-bench", dependencies: [
+            "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless",
+        ]),
+
+        // MARK: Tests
+        .testTarget(name: "LaminaCoreTests", dependencies: ["LaminaCore"]),
+        .testTarget(name: "LaminaProtocolTests", dependencies: ["LaminaCore", "LaminaProtocol"]),
+        .testTarget(name: "LaminaServerTests", dependencies: [
+            "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaImage", "LaminaScene",
+        ]),
+        .testTarget(name: "LaminaEndToEndTests", dependencies: [
+            "Lamina", "LaminaCore", "LaminaProtocol", "LaminaImage", "LaminaPlatform",
+        ], resources: [.copy("Reference")]),
+    ],
+    swiftLanguageModes: [.v6]
+)

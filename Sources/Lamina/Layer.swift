@@ -1,0 +1,225 @@
+import LaminaCore
+import LaminaProtocol
+
+/// A layer, as `CALayer` is one: a rectangle in a tree, with a position, bounds, a transform,
+/// an opacity and a background colour, drawn by laminad.
+///
+/// Setting a property records the change in the current transaction; nothing is sent until the
+/// transaction commits (at the latest, after the current stretch of main-actor code). A layer
+/// is shown once it is in the tree under a connection's `rootLayer`.
+@MainActor
+public final class Layer {
+    /// The model values: what was last set, with Core Animation's defaults.
+    public private(set) var model = LayerProperties()
+
+    public private(set) weak var superlayer: Layer?
+    public private(set) var sublayers: [Layer] = []
+
+    // Bookkeeping for the connection this layer lives on.
+    unowned(unsafe) var connection: Connection?
+    var serverID: LayerID?
+    var needsCreate = false
+    var changedKeys = PropertyKeySet()
+    var structureChanged = false
+    /// The sublayers the server has, as of the last commit.
+    var serverSublayers: [LayerID] = []
+
+    public init() {}
+
+    init(root id: LayerID, connection: Connection, properties: LayerProperties) {
+        serverID = id
+        self.connection = connection
+        model = properties
+    }
+
+    isolated deinit {
+        if let connection, let serverID {
+            connection.layerWasReleased(serverID)
+        }
+    }
+
+    // MARK: Properties
+
+    /// Sets any property by key; the typed properties below call this.
+    public func setValue(_ value: PropertyValue, forKey key: PropertyKey) {
+        // The model keeps what the client set; laminad validates and answers with an error
+        // naming the key if the value is not acceptable (NaN, a negative size).
+        switch (key, value) {
+        case (.bounds, .rect(let r)): model.bounds = r
+        case (.position, .point(let p)): model.position = p
+        case (.anchorPoint, .point(let p)): model.anchorPoint = p
+        case (.anchorPointZ, .number(let v)): model.anchorPointZ = v
+        case (.zPosition, .number(let v)): model.zPosition = v
+        case (.transform, .transform(let t)): model.transform = t
+        case (.sublayerTransform, .transform(let t)): model.sublayerTransform = t
+        case (.opacity, .number(let v)): model.opacity = v
+        case (.isHidden, .bool(let b)): model.isHidden = b
+        case (.backgroundColor, .color(let c)): model.backgroundColor = c
+        case (.name, .string(let s)): model.name = s
+        case (.cornerRadius, .number(let v)): model.cornerRadius = v
+        case (.borderWidth, .number(let v)): model.borderWidth = v
+        case (.borderColor, .color(let c)): model.borderColor = c
+        case (.masksToBounds, .bool(let b)): model.masksToBounds = b
+        case (.shadowColor, .color(let c)): model.shadowColor = c
+        case (.shadowOpacity, .number(let v)): model.shadowOpacity = v
+        case (.shadowOffset, .size(let s)): model.shadowOffset = s
+        case (.shadowRadius, .number(let v)): model.shadowRadius = v
+        case (.isDoubleSided, .bool(let b)): model.isDoubleSided = b
+        case (.speed, .number(let v)): model.speed = v
+        case (.timeOffset, .number(let v)): model.timeOffset = v
+        case (.beginTime, .number(let v)): model.beginTime = v
+        default:
+            preconditionFailure("property '\(key)' takes a \(key.valueType), not a \(value.type)")
+        }
+        changedKeys.insert(key)
+        connection?.noteChanged(self)
+    }
+
+    /// The model value of any property.
+    public func value(forKey key: PropertyKey) -> PropertyValue { model[key] }
+
+    public var bounds: Rect {
+        get { model.bounds }
+        set { setValue(.rect(newValue), forKey: .bounds) }
+    }
+    /// The anchor point's place in the superlayer's coordinates.
+    public var position: Point {
+        get { model.position }
+        set { setValue(.point(newValue), forKey: .position) }
+    }
+    /// In unit coordinates of the bounds; (0.5, 0.5), the centre, by default.
+    public var anchorPoint: Point {
+        get { model.anchorPoint }
+        set { setValue(.point(newValue), forKey: .anchorPoint) }
+    }
+    public var anchorPointZ: Double {
+        get { model.anchorPointZ }
+        set { setValue(.number(newValue), forKey: .anchorPointZ) }
+    }
+    /// Orders siblings before their array order, and moves the layer in z.
+    public var zPosition: Double {
+        get { model.zPosition }
+        set { setValue(.number(newValue), forKey: .zPosition) }
+    }
+    /// Applied about the anchor point.
+    public var transform: Transform3D {
+        get { model.transform }
+        set { setValue(.transform(newValue), forKey: .transform) }
+    }
+    /// Applied to the sublayers, about the anchor point; carries perspective through m34.
+    public var sublayerTransform: Transform3D {
+        get { model.sublayerTransform }
+        set { setValue(.transform(newValue), forKey: .sublayerTransform) }
+    }
+    public var opacity: Double {
+        get { model.opacity }
+        set { setValue(.number(newValue), forKey: .opacity) }
+    }
+    public var isHidden: Bool {
+        get { model.isHidden }
+        set { setValue(.bool(newValue), forKey: .isHidden) }
+    }
+    /// nil (the default) draws nothing, like a clear colour.
+    public var backgroundColor: Color? {
+        get { model.backgroundColor == .clear ? nil : model.backgroundColor }
+        set { setValue(.color(newValue ?? .clear), forKey: .backgroundColor) }
+    }
+    /// A name for finding the layer again (scene files match layers by name).
+    public var name: String? {
+        get { model.name.isEmpty ? nil : model.name }
+        set { setValue(.string(newValue ?? ""), forKey: .name) }
+    }
+    public var cornerRadius: Double {
+        get { model.cornerRadius }
+        set { setValue(.number(newValue), forKey: .cornerRadius) }
+    }
+    public var borderWidth: Double {
+        get { model.borderWidth }
+        set { setValue(.number(newValue), forKey: .borderWidth) }
+    }
+    public var borderColor: Color {
+        get { model.borderColor }
+        set { setValue(.color(newValue), forKey: .borderColor) }
+    }
+
+    /// Derived from position, anchorPoint and bounds, as in Core Animation. Setting it sets the
+    /// bounds size and the position.
+    public var frame: Rect {
+        get { model.frame }
+        set {
+            var m = model
+            m.frame = newValue
+            setValue(.rect(Rect(origin: bounds.origin, size: m.bounds.size)), forKey: .bounds)
+            setValue(.point(m.position), forKey: .position)
+        }
+    }
+
+    // MARK: The tree
+
+    /// Appends `layer` to the sublayers, removing it from its current superlayer first.
+    public func addSublayer(_ layer: Layer) {
+        insertSublayer(layer, at: sublayers.count)
+    }
+
+    /// Inserts `layer` at `index` (clamped to the sublayer count).
+    public func insertSublayer(_ layer: Layer, at index: Int) {
+        precondition(layer !== self, "a layer cannot be its own sublayer")
+        var a: Layer? = self
+        while let x = a {
+            precondition(x !== layer, "cannot add a layer below itself: it is an ancestor of the new superlayer")
+            a = x.superlayer
+        }
+        if let c = layer.connection, let mine = connection, c !== mine {
+            preconditionFailure("a layer that belongs to one connection cannot move to another")
+        }
+        var at = index
+        if let old = layer.superlayer {
+            if old === self, let i = sublayers.firstIndex(where: { $0 === layer }), i < at { at -= 1 }
+            old.detach(layer)
+        }
+        at = max(0, min(at, sublayers.count))
+        sublayers.insert(layer, at: at)
+        layer.superlayer = self
+        structureChanged = true
+        if let c = connection {
+            c.attach(layer)
+            c.noteChanged(self)
+        }
+    }
+
+    /// Inserts `layer` just below `sibling` (or at the bottom when `sibling` is not a sublayer).
+    public func insertSublayer(_ layer: Layer, below sibling: Layer?) {
+        insertSublayer(layer, at: sibling.flatMap { s in sublayers.firstIndex { $0 === s } } ?? 0)
+    }
+
+    /// Inserts `layer` just above `sibling` (or at the top when `sibling` is not a sublayer).
+    public func insertSublayer(_ layer: Layer, above sibling: Layer?) {
+        insertSublayer(layer, at: sibling.flatMap { s in sublayers.firstIndex { $0 === s }.map { $0 + 1 } } ?? sublayers.count)
+    }
+
+    /// Replaces `old` with `new` at the same index.
+    public func replaceSublayer(_ old: Layer, with new: Layer) {
+        guard let i = sublayers.firstIndex(where: { $0 === old }) else { return }
+        old.removeFromSuperlayer()
+        insertSublayer(new, at: i)
+    }
+
+    /// Removes the layer from its superlayer. It keeps its properties and can be added again.
+    public func removeFromSuperlayer() {
+        superlayer?.detach(self)
+    }
+
+    private func detach(_ layer: Layer) {
+        sublayers.removeAll { $0 === layer }
+        layer.superlayer = nil
+        structureChanged = true
+        connection?.noteChanged(self)
+    }
+
+    /// The first layer in this subtree (this layer included) with the given name.
+    public func sublayer(named name: String) -> Layer? {
+        if model.name == name { return self }
+        for s in sublayers { if let hit = s.sublayer(named: name) { return hit } }
+        return nil
+    }
+}

@@ -1,0 +1,160 @@
+import LaminaCore
+
+/// Why bytes could not be decoded. Each case names what was being read, so the error that goes
+/// back to the client can say which field was wrong.
+public enum DecodeError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The message ended before `field` was complete.
+    case truncated(field: String)
+    /// `field` holds a value that has no meaning (an unknown opcode, a bool that is 7, …).
+    case invalid(field: String, reason: String)
+    /// Bytes were left over after the message was complete.
+    case trailingBytes(count: Int)
+
+    public var description: String {
+        switch self {
+        case let .truncated(field): "message ends in the middle of \(field)"
+        case let .invalid(field, reason): "\(field): \(reason)"
+        case let .trailingBytes(count): "\(count) unexpected bytes after the end of the message"
+        }
+    }
+}
+
+/// Appends little-endian values to a byte buffer.
+public struct ByteWriter: Sendable {
+    public private(set) var bytes: [UInt8]
+
+    public init(capacity: Int = 64) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    public mutating func u8(_ v: UInt8) { bytes.append(v) }
+    public mutating func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    public mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    public mutating func i32(_ v: Int32) { u32(UInt32(bitPattern: v)) }
+    public mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    public mutating func f64(_ v: Double) { u64(v.bitPattern) }
+    public mutating func bool(_ v: Bool) { u8(v ? 1 : 0) }
+    /// A u32 byte count, then the UTF-8 bytes.
+    public mutating func string(_ s: String) {
+        let utf8 = Array(s.utf8)
+        u32(UInt32(utf8.count))
+        bytes.append(contentsOf: utf8)
+    }
+    public mutating func raw(_ b: [UInt8]) { bytes.append(contentsOf: b) }
+
+    /// Overwrites 4 bytes at `offset` (used to patch a frame's length once the body is written).
+    public mutating func patchU32(_ v: UInt32, at offset: Int) {
+        withUnsafeBytes(of: v.littleEndian) { for i in 0..<4 { bytes[offset + i] = $0[i] } }
+    }
+}
+
+/// Reads little-endian values from a byte slice, throwing `DecodeError` rather than reading past
+/// the end.
+public struct ByteReader {
+    @usableFromInline let bytes: ArraySlice<UInt8>
+    @usableFromInline var index: Int
+
+    public init(_ bytes: ArraySlice<UInt8>) {
+        self.bytes = bytes
+        index = bytes.startIndex
+    }
+    public init(_ bytes: [UInt8]) { self.init(bytes[...]) }
+
+    /// Bytes not yet read.
+    public var remaining: Int { bytes.endIndex - index }
+
+    mutating func take(_ n: Int, _ field: String) throws(DecodeError) -> ArraySlice<UInt8> {
+        guard n >= 0, remaining >= n else { throw .truncated(field: field) }
+        defer { index += n }
+        return bytes[index..<(index + n)]
+    }
+
+    public mutating func u8(_ field: String) throws(DecodeError) -> UInt8 {
+        try take(1, field).first!
+    }
+    public mutating func u16(_ field: String) throws(DecodeError) -> UInt16 {
+        let s = try take(2, field)
+        return UInt16(s[s.startIndex]) | UInt16(s[s.startIndex + 1]) << 8
+    }
+    public mutating func u32(_ field: String) throws(DecodeError) -> UInt32 {
+        let s = try take(4, field)
+        var v: UInt32 = 0
+        for i in 0..<4 { v |= UInt32(s[s.startIndex + i]) << (8 * UInt32(i)) }
+        return v
+    }
+    public mutating func i32(_ field: String) throws(DecodeError) -> Int32 { Int32(bitPattern: try u32(field)) }
+    public mutating func u64(_ field: String) throws(DecodeError) -> UInt64 {
+        let s = try take(8, field)
+        var v: UInt64 = 0
+        for i in 0..<8 { v |= UInt64(s[s.startIndex + i]) << (8 * UInt64(i)) }
+        return v
+    }
+    public mutating func f64(_ field: String) throws(DecodeError) -> Double { Double(bitPattern: try u64(field)) }
+    public mutating func bool(_ field: String) throws(DecodeError) -> Bool {
+        switch try u8(field) {
+        case 0: return false
+        case 1: return true
+        case let v: throw .invalid(field: field, reason: "a bool must be 0 or 1, not \(v)")
+        }
+    }
+    /// A u32 byte count and that many bytes of valid UTF-8, at most `limit` bytes.
+    public mutating func string(_ field: String, limit: Int = 4096) throws(DecodeError) -> String {
+        let n = Int(try u32(field + " length"))
+        guard n <= limit else { throw .invalid(field: field, reason: "string of \(n) bytes is longer than the limit of \(limit)") }
+        let s = try take(n, field)
+        guard let str = String(validating: s, as: UTF8.self) else {
+            throw .invalid(field: field, reason: "not valid UTF-8")
+        }
+        return str
+    }
+    public mutating func raw(_ n: Int, _ field: String) throws(DecodeError) -> [UInt8] { Array(try take(n, field)) }
+
+    /// Throws unless every byte was read.
+    public func finish() throws(DecodeError) {
+        if remaining != 0 { throw .trailingBytes(count: remaining) }
+    }
+}
+
+// MARK: - Property values
+
+extension ByteWriter {
+    /// A value in the layout its key's type has on the wire (docs/protocol.md, "Values").
+    public mutating func value(_ v: PropertyValue) {
+        switch v {
+        case .number(let d): f64(d)
+        case .point(let p): f64(p.x); f64(p.y)
+        case .size(let s): f64(s.width); f64(s.height)
+        case .rect(let r): f64(r.origin.x); f64(r.origin.y); f64(r.size.width); f64(r.size.height)
+        case .color(let c): f64(c.red); f64(c.green); f64(c.blue); f64(c.alpha)
+        case .transform(let t): for d in t.rowMajor { f64(d) }
+        case .bool(let b): bool(b)
+        case .string(let s): string(s)
+        }
+    }
+}
+
+extension ByteReader {
+    /// Reads a value of `type`. Colour components outside [0, 1] are refused rather than
+    /// clamped, so a client learns of its mistake.
+    public mutating func value(_ type: PropertyValueType, _ field: String) throws(DecodeError) -> PropertyValue {
+        switch type {
+        case .number: return .number(try f64(field))
+        case .point: return .point(Point(x: try f64(field), y: try f64(field)))
+        case .size: return .size(Size(width: try f64(field), height: try f64(field)))
+        case .rect: return .rect(Rect(x: try f64(field), y: try f64(field), width: try f64(field), height: try f64(field)))
+        case .color:
+            let r = try f64(field), g = try f64(field), b = try f64(field), a = try f64(field)
+            for c in [r, g, b, a] where !(c >= 0 && c <= 1) {
+                throw .invalid(field: field, reason: "colour components must be in [0, 1], got \(c)")
+            }
+            return .color(Color(red: r, green: g, blue: b, alpha: a))
+        case .transform:
+            var m = [Double](repeating: 0, count: 16)
+            for i in 0..<16 { m[i] = try f64(field) }
+            return .transform(Transform3D(rowMajor: m)!)
+        case .bool: return .bool(try bool(field))
+        case .string: return .string(try string(field, limit: 1024))
+        }
+    }
+}

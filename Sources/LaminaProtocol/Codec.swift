@@ -1,0 +1,284 @@
+import LaminaCore
+
+// The byte layouts here are documented, field by field, in docs/protocol.md. Change both together.
+
+extension ByteWriter {
+    mutating func operation(_ op: Operation) {
+        u8(op.opcode)
+        switch op {
+        case .create(let id), .destroy(let id), .remove(let id):
+            u32(id.rawValue)
+        case let .set(id, key, value):
+            u32(id.rawValue)
+            u16(key.rawValue)
+            self.value(value)
+        case let .insert(parent, child, index):
+            u32(parent.rawValue)
+            u32(child.rawValue)
+            u32(index)
+        }
+    }
+
+    mutating func operations(_ ops: [Operation]) {
+        u32(UInt32(ops.count))
+        for op in ops { operation(op) }
+    }
+}
+
+extension ByteReader {
+    mutating func operation(_ i: Int) throws(DecodeError) -> Operation {
+        let field = "operation \(i)"
+        let opcode = try u8(field + " opcode")
+        switch opcode {
+        case 1: return .create(LayerID(try u32(field + " layer")))
+        case 2: return .destroy(LayerID(try u32(field + " layer")))
+        case 3:
+            let id = LayerID(try u32(field + " layer"))
+            let raw = try u16(field + " property")
+            guard let key = PropertyKey(rawValue: raw) else {
+                throw .invalid(field: field + " property", reason: "unknown property number \(raw)")
+            }
+            return .set(id, key, try value(key.valueType, field + " value of '\(key)'"))
+        case 4:
+            return .insert(parent: LayerID(try u32(field + " parent")),
+                           child: LayerID(try u32(field + " child")),
+                           index: try u32(field + " index"))
+        case 5: return .remove(LayerID(try u32(field + " layer")))
+        default:
+            throw .invalid(field: field + " opcode", reason: "unknown opcode \(opcode)")
+        }
+    }
+
+    /// A u32 count and that many operations. The count is checked against the bytes left before
+    /// anything is allocated, so a hostile count cannot make the server reserve gigabytes.
+    mutating func operations(_ field: String, failedAt: inout Int) throws(DecodeError) -> [Operation] {
+        failedAt = -1
+        let count = Int(try u32(field + " count"))
+        // The smallest operation is 5 bytes (opcode + layer).
+        guard count <= remaining / 5 else {
+            throw .invalid(field: field + " count", reason: "\(count) operations cannot fit in the \(remaining) bytes that follow")
+        }
+        var ops: [Operation] = []
+        ops.reserveCapacity(count)
+        for i in 0..<count {
+            failedAt = i
+            ops.append(try operation(i))
+        }
+        failedAt = -1
+        return ops
+    }
+}
+
+extension ClientMessage {
+    /// The whole frame: header and body.
+    public func encoded() -> [UInt8] {
+        var w = Frame.begin(type: type)
+        switch self {
+        case .hello(let h):
+            w.u32(ProtocolVersion.magic)
+            w.u16(h.major)
+            w.u16(h.minor)
+            w.u32(h.flags.rawValue)
+            w.string(h.clientName)
+            w.string(h.session)
+        case .commit(let c):
+            w.u32(c.serial)
+            w.operations(c.operations)
+        case let .request(id, req):
+            w.u32(id)
+            w.u16(req.kind)
+            if case .advanceClock(let s) = req { w.f64(s) }
+        }
+        return Frame.end(w)
+    }
+
+    /// Decodes the body of a frame of the given type.
+    public static func decode(type: UInt16, body: ArraySlice<UInt8>) throws(MessageError) -> ClientMessage {
+        var r = ByteReader(body)
+        do {
+            let msg: ClientMessage
+            switch type {
+            case 1:
+                let magic = try r.u32("hello magic")
+                guard magic == ProtocolVersion.magic else {
+                    throw DecodeError.invalid(field: "hello magic", reason: "expected 0x\(String(ProtocolVersion.magic, radix: 16)) (\"LAMN\"), got 0x\(String(magic, radix: 16))")
+                }
+                let major = try r.u16("hello major version")
+                let minor = try r.u16("hello minor version")
+                let flags = HelloFlags(rawValue: try r.u32("hello flags"))
+                let name = try r.string("hello client name", limit: 256)
+                let session = try r.string("hello session", limit: 256)
+                msg = .hello(Hello(major: major, minor: minor, clientName: name, session: session, flags: flags))
+            case 2:
+                let serial = try r.u32("commit serial")
+                var failedAt = -1
+                do {
+                    msg = .commit(Commit(serial: serial, operations: try r.operations("commit operation", failedAt: &failedAt)))
+                } catch {
+                    throw MessageError.commit(serial: serial, operationIndex: failedAt, error)
+                }
+            case 3:
+                let id = try r.u32("request id")
+                let kind = try r.u16("request kind")
+                switch kind {
+                case 1: msg = .request(id: id, .screenshot)
+                case 2: msg = .request(id: id, .tree)
+                case 3: msg = .request(id: id, .advanceClock(seconds: try r.f64("advance-clock seconds")))
+                case 4: msg = .request(id: id, .stats)
+                default: throw DecodeError.invalid(field: "request kind", reason: "unknown request kind \(kind)")
+                }
+            default:
+                throw MessageError.unknownType(type)
+            }
+            try r.finish()
+            return msg
+        } catch let e as MessageError {
+            throw e
+        } catch let e as DecodeError {
+            throw .decode(e)
+        } catch {
+            throw .decode(.invalid(field: "message", reason: "\(error)"))
+        }
+    }
+}
+
+extension ServerMessage {
+    /// The whole frame: header and body.
+    public func encoded() -> [UInt8] {
+        var w = Frame.begin(type: type, capacity: { if case .reply(_, .screenshot(let b)) = self { return b.bytes.count + 32 }; return 64 }())
+        switch self {
+        case .welcome(let wl):
+            w.u16(wl.major)
+            w.u16(wl.minor)
+            w.u32(wl.clientID)
+            w.u32(wl.displayWidth)
+            w.u32(wl.displayHeight)
+            w.u8(wl.clock.rawValue)
+            w.f64(wl.time)
+            w.operations(wl.snapshot)
+        case .applied(let serial):
+            w.u32(serial)
+        case .error(let e):
+            w.u16(e.code.rawValue)
+            w.u8(e.subject.rawValue)
+            w.u32(e.serial)
+            w.i32(e.operationIndex)
+            w.string(e.message)
+        case let .reply(id, reply):
+            w.u32(id)
+            w.u16(reply.kind)
+            switch reply {
+            case .screenshot(let b):
+                w.u32(UInt32(b.width))
+                w.u32(UInt32(b.height))
+                w.raw(b.bytes)
+            case .tree(let json):
+                w.string(json)
+            case let .advanced(time, frames):
+                w.f64(time)
+                w.u64(frames)
+            case .stats(let stats):
+                w.u32(UInt32(stats.count))
+                for s in stats {
+                    w.string(s.name)
+                    w.f64(s.value)
+                }
+            }
+        }
+        return Frame.end(w)
+    }
+
+    /// Decodes the body of a frame of the given type.
+    public static func decode(type: UInt16, body: ArraySlice<UInt8>) throws(MessageError) -> ServerMessage {
+        var r = ByteReader(body)
+        do {
+            let msg: ServerMessage
+            switch type {
+            case 0x81:
+                let major = try r.u16("welcome major version")
+                let minor = try r.u16("welcome minor version")
+                let client = try r.u32("welcome client id")
+                let w = try r.u32("welcome display width")
+                let h = try r.u32("welcome display height")
+                let rawClock = try r.u8("welcome clock")
+                guard let clock = ClockKind(rawValue: rawClock) else {
+                    throw DecodeError.invalid(field: "welcome clock", reason: "unknown clock \(rawClock)")
+                }
+                let time = try r.f64("welcome time")
+                var failedAt = -1
+                let snapshot = try r.operations("welcome snapshot operation", failedAt: &failedAt)
+                msg = .welcome(Welcome(major: major, minor: minor, clientID: client, displayWidth: w, displayHeight: h,
+                                       clock: clock, time: time, snapshot: snapshot))
+            case 0x82:
+                msg = .applied(serial: try r.u32("applied serial"))
+            case 0x83:
+                let rawCode = try r.u16("error code")
+                guard let code = ErrorCode(rawValue: rawCode) else {
+                    throw DecodeError.invalid(field: "error code", reason: "unknown error code \(rawCode)")
+                }
+                let rawSubject = try r.u8("error subject")
+                guard let subject = ErrorMessage.Subject(rawValue: rawSubject) else {
+                    throw DecodeError.invalid(field: "error subject", reason: "unknown subject \(rawSubject)")
+                }
+                let serial = try r.u32("error serial")
+                let index = try r.i32("error operation index")
+                let text = try r.string("error message", limit: 65536)
+                msg = .error(ErrorMessage(code: code, subject: subject, serial: serial, operationIndex: index, message: text))
+            case 0x84:
+                let id = try r.u32("reply id")
+                let kind = try r.u16("reply kind")
+                switch kind {
+                case 1:
+                    let w = Int(try r.u32("screenshot width")), h = Int(try r.u32("screenshot height"))
+                    guard w.multipliedReportingOverflow(by: h).partialValue * 4 == r.remaining else {
+                        throw DecodeError.invalid(field: "screenshot pixels", reason: "\(r.remaining) bytes for a \(w)×\(h) image")
+                    }
+                    let bytes = try r.raw(w * h * 4, "screenshot pixels")
+                    msg = .reply(id: id, .screenshot(Bitmap(width: w, height: h, bytes: bytes)!))
+                case 2: msg = .reply(id: id, .tree(try r.string("tree json", limit: 1 << 28)))
+                case 3: msg = .reply(id: id, .advanced(time: try r.f64("advanced time"), framesRendered: try r.u64("advanced frames")))
+                case 4:
+                    let n = Int(try r.u32("stats count"))
+                    guard n <= r.remaining / 12 else {
+                        throw DecodeError.invalid(field: "stats count", reason: "\(n) entries cannot fit")
+                    }
+                    var stats: [Statistic] = []
+                    for i in 0..<n {
+                        stats.append(Statistic(name: try r.string("stat \(i) name"), value: try r.f64("stat \(i) value")))
+                    }
+                    msg = .reply(id: id, .stats(stats))
+                default: throw DecodeError.invalid(field: "reply kind", reason: "unknown reply kind \(kind)")
+                }
+            default:
+                throw MessageError.unknownType(type)
+            }
+            try r.finish()
+            return msg
+        } catch let e as MessageError {
+            throw e
+        } catch let e as DecodeError {
+            throw .decode(e)
+        } catch {
+            throw .decode(.invalid(field: "message", reason: "\(error)"))
+        }
+    }
+}
+
+/// Why a frame's body is not a message.
+public enum MessageError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The frame's type is not one this version knows.
+    case unknownType(UInt16)
+    /// The body does not decode.
+    case decode(DecodeError)
+    /// A commit's body does not decode; `operationIndex` is -1 when the failure is not inside
+    /// an operation (the count, trailing bytes).
+    case commit(serial: UInt32, operationIndex: Int, DecodeError)
+
+    public var description: String {
+        switch self {
+        case .unknownType(let t): "unknown message type 0x\(String(t, radix: 16))"
+        case .decode(let e): e.description
+        case let .commit(_, _, e): e.description
+        }
+    }
+}

@@ -1,0 +1,300 @@
+import LaminaCore
+
+/// The protocol version this build speaks. A server accepts a client with the same major version.
+public enum ProtocolVersion {
+    public static let major: UInt16 = 1
+    public static let minor: UInt16 = 0
+    /// "LAMN" as a little-endian u32: the first field of a hello, so a stray connection that
+    /// speaks something else is recognised at once.
+    public static let magic: UInt32 = 0x4E4D_414C
+}
+
+/// A layer's number, chosen by the client that owns it. Numbers are per client: client A's
+/// layer 5 and client B's layer 5 are different layers, and no client can name another's.
+public struct LayerID: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {
+    public var rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    public init(_ v: UInt32) { rawValue = v }
+
+    /// Every client's own root layer, created by the server at hello and attached to the
+    /// display's root in connection order. A client's top-level layers are its sublayers.
+    public static let root = LayerID(0)
+
+    public static func < (a: LayerID, b: LayerID) -> Bool { a.rawValue < b.rawValue }
+    public var description: String { "#\(rawValue)" }
+}
+
+/// One step of a commit. A commit's operations apply in order, all or none.
+public enum Operation: Hashable, Sendable {
+    /// Creates a layer with Core Animation's default properties, not yet in any tree.
+    case create(LayerID)
+    /// Destroys a layer; it leaves its superlayer and its sublayers become detached.
+    case destroy(LayerID)
+    /// Sets one property.
+    case set(LayerID, PropertyKey, PropertyValue)
+    /// Inserts `child` into `parent`'s sublayers at `index` (`UInt32.max`: at the end; an index
+    /// past the end appends too). A child already in a tree is moved.
+    case insert(parent: LayerID, child: LayerID, index: UInt32)
+    /// Removes the layer from its superlayer (`removeFromSuperlayer`). It still exists.
+    case remove(LayerID)
+
+    /// The opcode on the wire.
+    public var opcode: UInt8 {
+        switch self {
+        case .create: 1
+        case .destroy: 2
+        case .set: 3
+        case .insert: 4
+        case .remove: 5
+        }
+    }
+}
+
+/// Flags a client sends in its hello.
+public struct HelloFlags: OptionSet, Hashable, Sendable {
+    public var rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// Keep this session's layers on screen after the connection closes, so a later client that
+    /// says hello with the same session name takes them over (laminactl, a kiosk client that
+    /// restarts). Without it, a client's layers go when it does.
+    public static let keepLayers = HelloFlags(rawValue: 1)
+}
+
+/// The first message a client sends.
+public struct Hello: Hashable, Sendable {
+    public var major: UInt16
+    public var minor: UInt16
+    /// A name for logs and `stats`.
+    public var clientName: String
+    /// An optional session name (see `HelloFlags.keepLayers`); empty for none.
+    public var session: String
+    public var flags: HelloFlags
+
+    public init(major: UInt16 = ProtocolVersion.major, minor: UInt16 = ProtocolVersion.minor,
+                clientName: String, session: String = "", flags: HelloFlags = []) {
+        self.major = major
+        self.minor = minor
+        self.clientName = clientName
+        self.session = session
+        self.flags = flags
+    }
+}
+
+/// A transaction: operations that become visible together in one frame, or not at all.
+public struct Commit: Hashable, Sendable {
+    /// Chosen by the client; echoed in the `applied` or `error` answer.
+    public var serial: UInt32
+    public var operations: [Operation]
+    public init(serial: UInt32, operations: [Operation]) {
+        self.serial = serial
+        self.operations = operations
+    }
+}
+
+/// A control request; each gets exactly one reply or error with the same request id.
+public enum Request: Hashable, Sendable {
+    /// The pixels now on the display.
+    case screenshot
+    /// The model tree of every client, as JSON.
+    case tree
+    /// Moves the virtual clock forward and renders exactly the frame at the new time.
+    case advanceClock(seconds: Double)
+    /// Counters: frames, commits, clients, layers, last frame time.
+    case stats
+
+    public var kind: UInt16 {
+        switch self {
+        case .screenshot: 1
+        case .tree: 2
+        case .advanceClock: 3
+        case .stats: 4
+        }
+    }
+}
+
+/// Messages from a client to the server.
+public enum ClientMessage: Hashable, Sendable {
+    case hello(Hello)
+    case commit(Commit)
+    case request(id: UInt32, Request)
+
+    public var type: UInt16 {
+        switch self {
+        case .hello: 1
+        case .commit: 2
+        case .request: 3
+        }
+    }
+}
+
+/// The clock the server's frames follow.
+public enum ClockKind: UInt8, Sendable, CustomStringConvertible {
+    /// CLOCK_MONOTONIC, frames at the display's refresh.
+    case real = 0
+    /// Time moves only when a client asks (`advanceClock`); for tests and offline rendering.
+    case virtual = 1
+
+    public var description: String { self == .real ? "real" : "virtual" }
+}
+
+/// The server's answer to a hello.
+public struct Welcome: Hashable, Sendable {
+    public var major: UInt16
+    public var minor: UInt16
+    /// The server's number for this connection.
+    public var clientID: UInt32
+    public var displayWidth: UInt32
+    public var displayHeight: UInt32
+    public var clock: ClockKind
+    /// The server's clock now, in seconds.
+    public var time: Double
+    /// When the hello resumed a kept session: operations that rebuild its layer tree
+    /// (creates, property sets that differ from the defaults, inserts). Empty otherwise.
+    public var snapshot: [Operation]
+
+    public init(major: UInt16 = ProtocolVersion.major, minor: UInt16 = ProtocolVersion.minor, clientID: UInt32,
+                displayWidth: UInt32, displayHeight: UInt32, clock: ClockKind, time: Double, snapshot: [Operation] = []) {
+        self.major = major
+        self.minor = minor
+        self.clientID = clientID
+        self.displayWidth = displayWidth
+        self.displayHeight = displayHeight
+        self.clock = clock
+        self.time = time
+        self.snapshot = snapshot
+    }
+}
+
+/// What went wrong, as a number a program can switch on. The message says it for a person.
+public enum ErrorCode: UInt16, Sendable, CustomStringConvertible {
+    /// The bytes do not form a frame (bad header, reserved bits set). The connection is closed.
+    case malformedFrame = 1
+    /// A frame's length is over the limit. The connection is closed.
+    case frameTooLarge = 2
+    /// The message type is not one this version knows. The frame is skipped.
+    case unknownMessage = 3
+    /// The hello's magic or major version is wrong. The connection is closed.
+    case unsupportedVersion = 4
+    /// Something other than hello came first, or a second hello. The connection is closed.
+    case notHello = 5
+    /// A message's body could not be decoded (truncated, unknown opcode, bad value).
+    case malformedMessage = 6
+    /// An operation names a layer this client does not have.
+    case unknownLayer = 7
+    /// A create names a layer number already in use by this client.
+    case duplicateLayer = 8
+    /// An insert would make a layer its own ancestor.
+    case cycle = 9
+    /// A property value is the wrong type, not finite, or out of range.
+    case invalidProperty = 10
+    /// The hello names a session another connected client holds.
+    case sessionInUse = 11
+    /// The request cannot be served (advancing a real clock, say).
+    case invalidRequest = 12
+    /// A per-client limit (layers, operations in a commit) would be exceeded.
+    case limitExceeded = 13
+    /// The server failed while serving a valid request (a GL error, say).
+    case internalError = 14
+    /// The operation is not allowed on this layer (destroying the client's root, say).
+    case notAllowed = 15
+
+    public var description: String {
+        switch self {
+        case .malformedFrame: "malformed-frame"
+        case .frameTooLarge: "frame-too-large"
+        case .unknownMessage: "unknown-message"
+        case .unsupportedVersion: "unsupported-version"
+        case .notHello: "not-hello"
+        case .malformedMessage: "malformed-message"
+        case .unknownLayer: "unknown-layer"
+        case .duplicateLayer: "duplicate-layer"
+        case .cycle: "cycle"
+        case .invalidProperty: "invalid-property"
+        case .sessionInUse: "session-in-use"
+        case .invalidRequest: "invalid-request"
+        case .limitExceeded: "limit-exceeded"
+        case .internalError: "internal-error"
+        case .notAllowed: "not-allowed"
+        }
+    }
+}
+
+/// An error the server reports to a client.
+public struct ErrorMessage: Error, Hashable, Sendable, CustomStringConvertible {
+    public var code: ErrorCode
+    /// What the error answers: 1 a commit, 2 a request, 0 neither (framing, hello).
+    public var subject: Subject
+    /// The commit serial or request id; 0 when `subject` is `.none`.
+    public var serial: UInt32
+    /// The index of the offending operation in a commit; -1 when not about one operation.
+    public var operationIndex: Int32
+    /// A sentence naming what was wrong.
+    public var message: String
+
+    public enum Subject: UInt8, Sendable {
+        case none = 0, commit = 1, request = 2
+    }
+
+    public init(code: ErrorCode, subject: Subject = .none, serial: UInt32 = 0, operationIndex: Int32 = -1, message: String) {
+        self.code = code
+        self.subject = subject
+        self.serial = serial
+        self.operationIndex = operationIndex
+        self.message = message
+    }
+
+    public var description: String {
+        var s = "\(code)"
+        switch subject {
+        case .commit: s += " in commit \(serial)"
+        case .request: s += " in request \(serial)"
+        case .none: break
+        }
+        if operationIndex >= 0 { s += " at operation \(operationIndex)" }
+        return s + ": " + message
+    }
+}
+
+/// One named counter in a `stats` reply.
+public struct Statistic: Hashable, Sendable {
+    public var name: String
+    public var value: Double
+    public init(name: String, value: Double) { self.name = name; self.value = value }
+}
+
+/// The answer to a `Request`.
+public enum Reply: Hashable, Sendable {
+    case screenshot(Bitmap)
+    /// JSON text (docs/protocol.md describes its shape).
+    case tree(String)
+    /// The clock's new time and how many frames the server has rendered in all.
+    case advanced(time: Double, framesRendered: UInt64)
+    case stats([Statistic])
+
+    public var kind: UInt16 {
+        switch self {
+        case .screenshot: 1
+        case .tree: 2
+        case .advanced: 3
+        case .stats: 4
+        }
+    }
+}
+
+/// Messages from the server to a client.
+public enum ServerMessage: Hashable, Sendable {
+    case welcome(Welcome)
+    /// The commit with this serial was applied; its changes show in the next frame.
+    case applied(serial: UInt32)
+    case error(ErrorMessage)
+    case reply(id: UInt32, Reply)
+
+    public var type: UInt16 {
+        switch self {
+        case .welcome: 0x81
+        case .applied: 0x82
+        case .error: 0x83
+        case .reply: 0x84
+        }
+    }
+}

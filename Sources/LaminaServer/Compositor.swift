@@ -1,0 +1,258 @@
+import LaminaCore
+import LaminaProtocol
+import Logging
+
+/// The server without its sockets: sessions, the display's model tree, commits, requests and
+/// frames. laminad's event loop feeds it bytes and sends what it asks to send; tests and
+/// benchmarks can drive it directly.
+public final class Compositor {
+    public struct Configuration: Sendable {
+        public var limits = ClientLimits()
+        /// The largest frame body a client may send, in bytes.
+        public var frameLimit = 16 << 20
+        public var background: Color = .black
+        public init() {}
+    }
+
+    public let configuration: Configuration
+    public private(set) var display: DisplayTree
+    public private(set) var clock: FrameClock
+    public let backend: any DisplayBackend
+    let logger: Logger
+    /// Seconds of the real clock, supplied by the platform (CLOCK_MONOTONIC).
+    let realTime: () -> Double
+
+    private var sessions: [ClientID: Session] = [:]
+    private var nextClient: UInt32 = 1
+
+    /// Something changed since the last frame.
+    public private(set) var needsFrame = false
+    /// Called when `needsFrame` becomes true, so the platform can schedule a frame.
+    public var onFrameNeeded: () -> Void = {}
+    /// Sends bytes to a client (the platform queues them).
+    public var send: (ClientID, [UInt8]) -> Void = { _, _ in }
+    /// Closes a client's connection after its queued bytes are sent.
+    public var close: (ClientID) -> Void = { _ in }
+
+    public private(set) var stats = Counters()
+
+    public struct Counters: Sendable {
+        public var framesRendered: UInt64 = 0
+        public var commitsApplied: UInt64 = 0
+        public var commitsRejected: UInt64 = 0
+        public var clientsDropped: UInt64 = 0
+        public var lastFrameSeconds: Double = 0
+    }
+
+    public init(backend: any DisplayBackend, clock: FrameClock, configuration: Configuration = Configuration(),
+                logger: Logger = Logger(label: "lamina.server"), realTime: @escaping () -> Double) {
+        self.backend = backend
+        self.clock = clock
+        self.configuration = configuration
+        self.logger = logger
+        self.realTime = realTime
+        display = DisplayTree(width: backend.width, height: backend.height, background: configuration.background)
+    }
+
+    /// The time the next frame shows.
+    public var now: Double { clock.isVirtual ? clock.virtualTime : realTime() }
+
+    public var clientCount: Int { sessions.count }
+
+    // MARK: Connections
+
+    /// A new connection; it must say hello first.
+    public func connect() -> ClientID {
+        let id = ClientID(rawValue: nextClient)
+        nextClient &+= 1
+        sessions[id] = Session(id: id, frameLimit: configuration.frameLimit)
+        return id
+    }
+
+    /// The connection closed (or was closed). Its layers leave the screen unless its session keeps them.
+    public func disconnected(_ client: ClientID) {
+        guard sessions.removeValue(forKey: client) != nil else { return }
+        if display.detach(client) { markNeedsFrame() }
+        logger.info("\(client) disconnected")
+    }
+
+    /// Bytes read from a client's socket.
+    public func receive(_ bytes: UnsafeRawBufferPointer, from client: ClientID) {
+        guard sessions[client] != nil else { return }
+        sessions[client]!.decoder.append(bytes)
+        while sessions[client]?.state != .closed, sessions[client] != nil {
+            let frame: (type: UInt16, body: ArraySlice<UInt8>)?
+            do {
+                frame = try sessions[client]!.decoder.next()
+            } catch {
+                drop(client, ErrorMessage(code: error.isTooLarge ? .frameTooLarge : .malformedFrame, message: error.description))
+                return
+            }
+            guard let frame else { return }
+            handleFrame(type: frame.type, body: frame.body, from: client)
+        }
+    }
+
+    /// Sends an error and closes the connection. Other clients are not affected.
+    private func drop(_ client: ClientID, _ error: ErrorMessage) {
+        logger.warning("dropping \(client): \(error)")
+        send(client, ServerMessage.error(error).encoded())
+        sessions[client]?.state = .closed
+        stats.clientsDropped += 1
+        close(client)
+    }
+
+    private func reply(_ client: ClientID, _ message: ServerMessage) { send(client, message.encoded()) }
+
+    private func handleFrame(type: UInt16, body: ArraySlice<UInt8>, from client: ClientID) {
+        let message: ClientMessage
+        do {
+            message = try ClientMessage.decode(type: type, body: body)
+        } catch {
+            if sessions[client]?.state == .awaitingHello {
+                let code: ErrorCode = type == 1 ? .unsupportedVersion : .notHello
+                drop(client, ErrorMessage(code: code, message: "expected a hello: \(error)"))
+                return
+            }
+            switch error {
+            case .unknownType:
+                reply(client, .error(ErrorMessage(code: .unknownMessage, message: error.description)))
+            case .decode(let e):
+                reply(client, .error(ErrorMessage(code: .malformedMessage, message: e.description)))
+            case let .commit(serial, index, e):
+                stats.commitsRejected += 1
+                reply(client, .error(ErrorMessage(code: .malformedMessage, subject: .commit, serial: serial,
+                                                  operationIndex: Int32(index), message: e.description)))
+            }
+            return
+        }
+        switch (sessions[client]?.state, message) {
+        case (.awaitingHello, .hello(let hello)):
+            welcome(client, hello)
+        case (.awaitingHello, _):
+            drop(client, ErrorMessage(code: .notHello, message: "the first message must be a hello"))
+        case (.ready, .hello):
+            drop(client, ErrorMessage(code: .notHello, message: "hello was already received"))
+        case (.ready, .commit(let commit)):
+            apply(commit, from: client)
+        case let (.ready, .request(id, request)):
+            serve(request, id: id, for: client)
+        default:
+            break
+        }
+    }
+
+    private func welcome(_ client: ClientID, _ hello: Hello) {
+        guard hello.major == ProtocolVersion.major else {
+            drop(client, ErrorMessage(code: .unsupportedVersion,
+                                      message: "protocol \(hello.major).\(hello.minor) is not supported; this server speaks \(ProtocolVersion.major).x"))
+            return
+        }
+        let snapshot: [Operation]
+        do {
+            snapshot = try display.attach(client, hello: hello)
+        } catch {
+            drop(client, error)
+            return
+        }
+        sessions[client]!.state = .ready
+        sessions[client]!.name = hello.clientName
+        logger.info("\(client) '\(hello.clientName)' connected\(hello.session.isEmpty ? "" : " to session '\(hello.session)'")")
+        reply(client, .welcome(Welcome(clientID: client.rawValue, displayWidth: UInt32(display.width),
+                                       displayHeight: UInt32(display.height), clock: clock.isVirtual ? .virtual : .real,
+                                       time: now, snapshot: snapshot)))
+    }
+
+    // MARK: Commits
+
+    private func apply(_ commit: Commit, from client: ClientID) {
+        do {
+            if try display.apply(commit.operations, from: client, limits: configuration.limits) { markNeedsFrame() }
+            stats.commitsApplied += 1
+            reply(client, .applied(serial: commit.serial))
+        } catch {
+            stats.commitsRejected += 1
+            logger.debug("\(client) commit \(commit.serial) rejected: \(error)")
+            reply(client, .error(ErrorMessage(code: error.code, subject: .commit, serial: commit.serial,
+                                              operationIndex: Int32(error.operationIndex), message: error.message)))
+        }
+    }
+
+    private func markNeedsFrame() {
+        guard !needsFrame else { return }
+        needsFrame = true
+        onFrameNeeded()
+    }
+
+    // MARK: Frames
+
+    /// Draws and presents the frame for `now` if anything changed. Returns whether it drew.
+    @discardableResult
+    public func renderIfNeeded() throws -> Bool {
+        guard needsFrame else { return false }
+        try render()
+        return true
+    }
+
+    /// Draws and presents the current state.
+    public func render() throws {
+        let start = realTime()
+        needsFrame = false
+        try backend.present(display.drawList())
+        stats.framesRendered += 1
+        stats.lastFrameSeconds = realTime() - start
+    }
+
+    // MARK: Requests
+
+    private func serve(_ request: Request, id: UInt32, for client: ClientID) {
+        func fail(_ code: ErrorCode, _ text: String) {
+            reply(client, .error(ErrorMessage(code: code, subject: .request, serial: id, message: text)))
+        }
+        do {
+            switch request {
+            case .screenshot:
+                if needsFrame || stats.framesRendered == 0 { try render() }
+                reply(client, .reply(id: id, .screenshot(try backend.renderer.readPixels())))
+            case .tree:
+                reply(client, .reply(id: id, .tree(display.json(clock: clock.isVirtual ? .virtual : .real, time: now))))
+            case .advanceClock(let seconds):
+                guard clock.isVirtual else {
+                    return fail(.invalidRequest, "advance-clock needs a virtual clock; this server runs a real one (start laminad with --clock virtual)")
+                }
+                guard seconds.isFinite, seconds >= 0 else {
+                    return fail(.invalidRequest, "advance-clock takes a finite number of seconds ≥ 0, got \(seconds)")
+                }
+                clock.advance(by: seconds)
+                try renderIfNeeded()
+                reply(client, .reply(id: id, .advanced(time: clock.virtualTime, framesRendered: stats.framesRendered)))
+            case .stats:
+                reply(client, .reply(id: id, .stats(statistics())))
+            }
+        } catch {
+            logger.error("request \(id) from \(client) failed: \(error)")
+            fail(.internalError, "\(error)")
+        }
+    }
+
+    /// The counters a `stats` request reports.
+    public func statistics() -> [Statistic] {
+        [
+            Statistic(name: "framesRendered", value: Double(stats.framesRendered)),
+            Statistic(name: "commitsApplied", value: Double(stats.commitsApplied)),
+            Statistic(name: "commitsRejected", value: Double(stats.commitsRejected)),
+            Statistic(name: "clientsDropped", value: Double(stats.clientsDropped)),
+            Statistic(name: "clients", value: Double(sessions.count)),
+            Statistic(name: "sessions", value: Double(display.entries.count)),
+            Statistic(name: "layers", value: Double(display.layerCount)),
+            Statistic(name: "lastFrameMilliseconds", value: stats.lastFrameSeconds * 1000),
+            Statistic(name: "time", value: now),
+            Statistic(name: "width", value: Double(display.width)),
+            Statistic(name: "height", value: Double(display.height)),
+        ]
+    }
+}
+
+extension FrameError {
+    var isTooLarge: Bool { if case .tooLarge = self { true } else { false } }
+}

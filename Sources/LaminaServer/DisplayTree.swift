@@ -1,0 +1,174 @@
+import LaminaCore
+import LaminaProtocol
+
+/// The display's model tree: every client's tree, in connection order, under one display root.
+///
+/// A client's root layer is attached to the display root when it says hello; a session kept
+/// after its client left (`HelloFlags.keepLayers`) keeps its place in the order.
+public struct DisplayTree: Sendable {
+    /// One client's part of the display.
+    public struct Entry: Sendable {
+        public var tree: ClientTree
+        /// The client connected now, or nil for a kept session whose client has gone.
+        public var client: ClientID?
+        public var clientName: String
+        public var session: String
+        public var keepsLayers: Bool
+    }
+
+    public let width: Int
+    public let height: Int
+    public var background: Color
+    /// In connection order: the first is drawn first, at the back.
+    public private(set) var entries: [Entry] = []
+
+    public init(width: Int, height: Int, background: Color = .black) {
+        self.width = width
+        self.height = height
+        self.background = background
+    }
+
+    func index(of client: ClientID) -> Int? { entries.firstIndex { $0.client == client } }
+
+    public func tree(of client: ClientID) -> ClientTree? { index(of: client).map { entries[$0].tree } }
+
+    /// Attaches a new client, or hands it the kept session of the same name.
+    /// Returns the snapshot of a resumed session (empty for a new one).
+    public mutating func attach(_ client: ClientID, hello: Hello) throws(ErrorMessage) -> [Operation] {
+        if !hello.session.isEmpty, let i = entries.firstIndex(where: { $0.session == hello.session }) {
+            guard entries[i].client == nil else {
+                throw ErrorMessage(code: .sessionInUse, message: "session '\(hello.session)' is held by another connected client")
+            }
+            entries[i].client = client
+            entries[i].clientName = hello.clientName
+            entries[i].keepsLayers = hello.flags.contains(.keepLayers)
+            return entries[i].tree.snapshot()
+        }
+        entries.append(Entry(tree: ClientTree(displayWidth: Double(width), displayHeight: Double(height)),
+                             client: client, clientName: hello.clientName, session: hello.session,
+                             keepsLayers: hello.flags.contains(.keepLayers)))
+        return []
+    }
+
+    /// Detaches a client that went away. Its layers go too, unless its session keeps them.
+    /// Returns whether anything left the screen.
+    @discardableResult
+    public mutating func detach(_ client: ClientID) -> Bool {
+        guard let i = index(of: client) else { return false }
+        if entries[i].keepsLayers && !entries[i].session.isEmpty {
+            entries[i].client = nil
+            return false
+        }
+        let hadVisible = !(entries[i].tree[.root]?.sublayers.isEmpty ?? true)
+        entries.remove(at: i)
+        return hadVisible
+    }
+
+    /// Applies a client's commit atomically. Returns whether pixels may have changed.
+    public mutating func apply(_ ops: [Operation], from client: ClientID, limits: ClientLimits) throws(CommitRejection) -> Bool {
+        guard let i = index(of: client) else {
+            throw CommitRejection(code: .notHello, operationIndex: -1, message: "\(client) is not attached")
+        }
+        return try entries[i].tree.apply(ops, limits: limits)
+    }
+
+    /// Layers held, over all clients.
+    public var layerCount: Int { entries.reduce(0) { $0 + $1.tree.layers.count } }
+}
+
+// MARK: - Drawing
+
+extension DisplayTree {
+    /// Walks the tree and lists the quads to draw, back to front.
+    ///
+    /// Each layer's transform to the display is its `transformToSuperlayer`, then its
+    /// superlayer's `sublayerTransform` about the superlayer's anchor point, then the
+    /// superlayer's own transform to the display. Opacity multiplies down the tree; a hidden
+    /// layer hides its subtree. Siblings draw in zPosition order, then array order.
+    public func drawList() -> DrawList {
+        var list = DrawList(width: width, height: height, background: background)
+        list.quads.reserveCapacity(layerCount)
+        for entry in entries {
+            visit(.root, in: entry.tree, parentTransform: .identity, parentOpacity: 1, into: &list.quads)
+        }
+        return list
+    }
+
+    private func visit(_ id: LayerID, in tree: ClientTree, parentTransform: Transform3D, parentOpacity: Double,
+                       into quads: inout [DrawQuad]) {
+        guard let layer = tree[id] else { return }
+        let p = layer.properties
+        guard !p.isHidden else { return }
+        let opacity = parentOpacity * p.opacity
+        guard opacity > 0 else { return }
+        let toDisplay = p.transformToSuperlayer.concatenating(parentTransform)
+        if p.backgroundColor.alpha > 0, p.bounds.size.width > 0, p.bounds.size.height > 0 {
+            quads.append(DrawQuad(transform: toDisplay, bounds: p.bounds, color: p.backgroundColor, opacity: opacity))
+        }
+        guard !layer.sublayers.isEmpty else { return }
+        let childParent = p.sublayerTransformAboutAnchor.isIdentity
+            ? toDisplay : p.sublayerTransformAboutAnchor.concatenating(toDisplay)
+        for child in DisplayTree.drawingOrder(layer.sublayers, in: tree) {
+            visit(child, in: tree, parentTransform: childParent, parentOpacity: opacity, into: &quads)
+        }
+    }
+
+    /// Sublayers sorted by zPosition, keeping array order among equals (a stable sort);
+    /// the common case of all-zero zPositions costs one pass and no allocation.
+    static func drawingOrder(_ subs: [LayerID], in tree: ClientTree) -> [LayerID] {
+        guard subs.contains(where: { (tree[$0]?.properties.zPosition ?? 0) != 0 }) else { return subs }
+        return subs.enumerated().sorted { a, b in
+            let za = tree[a.element]?.properties.zPosition ?? 0, zb = tree[b.element]?.properties.zPosition ?? 0
+            return za != zb ? za < zb : a.offset < b.offset
+        }.map(\.element)
+    }
+}
+
+// MARK: - JSON
+
+extension DisplayTree {
+    /// The model tree as JSON (docs/protocol.md, "tree"): for each client its root layer, each
+    /// layer with its id, the properties that differ from the defaults, its frame and sublayers.
+    public func json(clock: ClockKind, time: Double) -> String {
+        var j = JSONWriter()
+        j.beginObject()
+        j.key("display")
+        j.beginObject()
+        j.field("width", Double(width))
+        j.field("height", Double(height))
+        j.field("clock", clock.description)
+        j.field("time", time)
+        j.endObject()
+        j.key("clients")
+        j.beginArray()
+        for e in entries {
+            j.beginObject()
+            if let c = e.client { j.field("client", Double(c.rawValue)) }
+            j.field("name", e.clientName)
+            j.field("session", e.session)
+            j.field("connected", e.client != nil)
+            j.key("root")
+            layerJSON(.root, e.tree, &j)
+            j.endObject()
+        }
+        j.endArray()
+        j.endObject()
+        return j.text
+    }
+
+    private func layerJSON(_ id: LayerID, _ tree: ClientTree, _ j: inout JSONWriter) {
+        guard let layer = tree[id] else { j.null(); return }
+        j.beginObject()
+        j.field("id", Double(id.rawValue))
+        let p = layer.properties
+        for key in p.changedKeys(from: .defaults) { j.key(key.name); j.value(p[key]) }
+        j.key("frame"); j.value(.rect(p.frame))
+        if !layer.sublayers.isEmpty {
+            j.key("sublayers")
+            j.beginArray()
+            for s in layer.sublayers { layerJSON(s, tree, &j) }
+            j.endArray()
+        }
+        j.endObject()
+    }
+}

@@ -1,0 +1,87 @@
+import LaminaCore
+
+/// Writes compact JSON text. Small on purpose: the server only ever writes JSON (trees, stats),
+/// it never parses it.
+public struct JSONWriter: Sendable {
+    public private(set) var text = ""
+    private var needsComma = false
+
+    public init() {}
+
+    private mutating func separator() {
+        if needsComma { text += "," }
+        needsComma = true
+    }
+
+    public mutating func beginObject() { open("{") }
+    public mutating func endObject() { close("}") }
+    public mutating func beginArray() { open("[") }
+    public mutating func endArray() { close("]") }
+
+    private mutating func open(_ bracket: String) {
+        separator()
+        text += bracket
+        needsComma = false
+    }
+    private mutating func close(_ bracket: String) {
+        text += bracket
+        needsComma = true
+    }
+    public mutating func key(_ k: String) {
+        separator()
+        text += JSONWriter.quoted(k) + ":"
+        needsComma = false
+    }
+    public mutating func null() { separator(); text += "null" }
+    public mutating func field(_ k: String, _ v: Double) { key(k); number(v) }
+    public mutating func field(_ k: String, _ v: String) { key(k); separator(); text += JSONWriter.quoted(v) }
+    public mutating func field(_ k: String, _ v: Bool) { key(k); separator(); text += v ? "true" : "false" }
+    public mutating func number(_ v: Double) {
+        separator()
+        text += JSONWriter.format(v)
+    }
+    private mutating func numbers(_ vs: [Double]) {
+        separator()
+        text += "[" + vs.map(JSONWriter.format).joined(separator: ",") + "]"
+    }
+
+    /// A property value in the scene-file form: numbers, `[x,y]`, `[x,y,w,h]`, `"#RRGGBBAA"`,
+    /// 16 numbers for a transform.
+    public mutating func value(_ v: PropertyValue) {
+        switch v {
+        case .number(let d): number(d)
+        case .point(let p): numbers([p.x, p.y])
+        case .size(let s): numbers([s.width, s.height])
+        case .rect(let r): numbers([r.origin.x, r.origin.y, r.size.width, r.size.height])
+        case .color(let c): separator(); text += JSONWriter.quoted(c.hexString)
+        case .transform(let t): numbers(t.rowMajor)
+        case .bool(let b): separator(); text += b ? "true" : "false"
+        case .string(let s): separator(); text += JSONWriter.quoted(s)
+        }
+    }
+
+    /// Integers without a fraction; other numbers as Swift prints them (shortest round trip).
+    static func format(_ v: Double) -> String {
+        guard v.isFinite else { return "null" }
+        if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
+        return "\(v)"
+    }
+
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where u.value < 0x20:
+                let h = String(u.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+}
