@@ -21,7 +21,7 @@ let package = Package(
     ],
     targets: [
         // MARK: Pure Swift
-        .target(name: "LaminaCore"),
+        .target(name: "LaminaCore", exclude: ["Animation"]),  // TEMP while the engine is written
         .target(name: "LaminaProtocol", dependencies: ["LaminaCore"]),
         .target(name: "LaminaServer", dependencies: [
             "LaminaCore", "LaminaProtocol", .product(name: "Logging", package: "swift-log"),
@@ -39,7 +39,7 @@ let package = Package(
         // MARK: Rendering and display
         .target(name: "LaminaImage", dependencies: ["LaminaCore", "CPNG"]),
         .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaServer", "CEGL", "CGLES"]),
-        .target(name: "LaminaHeadless", dependencies: ["LaminaServer", "LaminaGLES", "CEGL"]),
+        .target(name: "LaminaHeadless", dependencies: ["LaminaCore", "LaminaServer", "LaminaGLES"]),
         .target(name: "LaminaDaemon", dependencies: [
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaPlatform",
             "LaminaGLES", "LaminaHeadless", "LaminaImage",
@@ -63,6 +63,9 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "LaminaCoreTests", dependencies: ["LaminaCore"]),
         .testTarget(name: "LaminaProtocolTests", dependencies: ["LaminaCore", "LaminaProtocol"]),
+        .testTarget(name: "LaminaGLESTests", dependencies: [
+            "CEGL", "LaminaCore", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaImage",
+        ], exclude: ["Reference"]),
         .testTarget(name: "LaminaServerTests", dependencies: [
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaImage", "LaminaScene",
         ]),

@@ -16,7 +16,7 @@ public final class Layer {
     public private(set) var sublayers: [Layer] = []
 
     // Bookkeeping for the connection this layer lives on.
-    unowned(unsafe) var connection: Connection?
+    weak var connection: Connection?
     var serverID: LayerID?
     var needsCreate = false
     var changedKeys = PropertyKeySet()
@@ -33,7 +33,7 @@ public final class Layer {
     }
 
     isolated deinit {
-        if let connection, let serverID {
+        if let connection, let serverID, serverID != .root {
             connection.layerWasReleased(serverID)
         }
     }

@@ -1,0 +1,125 @@
+import CEGL
+import CGLES
+
+/// The strings a current GL context reports about itself.
+public struct GLInfo: Sendable, Equatable, CustomStringConvertible {
+    /// `GL_RENDERER`, such as "llvmpipe (LLVM 15.0.6, 256 bits)".
+    public var renderer: String
+    /// `GL_VERSION`, such as "OpenGL ES 3.2 Mesa 22.3.6".
+    public var version: String
+    /// `GL_VENDOR`.
+    public var vendor: String
+    /// `GL_SHADING_LANGUAGE_VERSION`.
+    public var shadingLanguageVersion: String
+
+    /// "OpenGL ES 3.2 Mesa 22.3.6 on llvmpipe (LLVM 15.0.6, 256 bits)".
+    public var description: String { "\(version) on \(renderer)" }
+}
+
+/// An OpenGL ES 3 context on an EGL display, destroyed when released.
+///
+/// The context keeps its display alive. GL calls act on the context current on the calling
+/// thread, so the renderer and framebuffers made with this context must be used on the thread
+/// that made it current; that is why this type is not `Sendable`.
+public final class GLESContext: CustomStringConvertible {
+    /// The display the context lives on.
+    public let display: EGLDisplayConnection
+    /// The EGL context handle.
+    public let handle: EGLContext
+    /// The configuration the context was made with, or nil for a configless context
+    /// (EGL_KHR_no_config_context), which can be made current with any compatible surface.
+    public let config: EGLConfig?
+
+    /// Creates an OpenGL ES 3 context on `display`. Pass the configuration of the window
+    /// surface it will draw to (KMS), or nil for a configless context, which needs
+    /// EGL_KHR_no_config_context.
+    /// The corresponding C functions are `eglBindAPI` and `eglCreateContext`.
+    public init(display: EGLDisplayConnection, config: EGLConfig?) throws(EGLError) {
+        if config == nil, !display.extensions.contains("EGL_KHR_no_config_context") {
+            throw .missingExtension("EGL_KHR_no_config_context", neededFor: "a context without a configuration")
+        }
+        // The bound API is per thread; OpenGL ES is the default, but another library may have
+        // bound desktop GL on this thread.
+        guard eglBindAPI(EGLenum(EGL_OPENGL_ES_API)) == EGL_TRUE else { throw .lastError("eglBindAPI") }
+        let attributes: [EGLint] = [EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE]
+        guard let context = eglCreateContext(display.handle, config, nil, attributes) else {
+            throw .lastError("eglCreateContext")
+        }
+        self.display = display
+        self.handle = context
+        self.config = config
+    }
+
+    /// A context for offscreen rendering, already current on the calling thread with no surface.
+    ///
+    /// Uses a configless context where the display supports one, otherwise the first
+    /// configuration that renders OpenGL ES 3. Draw into a `GLESFramebuffer`.
+    public static func headless(
+        platforms: [HeadlessEGLPlatform] = HeadlessEGLPlatform.allCases
+    ) throws(EGLError) -> GLESContext {
+        let display = try EGLDisplayConnection.headless(platforms: platforms)
+        let config: EGLConfig?
+        if display.extensions.contains("EGL_KHR_no_config_context") {
+            config = nil
+        } else {
+            // Surface type defaults to EGL_WINDOW_BIT, which NVIDIA's device platform lacks.
+            // -1 is EGL_DONT_CARE, a cast macro Swift does not import.
+            config = try display.chooseConfigs([
+                EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT,
+                EGL_SURFACE_TYPE, -1,
+            ])[0]
+        }
+        let context = try GLESContext(display: display, config: config)
+        try context.makeCurrent()
+        return context
+    }
+
+    /// True when this context is current on the calling thread.
+    /// The corresponding C function is `eglGetCurrentContext`.
+    public var isCurrent: Bool { eglGetCurrentContext() == handle }
+
+    /// Makes the context current on the calling thread, drawing to and reading from `surface`,
+    /// or to no surface at all (framebuffer objects only, EGL_KHR_surfaceless_context) when nil.
+    /// The corresponding C function is `eglMakeCurrent`.
+    public func makeCurrent(surface: EGLSurface? = nil) throws(EGLError) {
+        if surface == nil, !display.extensions.contains("EGL_KHR_surfaceless_context") {
+            throw .missingExtension("EGL_KHR_surfaceless_context", neededFor: "a context current without a surface")
+        }
+        guard eglMakeCurrent(display.handle, surface, surface, handle) == EGL_TRUE else {
+            throw .lastError("eglMakeCurrent")
+        }
+    }
+
+    /// Makes the context current without a surface unless it already is, for deleting GL
+    /// objects from a `deinit`. Returns false where that is impossible (the context is current
+    /// on another thread); the objects then go when the context is destroyed.
+    func makeCurrentForCleanup() -> Bool {
+        if isCurrent { return true }
+        do { try makeCurrent() } catch { return false }
+        return true
+    }
+
+    /// The GL strings of this context, which must be current.
+    /// The corresponding C function is `glGetString`.
+    public func glInfo() -> GLInfo {
+        func string(_ name: Int32) -> String {
+            glGetString(GLenum(name)).map { String(cString: $0) } ?? "unknown"
+        }
+        return GLInfo(renderer: string(GL_RENDERER), version: string(GL_VERSION),
+                      vendor: string(GL_VENDOR), shadingLanguageVersion: string(GL_SHADING_LANGUAGE_VERSION))
+    }
+
+    /// Blocks until every GL command issued so far has finished. The context must be current.
+    /// The corresponding C function is `glFinish`.
+    public func finish() { glFinish() }
+
+    /// "OpenGL ES context on EGL 1.5 (Mesa Project) on surfaceless".
+    public var description: String { "OpenGL ES context on \(display)" }
+
+    deinit {
+        if isCurrent {
+            _ = eglMakeCurrent(display.handle, nil, nil, nil)
+        }
+        _ = eglDestroyContext(display.handle, handle)
+    }
+}

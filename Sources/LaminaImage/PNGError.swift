@@ -1,0 +1,31 @@
+import Glibc
+
+/// Why a PNG could not be encoded, decoded, read or written.
+public enum PNGError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// libpng refused to encode the bitmap. `path` is the file being written, or nil in memory.
+    case encodingFailed(path: String?, libpngMessage: String)
+    /// libpng could not decode the bytes. `path` is the file they came from, or nil in memory.
+    case decodingFailed(path: String?, libpngMessage: String)
+    /// The bitmap's byte count is not `width × height × 4`, or a dimension is not positive.
+    case malformedBitmap(width: Int, height: Int, byteCount: Int)
+    /// A system call on `path` failed with `errno`.
+    case systemCallFailed(call: String, path: String, errno: Int32)
+
+    public var description: String {
+        switch self {
+        case let .encodingFailed(path, message):
+            "cannot encode PNG\(Self.naming(path)): libpng says \"\(message)\""
+        case let .decodingFailed(path, message):
+            "cannot decode PNG\(Self.naming(path)): libpng says \"\(message)\""
+        case let .malformedBitmap(width, height, byteCount):
+            "cannot encode a \(width)×\(height) bitmap holding \(byteCount) bytes as PNG: "
+                + "it needs positive dimensions and exactly \(width * height * 4) bytes"
+        case let .systemCallFailed(call, path, code):
+            "\(call)(\"\(path)\") failed: \(String(cString: strerror(code))) (errno \(code))"
+        }
+    }
+
+    private static func naming(_ path: String?) -> String {
+        path.map { " \"\($0)\"" } ?? " in memory"
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import LaminaCore
+
+/// One layer of a scene file: its name, the properties it sets, its sublayers.
+public struct SceneLayer: Sendable, Equatable {
+    /// Layers are matched by name when a scene is applied again; nil for an unnamed layer.
+    public var name: String?
+    /// Every property the file sets; the others take Core Animation's defaults.
+    public var properties: [PropertyKey: PropertyValue] = [:]
+    public var sublayers: [SceneLayer] = []
+    /// The JSON path of this layer in the file, for messages.
+    public var path: String = "$"
+
+    public init(name: String? = nil, properties: [PropertyKey: PropertyValue] = [:], sublayers: [SceneLayer] = [], path: String = "$") {
+        self.name = name
+        self.properties = properties
+        self.sublayers = sublayers
+        self.path = path
+    }
+
+    /// The full model values this layer asks for: defaults, overridden by the file.
+    public var resolvedProperties: LayerProperties {
+        var p = LayerProperties()
+        // Values were validated while parsing; a failure here would be a parser bug.
+        for key in PropertyKey.allCases { if let v = properties[key] { try? p.set(key, v) } }
+        if let name { p.name = name }
+        return p
+    }
+}
+
+/// A scene file (docs/scene-format.md): the client's root layer and the tree under it.
+public struct Scene: Sendable, Equatable {
+    /// The root object: its properties apply to the client's root layer, its `sublayers` are
+    /// the top-level layers.
+    public var root: SceneLayer
+
+    public init(root: SceneLayer) { self.root = root }
+
+    /// Parses a scene from JSON text.
+    public static func parse(_ data: Data) throws(SceneError) -> Scene {
+        let json = try JSONValue.parse(data)
+        return Scene(root: try SceneParser.layer(json, path: "$", isRoot: true))
+    }
+
+    /// Reads and parses a scene file.
+    public static func load(path: String) throws(SceneError) -> Scene {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SceneError(path: path, message: "cannot read the file")
+        }
+        return try parse(data)
+    }
+}
+
+/// Turns JSON into scene layers, naming the JSON path of every mistake.
+enum SceneParser {
+    static func layer(_ json: JSONValue, path: String, isRoot: Bool) throws(SceneError) -> SceneLayer {
+        guard case .object(let fields) = json else {
+            throw SceneError(path: path, message: "a layer must be an object, not \(json.typeName)")
+        }
+        var layer = SceneLayer(path: path)
+        for key in fields.keys.sorted() {
+            let value = fields[key]!
+            let p = path + "." + key
+            switch key {
+            case "name":
+                guard case .string(let s) = value else { throw SceneError(path: p, message: "expected a string") }
+                layer.name = s
+            case "sublayers":
+                guard case .array(let items) = value else { throw SceneError(path: p, message: "expected an array of layers") }
+                for (i, item) in items.enumerated() {
+                    layer.sublayers.append(try self.layer(item, path: "\(p)[\(i)]", isRoot: false))
+                }
+                var seen: [String: Int] = [:]
+                for (i, s) in layer.sublayers.enumerated() {
+                    guard let n = s.name else { continue }
+                    if let j = seen[n] {
+                        throw SceneError(path: "\(p)[\(i)].name", message: "'\(n)' is also the name of \(p)[\(j)]; sibling names must be unique so the layers can be matched")
+                    }
+                    seen[n] = i
+                }
+            case "frame":
+                let r = try rect(value, path: p)
+                guard r.size.width >= 0, r.size.height >= 0 else { throw SceneError(path: p, message: "width and height must not be negative") }
+                layer.properties[.bounds] = .rect(Rect(x: 0, y: 0, width: r.size.width, height: r.size.height))
+                // The anchor point may be set too; position is finished after the loop.
+                layer.properties[.position] = .point(r.origin)
+            default:
+                guard let pk = PropertyKey(name: key), pk != .name else {
+                    throw SceneError(path: p, message: "unknown property '\(key)' (known: \(PropertyKey.allCases.map(\.name).joined(separator: ", ")), frame, sublayers)")
+                }
+                if pk == .bounds, fields["frame"] != nil {
+                    throw SceneError(path: p, message: "give either frame or bounds/position, not both")
+                }
+                if pk == .position, fields["frame"] != nil {
+                    throw SceneError(path: p, message: "give either frame or bounds/position, not both")
+                }
+                let v = try self.value(value, type: pk.valueType, key: pk, path: p)
+                var scratch = LayerProperties()
+                do throws(PropertyError) { try scratch.set(pk, v) } catch {
+                    throw SceneError(path: p, message: error.description)
+                }
+                layer.properties[pk] = v
+            }
+        }
+        if fields["frame"] != nil, case .point(let origin)? = layer.properties[.position], case .rect(let b)? = layer.properties[.bounds] {
+            // frame origin = position − anchorPoint × size, so position = origin + anchorPoint × size.
+            var a = Point(x: 0.5, y: 0.5)
+            if case .point(let ap)? = layer.properties[.anchorPoint] { a = ap }
+            layer.properties[.position] = .point(Point(x: origin.x + a.x * b.width, y: origin.y + a.y * b.height))
+        }
+        return layer
+    }
+
+    static func numbers(_ json: JSONValue, count: Int, path: String, what: String) throws(SceneError) -> [Double] {
+        guard case .array(let items) = json, items.count == count else {
+            throw SceneError(path: path, message: "expected \(count) numbers \(what)")
+        }
+        var out: [Double] = []
+        for (i, item) in items.enumerated() {
+            guard case .number(let d) = item else { throw SceneError(path: "\(path)[\(i)]", message: "expected a number, not \(item.typeName)") }
+            out.append(d)
+        }
+        return out
+    }
+
+    static func rect(_ json: JSONValue, path: String) throws(SceneError) -> Rect {
+        let n = try numbers(json, count: 4, path: path, what: "[x, y, width, height]")
+        return Rect(x: n[0], y: n[1], width: n[2], height: n[3])
+    }
+
+    static func value(_ json: JSONValue, type: PropertyValueType, key: PropertyKey, path: String) throws(SceneError) -> PropertyValue {
+        switch type {
+        case .number:
+            guard case .number(let d) = json else { throw SceneError(path: path, message: "expected a number, not \(json.typeName)") }
+            return .number(d)
+        case .bool:
+            guard case .bool(let b) = json else { throw SceneError(path: path, message: "expected true or false, not \(json.typeName)") }
+            return .bool(b)
+        case .string:
+            guard case .string(let s) = json else { throw SceneError(path: path, message: "expected a string") }
+            return .string(s)
+        case .point:
+            let n = try numbers(json, count: 2, path: path, what: "[x, y]")
+            return .point(Point(x: n[0], y: n[1]))
+        case .size:
+            let n = try numbers(json, count: 2, path: path, what: "[width, height]")
+            return .size(Size(width: n[0], height: n[1]))
+        case .rect:
+            return .rect(try rect(json, path: path))
+        case .color:
+            return .color(try color(json, path: path))
+        case .transform:
+            return .transform(try transform(json, path: path))
+        }
+    }
+
+    /// `"#RRGGBB"`, `"#RRGGBBAA"` (also `#RGB`, `#RGBA`) or `[r, g, b, a]` with components in [0, 1].
+    static func color(_ json: JSONValue, path: String) throws(SceneError) -> Color {
+        switch json {
+        case .string(let s):
+            guard let c = Color(hex: s) else { throw SceneError(path: path, message: "'\(s)' is not a colour; use \"#RRGGBB\", \"#RRGGBBAA\" or [r, g, b, a]") }
+            return c
+        case .array:
+            let n = try numbers(json, count: 4, path: path, what: "[red, green, blue, alpha], each in [0, 1]")
+            for (i, c) in n.enumerated() where !(c >= 0 && c <= 1) {
+                throw SceneError(path: "\(path)[\(i)]", message: "colour components must be in [0, 1], got \(c)")
+            }
+            return Color(red: n[0], green: n[1], blue: n[2], alpha: n[3])
+        default:
+            throw SceneError(path: path, message: "expected a colour (\"#RRGGBBAA\" or [r, g, b, a]), not \(json.typeName)")
+        }
+    }
+
+    /// 16 numbers (m11…m44, row-major), or `{"scale", "rotation", "rotationX", "rotationY",
+    /// "translation", "perspective"}` applied in that order (angles in radians).
+    static func transform(_ json: JSONValue, path: String) throws(SceneError) -> Transform3D {
+        switch json {
+        case .array:
+            return Transform3D(rowMajor: try numbers(json, count: 16, path: path, what: "m11…m44 in row-major order"))!
+        case .object(let f):
+            var t = Transform3D.identity
+            let known = ["scale", "rotation", "rotationX", "rotationY", "translation", "perspective"]
+            for k in f.keys.sorted() where !known.contains(k) {
+                throw SceneError(path: "\(path).\(k)", message: "unknown transform part '\(k)' (known: \(known.joined(separator: ", ")))")
+            }
+            func number(_ k: String) throws(SceneError) -> Double? {
+                guard let v = f[k] else { return nil }
+                guard case .number(let d) = v else { throw SceneError(path: "\(path).\(k)", message: "expected a number") }
+                return d
+            }
+            if let s = f["scale"] {
+                switch s {
+                case .number(let d): t = t.concatenating(.scale(x: d, y: d, z: 1))
+                case .array(let a) where a.count == 2:
+                    let n = try numbers(s, count: 2, path: path + ".scale", what: "[sx, sy]")
+                    t = t.concatenating(.scale(x: n[0], y: n[1]))
+                default:
+                    let n = try numbers(s, count: 3, path: path + ".scale", what: "[sx, sy, sz] (or one number, or [sx, sy])")
+                    t = t.concatenating(.scale(x: n[0], y: n[1], z: n[2]))
+                }
+            }
+            if let r = try number("rotation") { t = t.concatenating(.rotation(angle: r, x: 0, y: 0, z: 1)) }
+            if let r = try number("rotationX") { t = t.concatenating(.rotation(angle: r, x: 1, y: 0, z: 0)) }
+            if let r = try number("rotationY") { t = t.concatenating(.rotation(angle: r, x: 0, y: 1, z: 0)) }
+            if let tr = f["translation"] {
+                if case .array(let a) = tr, a.count == 2 {
+                    let n = try numbers(tr, count: 2, path: path + ".translation", what: "[tx, ty]")
+                    t = t.concatenating(.translation(x: n[0], y: n[1]))
+                } else {
+                    let n = try numbers(tr, count: 3, path: path + ".translation", what: "[tx, ty, tz] (or [tx, ty])")
+                    t = t.concatenating(.translation(x: n[0], y: n[1], z: n[2]))
+                }
+            }
+            if let d = try number("perspective") {
+                guard d > 0 else { throw SceneError(path: path + ".perspective", message: "the eye distance must be > 0") }
+                t = t.concatenating(.perspective(distance: d))
+            }
+            return t
+        default:
+            throw SceneError(path: path, message: "expected 16 numbers or an object like {\"rotation\": 0.5, \"scale\": 2}, not \(json.typeName)")
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import ArgumentParser
+import Foundation
+import Lamina
+import LaminaCore
+import LaminaImage
+import LaminaScene
+
+@main
+struct Laminactl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "laminactl",
+        abstract: "Control laminad: apply scene files, take screenshots, dump the layer tree, drive the virtual clock.",
+        subcommands: [Apply.self, Screenshot.self, Tree.self, Advance.self, Stats.self])
+}
+
+/// Options every subcommand that talks to laminad takes.
+struct ConnectionOptions: ParsableArguments {
+    @Option(help: "laminad's socket (default: $LAMINA_SOCKET, else $XDG_RUNTIME_DIR/lamina-0, else /run/lamina/lamina.sock).")
+    var socket: String?
+
+    @MainActor
+    func connect(session: String = "", keepLayers: Bool = false) throws -> Connection {
+        let c = try Connection.connect(to: socket, name: "laminactl", session: session, keepLayers: keepLayers)
+        c.onError = { error in
+            FileHandle.standardError.write(Data("laminactl: \(error)\n".utf8))
+        }
+        return c
+    }
+}
+
+struct Apply: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Commit a scene file as one transaction.",
+        discussion: """
+        Layers are matched by name: applying a changed file updates those layers in place, creates \
+        new ones and removes the ones that are gone. The layers stay on screen after laminactl exits; \
+        they belong to the session named by --session.
+        """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Option(help: "The session that owns the scene's layers; applying again to the same session updates them.")
+    var session: String = "laminactl"
+
+    @Argument(help: "The scene file (JSON, see docs/scene-format.md).")
+    var scene: String
+
+    @MainActor
+    func run() async throws {
+        let parsed: Scene
+        do { parsed = try Scene.load(path: scene) } catch {
+            throw ValidationError("\(scene): \(error)")
+        }
+        let c = try connection.connect(session: session, keepLayers: true)
+        Transaction.begin()
+        let summary = SceneApplier.apply(parsed, to: c.rootLayer)
+        Transaction.commit()
+        try await c.sync()
+        print("applied \(scene): \(summary.created) created, \(summary.updated) updated, \(summary.removed) removed, \(summary.propertiesSet) properties set")
+        c.close()
+    }
+}
+
+struct Screenshot: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Write what the display shows now to a PNG file.")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The PNG file to write.") var output: String
+
+    @MainActor
+    func run() async throws {
+        let c = try connection.connect()
+        let image = try await c.screenshot()
+        try PNG.write(image, toFile: output)
+        print("wrote \(output) (\(image.width)x\(image.height))")
+        c.close()
+    }
+}
+
+struct Tree: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print laminad's model tree as JSON.")
+    @OptionGroup var connection: ConnectionOptions
+
+    @MainActor
+    func run() async throws {
+        let c = try connection.connect()
+        print(try await c.treeJSON())
+        c.close()
+    }
+}
+
+struct Advance: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Move laminad's virtual clock forward and render the frame at the new time.")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "Seconds to advance.") var seconds: Double
+
+    @MainActor
+    func run() async throws {
+        let c = try connection.connect()
+        let (time, frames) = try await c.advanceClock(by: seconds)
+        print("time \(time) s, \(frames) frames rendered")
+        c.close()
+    }
+}
+
+struct Stats: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Print laminad's counters.")
+    @OptionGroup var connection: ConnectionOptions
+
+    @MainActor
+    func run() async throws {
+        let c = try connection.connect()
+        for s in try await c.stats() {
+            let v = s.value == s.value.rounded() && abs(s.value) < 1e15 ? String(Int64(s.value)) : String(s.value)
+            print("\(s.name) \(v)")
+        }
+        c.close()
+    }
+}
