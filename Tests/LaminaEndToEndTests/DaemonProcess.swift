@@ -1,0 +1,79 @@
+import Foundation
+import LaminaCore
+import LaminaImage
+
+/// A real laminad process on the headless backend with a virtual clock and a private socket,
+/// stopped (SIGTERM) when the value goes away.
+final class DaemonProcess {
+    let process = Process()
+    let socket: String
+    let directory: String
+    let log: String
+
+    /// The folder the test binaries were built into (laminad and laminactl sit next to the test bundle).
+    static var buildDirectory: String {
+        if let env = ProcessInfo.processInfo.environment["LAMINA_BUILD_DIR"] { return env }
+        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var dir = exe.deletingLastPathComponent()
+        // On Linux the test runner is <build>/debug/LaminaPackageTests.xctest.
+        if dir.lastPathComponent.hasSuffix(".xctest") { dir = dir.deletingLastPathComponent() }
+        return dir.path
+    }
+
+    static func tool(_ name: String) -> String { buildDirectory + "/" + name }
+
+    init(size: String = "320x240", extra: [String] = []) throws {
+        directory = NSTemporaryDirectory() + "lamina-e2e-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        socket = directory + "/lamina.sock"
+        log = directory + "/laminad.log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        process.executableURL = URL(fileURLWithPath: Self.tool("laminad"))
+        process.arguments = ["--backend", "headless", "--size", size, "--clock", "virtual", "--socket", socket, "--log-level", "debug"] + extra
+        let handle = FileHandle(forWritingAtPath: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        // Wait for the socket to appear (the daemon creates it after EGL is up).
+        for _ in 0..<400 {
+            if FileManager.default.fileExists(atPath: socket) { return }
+            guard process.isRunning else { break }
+            usleep(25_000)
+        }
+        throw DaemonError("laminad did not start listening on \(socket):\n\(logText)")
+    }
+
+    var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Runs laminactl with `arguments` and `--socket`, returning its exit status and output.
+    func laminactl(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.tool("laminactl"))
+        p.arguments = arguments + ["--socket", socket]
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
+struct DaemonError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
+
+/// `Reference/<name>.png` beside this file.
+func referencePath(_ name: String, filePath: String = #filePath) -> String {
+    URL(fileURLWithPath: filePath).deletingLastPathComponent().appendingPathComponent("Reference/\(name).png").path
+}

@@ -1,0 +1,198 @@
+import Foundation
+import Testing
+import Lamina
+import LaminaCore
+import LaminaImage
+import LaminaPlatform
+import LaminaProtocol
+
+/// A real laminad process, real Unix sockets, real GLES on llvmpipe.
+@Suite("laminad end to end", .serialized)
+@MainActor
+struct EndToEndTests {
+    /// Three nested layers: a panel with perspective, a card swung about y at 0.8 opacity,
+    /// and a dot turned 45° and scaled.
+    func buildScene(on c: Connection) -> (panel: Layer, card: Layer, dot: Layer) {
+        let panel = Layer()
+        panel.name = "panel"
+        panel.bounds = Rect(x: 0, y: 0, width: 240, height: 160)
+        panel.position = Point(x: 160, y: 120)
+        panel.backgroundColor = Color(hex: "#3366CC")
+        panel.sublayerTransform = .perspective(distance: 400)
+        let card = Layer()
+        card.bounds = Rect(x: 0, y: 0, width: 120, height: 90)
+        card.position = Point(x: 120, y: 80)
+        card.backgroundColor = Color(hex: "#FF8800")
+        card.opacity = 0.8
+        card.transform = .rotation(angle: 0.6, x: 0, y: 1, z: 0)
+        let dot = Layer()
+        dot.bounds = Rect(x: 0, y: 0, width: 30, height: 30)
+        dot.position = Point(x: 60, y: 45)
+        dot.backgroundColor = .white
+        dot.transform = Transform3D.scale(x: 1.2, y: 0.8).concatenating(.rotation(angle: .pi / 4))
+        c.rootLayer.addSublayer(panel)
+        panel.addSublayer(card)
+        card.addSublayer(dot)
+        return (panel, card, dot)
+    }
+
+    @Test func threeNestedLayersMatchTheReference() async throws {
+        let daemon = try DaemonProcess()
+        let c = try Connection.connect(to: daemon.socket, name: "e2e")
+        #expect(c.displaySize == Size(width: 320, height: 240))
+        #expect(c.clock == .virtual)
+        _ = buildScene(on: c)
+        try await c.sync()
+        let shot = try await c.screenshot()
+        if let problem = ReferenceImage.mismatch(shot, reference: referencePath("three-nested")) {
+            Issue.record(Comment(rawValue: problem))
+        }
+        // Spot checks that do not depend on the reference: black outside, panel blue at its corner.
+        #expect(shot.pixel(x: 5, y: 5) == (0, 0, 0, 255))
+        #expect(shot.pixel(x: 45, y: 45) == (0x33, 0x66, 0xCC, 255))
+        c.close()
+    }
+
+    @Test func clientsAreIsolated() async throws {
+        let daemon = try DaemonProcess()
+        let a = try Connection.connect(to: daemon.socket, name: "a")
+        let b = try Connection.connect(to: daemon.socket, name: "b")
+        let left = Layer()
+        left.frame = Rect(x: 10, y: 10, width: 100, height: 100)
+        left.backgroundColor = .red
+        a.rootLayer.addSublayer(left)
+        let right = Layer()
+        right.frame = Rect(x: 200, y: 10, width: 100, height: 100)
+        right.backgroundColor = .green
+        b.rootLayer.addSublayer(right)
+        try await a.sync()
+        try await b.sync()
+
+        // A third client speaks garbage: it gets an error frame and is dropped.
+        let raw = try UnixSocket.connect(path: daemon.socket)
+        try raw.writeAll(Array("\u{1}\u{2}garbage that is not a Lamina frame at all".utf8))
+        var reply = [UInt8](repeating: 0, count: 4096)
+        var got: [UInt8] = []
+        while true {
+            let n = try reply.withUnsafeMutableBytes { try raw.read(into: $0) } ?? 0
+            if n == 0 { break }
+            got += reply[0..<n]
+        }
+        var decoder = FrameDecoder(limit: 1 << 20)
+        decoder.append(got)
+        let frame = try #require(try decoder.next())
+        guard case .error(let e) = try ServerMessage.decode(type: frame.type, body: frame.body) else {
+            Issue.record("expected an error frame")
+            return
+        }
+        #expect(e.code == .frameTooLarge || e.code == .malformedFrame)
+        #expect(!e.message.isEmpty)
+
+        var shot = try await b.screenshot()
+        #expect(shot.pixel(x: 50, y: 50) == (255, 0, 0, 255))
+        #expect(shot.pixel(x: 250, y: 50) == (0, 255, 0, 255))
+
+        // A commit error reaches the client that made it, as a Swift error, naming the operation.
+        a.rootLayer.addSublayer(Layer())
+        left.opacity = .nan
+        await #expect(throws: LaminaError.self) { try await a.sync() }
+        shot = try await b.screenshot()
+        #expect(shot.pixel(x: 50, y: 50) == (255, 0, 0, 255))  // a's earlier, committed layer is intact
+
+        // a leaves: its layers go, b's stay.
+        a.close()
+        var gone = false
+        for _ in 0..<200 where !gone {
+            shot = try await b.screenshot()
+            gone = shot.pixel(x: 50, y: 50) == (0, 0, 0, 255)
+            if !gone { try await Task.sleep(for: .milliseconds(10)) }  // waits for the daemon to see the hang-up, not a timing assertion
+        }
+        #expect(gone)
+        #expect(shot.pixel(x: 250, y: 50) == (0, 255, 0, 255))
+        let stats = Dictionary(uniqueKeysWithValues: try await b.stats().map { ($0.name, $0.value) })
+        #expect(stats["clientsDropped"] == 1)
+        #expect(stats["clients"] == 1)
+        b.close()
+    }
+
+    @Test func nestedTransactionsCommitTogether() async throws {
+        let daemon = try DaemonProcess()
+        let c = try Connection.connect(to: daemon.socket, name: "tx")
+        let l = Layer()
+        l.frame = Rect(x: 0, y: 0, width: 50, height: 50)
+        l.backgroundColor = .blue
+        c.rootLayer.addSublayer(l)
+        try await c.sync()
+        let before = try await c.advanceClock(by: 0)
+        Transaction.begin()
+        l.position = Point(x: 100, y: 100)
+        Transaction.begin()
+        l.backgroundColor = .red
+        Transaction.commit()
+        // The inner commit sent nothing: the daemon still shows the old state.
+        let mid = try await c.stats().first { $0.name == "commitsApplied" }?.value
+        l.opacity = 1
+        Transaction.commit()
+        try await c.sync()
+        let after = try await c.stats().first { $0.name == "commitsApplied" }?.value
+        #expect(mid.map { $0 + 1 } == after)
+        let shot = try await c.screenshot()
+        #expect(shot.pixel(x: 100, y: 100) == (255, 0, 0, 255))
+        #expect(shot.pixel(x: 10, y: 10) == (0, 0, 0, 255))
+        _ = before
+        c.close()
+    }
+
+    /// The `laminactl` session's layers from `laminactl tree`, as JSON text.
+    func sceneSession(_ daemon: DaemonProcess) throws -> String {
+        let out = try daemon.laminactl(["tree"]).output
+        let json = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any]
+        let clients = json?["clients"] as? [[String: Any]] ?? []
+        guard let scene = clients.first(where: { $0["session"] as? String == "laminactl" })?["root"] else { return "" }
+        return String(decoding: try JSONSerialization.data(withJSONObject: scene, options: .sortedKeys), as: UTF8.self)
+    }
+
+    @Test func laminactlAppliesScenesDeclaratively() async throws {
+        let daemon = try DaemonProcess()
+        let scene = daemon.directory + "/scene.json"
+        try #"""
+        {"sublayers": [
+          {"name": "back", "frame": [20, 20, 200, 120], "backgroundColor": "#204080"},
+          {"name": "badge", "frame": [180, 100, 80, 80], "backgroundColor": "#E0A000", "transform": {"rotation": 0.3}}
+        ]}
+        """#.write(toFile: scene, atomically: true, encoding: .utf8)
+        var r = try daemon.laminactl(["apply", scene])
+        #expect(r.status == 0, "\(r.output)")
+        #expect(r.output.contains("2 created"))
+        let png = daemon.directory + "/shot.png"
+        r = try daemon.laminactl(["screenshot", png])
+        #expect(r.status == 0, "\(r.output)")
+        let shot = try PNG.read(fromFile: png)
+        if let problem = ReferenceImage.mismatch(shot, reference: referencePath("laminactl-scene")) {
+            Issue.record(Comment(rawValue: problem))
+        }
+        let tree1 = try sceneSession(daemon)
+
+        // Change one layer, drop the other: updated in place (same ids), not rebuilt.
+        try #"""
+        {"sublayers": [{"name": "back", "frame": [20, 20, 200, 120], "backgroundColor": "#802040"}]}
+        """#.write(toFile: scene, atomically: true, encoding: .utf8)
+        r = try daemon.laminactl(["apply", scene])
+        #expect(r.output.contains("0 created") && r.output.contains("1 removed"), "\(r.output)")
+        let tree2 = try sceneSession(daemon)
+        #expect(tree1.contains("\"id\":1") && tree2.contains("\"id\":1"))
+        #expect(tree2.contains("#802040FF") && !tree2.contains("badge"))
+
+        // Bad files are refused with the JSON path of the mistake, and nothing changes.
+        try #"{"sublayers": [{"name": "back", "opacity": "x"}]}"#.write(toFile: scene, atomically: true, encoding: .utf8)
+        r = try daemon.laminactl(["apply", scene])
+        #expect(r.status != 0)
+        #expect(r.output.contains("$.sublayers[0].opacity"))
+        #expect(try sceneSession(daemon) == tree2)
+
+        r = try daemon.laminactl(["advance", "0.5"])
+        #expect(r.output.contains("time 0.5"), "\(r.output)")
+        r = try daemon.laminactl(["stats"])
+        #expect(r.output.contains("commitsApplied 2"), "\(r.output)")
+    }
+}

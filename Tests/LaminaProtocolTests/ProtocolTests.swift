@@ -1,0 +1,161 @@
+import Testing
+import LaminaCore
+@testable import LaminaProtocol
+
+@Suite("Wire protocol v1")
+struct ProtocolTests {
+    static let everyValue: [Operation] = PropertyKey.allCases.map { key in
+        let v: PropertyValue = switch key.valueType {
+        case .number: .number(0.25)
+        case .point: .point(Point(x: 1.5, y: -2))
+        case .size: .size(Size(width: 3, height: 4))
+        case .rect: .rect(Rect(x: 1, y: 2, width: 3, height: 4))
+        case .color: .color(Color(red: 0.1, green: 0.2, blue: 0.3, alpha: 0.4))
+        case .transform: .transform(.rotation(angle: 0.5, x: 0, y: 1, z: 0).concatenating(.perspective(distance: 500)))
+        case .bool: .bool(true)
+        case .string: .string("naïve ✓")
+        }
+        return .set(LayerID(7), key, v)
+    }
+
+    static let clientMessages: [ClientMessage] = [
+        .hello(Hello(clientName: "test", session: "kiosk", flags: .keepLayers)),
+        .commit(Commit(serial: 42, operations: [
+            .create(LayerID(1)), .destroy(LayerID(2)), .insert(parent: .root, child: LayerID(1), index: .max), .remove(LayerID(1)),
+        ] + everyValue)),
+        .commit(Commit(serial: 0, operations: [])),
+        .request(id: 1, .screenshot), .request(id: 2, .tree), .request(id: 3, .advanceClock(seconds: 0.125)), .request(id: 4, .stats),
+    ]
+
+    static let serverMessages: [ServerMessage] = [
+        .welcome(Welcome(clientID: 3, displayWidth: 1280, displayHeight: 720, clock: .virtual, time: 12.5,
+                         snapshot: [.create(LayerID(4)), .set(LayerID(4), .opacity, .number(0.5))])),
+        .applied(serial: 9),
+        .error(ErrorMessage(code: .cycle, subject: .commit, serial: 9, operationIndex: 3, message: "bad")),
+        .reply(id: 1, .screenshot(Bitmap(width: 2, height: 1, bytes: [1, 2, 3, 4, 5, 6, 7, 8])!)),
+        .reply(id: 2, .tree("{\"a\":1}")),
+        .reply(id: 3, .advanced(time: 1.5, framesRendered: 77)),
+        .reply(id: 4, .stats([Statistic(name: "frames", value: 3), Statistic(name: "layers", value: 10)])),
+    ]
+
+    static func split(_ frame: [UInt8]) -> (UInt16, ArraySlice<UInt8>) {
+        var d = FrameDecoder(limit: 1 << 30)
+        d.append(frame)
+        let f = try! d.next()!
+        return (f.type, f.body)
+    }
+
+    @Test(arguments: clientMessages)
+    func clientMessagesRoundTrip(_ m: ClientMessage) throws {
+        let (type, body) = Self.split(m.encoded())
+        #expect(try ClientMessage.decode(type: type, body: body) == m)
+    }
+
+    @Test(arguments: serverMessages)
+    func serverMessagesRoundTrip(_ m: ServerMessage) throws {
+        let (type, body) = Self.split(m.encoded())
+        #expect(try ServerMessage.decode(type: type, body: body) == m)
+    }
+
+    // docs/protocol.md shows these bytes as its worked example; the two must agree.
+    @Test func goldenBytesOfASampleCommit() {
+        let commit = ClientMessage.commit(Commit(serial: 1, operations: [
+            .create(LayerID(1)),
+            .set(LayerID(1), .opacity, .number(0.5)),
+            .insert(parent: .root, child: LayerID(1), index: 0xFFFF_FFFF),
+        ]))
+        let expected: [UInt8] = [
+            0x29, 0x00, 0x00, 0x00,  0x02, 0x00,  0x00, 0x00,  // frame: body length 41, type 2 (commit), reserved 0
+            0x01, 0x00, 0x00, 0x00,                              // serial 1
+            0x03, 0x00, 0x00, 0x00,                              // 3 operations
+            0x01, 0x01, 0x00, 0x00, 0x00,                        // create #1
+            0x03, 0x01, 0x00, 0x00, 0x00, 0x08, 0x00,            // set #1 opacity (key 8) …
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xE0, 0x3F,      // … = 0.5 (f64)
+            0x04, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF,  // insert #1 into root at end
+        ]
+        #expect(commit.encoded() == expected)
+    }
+
+    @Test func framesSurviveAnySplitOfTheStream() throws {
+        let stream = Self.clientMessages.flatMap { $0.encoded() }
+        for chunk in [1, 3, 7, 64, stream.count] {
+            var d = FrameDecoder(limit: 1 << 20)
+            var got: [ClientMessage] = []
+            var i = 0
+            while i < stream.count {
+                d.append(Array(stream[i..<min(i + chunk, stream.count)]))
+                i += chunk
+                while let f = try d.next() { got.append(try ClientMessage.decode(type: f.type, body: f.body)) }
+            }
+            #expect(got == Self.clientMessages)
+            #expect(d.bufferedCount == 0)
+        }
+    }
+
+    struct Malformed: CustomTestStringConvertible, Sendable {
+        var name: String
+        var type: UInt16
+        var body: [UInt8]
+        var expect: MessageError
+        var testDescription: String { name }
+    }
+
+    static func body(_ m: ClientMessage) -> [UInt8] { Array(m.encoded().dropFirst(Frame.headerSize)) }
+
+    static let malformed: [Malformed] = {
+        let create = body(.commit(Commit(serial: 5, operations: [.create(LayerID(1))])))
+        let setOpacity = body(.commit(Commit(serial: 6, operations: [.create(LayerID(1)), .set(LayerID(1), .opacity, .number(1))])))
+        var unknownOpcode = create; unknownOpcode[8] = 99
+        var unknownKey = setOpacity
+        unknownKey[8 + 5 + 5] = 0xEE  // the property number's low byte of operation 1
+        var badBool = body(.commit(Commit(serial: 7, operations: [.set(LayerID(1), .isHidden, .bool(true))])))
+        badBool[badBool.count - 1] = 7
+        var hugeCount = create; hugeCount[4] = 0xFF; hugeCount[5] = 0xFF; hugeCount[6] = 0xFF; hugeCount[7] = 0x7F
+        var badColour = body(.commit(Commit(serial: 8, operations: [.set(LayerID(1), .backgroundColor, .color(.red))])))
+        badColour.replaceSubrange((badColour.count - 8)..<badColour.count, with: withUnsafeBytes(of: (2.0).bitPattern.littleEndian, Array.init))
+        var badUTF8 = body(.hello(Hello(clientName: "ab")))
+        badUTF8[16] = 0xC3; badUTF8[17] = 0x28
+        return [
+            Malformed(name: "unknown message type", type: 0x77, body: [], expect: .unknownType(0x77)),
+            Malformed(name: "truncated commit", type: 2, body: Array(create.dropLast(2)),
+                      expect: .commit(serial: 5, operationIndex: -1, .invalid(field: "commit operation count", reason: "1 operations cannot fit in the 3 bytes that follow"))),
+            Malformed(name: "truncated set value", type: 2, body: Array(setOpacity.dropLast(3)),
+                      expect: .commit(serial: 6, operationIndex: 1, .truncated(field: "operation 1 value of 'opacity'"))),
+            Malformed(name: "unknown opcode", type: 2, body: unknownOpcode,
+                      expect: .commit(serial: 5, operationIndex: 0, .invalid(field: "operation 0 opcode", reason: "unknown opcode 99"))),
+            Malformed(name: "unknown property", type: 2, body: unknownKey,
+                      expect: .commit(serial: 6, operationIndex: 1, .invalid(field: "operation 1 property", reason: "unknown property number 238"))),
+            Malformed(name: "bool that is 7", type: 2, body: badBool,
+                      expect: .commit(serial: 7, operationIndex: 0, .invalid(field: "operation 0 value of 'hidden'", reason: "a bool must be 0 or 1, not 7"))),
+            Malformed(name: "operation count larger than the body", type: 2, body: hugeCount,
+                      expect: .commit(serial: 5, operationIndex: -1, .invalid(field: "commit operation count", reason: "2147483647 operations cannot fit in the 5 bytes that follow"))),
+            Malformed(name: "colour component out of range", type: 2, body: badColour,
+                      expect: .commit(serial: 8, operationIndex: 0, .invalid(field: "operation 0 value of 'backgroundColor'", reason: "colour components must be in [0, 1], got 2.0"))),
+            Malformed(name: "trailing bytes", type: 3, body: body(.request(id: 1, .tree)) + [0],
+                      expect: .decode(.trailingBytes(count: 1))),
+            Malformed(name: "unknown request kind", type: 3, body: [1, 0, 0, 0, 9, 0],
+                      expect: .decode(.invalid(field: "request kind", reason: "unknown request kind 9"))),
+            Malformed(name: "hello with a wrong magic", type: 1, body: [1, 2, 3, 4] + Array(body(.hello(Hello(clientName: "x"))).dropFirst(4)),
+                      expect: .decode(.invalid(field: "hello magic", reason: "expected 0x4e4d414c (\"LAMN\"), got 0x4030201"))),
+            Malformed(name: "client name not UTF-8", type: 1, body: badUTF8,
+                      expect: .decode(.invalid(field: "hello client name", reason: "not valid UTF-8"))),
+        ]
+    }()
+
+    @Test(arguments: malformed)
+    func malformedMessagesAreNamed(_ m: Malformed) {
+        #expect(throws: m.expect) { try ClientMessage.decode(type: m.type, body: m.body[...]) }
+    }
+
+    @Test func frameHeaderErrors() throws {
+        var d = FrameDecoder(limit: 1024)
+        d.append([0x00, 0x10, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00])  // 4096-byte body
+        #expect(throws: FrameError.tooLarge(length: 4096, limit: 1024)) { try d.next() }
+        var e = FrameDecoder(limit: 1024)
+        e.append([0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x01, 0x00])
+        #expect(throws: FrameError.reservedBitsSet(1)) { try e.next() }
+        var f = FrameDecoder(limit: 1024)
+        f.append([0x04, 0x00, 0x00])
+        #expect(try f.next() == nil)  // not a whole header yet
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import LaminaCore
+@testable import LaminaScene
+
+@Suite("Scene files")
+struct SceneTests {
+    func parse(_ text: String) throws(SceneError) -> Scene { try Scene.parse(Data(text.utf8)) }
+
+    func error(_ text: String) -> SceneError? {
+        do { _ = try parse(text); return nil } catch { return error }
+    }
+
+    @Test func parsesCoreAnimationNames() throws {
+        let s = try parse("""
+        {"opacity": 0.5, "sublayers": [
+          {"name": "a", "bounds": [0,0,100,50], "position": [200,300], "anchorPoint": [0,1], "zPosition": 2,
+           "backgroundColor": "#FF000080", "hidden": true, "transform": {"rotation": 1.5707963267948966, "scale": 2},
+           "sublayerTransform": {"perspective": 500},
+           "sublayers": [{"name": "b", "backgroundColor": [0, 0.5, 1, 1], "transform": [1,0,0,0, 0,1,0,0, 0,0,1,0, 5,6,0,1]}]}
+        ]}
+        """)
+        #expect(s.root.properties[.opacity] == .number(0.5))
+        let a = s.root.sublayers[0]
+        #expect(a.name == "a")
+        #expect(a.properties[.bounds] == .rect(Rect(x: 0, y: 0, width: 100, height: 50)))
+        #expect(a.properties[.isHidden] == .bool(true))
+        #expect(a.properties[.backgroundColor] == .color(Color(red: 1, green: 0, blue: 0, alpha: 128.0 / 255)))
+        #expect(a.resolvedProperties.frame == Rect(x: 200, y: 250, width: 100, height: 50))
+        guard case .transform(let t)? = a.properties[.transform] else { Issue.record("no transform"); return }
+        // scale 2 then a quarter turn: (1, 0) → (2, 0) → (0, 2).
+        let p = t.apply(to: Point(x: 1, y: 0))!
+        #expect(abs(p.x) < 1e-12 && abs(p.y - 2) < 1e-12)
+        #expect(a.properties[.sublayerTransform] == .transform(.perspective(distance: 500)))
+        #expect(a.sublayers[0].properties[.transform] == .transform(.translation(x: 5, y: 6)))
+    }
+
+    @Test func frameSetsBoundsAndPosition() throws {
+        let s = try parse(#"{"sublayers": [{"frame": [10, 20, 30, 40], "anchorPoint": [0, 0]}]}"#)
+        let p = s.root.sublayers[0].resolvedProperties
+        #expect(p.frame == Rect(x: 10, y: 20, width: 30, height: 40))
+        #expect(p.position == Point(x: 10, y: 20))
+    }
+
+    /// Every mistake is reported at its JSON path.
+    @Test(arguments: [
+        (#"{"sublayers": [{"bounds": [0, 0, 10]}]}"#, "$.sublayers[0].bounds"),
+        (#"{"sublayers": [{}, {"opacity": "half"}]}"#, "$.sublayers[1].opacity"),
+        (##"{"sublayers": [{"sublayers": [{"backgroundColor": "#ZZZ"}]}]}"##, "$.sublayers[0].sublayers[0].backgroundColor"),
+        (##"{"sublayers": [{"colour": "#FFF"}]}"##, "$.sublayers[0].colour"),
+        (#"{"sublayers": [{"transform": {"spin": 1}}]}"#, "$.sublayers[0].transform.spin"),
+        (#"{"sublayers": [{"transform": [1, 2]}]}"#, "$.sublayers[0].transform"),
+        (#"{"sublayers": [{"backgroundColor": [1, 0, 0, 2]}]}"#, "$.sublayers[0].backgroundColor[3]"),
+        (#"{"sublayers": [{"name": "x"}, {"name": "x"}]}"#, "$.sublayers[1].name"),
+        (#"{"sublayers": [{"bounds": [0, 0, -5, 5]}]}"#, "$.sublayers[0].bounds"),
+        (#"{"sublayers": [{"frame": [0, 0, 5, 5], "position": [1, 1]}]}"#, "$.sublayers[0].position"),
+        (#"{"sublayers": 3}"#, "$.sublayers"),
+        (#"[1, 2]"#, "$"),
+        (#"{"sublayers": [{"hidden": 1}]}"#, "$.sublayers[0].hidden"),
+        (#"{"opacity": 1"#, "$"),
+    ])
+    func mistakesNameTheirPath(_ text: String, _ path: String) {
+        let e = error(text)
+        #expect(e?.path == path, "\(String(describing: e))")
+        #expect(!(e?.message.isEmpty ?? true))
+    }
+}

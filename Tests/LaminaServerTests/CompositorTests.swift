@@ -1,0 +1,140 @@
+import Testing
+import LaminaCore
+import LaminaHeadless
+import LaminaProtocol
+@testable import LaminaServer
+
+/// The server without sockets, driven byte by byte, drawing with real GLES on llvmpipe.
+@Suite("Compositor sessions", .serialized)
+final class CompositorTests {
+    let compositor: Compositor
+    var outbox: [ClientID: [ServerMessage]] = [:]
+    var closed: Set<ClientID> = []
+    var decoders: [ClientID: FrameDecoder] = [:]
+
+    init() throws {
+        compositor = Compositor(backend: try HeadlessBackend(width: 64, height: 48), clock: FrameClock(.virtual), realTime: { 0 })
+        compositor.send = { [unowned self] id, bytes in
+            var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
+            d.append(bytes)
+            while let f = try! d.next() { outbox[id, default: []].append(try! ServerMessage.decode(type: f.type, body: f.body)) }
+            decoders[id] = d
+        }
+        compositor.close = { [unowned self] id in closed.insert(id) }
+    }
+
+    func feed(_ id: ClientID, _ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { compositor.receive($0, from: id) }
+    }
+
+    func hello(_ name: String, session: String = "", flags: HelloFlags = []) -> ClientID {
+        let id = compositor.connect()
+        feed(id, ClientMessage.hello(Hello(clientName: name, session: session, flags: flags)).encoded())
+        return id
+    }
+
+    func take(_ id: ClientID) -> [ServerMessage] {
+        defer { outbox[id] = [] }
+        return outbox[id] ?? []
+    }
+
+    func square(_ id: UInt32, x: Double, color: Color) -> [Operation] {
+        [.create(LayerID(id)), .set(LayerID(id), .bounds, .rect(Rect(x: 0, y: 0, width: 16, height: 16))),
+         .set(LayerID(id), .position, .point(Point(x: x, y: 24))), .set(LayerID(id), .backgroundColor, .color(color)),
+         .insert(parent: .root, child: LayerID(id), index: .max)]
+    }
+
+    @Test func helloCommitAndScreenshot() throws {
+        let a = hello("a")
+        guard case .welcome(let w) = take(a).first else { Issue.record("no welcome"); return }
+        #expect(w.displayWidth == 64 && w.clock == .virtual)
+        feed(a, ClientMessage.commit(Commit(serial: 1, operations: square(1, x: 16, color: .red))).encoded())
+        #expect(take(a) == [.applied(serial: 1)])
+        #expect(compositor.needsFrame)
+        feed(a, ClientMessage.request(id: 7, .screenshot).encoded())
+        guard case .reply(7, .screenshot(let shot)) = take(a).first else { Issue.record("no screenshot"); return }
+        #expect(shot.pixel(x: 16, y: 24) == (255, 0, 0, 255))
+        #expect(shot.pixel(x: 40, y: 24) == (0, 0, 0, 255))
+        #expect(!compositor.needsFrame)
+    }
+
+    @Test func garbageDropsOnlyThatClient() throws {
+        let a = hello("a"), bad = hello("bad")
+        _ = take(a); _ = take(bad)
+        feed(a, ClientMessage.commit(Commit(serial: 1, operations: square(1, x: 16, color: .green))).encoded())
+        feed(bad, Array("GET / HTTP/1.1\r\nHost: lamina\r\n\r\n".utf8))
+        let answer = take(bad)
+        guard case .error(let e) = answer.first else { Issue.record("no error for garbage: \(answer)"); return }
+        #expect(e.code == .frameTooLarge || e.code == .malformedFrame)
+        #expect(closed.contains(bad))
+        #expect(!closed.contains(a))
+        feed(a, ClientMessage.request(id: 1, .screenshot).encoded())
+        guard case .reply(1, .screenshot(let shot))? = take(a).last else { Issue.record("no screenshot"); return }
+        #expect(shot.pixel(x: 16, y: 24) == (0, 255, 0, 255))
+    }
+
+    @Test func errorsNameTheOperationAndKeepTheConnection() {
+        let a = hello("a")
+        _ = take(a)
+        feed(a, ClientMessage.commit(Commit(serial: 3, operations: [.create(LayerID(1)), .insert(parent: LayerID(1), child: LayerID(1), index: 0)])).encoded())
+        #expect(take(a) == [.error(ErrorMessage(code: .cycle, subject: .commit, serial: 3, operationIndex: 1,
+                                                message: "inserting #1 into #1 would make #1 its own ancestor"))])
+        // Layer #1 was never created: the commit was all-or-nothing.
+        feed(a, ClientMessage.commit(Commit(serial: 4, operations: [.create(LayerID(1))])).encoded())
+        #expect(take(a) == [.applied(serial: 4)])
+        #expect(!closed.contains(a))
+    }
+
+    @Test func messagesBeforeHelloAreRefused() {
+        let c = compositor.connect()
+        feed(c, ClientMessage.request(id: 1, .tree).encoded())
+        guard case .error(let e) = take(c).first else { Issue.record("no error"); return }
+        #expect(e.code == .notHello)
+        #expect(closed.contains(c))
+        let v = compositor.connect()
+        feed(v, ClientMessage.hello(Hello(major: 9, clientName: "future")).encoded())
+        guard case .error(let f) = take(v).first else { Issue.record("no error"); return }
+        #expect(f.code == .unsupportedVersion)
+    }
+
+    @Test func clientsCannotReachEachOthersLayers() {
+        let a = hello("a"), b = hello("b")
+        _ = take(a); _ = take(b)
+        feed(a, ClientMessage.commit(Commit(serial: 1, operations: square(5, x: 8, color: .red))).encoded())
+        // b names layer #5, which is a's: in b's own namespace it does not exist.
+        feed(b, ClientMessage.commit(Commit(serial: 1, operations: [.set(LayerID(5), .opacity, .number(0))])).encoded())
+        guard case .error(let e) = take(b).first else { Issue.record("expected an error"); return }
+        #expect(e.code == .unknownLayer && e.operationIndex == 0)
+        #expect(compositor.display.tree(of: a)?[LayerID(5)]?.properties.opacity == 1)
+    }
+
+    @Test func keptSessionsOutliveTheirClient() {
+        let a = hello("scene", session: "s", flags: .keepLayers)
+        _ = take(a)
+        feed(a, ClientMessage.commit(Commit(serial: 1, operations: square(1, x: 8, color: .blue))).encoded())
+        compositor.disconnected(a)
+        let b = hello("scene again", session: "s", flags: .keepLayers)
+        guard case .welcome(let w) = take(b).first else { Issue.record("no welcome"); return }
+        #expect(w.snapshot.contains(.create(LayerID(1))))
+        let c = hello("intruder", session: "s")
+        guard case .error(let e) = take(c).first else { Issue.record("expected session-in-use"); return }
+        #expect(e.code == .sessionInUse)
+    }
+
+    @Test func virtualClockRendersOnlyWhenSomethingChanged() throws {
+        let a = hello("a")
+        _ = take(a)
+        feed(a, ClientMessage.commit(Commit(serial: 1, operations: square(1, x: 8, color: .blue))).encoded())
+        feed(a, ClientMessage.request(id: 1, .advanceClock(seconds: 0.5)).encoded())
+        feed(a, ClientMessage.request(id: 2, .advanceClock(seconds: 0.5)).encoded())
+        let replies = take(a).compactMap { m -> (Double, UInt64)? in
+            if case let .reply(_, .advanced(t, f)) = m { return (t, f) }
+            return nil
+        }
+        #expect(replies.map(\.0) == [0.5, 1.0])
+        #expect(replies.map(\.1) == [1, 1])  // the second advance had nothing new to draw
+        feed(a, ClientMessage.request(id: 3, .advanceClock(seconds: -1)).encoded())
+        guard case .error(let e) = take(a).first else { Issue.record("expected an error"); return }
+        #expect(e.code == .invalidRequest)
+    }
+}
