@@ -60,4 +60,42 @@ public protocol DisplayBackend: AnyObject {
     var renderer: any Renderer { get }
     /// Draws `list` and shows it (headless: keeps it in the FBO for readback; KMS: page flip).
     func present(_ list: DrawList) throws
+
+    /// A descriptor the event loop watches for the backend's events (KMS: page flips and
+    /// hotplug), or nil for a backend that has none. When it is readable, call `dispatchEvents`.
+    var eventDescriptor: Int32? { get }
+    /// Handles what is pending on `eventDescriptor` without blocking.
+    func dispatchEvents() throws -> BackendEvents
+    /// True while a presented frame has not reached the screen yet (a page flip is queued).
+    /// The next frame waits for it: `present` then blocks until the flip completes.
+    var isFramePending: Bool { get }
+    /// The time between refreshes of the display in seconds, or nil where there is no refresh
+    /// to pace to (headless).
+    var refreshInterval: Double? { get }
+}
+
+/// What a backend reports after handling the events on its `eventDescriptor`.
+public struct BackendEvents: Sendable, Equatable {
+    /// When each frame that reached the screen since the last call showed, oldest first, in
+    /// seconds of CLOCK_MONOTONIC (the page-flip event's time, or when the event was read where
+    /// the device gives no real vblank time).
+    public var presented: [Double]
+    /// The outputs changed (a display was connected, or turned back on): draw the current
+    /// state again even though nothing in the tree changed.
+    public var needsRedraw: Bool
+
+    public init(presented: [Double] = [], needsRedraw: Bool = false) {
+        self.presented = presented
+        self.needsRedraw = needsRedraw
+    }
+}
+
+/// What a display backend adds for frame pacing (weston's repaint loop): backends that show
+/// frames asynchronously (KMS page flips) override these; the defaults describe a synchronous
+/// backend such as headless, which needs none of them.
+extension DisplayBackend {
+    public var eventDescriptor: Int32? { nil }
+    public func dispatchEvents() throws -> BackendEvents { BackendEvents() }
+    public var isFramePending: Bool { false }
+    public var refreshInterval: Double? { nil }
 }

@@ -96,6 +96,8 @@ public enum AnimationError: Error, Hashable, Sendable, CustomStringConvertible {
     case keyPath(KeyPathError)
     /// A value's type does not fit the key path (or the value function's input).
     case valueType(keyPath: String, role: String, expected: [PropertyValueType], got: PropertyValueType)
+    /// A value has a NaN or infinite number.
+    case notFinite(keyPath: String, role: String)
     /// fromValue, toValue and byValue are all set; Core Animation allows at most two.
     case tooManyValues(keyPath: String)
     /// A timing number is out of range: a negative or non-finite duration, a NaN speed, ….
@@ -123,6 +125,8 @@ public enum AnimationError: Error, Hashable, Sendable, CustomStringConvertible {
             e.description
         case let .valueType(keyPath, role, expected, got):
             "\(keyPath): \(role) is a \(got), expected \(expected.map(\.description).joined(separator: " or "))"
+        case let .notFinite(keyPath, role):
+            "\(keyPath): \(role) has a NaN or infinite number"
         case .tooManyValues(let keyPath):
             "\(keyPath): set at most two of fromValue, toValue and byValue"
         case let .timing(field, value, requirement):

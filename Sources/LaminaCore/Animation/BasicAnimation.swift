@@ -63,6 +63,8 @@ public struct BasicAnimation: TimedAnimation, Hashable {
         for (role, value) in [("fromValue", fromValue), ("toValue", toValue), ("byValue", byValue)] {
             if let v = value, !expected.contains(v.type) {
                 errors.append(.valueType(keyPath: keyPath, role: role, expected: expected, got: v.type))
+            } else if let v = value, !v.isFinite {
+                errors.append(.notFinite(keyPath: keyPath, role: role))
             }
         }
         if fromValue != nil, toValue != nil, byValue != nil { errors.append(.tooManyValues(keyPath: keyPath)) }

@@ -1,5 +1,5 @@
 /// Why an animation key path was refused.
-public enum KeyPathError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum KeyPathError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The key path is empty.
     case empty
     /// The first part names no layer property.

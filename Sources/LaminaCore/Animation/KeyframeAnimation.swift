@@ -149,7 +149,7 @@ public struct KeyframeAnimation: TimedAnimation, Hashable {
                 errors.append(.valueType(keyPath: self.keyPath, role: "values[\(i)]",
                                          expected: expected.contains(firstType) ? [firstType] : expected, got: v.type))
             } else if !v.isFinite {
-                errors.append(.valueType(keyPath: self.keyPath, role: "values[\(i)] (not finite)", expected: expected, got: v.type))
+                errors.append(.notFinite(keyPath: self.keyPath, role: "values[\(i)]"))
             }
         }
     }

@@ -1,0 +1,2 @@
+// libudev: the monitor that reports DRM hotplug uevents (HOTPLUG=1 on card0).
+#include <libudev.h>

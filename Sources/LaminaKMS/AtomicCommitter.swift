@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CDRM
+
+/// Atomic modesetting (kmscube's drm-atomic.c, wlroots' backend/drm/atomic.c): every change is
+/// one request of object properties, tested with TEST_ONLY before a new configuration is
+/// committed, and page flips are NONBLOCK commits that send a page-flip event.
+public final class AtomicCommitter: KMSCommitter {
+    private let drm: DRMDevice
+    /// The mode blob each CRTC scans out now, destroyed when replaced.
+    private var modeBlobs: [UInt32: UInt32] = [:]
+
+    /// Fails where the driver refuses the atomic client capability.
+    public init(drm: DRMDevice) throws(DRMError) {
+        guard drm.supportsAtomic || drm.enableAtomic() else {
+            throw DRMError("drmSetClientCap(DRM_CLIENT_CAP_ATOMIC) on \(drm.path)", errno: EOPNOTSUPP)
+        }
+        self.drm = drm
+    }
+
+    deinit {
+        for blob in modeBlobs.values { drmModeDestroyPropertyBlob(drm.fd, blob) }
+    }
+
+    public var name: String { "atomic" }
+
+    /// The corresponding C functions are `drmModeCreatePropertyBlob` and `drmModeAtomicCommit`
+    /// (TEST_ONLY, then ALLOW_MODESET).
+    public func modeset(_ target: CommitTarget, framebuffer: UInt32) throws(DRMError) {
+        var info = target.mode.info
+        var blob: UInt32 = 0
+        try drmCheck("drmModeCreatePropertyBlob(mode \(target.mode))",
+                     drmModeCreatePropertyBlob(drm.fd, &info, MemoryLayout<drmModeModeInfo>.size, &blob))
+        do throws(DRMError) {
+            let request = try AtomicRequest()
+            try request.add(target.connector.id, target.connector.properties, "CRTC_ID", UInt64(target.crtc), target.connector.name)
+            try request.add(target.crtc, target.crtcProperties, "MODE_ID", UInt64(blob), "CRTC \(target.crtc)")
+            try request.add(target.crtc, target.crtcProperties, "ACTIVE", 1, "CRTC \(target.crtc)")
+            try addPlane(request, target, framebuffer: framebuffer)
+            let flags = UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET)
+            try request.commit(drm, flags: flags | UInt32(DRM_MODE_ATOMIC_TEST_ONLY), what: "TEST_ONLY modeset of \(target.connector.name) \(target.mode)")
+            try request.commit(drm, flags: flags, what: "modeset of \(target.connector.name) \(target.mode)")
+        } catch {
+            drmModeDestroyPropertyBlob(drm.fd, blob)
+            throw error
+        }
+        if let old = modeBlobs.updateValue(blob, forKey: target.crtc) { drmModeDestroyPropertyBlob(drm.fd, old) }
+    }
+
+    /// The corresponding C function is `drmModeAtomicCommit` (NONBLOCK | PAGE_FLIP_EVENT).
+    public func pageFlip(_ target: CommitTarget, framebuffer: UInt32, userData: UnsafeMutableRawPointer?) throws(DRMError) {
+        let request = try AtomicRequest()
+        try addPlane(request, target, framebuffer: framebuffer)
+        try request.commit(drm, flags: UInt32(DRM_MODE_ATOMIC_NONBLOCK) | UInt32(DRM_MODE_PAGE_FLIP_EVENT),
+                           userData: userData, what: "page flip on \(target.connector.name)")
+    }
+
+    /// The corresponding C function is `drmModeAtomicCommit` (ALLOW_MODESET, everything off).
+    public func disable(_ target: CommitTarget) throws(DRMError) {
+        let request = try AtomicRequest()
+        try request.add(target.connector.id, target.connector.properties, "CRTC_ID", 0, target.connector.name)
+        try request.add(target.crtc, target.crtcProperties, "MODE_ID", 0, "CRTC \(target.crtc)")
+        try request.add(target.crtc, target.crtcProperties, "ACTIVE", 0, "CRTC \(target.crtc)")
+        try request.add(target.plane.id, target.plane.properties, "FB_ID", 0, "plane \(target.plane.id)")
+        try request.add(target.plane.id, target.plane.properties, "CRTC_ID", 0, "plane \(target.plane.id)")
+        try request.commit(drm, flags: UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET), what: "disabling \(target.connector.name)")
+        if let old = modeBlobs.removeValue(forKey: target.crtc) { drmModeDestroyPropertyBlob(drm.fd, old) }
+    }
+
+    /// The whole mode on the primary plane: source in 16.16 fixed point, destination in pixels.
+    private func addPlane(_ request: AtomicRequest, _ target: CommitTarget, framebuffer: UInt32) throws(DRMError) {
+        let plane = target.plane, what = "plane \(plane.id)"
+        let w = UInt64(target.mode.width), h = UInt64(target.mode.height)
+        try request.add(plane.id, plane.properties, "FB_ID", UInt64(framebuffer), what)
+        try request.add(plane.id, plane.properties, "CRTC_ID", UInt64(target.crtc), what)
+        try request.add(plane.id, plane.properties, "SRC_X", 0, what)
+        try request.add(plane.id, plane.properties, "SRC_Y", 0, what)
+        try request.add(plane.id, plane.properties, "SRC_W", w << 16, what)
+        try request.add(plane.id, plane.properties, "SRC_H", h << 16, what)
+        try request.add(plane.id, plane.properties, "CRTC_X", 0, what)
+        try request.add(plane.id, plane.properties, "CRTC_Y", 0, what)
+        try request.add(plane.id, plane.properties, "CRTC_W", w, what)
+        try request.add(plane.id, plane.properties, "CRTC_H", h, what)
+    }
+}
+
+/// One atomic request, freed when released.
+final class AtomicRequest {
+    private let handle: drmModeAtomicReqPtr
+
+    /// The corresponding C function is `drmModeAtomicAlloc`.
+    init() throws(DRMError) {
+        guard let request = drmModeAtomicAlloc() else { throw DRMError("drmModeAtomicAlloc", errno: ENOMEM) }
+        handle = request
+    }
+
+    deinit { drmModeAtomicFree(handle) }
+
+    /// Sets property `name` of `object`. The corresponding C function is `drmModeAtomicAddProperty`.
+    func add(_ object: UInt32, _ properties: DRMProperties, _ name: String, _ value: UInt64, _ what: String) throws(DRMError) {
+        let property = try properties.id(name, on: what)
+        let r = drmModeAtomicAddProperty(handle, object, property, value)
+        if r < 0 { throw DRMError.returned("drmModeAtomicAddProperty(\(what).\(name))", r) }
+    }
+
+    /// The corresponding C function is `drmModeAtomicCommit`.
+    func commit(_ drm: DRMDevice, flags: UInt32, userData: UnsafeMutableRawPointer? = nil, what: String) throws(DRMError) {
+        try drmCheck("drmModeAtomicCommit (\(what))", drmModeAtomicCommit(drm.fd, handle, flags, userData))
+    }
+}

@@ -1,0 +1,34 @@
+import CDRM
+
+/// What a commit lights: one connector, the CRTC driving it, the primary plane feeding the CRTC,
+/// and the mode.
+public struct CommitTarget: Sendable {
+    public var connector: DRMConnector
+    public var crtc: UInt32
+    public var crtcProperties: DRMProperties
+    public var plane: DRMPlane
+    public var mode: DRMMode
+
+    public init(connector: DRMConnector, crtc: UInt32, crtcProperties: DRMProperties, plane: DRMPlane, mode: DRMMode) {
+        self.connector = connector
+        self.crtc = crtc
+        self.crtcProperties = crtcProperties
+        self.plane = plane
+        self.mode = mode
+    }
+}
+
+/// One way of telling the kernel what to scan out (wlroots' `wlr_drm_interface`): atomic
+/// modesetting, or the legacy SetCrtc/PageFlip ioctls. `KMSBackend` picks one at start-up.
+public protocol KMSCommitter: AnyObject {
+    /// "atomic" or "legacy".
+    var name: String { get }
+    /// Lights `target` with `framebuffer` in `target.mode`, blocking until it shows. A new
+    /// configuration is tested first where the interface allows.
+    func modeset(_ target: CommitTarget, framebuffer: UInt32) throws(DRMError)
+    /// Queues `framebuffer` for the next refresh without blocking; a page-flip event carrying
+    /// `userData` follows when it shows.
+    func pageFlip(_ target: CommitTarget, framebuffer: UInt32, userData: UnsafeMutableRawPointer?) throws(DRMError)
+    /// Turns the CRTC off (blanking, or releasing an unplugged output).
+    func disable(_ target: CommitTarget) throws(DRMError)
+}

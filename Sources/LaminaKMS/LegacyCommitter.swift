@@ -1,0 +1,32 @@
+import CDRM
+
+/// The legacy KMS ioctls (kmscube's drm-legacy.c, wlroots' backend/drm/legacy.c): SetCrtc for
+/// a modeset, PageFlip with an event for each frame. Used where atomic is refused, or when
+/// forced (`LAMINA_KMS_NO_ATOMIC=1`, or `atomic = false` in the configuration).
+public final class LegacyCommitter: KMSCommitter {
+    private let drm: DRMDevice
+
+    public init(drm: DRMDevice) { self.drm = drm }
+
+    public var name: String { "legacy" }
+
+    /// The corresponding C function is `drmModeSetCrtc`.
+    public func modeset(_ target: CommitTarget, framebuffer: UInt32) throws(DRMError) {
+        var connector = target.connector.id
+        var info = target.mode.info
+        try drmCheck("drmModeSetCrtc(\(target.connector.name) \(target.mode))",
+                     drmModeSetCrtc(drm.fd, target.crtc, framebuffer, 0, 0, &connector, 1, &info))
+    }
+
+    /// The corresponding C function is `drmModePageFlip`.
+    public func pageFlip(_ target: CommitTarget, framebuffer: UInt32, userData: UnsafeMutableRawPointer?) throws(DRMError) {
+        try drmCheck("drmModePageFlip on \(target.connector.name)",
+                     drmModePageFlip(drm.fd, target.crtc, framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData))
+    }
+
+    /// The corresponding C function is `drmModeSetCrtc` with no framebuffer.
+    public func disable(_ target: CommitTarget) throws(DRMError) {
+        try drmCheck("drmModeSetCrtc(off) on \(target.connector.name)",
+                     drmModeSetCrtc(drm.fd, target.crtc, 0, 0, 0, nil, 0, nil))
+    }
+}

@@ -1,0 +1,2 @@
+import LaminaCore
+func runAnimationBenchmark() -> String { "todo" }

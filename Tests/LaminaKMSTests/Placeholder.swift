@@ -1,0 +1,1 @@
+// Placeholder until the KMS VM tests land.
