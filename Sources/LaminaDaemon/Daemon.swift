@@ -3,6 +3,7 @@ import Glibc
 #endif
 import LaminaCore
 import LaminaImage
+import LaminaKMS
 import LaminaPlatform
 import LaminaProtocol
 import LaminaServer
@@ -19,6 +20,14 @@ public final class Daemon {
         public var compositor = Compositor.Configuration()
         /// Bytes a slow client may leave unread before it is dropped.
         public var maxQueuedBytes = 128 << 20
+        /// A listening socket passed by socket activation, used instead of binding `socketPath`.
+        public var listenerDescriptor: Int32?
+        /// How long before a refresh a page-flipping backend starts rendering (weston's repaint window).
+        public var repaintWindow = 0.007
+        /// Blank the displays after this many seconds without a change; nil never blanks.
+        public var idleBlankSeconds: Double?
+        /// When the process started (CLOCK_MONOTONIC seconds), for the time-to-first-frame log line.
+        public var startTime: Double?
 
         public init(socketPath: String, clock: FrameClock.ClockKindSetting, framesDirectory: String? = nil) {
             self.socketPath = socketPath
@@ -48,40 +57,133 @@ public final class Daemon {
     private var signals: SignalSource?
     private var frameScheduled = false
     private var framesWritten = 0
+    /// Set for backends that page-flip (KMS): frames follow their presentation events.
+    private var pacing: RepaintScheduler?
+    /// Draw the next frame even if the tree did not change (an output was lit or turned back on).
+    private var forcedRedraw = false
+    /// When the frame now waiting for its page flip was committed.
+    private var flipPendingSince: Double?
+    private var firstFrameShown = false
+    /// How far ahead of the clock the frame being drawn will show: the compositor's clock reads
+    /// the predicted presentation time while it renders.
+    private let presentationLead = PresentationLead()
+    private let ownsSocketPath: Bool
+    private var watchdogTimer: LoopTimer?
+    private var idleTimer: LoopTimer?
+    private var blankedByIdle = false
 
     public init(backend: any DisplayBackend, options: Options, logger: Logger) throws {
         self.options = options
         self.logger = logger
         loop = try EventLoop()
+        let lead = presentationLead
         compositor = Compositor(backend: backend, clock: FrameClock(options.clock), configuration: options.compositor,
-                                logger: logger, realTime: monotonicSeconds)
-        listener = try UnixSocket.listen(path: options.socketPath)
+                                logger: logger, realTime: { monotonicSeconds() + lead.seconds })
+        if let passed = options.listenerDescriptor {
+            listener = FileDescriptor(owning: passed)
+            try listener.setNonBlocking(true)
+            ownsSocketPath = false
+        } else {
+            listener = try UnixSocket.listen(path: options.socketPath)
+            ownsSocketPath = true
+        }
         try loop.add(listener.rawValue) { [unowned self] _ in acceptAll() }
         compositor.send = { [unowned self] id, bytes in send(bytes, to: id) }
         compositor.close = { [unowned self] id in closeAfterFlush(id) }
         compositor.onFrameNeeded = { [unowned self] in scheduleFrame() }
+        compositor.onFrameRendered = { [unowned self] in
+            do { try writeFrameIfAsked() } catch { logger.error("writing frame: \(error)") }
+        }
         if case .real = options.clock {
             frameTimer = try LoopTimer(loop: loop) { [unowned self] _ in frameTick() }
         }
-        signals = try SignalSource(loop: loop, signals: [SIGINT, SIGTERM]) { [unowned self] sig in
-            logger.notice("signal \(sig): shutting down")
-            loop.stop()
+        if let fd = backend.eventDescriptor {
+            pacing = RepaintScheduler(refreshInterval: backend.refreshInterval ?? 1.0 / 60, repaintWindow: options.repaintWindow)
+            try loop.add(fd) { [unowned self] _ in backendEvents() }
+            // Light the displays with the background before any client connects.
+            forcedRedraw = true
         }
-        logger.notice("listening on \(options.socketPath), backend \(backend.name) \(backend.width)x\(backend.height), renderer \(backend.renderer.name)")
+        signals = try SignalSource(loop: loop, signals: [SIGINT, SIGTERM, SIGUSR1, SIGUSR2]) { [unowned self] sig in
+            switch sig {
+            case SIGUSR1, SIGUSR2:
+                // Interim control until the protocol has a display-power request: USR1 blanks, USR2 relights.
+                do { try setDisplayPower(sig == SIGUSR2) } catch { logger.error("display \(sig == SIGUSR2 ? "on" : "off"): \(error)") }
+            default:
+                logger.notice("signal \(sig): shutting down")
+                ServiceManager.notify("STOPPING=1")
+                loop.stop()
+            }
+        }
+        if let interval = ServiceManager.watchdogInterval {
+            watchdogTimer = try LoopTimer(loop: loop) { [unowned self] _ in watchdogTick() }
+            try watchdogTimer?.arm(after: interval / 2, every: interval / 2)
+        }
+        if let seconds = options.idleBlankSeconds, seconds > 0, backend is KMSBackend {
+            idleTimer = try LoopTimer(loop: loop) { [unowned self] _ in
+                logger.info("idle for \(seconds) s: blanking the displays")
+                do { try setDisplayPower(false); blankedByIdle = true } catch { logger.error("idle blank: \(error)") }
+            }
+            try idleTimer?.arm(after: seconds)
+        }
+        logger.notice("listening on \(options.socketPath)\(ownsSocketPath ? "" : " (socket activation)"), backend \(backend.name) \(backend.width)x\(backend.height), renderer \(backend.renderer.name)")
     }
 
     /// Serves until SIGINT or SIGTERM.
     public func run() throws {
+        if forcedRedraw { scheduleFrame() }
+        ServiceManager.notify("READY=1\nSTATUS=listening on \(options.socketPath), backend \(compositor.backend.name)")
         try loop.run()
         for c in connections.values { c.fd.close() }
         connections.removeAll()
-        unlink(options.socketPath)
+        if ownsSocketPath { unlink(options.socketPath) }
+    }
+
+    /// Blanks (false) or relights (true) every display. Headless has none to blank.
+    public func setDisplayPower(_ on: Bool, output: String? = nil) throws {
+        guard let kms = compositor.backend as? KMSBackend else {
+            throw BackendUnavailable(reason: "display \(on ? "on" : "off") needs the KMS backend; this daemon runs \(compositor.backend.name)")
+        }
+        try kms.setPower(on, output: output)
+        blankedByIdle = false
+        if on {
+            forcedRedraw = true
+            scheduleFrame()
+        }
+    }
+
+    /// A hung display path (a flip that never completes) stops the pings, so systemd restarts laminad.
+    private func watchdogTick() {
+        if let since = flipPendingSince, monotonicSeconds() - since > 2 {
+            logger.warning("a page flip has been pending for \(Int(monotonicSeconds() - since)) s: withholding the watchdog ping")
+            return
+        }
+        ServiceManager.notify("WATCHDOG=1")
     }
 
     // MARK: Frames
 
     private func scheduleFrame() {
         guard !frameScheduled else { return }
+        if let seconds = options.idleBlankSeconds, let idleTimer {
+            try? idleTimer.arm(after: seconds)
+            if blankedByIdle {
+                blankedByIdle = false
+                do { try setDisplayPower(true) } catch { logger.error("unblank: \(error)") }
+                return
+            }
+        }
+        if let pacing {
+            // The frame starts from the page-flip event; nothing is drawn while a flip is queued.
+            guard !compositor.backend.isFramePending else { return }
+            frameScheduled = true
+            if case .real = options.clock {
+                let now = monotonicSeconds()
+                do { try frameTimer?.arm(after: pacing.repaintTime(now: now) - now) } catch { logger.error("frame timer: \(error)") }
+            } else {
+                loop.afterCurrentEvent { [unowned self] in frameTick() }
+            }
+            return
+        }
         frameScheduled = true
         switch options.clock {
         case .virtual:
@@ -98,11 +200,62 @@ public final class Daemon {
 
     private func frameTick() {
         frameScheduled = false
+        if let pacing {
+            pacedFrame(pacing)
+            return
+        }
         do {
-            if try compositor.renderIfNeeded() { try writeFrameIfAsked() }
+            try compositor.renderIfNeeded()
         } catch {
             logger.error("frame failed: \(error)")
         }
+    }
+
+    /// One frame on a page-flipping backend, drawn for the refresh it is aimed at.
+    private func pacedFrame(_ pacing: RepaintScheduler) {
+        let backend = compositor.backend
+        guard !backend.isFramePending, forcedRedraw || compositor.needsFrame else { return }
+        let start = monotonicSeconds()
+        if case .real = options.clock { presentationLead.seconds = pacing.targetRefresh(startingAt: start) - start }
+        defer { presentationLead.seconds = 0 }
+        do {
+            if forcedRedraw {
+                forcedRedraw = false
+                try compositor.render()
+            } else {
+                try compositor.renderIfNeeded()
+            }
+            try writeFrameIfAsked()
+        } catch {
+            logger.error("frame failed: \(error)")
+        }
+        if backend.isFramePending {
+            flipPendingSince = start
+        } else {
+            // Shown synchronously (a modeset), or nowhere to show it.
+            presented(at: monotonicSeconds())
+        }
+    }
+
+    /// Page flips and hotplug from the backend.
+    private func backendEvents() {
+        let events: BackendEvents
+        do { events = try compositor.backend.dispatchEvents() } catch {
+            logger.error("display events: \(error)")
+            return
+        }
+        for time in events.presented { presented(at: time) }
+        if events.needsRedraw { forcedRedraw = true }
+        if forcedRedraw || compositor.needsFrame { scheduleFrame() }
+    }
+
+    private func presented(at time: Double) {
+        pacing?.presented(at: time)
+        flipPendingSince = nil
+        guard !firstFrameShown, let kms = compositor.backend as? KMSBackend, !kms.outputNames.isEmpty else { return }
+        firstFrameShown = true
+        let since = options.startTime.map { " \(Int(((time - $0) * 1000).rounded())) ms after start" } ?? ""
+        logger.notice("first frame on screen\(since): \(kms.summary)")
     }
 
     private func writeFrameIfAsked() throws {
@@ -219,4 +372,9 @@ public final class Daemon {
         conn.fd.close()
         compositor.disconnected(id)
     }
+}
+
+/// The predicted presentation time's lead over the clock, shared with the compositor's clock closure.
+private final class PresentationLead {
+    var seconds = 0.0
 }

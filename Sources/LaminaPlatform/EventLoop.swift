@@ -100,7 +100,7 @@ public final class EventLoop {
 /// A timerfd on CLOCK_MONOTONIC, driven by an `EventLoop`.
 public final class LoopTimer {
     private let fd: FileDescriptor
-    private unowned let loop: EventLoop
+    private weak var loop: EventLoop?
     public private(set) var isArmed = false
 
     /// `handler` runs each time the timer fires, with the number of expirations since the last.
@@ -135,13 +135,13 @@ public final class LoopTimer {
         return Glibc.timespec(tv_sec: Int(s), tv_nsec: Int((seconds - s) * 1e9))
     }
 
-    deinit { loop.remove(fd.rawValue) }
+    deinit { loop?.remove(fd.rawValue) }
 }
 
 /// Signals delivered through a signalfd, so SIGTERM is just another event in the loop.
 public final class SignalSource {
     private let fd: FileDescriptor
-    private unowned let loop: EventLoop
+    private weak var loop: EventLoop?
 
     /// Blocks `signals` for this thread and calls `handler` with each one that arrives.
     public init(loop: EventLoop, signals: [Int32], handler: @escaping (Int32) -> Void) throws(SystemError) {
@@ -160,7 +160,7 @@ public final class SignalSource {
         }
     }
 
-    deinit { loop.remove(fd.rawValue) }
+    deinit { loop?.remove(fd.rawValue) }
 }
 
 /// Seconds of CLOCK_MONOTONIC: Lamina's media time (`CACurrentMediaTime`).

@@ -31,6 +31,8 @@ public final class Compositor {
     public var onFrameNeeded: () -> Void = {}
     /// Sends bytes to a client (the platform queues them).
     public var send: (ClientID, [UInt8]) -> Void = { _, _ in }
+    /// Called after every frame is presented (headless: to write it out; stats, tests).
+    public var onFrameRendered: () -> Void = {}
     /// Closes a client's connection after its queued bytes are sent.
     public var close: (ClientID) -> Void = { _ in }
 
@@ -201,6 +203,7 @@ public final class Compositor {
         try backend.present(display.drawList())
         stats.framesRendered += 1
         stats.lastFrameSeconds = realTime() - start
+        onFrameRendered()
     }
 
     // MARK: Requests

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Lamina builds, tests and runs with. Idempotent; quiet when
+# everything is there already. Needs root (or sudo) the first time.
+set -euo pipefail
+
+packages=(
+  pkg-config
+  libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri libgbm-dev libgbm1
+  libdrm-dev libpng-dev libudev-dev libsystemd-dev
+)
+if [ "${LAMINA_VM_DEPS:-1}" = 1 ]; then
+  # The KMS tests boot a throw-away QEMU guest (see docs/testing.md).
+  packages+=(qemu-system-x86 busybox-static)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "lamina: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  for d in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
+    [ -x "$d/swift" ] && export PATH="$d:$PATH"
+  done
+fi
+command -v swift >/dev/null 2>&1 || { echo "lamina: a Swift 6 toolchain must be on PATH (swift.org/install)" >&2; exit 1; }

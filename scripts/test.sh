@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Runs every Lamina test: unit, protocol, real-EGL pixel tests, a real laminad over real
+# sockets, and the KMS tests in a QEMU guest. Installs what it needs first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/deps.sh
+
+# laminad and laminactl are run by the end-to-end tests as real processes: build them too.
+swift build --build-tests
+# DRM tests must not run beside each other (one DRM master); Swift Testing suites that need it
+# are .serialized. Parallel suites otherwise.
+swift test --skip-build "$@"
