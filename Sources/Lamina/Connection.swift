@@ -110,6 +110,7 @@ public final class Connection {
 
     /// laminad's counters.
     public func stats() async throws -> [Statistic] {
+        Transaction.flush()
         guard case .stats(let s) = try await channel.request(.stats) else { throw unexpected("stats") }
         return s
     }
@@ -154,6 +155,10 @@ public final class Connection {
     }
 
     var hasChanges: Bool { !dirty.isEmpty || !released.isEmpty }
+
+    /// Whether changes wait for the current transaction to commit. Every request (`sync`,
+    /// `screenshot`, `stats`, …) commits the implicit transaction first, so it sees them.
+    public var hasUncommittedChanges: Bool { hasChanges }
 
     /// The operations that bring laminad's tree to this client's model, in an order laminad
     /// accepts: creates (with every non-default property), removes, inserts, property sets,

@@ -115,6 +115,61 @@ struct EndToEndTests {
         b.close()
     }
 
+    /// Changes made in one synchronous stretch go out together, without any explicit commit,
+    /// once the main actor yields (Core Animation's run-loop commit).
+    @Test func theImplicitTransactionCommitsAtTheNextYield() async throws {
+        let daemon = try DaemonProcess()
+        let c = try Connection.connect(to: daemon.socket, name: "implicit")
+        func applied() async throws -> Double? { try await c.stats().first { $0.name == "commitsApplied" }?.value }
+        let start = try await applied()
+        let a = Layer(), b = Layer()
+        a.frame = Rect(x: 0, y: 0, width: 40, height: 40)
+        a.backgroundColor = .green
+        b.frame = Rect(x: 10, y: 10, width: 10, height: 10)
+        b.backgroundColor = .blue
+        a.addSublayer(b)
+        c.rootLayer.addSublayer(a)
+        #expect(c.hasUncommittedChanges)
+        await Task.yield()
+        #expect(!c.hasUncommittedChanges)  // committed when the main actor yielded
+        // …as one commit for all five changes.
+        #expect(try await applied() == start.map { $0 + 1 })
+        b.opacity = 0.5
+        b.opacity = 1
+        await Task.yield()
+        #expect(try await applied() == start.map { $0 + 2 })
+        let shot = try await c.screenshot()
+        #expect(shot.pixel(x: 15, y: 15) == (0, 0, 255, 255))
+        #expect(shot.pixel(x: 30, y: 30) == (0, 255, 0, 255))
+        c.close()
+    }
+
+    /// Within one superlayer, zPosition orders siblings before their array order.
+    @Test func zPositionOrdersSiblings() async throws {
+        let daemon = try DaemonProcess()
+        let c = try Connection.connect(to: daemon.socket, name: "z")
+        let under = Layer(), over = Layer()
+        under.frame = Rect(x: 0, y: 0, width: 60, height: 60)
+        under.backgroundColor = .red
+        under.zPosition = 1
+        over.frame = Rect(x: 30, y: 30, width: 60, height: 60)
+        over.backgroundColor = .blue
+        c.rootLayer.addSublayer(under)
+        c.rootLayer.addSublayer(over)
+        var shot = try await c.screenshot()
+        #expect(shot.pixel(x: 45, y: 45) == (255, 0, 0, 255))  // red is later in z despite coming first
+        under.zPosition = 0
+        shot = try await c.screenshot()
+        #expect(shot.pixel(x: 45, y: 45) == (0, 0, 255, 255))
+        // Removing and re-inserting below works through the client tree API.
+        over.removeFromSuperlayer()
+        c.rootLayer.insertSublayer(over, below: under)
+        shot = try await c.screenshot()
+        #expect(shot.pixel(x: 45, y: 45) == (255, 0, 0, 255))
+        #expect(shot.pixel(x: 80, y: 80) == (0, 0, 255, 255))
+        c.close()
+    }
+
     @Test func nestedTransactionsCommitTogether() async throws {
         let daemon = try DaemonProcess()
         let c = try Connection.connect(to: daemon.socket, name: "tx")
