@@ -19,17 +19,18 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
     ],
     targets: [
         // MARK: Pure Swift
-        .target(name: "LaminaCore", exclude: ["Animation"]),  // TEMP while the engine is written
+        .target(name: "LaminaCore"),
         .target(name: "LaminaProtocol", dependencies: ["LaminaCore"]),
         .target(name: "LaminaServer", dependencies: [
             "LaminaCore", "LaminaProtocol", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "LaminaPlatform", dependencies: ["CLinux"]),
         .target(name: "Lamina", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaPlatform"]),
-        .target(name: "LaminaScene", dependencies: ["LaminaCore", "Lamina"]),
+        .target(name: "LaminaScene", dependencies: ["LaminaCore", "LaminaProtocol", "Lamina"]),
 
         // MARK: C libraries (thin module maps; the apt package is named for each)
         .target(name: "CLinux", cSettings: [.define("_GNU_SOURCE")]),
@@ -46,13 +47,14 @@ let package = Package(
         .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaServer", "CEGL", "CGLES"]),
         .target(name: "LaminaHeadless", dependencies: ["LaminaCore", "LaminaServer", "LaminaGLES"]),
         .target(name: "LaminaKMS", dependencies: [
-            "LaminaCore", "LaminaServer", "LaminaGLES", "LaminaPlatform", "CDRM", "CGBM", "CEGL", "CGLES", "CUdev",
+            "LaminaCore", "LaminaServer", "LaminaGLES", "LaminaPlatform", "CLinux", "CDRM", "CGBM", "CEGL", "CGLES", "CUdev",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "LaminaDaemon", dependencies: [
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaPlatform",
             "LaminaGLES", "LaminaHeadless", "LaminaImage", "LaminaKMS", "CSystemd",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
 
         // MARK: Executables
@@ -71,10 +73,10 @@ let package = Package(
         ]),
         .executableTarget(name: "lamina-bench", dependencies: [
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless",
-        ], exclude: ["AnimationBench.swift"]),  // TEMP while the engine is written
+        ]),
 
         // MARK: Tests
-        .testTarget(name: "LaminaCoreTests", dependencies: ["LaminaCore"], sources: ["GeometryTests.swift"]),  // TEMP while the engine is written
+        .testTarget(name: "LaminaCoreTests", dependencies: ["LaminaCore"]),
         .testTarget(name: "LaminaProtocolTests", dependencies: ["LaminaCore", "LaminaProtocol"]),
         .testTarget(name: "LaminaGLESTests", dependencies: [
             "CEGL", "LaminaCore", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaImage",

@@ -127,7 +127,12 @@ public struct Transform3D: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// True when every entry is finite.
-    public var isFinite: Bool { rowMajor.allSatisfy { $0.isFinite } }
+    public var isFinite: Bool {
+        // x·0 is 0 for finite x and NaN otherwise; no array, since this runs per value.
+        let z = m11 * 0 + m12 * 0 + m13 * 0 + m14 * 0 + m21 * 0 + m22 * 0 + m23 * 0 + m24 * 0
+            + m31 * 0 + m32 * 0 + m33 * 0 + m34 * 0 + m41 * 0 + m42 * 0 + m43 * 0 + m44 * 0
+        return z == 0
+    }
 
     /// `CATransform3DIsAffine`.
     public var isAffine: Bool {

@@ -1,4 +1,5 @@
 import LaminaHeadless
+import LaminaKMS
 import LaminaServer
 import Logging
 
@@ -13,17 +14,35 @@ public enum BackendChoice: String, Sendable, CaseIterable {
 }
 
 /// Opens the backend asked for, or the best available one for `.auto`, saying which and why.
-public func openBackend(_ choice: BackendChoice, width: Int, height: Int, logger: Logger) throws -> any DisplayBackend {
+///
+/// `.kms` fails with a clear message when no card can be mastered (another compositor holds
+/// it), but starts with no display connected, lighting displays as they are plugged in.
+public func openBackend(
+    _ choice: BackendChoice, width: Int, height: Int, kms: KMSConfiguration = KMSConfiguration(), logger: Logger
+) throws -> any DisplayBackend {
     switch choice {
     case .headless:
         logger.notice("backend: headless (asked for)")
         return try HeadlessBackend(width: width, height: height)
     case .auto:
-        // The KMS backend is not built yet (see docs/architecture.md); auto can only mean headless.
-        logger.notice("backend: headless (auto: this build has no KMS backend yet)")
-        return try HeadlessBackend(width: width, height: height)
+        do {
+            let backend = try KMSBackend.open(configuration: kms, requireConnectedOutput: true, logger: logger)
+            logger.notice("backend: kms (auto): \(backend.summary)")
+            return backend
+        } catch {
+            logger.notice("backend: headless (auto: no DRM device with a connected connector that can be mastered: \(error))")
+            return try HeadlessBackend(width: width, height: height)
+        }
     case .kms:
-        throw BackendUnavailable(reason: "the KMS backend is not part of this build yet; use --backend headless or auto")
+        var settings = kms
+        settings.fallbackSize = (width, height)
+        do {
+            let backend = try KMSBackend.open(configuration: settings, requireConnectedOutput: false, logger: logger)
+            logger.notice("backend: kms (asked for): \(backend.summary)")
+            return backend
+        } catch let error as KMSUnavailable {
+            throw BackendUnavailable(reason: "the KMS backend cannot start: \(error)")
+        }
     }
 }
 

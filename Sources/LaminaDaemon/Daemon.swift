@@ -28,6 +28,10 @@ public final class Daemon {
         public var idleBlankSeconds: Double?
         /// When the process started (CLOCK_MONOTONIC seconds), for the time-to-first-frame log line.
         public var startTime: Double?
+        /// Permissions, owner and group applied to the socket file laminad binds (not to a passed one).
+        public var socketMode: UInt32?
+        public var socketOwner: UInt32?
+        public var socketGroup: UInt32?
 
         public init(socketPath: String, clock: FrameClock.ClockKindSetting, framesDirectory: String? = nil) {
             self.socketPath = socketPath
@@ -86,6 +90,15 @@ public final class Daemon {
         } else {
             listener = try UnixSocket.listen(path: options.socketPath)
             ownsSocketPath = true
+            if let mode = options.socketMode {
+                try retryingEINTR("chmod \(options.socketPath)") { chmod(options.socketPath, mode_t(mode)) }
+            }
+            if options.socketOwner != nil || options.socketGroup != nil {
+                // -1 leaves that id as it is.
+                try retryingEINTR("chown \(options.socketPath)") {
+                    chown(options.socketPath, options.socketOwner ?? UInt32.max, options.socketGroup ?? UInt32.max)
+                }
+            }
         }
         try loop.add(listener.rawValue) { [unowned self] _ in acceptAll() }
         compositor.send = { [unowned self] id, bytes in send(bytes, to: id) }
@@ -200,8 +213,8 @@ public final class Daemon {
 
     private func frameTick() {
         frameScheduled = false
-        if let pacing {
-            pacedFrame(pacing)
+        if pacing != nil {
+            pacedFrame()
             return
         }
         do {
@@ -212,11 +225,12 @@ public final class Daemon {
     }
 
     /// One frame on a page-flipping backend, drawn for the refresh it is aimed at.
-    private func pacedFrame(_ pacing: RepaintScheduler) {
+    private func pacedFrame() {
         let backend = compositor.backend
         guard !backend.isFramePending, forcedRedraw || compositor.needsFrame else { return }
         let start = monotonicSeconds()
-        if case .real = options.clock { presentationLead.seconds = pacing.targetRefresh(startingAt: start) - start }
+        let target = pacing?.frameStarted(at: start) ?? start
+        if case .real = options.clock { presentationLead.seconds = target - start }
         defer { presentationLead.seconds = 0 }
         do {
             if forcedRedraw {

@@ -52,10 +52,12 @@ public enum OutputTransform: String, Sendable, CaseIterable {
 
 extension DrawList {
     /// The part of the desktop an output shows: the quads moved so `origin` is the output's
-    /// top-left corner, then turned by `transform` onto a `width` × `height` pixel panel.
-    func forOutput(origin: (x: Int, y: Int), width: Int, height: Int, transform: OutputTransform) -> DrawList {
+    /// top-left corner, scaled by `scale` pixels per point, then turned by `transform` onto a
+    /// `width` × `height` pixel panel.
+    func forOutput(origin: (x: Int, y: Int), scale: Double = 1, width: Int, height: Int, transform: OutputTransform) -> DrawList {
         let logical = transform.logicalSize(width: width, height: height)
         var m = Transform3D.translation(x: Double(-origin.x), y: Double(-origin.y))
+        if scale != 1 { m = m.concatenating(.scale(x: scale, y: scale)) }
         m = m.concatenating(transform.matrix(logicalWidth: Double(logical.width), logicalHeight: Double(logical.height)))
         var list = DrawList(width: width, height: height, background: background, quads: quads)
         if !m.isIdentity {

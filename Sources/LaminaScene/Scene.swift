@@ -8,6 +8,8 @@ public struct SceneLayer: Sendable, Equatable {
     /// Every property the file sets; the others take Core Animation's defaults.
     public var properties: [PropertyKey: PropertyValue] = [:]
     public var sublayers: [SceneLayer] = []
+    /// Animations attached when the scene is applied, by key, in key order.
+    public var animations: [SceneAnimation] = []
     /// The JSON path of this layer in the file, for messages.
     public var path: String = "$"
 
@@ -18,6 +20,9 @@ public struct SceneLayer: Sendable, Equatable {
         self.path = path
     }
 
+    /// Whether this layer or any below it has animations.
+    public var containsAnimations: Bool { !animations.isEmpty || sublayers.contains { $0.containsAnimations } }
+
     /// The full model values this layer asks for: defaults, overridden by the file.
     public var resolvedProperties: LayerProperties {
         var p = LayerProperties()
@@ -26,6 +31,13 @@ public struct SceneLayer: Sendable, Equatable {
         if let name { p.name = name }
         return p
     }
+}
+
+/// An animation a scene attaches to a layer under a key.
+public struct SceneAnimation: Sendable, Hashable {
+    public var key: String
+    public var animation: Animation
+    public init(key: String, animation: Animation) { self.key = key; self.animation = animation }
 }
 
 /// A scene file (docs/scene-format.md): the client's root layer and the tree under it.
@@ -78,6 +90,8 @@ enum SceneParser {
                     }
                     seen[n] = i
                 }
+            case "animations":
+                layer.animations = try SceneAnimationParser.animations(value, path: p).map { SceneAnimation(key: $0.key, animation: $0.animation) }
             case "frame":
                 let r = try rect(value, path: p)
                 guard r.size.width >= 0, r.size.height >= 0 else { throw SceneError(path: p, message: "width and height must not be negative") }
@@ -86,7 +100,7 @@ enum SceneParser {
                 layer.properties[.position] = .point(r.origin)
             default:
                 guard let pk = PropertyKey(name: key), pk != .name else {
-                    throw SceneError(path: p, message: "unknown property '\(key)' (known: \(PropertyKey.allCases.map(\.name).joined(separator: ", ")), frame, sublayers)")
+                    throw SceneError(path: p, message: "unknown property '\(key)' (known: \(PropertyKey.allCases.map(\.name).joined(separator: ", ")), frame, sublayers, animations)")
                 }
                 if pk == .bounds, fields["frame"] != nil {
                     throw SceneError(path: p, message: "give either frame or bounds/position, not both")

@@ -10,7 +10,7 @@ struct Laminactl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "laminactl",
         abstract: "Control laminad: apply scene files, take screenshots, dump the layer tree, drive the virtual clock.",
-        subcommands: [Apply.self, Screenshot.self, Tree.self, Advance.self, Stats.self])
+        subcommands: [Apply.self, Screenshot.self, Tree.self, Advance.self, Stats.self, Eval.self])
 }
 
 /// Options every subcommand that talks to laminad takes.
@@ -50,6 +50,9 @@ struct Apply: AsyncParsableCommand {
         let parsed: Scene
         do { parsed = try Scene.load(path: scene) } catch {
             throw ValidationError("\(scene): \(error)")
+        }
+        if parsed.root.containsAnimations {
+            FileHandle.standardError.write(Data("laminactl: this laminad does not run animations yet; they are ignored here (see `laminactl eval`)\n".utf8))
         }
         let c = try connection.connect(session: session, keepLayers: true)
         Transaction.begin()
@@ -114,5 +117,32 @@ struct Stats: AsyncParsableCommand {
             print("\(s.name) \(v)")
         }
         c.close()
+    }
+}
+
+struct Eval: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print a scene's presentation values at given times, without a daemon.",
+        discussion: "Time 0 is the moment the scene is applied; an animation's beginTime 0 means then.")
+
+    @Argument(help: "The scene file (JSON with animations, see docs/scene-format.md).") var scene: String
+    @Option(help: "Comma-separated times in seconds, e.g. 0,0.5,1.25.") var at: String
+    @Option(help: "Only this layer (by name; unnamed layers are parent/index).") var layer: String?
+    @Option(help: "Only this key path, e.g. position.x or transform.rotation.z.") var key: String?
+
+    func run() throws {
+        var times: [Double] = []
+        for part in at.split(separator: ",") {
+            guard let t = Double(part.trimmingCharacters(in: .whitespaces)), t.isFinite else {
+                throw ValidationError("--at takes comma-separated numbers of seconds; '\(part)' is not one")
+            }
+            times.append(t)
+        }
+        do {
+            let evaluator = try SceneEvaluator(try Scene.load(path: scene))
+            print(try evaluator.evaluate(at: times, layer: layer, keyPath: key))
+        } catch {
+            throw ValidationError("\(scene): \(error)")
+        }
     }
 }

@@ -1,74 +1,197 @@
 import ArgumentParser
 import LaminaCore
 import LaminaDaemon
+import LaminaKMS
 import LaminaPlatform
 import LaminaServer
 import Logging
 
 /// laminad: owns the display and composites clients' layer trees.
+///
+/// Settings come from the command line, then `--config` (laminad.toml), then the defaults.
 struct Laminad: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "laminad",
         abstract: "The Lamina compositor daemon: owns the display and draws clients' layer trees.")
 
-    @Option(help: "Display backend: auto, headless or kms.")
-    var backend: String = "auto"
+    @Option(help: "laminad.toml to read (config/laminad.toml documents every key); options given here win over it.")
+    var config: String?
 
-    @Option(help: "Output size for the headless backend, WIDTHxHEIGHT.")
-    var size: String = "1280x720"
+    @Option(help: "Display backend: auto, headless or kms (default auto).")
+    var backend: String?
+
+    @Option(help: "Output size for the headless backend, WIDTHxHEIGHT (default 1280x720).")
+    var size: String?
 
     @Option(help: "Unix socket to listen on (default: $XDG_RUNTIME_DIR/lamina-0, or /run/lamina/lamina.sock).")
     var socket: String?
 
     @Option(help: "Frame clock: real (CLOCK_MONOTONIC at the refresh rate) or virtual (moves only when a client advances it).")
-    var clock: String = "real"
+    var clock: String?
 
-    @Option(help: "Refresh rate of the real clock in Hz.")
-    var refresh: Double = 60
+    @Option(help: "Refresh rate of the headless real clock in Hz (default 60).")
+    var refresh: Double?
 
     @Option(help: "Display background colour, #RRGGBB or #RRGGBBAA.")
-    var background: String = "#000000FF"
+    var background: String?
 
     @Option(name: .customLong("frames-dir"), help: "Write every presented frame as a numbered PNG into this folder.")
     var framesDir: String?
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel: String = "info"
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info).")
+    var logLevel: String?
+
+    @Option(name: .customLong("drm-device"), help: "KMS: the DRM card to open (default: the first with a connected display).")
+    var drmDevice: String?
+
+    @Flag(name: .customLong("legacy-kms"), help: "KMS: use legacy SetCrtc/PageFlip instead of atomic modesetting (also LAMINA_KMS_NO_ATOMIC=1).")
+    var legacyKMS = false
+
+    @Option(name: .customLong("output"), help: "KMS: an output's settings, NAME[:mode=WxH[@HZ]][:pos=X,Y][:transform=T][:scale=S][:off]; repeatable, replaces the file's [[output]] of that name.")
+    var outputSpecs: [String] = []
+
+    @Option(name: .customLong("max-outputs"), help: "KMS: the most displays lit at once (default 8).")
+    var maxOutputs: Int?
+
+    @Option(name: .customLong("idle-blank"), help: "KMS: blank the displays after this many seconds without a change.")
+    var idleBlank: Double?
 
     func run() throws {
-        guard let level = Logger.Level(rawValue: logLevel) else {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical (got '\(logLevel)')")
+        let startTime = monotonicSeconds()
+        var file = LaminadConfiguration()
+        if let config {
+            do { file = try LaminadConfiguration.load(path: config) } catch { throw ValidationError("\(error)") }
         }
+        let level: Logger.Level
+        if let logLevel {
+            guard let l = Logger.Level(rawValue: logLevel) else {
+                throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical (got '\(logLevel)')")
+            }
+            level = l
+        } else {
+            level = file.logLevel ?? .info
+        }
+        let journal = JournalLogHandler.stderrIsJournal
         LoggingSystem.bootstrap { label in
+            if journal {
+                var h = JournalLogHandler(label: label)
+                h.logLevel = level
+                return h
+            }
             var h = StreamLogHandler.standardError(label: label)
             h.logLevel = level
             return h
         }
         let logger = Logger(label: "laminad")
-        guard let choice = BackendChoice(rawValue: backend) else {
-            throw ValidationError("--backend must be auto, headless or kms (got '\(backend)')")
+        if let config { logger.info("configuration: \(config)") }
+
+        let choice: BackendChoice
+        if let backend {
+            guard let b = BackendChoice(rawValue: backend) else { throw ValidationError("--backend must be auto, headless or kms (got '\(backend)')") }
+            choice = b
+        } else {
+            choice = file.backend ?? .auto
         }
-        let parts = size.split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, parts[0] > 0, parts[1] > 0, parts[0] <= 16384, parts[1] <= 16384 else {
-            throw ValidationError("--size must be WIDTHxHEIGHT with each side 1…16384 (got '\(size)')")
+        var headlessSize = file.headlessSize ?? (1280, 720)
+        if let size {
+            let parts = size.split(separator: "x").compactMap { Int($0) }
+            guard parts.count == 2, parts[0] > 0, parts[1] > 0, parts[0] <= 16384, parts[1] <= 16384 else {
+                throw ValidationError("--size must be WIDTHxHEIGHT with each side 1…16384 (got '\(size)')")
+            }
+            headlessSize = (parts[0], parts[1])
         }
         let clockSetting: FrameClock.ClockKindSetting
-        switch clock {
+        let refreshRate = refresh ?? file.refreshRate ?? 60
+        switch clock ?? file.clock ?? "real" {
         case "real":
-            guard refresh > 0, refresh <= 1000 else { throw ValidationError("--refresh must be in (0, 1000] Hz (got \(refresh))") }
-            clockSetting = .real(refreshRate: refresh)
+            guard refreshRate > 0, refreshRate <= 1000 else { throw ValidationError("--refresh must be in (0, 1000] Hz (got \(refreshRate))") }
+            clockSetting = .real(refreshRate: refreshRate)
         case "virtual": clockSetting = .virtual
-        default: throw ValidationError("--clock must be real or virtual (got '\(clock)')")
+        default: throw ValidationError("--clock must be real or virtual (got '\(clock ?? "")')")
         }
-        guard let bg = Color(hex: background) else {
-            throw ValidationError("--background must be #RRGGBB or #RRGGBBAA (got '\(background)')")
+        var bg = file.background ?? .black
+        if let background {
+            guard let c = Color(hex: background) else {
+                throw ValidationError("--background must be #RRGGBB or #RRGGBBAA (got '\(background)')")
+            }
+            bg = c
         }
-        let display = try openBackend(choice, width: parts[0], height: parts[1], logger: logger)
-        var options = Daemon.Options(socketPath: SocketPath.resolve(socket), clock: clockSetting, framesDirectory: framesDir)
+        if file.cursor == true { logger.warning("cursor = true: Lamina draws no cursor yet; none is shown") }
+
+        var kms = file.kms
+        if let drmDevice { kms.devicePath = drmDevice }
+        if legacyKMS { kms.forceLegacy = true }
+        if let maxOutputs { kms.maxOutputs = max(0, maxOutputs) }
+        for spec in outputSpecs {
+            let output = try OutputConfiguration(parsing: spec)
+            kms.outputs.removeAll { $0.name == output.name }
+            kms.outputs.append(output)
+        }
+        let display: any DisplayBackend
+        do {
+            display = try openBackend(choice, width: headlessSize.0, height: headlessSize.1, kms: kms, logger: logger)
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCode(2)
+        }
+        var options = Daemon.Options(socketPath: SocketPath.resolve(socket ?? file.socketPath), clock: clockSetting, framesDirectory: framesDir)
         options.compositor.background = bg
+        if let n = file.maxLayersPerClient { options.compositor.limits.maxLayers = n }
+        if let n = file.maxOperationsPerCommit { options.compositor.limits.maxOperationsPerCommit = n }
+        if let n = file.maxMessageBytes { options.compositor.frameLimit = n }
+        if let n = file.maxQueuedBytes { options.maxQueuedBytes = n }
+        options.startTime = startTime
+        options.idleBlankSeconds = idleBlank ?? file.idleBlankSeconds.flatMap { $0 > 0 ? $0 : nil }
+        if let ms = file.repaintWindowMilliseconds { options.repaintWindow = ms / 1000 }
+        options.socketMode = file.socketMode
+        do {
+            options.socketOwner = try file.socketOwner.map(SocketOwnership.user(named:))
+            options.socketGroup = try file.socketGroup.map(SocketOwnership.group(named:))
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let passed = ServiceManager.listenDescriptors()
+        if let fd = passed.first {
+            guard ServiceManager.isListeningUnixSocket(fd) else {
+                throw ValidationError("socket activation passed descriptor \(fd), which is not a listening Unix stream socket")
+            }
+            options.listenerDescriptor = fd
+        }
         let daemon = try Daemon(backend: display, options: options, logger: logger)
         try daemon.run()
     }
 }
 
 Laminad.main()
+
+extension OutputConfiguration {
+    /// Parses `--output NAME[:mode=WxH[@HZ]][:pos=X,Y][:transform=T][:scale=S][:off]`.
+    init(parsing spec: String) throws {
+        let fields = spec.split(separator: ":").map(String.init)
+        guard let name = fields.first, !name.isEmpty else { throw ValidationError("--output needs a connector name first (got '\(spec)')") }
+        self.init(name: name)
+        for field in fields.dropFirst() {
+            let kv = field.split(separator: "=", maxSplits: 1).map(String.init)
+            switch (kv[0], kv.count == 2 ? kv[1] : nil) {
+            case ("off", nil): enabled = false
+            case ("mode", let v?):
+                guard let m = ModeRequest(parsing: v) else { throw ValidationError("--output \(name): mode must be WxH or WxH@HZ (got '\(v)')") }
+                mode = m
+            case ("pos", let v?):
+                let xy = v.split(separator: ",").compactMap { Int($0) }
+                guard xy.count == 2 else { throw ValidationError("--output \(name): pos must be X,Y (got '\(v)')") }
+                position = (xy[0], xy[1])
+            case ("transform", let v?):
+                guard let t = OutputTransform(rawValue: v) else {
+                    throw ValidationError("--output \(name): transform must be one of \(OutputTransform.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(v)')")
+                }
+                transform = t
+            case ("scale", let v?):
+                guard let s = Double(v), s > 0, s <= 8 else { throw ValidationError("--output \(name): scale must be in (0, 8] (got '\(v)')") }
+                scale = s
+            default:
+                throw ValidationError("--output \(name): unknown setting '\(field)' (mode=, pos=, transform=, scale=, off)")
+            }
+        }
+    }
+}

@@ -16,15 +16,15 @@ struct AnimationBasicTests {
     func listing1(t: Double, x: Double, y: Double) throws {
         let anim = BasicAnimation(keyPath: "position", from: .point(Point(74, 74)), to: .point(Point(566, 406)),
                                   duration: 3, timingFunction: TimingFunction(controlPoints: 0.25, 0.1, 0.25, 1))
-        let p = try present(.basic(anim), at: t, model: modelAt(566, 406))
-        expectClose(p.position, Point(x, y), 1e-6, "at \(t) s")
+        let p = try presentation(.basic(anim), at: t, model: modelAt(566, 406))
+        expectNear(p.position, Point(x, y), 1e-6, "at \(t) s")
     }
 
     @Test func listing1EndsOnTheModelValue() throws {
         // Seed, "Animating Layer Content": the animation is removed at the end and the layer
         // shows its model value.
         let anim = BasicAnimation(keyPath: "position", from: .point(Point(74, 74)), to: .point(Point(566, 406)), duration: 3)
-        #expect(try present(.basic(anim), at: 3.0, model: modelAt(10, 10)).position == Point(10, 10))
+        #expect(try presentation(.basic(anim), at: 3.0, model: modelAt(10, 10)).position == Point(10, 10))
     }
 
     func modelAt(_ x: Double, _ y: Double) -> LayerProperties {
@@ -51,8 +51,8 @@ struct AnimationBasicTests {
         var previous = LayerProperties()
         previous.position.x = 40
         for (t, value) in zip([0.0, 1.0, 2.0], expected) {
-            let p = try present(.basic(anim), at: t, model: modelAt(100, 0), previous: previous)
-            expectClose(p.position.x, value, 1e-12, "\(name) at \(t)")
+            let p = try presentation(.basic(anim), at: t, model: modelAt(100, 0), previous: previous)
+            expectNear(p.position.x, value, 1e-12, "\(name) at \(t)")
         }
     }
 
@@ -61,7 +61,7 @@ struct AnimationBasicTests {
         // model x 50, additive 0 → 10 half way = 55.
         let anim = BasicAnimation(keyPath: "position.x", fromValue: .number(0), toValue: .number(10),
                                   timing: MediaTiming(duration: 1), isAdditive: true)
-        expectClose(try present(.basic(anim), at: 0.5, model: modelAt(50, 0)).position.x, 55)
+        expectNear(try presentation(.basic(anim), at: 0.5, model: modelAt(50, 0)).position.x, 55)
     }
 
     @Test func additiveAnimationsStack() throws {
@@ -75,11 +75,11 @@ struct AnimationBasicTests {
         try list.add(.basic(shake), forKey: "shake", layerTime: 0, events: &events)
         try list.add(.basic(shake), forKey: nil, layerTime: 0, events: &events)
         // Hand derivation at 0.5: 150 + 5 + 5.
-        expectClose(list.evaluate(model: modelAt(0, 0), time: 0.5, events: &events).properties.position.x, 160)
+        expectNear(list.evaluate(model: modelAt(0, 0), time: 0.5, events: &events).properties.position.x, 160)
         // A later non-additive animation overrides everything before it.
         let pin = BasicAnimation(keyPath: "position.x", from: .number(7), to: .number(7), duration: 1)
         try list.add(.basic(pin), forKey: "pin", layerTime: 0, events: &events)
-        expectClose(list.evaluate(model: modelAt(0, 0), time: 0.5, events: &events).properties.position.x, 7)
+        expectNear(list.evaluate(model: modelAt(0, 0), time: 0.5, events: &events).properties.position.x, 7)
     }
 
     @Test func cumulativeAddsTheEndValueOfEachFinishedRepeat() throws {
@@ -88,10 +88,10 @@ struct AnimationBasicTests {
         let anim = BasicAnimation(keyPath: "position.x", fromValue: .number(0), toValue: .number(10),
                                   timing: MediaTiming(duration: 1, repeatCount: 3, fillMode: .forwards),
                                   isRemovedOnCompletion: false, isCumulative: true)
-        expectClose(try present(.basic(anim), at: 0.5).position.x, 5)
-        expectClose(try present(.basic(anim), at: 1.5).position.x, 15)
-        expectClose(try present(.basic(anim), at: 2.5).position.x, 25)
-        expectClose(try present(.basic(anim), at: 4).position.x, 30)   // held after 3 repeats
+        expectNear(try presentation(.basic(anim), at: 0.5).position.x, 5)
+        expectNear(try presentation(.basic(anim), at: 1.5).position.x, 15)
+        expectNear(try presentation(.basic(anim), at: 2.5).position.x, 25)
+        expectNear(try presentation(.basic(anim), at: 4).position.x, 30)   // held after 3 repeats
     }
 
     @Test func repeatCountTwoAndAHalfWithAutoreverse() throws {
@@ -100,7 +100,7 @@ struct AnimationBasicTests {
                                   timing: MediaTiming(duration: 1, repeatCount: 2.5, autoreverses: true, fillMode: .forwards),
                                   isRemovedOnCompletion: false)
         for (t, x) in [(0.5, 5.0), (1.5, 5.0), (2.25, 2.5), (3.0, 10.0), (4.5, 5.0), (6.0, 10.0)] {
-            expectClose(try present(.basic(anim), at: t).position.x, x, 1e-12, "at \(t)")
+            expectNear(try presentation(.basic(anim), at: t).position.x, x, 1e-12, "at \(t)")
         }
     }
 
@@ -116,7 +116,7 @@ struct AnimationBasicTests {
         let anim = BasicAnimation(keyPath: "opacity", fromValue: .number(0.2), toValue: .number(0.8),
                                   timing: MediaTiming(beginTime: 2, duration: 1, fillMode: mode), isRemovedOnCompletion: false)
         for (t, opacity) in zip([1.0, 2.5, 4.0], expected) {
-            expectClose(try present(.basic(anim), at: t, model: LayerProperties()).opacity, opacity, 1e-12, "\(mode) at \(t)")
+            expectNear(try presentation(.basic(anim), at: t, model: LayerProperties()).opacity, opacity, 1e-12, "\(mode) at \(t)")
         }
     }
 
@@ -124,19 +124,19 @@ struct AnimationBasicTests {
         // semantics.md: forwards "only matters while isRemovedOnCompletion is false".
         let anim = BasicAnimation(keyPath: "opacity", fromValue: .number(0.2), toValue: .number(0.8),
                                   timing: MediaTiming(duration: 1, fillMode: .forwards))
-        #expect(try present(.basic(anim), at: 2).opacity == 1)
+        #expect(try presentation(.basic(anim), at: 2).opacity == 1)
     }
 
     @Test func rotationKeyPathFromZeroToFourPiTurnsTwice() throws {
         // Issue item 2: transform.rotation from 0 to 4π turns twice. Hand derivation: at 1/8 of
         // the way the angle is π/2; at 5/8 it is 5π/2 (a quarter turn into the second turn).
         let anim = BasicAnimation(keyPath: "transform.rotation", from: .number(0), to: .number(4 * .pi), duration: 8)
-        expectClose(try present(.basic(anim), at: 1).transform, Transform3D.rotation(angle: .pi / 2), 1e-12)
-        expectClose(try present(.basic(anim), at: 5).transform, Transform3D.rotation(angle: 5 * .pi / 2), 1e-12)
+        expectNear(try presentation(.basic(anim), at: 1).transform, Transform3D.rotation(angle: .pi / 2), 1e-12)
+        expectNear(try presentation(.basic(anim), at: 5).transform, Transform3D.rotation(angle: 5 * .pi / 2), 1e-12)
         // The angle passes through every quarter: sample the sine of the angle at eighths.
         for i in 0..<8 {
-            let m = try present(.basic(anim), at: Double(i)).transform
-            expectClose(_atan2(m.m12, m.m11), _atan2(_sin(Double(i) * .pi / 2), _cos(Double(i) * .pi / 2)), 1e-9)
+            let m = try presentation(.basic(anim), at: Double(i)).transform
+            expectNear(_atan2(m.m12, m.m11), _atan2(_sin(Double(i) * .pi / 2), _cos(Double(i) * .pi / 2)), 1e-9)
         }
     }
 
@@ -146,18 +146,18 @@ struct AnimationBasicTests {
         model.transform = .scale(x: 2, y: 2)
         let anim = BasicAnimation(keyPath: "transform.rotation.z", from: .number(0), to: .number(.pi), duration: 2)
         let expected = Transform3D.scale(x: 2, y: 2).concatenating(.rotation(angle: .pi / 2))
-        expectClose(try present(.basic(anim), at: 1, model: model).transform, expected, 1e-12)
+        expectNear(try presentation(.basic(anim), at: 1, model: model).transform, expected, 1e-12)
     }
 
     @Test func valueFunctionRotateZTurnsTwice() throws {
         // CAValueFunction rotateZ on "transform": 0 → 4π over 4 s; at 1.5 s the angle is 1.5π.
         var anim = BasicAnimation(keyPath: "transform", from: .number(0), to: .number(4 * .pi), duration: 4)
         anim.valueFunction = .rotateZ
-        expectClose(try present(.basic(anim), at: 1.5).transform, .rotation(angle: 1.5 * .pi), 1e-12)
+        expectNear(try presentation(.basic(anim), at: 1.5).transform, .rotation(angle: 1.5 * .pi), 1e-12)
         // Without the value function the same two (equal) matrices do not move at all.
         let matrices = BasicAnimation(keyPath: "transform", from: .transform(.identity),
                                       to: .transform(.rotation(angle: 4 * .pi)), duration: 4)
-        expectClose(try present(.basic(matrices), at: 1.5).transform, .identity, 1e-9)
+        expectNear(try presentation(.basic(matrices), at: 1.5).transform, .identity, 1e-9)
     }
 
     @Test func valueFunctionsBuildTheirTransforms() {
@@ -176,26 +176,26 @@ struct AnimationBasicTests {
         anim.isAdditive = true
         // Hand derivation: at 0.5 rotate by π/2, then the model translation.
         let expected = Transform3D.rotation(angle: .pi / 2).concatenating(.translation(x: 10, y: 0))
-        expectClose(try present(.basic(anim), at: 0.5, model: model).transform, expected, 1e-12)
+        expectNear(try presentation(.basic(anim), at: 0.5, model: model).transform, expected, 1e-12)
     }
 
     @Test func transformMatricesInterpolateByDecomposition() throws {
         // Issue item 1: identity → 180° rotation rotates (90° half way) rather than shrinking.
         let anim = BasicAnimation(keyPath: "transform", from: .transform(.identity),
                                   to: .transform(.rotation(angle: .pi)), duration: 1)
-        let half = try present(.basic(anim), at: 0.5).transform
-        expectClose(Swift.abs(half.m12), 1, 1e-12)       // |sin 90°|
-        expectClose(half.m11, 0, 1e-12)
-        expectClose(half.m11 * half.m22 - half.m12 * half.m21, 1, 1e-12)   // no shrinking
+        let half = try presentation(.basic(anim), at: 0.5).transform
+        expectNear(Swift.abs(half.m12), 1, 1e-12)       // |sin 90°|
+        expectNear(half.m11, 0, 1e-12)
+        expectNear(half.m11 * half.m22 - half.m12 * half.m21, 1, 1e-12)   // no shrinking
     }
 
     @Test func colorsInterpolateComponentWiseAndClamp() throws {
         let anim = BasicAnimation(keyPath: "backgroundColor", from: .color(.red), to: .color(.blue), duration: 1)
-        expectClose(try present(.basic(anim), at: 0.5).backgroundColor, Color(red: 0.5, green: 0, blue: 0.5))
+        expectNear(try presentation(.basic(anim), at: 0.5).backgroundColor, Color(red: 0.5, green: 0, blue: 0.5))
         // from + by pushes past 1: the end value is clamped to 1, so 0.8 → 1 (0.95 at 3/4).
         let bright = BasicAnimation(keyPath: "backgroundColor", from: .color(Color(red: 0.8, green: 0, blue: 0)),
                                     by: .color(Color(red: 1, green: 0, blue: 0)), duration: 1)
-        expectClose(try present(.basic(bright), at: 0.75).backgroundColor.red, 0.95, 1e-12)
+        expectNear(try presentation(.basic(bright), at: 0.75).backgroundColor.red, 0.95, 1e-12)
     }
 
     // MARK: Springs
@@ -209,7 +209,7 @@ struct AnimationBasicTests {
             (DampedSpring(mass: 2, stiffness: 300, damping: 5, initialVelocity: 3), [0.814333477, 1.738310099, 0.459888287]),
         ]
         for (spring, expected) in cases {
-            for (t, y) in zip([0.1, 0.25, 0.5], expected) { expectClose(spring.progress(at: t), y, 1e-8, "\(spring) at \(t)") }
+            for (t, y) in zip([0.1, 0.25, 0.5], expected) { expectNear(spring.progress(at: t), y, 1e-8, "\(spring) at \(t)") }
             #expect(spring.progress(at: 0) == 0)
         }
     }
@@ -228,8 +228,8 @@ struct AnimationBasicTests {
         // Position 0 → 100 with the default spring: progress 1.02335958 at 0.25 s (see above).
         let anim = SpringAnimation(keyPath: "position.x", fromValue: .number(0), toValue: .number(100),
                                    timing: MediaTiming(duration: 2))
-        expectClose(try present(.spring(anim), at: 0.25).position.x, 102.335958, 1e-5)
-        let settled = try present(.spring(anim), at: anim.settlingDuration).position.x
+        expectNear(try presentation(.spring(anim), at: 0.25).position.x, 102.335958, 1e-5)
+        let settled = try presentation(.spring(anim), at: anim.settlingDuration).position.x
         #expect(Swift.abs(settled - 100) <= 0.1)
     }
 
@@ -240,7 +240,7 @@ struct AnimationBasicTests {
         let anim = SpringAnimation(keyPath: "bounds.size.width", fromValue: .number(10), toValue: .number(0),
                                    timing: MediaTiming(duration: 2), damping: 2)
         for t in stride(from: 0.0, to: 2, by: 0.01) {
-            #expect(try present(.spring(anim), at: t, model: model).bounds.size.width >= 0)
+            #expect(try presentation(.spring(anim), at: t, model: model).bounds.size.width >= 0)
         }
     }
 }

@@ -1,27 +1,27 @@
 import Testing
-@testable import LaminaCore
+import LaminaCore
 
 // Shared helpers for the animation-engine tests.
 
 /// |a − b| ≤ tolerance, recorded as a test expectation with the values in the message.
-func expectClose(_ a: Double, _ b: Double, _ tolerance: Double = 1e-9, _ note: String = "",
+func expectNear(_ a: Double, _ b: Double, _ tolerance: Double = 1e-9, _ note: String = "",
                  sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(Swift.abs(a - b) <= tolerance, "\(a) vs expected \(b) (±\(tolerance)) \(note)", sourceLocation: sourceLocation)
 }
 
-func expectClose(_ a: Point, _ b: Point, _ tolerance: Double = 1e-9, _ note: String = "",
+func expectNear(_ a: Point, _ b: Point, _ tolerance: Double = 1e-9, _ note: String = "",
                  sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(Swift.abs(a.x - b.x) <= tolerance && Swift.abs(a.y - b.y) <= tolerance,
             "\(a) vs expected \(b) (±\(tolerance)) \(note)", sourceLocation: sourceLocation)
 }
 
-func expectClose(_ a: Transform3D, _ b: Transform3D, _ tolerance: Double = 1e-9, _ note: String = "",
+func expectNear(_ a: Transform3D, _ b: Transform3D, _ tolerance: Double = 1e-9, _ note: String = "",
                  sourceLocation: SourceLocation = #_sourceLocation) {
     let worst = zip(a.rowMajor, b.rowMajor).map { Swift.abs($0 - $1) }.max() ?? 0
     #expect(worst <= tolerance, "\(a) vs expected \(b) (worst \(worst)) \(note)", sourceLocation: sourceLocation)
 }
 
-func expectClose(_ a: Color, _ b: Color, _ tolerance: Double = 1e-9, _ note: String = "",
+func expectNear(_ a: Color, _ b: Color, _ tolerance: Double = 1e-9, _ note: String = "",
                  sourceLocation: SourceLocation = #_sourceLocation) {
     let ok = Swift.abs(a.red - b.red) <= tolerance && Swift.abs(a.green - b.green) <= tolerance
         && Swift.abs(a.blue - b.blue) <= tolerance && Swift.abs(a.alpha - b.alpha) <= tolerance
@@ -31,7 +31,7 @@ func expectClose(_ a: Color, _ b: Color, _ tolerance: Double = 1e-9, _ note: Str
 
 /// The presentation of `model` at layer time `t` with `animation` added at layer time `addedAt`
 /// (a fresh list each call, so removal at the end shows as the model value).
-func present(_ animation: Animation, at t: Double, model: LayerProperties = LayerProperties(),
+func presentation(_ animation: Animation, at t: Double, model: LayerProperties = LayerProperties(),
              addedAt: Double = 0, previous: LayerProperties? = nil) throws -> LayerProperties {
     var list = LayerAnimations()
     var events: [AnimationEvent] = []
@@ -41,7 +41,7 @@ func present(_ animation: Animation, at t: Double, model: LayerProperties = Laye
 
 /// A deterministic generator (SplitMix64) for property-based tests: the seed is in the test, so a
 /// failure reproduces.
-struct SeededGenerator: RandomNumberGenerator {
+struct AnimationTestRNG: RandomNumberGenerator {
     private var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
@@ -55,6 +55,6 @@ struct SeededGenerator: RandomNumberGenerator {
 }
 
 extension PropertyValue {
-    var number: Double? { if case .number(let v) = self { v } else { nil } }
-    var point: Point? { if case .point(let v) = self { v } else { nil } }
+    var asNumber: Double? { if case .number(let v) = self { v } else { nil } }
+    var asPoint: Point? { if case .point(let v) = self { v } else { nil } }
 }

@@ -16,7 +16,7 @@ struct TimingFunctionTests {
     ])
     func semanticsTable(curve: TimingFunction, expected: [Double]) {
         for (x, y) in zip([0.25, 0.5, 0.75], expected) {
-            expectClose(curve.value(at: x), y, 2.5e-6, "\(curve) at \(x)")
+            expectNear(curve.value(at: x), y, 2.5e-6, "\(curve) at \(x)")
         }
     }
 
@@ -29,7 +29,7 @@ struct TimingFunctionTests {
     ])
     func exactValues(curve: TimingFunction, expected: [Double]) {
         for (x, y) in zip([0.1, 0.25, 0.5, 0.75, 0.9], expected) {
-            expectClose(curve.value(at: x), y, 1e-9, "\(curve) at \(x)")
+            expectNear(curve.value(at: x), y, 1e-9, "\(curve) at \(x)")
         }
     }
 
@@ -59,21 +59,21 @@ struct TimingFunctionTests {
         // Hand derivation: with P1 = (0, 1), P2 = (1, 0): Bx(s) = 3s² − 2s³ and
         // By(s) = 3s(1−s)² + s³; x = 0.5 gives s = 0.5 exactly, y = 0.375 + 0.125 = 0.5.
         let steep = TimingFunction(controlPoints: 0, 1, 1, 0)
-        expectClose(steep.value(at: 0.5), 0.5, 1e-9)
+        expectNear(steep.value(at: 0.5), 0.5, 1e-9)
         // x = 0.104 gives s = 0.2 (3·0.04 − 2·0.008), y = 3·0.2·0.64 + 0.008 = 0.392.
-        expectClose(steep.value(at: 0.104), 0.392, 1e-9)
+        expectNear(steep.value(at: 0.104), 0.392, 1e-9)
     }
 
     @Test func overshootingControlPointsKeepTheirY() {
         // Hand derivation: P1 = (1/3, 2), P2 = (2/3, 2) makes Bx(s) = s, so y(0.5) = By(0.5)
         // = 3·0.25·0.5·2 + 3·0.5·0.25·2 + 0.125 = 1.625.
         let back = TimingFunction(controlPoints: 1.0 / 3, 2, 2.0 / 3, 2)
-        expectClose(back.value(at: 0.5), 1.625, 1e-9)
+        expectNear(back.value(at: 0.5), 1.625, 1e-9)
     }
 
     @Test func propertyMonotoneForEveryValidCurve() {
         // Property: with control-point x in [0, 1] and y in [0, 1], progress never decreases.
-        var rng = SeededGenerator(seed: 0xC0FFEE)
+        var rng = AnimationTestRNG(seed: 0xC0FFEE)
         for _ in 0..<300 {
             let f = TimingFunction(controlPoints: rng.double(in: 0...1), rng.double(in: 0...1),
                                    rng.double(in: 0...1), rng.double(in: 0...1))
@@ -90,7 +90,7 @@ struct TimingFunctionTests {
     @Test func propertySolveIsAccurate() {
         // Property: the solved curve point lies on the curve — compare y(x) against a direct
         // evaluation at parameter s for random s (Bx(s) → x, By(s) → expected y).
-        var rng = SeededGenerator(seed: 42)
+        var rng = AnimationTestRNG(seed: 42)
         for _ in 0..<300 {
             let (ax, ay, bx, by) = (rng.double(in: 0...1), rng.double(in: -0.5...1.5), rng.double(in: 0...1), rng.double(in: -0.5...1.5))
             let f = TimingFunction(controlPoints: ax, ay, bx, by)
@@ -99,7 +99,7 @@ struct TimingFunctionTests {
             let y = 3 * (1 - s) * (1 - s) * s * ay + 3 * (1 - s) * s * s * by + s * s * s
             // Where dx/ds ≈ 0 several s share one x; compare only where x identifies s well.
             let dx = 3 * (1 - s) * (1 - s) * ax + 6 * (1 - s) * s * (bx - ax) + 3 * s * s * (1 - bx)
-            if dx > 0.05 { expectClose(f.value(at: x), y, 1e-7, "\(f) at s = \(s)") }
+            if dx > 0.05 { expectNear(f.value(at: x), y, 1e-7, "\(f) at s = \(s)") }
         }
     }
 }

@@ -16,7 +16,7 @@ struct TimingTests {
         // leaf time 10 to mid: 5.75 = (10 − 0.5)/2 + 1
         #expect(LayerTime.convert(10, from: [root, mid, leaf], to: [root, mid], sharedAncestors: 2) == 5.75)
         // to the root: 23/6 = (5.75 − 0.25)/3 + 2
-        expectClose(LayerTime.convert(10, from: [root, mid, leaf], to: [root], sharedAncestors: 1), 23.0 / 6, 1e-12)
+        expectNear(LayerTime.convert(10, from: [root, mid, leaf], to: [root], sharedAncestors: 1), 23.0 / 6, 1e-12)
     }
 
     // semantics.md, second example: the root's own timing cancels when converting from the root.
@@ -61,7 +61,7 @@ struct TimingTests {
         let s = t.state(atParentTime: 13)   // 3 s in: second cycle, half way
         #expect(s.phase == .active)
         #expect(s.iteration == 1)
-        expectClose(s.fraction, 0.5)
+        expectNear(s.fraction, 0.5)
         #expect(t.state(atParentTime: 16).phase == .after)
         #expect(t.state(atParentTime: 9.99).phase == .before)
     }
@@ -78,7 +78,7 @@ struct TimingTests {
         ]
         for (time, fraction, iteration) in samples {
             let s = t.state(atParentTime: time)
-            expectClose(s.fraction, fraction, 1e-12, "at \(time)")
+            expectNear(s.fraction, fraction, 1e-12, "at \(time)")
             #expect(s.iteration == iteration, "at \(time)")
         }
     }
@@ -101,20 +101,20 @@ struct TimingTests {
         #expect(t.activeDuration == 2.5)
         let s = t.state(atParentTime: 3)
         #expect(s.phase == .after && s.iteration == 2)
-        expectClose(s.fraction, 0.5)
+        expectNear(s.fraction, 0.5)
     }
 
     @Test func infiniteRepeatNeverEnds() {
         let t = MediaTiming(duration: 1, repeatCount: .infinity)
         let s = t.state(atParentTime: 1e9 + 0.25)
         #expect(s.phase == .active)
-        expectClose(s.fraction, 0.25, 1e-6)
+        expectNear(s.fraction, 0.25, 1e-6)
     }
 
     @Test func speedScalesTheSpan() {
         // Hand derivation: speed 2, d = 1 → the span lasts 0.5 s of parent time.
         let t = MediaTiming(beginTime: 1, duration: 1, speed: 2)
-        expectClose(t.state(atParentTime: 1.25).fraction, 0.5)
+        expectNear(t.state(atParentTime: 1.25).fraction, 0.5)
         #expect(t.state(atParentTime: 1.5).phase == .after)
     }
 
@@ -122,12 +122,12 @@ struct TimingTests {
         // CAMediaTiming header: timeOffset is an "offset in active local time"; an animation with
         // duration 3 and timeOffset 1 plays 1→3, wraps and plays 0→1 over the same 3 s span.
         let t = MediaTiming(duration: 3, timeOffset: 1, fillMode: .both)
-        expectClose(t.state(atParentTime: 0).fraction, 1.0 / 3)
-        expectClose(t.state(atParentTime: 1.5).fraction, 2.5 / 3)
-        expectClose(t.state(atParentTime: 2.5).fraction, 0.5 / 3)
+        expectNear(t.state(atParentTime: 0).fraction, 1.0 / 3)
+        expectNear(t.state(atParentTime: 1.5).fraction, 2.5 / 3)
+        expectNear(t.state(atParentTime: 2.5).fraction, 0.5 / 3)
         #expect(t.state(atParentTime: 3).phase == .after)
-        expectClose(t.state(atParentTime: 3).fraction, 1.0 / 3)   // the last frame shown
-        expectClose(t.state(atParentTime: -1).fraction, 1.0 / 3)  // backwards fill: the first frame
+        expectNear(t.state(atParentTime: 3).fraction, 1.0 / 3)   // the last frame shown
+        expectNear(t.state(atParentTime: -1).fraction, 1.0 / 3)  // backwards fill: the first frame
     }
 
     @Test func fillModesOutsideTheSpan() {

@@ -27,7 +27,7 @@ final class DaemonProcess {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socket = directory + "/lamina.sock"
         log = directory + "/laminad.log"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         process.executableURL = URL(fileURLWithPath: Self.tool("laminad"))
         process.arguments = ["--backend", "headless", "--size", size, "--clock", "virtual", "--socket", socket, "--log-level", "debug"] + extra
         let handle = FileHandle(forWritingAtPath: log)
@@ -53,11 +53,12 @@ final class DaemonProcess {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// Runs laminactl with `arguments` and `--socket`, returning its exit status and output.
-    func laminactl(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// Runs laminactl with `arguments` (and `--socket` for subcommands that talk to laminad),
+    /// returning its exit status and output.
+    func laminactl(_ arguments: [String], withSocket: Bool = true) throws -> (status: Int32, output: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.tool("laminactl"))
-        p.arguments = arguments + ["--socket", socket]
+        p.arguments = arguments + (withSocket ? ["--socket", socket] : [])
         let pipe = Pipe()
         p.standardOutput = pipe
         p.standardError = pipe

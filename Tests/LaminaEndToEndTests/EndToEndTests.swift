@@ -245,6 +245,17 @@ struct EndToEndTests {
         #expect(r.output.contains("$.sublayers[0].opacity"))
         #expect(try sceneSession(daemon) == tree2)
 
+        // eval needs no daemon: the Listing 3-3 bounce path, at its first key point.
+        try #"""
+        {"sublayers": [{"name": "ball", "position": [74, 74], "animations": {"bounce": {"type": "keyframe",
+          "keyPath": "position", "duration": 5, "path": "M 74 74 C 74 500 320 500 320 74 C 320 500 566 500 566 74"}}}]}
+        """#.write(toFile: scene, atomically: true, encoding: .utf8)
+        r = try daemon.laminactl(["eval", scene, "--at", "0,2.5,5", "--layer", "ball", "--key", "position"], withSocket: false)
+        #expect(r.status == 0, "\(r.output)")
+        #expect(r.output.contains(#"{"time":2.5,"layers":{"ball":{"position":[320,74]}}}"#), "\(r.output)")
+        r = try daemon.laminactl(["eval", scene, "--at", "1", "--key", "position.z"], withSocket: false)
+        #expect(r.status != 0 && r.output.contains("--key"), "\(r.output)")
+
         r = try daemon.laminactl(["advance", "0.5"])
         #expect(r.output.contains("time 0.5"), "\(r.output)")
         r = try daemon.laminactl(["stats"])

@@ -9,10 +9,14 @@
 public struct AnimationGroup: TimedAnimation, Hashable {
     /// `animations`.
     public var animations: [Animation]
+    /// The `CAMediaTiming` fields (beginTime, duration, speed, repeats, fill mode, …).
     public var timing: MediaTiming
+    /// `timingFunction`: maps time to progress; nil is linear.
     public var timingFunction: TimingFunction?
+    /// `removedOnCompletion` (default true).
     public var isRemovedOnCompletion: Bool
 
+    /// A group of `animations` with the given timing.
     public init(animations: [Animation], timing: MediaTiming = MediaTiming(), timingFunction: TimingFunction? = nil,
                 isRemovedOnCompletion: Bool = true) {
         self.animations = animations

@@ -23,8 +23,11 @@ public struct BasicAnimation: TimedAnimation, Hashable {
     public var toValue: PropertyValue?
     /// `byValue`.
     public var byValue: PropertyValue?
+    /// The `CAMediaTiming` fields (beginTime, duration, speed, repeats, fill mode, …).
     public var timing: MediaTiming
+    /// `timingFunction`: maps time to progress; nil is linear.
     public var timingFunction: TimingFunction?
+    /// `removedOnCompletion` (default true).
     public var isRemovedOnCompletion: Bool
     /// `additive`: the animated value is added to the underlying value.
     public var isAdditive: Bool
@@ -33,6 +36,7 @@ public struct BasicAnimation: TimedAnimation, Hashable {
     /// `valueFunction`: the values are inputs of this function, whose transform is the result.
     public var valueFunction: ValueFunction?
 
+    /// `CABasicAnimation(keyPath:)` with every property settable at once (Core Animation defaults).
     public init(keyPath: String, fromValue: PropertyValue? = nil, toValue: PropertyValue? = nil,
                 byValue: PropertyValue? = nil, timing: MediaTiming = MediaTiming(),
                 timingFunction: TimingFunction? = nil, isRemovedOnCompletion: Bool = true,

@@ -8,26 +8,35 @@ public enum Interpolation {
     /// The value a fraction `t` of the way from `a` to `b`. `t` outside [0, 1] extrapolates
     /// (spring overshoot); colours stay clamped. Values of different types switch at t = 0.5.
     public static func interpolate(_ a: PropertyValue, _ b: PropertyValue, _ t: Double) -> PropertyValue {
-        switch (a, b) {
-        case let (.number(x), .number(y)):
-            return .number(x + (y - x) * t)
-        case let (.point(p), .point(q)):
-            return .point(Point(x: p.x + (q.x - p.x) * t, y: p.y + (q.y - p.y) * t))
-        case let (.size(p), .size(q)):
-            return .size(Size(width: p.width + (q.width - p.width) * t, height: p.height + (q.height - p.height) * t))
-        case let (.rect(p), .rect(q)):
-            return .rect(Rect(x: p.origin.x + (q.origin.x - p.origin.x) * t,
-                              y: p.origin.y + (q.origin.y - p.origin.y) * t,
-                              width: p.size.width + (q.size.width - p.size.width) * t,
-                              height: p.size.height + (q.size.height - p.size.height) * t))
-        case let (.color(p), .color(q)):
-            return .color(Color(red: p.red + (q.red - p.red) * t, green: p.green + (q.green - p.green) * t,
-                                blue: p.blue + (q.blue - p.blue) * t, alpha: p.alpha + (q.alpha - p.alpha) * t))
-        case let (.transform(p), .transform(q)):
-            return .transform(interpolate(p, q, t))
-        default:
-            return t < 0.5 ? a : b
+        // Nested matches rather than `switch (a, b)`: a tuple of two PropertyValues is copied
+        // through the runtime's generic tuple witness, which dominated the per-frame cost.
+        switch a {
+        case .number(let x):
+            if case .number(let y) = b { return .number(x + (y - x) * t) }
+        case .point(let p):
+            if case .point(let q) = b { return .point(Point(x: p.x + (q.x - p.x) * t, y: p.y + (q.y - p.y) * t)) }
+        case .size(let p):
+            if case .size(let q) = b {
+                return .size(Size(width: p.width + (q.width - p.width) * t, height: p.height + (q.height - p.height) * t))
+            }
+        case .rect(let p):
+            if case .rect(let q) = b {
+                return .rect(Rect(x: p.origin.x + (q.origin.x - p.origin.x) * t,
+                                  y: p.origin.y + (q.origin.y - p.origin.y) * t,
+                                  width: p.size.width + (q.size.width - p.size.width) * t,
+                                  height: p.size.height + (q.size.height - p.size.height) * t))
+            }
+        case .color(let p):
+            if case .color(let q) = b {
+                return .color(Color(red: p.red + (q.red - p.red) * t, green: p.green + (q.green - p.green) * t,
+                                    blue: p.blue + (q.blue - p.blue) * t, alpha: p.alpha + (q.alpha - p.alpha) * t))
+            }
+        case .transform(let p):
+            if case .transform(let q) = b { return .transform(interpolate(p, q, t)) }
+        case .bool, .string:
+            break
         }
+        return t < 0.5 ? a : b
     }
 
     /// Interpolates two transforms by their decompositions; where either has none (a zero scale,
@@ -56,20 +65,28 @@ public enum Interpolation {
     /// so an additive rotation spins the layer in its own space before the model transform.
     /// Bools and strings cannot be added: the delta wins.
     public static func add(_ base: PropertyValue, _ delta: PropertyValue) -> PropertyValue {
-        switch (base, delta) {
-        case let (.number(x), .number(y)): return .number(x + y)
-        case let (.point(p), .point(q)): return .point(Point(x: p.x + q.x, y: p.y + q.y))
-        case let (.size(p), .size(q)): return .size(Size(width: p.width + q.width, height: p.height + q.height))
-        case let (.rect(p), .rect(q)):
-            return .rect(Rect(x: p.origin.x + q.origin.x, y: p.origin.y + q.origin.y,
-                              width: p.size.width + q.size.width, height: p.size.height + q.size.height))
-        case let (.color(p), .color(q)):
-            return .color(Color(red: p.red + q.red, green: p.green + q.green, blue: p.blue + q.blue, alpha: p.alpha + q.alpha))
-        case let (.transform(p), .transform(q)):
-            return .transform(q.concatenating(p))
-        default:
-            return delta
+        switch base {
+        case .number(let x):
+            if case .number(let y) = delta { return .number(x + y) }
+        case .point(let p):
+            if case .point(let q) = delta { return .point(Point(x: p.x + q.x, y: p.y + q.y)) }
+        case .size(let p):
+            if case .size(let q) = delta { return .size(Size(width: p.width + q.width, height: p.height + q.height)) }
+        case .rect(let p):
+            if case .rect(let q) = delta {
+                return .rect(Rect(x: p.origin.x + q.origin.x, y: p.origin.y + q.origin.y,
+                                  width: p.size.width + q.size.width, height: p.size.height + q.size.height))
+            }
+        case .color(let p):
+            if case .color(let q) = delta {
+                return .color(Color(red: p.red + q.red, green: p.green + q.green, blue: p.blue + q.blue, alpha: p.alpha + q.alpha))
+            }
+        case .transform(let p):
+            if case .transform(let q) = delta { return .transform(q.concatenating(p)) }
+        case .bool, .string:
+            break
         }
+        return delta
     }
 
     /// `value − delta`, the inverse of `add` (for `toValue − byValue`). A singular transform
@@ -98,22 +115,29 @@ public enum Interpolation {
     public static func accumulate(_ value: PropertyValue, _ end: PropertyValue, count: Int) -> PropertyValue {
         if count == 0 { return value }
         let k = Double(count)
-        switch (value, end) {
-        case let (.number(x), .number(y)): return .number(x + y * k)
-        case let (.point(p), .point(q)): return .point(Point(x: p.x + q.x * k, y: p.y + q.y * k))
-        case let (.size(p), .size(q)): return .size(Size(width: p.width + q.width * k, height: p.height + q.height * k))
-        case let (.rect(p), .rect(q)):
-            return .rect(Rect(x: p.origin.x + q.origin.x * k, y: p.origin.y + q.origin.y * k,
-                              width: p.size.width + q.size.width * k, height: p.size.height + q.size.height * k))
-        case let (.color(p), .color(q)):
-            return .color(Color(red: p.red + q.red * k, green: p.green + q.green * k,
-                                blue: p.blue + q.blue * k, alpha: p.alpha + q.alpha * k))
-        case let (.transform(p), .transform(q)):
-            guard count > 0 else { return value }
-            return .transform(power(q, count).concatenating(p))
-        default:
-            return value
+        switch value {
+        case .number(let x):
+            if case .number(let y) = end { return .number(x + y * k) }
+        case .point(let p):
+            if case .point(let q) = end { return .point(Point(x: p.x + q.x * k, y: p.y + q.y * k)) }
+        case .size(let p):
+            if case .size(let q) = end { return .size(Size(width: p.width + q.width * k, height: p.height + q.height * k)) }
+        case .rect(let p):
+            if case .rect(let q) = end {
+                return .rect(Rect(x: p.origin.x + q.origin.x * k, y: p.origin.y + q.origin.y * k,
+                                  width: p.size.width + q.size.width * k, height: p.size.height + q.size.height * k))
+            }
+        case .color(let p):
+            if case .color(let q) = end {
+                return .color(Color(red: p.red + q.red * k, green: p.green + q.green * k,
+                                    blue: p.blue + q.blue * k, alpha: p.alpha + q.alpha * k))
+            }
+        case .transform(let p):
+            if case .transform(let q) = end, count > 0 { return .transform(power(q, count).concatenating(p)) }
+        case .bool, .string:
+            break
         }
+        return value
     }
 
     /// `m` concatenated with itself `n` times (n ≥ 1), by repeated squaring.

@@ -254,22 +254,9 @@ extension LayerProperties {
     /// non-finite number is ignored, and values are clamped as `set(_:_:)` clamps them (a negative
     /// bounds size, which `set` refuses, becomes 0, since a spring may overshoot below zero).
     mutating func setPresentation(_ key: PropertyKey, _ value: PropertyValue) {
-        switch (key, value) {
-        case (.bounds, .rect(let r)):
-            guard r.origin.x.isFinite, r.origin.y.isFinite, r.size.width.isFinite, r.size.height.isFinite else { return }
-            bounds = Rect(x: r.origin.x, y: r.origin.y, width: Swift.max(r.size.width, 0), height: Swift.max(r.size.height, 0))
-        case (.position, .point(let p)): if p.x.isFinite && p.y.isFinite { position = p }
-        case (.anchorPoint, .point(let p)): if p.x.isFinite && p.y.isFinite { anchorPoint = p }
-        case (.shadowOffset, .size(let s)): if s.width.isFinite && s.height.isFinite { shadowOffset = s }
-        case (.transform, .transform(let t)): if t.isFinite { transform = t }
-        case (.sublayerTransform, .transform(let t)): if t.isFinite { sublayerTransform = t }
-        case (.backgroundColor, .color(let c)): backgroundColor = c
-        case (.borderColor, .color(let c)): borderColor = c
-        case (.shadowColor, .color(let c)): shadowColor = c
-        case (.isHidden, .bool(let b)): isHidden = b
-        case (.masksToBounds, .bool(let b)): masksToBounds = b
-        case (.isDoubleSided, .bool(let b)): isDoubleSided = b
-        case (_, .number(let v)):
+        // One switch on the value, then on the key (no tuple switch: see Interpolation).
+        switch value {
+        case .number(let v):
             guard v.isFinite else { return }
             switch key {
             case .anchorPointZ: anchorPointZ = v
@@ -281,8 +268,34 @@ extension LayerProperties {
             case .shadowRadius: shadowRadius = Swift.max(v, 0)
             default: return   // speed, timeOffset, beginTime are not animated
             }
-        default:
-            return
+        case .point(let p):
+            guard p.x.isFinite, p.y.isFinite else { return }
+            if key == .position { position = p } else if key == .anchorPoint { anchorPoint = p }
+        case .size(let s):
+            if key == .shadowOffset, s.width.isFinite, s.height.isFinite { shadowOffset = s }
+        case .rect(let r):
+            guard key == .bounds, r.origin.x.isFinite, r.origin.y.isFinite, r.size.width.isFinite, r.size.height.isFinite
+            else { return }
+            bounds = Rect(x: r.origin.x, y: r.origin.y, width: Swift.max(r.size.width, 0), height: Swift.max(r.size.height, 0))
+        case .color(let c):
+            switch key {
+            case .backgroundColor: backgroundColor = c
+            case .borderColor: borderColor = c
+            case .shadowColor: shadowColor = c
+            default: return
+            }
+        case .transform(let t):
+            guard t.isFinite else { return }
+            if key == .transform { transform = t } else if key == .sublayerTransform { sublayerTransform = t }
+        case .bool(let b):
+            switch key {
+            case .isHidden: isHidden = b
+            case .masksToBounds: masksToBounds = b
+            case .isDoubleSided: isDoubleSided = b
+            default: return
+            }
+        case .string:
+            return   // name is not animated
         }
     }
 }

@@ -36,6 +36,7 @@ public enum RotationMode: String, Sendable, Hashable, CaseIterable {
 /// parameter, paced and cubicPaced by arc length over the whole path, discrete jumps between
 /// the keyframe points.
 public struct KeyframeAnimation: TimedAnimation, Hashable {
+    /// `keyPath`: the property animated.
     public var keyPath: String
     /// `values`: the keyframe values, all of the key path's type (or the value function's input).
     public var values: [PropertyValue]
@@ -55,13 +56,20 @@ public struct KeyframeAnimation: TimedAnimation, Hashable {
     public var continuityValues: [Double]?
     /// `biasValues`, per keyframe (missing entries are 0). Cubic modes only.
     public var biasValues: [Double]?
+    /// The `CAMediaTiming` fields (beginTime, duration, speed, repeats, fill mode, …).
     public var timing: MediaTiming
+    /// `timingFunction`: maps time to progress; nil is linear.
     public var timingFunction: TimingFunction?
+    /// `removedOnCompletion` (default true).
     public var isRemovedOnCompletion: Bool
+    /// `additive`: the animated value is added to the underlying value.
     public var isAdditive: Bool
+    /// `cumulative`: each finished repeat adds the end value to the next.
     public var isCumulative: Bool
+    /// `valueFunction`: the values are inputs of this function, whose transform is the result.
     public var valueFunction: ValueFunction?
 
+    /// `CAKeyframeAnimation(keyPath:)` with every property settable at once (Core Animation defaults).
     public init(keyPath: String, values: [PropertyValue] = [], path: Path? = nil, keyTimes: [Double]? = nil,
                 timingFunctions: [TimingFunction]? = nil, calculationMode: CalculationMode = .linear,
                 rotationMode: RotationMode? = nil, tensionValues: [Double]? = nil,

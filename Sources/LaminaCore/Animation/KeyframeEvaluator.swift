@@ -5,6 +5,8 @@
 /// A class so that the per-frame switch over prepared animations retains one reference rather
 /// than each array; it is immutable after `init`, hence `Sendable`.
 final class PreparedKeyframes: Sendable {
+    let timing: MediaTiming
+    let timingFunction: TimingFunction?
     let keyPath: AnimationKeyPath
     let mode: CalculationMode
     let valueFunction: ValueFunction?
@@ -29,9 +31,13 @@ final class PreparedKeyframes: Sendable {
     let segments: [CubicSegment]
     /// Arc length over the path or the cubic spline (paced modes).
     let arc: ArcLengthTable?
+    let source: Animation
 
     /// Compiles a validated keyframe animation.
-    init(_ a: KeyframeAnimation, keyPath: AnimationKeyPath) {
+    init(_ a: KeyframeAnimation, keyPath: AnimationKeyPath, source: Animation) {
+        timing = a.timing
+        timingFunction = a.timingFunction
+        self.source = source
         self.keyPath = keyPath
         mode = a.calculationMode
         valueFunction = a.valueFunction
@@ -53,7 +59,8 @@ final class PreparedKeyframes: Sendable {
 
         // Segment timing.
         var keyTimes = KeyframeAnimation.effectiveKeyTimes(a.keyTimes, count: n, mode: a.calculationMode)
-        if a.calculationMode == .paced, segments.isEmpty {
+        if a.calculationMode == .paced || a.calculationMode == .cubicPaced, segments.isEmpty {
+            // Paced values (and cubicPaced values that cannot form a spline) go by distance.
             keyTimes = PreparedKeyframes.pacedKeyTimes(values)
         }
         self.keyTimes = keyTimes
@@ -75,15 +82,14 @@ final class PreparedKeyframes: Sendable {
         }
         self.decomposed = decomposed
         let cubic = (a.calculationMode == .cubic || a.calculationMode == .cubicPaced) && segments.isEmpty && n >= 2
+        // Every mode reads numbers from `flat` rather than copying PropertyValues out of `values`.
+        flat = layout == .none ? [] : layout.flatten(values, decomposed: decomposed)
         if cubic, layout != .none {
-            let flat = layout.flatten(values, decomposed: decomposed)
-            self.flat = flat
             let times = a.calculationMode == .cubic ? keyTimes : []
             (tangentOut, tangentIn) = PreparedKeyframes.kochanekBartelsTangents(
                 flat, count: n, dimension: layout.dimension, keyTimes: times,
                 tension: a.tensionValues ?? [], continuity: a.continuityValues ?? [], bias: a.biasValues ?? [])
         } else {
-            flat = []
             tangentOut = []
             tangentIn = []
         }
@@ -111,19 +117,21 @@ final class PreparedKeyframes: Sendable {
     func apply(progress p: Double, iteration: Int, to props: inout LayerProperties) {
         let n = values.count
         guard n > 0 else { return }
-        var value: PropertyValue
+        // The tangent comes back through `inout` and the value is built once and moved, not
+        // copied: tuples of PropertyValues cost more than the interpolation itself.
         var tangent: Point?
-        if n == 1 {
-            value = values[0]
-        } else if !segments.isEmpty {
-            (value, tangent) = evaluatePath(p)
-        } else {
-            (value, tangent) = evaluateValues(p)
+        if !isCumulative, !isAdditive, valueFunction == nil, rotationMode == nil {
+            // The common case, written straight from the evaluation (no intermediate copies).
+            keyPath.apply(n == 1 ? values[0]
+                          : segments.isEmpty ? evaluateValues(p, tangent: &tangent) : evaluatePath(p, tangent: &tangent),
+                          to: &props)
+            return
         }
-        let underlying = isAdditive ? keyPath.value(in: props) : value
+        var value = n == 1 ? values[0]
+            : segments.isEmpty ? evaluateValues(p, tangent: &tangent) : evaluatePath(p, tangent: &tangent)
         if isCumulative, iteration != 0 { value = Interpolation.accumulate(value, values[n - 1], count: iteration) }
         if let vf = valueFunction { value = .transform(vf.transform(for: value) ?? .identity) }
-        if isAdditive { value = Interpolation.add(underlying, value) }
+        if isAdditive { value = Interpolation.add(keyPath.value(in: props), value) }
         keyPath.apply(value, to: &props)
         if let rotationMode, let t = tangent {
             var angle = _atan2(t.y, t.x)
@@ -132,36 +140,44 @@ final class PreparedKeyframes: Sendable {
         }
     }
 
-    private func evaluatePath(_ p: Double) -> (PropertyValue, Point?) {
+    private func evaluatePath(_ p: Double, tangent: inout Point?) -> PropertyValue {
         let segCount = segments.count
         switch mode {
         case .discrete:
             let i = discreteIndex(p)
-            let tangent = i < segCount ? segments[i].tangent(at: 0) : segments[segCount - 1].tangent(at: 1)
-            return (values[i], tangent)
+            if rotationMode != nil {
+                tangent = i < segCount ? segments[i].tangent(at: 0) : segments[segCount - 1].tangent(at: 1)
+            }
+            return values[i]
         case .linear, .cubic:
             let (i, u) = segment(at: p)
-            let s = segments[i]
-            return (.point(s.point(at: u)), s.tangent(at: u))
+            if rotationMode != nil { tangent = segments[i].tangent(at: u) }
+            return .point(segments[i].point(at: u))
         case .paced, .cubicPaced:
             let (i, u) = arc?.locate(fraction: p) ?? (0, 0)
-            let s = segments[i]
-            return (.point(s.point(at: u)), s.tangent(at: u))
+            if rotationMode != nil { tangent = segments[i].tangent(at: u) }
+            return .point(segments[i].point(at: u))
         }
     }
 
-    private func evaluateValues(_ p: Double) -> (PropertyValue, Point?) {
+    private func evaluateValues(_ p: Double, tangent: inout Point?) -> PropertyValue {
         switch mode {
         case .discrete:
             let i = discreteIndex(p)
-            return (values[i], i + 1 < values.count ? chord(i, i + 1) : chord(i - 1, i))
+            tangent = i + 1 < values.count ? chord(i, i + 1) : chord(i - 1, i)
+            return values[i]
         case .linear, .paced:
             let (i, u) = segment(at: p)
-            return (lerp(i, u), chord(i, i + 1))
+            tangent = chord(i, i + 1)
+            return lerp(i, u)
         case .cubic, .cubicPaced:
-            let (i, u) = mode == .cubic ? segment(at: p) : (arc?.locate(fraction: p) ?? (0, 0))
-            guard layout != .none else { return (lerp(i, u), nil) }
-            return hermite(i, u)
+            if layout == .none {
+                // No spline through values that cannot be blended: step through them by key time.
+                let (i, u) = segment(at: p)
+                return lerp(i, u)
+            }
+            let (i, u) = mode == .cubicPaced ? (arc?.locate(fraction: p) ?? (0, 0)) : segment(at: p)
+            return hermite(i, u, tangent: &tangent)
         }
     }
 
@@ -192,40 +208,64 @@ final class PreparedKeyframes: Sendable {
     }
 
     private func lerp(_ i: Int, _ u: Double) -> PropertyValue {
-        if layout == .decomposedTransform {
+        let dim = layout.dimension
+        let a = i * dim, b = a + dim
+        @inline(__always) func mix(_ k: Int) -> Double { flat[a + k] + (flat[b + k] - flat[a + k]) * u }
+        switch layout {
+        case .none:
+            return u < 0.5 ? values[i] : values[i + 1]
+        case .number:
+            return .number(mix(0))
+        case .point:
+            return .point(Point(x: mix(0), y: mix(1)))
+        case .size:
+            return .size(Size(width: mix(0), height: mix(1)))
+        case .rect:
+            return .rect(Rect(x: mix(0), y: mix(1), width: mix(2), height: mix(3)))
+        case .color:
+            return .color(Color(red: mix(0), green: mix(1), blue: mix(2), alpha: mix(3)))
+        case .decomposedTransform:
             if u == 0 { return values[i] }
             if u == 1 { return values[i + 1] }
             return .transform(DecomposedTransform.interpolate(decomposed[i], decomposed[i + 1], u).transform)
+        case .matrix:
+            return withUnsafeTemporaryAllocation(of: Double.self, capacity: 16) { buf in
+                for k in 0..<16 { buf[k] = mix(k) }
+                return layout.value(from: UnsafeBufferPointer(buf))
+            }
         }
-        return Interpolation.interpolate(values[i], values[i + 1], u)
     }
 
     /// The direction from keyframe i to keyframe j, for point values (rotationMode).
     private func chord(_ i: Int, _ j: Int) -> Point? {
-        guard rotationMode != nil, i >= 0, case .point(let a) = values[i], case .point(let b) = values[j] else { return nil }
-        return b - a
+        guard rotationMode != nil, i >= 0, layout == .point else { return nil }
+        return Point(x: flat[2 * j] - flat[2 * i], y: flat[2 * j + 1] - flat[2 * i + 1])
     }
 
-    private func hermite(_ i: Int, _ u: Double) -> (PropertyValue, Point?) {
+    private func hermite(_ i: Int, _ u: Double, tangent: inout Point?) -> PropertyValue {
         let dim = layout.dimension
         let u2 = u * u, u3 = u2 * u
         let h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2
         let a = i * dim, b = (i + 1) * dim
-        let value: PropertyValue = withUnsafeTemporaryAllocation(of: Double.self, capacity: dim) { buf in
-            for k in 0..<dim {
-                buf[k] = h00 * flat[a + k] + h10 * tangentOut[a + k] + h01 * flat[b + k] + h11 * tangentIn[b + k]
-            }
-            return layout.value(from: UnsafeBufferPointer(buf))
+        @inline(__always) func h(_ k: Int) -> Double {
+            h00 * flat[a + k] + h10 * tangentOut[a + k] + h01 * flat[b + k] + h11 * tangentIn[b + k]
         }
-        var tangent: Point?
         if rotationMode != nil, layout == .point {
             let d00 = 6 * u2 - 6 * u, d10 = 3 * u2 - 4 * u + 1, d01 = -6 * u2 + 6 * u, d11 = 3 * u2 - 2 * u
-            func d(_ k: Int) -> Double {
+            @inline(__always) func d(_ k: Int) -> Double {
                 d00 * flat[a + k] + d10 * tangentOut[a + k] + d01 * flat[b + k] + d11 * tangentIn[b + k]
             }
             tangent = Point(x: d(0), y: d(1))
         }
-        return (value, tangent)
+        switch layout {
+        case .number: return .number(h(0))
+        case .point: return .point(Point(x: h(0), y: h(1)))
+        default:
+            return withUnsafeTemporaryAllocation(of: Double.self, capacity: dim) { buf in
+                for k in 0..<dim { buf[k] = h(k) }
+                return layout.value(from: UnsafeBufferPointer(buf))
+            }
+        }
     }
 
     // MARK: Preparation helpers

@@ -1,6 +1,6 @@
 /// Something that happened to an animation, for the client's `CAAnimationDelegate`.
 public struct AnimationEvent: Sendable, Hashable, CustomStringConvertible {
-    /// What happened.
+    /// The kinds of event.
     public enum Kind: Sendable, Hashable {
         /// `animationDidStart:`: the layer's time reached the animation's beginTime.
         case didStart
@@ -13,8 +13,10 @@ public struct AnimationEvent: Sendable, Hashable, CustomStringConvertible {
     public var id: UInt64
     /// The key it was added under, if any.
     public var key: String?
+    /// What happened.
     public var kind: Kind
 
+    /// An event about the animation `id` under `key`.
     public init(id: UInt64, key: String?, kind: Kind) {
         self.id = id
         self.key = key
@@ -33,9 +35,12 @@ public struct AnimationEvent: Sendable, Hashable, CustomStringConvertible {
 /// A layer's presentation at one time: its properties with every animation applied, and the
 /// transition in progress, if any.
 public struct PresentationState: Sendable, Hashable {
+    /// The presentation values of the layer's properties.
     public var properties: LayerProperties
+    /// The transition in progress (the last one added wins), if any.
     public var transition: TransitionState?
 
+    /// A presentation state.
     public init(properties: LayerProperties, transition: TransitionState? = nil) {
         self.properties = properties
         self.transition = transition
@@ -69,11 +74,12 @@ public struct LayerAnimations: Sendable {
         /// The key it was added under; nil for an unkeyed animation, which no later add replaces.
         public let key: String?
         /// The animation as added, with beginTime and duration resolved.
-        public let animation: Animation
+        public var animation: Animation { prepared.source }
         /// Whether `didStart` has been reported.
         public fileprivate(set) var hasStarted = false
         /// Whether `didStop` has been reported (the active span ended).
         public fileprivate(set) var hasFinished = false
+        // Small on purpose: the per-frame loop walks these entries for every layer.
         let prepared: PreparedAnimation
         let isRemovedOnCompletion: Bool
     }
@@ -82,6 +88,7 @@ public struct LayerAnimations: Sendable {
     public private(set) var entries: [Entry] = []
     private var nextID: UInt64 = 1
 
+    /// A layer with no animations.
     public init() {}
 
     /// True when no animation is attached.
@@ -113,8 +120,7 @@ public struct LayerAnimations: Sendable {
         if let key { remove(forKey: key, events: &events) }
         let assigned = id ?? nextID
         nextID = Swift.max(nextID, assigned) &+ 1
-        entries.append(Entry(id: assigned, key: key, animation: resolved, prepared: prepared,
-                             isRemovedOnCompletion: resolved.isRemovedOnCompletion))
+        entries.append(Entry(id: assigned, key: key, prepared: prepared, isRemovedOnCompletion: resolved.isRemovedOnCompletion))
         return assigned
     }
 
@@ -138,8 +144,22 @@ public struct LayerAnimations: Sendable {
     /// finished and are removed on completion.
     public mutating func evaluate(model: LayerProperties, time: Double,
                                   events: inout [AnimationEvent]) -> PresentationState {
-        var props = model
-        var transition: TransitionState?
+        var result = PresentationState(properties: model)
+        applyAnimations(at: time, to: &result, events: &events)
+        return result
+    }
+
+    /// `evaluate(model:time:events:)` into storage the caller keeps from frame to frame, which
+    /// saves copying the properties once more per layer.
+    public mutating func evaluate(model: LayerProperties, time: Double, into result: inout PresentationState,
+                                  events: inout [AnimationEvent]) {
+        result.properties = model
+        result.transition = nil
+        applyAnimations(at: time, to: &result, events: &events)
+    }
+
+    private mutating func applyAnimations(at time: Double, to result: inout PresentationState,
+                                          events: inout [AnimationEvent]) {
         var i = 0
         while i < entries.count {
             let state = entries[i].prepared.timing.state(atParentTime: time)
@@ -156,10 +176,9 @@ public struct LayerAnimations: Sendable {
                 entries.remove(at: i)
                 continue
             }
-            if state.isInEffect { entries[i].prepared.apply(state, to: &props, transition: &transition) }
+            if state.isInEffect { entries[i].prepared.apply(state, to: &result.properties, transition: &result.transition) }
             i += 1
         }
-        return PresentationState(properties: props, transition: transition)
     }
 
     /// `evaluate(model:time:events:)` returning the events it reports.

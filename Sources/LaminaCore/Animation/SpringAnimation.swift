@@ -6,17 +6,26 @@
 /// The spring runs in seconds, not fractions of `duration`: a duration shorter than
 /// `settlingDuration` cuts the motion off. Set `duration = settlingDuration` for the full motion.
 public struct SpringAnimation: TimedAnimation, Hashable {
+    /// `keyPath`: the property animated.
     public var keyPath: String
+    /// `fromValue` (see `BasicAnimation` for the from/to/by rules).
     public var fromValue: PropertyValue?
+    /// `toValue`.
     public var toValue: PropertyValue?
+    /// `byValue`.
     public var byValue: PropertyValue?
+    /// The `CAMediaTiming` fields (beginTime, duration, speed, repeats, fill mode, …).
     public var timing: MediaTiming
     /// Warps the spring's clock (time fraction → time fraction) before the spring is evaluated;
     /// nil, the usual, leaves it alone.
     public var timingFunction: TimingFunction?
+    /// `removedOnCompletion` (default true).
     public var isRemovedOnCompletion: Bool
+    /// `additive`: the animated value is added to the underlying value.
     public var isAdditive: Bool
+    /// `cumulative`: each finished repeat adds the end value to the next.
     public var isCumulative: Bool
+    /// `valueFunction`: the values are inputs of this function, whose transform is the result.
     public var valueFunction: ValueFunction?
     /// `mass` (default 1, > 0).
     public var mass: Double
@@ -28,6 +37,7 @@ public struct SpringAnimation: TimedAnimation, Hashable {
     /// (default 0).
     public var initialVelocity: Double
 
+    /// `CASpringAnimation(keyPath:)` with every property settable at once (Core Animation defaults).
     public init(keyPath: String, fromValue: PropertyValue? = nil, toValue: PropertyValue? = nil,
                 byValue: PropertyValue? = nil, timing: MediaTiming = MediaTiming(),
                 timingFunction: TimingFunction? = nil, isRemovedOnCompletion: Bool = true,
@@ -85,6 +95,7 @@ public struct SpringAnimation: TimedAnimation, Hashable {
 /// `x = e^(−ζω₀t)(cos ω_d t + B sin ω_d t)`, critically damped `x = (1 + B t) e^(−ω₀t)`,
 /// over-damped `x = C₁e^(r₁t) + C₂e^(r₂t)`, with the constants fixed by `x′(0) = −v₀`.
 public struct DampedSpring: Hashable, Sendable {
+    /// The parameters, as given (out-of-range values replaced by the defaults).
     public let mass: Double, stiffness: Double, damping: Double, initialVelocity: Double
     private let kind: Kind
     private enum Kind: Hashable { case under, critical, over }
@@ -96,6 +107,7 @@ public struct DampedSpring: Hashable, Sendable {
     /// distance from its target. Core Animation does not document its threshold.
     public static let restThreshold = 0.001
 
+    /// The oscillator for these parameters (`CASpringAnimation`'s defaults unless given).
     public init(mass: Double = 1, stiffness: Double = 100, damping: Double = 10, initialVelocity: Double = 0) {
         // Out-of-range parameters are refused by validate(); here they are made harmless.
         let m = mass > 0 && mass.isFinite ? mass : 1

@@ -9,11 +9,13 @@
 /// in m14…m34. Interpolating the parts, with the quaternion slerped, is what makes a 0 → 180°
 /// rotation rotate instead of shrinking through a zero scale.
 public struct DecomposedTransform: Hashable, Sendable {
+    /// Scale factors along x, y and z (negative for a mirror image).
     public var scaleX: Double = 1, scaleY: Double = 1, scaleZ: Double = 1
     /// Shear factors: y-row along x, z-row along x, z-row along y.
     public var skewXY: Double = 0, skewXZ: Double = 0, skewYZ: Double = 0
     /// The rotation as a unit quaternion (x, y, z, w); identity is (0, 0, 0, 1).
     public var quaternionX: Double = 0, quaternionY: Double = 0, quaternionZ: Double = 0, quaternionW: Double = 1
+    /// Translation (m41…m43 after normalising m44 to 1).
     public var translationX: Double = 0, translationY: Double = 0, translationZ: Double = 0
     /// The perspective column (m14, m24, m34, m44 of the perspective factor); identity is (0,0,0,1).
     public var perspectiveX: Double = 0, perspectiveY: Double = 0, perspectiveZ: Double = 0, perspectiveW: Double = 1
@@ -22,7 +24,8 @@ public struct DecomposedTransform: Hashable, Sendable {
     public init() {}
 
     /// Decomposes `m`; nil where it has no decomposition (m44 = 0, or a singular 3×3 part such
-    /// as a zero scale). Callers fall back to interpolating matrix entries.
+    /// as a zero scale). Callers fall back to interpolating matrix entries. The parts describe
+    /// `m / m44`, the same projective map (m44 is 1 for every transform without perspective).
     public init?(_ m: Transform3D) {
         guard m.m44 != 0, m.isFinite else { return nil }
         let n = 1 / m.m44
@@ -36,10 +39,11 @@ public struct DecomposedTransform: Hashable, Sendable {
         // Perspective: the 3×3 part times (px, py, pz) gives the m14…m34 column.
         let pc = (m.m14 * n, m.m24 * n, m.m34 * n)
         if pc.0 != 0 || pc.1 != 0 || pc.2 != 0 {
-            // Cramer's rule on rows·p = pc.
-            let px = dot(pc, cross(r1, r2)) / det
-            let py = dot(r0, cross(pc, r2)) / det
-            let pz = dot(r0, cross(r1, pc)) / det
+            // Cramer's rule on rows·p = pc, which replaces the columns of the 3×3 part by pc.
+            let c0 = (r0.0, r1.0, r2.0), c1 = (r0.1, r1.1, r2.1), c2 = (r0.2, r1.2, r2.2)
+            let px = dot(pc, cross(c1, c2)) / det
+            let py = dot(c0, cross(pc, c2)) / det
+            let pz = dot(c0, cross(c1, pc)) / det
             perspectiveX = px; perspectiveY = py; perspectiveZ = pz
             perspectiveW = 1 - (t.0 * px + t.1 * py + t.2 * pz)
         }

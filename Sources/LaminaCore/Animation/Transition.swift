@@ -28,10 +28,14 @@ public struct Transition: TimedAnimation, Hashable {
     public var startProgress: Double
     /// `endProgress` (default 1).
     public var endProgress: Double
+    /// The `CAMediaTiming` fields (beginTime, duration, speed, repeats, fill mode, …).
     public var timing: MediaTiming
+    /// `timingFunction`: maps time to progress; nil is linear.
     public var timingFunction: TimingFunction?
+    /// `removedOnCompletion` (default true).
     public var isRemovedOnCompletion: Bool
 
+    /// `CATransition()` with every property settable at once (Core Animation defaults).
     public init(type: Kind = .fade, subtype: Direction? = nil, startProgress: Double = 0, endProgress: Double = 1,
                 timing: MediaTiming = MediaTiming(), timingFunction: TimingFunction? = nil,
                 isRemovedOnCompletion: Bool = true) {
@@ -58,11 +62,14 @@ public struct Transition: TimedAnimation, Hashable {
 
 /// A transition in progress on a layer, for the renderer.
 public struct TransitionState: Sendable, Hashable {
+    /// The transition's type.
     public var type: Transition.Kind
+    /// Its direction (`fromLeft` when the transition gave none).
     public var subtype: Transition.Direction
     /// How far the new contents have replaced the old, in [0, 1].
     public var progress: Double
 
+    /// A transition state.
     public init(type: Transition.Kind, subtype: Transition.Direction, progress: Double) {
         self.type = type
         self.subtype = subtype

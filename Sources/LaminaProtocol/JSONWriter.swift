@@ -1,12 +1,15 @@
 import LaminaCore
 
-/// Writes compact JSON text. Small on purpose: the server only ever writes JSON (trees, stats),
-/// it never parses it.
+/// Writes compact JSON text: the `tree` reply (docs/protocol.md) and `laminactl eval`'s output.
+/// Small on purpose: Lamina writes JSON in these places but parses it only in scene files.
 public struct JSONWriter: Sendable {
     public private(set) var text = ""
     private var needsComma = false
 
-    public init() {}
+    /// Write colours as `[r, g, b, a]` numbers instead of `"#RRGGBBAA"`, which rounds to 8 bits.
+    public var exactColors: Bool
+
+    public init(exactColors: Bool = false) { self.exactColors = exactColors }
 
     private mutating func separator() {
         if needsComma { text += "," }
@@ -53,7 +56,8 @@ public struct JSONWriter: Sendable {
         case .point(let p): numbers([p.x, p.y])
         case .size(let s): numbers([s.width, s.height])
         case .rect(let r): numbers([r.origin.x, r.origin.y, r.size.width, r.size.height])
-        case .color(let c): separator(); text += JSONWriter.quoted(c.hexString)
+        case .color(let c):
+            if exactColors { numbers([c.red, c.green, c.blue, c.alpha]) } else { separator(); text += JSONWriter.quoted(c.hexString) }
         case .transform(let t): numbers(t.rowMajor)
         case .bool(let b): separator(); text += b ? "true" : "false"
         case .string(let s): separator(); text += JSONWriter.quoted(s)
@@ -61,13 +65,13 @@ public struct JSONWriter: Sendable {
     }
 
     /// Integers without a fraction; other numbers as Swift prints them (shortest round trip).
-    static func format(_ v: Double) -> String {
+    public static func format(_ v: Double) -> String {
         guard v.isFinite else { return "null" }
         if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
         return "\(v)"
     }
 
-    static func quoted(_ s: String) -> String {
+    public static func quoted(_ s: String) -> String {
         var out = "\""
         for u in s.unicodeScalars {
             switch u {

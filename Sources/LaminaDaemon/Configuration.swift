@@ -1,0 +1,243 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import LaminaCore
+import LaminaKMS
+import LaminaServer
+import Logging
+import TOMLKit
+
+/// A mistake in laminad.toml, naming the key and what would be right.
+public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
+    public var key: String
+    public var message: String
+    public init(key: String, _ message: String) {
+        self.key = key
+        self.message = message
+    }
+    public var description: String { key.isEmpty ? message : "\(key): \(message)" }
+}
+
+/// laminad.toml (config/laminad.toml documents every key). Every field is optional: what the
+/// file leaves out takes the command line's value or the default. Unknown keys are errors, so a
+/// misspelt key does not pass silently.
+public struct LaminadConfiguration: Sendable {
+    public var backend: BackendChoice?
+    public var logLevel: Logger.Level?
+
+    public var socketPath: String?
+    /// The socket file's owner and group, by name or number, and its mode ("0660").
+    public var socketOwner: String?
+    public var socketGroup: String?
+    public var socketMode: UInt32?
+
+    public var maxLayersPerClient: Int?
+    public var maxOperationsPerCommit: Int?
+    public var maxMessageBytes: Int?
+    public var maxQueuedBytes: Int?
+
+    public var background: Color?
+    public var clock: String?
+    public var refreshRate: Double?
+    public var headlessSize: (width: Int, height: Int)?
+    public var idleBlankSeconds: Double?
+    public var repaintWindowMilliseconds: Double?
+    public var cursor: Bool?
+
+    public var kms = KMSConfiguration()
+    public var kmsGiven = false
+
+    public init() {}
+
+    /// Reads and checks `path`. The corresponding C function is `fopen`.
+    public static func load(path: String) throws(ConfigurationError) -> LaminadConfiguration {
+        guard let file = fopen(path, "r") else {
+            throw ConfigurationError(key: "", "cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = fread(&buffer, 1, buffer.count, file)
+            if n <= 0 { break }
+            bytes.append(contentsOf: buffer[0..<n])
+        }
+        do throws(ConfigurationError) {
+            return try parse(String(decoding: bytes, as: UTF8.self))
+        } catch {
+            throw ConfigurationError(key: error.key, "\(path): \(error.message)")
+        }
+    }
+
+    /// Parses TOML text.
+    public static func parse(_ text: String) throws(ConfigurationError) -> LaminadConfiguration {
+        let root: TOMLTable
+        do { root = try TOMLTable(string: text) } catch let error as TOMLParseError {
+            throw ConfigurationError(key: "", "not valid TOML: \(error.description) at \(error.source.debugDescription)")
+        } catch {
+            throw ConfigurationError(key: "", "not valid TOML: \(error)")
+        }
+        var c = LaminadConfiguration()
+        var r = Reader(root, path: "")
+        if let s = try r.string("backend") {
+            guard let b = BackendChoice(rawValue: s) else { throw r.error("backend", "must be auto, kms or headless (got '\(s)')") }
+            c.backend = b
+        }
+        if let s = try r.string("log_level") {
+            guard let l = Logger.Level(rawValue: s) else {
+                throw r.error("log_level", "must be trace, debug, info, notice, warning, error or critical (got '\(s)')")
+            }
+            c.logLevel = l
+        }
+        if var t = try r.table("socket") {
+            c.socketPath = try t.string("path")
+            c.socketOwner = try t.string("owner")
+            c.socketGroup = try t.string("group")
+            if let m = try t.string("mode") {
+                guard let mode = UInt32(m, radix: 8), mode <= 0o777 else { throw t.error("mode", "must be octal permissions such as \"0660\" (got '\(m)')") }
+                c.socketMode = mode
+            }
+            try t.finish()
+        }
+        if var t = try r.table("limits") {
+            c.maxLayersPerClient = try t.int("max_layers_per_client", 1...10_000_000)
+            c.maxOperationsPerCommit = try t.int("max_operations_per_commit", 1...100_000_000)
+            c.maxMessageBytes = try t.int("max_message_bytes", 1024...(1 << 30))
+            c.maxQueuedBytes = try t.int("max_queued_bytes", 4096...(1 << 34))
+            try t.finish()
+        }
+        if var t = try r.table("display") {
+            if let s = try t.string("background") {
+                guard let color = Color(hex: s) else { throw t.error("background", "must be #RRGGBB or #RRGGBBAA (got '\(s)')") }
+                c.background = color
+            }
+            if let s = try t.string("clock") {
+                guard s == "real" || s == "virtual" else { throw t.error("clock", "must be real or virtual (got '\(s)')") }
+                c.clock = s
+            }
+            c.refreshRate = try t.double("refresh", 1...1000)
+            if let s = try t.string("size") {
+                guard let m = ModeRequest(parsing: s), m.refreshRate == nil, m.width <= 16384, m.height <= 16384 else {
+                    throw t.error("size", "must be WIDTHxHEIGHT (got '\(s)')")
+                }
+                c.headlessSize = (m.width, m.height)
+            }
+            c.idleBlankSeconds = try t.double("idle_blank", 0...86400)
+            c.repaintWindowMilliseconds = try t.double("repaint_window_ms", 0...100)
+            c.cursor = try t.bool("cursor")
+            try t.finish()
+        }
+        if var t = try r.table("kms") {
+            c.kmsGiven = true
+            c.kms.devicePath = try t.string("device")
+            if let atomic = try t.bool("atomic") { c.kms.forceLegacy = !atomic }
+            if let n = try t.int("max_outputs", 0...64) { c.kms.maxOutputs = n }
+            try t.finish()
+        }
+        if let outputs = try r.tables("output") {
+            for (i, var t) in outputs.enumerated() {
+                guard let name = try t.string("name") else { throw t.error("name", "every [[output]] needs the connector name, such as \"HDMI-A-1\"") }
+                var o = OutputConfiguration(name: name)
+                o.enabled = try t.bool("enabled") ?? true
+                if let s = try t.string("mode") {
+                    guard let m = ModeRequest(parsing: s) else { throw t.error("mode", "must be WIDTHxHEIGHT or WIDTHxHEIGHT@HZ (got '\(s)')") }
+                    o.mode = m
+                }
+                if let p = try t.intPair("position") { o.position = p }
+                if let s = try t.double("scale", 0.25...8) { o.scale = s }
+                if let s = try t.string("transform") {
+                    guard let tr = OutputTransform(rawValue: s) else {
+                        throw t.error("transform", "must be one of \(OutputTransform.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(s)')")
+                    }
+                    o.transform = tr
+                }
+                try t.finish()
+                if c.kms.outputs.contains(where: { $0.name == name }) {
+                    throw ConfigurationError(key: "output[\(i)].name", "\(name) is configured twice")
+                }
+                c.kms.outputs.append(o)
+            }
+        }
+        try r.finish()
+        return c
+    }
+}
+
+/// Reads one TOML table, remembering which keys were used so the rest can be reported.
+private struct Reader {
+    let table: TOMLTable
+    let path: String
+    var used: Set<String> = []
+
+    init(_ table: TOMLTable, path: String) {
+        self.table = table
+        self.path = path
+    }
+
+    func error(_ key: String, _ message: String) -> ConfigurationError {
+        ConfigurationError(key: path.isEmpty ? key : "\(path).\(key)", message)
+    }
+
+    private mutating func value(_ key: String) -> TOMLValueConvertible? {
+        used.insert(key)
+        return table[key]
+    }
+
+    mutating func string(_ key: String) throws(ConfigurationError) -> String? {
+        guard let v = value(key) else { return nil }
+        guard let s = v.string else { throw error(key, "must be a string, not \(v.type)") }
+        return s
+    }
+
+    mutating func bool(_ key: String) throws(ConfigurationError) -> Bool? {
+        guard let v = value(key) else { return nil }
+        guard let b = v.bool else { throw error(key, "must be true or false, not \(v.type)") }
+        return b
+    }
+
+    mutating func int(_ key: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+        guard let v = value(key) else { return nil }
+        guard let n = v.int else { throw error(key, "must be an integer, not \(v.type)") }
+        guard range.contains(n) else { throw error(key, "must be in \(range.lowerBound)…\(range.upperBound) (got \(n))") }
+        return n
+    }
+
+    mutating func double(_ key: String, _ range: ClosedRange<Double>) throws(ConfigurationError) -> Double? {
+        guard let v = value(key) else { return nil }
+        guard let d = v.double ?? v.int.map(Double.init) else { throw error(key, "must be a number, not \(v.type)") }
+        guard range.contains(d) else { throw error(key, "must be in \(range.lowerBound)…\(range.upperBound) (got \(d))") }
+        return d
+    }
+
+    mutating func intPair(_ key: String) throws(ConfigurationError) -> (Int, Int)? {
+        guard let v = value(key) else { return nil }
+        guard let a = v.array, a.count == 2, let x = a[0].int, let y = a[1].int else {
+            throw error(key, "must be [x, y] in points")
+        }
+        return (x, y)
+    }
+
+    mutating func table(_ key: String) throws(ConfigurationError) -> Reader? {
+        guard let v = value(key) else { return nil }
+        guard let t = v.table else { throw error(key, "must be a table ([\(key)]), not \(v.type)") }
+        return Reader(t, path: path.isEmpty ? key : "\(path).\(key)")
+    }
+
+    mutating func tables(_ key: String) throws(ConfigurationError) -> [Reader]? {
+        guard let v = value(key) else { return nil }
+        guard let a = v.array else { throw error(key, "must be an array of tables ([[\(key)]]), not \(v.type)") }
+        var result: [Reader] = []
+        for i in 0..<a.count {
+            guard let t = a[i].table else { throw error("\(key)[\(i)]", "must be a table") }
+            result.append(Reader(t, path: "\(key)[\(i)]"))
+        }
+        return result
+    }
+
+    /// Fails on a key nothing read: a typo, or a setting this laminad does not know.
+    func finish() throws(ConfigurationError) {
+        if let unknown = table.keys.sorted().first(where: { !used.contains($0) }) {
+            throw error(unknown, "is not a setting laminad knows (see config/laminad.toml)")
+        }
+    }
+}

@@ -1,0 +1,367 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CDRM
+import CEGL
+import CLinux
+import LaminaCore
+import LaminaGLES
+import LaminaPlatform
+import LaminaServer
+import Logging
+
+/// No DRM device could be used; each reason names a card and why it was passed over.
+public struct KMSUnavailable: Error, CustomStringConvertible {
+    public var reasons: [String]
+    public var description: String { reasons.isEmpty ? "no DRM device under /dev/dri" : reasons.joined(separator: "; ") }
+}
+
+/// Collects page-flip events while `drmHandleEvent` runs; its address is the events' user data.
+private final class PageFlipSink {
+    var flips: [(crtc: UInt32, seconds: UInt32, microseconds: UInt32)] = []
+}
+
+/// Shows frames on displays through DRM/KMS (kmscube's path, wlroots' DRM backend in small):
+/// GBM surfaces, EGL on EGL_PLATFORM_GBM_KHR, framebuffers cached on the buffers, atomic
+/// commits with a legacy fallback, page-flip events through `eventDescriptor`, and hotplug
+/// through a udev monitor.
+///
+/// All outputs form one desktop: each shows the part of the draw list its position covers.
+/// Like its GL context, a backend must be used on the thread that created it.
+public final class KMSBackend: DisplayBackend {
+    public let drm: DRMDevice
+    /// Atomic, or legacy where atomic was refused or turned off.
+    public private(set) var committer: any KMSCommitter
+    public let context: GLESContext
+    public let kmsRenderer: KMSRenderer
+    /// One line on what was chosen and why: "/dev/dri/card0 (virtio_gpu, atomic): Virtual-1 1280x800@60".
+    public var summary: String {
+        "\(drm.path) (\(drm.driverName), \(committer.name)): "
+            + (outputs.isEmpty ? "no display connected" : outputs.map { "\($0.name) \($0.mode)" }.joined(separator: ", "))
+    }
+
+    private let gbm: GBMDevice
+    private let eglConfig: EGLConfig
+    private let configuration: KMSConfiguration
+    private let logger: Logger
+    private var outputs: [KMSOutput] = []
+    private let sink = PageFlipSink()
+    private let hotplug: UdevMonitor?
+    private let epoll: FileDescriptor
+    private var needsRedraw = false
+    /// The desktop's size in points, fixed when the backend starts (the compositor's display size).
+    public let width: Int
+    public let height: Int
+
+    // MARK: Opening
+
+    /// Opens the configured card, or the first card under /dev/dri with a connected connector
+    /// that this process can become DRM master of. With `requireConnectedOutput` false (an
+    /// explicit `--backend kms`), a mastered card with nothing connected is used too.
+    public static func open(configuration: KMSConfiguration, requireConnectedOutput: Bool, logger: Logger) throws -> KMSBackend {
+        let paths = configuration.devicePath.map { [$0] } ?? DRMDevice.cardPaths()
+        var reasons: [String] = []
+        var fallback: DRMDevice?
+        for path in paths {
+            do {
+                let drm = try DRMDevice(path: path)
+                try drm.becomeMaster()
+                let resources = try drm.resources()
+                if resources.connected.isEmpty {
+                    reasons.append("\(path): no connected connector (\(resources.connectors.map(\.name).joined(separator: ", ")))")
+                    if fallback == nil { fallback = drm }
+                    continue
+                }
+                return try KMSBackend(drm: drm, configuration: configuration, logger: logger)
+            } catch let error as DRMError where error.isPermissionDenied && error.call.hasPrefix("drmSetMaster") {
+                reasons.append("\(path): another process is DRM master (\(error))")
+            } catch {
+                reasons.append("\(path): \(error)")
+            }
+        }
+        if !requireConnectedOutput, let fallback {
+            return try KMSBackend(drm: fallback, configuration: configuration, logger: logger)
+        }
+        throw KMSUnavailable(reasons: reasons)
+    }
+
+    /// Sets up GBM, EGL and GL on `drm`, which must be master, and lights every connected
+    /// connector the configuration allows (the modeset happens with the first frame).
+    public init(drm: DRMDevice, configuration: KMSConfiguration, logger: Logger) throws {
+        self.drm = drm
+        self.configuration = configuration
+        self.logger = logger
+        let noAtomic = SocketPath.environment("LAMINA_KMS_NO_ATOMIC") == "1"
+        if configuration.forceLegacy || noAtomic {
+            committer = LegacyCommitter(drm: drm)
+            logger.info("kms: legacy modesetting (\(noAtomic ? "LAMINA_KMS_NO_ATOMIC=1" : "atomic = false in the configuration"))")
+        } else {
+            do {
+                committer = try AtomicCommitter(drm: drm)
+            } catch {
+                committer = LegacyCommitter(drm: drm)
+                logger.notice("kms: legacy modesetting (\(error))")
+            }
+        }
+        gbm = try GBMDevice(drm: drm)
+        let display = try EGLDisplayConnection(platform: EGLenum(EGL_PLATFORM_GBM_KHR), nativeDisplay: UnsafeMutableRawPointer(gbm.handle))
+        let candidates = try display.chooseConfigs([
+            EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT,
+            EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 0,
+        ])
+        // The config's native visual is the GBM format; scan-out needs XRGB8888.
+        let wanted = EGLint(bitPattern: DRMFormat.xrgb8888)
+        guard let config = candidates.first(where: { (try? display.attribute(EGL_NATIVE_VISUAL_ID, of: $0)) == wanted }) else {
+            throw EGLError.noMatchingConfig("EGL_NATIVE_VISUAL_ID = XRGB8888 on \(display)")
+        }
+        eglConfig = config
+        context = try GLESContext(display: display, config: config)
+        try context.makeCurrent()
+        kmsRenderer = KMSRenderer(gles: try GLESRenderer(context: context))
+
+        do {
+            hotplug = try UdevMonitor()
+        } catch {
+            hotplug = nil
+            logger.warning("kms: no hotplug (\(error)); displays connected later will not light up")
+        }
+        // One descriptor for the daemon's loop to watch, however many this backend has.
+        let set = FileDescriptor(owning: try retryingEINTR("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) })
+        for fd in [drm.fd] + (hotplug.map { [$0.fd] } ?? []) {
+            var event = epoll_event()
+            event.events = EPOLLIN.rawValue
+            event.data.fd = fd
+            try retryingEINTR("epoll_ctl(ADD)") { epoll_ctl(set.rawValue, EPOLL_CTL_ADD, fd, &event) }
+        }
+        epoll = set
+
+        let resources = try drm.resources()
+        var lit: [KMSOutput] = []
+        for connector in resources.connected where lit.count < configuration.maxOutputs {
+            if let output = Self.makeOutput(connector, resources: resources, taken: lit, drm: drm, gbm: gbm, display: display,
+                                            config: config, configuration: configuration, logger: logger) {
+                lit.append(output)
+            }
+        }
+        outputs = lit
+        let extent = Self.desktopExtent(lit) ?? configuration.fallbackSize
+        width = extent.width
+        height = extent.height
+        logger.notice("kms: \(summary); desktop \(width)x\(height); renderer \(kmsRenderer.name)")
+    }
+
+    deinit {
+        try? waitForFlips(timeout: 1)
+        for output in outputs { output.restore(drm: drm, committer: committer) }
+        outputs.removeAll()
+    }
+
+    private static func desktopExtent(_ outputs: [KMSOutput]) -> (width: Int, height: Int)? {
+        guard !outputs.isEmpty else { return nil }
+        let w = outputs.map { $0.origin.x + $0.logicalSize.width }.max()!
+        let h = outputs.map { $0.origin.y + $0.logicalSize.height }.max()!
+        return (w, h)
+    }
+
+    /// An output for `connector` on a free CRTC, or nil (logged) where it cannot be lit.
+    private static func makeOutput(
+        _ connector: DRMConnector, resources: DRMResources, taken: [KMSOutput], drm: DRMDevice, gbm: GBMDevice,
+        display: EGLDisplayConnection, config: EGLConfig, configuration: KMSConfiguration, logger: Logger
+    ) -> KMSOutput? {
+        let settings = configuration.output(named: connector.name)
+        guard settings.enabled else {
+            logger.info("kms: \(connector.name) is disabled in the configuration")
+            return nil
+        }
+        var mode = connector.preferredMode
+        if let wanted = settings.mode {
+            if let match = wanted.best(of: connector.modes) {
+                mode = match
+            } else {
+                logger.warning("kms: \(connector.name) has no mode \(wanted) (it offers \(Set(connector.modes.map { "\($0.width)x\($0.height)" }).sorted().joined(separator: ", "))); using \(mode.map(\.description) ?? "none")")
+            }
+        }
+        guard let mode else { return nil }
+        let busy = Set(taken.map(\.target.crtc))
+        let crtcs = (connector.currentCRTC.map { [$0] } ?? []) + connector.possibleCRTCs
+        guard let crtc = crtcs.first(where: { !busy.contains($0) && connector.possibleCRTCs.contains($0) }) else {
+            logger.warning("kms: \(connector.name): no free CRTC")
+            return nil
+        }
+        guard let plane = resources.primaryPlane(for: crtc, format: DRMFormat.xrgb8888) else {
+            logger.warning("kms: \(connector.name): no primary plane on CRTC \(crtc) scans out XRGB8888")
+            return nil
+        }
+        do {
+            let surface = try GBMSurface(device: gbm, width: mode.width, height: mode.height, format: DRMFormat.xrgb8888)
+            let window = try EGLWindowSurface(display: display, config: config, gbmSurface: surface)
+            let target = CommitTarget(connector: connector, crtc: crtc,
+                                      crtcProperties: drm.properties(of: crtc, type: UInt32(DRM_MODE_OBJECT_CRTC)),
+                                      plane: plane, mode: mode)
+            let x = taken.map { $0.origin.x + $0.logicalSize.width }.max() ?? 0
+            return KMSOutput(configuration: settings, target: target, surface: window,
+                             origin: settings.position ?? (x, 0), saved: SavedCRTC(drm: drm, crtc: crtc))
+        } catch {
+            logger.error("kms: \(connector.name) \(mode): \(error)")
+            return nil
+        }
+    }
+
+    // MARK: DisplayBackend
+
+    public var name: String { "kms" }
+    public var renderer: any Renderer { kmsRenderer }
+    public var eventDescriptor: Int32? { epoll.rawValue }
+    public var isFramePending: Bool { outputs.contains(where: \.isFlipPending) }
+    public var refreshInterval: Double? { outputs.first.map(\.mode.refreshInterval) }
+    /// The lit outputs' connector names, in desktop order.
+    public var outputNames: [String] { outputs.map(\.name) }
+
+    /// Draws `list` on every lit output and queues the flips. Where a flip is still queued from
+    /// the last frame it waits for it first (at most a second).
+    public func present(_ list: DrawList) throws {
+        kmsRenderer.lastList = list
+        try waitForFlips(timeout: 1)
+        var firstError: (any Error)?
+        for output in outputs {
+            do {
+                try present(list, on: output)
+            } catch let error as DRMError where committer is AtomicCommitter && !error.isPermissionDenied {
+                logger.warning("kms: atomic commit refused on \(output.name) (\(error)); falling back to legacy modesetting")
+                committer = LegacyCommitter(drm: drm)
+                for o in outputs { o.invalidate() }
+                do { try present(list, on: output) } catch { firstError = firstError ?? error }
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        if let firstError { throw firstError }
+    }
+
+    private func present(_ list: DrawList, on output: KMSOutput) throws {
+        do {
+            _ = try output.present(list, context: context, renderer: kmsRenderer.gles, drm: drm, committer: committer,
+                                   userData: Unmanaged.passUnretained(sink).toOpaque())
+        } catch let error as DRMError where error.isPermissionDenied {
+            // A VT switch or another compositor took the display: drop this frame, modeset when it comes back.
+            logger.warning("kms: \(output.name): \(error); DRM master lost? the frame is dropped")
+            output.invalidate()
+        }
+    }
+
+    /// Handles page-flip events and hotplug uevents without blocking.
+    public func dispatchEvents() throws -> BackendEvents {
+        var events = BackendEvents()
+        var ready = [epoll_event](repeating: epoll_event(), count: 4)
+        let n = epoll_wait(epoll.rawValue, &ready, Int32(ready.count), 0)
+        var drmReadable = false, hotplugReadable = false
+        for i in 0..<max(0, Int(n)) {
+            if ready[i].data.fd == drm.fd { drmReadable = true } else { hotplugReadable = true }
+        }
+        if drmReadable, let time = try readFlipEvents() { events.presented.append(time) }
+        if hotplugReadable, let hotplug, hotplug.hotplugDevices().contains(drm.path) {
+            rescan()
+        }
+        events.needsRedraw = needsRedraw
+        needsRedraw = false
+        return events
+    }
+
+    /// Reads the page-flip events waiting on the DRM descriptor. Returns the presentation time
+    /// when the last queued flip completed.
+    /// The corresponding C function is `drmHandleEvent`.
+    private func readFlipEvents() throws(DRMError) -> Double? {
+        let wasPending = isFramePending
+        var context = drmEventContext()
+        context.version = 3
+        context.page_flip_handler2 = { _, _, seconds, microseconds, crtc, data in
+            guard let data else { return }
+            Unmanaged<PageFlipSink>.fromOpaque(data).takeUnretainedValue().flips.append((crtc, seconds, microseconds))
+        }
+        let r = drmHandleEvent(drm.fd, &context)
+        if r != 0, errno != EAGAIN { throw DRMError("drmHandleEvent on \(drm.path)", errno: errno) }
+        var latest: Double?
+        for flip in sink.flips {
+            outputs.first { $0.target.crtc == flip.crtc }?.flipCompleted()
+            latest = Self.presentationTime(flip.seconds, flip.microseconds)
+        }
+        sink.flips.removeAll()
+        return wasPending && !isFramePending ? latest : nil
+    }
+
+    /// The event's CLOCK_MONOTONIC time, or now where the device gives none (virtual GPUs send 0).
+    private static func presentationTime(_ seconds: UInt32, _ microseconds: UInt32) -> Double {
+        let now = monotonicSeconds()
+        let stamp = Double(seconds) + Double(microseconds) * 1e-6
+        return stamp > 0 && stamp <= now && now - stamp < 1 ? stamp : now
+    }
+
+    /// Blocks until no flip is queued, or throws after `timeout` seconds (a hung display path).
+    private func waitForFlips(timeout: Double) throws {
+        let deadline = monotonicSeconds() + timeout
+        while isFramePending {
+            let left = deadline - monotonicSeconds()
+            guard left > 0 else { throw DRMError("waiting for a page flip on \(drm.path) (none came in \(timeout) s)", errno: ETIMEDOUT) }
+            var pfd = pollfd(fd: drm.fd, events: Int16(POLLIN), revents: 0)
+            let r = poll(&pfd, 1, Int32(left * 1000) + 1)
+            if r < 0, errno != EINTR { throw DRMError("poll on \(drm.path)", errno: errno) }
+            if r > 0 { _ = try readFlipEvents() }
+        }
+    }
+
+    // MARK: Outputs
+
+    /// Blanks (`on` false: the CRTC is turned off) or relights the named output, or all of them.
+    /// Returns the outputs changed. A relit output shows the next frame, which the caller
+    /// should draw even if nothing changed.
+    @discardableResult
+    public func setPower(_ on: Bool, output name: String? = nil) throws -> [String] {
+        try waitForFlips(timeout: 1)
+        var changed: [String] = []
+        for output in outputs where name == nil || output.name == name {
+            guard output.isEnabled != on else { continue }
+            try output.setEnabled(on, committer: committer)
+            changed.append(output.name)
+        }
+        if on, !changed.isEmpty { needsRedraw = true }
+        if let name, !outputs.contains(where: { $0.name == name }) {
+            throw KMSUnavailable(reasons: ["no output named \(name) (lit: \(outputNames.joined(separator: ", ")))"])
+        }
+        logger.notice("kms: display \(on ? "on" : "off"): \(changed.isEmpty ? "nothing to change" : changed.joined(separator: ", "))")
+        return changed
+    }
+
+    /// Re-reads the connectors after a hotplug: lights new displays, releases unplugged ones,
+    /// and redoes outputs whose preferred mode changed.
+    private func rescan() {
+        do {
+            try waitForFlips(timeout: 1)
+            let resources = try drm.resources()
+            let connected = Dictionary(resources.connected.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            var kept: [KMSOutput] = []
+            for output in outputs {
+                let now = connected[output.target.connector.id]
+                let modeChanged = output.configuration.mode == nil && now?.preferredMode.map { $0 != output.mode } == true
+                if now == nil || modeChanged {
+                    logger.notice("kms: \(output.name) \(now == nil ? "disconnected" : "changed mode"): releasing it")
+                    try? committer.disable(output.target)
+                } else {
+                    kept.append(output)
+                }
+            }
+            outputs = kept
+            guard let display = Optional(context.display) else { return }
+            for connector in resources.connected where outputs.count < configuration.maxOutputs
+                && !outputs.contains(where: { $0.target.connector.id == connector.id }) {
+                if let output = Self.makeOutput(connector, resources: resources, taken: outputs, drm: drm, gbm: gbm, display: display,
+                                                config: eglConfig, configuration: configuration, logger: logger) {
+                    outputs.append(output)
+                    logger.notice("kms: \(output.name) connected: \(output.mode) at \(output.origin.x),\(output.origin.y)")
+                }
+            }
+            needsRedraw = true
+        } catch {
+            logger.error("kms: hotplug rescan failed: \(error)")
+        }
+    }
+}

@@ -1,0 +1,53 @@
+/// How the KMS backend picks its device and lays out its outputs (the `[kms]` and `[[output]]`
+/// tables of laminad.toml).
+public struct KMSConfiguration: Sendable {
+    /// The card to open; nil picks the first card with a connected connector that can be mastered.
+    public var devicePath: String?
+    /// Use SetCrtc/PageFlip even where atomic modesetting works. `LAMINA_KMS_NO_ATOMIC=1` forces it too.
+    public var forceLegacy = false
+    /// Outputs by connector name; connectors not listed get their preferred mode, placed left
+    /// to right after the listed ones.
+    public var outputs: [OutputConfiguration] = []
+    /// The most outputs lit at once.
+    public var maxOutputs = 8
+    /// The desktop size while no display is connected.
+    public var fallbackSize = (width: 1280, height: 720)
+
+    public init() {}
+
+    /// The configuration for connector `name`, or the defaults.
+    public func output(named name: String) -> OutputConfiguration {
+        outputs.first { $0.name == name } ?? OutputConfiguration(name: name)
+    }
+}
+
+/// One output's settings.
+public struct OutputConfiguration: Sendable, Equatable {
+    /// The connector: "Virtual-1", "HDMI-A-1", "eDP-1".
+    public var name: String
+    /// False leaves the connector dark.
+    public var enabled = true
+    /// The mode; nil takes the connector's preferred mode.
+    public var mode: ModeRequest?
+    /// The top-left corner in the desktop, in points; nil places the output right of the others.
+    public var position: (x: Int, y: Int)?
+    /// Pixels per point.
+    public var scale = 1.0
+    /// How the picture is turned on the panel.
+    public var transform = OutputTransform.normal
+
+    public init(name: String, enabled: Bool = true, mode: ModeRequest? = nil, position: (x: Int, y: Int)? = nil,
+                scale: Double = 1, transform: OutputTransform = .normal) {
+        self.name = name
+        self.enabled = enabled
+        self.mode = mode
+        self.position = position
+        self.scale = scale
+        self.transform = transform
+    }
+
+    public static func == (a: OutputConfiguration, b: OutputConfiguration) -> Bool {
+        a.name == b.name && a.enabled == b.enabled && a.mode == b.mode && a.position?.x == b.position?.x
+            && a.position?.y == b.position?.y && a.scale == b.scale && a.transform == b.transform
+    }
+}

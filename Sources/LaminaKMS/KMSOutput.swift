@@ -1,0 +1,140 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CDRM
+import CEGL
+import LaminaCore
+import LaminaGLES
+import LaminaServer
+
+/// One lit connector: its CRTC and plane, its GBM and EGL surfaces, and the buffers on screen
+/// and queued (kmscube's `drm` + `gbm` state for one display).
+final class KMSOutput {
+    let configuration: OutputConfiguration
+    private(set) var target: CommitTarget
+    let surface: EGLWindowSurface
+    /// The desktop point at the output's top-left corner.
+    var origin: (x: Int, y: Int)
+    /// The CRTC's state before Lamina took it, restored on exit.
+    let saved: SavedCRTC?
+
+    /// The buffer on screen, locked until the next one replaces it.
+    private var front: OpaquePointer?
+    /// The buffer of the queued page flip.
+    private var pending: OpaquePointer?
+    /// A modeset is due (first frame, or after being blanked or losing master).
+    private var needsModeset = true
+    /// False while blanked (`display off`).
+    private(set) var isEnabled = true
+
+    var name: String { target.connector.name }
+    var mode: DRMMode { target.mode }
+    var isFlipPending: Bool { pending != nil }
+    var gbm: GBMSurface { surface.gbmSurface }
+
+    /// The output's size in desktop points.
+    var logicalSize: (width: Int, height: Int) {
+        let turned = configuration.transform.logicalSize(width: mode.width, height: mode.height)
+        return (Int((Double(turned.width) / configuration.scale).rounded()), Int((Double(turned.height) / configuration.scale).rounded()))
+    }
+
+    init(configuration: OutputConfiguration, target: CommitTarget, surface: EGLWindowSurface, origin: (x: Int, y: Int), saved: SavedCRTC?) {
+        self.configuration = configuration
+        self.target = target
+        self.surface = surface
+        self.origin = origin
+        self.saved = saved
+    }
+
+    deinit {
+        if let pending { gbm.release(pending) }
+        if let front { gbm.release(front) }
+    }
+
+    /// Draws `list` (the whole desktop) into the next buffer and queues it: a modeset where one
+    /// is due, else a page flip whose event `userData` names. Returns true when a flip was queued.
+    func present(_ list: DrawList, context: GLESContext, renderer: GLESRenderer, drm: DRMDevice,
+                 committer: any KMSCommitter, userData: UnsafeMutableRawPointer?) throws -> Bool {
+        guard isEnabled, pending == nil else { return false }
+        try context.makeCurrent(surface: surface.handle)
+        let local = list.forOutput(origin: origin, scale: configuration.scale, width: mode.width, height: mode.height,
+                                   transform: configuration.transform)
+        try renderer.draw(local)
+        try surface.swapBuffers()
+        let bo = try gbm.lockFrontBuffer()
+        let framebuffer: DRMFramebuffer
+        do { framebuffer = try DRMFramebuffer.of(bo, on: drm) } catch {
+            gbm.release(bo)
+            throw error
+        }
+        do {
+            if needsModeset {
+                try committer.modeset(target, framebuffer: framebuffer.id)
+                needsModeset = false
+                if let front { gbm.release(front) }
+                front = bo
+                return false
+            }
+            try committer.pageFlip(target, framebuffer: framebuffer.id, userData: userData)
+            pending = bo
+            return true
+        } catch {
+            gbm.release(bo)
+            throw error
+        }
+    }
+
+    /// The queued flip reached the screen: the old front buffer goes back to EGL.
+    func flipCompleted() {
+        guard let pending else { return }
+        if let front { gbm.release(front) }
+        front = pending
+        self.pending = nil
+    }
+
+    /// The next frame must modeset again (after losing and regaining DRM master).
+    func invalidate() { needsModeset = true }
+
+    /// Blanks the output (CRTC off) or marks it to light again on the next frame.
+    func setEnabled(_ on: Bool, committer: any KMSCommitter) throws(DRMError) {
+        guard on != isEnabled else { return }
+        if on {
+            isEnabled = true
+            needsModeset = true
+        } else {
+            try committer.disable(target)
+            isEnabled = false
+            needsModeset = true
+            if let front { gbm.release(front) }
+            front = nil
+        }
+    }
+
+    /// Puts back what the CRTC showed before Lamina (the console), or turns it off.
+    /// The corresponding C function is `drmModeSetCrtc`.
+    func restore(drm: DRMDevice, committer: any KMSCommitter) {
+        if let saved, saved.framebuffer != 0, var mode = saved.mode {
+            var connector = target.connector.id
+            if drmModeSetCrtc(drm.fd, target.crtc, saved.framebuffer, saved.x, saved.y, &connector, 1, &mode) == 0 { return }
+        }
+        try? committer.disable(target)
+    }
+}
+
+/// What a CRTC showed before Lamina took it.
+struct SavedCRTC {
+    var framebuffer: UInt32
+    var x: UInt32
+    var y: UInt32
+    var mode: drmModeModeInfo?
+
+    /// The corresponding C function is `drmModeGetCrtc`.
+    init?(drm: DRMDevice, crtc: UInt32) {
+        guard let c = drmModeGetCrtc(drm.fd, crtc) else { return nil }
+        defer { drmModeFreeCrtc(c) }
+        framebuffer = c.pointee.buffer_id
+        x = c.pointee.x
+        y = c.pointee.y
+        mode = c.pointee.mode_valid != 0 ? c.pointee.mode : nil
+    }
+}

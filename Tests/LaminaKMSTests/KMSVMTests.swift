@@ -1,0 +1,171 @@
+import Foundation
+import LaminaCore
+import Testing
+
+/// A scene of three solid rectangles, asymmetric so that a turned or mirrored picture shows.
+let testScene = """
+{"sublayers":[
+ {"name":"red","bounds":[0,0,400,300],"position":[200,150],"backgroundColor":"#FF0000FF"},
+ {"name":"blue","bounds":[0,0,200,100],"position":[700,150],"backgroundColor":"#0000FFFF"},
+ {"name":"green","bounds":[0,0,400,300],"position":[1080,650],"backgroundColor":"#00FF00FF"}
+]}
+"""
+
+/// The same rectangles in other colours, to make the daemon draw frames.
+let testSceneAlternate = testScene.replacingOccurrences(of: "#FF0000FF", with: "#FF00FFFF")
+
+/// laminad on real KMS devices in QEMU guests (virtio-gpu, bochs-display), one boot per test.
+/// Serialized: each boot uses both cores, and they are DRM tests (one master at a time).
+@Suite("KMS in a QEMU guest", .serialized)
+struct KMSVMTests {
+    /// The committed scene, pixel for pixel on virtio-gpu with atomic modesetting; also measures
+    /// the time to the first frame, the frame time at 1280x800, and laminad's CPU use while idle.
+    @Test func atomicVirtioShowsTheScene() throws {
+        let run = try VMHarness.run("atomic", files: ["scene.json": testScene, "alt.json": testSceneAlternate], script: """
+            start_laminad
+            wait_log "first frame on screen" 100
+            apply $D/scene.json; settle
+            shot scene
+            apply $D/alt.json; settle; apply $D/scene.json; settle
+            value frame_ms "$("$B/laminactl" stats | sed -n 's/^lastFrameMilliseconds //p')"
+            before=$("$B/laminactl" stats | sed -n 's/^framesRendered //p')
+            t0=$(awk '{print $14+$15}' /proc/$PID/stat)
+            sleep 10
+            t1=$(awk '{print $14+$15}' /proc/$PID/stat)
+            after=$("$B/laminactl" stats | sed -n 's/^framesRendered //p')
+            value idle_cpu_ticks $((t1 - t0))
+            value idle_frames $((after - before))
+            shot after_idle
+            stop_laminad
+            """)
+        #expect(run.serial.contains("(virtio_gpu, atomic)"), "the log should name the atomic path")
+        let shot = try run.shot("scene")
+        #expect(shot.width == 1280 && shot.height == 800)
+        expectPixel(shot, 200, 150, (255, 0, 0), "red")
+        expectPixel(shot, 700, 150, (0, 0, 255), "blue")
+        expectPixel(shot, 1080, 650, (0, 255, 0), "green")
+        expectPixel(shot, 640, 500, (0, 0, 0), "background")
+        expectPixel(shot, 399, 299, (255, 0, 0), "red's last pixel")
+        expectPixel(shot, 400, 300, (0, 0, 0), "just past red")
+        expectPixel(try run.shot("after_idle"), 200, 150, (255, 0, 0), "red after idling")
+        let values = run.values
+        // Nothing changed for 10 s: no frames, no commits, (almost) no CPU.
+        #expect(values["idle_frames"] == "0")
+        #expect(Int(values["idle_cpu_ticks"] ?? "") ?? 999 <= 10, "laminad used \(values["idle_cpu_ticks"] ?? "?") ticks (1/100 s) in 10 s idle")
+        #expect(values["laminad_exit"] == "0")
+        let firstFrame = run.serial.split(whereSeparator: \.isNewline).first { $0.contains("first frame on screen") }
+        print("KMS numbers: \(firstFrame.map(String.init) ?? "no first-frame line"); frame time \(values["frame_ms"] ?? "?") ms at 1280x800; idle CPU \(values["idle_cpu_ticks"] ?? "?") ticks in 10 s")
+    }
+
+    /// The legacy SetCrtc/PageFlip path, forced with LAMINA_KMS_NO_ATOMIC=1.
+    @Test func legacyVirtioShowsTheScene() throws {
+        let run = try VMHarness.run("legacy", files: ["scene.json": testScene, "alt.json": testSceneAlternate], script: """
+            export LAMINA_KMS_NO_ATOMIC=1
+            start_laminad
+            apply $D/alt.json; settle
+            apply $D/scene.json; settle
+            shot scene
+            stop_laminad
+            """)
+        #expect(run.serial.contains("legacy modesetting (LAMINA_KMS_NO_ATOMIC=1)"))
+        #expect(run.serial.contains("(virtio_gpu, legacy)"))
+        let shot = try run.shot("scene")
+        expectPixel(shot, 200, 150, (255, 0, 0), "red")
+        expectPixel(shot, 700, 150, (0, 0, 255), "blue")
+        expectPixel(shot, 1080, 650, (0, 255, 0), "green")
+        expectPixel(shot, 640, 500, (0, 0, 0), "background")
+    }
+
+    /// bochs-display: primary plane only, framebuffers with modifiers.
+    @Test func bochsShowsTheScene() throws {
+        let run = try VMHarness.run("bochs", device: "bochs", files: ["scene.json": testScene], script: """
+            start_laminad
+            apply $D/scene.json; settle
+            shot scene
+            stop_laminad
+            """)
+        #expect(run.serial.contains("bochs"))
+        let shot = try run.shot("scene")
+        expectPixel(shot, 200, 150, (255, 0, 0), "red")
+        expectPixel(shot, 700, 150, (0, 0, 255), "blue")
+        expectPixel(shot, 500, 500, (0, 0, 0), "background")
+    }
+
+    /// `transform=90` turns the picture clockwise in the renderer (the plane cannot rotate):
+    /// the 800x1280 desktop's top-left corner lands at the panel's top-right.
+    @Test func rotation90TurnsTheScene() throws {
+        let run = try VMHarness.run("rotate90", files: ["scene.json": testScene], script: """
+            start_laminad --output Virtual-1:transform=90
+            apply $D/scene.json; settle
+            shot scene
+            stop_laminad
+            """)
+        #expect(run.serial.contains("desktop 800x1280"))
+        let shot = try run.shot("scene")
+        expectPixel(shot, 1100, 200, (255, 0, 0), "red, turned to the top right")
+        expectPixel(shot, 1130, 700, (0, 0, 255), "blue, turned")
+        expectPixel(shot, 200, 150, (0, 0, 0), "where red would be unturned")
+    }
+
+    /// A second laminad fails with a clear message while the first keeps the display; then
+    /// `display off` blanks it and `display on` restores it (SIGUSR1/SIGUSR2 until the protocol
+    /// has a display-power request).
+    @Test func masterContentionAndBlanking() throws {
+        let run = try VMHarness.run("control", files: ["scene.json": testScene], script: """
+            start_laminad
+            apply $D/scene.json; settle
+            "$B/laminad" --backend kms --socket /run/second.sock >/tmp/second.log 2>&1
+            value second_exit $?
+            cat /tmp/second.log
+            kill -0 $PID && value first_alive yes
+            shot contended
+            kill -USR1 $PID; wait_log "display off"; sleep 0.5
+            shot off
+            kill -USR2 $PID; wait_log "display on"; sleep 0.3; settle
+            shot on
+            stop_laminad
+            """)
+        let values = run.values
+        #expect(values["second_exit"] == "2")
+        #expect(run.serial.contains("another process is DRM master"))
+        #expect(values["first_alive"] == "yes")
+        expectPixel(try run.shot("contended"), 200, 150, (255, 0, 0), "the first daemon's scene")
+        // QEMU shows a disabled CRTC as black with a "Display output is not active." caption.
+        expectPixel(try run.shot("off"), 200, 150, (0, 0, 0), "blank after display off")
+        expectPixel(try run.shot("on"), 200, 150, (255, 0, 0), "the scene back after display on")
+    }
+
+    /// Two heads (max_outputs=2): Virtual-2 starts disconnected and lights up when the host
+    /// resizes it (RFB SetDesktopSize, a hotplug uevent), without restarting laminad; each head
+    /// shows its own part of the desktop.
+    @Test func hotpluggedSecondHeadLightsUp() throws {
+        let scene = """
+        {"sublayers":[
+         {"name":"red","bounds":[0,0,400,300],"position":[200,150],"backgroundColor":"#FF0000FF"},
+         {"name":"yellow","bounds":[0,0,400,300],"position":[1580,250],"backgroundColor":"#FFFF00FF"}
+        ]}
+        """
+        let run = try VMHarness.run("hotplug", outputs: 2, vncHead: 1, files: ["scene.json": scene], script: """
+            start_laminad
+            apply $D/scene.json; settle
+            shot one 0
+            echo "VMKMS_RESIZE 1 1024 768"; read _
+            wait_log "Virtual-2 connected" 100
+            sleep 1; settle
+            shot head0 0
+            shot head1 1
+            kill -0 $PID && value alive yes
+            stop_laminad
+            """)
+        #expect(run.values["alive"] == "yes")
+        expectPixel(try run.shot("one"), 200, 150, (255, 0, 0), "red on the first head")
+        let head0 = try run.shot("head0"), head1 = try run.shot("head1")
+        expectPixel(head0, 200, 150, (255, 0, 0), "red stays on the first head")
+        #expect(head1.width == 1024 && head1.height == 768)
+        expectPixel(head1, 300, 250, (255, 255, 0), "yellow at desktop x 1380…1780 on the second head")
+        expectPixel(head1, 50, 50, (0, 0, 0), "the second head's background")
+    }
+
+    @Test(.disabled("implicit animations are not built yet (Sources/LaminaCore/Animation is excluded); enable when the compositor evaluates them"))
+    func implicitAnimationPlaysOnKMS() throws {}
+}

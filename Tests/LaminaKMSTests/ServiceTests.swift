@@ -1,0 +1,164 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import LaminaDaemon
+import LaminaKMS
+import Testing
+
+/// laminad as a systemd service, on the host with the headless backend: sd_notify READY and
+/// STOPPING, socket activation with a passed descriptor, and `--backend auto` explaining its choice.
+@Suite("laminad under systemd", .serialized)
+struct ServiceTests {
+    static var laminad: String { VMHarness.buildDirectory + "/laminad" }
+    static var laminactl: String { VMHarness.buildDirectory + "/laminactl" }
+
+    static func temporaryDirectory() throws -> String {
+        let dir = NSTemporaryDirectory() + "lamina-service-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// A datagram socket bound at `path`, as systemd's $NOTIFY_SOCKET.
+    static func notifySocket(_ path: String) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        #expect(fd >= 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { p in
+            for (i, b) in path.utf8.enumerated() { p[i] = b }
+        }
+        let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        #expect(r == 0, "bind \(path): errno \(errno)")
+        return fd
+    }
+
+    /// The next notification, or nil after `seconds`.
+    static func receive(_ fd: Int32, within seconds: Double) -> String? {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pfd, 1, Int32(seconds * 1000)) == 1 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = recv(fd, &buffer, buffer.count, 0)
+        return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : nil
+    }
+
+    /// Spawns `arguments` with `environment` added and `passing` (if any) as descriptor 3.
+    /// The corresponding C function is `posix_spawn`.
+    static func spawn(_ arguments: [String], environment: [String: String], passing fd: Int32? = nil, log: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let fd { posix_spawn_file_actions_adddup2(&actions, fd, 3) }
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
+        var pid: pid_t = 0
+        let r = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
+        guard r == 0 else { throw POSIXError(POSIXErrorCode(rawValue: r) ?? .EINVAL) }
+        return pid
+    }
+
+    /// Waits until `log` contains `text`, or fails when the process exits or `seconds` pass.
+    static func waitForLog(_ log: String, _ text: String, pid: pid_t, seconds: Double = 60) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let s = try? String(contentsOfFile: log, encoding: .utf8), s.contains(text) { return true }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { return false }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    static func waitExit(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+
+    @Test func notifiesReadyAndStopping() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let notify = try Self.notifySocket(dir + "/notify")
+        defer { close(notify) }
+        let pid = try Self.spawn([Self.laminad, "--backend", "auto", "--socket", dir + "/lamina.sock"],
+                                 environment: ["NOTIFY_SOCKET": dir + "/notify"], log: dir + "/laminad.log")
+        let ready = Self.receive(notify, within: 60)
+        #expect(ready?.contains("READY=1") == true, "got \(ready ?? "nothing")")
+        kill(pid, SIGTERM)
+        let stopping = Self.receive(notify, within: 20)
+        #expect(stopping?.contains("STOPPING=1") == true, "got \(stopping ?? "nothing")")
+        #expect(Self.waitExit(pid) == 0)
+        let log = (try? String(contentsOfFile: dir + "/laminad.log", encoding: .utf8)) ?? ""
+        if !FileManager.default.fileExists(atPath: "/dev/dri") {
+            #expect(log.contains("backend: headless (auto: no DRM device"), "auto should say why it chose headless:\n\(log)")
+        }
+    }
+
+    @Test func servesOnASocketPassedBySystemd() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/activated.sock"
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { p in for (i, b) in path.utf8.enumerated() { p[i] = b } }
+        let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        #expect(bound == 0)
+        #expect(listen(listener, 16) == 0)
+        // LISTEN_PID must be laminad's own pid: the shell exports its $$ and execs in place.
+        let pid = try Self.spawn(["/bin/sh", "-c", "LISTEN_PID=$$ LISTEN_FDS=1 exec \"$0\" \"$@\"", Self.laminad,
+                                  "--backend", "headless", "--size", "64x48", "--socket", path],
+                                 environment: [:], passing: listener, log: dir + "/laminad.log")
+        defer {
+            kill(pid, SIGTERM)
+            _ = Self.waitExit(pid)
+        }
+        let listening = Self.waitForLog(dir + "/laminad.log", "(socket activation)", pid: pid)
+        let log = (try? String(contentsOfFile: dir + "/laminad.log", encoding: .utf8)) ?? ""
+        try #require(listening, "laminad did not take the passed socket:\n\(log)")
+        let stats = Process()
+        stats.executableURL = URL(fileURLWithPath: Self.laminactl)
+        stats.arguments = ["stats", "--socket", path]
+        let pipe = Pipe()
+        stats.standardOutput = pipe
+        stats.standardError = pipe
+        try stats.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        stats.waitUntilExit()
+        #expect(stats.terminationStatus == 0, "\(output)")
+        #expect(output.contains("width 64"), "\(output)")
+    }
+
+    /// A configuration file sets the backend, the socket's mode and the display size.
+    @Test func readsTheConfigurationFile() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try """
+            backend = "headless"
+            log_level = "debug"
+            [socket]
+            path = "\(dir)/configured.sock"
+            mode = "0600"
+            [display]
+            size = "96x64"
+            """.write(toFile: dir + "/laminad.toml", atomically: true, encoding: .utf8)
+        let pid = try Self.spawn([Self.laminad, "--config", dir + "/laminad.toml"], environment: [:], log: dir + "/laminad.log")
+        defer {
+            kill(pid, SIGTERM)
+            _ = Self.waitExit(pid)
+        }
+        let listening = Self.waitForLog(dir + "/laminad.log", "listening on \(dir)/configured.sock", pid: pid)
+        let log = (try? String(contentsOfFile: dir + "/laminad.log", encoding: .utf8)) ?? ""
+        try #require(listening, "\(log)")
+        #expect(log.contains("backend headless 96x64"), "\(log)")
+        var st = stat()
+        #expect(stat(dir + "/configured.sock", &st) == 0)
+        #expect(st.st_mode & 0o777 == 0o600)
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import LaminaCore
+import Testing
+
+/// Runs a shell script inside a throw-away QEMU guest with a real KMS device
+/// (scripts/vm/vmkms.py; shared/vm-kms.md describes the recipe) and collects what it showed.
+///
+/// The guest sees the host's root read-only, so it runs laminad and laminactl straight from the
+/// build folder. Its script asks the host for screendumps with `shot NAME [HEAD]`.
+enum VMHarness {
+    /// The repository root, two folders above this file.
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// Where laminad and laminactl were built (next to the test bundle).
+    static var buildDirectory: String {
+        if let env = ProcessInfo.processInfo.environment["LAMINA_BUILD_DIR"] { return env }
+        var dir = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        if dir.lastPathComponent.hasSuffix(".xctest") { dir = dir.deletingLastPathComponent() }
+        return dir.path
+    }
+
+    /// Shell functions every guest script starts with.
+    static var prelude: String {
+        """
+        B=\(buildDirectory)
+        export LAMINA_SOCKET=/run/lamina.sock
+        LOG=/tmp/laminad.log
+        : >$LOG
+        tail -f $LOG &
+        # start_laminad ARGS…: laminad on the KMS backend, waiting until it listens.
+        start_laminad() {
+            START=$(cut -d' ' -f1 /proc/uptime)
+            "$B/laminad" --backend kms --socket $LAMINA_SOCKET --log-level debug "$@" >>$LOG 2>&1 &
+            PID=$!
+            i=0
+            while [ ! -S $LAMINA_SOCKET ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+            [ -S $LAMINA_SOCKET ] || { echo "VMKMS_FAIL laminad did not listen"; exit 3; }
+        }
+        # settle: the last change has been drawn and its page flip has completed.
+        settle() {
+            "$B/laminactl" screenshot /tmp/settle.png >/dev/null || echo "VMKMS_FAIL screenshot request failed"
+            sleep 0.3
+        }
+        apply() { "$B/laminactl" apply "$1" >/dev/null || echo "VMKMS_FAIL apply $1"; }
+        shot() { echo "VMKMS_SHOT $1 ${2:-0}"; read _; }
+        value() { echo "VMKMS_VALUE $1 $2"; }
+        wait_log() {  # wait_log PATTERN [TENTHS]
+            i=0
+            while ! grep -q "$1" $LOG && [ $i -lt ${2:-100} ]; do sleep 0.1; i=$((i+1)); done
+            grep -q "$1" $LOG || echo "VMKMS_FAIL no '$1' in the log"
+        }
+        stop_laminad() { kill -TERM $PID; wait $PID; value laminad_exit $?; }
+
+        """
+    }
+
+    /// What one boot produced.
+    struct Run {
+        let directory: String
+        let status: Int32
+        let serial: String
+
+        /// Screendump `name`, as RGBA.
+        func shot(_ name: String) throws -> Bitmap {
+            try PPM.read(path: directory + "/" + name + ".ppm")
+        }
+
+        /// Values the guest printed with `value KEY VALUE`.
+        var values: [String: String] {
+            var result: [String: String] = [:]
+            for line in serial.split(whereSeparator: \.isNewline) {
+                guard let range = line.range(of: "VMKMS_VALUE ") else { continue }
+                let parts = line[range.upperBound...].split(separator: " ", maxSplits: 1)
+                if parts.count == 2 { result[String(parts[0])] = String(parts[1]).trimmingCharacters(in: .whitespaces) }
+            }
+            return result
+        }
+
+        /// Failures the guest script reported.
+        var failures: [String] {
+            serial.split(whereSeparator: \.isNewline).filter { $0.contains("VMKMS_FAIL") && !$0.contains("echo") }.map(String.init)
+        }
+    }
+
+    /// Boots a guest that runs `script` (after `prelude`), with `files` written beside it.
+    /// Cancels the test (a skip, with the reason) when qemu or the kernel cannot be had here.
+    static func run(
+        _ name: String, device: String = "virtio", outputs: Int = 1, vncHead: Int? = nil,
+        files: [String: String] = [:], script: String
+    ) throws -> Run {
+        let directory = repository + "/.cache/vm/tests/" + name
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        for (file, text) in files { try text.write(toFile: directory + "/" + file, atomically: true, encoding: .utf8) }
+        let scriptPath = directory + "/guest.sh"
+        try ("D=\(directory)\n" + prelude + script + "\n").write(toFile: scriptPath, atomically: true, encoding: .utf8)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        var arguments = ["python3", repository + "/scripts/vm/vmkms.py", "run", "--script", scriptPath, "--out", directory,
+                         "--device", device, "--outputs", String(outputs), "--timeout", "150"]
+        if let vncHead { arguments += ["--vnc-head", String(vncHead)] }
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        if process.terminationStatus == 77 {
+            try Test.cancel("the KMS VM cannot run here: \(stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+        let serial = (try? String(contentsOfFile: directory + "/serial.log", encoding: .utf8)) ?? ""
+        let run = Run(directory: directory, status: process.terminationStatus, serial: serial)
+        #expect(run.status == 0, "the guest script failed (status \(run.status)):\n\(stderr)\n\(serial.suffix(4000))")
+        #expect(run.failures.isEmpty, "\(run.failures)\n\(serial.suffix(4000))")
+        return run
+    }
+}
+
+/// Binary PPM (P6), which QEMU's screendump writes.
+enum PPM {
+    struct Malformed: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func read(path: String) throws -> Bitmap {
+        guard let data = FileManager.default.contents(atPath: path) else { throw Malformed(description: "\(path): no screendump") }
+        let bytes = [UInt8](data)
+        var fields: [String] = []
+        var i = 0
+        while fields.count < 4, i < bytes.count {
+            while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
+            if i < bytes.count, bytes[i] == UInt8(ascii: "#") {
+                while i < bytes.count, bytes[i] != 0x0A { i += 1 }
+                continue
+            }
+            let start = i
+            while i < bytes.count, !(bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09) { i += 1 }
+            fields.append(String(decoding: bytes[start..<i], as: UTF8.self))
+        }
+        guard fields.count == 4, fields[0] == "P6", let w = Int(fields[1]), let h = Int(fields[2]), fields[3] == "255" else {
+            throw Malformed(description: "\(path): not an 8-bit P6 PPM (\(fields))")
+        }
+        i += 1
+        guard bytes.count >= i + w * h * 3 else { throw Malformed(description: "\(path): truncated") }
+        var rgba = [UInt8](repeating: 255, count: w * h * 4)
+        for p in 0..<(w * h) {
+            rgba[p * 4] = bytes[i + p * 3]
+            rgba[p * 4 + 1] = bytes[i + p * 3 + 1]
+            rgba[p * 4 + 2] = bytes[i + p * 3 + 2]
+        }
+        return Bitmap(width: w, height: h, bytes: rgba)!
+    }
+}
+
+/// Expects the pixel at (x, y) to be `rgb` within `tolerance` per channel.
+func expectPixel(_ bitmap: Bitmap, _ x: Int, _ y: Int, _ rgb: (Int, Int, Int), tolerance: Int = 8,
+                 _ what: String = "", sourceLocation: SourceLocation = #_sourceLocation) {
+    guard x >= 0, y >= 0, x < bitmap.width, y < bitmap.height else {
+        Issue.record("(\(x), \(y)) is outside the \(bitmap.width)x\(bitmap.height) screen \(what)", sourceLocation: sourceLocation)
+        return
+    }
+    let p = bitmap.pixel(x: x, y: y)
+    let ok = abs(Int(p.r) - rgb.0) <= tolerance && abs(Int(p.g) - rgb.1) <= tolerance && abs(Int(p.b) - rgb.2) <= tolerance
+    #expect(ok, "pixel (\(x), \(y)) is \(p.r),\(p.g),\(p.b), expected \(rgb.0),\(rgb.1),\(rgb.2) \(what)", sourceLocation: sourceLocation)
+}

@@ -1,0 +1,9 @@
+#!/bin/sh
+# Debian packages the KMS backend builds against and the VM tests boot with.
+# Run as root (CI does); `apt-get update` first where the lists are stale.
+set -e
+export DEBIAN_FRONTEND=noninteractive
+apt-get install -y -q --no-install-recommends \
+    libdrm-dev libgbm-dev libudev-dev libsystemd-dev \
+    libegl-dev libegl-mesa0 libgles-dev libgl1-mesa-dri \
+    qemu-system-x86 busybox-static

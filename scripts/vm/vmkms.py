@@ -1,0 +1,401 @@
+#!/usr/bin/env python3
+"""Boot a throw-away QEMU guest with a real KMS device and run a command in it.
+
+The guest is Debian's kernel (fetched once into a cache, unpacked, not installed), a small
+busybox initramfs, and the host's root file system mounted read-only over 9p with a tmpfs
+overlay, so host-built binaries run unchanged. It uses TCG (never KVM: see
+shared/vm-kms.md) and boots the uncompressed vmlinux through qboot.
+
+The guest command talks to the host over the serial console, one request per line:
+
+  VMKMS_SHOT NAME [HEAD]       screendump of the display device (head HEAD, default 0) to
+                               OUT/NAME.ppm; the host then writes a newline to the console
+  VMKMS_RESIZE HEAD W H        RFB SetDesktopSize on the VNC server tied to HEAD (hotplug of a
+                               virtio-gpu head; needs --vnc-head HEAD); then a newline
+  VMKMS_EXIT=N                 printed by /init when the command ends
+
+Usage:
+  vmkms.py prepare                         fetch the kernel and build the initramfs (cached)
+  vmkms.py run --script FILE --out DIR [--device virtio|bochs|vga] [--outputs N]
+               [--vnc-head H] [--timeout S]
+
+Exit status: the guest command's, 124 on timeout, 77 when qemu cannot run at all here (with
+the reason on stderr), 1 on a harness error. Only the Python standard library is used.
+"""
+
+import argparse
+import base64
+import glob
+import gzip
+import hashlib
+import io
+import json
+import lzma
+import os
+import re
+import select
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+CACHE = os.environ.get("LAMINA_VM_CACHE", os.path.join(REPO, ".cache", "vm"))
+SKIP = 77
+
+MODULES = [
+    "virtio_ring", "virtio_pci_modern_dev", "virtio_pci_legacy_dev", "virtio", "virtio_pci",
+    "9pnet", "9pnet_virtio", "netfs", "fscache", "9p", "overlay",
+    "drm", "drm_kms_helper", "drm_shmem_helper", "virtio_dma_buf", "virtio-gpu",
+    "ttm", "drm_ttm_helper", "drm_vram_helper", "bochs",
+]
+
+INIT = r"""#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+for m in $(cat /modules.order); do insmod /modules/$m.ko 2>/dev/null; done
+mkdir -p /host /newroot /rw
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000,cache=loose hostroot /host || echo "VMKMS_ERROR 9p mount failed"
+mount -t tmpfs tmpfs /rw
+mkdir -p /rw/upper /rw/work
+mount -t overlay overlay -o lowerdir=/host,upperdir=/rw/upper,workdir=/rw/work /newroot || echo "VMKMS_ERROR overlay failed"
+mount --move /proc /newroot/proc
+mount --move /sys /newroot/sys
+mount --move /dev /newroot/dev
+mount -t tmpfs tmpfs /newroot/run
+mount -t tmpfs tmpfs /newroot/tmp
+mkdir -p /newroot/dev/pts /newroot/dev/shm /newroot/run/user/0
+mount -t devpts devpts /newroot/dev/pts
+mount -t tmpfs tmpfs /newroot/dev/shm
+chmod 700 /newroot/run/user/0
+i=0
+while [ ! -e /newroot/dev/dri/card0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
+script=$(sed -n 's/.*vmscript=\([^ ]*\).*/\1/p' /newroot/proc/cmdline)
+chroot /newroot /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    HOME=/root XDG_RUNTIME_DIR=/run/user/0 TERM=dumb /bin/sh "$script" </dev/console
+echo "VMKMS_EXIT=$?"
+poweroff -f
+"""
+
+
+class HarnessError(Exception):
+    pass
+
+
+class Unavailable(Exception):
+    """qemu cannot run here, or the kernel cannot be had: the tests skip with this reason."""
+
+
+def log(msg):
+    print(f"vmkms: {msg}", file=sys.stderr, flush=True)
+
+
+# MARK: kernel and initramfs
+
+def kernel_package():
+    out = subprocess.run(["apt-cache", "depends", "linux-image-amd64"], capture_output=True, text=True)
+    m = re.search(r"Depends:\s*(linux-image-\S+)", out.stdout)
+    if not m:
+        raise Unavailable("apt-cache cannot resolve linux-image-amd64 (run apt-get update?): " + out.stderr.strip())
+    return m.group(1)
+
+
+def fetch_kernel():
+    """Returns (vmlinux path, modules dir), downloading and unpacking Debian's kernel once."""
+    os.makedirs(CACHE, exist_ok=True)
+    stamp = os.path.join(CACHE, "kernel.json")
+    if os.path.exists(stamp):
+        info = json.load(open(stamp))
+        if os.path.exists(info["vmlinux"]) and os.path.isdir(info["modules"]):
+            return info["vmlinux"], info["modules"]
+    package = kernel_package()
+    debs = glob.glob(os.path.join(CACHE, package + "_*.deb"))
+    if not debs:
+        log(f"downloading {package}")
+        r = subprocess.run(["apt-get", "download", package], cwd=CACHE, capture_output=True, text=True)
+        debs = glob.glob(os.path.join(CACHE, package + "_*.deb"))
+        if r.returncode != 0 or not debs:
+            raise Unavailable(f"apt-get download {package} failed: {r.stderr.strip()[-300:]}")
+    root = os.path.join(CACHE, "kernel")
+    shutil.rmtree(root, ignore_errors=True)
+    subprocess.run(["dpkg", "-x", debs[0], root], check=True)
+    vmlinuz = glob.glob(os.path.join(root, "boot", "vmlinuz-*"))
+    if not vmlinuz:
+        raise HarnessError(f"{debs[0]} has no /boot/vmlinuz-*")
+    data = open(vmlinuz[0], "rb").read()
+    start = data.find(b"\xfd7zXZ\x00")
+    if start < 0:
+        raise HarnessError("no xz stream in " + vmlinuz[0])
+    elf = lzma.LZMADecompressor(format=lzma.FORMAT_XZ).decompress(data[start:])
+    if not elf.startswith(b"\x7fELF"):
+        raise HarnessError("the xz stream in the bzImage is not an ELF vmlinux")
+    vmlinux = os.path.join(CACHE, "vmlinux")
+    open(vmlinux, "wb").write(elf)
+    modules = glob.glob(os.path.join(root, "lib", "modules", "*"))[0]
+    json.dump({"package": package, "vmlinux": vmlinux, "modules": modules}, open(stamp, "w"))
+    return vmlinux, modules
+
+
+def cpio_newc(entries):
+    """entries: (name, mode, data bytes or None for a directory)."""
+    out = io.BytesIO()
+    ino = 1
+
+    def pad(n):
+        out.write(b"\0" * ((4 - n % 4) % 4))
+
+    for name, mode, data in entries + [("TRAILER!!!", 0, b"")]:
+        body = data or b""
+        fields = [ino, mode, 0, 0, 1 if data is not None else 2, 0, len(body), 0, 0, 0, 0, len(name) + 1, 0]
+        header = b"070701" + b"".join(b"%08X" % f for f in fields)
+        out.write(header + name.encode() + b"\0")
+        pad(len(header) + len(name) + 1)
+        out.write(body)
+        pad(len(body))
+        ino += 1
+    return out.getvalue()
+
+
+def build_initramfs(modules_dir):
+    ko = {}
+    for path in glob.glob(os.path.join(modules_dir, "kernel", "**", "*.ko"), recursive=True):
+        ko[os.path.basename(path)[:-3].replace("-", "_")] = path
+    busybox = shutil.which("busybox") or "/bin/busybox"
+    if not os.path.exists(busybox):
+        raise Unavailable("busybox is not installed (apt-get install busybox-static)")
+    key = hashlib.sha256((INIT + modules_dir + " ".join(MODULES)).encode() + open(busybox, "rb").read()).hexdigest()[:16]
+    target = os.path.join(CACHE, f"initramfs-{key}.cpio.gz")
+    if os.path.exists(target):
+        return target
+    entries = [(d, 0o40755, None) for d in ["bin", "dev", "proc", "sys", "modules", "host", "newroot", "rw", "tmp"]]
+    entries.append(("bin/busybox", 0o100755, open(busybox, "rb").read()))
+    entries.append(("init", 0o100755, INIT.encode()))
+    order = []
+    for name in MODULES:
+        path = ko.get(name.replace("-", "_"))
+        if path is None:
+            continue  # built into this kernel
+        entries.append((f"modules/{name}.ko", 0o100644, open(path, "rb").read()))
+        order.append(name)
+    entries.append(("modules.order", 0o100644, ("\n".join(order) + "\n").encode()))
+    tmp = target + ".tmp"
+    with gzip.open(tmp, "wb", compresslevel=1) as f:
+        f.write(cpio_newc(entries))
+    os.replace(tmp, target)
+    return target
+
+
+def prepare():
+    if shutil.which("qemu-system-x86_64") is None:
+        raise Unavailable("qemu-system-x86_64 is not installed (scripts/vm/deps.sh installs qemu-system-x86)")
+    if not os.path.exists("/usr/share/qemu/qboot.rom"):
+        raise Unavailable("/usr/share/qemu/qboot.rom is missing (qemu-system-x86 installs it)")
+    vmlinux, modules = fetch_kernel()
+    return vmlinux, build_initramfs(modules)
+
+
+# MARK: QMP and RFB
+
+class QMP:
+    def __init__(self, path, deadline):
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.sock.connect(path)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise HarnessError("QMP socket never came up")
+                time.sleep(0.05)
+        self.buf = b""
+        self._read()  # greeting
+        self.execute("qmp_capabilities")
+
+    def _read(self):
+        while b"\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise HarnessError("QMP closed")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def execute(self, command, **arguments):
+        msg = {"execute": command}
+        if arguments:
+            msg["arguments"] = arguments
+        self.sock.sendall(json.dumps(msg).encode() + b"\n")
+        while True:
+            reply = self._read()
+            if "return" in reply:
+                return reply["return"]
+            if "error" in reply:
+                raise HarnessError(f"QMP {command}: {reply['error']}")
+
+
+def rfb_set_desktop_size(path, width, height):
+    """A minimal RFB 3.8 client: no authentication, SetEncodings(ExtendedDesktopSize), SetDesktopSize."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect(path)
+
+    def recv(n):
+        data = b""
+        while len(data) < n:
+            chunk = s.recv(n - len(data))
+            if not chunk:
+                raise HarnessError("RFB server closed")
+            data += chunk
+        return data
+
+    recv(12)
+    s.sendall(b"RFB 003.008\n")
+    count = recv(1)[0]
+    types = recv(count)
+    if 1 not in types:
+        raise HarnessError(f"RFB server offers no 'None' security ({list(types)})")
+    s.sendall(b"\x01")
+    if struct.unpack(">I", recv(4))[0] != 0:
+        raise HarnessError("RFB security handshake failed")
+    s.sendall(b"\x01")  # ClientInit, shared
+    w, h = struct.unpack(">HH", recv(4))
+    recv(16)
+    recv(struct.unpack(">I", recv(4))[0])
+    encodings = [0, -223, -308]  # raw, DesktopSize, ExtendedDesktopSize
+    s.sendall(struct.pack(">BBH", 2, 0, len(encodings)) + b"".join(struct.pack(">i", e) for e in encodings))
+    s.sendall(struct.pack(">BBHHBB", 251, 0, width, height, 1, 0) + struct.pack(">IHHHHI", 0, 0, 0, width, height, 0))
+    time.sleep(0.3)
+    s.close()
+    return w, h
+
+
+# MARK: running
+
+def run(args):
+    vmlinux, initramfs = prepare()
+    out = os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
+    script = os.path.abspath(args.script)
+    qmp_path = os.path.join(out, "qmp.sock")
+    vnc_path = os.path.join(out, "vnc.sock")
+    for p in (qmp_path, vnc_path):
+        if os.path.exists(p):
+            os.unlink(p)
+    devices = {
+        "virtio": f"virtio-gpu-pci,id=gpu0,max_outputs={args.outputs}",
+        "bochs": "bochs-display,id=gpu0",
+        "vga": "VGA,id=gpu0",
+    }
+    cmd = [
+        "qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max", "-machine", "q35",
+        "-smp", "2", "-m", "1024", "-bios", "/usr/share/qemu/qboot.rom",
+        "-kernel", vmlinux, "-initrd", initramfs,
+        "-append", f"console=ttyS0 loglevel=4 panic=-1 vmscript={script}",
+        "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
+        "-vga", "none", "-device", devices[args.device],
+        "-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot",
+        "-qmp", f"unix:{qmp_path},server=on,wait=off",
+    ]
+    if args.vnc_head is not None:
+        cmd += ["-vnc", f"unix:{vnc_path},display=gpu0,head={args.vnc_head}"]
+    started = time.monotonic()
+    deadline = started + args.timeout
+    try:
+        qemu = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    except OSError as e:
+        raise Unavailable(f"cannot start qemu-system-x86_64: {e}")
+    serial_log = open(os.path.join(out, "serial.log"), "wb")
+    qmp = None
+    pending = b""
+    exit_code = None
+    try:
+        qmp = QMP(qmp_path, deadline)
+        while exit_code is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                log(f"timed out after {args.timeout} s")
+                return 124
+            ready, _, _ = select.select([qemu.stdout], [], [], min(left, 1))
+            if not ready:
+                if qemu.poll() is not None:
+                    break
+                continue
+            chunk = os.read(qemu.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            serial_log.write(chunk)
+            serial_log.flush()
+            if args.echo:
+                sys.stdout.buffer.write(chunk)
+                sys.stdout.flush()
+            pending += chunk
+            while b"\n" in pending:
+                raw, pending = pending.split(b"\n", 1)
+                line = raw.decode(errors="replace").strip()
+                if line.startswith("qemu-system-x86_64:") and "Could not" in line:
+                    raise Unavailable(line)
+                m = re.search(r"VMKMS_SHOT (\S+)(?: (\d+))?", line)
+                if m and "echo" not in line:
+                    name, head = m.group(1), int(m.group(2) or 0)
+                    qmp.execute("screendump", filename=os.path.join(out, name + ".ppm"), device="gpu0", head=head)
+                    log(f"{time.monotonic() - started:.1f} s: screendump {name} (head {head})")
+                    qemu.stdin.write(b"\n")
+                    qemu.stdin.flush()
+                m = re.search(r"VMKMS_RESIZE (\d+) (\d+) (\d+)", line)
+                if m and "echo" not in line:
+                    w, h = int(m.group(2)), int(m.group(3))
+                    rfb_set_desktop_size(vnc_path, w, h)
+                    log(f"{time.monotonic() - started:.1f} s: SetDesktopSize {w}x{h} on head {m.group(1)}")
+                    qemu.stdin.write(b"\n")
+                    qemu.stdin.flush()
+                m = re.search(r"VMKMS_EXIT=(\d+)", line)
+                if m:
+                    exit_code = int(m.group(1))
+        if exit_code is None:
+            raise HarnessError("the guest stopped without reporting an exit status (see serial.log)")
+        log(f"guest exited {exit_code} after {time.monotonic() - started:.1f} s")
+        return exit_code
+    finally:
+        if qemu.poll() is None:
+            try:
+                qemu.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                qemu.kill()
+                qemu.wait()
+        serial_log.close()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("prepare")
+    r = sub.add_parser("run")
+    r.add_argument("--script", required=True, help="shell script the guest runs (a host path)")
+    r.add_argument("--out", required=True, help="folder for screendumps and serial.log")
+    r.add_argument("--device", choices=["virtio", "bochs", "vga"], default="virtio")
+    r.add_argument("--outputs", type=int, default=1, help="virtio-gpu max_outputs")
+    r.add_argument("--vnc-head", type=int, help="tie a VNC server to this head (for VMKMS_RESIZE)")
+    r.add_argument("--timeout", type=float, default=90)
+    r.add_argument("--echo", action="store_true", help="copy the serial console to stdout")
+    args = parser.parse_args()
+    try:
+        if args.command == "prepare":
+            vmlinux, initramfs = prepare()
+            print(json.dumps({"vmlinux": vmlinux, "initramfs": initramfs}))
+            return 0
+        return run(args)
+    except Unavailable as e:
+        print(f"vmkms: unavailable: {e}", file=sys.stderr)
+        return SKIP
+    except HarnessError as e:
+        print(f"vmkms: error: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
