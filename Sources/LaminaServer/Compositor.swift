@@ -200,7 +200,7 @@ public final class Compositor {
     public func render() throws {
         let start = realTime()
         needsFrame = false
-        try backend.present(display.drawList())
+        try backend.present(display.drawList(at: now))
         stats.framesRendered += 1
         stats.lastFrameSeconds = realTime() - start
         onFrameRendered()

@@ -76,54 +76,6 @@ public struct DisplayTree: Sendable {
     public var layerCount: Int { entries.reduce(0) { $0 + $1.tree.layers.count } }
 }
 
-// MARK: - Drawing
-
-extension DisplayTree {
-    /// Walks the tree and lists the quads to draw, back to front.
-    ///
-    /// Each layer's transform to the display is its `transformToSuperlayer`, then its
-    /// superlayer's `sublayerTransform` about the superlayer's anchor point, then the
-    /// superlayer's own transform to the display. Opacity multiplies down the tree; a hidden
-    /// layer hides its subtree. Siblings draw in zPosition order, then array order.
-    public func drawList() -> DrawList {
-        var list = DrawList(width: width, height: height, background: background)
-        list.quads.reserveCapacity(layerCount)
-        for entry in entries {
-            visit(.root, in: entry.tree, parentTransform: .identity, parentOpacity: 1, into: &list.quads)
-        }
-        return list
-    }
-
-    private func visit(_ id: LayerID, in tree: ClientTree, parentTransform: Transform3D, parentOpacity: Double,
-                       into quads: inout [DrawQuad]) {
-        guard let layer = tree[id] else { return }
-        let p = layer.properties
-        guard !p.isHidden else { return }
-        let opacity = parentOpacity * p.opacity
-        guard opacity > 0 else { return }
-        let toDisplay = p.transformToSuperlayer.concatenating(parentTransform)
-        if p.backgroundColor.alpha > 0, p.bounds.size.width > 0, p.bounds.size.height > 0 {
-            quads.append(DrawQuad(transform: toDisplay, bounds: p.bounds, color: p.backgroundColor, opacity: opacity))
-        }
-        guard !layer.sublayers.isEmpty else { return }
-        let childParent = p.sublayerTransformAboutAnchor.isIdentity
-            ? toDisplay : p.sublayerTransformAboutAnchor.concatenating(toDisplay)
-        for child in DisplayTree.drawingOrder(layer.sublayers, in: tree) {
-            visit(child, in: tree, parentTransform: childParent, parentOpacity: opacity, into: &quads)
-        }
-    }
-
-    /// Sublayers sorted by zPosition, keeping array order among equals (a stable sort);
-    /// the common case of all-zero zPositions costs one pass and no allocation.
-    static func drawingOrder(_ subs: [LayerID], in tree: ClientTree) -> [LayerID] {
-        guard subs.contains(where: { (tree[$0]?.properties.zPosition ?? 0) != 0 }) else { return subs }
-        return subs.enumerated().sorted { a, b in
-            let za = tree[a.element]?.properties.zPosition ?? 0, zb = tree[b.element]?.properties.zPosition ?? 0
-            return za != zb ? za < zb : a.offset < b.offset
-        }.map(\.element)
-    }
-}
-
 // MARK: - JSON
 
 extension DisplayTree {
