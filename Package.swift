@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "LaminaCoreTests", dependencies: ["LaminaCore"]),
         .testTarget(name: "LaminaProtocolTests", dependencies: ["LaminaCore", "LaminaProtocol"]),
         .testTarget(name: "LaminaGLESTests", dependencies: [
-            "CEGL", "LaminaCore", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaImage",
+            "CEGL", "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaImage",
         ], exclude: ["Reference"]),
         .testTarget(name: "LaminaServerTests", dependencies: [
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaHeadless",

@@ -14,6 +14,8 @@ final class Channel: Sendable {
     /// Called on the reader thread for every error the server reports about a commit or the
     /// connection (request errors go to the request instead).
     let onServerError: @Sendable (LaminaError) -> Void
+    /// Called on the reader thread for messages laminad sends on its own (events, completions).
+    let onEvent: @Sendable (ServerMessage) -> Void
 
     struct State: ~Copyable {
         var nextRequest: UInt32 = 1
@@ -26,15 +28,18 @@ final class Channel: Sendable {
         var closed: LaminaError?
     }
 
-    private init(fd: FileDescriptor, onServerError: @escaping @Sendable (LaminaError) -> Void) {
+    private init(fd: FileDescriptor, onServerError: @escaping @Sendable (LaminaError) -> Void,
+                 onEvent: @escaping @Sendable (ServerMessage) -> Void) {
         let raw = fd.release()
         self.fd = raw
         socket = Mutex(raw)
         self.onServerError = onServerError
+        self.onEvent = onEvent
     }
 
     /// Connects, says hello and waits for the welcome (blocking), then starts the reader thread.
-    static func open(path: String, hello: Hello, onServerError: @escaping @Sendable (LaminaError) -> Void) throws(LaminaError) -> (Channel, Welcome) {
+    static func open(path: String, hello: Hello, onServerError: @escaping @Sendable (LaminaError) -> Void,
+                     onEvent: @escaping @Sendable (ServerMessage) -> Void) throws(LaminaError) -> (Channel, Welcome) {
         let fd: FileDescriptor
         do { fd = try UnixSocket.connect(path: path) } catch {
             throw .connectionFailed("cannot connect to laminad at \(path): \(error)")
@@ -69,7 +74,7 @@ final class Channel: Sendable {
                 throw .connectionFailed("during hello: \(error)")
             }
         }
-        let channel = Channel(fd: fd, onServerError: onServerError)
+        let channel = Channel(fd: fd, onServerError: onServerError, onEvent: onEvent)
         let leftover = decoder
         Thread.detachNewThread { [channel] in channel.readLoop(decoder: leftover) }
         return (channel, welcome)
@@ -199,6 +204,8 @@ final class Channel: Sendable {
             c?.resume(returning: reply)
         case .welcome:
             onServerError(.protocolViolation("a second welcome from laminad"))
+        case .animationEvent, .transactionCompleted, .watch:
+            onEvent(message)
         }
     }
 

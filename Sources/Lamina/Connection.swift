@@ -27,6 +27,14 @@ public final class Connection {
     public let clock: ClockKind
     /// The server's number for this connection.
     public let clientID: UInt32
+    /// The virtual clock's time as of the last reply that carried it.
+    private var virtualTime: Double
+
+    /// `CACurrentMediaTime()` for this display: seconds of CLOCK_MONOTONIC, or with a virtual
+    /// clock the time laminad last reported (at hello and after each `advanceClock`).
+    public var currentMediaTime: Double {
+        clock == .virtual ? virtualTime : monotonicSeconds()
+    }
 
     /// Called on the main actor for every error laminad reports about a commit or the
     /// connection. The default prints it to standard error, so no error is ever silent;
@@ -39,10 +47,24 @@ public final class Connection {
     let channel: Channel
     private var nextID: UInt32 = 1
     /// Layers with changes to send, in the order they were first changed.
+    /// Layers to create, in the order they were attached.
     private var dirty: [Layer] = []
     private var isDirty: Set<ObjectIdentifier> = []
+    /// Changes since the last commit, in order.
+    private var log: [PendingChange] = []
     private var released: [LayerID] = []
     private var liveIDs: Set<LayerID> = [.root]
+    /// Every layer laminad knows, by number, for events.
+    private var layers: [LayerID: WeakLayer] = [:]
+    /// Tags of explicit animations waiting for their events.
+    var animationTags: [UInt32: (layer: WeakLayer, delegate: (any AnimationDelegate)?)] = [:]
+    private var nextTag: UInt32 = 1
+
+    /// A new tag for an explicit animation's events.
+    func makeTag() -> UInt32 {
+        defer { nextTag = nextTag == .max ? 1 : nextTag + 1 }
+        return nextTag
+    }
 
     /// Connects to laminad.
     ///
@@ -59,15 +81,17 @@ public final class Connection {
     }
 
     private init(path: String, name: String, session: String, keepLayers: Bool) throws {
-        let box = ErrorRelay()
+        let box = EventRelay()
         let (channel, welcome) = try Channel.open(
             path: path,
             hello: Hello(clientName: name, session: session, flags: keepLayers ? .keepLayers : []),
-            onServerError: { error in box.deliver(error) })
+            onServerError: { error in box.deliver(error) },
+            onEvent: { message in box.deliver(message) })
         self.channel = channel
         displaySize = Size(width: Double(welcome.displayWidth), height: Double(welcome.displayHeight))
         clock = welcome.clock
         clientID = welcome.clientID
+        virtualTime = welcome.time
         var rootProps = LayerProperties()
         rootProps.bounds = Rect(x: 0, y: 0, width: displaySize.width, height: displaySize.height)
         rootProps.position = Point(x: displaySize.width / 2, y: displaySize.height / 2)
@@ -105,6 +129,7 @@ public final class Connection {
     public func advanceClock(by seconds: Double) async throws -> (time: Double, framesRendered: UInt64) {
         Transaction.flush()
         guard case let .advanced(t, f) = try await channel.request(.advanceClock(seconds: seconds)) else { throw unexpected("advance") }
+        virtualTime = t
         return (t, f)
     }
 
@@ -113,6 +138,45 @@ public final class Connection {
         Transaction.flush()
         guard case .stats(let s) = try await channel.request(.stats) else { throw unexpected("stats") }
         return s
+    }
+
+    /// The presentation values of `layer` on screen now (`layer.presentation()` calls this).
+    func presentation(of layer: Layer) async throws -> LayerProperties {
+        Transaction.flush()
+        guard let id = layer.serverID else { return layer.model }
+        guard case .presentation(let p) = try await channel.request(.presentation(id)) else { throw unexpected("presentation") }
+        return p
+    }
+
+    /// laminad's model tree with every animated layer's presentation values beside its model values.
+    public func presentationTreeJSON() async throws -> String {
+        Transaction.flush()
+        guard case .tree(let s) = try await channel.request(.presentationTree) else { throw unexpected("presentation tree") }
+        return s
+    }
+
+    /// Asks laminad to send every client's animation and transaction events to `onWatchEvent`.
+    public func watch() async throws {
+        guard case .watching = try await channel.request(.watch) else { throw unexpected("watch") }
+    }
+
+    /// Called with each JSON line of events after `watch()`.
+    public var onWatchEvent: (String) -> Void = { _ in }
+
+    /// A message laminad sent on its own: animation events, completions, watch lines.
+    func received(_ message: ServerMessage) {
+        switch message {
+        case .animationEvent(let n):
+            guard let entry = animationTags[n.tag] else { return }
+            if !n.started { animationTags[n.tag] = nil }
+            entry.layer.layer?.animationEvent(tag: n.tag, started: n.started, finished: n.finished, delegate: entry.delegate)
+        case .transactionCompleted(let group):
+            Transaction.completionReported(group)
+        case .watch(let line):
+            onWatchEvent(line)
+        default:
+            break
+        }
     }
 
     /// Closes the connection. Unless the session keeps them, laminad removes this client's layers.
@@ -127,9 +191,49 @@ public final class Connection {
 
     // MARK: Change tracking (called by Layer)
 
+    /// One change waiting for the commit, with the transaction settings in force when it was made.
+    struct PendingChange {
+        enum Kind {
+            /// A property was set: sent with its value at commit time, once, at its last change.
+            case set(Layer, PropertyKey)
+            /// A layer's sublayers changed: sent as removes and inserts at its last change.
+            case structure(Layer)
+            /// An operation on an existing layer (animations, actions), made once the layer has a number.
+            case operation(Layer, (LayerID) -> Operation)
+            /// Nothing to send but the settings (a completion group that must reach laminad).
+            case settings
+        }
+        var kind: Kind
+        var settings: TransactionSettings
+    }
+
     func noteChanged(_ layer: Layer) {
-        if isDirty.insert(ObjectIdentifier(layer)).inserted { dirty.append(layer) }
+        if layer.needsCreate, isDirty.insert(ObjectIdentifier(layer)).inserted { dirty.append(layer) }
+        if layer.structureChanged { log.append(PendingChange(kind: .structure(layer), settings: Transaction.currentSettings)) }
         Transaction.noteChange(on: self)
+    }
+
+    /// A property of `layer` changed. With `disableActions`, laminad must not animate it
+    /// (the layer's delegate answered the action itself).
+    func noteSet(_ layer: Layer, _ key: PropertyKey, disableActions: Bool = false) {
+        var settings = Transaction.currentSettings
+        if disableActions { settings.disableActions = true }
+        log.append(PendingChange(kind: .set(layer, key), settings: settings))
+        Transaction.noteChange(on: self)
+    }
+
+    /// An animation or action operation for `layer`.
+    func noteOperation(_ layer: Layer, _ make: @escaping (LayerID) -> Operation) {
+        log.append(PendingChange(kind: .operation(layer, make), settings: Transaction.currentSettings))
+        Transaction.noteChange(on: self)
+    }
+
+    /// A transaction with a completion block closed; returns false when this connection has
+    /// nothing pending (so it will not report the group).
+    func markCompletion(_ settings: TransactionSettings) -> Bool {
+        guard hasChanges else { return false }
+        log.append(PendingChange(kind: .settings, settings: settings))
+        return true
     }
 
     /// Gives `layer` and every sublayer not yet known to laminad a number and marks it for creation.
@@ -141,9 +245,11 @@ public final class Connection {
             nextID &+= 1
             liveIDs.insert(id)
             layer.serverID = id
+            layers[id] = WeakLayer(layer)
             layer.needsCreate = true
             layer.structureChanged = !layer.sublayers.isEmpty
             noteChanged(layer)
+            layer.sendPendingAnimations()
         }
         for s in layer.sublayers { attach(s) }
     }
@@ -151,51 +257,98 @@ public final class Connection {
     func layerWasReleased(_ id: LayerID) {
         released.append(id)
         liveIDs.remove(id)
+        layers[id] = nil
         Transaction.noteChange(on: self)
     }
 
-    var hasChanges: Bool { !dirty.isEmpty || !released.isEmpty }
+    var hasChanges: Bool { !dirty.isEmpty || !released.isEmpty || !log.isEmpty }
 
     /// Whether changes wait for the current transaction to commit. Every request (`sync`,
     /// `screenshot`, `stats`, …) commits the implicit transaction first, so it sees them.
     public var hasUncommittedChanges: Bool { hasChanges }
 
     /// The operations that bring laminad's tree to this client's model, in an order laminad
-    /// accepts: creates (with every non-default property), removes, inserts, property sets,
-    /// destroys.
+    /// accepts: creates (with every non-default property), then the changes in the order they
+    /// were made, each under the transaction settings it was made with, then destroys.
     func takeOperations() -> [Operation] {
-        var creates: [Operation] = [], removes: [Operation] = [], inserts: [Operation] = [], sets: [Operation] = []
+        var ops: [Operation] = []
         let defaults = LayerProperties.defaults
-        for layer in dirty {
+        var created: Set<ObjectIdentifier> = []
+        for layer in dirty where layer.needsCreate {
             guard let id = layer.serverID else { continue }
-            if layer.needsCreate {
-                creates.append(.create(id))
-                for key in layer.model.changedKeys(from: defaults) { creates.append(.set(id, key, layer.model[key])) }
-                layer.needsCreate = false
-            } else {
-                for key in layer.changedKeys.keys { sets.append(.set(id, key, layer.model[key])) }
-            }
-            layer.changedKeys.removeAll()
-            if layer.structureChanged {
-                let now = layer.sublayers.compactMap(\.serverID)
-                let kept = layer.serverSublayers.filter { id in now.contains(id) }
-                for old in layer.serverSublayers where !now.contains(old) && !released.contains(old) {
-                    removes.append(.remove(old))
-                }
-                // Inserting a present child moves it, so inserting from the first difference
-                // onwards leaves exactly `now`.
-                var first = 0
-                while first < kept.count, first < now.count, kept[first] == now[first] { first += 1 }
-                for i in first..<now.count { inserts.append(.insert(parent: id, child: now[i], index: UInt32(i))) }
-                layer.serverSublayers = now
-                layer.structureChanged = false
+            ops.append(.create(id))
+            for key in layer.model.changedKeys(from: defaults) { ops.append(.set(id, key, layer.model[key])) }
+            layer.needsCreate = false
+            created.insert(ObjectIdentifier(layer))
+        }
+        // A value is sent once, at its last change; a sublayer list once, at its last change.
+        var lastSet: [SetKey: Int] = [:]
+        var lastStructure: [ObjectIdentifier: Int] = [:]
+        for (i, change) in log.enumerated() {
+            switch change.kind {
+            case let .set(layer, key): lastSet[SetKey(layer: ObjectIdentifier(layer), key: key)] = i
+            case .structure(let layer): lastStructure[ObjectIdentifier(layer)] = i
+            default: break
             }
         }
+        var current = TransactionSettings.default
+        func settings(_ s: TransactionSettings) {
+            if s != current {
+                ops.append(.settings(s))
+                current = s
+            }
+        }
+        for (i, change) in log.enumerated() {
+            switch change.kind {
+            case let .set(layer, key):
+                guard lastSet[SetKey(layer: ObjectIdentifier(layer), key: key)] == i, let id = layer.serverID,
+                      !created.contains(ObjectIdentifier(layer)) else { continue }
+                settings(change.settings)
+                ops.append(.set(id, key, layer.model[key]))
+            case .structure(let layer):
+                guard lastStructure[ObjectIdentifier(layer)] == i, let id = layer.serverID else { continue }
+                settings(change.settings)
+                ops += structureOperations(layer, id)
+            case let .operation(layer, make):
+                guard let id = layer.serverID else { continue }
+                settings(change.settings)
+                ops.append(make(id))
+            case .settings:
+                settings(change.settings)
+            }
+        }
+        for layer in dirty { layer.changedKeys.removeAll() }
+        log.removeAll()
         dirty.removeAll()
         isDirty.removeAll()
-        let destroys = released.map { Operation.destroy($0) }
+        ops += released.map { Operation.destroy($0) }
         released.removeAll()
-        return creates + removes + inserts + sets + destroys
+        return ops
+    }
+
+    private struct SetKey: Hashable {
+        var layer: ObjectIdentifier
+        var key: PropertyKey
+    }
+
+    /// Removes and inserts that turn the server's sublayer list of `layer` into the current one.
+    /// A sublayer that moved to another superlayer is not removed here: inserting it there
+    /// moves it, whichever of the two changes is sent first.
+    private func structureOperations(_ layer: Layer, _ id: LayerID) -> [Operation] {
+        var ops: [Operation] = []
+        let now = layer.sublayers.compactMap(\.serverID)
+        for old in layer.serverSublayers where !now.contains(old) && !released.contains(old) {
+            if layers[old]?.layer?.superlayer == nil { ops.append(.remove(old)) }
+        }
+        // Inserting a present child moves it, so inserting from the first difference onwards
+        // leaves exactly `now`.
+        let kept = layer.serverSublayers.filter { now.contains($0) }
+        var first = 0
+        while first < kept.count, first < now.count, kept[first] == now[first] { first += 1 }
+        for i in first..<now.count { ops.append(.insert(parent: id, child: now[i], index: UInt32(i))) }
+        layer.serverSublayers = now
+        layer.structureChanged = false
+        return ops
     }
 
     /// Rebuilds the layer objects of a resumed session from laminad's snapshot.
@@ -208,13 +361,16 @@ public final class Connection {
                 l.connection = self
                 l.serverID = id
                 byID[id] = l
+                layers[id] = WeakLayer(l)
                 liveIDs.insert(id)
                 nextID = max(nextID, id.rawValue &+ 1)
             case let .set(id, key, value):
                 byID[id]?.setValue(value, forKey: key)
             case let .insert(parent, child, index):
                 if let p = byID[parent], let c = byID[child] { p.insertSublayer(c, at: Int(index)) }
-            case .destroy, .remove:
+            case let .setAction(id, dictionary, key, action):
+                byID[id]?.restoreAction(action, forKey: key, in: dictionary)
+            default:
                 break
             }
         }
@@ -226,6 +382,7 @@ public final class Connection {
         }
         dirty.removeAll()
         isDirty.removeAll()
+        log.removeAll()
         Transaction.forget(self)
         // Layers laminad has but that are in no tree stay alive here until the next commit.
         orphans = byID.values.filter { $0.superlayer == nil && $0 !== rootLayer }
@@ -246,8 +403,8 @@ public final class Connection {
     }
 }
 
-/// Carries server errors from the reader thread to the connection's `onError` on the main actor.
-final class ErrorRelay: @unchecked Sendable {
+/// Carries server errors and events from the reader thread to the connection on the main actor.
+final class EventRelay: @unchecked Sendable {
     // Written once on the main actor before the reader can report anything it matters for;
     // read only inside main-actor tasks.
     nonisolated(unsafe) weak var connection: Connection?
@@ -257,6 +414,18 @@ final class ErrorRelay: @unchecked Sendable {
             connection?.onError(error)
         }
     }
+
+    func deliver(_ message: ServerMessage) {
+        Task { @MainActor [self] in
+            connection?.received(message)
+        }
+    }
+}
+
+/// A layer held weakly (event routing must not keep layers alive).
+struct WeakLayer {
+    weak var layer: Layer?
+    init(_ layer: Layer) { self.layer = layer }
 }
 
 struct StandardError: TextOutputStream {

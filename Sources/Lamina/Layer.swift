@@ -23,6 +23,10 @@ public final class Layer {
     var structureChanged = false
     /// The sublayers the server has, as of the last commit.
     var serverSublayers: [LayerID] = []
+    /// Explicit animations, actions and their bookkeeping (Layer+Animation.swift).
+    var animationState = LayerAnimationState()
+    /// Asked first for the action of a changed property (`CALayerDelegate`'s `actionForLayer:forKey:`).
+    public weak var delegate: (any LayerDelegate)?
 
     public init() {}
 
@@ -68,11 +72,15 @@ public final class Layer {
         case (.speed, .number(let v)): model.speed = v
         case (.timeOffset, .number(let v)): model.timeOffset = v
         case (.beginTime, .number(let v)): model.beginTime = v
+        case (.maskedCorners, .number(let v)):
+            // An out-of-range mask is kept out of the model here and refused by laminad.
+            if v >= 0, v <= 15, v.rounded() == v { model.maskedCorners = CornerMask(rawValue: UInt8(v)) }
+        case (.allowsGroupOpacity, .bool(let b)): model.allowsGroupOpacity = b
+        case (.isGeometryFlipped, .bool(let b)): model.isGeometryFlipped = b
         default:
             preconditionFailure("property '\(key)' takes a \(key.valueType), not a \(value.type)")
         }
-        changedKeys.insert(key)
-        connection?.noteChanged(self)
+        propertyDidChange(key)
     }
 
     /// The model value of any property.
@@ -140,6 +148,49 @@ public final class Layer {
     public var borderColor: Color {
         get { model.borderColor }
         set { setValue(.color(newValue), forKey: .borderColor) }
+    }
+    /// The corners `cornerRadius` rounds; all four by default.
+    public var maskedCorners: CornerMask {
+        get { model.maskedCorners }
+        set { setValue(.number(Double(newValue.rawValue)), forKey: .maskedCorners) }
+    }
+    /// Clips the sublayers to the bounds, rounded by `cornerRadius`.
+    public var masksToBounds: Bool {
+        get { model.masksToBounds }
+        set { setValue(.bool(newValue), forKey: .masksToBounds) }
+    }
+    public var shadowColor: Color {
+        get { model.shadowColor }
+        set { setValue(.color(newValue), forKey: .shadowColor) }
+    }
+    /// 0 (the default) draws no shadow.
+    public var shadowOpacity: Double {
+        get { model.shadowOpacity }
+        set { setValue(.number(newValue), forKey: .shadowOpacity) }
+    }
+    public var shadowOffset: Size {
+        get { model.shadowOffset }
+        set { setValue(.size(newValue), forKey: .shadowOffset) }
+    }
+    /// The blur radius; the Gaussian's standard deviation is half of it, as in Core Animation.
+    public var shadowRadius: Double {
+        get { model.shadowRadius }
+        set { setValue(.number(newValue), forKey: .shadowRadius) }
+    }
+    /// When false the layer, with its sublayers, is not drawn while it faces away from the viewer.
+    public var isDoubleSided: Bool {
+        get { model.isDoubleSided }
+        set { setValue(.bool(newValue), forKey: .isDoubleSided) }
+    }
+    /// Whether a translucent layer with sublayers is composited as one group (true by default).
+    public var allowsGroupOpacity: Bool {
+        get { model.allowsGroupOpacity }
+        set { setValue(.bool(newValue), forKey: .allowsGroupOpacity) }
+    }
+    /// Flips the sublayers' coordinate system vertically (y up from the bottom of the bounds).
+    public var isGeometryFlipped: Bool {
+        get { model.isGeometryFlipped }
+        set { setValue(.bool(newValue), forKey: .isGeometryFlipped) }
     }
 
     /// Derived from position, anchorPoint and bounds, as in Core Animation. Setting it sets the

@@ -45,6 +45,14 @@ public struct LayerProperties: Hashable, Sendable {
     public var speed: Double = 1
     public var timeOffset: Double = 0
     public var beginTime: Double = 0
+    /// The corners `cornerRadius` rounds; on the wire a number holding the mask's bits.
+    public var maskedCorners: CornerMask = .all
+    /// Whether a translucent layer with sublayers is composited as one group, so overlapping
+    /// sublayers do not show through each other (true by default, as on current Apple systems).
+    public var allowsGroupOpacity = true
+    /// Whether the sublayers' coordinate system is flipped vertically: y grows upwards from
+    /// the bottom of the bounds.
+    public var isGeometryFlipped = false
 
     public init() {}
 
@@ -77,11 +85,15 @@ public struct LayerProperties: Hashable, Sendable {
         case .speed: .number(speed)
         case .timeOffset: .number(timeOffset)
         case .beginTime: .number(beginTime)
+        case .maskedCorners: .number(Double(maskedCorners.rawValue))
+        case .allowsGroupOpacity: .bool(allowsGroupOpacity)
+        case .isGeometryFlipped: .bool(isGeometryFlipped)
         }
     }
 
     /// Stores `value` for `key`, checking its type and that it is finite.
-    /// Opacity is clamped to [0, 1] as Core Animation does; a negative bounds size is refused.
+    /// Opacity is clamped to [0, 1] as Core Animation does; a negative bounds size, or a corner
+    /// mask that is not a whole number in 0…15, is refused.
     public mutating func set(_ key: PropertyKey, _ value: PropertyValue) throws(PropertyError) {
         guard value.type == key.valueType else {
             throw .typeMismatch(key: key, expected: key.valueType, got: value.type)
@@ -115,6 +127,13 @@ public struct LayerProperties: Hashable, Sendable {
         case (.speed, .number(let v)): speed = v
         case (.timeOffset, .number(let v)): timeOffset = v
         case (.beginTime, .number(let v)): beginTime = v
+        case (.maskedCorners, .number(let v)):
+            guard v >= 0, v <= 15, v.rounded() == v else {
+                throw .outOfRange(key: key, reason: "a corner mask is a whole number from 0 to 15 (got \(v))")
+            }
+            maskedCorners = CornerMask(rawValue: UInt8(v))
+        case (.allowsGroupOpacity, .bool(let b)): allowsGroupOpacity = b
+        case (.isGeometryFlipped, .bool(let b)): isGeometryFlipped = b
         default:
             // Unreachable: the type check above pairs every key with its one value type.
             throw .typeMismatch(key: key, expected: key.valueType, got: value.type)
@@ -143,6 +162,12 @@ extension LayerProperties {
             position = Point(x: newValue.origin.x + anchorPoint.x * bounds.size.width,
                              y: newValue.origin.y + anchorPoint.y * bounds.size.height)
         }
+    }
+
+    /// The layer's local time for its superlayer's time `tp`: `(tp − beginTime) · speed + timeOffset`
+    /// (the layer-time hierarchy; a speed of 0 pauses the subtree).
+    @inlinable public func localTime(fromParent tp: Double) -> Double {
+        (tp - beginTime) * speed + timeOffset
     }
 
     /// The anchor point in the layer's own (bounds) coordinates.

@@ -26,6 +26,9 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     case speed = 21
     case timeOffset = 22
     case beginTime = 23
+    case maskedCorners = 24
+    case allowsGroupOpacity = 25
+    case isGeometryFlipped = 26
 
     /// The Core Animation name of the property, as used in key paths and scene files.
     public var name: String {
@@ -53,6 +56,9 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .speed: "speed"
         case .timeOffset: "timeOffset"
         case .beginTime: "beginTime"
+        case .maskedCorners: "maskedCorners"
+        case .allowsGroupOpacity: "allowsGroupOpacity"
+        case .isGeometryFlipped: "geometryFlipped"
         }
     }
 
@@ -63,6 +69,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         for k in PropertyKey.allCases { d[k.name] = k }
         d["isHidden"] = .isHidden
         d["isDoubleSided"] = .isDoubleSided
+        d["isGeometryFlipped"] = .isGeometryFlipped
         return d
     }()
 
@@ -79,9 +86,9 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .position, .anchorPoint: .point
         case .shadowOffset: .size
         case .anchorPointZ, .zPosition, .opacity, .cornerRadius, .borderWidth, .shadowOpacity, .shadowRadius,
-             .speed, .timeOffset, .beginTime: .number
+             .speed, .timeOffset, .beginTime, .maskedCorners: .number
         case .transform, .sublayerTransform: .transform
-        case .isHidden, .masksToBounds, .isDoubleSided: .bool
+        case .isHidden, .masksToBounds, .isDoubleSided, .allowsGroupOpacity, .isGeometryFlipped: .bool
         case .backgroundColor, .borderColor, .shadowColor: .color
         case .name: .string
         }
@@ -90,7 +97,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     /// Whether a change to this key starts an implicit animation (Core Animation's "animatable").
     public var isAnimatable: Bool {
         switch self {
-        case .name, .speed, .timeOffset, .beginTime: false
+        case .name, .speed, .timeOffset, .beginTime, .maskedCorners, .allowsGroupOpacity, .isGeometryFlipped: false
         default: true
         }
     }
@@ -163,4 +170,22 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .string(let s): "\"\(s)\""
         }
     }
+}
+
+/// Which corners `cornerRadius` rounds (Core Animation's `CACornerMask`). Lamina's y axis points
+/// down, so the `minY` corners are the top ones.
+public struct CornerMask: OptionSet, Hashable, Sendable {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// `kCALayerMinXMinYCorner`: top left.
+    public static let minXMinY = CornerMask(rawValue: 1)
+    /// `kCALayerMaxXMinYCorner`: top right.
+    public static let maxXMinY = CornerMask(rawValue: 2)
+    /// `kCALayerMinXMaxYCorner`: bottom left.
+    public static let minXMaxY = CornerMask(rawValue: 4)
+    /// `kCALayerMaxXMaxYCorner`: bottom right.
+    public static let maxXMaxY = CornerMask(rawValue: 8)
+    /// Every corner: the default.
+    public static let all: CornerMask = [.minXMinY, .maxXMinY, .minXMaxY, .maxXMaxY]
 }

@@ -240,8 +240,10 @@ public final class KMSBackend: DisplayBackend {
 
     private func present(_ list: DrawList, on output: KMSOutput) throws {
         do {
-            _ = try output.present(list, context: context, renderer: kmsRenderer.gles, drm: drm, committer: committer,
-                                   userData: Unmanaged.passUnretained(sink).toOpaque())
+            let start = monotonicSeconds()
+            let flipped = try output.present(list, context: context, renderer: kmsRenderer.gles, drm: drm, committer: committer,
+                                             userData: Unmanaged.passUnretained(sink).toOpaque())
+            logger.trace("kms: \(output.name): \(list.quads.count) quads drawn and \(flipped ? "flipped" : "modeset") in \(Int(((monotonicSeconds() - start) * 1e6).rounded())) µs")
         } catch let error as DRMError where error.isPermissionDenied {
             // A VT switch or another compositor took the display: drop this frame, modeset when it comes back.
             logger.warning("kms: \(output.name): \(error); DRM master lost? the frame is dropped")

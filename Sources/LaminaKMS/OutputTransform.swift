@@ -59,7 +59,9 @@ extension DrawList {
         var m = Transform3D.translation(x: Double(-origin.x), y: Double(-origin.y))
         if scale != 1 { m = m.concatenating(.scale(x: scale, y: scale)) }
         m = m.concatenating(transform.matrix(logicalWidth: Double(logical.width), logicalHeight: Double(logical.height)))
-        var list = DrawList(width: width, height: height, background: background, quads: quads)
+        var list = self
+        list.width = width
+        list.height = height
         if !m.isIdentity {
             for i in list.quads.indices { list.quads[i].transform = list.quads[i].transform.concatenating(m) }
         }

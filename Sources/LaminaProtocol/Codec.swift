@@ -16,6 +16,31 @@ extension ByteWriter {
             u32(parent.rawValue)
             u32(child.rawValue)
             u32(index)
+        case let .addAnimation(id, key, tag, animation):
+            u32(id.rawValue)
+            string(key)
+            u32(tag)
+            self.animation(animation)
+        case let .removeAnimation(id, key):
+            u32(id.rawValue)
+            string(key)
+        case .removeAllAnimations(let id):
+            u32(id.rawValue)
+        case let .setAction(id, dictionary, key, action):
+            u32(id.rawValue)
+            u8(dictionary.rawValue)
+            string(key)
+            switch action {
+            case .inherit: u8(0)
+            case .none: u8(1)
+            case .animation(let a): u8(2); self.animation(a)
+            }
+        case .settings(let t):
+            f64(t.duration)
+            u8((t.disableActions ? 1 : 0) | (t.timingFunction != nil ? 2 : 0))
+            if let tf = t.timingFunction { f64(tf.c1x); f64(tf.c1y); f64(tf.c2x); f64(tf.c2y) }
+            u32(UInt32(t.completionGroups.count))
+            for g in t.completionGroups { u32(g) }
         }
     }
 
@@ -44,6 +69,52 @@ extension ByteReader {
                            child: LayerID(try u32(field + " child")),
                            index: try u32(field + " index"))
         case 5: return .remove(LayerID(try u32(field + " layer")))
+        case 6:
+            let id = LayerID(try u32(field + " layer"))
+            let key = try string(field + " key", limit: 256)
+            let tag = try u32(field + " tag")
+            return .addAnimation(id, key: key, tag: tag, try animation(field + " animation"))
+        case 7: return .removeAnimation(LayerID(try u32(field + " layer")), key: try string(field + " key", limit: 256))
+        case 8: return .removeAllAnimations(LayerID(try u32(field + " layer")))
+        case 9:
+            let id = LayerID(try u32(field + " layer"))
+            let rawDict = try u8(field + " dictionary")
+            guard let dict = ActionDictionary(rawValue: rawDict) else {
+                throw .invalid(field: field + " dictionary", reason: "unknown action dictionary \(rawDict) (0 actions, 1 style)")
+            }
+            let key = try string(field + " key", limit: 256)
+            let kind = try u8(field + " action")
+            let action: Action
+            switch kind {
+            case 0: action = .inherit
+            case 1: action = .none
+            case 2: action = .animation(try animation(field + " action animation"))
+            default: throw .invalid(field: field + " action", reason: "unknown action kind \(kind) (0 inherit, 1 none, 2 animation)")
+            }
+            return .setAction(id, dictionary: dict, key: key, action)
+        case 10:
+            let duration = try f64(field + " duration")
+            guard duration.isFinite, duration >= 0 else {
+                throw .invalid(field: field + " duration", reason: "must be finite and ≥ 0, got \(duration)")
+            }
+            let flags = try u8(field + " flags")
+            guard flags & ~3 == 0 else { throw .invalid(field: field + " flags", reason: "unknown flag bits 0x\(String(flags, radix: 16))") }
+            var tf: TimingFunction?
+            if flags & 2 != 0 {
+                let c = [try f64(field + " timing function"), try f64(field + " timing function"),
+                         try f64(field + " timing function"), try f64(field + " timing function")]
+                guard c.allSatisfy(\.isFinite), (0...1).contains(c[0]), (0...1).contains(c[2]) else {
+                    throw .invalid(field: field + " timing function", reason: "control points must be finite with x in [0, 1]")
+                }
+                tf = TimingFunction(controlPoints: c[0], c[1], c[2], c[3])
+            }
+            let n = Int(try u32(field + " completion group count"))
+            guard n <= remaining / 4 else {
+                throw .invalid(field: field + " completion group count", reason: "\(n) groups cannot fit in the \(remaining) bytes that follow")
+            }
+            var groups: [UInt32] = []
+            for _ in 0..<n { groups.append(try u32(field + " completion group")) }
+            return .settings(TransactionSettings(duration: duration, timingFunction: tf, disableActions: flags & 1 != 0, completionGroups: groups))
         default:
             throw .invalid(field: field + " opcode", reason: "unknown opcode \(opcode)")
         }
@@ -87,7 +158,11 @@ extension ClientMessage {
         case let .request(id, req):
             w.u32(id)
             w.u16(req.kind)
-            if case .advanceClock(let s) = req { w.f64(s) }
+            switch req {
+            case .advanceClock(let s): w.f64(s)
+            case .presentation(let id): w.u32(id.rawValue)
+            default: break
+            }
         }
         return Frame.end(w)
     }
@@ -125,6 +200,9 @@ extension ClientMessage {
                 case 2: msg = .request(id: id, .tree)
                 case 3: msg = .request(id: id, .advanceClock(seconds: try r.f64("advance-clock seconds")))
                 case 4: msg = .request(id: id, .stats)
+                case 5: msg = .request(id: id, .presentation(LayerID(try r.u32("presentation layer"))))
+                case 6: msg = .request(id: id, .presentationTree)
+                case 7: msg = .request(id: id, .watch)
                 default: throw DecodeError.invalid(field: "request kind", reason: "unknown request kind \(kind)")
                 }
             default:
@@ -183,7 +261,24 @@ extension ServerMessage {
                     w.string(s.name)
                     w.f64(s.value)
                 }
+            case .presentation(let p):
+                w.u32(UInt32(PropertyKey.allCases.count))
+                for key in PropertyKey.allCases {
+                    w.u16(key.rawValue)
+                    w.value(p[key])
+                }
+            case .watching:
+                break
             }
+        case .animationEvent(let n):
+            w.u32(n.layer.rawValue)
+            w.u32(n.tag)
+            w.u8(n.started ? 1 : 0)
+            w.bool(n.finished)
+        case .transactionCompleted(let g):
+            w.u32(g)
+        case .watch(let line):
+            w.string(line)
         }
         return Frame.end(w)
     }
@@ -247,8 +342,33 @@ extension ServerMessage {
                         stats.append(Statistic(name: try r.string("stat \(i) name"), value: try r.f64("stat \(i) value")))
                     }
                     msg = .reply(id: id, .stats(stats))
+                case 5:
+                    let n = Int(try r.u32("presentation count"))
+                    var p = LayerProperties()
+                    for i in 0..<min(n, 1024) {
+                        let raw = try r.u16("presentation \(i) key")
+                        guard let key = PropertyKey(rawValue: raw) else {
+                            throw DecodeError.invalid(field: "presentation \(i) key", reason: "unknown property number \(raw)")
+                        }
+                        let v = try r.value(key.valueType, "presentation value of '\(key)'")
+                        do { try p.set(key, v) } catch {
+                            throw DecodeError.invalid(field: "presentation value of '\(key)'", reason: error.description)
+                        }
+                    }
+                    msg = .reply(id: id, .presentation(p))
+                case 7: msg = .reply(id: id, .watching)
                 default: throw DecodeError.invalid(field: "reply kind", reason: "unknown reply kind \(kind)")
                 }
+            case 0x85:
+                let layer = LayerID(try r.u32("event layer"))
+                let tag = try r.u32("event tag")
+                let kind = try r.u8("event kind")
+                guard kind <= 1 else { throw DecodeError.invalid(field: "event kind", reason: "unknown event kind \(kind)") }
+                msg = .animationEvent(AnimationNotice(layer: layer, tag: tag, started: kind == 1, finished: try r.bool("event finished")))
+            case 0x86:
+                msg = .transactionCompleted(group: try r.u32("completed group"))
+            case 0x87:
+                msg = .watch(try r.string("watch line", limit: 1 << 20))
             default:
                 throw MessageError.unknownType(type)
             }

@@ -37,6 +37,19 @@ public enum Operation: Hashable, Sendable {
     case insert(parent: LayerID, child: LayerID, index: UInt32)
     /// Removes the layer from its superlayer (`removeFromSuperlayer`). It still exists.
     case remove(LayerID)
+    /// `addAnimation:forKey:`. An empty key adds an unkeyed animation. `tag` (0 for none) is the
+    /// client's number for the animation: its start and stop events carry it.
+    case addAnimation(LayerID, key: String, tag: UInt32, Animation)
+    /// `removeAnimationForKey:`.
+    case removeAnimation(LayerID, key: String)
+    /// `removeAllAnimations`.
+    case removeAllAnimations(LayerID)
+    /// Sets (or with `.inherit`, clears) the entry for `key` in the layer's `actions` dictionary
+    /// or its `style["actions"]`.
+    case setAction(LayerID, dictionary: ActionDictionary, key: String, Action)
+    /// The transaction settings for the operations that follow, until the next settings
+    /// operation (a nested `CATransaction` with its own settings).
+    case settings(TransactionSettings)
 
     /// The opcode on the wire.
     public var opcode: UInt8 {
@@ -46,8 +59,56 @@ public enum Operation: Hashable, Sendable {
         case .set: 3
         case .insert: 4
         case .remove: 5
+        case .addAnimation: 6
+        case .removeAnimation: 7
+        case .removeAllAnimations: 8
+        case .setAction: 9
+        case .settings: 10
         }
     }
+}
+
+/// Which of a layer's action dictionaries a `setAction` changes.
+public enum ActionDictionary: UInt8, Hashable, Sendable {
+    /// `CALayer.actions`, searched first.
+    case actions = 0
+    /// `style["actions"]`, searched second.
+    case style = 1
+}
+
+/// An entry of an action dictionary.
+public enum Action: Hashable, Sendable {
+    /// No entry: the search goes on to the next dictionary, then the default.
+    case inherit
+    /// A null entry (`NSNull`): the search ends with no animation.
+    case none
+    /// Run this animation: its key path defaults to the changed key, and a basic animation with
+    /// no from, to or by value runs from the old presentation value to the new model value.
+    case animation(Animation)
+}
+
+/// `CATransaction`'s settings, in force for the operations after them in a commit.
+public struct TransactionSettings: Hashable, Sendable {
+    /// `animationDuration`: for implicit animations, and explicit ones whose duration is 0.
+    public var duration: Double
+    /// `animationTimingFunction`; nil: implicit animations use the `default` curve.
+    public var timingFunction: TimingFunction?
+    /// `disableActions`: property changes do not look up actions.
+    public var disableActions: Bool
+    /// The completion groups the following animations join: one per open transaction that has
+    /// a completion block. laminad reports `transactionCompleted` for a group once every
+    /// animation in it has finished or been removed (at once when it has none).
+    public var completionGroups: [UInt32]
+
+    public init(duration: Double = 0.25, timingFunction: TimingFunction? = nil, disableActions: Bool = false,
+                completionGroups: [UInt32] = []) {
+        self.duration = duration
+        self.timingFunction = timingFunction
+        self.disableActions = disableActions
+        self.completionGroups = completionGroups
+    }
+
+    public static let `default` = TransactionSettings()
 }
 
 /// Flags a client sends in its hello.
@@ -101,6 +162,13 @@ public enum Request: Hashable, Sendable {
     case advanceClock(seconds: Double)
     /// Counters: frames, commits, clients, layers, last frame time.
     case stats
+    /// The presentation values of one of this client's layers on screen now (`layer.presentation()`).
+    case presentation(LayerID)
+    /// The model tree with each animated layer's presentation values beside its model values.
+    case presentationTree
+    /// Streams every client's animation and transaction events to this connection as `watch`
+    /// messages, from now until it closes.
+    case watch
 
     public var kind: UInt16 {
         switch self {
@@ -108,6 +176,9 @@ public enum Request: Hashable, Sendable {
         case .tree: 2
         case .advanceClock: 3
         case .stats: 4
+        case .presentation: 5
+        case .presentationTree: 6
+        case .watch: 7
         }
     }
 }
@@ -197,6 +268,8 @@ public enum ErrorCode: UInt16, Sendable, CustomStringConvertible {
     case internalError = 14
     /// The operation is not allowed on this layer (destroying the client's root, say).
     case notAllowed = 15
+    /// An animation (added, or in an action) is not well formed: the message names the field.
+    case invalidAnimation = 16
 
     public var description: String {
         switch self {
@@ -215,6 +288,7 @@ public enum ErrorCode: UInt16, Sendable, CustomStringConvertible {
         case .limitExceeded: "limit-exceeded"
         case .internalError: "internal-error"
         case .notAllowed: "not-allowed"
+        case .invalidAnimation: "invalid-animation"
         }
     }
 }
@@ -255,6 +329,22 @@ public struct ErrorMessage: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// `animationDidStart:` / `animationDidStop:finished:` for a tagged animation.
+public struct AnimationNotice: Hashable, Sendable {
+    public var layer: LayerID
+    public var tag: UInt32
+    /// True for a start, false for a stop.
+    public var started: Bool
+    /// For a stop: whether the animation ran to the end of its active span.
+    public var finished: Bool
+    public init(layer: LayerID, tag: UInt32, started: Bool, finished: Bool) {
+        self.layer = layer
+        self.tag = tag
+        self.started = started
+        self.finished = finished
+    }
+}
+
 /// One named counter in a `stats` reply.
 public struct Statistic: Hashable, Sendable {
     public var name: String
@@ -270,6 +360,10 @@ public enum Reply: Hashable, Sendable {
     /// The clock's new time and how many frames the server has rendered in all.
     case advanced(time: Double, framesRendered: UInt64)
     case stats([Statistic])
+    /// Every property's presentation value, in key order.
+    case presentation(LayerProperties)
+    /// Acknowledges `watch`: events follow as `watch` messages.
+    case watching
 
     public var kind: UInt16 {
         switch self {
@@ -277,6 +371,8 @@ public enum Reply: Hashable, Sendable {
         case .tree: 2
         case .advanced: 3
         case .stats: 4
+        case .presentation: 5
+        case .watching: 7
         }
     }
 }
@@ -288,6 +384,12 @@ public enum ServerMessage: Hashable, Sendable {
     case applied(serial: UInt32)
     case error(ErrorMessage)
     case reply(id: UInt32, Reply)
+    /// An animation this client added with a tag started or stopped.
+    case animationEvent(AnimationNotice)
+    /// Every animation of a completion group finished or was removed: run its completion blocks.
+    case transactionCompleted(group: UInt32)
+    /// A line of JSON describing an event anywhere on the display, for `watch`ers.
+    case watch(String)
 
     public var type: UInt16 {
         switch self {
@@ -295,6 +397,9 @@ public enum ServerMessage: Hashable, Sendable {
         case .applied: 0x82
         case .error: 0x83
         case .reply: 0x84
+        case .animationEvent: 0x85
+        case .transactionCompleted: 0x86
+        case .watch: 0x87
         }
     }
 }

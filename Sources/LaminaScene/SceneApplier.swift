@@ -12,6 +12,7 @@ public enum SceneApplier {
         public var updated = 0
         public var removed = 0
         public var propertiesSet = 0
+        public var animationsAdded = 0
     }
 
     /// Applies `scene` under `root` (a connection's root layer) in the current transaction.
@@ -36,6 +37,12 @@ public enum SceneApplier {
         }
         summary.propertiesSet += changed
         if changed > 0 { summary.updated += 1 }
+        // Animations in the file are (re)started on every apply, after the property changes,
+        // so an explicit animation under a property's key replaces its implicit one.
+        for a in node.animations {
+            layer.add(a.animation, forKey: a.key)
+            summary.animationsAdded += 1
+        }
 
         // Match sublayers by name; unnamed layers are never matched, so they are replaced.
         var existing: [String: Layer] = [:]

@@ -14,6 +14,34 @@ public struct ServerLayer: Sendable, Equatable {
     public var properties = LayerProperties()
     public var superlayer: LayerID?
     public var sublayers: [LayerID] = []
+    /// `CALayer.actions`: entries are `.none` (a null action) or an animation.
+    public var actions: [String: Action] = [:]
+    /// `style["actions"]`, searched after `actions`.
+    public var styleActions: [String: Action] = [:]
+}
+
+/// What a commit changed, in the order it happened: what the compositor turns into implicit
+/// animations, explicit animation changes and events.
+public enum TreeChange: Sendable, Equatable {
+    case created(LayerID)
+    /// A property changed value; `old` is its value before this change.
+    case set(LayerID, PropertyKey, old: PropertyValue)
+    case inserted(LayerID, into: LayerID)
+    case removed(LayerID, from: LayerID, at: Int)
+    /// The layer is gone; its value just before, for animations that outlive it.
+    case destroyed(LayerID, ServerLayer)
+    /// An animation operation that passed validation: add, remove, remove all.
+    case animation(Operation)
+    /// New transaction settings for the changes after this one.
+    case settings(TransactionSettings)
+}
+
+/// The result of applying a commit.
+public struct CommitResult: Sendable, Equatable {
+    /// Everything that changed, in order.
+    public var changes: [TreeChange] = []
+    /// Whether pixels may have changed (something set, moved, shown or hidden).
+    public var visibleChange = false
 }
 
 /// Why a commit was refused: which operation, and what was wrong with it.
@@ -40,7 +68,7 @@ public struct ClientLimits: Sendable, Equatable {
 ///
 /// Layer numbers are the client's own, so no operation can reach another client's layers.
 public struct ClientTree: Sendable {
-    public private(set) var layers: [LayerID: ServerLayer]
+    public internal(set) var layers: [LayerID: ServerLayer]
 
     /// A tree holding only the root layer, sized to the display.
     public init(displayWidth: Double, displayHeight: Double) {
@@ -54,25 +82,28 @@ public struct ClientTree: Sendable {
 
     /// Applies a commit's operations in order, all or none: on the first bad operation the tree
     /// is left exactly as it was and the rejection names that operation.
-    /// Returns whether anything that can change pixels changed.
+    /// Returns what changed. Animation operations are validated here (the layer exists, the
+    /// animation is well formed) and handed back for the compositor to attach.
     @discardableResult
-    public mutating func apply(_ ops: [Operation], limits: ClientLimits = ClientLimits()) throws(CommitRejection) -> Bool {
+    public mutating func apply(_ ops: [Operation], limits: ClientLimits = ClientLimits()) throws(CommitRejection) -> CommitResult {
         guard ops.count <= limits.maxOperationsPerCommit else {
             throw CommitRejection(code: .limitExceeded, operationIndex: -1,
                                   message: "a commit may hold at most \(limits.maxOperationsPerCommit) operations, this one has \(ops.count)")
         }
         // The first value of every layer this commit touches, to restore on failure.
         var journal = Journal()
-        var changed = false
+        var result = CommitResult()
         for (i, op) in ops.enumerated() {
             do throws(CommitRejection) {
-                changed = try applyOne(op, index: i, limits: limits, journal: &journal) || changed
+                if try applyOne(op, index: i, limits: limits, journal: &journal, changes: &result.changes) {
+                    result.visibleChange = true
+                }
             } catch {
                 for (id, old) in journal.saved { layers[id] = old }
                 throw error
             }
         }
-        return changed
+        return result
     }
 
     /// The value each touched layer had before the commit began (nil: it did not exist).
@@ -91,15 +122,18 @@ public struct ClientTree: Sendable {
         return l
     }
 
-    private mutating func detach(_ id: LayerID, journal: inout Journal) {
+    private mutating func detach(_ id: LayerID, journal: inout Journal, changes: inout [TreeChange]) {
         guard let parent = layers[id]?.superlayer else { return }
         save(parent, &journal)
         save(id, &journal)
+        let index = layers[parent]?.sublayers.firstIndex(of: id) ?? 0
         layers[parent]?.sublayers.removeAll { $0 == id }
         layers[id]?.superlayer = nil
+        changes.append(.removed(id, from: parent, at: index))
     }
 
-    private mutating func applyOne(_ op: Operation, index i: Int, limits: ClientLimits, journal: inout Journal) throws(CommitRejection) -> Bool {
+    private mutating func applyOne(_ op: Operation, index i: Int, limits: ClientLimits, journal: inout Journal,
+                                   changes: inout [TreeChange]) throws(CommitRejection) -> Bool {
         switch op {
         case .create(let id):
             guard layers[id] == nil else {
@@ -111,6 +145,7 @@ public struct ClientTree: Sendable {
             }
             save(id, &journal)
             layers[id] = ServerLayer()
+            changes.append(.created(id))
             return false
 
         case .destroy(let id):
@@ -119,24 +154,28 @@ public struct ClientTree: Sendable {
                 throw CommitRejection(code: .notAllowed, operationIndex: i, message: "the root layer #0 cannot be destroyed")
             }
             let visible = layer.superlayer != nil
-            detach(id, journal: &journal)
+            detach(id, journal: &journal, changes: &changes)
             for child in layer.sublayers {
                 save(child, &journal)
                 layers[child]?.superlayer = nil
             }
             save(id, &journal)
+            changes.append(.destroyed(id, layers[id]!))
             layers[id] = nil
             return visible
 
         case let .set(id, key, value):
             var layer = try existing(id, i)
+            let old = layer.properties[key]
             do throws(PropertyError) {
                 try layer.properties.set(key, value)
             } catch {
                 throw CommitRejection(code: .invalidProperty, operationIndex: i, message: "layer \(id): \(error)")
             }
+            guard layer.properties[key] != old else { return false }
             save(id, &journal)
             layers[id] = layer
+            changes.append(.set(id, key, old: old))
             return true
 
         case let .insert(parent, child, index):
@@ -154,20 +193,58 @@ public struct ClientTree: Sendable {
                 }
                 cursor = layers[c]?.superlayer
             }
-            detach(child, journal: &journal)
+            detach(child, journal: &journal, changes: &changes)
             save(parent, &journal)
             save(child, &journal)
             let subs = layers[parent]!.sublayers
             let at = index == UInt32.max ? subs.count : min(Int(index), subs.count)
             layers[parent]!.sublayers.insert(child, at: at)
             layers[child]!.superlayer = parent
+            changes.append(.inserted(child, into: parent))
             return true
 
         case .remove(let id):
             let layer = try existing(id, i)
-            detach(id, journal: &journal)
+            detach(id, journal: &journal, changes: &changes)
             return layer.superlayer != nil
+
+        case let .addAnimation(id, _, _, animation):
+            _ = try existing(id, i)
+            if let problem = animation.validate().first {
+                throw CommitRejection(code: .invalidAnimation, operationIndex: i, message: "layer \(id): \(problem)")
+            }
+            changes.append(.animation(op))
+            return false
+
+        case .removeAnimation(let id, _), .removeAllAnimations(let id):
+            _ = try existing(id, i)
+            changes.append(.animation(op))
+            return false
+
+        case let .setAction(id, dictionary, key, action):
+            var layer = try existing(id, i)
+            if case .animation(let a) = action, let problem = ClientTree.actionProblem(a, key: key) {
+                throw CommitRejection(code: .invalidAnimation, operationIndex: i, message: "layer \(id) action '\(key)': \(problem)")
+            }
+            let value: Action? = action == .inherit ? nil : action
+            switch dictionary {
+            case .actions: layer.actions[key] = value
+            case .style: layer.styleActions[key] = value
+            }
+            save(id, &journal)
+            layers[id] = layer
+            return false
+
+        case .settings(let s):
+            changes.append(.settings(s))
+            return false
         }
+    }
+
+    /// Why an action's animation cannot run for `key`, or nil. An action's key path may be
+    /// empty: it then animates the key it is looked up for (onOrderIn and friends excepted).
+    static func actionProblem(_ a: Animation, key: String) -> String? {
+        a.withDefaultKeyPath(PropertyKey(name: key) != nil ? key : "opacity").validate().first?.description
     }
 
     /// Operations that rebuild this tree from nothing (the root exists already): creates,
@@ -185,6 +262,12 @@ public struct ClientTree: Sendable {
         for id in ids {
             for (n, child) in layers[id]!.sublayers.enumerated() {
                 ops.append(.insert(parent: id, child: child, index: UInt32(n)))
+            }
+            for (key, action) in layers[id]!.actions.sorted(by: { $0.key < $1.key }) {
+                ops.append(.setAction(id, dictionary: .actions, key: key, action))
+            }
+            for (key, action) in layers[id]!.styleActions.sorted(by: { $0.key < $1.key }) {
+                ops.append(.setAction(id, dictionary: .style, key: key, action))
             }
         }
         return ops

@@ -15,7 +15,7 @@ public final class Compositor {
     }
 
     public let configuration: Configuration
-    public private(set) var display: DisplayTree
+    public internal(set) var display: DisplayTree
     public private(set) var clock: FrameClock
     public let backend: any DisplayBackend
     let logger: Logger
@@ -24,6 +24,13 @@ public final class Compositor {
 
     private var sessions: [ClientID: Session] = [:]
     private var nextClient: UInt32 = 1
+
+    // Render-tree animations (CompositorAnimations.swift).
+    var nextAnimationID: UInt64 = 1
+    var animationRecords: [UInt64: AnimationRecord] = [:]
+    var groupCounts: [GroupKey: Int] = [:]
+    /// Connections that asked to `watch` events.
+    var watchers: Set<ClientID> = []
 
     /// Something changed since the last frame.
     public private(set) var needsFrame = false
@@ -37,6 +44,8 @@ public final class Compositor {
     public var close: (ClientID) -> Void = { _ in }
 
     public private(set) var stats = Counters()
+    /// The display time of the last frame drawn.
+    public private(set) var lastFrameTime: Double = 0
 
     public struct Counters: Sendable {
         public var framesRendered: UInt64 = 0
@@ -74,7 +83,16 @@ public final class Compositor {
     /// The connection closed (or was closed). Its layers leave the screen unless its session keeps them.
     public func disconnected(_ client: ClientID) {
         guard sessions.removeValue(forKey: client) != nil else { return }
-        if display.detach(client) { markNeedsFrame() }
+        watchers.remove(client)
+        if let i = display.index(of: client) {
+            let serial = display.entries[i].serial
+            if display.detach(client) { markNeedsFrame() }
+            if display.entries.first(where: { $0.serial == serial }) == nil {
+                // The client's layers went with it: forget its animations' bookkeeping.
+                animationRecords = animationRecords.filter { $0.value.entry != serial }
+                groupCounts = groupCounts.filter { $0.key.entry != serial }
+            }
+        }
         logger.info("\(client) disconnected")
     }
 
@@ -104,7 +122,7 @@ public final class Compositor {
         close(client)
     }
 
-    private func reply(_ client: ClientID, _ message: ServerMessage) { send(client, message.encoded()) }
+    func reply(_ client: ClientID, _ message: ServerMessage) { send(client, message.encoded()) }
 
     private func handleFrame(type: UInt16, body: ArraySlice<UInt8>, from client: ClientID) {
         let message: ClientMessage
@@ -169,9 +187,14 @@ public final class Compositor {
 
     private func apply(_ commit: Commit, from client: ClientID) {
         do {
-            if try display.apply(commit.operations, from: client, limits: configuration.limits) { markNeedsFrame() }
+            let result = try display.apply(commit.operations, from: client, limits: configuration.limits)
+            if result.visibleChange { markNeedsFrame() }
             stats.commitsApplied += 1
             reply(client, .applied(serial: commit.serial))
+            if let i = display.index(of: client) { animate(result.changes, entry: i) }
+            if !watchers.isEmpty {
+                watch(#"{"event":"commit","client":\#(client.rawValue),"serial":\#(commit.serial),"operations":\#(commit.operations.count),"time":\#(JSONWriter.format(now))}"#)
+            }
         } catch {
             stats.commitsRejected += 1
             logger.debug("\(client) commit \(commit.serial) rejected: \(error)")
@@ -180,7 +203,7 @@ public final class Compositor {
         }
     }
 
-    private func markNeedsFrame() {
+    func markNeedsFrame() {
         guard !needsFrame else { return }
         needsFrame = true
         onFrameNeeded()
@@ -196,13 +219,24 @@ public final class Compositor {
         return true
     }
 
-    /// Draws and presents the current state.
-    public func render() throws {
+    /// Draws and presents the state at `time` (by default `now`; the platform passes the
+    /// predicted presentation time of the frame where it knows it).
+    public func render(at time: Double? = nil) throws {
         let start = realTime()
+        let t = time ?? now
         needsFrame = false
-        try backend.present(display.drawList(at: now))
+        tickAnimations(at: t)
+        let entries = display.entries
+        let list = display.drawList(at: t) { entry, id, model, _ in
+            entries[entry].animations[id]?.presentation ?? model
+        }
+        try backend.present(list)
         stats.framesRendered += 1
         stats.lastFrameSeconds = realTime() - start
+        lastFrameTime = t
+        // With a real clock, a running animation asks for the next frame; a virtual clock
+        // only moves when told to.
+        if !clock.isVirtual, isAnimating { markNeedsFrame() }
         onFrameRendered()
     }
 
@@ -227,10 +261,25 @@ public final class Compositor {
                     return fail(.invalidRequest, "advance-clock takes a finite number of seconds ≥ 0, got \(seconds)")
                 }
                 clock.advance(by: seconds)
+                if isAnimating { needsFrame = true }
                 try renderIfNeeded()
                 reply(client, .reply(id: id, .advanced(time: clock.virtualTime, framesRendered: stats.framesRendered)))
             case .stats:
                 reply(client, .reply(id: id, .stats(statistics())))
+            case .presentation(let layer):
+                guard let i = display.index(of: client), let p = presentation(of: layer, entry: i, at: now) else {
+                    return fail(.unknownLayer, "layer \(layer) does not exist")
+                }
+                reply(client, .reply(id: id, .presentation(p)))
+            case .presentationTree:
+                let t = now
+                let json = display.json(clock: clock.isVirtual ? .virtual : .real, time: t) { i, layer in
+                    self.display.entries[i].animations[layer] == nil ? nil : self.presentation(of: layer, entry: i, at: t)
+                }
+                reply(client, .reply(id: id, .tree(json)))
+            case .watch:
+                watchers.insert(client)
+                reply(client, .reply(id: id, .watching))
             }
         } catch {
             logger.error("request \(id) from \(client) failed: \(error)")
@@ -248,6 +297,7 @@ public final class Compositor {
             Statistic(name: "clients", value: Double(sessions.count)),
             Statistic(name: "sessions", value: Double(display.entries.count)),
             Statistic(name: "layers", value: Double(display.layerCount)),
+            Statistic(name: "animations", value: Double(display.entries.reduce(0) { $0 + $1.animations.values.reduce(0) { $0 + $1.animations.entries.count } })),
             Statistic(name: "lastFrameMilliseconds", value: stats.lastFrameSeconds * 1000),
             Statistic(name: "time", value: now),
             Statistic(name: "width", value: Double(display.width)),

@@ -14,13 +14,38 @@ public struct DisplayTree: Sendable {
         public var clientName: String
         public var session: String
         public var keepsLayers: Bool
+        /// A number that stays with the entry while it lives (entries move when others leave).
+        public let serial: UInt32
+        /// The render tree's animations, by layer.
+        public var animations: [LayerID: AnimatedLayer] = [:]
+        /// Layers that left the tree but stay on screen until their onOrderOut animation ends.
+        public var departing: [LayerID: Departure] = [:]
+        /// What to draw when it differs from `tree` (departing layers put back in place).
+        public var renderTree: ClientTree?
+    }
+
+    /// One layer's animations and its presentation values at the last frame.
+    public struct AnimatedLayer: Sendable {
+        public var animations = LayerAnimations()
+        public var presentation: LayerProperties
+    }
+
+    /// A layer on its way out: where it was, and (if it was destroyed) what it was.
+    public struct Departure: Sendable {
+        public var superlayer: LayerID
+        public var index: Int
+        /// The layer's last value, when the client destroyed it.
+        public var ghost: ServerLayer?
+        /// The onOrderOut animation; the layer goes when it stops.
+        public var animationID: UInt64
     }
 
     public let width: Int
     public let height: Int
     public var background: Color
     /// In connection order: the first is drawn first, at the back.
-    public private(set) var entries: [Entry] = []
+    public internal(set) var entries: [Entry] = []
+    private var nextSerial: UInt32 = 1
 
     public init(width: Int, height: Int, background: Color = .black) {
         self.width = width
@@ -28,7 +53,7 @@ public struct DisplayTree: Sendable {
         self.background = background
     }
 
-    func index(of client: ClientID) -> Int? { entries.firstIndex { $0.client == client } }
+    public func index(of client: ClientID) -> Int? { entries.firstIndex { $0.client == client } }
 
     public func tree(of client: ClientID) -> ClientTree? { index(of: client).map { entries[$0].tree } }
 
@@ -46,7 +71,8 @@ public struct DisplayTree: Sendable {
         }
         entries.append(Entry(tree: ClientTree(displayWidth: Double(width), displayHeight: Double(height)),
                              client: client, clientName: hello.clientName, session: hello.session,
-                             keepsLayers: hello.flags.contains(.keepLayers)))
+                             keepsLayers: hello.flags.contains(.keepLayers), serial: nextSerial))
+        nextSerial &+= 1
         return []
     }
 
@@ -59,13 +85,13 @@ public struct DisplayTree: Sendable {
             entries[i].client = nil
             return false
         }
-        let hadVisible = !(entries[i].tree[.root]?.sublayers.isEmpty ?? true)
+        let hadVisible = !(entries[i].tree[.root]?.sublayers.isEmpty ?? true) || !entries[i].departing.isEmpty
         entries.remove(at: i)
         return hadVisible
     }
 
-    /// Applies a client's commit atomically. Returns whether pixels may have changed.
-    public mutating func apply(_ ops: [Operation], from client: ClientID, limits: ClientLimits) throws(CommitRejection) -> Bool {
+    /// Applies a client's commit atomically. Returns what changed.
+    public mutating func apply(_ ops: [Operation], from client: ClientID, limits: ClientLimits) throws(CommitRejection) -> CommitResult {
         guard let i = index(of: client) else {
             throw CommitRejection(code: .notHello, operationIndex: -1, message: "\(client) is not attached")
         }
@@ -81,7 +107,7 @@ public struct DisplayTree: Sendable {
 extension DisplayTree {
     /// The model tree as JSON (docs/protocol.md, "tree"): for each client its root layer, each
     /// layer with its id, the properties that differ from the defaults, its frame and sublayers.
-    public func json(clock: ClockKind, time: Double) -> String {
+    public func json(clock: ClockKind, time: Double, presentation: ((Int, LayerID) -> LayerProperties?)? = nil) -> String {
         var j = JSONWriter()
         j.beginObject()
         j.key("display")
@@ -93,14 +119,14 @@ extension DisplayTree {
         j.endObject()
         j.key("clients")
         j.beginArray()
-        for e in entries {
+        for (entryIndex, e) in entries.enumerated() {
             j.beginObject()
             if let c = e.client { j.field("client", Double(c.rawValue)) }
             j.field("name", e.clientName)
             j.field("session", e.session)
             j.field("connected", e.client != nil)
             j.key("root")
-            layerJSON(.root, e.tree, &j)
+            layerJSON(.root, e.tree, &j) { id in presentation?(entryIndex, id) }
             j.endObject()
         }
         j.endArray()
@@ -108,17 +134,26 @@ extension DisplayTree {
         return j.text
     }
 
-    private func layerJSON(_ id: LayerID, _ tree: ClientTree, _ j: inout JSONWriter) {
+    private func layerJSON(_ id: LayerID, _ tree: ClientTree, _ j: inout JSONWriter, presentation: (LayerID) -> LayerProperties?) {
         guard let layer = tree[id] else { j.null(); return }
         j.beginObject()
         j.field("id", Double(id.rawValue))
         let p = layer.properties
         for key in p.changedKeys(from: .defaults) { j.key(key.name); j.value(p[key]) }
         j.key("frame"); j.value(.rect(p.frame))
+        if let shown = presentation(id) {
+            let differing = PropertyKey.allCases.filter { shown[$0] != p[$0] }
+            if !differing.isEmpty {
+                j.key("presentation")
+                j.beginObject()
+                for key in differing { j.key(key.name); j.value(shown[key]) }
+                j.endObject()
+            }
+        }
         if !layer.sublayers.isEmpty {
             j.key("sublayers")
             j.beginArray()
-            for s in layer.sublayers { layerJSON(s, tree, &j) }
+            for s in layer.sublayers { layerJSON(s, tree, &j, presentation: presentation) }
             j.endArray()
         }
         j.endObject()

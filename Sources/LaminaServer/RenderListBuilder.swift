@@ -12,18 +12,26 @@ extension DisplayTree {
     /// The frame at display time `time`, with presentation values from `present` (the model
     /// values when nothing animates).
     ///
-    /// Walks the tree and lists the quads to draw, back to front. Each layer's transform to the
+    /// Walks the tree and lists the draw commands, back to front. Each layer's transform to the
     /// display is its `transformToSuperlayer`, then its superlayer's `sublayerTransform` about
-    /// the superlayer's anchor point, then the superlayer's own transform to the display.
-    /// Opacity multiplies down the tree; a hidden layer hides its subtree. Siblings draw in
-    /// zPosition order, then array order.
+    /// the superlayer's anchor point (after the superlayer's geometry flip), then the
+    /// superlayer's own transform to the display with z flattened: as in Core Animation an
+    /// ordinary layer renders its sublayers into its own plane.
+    ///
+    /// Opacity multiplies down the tree, except that a translucent layer with sublayers (and
+    /// `allowsGroupOpacity`) becomes an offscreen group composited once. A hidden layer hides its
+    /// subtree, and so does a layer with `isDoubleSided` false that faces away. Siblings draw in
+    /// zPosition order, then array order. Per layer, in order: its shadow, its background, its
+    /// sublayers (clipped by `masksToBounds`), then its border, which Core Animation draws above
+    /// the sublayers.
     public func drawList(at time: Double = 0, present: PresentationLookup = { _, _, model, _ in model }) -> DrawList {
         var list = DrawList(width: width, height: height, background: background)
-        list.quads.reserveCapacity(layerCount)
+        list.commands.reserveCapacity(layerCount + layerCount / 2)
         withoutActuallyEscaping(present) { present in
             for (i, entry) in entries.enumerated() {
-                var walk = RenderWalk(tree: entry.tree, entry: i, present: present)
-                walk.visitRoot(time: time, into: &list.quads)
+                // renderTree: departing layers (onOrderOut) put back where they were.
+                var walk = RenderWalk(tree: entry.renderTree ?? entry.tree, entry: i, present: present)
+                walk.visitRoot(time: time, into: &list.commands)
             }
         }
         return list
@@ -42,25 +50,104 @@ private struct RenderWalk {
         return (present(entry, id, m, local), local)
     }
 
-    mutating func visitRoot(time: Double, into quads: inout [DrawQuad]) {
+    mutating func visitRoot(time: Double, into commands: inout [DrawCommand]) {
         guard let root = tree[.root] else { return }
         let (p, local) = properties(of: .root, root, parentTime: time)
-        visit(root, p, localTime: local, parentTransform: .identity, parentOpacity: 1, into: &quads)
+        visit(root, p, localTime: local, superlayerSpace: .identity, superlayerToDisplay: .identity,
+              parentOpacity: 1, into: &commands)
     }
 
-    /// Draws a layer whose presentation values `p` (at its local time) are already known.
+    /// Lists the commands of a layer whose presentation values `p` (at its local time) are known.
+    ///
+    /// - Parameters:
+    ///   - superlayerSpace: the superlayer's geometry flip and `sublayerTransform` about its
+    ///     anchor: what takes the layer into the superlayer's 3D space.
+    ///   - superlayerToDisplay: the superlayer's plane to the display, z already flattened.
+    ///   - parentOpacity: the opacity accumulated since the enclosing offscreen group (or the
+    ///     display).
     mutating func visit(_ layer: ServerLayer, _ p: LayerProperties, localTime: Double,
-                        parentTransform: Transform3D, parentOpacity: Double, into quads: inout [DrawQuad]) {
+                        superlayerSpace: Transform3D, superlayerToDisplay: Transform3D,
+                        parentOpacity: Double, into commands: inout [DrawCommand]) {
         guard !p.isHidden else { return }
         let opacity = parentOpacity * p.opacity
+        // `!(x > 0)` also skips NaN.
         guard opacity > 0 else { return }
-        let toDisplay = p.transformToSuperlayer.concatenating(parentTransform)
-        if p.backgroundColor.alpha > 0, p.bounds.size.width > 0, p.bounds.size.height > 0 {
-            quads.append(DrawQuad(transform: toDisplay, bounds: p.bounds, color: p.backgroundColor, opacity: opacity))
+        let inSuperlayer = superlayerSpace.isIdentity
+            ? p.transformToSuperlayer : p.transformToSuperlayer.concatenating(superlayerSpace)
+        // Facing is decided in the superlayer's 3D space, where Core Animation flattens the layer.
+        if !p.isDoubleSided, !inSuperlayer.facesViewer { return }
+        let toDisplay = superlayerToDisplay.isIdentity ? inSuperlayer : inSuperlayer.concatenating(superlayerToDisplay)
+
+        let bounds = p.bounds
+        let hasArea = bounds.size.width > 0 && bounds.size.height > 0
+        let hasSublayers = !layer.sublayers.isEmpty
+        let radii = hasArea && p.cornerRadius > 0
+            ? CornerRadii(radius: p.cornerRadius, mask: p.maskedCorners, size: bounds.size) : .zero
+        let fillVisible = hasArea && p.backgroundColor.alpha > 0
+        let borderVisible = hasArea && p.borderWidth > 0 && p.borderColor.alpha > 0
+
+        // Core Animation clips a layer's own shadow with masksToBounds, which leaves nothing
+        // outside the bounds to see: no shadow then.
+        var shadow: DrawShadow?
+        if p.shadowOpacity > 0, p.shadowColor.alpha > 0, !p.masksToBounds {
+            shadow = DrawShadow(color: p.shadowColor, opacity: p.shadowOpacity, offset: p.shadowOffset, radius: p.shadowRadius)
         }
-        guard !layer.sublayers.isEmpty else { return }
-        let sublayerTransform = p.sublayerTransformAboutAnchor
-        let childParent = sublayerTransform.isIdentity ? toDisplay : sublayerTransform.concatenating(toDisplay)
+        // The fast path: a layer that is only a rounded rectangle of one alpha casts the
+        // analytically blurred rectangle. The alpha is uniform unless a border sits over a
+        // translucent fill (the ring is then more opaque than the inside).
+        var shapeShadow: DrawShadow?
+        if var s = shadow, !hasSublayers, fillVisible, !borderVisible || p.backgroundColor.alpha == 1 {
+            s.opacity *= p.backgroundColor.alpha
+            shapeShadow = s
+            shadow = nil
+        }
+        let needsGroup = shadow != nil || (hasSublayers && p.allowsGroupOpacity && p.opacity < 1)
+        // Inside a group the layer draws at full opacity; the group is composited with it.
+        let inner = needsGroup ? 1 : opacity
+
+        if let shapeShadow {
+            commands.append(DrawCommand(kind: .shadow, transform: toDisplay, bounds: bounds, opacity: opacity,
+                                        cornerRadii: radii, shadow: shapeShadow))
+        }
+        let groupStart = commands.count
+        if needsGroup {
+            commands.append(DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: bounds, opacity: opacity, shadow: shadow))
+        }
+        let borderAbove = hasSublayers && borderVisible
+        if fillVisible || (borderVisible && !borderAbove) {
+            commands.append(DrawCommand(kind: .layer, transform: toDisplay, bounds: bounds,
+                                        color: fillVisible ? p.backgroundColor : .clear, opacity: inner,
+                                        cornerRadii: radii, borderWidth: borderVisible && !borderAbove ? p.borderWidth : 0,
+                                        borderColor: p.borderColor))
+        }
+        if hasSublayers, hasArea || !p.masksToBounds {
+            let clipStart = commands.count
+            if p.masksToBounds {
+                commands.append(DrawCommand(kind: .pushClip, transform: toDisplay, bounds: bounds, cornerRadii: radii))
+            }
+            visitSublayers(of: layer, p, localTime: localTime, toDisplay: toDisplay, opacity: inner, into: &commands)
+            if p.masksToBounds {
+                if commands.count == clipStart + 1 { commands.removeLast() } else { commands.append(DrawCommand(kind: .popClip)) }
+            }
+        }
+        if borderAbove {
+            commands.append(DrawCommand(kind: .layer, transform: toDisplay, bounds: bounds, opacity: inner,
+                                        cornerRadii: radii, borderWidth: p.borderWidth, borderColor: p.borderColor))
+        }
+        if needsGroup {
+            if commands.count == groupStart + 1 { commands.removeLast() } else { commands.append(DrawCommand(kind: .endGroup)) }
+        }
+    }
+
+    private mutating func visitSublayers(of layer: ServerLayer, _ p: LayerProperties, localTime: Double,
+                                         toDisplay: Transform3D, opacity: Double, into commands: inout [DrawCommand]) {
+        var space = p.sublayerTransformAboutAnchor
+        if p.isGeometryFlipped {
+            // y' = minY + maxY − y: the sublayers' y axis runs up from the bottom of the bounds.
+            let flip = Transform3D.scale(x: 1, y: -1).concatenating(.translation(x: 0, y: p.bounds.minY + p.bounds.maxY))
+            space = space.isIdentity ? flip : flip.concatenating(space)
+        }
+        let plane = toDisplay.flatteningZ
         // Each child's presentation is computed once; zPosition may be animated, so siblings are
         // ordered by presentation values (stable: array order among equals).
         var children: [(layer: ServerLayer, props: LayerProperties, time: Double)] = []
@@ -79,7 +166,35 @@ private struct RenderWalk {
             }.map(\.element)
         }
         for c in children {
-            visit(c.layer, c.props, localTime: c.time, parentTransform: childParent, parentOpacity: opacity, into: &quads)
+            visit(c.layer, c.props, localTime: c.time, superlayerSpace: space, superlayerToDisplay: plane,
+                  parentOpacity: opacity, into: &commands)
         }
+    }
+}
+
+extension Transform3D {
+    /// `F · self`, where F drops z: points of a plane rendered into this layer keep their x, y
+    /// and w and lose their depth, as Core Animation flattens a layer's sublayers into it.
+    var flatteningZ: Transform3D {
+        var t = self
+        t.m31 = 0; t.m32 = 0; t.m33 = 0; t.m34 = 0
+        return t
+    }
+
+    /// Whether a layer mapped by this transform shows its front: the z of its normal (0, 0, 1)
+    /// carried by the inverse transpose is positive, i.e. the inverse's m33 > 0 (as CSS decides
+    /// `backface-visibility`). A mirror in x or y is not a back face; a half turn about y is.
+    /// A singular transform shows nothing, so counts as facing away.
+    var facesViewer: Bool {
+        // m33 of the inverse is the (3,3) cofactor over the determinant; only signs matter.
+        let cofactor33 = m11 * (m22 * m44 - m24 * m42) - m12 * (m21 * m44 - m24 * m41) + m14 * (m21 * m42 - m22 * m41)
+        // The determinant by Laplace expansion along 2×2 minors of the first two rows.
+        let s0 = m11 * m22 - m21 * m12, s1 = m11 * m23 - m21 * m13, s2 = m11 * m24 - m21 * m14
+        let s3 = m12 * m23 - m22 * m13, s4 = m12 * m24 - m22 * m14, s5 = m13 * m24 - m23 * m14
+        let c5 = m33 * m44 - m43 * m34, c4 = m32 * m44 - m42 * m34, c3 = m32 * m43 - m42 * m33
+        let c2 = m31 * m44 - m41 * m34, c1 = m31 * m43 - m41 * m33, c0 = m31 * m42 - m41 * m32
+        let det = s0 * c5 - s1 * c4 + s2 * c3 + s3 * c2 - s4 * c1 + s5 * c0
+        guard det != 0, det.isFinite else { return false }
+        return cofactor33 / det > 0
     }
 }

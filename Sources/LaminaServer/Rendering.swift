@@ -1,25 +1,126 @@
 import LaminaCore
 
-/// One layer's filled quad, ready to draw: everything the renderer needs and nothing it must
-/// look up in the tree.
-public struct DrawQuad: Sendable, Equatable {
+/// The radius of each corner of a rounded rectangle, in layer coordinates (y down, so the
+/// `minY` corners are the top ones).
+public struct CornerRadii: Sendable, Equatable {
+    public var minXMinY: Double
+    public var maxXMinY: Double
+    public var maxXMaxY: Double
+    public var minXMaxY: Double
+
+    public init(minXMinY: Double, maxXMinY: Double, maxXMaxY: Double, minXMaxY: Double) {
+        self.minXMinY = minXMinY
+        self.maxXMinY = maxXMinY
+        self.maxXMaxY = maxXMaxY
+        self.minXMaxY = minXMaxY
+    }
+
+    /// Square corners.
+    public static let zero = CornerRadii(minXMinY: 0, maxXMinY: 0, maxXMaxY: 0, minXMaxY: 0)
+
+    /// Core Animation's corners for a layer of size `size`: `radius` on the corners in `mask`,
+    /// limited to half the shorter side so opposite corners never overlap.
+    public init(radius: Double, mask: CornerMask, size: Size) {
+        let r = Swift.max(0, Swift.min(radius, Swift.min(size.width, size.height) / 2))
+        self.init(minXMinY: mask.contains(.minXMinY) ? r : 0, maxXMinY: mask.contains(.maxXMinY) ? r : 0,
+                  maxXMaxY: mask.contains(.maxXMaxY) ? r : 0, minXMaxY: mask.contains(.minXMaxY) ? r : 0)
+    }
+
+    /// True when every corner is square.
+    public var isZero: Bool { minXMinY == 0 && maxXMinY == 0 && maxXMaxY == 0 && minXMaxY == 0 }
+}
+
+/// A layer's shadow as the renderer draws it.
+public struct DrawShadow: Sendable, Equatable {
+    /// The shadow colour, straight alpha.
+    public var color: Color
+    /// `shadowOpacity`, times the alpha of the caster's shape where the renderer draws the
+    /// shadow from the shape rather than from composited pixels.
+    public var opacity: Double
+    /// `shadowOffset`, in the caster's layer coordinates.
+    public var offset: Size
+    /// `shadowRadius`: the blur's Gaussian has a standard deviation of half of it.
+    public var radius: Double
+
+    public init(color: Color, opacity: Double, offset: Size, radius: Double) {
+        self.color = color
+        self.opacity = opacity
+        self.offset = offset
+        self.radius = radius
+    }
+}
+
+/// One step of a frame, ready to draw: everything the renderer needs and nothing it must look
+/// up in the tree.
+///
+/// Geometry is always in the layer coordinates of `transform`, never in display coordinates,
+/// so an output transform (a rotated KMS output) is applied by concatenating it to every
+/// command's `transform`.
+public struct DrawCommand: Sendable, Equatable {
+    /// What the command does.
+    public enum Kind: UInt8, Sendable {
+        /// Fills `bounds`, rounded by `cornerRadii`, with `color`, and draws a border of
+        /// `borderWidth` in `borderColor` inside it along the same corners. Either may be clear.
+        case layer
+        /// Draws `shadow` for the rounded rectangle `bounds`: a Gaussian-blurred copy of the
+        /// shape in the shadow colour, computed analytically.
+        case shadow
+        /// Starts an offscreen group: the commands up to the matching `endGroup` are drawn into
+        /// a transparent layer of their own, then composited with `opacity` (and, with a
+        /// `shadow`, over a blurred copy of the group's alpha in the shadow colour).
+        case beginGroup
+        /// Ends the innermost group and composites it.
+        case endGroup
+        /// Clips the commands up to the matching `popClip` to `bounds` rounded by `cornerRadii`
+        /// (`masksToBounds`), intersected with any clip already in force.
+        case pushClip
+        /// Ends the innermost clip.
+        case popClip
+    }
+
+    public var kind: Kind
     /// Maps the layer's bounds coordinates to display points (row vectors, projective: the
     /// renderer divides by w so `sublayerTransform` perspective shows).
     public var transform: Transform3D
     /// The layer's bounds rectangle in its own coordinates.
     public var bounds: Rect
-    /// The layer's background colour, straight alpha.
+    /// The fill colour (the layer's background), straight alpha.
     public var color: Color
-    /// The opacity of the layer multiplied by that of every ancestor.
+    /// The opacity of the layer multiplied by that of every ancestor up to the enclosing group
+    /// (for `beginGroup`: the opacity the group is composited with).
     public var opacity: Double
+    /// The corners of `bounds`.
+    public var cornerRadii: CornerRadii
+    /// The width of the border drawn inside `bounds`; 0 for none.
+    public var borderWidth: Double
+    /// The border's colour, straight alpha.
+    public var borderColor: Color
+    /// The shadow to draw (`shadow`, and `beginGroup` for a shadow of the group's pixels).
+    public var shadow: DrawShadow?
 
-    public init(transform: Transform3D, bounds: Rect, color: Color, opacity: Double) {
+    /// A command of any kind; the defaults draw nothing extra.
+    public init(kind: Kind, transform: Transform3D = .identity, bounds: Rect = .zero, color: Color = .clear,
+                opacity: Double = 1, cornerRadii: CornerRadii = .zero, borderWidth: Double = 0,
+                borderColor: Color = .clear, shadow: DrawShadow? = nil) {
+        self.kind = kind
         self.transform = transform
         self.bounds = bounds
         self.color = color
         self.opacity = opacity
+        self.cornerRadii = cornerRadii
+        self.borderWidth = borderWidth
+        self.borderColor = borderColor
+        self.shadow = shadow
+    }
+
+    /// A layer's filled rectangle, square corners, no border.
+    public init(transform: Transform3D, bounds: Rect, color: Color, opacity: Double) {
+        self.init(kind: .layer, transform: transform, bounds: bounds, color: color, opacity: opacity)
     }
 }
+
+/// The name the render list's steps had when every step was a filled quad.
+public typealias DrawQuad = DrawCommand
 
 /// What one frame shows, back to front.
 public struct DrawList: Sendable, Equatable {
@@ -28,14 +129,26 @@ public struct DrawList: Sendable, Equatable {
     public var height: Int
     /// What the display shows where no layer draws (opaque black unless configured).
     public var background: Color
-    /// Quads in painter's order: the first is drawn first, at the back.
-    public var quads: [DrawQuad]
+    /// The steps in painter's order: the first is drawn first, at the back. Groups and clips
+    /// nest: every `beginGroup` has its `endGroup` and every `pushClip` its `popClip`.
+    public var commands: [DrawCommand]
 
-    public init(width: Int, height: Int, background: Color = .black, quads: [DrawQuad] = []) {
+    public init(width: Int, height: Int, background: Color = .black, commands: [DrawCommand] = []) {
         self.width = width
         self.height = height
         self.background = background
-        self.quads = quads
+        self.commands = commands
+    }
+
+    public init(width: Int, height: Int, background: Color = .black, quads: [DrawCommand]) {
+        self.init(width: width, height: height, background: background, commands: quads)
+    }
+
+    /// `commands` under its earlier name, for callers that rewrite every step's transform
+    /// (an output transform); mutating it in place does not copy the array.
+    public var quads: [DrawCommand] {
+        get { commands }
+        _modify { yield &commands }
     }
 }
 

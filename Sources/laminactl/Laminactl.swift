@@ -10,7 +10,7 @@ struct Laminactl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "laminactl",
         abstract: "Control laminad: apply scene files, take screenshots, dump the layer tree, drive the virtual clock.",
-        subcommands: [Apply.self, Screenshot.self, Tree.self, Advance.self, Stats.self, Eval.self])
+        subcommands: [Apply.self, Screenshot.self, Tree.self, Watch.self, Advance.self, Stats.self, Eval.self])
 }
 
 /// Options every subcommand that talks to laminad takes.
@@ -45,21 +45,44 @@ struct Apply: AsyncParsableCommand {
     @Argument(help: "The scene file (JSON, see docs/scene-format.md).")
     var scene: String
 
+    @Option(help: "The transaction's animationDuration in seconds: changed properties animate this long (default 0.25).")
+    var duration: Double?
+
+    @Option(name: .customLong("timing-function"), help: "The transaction's timing function: linear, easeIn, easeOut, easeInEaseOut, default, or x1,y1,x2,y2.")
+    var timingFunction: String?
+
+    @Flag(name: .customLong("disable-actions"), help: "Apply the changes without implicit animations.")
+    var disableActions = false
+
     @MainActor
     func run() async throws {
         let parsed: Scene
         do { parsed = try Scene.load(path: scene) } catch {
             throw ValidationError("\(scene): \(error)")
         }
-        if parsed.root.containsAnimations {
-            FileHandle.standardError.write(Data("laminactl: this laminad does not run animations yet; they are ignored here (see `laminactl eval`)\n".utf8))
+        var timingFunction: TimingFunction?
+        if let name = self.timingFunction {
+            let parts = name.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            if let tf = TimingFunction(name: name) {
+                timingFunction = tf
+            } else if parts.count == 4, (0...1).contains(parts[0]), (0...1).contains(parts[2]) {
+                timingFunction = TimingFunction(controlPoints: parts[0], parts[1], parts[2], parts[3])
+            } else {
+                throw ValidationError("--timing-function takes linear, easeIn, easeOut, easeInEaseOut, default or x1,y1,x2,y2 with x in [0, 1] (got '\(name)')")
+            }
+        }
+        if let duration, !(duration >= 0 && duration.isFinite) {
+            throw ValidationError("--duration must be a finite number of seconds ≥ 0 (got \(duration))")
         }
         let c = try connection.connect(session: session, keepLayers: true)
         Transaction.begin()
+        if let duration { Transaction.animationDuration = duration }
+        if let timingFunction { Transaction.animationTimingFunction = timingFunction }
+        Transaction.disableActions = disableActions
         let summary = SceneApplier.apply(parsed, to: c.rootLayer)
         Transaction.commit()
         try await c.sync()
-        print("applied \(scene): \(summary.created) created, \(summary.updated) updated, \(summary.removed) removed, \(summary.propertiesSet) properties set")
+        print("applied \(scene): \(summary.created) created, \(summary.updated) updated, \(summary.removed) removed, \(summary.propertiesSet) properties set, \(summary.animationsAdded) animations added")
         c.close()
     }
 }
@@ -82,11 +105,38 @@ struct Screenshot: AsyncParsableCommand {
 struct Tree: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Print laminad's model tree as JSON.")
     @OptionGroup var connection: ConnectionOptions
+    @Flag(help: "Add each animated layer's presentation values (those that differ from its model values).")
+    var presentation = false
 
     @MainActor
     func run() async throws {
         let c = try connection.connect()
-        print(try await c.treeJSON())
+        print(presentation ? try await c.presentationTreeJSON() : try await c.treeJSON())
+        c.close()
+    }
+}
+
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Stream animation and transaction events as JSON lines until interrupted.")
+    @OptionGroup var connection: ConnectionOptions
+    @Option(help: "Stop after this many events.") var count: Int?
+
+    @MainActor
+    func run() async throws {
+        let c = try connection.connect()
+        var seen = 0
+        let done = AsyncStream<Void>.makeStream()
+        c.onWatchEvent = { line in
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            seen += 1
+            if let count, seen >= count { done.continuation.finish() }
+        }
+        c.onError = { error in
+            FileHandle.standardError.write(Data("laminactl: \(error)\n".utf8))
+            done.continuation.finish()
+        }
+        try await c.watch()
+        for await _ in done.stream {}
         c.close()
     }
 }

@@ -15,7 +15,8 @@ struct ClientTreeTests {
             .insert(parent: LayerID(1), child: LayerID(2), index: 0),
             .set(LayerID(2), .opacity, .number(0.5)),
         ])
-        #expect(changed)
+        #expect(changed.visibleChange)
+        #expect(changed.changes.first == .created(LayerID(1)))
         #expect(t[.root]?.sublayers == [LayerID(1)])
         #expect(t[LayerID(1)]?.sublayers == [LayerID(2)])
         #expect(t[LayerID(2)]?.superlayer == LayerID(1))

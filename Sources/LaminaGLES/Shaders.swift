@@ -1,0 +1,193 @@
+/// The GLSL ES 3.00 sources of the renderer's programs.
+///
+/// Every program draws the same unit square, stretched over a rectangle in some layer's
+/// coordinates and carried to the display by that layer's transform (screen-space passes use
+/// the identity). Colours are premultiplied throughout; opacity is applied before blending
+/// with `GL_ONE, GL_ONE_MINUS_SRC_ALPHA`.
+enum Shaders {
+    /// The most `masksToBounds` clips a fragment is tested against; deeper nesting keeps the
+    /// innermost ones (the renderer's documented limit).
+    static let maximumClips = 4
+
+    static let vertex = """
+        #version 300 es
+        layout(location = 0) in vec2 unitVertex;
+        // Row-vector Core Animation matrix uploaded as-is: read column-major it is the
+        // column-vector matrix for M * v.
+        uniform mat4 layerToDisplay;
+        uniform vec4 quad;            // the rectangle covered: origin.xy, size.zw (layer coordinates)
+        uniform vec2 pointsToClip;    // 2 / display width, 2 / display height
+        out vec2 local;               // the fragment in layer coordinates (perspective-correct)
+        void main() {
+            local = quad.xy + unitVertex * quad.zw;
+            vec4 d = layerToDisplay * vec4(local, 0.0, 1.0);
+            // Display points (y down) to clip space, keeping w so perspective divides after:
+            // x_ndc = 2x/W - 1, y_ndc = 1 - 2y/H. z = 0: layers flatten, painter's order rules.
+            gl_Position = vec4(d.x * pointsToClip.x - d.w, d.w - d.y * pointsToClip.y, 0.0, d.w);
+        }
+        """
+
+    /// Shared by every fragment shader: the rounded-rectangle distance, its antialiased
+    /// coverage, and the clip stack.
+    static let fragmentCommon = """
+        #version 300 es
+        precision highp float;
+        #define MAX_CLIPS \(maximumClips)
+        uniform float displayHeight;
+        uniform int clipCount;
+        uniform mat3 clipFromDisplay[MAX_CLIPS]; // display point -> clip layer (homography)
+        uniform vec4 clipRect[MAX_CLIPS];
+        uniform vec4 clipRadii[MAX_CLIPS];
+        out vec4 fragColor;
+
+        // Signed distance from p to the rectangle (origin.xy, size.zw) whose corners have the
+        // radii (minXminY, maxXminY, maxXmaxY, minXmaxY); negative inside (Inigo Quilez's
+        // rounded box, with the corner picked by p's quadrant; y grows downward).
+        float roundedRectDistance(vec2 p, vec4 rect, vec4 radii) {
+            vec2 halfSize = rect.zw * 0.5;
+            vec2 q = p - (rect.xy + halfSize);
+            vec2 row = q.y < 0.0 ? radii.xy : radii.wz;   // (minX corner, maxX corner) of p's row
+            float r = q.x < 0.0 ? row.x : row.y;
+            vec2 e = abs(q) - halfSize + r;
+            return min(max(e.x, e.y), 0.0) + length(max(e, 0.0)) - r;
+        }
+
+        // The fraction of the pixel inside the shape, from its distance d in layer units: the
+        // screen-space gradient of d converts it to pixels, and a box filter one pixel wide
+        // ramps from 1 at -0.5 px to 0 at +0.5 px. Edges on pixel boundaries stay exact, and
+        // the ramp follows any transform (analytic antialiasing, no multisampling).
+        float coverage(float d) {
+            float pixel = length(vec2(dFdx(d), dFdy(d)));
+            return clamp(0.5 - d / max(pixel, 1e-6), 0.0, 1.0);
+        }
+
+        // The product of the coverages of every clip in force. Each clip is its layer's rounded
+        // bounds; the display point maps back into the clip layer's plane through the inverse of
+        // the plane's homography, so clips work under any 2D or 3D transform.
+        float clipCoverage() {
+            float c = 1.0;
+            vec2 display = vec2(gl_FragCoord.x, displayHeight - gl_FragCoord.y);
+            for (int i = 0; i < MAX_CLIPS; i++) {
+                if (i >= clipCount) break;
+                vec3 h = clipFromDisplay[i] * vec3(display, 1.0);
+                // h.z <= 0: the point is behind the clip plane's eye, so outside it.
+                float d = h.z > 0.0 ? roundedRectDistance(h.xy / h.z, clipRect[i], clipRadii[i]) : 1e6;
+                c *= coverage(d);
+            }
+            return c;
+        }
+
+        """
+
+    /// A layer's rounded rectangle: its background and its border, each antialiased.
+    static let shape = fragmentCommon + """
+        in vec2 local;
+        uniform vec4 rect;
+        uniform vec4 radii;
+        uniform float borderWidth;
+        uniform vec4 fillColor;      // premultiplied, opacity applied
+        uniform vec4 borderColor;    // premultiplied, opacity applied
+        void main() {
+            float outer = coverage(roundedRectDistance(local, rect, radii));
+            vec4 color = fillColor * outer;
+            if (borderWidth > 0.0) {
+                // The border lies inside the bounds; its inner edge is the bounds inset by the
+                // width, with each radius shrunk by the width (Core Animation's inner corners).
+                vec4 innerRect = rect + vec4(borderWidth, borderWidth, -2.0 * borderWidth, -2.0 * borderWidth);
+                float inner = 0.0;
+                if (innerRect.z > 0.0 && innerRect.w > 0.0) {
+                    inner = coverage(roundedRectDistance(local, innerRect, max(radii - borderWidth, 0.0)));
+                }
+                // The two coverages share the pixel: `inner` of it shows the fill, the ring
+                // (outer - inner) shows the border over the fill.
+                float ring = max(outer - inner, 0.0);
+                color = fillColor * inner + (borderColor + fillColor * (1.0 - borderColor.a)) * ring;
+            }
+            fragColor = color * clipCoverage();
+        }
+        """
+
+    /// The shadow of a rounded rectangle, blurred analytically (Evan Wallace's closed form: the
+    /// Gaussian integral across x is exact through erf; along y it is summed at four points).
+    static let shadow = fragmentCommon + """
+        in vec2 local;
+        uniform vec4 rect;           // the casting rectangle, moved by the shadow offset
+        uniform vec4 radii;
+        uniform float sigma;         // layer units
+        uniform vec4 color;          // premultiplied shadow colour x shadowOpacity x opacity
+
+        float gaussian(float x, float s) {
+            return exp(-(x * x) / (2.0 * s * s)) / (2.5066282746 * s);
+        }
+        // erf, to within 5e-4 (Abramowitz and Stegun 7.1.27).
+        vec2 erf(vec2 x) {
+            vec2 s = sign(x), a = abs(x);
+            x = 1.0 + (0.278393 + (0.230389 + 0.078108 * (a * a)) * a) * a;
+            x *= x;
+            return s - s / (x * x);
+        }
+        // The blurred coverage along x of the row at height y of a rounded box centred on 0.
+        float rowCoverage(float x, float y, float corner, vec2 halfSize) {
+            float delta = min(halfSize.y - corner - abs(y), 0.0);
+            float curved = halfSize.x - corner + sqrt(max(0.0, corner * corner - delta * delta));
+            vec2 integral = 0.5 + 0.5 * erf((x + vec2(-curved, curved)) * (0.70710678 / sigma));
+            return integral.y - integral.x;
+        }
+        void main() {
+            vec2 halfSize = rect.zw * 0.5;
+            vec2 p = local - (rect.xy + halfSize);
+            vec2 row = p.y < 0.0 ? radii.xy : radii.wz;
+            float corner = p.x < 0.0 ? row.x : row.y;
+            float value;
+            if (sigma < 0.05) {
+                value = coverage(roundedRectDistance(local, rect, radii));
+            } else {
+                // Integrate the Gaussian in y over the part of the box within 3 sigma.
+                float low = p.y - halfSize.y, high = p.y + halfSize.y;
+                float start = clamp(-3.0 * sigma, low, high), end = clamp(3.0 * sigma, low, high);
+                float step = (end - start) / 4.0;
+                float y = start + step * 0.5;
+                value = 0.0;
+                for (int i = 0; i < 4; i++) {
+                    value += rowCoverage(p.x, p.y - y, corner, halfSize) * gaussian(y, sigma) * step;
+                    y += step;
+                }
+            }
+            fragColor = color * value * clipCoverage();
+        }
+        """
+
+    /// An offscreen group's pixels, composited with the group's opacity. The group texture has
+    /// the framebuffer's size, so each fragment reads its own texel.
+    static let composite = fragmentCommon + """
+        uniform sampler2D source;
+        uniform float opacity;
+        void main() {
+            fragColor = texelFetch(source, ivec2(gl_FragCoord.xy), 0) * (opacity * clipCoverage());
+        }
+        """
+
+    /// One pass of a separable Gaussian blur of a texture's alpha. The first pass blurs across
+    /// into a scratch target (colour (1,1,1,1): every channel holds the alpha); the second
+    /// blurs down, tints with the shadow colour and lands at the shadow offset.
+    static let blur = fragmentCommon + """
+        uniform sampler2D source;
+        uniform vec2 sourceSize;     // texels
+        uniform vec2 sourceOffset;   // framebuffer pixels: the fragment reads source at p - offset
+        uniform vec2 direction;      // (spacing, 0) or (0, spacing), in texels
+        uniform int taps;            // samples each side of the centre
+        uniform float sigma;         // in samples
+        uniform vec4 color;          // premultiplied tint
+        void main() {
+            vec2 centre = gl_FragCoord.xy - sourceOffset;
+            float sum = 0.0, total = 0.0;
+            for (int i = -taps; i <= taps; i++) {
+                float x = float(i);
+                float w = exp(-(x * x) / (2.0 * sigma * sigma));
+                sum += w * texture(source, (centre + x * direction) / sourceSize).a;
+                total += w;
+            }
+            fragColor = color * (sum / total) * clipCoverage();
+        }
+        """
+}

@@ -1,0 +1,280 @@
+import LaminaCore
+import LaminaProtocol
+
+/// What laminad remembers about an animation it attached, to report its events.
+struct AnimationRecord {
+    /// `DisplayTree.Entry.serial` of the owning client's entry.
+    var entry: UInt32
+    var layer: LayerID
+    var key: String?
+    /// The client's tag (0: the client wants no events).
+    var tag: UInt32
+    /// The completion groups the animation belongs to.
+    var groups: [UInt32]
+}
+
+/// A completion group of one client (entry).
+struct GroupKey: Hashable {
+    var entry: UInt32
+    var group: UInt32
+}
+
+// MARK: - Turning commits into animations
+
+extension Compositor {
+    /// Attaches the animations a successful commit asks for: implicit ones for changed
+    /// properties (the action search of semantics.md, "Actions"), explicit ones, and the
+    /// onOrderIn/onOrderOut actions; removes what it removes. Runs after the model changed.
+    func animate(_ changes: [TreeChange], entry i: Int) {
+        let time = now
+        // Each layer's model before this commit: its new model with every changed key put back.
+        var before: [LayerID: [(PropertyKey, PropertyValue)]] = [:]
+        for case let .set(id, key, old) in changes where !(before[id]?.contains { $0.0 == key } ?? false) {
+            before[id, default: []].append((key, old))
+        }
+        var previousPresentation: [LayerID: LayerProperties] = [:]
+        func previous(_ id: LayerID) -> LayerProperties? {
+            if let p = previousPresentation[id] { return p }
+            guard var model = display.entries[i].tree[id]?.properties else { return nil }
+            for (key, old) in before[id] ?? [] { try? model.set(key, old) }
+            var p = model
+            if var a = display.entries[i].animations[id]?.animations {
+                var ignored: [AnimationEvent] = []
+                p = a.evaluate(model: model, time: localTime(of: id, entry: i, at: time), events: &ignored).properties
+            }
+            previousPresentation[id] = p
+            return p
+        }
+
+        var settings = TransactionSettings.default
+        var created: Set<LayerID> = []
+        var groups: Set<UInt32> = []
+        for change in changes {
+            switch change {
+            case .settings(let s):
+                settings = s
+                groups.formUnion(s.completionGroups)
+            case .created(let id):
+                created.insert(id)
+            case let .set(id, key, _):
+                // A layer created in this commit shows its first values at once.
+                guard key.isAnimatable, !settings.disableActions, !created.contains(id),
+                      let layer = display.entries[i].tree[id], let animation = action(for: key.name, in: layer, settings: settings)
+                else { continue }
+                attach(animation, key: key.name, tag: 0, to: id, entry: i, previous: previous(id), settings: settings, at: time)
+            case let .inserted(id, _):
+                display.entries[i].departing[id] = nil
+                guard !settings.disableActions, let layer = display.entries[i].tree[id],
+                      let animation = action(for: "onOrderIn", in: layer, settings: settings) else { continue }
+                attach(animation.withDefaultKeyPath("opacity"), key: "onOrderIn", tag: 0, to: id, entry: i,
+                       previous: previous(id), settings: settings, at: time)
+            case let .removed(id, parent, index):
+                guard !settings.disableActions, let layer = display.entries[i].tree[id],
+                      let animation = action(for: "onOrderOut", in: layer, settings: settings),
+                      let aid = attach(animation.withDefaultKeyPath("opacity"), key: "onOrderOut", tag: 0, to: id, entry: i,
+                                       previous: previous(id), settings: settings, at: time)
+                else { continue }
+                // The layer stays drawn where it was until the animation ends.
+                display.entries[i].departing[id] = DisplayTree.Departure(superlayer: parent, index: index, ghost: nil, animationID: aid)
+            case let .destroyed(id, last):
+                if var d = display.entries[i].departing[id] {
+                    d.ghost = last
+                    display.entries[i].departing[id] = d
+                } else if var a = display.entries[i].animations.removeValue(forKey: id) {
+                    var events: [AnimationEvent] = []
+                    a.animations.removeAll(events: &events)
+                    deliver(events)
+                }
+            case .animation(let op):
+                switch op {
+                case let .addAnimation(id, key, tag, animation):
+                    attach(animation, key: key.isEmpty ? nil : key, tag: tag, to: id, entry: i,
+                           previous: previous(id), settings: settings, at: time)
+                case let .removeAnimation(id, key):
+                    var events: [AnimationEvent] = []
+                    display.entries[i].animations[id]?.animations.remove(forKey: key, events: &events)
+                    deliver(events)
+                case .removeAllAnimations(let id):
+                    var events: [AnimationEvent] = []
+                    display.entries[i].animations[id]?.animations.removeAll(events: &events)
+                    deliver(events)
+                default:
+                    break
+                }
+            }
+        }
+        rebuildRenderTree(entry: i)
+        // A completion group with no animations completes at once (after `applied`).
+        let serial = display.entries[i].serial
+        for g in groups.sorted() where (groupCounts[GroupKey(entry: serial, group: g)] ?? 0) == 0 {
+            completed(GroupKey(entry: serial, group: g))
+        }
+    }
+
+    /// The action search for `key` (semantics.md, "Actions"): the layer's `actions`, then its
+    /// `style["actions"]`, then the default. A null entry ends the search with no animation.
+    /// The default for an animatable property is a basic animation from the old presentation
+    /// value to the new model value, with the transaction's timing function or the `default`
+    /// curve; the special keys have no default.
+    func action(for key: String, in layer: ServerLayer, settings: TransactionSettings) -> Animation? {
+        switch layer.actions[key] ?? layer.styleActions[key] {
+        case .none?: return nil
+        case .animation(let a)?: return a.withDefaultKeyPath(key)
+        case .inherit?, nil:
+            guard let property = PropertyKey(name: key), property.isAnimatable else { return nil }
+            return .basic(BasicAnimation(keyPath: key, timingFunction: settings.timingFunction ?? .default))
+        }
+    }
+
+    /// Adds an animation to a layer's render-tree animations. Returns its id, or nil when the
+    /// engine refused it (the commit was validated, so this only happens for an action whose
+    /// animation does not fit the key it ran for; it is then skipped, as Core Animation would
+    /// skip an action that fails).
+    @discardableResult
+    func attach(_ animation: Animation, key: String?, tag: UInt32, to id: LayerID, entry i: Int,
+                previous: LayerProperties?, settings: TransactionSettings, at time: Double) -> UInt64? {
+        guard let model = display.entries[i].tree[id]?.properties else { return nil }
+        var layer = display.entries[i].animations[id] ?? DisplayTree.AnimatedLayer(presentation: model)
+        var events: [AnimationEvent] = []
+        let aid = nextAnimationID
+        do {
+            try layer.animations.add(animation, forKey: key, layerTime: localTime(of: id, entry: i, at: time),
+                                     transactionDuration: settings.duration, previous: previous, id: aid, events: &events)
+        } catch {
+            logger.debug("layer \(id): animation for '\(key ?? "")' skipped: \(error)")
+            return nil
+        }
+        nextAnimationID += 1
+        display.entries[i].animations[id] = layer
+        let serial = display.entries[i].serial
+        animationRecords[aid] = AnimationRecord(entry: serial, layer: id, key: key, tag: tag, groups: settings.completionGroups)
+        for g in settings.completionGroups { groupCounts[GroupKey(entry: serial, group: g), default: 0] += 1 }
+        deliver(events)
+        markNeedsFrame()
+        return aid
+    }
+
+    /// The layer's local time at display time `t`, down the layer-time hierarchy.
+    func localTime(of id: LayerID, entry i: Int, at t: Double) -> Double {
+        let tree = display.entries[i].tree
+        guard let layer = tree[id] ?? display.entries[i].departing[id]?.ghost else { return t }
+        let parentTime = layer.superlayer.map { localTime(of: $0, entry: i, at: t) }
+            ?? display.entries[i].departing[id].map { localTime(of: $0.superlayer, entry: i, at: t) } ?? t
+        return layer.properties.localTime(fromParent: parentTime)
+    }
+
+    // MARK: Frames
+
+    /// Evaluates every animated layer at display time `t`: presentation values for the frame,
+    /// events for the clients, finished animations dropped.
+    func tickAnimations(at t: Double) {
+        for i in display.entries.indices where !display.entries[i].animations.isEmpty {
+            var departed = false
+            for id in Array(display.entries[i].animations.keys) {
+                guard var layer = display.entries[i].animations[id] else { continue }
+                guard let model = display.entries[i].tree[id]?.properties ?? display.entries[i].departing[id]?.ghost?.properties else {
+                    display.entries[i].animations[id] = nil
+                    continue
+                }
+                var events: [AnimationEvent] = []
+                layer.presentation = layer.animations.evaluate(model: model, time: localTime(of: id, entry: i, at: t), events: &events).properties
+                display.entries[i].animations[id] = layer.animations.isEmpty ? nil : layer
+                for e in events {
+                    if case .didStop = e.kind, display.entries[i].departing[id]?.animationID == e.id {
+                        display.entries[i].departing[id] = nil
+                        departed = true
+                    }
+                }
+                deliver(events)
+            }
+            if departed { rebuildRenderTree(entry: i) }
+        }
+    }
+
+    /// Whether any animation is still moving (a finished one that only fills forwards is not).
+    public var isAnimating: Bool {
+        display.entries.contains { e in
+            e.animations.values.contains { $0.animations.entries.contains { !$0.hasFinished } }
+        }
+    }
+
+    /// The presentation values of a layer at display time `t`, without side effects.
+    func presentation(of id: LayerID, entry i: Int, at t: Double) -> LayerProperties? {
+        guard let model = display.entries[i].tree[id]?.properties else { return nil }
+        guard var a = display.entries[i].animations[id]?.animations else { return model }
+        var ignored: [AnimationEvent] = []
+        return a.evaluate(model: model, time: localTime(of: id, entry: i, at: t), events: &ignored).properties
+    }
+
+    /// Puts departing layers back where they were, for drawing; nil when none are departing.
+    func rebuildRenderTree(entry i: Int) {
+        let departing = display.entries[i].departing
+        guard !departing.isEmpty else {
+            display.entries[i].renderTree = nil
+            return
+        }
+        var tree = display.entries[i].tree
+        for (id, d) in departing.sorted(by: { $0.value.index < $1.value.index }) {
+            tree.restore(id, ghost: d.ghost, into: d.superlayer, at: d.index)
+        }
+        display.entries[i].renderTree = tree
+    }
+
+    // MARK: Events
+
+    /// Reports animation events: to the owning client for tagged animations, to completion
+    /// groups, and to watchers.
+    func deliver(_ events: [AnimationEvent]) {
+        for e in events {
+            guard let record = animationRecords[e.id] else { continue }
+            let client = display.entries.first { $0.serial == record.entry }?.client
+            let started: Bool, finished: Bool
+            switch e.kind {
+            case .didStart: (started, finished) = (true, false)
+            case .didStop(let f): (started, finished) = (false, f)
+            }
+            if record.tag != 0, let client {
+                reply(client, .animationEvent(AnimationNotice(layer: record.layer, tag: record.tag, started: started, finished: finished)))
+            }
+            watch("""
+                {"event":"\(started ? "didStart" : "didStop")","client":\(client?.rawValue ?? 0),"layer":\(record.layer.rawValue),\
+                "key":\(JSONWriter.quoted(record.key ?? "")),\(started ? "" : "\"finished\":\(finished),")"time":\(JSONWriter.format(now))}
+                """)
+            if !started {
+                animationRecords[e.id] = nil
+                for g in record.groups {
+                    let key = GroupKey(entry: record.entry, group: g)
+                    groupCounts[key, default: 1] -= 1
+                    if groupCounts[key] == 0 { completed(key) }
+                }
+            }
+        }
+    }
+
+    func completed(_ key: GroupKey) {
+        groupCounts[key] = nil
+        guard let client = display.entries.first(where: { $0.serial == key.entry })?.client else { return }
+        reply(client, .transactionCompleted(group: key.group))
+        watch(#"{"event":"transactionCompleted","client":\#(client.rawValue),"group":\#(key.group),"time":\#(JSONWriter.format(now))}"#)
+    }
+
+    func watch(_ line: String) {
+        for w in watchers { reply(w, .watch(line)) }
+    }
+}
+
+extension ClientTree {
+    /// Puts a departing layer back under `parent` at `index` for drawing (a copy of the tree,
+    /// never the model). A destroyed layer comes back as its ghost.
+    mutating func restore(_ id: LayerID, ghost: ServerLayer?, into parent: LayerID, at index: Int) {
+        guard layers[parent] != nil else { return }
+        if layers[id] == nil, var g = ghost {
+            g.superlayer = nil
+            layers[id] = g
+        }
+        guard layers[id] != nil, layers[id]!.superlayer == nil else { return }
+        let subs = layers[parent]!.sublayers
+        layers[parent]!.sublayers.insert(id, at: min(index, subs.count))
+        layers[id]!.superlayer = parent
+    }
+}

@@ -1,0 +1,72 @@
+import LaminaCore
+import LaminaHeadless
+import LaminaImage
+import LaminaProtocol
+import LaminaServer
+import Testing
+
+/// A layer tree for appearance tests. It is committed to a real `DisplayTree`, so the pixels
+/// come through the server's render-list builder exactly as laminad draws them.
+struct SceneLayer {
+    var properties = LayerProperties()
+    var sublayers: [SceneLayer] = []
+
+    /// A layer at `frame` (anchor in the centre), with `color` as its background; `configure`
+    /// sets anything else.
+    init(frame: Rect, color: Color = .clear, sublayers: [SceneLayer] = [],
+         _ configure: (inout LayerProperties) -> Void = { _ in }) {
+        properties.frame = frame
+        properties.backgroundColor = color
+        configure(&properties)
+        self.sublayers = sublayers
+    }
+
+    /// The operations that create this subtree under `parent`, numbering layers from `next`.
+    func operations(parent: LayerID, next: inout UInt32, into ops: inout [Operation]) {
+        let id = LayerID(rawValue: next)
+        next += 1
+        ops.append(.create(id))
+        for key in properties.changedKeys(from: .defaults) { ops.append(.set(id, key, properties[key])) }
+        ops.append(.insert(parent: parent, child: id, index: .max))
+        for s in sublayers { s.operations(parent: id, next: &next, into: &ops) }
+    }
+}
+
+/// The draw list laminad would build for `layers` on a display of the given size.
+func drawList(_ layers: [SceneLayer], width: Int, height: Int, background: Color) throws -> DrawList {
+    var display = DisplayTree(width: width, height: height, background: background)
+    let client = ClientID(rawValue: 1)
+    _ = try display.attach(client, hello: Hello(clientName: "appearance-tests"))
+    var ops: [Operation] = []
+    var next: UInt32 = 1
+    for layer in layers { layer.operations(parent: .root, next: &next, into: &ops) }
+    _ = try display.apply(ops, from: client, limits: ClientLimits())
+    return display.drawList()
+}
+
+/// Renders `layers` on the headless backend and reads the frame back.
+func render(_ layers: [SceneLayer], width: Int, height: Int, background: Color = .black) throws -> Bitmap {
+    let backend = try HeadlessBackend(width: width, height: height)
+    try backend.present(try drawList(layers, width: width, height: height, background: background))
+    return try backend.screenshot()
+}
+
+/// Compares `image` with `Reference/<name>.png` (LAMINA_UPDATE_REFERENCES=1 rewrites it and fails).
+func expectReference(_ image: Bitmap, _ name: String, tolerance: Int = 3, allowedPixels: Int = 20,
+                     filePath: String = #filePath, sourceLocation: SourceLocation = #_sourceLocation) {
+    let directory = filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+    if let problem = ReferenceImage.mismatch(image, reference: "\(directory)/Reference/\(name).png",
+                                             tolerance: tolerance, allowedPixels: allowedPixels) {
+        Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation)
+    }
+}
+
+extension Bitmap {
+    /// The sum of one channel over a box, in units of full intensity (255 → 1): for white on
+    /// black, the area covered in pixels.
+    func ink(x: Range<Int>, y: Range<Int>, channel: Int = 0) -> Double {
+        var sum = 0
+        for row in y { for column in x { sum += Int(bytes[(row * width + column) * 4 + channel]) } }
+        return Double(sum) / 255
+    }
+}
