@@ -41,24 +41,32 @@ enum Shaders {
         out vec4 fragColor;
 
         // Signed distance from p to the rectangle (origin.xy, size.zw) whose corners have the
-        // radii (minXminY, maxXminY, maxXmaxY, minXmaxY); negative inside (Inigo Quilez's
-        // rounded box, with the corner picked by p's quadrant; y grows downward).
-        float roundedRectDistance(vec2 p, vec4 rect, vec4 radii) {
+        // radii (minXminY, maxXminY, maxXmaxY, minXmaxY), negative inside, and the distance's
+        // gradient (a unit vector). Inigo Quilez's rounded box, with the corner picked by p's
+        // quadrant; y grows downward.
+        vec3 roundedRectDistance(vec2 p, vec4 rect, vec4 radii) {
             vec2 halfSize = rect.zw * 0.5;
             vec2 q = p - (rect.xy + halfSize);
             vec2 row = q.y < 0.0 ? radii.xy : radii.wz;   // (minX corner, maxX corner) of p's row
             float r = q.x < 0.0 ? row.x : row.y;
             vec2 e = abs(q) - halfSize + r;
-            return min(max(e.x, e.y), 0.0) + length(max(e, 0.0)) - r;
+            vec2 outside = max(e, 0.0);
+            float l = length(outside);
+            float d = min(max(e.x, e.y), 0.0) + l - r;
+            vec2 g = l > 0.0 ? outside / l : (e.x > e.y ? vec2(1.0, 0.0) : vec2(0.0, 1.0));
+            return vec3(d, g * vec2(q.x < 0.0 ? -1.0 : 1.0, q.y < 0.0 ? -1.0 : 1.0));
         }
 
-        // The fraction of the pixel inside the shape, from its distance d in layer units: the
-        // screen-space gradient of d converts it to pixels, and a box filter one pixel wide
-        // ramps from 1 at -0.5 px to 0 at +0.5 px. Edges on pixel boundaries stay exact, and
-        // the ramp follows any transform (analytic antialiasing, no multisampling).
-        float coverage(float d) {
-            float pixel = length(vec2(dFdx(d), dFdy(d)));
-            return clamp(0.5 - d / max(pixel, 1e-6), 0.0, 1.0);
+        // The fraction of the pixel inside the shape at p (layer units), from its distance:
+        // the distance changes across a pixel by the layer-space pixel footprint projected on
+        // the gradient, which converts it to pixels; a box filter one pixel wide then ramps
+        // from 1 at -0.5 px to 0 at +0.5 px. Edges on pixel boundaries stay exact, and the ramp
+        // follows any transform (analytic antialiasing, no multisampling). Must be called in
+        // uniform control flow: it takes derivatives of p.
+        float coverage(vec2 p, vec4 rect, vec4 radii) {
+            vec3 dg = roundedRectDistance(p, rect, radii);
+            float pixel = length(vec2(dot(dFdx(p), dg.yz), dot(dFdy(p), dg.yz)));
+            return clamp(0.5 - dg.x / max(pixel, 1e-6), 0.0, 1.0);
         }
 
         // The product of the coverages of every clip in force. Each clip is its layer's rounded
@@ -71,8 +79,8 @@ enum Shaders {
                 if (i >= clipCount) break;
                 vec3 h = clipFromDisplay[i] * vec3(display, 1.0);
                 // h.z <= 0: the point is behind the clip plane's eye, so outside it.
-                float d = h.z > 0.0 ? roundedRectDistance(h.xy / h.z, clipRect[i], clipRadii[i]) : 1e6;
-                c *= coverage(d);
+                float inside = coverage(h.xy / max(h.z, 1e-6), clipRect[i], clipRadii[i]);
+                c *= h.z > 0.0 ? inside : 0.0;
             }
             return c;
         }
@@ -88,7 +96,7 @@ enum Shaders {
         uniform vec4 fillColor;      // premultiplied, opacity applied
         uniform vec4 borderColor;    // premultiplied, opacity applied
         void main() {
-            float outer = coverage(roundedRectDistance(local, rect, radii));
+            float outer = coverage(local, rect, radii);
             vec4 color = fillColor * outer;
             if (borderWidth > 0.0) {
                 // The border lies inside the bounds; its inner edge is the bounds inset by the
@@ -96,7 +104,7 @@ enum Shaders {
                 vec4 innerRect = rect + vec4(borderWidth, borderWidth, -2.0 * borderWidth, -2.0 * borderWidth);
                 float inner = 0.0;
                 if (innerRect.z > 0.0 && innerRect.w > 0.0) {
-                    inner = coverage(roundedRectDistance(local, innerRect, max(radii - borderWidth, 0.0)));
+                    inner = coverage(local, innerRect, max(radii - borderWidth, 0.0));
                 }
                 // The two coverages share the pixel: `inner` of it shows the fill, the ring
                 // (outer - inner) shows the border over the fill.
@@ -140,7 +148,7 @@ enum Shaders {
             float corner = p.x < 0.0 ? row.x : row.y;
             float value;
             if (sigma < 0.05) {
-                value = coverage(roundedRectDistance(local, rect, radii));
+                value = coverage(local, rect, radii);
             } else {
                 // Integrate the Gaussian in y over the part of the box within 3 sigma.
                 float low = p.y - halfSize.y, high = p.y + halfSize.y;

@@ -223,7 +223,7 @@ extension ByteReader {
             let f = field + ".group.animations"
             let count = try arrayCount(f, smallestElement: AnimationWire.smallestAnimation, noun: "animations")
             var children: [Animation] = []
-            children.reserveCapacity(count)
+            reserve(&children, count)
             for i in 0..<count {
                 children.append(try animation(f + "[\(i)]", enclosingGroups: enclosingGroups + 1))
             }
@@ -255,7 +255,7 @@ extension ByteReader {
         // The smallest value is a bool: its type tag and one byte.
         let valueCount = try arrayCount(f + ".values", smallestElement: 2, noun: "values")
         var values: [PropertyValue] = []
-        values.reserveCapacity(valueCount)
+        reserve(&values, valueCount)
         for i in 0..<valueCount {
             let vf = f + ".values[\(i)]"
             guard let v = try optionalValue(vf) else {
@@ -272,7 +272,7 @@ extension ByteReader {
         if try presence(f + ".timingFunctions") {
             let count = try arrayCount(f + ".timingFunctions", smallestElement: 32, noun: "timing functions")
             var fs: [TimingFunction] = []
-            fs.reserveCapacity(count)
+            reserve(&fs, count)
             for i in 0..<count { fs.append(try timingFunction(f + ".timingFunctions[\(i)]")) }
             functions = fs
         }
@@ -375,7 +375,7 @@ extension ByteReader {
         guard try presence(f) else { return nil }
         let count = try arrayCount(f, smallestElement: 8, noun: "numbers")
         var numbers: [Double] = []
-        numbers.reserveCapacity(count)
+        reserve(&numbers, count)
         // The count check above guarantees these reads are in bounds.
         for _ in 0..<count { numbers.append(try f64(f)) }
         return numbers
@@ -385,7 +385,7 @@ extension ByteReader {
         // closeSubpath, the smallest element, is its tag alone.
         let count = try arrayCount(f + ".elements", smallestElement: 1, noun: "path elements")
         var elements: [PathElement] = []
-        elements.reserveCapacity(count)
+        reserve(&elements, count)
         for i in 0..<count {
             let ef = f + ".elements[\(i)]"
             let tag = try u8(ef + " type")
@@ -415,8 +415,16 @@ extension ByteReader {
     }
 
     /// A u32 element count, refused when even `smallestElement`-byte elements could not fit in the
-    /// bytes left: callers reserve that many elements, and a hostile count must not make the
-    /// server allocate gigabytes.
+    /// bytes left, so a hostile count fails at once instead of after a long loop.
+    /// Reserves room for `count` elements, but never more memory than the bytes left in the
+    /// message. A count that passes `arrayCount` can still be far larger in memory than on the
+    /// wire (a bool value is 2 bytes there and a 136-byte `PropertyValue` here; a closeSubpath is
+    /// 1 byte and a 56-byte `PathElement`), so trusting it would let one 16 MiB message reserve
+    /// a gigabyte. Arrays that really are that long grow as their elements decode.
+    private func reserve<T>(_ array: inout [T], _ count: Int) {
+        array.reserveCapacity(Swift.min(count, remaining / MemoryLayout<T>.stride))
+    }
+
     private mutating func arrayCount(_ f: String, smallestElement: Int, noun: String) throws(DecodeError) -> Int {
         let count = Int(try u32(f + " count"))
         guard count <= remaining / smallestElement else {

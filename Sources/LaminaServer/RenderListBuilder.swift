@@ -135,7 +135,17 @@ private struct RenderWalk {
                                         cornerRadii: radii, borderWidth: p.borderWidth, borderColor: p.borderColor))
         }
         if needsGroup {
-            if commands.count == groupStart + 1 { commands.removeLast() } else { commands.append(DrawCommand(kind: .endGroup)) }
+            if commands.count == groupStart + 1 {
+                commands.removeLast()
+            } else if shadow == nil, commands.count == groupStart + 2, commands[groupStart + 1].kind == .layer {
+                // One draw in a group is the same draw with the group's opacity: no offscreen pass.
+                var only = commands.removeLast()
+                commands.removeLast()
+                only.opacity *= opacity
+                commands.append(only)
+            } else {
+                commands.append(DrawCommand(kind: .endGroup))
+            }
         }
     }
 

@@ -4,86 +4,60 @@ import Lamina
 import LaminaCore
 import LaminaImage
 
-/// A small kiosk dashboard: three cards swing in with perspective, a progress bar fills and a
-/// status light pulses.
+/// The seeds' listings, played by laminad: each panel runs one of them, and laminad animates
+/// everything on its own once the transactions are committed.
 ///
-/// Until laminad runs animations itself (the transactions-and-actions issue), the demo moves
-/// the layers frame by frame from the client. With a virtual clock it advances laminad's clock
-/// one refresh at a time, so every frame is exact; with a real clock it paces itself at 60 Hz.
+/// With a virtual clock the demo advances laminad's clock one frame at a time, so every frame is
+/// exact (and, headless, written as a PNG by laminad); with a real clock it just waits.
 @main
 struct LaminaDemo: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "lamina-demo", abstract: "Play the Lamina demo on a running laminad.")
+    static let configuration = CommandConfiguration(commandName: "lamina-demo", abstract: "Play the Core Animation listings on a running laminad.")
 
     @Option(help: "laminad's socket.") var socket: String?
-    @Option(help: "Seconds of animation.") var seconds: Double = 2
-    @Flag(name: .customLong("real-time"), help: "Pace frames by the wall clock instead of advancing a virtual clock.") var realTime = false
-    @Option(name: .customLong("contact-sheet"), help: "Write a contact sheet of the frames to this PNG (virtual clock only).") var contactSheet: String?
+    @Option(help: "Seconds to play.") var seconds: Double = 6
+    @Option(help: "Frames per second when stepping a virtual clock.") var fps: Double = 30
+    @Flag(name: .customLong("real-time"), help: "Wait in real time instead of advancing a virtual clock.") var realTime = false
+    @Option(name: .customLong("contact-sheet"), help: "Write a contact sheet of 12 frames to this PNG (virtual clock only).") var contactSheet: String?
 
     @MainActor
     func run() async throws {
         let c = try Connection.connect(to: socket, name: "lamina-demo")
-        let size = c.displaySize
-        let scale = min(size.width / 1280, size.height / 720)
+        let stage = Stage(connection: c)
+        Transaction.begin()
+        Transaction.disableActions = true  // build the scene without animating it in
+        let panels = stage.layout()
+        Transaction.commit()
+        try await c.sync()
+        let start = c.currentMediaTime
 
-        let backdrop = Layer()
-        backdrop.frame = Rect(x: 0, y: 0, width: size.width, height: size.height)
-        backdrop.backgroundColor = Color(hex: "#10131A")
-        backdrop.sublayerTransform = .perspective(distance: 900 * scale)
-        c.rootLayer.addSublayer(backdrop)
+        // Each listing starts its animations now (time 0 of the demo).
+        Listings.implicitFade(panels[0])
+        Listings.explicitFade(panels[1])
+        Listings.bouncePath(panels[2])
+        Listings.pacedBorder(panels[3])
+        Listings.implicitAndExplicit(panels[4])
+        Listings.positionWithControlPoints(panels[5])
+        let stopped = Listings.stoppedEarly(panels[6])
+        let paused = Listings.pauseResume(panels[7])
+        Listings.chained(panels[8], mediaTime: c.currentMediaTime)
+        try await c.sync()
 
-        let colours = ["#E4572E", "#29335C", "#F3A712"].compactMap { Color(hex: $0) }
-        var cards: [Layer] = []
-        for (i, colour) in colours.enumerated() {
-            let card = Layer()
-            card.name = "card-\(i)"
-            card.bounds = Rect(x: 0, y: 0, width: 300 * scale, height: 380 * scale)
-            card.position = Point(x: size.width * (0.25 + 0.25 * Double(i)), y: size.height * 0.45)
-            card.backgroundColor = colour
-            let stripe = Layer()
-            stripe.frame = Rect(x: 24 * scale, y: 24 * scale, width: 252 * scale, height: 40 * scale)
-            stripe.backgroundColor = Color(red: 1, green: 1, blue: 1, alpha: 0.85)
-            card.addSublayer(stripe)
-            backdrop.addSublayer(card)
-            cards.append(card)
-        }
-        let track = Layer()
-        track.frame = Rect(x: size.width * 0.15, y: size.height * 0.85, width: size.width * 0.7, height: 16 * scale)
-        track.backgroundColor = Color(hex: "#2A2F3A")
-        backdrop.addSublayer(track)
-        let bar = Layer()
-        bar.anchorPoint = Point(x: 0, y: 0.5)
-        bar.bounds = Rect(x: 0, y: 0, width: 0, height: 16 * scale)
-        bar.position = Point(x: 0, y: 8 * scale)
-        bar.backgroundColor = Color(hex: "#4CB944")
-        track.addSublayer(bar)
-        let light = Layer()
-        light.bounds = Rect(x: 0, y: 0, width: 28 * scale, height: 28 * scale)
-        light.position = Point(x: size.width * 0.9, y: size.height * 0.1)
-        light.backgroundColor = Color(hex: "#4CB944")
-        backdrop.addSublayer(light)
-
-        let fps = 60.0
         let frames = Int(seconds * fps)
         var sheet: [Bitmap] = []
-        for f in 0...frames {
+        let every = max(1, frames / 12)
+        for f in 1...frames {
             let t = Double(f) / fps
-            for (i, card) in cards.enumerated() {
-                // Each card swings in from edge-on, 0.2 s after the one before, with an ease-out.
-                let p = max(0, min(1, (t - 0.2 * Double(i)) / 1.0))
-                let eased = 1 - (1 - p) * (1 - p) * (1 - p)
-                card.transform = .rotation(angle: (1 - eased) * .pi / 2, x: 0, y: 1, z: 0)
-                card.opacity = 0.3 + 0.7 * eased
-            }
-            bar.bounds = Rect(x: 0, y: 0, width: track.bounds.width * min(1, t / seconds), height: bar.bounds.height)
-            light.opacity = 0.5 + 0.5 * _cos(t * 2 * .pi)
-            Transaction.flush()
             if realTime {
                 try await Task.sleep(for: .milliseconds(Int(1000 / fps)))
             } else {
-                try await c.advanceClock(by: f == 0 ? 0 : 1 / fps)
-                if contactSheet != nil, f % (frames / 11 == 0 ? 1 : frames / 11) == 0, sheet.count < 12 {
-                    sheet.append(try await c.screenshot())
-                }
+                try await c.advanceClock(by: start + t - c.currentMediaTime)
+            }
+            // Client actions on the timeline: stop one animation early, pause and resume another.
+            if abs(t - 2) < 0.5 / fps { stopped.removeAnimation(forKey: "slide") }
+            if abs(t - 1.5) < 0.5 / fps { Listings.pause(paused, at: c.currentMediaTime) }
+            if abs(t - 3) < 0.5 / fps { Listings.resume(paused, at: c.currentMediaTime) }
+            if !realTime, contactSheet != nil, f % every == 0, sheet.count < 12 {
+                sheet.append(try await c.screenshot())
             }
         }
         try await c.sync()
@@ -91,6 +65,169 @@ struct LaminaDemo: AsyncParsableCommand {
             try PNG.write(ContactSheet.make(sheet, columns: 4, shrink: 4), toFile: contactSheet)
         }
         c.close()
+    }
+}
+
+/// Nine panels in a 3×3 grid, each with a title bar colour and a ball.
+@MainActor
+struct Stage {
+    let connection: Connection
+
+    struct Panel {
+        let box: Layer
+        let ball: Layer
+        let size: Size
+    }
+
+    func layout() -> [Panel] {
+        let size = connection.displaySize
+        let backdrop = Layer()
+        backdrop.frame = Rect(x: 0, y: 0, width: size.width, height: size.height)
+        backdrop.backgroundColor = Color(hex: "#10131A")
+        connection.rootLayer.addSublayer(backdrop)
+        let w = (size.width - 40) / 3, h = (size.height - 40) / 3
+        let accents = ["#E4572E", "#29335C", "#F3A712", "#A8C686", "#669BBC", "#C1292E", "#F4D35E", "#7B2CBF", "#4CB944"]
+        var panels: [Panel] = []
+        for i in 0..<9 {
+            let box = Layer()
+            box.name = "panel-\(i)"
+            box.frame = Rect(x: 10 + Double(i % 3) * (w + 10), y: 10 + Double(i / 3) * (h + 10), width: w, height: h)
+            box.backgroundColor = Color(hex: "#1E2430")
+            let bar = Layer()
+            bar.frame = Rect(x: 0, y: 0, width: w, height: 6)
+            bar.backgroundColor = Color(hex: accents[i])
+            box.addSublayer(bar)
+            let ball = Layer()
+            ball.name = "ball-\(i)"
+            ball.bounds = Rect(x: 0, y: 0, width: 28, height: 28)
+            ball.position = Point(x: 30, y: h / 2)
+            ball.backgroundColor = Color(hex: accents[i])
+            ball.borderColor = .white
+            box.addSublayer(ball)
+            backdrop.addSublayer(box)
+            panels.append(Panel(box: box, ball: ball, size: Size(width: w, height: h)))
+        }
+        return panels
+    }
+}
+
+/// The listings of "Animating Layer Content" and "Property-Based Animations", on Lamina's API.
+@MainActor
+enum Listings {
+    /// Listing 3-1: an implicit fade; the change alone animates (0.25 s, the default curve).
+    static func implicitFade(_ p: Stage.Panel) {
+        Transaction.begin()
+        Transaction.animationDuration = 2  // long enough to see; the listing's is the default 0.25 s
+        p.ball.opacity = 0
+        Transaction.commit()
+    }
+
+    /// Listing 3-2: an explicit 3 s fade; the model value is set without an implicit action.
+    static func explicitFade(_ p: Stage.Panel) {
+        var fade = BasicAnimation(keyPath: "opacity", fromValue: .number(1), toValue: .number(0))
+        fade.duration = 3
+        p.ball.add(.basic(fade), forKey: "opacity")
+        Transaction.begin()
+        Transaction.disableActions = true
+        p.ball.opacity = 0
+        Transaction.commit()
+    }
+
+    /// Listing 3-3: the two-arc bounce path over 5 s, scaled into the panel.
+    static func bouncePath(_ p: Stage.Panel) {
+        let sx = (p.size.width - 40) / (566 - 74), sy = (p.size.height - 30) / (500 - 74)
+        func pt(_ x: Double, _ y: Double) -> Point { Point(x: 20 + (x - 74) * sx, y: p.size.height - 15 - (y - 74) * sy) }
+        var path = Path()
+        path.move(to: pt(74, 74))
+        path.addCurve(to: pt(320, 74), control1: pt(74, 500), control2: pt(320, 500))
+        path.addCurve(to: pt(566, 74), control1: pt(320, 500), control2: pt(566, 500))
+        var bounce = KeyframeAnimation(keyPath: "position", path: path)
+        bounce.duration = 5
+        p.ball.add(.keyframe(bounce), forKey: "position")
+    }
+
+    /// Listing 3-4: paced border width and colour keyframes in one 5 s group.
+    static func pacedBorder(_ p: Stage.Panel) {
+        p.ball.bounds = Rect(x: 0, y: 0, width: 100, height: 60)
+        p.ball.position = Point(x: p.size.width / 2, y: p.size.height / 2)
+        var widths = KeyframeAnimation(keyPath: "borderWidth", values: [1, 10, 5, 30, 0.5, 15, 2, 50, 0].map { .number($0 * 0.5) })
+        widths.calculationMode = .paced
+        var colours = KeyframeAnimation(keyPath: "borderColor", values: [Color.green, .red, .blue].map { .color($0) })
+        colours.calculationMode = .paced
+        var group = AnimationGroup(animations: [.keyframe(widths), .keyframe(colours)])
+        group.duration = 5
+        p.ball.add(.group(group), forKey: "BorderChanges")
+    }
+
+    /// Listing 3-5's idea: an implicit opacity change and an explicit position animation with a
+    /// different duration, at once.
+    static func implicitAndExplicit(_ p: Stage.Panel) {
+        Transaction.begin()
+        Transaction.animationDuration = 4
+        p.ball.opacity = 0.2
+        var move = BasicAnimation(keyPath: "position.x", toValue: .number(p.size.width - 30))
+        move.duration = 2
+        move.autoreverses = true
+        p.ball.add(.basic(move), forKey: "move")
+        Transaction.commit()
+    }
+
+    /// Property-Based Animations, Listing 1: position over 3 s with control points (0.25, 0.1, 0.25, 1).
+    static func positionWithControlPoints(_ p: Stage.Panel) {
+        var move = BasicAnimation(keyPath: "position", fromValue: .point(Point(x: 30, y: 30)),
+                                  toValue: .point(Point(x: p.size.width - 30, y: p.size.height - 30)))
+        move.duration = 3
+        move.timingFunction = TimingFunction(controlPoints: 0.25, 0.1, 0.25, 1)
+        p.ball.add(.basic(move), forKey: "position")
+    }
+
+    /// An animation stopped early (at 2 s of 5): the layer jumps back to its model value.
+    static func stoppedEarly(_ p: Stage.Panel) -> Layer {
+        var slide = BasicAnimation(keyPath: "position.x", toValue: .number(p.size.width - 30))
+        slide.duration = 5
+        p.ball.add(.basic(slide), forKey: "slide")
+        return p.ball
+    }
+
+    /// A rotation paused at 1.5 s and resumed at 3 s ("Listing 5-4"'s technique).
+    static func pauseResume(_ p: Stage.Panel) -> Layer {
+        p.ball.bounds = Rect(x: 0, y: 0, width: 60, height: 60)
+        p.ball.position = Point(x: p.size.width / 2, y: p.size.height / 2)
+        var spin = BasicAnimation(keyPath: "transform.rotation.z", fromValue: .number(0), toValue: .number(4 * .pi))
+        spin.duration = 6
+        p.ball.add(.basic(spin), forKey: "spin")
+        return p.ball
+    }
+
+    static func pause(_ layer: Layer, at mediaTime: Double) {
+        let paused = layer.convertTime(mediaTime, from: nil)
+        layer.speed = 0
+        layer.timeOffset = paused
+    }
+
+    static func resume(_ layer: Layer, at mediaTime: Double) {
+        let paused = layer.timeOffset
+        layer.speed = 1
+        layer.timeOffset = 0
+        layer.beginTime = 0
+        layer.beginTime = layer.convertTime(mediaTime, from: nil) - paused
+    }
+
+    /// Two animations chained with beginTime: across, then down.
+    static func chained(_ p: Stage.Panel, mediaTime: Double) {
+        let now = p.ball.convertTime(mediaTime, from: nil)
+        var across = BasicAnimation(keyPath: "position.x", fromValue: .number(30), toValue: .number(p.size.width - 30))
+        across.duration = 2
+        across.fillMode = .forwards
+        across.isRemovedOnCompletion = false
+        var down = BasicAnimation(keyPath: "position", fromValue: .point(Point(x: p.size.width - 30, y: p.size.height / 2)),
+                                  toValue: .point(Point(x: p.size.width - 30, y: p.size.height - 20)))
+        down.duration = 2
+        down.beginTime = now + 2
+        down.fillMode = .forwards
+        down.isRemovedOnCompletion = false
+        p.ball.add(.basic(across), forKey: "across")
+        p.ball.add(.basic(down), forKey: "down")
     }
 }
 

