@@ -131,11 +131,29 @@ public final class GLESRenderer: Renderer {
 
     // MARK: Shapes
 
+    /// Whether `r` under `t` covers whole pixels exactly: `t` only scales and translates (no
+    /// rotation, no perspective) and every edge lands on a pixel boundary. Such a rectangle
+    /// needs no antialiasing ramp, so it can take the plain fill.
+    static func landsOnPixels(_ r: Rect, _ t: Transform3D) -> Bool {
+        guard t.m12 == 0, t.m21 == 0, t.m14 == 0, t.m24 == 0, t.m44 == 1, t.m11 > 0, t.m22 > 0 else { return false }
+        func onGrid(_ v: Double) -> Bool { abs(v - v.rounded()) < 1e-4 }
+        return onGrid(r.minX * t.m11 + t.m41) && onGrid(r.maxX * t.m11 + t.m41)
+            && onGrid(r.minY * t.m22 + t.m42) && onGrid(r.maxY * t.m22 + t.m42)
+    }
+
     private func drawShape(_ c: DrawCommand) {
         let fillAlpha = c.color.alpha * c.opacity
         let borderAlpha = c.borderWidth > 0 ? c.borderColor.alpha * c.opacity : 0
         // `!(x > 0)` also skips NaN.
         guard fillAlpha > 0 || borderAlpha > 0, c.bounds.width > 0, c.bounds.height > 0 else { return }
+        if borderAlpha == 0, c.cornerRadii == .zero, Self.landsOnPixels(c.bounds, c.transform) {
+            let program = programs.fill
+            use(program, index: 4)
+            setQuad(program, c.transform, c.bounds)
+            setPremultiplied(program.extra[0], c.color, c.opacity)
+            glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+            return
+        }
         let program = programs.shape
         use(program, index: 0)
         let b = c.bounds

@@ -105,6 +105,8 @@ struct RendererPrograms {
     let composite: ShaderProgram
     /// `Shaders.blur`: source, sourceSize, sourceOffset, direction, taps, sigma, color.
     let blur: ShaderProgram
+    /// `Shaders.fill`: fillColor.
+    let fill: ShaderProgram
 
     init() throws(GLESError) {
         var made: [GLuint] = []
@@ -118,13 +120,15 @@ struct RendererPrograms {
             made.append(composite.program)
             blur = try ShaderProgram(name: "blur", fragment: Shaders.blur,
                                      uniforms: ["source", "sourceSize", "sourceOffset", "direction", "taps", "sigma", "color"])
+            made.append(blur.program)
+            fill = try ShaderProgram(name: "fill", fragment: Shaders.fill, uniforms: ["fillColor"])
         } catch {
             for p in made { glDeleteProgram(p) }
             throw error
         }
     }
 
-    var all: [ShaderProgram] { [shape, shadow, composite, blur] }
+    var all: [ShaderProgram] { [shape, shadow, composite, blur, fill] }
 
     func delete() { for p in all { glDeleteProgram(p.program) } }
 }

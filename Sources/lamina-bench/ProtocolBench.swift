@@ -27,9 +27,9 @@ func runProtocolBenchmark() -> String {
         setup.append(.insert(parent: .root, child: LayerID(UInt32(i)), index: .max))
     }
     Commit(serial: 0, operations: setup).encodedFrame.withUnsafeBytes { compositor.receive($0, from: client) }
-    func commit(_ serial: UInt32) -> [UInt8] {
-        var ops: [Operation] = []
-        ops.reserveCapacity(100)
+    func commit(_ serial: UInt32, actions: Bool) -> [UInt8] {
+        var ops: [Operation] = actions ? [] : [.settings(TransactionSettings(disableActions: true))]
+        ops.reserveCapacity(101)
         let v = Double(serial)
         for i in 1...10 {
             let id = LayerID(UInt32(i))
@@ -42,18 +42,22 @@ func runProtocolBenchmark() -> String {
         }
         return Commit(serial: serial, operations: ops).encodedFrame
     }
-    let n = 20_000
-    let start = now()
-    for s in 1...UInt32(n) {
-        commit(s).withUnsafeBytes { compositor.receive($0, from: client) }
+    var lines: [String] = []
+    for actions in [false, true] {
+        let n = actions ? 2_000 : 20_000
+        let start = now()
+        for s in 1...UInt32(n) {
+            commit(s, actions: actions).withUnsafeBytes { compositor.receive($0, from: client) }
+        }
+        let elapsed = now() - start
+        lines.append("""
+        protocol: \(n) commits of 100 property sets (\(commit(1, actions: actions).count) bytes), encode + decode + apply\
+        \(actions ? " + 100 implicit animations each" : " (actions disabled)"): \
+        \(Int(Double(n) / elapsed)) commits/s, \(format2(elapsed / Double(n) * 1e6)) µs/commit
+        """)
     }
-    let elapsed = now() - start
-    let size = commit(1).count
-    return """
-    protocol: \(n) commits of 100 property sets (\(size) bytes each), encode + decode + apply: \
-    \(Int(Double(n) / elapsed)) commits/s, \(String(format2(elapsed / Double(n) * 1e6))) µs/commit \
-    (\(compositor.stats.commitsApplied) applied, \(replies) replies)
-    """
+    _ = replies
+    return lines.joined(separator: "\n")
 }
 
 private func format2(_ v: Double) -> String {
