@@ -130,7 +130,9 @@ extension ByteReader {
             throw .invalid(field: field + " count", reason: "\(count) operations cannot fit in the \(remaining) bytes that follow")
         }
         var ops: [Operation] = []
-        ops.reserveCapacity(count)
+        // A count that passed the size check can still be huge next to what an Operation takes
+        // in memory (5 bytes on the wire, ~150 in memory): grow past a modest reservation.
+        ops.reserveCapacity(min(count, 4096))
         for i in 0..<count {
             failedAt = i
             ops.append(try operation(i))

@@ -68,3 +68,16 @@ struct AnimationValidationTests {
         #expect(Animation.basic(scale).validate().count == 2)
     }
 }
+
+@Suite("Keyframe spline parameters")
+struct KeyframeSplineParameterValidationTests {
+    // A NaN tension would otherwise reach the spline on every frame (hand reasoning).
+    @Test func nonFiniteTensionIsRefused() {
+        var k = KeyframeAnimation(keyPath: "opacity", values: [.number(0), .number(1), .number(0)])
+        k.calculationMode = .cubic
+        k.tensionValues = [0, .nan, 0]
+        #expect(Animation.keyframe(k).validate().contains(.notFinite(keyPath: "opacity", role: "tensionValues[1]")))
+        k.tensionValues = [0, 0.5, 0]
+        #expect(Animation.keyframe(k).validate().isEmpty)
+    }
+}

@@ -42,7 +42,8 @@ enum VMHarness {
             "$B/laminactl" screenshot /tmp/settle.png >/dev/null || echo "VMKMS_FAIL screenshot request failed"
             sleep 0.3
         }
-        apply() { "$B/laminactl" apply "$1" >/dev/null || echo "VMKMS_FAIL apply $1"; }
+        # apply FILE: the scene at once (no implicit animations), for exact pixels.
+        apply() { "$B/laminactl" apply --disable-actions "$1" >/dev/null || echo "VMKMS_FAIL apply $1"; }
         shot() { echo "VMKMS_SHOT $1 ${2:-0}"; read _; }
         value() { echo "VMKMS_VALUE $1 $2"; }
         wait_log() {  # wait_log PATTERN [TENTHS]

@@ -68,7 +68,8 @@ mount --move /proc /newroot/proc
 mount --move /sys /newroot/sys
 mount --move /dev /newroot/dev
 mount -t tmpfs tmpfs /newroot/run
-mount -t tmpfs tmpfs /newroot/tmp
+# /tmp stays the overlay (writable, and showing the host's /tmp): a checkout or build there,
+# as in CI's fresh clones, must be visible to the guest.
 mkdir -p /newroot/dev/pts /newroot/dev/shm /newroot/run/user/0
 mount -t devpts devpts /newroot/dev/pts
 mount -t tmpfs tmpfs /newroot/dev/shm

@@ -138,6 +138,12 @@ public struct KeyframeAnimation: TimedAnimation, Hashable {
     func collectErrors(into errors: inout [AnimationError]) {
         collectTimingErrors(into: &errors)
         guard let keyPath = checkedKeyPath(self.keyPath, valueFunction: valueFunction, into: &errors) else { return }
+        // Tension, continuity and bias feed the spline directly: a NaN would reach every frame.
+        for (role, list) in [("tensionValues", tensionValues), ("continuityValues", continuityValues), ("biasValues", biasValues)] {
+            if let list, let i = list.firstIndex(where: { !$0.isFinite }) {
+                errors.append(.notFinite(keyPath: self.keyPath, role: "\(role)[\(i)]"))
+            }
+        }
         if let path {
             if valueFunction != nil || keyPath.valueType != .point {
                 errors.append(.pathNeedsPointProperty(keyPath: self.keyPath))
