@@ -36,7 +36,7 @@ func runAnimatedFrameBenchmark() -> String {
             .settings(TransactionSettings(disableActions: true)), .set(LayerID(1), .opacity, .number(Double(s % 2)))])).encoded()
         let t0 = now()
         frame.withUnsafeBytes { compositor.receive($0, from: client) }
-        try? compositor.renderIfNeeded()
+        _ = try? compositor.renderIfNeeded()
         latencies.append(now() - t0)
     }
     // Every layer: an implicit position + opacity animation (1 s, default curve).

@@ -172,22 +172,24 @@ struct KMSVMTests {
     }
 
     /// An implicit animation on KMS: re-applying the scene with the red layer moved down animates
-    /// it over 3 s (linear); a screendump part-way shows it between its two places, a later one
-    /// at the end.
+    /// it over 8 s (linear; long, because a frame takes ~0.5 s under TCG and the first one with a
+    /// new shader several seconds); a screendump part-way shows it between its two places, a
+    /// later one at the end.
     @Test func implicitAnimationPlaysOnKMS() throws {
         let moved = testScene.replacingOccurrences(of: #""position":[200,150]"#, with: #""position":[200,550]"#)
         let run = try VMHarness.run("animation", files: ["scene.json": testScene, "moved.json": moved], script: """
             start_laminad
             apply $D/scene.json; settle
-            "$B/laminactl" apply --duration 3 --timing-function linear $D/moved.json >/dev/null || echo "VMKMS_FAIL apply"
-            sleep 1.2
+            "$B/laminactl" apply --duration 8 --timing-function linear $D/moved.json >/dev/null || echo "VMKMS_FAIL apply"
+            sleep 4
             shot mid
-            sleep 3
+            sleep 6
             shot end
             stop_laminad
             """)
         let mid = try run.shot("mid"), end = try run.shot("end")
-        // Part-way (about 1.2–2 s of 3): the 300-high layer's centre is between y 230 and 500.
+        // Part-way (the frame on screen shows about 2.5–6 s of 8): the 300-high layer's centre
+        // is between y 275 and 450.
         expectPixel(mid, 200, 380, (255, 0, 0), "red part-way")
         expectPixel(mid, 200, 100, (0, 0, 0), "red has left its first place")
         expectPixel(mid, 200, 680, (0, 0, 0), "red has not arrived yet")
