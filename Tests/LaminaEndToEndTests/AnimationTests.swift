@@ -14,8 +14,8 @@ struct AnimationTests {
         let daemon: DaemonProcess
         let c: Connection
         let layer = Layer()
-        init() throws {
-            daemon = try DaemonProcess()
+        init(size: String = "320x240") throws {
+            daemon = try DaemonProcess(size: size)
             c = try Connection.connect(to: daemon.socket, name: "animations")
             layer.bounds = Rect(x: 0, y: 0, width: 40, height: 40)
             layer.position = Point(x: 100, y: 100)
@@ -123,7 +123,7 @@ struct AnimationTests {
     // Segment boundary at 2.5 s is (320, 74); the midpoint of the first arc at 1.25 s is
     // B(0.5) = (74+3·74+3·320+320)/8, (74+3·500+3·500+74)/8 = (197, 393.5).
     @Test func listing3_3BouncePath() async throws {
-        let f = try Fixture()
+        let f = try Fixture(size: "640x480")
         f.layer.position = Point(x: 74, y: 74)
         try await f.c.sync()
         var path = Path()
@@ -141,6 +141,10 @@ struct AnimationTests {
             try await f.at(t, after: start)
             let p = try await f.layer.presentation().position
             #expect(Self.close(p.x, e.x) && Self.close(p.y, e.y), "t=\(t): \(p), expected \(e)")
+            // Pixels: the 40×40 white layer is centred on the computed point, and gone from the start.
+            let shot = try await f.c.screenshot()
+            #expect(shot.pixel(x: Int(e.x), y: Int(e.y)) == (255, 255, 255, 255), "t=\(t)")
+            if t > 0 { #expect(shot.pixel(x: 74, y: 74) == (0, 0, 0, 255), "t=\(t)") }
         }
     }
 
@@ -168,6 +172,10 @@ struct AnimationTests {
                 // Colours: green → red → blue at constant speed; red at half time.
                 let c = p.borderColor
                 #expect(Self.close(c.red, 1) && Self.close(c.green, 0) && Self.close(c.blue, 0), "\(c)")
+                // Pixels: a 3-wide red border inside the white 40×40 layer whose left edge is x = 80.
+                let shot = try await f.c.screenshot()
+                #expect(shot.pixel(x: 81, y: 100) == (255, 0, 0, 255))
+                #expect(shot.pixel(x: 84, y: 100) == (255, 255, 255, 255))
             }
         }
     }
