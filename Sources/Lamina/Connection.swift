@@ -317,7 +317,6 @@ public final class Connection {
                 settings(change.settings)
             }
         }
-        for layer in dirty { layer.changedKeys.removeAll() }
         log.removeAll()
         dirty.removeAll()
         isDirty.removeAll()
@@ -376,7 +375,6 @@ public final class Connection {
         }
         // What was restored is what the server has: nothing to send.
         for l in byID.values {
-            l.changedKeys.removeAll()
             l.structureChanged = false
             l.serverSublayers = l.sublayers.compactMap(\.serverID)
         }
@@ -384,7 +382,7 @@ public final class Connection {
         isDirty.removeAll()
         log.removeAll()
         Transaction.forget(self)
-        // Layers laminad has but that are in no tree stay alive here until the next commit.
+        // Layers laminad has but that are in no tree: held in `orphans` so they are not destroyed behind the client's back.
         orphans = byID.values.filter { $0.superlayer == nil && $0 !== rootLayer }
     }
 

@@ -40,7 +40,6 @@ struct LayerAnimationState {
 extension Layer {
     /// Records a changed property for the transaction, asking the delegate for its action first.
     func propertyDidChange(_ key: PropertyKey) {
-        changedKeys.insert(key)
         guard let connection else { return }
         if key.isAnimatable, let action = delegate?.action(for: self, forKey: key.name) {
             // The delegate answered: laminad must not search again for this change.

@@ -19,7 +19,6 @@ public final class Layer {
     weak var connection: Connection?
     var serverID: LayerID?
     var needsCreate = false
-    var changedKeys = PropertyKeySet()
     var structureChanged = false
     /// The sublayers the server has, as of the last commit.
     var serverSublayers: [LayerID] = []

@@ -122,7 +122,7 @@ extension ByteWriter {
         u8(valueFunction?.wireNumber ?? 0)
     }
 
-    private mutating func timingFunction(_ f: TimingFunction) {
+    mutating func timingFunction(_ f: TimingFunction) {
         f64(f.c1x)
         f64(f.c1y)
         f64(f.c2x)
@@ -333,7 +333,7 @@ extension ByteReader {
     /// The control points, refused rather than repaired when they are not finite or x leaves
     /// [0, 1]: `TimingFunction.init` would quietly make them linear or clamp them, and the
     /// client would never learn its curve was not the one it sent.
-    private mutating func timingFunction(_ f: String) throws(DecodeError) -> TimingFunction {
+    mutating func timingFunction(_ f: String) throws(DecodeError) -> TimingFunction {
         let c1x = try f64(f), c1y = try f64(f), c2x = try f64(f), c2y = try f64(f)
         guard c1x.isFinite, c1y.isFinite, c2x.isFinite, c2y.isFinite else {
             throw .invalid(field: f, reason: "control points (\(c1x), \(c1y)) (\(c2x), \(c2y)) must be finite")

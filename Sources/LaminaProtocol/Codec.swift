@@ -38,7 +38,7 @@ extension ByteWriter {
         case .settings(let t):
             f64(t.duration)
             u8((t.disableActions ? 1 : 0) | (t.timingFunction != nil ? 2 : 0))
-            if let tf = t.timingFunction { f64(tf.c1x); f64(tf.c1y); f64(tf.c2x); f64(tf.c2y) }
+            if let tf = t.timingFunction { timingFunction(tf) }
             u32(UInt32(t.completionGroups.count))
             for g in t.completionGroups { u32(g) }
         }
@@ -99,15 +99,7 @@ extension ByteReader {
             }
             let flags = try u8(field + " flags")
             guard flags & ~3 == 0 else { throw .invalid(field: field + " flags", reason: "unknown flag bits 0x\(String(flags, radix: 16))") }
-            var tf: TimingFunction?
-            if flags & 2 != 0 {
-                let c = [try f64(field + " timing function"), try f64(field + " timing function"),
-                         try f64(field + " timing function"), try f64(field + " timing function")]
-                guard c.allSatisfy(\.isFinite), (0...1).contains(c[0]), (0...1).contains(c[2]) else {
-                    throw .invalid(field: field + " timing function", reason: "control points must be finite with x in [0, 1]")
-                }
-                tf = TimingFunction(controlPoints: c[0], c[1], c[2], c[3])
-            }
+            let tf = flags & 2 != 0 ? try timingFunction(field + " timing function") : nil
             let n = Int(try u32(field + " completion group count"))
             guard n <= remaining / 4 else {
                 throw .invalid(field: field + " completion group count", reason: "\(n) groups cannot fit in the \(remaining) bytes that follow")

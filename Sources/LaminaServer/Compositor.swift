@@ -29,6 +29,8 @@ public final class Compositor {
     var nextAnimationID: UInt64 = 1
     var animationRecords: [UInt64: AnimationRecord] = [:]
     var groupCounts: [GroupKey: Int] = [:]
+    /// Reused each frame for the events of one layer's animations.
+    var frameEvents: [AnimationEvent] = []
     /// Connections that asked to `watch` events.
     var watchers: Set<ClientID> = []
 

@@ -37,11 +37,7 @@ extension Compositor {
             if let p = previousPresentation[id] { return p }
             guard var model = display.entries[i].tree[id]?.properties else { return nil }
             for (key, old) in before[id] ?? [] { try? model.set(key, old) }
-            var p = model
-            if var a = display.entries[i].animations[id]?.animations {
-                var ignored: [AnimationEvent] = []
-                p = a.evaluate(model: model, time: localTime(of: id, entry: i, at: time), events: &ignored).properties
-            }
+            let p = presentation(of: id, entry: i, at: time, model: model)
             previousPresentation[id] = p
             return p
         }
@@ -171,21 +167,28 @@ extension Compositor {
         for i in display.entries.indices where !display.entries[i].animations.isEmpty {
             var departed = false
             for id in Array(display.entries[i].animations.keys) {
-                guard var layer = display.entries[i].animations[id] else { continue }
                 guard let model = display.entries[i].tree[id]?.properties ?? display.entries[i].departing[id]?.ghost?.properties else {
                     display.entries[i].animations[id] = nil
                     continue
                 }
-                var events: [AnimationEvent] = []
-                layer.presentation = layer.animations.evaluate(model: model, time: localTime(of: id, entry: i, at: t), events: &events).properties
-                display.entries[i].animations[id] = layer.animations.isEmpty ? nil : layer
-                for e in events {
+                let local = localTime(of: id, entry: i, at: t)
+                frameEvents.removeAll(keepingCapacity: true)
+                // Evaluated in place in the dictionary: copying the entry out would copy its
+                // animation list on every frame.
+                let shown = display.entries[i].animations[id]!.animations.evaluate(model: model, time: local, events: &frameEvents).properties
+                if display.entries[i].animations[id]!.animations.isEmpty {
+                    display.entries[i].animations[id] = nil
+                } else {
+                    display.entries[i].animations[id]!.presentation = shown
+                }
+                guard !frameEvents.isEmpty else { continue }
+                for e in frameEvents {
                     if case .didStop = e.kind, display.entries[i].departing[id]?.animationID == e.id {
                         display.entries[i].departing[id] = nil
                         departed = true
                     }
                 }
-                deliver(events)
+                deliver(frameEvents)
             }
             if departed { rebuildRenderTree(entry: i) }
         }
@@ -198,9 +201,10 @@ extension Compositor {
         }
     }
 
-    /// The presentation values of a layer at display time `t`, without side effects.
-    func presentation(of id: LayerID, entry i: Int, at t: Double) -> LayerProperties? {
-        guard let model = display.entries[i].tree[id]?.properties else { return nil }
+    /// The presentation values of a layer at display time `t`, without side effects: its
+    /// animations applied to `model` (by default its model values now).
+    func presentation(of id: LayerID, entry i: Int, at t: Double, model: LayerProperties? = nil) -> LayerProperties? {
+        guard let model = model ?? display.entries[i].tree[id]?.properties else { return nil }
         guard var a = display.entries[i].animations[id]?.animations else { return model }
         var ignored: [AnimationEvent] = []
         return a.evaluate(model: model, time: localTime(of: id, entry: i, at: t), events: &ignored).properties
