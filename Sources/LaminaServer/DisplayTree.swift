@@ -139,7 +139,8 @@ extension DisplayTree {
         j.beginObject()
         j.field("id", Double(id.rawValue))
         let p = layer.properties
-        for key in p.changedKeys(from: .defaults) { j.key(key.name); j.value(p[key]) }
+        if p.kind != .layer { j.field("class", p.kind.name) }
+        for key in p.changedKeys(from: LayerProperties(kind: p.kind)) { j.key(key.name); j.value(p[key]) }
         j.key("frame"); j.value(.rect(p.frame))
         if let shown = presentation(id) {
             let differing = PropertyKey.allCases.filter { shown[$0] != p[$0] }
