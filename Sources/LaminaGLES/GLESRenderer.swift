@@ -232,7 +232,9 @@ public final class GLESRenderer: Renderer {
         glBindTexture(GLenum(GL_TEXTURE_2D), source.texture)
         setQuad(program, .identity, group.box.rect)
         glUniform1f(program.extra[1], GLfloat(c.opacity))
+        if c.compositesAdditively { glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE)) }
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        if c.compositesAdditively { glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE_MINUS_SRC_ALPHA)) }
     }
 
     /// The shadow of a group's pixels: their alpha blurred across into the scratch target,

@@ -28,6 +28,11 @@ public struct DisplayTree: Sendable {
     public struct AnimatedLayer: Sendable {
         public var animations = LayerAnimations()
         public var presentation: LayerProperties
+        /// The transition in progress at the last frame, if any.
+        public var transition: TransitionState?
+        /// The layer's rendering when its latest transition was added (`snapshot(entry:…)`),
+        /// kept while a transition is attached.
+        public var transitionSnapshot: [DrawCommand]?
     }
 
     /// A layer on its way out: where it was, and (if it was destroyed) what it was.
