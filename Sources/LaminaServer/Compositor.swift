@@ -251,6 +251,9 @@ public final class Compositor {
         // With a real clock, a running animation asks for the next frame; a virtual clock
         // only moves when told to.
         if !clock.isVirtual, isAnimating { markNeedsFrame() }
+        if !watchers.isEmpty {
+            watch(#"{"event":"frame","frame":\#(stats.framesRendered),"commits":\#(stats.commitsApplied),"time":\#(JSONWriter.format(t)),"renderMilliseconds":\#(JSONWriter.format((stats.lastFrameSeconds * 1000 * 1000).rounded() / 1000))}"#)
+        }
         onFrameRendered()
     }
 
