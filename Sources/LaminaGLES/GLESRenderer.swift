@@ -24,6 +24,11 @@ public final class GLESRenderer: Renderer {
     private let programs: RendererPrograms
     private var vertexArray: GLuint = 0
     private var vertexBuffer: GLuint = 0
+    /// Rectangles in layer coordinates, two triangles each, streamed per draw (edge bands).
+    private var streamArray: GLuint = 0
+    private var streamBuffer: GLuint = 0
+    private var streamVertices: [GLfloat] = []
+    private var bands = EdgeBands()
     /// The size of the last list drawn: what `readPixels` reads.
     private var drawnSize: (width: Int, height: Int)?
     private let maximumViewport: Int
@@ -59,11 +64,19 @@ public final class GLESRenderer: Renderer {
                      unitSquare, GLenum(GL_STATIC_DRAW))
         glVertexAttribPointer(ShaderProgram.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
         glEnableVertexAttribArray(ShaderProgram.unitVertexLocation)
+        glGenVertexArrays(1, &streamArray)
+        glBindVertexArray(streamArray)
+        glGenBuffers(1, &streamBuffer)
+        glBindBuffer(GLenum(GL_ARRAY_BUFFER), streamBuffer)
+        glVertexAttribPointer(ShaderProgram.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
+        glEnableVertexAttribArray(ShaderProgram.unitVertexLocation)
         glBindVertexArray(0)
         // Samplers read texture unit 0, set once.
-        for program in [programs.composite, programs.blur] {
-            glUseProgram(program.program)
-            glUniform1i(program.extra[0], 0)
+        for kind in [ProgramKind.composite, .blur, .shadowTexture] {
+            for clipped in [false, true] {
+                glUseProgram(programs[kind, clipped: clipped].program)
+                glUniform1i(programs[kind, clipped: clipped].extra[0], 0)
+            }
         }
         glUseProgram(0)
         frame.uploadedClipVersion = [Int](repeating: -1, count: programs.all.count)
@@ -147,29 +160,77 @@ public final class GLESRenderer: Renderer {
         // `!(x > 0)` also skips NaN.
         guard fillAlpha > 0 || borderAlpha > 0, c.bounds.width > 0, c.bounds.height > 0 else { return }
         if borderAlpha == 0, c.cornerRadii == .zero, Self.landsOnPixels(c.bounds, c.transform) {
-            let program = programs.fill
-            use(program, index: 4)
+            let program = use(.fill)
             setQuad(program, c.transform, c.bounds)
             setPremultiplied(program.extra[0], c.color, c.opacity)
             glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
             return
         }
-        let program = programs.shape
-        use(program, index: 0)
         let b = c.bounds
-        setQuad(program, c.transform, b.insetBy(-antialiasingPad(c.transform, b)))
-        glUniform4f(program.extra[0], GLfloat(b.minX), GLfloat(b.minY), GLfloat(b.width), GLfloat(b.height))
-        setRadii(program.extra[1], c.cornerRadii)
-        glUniform1f(program.extra[2], GLfloat(borderAlpha > 0 ? c.borderWidth : 0))
-        setPremultiplied(program.extra[3], c.color, c.opacity)
-        setPremultiplied(program.extra[4], c.borderColor, c.opacity)
-        glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        let borderWidth = borderAlpha > 0 ? c.borderWidth : 0
+        let pad = antialiasingPad(c.transform, b)
+        func setShapeUniforms() -> ShaderProgram {
+            let program = use(.shape)
+            glUniform4f(program.extra[0], GLfloat(b.minX), GLfloat(b.minY), GLfloat(b.width), GLfloat(b.height))
+            setRadii(program.extra[1], c.cornerRadii)
+            glUniform1f(program.extra[2], GLfloat(borderWidth))
+            setPremultiplied(program.extra[3], c.color, c.opacity)
+            setPremultiplied(program.extra[4], c.borderColor, c.opacity)
+            return program
+        }
+        guard c.transform.isAffineInPlane, let margin = c.transform.layerUnitsPerPixel else {
+            // Perspective: the pixel footprint varies over the layer; the shader does it all.
+            let program = setShapeUniforms()
+            setQuad(program, c.transform, b.insetBy(-pad))
+            glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+            return
+        }
+        // The edge-band split: flat cells take the plain fill, only the bands and corners
+        // run the distance-field shader.
+        bands.split(b, radii: c.cornerRadii, borderWidth: borderWidth, margin: margin, pad: pad)
+        if !bands.shaded.isEmpty {
+            drawRects(setShapeUniforms(), c.transform, bands.shaded)
+        }
+        if fillAlpha > 0, !bands.fill.isEmpty {
+            let fill = use(.fill)
+            setPremultiplied(fill.extra[0], c.color, c.opacity)
+            drawRects(fill, c.transform, bands.fill)
+        }
+        if !bands.border.isEmpty {
+            // The ring shows the border over the fill, as the shader composes them.
+            let fa = c.color.alpha * c.opacity, ba = c.borderColor.alpha * c.opacity
+            let k = fa * (1 - ba)
+            let fill = use(.fill)
+            glUniform4f(fill.extra[0], GLfloat(c.borderColor.red * ba + c.color.red * k),
+                        GLfloat(c.borderColor.green * ba + c.color.green * k),
+                        GLfloat(c.borderColor.blue * ba + c.color.blue * k), GLfloat(ba + fa * (1 - ba)))
+            drawRects(fill, c.transform, bands.border)
+        }
+    }
+
+    /// Draws rectangles given in the layer coordinates of `t` with `program` (already in use,
+    /// its own uniforms set). Neighbouring rectangles share exact vertex values, so (with
+    /// `invariant gl_Position`) they meet without gaps or double-blended seams.
+    private func drawRects(_ program: ShaderProgram, _ t: Transform3D, _ rects: [Rect]) {
+        upload(t, to: program.layerToDisplay)
+        glUniform4f(program.quad, 0, 0, 1, 1)
+        streamVertices.removeAll(keepingCapacity: true)
+        for r in rects {
+            let ax = GLfloat(r.minX), ay = GLfloat(r.minY), bx = GLfloat(r.maxX), by = GLfloat(r.maxY)
+            streamVertices.append(contentsOf: [ax, ay, bx, ay, ax, by, ax, by, bx, ay, bx, by])
+        }
+        glBindVertexArray(streamArray)
+        glBindBuffer(GLenum(GL_ARRAY_BUFFER), streamBuffer)
+        // New storage every time (orphaning), so the driver never waits for earlier draws.
+        glBufferData(GLenum(GL_ARRAY_BUFFER), streamVertices.count * MemoryLayout<GLfloat>.stride,
+                     streamVertices, GLenum(GL_STREAM_DRAW))
+        glDrawArrays(GLenum(GL_TRIANGLES), 0, GLsizei(rects.count * 6))
+        glBindVertexArray(vertexArray)
     }
 
     private func drawShapeShadow(_ c: DrawCommand) {
         guard let s = c.shadow, s.color.alpha * s.opacity * c.opacity > 0, c.bounds.width > 0, c.bounds.height > 0 else { return }
-        let program = programs.shadow
-        use(program, index: 1)
+        let program = use(.shadow)
         let sigma = s.radius / 2
         let rect = Rect(x: c.bounds.minX + s.offset.width, y: c.bounds.minY + s.offset.height,
                         width: c.bounds.width, height: c.bounds.height)
@@ -227,8 +288,7 @@ public final class GLESRenderer: Renderer {
         bindCurrentTarget()
         if let shadow = c.shadow { try drawGroupShadow(source, group.box, c, shadow) }
 
-        let program = programs.composite
-        use(program, index: 2)
+        let program = use(.composite)
         glBindTexture(GLenum(GL_TEXTURE_2D), source.texture)
         setQuad(program, .identity, group.box.rect)
         glUniform1f(program.extra[1], GLfloat(c.opacity))
@@ -255,8 +315,7 @@ public final class GLESRenderer: Renderer {
             blurTarget = try OffscreenTarget(context: context, width: frame.width, height: frame.height)
         }
         let scratch = blurTarget!
-        let program = programs.blur
-        use(program, index: 3)
+        var program = use(.blur, clipped: false)
         let size = (GLfloat(frame.width), GLfloat(frame.height))
 
         // Pass 1: across, unclipped, into the scratch target.
@@ -266,8 +325,6 @@ public final class GLESRenderer: Renderer {
         scissor(across)
         glClearColor(0, 0, 0, 0)
         glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
-        glUniform1i(program.clipCount, 0)
-        frame.uploadedClipVersion[3] = -1
         glBindTexture(GLenum(GL_TEXTURE_2D), source.texture)
         setQuad(program, .identity, across.rect)
         glUniform2f(program.extra[1], size.0, size.1)
@@ -280,7 +337,7 @@ public final class GLESRenderer: Renderer {
 
         // Pass 2: down, tinted, at the offset, clipped, into the group's parent.
         bindCurrentTarget()
-        use(program, index: 3)
+        program = use(.blur)
         let down = PixelBox(x0: across.x0 + offset.width, y0: across.y0 + offset.height - spread,
                             x1: across.x1 + offset.width, y1: across.y1 + offset.height + spread)
             .intersection(frame.viewport)
@@ -354,8 +411,13 @@ public final class GLESRenderer: Renderer {
 
     // MARK: Uniforms
 
-    /// Makes `program` current and brings its per-frame and clip uniforms up to date.
-    private func use(_ program: ShaderProgram, index: Int) {
+    /// Makes the program for `kind` current, with the clip stack when clips are in force (or
+    /// as `clipped` says), brings its per-frame and clip uniforms up to date and returns it.
+    @discardableResult
+    private func use(_ kind: ProgramKind, clipped: Bool? = nil) -> ShaderProgram {
+        let withClips = clipped ?? (frame.clips.count > frame.clipBase)
+        let index = RendererPrograms.index(kind, clipped: withClips)
+        let program = programs.all[index]
         if frame.currentProgram != program.program {
             glUseProgram(program.program)
             frame.currentProgram = program.program
@@ -365,10 +427,11 @@ public final class GLESRenderer: Renderer {
             glUniform1f(program.displayHeight, GLfloat(frame.height))
             frame.uploadedFrame[index] = frame.number
         }
-        if frame.uploadedClipVersion[index] != frame.clipVersion {
+        if withClips, frame.uploadedClipVersion[index] != frame.clipVersion {
             uploadClips(program)
             frame.uploadedClipVersion[index] = frame.clipVersion
         }
+        return program
     }
 
     private func uploadClips(_ program: ShaderProgram) {
@@ -453,6 +516,8 @@ public final class GLESRenderer: Renderer {
         blurTarget?.release()
         glDeleteBuffers(1, &vertexBuffer)
         glDeleteVertexArrays(1, &vertexArray)
+        glDeleteBuffers(1, &streamBuffer)
+        glDeleteVertexArrays(1, &streamArray)
         programs.delete()
     }
 }

@@ -18,6 +18,9 @@ enum Shaders {
         uniform vec4 quad;            // the rectangle covered: origin.xy, size.zw (layer coordinates)
         uniform vec2 pointsToClip;    // 2 / display width, 2 / display height
         out vec2 local;               // the fragment in layer coordinates (perspective-correct)
+        // Every program computes the same position from the same vertex, so rectangles drawn
+        // side by side by different programs (edge bands and flat interiors) meet exactly.
+        invariant gl_Position;
         void main() {
             local = quad.xy + unitVertex * quad.zw;
             vec4 d = layerToDisplay * vec4(local, 0.0, 1.0);
@@ -33,11 +36,6 @@ enum Shaders {
         #version 300 es
         precision highp float;
         #define MAX_CLIPS \(maximumClips)
-        uniform float displayHeight;
-        uniform int clipCount;
-        uniform mat3 clipFromDisplay[MAX_CLIPS]; // display point -> clip layer (homography)
-        uniform vec4 clipRect[MAX_CLIPS];
-        uniform vec4 clipRadii[MAX_CLIPS];
         out vec4 fragColor;
 
         // Signed distance from p to the rectangle (origin.xy, size.zw) whose corners have the
@@ -69,6 +67,13 @@ enum Shaders {
             return clamp(0.5 - dg.x / max(pixel, 1e-6), 0.0, 1.0);
         }
 
+        #if HAS_CLIPS
+        uniform float displayHeight;
+        uniform int clipCount;
+        uniform mat3 clipFromDisplay[MAX_CLIPS]; // display point -> clip layer (homography)
+        uniform vec4 clipRect[MAX_CLIPS];
+        uniform vec4 clipRadii[MAX_CLIPS];
+
         // The product of the coverages of every clip in force. Each clip is its layer's rounded
         // bounds; the display point maps back into the clip layer's plane through the inverse of
         // the plane's homography, so clips work under any 2D or 3D transform.
@@ -84,6 +89,10 @@ enum Shaders {
             }
             return c;
         }
+        #else
+        // The variant for draws outside every clip (HAS_CLIPS 0): nothing to multiply.
+        float clipCoverage() { return 1.0; }
+        #endif
 
         """
 
@@ -115,15 +124,14 @@ enum Shaders {
         }
         """
 
-    /// The fast path for the most common layer: a plain rectangle whose edges the transform
-    /// keeps on the pixel grid's axes (no corner radius, no border, no rotation or perspective).
-    /// Its edges need no antialiasing ramp, so it skips the distance field: on llvmpipe this is
-    /// several times cheaper per fragment than `shape`.
+    /// One flat colour: the cells of a layer that are fully inside its shape (the edge-band
+    /// split), and pixel-aligned rectangles. Without clips (HAS_CLIPS 0) it is a few
+    /// instructions, about ten times cheaper per fragment on llvmpipe than `shape`.
     static let fill = fragmentCommon + """
         in vec2 local;
         uniform vec4 fillColor;      // premultiplied, opacity applied
         void main() {
-            fragColor = clipCount == 0 ? fillColor : fillColor * clipCoverage();
+            fragColor = fillColor * clipCoverage();
         }
         """
 
@@ -208,6 +216,20 @@ enum Shaders {
                 total += w;
             }
             fragColor = color * (sum / total) * clipCoverage();
+        }
+        """
+
+    /// A shadow drawn from a cached texture of `shadow`'s values over the rectangle `rect`
+    /// (layer coordinates): one filtered read per fragment instead of the closed form.
+    /// The texture's first row is the bottom of the rectangle (it was drawn as a framebuffer).
+    static let shadowTexture = fragmentCommon + """
+        in vec2 local;
+        uniform sampler2D source;
+        uniform vec4 rect;
+        uniform vec4 color;          // premultiplied shadow colour x shadowOpacity x opacity
+        void main() {
+            vec2 uv = (local - rect.xy) / rect.zw;
+            fragColor = color * texture(source, vec2(uv.x, 1.0 - uv.y)).r * clipCoverage();
         }
         """
 }
