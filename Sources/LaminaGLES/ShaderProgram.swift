@@ -105,7 +105,7 @@ enum ProgramKind: Int, CaseIterable {
     case shadow
     /// `Shaders.composite`: source, opacity.
     case composite
-    /// `Shaders.blur`: source, sourceSize, sourceOffset, direction, taps, sigma, color.
+    /// `Shaders.blur`: source, sourceSize, sourceOffset, direction, taps, scale, color, weights, offsets.
     case blur
     /// `Shaders.fill`: fillColor.
     case fill
@@ -128,7 +128,7 @@ enum ProgramKind: Int, CaseIterable {
         case .shape: ["rect", "radii", "borderWidth", "fillColor", "borderColor"]
         case .shadow: ["rect", "radii", "sigma", "color"]
         case .composite: ["source", "opacity"]
-        case .blur: ["source", "sourceSize", "sourceOffset", "direction", "taps", "sigma", "color"]
+        case .blur: ["source", "sourceSize", "sourceOffset", "direction", "taps", "scale", "color", "weights", "offsets"]
         case .fill: ["fillColor"]
         case .shadowTexture: ["source", "rect", "color"]
         }

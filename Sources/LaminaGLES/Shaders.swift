@@ -195,27 +195,31 @@ enum Shaders {
         }
         """
 
-    /// One pass of a separable Gaussian blur of a texture's alpha. The first pass blurs across
-    /// into a scratch target (colour (1,1,1,1): every channel holds the alpha); the second
-    /// blurs down, tints with the shadow colour and lands at the shadow offset.
+    /// One pass of a separable Gaussian blur of a texture's alpha, with taps from
+    /// `BlurKernel`; also the down-sampling and up-sampling passes (no taps, `scale` 2 or 1/2).
+    /// Intermediate passes write colour (1,1,1,1) × alpha into scratch targets; the last one
+    /// tints with the shadow colour and lands at the shadow offset.
     static let blur = fragmentCommon + """
+        #define MAX_TAPS \(BlurKernel.maximumTaps + 1)
         uniform sampler2D source;
         uniform vec2 sourceSize;     // texels
-        uniform vec2 sourceOffset;   // framebuffer pixels: the fragment reads source at p - offset
-        uniform vec2 direction;      // (spacing, 0) or (0, spacing), in texels
-        uniform int taps;            // samples each side of the centre
-        uniform float sigma;         // in samples
+        uniform vec2 sourceOffset;   // framebuffer pixels: the fragment reads source at (p - offset) * scale
+        uniform vec2 direction;      // (1, 0) or (0, 1): texels per unit of offset
+        uniform int taps;            // taps each side of the centre
+        uniform float scale;         // source texels per framebuffer pixel
         uniform vec4 color;          // premultiplied tint
+        uniform float weights[MAX_TAPS];
+        uniform float offsets[MAX_TAPS];
         void main() {
-            vec2 centre = gl_FragCoord.xy - sourceOffset;
-            float sum = 0.0, total = 0.0;
-            for (int i = -taps; i <= taps; i++) {
-                float x = float(i);
-                float w = exp(-(x * x) / (2.0 * sigma * sigma));
-                sum += w * texture(source, (centre + x * direction) / sourceSize).a;
-                total += w;
+            vec2 centre = (gl_FragCoord.xy - sourceOffset) * scale;
+            float sum = weights[0] * texture(source, centre / sourceSize).a;
+            for (int i = 1; i < MAX_TAPS; i++) {
+                if (i > taps) break;
+                vec2 d = offsets[i] * direction;
+                sum += weights[i] * (texture(source, (centre + d) / sourceSize).a
+                                     + texture(source, (centre - d) / sourceSize).a);
             }
-            fragColor = color * (sum / total) * clipCoverage();
+            fragColor = color * sum * clipCoverage();
         }
         """
 
