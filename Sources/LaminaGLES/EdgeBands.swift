@@ -64,27 +64,18 @@ struct EdgeBands {
         for j in 0..<(yCuts.count - 1) {
             let c = yCuts[j], d = yCuts[j + 1]
             let yClass = axisClass(c, d, y0, y1)
-            // Runs of cells of one kind along the row are merged into one rectangle.
-            var runKind = -1, runStart = 0.0
-            func close(at end: Double) {
-                guard runKind >= 0, end > runStart else { return }
-                let r = Rect(x: runStart, y: c, width: end - runStart, height: d - c)
-                switch runKind {
+            // Cells are not merged along a row: every row then has the same vertices, so no
+            // vertex of one row lies inside an edge of the next (a T-junction, where rounding
+            // can leave a pixel drawn twice or not at all).
+            for i in 0..<(xCuts.count - 1) {
+                let a = xCuts[i], b = xCuts[i + 1]
+                let r = Rect(x: a, y: c, width: b - a, height: d - c)
+                switch inCorner(a, b, c, d) ? 0 : min(axisClass(a, b, x0, x1), yClass) {
                 case 0: shaded.append(r)
                 case 1: border.append(r)
                 default: fill.append(r)
                 }
             }
-            for i in 0..<(xCuts.count - 1) {
-                let a = xCuts[i], b = xCuts[i + 1]
-                let kind = inCorner(a, b, c, d) ? 0 : min(axisClass(a, b, x0, x1), yClass)
-                if kind != runKind {
-                    close(at: a)
-                    runKind = kind
-                    runStart = a
-                }
-            }
-            close(at: xCuts[xCuts.count - 1])
         }
     }
 

@@ -46,6 +46,11 @@ public final class GLESRenderer: Renderer {
     private var clipRects = [GLfloat](repeating: 0, count: 4 * Shaders.maximumClips)
     private var clipRadii = [GLfloat](repeating: 0, count: 4 * Shaders.maximumClips)
 
+    /// Whether layers are split into flat cells and antialiased edge bands (`EdgeBands`).
+    /// On by default; off draws every layer with the distance-field shader over its whole
+    /// quad, which must give the same pixels (tests compare the two).
+    public var usesEdgeBands = true
+
     /// Compiles the shader programs and uploads the unit square. `context` must be current.
     public init(context: GLESContext) throws(GLESError) {
         guard context.isCurrent else { throw .contextNotCurrent }
@@ -179,7 +184,7 @@ public final class GLESRenderer: Renderer {
             setPremultiplied(program.extra[4], c.borderColor, c.opacity)
             return program
         }
-        guard c.transform.isAffineInPlane, let margin = c.transform.layerUnitsPerPixel else {
+        guard usesEdgeBands, c.transform.isAffineInPlane, let margin = c.transform.layerUnitsPerPixel else {
             // Perspective: the pixel footprint varies over the layer; the shader does it all.
             let program = setShapeUniforms()
             setQuad(program, c.transform, b.insetBy(-pad))
