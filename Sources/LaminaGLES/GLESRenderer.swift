@@ -6,8 +6,9 @@ import LaminaServer
 /// Draws a `DrawList` with OpenGL ES 3 into whatever framebuffer is bound: the headless
 /// backend's `GLESFramebuffer`, or a KMS output's window surface.
 ///
-/// One static unit-square vertex buffer and one small program per kind of draw (`Shaders`):
-/// rounded rectangles with borders, analytic shadows, group compositing and blur passes.
+/// One static unit-square vertex buffer, a streamed buffer for the cells of the edge-band split
+/// (`EdgeBands`), and one small program per kind of draw (`Shaders`), each with and without the
+/// clip stack: rounded rectangles with borders, analytic shadows, group compositing and blur passes.
 /// Blending is premultiplied (`GL_ONE, GL_ONE_MINUS_SRC_ALPHA`) and there is no depth test:
 /// commands are painted in list order, as Core Animation flattens each layer.
 ///
