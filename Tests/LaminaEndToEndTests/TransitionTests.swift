@@ -36,6 +36,14 @@ struct TransitionTests {
             try await c.sync()
         }
 
+        /// Expects the pixel at (x, y) at `t` seconds into the transition to be `colour` (± 2).
+        func expectPixel(_ x: Int, _ y: Int, at t: Double, _ colour: (UInt8, UInt8, UInt8, UInt8),
+                         sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            let p = try await pixel(x, y, at: t)
+            #expect(TransitionTests.near(p, colour), "pixel (\(x), \(y)) at \(t) s is \(p), expected \(colour); time \(c.currentMediaTime), start \(start)",
+                    sourceLocation: sourceLocation)
+        }
+
         /// The pixel at display point (x, y) at `t` seconds into the transition.
         func pixel(_ x: Int, _ y: Int, at t: Double) async throws -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
             let now = c.currentMediaTime
@@ -56,28 +64,28 @@ struct TransitionTests {
         let f = try Fixture()
         try await f.transition(.push, .fromLeft)
         // A quarter in: new spans display x −25…75, old 75…175.
-        #expect(Self.near(try await f.pixel(70, 80, at: 0.25), Self.blue))
-        #expect(Self.near(try await f.pixel(80, 80, at: 0.25), Self.red))
+        try await f.expectPixel(70, 80, at: 0.25, Self.blue)
+        try await f.expectPixel(80, 80, at: 0.25, Self.red)
         // Half way (display x 50…150 is the panel): the new (blue) rendering spans 0…100, the old
         // (red) one 100…200 — both partly past the bounds (transitions are not clipped).
-        #expect(Self.near(try await f.pixel(75, 80, at: 0.5), Self.blue))
-        #expect(Self.near(try await f.pixel(25, 80, at: 0.5), Self.blue))
-        #expect(Self.near(try await f.pixel(125, 80, at: 0.5), Self.red))
-        #expect(Self.near(try await f.pixel(175, 80, at: 0.5), Self.red))
-        #expect(Self.near(try await f.pixel(225, 80, at: 0.5), Self.black))
+        try await f.expectPixel(75, 80, at: 0.5, Self.blue)
+        try await f.expectPixel(25, 80, at: 0.5, Self.blue)
+        try await f.expectPixel(125, 80, at: 0.5, Self.red)
+        try await f.expectPixel(175, 80, at: 0.5, Self.red)
+        try await f.expectPixel(225, 80, at: 0.5, Self.black)
         // Done: only the new rendering, in place.
-        #expect(Self.near(try await f.pixel(125, 80, at: 1.1), Self.blue))
-        #expect(Self.near(try await f.pixel(175, 80, at: 1.1), Self.black))
+        try await f.expectPixel(125, 80, at: 1.1, Self.blue)
+        try await f.expectPixel(175, 80, at: 1.1, Self.black)
     }
 
     @Test func fadeCrossDissolves() async throws {
         let f = try Fixture()
         try await f.transition(.fade)
-        #expect(Self.near(try await f.pixel(100, 80, at: 0), Self.red))
+        try await f.expectPixel(100, 80, at: 0, Self.red)
         // old × 0.75 + new × 0.25, composited once over the black display.
-        #expect(Self.near(try await f.pixel(100, 80, at: 0.25), (191, 0, 64, 255)))
-        #expect(Self.near(try await f.pixel(100, 80, at: 0.75), (64, 0, 191, 255)))
-        #expect(Self.near(try await f.pixel(100, 80, at: 1.5), Self.blue))
+        try await f.expectPixel(100, 80, at: 0.25, (191, 0, 64, 255))
+        try await f.expectPixel(100, 80, at: 0.75, (64, 0, 191, 255))
+        try await f.expectPixel(100, 80, at: 1.5, Self.blue)
     }
 
     @Test func moveInFromBottomCoversTheOldRendering() async throws {
@@ -85,18 +93,18 @@ struct TransitionTests {
         try await f.transition(.moveIn, .fromBottom)
         // The new rendering has risen half way: the panel's lower half is new, the upper old,
         // and the rest of the new one hangs below the bounds.
-        #expect(Self.near(try await f.pixel(100, 65, at: 0.5), Self.red))
-        #expect(Self.near(try await f.pixel(100, 95, at: 0.5), Self.blue))
-        #expect(Self.near(try await f.pixel(100, 125, at: 0.5), Self.blue))
-        #expect(Self.near(try await f.pixel(100, 125, at: 1.2), Self.black))
+        try await f.expectPixel(100, 65, at: 0.5, Self.red)
+        try await f.expectPixel(100, 95, at: 0.5, Self.blue)
+        try await f.expectPixel(100, 125, at: 0.5, Self.blue)
+        try await f.expectPixel(100, 125, at: 1.2, Self.black)
     }
 
     @Test func revealFromRightUncoversTheNewRendering() async throws {
         let f = try Fixture()
         try await f.transition(.reveal, .fromRight)
-        #expect(Self.near(try await f.pixel(75, 80, at: 0.5), Self.red))
-        #expect(Self.near(try await f.pixel(125, 80, at: 0.5), Self.blue))
-        #expect(Self.near(try await f.pixel(25, 80, at: 0.5), Self.red))
+        try await f.expectPixel(75, 80, at: 0.5, Self.red)
+        try await f.expectPixel(125, 80, at: 0.5, Self.blue)
+        try await f.expectPixel(25, 80, at: 0.5, Self.red)
     }
 
     /// `replaceSublayer(_:with:)` runs the superlayer's `transition` action.
@@ -114,8 +122,8 @@ struct TransitionTests {
         f.start = f.c.currentMediaTime
         f.panel.replaceSublayer(old, with: new)
         try await f.c.sync()
-        #expect(Self.near(try await f.pixel(100, 80, at: 0.5), (128, 0, 128, 255)))
-        #expect(Self.near(try await f.pixel(100, 80, at: 1.1), Self.blue))
+        try await f.expectPixel(100, 80, at: 0.5, (128, 0, 128, 255))
+        try await f.expectPixel(100, 80, at: 1.1, Self.blue)
         #expect(f.panel.sublayers.count == 1)
     }
 }
