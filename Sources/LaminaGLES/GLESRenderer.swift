@@ -21,7 +21,7 @@ public final class GLESRenderer: Renderer {
     public let context: GLESContext
     /// The GL strings of the context, read once when the renderer was made.
     public let info: GLInfo
-    private let programs: RendererPrograms
+    let programs: RendererPrograms
     private var vertexArray: GLuint = 0
     private var vertexBuffer: GLuint = 0
     /// The size of the last list drawn: what `readPixels` reads.
@@ -39,6 +39,10 @@ public final class GLESRenderer: Renderer {
     private var clipMatrices = [GLfloat](repeating: 0, count: 9 * Shaders.maximumClips)
     private var clipRects = [GLfloat](repeating: 0, count: 4 * Shaders.maximumClips)
     private var clipRadii = [GLfloat](repeating: 0, count: 4 * Shaders.maximumClips)
+    /// Whether a `masksToBounds` clip is in force for what is drawn now.
+    var hasActiveClips: Bool { frame.clips.count > frame.clipBase }
+    /// Textures of contents images (client images and server rasters), by source.
+    let textures = TextureCache()
 
     /// Compiles the shader programs and uploads the unit square. `context` must be current.
     public init(context: GLESContext) throws(GLESError) {
@@ -61,7 +65,7 @@ public final class GLESRenderer: Renderer {
         glEnableVertexAttribArray(ShaderProgram.unitVertexLocation)
         glBindVertexArray(0)
         // Samplers read texture unit 0, set once.
-        for program in [programs.composite, programs.blur] {
+        for program in [programs.composite, programs.blur, programs.contents] {
             glUseProgram(program.program)
             glUniform1i(program.extra[0], 0)
         }
@@ -116,6 +120,7 @@ public final class GLESRenderer: Renderer {
             case .shadow: drawShapeShadow(command)
             case .pushClip: pushClip(command)
             case .popClip: popClip()
+            case .contents: try drawContents(command)
             case .beginGroup:
                 if try !beginGroup(index, command) { skipping = 1 }
             case .endGroup: try endGroup(commands)
@@ -123,6 +128,7 @@ public final class GLESRenderer: Renderer {
         }
         // A list whose groups do not close is still drawn whole.
         while !frame.groups.isEmpty { try endGroup(commands) }
+        textures.endFrame()
         glBindVertexArray(0)
         glDisable(GLenum(GL_SCISSOR_TEST))
         try GLESError.check("drawing \(commands.count) commands at \(list.width)×\(list.height)")
@@ -342,6 +348,11 @@ public final class GLESRenderer: Renderer {
                     box = box.union(PixelBox(x0: content.x0 + o.width, y0: content.y0 + o.height,
                                              x1: content.x1 + o.width, y1: content.y1 + o.height).expanded(by: reach))
                 }
+            case .contents:
+                if let d = c.contents {
+                    let extent = d.clip?.rect ?? d.destination
+                    box = c.transform.displayBox(of: extent, within: everything).expanded(by: 2)
+                }
             case .pushClip, .popClip:
                 break
             }
@@ -355,7 +366,7 @@ public final class GLESRenderer: Renderer {
     // MARK: Uniforms
 
     /// Makes `program` current and brings its per-frame and clip uniforms up to date.
-    private func use(_ program: ShaderProgram, index: Int) {
+    func use(_ program: ShaderProgram, index: Int) {
         if frame.currentProgram != program.program {
             glUseProgram(program.program)
             frame.currentProgram = program.program
@@ -388,12 +399,12 @@ public final class GLESRenderer: Renderer {
     }
 
     /// Sets the transform and the rectangle the unit square covers.
-    private func setQuad(_ program: ShaderProgram, _ t: Transform3D, _ r: Rect) {
+    func setQuad(_ program: ShaderProgram, _ t: Transform3D, _ r: Rect) {
         upload(t, to: program.layerToDisplay)
         glUniform4f(program.quad, GLfloat(r.minX), GLfloat(r.minY), GLfloat(r.width), GLfloat(r.height))
     }
 
-    private func setRadii(_ location: GLint, _ r: CornerRadii) {
+    func setRadii(_ location: GLint, _ r: CornerRadii) {
         glUniform4f(location, GLfloat(r.minXMinY), GLfloat(r.maxXMinY), GLfloat(r.maxXMaxY), GLfloat(r.minXMaxY))
     }
 
@@ -417,7 +428,7 @@ public final class GLESRenderer: Renderer {
 
     /// One display pixel in the layer's units: how far a quad must reach past the shape so the
     /// outer half of its antialiased edge is rasterised.
-    private func antialiasingPad(_ t: Transform3D, _ r: Rect) -> Double {
+    func antialiasingPad(_ t: Transform3D, _ r: Rect) -> Double {
         let scale = t.approximateScale
         guard scale > 1e-4, scale.isFinite else { return 1 }
         return min(1 / scale, max(r.width, r.height))

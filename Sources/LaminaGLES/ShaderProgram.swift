@@ -107,6 +107,9 @@ struct RendererPrograms {
     let blur: ShaderProgram
     /// `Shaders.fill`: fillColor.
     let fill: ShaderProgram
+    /// `Shaders.contents`: source, destRect, destInsets, sourceRect, sourceInsets, clampRect,
+    /// maskRect, maskRadii, useMask, opacity, opaque.
+    let contents: ShaderProgram
 
     init() throws(GLESError) {
         var made: [GLuint] = []
@@ -122,13 +125,17 @@ struct RendererPrograms {
                                      uniforms: ["source", "sourceSize", "sourceOffset", "direction", "taps", "sigma", "color"])
             made.append(blur.program)
             fill = try ShaderProgram(name: "fill", fragment: Shaders.fill, uniforms: ["fillColor"])
+            made.append(fill.program)
+            contents = try ShaderProgram(name: "contents", fragment: Shaders.contents,
+                                         uniforms: ["source", "destRect", "destInsets", "sourceRect", "sourceInsets",
+                                                    "clampRect", "maskRect", "maskRadii", "useMask", "opacity", "opaque"])
         } catch {
             for p in made { glDeleteProgram(p) }
             throw error
         }
     }
 
-    var all: [ShaderProgram] { [shape, shadow, composite, blur, fill] }
+    var all: [ShaderProgram] { [shape, shadow, composite, blur, fill, contents] }
 
     func delete() { for p in all { glDeleteProgram(p.program) } }
 }

@@ -69,7 +69,9 @@ public struct DisplayTree: Sendable {
             entries[i].keepsLayers = hello.flags.contains(.keepLayers)
             return entries[i].tree.snapshot()
         }
-        entries.append(Entry(tree: ClientTree(displayWidth: Double(width), displayHeight: Double(height)),
+        var tree = ClientTree(displayWidth: Double(width), displayHeight: Double(height))
+        tree.imageOwner = .session(nextSerial)
+        entries.append(Entry(tree: tree,
                              client: client, clientName: hello.clientName, session: hello.session,
                              keepsLayers: hello.flags.contains(.keepLayers), serial: nextSerial))
         nextSerial &+= 1
@@ -86,16 +88,19 @@ public struct DisplayTree: Sendable {
             return false
         }
         let hadVisible = !(entries[i].tree[.root]?.sublayers.isEmpty ?? true) || !entries[i].departing.isEmpty
+            || !entries[i].tree.images.isEmpty
+        entries[i].tree.destroyImages()
         entries.remove(at: i)
         return hadVisible
     }
 
     /// Applies a client's commit atomically. Returns what changed.
-    public mutating func apply(_ ops: [Operation], from client: ClientID, limits: ClientLimits) throws(CommitRejection) -> CommitResult {
+    public mutating func apply(_ ops: [Operation], attachments: [MemoryAttachment] = [], from client: ClientID,
+                               limits: ClientLimits) throws(CommitRejection) -> CommitResult {
         guard let i = index(of: client) else {
             throw CommitRejection(code: .notHello, operationIndex: -1, message: "\(client) is not attached")
         }
-        return try entries[i].tree.apply(ops, limits: limits)
+        return try entries[i].tree.apply(ops, attachments: attachments, limits: limits)
     }
 
     /// Layers held, over all clients.

@@ -21,7 +21,7 @@ extension DisplayTree {
     /// Opacity multiplies down the tree, except that a translucent layer with sublayers (and
     /// `allowsGroupOpacity`) becomes an offscreen group composited once. A hidden layer hides its
     /// subtree, and so does a layer with `isDoubleSided` false that faces away. Siblings draw in
-    /// zPosition order, then array order. Per layer, in order: its shadow, its background, its
+    /// zPosition order, then array order. Per layer, in order: its shadow, its background, its contents, its
     /// sublayers (clipped by `masksToBounds`), then its border, which Core Animation draws above
     /// the sublayers.
     public func drawList(at time: Double = 0, present: PresentationLookup = { _, _, model, _ in model }) -> DrawList {
@@ -85,6 +85,7 @@ private struct RenderWalk {
             ? CornerRadii(radius: p.cornerRadius, mask: p.maskedCorners, size: bounds.size) : .zero
         let fillVisible = hasArea && p.backgroundColor.alpha > 0
         let borderVisible = hasArea && p.borderWidth > 0 && p.borderColor.alpha > 0
+        let contents = contentsDraw(p, radii: radii)
 
         // Core Animation clips a layer's own shadow with masksToBounds, which leaves nothing
         // outside the bounds to see: no shadow then.
@@ -96,7 +97,7 @@ private struct RenderWalk {
         // analytically blurred rectangle. The alpha is uniform unless a border sits over a
         // translucent fill (the ring is then more opaque than the inside).
         var shapeShadow: DrawShadow?
-        if var s = shadow, !hasSublayers, fillVisible, !borderVisible || p.backgroundColor.alpha == 1 {
+        if var s = shadow, !hasSublayers, contents == nil, fillVisible, !borderVisible || p.backgroundColor.alpha == 1 {
             s.opacity *= p.backgroundColor.alpha
             shapeShadow = s
             shadow = nil
@@ -113,12 +114,18 @@ private struct RenderWalk {
         if needsGroup {
             commands.append(DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: bounds, opacity: opacity, shadow: shadow))
         }
-        let borderAbove = hasSublayers && borderVisible
+        // The border goes above the contents and the sublayers: in a command of its own when
+        // either comes between it and the background.
+        let borderAbove = (hasSublayers || contents != nil) && borderVisible
         if fillVisible || (borderVisible && !borderAbove) {
             commands.append(DrawCommand(kind: .layer, transform: toDisplay, bounds: bounds,
                                         color: fillVisible ? p.backgroundColor : .clear, opacity: inner,
                                         cornerRadii: radii, borderWidth: borderVisible && !borderAbove ? p.borderWidth : 0,
                                         borderColor: p.borderColor))
+        }
+        if let contents {
+            commands.append(DrawCommand(kind: .contents, transform: toDisplay, bounds: bounds, opacity: inner,
+                                        cornerRadii: radii, contents: contents))
         }
         if hasSublayers, hasArea || !p.masksToBounds {
             let clipStart = commands.count
@@ -147,6 +154,25 @@ private struct RenderWalk {
                 commands.append(DrawCommand(kind: .endGroup))
             }
         }
+    }
+
+    /// The layer's `contents` as a textured draw: nil when it names no image, or an image the
+    /// client has destroyed (a layer showing a destroyed image draws no contents), or when the
+    /// image would land on nothing.
+    private func contentsDraw(_ p: LayerProperties, radii: CornerRadii) -> DrawContents? {
+        guard p.contents != 0, let source = tree.images[p.contents] else { return nil }
+        let g = DrawContents.layout(bounds: p.bounds, imageWidth: source.width, imageHeight: source.height,
+                                    contentsRect: p.contentsRect, contentsCenter: p.contentsCenter,
+                                    gravity: p.contentsGravity, scale: p.contentsScale)
+        guard g.destination.width > 0, g.destination.height > 0, g.sourceRect.width != 0, g.sourceRect.height != 0 else { return nil }
+        // Core Animation clips contents to the rounded bounds only with masksToBounds; the corner
+        // radius alone rounds the background and border.
+        let clip: (rect: Rect, radii: CornerRadii)? = p.masksToBounds ? (p.bounds, radii) : nil
+        if let clip, !(clip.rect.width > 0 && clip.rect.height > 0) { return nil }
+        return DrawContents(source: source, destination: g.destination, destinationInsets: g.destinationInsets,
+                            sourceRect: g.sourceRect, sourceInsets: g.sourceInsets,
+                            minificationFilter: p.minificationFilter, magnificationFilter: p.magnificationFilter,
+                            isOpaque: p.isOpaque, clip: clip)
     }
 
     private mutating func visitSublayers(of layer: ServerLayer, _ p: LayerProperties, localTime: Double,
