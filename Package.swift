@@ -47,7 +47,7 @@ let package = Package(
 
         // MARK: Rendering and display
         .target(name: "LaminaImage", dependencies: ["LaminaCore", "CPNG"]),
-        .target(name: "LaminaRaster", dependencies: ["LaminaCore", "CCairo", "CPango"]),
+        .target(name: "LaminaRaster", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaServer", "CCairo", "CPango"]),
         .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaServer", "CEGL", "CGLES"]),
         .target(name: "LaminaHeadless", dependencies: ["LaminaCore", "LaminaServer", "LaminaGLES"]),
         .target(name: "LaminaKMS", dependencies: [
@@ -56,7 +56,7 @@ let package = Package(
         ]),
         .target(name: "LaminaDaemon", dependencies: [
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaPlatform",
-            "LaminaGLES", "LaminaHeadless", "LaminaImage", "LaminaKMS", "CSystemd",
+            "LaminaGLES", "LaminaHeadless", "LaminaImage", "LaminaKMS", "LaminaRaster", "CSystemd",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
@@ -86,6 +86,7 @@ let package = Package(
         .testTarget(name: "LaminaProtocolTests", dependencies: ["LaminaCore", "LaminaProtocol"]),
         .testTarget(name: "LaminaGLESTests", dependencies: [
             "CEGL", "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaImage",
+            "LaminaRaster",
         ], exclude: ["Reference"]),
         .testTarget(name: "LaminaServerTests", dependencies: [
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaHeadless",

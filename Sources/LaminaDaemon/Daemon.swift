@@ -6,6 +6,7 @@ import LaminaImage
 import LaminaKMS
 import LaminaPlatform
 import LaminaProtocol
+import LaminaRaster
 import LaminaServer
 import Logging
 
@@ -83,6 +84,8 @@ public final class Daemon {
         let lead = presentationLead
         compositor = Compositor(backend: backend, clock: FrameClock(options.clock), configuration: options.compositor,
                                 logger: logger, realTime: { monotonicSeconds() + lead.seconds })
+        // Shape and text layers are drawn on the CPU with cairo and pango.
+        compositor.layerRasters = ServerRasterizer()
         if let passed = options.listenerDescriptor {
             listener = FileDescriptor(owning: passed)
             try listener.setNonBlocking(true)

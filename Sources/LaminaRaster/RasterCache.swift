@@ -53,6 +53,9 @@ public final class RasterCache {
     /// The number of layers with an entry.
     public var count: Int { entries.count }
 
+    /// Whether `key` has an entry (drawn in this frame or the last).
+    public func contains(_ key: Key) -> Bool { entries[key] != nil }
+
     /// The bytes of pixels the cache holds.
     public var byteCount: Int { entries.values.reduce(0) { $0 + ($1.raster?.image.bitmap.bytes.count ?? 0) } }
 

@@ -42,6 +42,9 @@ public final class Compositor {
     public var send: (ClientID, [UInt8]) -> Void = { _, _ in }
     /// Called after every frame is presented (headless: to write it out; stats, tests).
     public var onFrameRendered: () -> Void = {}
+    /// Draws shape and text layers on the CPU (laminad sets LaminaRaster's `ServerRasterizer`);
+    /// without one they show only their background and border.
+    public var layerRasters: (any LayerRasterizing)?
     /// Closes a client's connection after its queued bytes are sent.
     public var close: (ClientID) -> Void = { _ in }
 
@@ -269,9 +272,10 @@ public final class Compositor {
         needsFrame = false
         tickAnimations(at: t)
         let entries = display.entries
-        let list = display.drawList(at: t) { entry, id, model, _ in
+        let list = display.drawList(at: t, present: { entry, id, model, _ in
             entries[entry].animations[id]?.presentation ?? model
-        }
+        }, rasters: layerRasters)
+        layerRasters?.endFrame()
         try backend.present(list)
         stats.framesRendered += 1
         stats.lastFrameSeconds = realTime() - start

@@ -23,14 +23,17 @@ extension DisplayTree {
     /// subtree, and so does a layer with `isDoubleSided` false that faces away. Siblings draw in
     /// zPosition order, then array order. Per layer, in order: its shadow, its background, its contents, its
     /// sublayers (clipped by `masksToBounds`), then its border, which Core Animation draws above
-    /// the sublayers.
-    public func drawList(at time: Double = 0, present: PresentationLookup = { _, _, model, _ in model }) -> DrawList {
+    /// the sublayers. A shape or text layer draws its CPU raster from `rasters` where the
+    /// contents would go (none without a rasterizer); it ignores `contents`, as in Core Animation.
+    public func drawList(at time: Double = 0, present: PresentationLookup = { _, _, model, _ in model },
+                         rasters: (any LayerRasterizing)? = nil) -> DrawList {
         var list = DrawList(width: width, height: height, background: background)
         list.commands.reserveCapacity(layerCount + layerCount / 2)
         withoutActuallyEscaping(present) { present in
             for (i, entry) in entries.enumerated() {
                 // renderTree: departing layers (onOrderOut) put back where they were.
-                var walk = RenderWalk(tree: entry.renderTree ?? entry.tree, entry: i, present: present)
+                var walk = RenderWalk(tree: entry.renderTree ?? entry.tree, entry: i, serial: entry.serial,
+                                      present: present, rasters: rasters)
                 walk.visitRoot(time: time, into: &list.commands)
             }
         }
@@ -42,7 +45,9 @@ extension DisplayTree {
 private struct RenderWalk {
     let tree: ClientTree
     let entry: Int
+    let serial: UInt32
     let present: PresentationLookup
+    let rasters: (any LayerRasterizing)?
 
     func properties(of id: LayerID, _ layer: ServerLayer, parentTime: Double) -> (LayerProperties, Double) {
         let m = layer.properties
@@ -53,7 +58,7 @@ private struct RenderWalk {
     mutating func visitRoot(time: Double, into commands: inout [DrawCommand]) {
         guard let root = tree[.root] else { return }
         let (p, local) = properties(of: .root, root, parentTime: time)
-        visit(root, p, localTime: local, superlayerSpace: .identity, superlayerToDisplay: .identity,
+        visit(.root, root, p, localTime: local, superlayerSpace: .identity, superlayerToDisplay: .identity,
               parentOpacity: 1, into: &commands)
     }
 
@@ -65,7 +70,7 @@ private struct RenderWalk {
     ///   - superlayerToDisplay: the superlayer's plane to the display, z already flattened.
     ///   - parentOpacity: the opacity accumulated since the enclosing offscreen group (or the
     ///     display).
-    mutating func visit(_ layer: ServerLayer, _ p: LayerProperties, localTime: Double,
+    mutating func visit(_ id: LayerID, _ layer: ServerLayer, _ p: LayerProperties, localTime: Double,
                         superlayerSpace: Transform3D, superlayerToDisplay: Transform3D,
                         parentOpacity: Double, into commands: inout [DrawCommand]) {
         guard !p.isHidden else { return }
@@ -85,7 +90,8 @@ private struct RenderWalk {
             ? CornerRadii(radius: p.cornerRadius, mask: p.maskedCorners, size: bounds.size) : .zero
         let fillVisible = hasArea && p.backgroundColor.alpha > 0
         let borderVisible = hasArea && p.borderWidth > 0 && p.borderColor.alpha > 0
-        let contents = contentsDraw(p, radii: radii)
+        let contents = p.kind == .shape || p.kind == .text
+            ? rasterDraw(id, p, toDisplay: toDisplay, radii: radii) : contentsDraw(p, radii: radii)
 
         // Core Animation clips a layer's own shadow with masksToBounds, which leaves nothing
         // outside the bounds to see: no shadow then.
@@ -175,6 +181,17 @@ private struct RenderWalk {
                             isOpaque: p.isOpaque, clip: clip)
     }
 
+    /// A shape or text layer's raster as a textured draw, clipped like contents.
+    private func rasterDraw(_ id: LayerID, _ p: LayerProperties, toDisplay: Transform3D, radii: CornerRadii) -> DrawContents? {
+        guard let rasters, var draw = rasters.contents(tree: serial, layer: id, p, toDisplay: toDisplay) else { return nil }
+        if p.masksToBounds {
+            guard p.bounds.width > 0, p.bounds.height > 0 else { return nil }
+            draw = DrawContents(source: draw.source, destination: draw.destination, minificationFilter: draw.minificationFilter,
+                                magnificationFilter: draw.magnificationFilter, clip: (p.bounds, radii))
+        }
+        return draw
+    }
+
     private mutating func visitSublayers(of layer: ServerLayer, _ p: LayerProperties, localTime: Double,
                                          toDisplay: Transform3D, opacity: Double, into commands: inout [DrawCommand]) {
         var space = p.sublayerTransformAboutAnchor
@@ -186,14 +203,14 @@ private struct RenderWalk {
         let plane = toDisplay.flatteningZ
         // Each child's presentation is computed once; zPosition may be animated, so siblings are
         // ordered by presentation values (stable: array order among equals).
-        var children: [(layer: ServerLayer, props: LayerProperties, time: Double)] = []
+        var children: [(id: LayerID, layer: ServerLayer, props: LayerProperties, time: Double)] = []
         children.reserveCapacity(layer.sublayers.count)
         var anyZ = false
         for id in layer.sublayers {
             guard let c = tree[id] else { continue }
             let (cp, ct) = properties(of: id, c, parentTime: localTime)
             anyZ = anyZ || cp.zPosition != 0
-            children.append((c, cp, ct))
+            children.append((id, c, cp, ct))
         }
         if anyZ {
             children = children.enumerated().sorted { a, b in
@@ -202,7 +219,7 @@ private struct RenderWalk {
             }.map(\.element)
         }
         for c in children {
-            visit(c.layer, c.props, localTime: c.time, superlayerSpace: space, superlayerToDisplay: plane,
+            visit(c.id, c.layer, c.props, localTime: c.time, superlayerSpace: space, superlayerToDisplay: plane,
                   parentOpacity: opacity, into: &commands)
         }
     }
