@@ -59,6 +59,7 @@ public enum ShapeRasterizer {
         guard style.fills || style.strokes, !style.path.elements.isEmpty, style.path.isFinite,
               requested.isFinite, requested > 0 else { return nil }
         let trimmed = style.strokes ? style.path.trimmed(from: style.strokeStart, to: style.strokeEnd) : nil
+        let dashed = trimmed.map { usesDashes(style, length: $0.path.length) } ?? false
 
         // The extent in points, measured on a scratch context.
         guard let probe = CairoCanvas(width: 1, height: 1) else { return nil }
@@ -69,7 +70,7 @@ public enum ShapeRasterizer {
             cairo_new_path(probe.context)
         }
         if let trimmed, !trimmed.path.elements.isEmpty {
-            configureStroke(style, phaseOffset: trimmed.startOffsetInSubpath, probe.context)
+            configureStroke(style, dashed: dashed, phaseOffset: trimmed.startOffsetInSubpath, probe.context)
             appendPath(trimmed.path, to: probe.context)
             extent = extent.union(extents(probe.context, fill: false))
             cairo_new_path(probe.context)
@@ -78,7 +79,8 @@ public enum ShapeRasterizer {
 
         var scale = requested
         let longest = Swift.max(extent.width, extent.height) * scale + 2
-        if longest > Double(rasterMaximumSide) { scale *= Double(rasterMaximumSide) / longest }
+        if longest > Double(rasterMaximumSide) { scale *= Double(rasterMaximumSide - 4) / longest }
+        guard scale > 0, scale.isFinite else { return nil }
         // Whole pixels around the extent, one spare for the antialiased edge.
         let x0 = (extent.minX * scale).rounded(.down) - 1, y0 = (extent.minY * scale).rounded(.down) - 1
         let x1 = (extent.maxX * scale).rounded(.up) + 1, y1 = (extent.maxY * scale).rounded(.up) + 1
@@ -95,7 +97,7 @@ public enum ShapeRasterizer {
             cairo_fill(cr)
         }
         if let trimmed, !trimmed.path.elements.isEmpty {
-            configureStroke(style, phaseOffset: trimmed.startOffsetInSubpath, cr)
+            configureStroke(style, dashed: dashed, phaseOffset: trimmed.startOffsetInSubpath, cr)
             appendPath(trimmed.path, to: cr)
             style.strokeColor.setSource(cr)
             cairo_stroke(cr)
@@ -138,9 +140,21 @@ public enum ShapeRasterizer {
         }
     }
 
-    /// Line width, caps, joins, miter limit and dashes. cairo refuses a dash pattern whose
-    /// entries are all zero (and would then draw nothing more), so such a pattern draws solid.
-    static func configureStroke(_ style: ShapeStyle, phaseOffset: Double, _ cr: OpaquePointer) {
+    /// The most dashes a stroke is cut into; a finer pattern strokes solid.
+    public static let maximumDashCount = 100_000.0
+
+    /// Whether the stroke is dashed. cairo refuses a pattern whose entries are all zero (and
+    /// would then draw nothing more), so such a pattern strokes solid; so does a pattern so fine
+    /// for the path's length that cutting it would take unbounded time.
+    static func usesDashes(_ style: ShapeStyle, length: Double) -> Bool {
+        let dashes = style.lineDashPattern
+        guard !dashes.isEmpty, dashes.allSatisfy({ $0 >= 0 && $0.isFinite }) else { return false }
+        let period = dashes.reduce(0, +) * (dashes.count % 2 == 1 ? 2 : 1)
+        return period > 0 && length / period * Double(dashes.count) <= maximumDashCount
+    }
+
+    /// Line width, caps, joins, miter limit and dashes.
+    static func configureStroke(_ style: ShapeStyle, dashed: Bool, phaseOffset: Double, _ cr: OpaquePointer) {
         cairo_set_line_width(cr, style.lineWidth)
         let cap: cairo_line_cap_t = switch style.lineCap {
         case .butt: CAIRO_LINE_CAP_BUTT
@@ -156,9 +170,12 @@ public enum ShapeRasterizer {
         cairo_set_line_join(cr, join)
         cairo_set_miter_limit(cr, Swift.max(style.miterLimit, 1))
         let dashes = style.lineDashPattern
-        if !dashes.isEmpty, dashes.allSatisfy({ $0 >= 0 && $0.isFinite }), dashes.contains(where: { $0 > 0 }) {
-            let phase = style.lineDashPhase + phaseOffset
-            dashes.withUnsafeBufferPointer { cairo_set_dash(cr, $0.baseAddress, Int32($0.count), phase.isFinite ? phase : 0) }
+        if dashed {
+            // Within one period, so cairo never walks a huge phase dash by dash.
+            let period = dashes.reduce(0, +) * (dashes.count % 2 == 1 ? 2 : 1)
+            var phase = (style.lineDashPhase + phaseOffset).truncatingRemainder(dividingBy: period)
+            if !phase.isFinite { phase = 0 } else if phase < 0 { phase += period }
+            dashes.withUnsafeBufferPointer { cairo_set_dash(cr, $0.baseAddress, Int32($0.count), phase) }
         } else {
             cairo_set_dash(cr, nil, 0, 0)
         }

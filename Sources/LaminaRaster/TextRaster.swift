@@ -40,6 +40,11 @@ public struct TextStyle: Sendable, Hashable {
 /// fontconfig, which falls back to its default (`sans-serif`). With only fonts-dejavu-core
 /// installed every sans-serif name is DejaVu Sans.
 public enum TextRasterizer {
+    /// The largest font drawn, in pixels (font size times scale); larger sizes are drawn at
+    /// this one. FreeType fails on glyphs of some 4000 pixels, and cairo keeps that error in
+    /// the font map's cached fonts (see the reset in `rasterize`).
+    public static let maximumFontPixels = 2048.0
+
     /// The text drawn at `scale` pixels per point into an image the size of the bounds, or nil
     /// when there is nothing to draw (empty string or bounds, clear colour).
     public static func rasterize(_ style: TextStyle, scale requested: Double) -> RasterImage? {
@@ -49,6 +54,7 @@ public enum TextRasterizer {
         var scale = requested
         let longest = Swift.max(w, h) * scale
         if longest > Double(rasterMaximumSide) { scale *= Double(rasterMaximumSide) / longest }
+        guard scale > 0, scale.isFinite else { return nil }
         let pw = Swift.max(1, Int((w * scale).rounded(.up))), ph = Swift.max(1, Int((h * scale).rounded(.up)))
         guard let canvas = CairoCanvas(width: pw, height: ph) else { return nil }
         let cr = canvas.context
@@ -58,7 +64,7 @@ public enum TextRasterizer {
 
         guard let layout = pango_cairo_create_layout(cr) else { return nil }
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
-        configure(layout, style)
+        configure(layout, style, maximumFontSize: maximumFontPixels / scale)
         var x = 0.0
         if style.isWrapped || style.truncation != .none {
             // Width set: Pango wraps or ellipsizes to it and aligns each line within it.
@@ -77,12 +83,21 @@ public enum TextRasterizer {
         cairo_move_to(cr, x, 0)
         style.foregroundColor.setSource(cr)
         pango_cairo_show_layout(cr, layout)
-        guard cairo_status(cr) == CAIRO_STATUS_SUCCESS else { return nil }
+        let status = cairo_status(cr)
+        guard status == CAIRO_STATUS_SUCCESS else {
+            if status == CAIRO_STATUS_FREETYPE_ERROR {
+                // The font map's cached fonts are now in cairo's sticky error state and would
+                // fail every later text layer: drop the (per-thread) default font map so the
+                // next layout starts afresh.
+                pango_cairo_font_map_set_default(nil)
+            }
+            return nil
+        }
         return RasterImage(bitmap: canvas.bitmap(), frame: Rect(x: 0, y: 0, width: Double(pw) / scale, height: Double(ph) / scale),
                            scale: scale)
     }
 
-    static func configure(_ layout: OpaquePointer, _ style: TextStyle) {
+    static func configure(_ layout: OpaquePointer, _ style: TextStyle, maximumFontSize: Double) {
         let context = pango_layout_get_context(layout)
         // Scale-independent metrics: the same line breaks and glyph positions at any scale.
         if let options = cairo_font_options_create() {
@@ -95,13 +110,15 @@ public enum TextRasterizer {
         pango_context_set_round_glyph_positions(context, 0)
         pango_layout_context_changed(layout)
 
-        let description = fontDescription(style.font, size: style.fontSize)
+        let description = fontDescription(style.font, size: Swift.min(style.fontSize, maximumFontSize))
         pango_layout_set_font_description(layout, description)
         pango_font_description_free(description)
 
         style.string.withCString { pango_layout_set_text(layout, $0, -1) }
         let unit = Double(PANGO_SCALE)
-        let width = Int32(clamping: Int((style.size.width * unit).rounded(.down)))
+        // Pango units are 1/1024 point in an Int32.
+        func pangoUnits(_ v: Double) -> Int32 { Int32(Swift.min(Swift.max(v * unit, 0), Double(Int32.max)).rounded(.down)) }
+        let width = pangoUnits(style.size.width)
         if style.isWrapped || style.truncation != .none {
             pango_layout_set_width(layout, width)
         }
@@ -109,7 +126,7 @@ public enum TextRasterizer {
             pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
             if style.truncation != .none {
                 // The last line that fits the bounds' height is the one ellipsized.
-                pango_layout_set_height(layout, Int32(clamping: Int((style.size.height * unit).rounded(.down))))
+                pango_layout_set_height(layout, pangoUnits(style.size.height))
             }
         }
         let ellipsize: PangoEllipsizeMode = switch style.truncation {

@@ -230,3 +230,55 @@ struct TextRasterTests {
     }
 }
 
+
+@Suite("Rasterising hostile values")
+struct HostileRasterTests {
+    @Test func extremeShapesDrawBoundedImagesOrNothing() {
+        var far = Path()
+        far.move(to: Point(1e20, 1e20)); far.addLine(to: Point(1e20 + 50, 1e20))
+        var huge = Path()
+        huge.move(to: Point(-1e12, 0)); huge.addLine(to: Point(1e12, 0))
+        var zigzag = Path()
+        zigzag.move(to: Point(0, 0))
+        for i in 0..<2000 { zigzag.addLine(to: Point(Double(i % 2) * 4000, Double(i) * 2)) }
+        let cases: [(String, LayerProperties)] = [
+            ("far away", shapeLayer(far) { $0.strokeColor = .red; $0.lineWidth = 4 }),
+            ("huge", shapeLayer(huge) { $0.strokeColor = .red; $0.lineWidth = 1e9 }),
+            ("huge phase", shapeLayer(huge) { $0.strokeColor = .red; $0.lineDashPattern = [1, 1]; $0.lineDashPhase = 1e300 }),
+            ("fine dashes on a long zigzag", shapeLayer(zigzag) { $0.strokeColor = .red; $0.lineDashPattern = [0.001, 0.001] }),
+            ("zero dashes", shapeLayer(zigzag) { $0.strokeColor = .red; $0.lineDashPattern = [0, 0] }),
+        ]
+        for (name, p) in cases {
+            for scale in [1.0, 16.0] {
+                if let image = ShapeRasterizer.rasterize(ShapeStyle(p), scale: scale) {
+                    #expect(image.bitmap.width <= rasterMaximumSide && image.bitmap.height <= rasterMaximumSide, "\(name)")
+                    #expect(image.bitmap.bytes.count == image.bitmap.width * image.bitmap.height * 4, "\(name)")
+                }
+            }
+        }
+        // The fine pattern strokes solid rather than cutting a hundred million dashes.
+        let solid = ShapeRasterizer.rasterize(ShapeStyle(cases[3].1), scale: 1)
+        #expect(solid != nil)
+    }
+
+    @Test func extremeTextDrawsBoundedImagesOrNothing() {
+        let cases: [LayerProperties] = [
+            textLayer("Big", width: 1e308, height: 30),
+            textLayer("Big", width: 100, height: 1e300) { $0.isWrapped = true; $0.truncationMode = .end },
+            textLayer("Huge font") { $0.fontSize = 1e300 },
+            textLayer("HWg", width: 200, height: 200) { $0.fontSize = 5000 },
+            textLayer("Tiny font") { $0.fontSize = 1e-300 },
+            textLayer(String(repeating: "wrap ", count: 5000), width: 50, height: 4000) { $0.isWrapped = true },
+            textLayer("\u{0}\u{FFFF}\u{202E}mixed עברית", width: 100, height: 30) { $0.truncationMode = .middle },
+        ]
+        for p in cases {
+            for scale in [1.0, 16.0] {
+                if let image = TextRasterizer.rasterize(TextStyle(p), scale: scale) {
+                    #expect(image.bitmap.width <= rasterMaximumSide && image.bitmap.height <= rasterMaximumSide)
+                }
+                // Nothing poisons later text (cairo keeps font errors in shared fonts).
+                #expect(TextRasterizer.rasterize(TextStyle(textLayer("Still drawn")), scale: 1) != nil, "after \(p.fontSize) pt at \(scale)")
+            }
+        }
+    }
+}
