@@ -2,7 +2,10 @@
 import Glibc
 #endif
 import LaminaCore
+import LaminaHeadless
+import LaminaProtocol
 import LaminaRaster
+import LaminaServer
 
 // Benchmarks of CPU rasterisation (issue 6, shape and text layers): what redrawing costs when a
 // shape's strokeEnd animates (a raster every frame) and what a text layer costs once, against a
@@ -81,5 +84,55 @@ func runRasterBenchmark() -> String {
     _ = cache.raster(for: key, text, scale: 1)
     let hit = microseconds(iterations: 100_000) { _ in cache.raster(for: key, text, scale: 1)?.image.bitmap.width ?? 0 }
     lines.append("  cache hit (text layer unchanged): \(fixed(hit.us, 2)) µs  [\(hit.checksum)]")
+    do {
+        lines.append(try frameCost(animating: false))
+        lines.append(try frameCost(animating: true))
+    } catch {
+        lines.append("  frames: failed: \(error)")
+    }
     return lines.joined(separator: "\n")
+}
+
+/// Whole frames at 1280×720 (render list, rasters, texture upload, draw, glFinish) with 10
+/// stroked 200×200 circles and 10 text layers, the circles' strokeEnd changing every frame or not.
+private func frameCost(animating: Bool) throws -> String {
+    let backend = try HeadlessBackend(width: 1280, height: 720)
+    let rasters = ServerRasterizer()
+    var display = DisplayTree(width: 1280, height: 720)
+    let client = ClientID(rawValue: 1)
+    _ = try display.attach(client, hello: Hello(clientName: "raster-bench"))
+    var ops: [Operation] = []
+    for i in 0..<20 {
+        let id = LayerID(rawValue: UInt32(i + 1))
+        let position = Operation.set(id, .position, .point(Point(x: 120 + Double(i % 5) * 250, y: 120 + Double(i / 5) * 160)))
+        if i < 10 {
+            ops += [.create(id, kind: .shape), .set(id, .bounds, .rect(Rect(x: 0, y: 0, width: 200, height: 200))), position,
+                    .set(id, .path, .path(Path(ellipseIn: Rect(x: 10, y: 10, width: 180, height: 180)))),
+                    .set(id, .fillColor, .color(.clear)), .set(id, .strokeColor, .color(.green)), .set(id, .lineWidth, .number(12))]
+        } else {
+            ops += [.create(id, kind: .text), .set(id, .bounds, .rect(Rect(x: 0, y: 0, width: 220, height: 80))), position,
+                    .set(id, .string, .string("Text layer \(i): drawn once, then cached")), .set(id, .fontSize, .number(18)),
+                    .set(id, .isWrapped, .bool(true))]
+        }
+        ops.append(.insert(parent: .root, child: id, index: .max))
+    }
+    _ = try display.apply(ops, from: client, limits: ClientLimits())
+    var times: [Double] = []
+    for frame in 0..<120 {
+        if animating {
+            let end = Double(frame % 100 + 1) / 100
+            _ = try display.apply((0..<10).map { .set(LayerID(rawValue: UInt32($0 + 1)), .strokeEnd, .number(end)) },
+                                  from: client, limits: ClientLimits())
+        }
+        let start = now()
+        try backend.present(display.drawList(rasters: rasters))
+        rasters.endFrame()
+        backend.context.finish()
+        if frame >= 20 { times.append((now() - start) * 1000) }
+    }
+    times.sort()
+    return "  frame 1280×720, 10 shapes + 10 text layers, strokeEnd \(animating ? "animating (10 rasters a frame)" : "still (cached)"): "
+        + "median \(fixed(times[times.count / 2], 2)) ms, max \(fixed(times[times.count - 1], 2)) ms, "
+        + "\(rasters.cache.rasterizations) rasters in 120 frames"
+
 }
