@@ -190,8 +190,12 @@ public final class Connection {
     /// Closes the connection. Unless the session keeps them, laminad removes this client's layers.
     public func close() {
         Transaction.flush()
+        isClosed = true
         channel.close()
     }
+
+    /// Set by `close()`: images released afterwards stay in laminad (with a kept session's layers).
+    private var isClosed = false
 
     private func unexpected(_ what: String) -> LaminaError {
         .protocolViolation("laminad answered a \(what) request with another kind of reply")
@@ -289,6 +293,7 @@ public final class Connection {
 
     /// An image goes; a create still pending for it is dropped with its updates.
     func noteImageDestroyed(_ number: UInt32) {
+        guard !isClosed else { return }
         if let i = imageOperations.firstIndex(where: { if case .createImage(number, _) = $0 { true } else { false } }) {
             let created = imageOperations.prefix(through: i).filter { $0.descriptorCount > 0 }.count - 1
             imageDescriptors.remove(at: created)
@@ -393,6 +398,10 @@ public final class Connection {
 
     /// Rebuilds the layer objects of a resumed session from laminad's snapshot.
     private func restore(_ snapshot: [Operation]) {
+        // The session's layers may show images made by an earlier client: new ones get numbers above them.
+        for op in snapshot {
+            if case .set(_, .contents, .image(let n)) = op, n >= nextImage { nextImage = n == .max ? 1 : n + 1 }
+        }
         var byID: [LayerID: Layer] = [.root: rootLayer]
         for op in snapshot {
             switch op {

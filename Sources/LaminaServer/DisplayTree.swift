@@ -67,6 +67,9 @@ public struct DisplayTree: Sendable {
             entries[i].client = client
             entries[i].clientName = hello.clientName
             entries[i].keepsLayers = hello.flags.contains(.keepLayers)
+            // The new client can name only the images its layers show (the snapshot carries
+            // their numbers); the others are unreachable now.
+            entries[i].tree.adoptImages()
             return entries[i].tree.snapshot()
         }
         var tree = ClientTree(displayWidth: Double(width), displayHeight: Double(height))

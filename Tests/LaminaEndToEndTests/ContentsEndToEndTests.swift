@@ -112,6 +112,47 @@ struct ContentsEndToEndTests {
         c.close()
     }
 
+    @Test("scene files give contents as a file relative to the scene; laminactl contents sets a named layer's")
+    func laminactlContents() async throws {
+        let daemon = try DaemonProcess()
+        try FileManager.default.createDirectory(atPath: daemon.directory + "/art", withIntermediateDirectories: true)
+        try PNG.write(Bitmap(width: 2, height: 2, fill: (0, 0, 255, 255)), toFile: daemon.directory + "/art/blue.png")
+        let scene = daemon.directory + "/scene.json"
+        try #"""
+        {"sublayers": [
+          {"name": "picture", "frame": [10, 10, 40, 40], "contents": "art/blue.png", "magnificationFilter": "nearest"},
+          {"name": "frame", "frame": [60, 10, 64, 32], "backgroundColor": "#333333"}
+        ]}
+        """#.write(toFile: scene, atomically: true, encoding: .utf8)
+        var r = try daemon.laminactl(["apply", scene])
+        #expect(r.status == 0, "\(r.output)")
+        r = try daemon.laminactl(["contents", "frame", fixturePath("orange.jpg"), "--gravity", "left"])
+        #expect(r.status == 0, "\(r.output)")
+        let png = daemon.directory + "/shot.png"
+        r = try daemon.laminactl(["screenshot", png])
+        let shot = try PNG.read(fromFile: png)
+        #expect(shot.pixel(x: 30, y: 30) == (0, 0, 255, 255), "the scene's PNG, kept after laminactl exits")
+        let orange = shot.pixel(x: 65, y: 26)
+        #expect(abs(Int(orange.r) - 255) < 8 && abs(Int(orange.g) - 128) < 8, "the JPEG at the left of 'frame': \(orange)")
+        #expect(shot.pixel(x: 100, y: 26) == (0x33, 0x33, 0x33, 255), "gravity left: 16 points wide, the background beside it")
+        r = try daemon.laminactl(["stats"])
+        #expect(r.output.contains("images 2"), "\(r.output)")
+        #expect(r.output.contains("textureBytes.session.laminactl 528"), "2×2 + 16×8 pixels × 4 bytes: \(r.output)")
+        // Mistakes are named.
+        r = try daemon.laminactl(["contents", "nosuch", fixturePath("orange.jpg")])
+        #expect(r.status != 0 && r.output.contains("no layer named 'nosuch'"), "\(r.output)")
+        r = try daemon.laminactl(["contents", "frame", scene])
+        #expect(r.status != 0 && r.output.contains("neither a PNG nor a JPEG"), "\(r.output)")
+        r = try daemon.laminactl(["contents", "frame", fixturePath("orange.jpg"), "--gravity", "middle"])
+        #expect(r.status != 0 && r.output.contains("--gravity takes one of"), "\(r.output)")
+        // Applying the scene again resumes the session: the image only 'frame' showed is gone
+        // (the scene does not name it), and the scene's picture is made again.
+        r = try daemon.laminactl(["apply", scene])
+        #expect(r.status == 0, "\(r.output)")
+        r = try daemon.laminactl(["stats"])
+        #expect(r.output.contains("images 1"), "\(r.output)")
+    }
+
     // MARK: Raw protocol
 
     /// A raw client: hello, then frames with or without descriptors, and the answers.
