@@ -133,6 +133,18 @@ extension DisplayTree {
             j.field("name", e.clientName)
             j.field("session", e.session)
             j.field("connected", e.client != nil)
+            if !e.tree.images.isEmpty {
+                j.key("images")
+                j.beginArray()
+                for (n, image) in e.tree.images.sorted(by: { $0.key < $1.key }) {
+                    j.beginObject()
+                    j.field("image", Double(n))
+                    j.field("width", Double(image.width))
+                    j.field("height", Double(image.height))
+                    j.endObject()
+                }
+                j.endArray()
+            }
             j.key("root")
             layerJSON(.root, e.tree, &j) { id in presentation?(entryIndex, id) }
             j.endObject()

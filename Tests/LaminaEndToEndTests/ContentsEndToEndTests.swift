@@ -195,6 +195,10 @@ struct ContentsEndToEndTests {
         let daemon = try DaemonProcess()
         let good = try Connection.connect(to: daemon.socket, name: "good")
         let raw = try RawClient(socket: daemon.socket)
+        func openDescriptors() throws -> Int {
+            try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.process.processIdentifier)/fd").count
+        }
+        let descriptorsBefore = try openDescriptors()
         let create = ClientMessage.commit(Commit(serial: 1, operations: [.createImage(image: 1, ImageFormat(width: 8, height: 8))])).encoded()
 
         // No descriptor with a create-image.
@@ -246,6 +250,9 @@ struct ContentsEndToEndTests {
             }
         }
         #expect(sawReply && sawError)
+
+        // Every descriptor laminad received was closed on every error path (mappings hold no descriptor).
+        #expect(try openDescriptors() == descriptorsBefore)
 
         // Finally a good one on the same connection.
         try raw.send(create, descriptors: [big1.rawValue])
