@@ -29,7 +29,7 @@ let package = Package(
             "LaminaCore", "LaminaProtocol", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "LaminaPlatform", dependencies: ["CLinux"]),
-        .target(name: "Lamina", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaPlatform"]),
+        .target(name: "Lamina", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaPlatform", "LaminaImage"]),
         .target(name: "LaminaScene", dependencies: ["LaminaCore", "LaminaProtocol", "Lamina"]),
 
         // MARK: C libraries (thin module maps; the apt package is named for each)
@@ -37,6 +37,7 @@ let package = Package(
         .systemLibrary(name: "CEGL", pkgConfig: "egl", providers: [.apt(["libegl-dev", "libegl-mesa0"])]),
         .systemLibrary(name: "CGLES", pkgConfig: "glesv2", providers: [.apt(["libgles-dev", "libgl1-mesa-dri"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CGBM", pkgConfig: "gbm", providers: [.apt(["libgbm-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
@@ -46,7 +47,7 @@ let package = Package(
         .systemLibrary(name: "CPango", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "fonts-dejavu-core"])]),
 
         // MARK: Rendering and display
-        .target(name: "LaminaImage", dependencies: ["LaminaCore", "CPNG"]),
+        .target(name: "LaminaImage", dependencies: ["LaminaCore", "CPNG", "CJPEG"]),
         .target(name: "LaminaRaster", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaServer", "CCairo", "CPango"]),
         .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaServer", "CEGL", "CGLES"]),
         .target(name: "LaminaHeadless", dependencies: ["LaminaCore", "LaminaServer", "LaminaGLES"]),
@@ -95,7 +96,7 @@ let package = Package(
         .testTarget(name: "LaminaKMSTests", dependencies: ["LaminaDaemon", "LaminaKMS", "LaminaCore", "LaminaImage"]),
         .testTarget(name: "LaminaEndToEndTests", dependencies: [
             "Lamina", "LaminaCore", "LaminaProtocol", "LaminaImage", "LaminaPlatform",
-        ], exclude: ["Reference"]),
+        ], exclude: ["Reference", "Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -52,13 +52,14 @@ public final class SharedMemoryFile: @unchecked Sendable {
     public let base: UnsafeMutableRawPointer
     public let byteCount: Int
 
-    public init(name: String, byteCount: Int) throws(SystemError) {
+    /// `sealed` false leaves the file unsealed (for tests of laminad's refusal).
+    public init(name: String, byteCount: Int, sealed: Bool = true) throws(SystemError) {
         precondition(byteCount > 0)
         let raw = CLinux_memfd_create(name)
         guard raw >= 0 else { throw SystemError("memfd_create", errno: errno) }
         let fd = FileDescriptor(owning: raw)
         try retryingEINTR("ftruncate") { ftruncate(raw, off_t(byteCount)) }
-        guard CLinux_memfd_seal(raw) == 0 else { throw SystemError("fcntl(F_ADD_SEALS)", errno: errno) }
+        guard !sealed || CLinux_memfd_seal(raw) == 0 else { throw SystemError("fcntl(F_ADD_SEALS)", errno: errno) }
         guard let p = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_SHARED, raw, 0), p != MAP_FAILED else {
             throw SystemError("mmap", errno: errno)
         }
@@ -77,11 +78,11 @@ extension UnixSocket {
     /// Sends what the kernel takes now of `bytes`, with `descriptors` attached (SCM_RIGHTS) to
     /// the first byte. Returns the count written (0 when it would block). The caller sends the
     /// rest, without the descriptors, with `FileDescriptor.write`.
-    public static func send(_ fd: FileDescriptor, bytes: UnsafeRawBufferPointer, descriptors: [Int32]) throws(SystemError) -> Int {
+    public static func send(_ fd: Int32, bytes: UnsafeRawBufferPointer, descriptors: [Int32]) throws(SystemError) -> Int {
         guard descriptors.count <= maxDescriptorsPerMessage else { throw SystemError("sendmsg (more than \(maxDescriptorsPerMessage) descriptors)", errno: EINVAL) }
         while true {
             let n = descriptors.withUnsafeBufferPointer { d in
-                CLinux_send_with_fds(fd.rawValue, bytes.baseAddress, UInt(bytes.count), d.baseAddress, Int32(d.count))
+                CLinux_send_with_fds(fd, bytes.baseAddress, UInt(bytes.count), d.baseAddress, Int32(d.count))
             }
             if n >= 0 { return n }
             let e = errno

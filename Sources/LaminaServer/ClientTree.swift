@@ -74,6 +74,8 @@ public struct ClientTree: Sendable {
     public internal(set) var layers: [LayerID: ServerLayer]
     /// The client's images, by its image number (ops create-image, update-image, destroy-image).
     public internal(set) var images: [UInt32: ImageSource] = [:]
+    /// Images made by an earlier client of a resumed session (`adoptImages`).
+    var inheritedImages: Set<UInt32> = []
     /// Whose texture bytes this tree's images count towards (set when the session is attached).
     public var imageOwner: ImageSource.Owner = .server
 
@@ -125,6 +127,8 @@ public struct ClientTree: Sendable {
         // Only now that the commit stands do image changes reach the sources the renderer reads.
         for (source, rect) in journal.imageUpdates { source.markChanged(rect) }
         for source in journal.destroyedImages { source.destroy() }
+        for source in journal.destroyedImages { inheritedImages.remove(source.number) }
+        destroyUnshownInheritedImages()
         return result
     }
 
@@ -177,6 +181,24 @@ public struct ClientTree: Sendable {
             return true
         default:
             return false
+        }
+    }
+
+    /// A kept session was resumed by a new client, which has no handle on the images an
+    /// earlier client made: those no layer shows are destroyed now, the rest as soon as no
+    /// layer shows them any more (checked after each commit).
+    public mutating func adoptImages() {
+        inheritedImages = Set(images.keys)
+        destroyUnshownInheritedImages()
+    }
+
+    private mutating func destroyUnshownInheritedImages() {
+        guard !inheritedImages.isEmpty else { return }
+        var shown = Set<UInt32>()
+        for l in layers.values where l.properties.contents != 0 { shown.insert(l.properties.contents) }
+        for n in inheritedImages where !shown.contains(n) {
+            images.removeValue(forKey: n)?.destroy()
+            inheritedImages.remove(n)
         }
     }
 

@@ -67,6 +67,9 @@ public struct DisplayTree: Sendable {
             entries[i].client = client
             entries[i].clientName = hello.clientName
             entries[i].keepsLayers = hello.flags.contains(.keepLayers)
+            // The new client can name only the images its layers show (the snapshot carries
+            // their numbers); the others are unreachable now.
+            entries[i].tree.adoptImages()
             return entries[i].tree.snapshot()
         }
         var tree = ClientTree(displayWidth: Double(width), displayHeight: Double(height))
@@ -130,6 +133,18 @@ extension DisplayTree {
             j.field("name", e.clientName)
             j.field("session", e.session)
             j.field("connected", e.client != nil)
+            if !e.tree.images.isEmpty {
+                j.key("images")
+                j.beginArray()
+                for (n, image) in e.tree.images.sorted(by: { $0.key < $1.key }) {
+                    j.beginObject()
+                    j.field("image", Double(n))
+                    j.field("width", Double(image.width))
+                    j.field("height", Double(image.height))
+                    j.endObject()
+                }
+                j.endArray()
+            }
             j.key("root")
             layerJSON(.root, e.tree, &j) { id in presentation?(entryIndex, id) }
             j.endObject()

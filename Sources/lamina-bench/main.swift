@@ -1,10 +1,13 @@
 // lamina-bench: the numbers the issues ask for. Build with -c release:
-//   swift run -c release lamina-bench [protocol|animation|frames|render|raster|all]
+//   swift run -c release lamina-bench [protocol|animation|frames|render|contents|raster|all]
 let which = CommandLine.arguments.dropFirst().first ?? "all"
 if which == "protocol" || which == "all" { print(runProtocolBenchmark()) }
 if which == "animation" || which == "all" { print(runAnimationBenchmark()) }
 if which == "frames" || which == "all" { print(runAnimatedFrameBenchmark()) }
 if which == "render" || which == "all" {
     do { print(try runRenderBenchmark()) } catch { print("render benchmark failed: \(error)") }
+}
+if which == "contents" || which == "all" {
+    do { print(try runContentsBenchmark()) } catch { print("contents benchmark failed: \(error)") }
 }
 if which == "raster" || which == "all" { print(runRasterBenchmark()) }
