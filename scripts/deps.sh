@@ -6,7 +6,8 @@ set -euo pipefail
 packages=(
   pkg-config
   libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri libgbm-dev libgbm1
-  libdrm-dev libpng-dev libudev-dev libsystemd-dev
+  libdrm-dev libpng-dev libjpeg62-turbo-dev libudev-dev libsystemd-dev
+  libcairo2-dev libpango1.0-dev fonts-dejavu-core
 )
 if [ "${LAMINA_VM_DEPS:-1}" = 1 ]; then
   # The KMS tests boot a throw-away QEMU guest (see docs/testing.md).
@@ -23,6 +24,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# pango's pkg-config flags carry -pthread (from gthread), which SwiftPM refuses with a warning
+# on every build. CPango reads this copy of pangocairo's flags without it instead.
+pc=/usr/local/lib/pkgconfig/lamina-pangocairo.pc
+if [ ! -f "$pc" ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO mkdir -p "$(dirname "$pc")"
+  printf 'Name: lamina-pangocairo\nDescription: pangocairo without -pthread, for SwiftPM (written by lamina scripts/deps.sh)\nVersion: %s\nCflags: %s\nLibs: %s\n' \
+    "$(pkg-config --modversion pangocairo)" "$(pkg-config --cflags pangocairo | sed 's/-pthread//g')" "$(pkg-config --libs pangocairo)" \
+    | $SUDO tee "$pc" >/dev/null
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

@@ -14,3 +14,70 @@ int CLinux_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
     *gid = cred.gid;
     return 0;
 }
+
+#include <string.h>
+#include <sys/mman.h>
+#include <fcntl.h>
+#include <errno.h>
+#include <unistd.h>
+
+long CLinux_send_with_fds(int fd, const void *buf, unsigned long len, const int *fds, int nfds) {
+    struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    char control[CMSG_SPACE(sizeof(int) * 253)];
+    if (nfds > 253) { errno = EINVAL; return -1; }
+    if (nfds > 0) {
+        memset(control, 0, sizeof control);
+        msg.msg_control = control;
+        msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
+        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
+        memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfds);
+    }
+    return sendmsg(fd, &msg, MSG_NOSIGNAL);
+}
+
+long CLinux_recv_with_fds(int fd, void *buf, unsigned long len, int *fds, int maxfds, int *nfds, int *truncated) {
+    struct iovec iov = { .iov_base = buf, .iov_len = len };
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    char control[CMSG_SPACE(sizeof(int) * 253)];
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    *nfds = 0;
+    *truncated = 0;
+    long n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+    if (n < 0) return n;
+    if (msg.msg_flags & MSG_CTRUNC) *truncated = 1;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+        int count = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        const int *received = (const int *)CMSG_DATA(c);
+        for (int i = 0; i < count; i++) {
+            if (*nfds < maxfds) fds[(*nfds)++] = received[i];
+            else { close(received[i]); *truncated = 1; }
+        }
+    }
+    return n;
+}
+
+int CLinux_memfd_create(const char *name) {
+    return memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+}
+
+int CLinux_memfd_seal(int fd) {
+    return fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+}
+
+int CLinux_is_sealed_against_shrinking(int fd) {
+    int seals = fcntl(fd, F_GET_SEALS);
+    if (seals < 0) return -1;
+    return (seals & F_SEAL_SHRINK) ? 1 : 0;
+}

@@ -82,10 +82,22 @@ final class Channel: Sendable {
 
     // MARK: Sending
 
-    private func write(_ bytes: [UInt8]) throws(LaminaError) {
+    private func write(_ bytes: [UInt8], descriptors: [Int32] = []) throws(LaminaError) {
         try socket.withLock { (fd: inout Int32) throws(LaminaError) in
             guard fd >= 0 else { throw LaminaError.connectionClosed("the connection is closed") }
             var offset = 0
+            if !descriptors.isEmpty {
+                // The descriptors ride on the frame's first byte (SCM_RIGHTS); the rest follows plainly.
+                let socket = fd
+                do {
+                    offset = try bytes.withUnsafeBytes { p in
+                        Result { () throws(SystemError) -> Int in try UnixSocket.send(socket, bytes: p, descriptors: descriptors) }
+                    }.get()
+                } catch {
+                    throw LaminaError.connectionClosed("writing to laminad: \(error)")
+                }
+                if offset == 0 { throw LaminaError.connectionClosed("writing to laminad: sendmsg sent nothing") }
+            }
             while offset < bytes.count {
                 let n = bytes.withUnsafeBytes { p in
                     Glibc.send(fd, p.baseAddress! + offset, p.count - offset, Int32(MSG_NOSIGNAL))
@@ -101,13 +113,13 @@ final class Channel: Sendable {
 
     /// Sends a commit; returns its serial.
     @discardableResult
-    func commit(_ ops: [LaminaProtocol.Operation]) throws(LaminaError) -> UInt32 {
+    func commit(_ ops: [LaminaProtocol.Operation], descriptors: [Int32] = []) throws(LaminaError) -> UInt32 {
         if let closed = state.withLock({ $0.closed }) { throw closed }
         // Take the serial and write under one lock order (state, then socket) so serials go out in order.
         return try state.withLock { (s: inout State) throws(LaminaError) -> UInt32 in
             let serial = s.nextSerial
             s.nextSerial &+= 1
-            try write(ClientMessage.commit(Commit(serial: serial, operations: ops)).encoded())
+            try write(ClientMessage.commit(Commit(serial: serial, operations: ops)).encoded(), descriptors: descriptors)
             return serial
         }
     }

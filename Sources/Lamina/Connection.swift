@@ -59,6 +59,14 @@ public final class Connection {
     /// Tags of explicit animations waiting for their events.
     var animationTags: [UInt32: (layer: WeakLayer, delegate: (any AnimationDelegate)?)] = [:]
     private var nextTag: UInt32 = 1
+    /// Image operations since the last commit: creates and updates go before the layer
+    /// changes (so `contents` can name a new image), destroys after them.
+    private var imageOperations: [Operation] = []
+    private var imageDestroys: [Operation] = []
+    /// The memory files of the creates in `imageOperations`, in order, sent with the commit.
+    private var imageDescriptors: [Int32] = []
+    private var imageMemories: [SharedMemoryFile] = []
+    private var nextImage: UInt32 = 1
 
     /// A new tag for an explicit animation's events.
     func makeTag() -> UInt32 {
@@ -182,8 +190,12 @@ public final class Connection {
     /// Closes the connection. Unless the session keeps them, laminad removes this client's layers.
     public func close() {
         Transaction.flush()
+        isClosed = true
         channel.close()
     }
+
+    /// Set by `close()`: images released afterwards stay in laminad (with a kept session's layers).
+    private var isClosed = false
 
     private func unexpected(_ what: String) -> LaminaError {
         .protocolViolation("laminad answered a \(what) request with another kind of reply")
@@ -261,7 +273,42 @@ public final class Connection {
         Transaction.noteChange(on: self)
     }
 
-    var hasChanges: Bool { !dirty.isEmpty || !released.isEmpty || !log.isEmpty }
+    var hasChanges: Bool {
+        !dirty.isEmpty || !released.isEmpty || !log.isEmpty || !imageOperations.isEmpty || !imageDestroys.isEmpty
+    }
+
+    /// A number for a new image.
+    func registerImage() -> UInt32 {
+        defer { nextImage = nextImage == .max ? 1 : nextImage + 1 }
+        return nextImage
+    }
+
+    /// An image create (with its memory file's descriptor) or update, sent with the next commit.
+    func noteImageOperation(_ op: Operation, descriptor: Int32? = nil, keeping memory: SharedMemoryFile? = nil) {
+        imageOperations.append(op)
+        if let descriptor { imageDescriptors.append(descriptor) }
+        if let memory { imageMemories.append(memory) }
+        Transaction.noteChange(on: self)
+    }
+
+    /// An image goes; a create still pending for it is dropped with its updates.
+    func noteImageDestroyed(_ number: UInt32) {
+        guard !isClosed else { return }
+        if let i = imageOperations.firstIndex(where: { if case .createImage(number, _) = $0 { true } else { false } }) {
+            let created = imageOperations.prefix(through: i).filter { $0.descriptorCount > 0 }.count - 1
+            imageDescriptors.remove(at: created)
+            imageMemories.remove(at: created)
+            imageOperations.removeAll {
+                switch $0 {
+                case .createImage(number, _), .updateImage(number, _): true
+                default: false
+                }
+            }
+            return
+        }
+        imageDestroys.append(.destroyImage(image: number))
+        Transaction.noteChange(on: self)
+    }
 
     /// Whether changes wait for the current transaction to commit. Every request (`sync`,
     /// `screenshot`, `stats`, …) commits the implicit transaction first, so it sees them.
@@ -351,6 +398,10 @@ public final class Connection {
 
     /// Rebuilds the layer objects of a resumed session from laminad's snapshot.
     private func restore(_ snapshot: [Operation]) {
+        // The session's layers may show images made by an earlier client: new ones get numbers above them.
+        for op in snapshot {
+            if case .set(_, .contents, .image(let n)) = op, n >= nextImage { nextImage = n == .max ? 1 : n + 1 }
+        }
         var byID: [LayerID: Layer] = [.root: rootLayer]
         for op in snapshot {
             switch op {
@@ -390,10 +441,17 @@ public final class Connection {
 
     func commitPending() {
         guard hasChanges else { return }
-        let ops = takeOperations()
+        let ops = imageOperations + takeOperations() + imageDestroys
+        let descriptors = imageDescriptors
+        let memories = imageMemories
+        imageOperations = []
+        imageDestroys = []
+        imageDescriptors = []
+        imageMemories = []
         guard !ops.isEmpty else { return }
         do throws(LaminaError) {
-            try channel.commit(ops)
+            // The memory files stay open (held by their images) until the frame is sent.
+            try withExtendedLifetime(memories) { () throws(LaminaError) in _ = try channel.commit(ops, descriptors: descriptors) }
         } catch {
             onError(error)
         }

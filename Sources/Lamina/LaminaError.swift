@@ -10,6 +10,8 @@ public enum LaminaError: Error, Equatable, Sendable, CustomStringConvertible {
     case server(ErrorMessage)
     /// laminad sent something this library does not understand.
     case protocolViolation(String)
+    /// A value the client library refuses before sending anything (an image of the wrong size).
+    case invalidArgument(String)
 
     public var description: String {
         switch self {
@@ -17,6 +19,7 @@ public enum LaminaError: Error, Equatable, Sendable, CustomStringConvertible {
         case .connectionClosed(let s): "connection closed: \(s)"
         case .server(let e): "laminad: \(e)"
         case .protocolViolation(let s): "protocol violation: \(s)"
+        case .invalidArgument(let s): "invalid argument: \(s)"
         }
     }
 

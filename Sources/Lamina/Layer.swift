@@ -27,6 +27,9 @@ public class Layer {
     /// Asked first for the action of a changed property (`CALayerDelegate`'s `actionForLayer:forKey:`).
     public weak var delegate: (any LayerDelegate)?
 
+    /// The image named by `contents`, kept alive while the layer shows it.
+    var contentsImage: Image?
+
     /// Values set that the model cannot hold, sent to laminad as they are (it refuses them).
     private var unrepresentable: [PropertyKey: PropertyValue] = [:]
 

@@ -6,6 +6,7 @@ import LaminaImage
 import LaminaKMS
 import LaminaPlatform
 import LaminaProtocol
+import LaminaRaster
 import LaminaServer
 import Logging
 
@@ -83,6 +84,8 @@ public final class Daemon {
         let lead = presentationLead
         compositor = Compositor(backend: backend, clock: FrameClock(options.clock), configuration: options.compositor,
                                 logger: logger, realTime: { monotonicSeconds() + lead.seconds })
+        // Shape and text layers are drawn on the CPU with cairo and pango.
+        compositor.layerRasters = ServerRasterizer()
         if let passed = options.listenerDescriptor {
             listener = FileDescriptor(owning: passed)
             try listener.setNonBlocking(true)
@@ -317,22 +320,34 @@ public final class Daemon {
     private func readAvailable(_ conn: Connection) {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while connections[conn.id] != nil, !conn.closing {
-            let n: Int?
+            let received: (count: Int, descriptors: [Int32], truncated: Bool)?
             do {
-                n = try buffer.withUnsafeMutableBytes { p in
-                    Result { () throws(SystemError) -> Int? in try conn.fd.read(into: p) }
+                received = try buffer.withUnsafeMutableBytes { p in
+                    Result { () throws(SystemError) -> (count: Int, descriptors: [Int32], truncated: Bool)? in
+                        try UnixSocket.receive(conn.fd, into: p)
+                    }
                 }.get()
             } catch {
                 logger.info("\(conn.id) read: \(error)")
                 disconnect(conn.id)
                 return
             }
-            guard let n else { return }
+            guard let received else { return }
+            // Every received descriptor is mapped (or refused) and closed here, whatever happens next.
+            let attachments = received.descriptors.map { fd -> MemoryAttachment in
+                do { return .memory(try ReadOnlyMapping(closing: fd)) } catch { return .unusable("\(error)") }
+            }
+            let n = received.count
+            if received.truncated {
+                logger.warning("\(conn.id) sent more file descriptors than one read takes: dropping it")
+                disconnect(conn.id)
+                return
+            }
             if n == 0 {
                 disconnect(conn.id)
                 return
             }
-            buffer.withUnsafeBytes { compositor.receive(UnsafeRawBufferPointer(rebasing: $0[0..<n]), from: conn.id) }
+            buffer.withUnsafeBytes { compositor.receive(UnsafeRawBufferPointer(rebasing: $0[0..<n]), attachments: attachments, from: conn.id) }
         }
     }
 
@@ -387,6 +402,8 @@ public final class Daemon {
         compositor.disconnected(id)
     }
 }
+
+extension ReadOnlyMapping: PixelMemory {}
 
 /// The predicted presentation time's lead over the clock, shared with the compositor's clock closure.
 private final class PresentationLead {

@@ -23,7 +23,7 @@ public final class GLESRenderer: Renderer {
     public let context: GLESContext
     /// The GL strings of the context, read once when the renderer was made.
     public let info: GLInfo
-    private let programs: RendererPrograms
+    let programs: RendererPrograms
     private var vertexArray: GLuint = 0
     private var vertexBuffer: GLuint = 0
     /// Rectangles in layer coordinates, two triangles each, streamed per draw (edge bands).
@@ -46,6 +46,10 @@ public final class GLESRenderer: Renderer {
     private var clipMatrices = [GLfloat](repeating: 0, count: 9 * Shaders.maximumClips)
     private var clipRects = [GLfloat](repeating: 0, count: 4 * Shaders.maximumClips)
     private var clipRadii = [GLfloat](repeating: 0, count: 4 * Shaders.maximumClips)
+    /// Whether a `masksToBounds` clip is in force for what is drawn now.
+    var hasActiveClips: Bool { frame.clips.count > frame.clipBase }
+    /// Textures of contents images (client images and server rasters), by source.
+    let textures = TextureCache()
 
     /// Whether layers are split into flat cells and antialiased edge bands (`EdgeBands`).
     /// On by default; off draws every layer with the distance-field shader over its whole
@@ -79,7 +83,7 @@ public final class GLESRenderer: Renderer {
         glEnableVertexAttribArray(ShaderProgram.unitVertexLocation)
         glBindVertexArray(0)
         // Samplers read texture unit 0, set once.
-        for kind in [ProgramKind.composite, .blur, .shadowTexture] {
+        for kind in [ProgramKind.composite, .blur, .shadowTexture, .contents] {
             for clipped in [false, true] {
                 glUseProgram(programs[kind, clipped: clipped].program)
                 glUniform1i(programs[kind, clipped: clipped].extra[0], 0)
@@ -136,6 +140,7 @@ public final class GLESRenderer: Renderer {
             case .shadow: drawShapeShadow(command)
             case .pushClip: pushClip(command)
             case .popClip: popClip()
+            case .contents: try drawContents(command)
             case .beginGroup:
                 if try !beginGroup(index, command) { skipping = 1 }
             case .endGroup: try endGroup(commands)
@@ -143,6 +148,7 @@ public final class GLESRenderer: Renderer {
         }
         // A list whose groups do not close is still drawn whole.
         while !frame.groups.isEmpty { try endGroup(commands) }
+        textures.endFrame()
         glBindVertexArray(0)
         glDisable(GLenum(GL_SCISSOR_TEST))
         try GLESError.check("drawing \(commands.count) commands at \(list.width)×\(list.height)")
@@ -462,6 +468,11 @@ public final class GLESRenderer: Renderer {
                     box = box.union(PixelBox(x0: content.x0 + o.width, y0: content.y0 + o.height,
                                              x1: content.x1 + o.width, y1: content.y1 + o.height).expanded(by: reach))
                 }
+            case .contents:
+                if let d = c.contents {
+                    let extent = d.clip?.rect ?? d.destination
+                    box = c.transform.displayBox(of: extent, within: everything).expanded(by: 2)
+                }
             case .pushClip, .popClip:
                 break
             }
@@ -477,7 +488,7 @@ public final class GLESRenderer: Renderer {
     /// Makes the program for `kind` current, with the clip stack when clips are in force (or
     /// as `clipped` says), brings its per-frame and clip uniforms up to date and returns it.
     @discardableResult
-    private func use(_ kind: ProgramKind, clipped: Bool? = nil) -> ShaderProgram {
+    func use(_ kind: ProgramKind, clipped: Bool? = nil) -> ShaderProgram {
         let withClips = clipped ?? (frame.clips.count > frame.clipBase)
         let index = RendererPrograms.index(kind, clipped: withClips)
         let program = programs.all[index]
@@ -514,12 +525,12 @@ public final class GLESRenderer: Renderer {
     }
 
     /// Sets the transform and the rectangle the unit square covers.
-    private func setQuad(_ program: ShaderProgram, _ t: Transform3D, _ r: Rect) {
+    func setQuad(_ program: ShaderProgram, _ t: Transform3D, _ r: Rect) {
         upload(t, to: program.layerToDisplay)
         glUniform4f(program.quad, GLfloat(r.minX), GLfloat(r.minY), GLfloat(r.width), GLfloat(r.height))
     }
 
-    private func setRadii(_ location: GLint, _ r: CornerRadii) {
+    func setRadii(_ location: GLint, _ r: CornerRadii) {
         glUniform4f(location, GLfloat(r.minXMinY), GLfloat(r.maxXMinY), GLfloat(r.maxXMaxY), GLfloat(r.minXMaxY))
     }
 
@@ -543,7 +554,7 @@ public final class GLESRenderer: Renderer {
 
     /// One display pixel in the layer's units: how far a quad must reach past the shape so the
     /// outer half of its antialiased edge is rasterised.
-    private func antialiasingPad(_ t: Transform3D, _ r: Rect) -> Double {
+    func antialiasingPad(_ t: Transform3D, _ r: Rect) -> Double {
         let scale = t.approximateScale
         guard scale > 1e-4, scale.isFinite else { return 1 }
         return min(1 / scale, max(r.width, r.height))

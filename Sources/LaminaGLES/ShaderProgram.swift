@@ -111,6 +111,9 @@ enum ProgramKind: Int, CaseIterable {
     case fill
     /// `Shaders.shadowTexture`: source, rect, color.
     case shadowTexture
+    /// `Shaders.contents`: source, destRect, destInsets, sourceRect, sourceInsets, clampRect,
+    /// maskRect, maskRadii, useMask, opacity, opaque.
+    case contents
 
     var fragment: String {
         switch self {
@@ -120,6 +123,7 @@ enum ProgramKind: Int, CaseIterable {
         case .blur: Shaders.blur
         case .fill: Shaders.fill
         case .shadowTexture: Shaders.shadowTexture
+        case .contents: Shaders.contents
         }
     }
 
@@ -131,6 +135,8 @@ enum ProgramKind: Int, CaseIterable {
         case .blur: ["source", "sourceSize", "sourceOffset", "direction", "taps", "scale", "color", "weights", "offsets"]
         case .fill: ["fillColor"]
         case .shadowTexture: ["source", "rect", "color"]
+        case .contents: ["source", "destRect", "destInsets", "sourceRect", "sourceInsets",
+                         "clampRect", "maskRect", "maskRadii", "useMask", "opacity", "opaque"]
         }
     }
 }

@@ -236,4 +236,49 @@ enum Shaders {
             fragColor = color * texture(source, vec2(uv.x, 1.0 - uv.y)).r * clipCoverage();
         }
         """
+
+    /// A layer's contents (or a server raster): a texture mapped onto `destRect` in nine
+    /// slices. Along each axis the destination's edges (`destInsets`: left, top, right, bottom,
+    /// layer units) show the source's edges (`sourceInsets`, texture units) one to one, and the
+    /// middle stretches; zero insets stretch the whole source. The texture holds premultiplied
+    /// RGBA. Edges are antialiased like shapes, and `masksToBounds` clips to the rounded bounds.
+    static let contents = fragmentCommon + """
+        in vec2 local;
+        uniform sampler2D source;
+        uniform vec4 destRect;       // origin.xy, size.zw (layer units)
+        uniform vec4 destInsets;     // left, top, right, bottom (layer units)
+        uniform vec4 sourceRect;     // u0, v0, u1, v1 (texture units; may be flipped)
+        uniform vec4 sourceInsets;   // left, top, right, bottom (texture units)
+        uniform vec4 clampRect;      // min u, min v, max u, max v: half a texel inside sourceRect
+        uniform vec4 maskRect;
+        uniform vec4 maskRadii;
+        uniform float useMask;
+        uniform float opacity;
+        uniform float opaque;
+
+        // One axis of the nine-slice map: x in [d0, d1] with edges a (start) and b (end) to
+        // [s0, s1] with edges sa and sb.
+        float slice(float x, float d0, float d1, float a, float b, float s0, float s1, float sa, float sb) {
+            if (x < d0 + a) return s0 + (x - d0) / max(a, 1e-6) * sa;
+            if (x > d1 - b) return s1 - (d1 - x) / max(b, 1e-6) * sb;
+            float middle = max(d1 - b - (d0 + a), 1e-6);
+            return s0 + sa + (x - (d0 + a)) / middle * (s1 - sb - (s0 + sa));
+        }
+
+        void main() {
+            float inside = coverage(local, destRect, vec4(0.0));
+            float masked = coverage(local, maskRect, maskRadii);
+            float clipped = clipCoverage();
+            vec2 uv = vec2(
+                slice(local.x, destRect.x, destRect.x + destRect.z, destInsets.x, destInsets.z,
+                      sourceRect.x, sourceRect.z, sourceInsets.x, sourceInsets.z),
+                slice(local.y, destRect.y, destRect.y + destRect.w, destInsets.y, destInsets.w,
+                      sourceRect.y, sourceRect.w, sourceInsets.y, sourceInsets.w));
+            uv = clamp(uv, clampRect.xy, clampRect.zw);
+            vec4 texel = texture(source, uv);
+            if (opaque > 0.5) texel.a = 1.0;
+            float c = inside * (useMask > 0.5 ? masked : 1.0) * clipped;
+            fragColor = texel * (opacity * c);
+        }
+        """
 }

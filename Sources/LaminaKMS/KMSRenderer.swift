@@ -14,6 +14,9 @@ public final class KMSRenderer: Renderer {
 
     init(gles: GLESRenderer) { self.gles = gles }
 
+    /// The textures held for contents (all outputs share the GLES renderer's cache).
+    public var textureUsage: TextureUsage { gles.textureUsage }
+
     public var name: String { gles.name }
 
     public func draw(_ list: DrawList) throws { try gles.draw(list) }

@@ -44,6 +44,22 @@ extension ByteWriter {
             if let tf = t.timingFunction { timingFunction(tf) }
             u32(UInt32(t.completionGroups.count))
             for g in t.completionGroups { u32(g) }
+        case let .createImage(image, f):
+            u32(image)
+            u32(f.width)
+            u32(f.height)
+            u32(f.stride)
+            u8(f.order.rawValue)
+            u8(f.alpha.rawValue)
+            u64(f.offset)
+        case let .updateImage(image, r):
+            u32(image)
+            u32(r.x)
+            u32(r.y)
+            u32(r.width)
+            u32(r.height)
+        case .destroyImage(let image):
+            u32(image)
         }
     }
 
@@ -117,6 +133,24 @@ extension ByteReader {
             var groups: [UInt32] = []
             for _ in 0..<n { groups.append(try u32(field + " completion group")) }
             return .settings(TransactionSettings(duration: duration, timingFunction: tf, disableActions: flags & 1 != 0, completionGroups: groups))
+        case 12:
+            let image = try u32(field + " image")
+            let width = try u32(field + " width"), height = try u32(field + " height"), stride = try u32(field + " stride")
+            let rawOrder = try u8(field + " pixel order")
+            guard let order = ImageFormat.PixelOrder(rawValue: rawOrder) else {
+                throw .invalid(field: field + " pixel order", reason: "unknown pixel format \(rawOrder) (0 BGRA, 1 RGBA)")
+            }
+            let rawAlpha = try u8(field + " alpha")
+            guard let alpha = ImageFormat.AlphaMode(rawValue: rawAlpha) else {
+                throw .invalid(field: field + " alpha", reason: "unknown alpha mode \(rawAlpha) (0 premultiplied, 1 straight)")
+            }
+            let offset = try u64(field + " offset")
+            return .createImage(image: image, ImageFormat(width: width, height: height, stride: stride, order: order, alpha: alpha, offset: offset))
+        case 13:
+            let image = try u32(field + " image")
+            return .updateImage(image: image, PixelRect(x: try u32(field + " x"), y: try u32(field + " y"),
+                                                        width: try u32(field + " width"), height: try u32(field + " height")))
+        case 14: return .destroyImage(image: try u32(field + " image"))
         default:
             throw .invalid(field: field + " opcode", reason: "unknown opcode \(opcode)")
         }

@@ -51,6 +51,16 @@ public enum Operation: Hashable, Sendable {
     /// The transaction settings for the operations that follow, until the next settings
     /// operation (a nested `CATransaction` with its own settings).
     case settings(TransactionSettings)
+    /// Creates the client's image `image` (a number the client chooses, not 0) from the memory
+    /// file sent with the commit's frame (SCM_RIGHTS; one descriptor per create-image, in order).
+    case createImage(image: UInt32, ImageFormat)
+    /// The client rewrote `rect` of the image's memory: the server copies that region again.
+    case updateImage(image: UInt32, PixelRect)
+    /// Destroys the client's image; layers whose `contents` name it draw no contents.
+    case destroyImage(image: UInt32)
+
+    /// The number of memory-file descriptors the operation takes from its frame.
+    public var descriptorCount: Int { if case .createImage = self { 1 } else { 0 } }
 
     /// The opcode on the wire.
     public var opcode: UInt8 {
@@ -65,6 +75,9 @@ public enum Operation: Hashable, Sendable {
         case .removeAllAnimations: 8
         case .setAction: 9
         case .settings: 10
+        case .createImage: 12
+        case .updateImage: 13
+        case .destroyImage: 14
         }
     }
 }
@@ -151,6 +164,9 @@ public struct Commit: Hashable, Sendable {
         self.serial = serial
         self.operations = operations
     }
+
+    /// The descriptors the commit's frame must carry: one per create-image.
+    public var descriptorCount: Int { operations.reduce(0) { $0 + $1.descriptorCount } }
 }
 
 /// A control request; each gets exactly one reply or error with the same request id.
@@ -271,6 +287,13 @@ public enum ErrorCode: UInt16, Sendable, CustomStringConvertible {
     case notAllowed = 15
     /// An animation (added, or in an action) is not well formed: the message names the field.
     case invalidAnimation = 16
+    /// An image number the client has not created (or destroyed).
+    case unknownImage = 17
+    /// create-image with a number in use.
+    case duplicateImage = 18
+    /// An image layout that does not fit its memory file, an unusable descriptor, or a frame
+    /// whose descriptors do not match its create-image operations.
+    case invalidImage = 19
 
     public var description: String {
         switch self {
@@ -290,6 +313,9 @@ public enum ErrorCode: UInt16, Sendable, CustomStringConvertible {
         case .internalError: "internal-error"
         case .notAllowed: "not-allowed"
         case .invalidAnimation: "invalid-animation"
+        case .unknownImage: "unknown-image"
+        case .duplicateImage: "duplicate-image"
+        case .invalidImage: "invalid-image"
         }
     }
 }

@@ -14,6 +14,9 @@ public struct SceneLayer: Sendable, Equatable {
     public var animations: [SceneAnimation] = []
     /// The JSON path of this layer in the file, for messages.
     public var path: String = "$"
+    /// `"contents": "file.png"`: a PNG or JPEG file shown as the layer's contents. Relative to
+    /// the scene file once loaded with `Scene.load(path:)`.
+    public var contentsFile: String?
 
     public init(name: String? = nil, properties: [PropertyKey: PropertyValue] = [:], sublayers: [SceneLayer] = [], path: String = "$") {
         self.name = name
@@ -61,7 +64,28 @@ public struct Scene: Sendable, Equatable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SceneError(path: path, message: "cannot read the file")
         }
-        return try parse(data)
+        var scene = try parse(data)
+        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        scene.root.resolveContentsFiles(relativeTo: directory)
+        return scene
+    }
+
+    /// Every contents file the scene names, each once, in tree order.
+    public var contentsFiles: [String] {
+        var seen: Set<String> = [], out: [String] = []
+        func walk(_ l: SceneLayer) {
+            if let f = l.contentsFile, seen.insert(f).inserted { out.append(f) }
+            l.sublayers.forEach(walk)
+        }
+        walk(root)
+        return out
+    }
+}
+
+extension SceneLayer {
+    mutating func resolveContentsFiles(relativeTo directory: String) {
+        if let f = contentsFile, !f.hasPrefix("/") { contentsFile = directory + "/" + f }
+        for i in sublayers.indices { sublayers[i].resolveContentsFiles(relativeTo: directory) }
     }
 }
 
@@ -97,6 +121,12 @@ enum SceneParser {
                         throw SceneError(path: "\(p)[\(i)].name", message: "'\(n)' is also the name of \(p)[\(j)]; sibling names must be unique so the layers can be matched")
                     }
                     seen[n] = i
+                }
+            case "contents":
+                switch value {
+                case .null: layer.contentsFile = nil
+                case .string(let f) where !f.isEmpty: layer.contentsFile = f
+                default: throw SceneError(path: p, message: "expected the path of a PNG or JPEG file (relative to the scene file), or null")
                 }
             case "animations":
                 layer.animations = try SceneAnimationParser.animations(value, path: p).map { SceneAnimation(key: $0.key, animation: $0.animation) }

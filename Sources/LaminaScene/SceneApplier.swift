@@ -17,13 +17,16 @@ public enum SceneApplier {
 
     /// Applies `scene` under `root` (a connection's root layer) in the current transaction.
     @discardableResult
-    public static func apply(_ scene: Scene, to root: Layer) -> Summary {
+    ///
+    /// `images` holds an `Image` for each of the scene's `contentsFiles` (loaded on the root's
+    /// connection); a layer whose file is missing from it keeps the contents it has.
+    public static func apply(_ scene: Scene, to root: Layer, images: [String: Image] = [:]) -> Summary {
         var summary = Summary()
-        update(root, to: scene.root, isRoot: true, &summary)
+        update(root, to: scene.root, isRoot: true, images: images, &summary)
         return summary
     }
 
-    private static func update(_ layer: Layer, to node: SceneLayer, isRoot: Bool, _ summary: inout Summary) {
+    private static func update(_ layer: Layer, to node: SceneLayer, isRoot: Bool, images: [String: Image], _ summary: inout Summary) {
         var target = node.resolvedProperties
         if isRoot {
             // The root's geometry belongs to the display, unless the file says otherwise.
@@ -32,7 +35,13 @@ public enum SceneApplier {
         }
         var changed = 0
         for key in PropertyKey.allCases where layer.value(forKey: key) != target[key] {
+            // A file's contents are an image made for this apply (below), not a number.
+            if key == .contents, node.contentsFile != nil { continue }
             layer.setValue(target[key], forKey: key)
+            changed += 1
+        }
+        if let file = node.contentsFile, let image = images[file], layer.contents !== image {
+            layer.contents = image
             changed += 1
         }
         summary.propertiesSet += changed
@@ -57,7 +66,7 @@ public enum SceneApplier {
                 l = Layer.make(kind: child.kind)
                 summary.created += 1
             }
-            update(l, to: child, isRoot: false, &summary)
+            update(l, to: child, isRoot: false, images: images, &summary)
             wanted.append(l)
         }
         for s in layer.sublayers where !wanted.contains(where: { $0 === s }) {

@@ -58,9 +58,12 @@ public struct ClientLimits: Sendable, Equatable {
     public var maxLayers: Int
     /// Operations in one commit.
     public var maxOperationsPerCommit: Int
-    public init(maxLayers: Int = 100_000, maxOperationsPerCommit: Int = 1_000_000) {
+    /// Images one client may hold at once.
+    public var maxImages: Int
+    public init(maxLayers: Int = 100_000, maxOperationsPerCommit: Int = 1_000_000, maxImages: Int = 4096) {
         self.maxLayers = maxLayers
         self.maxOperationsPerCommit = maxOperationsPerCommit
+        self.maxImages = maxImages
     }
 }
 
@@ -69,6 +72,12 @@ public struct ClientLimits: Sendable, Equatable {
 /// Layer numbers are the client's own, so no operation can reach another client's layers.
 public struct ClientTree: Sendable {
     public internal(set) var layers: [LayerID: ServerLayer]
+    /// The client's images, by its image number (ops create-image, update-image, destroy-image).
+    public internal(set) var images: [UInt32: ImageSource] = [:]
+    /// Images made by an earlier client of a resumed session (`adoptImages`).
+    var inheritedImages: Set<UInt32> = []
+    /// Whose texture bytes this tree's images count towards (set when the session is attached).
+    public var imageOwner: ImageSource.Owner = .server
 
     /// A tree holding only the root layer, sized to the display.
     public init(displayWidth: Double, displayHeight: Double) {
@@ -85,31 +94,116 @@ public struct ClientTree: Sendable {
     /// Returns what changed. Animation operations are validated here (the layer exists, the
     /// animation is well formed) and handed back for the compositor to attach.
     @discardableResult
-    public mutating func apply(_ ops: [Operation], limits: ClientLimits = ClientLimits()) throws(CommitRejection) -> CommitResult {
+    public mutating func apply(_ ops: [Operation], attachments: [MemoryAttachment] = [],
+                               limits: ClientLimits = ClientLimits()) throws(CommitRejection) -> CommitResult {
         guard ops.count <= limits.maxOperationsPerCommit else {
             throw CommitRejection(code: .limitExceeded, operationIndex: -1,
                                   message: "a commit may hold at most \(limits.maxOperationsPerCommit) operations, this one has \(ops.count)")
+        }
+        let needed = ops.reduce(0) { $0 + $1.descriptorCount }
+        guard needed == attachments.count else {
+            throw CommitRejection(code: .invalidImage, operationIndex: -1,
+                                  message: "the commit has \(needed) create-image operation\(needed == 1 ? "" : "s") but its frame carried \(attachments.count) file descriptor\(attachments.count == 1 ? "" : "s") (send exactly one memory file per create-image, in order, with the frame)")
         }
         // The first value of every layer this commit touches, to restore on failure.
         var journal = Journal()
         var result = CommitResult()
         for (i, op) in ops.enumerated() {
             do throws(CommitRejection) {
-                if try applyOne(op, index: i, limits: limits, journal: &journal, changes: &result.changes) {
-                    result.visibleChange = true
+                let visible: Bool
+                switch op {
+                case .createImage, .updateImage, .destroyImage:
+                    visible = try applyImage(op, index: i, attachments: attachments, limits: limits, journal: &journal)
+                default:
+                    visible = try applyOne(op, index: i, limits: limits, journal: &journal, changes: &result.changes)
                 }
+                if visible { result.visibleChange = true }
             } catch {
                 for (id, old) in journal.saved { layers[id] = old }
+                for (n, old) in journal.savedImages { images[n] = old }
                 throw error
             }
         }
+        // Only now that the commit stands do image changes reach the sources the renderer reads.
+        for (source, rect) in journal.imageUpdates { source.markChanged(rect) }
+        for source in journal.destroyedImages { source.destroy() }
+        for source in journal.destroyedImages { inheritedImages.remove(source.number) }
+        destroyUnshownInheritedImages()
         return result
     }
 
     /// The value each touched layer had before the commit began (nil: it did not exist).
     private struct Journal {
         var saved: [LayerID: ServerLayer?] = [:]
+        var savedImages: [UInt32: ImageSource?] = [:]
+        var attachmentsTaken = 0
+        var imageUpdates: [(ImageSource, PixelRect)] = []
+        var destroyedImages: [ImageSource] = []
     }
+
+    private mutating func applyImage(_ op: Operation, index i: Int, attachments: [MemoryAttachment], limits: ClientLimits,
+                                     journal: inout Journal) throws(CommitRejection) -> Bool {
+        func fail(_ code: ErrorCode, _ message: String) -> CommitRejection {
+            CommitRejection(code: code, operationIndex: i, message: message)
+        }
+        func saveImage(_ n: UInt32) { if journal.savedImages[n] == nil { journal.savedImages[n] = .some(images[n]) } }
+        switch op {
+        case let .createImage(n, format):
+            let attachment = attachments[journal.attachmentsTaken]
+            journal.attachmentsTaken += 1
+            guard n != 0 else { throw fail(.invalidImage, "image number 0 is nil; choose a number ≥ 1") }
+            guard images[n] == nil else { throw fail(.duplicateImage, "image \(n) already exists (destroy it first)") }
+            guard images.count < limits.maxImages else {
+                throw fail(.limitExceeded, "a client may hold at most \(limits.maxImages) images")
+            }
+            let memory: any PixelMemory
+            switch attachment {
+            case .memory(let m): memory = m
+            case .unusable(let why): throw fail(.invalidImage, "image \(n): its file descriptor cannot be used: \(why)")
+            }
+            if let problem = format.problem(fileSize: memory.byteCount) { throw fail(.invalidImage, "image \(n): \(problem)") }
+            saveImage(n)
+            images[n] = ImageSource(owner: imageOwner, number: n, memory: memory, format: format)
+            return layers.values.contains { $0.properties.contents == n }
+        case let .updateImage(n, rect):
+            guard let source = images[n] else { throw fail(.unknownImage, "image \(n) does not exist") }
+            guard rect.fits(width: UInt32(source.width), height: UInt32(source.height)) else {
+                throw fail(.invalidImage, "update rectangle \(rect) is empty or reaches outside image \(n) (\(source.width)×\(source.height))")
+            }
+            journal.imageUpdates.append((source, rect))
+            return true
+        case let .destroyImage(n):
+            guard let source = images[n] else { throw fail(.unknownImage, "image \(n) does not exist") }
+            saveImage(n)
+            images[n] = nil
+            journal.destroyedImages.append(source)
+            journal.imageUpdates.removeAll { $0.0 === source }
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// A kept session was resumed by a new client, which has no handle on the images an
+    /// earlier client made: those no layer shows are destroyed now, the rest as soon as no
+    /// layer shows them any more (checked after each commit).
+    public mutating func adoptImages() {
+        inheritedImages = Set(images.keys)
+        destroyUnshownInheritedImages()
+    }
+
+    private mutating func destroyUnshownInheritedImages() {
+        guard !inheritedImages.isEmpty else { return }
+        var shown = Set<UInt32>()
+        for l in layers.values where l.properties.contents != 0 { shown.insert(l.properties.contents) }
+        for n in inheritedImages where !shown.contains(n) {
+            images.removeValue(forKey: n)?.destroy()
+            inheritedImages.remove(n)
+        }
+    }
+
+    /// Marks every image destroyed (the session ended): their textures go.
+    public func destroyImages() { for source in images.values { source.destroy() } }
 
     private func save(_ id: LayerID, _ journal: inout Journal) {
         if journal.saved[id] == nil { journal.saved[id] = .some(layers[id]) }
@@ -238,6 +332,9 @@ public struct ClientTree: Sendable {
         case .settings(let s):
             changes.append(.settings(s))
             return false
+
+        case .createImage, .updateImage, .destroyImage:
+            return false  // applyImage
         }
     }
 

@@ -42,6 +42,9 @@ public final class Compositor {
     public var send: (ClientID, [UInt8]) -> Void = { _, _ in }
     /// Called after every frame is presented (headless: to write it out; stats, tests).
     public var onFrameRendered: () -> Void = {}
+    /// Draws shape and text layers on the CPU (laminad sets LaminaRaster's `ServerRasterizer`);
+    /// without one they show only their background and border.
+    public var layerRasters: (any LayerRasterizing)?
     /// Closes a client's connection after its queued bytes are sent.
     public var close: (ClientID) -> Void = { _ in }
 
@@ -98,9 +101,22 @@ public final class Compositor {
         logger.info("\(client) disconnected")
     }
 
-    /// Bytes read from a client's socket.
-    public func receive(_ bytes: UnsafeRawBufferPointer, from client: ClientID) {
+    /// The most descriptors a client may have sent ahead of the frames that take them.
+    public static let maximumPendingDescriptors = 512
+
+    /// Bytes read from a client's socket, with the descriptors that came with them (SCM_RIGHTS),
+    /// already mapped by the platform. A descriptor belongs to the frame that starts in the
+    /// bytes it came with (docs/protocol.md, "Images and file descriptors").
+    public func receive(_ bytes: UnsafeRawBufferPointer, attachments: [MemoryAttachment] = [], from client: ClientID) {
         guard sessions[client] != nil else { return }
+        let start = sessions[client]!.received
+        sessions[client]!.received += bytes.count
+        for a in attachments { sessions[client]!.attachments.append((a, start, start + bytes.count)) }
+        guard sessions[client]!.attachments.count <= Self.maximumPendingDescriptors else {
+            sessions[client]!.attachments.removeAll()
+            drop(client, ErrorMessage(code: .malformedFrame, message: "more than \(Self.maximumPendingDescriptors) file descriptors were sent ahead of the frames that take them"))
+            return
+        }
         sessions[client]!.decoder.append(bytes)
         while sessions[client]?.state != .closed, sessions[client] != nil {
             let frame: (type: UInt16, body: ArraySlice<UInt8>)?
@@ -111,8 +127,34 @@ public final class Compositor {
                 return
             }
             guard let frame else { return }
-            handleFrame(type: frame.type, body: frame.body, from: client)
+            let frameStart = sessions[client]!.consumed
+            let frameEnd = frameStart + Frame.headerSize + frame.body.count
+            sessions[client]!.consumed = frameEnd
+            handleFrame(type: frame.type, body: frame.body, frameStart: frameStart, from: client)
+            // (type 2: a commit reports its own descriptor count mismatch.)
+            // Descriptors whose read ended inside this frame belong to no later frame: the
+            // frame should have taken them. Close them (dropping the mapping) and say so.
+            guard var session = sessions[client], !session.attachments.isEmpty else { continue }
+            let before = session.attachments.count
+            session.attachments.removeAll { $0.end <= frameEnd }
+            let orphans = before - session.attachments.count
+            sessions[client] = session
+            if orphans > 0 && frame.type != 2 {
+                reply(client, .error(ErrorMessage(code: .invalidImage,
+                                                  message: "\(orphans) file descriptor\(orphans == 1 ? "" : "s") came with a message of type \(frame.type), which takes none; closed")))
+            }
         }
+    }
+
+    /// The descriptors that came with the frame starting at `frameStart` (and any earlier
+    /// ones still queued), taken from the queue.
+    private func takeAttachments(frameStart: Int, for client: ClientID) -> [MemoryAttachment] {
+        guard var session = sessions[client] else { return [] }
+        let n = session.attachments.prefix { $0.start <= frameStart }.count
+        let taken = session.attachments.prefix(n).map(\.attachment)
+        session.attachments.removeFirst(n)
+        sessions[client] = session
+        return taken
     }
 
     /// Sends an error and closes the connection. Other clients are not affected.
@@ -126,7 +168,7 @@ public final class Compositor {
 
     func reply(_ client: ClientID, _ message: ServerMessage) { send(client, message.encoded()) }
 
-    private func handleFrame(type: UInt16, body: ArraySlice<UInt8>, from client: ClientID) {
+    private func handleFrame(type: UInt16, body: ArraySlice<UInt8>, frameStart: Int, from client: ClientID) {
         let message: ClientMessage
         do {
             message = try ClientMessage.decode(type: type, body: body)
@@ -156,7 +198,8 @@ public final class Compositor {
         case (.ready, .hello):
             drop(client, ErrorMessage(code: .notHello, message: "hello was already received"))
         case (.ready, .commit(let commit)):
-            apply(commit, from: client)
+            let attachments = commit.descriptorCount > 0 ? takeAttachments(frameStart: frameStart, for: client) : []
+            apply(commit, attachments: attachments, from: client)
         case let (.ready, .request(id, request)):
             serve(request, id: id, for: client)
         default:
@@ -187,7 +230,7 @@ public final class Compositor {
 
     // MARK: Commits
 
-    private func apply(_ commit: Commit, from client: ClientID) {
+    private func apply(_ commit: Commit, attachments: [MemoryAttachment] = [], from client: ClientID) {
         do {
             // A layer given a transition keeps its rendering from before the commit.
             var snapshots: [LayerID: [DrawCommand]] = [:]
@@ -195,7 +238,7 @@ public final class Compositor {
                 let targets = transitionTargets(commit.operations, entry: i)
                 if !targets.isEmpty { snapshots = self.snapshots(of: targets, entry: i) }
             }
-            let result = try display.apply(commit.operations, from: client, limits: configuration.limits)
+            let result = try display.apply(commit.operations, attachments: attachments, from: client, limits: configuration.limits)
             if result.visibleChange { markNeedsFrame() }
             stats.commitsApplied += 1
             reply(client, .applied(serial: commit.serial))
@@ -243,7 +286,8 @@ public final class Compositor {
         }, transitions: !hasTransitions ? nil : { entry, id in
             guard let a = entries[entry].animations[id], let state = a.transition, let snapshot = a.transitionSnapshot else { return nil }
             return ActiveTransition(state: state, snapshot: snapshot)
-        })
+        }, rasters: layerRasters)
+        layerRasters?.endFrame()
         try backend.present(list)
         stats.framesRendered += 1
         stats.lastFrameSeconds = realTime() - start
@@ -282,6 +326,8 @@ public final class Compositor {
                 try renderIfNeeded()
                 reply(client, .reply(id: id, .advanced(time: clock.virtualTime, framesRendered: stats.framesRendered)))
             case .stats:
+                // Textures are uploaded and freed as frames are drawn: draw what is pending first.
+                if needsFrame { try render() }
                 reply(client, .reply(id: id, .stats(statistics())))
             case .presentation(let layer):
                 guard let i = display.index(of: client), let p = presentation(of: layer, entry: i, at: now) else {
@@ -319,7 +365,31 @@ public final class Compositor {
             Statistic(name: "time", value: now),
             Statistic(name: "width", value: Double(display.width)),
             Statistic(name: "height", value: Double(display.height)),
-        ]
+            Statistic(name: "images", value: Double(display.entries.reduce(0) { $0 + $1.tree.images.count })),
+        ] + textureStatistics()
+    }
+
+    /// `textureBytes` and `textures` in all, then `textureBytes.client.N` for each connected
+    /// client (by its client id), `textureBytes.session.NAME` for a kept session whose client
+    /// has gone, and `textureBytes.server` for server rasters.
+    private func textureStatistics() -> [Statistic] {
+        let usage = backend.renderer.textureUsage
+        var list = [Statistic(name: "textureBytes", value: Double(usage.totalBytes)),
+                    Statistic(name: "textures", value: Double(usage.totalTextures))]
+        for (owner, bytes) in usage.bytes.sorted(by: { $0.key.description < $1.key.description }) {
+            let name: String
+            switch owner {
+            case .server: name = "server"
+            case .session(let serial):
+                if let e = display.entries.first(where: { $0.serial == serial }) {
+                    name = e.client.map { "client.\($0.rawValue)" } ?? "session.\(e.session)"
+                } else {
+                    name = "gone.\(serial)"
+                }
+            }
+            list.append(Statistic(name: "textureBytes." + name, value: Double(bytes)))
+        }
+        return list
     }
 }
 

@@ -256,7 +256,8 @@ extension Compositor {
         var out: [LayerID: [DrawCommand]] = [:]
         for id in ids {
             guard let p = presentation(of: id, entry: i, at: t) else { continue }
-            out[id] = display.snapshot(entry: i, layer: id, properties: p, localTime: localTime(of: id, entry: i, at: t)) {
+            out[id] = display.snapshot(entry: i, layer: id, properties: p, localTime: localTime(of: id, entry: i, at: t),
+                                      rasters: layerRasters) {
                 [self] _, child, model, _ in presentation(of: child, entry: i, at: t, model: model) ?? model
             }
         }

@@ -72,9 +72,14 @@ public struct DisplayTree: Sendable {
             entries[i].client = client
             entries[i].clientName = hello.clientName
             entries[i].keepsLayers = hello.flags.contains(.keepLayers)
+            // The new client can name only the images its layers show (the snapshot carries
+            // their numbers); the others are unreachable now.
+            entries[i].tree.adoptImages()
             return entries[i].tree.snapshot()
         }
-        entries.append(Entry(tree: ClientTree(displayWidth: Double(width), displayHeight: Double(height)),
+        var tree = ClientTree(displayWidth: Double(width), displayHeight: Double(height))
+        tree.imageOwner = .session(nextSerial)
+        entries.append(Entry(tree: tree,
                              client: client, clientName: hello.clientName, session: hello.session,
                              keepsLayers: hello.flags.contains(.keepLayers), serial: nextSerial))
         nextSerial &+= 1
@@ -91,16 +96,19 @@ public struct DisplayTree: Sendable {
             return false
         }
         let hadVisible = !(entries[i].tree[.root]?.sublayers.isEmpty ?? true) || !entries[i].departing.isEmpty
+            || !entries[i].tree.images.isEmpty
+        entries[i].tree.destroyImages()
         entries.remove(at: i)
         return hadVisible
     }
 
     /// Applies a client's commit atomically. Returns what changed.
-    public mutating func apply(_ ops: [Operation], from client: ClientID, limits: ClientLimits) throws(CommitRejection) -> CommitResult {
+    public mutating func apply(_ ops: [Operation], attachments: [MemoryAttachment] = [], from client: ClientID,
+                               limits: ClientLimits) throws(CommitRejection) -> CommitResult {
         guard let i = index(of: client) else {
             throw CommitRejection(code: .notHello, operationIndex: -1, message: "\(client) is not attached")
         }
-        return try entries[i].tree.apply(ops, limits: limits)
+        return try entries[i].tree.apply(ops, attachments: attachments, limits: limits)
     }
 
     /// Layers held, over all clients.
@@ -130,6 +138,18 @@ extension DisplayTree {
             j.field("name", e.clientName)
             j.field("session", e.session)
             j.field("connected", e.client != nil)
+            if !e.tree.images.isEmpty {
+                j.key("images")
+                j.beginArray()
+                for (n, image) in e.tree.images.sorted(by: { $0.key < $1.key }) {
+                    j.beginObject()
+                    j.field("image", Double(n))
+                    j.field("width", Double(image.width))
+                    j.field("height", Double(image.height))
+                    j.endObject()
+                }
+                j.endArray()
+            }
             j.key("root")
             layerJSON(.root, e.tree, &j) { id in presentation?(entryIndex, id) }
             j.endObject()

@@ -37,20 +37,22 @@ extension DisplayTree {
     /// Opacity multiplies down the tree, except that a translucent layer with sublayers (and
     /// `allowsGroupOpacity`) becomes an offscreen group composited once. A hidden layer hides its
     /// subtree, and so does a layer with `isDoubleSided` false that faces away. Siblings draw in
-    /// zPosition order, then array order. Per layer, in order: its shadow, its background, its
+    /// zPosition order, then array order. Per layer, in order: its shadow, its background, its contents, its
     /// sublayers (clipped by `masksToBounds`), then its border, which Core Animation draws above
-    /// the sublayers.
+    /// the sublayers. A shape or text layer draws its CPU raster from `rasters` where the
+    /// contents would go (none without a rasterizer); it ignores `contents`, as in Core Animation.
     ///
     /// A layer with a transition in progress (`transitions`) draws its old rendering and its
     /// current one, placed and faded as the transition's type, direction and progress say.
     public func drawList(at time: Double = 0, present: PresentationLookup = { _, _, model, _ in model },
-                         transitions: TransitionLookup? = nil) -> DrawList {
+                         transitions: TransitionLookup? = nil, rasters: (any LayerRasterizing)? = nil) -> DrawList {
         var list = DrawList(width: width, height: height, background: background)
         list.commands.reserveCapacity(layerCount + layerCount / 2)
         withoutActuallyEscaping(present) { present in
             for (i, entry) in entries.enumerated() {
                 // renderTree: departing layers (onOrderOut) put back where they were.
-                var walk = RenderWalk(tree: entry.renderTree ?? entry.tree, entry: i, present: present, transitions: transitions)
+                var walk = RenderWalk(tree: entry.renderTree ?? entry.tree, entry: i, serial: entry.serial,
+                                      present: present, transitions: transitions, rasters: rasters)
                 walk.visitRoot(time: time, into: &list.commands)
             }
         }
@@ -61,15 +63,16 @@ extension DisplayTree {
     /// values `p` at its local time `localTime`, in the layer's own coordinates (its transform
     /// to the display taken as the identity) and at full opacity above it: what a transition
     /// keeps of the layer's old appearance.
+    /// A shape or text layer in the snapshot draws its current raster from `rasters`.
     public func snapshot(entry i: Int, layer id: LayerID, properties p: LayerProperties, localTime: Double,
-                         present: PresentationLookup) -> [DrawCommand] {
+                         rasters: (any LayerRasterizing)? = nil, present: PresentationLookup) -> [DrawCommand] {
         let entry = entries[i]
         let tree = entry.renderTree ?? entry.tree
         guard let layer = tree[id] else { return [] }
         var commands: [DrawCommand] = []
         withoutActuallyEscaping(present) { present in
-            var walk = RenderWalk(tree: tree, entry: i, present: present, transitions: nil)
-            walk.draw(layer, p, localTime: localTime, toDisplay: .identity, parentOpacity: 1, into: &commands)
+            var walk = RenderWalk(tree: tree, entry: i, serial: entry.serial, present: present, transitions: nil, rasters: rasters)
+            walk.draw(id, layer, p, localTime: localTime, toDisplay: .identity, parentOpacity: 1, into: &commands)
         }
         return commands
     }
@@ -79,8 +82,10 @@ extension DisplayTree {
 private struct RenderWalk {
     let tree: ClientTree
     let entry: Int
+    let serial: UInt32
     let present: PresentationLookup
     let transitions: TransitionLookup?
+    let rasters: (any LayerRasterizing)?
 
     func properties(of id: LayerID, _ layer: ServerLayer, parentTime: Double) -> (LayerProperties, Double) {
         let m = layer.properties
@@ -113,16 +118,16 @@ private struct RenderWalk {
         if !p.isDoubleSided, !inSuperlayer.facesViewer { return }
         let toDisplay = superlayerToDisplay.isIdentity ? inSuperlayer : inSuperlayer.concatenating(superlayerToDisplay)
         if let transition = transitions?(entry, id) {
-            drawTransition(transition, layer, p, localTime: localTime, toDisplay: toDisplay,
+            drawTransition(transition, id, layer, p, localTime: localTime, toDisplay: toDisplay,
                            parentOpacity: parentOpacity, into: &commands)
         } else {
-            draw(layer, p, localTime: localTime, toDisplay: toDisplay, parentOpacity: parentOpacity, into: &commands)
+            draw(id, layer, p, localTime: localTime, toDisplay: toDisplay, parentOpacity: parentOpacity, into: &commands)
         }
     }
 
     /// Lists the commands of a layer placed by `toDisplay`: its shadow, background, sublayers
     /// and border, in a group when its opacity or shadow needs one.
-    mutating func draw(_ layer: ServerLayer, _ p: LayerProperties, localTime: Double, toDisplay: Transform3D,
+    mutating func draw(_ id: LayerID, _ layer: ServerLayer, _ p: LayerProperties, localTime: Double, toDisplay: Transform3D,
                        parentOpacity: Double, into commands: inout [DrawCommand]) {
         guard !p.isHidden else { return }
         let opacity = parentOpacity * p.opacity
@@ -136,6 +141,8 @@ private struct RenderWalk {
             ? CornerRadii(radius: p.cornerRadius, mask: p.maskedCorners, size: bounds.size) : .zero
         let fillVisible = hasArea && p.backgroundColor.alpha > 0
         let borderVisible = hasArea && p.borderWidth > 0 && p.borderColor.alpha > 0
+        let contents = p.kind == .shape || p.kind == .text
+            ? rasterDraw(id, p, toDisplay: toDisplay, radii: radii) : contentsDraw(p, radii: radii)
 
         // Core Animation clips a layer's own shadow with masksToBounds, which leaves nothing
         // outside the bounds to see: no shadow then.
@@ -147,7 +154,7 @@ private struct RenderWalk {
         // analytically blurred rectangle. The alpha is uniform unless a border sits over a
         // translucent fill (the ring is then more opaque than the inside).
         var shapeShadow: DrawShadow?
-        if var s = shadow, !hasSublayers, fillVisible, !borderVisible || p.backgroundColor.alpha == 1 {
+        if var s = shadow, !hasSublayers, contents == nil, fillVisible, !borderVisible || p.backgroundColor.alpha == 1 {
             s.opacity *= p.backgroundColor.alpha
             shapeShadow = s
             shadow = nil
@@ -164,12 +171,18 @@ private struct RenderWalk {
         if needsGroup {
             commands.append(DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: bounds, opacity: opacity, shadow: shadow))
         }
-        let borderAbove = hasSublayers && borderVisible
+        // The border goes above the contents and the sublayers: in a command of its own when
+        // either comes between it and the background.
+        let borderAbove = (hasSublayers || contents != nil) && borderVisible
         if fillVisible || (borderVisible && !borderAbove) {
             commands.append(DrawCommand(kind: .layer, transform: toDisplay, bounds: bounds,
                                         color: fillVisible ? p.backgroundColor : .clear, opacity: inner,
                                         cornerRadii: radii, borderWidth: borderVisible && !borderAbove ? p.borderWidth : 0,
                                         borderColor: p.borderColor))
+        }
+        if let contents {
+            commands.append(DrawCommand(kind: .contents, transform: toDisplay, bounds: bounds, opacity: inner,
+                                        cornerRadii: radii, contents: contents))
         }
         if hasSublayers, hasArea || !p.masksToBounds {
             let clipStart = commands.count
@@ -198,6 +211,36 @@ private struct RenderWalk {
                 commands.append(DrawCommand(kind: .endGroup))
             }
         }
+    }
+
+    /// The layer's `contents` as a textured draw: nil when it names no image, or an image the
+    /// client has destroyed (a layer showing a destroyed image draws no contents), or when the
+    /// image would land on nothing.
+    private func contentsDraw(_ p: LayerProperties, radii: CornerRadii) -> DrawContents? {
+        guard p.contents != 0, let source = tree.images[p.contents] else { return nil }
+        let g = DrawContents.layout(bounds: p.bounds, imageWidth: source.width, imageHeight: source.height,
+                                    contentsRect: p.contentsRect, contentsCenter: p.contentsCenter,
+                                    gravity: p.contentsGravity, scale: p.contentsScale)
+        guard g.destination.width > 0, g.destination.height > 0, g.sourceRect.width != 0, g.sourceRect.height != 0 else { return nil }
+        // Core Animation clips contents to the rounded bounds only with masksToBounds; the corner
+        // radius alone rounds the background and border.
+        let clip: (rect: Rect, radii: CornerRadii)? = p.masksToBounds ? (p.bounds, radii) : nil
+        if let clip, !(clip.rect.width > 0 && clip.rect.height > 0) { return nil }
+        return DrawContents(source: source, destination: g.destination, destinationInsets: g.destinationInsets,
+                            sourceRect: g.sourceRect, sourceInsets: g.sourceInsets,
+                            minificationFilter: p.minificationFilter, magnificationFilter: p.magnificationFilter,
+                            isOpaque: p.isOpaque, clip: clip)
+    }
+
+    /// A shape or text layer's raster as a textured draw, clipped like contents.
+    private func rasterDraw(_ id: LayerID, _ p: LayerProperties, toDisplay: Transform3D, radii: CornerRadii) -> DrawContents? {
+        guard let rasters, var draw = rasters.contents(tree: serial, layer: id, p, toDisplay: toDisplay) else { return nil }
+        if p.masksToBounds {
+            guard p.bounds.width > 0, p.bounds.height > 0 else { return nil }
+            draw = DrawContents(source: draw.source, destination: draw.destination, minificationFilter: draw.minificationFilter,
+                                magnificationFilter: draw.magnificationFilter, clip: (p.bounds, radii))
+        }
+        return draw
     }
 
     private mutating func visitSublayers(of layer: ServerLayer, _ p: LayerProperties, localTime: Double,
@@ -242,7 +285,7 @@ extension RenderWalk {
     /// the old; push slides both; reveal slides the old away over the new. Directions follow
     /// the subtype: `fromLeft` moves the content rightwards, `fromTop` downwards (y points
     /// down). The moving renderings are not clipped to the bounds, as in Core Animation.
-    mutating func drawTransition(_ t: ActiveTransition, _ layer: ServerLayer, _ p: LayerProperties, localTime: Double,
+    mutating func drawTransition(_ t: ActiveTransition, _ id: LayerID, _ layer: ServerLayer, _ p: LayerProperties, localTime: Double,
                                  toDisplay: Transform3D, parentOpacity: Double, into commands: inout [DrawCommand]) {
         let progress = Swift.min(Swift.max(t.state.progress, 0), 1)
         let size = p.bounds.size
@@ -274,18 +317,18 @@ extension RenderWalk {
                 var begin = DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: p.bounds, opacity: progress)
                 begin.compositesAdditively = true
                 commands.append(begin)
-                draw(layer, p, localTime: localTime, toDisplay: toDisplay, parentOpacity: 1, into: &commands)
+                draw(id, layer, p, localTime: localTime, toDisplay: toDisplay, parentOpacity: 1, into: &commands)
                 commands.append(DrawCommand(kind: .endGroup))
             }
             commands.append(DrawCommand(kind: .endGroup))
         case .moveIn:
             old(toDisplay, opacity: parentOpacity, into: &commands)
-            draw(layer, p, localTime: localTime, toDisplay: shift(progress - 1), parentOpacity: parentOpacity, into: &commands)
+            draw(id, layer, p, localTime: localTime, toDisplay: shift(progress - 1), parentOpacity: parentOpacity, into: &commands)
         case .push:
             old(shift(progress), opacity: parentOpacity, into: &commands)
-            draw(layer, p, localTime: localTime, toDisplay: shift(progress - 1), parentOpacity: parentOpacity, into: &commands)
+            draw(id, layer, p, localTime: localTime, toDisplay: shift(progress - 1), parentOpacity: parentOpacity, into: &commands)
         case .reveal:
-            draw(layer, p, localTime: localTime, toDisplay: toDisplay, parentOpacity: parentOpacity, into: &commands)
+            draw(id, layer, p, localTime: localTime, toDisplay: toDisplay, parentOpacity: parentOpacity, into: &commands)
             old(shift(progress), opacity: parentOpacity, into: &commands)
         }
     }

@@ -76,6 +76,8 @@ public struct DrawCommand: Sendable, Equatable {
         case pushClip
         /// Ends the innermost clip.
         case popClip
+        /// Draws `contents` (an image, or a server raster) with `opacity`.
+        case contents
     }
 
     public var kind: Kind
@@ -100,11 +102,13 @@ public struct DrawCommand: Sendable, Equatable {
     /// For `beginGroup`: the group is added to what lies below (premultiplied, `ONE, ONE`)
     /// instead of drawn over it, for a transition's cross-dissolve.
     public var compositesAdditively = false
+    /// The textured draw of a `contents` command.
+    public var contents: DrawContents?
 
     /// A command of any kind; the defaults draw nothing extra.
     public init(kind: Kind, transform: Transform3D = .identity, bounds: Rect = .zero, color: Color = .clear,
                 opacity: Double = 1, cornerRadii: CornerRadii = .zero, borderWidth: Double = 0,
-                borderColor: Color = .clear, shadow: DrawShadow? = nil) {
+                borderColor: Color = .clear, shadow: DrawShadow? = nil, contents: DrawContents? = nil) {
         self.kind = kind
         self.transform = transform
         self.bounds = bounds
@@ -114,6 +118,7 @@ public struct DrawCommand: Sendable, Equatable {
         self.borderWidth = borderWidth
         self.borderColor = borderColor
         self.shadow = shadow
+        self.contents = contents
     }
 
     /// A layer's filled rectangle, square corners, no border.
@@ -163,6 +168,13 @@ public protocol Renderer: AnyObject {
     func draw(_ list: DrawList) throws
     /// Reads back what the last `draw` produced, top row first.
     func readPixels() throws -> Bitmap
+    /// The textures held for contents, by owner (`stats`).
+    var textureUsage: TextureUsage { get }
+}
+
+extension Renderer {
+    /// A renderer without textures holds none.
+    public var textureUsage: TextureUsage { TextureUsage() }
 }
 
 /// A place frames go: the headless FBO, or a KMS output (wlroots' `wlr_backend`, made small).

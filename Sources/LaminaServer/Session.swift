@@ -8,6 +8,12 @@ struct Session {
     var state = State.awaitingHello
     var decoder: FrameDecoder
     var name = ""
+    /// Stream bytes received so far, and bytes of the frames handled so far.
+    var received = 0
+    var consumed = 0
+    /// Descriptors received and not yet taken by a commit, oldest first, each with the stream
+    /// range of the read that brought it: it belongs to a frame that starts in that range.
+    var attachments: [(attachment: MemoryAttachment, start: Int, end: Int)] = []
 
     init(id: ClientID, frameLimit: Int) {
         self.id = id

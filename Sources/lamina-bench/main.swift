@@ -1,5 +1,5 @@
 // lamina-bench: the numbers the issues ask for. Build with -c release:
-//   swift run -c release lamina-bench [protocol|animation|frames|render|latency|all] [frames for render]
+//   swift run -c release lamina-bench [protocol|animation|frames|render|latency|contents|raster|all] [frames for render]
 let which = CommandLine.arguments.dropFirst().first ?? "all"
 if which == "protocol" || which == "all" { print(runProtocolBenchmark()) }
 if which == "animation" || which == "all" { print(runAnimationBenchmark()) }
@@ -11,3 +11,7 @@ if which == "render" || which == "all" {
 if which == "latency" || which == "all" {
     do { print(try await runLatencyBenchmark()) } catch { print("latency benchmark failed: \(error)") }
 }
+if which == "contents" || which == "all" {
+    do { print(try runContentsBenchmark()) } catch { print("contents benchmark failed: \(error)") }
+}
+if which == "raster" || which == "all" { print(runRasterBenchmark()) }

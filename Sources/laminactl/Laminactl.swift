@@ -10,7 +10,7 @@ struct Laminactl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "laminactl",
         abstract: "Control laminad: apply scene files, take screenshots, dump the layer tree, drive the virtual clock.",
-        subcommands: [Apply.self, Screenshot.self, Tree.self, Watch.self, Advance.self, Stats.self, Eval.self])
+        subcommands: [Apply.self, Contents.self, Screenshot.self, Tree.self, Watch.self, Advance.self, Stats.self, Eval.self])
 }
 
 /// Options every subcommand that talks to laminad takes.
@@ -75,14 +75,77 @@ struct Apply: AsyncParsableCommand {
             throw ValidationError("--duration must be a finite number of seconds ≥ 0 (got \(duration))")
         }
         let c = try connection.connect(session: session, keepLayers: true)
+        var images: [String: Image] = [:]
+        for file in parsed.contentsFiles {
+            do { images[file] = try Image(contentsOfFile: file, connection: c) } catch {
+                c.close()
+                throw ValidationError("\(scene): contents \(file): \(error)")
+            }
+        }
         Transaction.begin()
         if let duration { Transaction.animationDuration = duration }
         if let timingFunction { Transaction.animationTimingFunction = timingFunction }
         Transaction.disableActions = disableActions
-        let summary = SceneApplier.apply(parsed, to: c.rootLayer)
+        let summary = SceneApplier.apply(parsed, to: c.rootLayer, images: images)
         Transaction.commit()
         try await c.sync()
         print("applied \(scene): \(summary.created) created, \(summary.updated) updated, \(summary.removed) removed, \(summary.propertiesSet) properties set, \(summary.animationsAdded) animations added")
+        c.close()
+    }
+}
+
+struct Contents: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show a PNG or JPEG file as the contents of a named layer of a session.",
+        discussion: """
+        The layer is found by name anywhere in the session's tree (the session `laminactl apply` \
+        uses by default). The image stays on screen after laminactl exits, with the session's layers.
+        """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Option(help: "The session whose layer gets the contents.")
+    var session: String = "laminactl"
+
+    @Option(help: "contentsGravity: resize, resizeAspect, resizeAspectFill, center, top, bottom, left, right, topLeft, topRight, bottomLeft, bottomRight.")
+    var gravity: String?
+
+    @Option(help: "contentsScale: image pixels per point.")
+    var scale: Double?
+
+    @Argument(help: "The layer's name.") var name: String
+    @Argument(help: "A PNG or JPEG file.") var file: String
+
+    @MainActor
+    func run() async throws {
+        var gravityValue: ContentsGravity?
+        if let gravity {
+            guard let g = ContentsGravity(rawValue: gravity) else {
+                throw ValidationError("--gravity takes one of \(ContentsGravity.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(gravity)')")
+            }
+            gravityValue = g
+        }
+        if let scale, !(scale > 0 && scale.isFinite) { throw ValidationError("--scale must be a number > 0 (got \(scale))") }
+        let c = try connection.connect(session: session, keepLayers: true)
+        func find(_ l: Layer) -> Layer? {
+            if l.name == name { return l }
+            for s in l.sublayers { if let hit = find(s) { return hit } }
+            return nil
+        }
+        guard let layer = find(c.rootLayer) ?? c.orphans.lazy.compactMap(find).first else {
+            c.close()
+            throw ValidationError("session '\(session)' has no layer named '\(name)'")
+        }
+        let image: Image
+        do { image = try Image(contentsOfFile: file, connection: c) } catch {
+            c.close()
+            throw ValidationError("\(file): \(error)")
+        }
+        layer.contents = image
+        if let gravityValue { layer.contentsGravity = gravityValue }
+        if let scale { layer.contentsScale = scale }
+        try await c.sync()
+        print("\(name): contents \(file) (\(image.width)x\(image.height))")
         c.close()
     }
 }

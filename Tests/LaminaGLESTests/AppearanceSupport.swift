@@ -2,6 +2,7 @@ import LaminaCore
 import LaminaHeadless
 import LaminaImage
 import LaminaProtocol
+import LaminaRaster
 import LaminaServer
 import Testing
 
@@ -25,15 +26,16 @@ struct SceneLayer {
     func operations(parent: LayerID, next: inout UInt32, into ops: inout [Operation]) {
         let id = LayerID(rawValue: next)
         next += 1
-        ops.append(.create(id))
-        for key in properties.changedKeys(from: .defaults) { ops.append(.set(id, key, properties[key])) }
+        ops.append(.create(id, kind: properties.kind))
+        for key in properties.changedKeys(from: LayerProperties(kind: properties.kind)) { ops.append(.set(id, key, properties[key])) }
         ops.append(.insert(parent: parent, child: id, index: .max))
         for s in sublayers { s.operations(parent: id, next: &next, into: &ops) }
     }
 }
 
 /// The draw list laminad would build for `layers` on a display of the given size.
-func drawList(_ layers: [SceneLayer], width: Int, height: Int, background: Color) throws -> DrawList {
+func drawList(_ layers: [SceneLayer], width: Int, height: Int, background: Color,
+              rasters: (any LayerRasterizing)? = nil) throws -> DrawList {
     var display = DisplayTree(width: width, height: height, background: background)
     let client = ClientID(rawValue: 1)
     _ = try display.attach(client, hello: Hello(clientName: "appearance-tests"))
@@ -41,13 +43,14 @@ func drawList(_ layers: [SceneLayer], width: Int, height: Int, background: Color
     var next: UInt32 = 1
     for layer in layers { layer.operations(parent: .root, next: &next, into: &ops) }
     _ = try display.apply(ops, from: client, limits: ClientLimits())
-    return display.drawList()
+    return display.drawList(rasters: rasters)
 }
 
 /// Renders `layers` on the headless backend and reads the frame back.
+/// Shape and text layers are rasterised by a fresh `ServerRasterizer`, as laminad does.
 func render(_ layers: [SceneLayer], width: Int, height: Int, background: Color = .black) throws -> Bitmap {
     let backend = try HeadlessBackend(width: width, height: height)
-    try backend.present(try drawList(layers, width: width, height: height, background: background))
+    try backend.present(try drawList(layers, width: width, height: height, background: background, rasters: ServerRasterizer()))
     return try backend.screenshot()
 }
 

@@ -106,6 +106,43 @@ struct ProtocolTests {
         #expect(commit.encoded() == expected)
     }
 
+    @Test func goldenBytesOfImageOperations() throws {
+        let ops: [LaminaProtocol.Operation] = [
+            .createImage(image: 5, ImageFormat(width: 2, height: 1, stride: 8, order: .bgra, alpha: .straight, offset: 0)),
+            .set(LayerID(1), .contents, .image(5)),
+            .updateImage(image: 5, PixelRect(x: 1, y: 0, width: 1, height: 1)),
+            .destroyImage(image: 5),
+        ]
+        let commit = ClientMessage.commit(Commit(serial: 3, operations: ops))
+        let expected: [UInt8] = [
+            0x48, 0x00, 0x00, 0x00,  0x02, 0x00,  0x00, 0x00,  // frame: body length 72, type 2 (commit)
+            0x03, 0x00, 0x00, 0x00,                              // serial 3
+            0x04, 0x00, 0x00, 0x00,                              // 4 operations
+            0x0C, 0x05, 0x00, 0x00, 0x00,                        // create-image #5 …
+            0x02, 0x00, 0x00, 0x00,  0x01, 0x00, 0x00, 0x00,     // … 2 × 1 pixels
+            0x08, 0x00, 0x00, 0x00,                              // … stride 8
+            0x00, 0x01,                                          // … BGRA, straight alpha
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,      // … offset 0 (takes the frame's first descriptor)
+            0x03, 0x01, 0x00, 0x00, 0x00, 0x1B, 0x00,            // set #1 contents (key 27) …
+            0x05, 0x00, 0x00, 0x00,                              // … image 5
+            0x0D, 0x05, 0x00, 0x00, 0x00,                        // update-image #5 …
+            0x01, 0x00, 0x00, 0x00,  0x00, 0x00, 0x00, 0x00,     // … x 1, y 0
+            0x01, 0x00, 0x00, 0x00,  0x01, 0x00, 0x00, 0x00,     // … 1 × 1
+            0x0E, 0x05, 0x00, 0x00, 0x00,                        // destroy-image #5
+        ]
+        #expect(commit.encoded() == expected)
+        #expect(Commit(serial: 3, operations: ops).descriptorCount == 1)
+        let decoded = try ClientMessage.decode(type: 2, body: ArraySlice(expected[8...]))
+        #expect(decoded == commit)
+        // Unknown pixel formats and alpha modes are refused by name.
+        var bad = expected
+        bad[33] = 2
+        #expect(throws: MessageError.self) { try ClientMessage.decode(type: 2, body: ArraySlice(bad[8...])) }
+        bad = expected
+        bad[34] = 9
+        #expect(throws: MessageError.self) { try ClientMessage.decode(type: 2, body: ArraySlice(bad[8...])) }
+    }
+
     @Test func framesSurviveAnySplitOfTheStream() throws {
         let stream = Self.clientMessages.flatMap { $0.encoded() }
         for chunk in [1, 3, 7, 64, stream.count] {

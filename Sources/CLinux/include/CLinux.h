@@ -13,3 +13,21 @@ int CLinux_accept4(int fd, int flags);
 
 /// SO_PEERCRED: `struct ucred` is also _GNU_SOURCE-only. Returns 0 and fills the outputs, or -1.
 int CLinux_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
+
+/// sendmsg(2) of `len` bytes with `nfds` descriptors as one SCM_RIGHTS message (MSG_NOSIGNAL).
+/// The CMSG_* macros are not callable from Swift. Returns bytes sent or -1 (errno set).
+long CLinux_send_with_fds(int fd, const void *buf, unsigned long len, const int *fds, int nfds);
+
+/// recvmsg(2) of up to `len` bytes; descriptors that came with them (SCM_RIGHTS, received
+/// close-on-exec) go to `fds` (room for `maxfds`), their count to `*nfds`. `*truncated` is set
+/// when the kernel had more descriptors than fit (it closed those). Returns bytes or -1.
+long CLinux_recv_with_fds(int fd, void *buf, unsigned long len, int *fds, int maxfds, int *nfds, int *truncated);
+
+/// memfd_create(2) with MFD_CLOEXEC | MFD_ALLOW_SEALING.
+int CLinux_memfd_create(const char *name);
+
+/// Seals a memfd against shrinking, growing and further sealing. Returns 0 or -1.
+int CLinux_memfd_seal(int fd);
+
+/// Whether the descriptor is sealed against shrinking: 1 yes, 0 no, -1 not sealable (errno).
+int CLinux_is_sealed_against_shrinking(int fd);

@@ -1,0 +1,153 @@
+import CGLES
+import LaminaCore
+import LaminaServer
+
+/// The renderer's textures for `ImageSource`s: client images and server rasters alike.
+///
+/// A texture is made and the whole image uploaded the first time a source is drawn; after that
+/// only the region changed since the generation the texture holds is uploaded again
+/// (`glTexSubImage2D`). Mipmaps are generated when a draw first minifies with `trilinear`, and
+/// regenerated after uploads. A texture is deleted at the end of the first frame in which its
+/// source is destroyed (the client destroyed the image, or its session ended, or a server
+/// producer removed it) and no command drew it.
+final class TextureCache {
+    struct Entry {
+        var texture: GLuint
+        let source: ImageSource
+        var generation: UInt64
+        var hasMipmaps: Bool
+        var mipmapsStale: Bool
+        var usedInFrame: Bool
+        var bytes: Int { source.byteCount + (hasMipmaps ? source.byteCount / 3 : 0) }
+    }
+
+    private(set) var entries: [UInt64: Entry] = [:]
+    private var scratch: [UInt8] = []
+
+    /// The texture for `source`, brought up to its latest generation (and given mipmaps when
+    /// `mipmaps` asks), bound to `GL_TEXTURE_2D` on the active unit.
+    func bind(_ source: ImageSource, mipmaps: Bool) throws(GLESError) {
+        if var e = entries[source.id] {
+            glBindTexture(GLenum(GL_TEXTURE_2D), e.texture)
+            if let region = source.changedRegion(since: e.generation) {
+                upload(source, region)
+                e.generation = source.generation
+                e.mipmapsStale = e.hasMipmaps
+            }
+            if mipmaps, !e.hasMipmaps || e.mipmapsStale {
+                glGenerateMipmap(GLenum(GL_TEXTURE_2D))
+                e.hasMipmaps = true
+                e.mipmapsStale = false
+            }
+            e.usedInFrame = true
+            entries[source.id] = e
+            return
+        }
+        var texture: GLuint = 0
+        glGenTextures(1, &texture)
+        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_S), GL_CLAMP_TO_EDGE)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_T), GL_CLAMP_TO_EDGE)
+        glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(source.width), GLsizei(source.height), 0,
+                     GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)
+        let error = glGetError()
+        guard error == GLenum(GL_NO_ERROR) else {
+            glDeleteTextures(1, &texture)
+            throw .callFailed(call: "glTexImage2D(\(source.width)×\(source.height)) for image \(source.number) of \(source.owner)", code: error)
+        }
+        upload(source, PixelRect(x: 0, y: 0, width: UInt32(source.width), height: UInt32(source.height)))
+        if mipmaps { glGenerateMipmap(GLenum(GL_TEXTURE_2D)) }
+        entries[source.id] = Entry(texture: texture, source: source, generation: source.generation,
+                                   hasMipmaps: mipmaps, mipmapsStale: false, usedInFrame: true)
+    }
+
+    private func upload(_ source: ImageSource, _ r: PixelRect) {
+        source.withPremultipliedRGBA(r, scratch: &scratch) { pixels, rowLength in
+            glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
+            glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), GLint(rowLength))
+            glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(r.x), GLint(r.y), GLsizei(r.width), GLsizei(r.height),
+                            GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), pixels)
+            glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), 0)
+        }
+    }
+
+    /// Frees the textures of destroyed sources that this frame did not draw.
+    func endFrame() {
+        for (id, e) in entries {
+            if e.source.isDestroyed && !e.usedInFrame {
+                var t = e.texture
+                glDeleteTextures(1, &t)
+                entries[id] = nil
+            } else if e.usedInFrame {
+                entries[id]!.usedInFrame = false
+            }
+        }
+    }
+
+    var usage: TextureUsage {
+        var u = TextureUsage()
+        for e in entries.values {
+            u.bytes[e.source.owner, default: 0] += e.bytes
+            u.textures[e.source.owner, default: 0] += 1
+        }
+        return u
+    }
+}
+
+extension GLESRenderer {
+    /// The textures held for contents, by owner.
+    public var textureUsage: TextureUsage { textures.usage }
+
+    /// Draws a `contents` command: the nine-slice textured quad of `Shaders.contents`.
+    func drawContents(_ c: DrawCommand) throws(GLESError) {
+        guard let d = c.contents, c.opacity > 0 else { return }
+        let source = d.source
+        guard !source.isDestroyed, source.width > 0, source.height > 0 else { return }
+        try textures.bind(source, mipmaps: d.minificationFilter == .trilinear)
+        func filter(_ f: ContentsFilter, minifying: Bool) -> GLint {
+            switch f {
+            case .nearest: GL_NEAREST
+            case .linear: GL_LINEAR
+            case .trilinear: minifying ? GL_LINEAR_MIPMAP_LINEAR : GL_LINEAR
+            }
+        }
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), filter(d.minificationFilter, minifying: true))
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), filter(d.magnificationFilter, minifying: false))
+
+        let program = use(.contents)
+        var area = d.destination
+        if let clip = d.clip {
+            // Only the part inside the clip can show.
+            let x0 = max(area.minX, clip.rect.minX), y0 = max(area.minY, clip.rect.minY)
+            let x1 = min(area.maxX, clip.rect.maxX), y1 = min(area.maxY, clip.rect.maxY)
+            guard x1 > x0, y1 > y0 else { return }
+            area = Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        }
+        setQuad(program, c.transform, area.insetBy(-antialiasingPad(c.transform, area)))
+        let dr = d.destination, di = d.destinationInsets, sr = d.sourceRect, si = d.sourceInsets
+        glUniform4f(program.extra[1], GLfloat(dr.minX), GLfloat(dr.minY), GLfloat(dr.width), GLfloat(dr.height))
+        glUniform4f(program.extra[2], GLfloat(di.left), GLfloat(di.top), GLfloat(di.right), GLfloat(di.bottom))
+        glUniform4f(program.extra[3], GLfloat(sr.minX), GLfloat(sr.minY), GLfloat(sr.maxX), GLfloat(sr.maxY))
+        glUniform4f(program.extra[4], GLfloat(si.left), GLfloat(si.top), GLfloat(si.right), GLfloat(si.bottom))
+        // Linear filtering near the part's edge must not read texels outside it.
+        let hu = 0.5 / Double(source.width), hv = 0.5 / Double(source.height)
+        let u0 = min(sr.minX, sr.maxX), u1 = max(sr.minX, sr.maxX), v0 = min(sr.minY, sr.maxY), v1 = max(sr.minY, sr.maxY)
+        glUniform4f(program.extra[5], GLfloat(min(u0 + hu, (u0 + u1) / 2)), GLfloat(min(v0 + hv, (v0 + v1) / 2)),
+                    GLfloat(max(u1 - hu, (u0 + u1) / 2)), GLfloat(max(v1 - hv, (v0 + v1) / 2)))
+        if let clip = d.clip {
+            glUniform4f(program.extra[6], GLfloat(clip.rect.minX), GLfloat(clip.rect.minY), GLfloat(clip.rect.width), GLfloat(clip.rect.height))
+            setRadii(program.extra[7], clip.radii)
+            glUniform1f(program.extra[8], 1)
+        } else {
+            glUniform1f(program.extra[8], 0)
+        }
+        glUniform1f(program.extra[9], GLfloat(c.opacity))
+        glUniform1f(program.extra[10], d.isOpaque ? 1 : 0)
+        // An opaque image at full opacity whose edges land on pixels needs no blending.
+        let skipBlend = d.isOpaque && c.opacity >= 1 && d.clip == nil && !hasActiveClips
+            && Self.landsOnPixels(dr, c.transform)
+        if skipBlend { glDisable(GLenum(GL_BLEND)) }
+        glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        if skipBlend { glEnable(GLenum(GL_BLEND)) }
+    }
+}

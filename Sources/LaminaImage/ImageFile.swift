@@ -1,0 +1,46 @@
+import CJPEG
+import Glibc
+import LaminaCore
+
+/// Decodes JPEG files with libjpeg (libjpeg-turbo) into 8-bit RGBA bitmaps (alpha 255).
+public enum JPEG {
+    /// Decodes JPEG bytes. The corresponding C functions are libjpeg's `jpeg_read_header`,
+    /// `jpeg_start_decompress` and `jpeg_read_scanlines` (in `lamina_jpeg_decode`).
+    public static func decode(_ bytes: [UInt8], path: String? = nil) throws(PNGError) -> Bitmap {
+        var width: Int32 = 0, height: Int32 = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let pixels = bytes.withUnsafeBufferPointer { b in
+            message.withUnsafeMutableBufferPointer { m in
+                lamina_jpeg_decode(b.baseAddress, UInt(b.count), &width, &height, m.baseAddress, Int32(m.count))
+            }
+        }
+        guard let pixels else {
+            let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            throw .decodingFailed(path: path, libpngMessage: "libjpeg: " + text)
+        }
+        defer { free(pixels) }
+        let count = Int(width) * Int(height) * 4
+        return Bitmap(width: Int(width), height: Int(height), bytes: Array(UnsafeBufferPointer(start: pixels, count: count)))!
+    }
+
+    /// Reads and decodes the JPEG file at `path`.
+    public static func read(fromFile path: String) throws(PNGError) -> Bitmap {
+        var file = try OwnedFileDescriptor(path: path, flags: O_RDONLY)
+        let bytes = try file.readAll()
+        try file.close()
+        return try decode(bytes, path: path)
+    }
+}
+
+/// PNG or JPEG by the file's first bytes.
+public enum ImageFile {
+    /// Reads a PNG or JPEG file into a straight-alpha RGBA bitmap.
+    public static func read(_ path: String) throws(PNGError) -> Bitmap {
+        var file = try OwnedFileDescriptor(path: path, flags: O_RDONLY)
+        let bytes = try file.readAll()
+        try file.close()
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return try JPEG.decode(bytes, path: path) }
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return try PNG.decode(bytes) }
+        throw .decodingFailed(path: path, libpngMessage: "neither a PNG nor a JPEG file (unknown signature)")
+    }
+}

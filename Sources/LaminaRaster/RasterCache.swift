@@ -1,0 +1,113 @@
+import LaminaCore
+
+/// A rasterised layer as the cache hands it out. `version` is new whenever the pixels are: a
+/// texture made from an earlier version is stale.
+public struct CachedRaster: Sendable, Equatable {
+    public var image: RasterImage
+    /// Unique among every raster this cache has made.
+    public var version: UInt64
+}
+
+/// The shape and text layers of a display rasterised once and kept while they look the same.
+///
+/// An entry is keyed by the layer and remembers what it was drawn from: the shape or text style
+/// and the scale. A frame asks for each shape or text layer it draws; the image is redrawn only
+/// when the style or the scale changed (an animating `strokeEnd` therefore redraws every frame,
+/// a moving layer never). Entries of layers not drawn since the last `endFrame` are dropped then.
+public final class RasterCache {
+    /// A layer: the server's number for its client tree and the layer's number in it.
+    public struct Key: Hashable, Sendable {
+        public var tree: Int
+        public var layer: UInt32
+        public init(tree: Int, layer: UInt32) {
+            self.tree = tree
+            self.layer = layer
+        }
+    }
+
+    private enum Style: Hashable {
+        case shape(ShapeStyle)
+        case text(TextStyle)
+    }
+
+    private struct Entry {
+        var style: Style
+        var scale: Double
+        var raster: CachedRaster?
+        var frame: UInt64
+    }
+
+    private var entries: [Key: Entry] = [:]
+    private var frame: UInt64 = 0
+    /// Entries asked for in the current frame (each counted once).
+    private var usedThisFrame = 0
+    private var nextVersion: UInt64 = 1
+
+    /// How many images have been drawn (cache misses), for tests and benchmarks.
+    public private(set) var rasterizations = 0
+    /// The output's pixels per point (1 on the displays Lamina drives today).
+    public var displayScale: Double = 1
+
+    public init() {}
+
+    /// The number of layers with an entry.
+    public var count: Int { entries.count }
+
+    /// Whether `key` has an entry (drawn in this frame or the last).
+    public func contains(_ key: Key) -> Bool { entries[key] != nil }
+
+    /// The bytes of pixels the cache holds.
+    public var byteCount: Int { entries.values.reduce(0) { $0 + ($1.raster?.image.bitmap.bytes.count ?? 0) } }
+
+    /// The pixels per point a layer is drawn at.
+    ///
+    /// Text, as `CATextLayer`, at `contentsScale` times the display's scale: a text layer
+    /// magnified by its transform shows its pixels larger. Shapes at the layer's scale on screen
+    /// (`screenScale`, from its transform), and at least `contentsScale`, so they stay sharp
+    /// when magnified. Scales are rounded up to quarters, so a layer scaled by an animation is
+    /// redrawn at a few steps rather than every frame, and capped at 16.
+    public func scale(for p: LayerProperties, screenScale: Double) -> Double {
+        let contents = p.contentsScale.isFinite && p.contentsScale > 0 ? p.contentsScale : 1
+        let raw = p.kind == .text ? contents * displayScale
+            : Swift.max(contents * displayScale, screenScale.isFinite ? screenScale : 1)
+        return Swift.min(Swift.max((raw * 4).rounded(.up) / 4, 0.25), 16)
+    }
+
+    /// The image of the shape or text layer `key` with properties `p` at `scale`, drawn now if
+    /// the cached one was drawn from other values; nil when the layer draws nothing (or is not
+    /// a shape or text layer).
+    public func raster(for key: Key, _ p: LayerProperties, scale: Double) -> CachedRaster? {
+        let style: Style
+        switch p.kind {
+        case .shape: style = .shape(ShapeStyle(p))
+        case .text: style = .text(TextStyle(p))
+        default: return nil
+        }
+        let previous = entries[key]
+        if previous?.frame != frame { usedThisFrame += 1 }
+        if var e = previous, e.style == style, e.scale == scale {
+            if e.frame != frame {
+                e.frame = frame
+                entries[key] = e
+            }
+            return e.raster
+        }
+        let image: RasterImage? = switch style {
+        case .shape(let s): ShapeRasterizer.rasterize(s, scale: scale)
+        case .text(let t): TextRasterizer.rasterize(t, scale: scale)
+        }
+        rasterizations += 1
+        let raster = image.map { CachedRaster(image: $0, version: nextVersion) }
+        if raster != nil { nextVersion += 1 }
+        entries[key] = Entry(style: style, scale: scale, raster: raster, frame: frame)
+        return raster
+    }
+
+    /// Ends a frame: forgets the layers that were not asked for since the last call.
+    public func endFrame() {
+        let current = frame
+        if usedThisFrame < entries.count { entries = entries.filter { $0.value.frame == current } }
+        usedThisFrame = 0
+        frame += 1
+    }
+}

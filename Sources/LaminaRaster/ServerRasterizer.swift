@@ -1,0 +1,47 @@
+import LaminaCore
+import LaminaProtocol
+import LaminaServer
+
+/// The compositor's `LayerRasterizing`: shape and text layers drawn with cairo and pango
+/// (`RasterCache`), handed to the renderer as server-owned `ImageSource`s through the contents
+/// pipeline (`ImageStore`). A layer keeps one source while its raster keeps its size; a redraw
+/// of the same size is a new generation of it (the renderer re-uploads), another size a new
+/// source. Sources of layers no longer drawn are removed at the end of the frame, and the
+/// renderer frees their textures.
+public final class ServerRasterizer: LayerRasterizing {
+    public let cache = RasterCache()
+    public let store = ImageStore()
+    /// The raster version each layer's source holds.
+    private var uploaded: [RasterCache.Key: UInt64] = [:]
+
+    public init() {}
+
+    public func contents(tree: UInt32, layer: LayerID, _ p: LayerProperties, toDisplay: Transform3D) -> DrawContents? {
+        let key = RasterCache.Key(tree: Int(tree), layer: layer.rawValue)
+        // Shapes are sized by their drawn extent, which is not known before drawing: measure
+        // the magnification over the bounds (the path normally lies in them).
+        let stretch = p.kind == .shape ? toDisplay.largestStretch(over: p.bounds) : 1
+        guard let raster = cache.raster(for: key, p, scale: cache.scale(for: p, screenScale: stretch)) else {
+            if uploaded.removeValue(forKey: key) != nil { store.remove(key) }
+            return nil
+        }
+        let source: ImageSource
+        if uploaded[key] == raster.version, let s = store[key] {
+            source = s
+        } else {
+            source = store.register(key, bitmap: raster.image.bitmap)
+            uploaded[key] = raster.version
+        }
+        // Texel for pixel at rest; linear filtering for whatever transform the layer has.
+        return DrawContents(source: source, destination: raster.image.frame)
+    }
+
+    public func endFrame() {
+        cache.endFrame()
+        guard uploaded.count > cache.count else { return }
+        for key in uploaded.keys where !cache.contains(key) {
+            store.remove(key)
+            uploaded.removeValue(forKey: key)
+        }
+    }
+}

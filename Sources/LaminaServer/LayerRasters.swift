@@ -1,0 +1,15 @@
+import LaminaCore
+import LaminaProtocol
+
+/// Draws shape and text layers on the CPU for the render list (LaminaRaster's
+/// `ServerRasterizer`, with cairo and pango): what a `CAShapeLayer` or `CATextLayer` shows in
+/// place of contents. The render list builder asks once per frame for each visible shape or
+/// text layer; the rasterizer keeps each layer's pixels while they look the same.
+public protocol LayerRasterizing: AnyObject {
+    /// The textured draw of layer `layer` of the client tree with serial `tree`, a shape or
+    /// text layer with presentation values `p`, mapped to the display by `toDisplay` (whose
+    /// magnification decides how finely a shape is drawn). Nil when the layer draws nothing.
+    func contents(tree: UInt32, layer: LayerID, _ p: LayerProperties, toDisplay: Transform3D) -> DrawContents?
+    /// The frame's list is built: rasters of layers not asked for since the last call may go.
+    func endFrame()
+}
