@@ -107,6 +107,10 @@ struct RendererPrograms {
     let blur: ShaderProgram
     /// `Shaders.fill`: fillColor.
     let fill: ShaderProgram
+    /// `Shaders.gradient`: rect, radii, gradientType, startPoint, endPoint, stopCount, stopColors, stopLocations.
+    let gradient: ShaderProgram
+    /// `Shaders.maskedComposite`: source, mask, opacity.
+    let maskedComposite: ShaderProgram
 
     init() throws(GLESError) {
         var made: [GLuint] = []
@@ -122,13 +126,20 @@ struct RendererPrograms {
                                      uniforms: ["source", "sourceSize", "sourceOffset", "direction", "taps", "sigma", "color"])
             made.append(blur.program)
             fill = try ShaderProgram(name: "fill", fragment: Shaders.fill, uniforms: ["fillColor"])
+            made.append(fill.program)
+            gradient = try ShaderProgram(name: "gradient", fragment: Shaders.gradient,
+                                         uniforms: ["rect", "radii", "gradientType", "startPoint", "endPoint",
+                                                    "stopCount", "stopColors", "stopLocations"])
+            made.append(gradient.program)
+            maskedComposite = try ShaderProgram(name: "masked composite", fragment: Shaders.maskedComposite,
+                                                uniforms: ["source", "mask", "opacity"])
         } catch {
             for p in made { glDeleteProgram(p) }
             throw error
         }
     }
 
-    var all: [ShaderProgram] { [shape, shadow, composite, blur, fill] }
+    var all: [ShaderProgram] { [shape, shadow, composite, blur, fill, gradient, maskedComposite] }
 
     func delete() { for p in all { glDeleteProgram(p.program) } }
 }

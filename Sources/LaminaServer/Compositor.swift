@@ -229,9 +229,15 @@ public final class Compositor {
         needsFrame = false
         tickAnimations(at: t)
         let entries = display.entries
-        let list = display.drawList(at: t) { entry, id, model, _ in
+        let list = display.drawList(at: t, present: { entry, id, model, _ in
             entries[entry].animations[id]?.presentation ?? model
-        }
+        }, presentDelayed: { entry, id, model, local in
+            // A replicator copy shown instanceDelay behind: its sublayers' animations evaluated
+            // at the earlier time, without events.
+            guard var animations = entries[entry].animations[id]?.animations else { return model }
+            var ignored: [AnimationEvent] = []
+            return animations.evaluate(model: model, time: local, events: &ignored).properties
+        })
         try backend.present(list)
         stats.framesRendered += 1
         stats.lastFrameSeconds = realTime() - start
