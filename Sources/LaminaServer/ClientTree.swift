@@ -288,7 +288,6 @@ public struct ClientTree: Sendable {
                                   message: "layer \(id): mask \(maskID) does not exist (create the mask layer before setting it)")
         }
         guard maskID != id else { throw refuse("is the layer itself; a layer cannot mask itself") }
-        guard maskID != .root else { throw refuse("is the root layer, which cannot be a mask") }
         var cursor = layers[id]?.superlayer
         while let c = cursor {
             if c == maskID { throw refuse("is an ancestor of the layer; a mask must be outside the layer's tree") }
