@@ -129,6 +129,28 @@ private struct RenderWalk {
            let m = tree[LayerID(rawValue: p.mask)] {
             maskLayer = (LayerID(rawValue: p.mask), m)
         }
+        // The fast path for the commonest mask, a plain rounded rectangle of one alpha with no
+        // sublayers, over a layer that draws in one pass (no sublayers, no gradient): it masks
+        // exactly like a clip to its rounded bounds times that alpha, so nothing is drawn
+        // offscreen. (Over several draws, clipping each one would let the lower ones show
+        // through the antialiased edge, so those take the offscreen mask.)
+        var maskClip: DrawCommand?
+        var maskAlpha = 1.0
+        if let m = maskLayer, m.layer.sublayers.isEmpty, !hasSublayers, gradient == nil {
+            let (mp, _) = properties(of: m.id, m.layer, parentTime: localTime)
+            let uniform = mp.borderWidth <= 0 || mp.borderColor.alpha == 0 || mp.borderColor.alpha == mp.backgroundColor.alpha
+            let shadowless = mp.shadowOpacity <= 0 || mp.shadowColor.alpha == 0 || mp.masksToBounds
+            if mp.kind == .layer, mp.contents == 0, mp.mask == 0, uniform, shadowless {
+                let inPlane = mp.transformToSuperlayer
+                let faces = mp.isDoubleSided || inPlane.facesViewer
+                let area = mp.bounds.size.width > 0 && mp.bounds.size.height > 0
+                maskAlpha = mp.isHidden || !faces || !area ? 0 : Swift.max(0, mp.backgroundColor.alpha * mp.opacity)
+                guard maskAlpha > 0 else { return }
+                let r = mp.cornerRadius > 0 ? CornerRadii(radius: mp.cornerRadius, mask: mp.maskedCorners, size: mp.bounds.size) : .zero
+                maskClip = DrawCommand(kind: .pushClip, transform: inPlane.concatenating(toDisplay.flatteningZ),
+                                       bounds: mp.bounds, cornerRadii: r)
+            }
+        }
 
         // Core Animation clips a layer's own shadow with masksToBounds, which leaves nothing
         // outside the bounds to see: no shadow then.
@@ -156,10 +178,16 @@ private struct RenderWalk {
             shapeShadow = s
             shadow = nil
         }
-        let needsGroup = shadow != nil || maskLayer != nil || (hasSublayers && p.allowsGroupOpacity && p.opacity < 1)
+        // A translucent gradient layer with a background or border composites its own content
+        // as one, like any layer's pixels (two draws at the opacity would show through).
+        let ownContentOverlaps = gradient != nil && (fillVisible || borderVisible) && opacity < 1
+        let maskNeedsGroup = maskLayer != nil && (maskClip == nil || maskAlpha < 1)
+        let needsGroup = shadow != nil || maskNeedsGroup || ownContentOverlaps
+            || (hasSublayers && p.allowsGroupOpacity && p.opacity < 1)
+        let groupOpacity = opacity * maskAlpha
         // A masked layer that also casts a shadow of its pixels: the shadow's group holds the
         // mask's group, so the shadow is cast by the masked pixels.
-        let twoGroups = maskLayer != nil && shadow != nil
+        let twoGroups = maskLayer != nil && maskClip == nil && shadow != nil
         // Inside a group the layer draws at full opacity; the group is composited with it.
         let inner = needsGroup ? 1 : opacity
 
@@ -170,12 +198,14 @@ private struct RenderWalk {
         }
         let groupStart = commands.count
         if needsGroup {
-            commands.append(DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: bounds, opacity: opacity, shadow: shadow))
+            commands.append(DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: bounds,
+                                        opacity: twoGroups ? opacity : groupOpacity, shadow: shadow))
         }
         if twoGroups {
             commands.append(DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: bounds, opacity: 1))
         }
         let contentStart = commands.count
+        if let maskClip { commands.append(maskClip) }
         let borderAbove = (hasSublayers || gradient != nil) && borderVisible
         if fillVisible || (borderVisible && !borderAbove) {
             commands.append(DrawCommand(kind: .layer, transform: toDisplay, bounds: bounds,
@@ -201,7 +231,13 @@ private struct RenderWalk {
             commands.append(DrawCommand(kind: .layer, transform: toDisplay, bounds: bounds, opacity: inner,
                                         cornerRadii: radii, borderWidth: p.borderWidth, borderColor: borderColor))
         }
-        if let maskLayer {
+        if maskClip != nil {
+            if commands.count == contentStart + 1 {
+                commands.removeSubrange(groupStart...)
+                return
+            }
+            commands.append(DrawCommand(kind: .popClip))
+        } else if let maskLayer {
             // Nothing drawn, or a mask that draws nothing (which hides everything): no group.
             guard commands.count > contentStart else {
                 commands.removeSubrange(groupStart...)
@@ -232,7 +268,7 @@ private struct RenderWalk {
                 // One draw in a group is the same draw with the group's opacity: no offscreen pass.
                 var only = commands.removeLast()
                 commands.removeLast()
-                only.opacity *= opacity
+                only.opacity *= groupOpacity
                 commands.append(only)
             } else {
                 commands.append(DrawCommand(kind: .endGroup))

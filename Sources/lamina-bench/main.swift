@@ -6,4 +6,5 @@ if which == "animation" || which == "all" { print(runAnimationBenchmark()) }
 if which == "frames" || which == "all" { print(runAnimatedFrameBenchmark()) }
 if which == "render" || which == "all" {
     do { print(try runRenderBenchmark()) } catch { print("render benchmark failed: \(error)") }
+    do { print(try runLooksRenderBenchmark()) } catch { print("appearance render benchmark failed: \(error)") }
 }

@@ -47,6 +47,34 @@ struct LooksTests {
         expectReference(image, "masks")
     }
 
+    @Test("a mask with its own transform: the offscreen mask and the clip fast path draw the same pixels")
+    func maskPathsAgree() throws {
+        func masked(sublayer: Bool) -> SceneLayer {
+            let bar = SceneLayer(frame: Rect(10, 35, 80, 30), color: Color(red: 1, green: 1, blue: 1, alpha: 0.8)) {
+                $0.transform = .rotation(angle: .pi / 6).concatenating(.scale(x: 1.2, y: 1))
+                $0.cornerRadius = 10
+            }
+            // A sublayer that draws nothing visible still makes the layer take the offscreen path.
+            let subs = sublayer ? [SceneLayer(frame: Rect(0, 0, 1, 1), color: Color(red: 0, green: 0, blue: 0, alpha: 0.004))] : []
+            return SceneLayer(frame: Rect(10, 10, 100, 100), color: .green, sublayers: subs, mask: bar) {
+                $0.transform = .rotation(angle: -0.2)
+            }
+        }
+        let fast = try drawList([masked(sublayer: false)], width: 120, height: 120, background: .black)
+        let offscreen = try drawList([masked(sublayer: true)], width: 120, height: 120, background: .black)
+        #expect(fast.commands.map(\.kind) == [.beginGroup, .pushClip, .layer, .popClip, .endGroup])
+        #expect(offscreen.commands.contains { $0.kind == .beginMask } && offscreen.commands.last?.kind == .endMask)
+        let a = try render([masked(sublayer: false)], width: 120, height: 120)
+        let b = try render([masked(sublayer: true)], width: 120, height: 120)
+        var worst = 0
+        for y in 0..<120 { for x in 0..<120 { worst = max(worst, abs(Pixel(a, x, y).g - Pixel(b, x, y).g)) } }
+        #expect(worst <= 3, "the two paths differ by up to \(worst)")
+        // The bar's middle shows green at 0.8; its ends are cut along the turned, rounded bar.
+        #expect(Pixel(b, 60, 60).isClose(to: Pixel(0, 204, 0), tolerance: 1), "\(Pixel(b, 60, 60))")
+        #expect(Pixel(b, 20, 20) == Pixel(0, 0, 0))
+        expectReference(b, "mask-transformed")
+    }
+
     @Test("a shadowPath casts the path's shadow: a rounded layer's shadow with and without it, and a path unlike the layer")
     func shadowPaths() throws {
         func caster(x: Double, path: Path?, sublayer: Bool = false) -> SceneLayer {
