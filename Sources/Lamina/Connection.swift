@@ -264,6 +264,10 @@ public final class Connection {
             layer.sendPendingAnimations()
         }
         for s in layer.sublayers { attach(s) }
+        if let m = layer.maskLayer {
+            attach(m)
+            layer.refreshMaskNumber()
+        }
     }
 
     func layerWasReleased(_ id: LayerID) {
@@ -320,9 +324,11 @@ public final class Connection {
     func takeOperations() -> [Operation] {
         var ops: [Operation] = []
         var created: Set<ObjectIdentifier> = []
-        for layer in dirty where layer.needsCreate {
-            guard let id = layer.serverID else { continue }
-            ops.append(.create(id, kind: layer.kind))
+        // Every create before any set: a set may name another new layer (`mask`).
+        let creating = dirty.filter { $0.needsCreate && $0.serverID != nil }
+        for layer in creating { ops.append(.create(layer.serverID!, kind: layer.kind)) }
+        for layer in creating {
+            let id = layer.serverID!
             for key in layer.keysToCreate { ops.append(.set(id, key, layer.wireValue(key))) }
             layer.needsCreate = false
             created.insert(ObjectIdentifier(layer))
@@ -415,6 +421,7 @@ public final class Connection {
                 nextID = max(nextID, id.rawValue &+ 1)
             case let .set(id, key, value):
                 byID[id]?.setValue(value, forKey: key)
+                if key == .mask, case .layer(let n) = value { byID[id]?.restoreMask(byID[LayerID(rawValue: n)]) }
             case let .insert(parent, child, index):
                 if let p = byID[parent], let c = byID[child] { p.insertSublayer(c, at: Int(index)) }
             case let .setAction(id, dictionary, key, action):

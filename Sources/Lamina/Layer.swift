@@ -211,6 +211,40 @@ public class Layer {
         }
     }
 
+    // MARK: Mask
+
+    /// The layer held as `mask`; the wire value is its number.
+    private(set) var maskLayer: Layer?
+
+    /// `CALayer.mask`: a layer whose composited alpha masks this layer and its whole subtree.
+    /// It is placed in this layer's bounds coordinates like a sublayer (its own position,
+    /// bounds and transform count) but is not one: a mask layer has no superlayer, and masks one
+    /// layer at most. Setting it sends the mask layer (and its sublayers) to laminad first.
+    public var mask: Layer? {
+        get { maskLayer }
+        set {
+            if let m = newValue {
+                precondition(m !== self, "a layer cannot be its own mask")
+                precondition(m.superlayer == nil, "a mask layer has no superlayer; remove it from its superlayer first")
+                if let c = m.connection, let mine = connection, c !== mine {
+                    preconditionFailure("a layer that belongs to one connection cannot mask a layer of another")
+                }
+            }
+            maskLayer = newValue
+            if let m = newValue, let c = connection { c.attach(m) }
+            setValue(.layer(newValue?.serverID?.rawValue ?? 0), forKey: .mask)
+        }
+    }
+
+    /// Puts the mask layer's number in the model once the connection has given it one.
+    func refreshMaskNumber() {
+        guard let id = maskLayer?.serverID?.rawValue, model.mask != id else { return }
+        model.store(.mask, .layer(id))
+    }
+
+    /// Sets the mask from a restored session without sending anything.
+    func restoreMask(_ layer: Layer?) { maskLayer = layer }
+
     // MARK: The tree
 
     /// Appends `layer` to the sublayers, removing it from its current superlayer first.

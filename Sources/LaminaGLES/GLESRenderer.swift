@@ -24,7 +24,7 @@ public final class GLESRenderer: Renderer {
     /// The GL strings of the context, read once when the renderer was made.
     public let info: GLInfo
     let programs: RendererPrograms
-    private var vertexArray: GLuint = 0
+    var vertexArray: GLuint = 0
     private var vertexBuffer: GLuint = 0
     /// Rectangles in layer coordinates, two triangles each, streamed per draw (edge bands).
     private var streamArray: GLuint = 0
@@ -36,11 +36,13 @@ public final class GLESRenderer: Renderer {
     private let maximumViewport: Int
 
     // Per-frame state, kept between frames so drawing allocates nothing once warm.
-    private var frame = FrameState()
+    var frame = FrameState()
     /// Offscreen targets: `groupTargets[d]` holds the group open at nesting depth d.
-    private var groupTargets: [OffscreenTarget] = []
+    var groupTargets: [OffscreenTarget] = []
     /// The scratch targets of a shadow's blur passes.
-    private var blurTargets: [OffscreenTarget] = []
+    var blurTargets: [OffscreenTarget] = []
+    /// What gradients, masks and path shadows keep between frames (GLESRenderer+Looks.swift).
+    var looks = LooksState()
     /// Reused for uniform arrays so uploads allocate nothing.
     private var matrix = [GLfloat](repeating: 0, count: 16)
     private var clipMatrices = [GLfloat](repeating: 0, count: 9 * Shaders.maximumClips)
@@ -83,11 +85,16 @@ public final class GLESRenderer: Renderer {
         glEnableVertexAttribArray(ShaderProgram.unitVertexLocation)
         glBindVertexArray(0)
         // Samplers read texture unit 0, set once.
-        for kind in [ProgramKind.composite, .blur, .shadowTexture, .contents] {
+        for kind in [ProgramKind.composite, .blur, .shadowTexture, .contents, .maskedComposite] {
             for clipped in [false, true] {
                 glUseProgram(programs[kind, clipped: clipped].program)
                 glUniform1i(programs[kind, clipped: clipped].extra[0], 0)
             }
+        }
+        // The mask of a masked group is read from unit 1.
+        for clipped in [false, true] {
+            glUseProgram(programs[.maskedComposite, clipped: clipped].program)
+            glUniform1i(programs[.maskedComposite, clipped: clipped].extra[1], 1)
         }
         glUseProgram(0)
         frame.uploadedClipVersion = [Int](repeating: -1, count: programs.all.count)
@@ -99,7 +106,7 @@ public final class GLESRenderer: Renderer {
     public var name: String { info.description }
 
     /// How many offscreen targets the renderer holds (groups and blur scratch), for stats.
-    public var offscreenTargetCount: Int { groupTargets.count + blurTargets.count }
+    public var offscreenTargetCount: Int { groupTargets.count + blurTargets.count + (looks.pathTarget == nil ? 0 : 1) }
 
     /// Clears to the list's background and paints its commands back to front.
     /// The context must be current with the target framebuffer bound.
@@ -132,7 +139,11 @@ public final class GLESRenderer: Renderer {
         var skipping = 0  // > 0 while skipping the inside of a group that covers nothing
         for (index, command) in commands.enumerated() {
             if skipping > 0 {
-                if command.kind == .beginGroup { skipping += 1 } else if command.kind == .endGroup { skipping -= 1 }
+                switch command.kind {
+                case .beginGroup: skipping += 1
+                case .endGroup, .endMask: skipping -= 1
+                default: break
+                }
                 continue
             }
             switch command.kind {
@@ -144,10 +155,16 @@ public final class GLESRenderer: Renderer {
             case .beginGroup:
                 if try !beginGroup(index, command) { skipping = 1 }
             case .endGroup: try endGroup(commands)
+            case .gradient: drawGradient(command)
+            case .pathShadow: try drawPathShadow(command)
+            case .beginMask: try beginMask(index)
+            case .endMask: try endMask(commands)
             }
         }
         // A list whose groups do not close is still drawn whole.
-        while !frame.groups.isEmpty { try endGroup(commands) }
+        while let open = frame.groups.last {
+            if open.isMask { try endMask(commands) } else { try endGroup(commands) }
+        }
         textures.endFrame()
         glBindVertexArray(0)
         glDisable(GLenum(GL_SCISSOR_TEST))
@@ -296,6 +313,7 @@ public final class GLESRenderer: Renderer {
     }
 
     private func endGroup(_ commands: [DrawCommand]) throws(GLESError) {
+        if frame.groups.last?.isMask == true { return try endMask(commands) }
         guard let group = frame.groups.popLast() else { return }
         if frame.clips.count > frame.clipBase { frame.clips.removeSubrange(frame.clipBase...) }
         frame.clipBase = group.clipBase
@@ -322,7 +340,7 @@ public final class GLESRenderer: Renderer {
     /// there and read back up with bilinear filtering, about a quarter of the work per pass.
     /// Taps come in pairs read between two texels (the linear-sampling trick) with weights
     /// computed once on the CPU, so each pass reads about half as many texels as it has taps.
-    private func drawGroupShadow(_ source: OffscreenTarget, _ box: PixelBox, _ c: DrawCommand, _ s: DrawShadow) throws(GLESError) {
+    func drawGroupShadow(_ source: OffscreenTarget, _ box: PixelBox, _ c: DrawCommand, _ s: DrawShadow) throws(GLESError) {
         let tint = s.color.alpha * s.opacity * c.opacity
         guard tint > 0 else { return }
         // The blur is done in display pixels: sigma and the offset follow the layer's transform.
@@ -415,7 +433,7 @@ public final class GLESRenderer: Renderer {
     }
 
     /// Binds the target of the innermost open group, or the output, with its scissor.
-    private func bindCurrentTarget() {
+    func bindCurrentTarget() {
         if let open = frame.groups.last {
             glBindFramebuffer(GLenum(GL_FRAMEBUFFER), groupTargets[frame.groups.count - 1].framebuffer)
             scissor(open.box)
@@ -426,11 +444,11 @@ public final class GLESRenderer: Renderer {
     }
 
     /// The framebuffer commands draw into: the innermost open group's, or the output.
-    private var currentTarget: GLuint {
+    var currentTarget: GLuint {
         frame.groups.isEmpty ? frame.output : groupTargets[frame.groups.count - 1].framebuffer
     }
 
-    private func scissor(_ box: PixelBox) {
+    func scissor(_ box: PixelBox) {
         glEnable(GLenum(GL_SCISSOR_TEST))
         // Scissor boxes count rows from the bottom.
         glScissor(GLint(box.x0), GLint(Double(frame.height) - box.y1), GLsizei(box.x1 - box.x0), GLsizei(box.y1 - box.y0))
@@ -446,8 +464,16 @@ public final class GLESRenderer: Renderer {
         for (i, c) in commands.enumerated() {
             var box = PixelBox.empty
             switch c.kind {
-            case .layer:
+            case .layer, .gradient:
                 box = c.transform.displayBox(of: c.bounds, within: everything).expanded(by: 2)
+            case .pathShadow:
+                box = pathShadowBox(c, within: everything)
+            case .beginMask:
+                // The mask's own commands measure into it, not into the group they mask.
+                frame.openBoxes.append(i)
+            case .endMask:
+                guard let _ = frame.openBoxes.popLast(), let begin = frame.openBoxes.popLast() else { break }
+                box = frame.boxes[begin]
             case .shadow:
                 if let s = c.shadow {
                     let reach = 1.5 * s.radius + 2
@@ -477,7 +503,7 @@ public final class GLESRenderer: Renderer {
                 break
             }
             frame.boxes.append(box)
-            if !box.isEmpty, c.kind != .beginGroup, let open = frame.openBoxes.last {
+            if !box.isEmpty, c.kind != .beginGroup, c.kind != .beginMask, let open = frame.openBoxes.last {
                 frame.boxes[open] = frame.boxes[open].union(box)
             }
         }
@@ -534,7 +560,7 @@ public final class GLESRenderer: Renderer {
         glUniform4f(location, GLfloat(r.minXMinY), GLfloat(r.maxXMinY), GLfloat(r.maxXMaxY), GLfloat(r.minXMaxY))
     }
 
-    private func setPremultiplied(_ location: GLint, _ c: Color, _ opacity: Double) {
+    func setPremultiplied(_ location: GLint, _ c: Color, _ opacity: Double) {
         let a = c.alpha * opacity
         glUniform4f(location, GLfloat(c.red * a), GLfloat(c.green * a), GLfloat(c.blue * a), GLfloat(a))
     }
@@ -542,7 +568,7 @@ public final class GLESRenderer: Renderer {
     /// Uploads `t`'s entries in row-major order, which GLSL reads column-major as the
     /// column-vector form of the same transform.
     @inline(__always)
-    private func upload(_ t: Transform3D, to location: GLint) {
+    func upload(_ t: Transform3D, to location: GLint) {
         matrix.withUnsafeMutableBufferPointer { m in
             m[0] = GLfloat(t.m11); m[1] = GLfloat(t.m12); m[2] = GLfloat(t.m13); m[3] = GLfloat(t.m14)
             m[4] = GLfloat(t.m21); m[5] = GLfloat(t.m22); m[6] = GLfloat(t.m23); m[7] = GLfloat(t.m24)
@@ -588,6 +614,7 @@ public final class GLESRenderer: Renderer {
         guard context.makeCurrentForCleanup() else { return }
         groupTargets.forEach { $0.release() }
         blurTargets.forEach { $0.release() }
+        releaseLooks()
         glDeleteBuffers(1, &vertexBuffer)
         glDeleteVertexArrays(1, &vertexArray)
         glDeleteBuffers(1, &streamBuffer)
@@ -599,7 +626,7 @@ public final class GLESRenderer: Renderer {
 // MARK: - Frame state
 
 /// A `masksToBounds` clip as the fragment shaders take it.
-private struct ClipPlane {
+struct ClipPlane {
     /// The inverse of the clip plane's homography (layer point → display point), column-major
     /// in the first nine lanes: maps a display point into the layer's plane.
     var fromDisplay: SIMD16<Float>
@@ -633,16 +660,18 @@ private struct ClipPlane {
     }
 }
 
-private struct OpenGroup {
+struct OpenGroup {
     /// The index of the group's `beginGroup`.
     var command: Int
     /// What it covers, pixel-aligned.
     var box: PixelBox
     /// The enclosing group's first clip.
     var clipBase: Int
+    /// True for a group's mask (opened by `beginMask`, drawn one target above the group).
+    var isMask = false
 }
 
-private struct FrameState {
+struct FrameState {
     var number = 0
     var width = 0
     var height = 0

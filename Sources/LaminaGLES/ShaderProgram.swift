@@ -114,6 +114,10 @@ enum ProgramKind: Int, CaseIterable {
     /// `Shaders.contents`: source, destRect, destInsets, sourceRect, sourceInsets, clampRect,
     /// maskRect, maskRadii, useMask, opacity, opaque.
     case contents
+    /// `Shaders.gradient`: rect, radii, gradientType, startPoint, endPoint, stopCount, stopColors, stopLocations.
+    case gradient
+    /// `Shaders.maskedComposite`: source, mask, opacity.
+    case maskedComposite
 
     var fragment: String {
         switch self {
@@ -124,6 +128,8 @@ enum ProgramKind: Int, CaseIterable {
         case .fill: Shaders.fill
         case .shadowTexture: Shaders.shadowTexture
         case .contents: Shaders.contents
+        case .gradient: Shaders.gradient
+        case .maskedComposite: Shaders.maskedComposite
         }
     }
 
@@ -137,6 +143,8 @@ enum ProgramKind: Int, CaseIterable {
         case .shadowTexture: ["source", "rect", "color"]
         case .contents: ["source", "destRect", "destInsets", "sourceRect", "sourceInsets",
                          "clampRect", "maskRect", "maskRadii", "useMask", "opacity", "opaque"]
+        case .gradient: ["rect", "radii", "gradientType", "startPoint", "endPoint", "stopCount", "stopColors", "stopLocations"]
+        case .maskedComposite: ["source", "mask", "opacity"]
         }
     }
 }

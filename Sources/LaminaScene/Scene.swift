@@ -10,6 +10,13 @@ public struct SceneLayer: Sendable, Equatable {
     /// Every property the file sets; the others take Core Animation's defaults.
     public var properties: [PropertyKey: PropertyValue] = [:]
     public var sublayers: [SceneLayer] = []
+    /// The layer's mask (`"mask": { a layer }`): a layer outside the tree whose alpha masks
+    /// this one's subtree. Held in an array only because a struct cannot hold itself.
+    var maskStorage: [SceneLayer] = []
+    public var mask: SceneLayer? {
+        get { maskStorage.first }
+        set { maskStorage = newValue.map { [$0] } ?? [] }
+    }
     /// Animations attached when the scene is applied, by key, in key order.
     public var animations: [SceneAnimation] = []
     /// The JSON path of this layer in the file, for messages.
@@ -26,7 +33,9 @@ public struct SceneLayer: Sendable, Equatable {
     }
 
     /// Whether this layer or any below it has animations.
-    public var containsAnimations: Bool { !animations.isEmpty || sublayers.contains { $0.containsAnimations } }
+    public var containsAnimations: Bool {
+        !animations.isEmpty || sublayers.contains { $0.containsAnimations } || mask?.containsAnimations == true
+    }
 
     /// The full model values this layer asks for: defaults, overridden by the file.
     public var resolvedProperties: LayerProperties {
@@ -75,6 +84,7 @@ public struct Scene: Sendable, Equatable {
         var seen: Set<String> = [], out: [String] = []
         func walk(_ l: SceneLayer) {
             if let f = l.contentsFile, seen.insert(f).inserted { out.append(f) }
+            if let m = l.mask { walk(m) }
             l.sublayers.forEach(walk)
         }
         walk(root)
@@ -128,6 +138,10 @@ enum SceneParser {
                 case .string(let f) where !f.isEmpty: layer.contentsFile = f
                 default: throw SceneError(path: p, message: "expected the path of a PNG or JPEG file (relative to the scene file), or null")
                 }
+            case "mask":
+                // null: no mask; an object: the mask layer, in this layer's coordinates.
+                if case .null = value { break }
+                layer.mask = try self.layer(value, path: p, isRoot: false)
             case "animations":
                 layer.animations = try SceneAnimationParser.animations(value, path: p).map { SceneAnimation(key: $0.key, animation: $0.animation) }
             case "frame":

@@ -34,7 +34,8 @@ public enum SceneApplier {
             if node.properties[.position] == nil { target.position = layer.position }
         }
         var changed = 0
-        for key in PropertyKey.allCases where layer.value(forKey: key) != target[key] {
+        // `mask` is a layer, set below from the file's mask object.
+        for key in PropertyKey.allCases where key != .mask && layer.value(forKey: key) != target[key] {
             // A file's contents are an image made for this apply (below), not a number.
             if key == .contents, node.contentsFile != nil { continue }
             layer.setValue(target[key], forKey: key)
@@ -51,6 +52,22 @@ public enum SceneApplier {
         for a in node.animations {
             layer.add(a.animation, forKey: a.key)
             summary.animationsAdded += 1
+        }
+
+        // The mask: updated in place when the kind matches, else made anew.
+        if let m = node.mask {
+            let maskLayer: Layer
+            if let current = layer.mask, current.kind == m.kind {
+                maskLayer = current
+            } else {
+                maskLayer = Layer.make(kind: m.kind)
+                summary.created += 1
+            }
+            update(maskLayer, to: m, isRoot: false, images: images, &summary)
+            if layer.mask !== maskLayer { layer.mask = maskLayer }
+        } else if layer.mask != nil {
+            layer.mask = nil
+            summary.removed += 1
         }
 
         // Match sublayers by name; unnamed layers are never matched, so they are replaced.

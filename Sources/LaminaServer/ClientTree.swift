@@ -18,6 +18,8 @@ public struct ServerLayer: Sendable, Equatable {
     public var actions: [String: Action] = [:]
     /// `style["actions"]`, searched after `actions`.
     public var styleActions: [String: Action] = [:]
+    /// The layer whose `mask` this layer is, if any (a mask has no superlayer).
+    public var maskOf: LayerID?
 }
 
 /// What a commit changed, in the order it happened: what the compositor turns into implicit
@@ -247,8 +249,23 @@ public struct ClientTree: Sendable {
             guard id != .root else {
                 throw CommitRejection(code: .notAllowed, operationIndex: i, message: "the root layer #0 cannot be destroyed")
             }
-            let visible = layer.superlayer != nil
+            var visible = layer.superlayer != nil
             detach(id, journal: &journal, changes: &changes)
+            // A destroyed mask leaves the layer it masked unmasked; a destroyed masked layer
+            // frees its mask.
+            if let masked = layer.maskOf, var m = layers[masked], m.properties.mask == id.rawValue {
+                save(masked, &journal)
+                let old = m.properties[.mask]
+                m.properties.mask = 0
+                layers[masked] = m
+                changes.append(.set(masked, .mask, old: old))
+                visible = true
+            }
+            let maskID = LayerID(rawValue: layer.properties.mask)
+            if layer.properties.mask != 0, layers[maskID]?.maskOf == id {
+                save(maskID, &journal)
+                layers[maskID]?.maskOf = nil
+            }
             for child in layer.sublayers {
                 save(child, &journal)
                 layers[child]?.superlayer = nil
@@ -267,8 +284,20 @@ public struct ClientTree: Sendable {
                 throw CommitRejection(code: .invalidProperty, operationIndex: i, message: "layer \(id): \(error)")
             }
             guard layer.properties[key] != old else { return false }
+            if key == .mask { try checkMask(layer.properties.mask, for: id, i) }
             save(id, &journal)
             layers[id] = layer
+            if key == .mask, case .layer(let previous) = old {
+                let before = LayerID(rawValue: previous), after = LayerID(rawValue: layer.properties.mask)
+                if previous != 0, layers[before]?.maskOf == id {
+                    save(before, &journal)
+                    layers[before]?.maskOf = nil
+                }
+                if after.rawValue != 0 {
+                    save(after, &journal)
+                    layers[after]?.maskOf = id
+                }
+            }
             changes.append(.set(id, key, old: old))
             return true
 
@@ -277,6 +306,10 @@ public struct ClientTree: Sendable {
             _ = try existing(child, i, "sublayer")
             guard child != .root else {
                 throw CommitRejection(code: .notAllowed, operationIndex: i, message: "the root layer #0 cannot be made a sublayer")
+            }
+            if let masked = layers[child]?.maskOf {
+                throw CommitRejection(code: .notAllowed, operationIndex: i,
+                                      message: "layer \(child) is the mask of layer \(masked) and a mask layer has no superlayer; set that layer's mask to nil first")
             }
             // Walk up from the new parent: meeting the child means the child would be its own ancestor.
             var cursor: LayerID? = parent
@@ -335,6 +368,33 @@ public struct ClientTree: Sendable {
 
         case .createImage, .updateImage, .destroyImage:
             return false  // applyImage
+        }
+    }
+
+    /// Checks that layer number `mask` may become the mask of layer `id`: it exists, it is not
+    /// the layer itself or one of its ancestors, it has no superlayer and masks no other layer
+    /// (Core Animation's mask layer has no superlayer).
+    private func checkMask(_ mask: UInt32, for id: LayerID, _ i: Int) throws(CommitRejection) {
+        guard mask != 0 else { return }
+        let maskID = LayerID(rawValue: mask)
+        func refuse(_ why: String) -> CommitRejection {
+            CommitRejection(code: .notAllowed, operationIndex: i, message: "layer \(id): mask \(maskID) \(why)")
+        }
+        guard let m = layers[maskID] else {
+            throw CommitRejection(code: .unknownLayer, operationIndex: i,
+                                  message: "layer \(id): mask \(maskID) does not exist (create the mask layer before setting it)")
+        }
+        guard maskID != id else { throw refuse("is the layer itself; a layer cannot mask itself") }
+        var cursor = layers[id]?.superlayer
+        while let c = cursor {
+            if c == maskID { throw refuse("is an ancestor of the layer; a mask must be outside the layer's tree") }
+            cursor = layers[c]?.superlayer
+        }
+        if let s = m.superlayer {
+            throw refuse("is a sublayer of layer \(s); a mask layer has no superlayer (remove it from its superlayer first)")
+        }
+        if let other = m.maskOf, other != id {
+            throw refuse("is already the mask of layer \(other); a layer masks at most one layer")
         }
     }
 

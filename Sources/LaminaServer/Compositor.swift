@@ -286,7 +286,13 @@ public final class Compositor {
         }, transitions: !hasTransitions ? nil : { entry, id in
             guard let a = entries[entry].animations[id], let state = a.transition, let snapshot = a.transitionSnapshot else { return nil }
             return ActiveTransition(state: state, snapshot: snapshot)
-        }, rasters: layerRasters)
+        }, rasters: layerRasters, presentDelayed: { entry, id, model, local in
+            // A replicator copy shown instanceDelay behind: its sublayers' animations evaluated
+            // at the earlier time, without events.
+            guard var animations = entries[entry].animations[id]?.animations else { return model }
+            var ignored: [AnimationEvent] = []
+            return animations.evaluate(model: model, time: local, events: &ignored).properties
+        })
         layerRasters?.endFrame()
         try backend.present(list)
         stats.framesRendered += 1

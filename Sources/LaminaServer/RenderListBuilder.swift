@@ -37,22 +37,34 @@ extension DisplayTree {
     /// Opacity multiplies down the tree, except that a translucent layer with sublayers (and
     /// `allowsGroupOpacity`) becomes an offscreen group composited once. A hidden layer hides its
     /// subtree, and so does a layer with `isDoubleSided` false that faces away. Siblings draw in
-    /// zPosition order, then array order. Per layer, in order: its shadow, its background, its contents, its
+    /// zPosition order, then array order. Per layer, in order: its shadow, its background, its
     /// sublayers (clipped by `masksToBounds`), then its border, which Core Animation draws above
-    /// the sublayers. A shape or text layer draws its CPU raster from `rasters` where the
-    /// contents would go (none without a rasterizer); it ignores `contents`, as in Core Animation.
+    /// the sublayers.
     ///
-    /// A layer with a transition in progress (`transitions`) draws its old rendering and its
-    /// current one, placed and faded as the transition's type, direction and progress say.
+    /// Layer kinds: a gradient layer adds its gradient above its background; a replicator draws
+    /// its sublayers `instanceCount` times, copy k through `instanceTransform`^k about its anchor
+    /// point, tinted by `instanceColor` plus k colour offsets, at time t − k·`instanceDelay`
+    /// (presentation values from `presentDelayed`); a transform layer draws nothing itself and
+    /// lets its sublayers share its 3D space, depth-sorted back to front. A layer with a `mask`
+    /// becomes a group whose pixels are multiplied by the mask layer's composited alpha.
+    ///
+    /// A shape or text layer draws its CPU raster from `rasters` where the contents would go
+    /// (none without a rasterizer); it ignores `contents`, as in Core Animation. A layer with a
+    /// transition in progress (`transitions`) draws its old rendering and its current one,
+    /// placed and faded as the transition's type, direction and progress say.
+    ///
+    /// - Parameter presentDelayed: the presentation of a layer at a local time other than the
+    ///   frame's (replicator copies with a delay); by default `present`.
     public func drawList(at time: Double = 0, present: PresentationLookup = { _, _, model, _ in model },
-                         transitions: TransitionLookup? = nil, rasters: (any LayerRasterizing)? = nil) -> DrawList {
+                         transitions: TransitionLookup? = nil, rasters: (any LayerRasterizing)? = nil,
+                         presentDelayed: PresentationLookup? = nil) -> DrawList {
         var list = DrawList(width: width, height: height, background: background)
         list.commands.reserveCapacity(layerCount + layerCount / 2)
         withoutActuallyEscaping(present) { present in
             for (i, entry) in entries.enumerated() {
                 // renderTree: departing layers (onOrderOut) put back where they were.
-                var walk = RenderWalk(tree: entry.renderTree ?? entry.tree, entry: i, serial: entry.serial,
-                                      present: present, transitions: transitions, rasters: rasters)
+                var walk = RenderWalk(tree: entry.renderTree ?? entry.tree, entry: i, serial: entry.serial, present: present,
+                                      presentDelayed: presentDelayed, transitions: transitions, rasters: rasters)
                 walk.visitRoot(time: time, into: &list.commands)
             }
         }
@@ -71,8 +83,9 @@ extension DisplayTree {
         guard let layer = tree[id] else { return [] }
         var commands: [DrawCommand] = []
         withoutActuallyEscaping(present) { present in
-            var walk = RenderWalk(tree: tree, entry: i, serial: entry.serial, present: present, transitions: nil, rasters: rasters)
-            walk.draw(id, layer, p, localTime: localTime, toDisplay: .identity, parentOpacity: 1, into: &commands)
+            var walk = RenderWalk(tree: tree, entry: i, serial: entry.serial, present: present, presentDelayed: nil,
+                                  transitions: nil, rasters: rasters)
+            walk.draw(id, layer, p, localTime: localTime, toDisplay: .identity, parentOpacity: 1, tint: nil, into: &commands)
         }
         return commands
     }
@@ -84,12 +97,21 @@ private struct RenderWalk {
     let entry: Int
     let serial: UInt32
     let present: PresentationLookup
+    let presentDelayed: PresentationLookup?
     let transitions: TransitionLookup?
     let rasters: (any LayerRasterizing)?
+    /// True while walking a replicator copy shown at a delayed time.
+    var delayed = false
+    /// The masks being drawn, outermost first: a mask met again is a cycle and is left out.
+    var masksInUse: [UInt32] = []
+
+    /// How deep masks may nest (a mask's sublayer with a mask of its own, …).
+    static let maximumMaskDepth = 8
 
     func properties(of id: LayerID, _ layer: ServerLayer, parentTime: Double) -> (LayerProperties, Double) {
         let m = layer.properties
         let local = (parentTime - m.beginTime) * m.speed + m.timeOffset
+        if delayed, let presentDelayed { return (presentDelayed(entry, id, m, local), local) }
         return (present(entry, id, m, local), local)
     }
 
@@ -97,38 +119,49 @@ private struct RenderWalk {
         guard let root = tree[.root] else { return }
         let (p, local) = properties(of: .root, root, parentTime: time)
         visit(.root, root, p, localTime: local, superlayerSpace: .identity, superlayerToDisplay: .identity,
-              parentOpacity: 1, into: &commands)
+              parentOpacity: 1, tint: nil, into: &commands)
     }
 
     /// Lists the commands of a layer whose presentation values `p` (at its local time) are known.
     ///
     /// - Parameters:
     ///   - superlayerSpace: the superlayer's geometry flip and `sublayerTransform` about its
-    ///     anchor: what takes the layer into the superlayer's 3D space.
-    ///   - superlayerToDisplay: the superlayer's plane to the display, z already flattened.
+    ///     anchor (and, in a replicator, the copy's instance transform; in a transform layer,
+    ///     the transform layer's own transform): what takes the layer into the 3D space of the
+    ///     plane it is flattened into.
+    ///   - superlayerToDisplay: that plane to the display, z already flattened.
     ///   - parentOpacity: the opacity accumulated since the enclosing offscreen group (or the
     ///     display).
+    ///   - tint: the replicator instance colour the layer's colours are multiplied by, if any.
     mutating func visit(_ id: LayerID, _ layer: ServerLayer, _ p: LayerProperties, localTime: Double,
                         superlayerSpace: Transform3D, superlayerToDisplay: Transform3D,
-                        parentOpacity: Double, into commands: inout [DrawCommand]) {
-        guard !p.isHidden, parentOpacity * p.opacity > 0 else { return }
+                        parentOpacity: Double, tint: Color?, into commands: inout [DrawCommand]) {
+        guard !p.isHidden else { return }
+        let opacity = parentOpacity * p.opacity
+        // `!(x > 0)` also skips NaN.
+        guard opacity > 0 else { return }
         let inSuperlayer = superlayerSpace.isIdentity
             ? p.transformToSuperlayer : p.transformToSuperlayer.concatenating(superlayerSpace)
         // Facing is decided in the superlayer's 3D space, where Core Animation flattens the layer.
         if !p.isDoubleSided, !inSuperlayer.facesViewer { return }
+        if p.kind == .transform {
+            visitTransformLayer(layer, p, localTime: localTime, inSuperlayer: inSuperlayer,
+                                superlayerToDisplay: superlayerToDisplay, opacity: opacity, tint: tint, into: &commands)
+            return
+        }
         let toDisplay = superlayerToDisplay.isIdentity ? inSuperlayer : inSuperlayer.concatenating(superlayerToDisplay)
         if let transition = transitions?(entry, id) {
             drawTransition(transition, id, layer, p, localTime: localTime, toDisplay: toDisplay,
-                           parentOpacity: parentOpacity, into: &commands)
+                           parentOpacity: parentOpacity, tint: tint, into: &commands)
         } else {
-            draw(id, layer, p, localTime: localTime, toDisplay: toDisplay, parentOpacity: parentOpacity, into: &commands)
+            draw(id, layer, p, localTime: localTime, toDisplay: toDisplay, parentOpacity: parentOpacity, tint: tint, into: &commands)
         }
     }
 
-    /// Lists the commands of a layer placed by `toDisplay`: its shadow, background, sublayers
-    /// and border, in a group when its opacity or shadow needs one.
+    /// Lists the commands of a layer placed by `toDisplay`: its shadows, background, gradient,
+    /// contents, sublayers and border, in a group when its opacity, shadow or mask needs one.
     mutating func draw(_ id: LayerID, _ layer: ServerLayer, _ p: LayerProperties, localTime: Double, toDisplay: Transform3D,
-                       parentOpacity: Double, into commands: inout [DrawCommand]) {
+                       parentOpacity: Double, tint: Color?, into commands: inout [DrawCommand]) {
         guard !p.isHidden else { return }
         let opacity = parentOpacity * p.opacity
         // `!(x > 0)` also skips NaN.
@@ -139,46 +172,113 @@ private struct RenderWalk {
         let hasSublayers = !layer.sublayers.isEmpty
         let radii = hasArea && p.cornerRadius > 0
             ? CornerRadii(radius: p.cornerRadius, mask: p.maskedCorners, size: bounds.size) : .zero
-        let fillVisible = hasArea && p.backgroundColor.alpha > 0
-        let borderVisible = hasArea && p.borderWidth > 0 && p.borderColor.alpha > 0
+        let background = p.backgroundColor.tinted(by: tint)
+        let borderColor = p.borderColor.tinted(by: tint)
+        let fillVisible = hasArea && background.alpha > 0
+        let borderVisible = hasArea && p.borderWidth > 0 && borderColor.alpha > 0
+        var gradient = p.kind == .gradient && hasArea ? DrawGradient(p, bounds: bounds) : nil
+        if let t = tint, var g = gradient {
+            g.colors = g.colors.map { $0.tinted(by: t) }
+            gradient = g
+        }
+        if let g = gradient, !g.colors.contains(where: { $0.alpha > 0 }) { gradient = nil }
         let contents = p.kind == .shape || p.kind == .text
             ? rasterDraw(id, p, toDisplay: toDisplay, radii: radii) : contentsDraw(p, radii: radii)
+
+        // The mask: a layer of the same client outside the sublayer tree (validated when set).
+        var maskLayer: (id: LayerID, layer: ServerLayer)?
+        if p.mask != 0, !masksInUse.contains(p.mask), masksInUse.count < Self.maximumMaskDepth,
+           let m = tree[LayerID(rawValue: p.mask)] {
+            maskLayer = (LayerID(rawValue: p.mask), m)
+        }
+        // The fast path for the commonest mask, a plain rounded rectangle of one alpha with no
+        // sublayers, over a layer that draws in one pass (no sublayers, no gradient): it masks
+        // exactly like a clip to its rounded bounds times that alpha, so nothing is drawn
+        // offscreen. (Over several draws, clipping each one would let the lower ones show
+        // through the antialiased edge, so those take the offscreen mask.)
+        var maskClip: DrawCommand?
+        var maskAlpha = 1.0
+        if let m = maskLayer, m.layer.sublayers.isEmpty, !hasSublayers, gradient == nil, contents == nil {
+            let (mp, _) = properties(of: m.id, m.layer, parentTime: localTime)
+            let uniform = mp.borderWidth <= 0 || mp.borderColor.alpha == 0 || mp.borderColor.alpha == mp.backgroundColor.alpha
+            let shadowless = mp.shadowOpacity <= 0 || mp.shadowColor.alpha == 0 || mp.masksToBounds
+            if mp.kind == .layer, mp.contents == 0, mp.mask == 0, uniform, shadowless {
+                let inPlane = mp.transformToSuperlayer
+                let faces = mp.isDoubleSided || inPlane.facesViewer
+                let area = mp.bounds.size.width > 0 && mp.bounds.size.height > 0
+                maskAlpha = mp.isHidden || !faces || !area ? 0 : Swift.max(0, mp.backgroundColor.alpha * mp.opacity)
+                guard maskAlpha > 0 else { return }
+                let r = mp.cornerRadius > 0 ? CornerRadii(radius: mp.cornerRadius, mask: mp.maskedCorners, size: mp.bounds.size) : .zero
+                maskClip = DrawCommand(kind: .pushClip, transform: inPlane.concatenating(toDisplay.flatteningZ),
+                                       bounds: mp.bounds, cornerRadii: r)
+            }
+        }
 
         // Core Animation clips a layer's own shadow with masksToBounds, which leaves nothing
         // outside the bounds to see: no shadow then.
         var shadow: DrawShadow?
         if p.shadowOpacity > 0, p.shadowColor.alpha > 0, !p.masksToBounds {
-            shadow = DrawShadow(color: p.shadowColor, opacity: p.shadowOpacity, offset: p.shadowOffset, radius: p.shadowRadius)
+            shadow = DrawShadow(color: p.shadowColor.tinted(by: tint), opacity: p.shadowOpacity,
+                                offset: p.shadowOffset, radius: p.shadowRadius)
+        }
+        // shadowPath: the shadow is the path's shape, whatever the layer draws.
+        var pathShadow: DrawCommand?
+        if let s = shadow, !p.shadowPath.elements.isEmpty {
+            var c = DrawCommand(kind: .pathShadow, transform: toDisplay, bounds: bounds, opacity: opacity, shadow: s)
+            c.polygons = p.shadowPath.fillPolygons()
+            pathShadow = c.polygons.isEmpty ? nil : c
+            shadow = nil
         }
         // The fast path: a layer that is only a rounded rectangle of one alpha casts the
         // analytically blurred rectangle. The alpha is uniform unless a border sits over a
-        // translucent fill (the ring is then more opaque than the inside).
+        // translucent fill (the ring is then more opaque than the inside) or a gradient or a
+        // mask changes it.
         var shapeShadow: DrawShadow?
-        if var s = shadow, !hasSublayers, contents == nil, fillVisible, !borderVisible || p.backgroundColor.alpha == 1 {
-            s.opacity *= p.backgroundColor.alpha
+        if var s = shadow, !hasSublayers, contents == nil, fillVisible, maskLayer == nil,
+           !borderVisible && gradient == nil || background.alpha == 1 {
+            s.opacity *= background.alpha
             shapeShadow = s
             shadow = nil
         }
-        let needsGroup = shadow != nil || (hasSublayers && p.allowsGroupOpacity && p.opacity < 1)
+        // A translucent gradient layer with a background or border composites its own content
+        // as one, like any layer's pixels (two draws at the opacity would show through).
+        let ownContentOverlaps = (gradient != nil || contents != nil) && (fillVisible || borderVisible) && opacity < 1
+        let maskNeedsGroup = maskLayer != nil && (maskClip == nil || maskAlpha < 1)
+        let needsGroup = shadow != nil || maskNeedsGroup || ownContentOverlaps
+            || (hasSublayers && p.allowsGroupOpacity && p.opacity < 1)
+        let groupOpacity = opacity * maskAlpha
+        // A masked layer that also casts a shadow of its pixels: the shadow's group holds the
+        // mask's group, so the shadow is cast by the masked pixels.
+        let twoGroups = maskLayer != nil && maskClip == nil && shadow != nil
         // Inside a group the layer draws at full opacity; the group is composited with it.
         let inner = needsGroup ? 1 : opacity
 
+        if let pathShadow { commands.append(pathShadow) }
         if let shapeShadow {
             commands.append(DrawCommand(kind: .shadow, transform: toDisplay, bounds: bounds, opacity: opacity,
                                         cornerRadii: radii, shadow: shapeShadow))
         }
         let groupStart = commands.count
         if needsGroup {
-            commands.append(DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: bounds, opacity: opacity, shadow: shadow))
+            commands.append(DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: bounds,
+                                        opacity: twoGroups ? opacity : groupOpacity, shadow: shadow))
         }
-        // The border goes above the contents and the sublayers: in a command of its own when
-        // either comes between it and the background.
-        let borderAbove = (hasSublayers || contents != nil) && borderVisible
+        if twoGroups {
+            commands.append(DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: bounds, opacity: 1))
+        }
+        let contentStart = commands.count
+        if let maskClip { commands.append(maskClip) }
+        // The border goes above the gradient, contents and sublayers.
+        let borderAbove = (hasSublayers || gradient != nil || contents != nil) && borderVisible
         if fillVisible || (borderVisible && !borderAbove) {
             commands.append(DrawCommand(kind: .layer, transform: toDisplay, bounds: bounds,
-                                        color: fillVisible ? p.backgroundColor : .clear, opacity: inner,
+                                        color: fillVisible ? background : .clear, opacity: inner,
                                         cornerRadii: radii, borderWidth: borderVisible && !borderAbove ? p.borderWidth : 0,
-                                        borderColor: p.borderColor))
+                                        borderColor: borderColor))
+        }
+        if let gradient {
+            commands.append(DrawCommand(kind: .gradient, transform: toDisplay, bounds: bounds, opacity: inner,
+                                        cornerRadii: radii, gradient: gradient))
         }
         if let contents {
             commands.append(DrawCommand(kind: .contents, transform: toDisplay, bounds: bounds, opacity: inner,
@@ -189,23 +289,53 @@ private struct RenderWalk {
             if p.masksToBounds {
                 commands.append(DrawCommand(kind: .pushClip, transform: toDisplay, bounds: bounds, cornerRadii: radii))
             }
-            visitSublayers(of: layer, p, localTime: localTime, toDisplay: toDisplay, opacity: inner, into: &commands)
+            visitSublayers(of: layer, p, localTime: localTime, toDisplay: toDisplay, opacity: inner, tint: tint, into: &commands)
             if p.masksToBounds {
                 if commands.count == clipStart + 1 { commands.removeLast() } else { commands.append(DrawCommand(kind: .popClip)) }
             }
         }
         if borderAbove {
             commands.append(DrawCommand(kind: .layer, transform: toDisplay, bounds: bounds, opacity: inner,
-                                        cornerRadii: radii, borderWidth: p.borderWidth, borderColor: p.borderColor))
+                                        cornerRadii: radii, borderWidth: p.borderWidth, borderColor: borderColor))
+        }
+        if maskClip != nil {
+            if commands.count == contentStart + 1 {
+                commands.removeSubrange(groupStart...)
+                return
+            }
+            commands.append(DrawCommand(kind: .popClip))
+        } else if let maskLayer {
+            // Nothing drawn, or a mask that draws nothing (which hides everything): no group.
+            guard commands.count > contentStart else {
+                commands.removeSubrange(groupStart...)
+                return
+            }
+            commands.append(DrawCommand(kind: .beginMask, transform: toDisplay, bounds: bounds))
+            let maskStart = commands.count
+            // The mask sits in the masked layer's bounds coordinates like a sublayer, but
+            // without the sublayer transform; its own opacity counts, no replicator tint does.
+            let (mp, mt) = properties(of: maskLayer.id, maskLayer.layer, parentTime: localTime)
+            masksInUse.append(p.mask)
+            visit(maskLayer.id, maskLayer.layer, mp, localTime: mt, superlayerSpace: .identity, superlayerToDisplay: toDisplay.flatteningZ,
+                  parentOpacity: 1, tint: nil, into: &commands)
+            masksInUse.removeLast()
+            guard commands.count > maskStart else {
+                commands.removeSubrange(groupStart...)
+                return
+            }
+            commands.append(DrawCommand(kind: .endMask))
+            if twoGroups { commands.append(DrawCommand(kind: .endGroup)) }
+            return
         }
         if needsGroup {
             if commands.count == groupStart + 1 {
                 commands.removeLast()
-            } else if shadow == nil, commands.count == groupStart + 2, commands[groupStart + 1].kind == .layer {
+            } else if shadow == nil, commands.count == groupStart + 2,
+                      [.layer, .gradient, .contents].contains(commands[groupStart + 1].kind) {
                 // One draw in a group is the same draw with the group's opacity: no offscreen pass.
                 var only = commands.removeLast()
                 commands.removeLast()
-                only.opacity *= opacity
+                only.opacity *= groupOpacity
                 commands.append(only)
             } else {
                 commands.append(DrawCommand(kind: .endGroup))
@@ -243,23 +373,27 @@ private struct RenderWalk {
         return draw
     }
 
-    private mutating func visitSublayers(of layer: ServerLayer, _ p: LayerProperties, localTime: Double,
-                                         toDisplay: Transform3D, opacity: Double, into commands: inout [DrawCommand]) {
+    /// What maps a layer's sublayers into its bounds coordinates before their own transforms:
+    /// the geometry flip, then `sublayerTransform` about the anchor point.
+    private func sublayerSpace(_ p: LayerProperties) -> Transform3D {
         var space = p.sublayerTransformAboutAnchor
         if p.isGeometryFlipped {
             // y' = minY + maxY − y: the sublayers' y axis runs up from the bottom of the bounds.
             let flip = Transform3D.scale(x: 1, y: -1).concatenating(.translation(x: 0, y: p.bounds.minY + p.bounds.maxY))
             space = space.isIdentity ? flip : flip.concatenating(space)
         }
-        let plane = toDisplay.flatteningZ
-        // Each child's presentation is computed once; zPosition may be animated, so siblings are
-        // ordered by presentation values (stable: array order among equals).
+        return space
+    }
+
+    /// The sublayers' presentation values at their superlayer's local time `time`, in drawing
+    /// order (zPosition, then array order; zPosition may be animated, so presentation values).
+    private func orderedSublayers(of layer: ServerLayer, time: Double) -> [(id: LayerID, layer: ServerLayer, props: LayerProperties, time: Double)] {
         var children: [(id: LayerID, layer: ServerLayer, props: LayerProperties, time: Double)] = []
         children.reserveCapacity(layer.sublayers.count)
         var anyZ = false
         for id in layer.sublayers {
             guard let c = tree[id] else { continue }
-            let (cp, ct) = properties(of: id, c, parentTime: localTime)
+            let (cp, ct) = properties(of: id, c, parentTime: time)
             anyZ = anyZ || cp.zPosition != 0
             children.append((id, c, cp, ct))
         }
@@ -269,10 +403,99 @@ private struct RenderWalk {
                     ? a.element.props.zPosition < b.element.props.zPosition : a.offset < b.offset
             }.map(\.element)
         }
-        for c in children {
-            visit(c.id, c.layer, c.props, localTime: c.time, superlayerSpace: space, superlayerToDisplay: plane,
-                  parentOpacity: opacity, into: &commands)
+        return children
+    }
+
+    private mutating func visitSublayers(of layer: ServerLayer, _ p: LayerProperties, localTime: Double,
+                                         toDisplay: Transform3D, opacity: Double, tint: Color?,
+                                         into commands: inout [DrawCommand]) {
+        let space = sublayerSpace(p)
+        let plane = toDisplay.flatteningZ
+        guard p.kind == .replicator else {
+            for c in orderedSublayers(of: layer, time: localTime) {
+                visit(c.id, c.layer, c.props, localTime: c.time, superlayerSpace: space, superlayerToDisplay: plane,
+                      parentOpacity: opacity, tint: tint, into: &commands)
+            }
+            return
         }
+        // CAReplicatorLayer: copy k of the sublayers through instanceTransform^k about the
+        // anchor point, tinted by instanceColor + k · offsets, k · instanceDelay behind.
+        let count = Swift.max(0, Swift.min(p.instanceCount, LayerProperties.instanceLimit))
+        let a = p.anchorInBounds
+        let toAnchor = Transform3D.translation(x: -a.x, y: -a.y), fromAnchor = Transform3D.translation(x: a.x, y: a.y)
+        var power = Transform3D.identity
+        let wasDelayed = delayed
+        for k in 0..<count {
+            let instance = k == 0 ? space : toAnchor.concatenating(power).concatenating(fromAnchor).concatenating(space)
+            let kk = Double(k)
+            let c = p.instanceColor
+            let color = Color(red: c.red + kk * p.instanceRedOffset, green: c.green + kk * p.instanceGreenOffset,
+                              blue: c.blue + kk * p.instanceBlueOffset, alpha: c.alpha + kk * p.instanceAlphaOffset)
+            let copyTint = tint.map { color.tinted(by: $0) } ?? color
+            let shift = kk * p.instanceDelay
+            delayed = wasDelayed || shift != 0
+            if copyTint.alpha > 0 {
+                for child in orderedSublayers(of: layer, time: localTime - shift) {
+                    visit(child.id, child.layer, child.props, localTime: child.time, superlayerSpace: instance, superlayerToDisplay: plane,
+                          parentOpacity: opacity, tint: copyTint == .white ? nil : copyTint, into: &commands)
+                }
+            }
+            power = power.concatenating(p.instanceTransform)
+        }
+        delayed = wasDelayed
+    }
+
+    /// A `CATransformLayer`: it draws nothing of its own; its sublayers (and those of transform
+    /// layers inside it) are placed in one 3D space instead of being flattened into its plane,
+    /// and drawn back to front by the depth of each one's centre. Each ordinary sublayer still
+    /// flattens its own subtree. Planes that intersect are not split: the one whose centre is
+    /// nearer wins everywhere.
+    private mutating func visitTransformLayer(_ layer: ServerLayer, _ p: LayerProperties, localTime: Double,
+                                              inSuperlayer: Transform3D, superlayerToDisplay: Transform3D,
+                                              opacity: Double, tint: Color?, into commands: inout [DrawCommand]) {
+        var planes: [(depth: Double, commands: [DrawCommand])] = []
+        collectPlanes(layer, p, localTime: localTime, inSuperlayer: inSuperlayer, superlayerToDisplay: superlayerToDisplay,
+                      opacity: opacity, tint: tint, into: &planes)
+        let sorted = planes.enumerated().sorted { x, y in
+            x.element.depth != y.element.depth ? x.element.depth < y.element.depth : x.offset < y.offset
+        }
+        for plane in sorted { commands += plane.element.commands }
+    }
+
+    private mutating func collectPlanes(_ layer: ServerLayer, _ p: LayerProperties, localTime: Double,
+                                        inSuperlayer: Transform3D, superlayerToDisplay: Transform3D, opacity: Double,
+                                        tint: Color?, into planes: inout [(depth: Double, commands: [DrawCommand])]) {
+        let space = sublayerSpace(p)
+        let childSpace = space.isIdentity ? inSuperlayer : space.concatenating(inSuperlayer)
+        for c in orderedSublayers(of: layer, time: localTime) {
+            let cp = c.props
+            if cp.kind == .transform {
+                guard !cp.isHidden, opacity * cp.opacity > 0 else { continue }
+                let nested = cp.transformToSuperlayer.concatenating(childSpace)
+                if !cp.isDoubleSided, !nested.facesViewer { continue }
+                collectPlanes(c.layer, cp, localTime: c.time, inSuperlayer: nested, superlayerToDisplay: superlayerToDisplay,
+                              opacity: opacity * cp.opacity, tint: tint, into: &planes)
+                continue
+            }
+            var drawn: [DrawCommand] = []
+            visit(c.id, c.layer, cp, localTime: c.time, superlayerSpace: childSpace, superlayerToDisplay: superlayerToDisplay,
+                  parentOpacity: opacity, tint: tint, into: &drawn)
+            guard !drawn.isEmpty else { continue }
+            let t = cp.transformToSuperlayer.concatenating(childSpace)
+            let centre = Point(x: cp.bounds.midX, y: cp.bounds.midY)
+            // Depth before any perspective of the plane below: z grows towards the viewer.
+            let z = centre.x * t.m13 + centre.y * t.m23 + t.m43
+            let w = centre.x * t.m14 + centre.y * t.m24 + t.m44
+            planes.append((w > 0 ? z / w : -.infinity, drawn))
+        }
+    }
+}
+
+extension Color {
+    /// This colour multiplied channel by channel by `tint` (a replicator's instance colour).
+    func tinted(by tint: Color?) -> Color {
+        guard let t = tint else { return self }
+        return Color(red: red * t.red, green: green * t.green, blue: blue * t.blue, alpha: alpha * t.alpha)
     }
 }
 
@@ -286,7 +509,7 @@ extension RenderWalk {
     /// the subtype: `fromLeft` moves the content rightwards, `fromTop` downwards (y points
     /// down). The moving renderings are not clipped to the bounds, as in Core Animation.
     mutating func drawTransition(_ t: ActiveTransition, _ id: LayerID, _ layer: ServerLayer, _ p: LayerProperties, localTime: Double,
-                                 toDisplay: Transform3D, parentOpacity: Double, into commands: inout [DrawCommand]) {
+                                 toDisplay: Transform3D, parentOpacity: Double, tint: Color?, into commands: inout [DrawCommand]) {
         let progress = Swift.min(Swift.max(t.state.progress, 0), 1)
         let size = p.bounds.size
         // The unit vector the content moves along.
@@ -317,18 +540,18 @@ extension RenderWalk {
                 var begin = DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: p.bounds, opacity: progress)
                 begin.compositesAdditively = true
                 commands.append(begin)
-                draw(id, layer, p, localTime: localTime, toDisplay: toDisplay, parentOpacity: 1, into: &commands)
+                draw(id, layer, p, localTime: localTime, toDisplay: toDisplay, parentOpacity: 1, tint: tint, into: &commands)
                 commands.append(DrawCommand(kind: .endGroup))
             }
             commands.append(DrawCommand(kind: .endGroup))
         case .moveIn:
             old(toDisplay, opacity: parentOpacity, into: &commands)
-            draw(id, layer, p, localTime: localTime, toDisplay: shift(progress - 1), parentOpacity: parentOpacity, into: &commands)
+            draw(id, layer, p, localTime: localTime, toDisplay: shift(progress - 1), parentOpacity: parentOpacity, tint: tint, into: &commands)
         case .push:
             old(shift(progress), opacity: parentOpacity, into: &commands)
-            draw(id, layer, p, localTime: localTime, toDisplay: shift(progress - 1), parentOpacity: parentOpacity, into: &commands)
+            draw(id, layer, p, localTime: localTime, toDisplay: shift(progress - 1), parentOpacity: parentOpacity, tint: tint, into: &commands)
         case .reveal:
-            draw(id, layer, p, localTime: localTime, toDisplay: toDisplay, parentOpacity: parentOpacity, into: &commands)
+            draw(id, layer, p, localTime: localTime, toDisplay: toDisplay, parentOpacity: parentOpacity, tint: tint, into: &commands)
             old(shift(progress), opacity: parentOpacity, into: &commands)
         }
     }

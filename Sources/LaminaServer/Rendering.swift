@@ -50,6 +50,47 @@ public struct DrawShadow: Sendable, Equatable {
     }
 }
 
+/// A gradient layer's gradient as the renderer draws it (`CAGradientLayer`).
+public struct DrawGradient: Sendable, Equatable {
+    /// `type`: axial, radial or conic.
+    public var type: GradientType
+    /// The stops' colours, straight alpha, already multiplied by any replicator instance colour.
+    /// At least two.
+    public var colors: [Color]
+    /// One location per colour, non-decreasing, in [0, 1].
+    public var locations: [Double]
+    /// `startPoint` and `endPoint` mapped from unit coordinates to the layer's bounds.
+    public var start: Point
+    public var end: Point
+
+    public init(type: GradientType, colors: [Color], locations: [Double], start: Point, end: Point) {
+        self.type = type
+        self.colors = colors
+        self.locations = locations
+        self.start = start
+        self.end = end
+    }
+
+    /// The gradient a layer's presentation values describe within `bounds`, or nil where Core
+    /// Animation draws nothing: fewer than two colours, or a `locations` list whose count is not
+    /// that of `colors` (Core Animation then leaves the layer blank; an empty list spaces the
+    /// colours evenly). Locations that go backwards are raised to the one before them.
+    public init?(_ p: LayerProperties, bounds: Rect) {
+        let n = p.colors.count
+        guard n >= 2, p.locations.isEmpty || p.locations.count == n else { return nil }
+        var locations = p.locations.isEmpty ? (0..<n).map { Double($0) / Double(n - 1) } : p.locations
+        for i in locations.indices {
+            locations[i] = Swift.min(1, Swift.max(0, locations[i]))
+            if i > 0, locations[i] < locations[i - 1] { locations[i] = locations[i - 1] }
+        }
+        func inBounds(_ u: Point) -> Point {
+            Point(x: bounds.minX + u.x * bounds.width, y: bounds.minY + u.y * bounds.height)
+        }
+        self.init(type: p.gradientType, colors: p.colors, locations: locations,
+                  start: inBounds(p.startPoint), end: inBounds(p.endPoint))
+    }
+}
+
 /// One step of a frame, ready to draw: everything the renderer needs and nothing it must look
 /// up in the tree.
 ///
@@ -78,6 +119,18 @@ public struct DrawCommand: Sendable, Equatable {
         case popClip
         /// Draws `contents` (an image, or a server raster) with `opacity`.
         case contents
+        /// Fills `bounds` rounded by `cornerRadii` with `gradient`, dithered, at `opacity`.
+        case gradient
+        /// Draws `shadow` for the filled path `polygons` (`shadowPath`): the path's coverage
+        /// blurred with sigma = radius / 2, without drawing the layer offscreen.
+        case pathShadow
+        /// Ends the content of the innermost group and starts its mask: the commands up to the
+        /// matching `endMask` are drawn into an offscreen layer of their own, whose alpha then
+        /// multiplies the group's pixels (`mask`).
+        case beginMask
+        /// Ends the mask and the group it belongs to, and composites the group multiplied by
+        /// the mask's alpha, with the group's opacity.
+        case endMask
     }
 
     public var kind: Kind
@@ -97,18 +150,25 @@ public struct DrawCommand: Sendable, Equatable {
     public var borderWidth: Double
     /// The border's colour, straight alpha.
     public var borderColor: Color
-    /// The shadow to draw (`shadow`, and `beginGroup` for a shadow of the group's pixels).
+    /// The shadow to draw (`shadow`, `pathShadow`, and `beginGroup` for a shadow of the
+    /// group's pixels).
     public var shadow: DrawShadow?
     /// For `beginGroup`: the group is added to what lies below (premultiplied, `ONE, ONE`)
     /// instead of drawn over it, for a transition's cross-dissolve.
     public var compositesAdditively = false
     /// The textured draw of a `contents` command.
     public var contents: DrawContents?
+    /// The gradient (`gradient`).
+    public var gradient: DrawGradient?
+    /// The shadow path flattened to closed polygons in layer coordinates (`pathShadow`),
+    /// filled by the even-odd rule.
+    public var polygons: [[Point]] = []
 
     /// A command of any kind; the defaults draw nothing extra.
     public init(kind: Kind, transform: Transform3D = .identity, bounds: Rect = .zero, color: Color = .clear,
                 opacity: Double = 1, cornerRadii: CornerRadii = .zero, borderWidth: Double = 0,
-                borderColor: Color = .clear, shadow: DrawShadow? = nil, contents: DrawContents? = nil) {
+                borderColor: Color = .clear, shadow: DrawShadow? = nil, contents: DrawContents? = nil,
+                gradient: DrawGradient? = nil) {
         self.kind = kind
         self.transform = transform
         self.bounds = bounds
@@ -119,6 +179,7 @@ public struct DrawCommand: Sendable, Equatable {
         self.borderColor = borderColor
         self.shadow = shadow
         self.contents = contents
+        self.gradient = gradient
     }
 
     /// A layer's filled rectangle, square corners, no border.

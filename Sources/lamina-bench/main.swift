@@ -7,6 +7,7 @@ if which == "frames" || which == "all" { print(runAnimatedFrameBenchmark()) }
 if which == "render" || which == "all" {
     let frames = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) }.map { max(1, $0) } ?? 60
     do { print(try runRenderBenchmark(frames: frames)) } catch { print("render benchmark failed: \(error)") }
+    do { print(try runLooksRenderBenchmark()) } catch { print("appearance render benchmark failed: \(error)") }
 }
 if which == "latency" || which == "all" {
     do { print(try await runLatencyBenchmark()) } catch { print("latency benchmark failed: \(error)") }

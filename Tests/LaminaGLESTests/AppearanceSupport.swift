@@ -11,11 +11,15 @@ import Testing
 struct SceneLayer {
     var properties = LayerProperties()
     var sublayers: [SceneLayer] = []
+    /// The layer's mask (`mask`): created outside the tree, in the layer's coordinates.
+    var mask: [SceneLayer] = []
 
     /// A layer at `frame` (anchor in the centre), with `color` as its background; `configure`
     /// sets anything else.
-    init(frame: Rect, color: Color = .clear, sublayers: [SceneLayer] = [],
-         _ configure: (inout LayerProperties) -> Void = { _ in }) {
+    init(_ kind: LayerKind = .layer, frame: Rect, color: Color = .clear, sublayers: [SceneLayer] = [],
+         mask: SceneLayer? = nil, _ configure: (inout LayerProperties) -> Void = { _ in }) {
+        properties = LayerProperties(kind: kind)
+        self.mask = mask.map { [$0] } ?? []
         properties.frame = frame
         properties.backgroundColor = color
         configure(&properties)
@@ -28,8 +32,14 @@ struct SceneLayer {
         next += 1
         ops.append(.create(id, kind: properties.kind))
         for key in properties.changedKeys(from: LayerProperties(kind: properties.kind)) { ops.append(.set(id, key, properties[key])) }
-        ops.append(.insert(parent: parent, child: id, index: .max))
+        if parent != LayerID(rawValue: UInt32.max) { ops.append(.insert(parent: parent, child: id, index: .max)) }
         for s in sublayers { s.operations(parent: id, next: &next, into: &ops) }
+        if let m = mask.first {
+            let maskID = LayerID(rawValue: next)
+            // Created without a superlayer, then set as the mask.
+            m.operations(parent: LayerID(rawValue: UInt32.max), next: &next, into: &ops)
+            ops.append(.set(id, .mask, .layer(maskID.rawValue)))
+        }
     }
 }
 
