@@ -23,6 +23,13 @@ final class TextureCache {
 
     private(set) var entries: [UInt64: Entry] = [:]
     private var scratch: [UInt8] = []
+    /// Sources whose texture could not be made (larger than the GL limit, out of memory):
+    /// drawn as nothing, not retried every frame.
+    private var failed: [UInt64: WeakSource] = [:]
+    struct WeakSource { weak var source: ImageSource? }
+
+    /// Whether `source` could not be given a texture.
+    func hasFailed(_ source: ImageSource) -> Bool { failed[source.id] != nil }
 
     /// The texture for `source`, brought up to its latest generation (and given mipmaps when
     /// `mipmaps` asks), bound to `GL_TEXTURE_2D` on the active unit.
@@ -53,6 +60,7 @@ final class TextureCache {
         let error = glGetError()
         guard error == GLenum(GL_NO_ERROR) else {
             glDeleteTextures(1, &texture)
+            failed[source.id] = WeakSource(source: source)
             throw .callFailed(call: "glTexImage2D(\(source.width)×\(source.height)) for image \(source.number) of \(source.owner)", code: error)
         }
         upload(source, PixelRect(x: 0, y: 0, width: UInt32(source.width), height: UInt32(source.height)))
@@ -73,6 +81,7 @@ final class TextureCache {
 
     /// Frees the textures of destroyed sources that this frame did not draw.
     func endFrame() {
+        if !failed.isEmpty { failed = failed.filter { $0.value.source.map { !$0.isDestroyed } ?? false } }
         for (id, e) in entries {
             if e.source.isDestroyed && !e.usedInFrame {
                 var t = e.texture
@@ -99,11 +108,14 @@ extension GLESRenderer {
     public var textureUsage: TextureUsage { textures.usage }
 
     /// Draws a `contents` command: the nine-slice textured quad of `Shaders.contents`.
-    func drawContents(_ c: DrawCommand) throws(GLESError) {
+    func drawContents(_ c: DrawCommand) {
         guard let d = c.contents, c.opacity > 0 else { return }
         let source = d.source
         guard !source.isDestroyed, source.width > 0, source.height > 0 else { return }
-        try textures.bind(source, mipmaps: d.minificationFilter == .trilinear)
+        // An image the GL cannot hold (over GL_MAX_TEXTURE_SIZE, out of memory) draws nothing;
+        // it must not fail the frame for everyone else.
+        guard !textures.hasFailed(source) else { return }
+        do { try textures.bind(source, mipmaps: d.minificationFilter == .trilinear) } catch { return }
         func filter(_ f: ContentsFilter, minifying: Bool) -> GLint {
             switch f {
             case .nearest: GL_NEAREST

@@ -151,7 +151,7 @@ public final class GLESRenderer: Renderer {
             case .shadow: drawShapeShadow(command)
             case .pushClip: pushClip(command)
             case .popClip: popClip()
-            case .contents: try drawContents(command)
+            case .contents: drawContents(command)
             case .beginGroup:
                 if try !beginGroup(index, command) { skipping = 1 }
             case .endGroup: try endGroup(commands)

@@ -332,8 +332,9 @@ public final class Compositor {
                 try renderIfNeeded()
                 reply(client, .reply(id: id, .advanced(time: clock.virtualTime, framesRendered: stats.framesRendered)))
             case .stats:
-                // Textures are uploaded and freed as frames are drawn: draw what is pending first.
-                if needsFrame { try render() }
+                // Textures are uploaded and freed as frames are drawn: with the virtual clock, draw
+                // what is pending first (a real clock draws it within a refresh anyway, paced).
+                if needsFrame, clock.isVirtual { try render() }
                 reply(client, .reply(id: id, .stats(statistics())))
             case .presentation(let layer):
                 guard let i = display.index(of: client), let p = presentation(of: layer, entry: i, at: now) else {

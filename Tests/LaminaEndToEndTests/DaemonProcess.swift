@@ -34,13 +34,26 @@ final class DaemonProcess {
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
-        // Wait for the socket to appear (the daemon creates it after EGL is up).
+        // Wait for the socket to listen (the daemon binds it after EGL is up). The file appears
+        // at bind, a moment before listen, when a connect would still be refused; the kernel's
+        // table of Unix sockets shows the listening flag (__SO_ACCEPTCON, 0x10000).
         for _ in 0..<400 {
-            if FileManager.default.fileExists(atPath: socket) { return }
+            if Self.isListening(socket) { return }
             guard process.isRunning else { break }
             usleep(25_000)
         }
         throw DaemonError("laminad did not start listening on \(socket):\n\(logText)")
+    }
+
+    static func isListening(_ path: String) -> Bool {
+        guard let table = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else {
+            return FileManager.default.fileExists(atPath: path)
+        }
+        return table.split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 8, fields[7] == path, let flags = Int(fields[3], radix: 16) else { return false }
+            return flags & 0x10000 != 0
+        }
     }
 
     var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }

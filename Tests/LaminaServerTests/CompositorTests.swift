@@ -137,4 +137,41 @@ final class CompositorTests {
         guard case .error(let e) = take(a).first else { Issue.record("expected an error"); return }
         #expect(e.code == .invalidRequest)
     }
+
+    // MARK: Descriptors
+
+    func feed(_ id: ClientID, _ bytes: [UInt8], attachments: [MemoryAttachment]) {
+        bytes.withUnsafeBytes { compositor.receive($0, attachments: attachments, from: id) }
+    }
+
+    @Test func descriptorsBelongToTheFrameStartingInTheBytesTheyCameWith() throws {
+        let a = hello("a")
+        _ = take(a)
+        let plain = ClientMessage.commit(Commit(serial: 1, operations: square(1, x: 0, color: .red))).encoded()
+        let create = ClientMessage.commit(Commit(serial: 2, operations: [
+            .createImage(image: 1, ImageFormat(width: 2, height: 2)), .set(LayerID(1), .contents, .image(1)),
+        ])).encoded()
+        let memory = HeapPixelMemory([UInt8](repeating: 255, count: 16))
+        // One read holds the tail of a frame without images and the image commit with its descriptor.
+        feed(a, Array(plain[0..<10]))
+        feed(a, Array(plain[10...]) + create, attachments: [.memory(memory)])
+        #expect(take(a) == [.applied(serial: 1), .applied(serial: 2)])
+        #expect(compositor.display.tree(of: a)?.images[1] != nil)
+
+        // A descriptor whose read ended inside a frame that takes none is closed and reported.
+        feed(a, ClientMessage.request(id: 5, .tree).encoded(), attachments: [.memory(memory)])
+        let answers = take(a)
+        #expect(answers.count == 2)
+        #expect(answers.contains { if case .error(let e) = $0 { e.code == .invalidImage && e.message.contains("takes none") } else { false } })
+        // …and is not taken by the next commit, which then lacks its own.
+        let create2 = ClientMessage.commit(Commit(serial: 3, operations: [.createImage(image: 2, ImageFormat(width: 2, height: 2))])).encoded()
+        feed(a, create2)
+        guard case .error(let e) = take(a).first else { Issue.record("expected an error"); return }
+        #expect(e.code == .invalidImage && e.message.contains("carried 0 file descriptors"), "\(e)")
+
+        // Disconnecting destroys the client's images.
+        let source = compositor.display.tree(of: a)!.images[1]!
+        compositor.disconnected(a)
+        #expect(source.isDestroyed)
+    }
 }
