@@ -17,7 +17,8 @@ struct LaminaDemo: AsyncParsableCommand {
     @Option(help: "Seconds to play.") var seconds: Double = 6
     @Option(help: "Frames per second when stepping a virtual clock.") var fps: Double = 30
     @Flag(name: .customLong("real-time"), help: "Wait in real time instead of advancing a virtual clock.") var realTime = false
-    @Option(name: .customLong("contact-sheet"), help: "Write a contact sheet of 12 frames to this PNG (virtual clock only).") var contactSheet: String?
+    @Option(name: .customLong("contact-sheet"), help: "Write a contact sheet of 12 frames of the listings and 8 of the second act to this PNG (virtual clock only).") var contactSheet: String?
+    @Option(name: .customLong("showcase-seconds"), help: "Seconds of the second act (layer kinds, masks, shadows, 3D, a transition); 0 skips it.") var showcaseSeconds: Double = 4
 
     @MainActor
     func run() async throws {
@@ -61,6 +62,30 @@ struct LaminaDemo: AsyncParsableCommand {
             }
         }
         try await c.sync()
+
+        // Act two: what layers can look like, on a fresh stage over the first.
+        if showcaseSeconds > 0 {
+            Transaction.begin()
+            Transaction.disableActions = true
+            let act = Showcase.build(on: c)
+            c.rootLayer.addSublayer(act.root)
+            Transaction.commit()
+            try await c.sync()
+            let start2 = c.currentMediaTime
+            let frames2 = Int(showcaseSeconds * fps)
+            let every2 = max(1, frames2 / 8)
+            for f in 1...max(1, frames2) {
+                let t = Double(f) / fps
+                if realTime {
+                    try await Task.sleep(for: .milliseconds(Int(1000 / fps)))
+                } else {
+                    try await c.advanceClock(by: start2 + t - c.currentMediaTime)
+                }
+                if abs(t.truncatingRemainder(dividingBy: 1.5) - 0.75) < 0.5 / fps { act.swap() }
+                if !realTime, contactSheet != nil, f % every2 == 0 { sheet.append(try await c.screenshot()) }
+            }
+            try await c.sync()
+        }
         if let contactSheet, !sheet.isEmpty {
             try PNG.write(ContactSheet.make(sheet, columns: 4, shrink: 4), toFile: contactSheet)
         }
