@@ -104,6 +104,10 @@ public final class Daemon {
         compositor.send = { [unowned self] id, bytes in send(bytes, to: id) }
         compositor.close = { [unowned self] id in closeAfterFlush(id) }
         compositor.onFrameNeeded = { [unowned self] in scheduleFrame() }
+        if backend is KMSBackend {
+            // `laminactl display off|on [OUTPUT]`.
+            compositor.displayPower = { [unowned self] on, output in try setDisplayPower(on, output: output) }
+        }
         compositor.onFrameRendered = { [unowned self] in
             do { try writeFrameIfAsked() } catch { logger.error("writing frame: \(error)") }
         }
@@ -119,7 +123,7 @@ public final class Daemon {
         signals = try SignalSource(loop: loop, signals: [SIGINT, SIGTERM, SIGUSR1, SIGUSR2]) { [unowned self] sig in
             switch sig {
             case SIGUSR1, SIGUSR2:
-                // Interim control until the protocol has a display-power request: USR1 blanks, USR2 relights.
+                // USR1 blanks, USR2 relights every display, like `laminactl display off|on`.
                 do { try setDisplayPower(sig == SIGUSR2) } catch { logger.error("display \(sig == SIGUSR2 ? "on" : "off"): \(error)") }
             default:
                 logger.notice("signal \(sig): shutting down")
@@ -151,8 +155,10 @@ public final class Daemon {
         if ownsSocketPath { unlink(options.socketPath) }
     }
 
-    /// Blanks (false) or relights (true) every display. Headless has none to blank.
-    public func setDisplayPower(_ on: Bool, output: String? = nil) throws {
+    /// Blanks (false) or relights (true) the named display, or every display, and returns every
+    /// output's state afterwards. Headless has none to blank. An unknown name throws `UnknownOutput`.
+    @discardableResult
+    public func setDisplayPower(_ on: Bool, output: String? = nil) throws -> [OutputPower] {
         guard let kms = compositor.backend as? KMSBackend else {
             throw BackendUnavailable(reason: "display \(on ? "on" : "off") needs the KMS backend; this daemon runs \(compositor.backend.name)")
         }
@@ -162,6 +168,7 @@ public final class Daemon {
             forcedRedraw = true
             scheduleFrame()
         }
+        return kms.outputPower.map { OutputPower(name: $0.name, isOn: $0.isOn) }
     }
 
     /// A hung display path (a flip that never completes) stops the pings, so systemd restarts laminad.

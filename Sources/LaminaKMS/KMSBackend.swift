@@ -315,9 +315,12 @@ public final class KMSBackend: DisplayBackend {
 
     /// Blanks (`on` false: the CRTC is turned off) or relights the named output, or all of them.
     /// Returns the outputs changed. A relit output shows the next frame, which the caller
-    /// should draw even if nothing changed.
+    /// should draw even if nothing changed. Throws `UnknownOutput` for a name that is not lit.
     @discardableResult
     public func setPower(_ on: Bool, output name: String? = nil) throws -> [String] {
+        if let name, !outputs.contains(where: { $0.name == name }) {
+            throw UnknownOutput(name: name, known: outputNames, backend: self.name)
+        }
         try waitForFlips(timeout: 1)
         var changed: [String] = []
         for output in outputs where name == nil || output.name == name {
@@ -326,12 +329,12 @@ public final class KMSBackend: DisplayBackend {
             changed.append(output.name)
         }
         if on, !changed.isEmpty { needsRedraw = true }
-        if let name, !outputs.contains(where: { $0.name == name }) {
-            throw KMSUnavailable(reasons: ["no output named \(name) (lit: \(outputNames.joined(separator: ", ")))"])
-        }
         logger.notice("kms: display \(on ? "on" : "off"): \(changed.isEmpty ? "nothing to change" : changed.joined(separator: ", "))")
         return changed
     }
+
+    /// Every lit output and whether it shows (false while blanked), in desktop order.
+    public var outputPower: [(name: String, isOn: Bool)] { outputs.map { ($0.name, $0.isEnabled) } }
 
     /// Re-reads the connectors after a hotplug: lights new displays, releases unplugged ones,
     /// and redoes outputs whose preferred mode changed.

@@ -44,6 +44,11 @@ public final class Compositor {
     public var onFrameRendered: () -> Void = {}
     /// Closes a client's connection after its queued bytes are sent.
     public var close: (ClientID) -> Void = { _ in }
+    /// Turns the named output (nil: every output) off or on and returns every output's state
+    /// afterwards; throws `UnknownOutput` for a name the backend does not have. The platform
+    /// installs it for a backend with physical outputs (laminad on KMS); without it a
+    /// `displayPower` request is answered with no outputs.
+    public var displayPower: ((_ on: Bool, _ output: String?) throws -> [OutputPower])?
 
     public private(set) var stats = Counters()
     /// The display time of the last frame drawn.
@@ -282,7 +287,19 @@ public final class Compositor {
             case .watch:
                 watchers.insert(client)
                 reply(client, .reply(id: id, .watching))
+            case let .displayPower(on, output):
+                let name = output.isEmpty ? nil : output
+                guard let displayPower else {
+                    // Headless: there is nothing to blank, and no output of any name.
+                    if let name { throw UnknownOutput(name: name, known: [], backend: backend.name) }
+                    reply(client, .reply(id: id, .displayPower(backend: backend.name, outputs: [])))
+                    return
+                }
+                let outputs = try displayPower(on, name)
+                reply(client, .reply(id: id, .displayPower(backend: backend.name, outputs: outputs)))
             }
+        } catch let error as UnknownOutput {
+            fail(.invalidRequest, error.description)
         } catch {
             logger.error("request \(id) from \(client) failed: \(error)")
             fail(.internalError, "\(error)")
@@ -305,6 +322,23 @@ public final class Compositor {
             Statistic(name: "width", value: Double(display.width)),
             Statistic(name: "height", value: Double(display.height)),
         ]
+    }
+}
+
+/// A request named an output the display backend does not have.
+public struct UnknownOutput: Error, CustomStringConvertible {
+    public var name: String
+    /// The outputs there are.
+    public var known: [String]
+    public var backend: String
+    public init(name: String, known: [String], backend: String) {
+        self.name = name
+        self.known = known
+        self.backend = backend
+    }
+    public var description: String {
+        "there is no output named '\(name)' ("
+            + (known.isEmpty ? "the \(backend) backend has no outputs now" : "outputs: \(known.joined(separator: ", "))") + ")"
     }
 }
 

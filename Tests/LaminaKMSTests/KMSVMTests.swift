@@ -113,10 +113,12 @@ struct KMSVMTests {
     }
 
     /// A second laminad fails with a clear message while the first keeps the display; then
-    /// `display off` blanks it and `display on` restores it (SIGUSR1/SIGUSR2 until the protocol
-    /// has a display-power request).
+    /// `laminactl display off` blanks it (a commit meanwhile does not relight it), `display on`
+    /// restores it, an unknown output is refused, and SIGUSR1/SIGUSR2 do the same as off/on.
+    /// Then laminad again with `--idle-blank 2`: the screen goes black 2 s after the last
+    /// change, and the next commit lights it with that commit's scene.
     @Test func masterContentionAndBlanking() throws {
-        let run = try VMHarness.run("control", files: ["scene.json": testScene], script: """
+        let run = try VMHarness.run("control", files: ["scene.json": testScene, "alt.json": testSceneAlternate], script: """
             start_laminad
             apply $D/scene.json; settle
             "$B/laminad" --backend kms --socket /run/second.sock >/tmp/second.log 2>&1
@@ -124,20 +126,49 @@ struct KMSVMTests {
             cat /tmp/second.log
             kill -0 $PID && value first_alive yes
             shot contended
-            kill -USR1 $PID; wait_log "display off"; sleep 0.5
+            "$B/laminactl" display off Virtual-9 >/tmp/bad.log 2>&1
+            value unknown_exit $?
+            cat /tmp/bad.log
+            "$B/laminactl" display off | tr '\n' ' ' | sed 's/^/VMKMS_VALUE off_reply /'; echo
+            wait_count "display off: Virtual-1" 1; sleep 0.5
             shot off
-            kill -USR2 $PID; wait_log "display on"; sleep 0.3; settle
+            apply $D/alt.json; sleep 1
+            shot still_off
+            "$B/laminactl" display on Virtual-1 | tr '\n' ' ' | sed 's/^/VMKMS_VALUE on_reply /'; echo
+            wait_count "display on: Virtual-1" 1; sleep 0.3; settle
             shot on
+            kill -USR1 $PID; wait_count "display off: Virtual-1" 2; sleep 0.5
+            shot signal_off
+            kill -USR2 $PID; wait_count "display on: Virtual-1" 2; sleep 0.3; settle
+            shot signal_on
+            stop_laminad
+            start_laminad --idle-blank 2
+            apply $D/scene.json; settle
+            wait_log "idle for 2" 100; sleep 0.5
+            shot idle
+            apply $D/alt.json; settle
+            shot woken
             stop_laminad
             """)
         let values = run.values
         #expect(values["second_exit"] == "2")
         #expect(run.serial.contains("another process is DRM master"))
         #expect(values["first_alive"] == "yes")
+        #expect(values["unknown_exit"] != "0")
+        #expect(run.serial.contains("there is no output named 'Virtual-9' (outputs: Virtual-1)"))
+        #expect(values["off_reply"] == "Virtual-1 off")
+        #expect(values["on_reply"] == "Virtual-1 on")
         expectPixel(try run.shot("contended"), 200, 150, (255, 0, 0), "the first daemon's scene")
         // QEMU shows a disabled CRTC as black with a "Display output is not active." caption.
         expectPixel(try run.shot("off"), 200, 150, (0, 0, 0), "blank after display off")
-        expectPixel(try run.shot("on"), 200, 150, (255, 0, 0), "the scene back after display on")
+        expectPixel(try run.shot("still_off"), 200, 150, (0, 0, 0), "a commit does not undo display off")
+        expectPixel(try run.shot("on"), 200, 150, (255, 0, 255), "display on shows the scene committed while off")
+        expectPixel(try run.shot("signal_off"), 200, 150, (0, 0, 0), "blank after SIGUSR1")
+        expectPixel(try run.shot("signal_on"), 200, 150, (255, 0, 255), "back after SIGUSR2")
+        expectPixel(try run.shot("idle"), 200, 150, (0, 0, 0), "blank after 2 s idle")
+        expectPixel(try run.shot("woken"), 200, 150, (255, 0, 255), "a commit wakes the idle-blanked display")
+        expectPixel(try run.shot("woken"), 700, 150, (0, 0, 255), "…with the whole scene")
+        #expect(run.serial.contains("idle for 2.0 s: blanking the displays"))
     }
 
     /// Two heads (max_outputs=2): Virtual-2 starts disconnected and lights up when the host
