@@ -267,6 +267,10 @@ public final class Daemon {
         }
         for time in events.presented { presented(at: time) }
         if events.needsRedraw { forcedRedraw = true }
+        // A display plugged in, unplugged or changing mode can change the desktop's size.
+        let backend = compositor.backend
+        compositor.resize(width: backend.width, height: backend.height)
+        if let interval = backend.refreshInterval, interval > 0, interval.isFinite { pacing?.refreshInterval = interval }
         if forcedRedraw || compositor.needsFrame { scheduleFrame() }
     }
 

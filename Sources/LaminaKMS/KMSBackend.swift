@@ -49,9 +49,12 @@ public final class KMSBackend: DisplayBackend {
     private let hotplug: UdevMonitor?
     private let epoll: FileDescriptor
     private var needsRedraw = false
-    /// The desktop's size in points, fixed when the backend starts (the compositor's display size).
-    public let width: Int
-    public let height: Int
+    /// The desktop's size in points: the extent of the lit outputs. It changes when a display
+    /// is plugged in or changes mode (the daemon then resizes the compositor's display); it
+    /// keeps its last value when the last display goes, and is the configured fallback size
+    /// until the first one comes.
+    public private(set) var width: Int
+    public private(set) var height: Int
 
     // MARK: Opening
 
@@ -148,6 +151,9 @@ public final class KMSBackend: DisplayBackend {
         width = extent.width
         height = extent.height
         logger.notice("kms: \(summary); desktop \(width)x\(height); renderer \(kmsRenderer.name)")
+        if lit.isEmpty {
+            logger.notice("kms: no display connected: waiting for one to be plugged in\(hotplug == nil ? " (but there is no hotplug monitor)" : "")")
+        }
     }
 
     deinit {
@@ -364,6 +370,11 @@ public final class KMSBackend: DisplayBackend {
                     logger.notice("kms: \(output.name) connected: \(output.mode) at \(output.origin.x),\(output.origin.y)")
                 }
             }
+            if let extent = Self.desktopExtent(outputs), extent.width != width || extent.height != height {
+                logger.notice("kms: desktop \(width)x\(height) → \(extent.width)x\(extent.height)")
+                (width, height) = extent
+            }
+            if outputs.isEmpty { logger.notice("kms: no display connected: waiting for one to be plugged in") }
             needsRedraw = true
         } catch {
             logger.error("kms: hotplug rescan failed: \(error)")

@@ -218,6 +218,18 @@ public final class Compositor {
 
     // MARK: Frames
 
+    /// The backend's desktop changed size (hotplug, unplug, a new mode): the display, every
+    /// client's root layer and the next frame follow. Clients see the new size in `stats`
+    /// and `tree`. Returns whether the size changed.
+    @discardableResult
+    public func resize(width: Int, height: Int) -> Bool {
+        guard width > 0, height > 0, width != display.width || height != display.height else { return false }
+        logger.notice("display resized from \(display.width)x\(display.height) to \(width)x\(height)")
+        display.resize(width: width, height: height)
+        markNeedsFrame()
+        return true
+    }
+
     /// Draws and presents the frame for `now` if anything changed. Returns whether it drew.
     @discardableResult
     public func renderIfNeeded() throws -> Bool {

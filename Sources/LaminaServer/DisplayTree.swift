@@ -40,8 +40,8 @@ public struct DisplayTree: Sendable {
         public var animationID: UInt64
     }
 
-    public let width: Int
-    public let height: Int
+    public private(set) var width: Int
+    public private(set) var height: Int
     public var background: Color
     /// In connection order: the first is drawn first, at the back.
     public internal(set) var entries: [Entry] = []
@@ -51,6 +51,18 @@ public struct DisplayTree: Sendable {
         self.width = width
         self.height = height
         self.background = background
+    }
+
+    /// Gives the display a new size (a display was plugged in, unplugged or changed mode).
+    /// Every client's root layer follows it, as a window's root layer follows the window:
+    /// its bounds become the display's and its position the display's centre.
+    public mutating func resize(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        for i in entries.indices {
+            entries[i].tree.fitRoot(width: Double(width), height: Double(height))
+            entries[i].renderTree?.fitRoot(width: Double(width), height: Double(height))
+        }
     }
 
     public func index(of client: ClientID) -> Int? { entries.firstIndex { $0.client == client } }
