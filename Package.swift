@@ -40,6 +40,7 @@ let package = Package(
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CGBM", pkgConfig: "gbm", providers: [.apt(["libgbm-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(name: "CSeat", pkgConfig: "libseat", providers: [.apt(["libseat-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         // MARK: Rendering and display
@@ -47,7 +48,7 @@ let package = Package(
         .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaServer", "CEGL", "CGLES"]),
         .target(name: "LaminaHeadless", dependencies: ["LaminaCore", "LaminaServer", "LaminaGLES"]),
         .target(name: "LaminaKMS", dependencies: [
-            "LaminaCore", "LaminaServer", "LaminaGLES", "LaminaPlatform", "CLinux", "CDRM", "CGBM", "CEGL", "CGLES", "CUdev",
+            "LaminaCore", "LaminaServer", "LaminaGLES", "LaminaPlatform", "CLinux", "CDRM", "CGBM", "CEGL", "CGLES", "CUdev", "CSeat",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "LaminaDaemon", dependencies: [

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   pkg-config
   libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri libgbm-dev libgbm1
-  libdrm-dev libpng-dev libudev-dev libsystemd-dev
+  libdrm-dev libpng-dev libudev-dev libsystemd-dev libseat-dev
 )
 if [ "${LAMINA_VM_DEPS:-1}" = 1 ]; then
   # The KMS tests boot a throw-away QEMU guest (see docs/testing.md).
