@@ -104,7 +104,8 @@ public final class Daemon {
         compositor.send = { [unowned self] id, bytes in send(bytes, to: id) }
         compositor.close = { [unowned self] id in closeAfterFlush(id) }
         compositor.onFrameNeeded = { [unowned self] in scheduleFrame() }
-        if backend is KMSBackend {
+        if let kms = backend as? KMSBackend {
+            compositor.setOutputRoots(kms.outputRoots)
             // `laminactl display off|on [OUTPUT]`.
             compositor.displayPower = { [unowned self] on, output in try setDisplayPower(on, output: output) }
         }
@@ -270,6 +271,7 @@ public final class Daemon {
         // A display plugged in, unplugged or changing mode can change the desktop's size.
         let backend = compositor.backend
         compositor.resize(width: backend.width, height: backend.height)
+        if let kms = backend as? KMSBackend { compositor.setOutputRoots(kms.outputRoots) }
         if let interval = backend.refreshInterval, interval > 0, interval.isFinite { pacing?.refreshInterval = interval }
         if forcedRedraw || compositor.needsFrame { scheduleFrame() }
     }

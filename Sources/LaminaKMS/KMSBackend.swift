@@ -397,6 +397,18 @@ public final class KMSBackend: DisplayBackend {
         return changed
     }
 
+    /// Under the separate layout, each lit output's rectangle in the desktop by connector name
+    /// (the compositor's output roots); empty under one desktop.
+    public var outputRoots: [String: Rect] {
+        guard configuration.layout == .separate else { return [:] }
+        var roots: [String: Rect] = [:]
+        for o in outputs {
+            roots[o.name] = Rect(x: Double(o.origin.x), y: Double(o.origin.y),
+                                 width: Double(o.logicalSize.width), height: Double(o.logicalSize.height))
+        }
+        return roots
+    }
+
     /// Every lit output and whether it shows (false while blanked), in desktop order.
     public var outputPower: [(name: String, isOn: Bool)] { outputs.map { ($0.name, $0.isEnabled) } }
 

@@ -12,6 +12,18 @@ public struct KMSConfiguration: Sendable {
     public var maxOutputs = 8
     /// The desktop size while no display is connected.
     public var fallbackSize = (width: 1280, height: 720)
+    /// One virtual desktop, or a root per output.
+    public var layout = Layout.desktop
+
+    /// How outputs share the clients' layer trees.
+    public enum Layout: String, Sendable, CaseIterable {
+        /// All outputs show parts of one desktop, at their positions in it.
+        case desktop
+        /// Each output has its own root: a top-level layer named after the output (its
+        /// connector name) is placed in that output's coordinates.
+        case separate
+    }
+
     /// How the card is opened: through a seat manager (libseat: seatd or logind, for an
     /// ordinary user) or directly (root on a dedicated kiosk).
     public var session = SessionKind.auto

@@ -230,6 +230,15 @@ public final class Compositor {
         return true
     }
 
+    /// Sets the "separate" layout's output rectangles (`DisplayTree.outputRoots`); empty for
+    /// one virtual desktop.
+    public func setOutputRoots(_ roots: [String: Rect]) {
+        guard roots != display.outputRoots else { return }
+        logger.notice("output roots: \(roots.isEmpty ? "none (one desktop)" : roots.keys.sorted().joined(separator: ", "))")
+        display.outputRoots = roots
+        markNeedsFrame()
+    }
+
     /// Draws and presents the frame for `now` if anything changed. Returns whether it drew.
     @discardableResult
     public func renderIfNeeded() throws -> Bool {

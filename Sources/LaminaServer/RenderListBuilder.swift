@@ -30,7 +30,7 @@ extension DisplayTree {
         withoutActuallyEscaping(present) { present in
             for (i, entry) in entries.enumerated() {
                 // renderTree: departing layers (onOrderOut) put back where they were.
-                var walk = RenderWalk(tree: entry.renderTree ?? entry.tree, entry: i, present: present)
+                var walk = RenderWalk(tree: entry.renderTree ?? entry.tree, entry: i, present: present, outputRoots: outputRoots)
                 walk.visitRoot(time: time, into: &list.commands)
             }
         }
@@ -43,6 +43,8 @@ private struct RenderWalk {
     let tree: ClientTree
     let entry: Int
     let present: PresentationLookup
+    /// `DisplayTree.outputRoots`: the root's sublayers named after an output are moved to it.
+    let outputRoots: [String: Rect]
 
     func properties(of id: LayerID, _ layer: ServerLayer, parentTime: Double) -> (LayerProperties, Double) {
         let m = layer.properties
@@ -175,8 +177,14 @@ private struct RenderWalk {
                     ? a.element.props.zPosition < b.element.props.zPosition : a.offset < b.offset
             }.map(\.element)
         }
+        // The separate layout: a root's sublayer named after an output is that output's root.
+        let perOutput = layer.superlayer == nil && !outputRoots.isEmpty
         for c in children {
-            visit(c.layer, c.props, localTime: c.time, superlayerSpace: space, superlayerToDisplay: plane,
+            var toPlane = plane
+            if perOutput, let output = outputRoots[c.props.name] {
+                toPlane = plane.concatenating(.translation(x: output.minX, y: output.minY))
+            }
+            visit(c.layer, c.props, localTime: c.time, superlayerSpace: space, superlayerToDisplay: toPlane,
                   parentOpacity: opacity, into: &commands)
         }
     }

@@ -173,7 +173,8 @@ struct KMSVMTests {
 
     /// Two heads (max_outputs=2): Virtual-2 starts disconnected and lights up when the host
     /// resizes it (RFB SetDesktopSize, a hotplug uevent), without restarting laminad; each head
-    /// shows its own part of the desktop.
+    /// shows its own part of the desktop. Then laminad again with `--layout separate`: a layer
+    /// named after each output is that output's root, so the same coordinates land on each head.
     @Test func hotpluggedSecondHeadLightsUp() throws {
         let scene = """
         {"sublayers":[
@@ -181,7 +182,15 @@ struct KMSVMTests {
          {"name":"yellow","bounds":[0,0,400,300],"position":[1580,250],"backgroundColor":"#FFFF00FF"}
         ]}
         """
-        let run = try VMHarness.run("hotplug", outputs: 2, vncHead: 1, files: ["scene.json": scene], script: """
+        let separate = """
+        {"sublayers":[
+         {"name":"Virtual-1","bounds":[0,0,1280,800],"position":[640,400],
+          "sublayers":[{"bounds":[0,0,200,200],"position":[200,200],"backgroundColor":"#00FFFFFF"}]},
+         {"name":"Virtual-2","bounds":[0,0,1024,768],"position":[512,384],
+          "sublayers":[{"bounds":[0,0,200,200],"position":[200,200],"backgroundColor":"#FF8000FF"}]}
+        ]}
+        """
+        let run = try VMHarness.run("hotplug", outputs: 2, vncHead: 1, files: ["scene.json": scene, "separate.json": separate], script: """
             start_laminad
             apply $D/scene.json; settle
             shot one 0
@@ -192,6 +201,12 @@ struct KMSVMTests {
             shot head1 1
             kill -0 $PID && value alive yes
             stop_laminad
+            start_laminad --layout separate
+            apply $D/separate.json; settle
+            "$B/laminactl" tree | grep -o '"outputs":[^]]*]},[^]]*]}]' | sed 's/^/VMKMS_VALUE outputs /'
+            shot separate0 0
+            shot separate1 1
+            stop_laminad
             """)
         #expect(run.values["alive"] == "yes")
         expectPixel(try run.shot("one"), 200, 150, (255, 0, 0), "red on the first head")
@@ -200,6 +215,12 @@ struct KMSVMTests {
         #expect(head1.width == 1024 && head1.height == 768)
         expectPixel(head1, 300, 250, (255, 255, 0), "yellow at desktop x 1380…1780 on the second head")
         expectPixel(head1, 50, 50, (0, 0, 0), "the second head's background")
+        #expect(run.values["outputs"] == #""outputs":[{"name":"Virtual-1","frame":[0,0,1280,800]},{"name":"Virtual-2","frame":[1280,0,1024,768]}]"#)
+        let separate0 = try run.shot("separate0"), separate1 = try run.shot("separate1")
+        expectPixel(separate0, 200, 200, (0, 255, 255), "cyan at (200, 200) of Virtual-1's root")
+        expectPixel(separate1, 200, 200, (255, 128, 0), "orange at (200, 200) of Virtual-2's root")
+        expectPixel(separate1, 600, 500, (0, 0, 0), "Virtual-2's background")
+        expectPixel(separate0, 600, 500, (0, 0, 0), "Virtual-1's background")
     }
 
     /// No display at all: the only connector is forced off through sysfs (`status` = off; QEMU
@@ -213,7 +234,7 @@ struct KMSVMTests {
     @Test func startsWithoutADisplayAndFollowsHotplug() throws {
         let run = try VMHarness.run("nodisplay", vncHead: 0, files: ["scene.json": testScene], script: """
             STATUS=/sys/class/drm/card0-Virtual-1
-            size() { value $1 "$("$B/laminactl" stats | sed -n 's/^width //p')x$("$B/laminactl" stats | sed -n 's/^height //p')"; }
+            size() { value $1 "$("$B/laminactl" stats | awk '/^width /{w=$2} /^height /{h=$2} END{print w "x" h}')"; }
             echo off >$STATUS/status
             value status_before "$(cat $STATUS/status)"
             "$B/laminad" --backend auto --socket /run/auto.sock --log-level info >/tmp/auto.log 2>&1 &
@@ -285,11 +306,11 @@ struct KMSVMTests {
             value uid "$(awk '/^Uid/{print $2}' /proc/$PID/status)"
             apply $D/scene.json; settle
             shot seat
-            chvt 2
+            busybox chvt 2
             wait_log "seat disabled" 50; sleep 0.3
             apply $D/alt.json; sleep 1
             shot away
-            chvt 1
+            busybox chvt 1
             wait_log "seat enabled" 50; sleep 0.5; settle
             shot back
             kill -0 $PID && value alive yes
