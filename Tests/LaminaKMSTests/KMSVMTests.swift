@@ -68,25 +68,6 @@ struct KMSVMTests {
         print("KMS numbers: \(firstFrame.map(String.init) ?? "no first-frame line"); frame time (draw+swap+flip, median of \(flips.count)) \(median) ms, lastFrameMilliseconds \(values["frame_ms"] ?? "?") ms at 1280x800; idle CPU \(values["idle_cpu_ticks"] ?? "?") ticks (1/100 s) in 10 s")
     }
 
-    /// The legacy SetCrtc/PageFlip path, forced with LAMINA_KMS_NO_ATOMIC=1.
-    @Test func legacyVirtioShowsTheScene() throws {
-        let run = try VMHarness.run("legacy", files: ["scene.json": testScene, "alt.json": testSceneAlternate], script: """
-            export LAMINA_KMS_NO_ATOMIC=1
-            start_laminad
-            apply $D/alt.json; settle
-            apply $D/scene.json; settle
-            shot scene
-            stop_laminad
-            """)
-        #expect(run.serial.contains("legacy modesetting (LAMINA_KMS_NO_ATOMIC=1)"))
-        #expect(run.serial.contains("(virtio_gpu, legacy)"))
-        let shot = try run.shot("scene")
-        expectPixel(shot, 200, 150, (255, 0, 0), "red")
-        expectPixel(shot, 700, 150, (0, 0, 255), "blue")
-        expectPixel(shot, 1080, 650, (0, 255, 0), "green")
-        expectPixel(shot, 640, 500, (0, 0, 0), "background")
-    }
-
     /// bochs-display: primary plane only, framebuffers with modifiers.
     @Test func bochsShowsTheScene() throws {
         let run = try VMHarness.run("bochs", device: "bochs", files: ["scene.json": testScene], script: """
@@ -243,10 +224,11 @@ struct KMSVMTests {
             size() { value $1 "$("$B/laminactl" stats | awk '/^width /{w=$2} /^height /{h=$2} END{print w "x" h}')"; }
             echo off >$STATUS/status
             value status_before "$(cat $STATUS/status)"
+            # Only its choice matters here: stop it once it has said which backend and why.
             "$B/laminad" --backend auto --socket /run/auto.sock --log-level info >/tmp/auto.log 2>&1 &
             APID=$!
-            i=0; while [ ! -S /run/auto.sock ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
-            kill -TERM $APID; wait $APID; value auto_exit $?
+            i=0; while ! grep -q "backend: " /tmp/auto.log && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+            kill -KILL $APID; wait $APID 2>/dev/null
             cat /tmp/auto.log
             start_laminad
             wait_log "waiting for one to be plugged in" 50
@@ -270,7 +252,6 @@ struct KMSVMTests {
             """)
         let values = run.values
         #expect(values["status_before"] == "disconnected")
-        #expect(values["auto_exit"] == "0")
         #expect(run.serial.contains("backend: headless (auto: no DRM device with a connected connector that can be mastered: /dev/dri/card0: no connected connector (Virtual-1))"))
         #expect(values["alive_without_display"] == "yes")
         #expect(values["size_without"] == "1280x720", "the fallback size until a display comes")
@@ -293,8 +274,9 @@ struct KMSVMTests {
         #expect(values["laminad_exit"] == "0")
     }
 
-    /// An ordinary user through seatd: laminad runs as `nobody` (the card stays root-only) and
-    /// gets the card from seatd via libseat. Switching to VT 2 disables the seat: laminad stops
+    /// An ordinary user through seatd, on the legacy SetCrtc/PageFlip path (forced with
+    /// LAMINA_KMS_NO_ATOMIC=1; atomic is what every other boot uses): laminad runs as `nobody`
+    /// (the card stays root-only) and gets the card from seatd via libseat. Switching to VT 2 disables the seat: laminad stops
     /// drawing (a commit meanwhile is not shown) and acknowledges; switching back to VT 1
     /// enables it, and laminad sets the mode again and shows the current scene.
     @Test func seatdSessionAsOrdinaryUserSurvivesAVTSwitch() throws {
@@ -304,7 +286,7 @@ struct KMSVMTests {
             i=0; while [ ! -S /run/seatd.sock ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
             value card_mode "$(stat -c %a:%U /dev/dri/card0)"
             mkdir -p /tmp/kiosk; chown nobody /tmp/kiosk
-            export LAMINA_SOCKET=/tmp/kiosk/lamina.sock
+            export LAMINA_SOCKET=/tmp/kiosk/lamina.sock LAMINA_KMS_NO_ATOMIC=1
             setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp/kiosk XDG_RUNTIME_DIR=/tmp/kiosk \
                 "$B/laminad" --backend kms --socket $LAMINA_SOCKET --log-level debug >>$LOG 2>&1 &
             PID=$!
@@ -327,12 +309,16 @@ struct KMSVMTests {
         #expect(values["card_mode"] == "600:root", "the card is not open to nobody directly")
         #expect(values["uid"] == "65534")
         #expect(run.serial.contains("kms: seat seat0 through libseat"))
+        #expect(run.serial.contains("legacy modesetting (LAMINA_KMS_NO_ATOMIC=1)"))
+        #expect(run.serial.contains("(virtio_gpu, legacy)"))
         expectPixel(try run.shot("seat"), 200, 150, (255, 0, 0), "the scene, drawn by an ordinary user")
         let away = try run.shot("away")
         let p = away.pixel(x: 200, y: 150)
         #expect(!(p.r > 200 && p.g < 60 && p.b > 200), "nothing drawn while switched away (got \(p))")
         expectPixel(try run.shot("back"), 200, 150, (255, 0, 255), "the scene committed while away, after switching back")
         expectPixel(try run.shot("back"), 700, 150, (0, 0, 255), "blue after switching back")
+        expectPixel(try run.shot("back"), 1080, 650, (0, 255, 0), "green after switching back")
+        expectPixel(try run.shot("back"), 640, 500, (0, 0, 0), "background after switching back")
         #expect(values["alive"] == "yes")
         #expect(values["laminad_exit"] == "0")
     }
