@@ -385,6 +385,9 @@ public final class KMSBackend: DisplayBackend {
         if let name, !outputs.contains(where: { $0.name == name }) {
             throw UnknownOutput(name: name, known: outputNames, backend: self.name)
         }
+        guard isActive else {
+            throw DRMError("display \(on ? "on" : "off") while seat \(seat?.name ?? "") is switched away (no DRM master)", errno: EBUSY)
+        }
         try waitForFlips(timeout: 1)
         var changed: [String] = []
         for output in outputs where name == nil || output.name == name {
