@@ -284,12 +284,11 @@ public final class Connection {
     /// were made, each under the transaction settings it was made with, then destroys.
     func takeOperations() -> [Operation] {
         var ops: [Operation] = []
-        let defaults = LayerProperties.defaults
         var created: Set<ObjectIdentifier> = []
         for layer in dirty where layer.needsCreate {
             guard let id = layer.serverID else { continue }
-            ops.append(.create(id))
-            for key in layer.model.changedKeys(from: defaults) { ops.append(.set(id, key, layer.model[key])) }
+            ops.append(.create(id, kind: layer.kind))
+            for key in layer.keysToCreate { ops.append(.set(id, key, layer.wireValue(key))) }
             layer.needsCreate = false
             created.insert(ObjectIdentifier(layer))
         }
@@ -316,7 +315,7 @@ public final class Connection {
                 guard lastSet[SetKey(layer: ObjectIdentifier(layer), key: key)] == i, let id = layer.serverID,
                       !created.contains(ObjectIdentifier(layer)) else { continue }
                 settings(change.settings)
-                ops.append(.set(id, key, layer.model[key]))
+                ops.append(.set(id, key, layer.wireValue(key)))
             case .structure(let layer):
                 guard lastStructure[ObjectIdentifier(layer)] == i, let id = layer.serverID else { continue }
                 settings(change.settings)
@@ -367,8 +366,8 @@ public final class Connection {
         var byID: [LayerID: Layer] = [.root: rootLayer]
         for op in snapshot {
             switch op {
-            case .create(let id):
-                let l = Layer()
+            case let .create(id, kind):
+                let l = Layer.make(kind: kind)
                 l.connection = self
                 l.serverID = id
                 byID[id] = l

@@ -8,7 +8,7 @@ import LaminaProtocol
 /// transaction commits (at the latest, after the current stretch of main-actor code). A layer
 /// is shown once it is in the tree under a connection's `rootLayer`.
 @MainActor
-public final class Layer {
+public class Layer {
     /// The model values: what was last set, with Core Animation's defaults.
     public private(set) var model = LayerProperties()
 
@@ -27,7 +27,31 @@ public final class Layer {
     /// Asked first for the action of a changed property (`CALayerDelegate`'s `actionForLayer:forKey:`).
     public weak var delegate: (any LayerDelegate)?
 
+    /// Values set that the model cannot hold, sent to laminad as they are (it refuses them).
+    private var unrepresentable: [PropertyKey: PropertyValue] = [:]
+
+    /// A plain layer (`CALayer`).
     public init() {}
+
+    /// A layer of `kind`; the subclasses (`GradientLayer`, `ShapeLayer`, …) call this.
+    init(kind: LayerKind) {
+        model = LayerProperties(kind: kind)
+    }
+
+    /// A new layer object of the class for `kind` (`GradientLayer` for `.gradient`, …).
+    public static func make(kind: LayerKind) -> Layer {
+        switch kind {
+        case .layer: Layer()
+        case .gradient: GradientLayer()
+        case .shape: ShapeLayer()
+        case .text: TextLayer()
+        case .replicator: ReplicatorLayer()
+        case .transform: TransformLayer()
+        }
+    }
+
+    /// The layer's class.
+    public var kind: LayerKind { model.kind }
 
     init(root id: LayerID, connection: Connection, properties: LayerProperties) {
         serverID = id
@@ -45,41 +69,21 @@ public final class Layer {
 
     /// Sets any property by key; the typed properties below call this.
     public func setValue(_ value: PropertyValue, forKey key: PropertyKey) {
+        precondition(value.type == key.valueType, "property '\(key)' takes a \(key.valueType), not a \(value.type)")
         // The model keeps what the client set; laminad validates and answers with an error
-        // naming the key if the value is not acceptable (NaN, a negative size).
-        switch (key, value) {
-        case (.bounds, .rect(let r)): model.bounds = r
-        case (.position, .point(let p)): model.position = p
-        case (.anchorPoint, .point(let p)): model.anchorPoint = p
-        case (.anchorPointZ, .number(let v)): model.anchorPointZ = v
-        case (.zPosition, .number(let v)): model.zPosition = v
-        case (.transform, .transform(let t)): model.transform = t
-        case (.sublayerTransform, .transform(let t)): model.sublayerTransform = t
-        case (.opacity, .number(let v)): model.opacity = v
-        case (.isHidden, .bool(let b)): model.isHidden = b
-        case (.backgroundColor, .color(let c)): model.backgroundColor = c
-        case (.name, .string(let s)): model.name = s
-        case (.cornerRadius, .number(let v)): model.cornerRadius = v
-        case (.borderWidth, .number(let v)): model.borderWidth = v
-        case (.borderColor, .color(let c)): model.borderColor = c
-        case (.masksToBounds, .bool(let b)): model.masksToBounds = b
-        case (.shadowColor, .color(let c)): model.shadowColor = c
-        case (.shadowOpacity, .number(let v)): model.shadowOpacity = v
-        case (.shadowOffset, .size(let s)): model.shadowOffset = s
-        case (.shadowRadius, .number(let v)): model.shadowRadius = v
-        case (.isDoubleSided, .bool(let b)): model.isDoubleSided = b
-        case (.speed, .number(let v)): model.speed = v
-        case (.timeOffset, .number(let v)): model.timeOffset = v
-        case (.beginTime, .number(let v)): model.beginTime = v
-        case (.maskedCorners, .number(let v)):
-            // An out-of-range mask is kept out of the model here and refused by laminad.
-            if v >= 0, v <= 15, v.rounded() == v { model.maskedCorners = CornerMask(rawValue: UInt8(v)) }
-        case (.allowsGroupOpacity, .bool(let b)): model.allowsGroupOpacity = b
-        case (.isGeometryFlipped, .bool(let b)): model.isGeometryFlipped = b
-        default:
-            preconditionFailure("property '\(key)' takes a \(key.valueType), not a \(value.type)")
-        }
+        // naming the key if the value is not acceptable (NaN, a negative size, an unknown name).
+        // A value the model cannot hold (a gravity name it does not know) is sent as it is.
+        if model.store(key, value) { unrepresentable[key] = nil } else { unrepresentable[key] = value }
         propertyDidChange(key)
+    }
+
+    /// The value laminad is sent for `key`.
+    func wireValue(_ key: PropertyKey) -> PropertyValue { unrepresentable[key] ?? model[key] }
+
+    /// The keys a newly created layer sends: those that differ from its kind's defaults.
+    var keysToCreate: [PropertyKey] {
+        let changed = model.changedKeys(from: LayerProperties(kind: model.kind))
+        return changed + unrepresentable.keys.filter { !changed.contains($0) }.sorted { $0.rawValue < $1.rawValue }
     }
 
     /// The model value of any property.

@@ -54,7 +54,85 @@ public struct LayerProperties: Hashable, Sendable {
     /// the bottom of the bounds.
     public var isGeometryFlipped = false
 
+    /// The layer's class, fixed at creation (not a property key).
+    public var kind: LayerKind = .layer
+
+    // Contents.
+    /// The client's image shown as contents; 0 for none.
+    public var contents: UInt32 = 0
+    /// The part of the image drawn, in unit coordinates of the image.
+    public var contentsRect = Rect(x: 0, y: 0, width: 1, height: 1)
+    /// The stretchable middle of the image (nine-slice), in unit coordinates.
+    public var contentsCenter = Rect(x: 0, y: 0, width: 1, height: 1)
+    public var contentsGravity: ContentsGravity = .resize
+    /// Image pixels per point.
+    public var contentsScale: Double = 1
+    public var minificationFilter: ContentsFilter = .linear
+    public var magnificationFilter: ContentsFilter = .linear
+    /// A promise that the layer's contents cover its bounds opaquely.
+    public var isOpaque = false
+
+    /// The client's layer whose alpha masks this layer; 0 for none.
+    public var mask: UInt32 = 0
+    /// The shadow's shape; empty for the layer's own shape.
+    public var shadowPath = Path()
+
+    // Gradient layers.
+    public var colors: [Color] = []
+    /// Stops in [0, 1] for `colors`; empty for evenly spaced.
+    public var locations: [Double] = []
+    public var startPoint = Point(x: 0.5, y: 0)
+    public var endPoint = Point(x: 0.5, y: 1)
+    public var gradientType: GradientType = .axial
+
+    // Shape layers.
+    public var path = Path()
+    public var fillColor: Color = .black
+    public var fillRule: FillRule = .nonZero
+    /// nil (clear) by default: no stroke.
+    public var strokeColor: Color = .clear
+    public var lineWidth: Double = 1
+    public var lineCap: LineCap = .butt
+    public var lineJoin: LineJoin = .miter
+    public var miterLimit: Double = 10
+    public var lineDashPattern: [Double] = []
+    public var lineDashPhase: Double = 0
+    public var strokeStart: Double = 0
+    public var strokeEnd: Double = 1
+
+    // Text layers.
+    public var string = ""
+    /// A font family or fontconfig pattern; Core Animation's default is Helvetica.
+    public var font = "Helvetica"
+    public var fontSize: Double = 36
+    public var foregroundColor: Color = .white
+    public var alignmentMode: TextAlignment = .natural
+    public var isWrapped = false
+    public var truncationMode: TruncationMode = .none
+
+    // Replicator layers.
+    public var instanceCount = 1
+    public var instanceTransform: Transform3D = .identity
+    public var instanceColor: Color = .white
+    public var instanceRedOffset: Double = 0
+    public var instanceGreenOffset: Double = 0
+    public var instanceBlueOffset: Double = 0
+    public var instanceAlphaOffset: Double = 0
+    public var instanceDelay: Double = 0
+
     public init() {}
+
+    /// The default properties of a new layer of `kind`.
+    public init(kind: LayerKind) {
+        self.kind = kind
+    }
+
+    /// The most entries a list value (`colors`, `locations`, `lineDashPattern`) may have.
+    public static let listLimit = 1024
+    /// The most elements a path may have.
+    public static let pathElementLimit = 65_536
+    /// The most instances a replicator may draw.
+    public static let instanceLimit = 10_000
 
     /// The default properties of a new layer.
     public static let defaults = LayerProperties()
@@ -88,58 +166,243 @@ public struct LayerProperties: Hashable, Sendable {
         case .maskedCorners: .number(Double(maskedCorners.rawValue))
         case .allowsGroupOpacity: .bool(allowsGroupOpacity)
         case .isGeometryFlipped: .bool(isGeometryFlipped)
+        case .contents: .image(contents)
+        case .contentsRect: .rect(contentsRect)
+        case .contentsCenter: .rect(contentsCenter)
+        case .contentsGravity: .string(contentsGravity.rawValue)
+        case .contentsScale: .number(contentsScale)
+        case .minificationFilter: .string(minificationFilter.rawValue)
+        case .magnificationFilter: .string(magnificationFilter.rawValue)
+        case .isOpaque: .bool(isOpaque)
+        case .mask: .layer(mask)
+        case .shadowPath: .path(shadowPath)
+        case .colors: .colors(colors)
+        case .locations: .numbers(locations)
+        case .startPoint: .point(startPoint)
+        case .endPoint: .point(endPoint)
+        case .gradientType: .string(gradientType.rawValue)
+        case .path: .path(path)
+        case .fillColor: .color(fillColor)
+        case .fillRule: .string(fillRule.rawValue)
+        case .strokeColor: .color(strokeColor)
+        case .lineWidth: .number(lineWidth)
+        case .lineCap: .string(lineCap.rawValue)
+        case .lineJoin: .string(lineJoin.rawValue)
+        case .miterLimit: .number(miterLimit)
+        case .lineDashPattern: .numbers(lineDashPattern)
+        case .lineDashPhase: .number(lineDashPhase)
+        case .strokeStart: .number(strokeStart)
+        case .strokeEnd: .number(strokeEnd)
+        case .string: .string(string)
+        case .font: .string(font)
+        case .fontSize: .number(fontSize)
+        case .foregroundColor: .color(foregroundColor)
+        case .alignmentMode: .string(alignmentMode.rawValue)
+        case .isWrapped: .bool(isWrapped)
+        case .truncationMode: .string(truncationMode.rawValue)
+        case .instanceCount: .number(Double(instanceCount))
+        case .instanceTransform: .transform(instanceTransform)
+        case .instanceColor: .color(instanceColor)
+        case .instanceRedOffset: .number(instanceRedOffset)
+        case .instanceGreenOffset: .number(instanceGreenOffset)
+        case .instanceBlueOffset: .number(instanceBlueOffset)
+        case .instanceAlphaOffset: .number(instanceAlphaOffset)
+        case .instanceDelay: .number(instanceDelay)
         }
     }
 
-    /// Stores `value` for `key`, checking its type and that it is finite.
-    /// Opacity is clamped to [0, 1] as Core Animation does; a negative bounds size, or a corner
-    /// mask that is not a whole number in 0…15, is refused.
+    /// Stores `value` for `key`, checking its type, that it is finite, and the key's range.
+    /// Opacity, shadow opacity, strokeStart and strokeEnd are clamped to [0, 1] and radii and widths
+    /// to ≥ 0, as Core Animation does; a negative bounds size, a corner mask that is not a whole
+    /// number in 0…15, a name a key does not know, or a list or path over its limit, is refused.
     public mutating func set(_ key: PropertyKey, _ value: PropertyValue) throws(PropertyError) {
         guard value.type == key.valueType else {
             throw .typeMismatch(key: key, expected: key.valueType, got: value.type)
         }
         guard value.isFinite else { throw .notFinite(key: key) }
+        var v = value
         switch (key, value) {
         case (.bounds, .rect(let r)):
             guard r.size.width >= 0, r.size.height >= 0 else {
                 throw .outOfRange(key: key, reason: "size must not be negative (got \(r.size))")
             }
-            bounds = r
-        case (.position, .point(let p)): position = p
-        case (.anchorPoint, .point(let p)): anchorPoint = p
-        case (.anchorPointZ, .number(let v)): anchorPointZ = v
-        case (.zPosition, .number(let v)): zPosition = v
-        case (.transform, .transform(let t)): transform = t
-        case (.sublayerTransform, .transform(let t)): sublayerTransform = t
-        case (.opacity, .number(let v)): opacity = Swift.min(Swift.max(v, 0), 1)
-        case (.isHidden, .bool(let b)): isHidden = b
-        case (.backgroundColor, .color(let c)): backgroundColor = c
-        case (.name, .string(let s)): name = s
-        case (.cornerRadius, .number(let v)): cornerRadius = Swift.max(v, 0)
-        case (.borderWidth, .number(let v)): borderWidth = Swift.max(v, 0)
-        case (.borderColor, .color(let c)): borderColor = c
-        case (.masksToBounds, .bool(let b)): masksToBounds = b
-        case (.shadowColor, .color(let c)): shadowColor = c
-        case (.shadowOpacity, .number(let v)): shadowOpacity = Swift.min(Swift.max(v, 0), 1)
-        case (.shadowOffset, .size(let s)): shadowOffset = s
-        case (.shadowRadius, .number(let v)): shadowRadius = Swift.max(v, 0)
-        case (.isDoubleSided, .bool(let b)): isDoubleSided = b
-        case (.speed, .number(let v)): speed = v
-        case (.timeOffset, .number(let v)): timeOffset = v
-        case (.beginTime, .number(let v)): beginTime = v
-        case (.maskedCorners, .number(let v)):
-            guard v >= 0, v <= 15, v.rounded() == v else {
-                throw .outOfRange(key: key, reason: "a corner mask is a whole number from 0 to 15 (got \(v))")
+        case (.maskedCorners, .number(let x)):
+            guard x >= 0, x <= 15, x.rounded() == x else {
+                throw .outOfRange(key: key, reason: "a corner mask is a whole number from 0 to 15 (got \(x))")
             }
-            maskedCorners = CornerMask(rawValue: UInt8(v))
-        case (.allowsGroupOpacity, .bool(let b)): allowsGroupOpacity = b
-        case (.isGeometryFlipped, .bool(let b)): isGeometryFlipped = b
+        case (.contentsScale, .number(let x)):
+            guard x > 0 else { throw .outOfRange(key: key, reason: "must be greater than 0 (got \(x))") }
+        case (.instanceCount, .number(let x)):
+            guard x.rounded() == x, x >= 0, x <= Double(Self.instanceLimit) else {
+                throw .outOfRange(key: key, reason: "a whole number from 0 to \(Self.instanceLimit) (got \(x))")
+            }
+        case (_, .string(let s)):
+            if let names = key.allowedNames, !names.contains(s) {
+                throw .outOfRange(key: key, reason: "'\(s)' is not one of \(names.joined(separator: ", "))")
+            }
+        case (_, .numbers(let list)):
+            try Self.checkCount(key, list.count, limit: Self.listLimit, noun: "entries")
+            if key == .lineDashPattern, !list.allSatisfy({ $0 >= 0 }) {
+                throw .outOfRange(key: key, reason: "dash and gap lengths must not be negative (got \(list))")
+            }
+        case (_, .colors(let list)):
+            try Self.checkCount(key, list.count, limit: Self.listLimit, noun: "entries")
+        case (_, .path(let p)):
+            try Self.checkCount(key, p.elements.count, limit: Self.pathElementLimit, noun: "path elements")
+        case (_, .number(let x)):
+            v = .number(Self.clamped(key, x))
         default:
-            // Unreachable: the type check above pairs every key with its one value type.
-            throw .typeMismatch(key: key, expected: key.valueType, got: value.type)
+            break
+        }
+        store(key, v)
+    }
+
+    /// A number clamped to the range `key` allows: [0, 1] for opacities and stroke ends,
+    /// ≥ 0 for radii, widths and sizes; unchanged for other keys.
+    @inlinable static func clamped(_ key: PropertyKey, _ x: Double) -> Double {
+        switch key {
+        case .opacity, .shadowOpacity, .strokeStart, .strokeEnd: Swift.min(Swift.max(x, 0), 1)
+        case .cornerRadius, .borderWidth, .shadowRadius, .lineWidth, .miterLimit, .fontSize: Swift.max(x, 0)
+        default: x
         }
     }
 
+    private static func checkCount(_ key: PropertyKey, _ n: Int, limit: Int, noun: String) throws(PropertyError) {
+        guard n <= limit else { throw .outOfRange(key: key, reason: "at most \(limit) \(noun) (got \(n))") }
+    }
+
+    /// Stores `value` for `key` as given, without range checks or clamping (the client library's
+    /// model keeps what its user set; laminad validates with `set`). Returns false, storing
+    /// nothing, when the value cannot be held: the wrong type, a name the key does not know, a
+    /// corner mask or instance count that is not a whole number in range.
+    @discardableResult
+    public mutating func store(_ key: PropertyKey, _ value: PropertyValue) -> Bool {
+        switch value {
+        case .number(let v):
+            switch key {
+            case .anchorPointZ: anchorPointZ = v
+            case .zPosition: zPosition = v
+            case .opacity: opacity = v
+            case .cornerRadius: cornerRadius = v
+            case .borderWidth: borderWidth = v
+            case .shadowOpacity: shadowOpacity = v
+            case .shadowRadius: shadowRadius = v
+            case .speed: speed = v
+            case .timeOffset: timeOffset = v
+            case .beginTime: beginTime = v
+            case .maskedCorners:
+                guard v >= 0, v <= 15, v.rounded() == v else { return false }
+                maskedCorners = CornerMask(rawValue: UInt8(v))
+            case .contentsScale: contentsScale = v
+            case .lineWidth: lineWidth = v
+            case .miterLimit: miterLimit = v
+            case .lineDashPhase: lineDashPhase = v
+            case .strokeStart: strokeStart = v
+            case .strokeEnd: strokeEnd = v
+            case .fontSize: fontSize = v
+            case .instanceCount:
+                guard v.rounded() == v, v >= 0, v <= Double(Self.instanceLimit) else { return false }
+                instanceCount = Int(v)
+            case .instanceRedOffset: instanceRedOffset = v
+            case .instanceGreenOffset: instanceGreenOffset = v
+            case .instanceBlueOffset: instanceBlueOffset = v
+            case .instanceAlphaOffset: instanceAlphaOffset = v
+            case .instanceDelay: instanceDelay = v
+            default: return false
+            }
+        case .point(let p):
+            switch key {
+            case .position: position = p
+            case .anchorPoint: anchorPoint = p
+            case .startPoint: startPoint = p
+            case .endPoint: endPoint = p
+            default: return false
+            }
+        case .size(let s):
+            guard key == .shadowOffset else { return false }
+            shadowOffset = s
+        case .rect(let r):
+            switch key {
+            case .bounds: bounds = r
+            case .contentsRect: contentsRect = r
+            case .contentsCenter: contentsCenter = r
+            default: return false
+            }
+        case .color(let c):
+            switch key {
+            case .backgroundColor: backgroundColor = c
+            case .borderColor: borderColor = c
+            case .shadowColor: shadowColor = c
+            case .fillColor: fillColor = c
+            case .strokeColor: strokeColor = c
+            case .foregroundColor: foregroundColor = c
+            case .instanceColor: instanceColor = c
+            default: return false
+            }
+        case .transform(let t):
+            switch key {
+            case .transform: transform = t
+            case .sublayerTransform: sublayerTransform = t
+            case .instanceTransform: instanceTransform = t
+            default: return false
+            }
+        case .bool(let b):
+            switch key {
+            case .isHidden: isHidden = b
+            case .masksToBounds: masksToBounds = b
+            case .isDoubleSided: isDoubleSided = b
+            case .allowsGroupOpacity: allowsGroupOpacity = b
+            case .isGeometryFlipped: isGeometryFlipped = b
+            case .isOpaque: isOpaque = b
+            case .isWrapped: isWrapped = b
+            default: return false
+            }
+        case .string(let s):
+            switch key {
+            case .name: name = s
+            case .string: string = s
+            case .font: font = s
+            case .contentsGravity: return Self.storeNamed(s, into: &contentsGravity)
+            case .minificationFilter: return Self.storeNamed(s, into: &minificationFilter)
+            case .magnificationFilter: return Self.storeNamed(s, into: &magnificationFilter)
+            case .gradientType: return Self.storeNamed(s, into: &gradientType)
+            case .fillRule: return Self.storeNamed(s, into: &fillRule)
+            case .lineCap: return Self.storeNamed(s, into: &lineCap)
+            case .lineJoin: return Self.storeNamed(s, into: &lineJoin)
+            case .alignmentMode: return Self.storeNamed(s, into: &alignmentMode)
+            case .truncationMode: return Self.storeNamed(s, into: &truncationMode)
+            default: return false
+            }
+        case .numbers(let v):
+            switch key {
+            case .locations: locations = v
+            case .lineDashPattern: lineDashPattern = v
+            default: return false
+            }
+        case .colors(let v):
+            guard key == .colors else { return false }
+            colors = v
+        case .path(let p):
+            switch key {
+            case .path: path = p
+            case .shadowPath: shadowPath = p
+            default: return false
+            }
+        case .image(let n):
+            guard key == .contents else { return false }
+            contents = n
+        case .layer(let n):
+            guard key == .mask else { return false }
+            mask = n
+        }
+        return true
+    }
+
+    private static func storeNamed<E: RawRepresentable>(_ name: String, into field: inout E) -> Bool where E.RawValue == String {
+        guard let v = E(rawValue: name) else { return false }
+        field = v
+        return true
+    }
     /// The keys whose values differ from `other`'s, in wire order.
     public func changedKeys(from other: LayerProperties) -> [PropertyKey] {
         PropertyKey.allCases.filter { self[$0] != other[$0] }

@@ -30,6 +30,55 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     case allowsGroupOpacity = 25
     case isGeometryFlipped = 26
 
+    // Contents (any layer).
+    case contents = 27
+    case contentsRect = 28
+    case contentsCenter = 29
+    case contentsGravity = 30
+    case contentsScale = 31
+    case minificationFilter = 32
+    case magnificationFilter = 33
+    case isOpaque = 34
+    // Masking and shadow shape (any layer).
+    case mask = 35
+    case shadowPath = 36
+    // Gradient layers (`CAGradientLayer`).
+    case colors = 37
+    case locations = 38
+    case startPoint = 39
+    case endPoint = 40
+    case gradientType = 41
+    // Shape layers (`CAShapeLayer`).
+    case path = 42
+    case fillColor = 43
+    case fillRule = 44
+    case strokeColor = 45
+    case lineWidth = 46
+    case lineCap = 47
+    case lineJoin = 48
+    case miterLimit = 49
+    case lineDashPattern = 50
+    case lineDashPhase = 51
+    case strokeStart = 52
+    case strokeEnd = 53
+    // Text layers (`CATextLayer`).
+    case string = 54
+    case font = 55
+    case fontSize = 56
+    case foregroundColor = 57
+    case alignmentMode = 58
+    case isWrapped = 59
+    case truncationMode = 60
+    // Replicator layers (`CAReplicatorLayer`).
+    case instanceCount = 61
+    case instanceTransform = 62
+    case instanceColor = 63
+    case instanceRedOffset = 64
+    case instanceGreenOffset = 65
+    case instanceBlueOffset = 66
+    case instanceAlphaOffset = 67
+    case instanceDelay = 68
+
     /// The Core Animation name of the property, as used in key paths and scene files.
     public var name: String {
         switch self {
@@ -59,6 +108,48 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .maskedCorners: "maskedCorners"
         case .allowsGroupOpacity: "allowsGroupOpacity"
         case .isGeometryFlipped: "geometryFlipped"
+        case .contents: "contents"
+        case .contentsRect: "contentsRect"
+        case .contentsCenter: "contentsCenter"
+        case .contentsGravity: "contentsGravity"
+        case .contentsScale: "contentsScale"
+        case .minificationFilter: "minificationFilter"
+        case .magnificationFilter: "magnificationFilter"
+        case .isOpaque: "opaque"
+        case .mask: "mask"
+        case .shadowPath: "shadowPath"
+        case .colors: "colors"
+        case .locations: "locations"
+        case .startPoint: "startPoint"
+        case .endPoint: "endPoint"
+        case .gradientType: "type"
+        case .path: "path"
+        case .fillColor: "fillColor"
+        case .fillRule: "fillRule"
+        case .strokeColor: "strokeColor"
+        case .lineWidth: "lineWidth"
+        case .lineCap: "lineCap"
+        case .lineJoin: "lineJoin"
+        case .miterLimit: "miterLimit"
+        case .lineDashPattern: "lineDashPattern"
+        case .lineDashPhase: "lineDashPhase"
+        case .strokeStart: "strokeStart"
+        case .strokeEnd: "strokeEnd"
+        case .string: "string"
+        case .font: "font"
+        case .fontSize: "fontSize"
+        case .foregroundColor: "foregroundColor"
+        case .alignmentMode: "alignmentMode"
+        case .isWrapped: "wrapped"
+        case .truncationMode: "truncationMode"
+        case .instanceCount: "instanceCount"
+        case .instanceTransform: "instanceTransform"
+        case .instanceColor: "instanceColor"
+        case .instanceRedOffset: "instanceRedOffset"
+        case .instanceGreenOffset: "instanceGreenOffset"
+        case .instanceBlueOffset: "instanceBlueOffset"
+        case .instanceAlphaOffset: "instanceAlphaOffset"
+        case .instanceDelay: "instanceDelay"
         }
     }
 
@@ -70,6 +161,9 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         d["isHidden"] = .isHidden
         d["isDoubleSided"] = .isDoubleSided
         d["isGeometryFlipped"] = .isGeometryFlipped
+        d["isOpaque"] = .isOpaque
+        d["isWrapped"] = .isWrapped
+        d["gradientType"] = .gradientType
         return d
     }()
 
@@ -82,22 +176,53 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     /// The type every value of this key has.
     public var valueType: PropertyValueType {
         switch self {
-        case .bounds: .rect
-        case .position, .anchorPoint: .point
+        case .bounds, .contentsRect, .contentsCenter: .rect
+        case .position, .anchorPoint, .startPoint, .endPoint: .point
         case .shadowOffset: .size
         case .anchorPointZ, .zPosition, .opacity, .cornerRadius, .borderWidth, .shadowOpacity, .shadowRadius,
-             .speed, .timeOffset, .beginTime, .maskedCorners: .number
-        case .transform, .sublayerTransform: .transform
-        case .isHidden, .masksToBounds, .isDoubleSided, .allowsGroupOpacity, .isGeometryFlipped: .bool
-        case .backgroundColor, .borderColor, .shadowColor: .color
-        case .name: .string
+             .speed, .timeOffset, .beginTime, .maskedCorners, .contentsScale,
+             .lineWidth, .miterLimit, .lineDashPhase, .strokeStart, .strokeEnd, .fontSize,
+             .instanceCount, .instanceRedOffset, .instanceGreenOffset, .instanceBlueOffset, .instanceAlphaOffset,
+             .instanceDelay: .number
+        case .transform, .sublayerTransform, .instanceTransform: .transform
+        case .isHidden, .masksToBounds, .isDoubleSided, .allowsGroupOpacity, .isGeometryFlipped, .isOpaque,
+             .isWrapped: .bool
+        case .backgroundColor, .borderColor, .shadowColor, .fillColor, .strokeColor, .foregroundColor,
+             .instanceColor: .color
+        case .name, .contentsGravity, .minificationFilter, .magnificationFilter, .gradientType, .fillRule,
+             .lineCap, .lineJoin, .string, .font, .alignmentMode, .truncationMode: .string
+        case .contents: .image
+        case .mask: .layer
+        case .shadowPath, .path: .path
+        case .colors: .colors
+        case .locations, .lineDashPattern: .numbers
+        }
+    }
+
+    /// For keys whose value is one of a fixed set of names (`contentsGravity`, `lineCap`, …),
+    /// the names accepted, the default first. nil for every other key.
+    public var allowedNames: [String]? {
+        switch self {
+        case .contentsGravity: ContentsGravity.allCases.map(\.rawValue)
+        case .minificationFilter, .magnificationFilter: ContentsFilter.allCases.map(\.rawValue)
+        case .gradientType: GradientType.allCases.map(\.rawValue)
+        case .fillRule: FillRule.allCases.map(\.rawValue)
+        case .lineCap: LineCap.allCases.map(\.rawValue)
+        case .lineJoin: LineJoin.allCases.map(\.rawValue)
+        case .alignmentMode: TextAlignment.allCases.map(\.rawValue)
+        case .truncationMode: TruncationMode.allCases.map(\.rawValue)
+        default: nil
         }
     }
 
     /// Whether a change to this key starts an implicit animation (Core Animation's "animatable").
     public var isAnimatable: Bool {
         switch self {
-        case .name, .speed, .timeOffset, .beginTime, .maskedCorners, .allowsGroupOpacity, .isGeometryFlipped: false
+        case .name, .speed, .timeOffset, .beginTime, .maskedCorners, .allowsGroupOpacity, .isGeometryFlipped,
+             // Contents switch without a crossfade for now (Core Animation crossfades them).
+             .contents, .contentsGravity, .contentsScale, .minificationFilter, .magnificationFilter, .isOpaque,
+             .mask, .gradientType, .fillRule, .lineCap, .lineJoin, .string, .font, .alignmentMode, .isWrapped,
+             .truncationMode, .instanceCount: false
         default: true
         }
     }
@@ -106,6 +231,16 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
 /// The type of a property's value.
 public enum PropertyValueType: UInt8, Sendable, CustomStringConvertible {
     case number = 1, point, size, rect, color, transform, bool, string
+    /// A list of numbers (`locations`, `lineDashPattern`).
+    case numbers = 9
+    /// A list of colours (`colors`).
+    case colors = 10
+    /// A path of lines and Bézier curves (`path`, `shadowPath`); the empty path is nil.
+    case path = 11
+    /// A client's image number (`contents`); 0 is nil.
+    case image = 12
+    /// A client's layer number (`mask`); 0 is nil.
+    case layer = 13
 
     public var description: String {
         switch self {
@@ -117,6 +252,11 @@ public enum PropertyValueType: UInt8, Sendable, CustomStringConvertible {
         case .transform: "transform"
         case .bool: "bool"
         case .string: "string"
+        case .numbers: "number list"
+        case .colors: "colour list"
+        case .path: "path"
+        case .image: "image"
+        case .layer: "layer"
         }
     }
 }
@@ -131,6 +271,11 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
     case transform(Transform3D)
     case bool(Bool)
     case string(String)
+    case numbers([Double])
+    case colors([Color])
+    case path(Path)
+    case image(UInt32)
+    case layer(UInt32)
 
     public var type: PropertyValueType {
         switch self {
@@ -142,6 +287,11 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .transform: .transform
         case .bool: .bool
         case .string: .string
+        case .numbers: .numbers
+        case .colors: .colors
+        case .path: .path
+        case .image: .image
+        case .layer: .layer
         }
     }
 
@@ -154,7 +304,10 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .rect(let r): r.origin.x.isFinite && r.origin.y.isFinite && r.size.width.isFinite && r.size.height.isFinite
         case .color(let c): c.red.isFinite && c.green.isFinite && c.blue.isFinite && c.alpha.isFinite
         case .transform(let t): t.isFinite
-        case .bool, .string: true
+        case .numbers(let v): v.allSatisfy(\.isFinite)
+        case .colors(let v): v.allSatisfy { $0.red.isFinite && $0.green.isFinite && $0.blue.isFinite && $0.alpha.isFinite }
+        case .path(let p): p.isFinite
+        case .bool, .string, .image, .layer: true
         }
     }
 
@@ -168,6 +321,11 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .transform(let t): t.description
         case .bool(let b): "\(b)"
         case .string(let s): "\"\(s)\""
+        case .numbers(let v): "[" + v.map { "\($0)" }.joined(separator: ", ") + "]"
+        case .colors(let v): "[" + v.map(\.description).joined(separator: ", ") + "]"
+        case .path(let p): p.description
+        case .image(let n): n == 0 ? "nil" : "image \(n)"
+        case .layer(let n): n == 0 ? "nil" : "layer #\(n)"
         }
     }
 }

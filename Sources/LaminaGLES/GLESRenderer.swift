@@ -1,12 +1,14 @@
 import CGLES
+import Glibc
 import LaminaCore
 import LaminaServer
 
 /// Draws a `DrawList` with OpenGL ES 3 into whatever framebuffer is bound: the headless
 /// backend's `GLESFramebuffer`, or a KMS output's window surface.
 ///
-/// One static unit-square vertex buffer and one small program per kind of draw (`Shaders`):
-/// rounded rectangles with borders, analytic shadows, group compositing and blur passes.
+/// One static unit-square vertex buffer, a streamed buffer for the cells of the edge-band split
+/// (`EdgeBands`), and one small program per kind of draw (`Shaders`), each with and without the
+/// clip stack: rounded rectangles with borders, analytic shadows, group compositing and blur passes.
 /// Blending is premultiplied (`GL_ONE, GL_ONE_MINUS_SRC_ALPHA`) and there is no depth test:
 /// commands are painted in list order, as Core Animation flattens each layer.
 ///
@@ -24,6 +26,11 @@ public final class GLESRenderer: Renderer {
     private let programs: RendererPrograms
     private var vertexArray: GLuint = 0
     private var vertexBuffer: GLuint = 0
+    /// Rectangles in layer coordinates, two triangles each, streamed per draw (edge bands).
+    private var streamArray: GLuint = 0
+    private var streamBuffer: GLuint = 0
+    private var streamVertices: [GLfloat] = []
+    private var bands = EdgeBands()
     /// The size of the last list drawn: what `readPixels` reads.
     private var drawnSize: (width: Int, height: Int)?
     private let maximumViewport: Int
@@ -32,13 +39,18 @@ public final class GLESRenderer: Renderer {
     private var frame = FrameState()
     /// Offscreen targets: `groupTargets[d]` holds the group open at nesting depth d.
     private var groupTargets: [OffscreenTarget] = []
-    /// The scratch target of a shadow's first blur pass.
-    private var blurTarget: OffscreenTarget?
+    /// The scratch targets of a shadow's blur passes.
+    private var blurTargets: [OffscreenTarget] = []
     /// Reused for uniform arrays so uploads allocate nothing.
     private var matrix = [GLfloat](repeating: 0, count: 16)
     private var clipMatrices = [GLfloat](repeating: 0, count: 9 * Shaders.maximumClips)
     private var clipRects = [GLfloat](repeating: 0, count: 4 * Shaders.maximumClips)
     private var clipRadii = [GLfloat](repeating: 0, count: 4 * Shaders.maximumClips)
+
+    /// Whether layers are split into flat cells and antialiased edge bands (`EdgeBands`).
+    /// On by default; off draws every layer with the distance-field shader over its whole
+    /// quad, which must give the same pixels (tests compare the two).
+    public var usesEdgeBands = true
 
     /// Compiles the shader programs and uploads the unit square. `context` must be current.
     public init(context: GLESContext) throws(GLESError) {
@@ -59,11 +71,19 @@ public final class GLESRenderer: Renderer {
                      unitSquare, GLenum(GL_STATIC_DRAW))
         glVertexAttribPointer(ShaderProgram.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
         glEnableVertexAttribArray(ShaderProgram.unitVertexLocation)
+        glGenVertexArrays(1, &streamArray)
+        glBindVertexArray(streamArray)
+        glGenBuffers(1, &streamBuffer)
+        glBindBuffer(GLenum(GL_ARRAY_BUFFER), streamBuffer)
+        glVertexAttribPointer(ShaderProgram.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
+        glEnableVertexAttribArray(ShaderProgram.unitVertexLocation)
         glBindVertexArray(0)
         // Samplers read texture unit 0, set once.
-        for program in [programs.composite, programs.blur] {
-            glUseProgram(program.program)
-            glUniform1i(program.extra[0], 0)
+        for kind in [ProgramKind.composite, .blur, .shadowTexture] {
+            for clipped in [false, true] {
+                glUseProgram(programs[kind, clipped: clipped].program)
+                glUniform1i(programs[kind, clipped: clipped].extra[0], 0)
+            }
         }
         glUseProgram(0)
         frame.uploadedClipVersion = [Int](repeating: -1, count: programs.all.count)
@@ -75,7 +95,7 @@ public final class GLESRenderer: Renderer {
     public var name: String { info.description }
 
     /// How many offscreen targets the renderer holds (groups and blur scratch), for stats.
-    public var offscreenTargetCount: Int { groupTargets.count + (blurTarget == nil ? 0 : 1) }
+    public var offscreenTargetCount: Int { groupTargets.count + blurTargets.count }
 
     /// Clears to the list's background and paints its commands back to front.
     /// The context must be current with the target framebuffer bound.
@@ -147,29 +167,77 @@ public final class GLESRenderer: Renderer {
         // `!(x > 0)` also skips NaN.
         guard fillAlpha > 0 || borderAlpha > 0, c.bounds.width > 0, c.bounds.height > 0 else { return }
         if borderAlpha == 0, c.cornerRadii == .zero, Self.landsOnPixels(c.bounds, c.transform) {
-            let program = programs.fill
-            use(program, index: 4)
+            let program = use(.fill)
             setQuad(program, c.transform, c.bounds)
             setPremultiplied(program.extra[0], c.color, c.opacity)
             glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
             return
         }
-        let program = programs.shape
-        use(program, index: 0)
         let b = c.bounds
-        setQuad(program, c.transform, b.insetBy(-antialiasingPad(c.transform, b)))
-        glUniform4f(program.extra[0], GLfloat(b.minX), GLfloat(b.minY), GLfloat(b.width), GLfloat(b.height))
-        setRadii(program.extra[1], c.cornerRadii)
-        glUniform1f(program.extra[2], GLfloat(borderAlpha > 0 ? c.borderWidth : 0))
-        setPremultiplied(program.extra[3], c.color, c.opacity)
-        setPremultiplied(program.extra[4], c.borderColor, c.opacity)
-        glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        let borderWidth = borderAlpha > 0 ? c.borderWidth : 0
+        let pad = antialiasingPad(c.transform, b)
+        func setShapeUniforms() -> ShaderProgram {
+            let program = use(.shape)
+            glUniform4f(program.extra[0], GLfloat(b.minX), GLfloat(b.minY), GLfloat(b.width), GLfloat(b.height))
+            setRadii(program.extra[1], c.cornerRadii)
+            glUniform1f(program.extra[2], GLfloat(borderWidth))
+            setPremultiplied(program.extra[3], c.color, c.opacity)
+            setPremultiplied(program.extra[4], c.borderColor, c.opacity)
+            return program
+        }
+        guard usesEdgeBands, c.transform.isAffineInPlane, let margin = c.transform.layerUnitsPerPixel else {
+            // Perspective: the pixel footprint varies over the layer; the shader does it all.
+            let program = setShapeUniforms()
+            setQuad(program, c.transform, b.insetBy(-pad))
+            glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+            return
+        }
+        // The edge-band split: flat cells take the plain fill, only the bands and corners
+        // run the distance-field shader.
+        bands.split(b, radii: c.cornerRadii, borderWidth: borderWidth, margin: margin, pad: pad)
+        if !bands.shaded.isEmpty {
+            drawRects(setShapeUniforms(), c.transform, bands.shaded)
+        }
+        if fillAlpha > 0, !bands.fill.isEmpty {
+            let fill = use(.fill)
+            setPremultiplied(fill.extra[0], c.color, c.opacity)
+            drawRects(fill, c.transform, bands.fill)
+        }
+        if !bands.border.isEmpty {
+            // The ring shows the border over the fill, as the shader composes them.
+            let fa = c.color.alpha * c.opacity, ba = c.borderColor.alpha * c.opacity
+            let k = fa * (1 - ba)
+            let fill = use(.fill)
+            glUniform4f(fill.extra[0], GLfloat(c.borderColor.red * ba + c.color.red * k),
+                        GLfloat(c.borderColor.green * ba + c.color.green * k),
+                        GLfloat(c.borderColor.blue * ba + c.color.blue * k), GLfloat(ba + fa * (1 - ba)))
+            drawRects(fill, c.transform, bands.border)
+        }
+    }
+
+    /// Draws rectangles given in the layer coordinates of `t` with `program` (already in use,
+    /// its own uniforms set). Neighbouring rectangles share exact vertex values, so (with
+    /// `invariant gl_Position`) they meet without gaps or double-blended seams.
+    private func drawRects(_ program: ShaderProgram, _ t: Transform3D, _ rects: [Rect]) {
+        upload(t, to: program.layerToDisplay)
+        glUniform4f(program.quad, 0, 0, 1, 1)
+        streamVertices.removeAll(keepingCapacity: true)
+        for r in rects {
+            let ax = GLfloat(r.minX), ay = GLfloat(r.minY), bx = GLfloat(r.maxX), by = GLfloat(r.maxY)
+            streamVertices.append(contentsOf: [ax, ay, bx, ay, ax, by, ax, by, bx, ay, bx, by])
+        }
+        glBindVertexArray(streamArray)
+        glBindBuffer(GLenum(GL_ARRAY_BUFFER), streamBuffer)
+        // New storage every time (orphaning), so the driver never waits for earlier draws.
+        glBufferData(GLenum(GL_ARRAY_BUFFER), streamVertices.count * MemoryLayout<GLfloat>.stride,
+                     streamVertices, GLenum(GL_STREAM_DRAW))
+        glDrawArrays(GLenum(GL_TRIANGLES), 0, GLsizei(rects.count * 6))
+        glBindVertexArray(vertexArray)
     }
 
     private func drawShapeShadow(_ c: DrawCommand) {
         guard let s = c.shadow, s.color.alpha * s.opacity * c.opacity > 0, c.bounds.width > 0, c.bounds.height > 0 else { return }
-        let program = programs.shadow
-        use(program, index: 1)
+        let program = use(.shadow)
         let sigma = s.radius / 2
         let rect = Rect(x: c.bounds.minX + s.offset.width, y: c.bounds.minY + s.offset.height,
                         width: c.bounds.width, height: c.bounds.height)
@@ -207,9 +275,13 @@ public final class GLESRenderer: Renderer {
             groupTargets[depth] = try OffscreenTarget(context: context, width: frame.width, height: frame.height)
         }
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), groupTargets[depth].framebuffer)
-        scissor(box)
+        // A shadow's blur reads around the box (at most twice the reach of a full-resolution
+        // kernel, sigma < 3: 18 pixels): clear that too, so nothing an earlier group left there
+        // leaks into the shadow.
+        scissor(c.shadow == nil ? box : box.expanded(by: 20).intersection(frame.viewport))
         glClearColor(0, 0, 0, 0)
         glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+        scissor(box)
         frame.groups.append(OpenGroup(command: index, box: box, clipBase: frame.clipBase))
         // Clips already in force apply when the group is composited, not inside it.
         frame.clipBase = frame.clips.count
@@ -227,70 +299,113 @@ public final class GLESRenderer: Renderer {
         bindCurrentTarget()
         if let shadow = c.shadow { try drawGroupShadow(source, group.box, c, shadow) }
 
-        let program = programs.composite
-        use(program, index: 2)
+        let program = use(.composite)
         glBindTexture(GLenum(GL_TEXTURE_2D), source.texture)
         setQuad(program, .identity, group.box.rect)
         glUniform1f(program.extra[1], GLfloat(c.opacity))
+        if c.compositesAdditively { glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE)) }
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        if c.compositesAdditively { glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE_MINUS_SRC_ALPHA)) }
     }
 
-    /// The shadow of a group's pixels: their alpha blurred across into the scratch target,
-    /// then down into the current target at the offset, in the shadow colour.
+    /// The shadow of a group's pixels: their alpha blurred (separable Gaussian) in scratch
+    /// targets, then drawn into the current target at the offset, in the shadow colour.
+    ///
+    /// Blurs with sigma of 3 display pixels or more are done at half resolution: the group's
+    /// alpha is box-filtered down (one bilinear read per 2×2 block), blurred across and down
+    /// there and read back up with bilinear filtering, about a quarter of the work per pass.
+    /// Taps come in pairs read between two texels (the linear-sampling trick) with weights
+    /// computed once on the CPU, so each pass reads about half as many texels as it has taps.
     private func drawGroupShadow(_ source: OffscreenTarget, _ box: PixelBox, _ c: DrawCommand, _ s: DrawShadow) throws(GLESError) {
         let tint = s.color.alpha * s.opacity * c.opacity
         guard tint > 0 else { return }
         // The blur is done in display pixels: sigma and the offset follow the layer's transform.
         let sigma = s.radius / 2 * c.transform.approximateScale
         let offset = c.transform.displayOffset(of: s.offset, at: Point(x: c.bounds.midX, y: c.bounds.midY))
-        // At most 32 samples each side: wider blurs sample further apart (linear filtering
-        // averages between samples).
-        let reach = 3 * sigma
-        let spacing = max(1, reach / 32)
-        let taps = Int((reach / spacing).rounded(.up))
-        let sigmaInSamples = max(sigma / spacing, 0.1)
-        let spread = Double(taps) * spacing
+        let factor = sigma >= 3 ? 2.0 : 1.0
+        let kernel = BlurKernel(sigma: sigma / factor)
+        let spread = kernel.reach * factor
 
-        if blurTarget == nil || blurTarget!.width != frame.width || blurTarget!.height != frame.height {
-            blurTarget = try OffscreenTarget(context: context, width: frame.width, height: frame.height)
+        for k in 0..<2 where blurTargets.count <= k || blurTargets[k].width != frame.width || blurTargets[k].height != frame.height {
+            let target = try OffscreenTarget(context: context, width: frame.width, height: frame.height)
+            if blurTargets.count <= k { blurTargets.append(target) } else { blurTargets[k] = target }
         }
-        let scratch = blurTarget!
-        let program = programs.blur
-        use(program, index: 3)
+        let (a, b) = (blurTargets[0], blurTargets[1])
         let size = (GLfloat(frame.width), GLfloat(frame.height))
+        // What the blur covers in display pixels, and the same in the scratch targets' pixels.
+        let extent = box.expanded(by: spread).intersection(frame.viewport).pixelAligned
+        let work = scaled(extent, by: 1 / factor)
+        let margin = kernel.reach + 2
 
-        // Pass 1: across, unclipped, into the scratch target.
-        let across = PixelBox(x0: box.x0 - spread, y0: box.y0, x1: box.x1 + spread, y1: box.y1)
-            .intersection(frame.viewport).pixelAligned
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), scratch.framebuffer)
-        scissor(across)
-        glClearColor(0, 0, 0, 0)
-        glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
-        glUniform1i(program.clipCount, 0)
-        frame.uploadedClipVersion[3] = -1
-        glBindTexture(GLenum(GL_TEXTURE_2D), source.texture)
-        setQuad(program, .identity, across.rect)
-        glUniform2f(program.extra[1], size.0, size.1)
-        glUniform2f(program.extra[2], 0, 0)
-        glUniform2f(program.extra[3], GLfloat(spacing), 0)
-        glUniform1i(program.extra[4], GLint(taps))
-        glUniform1f(program.extra[5], GLfloat(sigmaInSamples))
-        glUniform4f(program.extra[6], 1, 1, 1, 1)
-        glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
-
-        // Pass 2: down, tinted, at the offset, clipped, into the group's parent.
+        func pass(_ from: OffscreenTarget, into target: GLuint, over region: PixelBox, clear: PixelBox?, scale: Double,
+                  shift: Size, direction: (GLfloat, GLfloat), taps: BlurKernel?, color: Color?, clipped: Bool?) {
+            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target)
+            if let clear {
+                scissor(clear)
+                glClearColor(0, 0, 0, 0)
+                glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+            }
+            // Scratch passes replace what is there; only the last one blends.
+            if target == currentTarget {
+                bindCurrentTarget()
+                glEnable(GLenum(GL_BLEND))
+            } else {
+                scissor(region)
+                glDisable(GLenum(GL_BLEND))
+            }
+            let program = use(.blur, clipped: clipped)
+            glBindTexture(GLenum(GL_TEXTURE_2D), from.texture)
+            setQuad(program, .identity, region.rect)
+            glUniform2f(program.extra[1], size.0, size.1)
+            // Framebuffer y runs up, display y down.
+            glUniform2f(program.extra[2], GLfloat(shift.width), GLfloat(-shift.height))
+            glUniform2f(program.extra[3], direction.0, direction.1)
+            glUniform1f(program.extra[5], GLfloat(scale))
+            if let taps {
+                glUniform1i(program.extra[4], GLint(taps.count))
+                glUniform1fv(program.extra[7], GLsizei(taps.count + 1), taps.weights)
+                glUniform1fv(program.extra[8], GLsizei(taps.count + 1), taps.offsets)
+            } else {
+                glUniform1i(program.extra[4], 0)
+                glUniform1fv(program.extra[7], 1, [1])
+                glUniform1fv(program.extra[8], 1, [0])
+            }
+            if let color { setPremultiplied(program.extra[6], color, s.opacity * c.opacity) } else { glUniform4f(program.extra[6], 1, 1, 1, 1) }
+            glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        }
+        let final = currentTarget
+        let shadowBox = PixelBox(x0: extent.x0 + offset.width, y0: extent.y0 + offset.height,
+                                 x1: extent.x1 + offset.width, y1: extent.y1 + offset.height).intersection(frame.viewport)
+        if factor == 1 {
+            // Across into A, then down into the current target, tinted and at the offset.
+            pass(source, into: a.framebuffer, over: extent, clear: extent.expanded(by: margin).intersection(frame.viewport),
+                 scale: 1, shift: .zero, direction: (1, 0), taps: kernel, color: nil, clipped: false)
+            pass(a, into: final, over: shadowBox, clear: nil, scale: 1, shift: offset, direction: (0, 1), taps: kernel,
+                 color: s.color, clipped: nil)
+        } else {
+            let clear = work.expanded(by: margin).intersection(frame.viewport)
+            // Down-sample into B, across into A, down into B, then up into the current target.
+            let inside = scaled(box.expanded(by: 1).intersection(frame.viewport).pixelAligned, by: 1 / factor)
+            pass(source, into: b.framebuffer, over: inside, clear: clear, scale: factor, shift: .zero, direction: (0, 0),
+                 taps: nil, color: nil, clipped: false)
+            pass(b, into: a.framebuffer, over: work, clear: clear, scale: 1, shift: .zero, direction: (1, 0),
+                 taps: kernel, color: nil, clipped: false)
+            pass(a, into: b.framebuffer, over: work, clear: nil, scale: 1, shift: .zero, direction: (0, 1),
+                 taps: kernel, color: nil, clipped: false)
+            pass(b, into: final, over: shadowBox, clear: nil, scale: 1 / factor, shift: offset, direction: (0, 0),
+                 taps: nil, color: s.color, clipped: nil)
+        }
         bindCurrentTarget()
-        use(program, index: 3)
-        let down = PixelBox(x0: across.x0 + offset.width, y0: across.y0 + offset.height - spread,
-                            x1: across.x1 + offset.width, y1: across.y1 + offset.height + spread)
-            .intersection(frame.viewport)
-        glBindTexture(GLenum(GL_TEXTURE_2D), scratch.texture)
-        setQuad(program, .identity, down.rect)
-        // Framebuffer y runs up, display y down.
-        glUniform2f(program.extra[2], GLfloat(offset.width), GLfloat(-offset.height))
-        glUniform2f(program.extra[3], 0, GLfloat(spacing))
-        setPremultiplied(program.extra[6], s.color, s.opacity * c.opacity)
-        glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+    }
+
+    /// `box` in the pixels of a target drawn at `scale` times the display's resolution, in the
+    /// display coordinates (y down from the top of the full-size target) the passes draw in:
+    /// framebuffer rows count from the bottom, so the scaled region hugs the bottom-left corner.
+    private func scaled(_ box: PixelBox, by scale: Double) -> PixelBox {
+        if scale == 1 { return box }
+        let h = Double(frame.height)
+        let rowLow = ((h - box.y1) * scale).rounded(.down), rowHigh = ((h - box.y0) * scale).rounded(.up)
+        return PixelBox(x0: (box.x0 * scale).rounded(.down), y0: h - rowHigh, x1: (box.x1 * scale).rounded(.up), y1: h - rowLow)
     }
 
     /// Binds the target of the innermost open group, or the output, with its scissor.
@@ -302,6 +417,11 @@ public final class GLESRenderer: Renderer {
             glBindFramebuffer(GLenum(GL_FRAMEBUFFER), frame.output)
             glDisable(GLenum(GL_SCISSOR_TEST))
         }
+    }
+
+    /// The framebuffer commands draw into: the innermost open group's, or the output.
+    private var currentTarget: GLuint {
+        frame.groups.isEmpty ? frame.output : groupTargets[frame.groups.count - 1].framebuffer
     }
 
     private func scissor(_ box: PixelBox) {
@@ -354,8 +474,13 @@ public final class GLESRenderer: Renderer {
 
     // MARK: Uniforms
 
-    /// Makes `program` current and brings its per-frame and clip uniforms up to date.
-    private func use(_ program: ShaderProgram, index: Int) {
+    /// Makes the program for `kind` current, with the clip stack when clips are in force (or
+    /// as `clipped` says), brings its per-frame and clip uniforms up to date and returns it.
+    @discardableResult
+    private func use(_ kind: ProgramKind, clipped: Bool? = nil) -> ShaderProgram {
+        let withClips = clipped ?? (frame.clips.count > frame.clipBase)
+        let index = RendererPrograms.index(kind, clipped: withClips)
+        let program = programs.all[index]
         if frame.currentProgram != program.program {
             glUseProgram(program.program)
             frame.currentProgram = program.program
@@ -365,10 +490,11 @@ public final class GLESRenderer: Renderer {
             glUniform1f(program.displayHeight, GLfloat(frame.height))
             frame.uploadedFrame[index] = frame.number
         }
-        if frame.uploadedClipVersion[index] != frame.clipVersion {
+        if withClips, frame.uploadedClipVersion[index] != frame.clipVersion {
             uploadClips(program)
             frame.uploadedClipVersion[index] = frame.clipVersion
         }
+        return program
     }
 
     private func uploadClips(_ program: ShaderProgram) {
@@ -450,9 +576,11 @@ public final class GLESRenderer: Renderer {
     deinit {
         guard context.makeCurrentForCleanup() else { return }
         groupTargets.forEach { $0.release() }
-        blurTarget?.release()
+        blurTargets.forEach { $0.release() }
         glDeleteBuffers(1, &vertexBuffer)
         glDeleteVertexArrays(1, &vertexArray)
+        glDeleteBuffers(1, &streamBuffer)
+        glDeleteVertexArrays(1, &streamArray)
         programs.delete()
     }
 }
@@ -590,5 +718,58 @@ extension Transform3D {
             box = PixelBox(x0: min(box.x0, p.x), y0: min(box.y0, p.y), x1: max(box.x1, p.x), y1: max(box.y1, p.y))
         }
         return box.isEmpty ? .empty : box
+    }
+}
+
+/// The taps of one pass of a separable Gaussian blur, for `Shaders.blur`: a centre weight, then
+/// `count` taps each side at `offsets[1...]`. Neighbouring texels are read in pairs, between
+/// the two at the point where bilinear filtering gives them their two weights (the
+/// linear-sampling trick); blurs wider than the arrays hold sample further apart instead.
+struct BlurKernel {
+    static let maximumTaps = 32
+
+    var weights: [GLfloat] = []
+    var offsets: [GLfloat] = []
+    /// How far the kernel reaches each side, in texels.
+    var reach: Double = 0
+    var count: Int { weights.count - 1 }
+
+    init(sigma: Double) {
+        let n = Int((3 * sigma).rounded(.up))
+        guard sigma >= 0.05, n >= 1 else {
+            weights = [1]
+            offsets = [0]
+            return
+        }
+        var w = (0...n).map { k in exp(-Double(k * k) / (2 * sigma * sigma)) }
+        let total = w[0] + 2 * w[1...].reduce(0, +)
+        w = w.map { $0 / total }
+        weights = [GLfloat(w[0])]
+        offsets = [0]
+        if (n + 1) / 2 <= Self.maximumTaps {
+            var k = 1
+            while k <= n {
+                let w1 = w[k], w2 = k + 1 <= n ? w[k + 1] : 0
+                weights.append(GLfloat(w1 + w2))
+                offsets.append(GLfloat((Double(k) * w1 + Double(k + 1) * w2) / (w1 + w2)))
+                k += 2
+            }
+            reach = Double(n)
+        } else {
+            // Too wide: `maximumTaps` taps each side, spaced evenly (linear filtering averages
+            // between them), each weighing the Gaussian over its stretch.
+            let spacing = Double(n) / Double(Self.maximumTaps)
+            var sum = w[0]
+            var taps: [Double] = []
+            for i in 1...Self.maximumTaps {
+                let x = Double(i) * spacing
+                let v = exp(-x * x / (2 * sigma * sigma)) * spacing
+                taps.append(v)
+                sum += 2 * v
+                offsets.append(GLfloat(x))
+            }
+            weights = [GLfloat(w[0] / sum)] + taps.map { GLfloat($0 / sum) }
+            reach = Double(n)
+        }
     }
 }

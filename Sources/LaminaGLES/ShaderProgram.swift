@@ -51,11 +51,13 @@ struct ShaderProgram {
         layerToDisplay = try location("layerToDisplay")
         quad = try location("quad")
         pointsToClip = try location("pointsToClip")
-        displayHeight = try location("displayHeight")
-        clipCount = try location("clipCount")
-        clipFromDisplay = try location("clipFromDisplay")
-        clipRect = try location("clipRect")
-        clipRadii = try location("clipRadii")
+        // A program without the clip stack (`Shaders.flat`) has none of these: -1, which
+        // glUniform* ignores.
+        displayHeight = glGetUniformLocation(program, "displayHeight")
+        clipCount = glGetUniformLocation(program, "clipCount")
+        clipFromDisplay = glGetUniformLocation(program, "clipFromDisplay")
+        clipRect = glGetUniformLocation(program, "clipRect")
+        clipRadii = glGetUniformLocation(program, "clipRadii")
         var extra: [GLint] = []
         for uniform in uniforms { extra.append(try location(uniform)) }
         self.extra = extra
@@ -95,40 +97,80 @@ struct ShaderProgram {
     }
 }
 
-/// The renderer's programs, one per kind of draw, compiled once.
-struct RendererPrograms {
+/// The kinds of draw, each a program in `RendererPrograms`.
+enum ProgramKind: Int, CaseIterable {
     /// `Shaders.shape`: extra uniforms rect, radii, borderWidth, fillColor, borderColor.
-    let shape: ShaderProgram
+    case shape
     /// `Shaders.shadow`: rect, radii, sigma, color.
-    let shadow: ShaderProgram
+    case shadow
     /// `Shaders.composite`: source, opacity.
-    let composite: ShaderProgram
-    /// `Shaders.blur`: source, sourceSize, sourceOffset, direction, taps, sigma, color.
-    let blur: ShaderProgram
+    case composite
+    /// `Shaders.blur`: source, sourceSize, sourceOffset, direction, taps, scale, color, weights, offsets.
+    case blur
     /// `Shaders.fill`: fillColor.
-    let fill: ShaderProgram
+    case fill
+    /// `Shaders.shadowTexture`: source, rect, color.
+    case shadowTexture
 
-    init() throws(GLESError) {
-        var made: [GLuint] = []
-        do throws(GLESError) {
-            shape = try ShaderProgram(name: "shape", fragment: Shaders.shape,
-                                      uniforms: ["rect", "radii", "borderWidth", "fillColor", "borderColor"])
-            made.append(shape.program)
-            shadow = try ShaderProgram(name: "shadow", fragment: Shaders.shadow, uniforms: ["rect", "radii", "sigma", "color"])
-            made.append(shadow.program)
-            composite = try ShaderProgram(name: "composite", fragment: Shaders.composite, uniforms: ["source", "opacity"])
-            made.append(composite.program)
-            blur = try ShaderProgram(name: "blur", fragment: Shaders.blur,
-                                     uniforms: ["source", "sourceSize", "sourceOffset", "direction", "taps", "sigma", "color"])
-            made.append(blur.program)
-            fill = try ShaderProgram(name: "fill", fragment: Shaders.fill, uniforms: ["fillColor"])
-        } catch {
-            for p in made { glDeleteProgram(p) }
-            throw error
+    var fragment: String {
+        switch self {
+        case .shape: Shaders.shape
+        case .shadow: Shaders.shadow
+        case .composite: Shaders.composite
+        case .blur: Shaders.blur
+        case .fill: Shaders.fill
+        case .shadowTexture: Shaders.shadowTexture
         }
     }
 
-    var all: [ShaderProgram] { [shape, shadow, composite, blur, fill] }
+    var uniforms: [String] {
+        switch self {
+        case .shape: ["rect", "radii", "borderWidth", "fillColor", "borderColor"]
+        case .shadow: ["rect", "radii", "sigma", "color"]
+        case .composite: ["source", "opacity"]
+        case .blur: ["source", "sourceSize", "sourceOffset", "direction", "taps", "scale", "color", "weights", "offsets"]
+        case .fill: ["fillColor"]
+        case .shadowTexture: ["source", "rect", "color"]
+        }
+    }
+}
+
+/// The renderer's programs, compiled once: each kind twice, with the `masksToBounds` clip stack
+/// and without it. On llvmpipe the clip stack's code costs about as much as the rest of a
+/// shader even when no clip is in force, so draws outside any clip use the variant without.
+struct RendererPrograms {
+    /// Indexed by `index(kind, clipped:)`.
+    let all: [ShaderProgram]
+
+    static func index(_ kind: ProgramKind, clipped: Bool) -> Int { kind.rawValue * 2 + (clipped ? 1 : 0) }
+
+    subscript(kind: ProgramKind, clipped clipped: Bool) -> ShaderProgram { all[Self.index(kind, clipped: clipped)] }
+
+    init() throws(GLESError) {
+        var made: [ShaderProgram] = []
+        do throws(GLESError) {
+            for kind in ProgramKind.allCases {
+                for clipped in [false, true] {
+                    let source = kind.fragment.insertingAfterVersion("#define HAS_CLIPS \(clipped ? 1 : 0)")
+                    made.append(try ShaderProgram(name: "\(kind)\(clipped ? " (clipped)" : "")", fragment: source,
+                                                  uniforms: kind.uniforms))
+                }
+            }
+        } catch {
+            for p in made { glDeleteProgram(p.program) }
+            throw error
+        }
+        all = made
+    }
 
     func delete() { for p in all { glDeleteProgram(p.program) } }
+}
+
+extension String {
+    /// The string with its first line (`#version 300 es`) followed by `line`: where a
+    /// `#define` must go in GLSL.
+    func insertingAfterVersion(_ line: String) -> String {
+        guard let newline = firstIndex(of: "\n") else { return self + "\n" + line }
+        return String(self[...newline]) + line + "\n" + String(self[index(after: newline)...])
+    }
 }

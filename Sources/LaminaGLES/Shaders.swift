@@ -18,6 +18,9 @@ enum Shaders {
         uniform vec4 quad;            // the rectangle covered: origin.xy, size.zw (layer coordinates)
         uniform vec2 pointsToClip;    // 2 / display width, 2 / display height
         out vec2 local;               // the fragment in layer coordinates (perspective-correct)
+        // Every program computes the same position from the same vertex, so rectangles drawn
+        // side by side by different programs (edge bands and flat interiors) meet exactly.
+        invariant gl_Position;
         void main() {
             local = quad.xy + unitVertex * quad.zw;
             vec4 d = layerToDisplay * vec4(local, 0.0, 1.0);
@@ -33,11 +36,6 @@ enum Shaders {
         #version 300 es
         precision highp float;
         #define MAX_CLIPS \(maximumClips)
-        uniform float displayHeight;
-        uniform int clipCount;
-        uniform mat3 clipFromDisplay[MAX_CLIPS]; // display point -> clip layer (homography)
-        uniform vec4 clipRect[MAX_CLIPS];
-        uniform vec4 clipRadii[MAX_CLIPS];
         out vec4 fragColor;
 
         // Signed distance from p to the rectangle (origin.xy, size.zw) whose corners have the
@@ -69,6 +67,13 @@ enum Shaders {
             return clamp(0.5 - dg.x / max(pixel, 1e-6), 0.0, 1.0);
         }
 
+        #if HAS_CLIPS
+        uniform float displayHeight;
+        uniform int clipCount;
+        uniform mat3 clipFromDisplay[MAX_CLIPS]; // display point -> clip layer (homography)
+        uniform vec4 clipRect[MAX_CLIPS];
+        uniform vec4 clipRadii[MAX_CLIPS];
+
         // The product of the coverages of every clip in force. Each clip is its layer's rounded
         // bounds; the display point maps back into the clip layer's plane through the inverse of
         // the plane's homography, so clips work under any 2D or 3D transform.
@@ -84,6 +89,10 @@ enum Shaders {
             }
             return c;
         }
+        #else
+        // The variant for draws outside every clip (HAS_CLIPS 0): nothing to multiply.
+        float clipCoverage() { return 1.0; }
+        #endif
 
         """
 
@@ -115,15 +124,14 @@ enum Shaders {
         }
         """
 
-    /// The fast path for the most common layer: a plain rectangle whose edges the transform
-    /// keeps on the pixel grid's axes (no corner radius, no border, no rotation or perspective).
-    /// Its edges need no antialiasing ramp, so it skips the distance field: on llvmpipe this is
-    /// several times cheaper per fragment than `shape`.
+    /// One flat colour: the cells of a layer that are fully inside its shape (the edge-band
+    /// split), and pixel-aligned rectangles. Without clips (HAS_CLIPS 0) it is a few
+    /// instructions, about ten times cheaper per fragment on llvmpipe than `shape`.
     static let fill = fragmentCommon + """
         in vec2 local;
         uniform vec4 fillColor;      // premultiplied, opacity applied
         void main() {
-            fragColor = clipCount == 0 ? fillColor : fillColor * clipCoverage();
+            fragColor = fillColor * clipCoverage();
         }
         """
 
@@ -187,27 +195,45 @@ enum Shaders {
         }
         """
 
-    /// One pass of a separable Gaussian blur of a texture's alpha. The first pass blurs across
-    /// into a scratch target (colour (1,1,1,1): every channel holds the alpha); the second
-    /// blurs down, tints with the shadow colour and lands at the shadow offset.
+    /// One pass of a separable Gaussian blur of a texture's alpha, with taps from
+    /// `BlurKernel`; also the down-sampling and up-sampling passes (no taps, `scale` 2 or 1/2).
+    /// Intermediate passes write colour (1,1,1,1) × alpha into scratch targets; the last one
+    /// tints with the shadow colour and lands at the shadow offset.
     static let blur = fragmentCommon + """
+        #define MAX_TAPS \(BlurKernel.maximumTaps + 1)
         uniform sampler2D source;
         uniform vec2 sourceSize;     // texels
-        uniform vec2 sourceOffset;   // framebuffer pixels: the fragment reads source at p - offset
-        uniform vec2 direction;      // (spacing, 0) or (0, spacing), in texels
-        uniform int taps;            // samples each side of the centre
-        uniform float sigma;         // in samples
+        uniform vec2 sourceOffset;   // framebuffer pixels: the fragment reads source at (p - offset) * scale
+        uniform vec2 direction;      // (1, 0) or (0, 1): texels per unit of offset
+        uniform int taps;            // taps each side of the centre
+        uniform float scale;         // source texels per framebuffer pixel
         uniform vec4 color;          // premultiplied tint
+        uniform float weights[MAX_TAPS];
+        uniform float offsets[MAX_TAPS];
         void main() {
-            vec2 centre = gl_FragCoord.xy - sourceOffset;
-            float sum = 0.0, total = 0.0;
-            for (int i = -taps; i <= taps; i++) {
-                float x = float(i);
-                float w = exp(-(x * x) / (2.0 * sigma * sigma));
-                sum += w * texture(source, (centre + x * direction) / sourceSize).a;
-                total += w;
+            vec2 centre = (gl_FragCoord.xy - sourceOffset) * scale;
+            float sum = weights[0] * texture(source, centre / sourceSize).a;
+            for (int i = 1; i < MAX_TAPS; i++) {
+                if (i > taps) break;
+                vec2 d = offsets[i] * direction;
+                sum += weights[i] * (texture(source, (centre + d) / sourceSize).a
+                                     + texture(source, (centre - d) / sourceSize).a);
             }
-            fragColor = color * (sum / total) * clipCoverage();
+            fragColor = color * sum * clipCoverage();
+        }
+        """
+
+    /// A shadow drawn from a cached texture of `shadow`'s values over the rectangle `rect`
+    /// (layer coordinates): one filtered read per fragment instead of the closed form.
+    /// The texture's first row is the bottom of the rectangle (it was drawn as a framebuffer).
+    static let shadowTexture = fragmentCommon + """
+        in vec2 local;
+        uniform sampler2D source;
+        uniform vec4 rect;
+        uniform vec4 color;          // premultiplied shadow colour x shadowOpacity x opacity
+        void main() {
+            vec2 uv = (local - rect.xy) / rect.zw;
+            fragColor = color * texture(source, vec2(uv.x, 1.0 - uv.y)).r * clipCoverage();
         }
         """
 }

@@ -24,22 +24,30 @@ public enum UnixSocket {
 
     /// Listens on `path`. A socket file left by a daemon that is gone is replaced; one that a
     /// live daemon answers on is not (EADDRINUSE). The socket is non-blocking and close-on-exec.
+    ///
+    /// The socket is bound and listening under a temporary name first and then renamed to
+    /// `path`, so the file appears only once connections to it are accepted: a client (or a
+    /// script) that waits for the file never meets a refused connection.
     public static func listen(path: String, backlog: Int32 = 64) throws(SystemError) -> FileDescriptor {
-        var addr = try address(path)
+        if access(path, F_OK) == 0, (try? connect(path: path)) != nil {
+            throw SystemError("bind \(path) (a server is already listening)", errno: EADDRINUSE)
+        }
+        let staging = path + ".\(getpid())"
+        _ = try address(path)  // the final path must fit too
+        var addr = try address(staging)
         let fd = FileDescriptor(owning: try retryingEINTR("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0) })
         let len = socklen_t(MemoryLayout<sockaddr_un>.size)
-        func bindOnce() -> Int32 {
-            withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd.rawValue, $0, len) } }
+        unlink(staging)
+        let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd.rawValue, $0, len) } }
+        guard bound == 0 else { throw SystemError("bind \(staging)", errno: errno) }
+        do throws(SystemError) {
+            try retryingEINTR("listen") { Glibc.listen(fd.rawValue, backlog) }
+            // rename() replaces a stale socket file at `path` atomically.
+            guard rename(staging, path) == 0 else { throw SystemError("rename \(staging) to \(path)", errno: errno) }
+        } catch {
+            unlink(staging)
+            throw error
         }
-        if bindOnce() == -1 {
-            let e = errno
-            guard e == EADDRINUSE else { throw SystemError("bind \(path)", errno: e) }
-            // Is anyone there? If a connect is refused, the file is stale.
-            if (try? connect(path: path)) != nil { throw SystemError("bind \(path) (a server is already listening)", errno: EADDRINUSE) }
-            unlink(path)
-            guard bindOnce() == 0 else { throw SystemError("bind \(path)", errno: errno) }
-        }
-        try retryingEINTR("listen") { Glibc.listen(fd.rawValue, backlog) }
         return fd
     }
 

@@ -45,8 +45,7 @@ extension ByteWriter {
             for v in k.values { typedValue(v) }
             if let path = k.path {
                 u8(1)
-                u32(UInt32(path.elements.count))
-                for e in path.elements { pathElement(e) }
+                self.path(path)
             } else {
                 u8(0)
             }
@@ -151,6 +150,12 @@ extension ByteWriter {
     private mutating func point(_ p: Point) {
         f64(p.x)
         f64(p.y)
+    }
+
+    /// A u32 element count, then each element: a u8 type and its points.
+    mutating func path(_ p: Path) {
+        u32(UInt32(p.elements.count))
+        for e in p.elements { pathElement(e) }
     }
 
     private mutating func pathElement(_ e: PathElement) {
@@ -381,7 +386,7 @@ extension ByteReader {
         return numbers
     }
 
-    private mutating func path(_ f: String) throws(DecodeError) -> Path {
+    mutating func path(_ f: String) throws(DecodeError) -> Path {
         // closeSubpath, the smallest element, is its tag alone.
         let count = try arrayCount(f + ".elements", smallestElement: 1, noun: "path elements")
         var elements: [PathElement] = []

@@ -130,6 +130,10 @@ extension ByteWriter {
         case .transform(let t): for d in t.rowMajor { f64(d) }
         case .bool(let b): bool(b)
         case .string(let s): string(s)
+        case .numbers(let v): u32(UInt32(v.count)); for d in v { f64(d) }
+        case .colors(let v): u32(UInt32(v.count)); for c in v { f64(c.red); f64(c.green); f64(c.blue); f64(c.alpha) }
+        case .path(let p): path(p)
+        case .image(let n), .layer(let n): u32(n)
         }
     }
 }
@@ -154,7 +158,48 @@ extension ByteReader {
             for i in 0..<16 { m[i] = try f64(field) }
             return .transform(Transform3D(rowMajor: m)!)
         case .bool: return .bool(try bool(field))
-        case .string: return .string(try string(field, limit: 1024))
+        case .string: return .string(try string(field, limit: PropertyWire.stringLimit))
+        case .numbers:
+            let n = try listCount(field, elementSize: 8)
+            var v: [Double] = []
+            v.reserveCapacity(n)
+            for _ in 0..<n { v.append(try f64(field)) }
+            return .numbers(v)
+        case .colors:
+            let n = try listCount(field, elementSize: 32)
+            var v: [Color] = []
+            v.reserveCapacity(n)
+            for _ in 0..<n {
+                guard case .color(let c) = try value(.color, field) else { preconditionFailure() }
+                v.append(c)
+            }
+            return .colors(v)
+        case .path:
+            let p = try path(field)
+            guard p.elements.count <= LayerProperties.pathElementLimit else {
+                throw .invalid(field: field, reason: "\(p.elements.count) path elements is more than the limit of \(LayerProperties.pathElementLimit)")
+            }
+            return .path(p)
+        case .image: return .image(try u32(field))
+        case .layer: return .layer(try u32(field))
         }
     }
+
+    /// A u32 list length, refused when over `LayerProperties.listLimit` or longer than the bytes left.
+    private mutating func listCount(_ field: String, elementSize: Int) throws(DecodeError) -> Int {
+        let n = Int(try u32(field + " count"))
+        guard n <= LayerProperties.listLimit else {
+            throw .invalid(field: field, reason: "a list of \(n) entries is longer than the limit of \(LayerProperties.listLimit)")
+        }
+        guard n <= remaining / elementSize else {
+            throw .invalid(field: field + " count", reason: "\(n) entries cannot fit in the \(remaining) bytes that follow")
+        }
+        return n
+    }
+}
+
+/// Limits on property values on the wire.
+public enum PropertyWire {
+    /// The longest string value, in UTF-8 bytes (a text layer's `string` included).
+    public static let stringLimit = 65_536
 }

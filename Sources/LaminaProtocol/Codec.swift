@@ -6,7 +6,10 @@ extension ByteWriter {
     mutating func operation(_ op: Operation) {
         u8(op.opcode)
         switch op {
-        case .create(let id), .destroy(let id), .remove(let id):
+        case let .create(id, kind):
+            u32(id.rawValue)
+            if kind != .layer { u8(kind.rawValue) }
+        case .destroy(let id), .remove(let id):
             u32(id.rawValue)
         case let .set(id, key, value):
             u32(id.rawValue)
@@ -56,6 +59,13 @@ extension ByteReader {
         let opcode = try u8(field + " opcode")
         switch opcode {
         case 1: return .create(LayerID(try u32(field + " layer")))
+        case 11:
+            let id = LayerID(try u32(field + " layer"))
+            let raw = try u8(field + " kind")
+            guard let kind = LayerKind(rawValue: raw) else {
+                throw .invalid(field: field + " kind", reason: "unknown layer kind \(raw) (0–\(LayerKind.allCases.count - 1))")
+            }
+            return .create(id, kind: kind)
         case 2: return .destroy(LayerID(try u32(field + " layer")))
         case 3:
             let id = LayerID(try u32(field + " layer"))

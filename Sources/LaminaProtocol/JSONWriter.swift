@@ -61,6 +61,19 @@ public struct JSONWriter: Sendable {
         case .transform(let t): numbers(t.rowMajor)
         case .bool(let b): separator(); text += b ? "true" : "false"
         case .string(let s): separator(); text += JSONWriter.quoted(s)
+        case .numbers(let v): numbers(v)
+        case .colors(let v):
+            separator()
+            text += "[" + v.map { c in
+                exactColors ? "[" + [c.red, c.green, c.blue, c.alpha].map(JSONWriter.format).joined(separator: ",") + "]"
+                    : JSONWriter.quoted(c.hexString)
+            }.joined(separator: ",") + "]"
+        case .path(let p):
+            separator()
+            text += p.elements.isEmpty ? "null" : JSONWriter.quoted(p.description)
+        case .image(let n), .layer(let n):
+            separator()
+            text += n == 0 ? "null" : String(n)
         }
     }
 

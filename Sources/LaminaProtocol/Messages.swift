@@ -26,8 +26,9 @@ public struct LayerID: RawRepresentable, Hashable, Sendable, Comparable, CustomS
 
 /// One step of a commit. A commit's operations apply in order, all or none.
 public enum Operation: Hashable, Sendable {
-    /// Creates a layer with Core Animation's default properties, not yet in any tree.
-    case create(LayerID)
+    /// Creates a layer of `kind` with Core Animation's default properties, not yet in any tree.
+    /// On the wire a plain layer is opcode 1 and any other kind opcode 11, which adds the kind.
+    case create(LayerID, kind: LayerKind = .layer)
     /// Destroys a layer; it leaves its superlayer and its sublayers become detached.
     case destroy(LayerID)
     /// Sets one property.
@@ -54,7 +55,7 @@ public enum Operation: Hashable, Sendable {
     /// The opcode on the wire.
     public var opcode: UInt8 {
         switch self {
-        case .create: 1
+        case .create(_, let kind): kind == .layer ? 1 : 11
         case .destroy: 2
         case .set: 3
         case .insert: 4

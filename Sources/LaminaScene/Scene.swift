@@ -5,6 +5,8 @@ import LaminaCore
 public struct SceneLayer: Sendable, Equatable {
     /// Layers are matched by name when a scene is applied again; nil for an unnamed layer.
     public var name: String?
+    /// The layer's class (`"class": "gradient"` in the file); a plain layer by default.
+    public var kind: LayerKind = .layer
     /// Every property the file sets; the others take Core Animation's defaults.
     public var properties: [PropertyKey: PropertyValue] = [:]
     public var sublayers: [SceneLayer] = []
@@ -25,7 +27,7 @@ public struct SceneLayer: Sendable, Equatable {
 
     /// The full model values this layer asks for: defaults, overridden by the file.
     public var resolvedProperties: LayerProperties {
-        var p = LayerProperties()
+        var p = LayerProperties(kind: kind)
         // Values were validated while parsing; a failure here would be a parser bug.
         for key in PropertyKey.allCases { if let v = properties[key] { try? p.set(key, v) } }
         if let name { p.name = name }
@@ -77,6 +79,12 @@ enum SceneParser {
             case "name":
                 guard case .string(let s) = value else { throw SceneError(path: p, message: "expected a string") }
                 layer.name = s
+            case "class":
+                guard case .string(let s) = value, let kind = LayerKind(name: s) else {
+                    throw SceneError(path: p, message: "expected one of \(LayerKind.allCases.map { "\"\($0.name)\"" }.joined(separator: ", "))")
+                }
+                guard !isRoot || kind == .layer else { throw SceneError(path: p, message: "the root layer is a plain layer") }
+                layer.kind = kind
             case "sublayers":
                 guard case .array(let items) = value else { throw SceneError(path: p, message: "expected an array of layers") }
                 for (i, item) in items.enumerated() {
@@ -100,7 +108,7 @@ enum SceneParser {
                 layer.properties[.position] = .point(r.origin)
             default:
                 guard let pk = PropertyKey(name: key), pk != .name else {
-                    throw SceneError(path: p, message: "unknown property '\(key)' (known: \(PropertyKey.allCases.map(\.name).joined(separator: ", ")), frame, sublayers, animations)")
+                    throw SceneError(path: p, message: "unknown property '\(key)' (known: \(PropertyKey.allCases.map(\.name).joined(separator: ", ")), class, frame, sublayers, animations)")
                 }
                 if pk == .bounds, fields["frame"] != nil {
                     throw SceneError(path: p, message: "give either frame or bounds/position, not both")
@@ -165,6 +173,19 @@ enum SceneParser {
             return .color(try color(json, path: path))
         case .transform:
             return .transform(try transform(json, path: path))
+        case .numbers:
+            guard case .array(let items) = json else { throw SceneError(path: path, message: "expected an array of numbers, not \(json.typeName)") }
+            return .numbers(try numbers(json, count: items.count, path: path, what: ""))
+        case .colors:
+            guard case .array(let items) = json else { throw SceneError(path: path, message: "expected an array of colours, not \(json.typeName)") }
+            var out: [Color] = []
+            for (i, item) in items.enumerated() { out.append(try color(item, path: "\(path)[\(i)]")) }
+            return .colors(out)
+        case .path:
+            if case .null = json { return .path(Path()) }
+            return .path(try ScenePathParser.path(json, path: path))
+        case .image, .layer:
+            throw SceneError(path: path, message: "'\(key)' cannot be set from a scene file yet")
         }
     }
 

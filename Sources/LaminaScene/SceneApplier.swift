@@ -50,10 +50,11 @@ public enum SceneApplier {
         var wanted: [Layer] = []
         for child in node.sublayers {
             let l: Layer
-            if let n = child.name, let hit = existing.removeValue(forKey: n) {
+            if let n = child.name, let hit = existing[n], hit.kind == child.kind {
+                existing[n] = nil
                 l = hit
             } else {
-                l = Layer()
+                l = Layer.make(kind: child.kind)
                 summary.created += 1
             }
             update(l, to: child, isRoot: false, &summary)

@@ -141,7 +141,7 @@ public struct ClientTree: Sendable {
     private mutating func applyOne(_ op: Operation, index i: Int, limits: ClientLimits, journal: inout Journal,
                                    changes: inout [TreeChange]) throws(CommitRejection) -> Bool {
         switch op {
-        case .create(let id):
+        case let .create(id, kind):
             guard layers[id] == nil else {
                 throw CommitRejection(code: .duplicateLayer, operationIndex: i,
                                       message: id == .root ? "layer #0 is the client's root layer and always exists" : "layer \(id) already exists")
@@ -150,7 +150,7 @@ public struct ClientTree: Sendable {
                 throw CommitRejection(code: .limitExceeded, operationIndex: i, message: "a client may hold at most \(limits.maxLayers) layers")
             }
             save(id, &journal)
-            layers[id] = ServerLayer()
+            layers[id] = ServerLayer(properties: LayerProperties(kind: kind))
             changes.append(.created(id))
             return false
 
@@ -259,11 +259,10 @@ public struct ClientTree: Sendable {
     public func snapshot() -> [Operation] {
         var ops: [Operation] = []
         let ids = layers.keys.sorted()
-        for id in ids where id != .root { ops.append(.create(id)) }
-        let defaults = LayerProperties.defaults
+        for id in ids where id != .root { ops.append(.create(id, kind: layers[id]!.properties.kind)) }
         for id in ids {
             let p = layers[id]!.properties
-            for key in p.changedKeys(from: defaults) { ops.append(.set(id, key, p[key])) }
+            for key in p.changedKeys(from: LayerProperties(kind: p.kind)) { ops.append(.set(id, key, p[key])) }
         }
         for id in ids {
             for (n, child) in layers[id]!.sublayers.enumerated() {

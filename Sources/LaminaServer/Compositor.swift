@@ -194,11 +194,20 @@ public final class Compositor {
 
     private func apply(_ commit: Commit, from client: ClientID) {
         do {
+            // A layer given a transition keeps its rendering from before the commit.
+            var snapshots: [LayerID: [DrawCommand]] = [:]
+            if let i = display.index(of: client) {
+                let targets = transitionTargets(commit.operations, entry: i)
+                if !targets.isEmpty { snapshots = self.snapshots(of: targets, entry: i) }
+            }
             let result = try display.apply(commit.operations, from: client, limits: configuration.limits)
             if result.visibleChange { markNeedsFrame() }
             stats.commitsApplied += 1
             reply(client, .applied(serial: commit.serial))
-            if let i = display.index(of: client) { animate(result.changes, entry: i) }
+            if let i = display.index(of: client) {
+                animate(result.changes, entry: i)
+                attachTransitions(snapshots, result.changes, entry: i)
+            }
             if !watchers.isEmpty {
                 watch(#"{"event":"commit","client":\#(client.rawValue),"serial":\#(commit.serial),"operations":\#(commit.operations.count),"time":\#(JSONWriter.format(now))}"#)
             }
@@ -255,9 +264,12 @@ public final class Compositor {
         needsFrame = false
         tickAnimations(at: t)
         let entries = display.entries
-        let list = display.drawList(at: t) { entry, id, model, _ in
+        let list = display.drawList(at: t, present: { entry, id, model, _ in
             entries[entry].animations[id]?.presentation ?? model
-        }
+        }, transitions: !hasTransitions ? nil : { entry, id in
+            guard let a = entries[entry].animations[id], let state = a.transition, let snapshot = a.transitionSnapshot else { return nil }
+            return ActiveTransition(state: state, snapshot: snapshot)
+        })
         try backend.present(list)
         stats.framesRendered += 1
         stats.lastFrameSeconds = realTime() - start
@@ -265,6 +277,9 @@ public final class Compositor {
         // With a real clock, a running animation asks for the next frame; a virtual clock
         // only moves when told to.
         if !clock.isVirtual, isAnimating { markNeedsFrame() }
+        if !watchers.isEmpty {
+            watch(#"{"event":"frame","frame":\#(stats.framesRendered),"commits":\#(stats.commitsApplied),"time":\#(JSONWriter.format(t)),"renderMilliseconds":\#(JSONWriter.format((stats.lastFrameSeconds * 1000 * 1000).rounded() / 1000))}"#)
+        }
         onFrameRendered()
     }
 

@@ -175,11 +175,16 @@ extension Compositor {
                 frameEvents.removeAll(keepingCapacity: true)
                 // Evaluated in place in the dictionary: copying the entry out would copy its
                 // animation list on every frame.
-                let shown = display.entries[i].animations[id]!.animations.evaluate(model: model, time: local, events: &frameEvents).properties
+                let shown = display.entries[i].animations[id]!.animations.evaluate(model: model, time: local, events: &frameEvents)
                 if display.entries[i].animations[id]!.animations.isEmpty {
                     display.entries[i].animations[id] = nil
                 } else {
-                    display.entries[i].animations[id]!.presentation = shown
+                    display.entries[i].animations[id]!.presentation = shown.properties
+                    display.entries[i].animations[id]!.transition = shown.transition
+                    if shown.transition == nil, display.entries[i].animations[id]!.transitionSnapshot != nil,
+                       !display.entries[i].animations[id]!.animations.hasTransition {
+                        display.entries[i].animations[id]!.transitionSnapshot = nil
+                    }
                 }
                 guard !frameEvents.isEmpty else { continue }
                 for e in frameEvents {
@@ -208,6 +213,80 @@ extension Compositor {
         guard var a = display.entries[i].animations[id]?.animations else { return model }
         var ignored: [AnimationEvent] = []
         return a.evaluate(model: model, time: localTime(of: id, entry: i, at: t), events: &ignored).properties
+    }
+
+    // MARK: Transitions
+
+    /// Whether any layer has a transition's old rendering kept (most frames have none, and
+    /// then the render list does not look for transitions at all).
+    var hasTransitions: Bool {
+        display.entries.contains { e in e.animations.values.contains { $0.transitionSnapshot != nil } }
+    }
+
+    /// The layers of `ops` that a transition will be added to: those given one explicitly, and
+    /// the superlayer of a sublayer replaced in this commit (a remove and an insert at the same
+    /// place) when its `actions` or `style` has a `transition` entry — Core Animation's
+    /// `transition` action for `replaceSublayer:with:`. Looked up before the commit is applied,
+    /// so their old rendering can be kept.
+    func transitionTargets(_ ops: [Operation], entry i: Int) -> Set<LayerID> {
+        let tree = display.entries[i].tree
+        var targets: Set<LayerID> = []
+        var removedFrom: Set<LayerID> = []
+        for op in ops {
+            switch op {
+            case let .addAnimation(id, _, _, animation) where animation.containsTransition:
+                if tree[id] != nil { targets.insert(id) }
+            case .remove(let id):
+                if let parent = tree[id]?.superlayer { removedFrom.insert(parent) }
+            case let .insert(parent, _, _):
+                if removedFrom.contains(parent), let layer = tree[parent],
+                   case .animation? = layer.actions["transition"] ?? layer.styleActions["transition"] {
+                    targets.insert(parent)
+                }
+            default:
+                break
+            }
+        }
+        return targets
+    }
+
+    /// The current rendering of each layer in `ids`, in its own coordinates.
+    func snapshots(of ids: Set<LayerID>, entry i: Int) -> [LayerID: [DrawCommand]] {
+        let t = now
+        var out: [LayerID: [DrawCommand]] = [:]
+        for id in ids {
+            guard let p = presentation(of: id, entry: i, at: t) else { continue }
+            out[id] = display.snapshot(entry: i, layer: id, properties: p, localTime: localTime(of: id, entry: i, at: t)) {
+                [self] _, child, model, _ in presentation(of: child, entry: i, at: t, model: model) ?? model
+            }
+        }
+        return out
+    }
+
+    /// Runs the `transition` action of layers whose sublayer was replaced, and keeps the old
+    /// rendering of every layer that now has a transition attached.
+    func attachTransitions(_ snapshots: [LayerID: [DrawCommand]], _ changes: [TreeChange], entry i: Int) {
+        var settings = TransactionSettings.default
+        var replaced: Set<LayerID> = []
+        var removedFrom: Set<LayerID> = []
+        for change in changes {
+            switch change {
+            case .settings(let s): settings = s
+            case let .removed(_, parent, _): removedFrom.insert(parent)
+            case let .inserted(_, parent):
+                guard removedFrom.contains(parent), !replaced.contains(parent), !settings.disableActions,
+                      let layer = display.entries[i].tree[parent],
+                      case .animation(let a)? = layer.actions["transition"] ?? layer.styleActions["transition"]
+                else { continue }
+                replaced.insert(parent)
+                attach(a, key: "transition", tag: 0, to: parent, entry: i, previous: nil, settings: settings, at: now)
+            default:
+                break
+            }
+        }
+        for (id, snapshot) in snapshots where display.entries[i].animations[id]?.animations.hasTransition == true {
+            display.entries[i].animations[id]!.transitionSnapshot = snapshot
+        }
     }
 
     /// Puts departing layers back where they were, for drawing; nil when none are departing.

@@ -28,6 +28,11 @@ public struct DisplayTree: Sendable {
     public struct AnimatedLayer: Sendable {
         public var animations = LayerAnimations()
         public var presentation: LayerProperties
+        /// The transition in progress at the last frame, if any.
+        public var transition: TransitionState?
+        /// The layer's rendering when its latest transition was added (`snapshot(entry:…)`),
+        /// kept while a transition is attached.
+        public var transitionSnapshot: [DrawCommand]?
     }
 
     /// A layer on its way out: where it was, and (if it was destroyed) what it was.
@@ -167,7 +172,8 @@ extension DisplayTree {
         j.beginObject()
         j.field("id", Double(id.rawValue))
         let p = layer.properties
-        for key in p.changedKeys(from: .defaults) { j.key(key.name); j.value(p[key]) }
+        if p.kind != .layer { j.field("class", p.kind.name) }
+        for key in p.changedKeys(from: LayerProperties(kind: p.kind)) { j.key(key.name); j.value(p[key]) }
         j.key("frame"); j.value(.rect(p.frame))
         if let shown = presentation(id) {
             let differing = PropertyKey.allCases.filter { shown[$0] != p[$0] }

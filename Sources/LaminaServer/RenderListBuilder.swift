@@ -8,6 +8,22 @@ import LaminaProtocol
 /// at each layer). Returns the values to draw.
 public typealias PresentationLookup = (_ entry: Int, _ layer: LayerID, _ model: LayerProperties, _ localTime: Double) -> LayerProperties
 
+/// A transition being drawn on a layer: how far it has got, and the layer's old rendering.
+public struct ActiveTransition: Sendable {
+    public var state: TransitionState
+    /// The layer and its subtree as they were drawn when the transition was added, in the
+    /// layer's own coordinates (`DisplayTree.snapshot`).
+    public var snapshot: [DrawCommand]
+
+    public init(state: TransitionState, snapshot: [DrawCommand]) {
+        self.state = state
+        self.snapshot = snapshot
+    }
+}
+
+/// Where the render list finds the transition in progress on a layer, if any.
+public typealias TransitionLookup = (_ entry: Int, _ layer: LayerID) -> ActiveTransition?
+
 extension DisplayTree {
     /// The frame at display time `time`, with presentation values from `present` (the model
     /// values when nothing animates).
@@ -24,17 +40,39 @@ extension DisplayTree {
     /// zPosition order, then array order. Per layer, in order: its shadow, its background, its
     /// sublayers (clipped by `masksToBounds`), then its border, which Core Animation draws above
     /// the sublayers.
-    public func drawList(at time: Double = 0, present: PresentationLookup = { _, _, model, _ in model }) -> DrawList {
+    ///
+    /// A layer with a transition in progress (`transitions`) draws its old rendering and its
+    /// current one, placed and faded as the transition's type, direction and progress say.
+    public func drawList(at time: Double = 0, present: PresentationLookup = { _, _, model, _ in model },
+                         transitions: TransitionLookup? = nil) -> DrawList {
         var list = DrawList(width: width, height: height, background: background)
         list.commands.reserveCapacity(layerCount + layerCount / 2)
         withoutActuallyEscaping(present) { present in
             for (i, entry) in entries.enumerated() {
                 // renderTree: departing layers (onOrderOut) put back where they were.
-                var walk = RenderWalk(tree: entry.renderTree ?? entry.tree, entry: i, present: present, outputRoots: outputRoots)
+                var walk = RenderWalk(tree: entry.renderTree ?? entry.tree, entry: i, present: present, transitions: transitions,
+                                      outputRoots: outputRoots)
                 walk.visitRoot(time: time, into: &list.commands)
             }
         }
         return list
+    }
+
+    /// The commands that draw layer `id` of entry `i` and its subtree, with presentation
+    /// values `p` at its local time `localTime`, in the layer's own coordinates (its transform
+    /// to the display taken as the identity) and at full opacity above it: what a transition
+    /// keeps of the layer's old appearance.
+    public func snapshot(entry i: Int, layer id: LayerID, properties p: LayerProperties, localTime: Double,
+                         present: PresentationLookup) -> [DrawCommand] {
+        let entry = entries[i]
+        let tree = entry.renderTree ?? entry.tree
+        guard let layer = tree[id] else { return [] }
+        var commands: [DrawCommand] = []
+        withoutActuallyEscaping(present) { present in
+            var walk = RenderWalk(tree: tree, entry: i, present: present, transitions: nil, outputRoots: [:])
+            walk.draw(layer, p, localTime: localTime, toDisplay: .identity, parentOpacity: 1, into: &commands)
+        }
+        return commands
     }
 }
 
@@ -43,6 +81,7 @@ private struct RenderWalk {
     let tree: ClientTree
     let entry: Int
     let present: PresentationLookup
+    let transitions: TransitionLookup?
     /// `DisplayTree.outputRoots`: the root's sublayers named after an output are moved to it.
     let outputRoots: [String: Rect]
 
@@ -55,7 +94,7 @@ private struct RenderWalk {
     mutating func visitRoot(time: Double, into commands: inout [DrawCommand]) {
         guard let root = tree[.root] else { return }
         let (p, local) = properties(of: .root, root, parentTime: time)
-        visit(root, p, localTime: local, superlayerSpace: .identity, superlayerToDisplay: .identity,
+        visit(.root, root, p, localTime: local, superlayerSpace: .identity, superlayerToDisplay: .identity,
               parentOpacity: 1, into: &commands)
     }
 
@@ -67,18 +106,31 @@ private struct RenderWalk {
     ///   - superlayerToDisplay: the superlayer's plane to the display, z already flattened.
     ///   - parentOpacity: the opacity accumulated since the enclosing offscreen group (or the
     ///     display).
-    mutating func visit(_ layer: ServerLayer, _ p: LayerProperties, localTime: Double,
+    mutating func visit(_ id: LayerID, _ layer: ServerLayer, _ p: LayerProperties, localTime: Double,
                         superlayerSpace: Transform3D, superlayerToDisplay: Transform3D,
                         parentOpacity: Double, into commands: inout [DrawCommand]) {
-        guard !p.isHidden else { return }
-        let opacity = parentOpacity * p.opacity
-        // `!(x > 0)` also skips NaN.
-        guard opacity > 0 else { return }
+        guard !p.isHidden, parentOpacity * p.opacity > 0 else { return }
         let inSuperlayer = superlayerSpace.isIdentity
             ? p.transformToSuperlayer : p.transformToSuperlayer.concatenating(superlayerSpace)
         // Facing is decided in the superlayer's 3D space, where Core Animation flattens the layer.
         if !p.isDoubleSided, !inSuperlayer.facesViewer { return }
         let toDisplay = superlayerToDisplay.isIdentity ? inSuperlayer : inSuperlayer.concatenating(superlayerToDisplay)
+        if let transition = transitions?(entry, id) {
+            drawTransition(transition, layer, p, localTime: localTime, toDisplay: toDisplay,
+                           parentOpacity: parentOpacity, into: &commands)
+        } else {
+            draw(layer, p, localTime: localTime, toDisplay: toDisplay, parentOpacity: parentOpacity, into: &commands)
+        }
+    }
+
+    /// Lists the commands of a layer placed by `toDisplay`: its shadow, background, sublayers
+    /// and border, in a group when its opacity or shadow needs one.
+    mutating func draw(_ layer: ServerLayer, _ p: LayerProperties, localTime: Double, toDisplay: Transform3D,
+                       parentOpacity: Double, into commands: inout [DrawCommand]) {
+        guard !p.isHidden else { return }
+        let opacity = parentOpacity * p.opacity
+        // `!(x > 0)` also skips NaN.
+        guard opacity > 0 else { return }
 
         let bounds = p.bounds
         let hasArea = bounds.size.width > 0 && bounds.size.height > 0
@@ -162,14 +214,14 @@ private struct RenderWalk {
         let plane = toDisplay.flatteningZ
         // Each child's presentation is computed once; zPosition may be animated, so siblings are
         // ordered by presentation values (stable: array order among equals).
-        var children: [(layer: ServerLayer, props: LayerProperties, time: Double)] = []
+        var children: [(id: LayerID, layer: ServerLayer, props: LayerProperties, time: Double)] = []
         children.reserveCapacity(layer.sublayers.count)
         var anyZ = false
         for id in layer.sublayers {
             guard let c = tree[id] else { continue }
             let (cp, ct) = properties(of: id, c, parentTime: localTime)
             anyZ = anyZ || cp.zPosition != 0
-            children.append((c, cp, ct))
+            children.append((id, c, cp, ct))
         }
         if anyZ {
             children = children.enumerated().sorted { a, b in
@@ -184,8 +236,66 @@ private struct RenderWalk {
             if perOutput, let output = outputRoots[c.props.name] {
                 toPlane = plane.concatenating(.translation(x: output.minX, y: output.minY))
             }
-            visit(c.layer, c.props, localTime: c.time, superlayerSpace: space, superlayerToDisplay: toPlane,
+            visit(c.id, c.layer, c.props, localTime: c.time, superlayerSpace: space, superlayerToDisplay: toPlane,
                   parentOpacity: opacity, into: &commands)
+        }
+    }
+}
+
+// MARK: - Transitions
+
+extension RenderWalk {
+    /// Draws a layer in transition (`CATransition`): its old rendering (the snapshot) and its
+    /// current one. Fade cross-dissolves them (old × (1 − p) + new × p, in one group so the
+    /// mix is composited over what lies below once); moveIn slides the new rendering in over
+    /// the old; push slides both; reveal slides the old away over the new. Directions follow
+    /// the subtype: `fromLeft` moves the content rightwards, `fromTop` downwards (y points
+    /// down). The moving renderings are not clipped to the bounds, as in Core Animation.
+    mutating func drawTransition(_ t: ActiveTransition, _ layer: ServerLayer, _ p: LayerProperties, localTime: Double,
+                                 toDisplay: Transform3D, parentOpacity: Double, into commands: inout [DrawCommand]) {
+        let progress = Swift.min(Swift.max(t.state.progress, 0), 1)
+        let size = p.bounds.size
+        // The unit vector the content moves along.
+        let (ux, uy): (Double, Double) = switch t.state.subtype {
+        case .fromLeft: (1, 0)
+        case .fromRight: (-1, 0)
+        case .fromTop: (0, 1)
+        case .fromBottom: (0, -1)
+        }
+        func shift(_ k: Double) -> Transform3D {
+            k == 0 ? toDisplay : Transform3D.translation(x: ux * size.width * k, y: uy * size.height * k, z: 0).concatenating(toDisplay)
+        }
+        func old(_ placed: Transform3D, opacity: Double, additive: Bool = false, into commands: inout [DrawCommand]) {
+            guard opacity > 0, !t.snapshot.isEmpty else { return }
+            let wrap = opacity < 1
+            if wrap { commands.append(DrawCommand(kind: .beginGroup, transform: placed, bounds: p.bounds, opacity: opacity)) }
+            for var c in t.snapshot {
+                if c.kind != .endGroup, c.kind != .popClip { c.transform = c.transform.concatenating(placed) }
+                commands.append(c)
+            }
+            if wrap { commands.append(DrawCommand(kind: .endGroup)) }
+        }
+        switch t.state.type {
+        case .fade:
+            commands.append(DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: p.bounds, opacity: parentOpacity))
+            old(toDisplay, opacity: 1 - progress, into: &commands)
+            if progress > 0 {
+                var begin = DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: p.bounds, opacity: progress)
+                begin.compositesAdditively = true
+                commands.append(begin)
+                draw(layer, p, localTime: localTime, toDisplay: toDisplay, parentOpacity: 1, into: &commands)
+                commands.append(DrawCommand(kind: .endGroup))
+            }
+            commands.append(DrawCommand(kind: .endGroup))
+        case .moveIn:
+            old(toDisplay, opacity: parentOpacity, into: &commands)
+            draw(layer, p, localTime: localTime, toDisplay: shift(progress - 1), parentOpacity: parentOpacity, into: &commands)
+        case .push:
+            old(shift(progress), opacity: parentOpacity, into: &commands)
+            draw(layer, p, localTime: localTime, toDisplay: shift(progress - 1), parentOpacity: parentOpacity, into: &commands)
+        case .reveal:
+            draw(layer, p, localTime: localTime, toDisplay: toDisplay, parentOpacity: parentOpacity, into: &commands)
+            old(shift(progress), opacity: parentOpacity, into: &commands)
         }
     }
 }

@@ -97,6 +97,9 @@ public struct DrawCommand: Sendable, Equatable {
     public var borderColor: Color
     /// The shadow to draw (`shadow`, and `beginGroup` for a shadow of the group's pixels).
     public var shadow: DrawShadow?
+    /// For `beginGroup`: the group is added to what lies below (premultiplied, `ONE, ONE`)
+    /// instead of drawn over it, for a transition's cross-dissolve.
+    public var compositesAdditively = false
 
     /// A command of any kind; the defaults draw nothing extra.
     public init(kind: Kind, transform: Transform3D = .identity, bounds: Rect = .zero, color: Color = .clear,

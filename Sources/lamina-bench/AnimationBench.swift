@@ -77,7 +77,10 @@ func runAnimationBenchmark() -> String {
         lines.append("  layer with no animations:            \(format(r.ns))")
     }
 
-    let points = (0..<10).map { i in PropertyValue.point(Point(Double(i * 37 % 100), Double(i * i % 50))) }
+    let points: [PropertyValue] = (0..<10).map { (i: Int) -> PropertyValue in
+        let x = Double(i * 37 % 100), y = Double(i * i % 50)
+        return PropertyValue.point(Point(x, y))
+    }
     let cases: [(String, Animation)] = [
         ("basic (position, ease-in-out)",
          .basic(BasicAnimation(keyPath: "position", from: .point(Point(0, 0)), to: .point(Point(100, 40)),

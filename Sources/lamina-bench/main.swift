@@ -1,5 +1,5 @@
 // lamina-bench: the numbers the issues ask for. Build with -c release:
-//   swift run -c release lamina-bench [protocol|animation|frames|render|all]
+//   swift run -c release lamina-bench [protocol|animation|frames|render|latency|all] [frames for render]
 //   lamina-bench live [SECONDS]   against a running laminad ($LAMINA_SOCKET): commits/s while
 //                                 an animation plays there (the KMS VM test runs it in the guest)
 let which = CommandLine.arguments.dropFirst().first ?? "all"
@@ -11,5 +11,9 @@ if which == "protocol" || which == "all" { print(runProtocolBenchmark()) }
 if which == "animation" || which == "all" { print(runAnimationBenchmark()) }
 if which == "frames" || which == "all" { print(runAnimatedFrameBenchmark()) }
 if which == "render" || which == "all" {
-    do { print(try runRenderBenchmark()) } catch { print("render benchmark failed: \(error)") }
+    let frames = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) }.map { max(1, $0) } ?? 60
+    do { print(try runRenderBenchmark(frames: frames)) } catch { print("render benchmark failed: \(error)") }
+}
+if which == "latency" || which == "all" {
+    do { print(try await runLatencyBenchmark()) } catch { print("latency benchmark failed: \(error)") }
 }

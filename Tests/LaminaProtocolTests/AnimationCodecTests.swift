@@ -271,7 +271,7 @@ struct AnimationCodecTests {
         var badPresence = fade; badPresence[functionPresence] = 2
         var nanFunction = fade; nanFunction.replaceSubrange(c1x..<(c1x + 8), with: f64Bytes(.nan))
         var wideFunction = fade; wideFunction.replaceSubrange(c2x..<(c2x + 8), with: f64Bytes(1.5))
-        var badValueType = fade; badValueType[fromType] = 9
+        var badValueType = fade; badValueType[fromType] = 99
         var badUTF8 = fade; badUTF8[89] = 0xC3; badUTF8[90] = 0x28  // "op" → an unfinished two-byte sequence
         let badValueFunction = Array(fade.dropLast()) + [12]
 
@@ -304,7 +304,7 @@ struct AnimationCodecTests {
             Malformed(name: "timing function x outside [0, 1]", bytes: wideFunction,
                       expect: .invalid(field: "animation.timingFunction", reason: "control point x coordinates must be in [0, 1], got 0.42 and 1.5")),
             Malformed(name: "unknown value type", bytes: badValueType,
-                      expect: .invalid(field: "animation.basic.fromValue type", reason: "unknown value type 9")),
+                      expect: .invalid(field: "animation.basic.fromValue type", reason: "unknown value type 99")),
             Malformed(name: "invalid UTF-8 key path", bytes: badUTF8,
                       expect: .invalid(field: "animation.basic.keyPath", reason: "not valid UTF-8")),
             Malformed(name: "key path too long", bytes: tooLongKeyPath,

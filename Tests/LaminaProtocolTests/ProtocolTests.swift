@@ -13,7 +13,12 @@ struct ProtocolTests {
         case .color: .color(Color(red: 0.1, green: 0.2, blue: 0.3, alpha: 0.4))
         case .transform: .transform(.rotation(angle: 0.5, x: 0, y: 1, z: 0).concatenating(.perspective(distance: 500)))
         case .bool: .bool(true)
-        case .string: .string("naïve ✓")
+        case .string: .string(key.allowedNames?.last ?? "naïve ✓")
+        case .numbers: .numbers([0, 0.25, 1])
+        case .colors: .colors([.black, Color(red: 0.1, green: 0.2, blue: 0.3, alpha: 0.4)])
+        case .path: .path(Path(ellipseIn: Rect(x: 0, y: 0, width: 10, height: 20)))
+        case .image: .image(9)
+        case .layer: .layer(8)
         }
         return .set(LayerID(7), key, v)
     }
@@ -21,7 +26,7 @@ struct ProtocolTests {
     static let clientMessages: [ClientMessage] = [
         .hello(Hello(clientName: "test", session: "kiosk", flags: .keepLayers)),
         .commit(Commit(serial: 42, operations: [
-            .create(LayerID(1)), .destroy(LayerID(2)), .insert(parent: .root, child: LayerID(1), index: .max), .remove(LayerID(1)),
+            .create(LayerID(1)), .create(LayerID(3), kind: .shape), .destroy(LayerID(2)), .insert(parent: .root, child: LayerID(1), index: .max), .remove(LayerID(1)),
         ] + everyValue)),
         .commit(Commit(serial: 0, operations: [])),
         .request(id: 1, .screenshot), .request(id: 2, .tree), .request(id: 3, .advanceClock(seconds: 0.125)), .request(id: 4, .stats),
@@ -108,6 +113,31 @@ struct ProtocolTests {
         #expect(throws: MessageError.self) { try ClientMessage.decode(type: type, body: body) }
     }
 
+    // docs/protocol.md, "Layer kinds" and "Values", shows these bytes.
+    @Test func goldenBytesOfKindsListsAndPaths() {
+        let commit = ClientMessage.commit(Commit(serial: 2, operations: [
+            .create(LayerID(2), kind: .gradient),
+            .set(LayerID(2), .locations, .numbers([0, 1])),
+            .set(LayerID(2), .path, .path(Path([.moveTo(Point(x: 1, y: 2)), .closeSubpath]))),
+        ]))
+        let expected: [UInt8] = [
+            0x46, 0x00, 0x00, 0x00,  0x02, 0x00,  0x00, 0x00,  // frame: body length 70, type 2 (commit)
+            0x02, 0x00, 0x00, 0x00,                              // serial 2
+            0x03, 0x00, 0x00, 0x00,                              // 3 operations
+            0x0B, 0x02, 0x00, 0x00, 0x00, 0x01,                  // create #2, kind 1 (gradient)
+            0x03, 0x02, 0x00, 0x00, 0x00, 0x26, 0x00,            // set #2 locations (key 38) …
+            0x02, 0x00, 0x00, 0x00,                              // … 2 numbers
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,      // 0.0
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xF0, 0x3F,      // 1.0
+            0x03, 0x02, 0x00, 0x00, 0x00, 0x2A, 0x00,            // set #2 path (key 42) …
+            0x02, 0x00, 0x00, 0x00,                              // … 2 elements
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xF0, 0x3F,  // move to (1, …
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40,      // … 2)
+            0x04,                                                // close
+        ]
+        #expect(commit.encoded() == expected)
+    }
+
     @Test func framesSurviveAnySplitOfTheStream() throws {
         let stream = Self.clientMessages.flatMap { $0.encoded() }
         for chunk in [1, 3, 7, 64, stream.count] {
@@ -145,6 +175,10 @@ struct ProtocolTests {
         var hugeCount = create; hugeCount[4] = 0xFF; hugeCount[5] = 0xFF; hugeCount[6] = 0xFF; hugeCount[7] = 0x7F
         var badColour = body(.commit(Commit(serial: 8, operations: [.set(LayerID(1), .backgroundColor, .color(.red))])))
         badColour.replaceSubrange((badColour.count - 8)..<badColour.count, with: withUnsafeBytes(of: (2.0).bitPattern.littleEndian, Array.init))
+        var badKind = body(.commit(Commit(serial: 9, operations: [.create(LayerID(1), kind: .text)])))
+        badKind[badKind.count - 1] = 42
+        var longList = body(.commit(Commit(serial: 10, operations: [.set(LayerID(1), .locations, .numbers([]))])))
+        longList.replaceSubrange((longList.count - 4)..<longList.count, with: [0x01, 0x04, 0x00, 0x00])  // 1025 entries
         var badUTF8 = body(.hello(Hello(clientName: "ab")))
         badUTF8[16] = 0xC3; badUTF8[17] = 0x28
         return [
@@ -163,6 +197,10 @@ struct ProtocolTests {
                       expect: .commit(serial: 5, operationIndex: -1, .invalid(field: "commit operation count", reason: "2147483647 operations cannot fit in the 5 bytes that follow"))),
             Malformed(name: "colour component out of range", type: 2, body: badColour,
                       expect: .commit(serial: 8, operationIndex: 0, .invalid(field: "operation 0 value of 'backgroundColor'", reason: "colour components must be in [0, 1], got 2.0"))),
+            Malformed(name: "unknown layer kind", type: 2, body: badKind,
+                      expect: .commit(serial: 9, operationIndex: 0, .invalid(field: "operation 0 kind", reason: "unknown layer kind 42 (0–5)"))),
+            Malformed(name: "list longer than the limit", type: 2, body: longList,
+                      expect: .commit(serial: 10, operationIndex: 0, .invalid(field: "operation 0 value of 'locations'", reason: "a list of 1025 entries is longer than the limit of 1024"))),
             Malformed(name: "trailing bytes", type: 3, body: body(.request(id: 1, .tree)) + [0],
                       expect: .decode(.trailingBytes(count: 1))),
             Malformed(name: "unknown request kind", type: 3, body: [1, 0, 0, 0, 9, 0],

@@ -35,6 +35,28 @@ struct SceneTests {
         #expect(a.sublayers[0].properties[.transform] == .transform(.translation(x: 5, y: 6)))
     }
 
+    @Test func layerClassesAndTheirProperties() throws {
+        let s = try parse("""
+        {"sublayers": [
+          {"name": "g", "class": "gradient", "colors": ["#FF0000", [0, 0, 1, 1]], "locations": [0, 0.75], "type": "radial"},
+          {"name": "s", "class": "shape", "path": "M 0 0 L 10 0 L 10 10 Z", "lineDashPattern": [4, 2], "lineCap": "round",
+           "strokeColor": "#00FF00"},
+          {"name": "t", "class": "text", "string": "Hello", "fontSize": 20, "wrapped": true}
+        ]}
+        """)
+        let g = s.root.sublayers[0], sh = s.root.sublayers[1], t = s.root.sublayers[2]
+        #expect(g.kind == .gradient && sh.kind == .shape && t.kind == .text)
+        #expect(g.resolvedProperties.colors == [.red, .blue])
+        #expect(g.resolvedProperties.gradientType == .radial)
+        #expect(g.resolvedProperties.kind == .gradient)
+        #expect(sh.resolvedProperties.path.elements.count == 4)
+        #expect(sh.resolvedProperties.lineCap == .round)
+        #expect(t.resolvedProperties.string == "Hello" && t.resolvedProperties.isWrapped)
+        #expect(error(#"{"sublayers": [{"class": "oval"}]}"#)?.path == "$.sublayers[0].class")
+        #expect(error(#"{"sublayers": [{"lineCap": "pointy"}]}"#)?.message.contains("butt, round, square") == true)
+        #expect(error(#"{"class": "text"}"#)?.path == "$.class")
+    }
+
     @Test func frameSetsBoundsAndPosition() throws {
         let s = try parse(#"{"sublayers": [{"frame": [10, 20, 30, 40], "anchorPoint": [0, 0]}]}"#)
         let p = s.root.sublayers[0].resolvedProperties

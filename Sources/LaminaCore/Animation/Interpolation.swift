@@ -2,8 +2,10 @@
 /// `additive`, `byValue` and `cumulative`), and distance (for paced keyframes).
 ///
 /// Numbers, points, sizes and rects work component-wise; colours component-wise in RGBA, clamped
-/// to [0, 1]; transforms through `DecomposedTransform`. Bools and strings, like image contents in
-/// Core Animation, cannot be blended: they switch from the first value to the second halfway.
+/// to [0, 1]; transforms through `DecomposedTransform`; lists (colours, locations, dash
+/// patterns) entry by entry and paths point by point when both have the same length or
+/// structure. Bools, strings, images, layer references, and lists or paths that do not match,
+/// cannot be blended: they switch from the first value to the second halfway.
 public enum Interpolation {
     /// The value a fraction `t` of the way from `a` to `b`. `t` outside [0, 1] extrapolates
     /// (spring overshoot); colours stay clamped. Values of different types switch at t = 0.5.
@@ -33,7 +35,20 @@ public enum Interpolation {
             }
         case .transform(let p):
             if case .transform(let q) = b { return .transform(interpolate(p, q, t)) }
-        case .bool, .string:
+        case .numbers(let p):
+            if case .numbers(let q) = b, p.count == q.count { return .numbers(zip(p, q).map { $0 + ($1 - $0) * t }) }
+        case .colors(let p):
+            if case .colors(let q) = b, p.count == q.count {
+                return .colors(zip(p, q).map { x, y in
+                    Color(red: x.red + (y.red - x.red) * t, green: x.green + (y.green - x.green) * t,
+                          blue: x.blue + (y.blue - x.blue) * t, alpha: x.alpha + (y.alpha - x.alpha) * t)
+                })
+            }
+        case .path(let p):
+            if case .path(let q) = b, let r = p.zipPoints(q, { Point(x: $0.x + ($1.x - $0.x) * t, y: $0.y + ($1.y - $0.y) * t) }) {
+                return .path(r)
+            }
+        case .bool, .string, .image, .layer:
             break
         }
         return t < 0.5 ? a : b
@@ -83,7 +98,15 @@ public enum Interpolation {
             }
         case .transform(let p):
             if case .transform(let q) = delta { return .transform(q.concatenating(p)) }
-        case .bool, .string:
+        case .numbers(let p):
+            if case .numbers(let q) = delta, p.count == q.count { return .numbers(zip(p, q).map { $0 + $1 }) }
+        case .colors(let p):
+            if case .colors(let q) = delta, p.count == q.count {
+                return .colors(zip(p, q).map { Color(red: $0.red + $1.red, green: $0.green + $1.green, blue: $0.blue + $1.blue, alpha: $0.alpha + $1.alpha) })
+            }
+        case .path(let p):
+            if case .path(let q) = delta, let r = p.zipPoints(q, { Point(x: $0.x + $1.x, y: $0.y + $1.y) }) { return .path(r) }
+        case .bool, .string, .image, .layer:
             break
         }
         return delta
@@ -101,6 +124,11 @@ public enum Interpolation {
                               width: p.size.width - q.size.width, height: p.size.height - q.size.height))
         case let (.color(p), .color(q)):
             return .color(Color(red: p.red - q.red, green: p.green - q.green, blue: p.blue - q.blue, alpha: p.alpha - q.alpha))
+        case let (.numbers(p), .numbers(q)) where p.count == q.count: return .numbers(zip(p, q).map { $0 - $1 })
+        case let (.colors(p), .colors(q)) where p.count == q.count:
+            return .colors(zip(p, q).map { Color(red: $0.red - $1.red, green: $0.green - $1.green, blue: $0.blue - $1.blue, alpha: $0.alpha - $1.alpha) })
+        case let (.path(p), .path(q)):
+            return p.zipPoints(q, { Point(x: $0.x - $1.x, y: $0.y - $1.y) }).map { .path($0) } ?? value
         case let (.transform(p), .transform(q)):
             // p = q · x  ⇒  x = q⁻¹ · p
             guard let inv = q.inverted() else { return value }
@@ -134,7 +162,16 @@ public enum Interpolation {
             }
         case .transform(let p):
             if case .transform(let q) = end, count > 0 { return .transform(power(q, count).concatenating(p)) }
-        case .bool, .string:
+        case .numbers(let p):
+            if case .numbers(let q) = end, p.count == q.count { return .numbers(zip(p, q).map { $0 + $1 * k }) }
+        case .colors(let p):
+            if case .colors(let q) = end, p.count == q.count {
+                return .colors(zip(p, q).map { Color(red: $0.red + $1.red * k, green: $0.green + $1.green * k,
+                                                     blue: $0.blue + $1.blue * k, alpha: $0.alpha + $1.alpha * k) })
+            }
+        case .path(let p):
+            if case .path(let q) = end, let r = p.zipPoints(q, { Point(x: $0.x + $1.x * k, y: $0.y + $1.y * k) }) { return .path(r) }
+        case .bool, .string, .image, .layer:
             break
         }
         return value
@@ -165,6 +202,10 @@ public enum Interpolation {
             return norm([q.red - p.red, q.green - p.green, q.blue - p.blue, q.alpha - p.alpha])
         case let (.transform(p), .transform(q)):
             return norm(zip(p.rowMajor, q.rowMajor).map { $1 - $0 })
+        case let (.numbers(p), .numbers(q)) where p.count == q.count:
+            return norm(zip(p, q).map { $1 - $0 })
+        case let (.colors(p), .colors(q)) where p.count == q.count:
+            return norm(zip(p, q).flatMap { [$1.red - $0.red, $1.green - $0.green, $1.blue - $0.blue, $1.alpha - $0.alpha] })
         default:
             return a == b ? 0 : 1
         }

@@ -98,7 +98,7 @@ public struct AnimationKeyPath: Hashable, Sendable, CustomStringConvertible {
         case .rect: [.origin, .originX, .originY, .size, .sizeWidth, .sizeHeight]
         case .transform: [.rotationX, .rotationY, .rotationZ, .scale, .scaleX, .scaleY, .scaleZ,
                           .translation, .translationX, .translationY, .translationZ]
-        case .number, .color, .bool, .string: []
+        case .number, .color, .bool, .string, .numbers, .colors, .path, .image, .layer: []
         }
     }
 
@@ -254,48 +254,16 @@ extension LayerProperties {
     /// non-finite number is ignored, and values are clamped as `set(_:_:)` clamps them (a negative
     /// bounds size, which `set` refuses, becomes 0, since a spring may overshoot below zero).
     mutating func setPresentation(_ key: PropertyKey, _ value: PropertyValue) {
-        // One switch on the value, then on the key (no tuple switch: see Interpolation).
+        guard value.isFinite else { return }
         switch value {
         case .number(let v):
-            guard v.isFinite else { return }
-            switch key {
-            case .anchorPointZ: anchorPointZ = v
-            case .zPosition: zPosition = v
-            case .opacity: opacity = Swift.min(Swift.max(v, 0), 1)
-            case .cornerRadius: cornerRadius = Swift.max(v, 0)
-            case .borderWidth: borderWidth = Swift.max(v, 0)
-            case .shadowOpacity: shadowOpacity = Swift.min(Swift.max(v, 0), 1)
-            case .shadowRadius: shadowRadius = Swift.max(v, 0)
-            default: return   // speed, timeOffset, beginTime are not animated
-            }
-        case .point(let p):
-            guard p.x.isFinite, p.y.isFinite else { return }
-            if key == .position { position = p } else if key == .anchorPoint { anchorPoint = p }
-        case .size(let s):
-            if key == .shadowOffset, s.width.isFinite, s.height.isFinite { shadowOffset = s }
-        case .rect(let r):
-            guard key == .bounds, r.origin.x.isFinite, r.origin.y.isFinite, r.size.width.isFinite, r.size.height.isFinite
-            else { return }
+            store(key, .number(LayerProperties.clamped(key, v)))
+        case .rect(let r) where key == .bounds:
             bounds = Rect(x: r.origin.x, y: r.origin.y, width: Swift.max(r.size.width, 0), height: Swift.max(r.size.height, 0))
-        case .color(let c):
-            switch key {
-            case .backgroundColor: backgroundColor = c
-            case .borderColor: borderColor = c
-            case .shadowColor: shadowColor = c
-            default: return
-            }
-        case .transform(let t):
-            guard t.isFinite else { return }
-            if key == .transform { transform = t } else if key == .sublayerTransform { sublayerTransform = t }
-        case .bool(let b):
-            switch key {
-            case .isHidden: isHidden = b
-            case .masksToBounds: masksToBounds = b
-            case .isDoubleSided: isDoubleSided = b
-            default: return
-            }
-        case .string:
-            return   // name is not animated
+        case .numbers(let v) where key == .lineDashPattern:
+            lineDashPattern = v.map { Swift.max($0, 0) }
+        default:
+            store(key, value)
         }
     }
 }

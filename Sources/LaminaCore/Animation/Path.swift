@@ -64,7 +64,7 @@ public struct Path: Sendable, Hashable {
     }
 
     /// True when every coordinate is finite.
-    var isFinite: Bool {
+    public var isFinite: Bool {
         elements.allSatisfy { e in
             switch e {
             case .moveTo(let p), .lineTo(let p): p.x.isFinite && p.y.isFinite

@@ -76,3 +76,20 @@ public struct TransitionState: Sendable, Hashable {
         self.progress = progress
     }
 }
+
+extension Animation {
+    /// Whether this is a transition or a group holding one: the server must keep the layer's
+    /// old rendering to draw it.
+    public var containsTransition: Bool {
+        switch self {
+        case .transition: true
+        case .group(let g): g.animations.contains { $0.containsTransition }
+        default: false
+        }
+    }
+}
+
+extension LayerAnimations {
+    /// Whether a transition (or a group holding one) is attached.
+    public var hasTransition: Bool { entries.contains { $0.animation.containsTransition } }
+}

@@ -1,0 +1,88 @@
+/// What kind of layer a layer is, fixed when it is created: Core Animation's layer classes.
+/// Every layer has every property; a kind decides which of them the renderer draws from
+/// (a plain layer ignores `colors`, a gradient layer draws them).
+public enum LayerKind: UInt8, CaseIterable, Sendable, CustomStringConvertible {
+    /// `CALayer`.
+    case layer = 0
+    /// `CAGradientLayer`: `colors`, `locations`, `startPoint`, `endPoint`, `type`.
+    case gradient = 1
+    /// `CAShapeLayer`: `path` filled and stroked.
+    case shape = 2
+    /// `CATextLayer`: `string` set in `font` at `fontSize`.
+    case text = 3
+    /// `CAReplicatorLayer`: its sublayers drawn `instanceCount` times.
+    case replicator = 4
+    /// `CATransformLayer`: its sublayers share its 3D space and are depth-sorted, not flattened.
+    case transform = 5
+
+    /// The name used in scene files and tree dumps.
+    public var name: String {
+        switch self {
+        case .layer: "layer"
+        case .gradient: "gradient"
+        case .shape: "shape"
+        case .text: "text"
+        case .replicator: "replicator"
+        case .transform: "transform"
+        }
+    }
+
+    public var description: String { name }
+
+    /// The kind named `name` (`"gradient"`, …), or nil.
+    public init?(name: String) {
+        guard let k = LayerKind.allCases.first(where: { $0.name == name }) else { return nil }
+        self = k
+    }
+}
+
+/// `contentsGravity`: where contents sit in the bounds when their size differs. Lamina's y axis
+/// points down, so `top` is the top edge on screen (as on iOS, where layers are flipped).
+public enum ContentsGravity: String, CaseIterable, Sendable {
+    case resize, resizeAspect, resizeAspectFill
+    case center, top, bottom, left, right, topLeft, topRight, bottomLeft, bottomRight
+}
+
+/// `minificationFilter` / `magnificationFilter`.
+public enum ContentsFilter: String, CaseIterable, Sendable {
+    case linear, nearest
+    /// Linear between the two nearest mipmap levels (minification; magnifies as `linear`).
+    case trilinear
+}
+
+/// `CAGradientLayer.type`.
+public enum GradientType: String, CaseIterable, Sendable {
+    /// Along the line from `startPoint` to `endPoint`.
+    case axial
+    /// Ellipse centred on `startPoint`, reaching `endPoint`'s x and y at location 1.
+    case radial
+    /// Angle about `startPoint`, starting towards `endPoint`.
+    case conic
+}
+
+/// `CAShapeLayer.fillRule`.
+public enum FillRule: String, CaseIterable, Sendable {
+    case nonZero = "non-zero"
+    case evenOdd = "even-odd"
+}
+
+/// `CAShapeLayer.lineCap`.
+public enum LineCap: String, CaseIterable, Sendable {
+    case butt, round, square
+}
+
+/// `CAShapeLayer.lineJoin`.
+public enum LineJoin: String, CaseIterable, Sendable {
+    case miter, round, bevel
+}
+
+/// `CATextLayer.alignmentMode`.
+public enum TextAlignment: String, CaseIterable, Sendable {
+    /// Left for left-to-right text.
+    case natural, left, right, center, justified
+}
+
+/// `CATextLayer.truncationMode`: where an ellipsis replaces text that does not fit.
+public enum TruncationMode: String, CaseIterable, Sendable {
+    case none, start, end, middle
+}

@@ -1,0 +1,109 @@
+import LaminaCore
+import LaminaServer
+
+/// Splits a layer's rounded rectangle (and its border) into the parts that need the
+/// antialiasing shader and the parts that are one flat colour, so that on a software rasteriser
+/// the expensive distance-field shader runs only on a thin band along each edge and on the
+/// corner patches.
+///
+/// Everything is in the layer's coordinates. `margin` is at least one display pixel in layer
+/// units in every direction, so a cell called flat is at least one pixel away from every edge
+/// and the shader would have computed a coverage of exactly 0 or 1 there: the flat cells show
+/// exactly what the shader would have drawn. Outside the corner squares (a corner's radius
+/// from each of its edges) the rounded rectangle's distance is the plain box distance, so the
+/// split works axis by axis.
+struct EdgeBands {
+    /// Cells for the distance-field shader: the antialiased edges and the corners.
+    var shaded: [Rect] = []
+    /// Cells fully inside the fill (and inside the border's inner edge).
+    var fill: [Rect] = []
+    /// Cells fully inside the border ring, away from both of its edges.
+    var border: [Rect] = []
+
+    mutating func removeAll() {
+        shaded.removeAll(keepingCapacity: true)
+        fill.removeAll(keepingCapacity: true)
+        border.removeAll(keepingCapacity: true)
+    }
+
+    /// Partitions `bounds` grown by `pad` (the extent the shader draws) into cells.
+    /// `borderWidth` is 0 for no border.
+    mutating func split(_ bounds: Rect, radii: CornerRadii, borderWidth: Double, margin: Double, pad: Double) {
+        removeAll()
+        let x0 = bounds.minX, x1 = bounds.maxX, y0 = bounds.minY, y1 = bounds.maxY
+        let e = margin, w = borderWidth
+        let innerExists = w > 0 && bounds.width > 2 * w && bounds.height > 2 * w
+        var xs: [Double] = [x0 - pad, x1 + pad, x0 + e, x1 - e,
+                            x0 + radii.minXMinY, x0 + radii.minXMaxY, x1 - radii.maxXMinY, x1 - radii.maxXMaxY]
+        var ys: [Double] = [y0 - pad, y1 + pad, y0 + e, y1 - e,
+                            y0 + radii.minXMinY, y0 + radii.maxXMinY, y1 - radii.minXMaxY, y1 - radii.maxXMaxY]
+        if w > 0 {
+            xs += [x0 + w - e, x0 + w + e, x1 - w - e, x1 - w + e]
+            ys += [y0 + w - e, y0 + w + e, y1 - w - e, y1 - w + e]
+        }
+        let xCuts = Self.cuts(xs, x0 - pad, x1 + pad)
+        let yCuts = Self.cuts(ys, y0 - pad, y1 + pad)
+
+        /// An interval's class along one axis: 0 an outer edge's ramp or an inner edge's ramp,
+        /// 1 inside the border ring, 2 inside the inner edge (or everything inside, without border).
+        func axisClass(_ a: Double, _ b: Double, _ lo: Double, _ hi: Double) -> Int {
+            if b <= lo + e || a >= hi - e { return 0 }
+            guard w > 0 else { return 2 }
+            guard innerExists else { return 1 }
+            if a < lo + w + e && b > lo + w - e { return 0 }
+            if a < hi - w + e && b > hi - w - e { return 0 }
+            return b <= lo + w - e || a >= hi - w + e ? 1 : 2
+        }
+        func inCorner(_ a: Double, _ b: Double, _ c: Double, _ d: Double) -> Bool {
+            // The cell [a, b] × [c, d] lies in a corner square with a radius.
+            (radii.minXMinY > 0 && b <= x0 + radii.minXMinY && d <= y0 + radii.minXMinY)
+                || (radii.maxXMinY > 0 && a >= x1 - radii.maxXMinY && d <= y0 + radii.maxXMinY)
+                || (radii.maxXMaxY > 0 && a >= x1 - radii.maxXMaxY && c >= y1 - radii.maxXMaxY)
+                || (radii.minXMaxY > 0 && b <= x0 + radii.minXMaxY && c >= y1 - radii.minXMaxY)
+        }
+        for j in 0..<(yCuts.count - 1) {
+            let c = yCuts[j], d = yCuts[j + 1]
+            let yClass = axisClass(c, d, y0, y1)
+            // Cells are not merged along a row: every row then has the same vertices, so no
+            // vertex of one row lies inside an edge of the next (a T-junction, where rounding
+            // can leave a pixel drawn twice or not at all).
+            for i in 0..<(xCuts.count - 1) {
+                let a = xCuts[i], b = xCuts[i + 1]
+                let r = Rect(x: a, y: c, width: b - a, height: d - c)
+                switch inCorner(a, b, c, d) ? 0 : min(axisClass(a, b, x0, x1), yClass) {
+                case 0: shaded.append(r)
+                case 1: border.append(r)
+                default: fill.append(r)
+                }
+            }
+        }
+    }
+
+    /// The sorted distinct cut positions within [lo, hi], both ends included.
+    private static func cuts(_ values: [Double], _ lo: Double, _ hi: Double) -> [Double] {
+        var v = values.map { Swift.min(Swift.max($0, lo), hi) }
+        v.sort()
+        var out: [Double] = []
+        out.reserveCapacity(v.count)
+        for x in v where out.last.map({ x - $0 > 1e-9 }) ?? true { out.append(x) }
+        if out.count < 2 { out = [lo, hi] }
+        return out
+    }
+}
+
+extension Transform3D {
+    /// True when the transform maps the plane z = 0 affinely (no perspective): the pixel
+    /// footprint is then the same everywhere on the layer.
+    var isAffineInPlane: Bool { m14 == 0 && m24 == 0 && m44 == 1 }
+
+    /// The largest layer distance one display pixel can span in any direction (the inverse of
+    /// the smallest singular value of the 2D part), or nil when the layer is (nearly) flat.
+    var layerUnitsPerPixel: Double? {
+        let s = m11 * m11 + m12 * m12 + m21 * m21 + m22 * m22
+        let det = m11 * m22 - m12 * m21
+        let root = max(0, s * s - 4 * det * det).squareRoot()
+        let smallest = ((s - root) / 2).squareRoot()
+        guard smallest > 1e-4, smallest.isFinite else { return nil }
+        return 1 / smallest
+    }
+}

@@ -1,0 +1,80 @@
+import LaminaCore
+@testable import LaminaGLES
+import LaminaHeadless
+import LaminaServer
+import Testing
+
+/// The edge-band split (flat cells with the plain fill, the distance-field shader only along
+/// the edges and in the corners) must draw what the shader alone draws over the whole quad.
+@Suite("Edge bands")
+struct EdgeBandTests {
+    /// Rounded, bordered, translucent layers at fractional positions under rotation and
+    /// non-uniform scale, some with a clip, drawn both ways.
+    @Test("the split draws the same pixels as the shader over the whole layer")
+    func sameAsWholeQuad() throws {
+        var seed: UInt64 = 12345
+        func next(_ range: Double) -> Double {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(seed >> 11) / Double(1 << 53) * range
+        }
+        var layers: [SceneLayer] = []
+        for i in 0..<40 {
+            let w = 8 + next(90), h = 8 + next(70)
+            let frame = Rect(next(300), next(200), w, h)
+            let sub = i % 7 == 0
+                ? [SceneLayer(frame: Rect(-5.3, 4.7, w * 0.8, h * 1.2), color: rgb(30, 200, 90, 200))] : []
+            layers.append(SceneLayer(frame: frame, color: i % 5 == 4 ? .clear : rgb(40 + i * 5, 90, 255 - i * 4, 150 + i * 2),
+                                     sublayers: sub) {
+                $0.cornerRadius = [0, 3.5, 12, 40, 0.7][i % 5]
+                if i % 4 == 1 { $0.maskedCorners = [.minXMinY, .maxXMaxY] }
+                if i % 3 != 0 {
+                    $0.borderWidth = [1, 2.5, 7, 30][i % 4]
+                    $0.borderColor = rgb(255, 220 - i * 3, 60, 180 + i)
+                }
+                if i % 2 == 0 { $0.transform = .rotation(angle: next(3)) }
+                if i % 6 == 3 { $0.transform = .scale(x: 1.7, y: 0.45) }
+                $0.masksToBounds = sub.isEmpty ? false : true
+            })
+        }
+        let list = try drawList(layers, width: 400, height: 300, background: rgb(10, 10, 20))
+        let backend = try HeadlessBackend(width: 400, height: 300)
+        try backend.present(list)
+        let split = try backend.screenshot()
+        backend.glesRenderer.usesEdgeBands = false
+        try backend.present(list)
+        let whole = try backend.screenshot()
+        var worst = 0, differing = 0
+        for y in 0..<300 {
+            for x in 0..<400 {
+                let a = split.pixel(x: x, y: y), b = whole.pixel(x: x, y: y)
+                let d = max(abs(Int(a.r) - Int(b.r)), abs(Int(a.g) - Int(b.g)), abs(Int(a.b) - Int(b.b)), abs(Int(a.a) - Int(b.a)))
+                worst = max(worst, d)
+                if d > 0 { differing += 1 }
+            }
+        }
+        // Flat cells lie a pixel or more inside every edge, where the shader's coverage is
+        // exactly 0 or 1; only float rounding of the colour may differ.
+        #expect(worst <= 1, "largest channel difference \(worst) (\(differing) pixels differ)")
+    }
+
+    @Test("cells cover the padded bounds exactly once")
+    func cellsTile() {
+        var bands = EdgeBands()
+        let b = Rect(10.3, 20.6, 100, 60)
+        bands.split(b, radii: CornerRadii(minXMinY: 12, maxXMinY: 0, maxXMaxY: 30, minXMaxY: 4),
+                    borderWidth: 5, margin: 1, pad: 1)
+        let cells = bands.shaded + bands.fill + bands.border
+        let area = cells.reduce(0) { $0 + $1.width * $1.height }
+        #expect(abs(area - 102 * 62) < 1e-6)
+        for (i, p) in cells.enumerated() {
+            for q in cells[(i + 1)...] {
+                let overlap = max(0, min(p.maxX, q.maxX) - max(p.minX, q.minX)) * max(0, min(p.maxY, q.maxY) - max(p.minY, q.minY))
+                #expect(overlap < 1e-9, "\(p) overlaps \(q)")
+            }
+        }
+        // Most of the area is flat: the shader runs on the bands and corners only.
+        let shaded = bands.shaded.reduce(0) { $0 + $1.width * $1.height }
+        #expect(shaded < 0.4 * area, "shaded \(shaded) of \(area)")
+        #expect(!bands.fill.isEmpty && !bands.border.isEmpty)
+    }
+}
