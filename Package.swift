@@ -41,6 +41,7 @@ let package = Package(
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CGBM", pkgConfig: "gbm", providers: [.apt(["libgbm-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(name: "CSeat", pkgConfig: "libseat", providers: [.apt(["libseat-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // fonts-dejavu-core: the fonts text layers are drawn with (fontconfig's default sans-serif).
@@ -53,7 +54,7 @@ let package = Package(
         .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaServer", "CEGL", "CGLES"]),
         .target(name: "LaminaHeadless", dependencies: ["LaminaCore", "LaminaServer", "LaminaGLES"]),
         .target(name: "LaminaKMS", dependencies: [
-            "LaminaCore", "LaminaServer", "LaminaGLES", "LaminaPlatform", "CLinux", "CDRM", "CGBM", "CEGL", "CGLES", "CUdev",
+            "LaminaCore", "LaminaServer", "LaminaGLES", "LaminaPlatform", "CLinux", "CDRM", "CGBM", "CEGL", "CGLES", "CUdev", "CSeat",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "LaminaDaemon", dependencies: [

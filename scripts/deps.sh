@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   pkg-config
   libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri libgbm-dev libgbm1
-  libdrm-dev libpng-dev libjpeg62-turbo-dev libudev-dev libsystemd-dev
+  libdrm-dev libpng-dev libjpeg62-turbo-dev libudev-dev libsystemd-dev libseat-dev
   libcairo2-dev libpango1.0-dev fonts-dejavu-core
 )
 if [ "${LAMINA_VM_DEPS:-1}" = 1 ]; then

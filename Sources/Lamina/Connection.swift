@@ -168,6 +168,18 @@ public final class Connection {
         guard case .watching = try await channel.request(.watch) else { throw unexpected("watch") }
     }
 
+    /// Turns laminad's displays off (blanked) or back on: the output named (a connector name
+    /// such as "Virtual-1"), or every output when `output` is nil. Returns the backend's name
+    /// and every output's state afterwards; a backend without physical outputs (headless)
+    /// has none. Throws laminad's `invalid-request` error for an output it does not have.
+    @discardableResult
+    public func setDisplayPower(_ on: Bool, output: String? = nil) async throws -> (backend: String, outputs: [OutputPower]) {
+        guard case let .displayPower(backend, outputs) = try await channel.request(.displayPower(on: on, output: output ?? "")) else {
+            throw unexpected("display power")
+        }
+        return (backend, outputs)
+    }
+
     /// Called with each JSON line of events after `watch()`.
     public var onWatchEvent: (String) -> Void = { _ in }
 

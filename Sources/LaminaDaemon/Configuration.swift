@@ -132,6 +132,18 @@ public struct LaminadConfiguration: Sendable {
             c.kms.devicePath = try t.string("device")
             if let atomic = try t.bool("atomic") { c.kms.forceLegacy = !atomic }
             if let n = try t.int("max_outputs", 0...64) { c.kms.maxOutputs = n }
+            if let s = try t.string("layout") {
+                guard let layout = KMSConfiguration.Layout(rawValue: s) else {
+                    throw t.error("layout", "must be desktop or separate (got '\(s)')")
+                }
+                c.kms.layout = layout
+            }
+            if let s = try t.string("session") {
+                guard let kind = KMSConfiguration.SessionKind(rawValue: s) else {
+                    throw t.error("session", "must be auto, libseat or direct (got '\(s)')")
+                }
+                c.kms.session = kind
+            }
             try t.finish()
         }
         if let outputs = try r.tables("output") {

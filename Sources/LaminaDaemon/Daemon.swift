@@ -107,6 +107,11 @@ public final class Daemon {
         compositor.send = { [unowned self] id, bytes in send(bytes, to: id) }
         compositor.close = { [unowned self] id in closeAfterFlush(id) }
         compositor.onFrameNeeded = { [unowned self] in scheduleFrame() }
+        if let kms = backend as? KMSBackend {
+            compositor.setOutputRoots(kms.outputRoots)
+            // `laminactl display off|on [OUTPUT]`.
+            compositor.displayPower = { [unowned self] on, output in try setDisplayPower(on, output: output) }
+        }
         compositor.onFrameRendered = { [unowned self] in
             do { try writeFrameIfAsked() } catch { logger.error("writing frame: \(error)") }
         }
@@ -122,7 +127,7 @@ public final class Daemon {
         signals = try SignalSource(loop: loop, signals: [SIGINT, SIGTERM, SIGUSR1, SIGUSR2]) { [unowned self] sig in
             switch sig {
             case SIGUSR1, SIGUSR2:
-                // Interim control until the protocol has a display-power request: USR1 blanks, USR2 relights.
+                // USR1 blanks, USR2 relights every display, like `laminactl display off|on`.
                 do { try setDisplayPower(sig == SIGUSR2) } catch { logger.error("display \(sig == SIGUSR2 ? "on" : "off"): \(error)") }
             default:
                 logger.notice("signal \(sig): shutting down")
@@ -154,8 +159,10 @@ public final class Daemon {
         if ownsSocketPath { unlink(options.socketPath) }
     }
 
-    /// Blanks (false) or relights (true) every display. Headless has none to blank.
-    public func setDisplayPower(_ on: Bool, output: String? = nil) throws {
+    /// Blanks (false) or relights (true) the named display, or every display, and returns every
+    /// output's state afterwards. Headless has none to blank. An unknown name throws `UnknownOutput`.
+    @discardableResult
+    public func setDisplayPower(_ on: Bool, output: String? = nil) throws -> [OutputPower] {
         guard let kms = compositor.backend as? KMSBackend else {
             throw BackendUnavailable(reason: "display \(on ? "on" : "off") needs the KMS backend; this daemon runs \(compositor.backend.name)")
         }
@@ -165,6 +172,7 @@ public final class Daemon {
             forcedRedraw = true
             scheduleFrame()
         }
+        return kms.outputPower.map { OutputPower(name: $0.name, isOn: $0.isOn) }
     }
 
     /// A hung display path (a flip that never completes) stops the pings, so systemd restarts laminad.
@@ -263,6 +271,11 @@ public final class Daemon {
         }
         for time in events.presented { presented(at: time) }
         if events.needsRedraw { forcedRedraw = true }
+        // A display plugged in, unplugged or changing mode can change the desktop's size.
+        let backend = compositor.backend
+        compositor.resize(width: backend.width, height: backend.height)
+        if let kms = backend as? KMSBackend { compositor.setOutputRoots(kms.outputRoots) }
+        if let interval = backend.refreshInterval, interval > 0, interval.isFinite { pacing?.refreshInterval = interval }
         if forcedRedraw || compositor.needsFrame { scheduleFrame() }
     }
 

@@ -17,12 +17,33 @@ public final class DRMDevice {
     /// The kernel driver's name ("virtio_gpu", "bochs-drm").
     public let driverName: String
 
+    /// The seat the card was opened through, and its number for the card there.
+    private let seat: (session: SeatSession, id: Int32)?
+
     /// Opens `path` for modesetting and enables universal planes.
     /// The corresponding C functions are `open` and `drmSetClientCap`.
-    public init(path: String) throws(DRMError) {
+    public convenience init(path: String) throws(DRMError) {
         let fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw DRMError("open \(path)", errno: errno) }
+        try self.init(descriptor: fd, path: path, seat: nil)
+    }
+
+    /// Opens `path` through a seat manager (libseat), which makes it DRM master for this
+    /// process without root.
+    public convenience init(path: String, seat: SeatSession) throws(DRMError) {
+        let (fd, id) = try seat.openDevice(path)
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        do { try self.init(descriptor: fd, path: path, seat: (seat, id)) } catch {
+            seat.closeDevice(id)
+            throw error
+        }
+    }
+
+    private init(descriptor fd: Int32, path: String, seat: (session: SeatSession, id: Int32)?) throws(DRMError) {
         self.path = path
+        self.seat = seat
         self.fd = fd
         if let version = drmGetVersion(fd) {
             driverName = version.pointee.name.map { String(cString: $0) } ?? "unknown"
@@ -40,7 +61,13 @@ public final class DRMDevice {
         }
     }
 
-    deinit { close(fd) }
+    deinit {
+        seat?.session.closeDevice(seat!.id)
+        close(fd)
+    }
+
+    /// True when the card came from a seat manager (libseat) rather than a direct open.
+    public var isFromSeat: Bool { seat != nil }
 
     /// Turns on atomic modesetting for this descriptor. Returns false where the driver refuses.
     /// The corresponding C function is `drmSetClientCap(DRM_CLIENT_CAP_ATOMIC)`.

@@ -47,11 +47,18 @@ public final class KMSBackend: DisplayBackend {
     private var outputs: [KMSOutput] = []
     private let sink = PageFlipSink()
     private let hotplug: UdevMonitor?
+    /// The libseat seat the card came from, or nil where it was opened directly.
+    public let seat: SeatSession?
+    /// False while the seat is disabled (switched away from): nothing is drawn or flipped.
+    public var isActive: Bool { seat?.isActive ?? true }
     private let epoll: FileDescriptor
     private var needsRedraw = false
-    /// The desktop's size in points, fixed when the backend starts (the compositor's display size).
-    public let width: Int
-    public let height: Int
+    /// The desktop's size in points: the extent of the lit outputs. It changes when a display
+    /// is plugged in or changes mode (the daemon then resizes the compositor's display); it
+    /// keeps its last value when the last display goes, and is the configured fallback size
+    /// until the first one comes.
+    public private(set) var width: Int
+    public private(set) var height: Int
 
     // MARK: Opening
 
@@ -62,9 +69,29 @@ public final class KMSBackend: DisplayBackend {
         let paths = configuration.devicePath.map { [$0] } ?? DRMDevice.cardPaths()
         var reasons: [String] = []
         var fallback: DRMDevice?
+        var seat: SeatSession?
+        switch configuration.session {
+        case .direct:
+            break
+        case .libseat:
+            do { seat = try SeatSession(verbose: logger.logLevel <= .debug) } catch {
+                throw KMSUnavailable(reasons: ["session = libseat: \(error)"])
+            }
+        case .auto where SeatSession.managerReachable:
+            do { seat = try SeatSession(verbose: logger.logLevel <= .debug) } catch {
+                logger.notice("kms: \(error); opening the card directly")
+            }
+        case .auto:
+            break
+        }
+        if let seat {
+            logger.notice("kms: seat \(seat.name) through libseat")
+        } else {
+            logger.info("kms: opening the card directly (no seat manager\(geteuid() == 0 ? "; running as root" : ""))")
+        }
         for path in paths {
             do {
-                let drm = try DRMDevice(path: path)
+                let drm = try seat.map { seat throws(DRMError) in try DRMDevice(path: path, seat: seat) } ?? DRMDevice(path: path)
                 try drm.becomeMaster()
                 let resources = try drm.resources()
                 if resources.connected.isEmpty {
@@ -72,7 +99,7 @@ public final class KMSBackend: DisplayBackend {
                     if fallback == nil { fallback = drm }
                     continue
                 }
-                return try KMSBackend(drm: drm, configuration: configuration, logger: logger)
+                return try KMSBackend(drm: drm, seat: seat, configuration: configuration, logger: logger)
             } catch let error as DRMError where error.isPermissionDenied && error.call.hasPrefix("drmSetMaster") {
                 reasons.append("\(path): another process is DRM master (\(error))")
             } catch {
@@ -80,15 +107,16 @@ public final class KMSBackend: DisplayBackend {
             }
         }
         if !requireConnectedOutput, let fallback {
-            return try KMSBackend(drm: fallback, configuration: configuration, logger: logger)
+            return try KMSBackend(drm: fallback, seat: seat, configuration: configuration, logger: logger)
         }
         throw KMSUnavailable(reasons: reasons)
     }
 
     /// Sets up GBM, EGL and GL on `drm`, which must be master, and lights every connected
     /// connector the configuration allows (the modeset happens with the first frame).
-    public init(drm: DRMDevice, configuration: KMSConfiguration, logger: Logger) throws {
+    public init(drm: DRMDevice, seat: SeatSession? = nil, configuration: KMSConfiguration, logger: Logger) throws {
         self.drm = drm
+        self.seat = seat
         self.configuration = configuration
         self.logger = logger
         let noAtomic = SocketPath.environment("LAMINA_KMS_NO_ATOMIC") == "1"
@@ -127,7 +155,7 @@ public final class KMSBackend: DisplayBackend {
         }
         // One descriptor for the daemon's loop to watch, however many this backend has.
         let set = FileDescriptor(owning: try retryingEINTR("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) })
-        for fd in [drm.fd] + (hotplug.map { [$0.fd] } ?? []) {
+        for fd in [drm.fd] + (hotplug.map { [$0.fd] } ?? []) + (seat.map { [$0.fd] } ?? []) {
             var event = epoll_event()
             event.events = EPOLLIN.rawValue
             event.data.fd = fd
@@ -148,9 +176,16 @@ public final class KMSBackend: DisplayBackend {
         width = extent.width
         height = extent.height
         logger.notice("kms: \(summary); desktop \(width)x\(height); renderer \(kmsRenderer.name)")
+        seat?.onDisable = { [unowned self] in seatDisabled() }
+        seat?.onEnable = { [unowned self] in seatEnabled() }
+        if lit.isEmpty {
+            logger.notice("kms: no display connected: waiting for one to be plugged in\(hotplug == nil ? " (but there is no hotplug monitor)" : "")")
+        }
     }
 
     deinit {
+        // Switched away: the display belongs to someone else now; leave it alone.
+        guard isActive else { return }
         try? waitForFlips(timeout: 1)
         for output in outputs { output.restore(drm: drm, committer: committer) }
         outputs.removeAll()
@@ -221,6 +256,8 @@ public final class KMSBackend: DisplayBackend {
     /// the last frame it waits for it first (at most a second).
     public func present(_ list: DrawList) throws {
         kmsRenderer.lastList = list
+        // Switched away: the seat manager has taken DRM master; the frame waits for the seat.
+        guard isActive else { return }
         try waitForFlips(timeout: 1)
         var firstError: (any Error)?
         for output in outputs {
@@ -256,12 +293,19 @@ public final class KMSBackend: DisplayBackend {
         var events = BackendEvents()
         var ready = [epoll_event](repeating: epoll_event(), count: 4)
         let n = epoll_wait(epoll.rawValue, &ready, Int32(ready.count), 0)
-        var drmReadable = false, hotplugReadable = false
+        var drmReadable = false, hotplugReadable = false, seatReadable = false
         for i in 0..<max(0, Int(n)) {
-            if ready[i].data.fd == drm.fd { drmReadable = true } else { hotplugReadable = true }
+            if ready[i].data.fd == drm.fd {
+                drmReadable = true
+            } else if ready[i].data.fd == seat?.fd {
+                seatReadable = true
+            } else {
+                hotplugReadable = true
+            }
         }
+        if seatReadable, let seat { try seat.dispatch() }
         if drmReadable, let time = try readFlipEvents() { events.presented.append(time) }
-        if hotplugReadable, let hotplug, hotplug.hotplugDevices().contains(drm.path) {
+        if hotplugReadable, let hotplug, hotplug.hotplugDevices().contains(drm.path), isActive {
             rescan()
         }
         events.needsRedraw = needsRedraw
@@ -311,13 +355,39 @@ public final class KMSBackend: DisplayBackend {
         }
     }
 
+    // MARK: Seat
+
+    /// The seat is being taken away (a VT switch): let the queued flips finish, stop drawing,
+    /// and tell the seat manager, which then drops DRM master for this process.
+    private func seatDisabled() {
+        logger.notice("kms: seat disabled (switched away): drawing stops until it comes back")
+        try? waitForFlips(timeout: 0.5)
+        for output in outputs { output.flipCompleted(); output.invalidate() }
+        seat?.acknowledgeDisable()
+    }
+
+    /// The seat is back with DRM master: set every output's mode again (another program may
+    /// have changed it), pick up displays plugged in meanwhile, and draw the current state.
+    private func seatEnabled() {
+        logger.notice("kms: seat enabled: restoring the outputs")
+        for output in outputs { output.invalidate() }
+        rescan()
+        needsRedraw = true
+    }
+
     // MARK: Outputs
 
     /// Blanks (`on` false: the CRTC is turned off) or relights the named output, or all of them.
     /// Returns the outputs changed. A relit output shows the next frame, which the caller
-    /// should draw even if nothing changed.
+    /// should draw even if nothing changed. Throws `UnknownOutput` for a name that is not lit.
     @discardableResult
     public func setPower(_ on: Bool, output name: String? = nil) throws -> [String] {
+        if let name, !outputs.contains(where: { $0.name == name }) {
+            throw UnknownOutput(name: name, known: outputNames, backend: self.name)
+        }
+        guard isActive else {
+            throw DRMError("display \(on ? "on" : "off") while seat \(seat?.name ?? "") is switched away (no DRM master)", errno: EBUSY)
+        }
         try waitForFlips(timeout: 1)
         var changed: [String] = []
         for output in outputs where name == nil || output.name == name {
@@ -326,12 +396,24 @@ public final class KMSBackend: DisplayBackend {
             changed.append(output.name)
         }
         if on, !changed.isEmpty { needsRedraw = true }
-        if let name, !outputs.contains(where: { $0.name == name }) {
-            throw KMSUnavailable(reasons: ["no output named \(name) (lit: \(outputNames.joined(separator: ", ")))"])
-        }
         logger.notice("kms: display \(on ? "on" : "off"): \(changed.isEmpty ? "nothing to change" : changed.joined(separator: ", "))")
         return changed
     }
+
+    /// Under the separate layout, each lit output's rectangle in the desktop by connector name
+    /// (the compositor's output roots); empty under one desktop.
+    public var outputRoots: [String: Rect] {
+        guard configuration.layout == .separate else { return [:] }
+        var roots: [String: Rect] = [:]
+        for o in outputs {
+            roots[o.name] = Rect(x: Double(o.origin.x), y: Double(o.origin.y),
+                                 width: Double(o.logicalSize.width), height: Double(o.logicalSize.height))
+        }
+        return roots
+    }
+
+    /// Every lit output and whether it shows (false while blanked), in desktop order.
+    public var outputPower: [(name: String, isOn: Bool)] { outputs.map { ($0.name, $0.isEnabled) } }
 
     /// Re-reads the connectors after a hotplug: lights new displays, releases unplugged ones,
     /// and redoes outputs whose preferred mode changed.
@@ -361,6 +443,11 @@ public final class KMSBackend: DisplayBackend {
                     logger.notice("kms: \(output.name) connected: \(output.mode) at \(output.origin.x),\(output.origin.y)")
                 }
             }
+            if let extent = Self.desktopExtent(outputs), extent.width != width || extent.height != height {
+                logger.notice("kms: desktop \(width)x\(height) → \(extent.width)x\(extent.height)")
+                (width, height) = extent
+            }
+            if outputs.isEmpty { logger.notice("kms: no display connected: waiting for one to be plugged in") }
             needsRedraw = true
         } catch {
             logger.error("kms: hotplug rescan failed: \(error)")

@@ -12,6 +12,32 @@ public struct KMSConfiguration: Sendable {
     public var maxOutputs = 8
     /// The desktop size while no display is connected.
     public var fallbackSize = (width: 1280, height: 720)
+    /// One virtual desktop, or a root per output.
+    public var layout = Layout.desktop
+
+    /// How outputs share the clients' layer trees.
+    public enum Layout: String, Sendable, CaseIterable {
+        /// All outputs show parts of one desktop, at their positions in it.
+        case desktop
+        /// Each output has its own root: a top-level layer named after the output (its
+        /// connector name) is placed in that output's coordinates.
+        case separate
+    }
+
+    /// How the card is opened: through a seat manager (libseat: seatd or logind, for an
+    /// ordinary user) or directly (root on a dedicated kiosk).
+    public var session = SessionKind.auto
+
+    /// How the KMS backend gets the card.
+    public enum SessionKind: String, Sendable, CaseIterable {
+        /// libseat when a seat manager is reachable (seatd's socket, a logind session), falling
+        /// back to opening the card directly (which needs root or the card's permissions).
+        case auto
+        /// libseat only (any of its backends, including its built-in seatd when root).
+        case libseat
+        /// Open the card directly; no seat, no VT-switch notifications.
+        case direct
+    }
 
     public init() {}
 

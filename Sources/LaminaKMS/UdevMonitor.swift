@@ -41,13 +41,18 @@ public final class UdevMonitor {
         udev_unref(udev)
     }
 
-    /// The device nodes of the cards that reported a hotplug since the last call.
+    /// The device nodes of the cards that reported a hotplug (or a synthetic change) since the last call.
     /// The corresponding C function is `udev_monitor_receive_device`.
     public func hotplugDevices() -> [String] {
         var nodes: [String] = []
         while let device = udev_monitor_receive_device(monitor) {
             defer { udev_device_unref(device) }
-            guard let hotplug = udev_device_get_property_value(device, "HOTPLUG"), String(cString: hotplug) == "1" else { continue }
+            // HOTPLUG=1 from the driver, or a synthetic change event (`udevadm trigger`, or
+            // `echo change > /sys/class/drm/card0/uevent` after forcing a connector's status),
+            // which asks for the same re-probe.
+            let hotplug = udev_device_get_property_value(device, "HOTPLUG").map { String(cString: $0) == "1" } ?? false
+            let synthetic = udev_device_get_property_value(device, "SYNTH_UUID") != nil
+            guard hotplug || synthetic else { continue }
             // The kernel source carries DEVNAME (dri/card0) rather than a devnode.
             if let node = udev_device_get_devnode(device) {
                 nodes.append(String(cString: node))

@@ -199,6 +199,9 @@ extension ClientMessage {
             switch req {
             case .advanceClock(let s): w.f64(s)
             case .presentation(let id): w.u32(id.rawValue)
+            case let .displayPower(on, output):
+                w.u8(on ? 1 : 0)
+                w.string(output)
             default: break
             }
         }
@@ -241,6 +244,9 @@ extension ClientMessage {
                 case 5: msg = .request(id: id, .presentation(LayerID(try r.u32("presentation layer"))))
                 case 6: msg = .request(id: id, .presentationTree)
                 case 7: msg = .request(id: id, .watch)
+                case 8:
+                    let on = try r.bool("display-power on")
+                    msg = .request(id: id, .displayPower(on: on, output: try r.string("display-power output", limit: 256)))
                 default: throw DecodeError.invalid(field: "request kind", reason: "unknown request kind \(kind)")
                 }
             default:
@@ -307,6 +313,13 @@ extension ServerMessage {
                 }
             case .watching:
                 break
+            case let .displayPower(backend, outputs):
+                w.string(backend)
+                w.u32(UInt32(outputs.count))
+                for o in outputs {
+                    w.string(o.name)
+                    w.u8(o.isOn ? 1 : 0)
+                }
             }
         case .animationEvent(let n):
             w.u32(n.layer.rawValue)
@@ -395,6 +408,18 @@ extension ServerMessage {
                     }
                     msg = .reply(id: id, .presentation(p))
                 case 7: msg = .reply(id: id, .watching)
+                case 8:
+                    let backend = try r.string("display-power backend", limit: 256)
+                    let n = Int(try r.u32("display-power output count"))
+                    guard n <= r.remaining / 5 else {
+                        throw DecodeError.invalid(field: "display-power output count", reason: "\(n) outputs cannot fit")
+                    }
+                    var outputs: [OutputPower] = []
+                    for i in 0..<n {
+                        outputs.append(OutputPower(name: try r.string("display-power output \(i) name", limit: 256),
+                                                   isOn: try r.bool("display-power output \(i) state")))
+                    }
+                    msg = .reply(id: id, .displayPower(backend: backend, outputs: outputs))
                 default: throw DecodeError.invalid(field: "reply kind", reason: "unknown reply kind \(kind)")
                 }
             case 0x85:

@@ -3,7 +3,7 @@ import LaminaCore
 /// The protocol version this build speaks. A server accepts a client with the same major version.
 public enum ProtocolVersion {
     public static let major: UInt16 = 1
-    public static let minor: UInt16 = 0
+    public static let minor: UInt16 = 1
     /// "LAMN" as a little-endian u32: the first field of a hello, so a stray connection that
     /// speaks something else is recognised at once.
     public static let magic: UInt32 = 0x4E4D_414C
@@ -186,6 +186,9 @@ public enum Request: Hashable, Sendable {
     /// Streams every client's animation and transaction events to this connection as `watch`
     /// messages, from now until it closes.
     case watch
+    /// Turns displays off (blanked: the CRTC is disabled) or back on: the output named, or
+    /// every output when `output` is empty (`laminactl display off|on [OUTPUT]`).
+    case displayPower(on: Bool, output: String)
 
     public var kind: UInt16 {
         switch self {
@@ -196,6 +199,7 @@ public enum Request: Hashable, Sendable {
         case .presentation: 5
         case .presentationTree: 6
         case .watch: 7
+        case .displayPower: 8
         }
     }
 }
@@ -379,6 +383,15 @@ public struct Statistic: Hashable, Sendable {
     public init(name: String, value: Double) { self.name = name; self.value = value }
 }
 
+/// One output's power state in a `displayPower` reply.
+public struct OutputPower: Hashable, Sendable {
+    /// The connector name ("Virtual-1", "HDMI-A-1").
+    public var name: String
+    /// False while the output is blanked.
+    public var isOn: Bool
+    public init(name: String, isOn: Bool) { self.name = name; self.isOn = isOn }
+}
+
 /// The answer to a `Request`.
 public enum Reply: Hashable, Sendable {
     case screenshot(Bitmap)
@@ -391,6 +404,9 @@ public enum Reply: Hashable, Sendable {
     case presentation(LayerProperties)
     /// Acknowledges `watch`: events follow as `watch` messages.
     case watching
+    /// Answers `displayPower`: the backend's name and every output's state after the request
+    /// (none for a backend without physical outputs, such as headless).
+    case displayPower(backend: String, outputs: [OutputPower])
 
     public var kind: UInt16 {
         switch self {
@@ -400,6 +416,7 @@ public enum Reply: Hashable, Sendable {
         case .stats: 4
         case .presentation: 5
         case .watching: 7
+        case .displayPower: 8
         }
     }
 }

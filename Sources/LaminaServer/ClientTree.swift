@@ -91,6 +91,12 @@ public struct ClientTree: Sendable {
 
     public subscript(id: LayerID) -> ServerLayer? { layers[id] }
 
+    /// Sizes the root layer to a display of this size (bounds at the origin, centred).
+    mutating func fitRoot(width: Double, height: Double) {
+        layers[.root]?.properties.bounds = Rect(x: 0, y: 0, width: width, height: height)
+        layers[.root]?.properties.position = Point(x: width / 2, y: height / 2)
+    }
+
     /// Applies a commit's operations in order, all or none: on the first bad operation the tree
     /// is left exactly as it was and the rejection names that operation.
     /// Returns what changed. Animation operations are validated here (the layer exists, the

@@ -47,6 +47,11 @@ public final class Compositor {
     public var layerRasters: (any LayerRasterizing)?
     /// Closes a client's connection after its queued bytes are sent.
     public var close: (ClientID) -> Void = { _ in }
+    /// Turns the named output (nil: every output) off or on and returns every output's state
+    /// afterwards; throws `UnknownOutput` for a name the backend does not have. The platform
+    /// installs it for a backend with physical outputs (laminad on KMS); without it a
+    /// `displayPower` request is answered with no outputs.
+    public var displayPower: ((_ on: Bool, _ output: String?) throws -> [OutputPower])?
 
     public private(set) var stats = Counters()
     /// The display time of the last frame drawn.
@@ -265,6 +270,27 @@ public final class Compositor {
 
     // MARK: Frames
 
+    /// The backend's desktop changed size (hotplug, unplug, a new mode): the display, every
+    /// client's root layer and the next frame follow. Clients see the new size in `stats`
+    /// and `tree`. Returns whether the size changed.
+    @discardableResult
+    public func resize(width: Int, height: Int) -> Bool {
+        guard width > 0, height > 0, width != display.width || height != display.height else { return false }
+        logger.notice("display resized from \(display.width)x\(display.height) to \(width)x\(height)")
+        display.resize(width: width, height: height)
+        markNeedsFrame()
+        return true
+    }
+
+    /// Sets the "separate" layout's output rectangles (`DisplayTree.outputRoots`); empty for
+    /// one virtual desktop.
+    public func setOutputRoots(_ roots: [String: Rect]) {
+        guard roots != display.outputRoots else { return }
+        logger.notice("output roots: \(roots.isEmpty ? "none (one desktop)" : roots.keys.sorted().joined(separator: ", "))")
+        display.outputRoots = roots
+        markNeedsFrame()
+    }
+
     /// Draws and presents the frame for `now` if anything changed. Returns whether it drew.
     @discardableResult
     public func renderIfNeeded() throws -> Bool {
@@ -350,7 +376,19 @@ public final class Compositor {
             case .watch:
                 watchers.insert(client)
                 reply(client, .reply(id: id, .watching))
+            case let .displayPower(on, output):
+                let name = output.isEmpty ? nil : output
+                guard let displayPower else {
+                    // Headless: there is nothing to blank, and no output of any name.
+                    if let name { throw UnknownOutput(name: name, known: [], backend: backend.name) }
+                    reply(client, .reply(id: id, .displayPower(backend: backend.name, outputs: [])))
+                    return
+                }
+                let outputs = try displayPower(on, name)
+                reply(client, .reply(id: id, .displayPower(backend: backend.name, outputs: outputs)))
             }
+        } catch let error as UnknownOutput {
+            fail(.invalidRequest, error.description)
         } catch {
             logger.error("request \(id) from \(client) failed: \(error)")
             fail(.internalError, "\(error)")
@@ -397,6 +435,23 @@ public final class Compositor {
             list.append(Statistic(name: "textureBytes." + name, value: Double(bytes)))
         }
         return list
+    }
+}
+
+/// A request named an output the display backend does not have.
+public struct UnknownOutput: Error, CustomStringConvertible {
+    public var name: String
+    /// The outputs there are.
+    public var known: [String]
+    public var backend: String
+    public init(name: String, known: [String], backend: String) {
+        self.name = name
+        self.known = known
+        self.backend = backend
+    }
+    public var description: String {
+        "there is no output named '\(name)' ("
+            + (known.isEmpty ? "the \(backend) backend has no outputs now" : "outputs: \(known.joined(separator: ", "))") + ")"
     }
 }
 

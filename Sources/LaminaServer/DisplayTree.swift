@@ -45,9 +45,14 @@ public struct DisplayTree: Sendable {
         public var animationID: UInt64
     }
 
-    public let width: Int
-    public let height: Int
+    public private(set) var width: Int
+    public private(set) var height: Int
     public var background: Color
+    /// The "separate" output layout: each output's rectangle in the desktop, by connector
+    /// name. A top-level sublayer of a client's root whose `name` is an output's name is that
+    /// output's root: its position is in that output's coordinates (0,0 at its top-left).
+    /// Empty for one virtual desktop, where every layer is in desktop coordinates.
+    public var outputRoots: [String: Rect] = [:]
     /// In connection order: the first is drawn first, at the back.
     public internal(set) var entries: [Entry] = []
     private var nextSerial: UInt32 = 1
@@ -56,6 +61,18 @@ public struct DisplayTree: Sendable {
         self.width = width
         self.height = height
         self.background = background
+    }
+
+    /// Gives the display a new size (a display was plugged in, unplugged or changed mode).
+    /// Every client's root layer follows it, as a window's root layer follows the window:
+    /// its bounds become the display's and its position the display's centre.
+    public mutating func resize(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        for i in entries.indices {
+            entries[i].tree.fitRoot(width: Double(width), height: Double(height))
+            entries[i].renderTree?.fitRoot(width: Double(width), height: Double(height))
+        }
     }
 
     public func index(of client: ClientID) -> Int? { entries.firstIndex { $0.client == client } }
@@ -129,6 +146,17 @@ extension DisplayTree {
         j.field("height", Double(height))
         j.field("clock", clock.description)
         j.field("time", time)
+        if !outputRoots.isEmpty {
+            j.key("outputs")
+            j.beginArray()
+            for (name, frame) in outputRoots.sorted(by: { $0.value.minX != $1.value.minX ? $0.value.minX < $1.value.minX : $0.key < $1.key }) {
+                j.beginObject()
+                j.field("name", name)
+                j.key("frame"); j.value(.rect(frame))
+                j.endObject()
+            }
+            j.endArray()
+        }
         j.endObject()
         j.key("clients")
         j.beginArray()

@@ -64,7 +64,8 @@ extension DisplayTree {
             for (i, entry) in entries.enumerated() {
                 // renderTree: departing layers (onOrderOut) put back where they were.
                 var walk = RenderWalk(tree: entry.renderTree ?? entry.tree, entry: i, serial: entry.serial, present: present,
-                                      presentDelayed: presentDelayed, transitions: transitions, rasters: rasters)
+                                      presentDelayed: presentDelayed, transitions: transitions, rasters: rasters,
+                                      outputRoots: outputRoots)
                 walk.visitRoot(time: time, into: &list.commands)
             }
         }
@@ -84,7 +85,7 @@ extension DisplayTree {
         var commands: [DrawCommand] = []
         withoutActuallyEscaping(present) { present in
             var walk = RenderWalk(tree: tree, entry: i, serial: entry.serial, present: present, presentDelayed: nil,
-                                  transitions: nil, rasters: rasters)
+                                  transitions: nil, rasters: rasters, outputRoots: [:])
             walk.draw(id, layer, p, localTime: localTime, toDisplay: .identity, parentOpacity: 1, tint: nil, into: &commands)
         }
         return commands
@@ -107,6 +108,8 @@ private struct RenderWalk {
 
     /// How deep masks may nest (a mask's sublayer with a mask of its own, …).
     static let maximumMaskDepth = 8
+    /// `DisplayTree.outputRoots`: the root's sublayers named after an output are moved to it.
+    let outputRoots: [String: Rect]
 
     func properties(of id: LayerID, _ layer: ServerLayer, parentTime: Double) -> (LayerProperties, Double) {
         let m = layer.properties
@@ -412,8 +415,14 @@ private struct RenderWalk {
         let space = sublayerSpace(p)
         let plane = toDisplay.flatteningZ
         guard p.kind == .replicator else {
+            // The separate layout: a root's sublayer named after an output is that output's root.
+            let perOutput = layer.superlayer == nil && !outputRoots.isEmpty
             for c in orderedSublayers(of: layer, time: localTime) {
-                visit(c.id, c.layer, c.props, localTime: c.time, superlayerSpace: space, superlayerToDisplay: plane,
+                var toPlane = plane
+                if perOutput, let output = outputRoots[c.props.name] {
+                    toPlane = plane.concatenating(.translation(x: output.minX, y: output.minY))
+                }
+                visit(c.id, c.layer, c.props, localTime: c.time, superlayerSpace: space, superlayerToDisplay: toPlane,
                       parentOpacity: opacity, tint: tint, into: &commands)
             }
             return

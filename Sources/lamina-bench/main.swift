@@ -1,6 +1,12 @@
 // lamina-bench: the numbers the issues ask for. Build with -c release:
 //   swift run -c release lamina-bench [protocol|animation|frames|render|latency|contents|raster|all] [frames for render]
+//   lamina-bench live [SECONDS]   against a running laminad ($LAMINA_SOCKET): commits/s while
+//                                 an animation plays there (the KMS VM test runs it in the guest)
 let which = CommandLine.arguments.dropFirst().first ?? "all"
+if which == "live" {
+    let seconds = CommandLine.arguments.dropFirst(2).first.flatMap(Double.init) ?? 3
+    do { print(try runLiveCommitBenchmark(seconds: seconds)) } catch { print("live benchmark failed: \(error)") }
+}
 if which == "protocol" || which == "all" { print(runProtocolBenchmark()) }
 if which == "animation" || which == "all" { print(runAnimationBenchmark()) }
 if which == "frames" || which == "all" { print(runAnimatedFrameBenchmark()) }

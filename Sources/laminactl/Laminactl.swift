@@ -10,7 +10,7 @@ struct Laminactl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "laminactl",
         abstract: "Control laminad: apply scene files, take screenshots, dump the layer tree, drive the virtual clock.",
-        subcommands: [Apply.self, Contents.self, Screenshot.self, Tree.self, Watch.self, Advance.self, Stats.self, Eval.self])
+        subcommands: [Apply.self, Contents.self, Screenshot.self, Tree.self, Watch.self, Advance.self, Stats.self, Display.self, Eval.self])
 }
 
 /// Options every subcommand that talks to laminad takes.
@@ -229,6 +229,27 @@ struct Stats: AsyncParsableCommand {
             let v = s.value == s.value.rounded() && abs(s.value) < 1e15 ? String(Int64(s.value)) : String(s.value)
             print("\(s.name) \(v)")
         }
+        c.close()
+    }
+}
+
+struct Display: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Turn laminad's displays off (blanked) or back on.",
+        discussion: "Without OUTPUT every display changes. Prints each output's state afterwards, one per line.")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "off or on.") var state: String
+    @Argument(help: "A connector name, e.g. Virtual-1 or HDMI-A-1 (default: every output).") var output: String?
+
+    @MainActor
+    func run() async throws {
+        guard state == "off" || state == "on" else { throw ValidationError("display takes off or on (got '\(state)')") }
+        let c = try connection.connect()
+        let (backend, outputs) = try await c.setDisplayPower(state == "on", output: output)
+        if outputs.isEmpty {
+            print("no outputs: the \(backend) backend has no display to turn \(state)")
+        }
+        for o in outputs { print("\(o.name) \(o.isOn ? "on" : "off")") }
         c.close()
     }
 }

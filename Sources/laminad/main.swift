@@ -53,6 +53,12 @@ struct Laminad: ParsableCommand {
     @Option(name: .customLong("max-outputs"), help: "KMS: the most displays lit at once (default 8).")
     var maxOutputs: Int?
 
+    @Option(name: .customLong("layout"), help: "KMS: desktop (one virtual desktop) or separate (a root per output: a top-level layer named after the output).")
+    var layout: String?
+
+    @Option(name: .customLong("session"), help: "KMS: how the card is opened: auto (libseat when seatd or logind is reachable, else directly), libseat or direct.")
+    var session: String?
+
     @Option(name: .customLong("idle-blank"), help: "KMS: blank the displays after this many seconds without a change.")
     var idleBlank: Double?
 
@@ -122,6 +128,18 @@ struct Laminad: ParsableCommand {
         if let drmDevice { kms.devicePath = drmDevice }
         if legacyKMS { kms.forceLegacy = true }
         if let maxOutputs { kms.maxOutputs = max(0, maxOutputs) }
+        if let layout {
+            guard let l = KMSConfiguration.Layout(rawValue: layout) else {
+                throw ValidationError("--layout must be desktop or separate (got '\(layout)')")
+            }
+            kms.layout = l
+        }
+        if let session {
+            guard let kind = KMSConfiguration.SessionKind(rawValue: session) else {
+                throw ValidationError("--session must be auto, libseat or direct (got '\(session)')")
+            }
+            kms.session = kind
+        }
         for spec in outputSpecs {
             let output = try OutputConfiguration(parsing: spec)
             kms.outputs.removeAll { $0.name == output.name }

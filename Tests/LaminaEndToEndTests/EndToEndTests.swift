@@ -263,4 +263,25 @@ struct EndToEndTests {
         r = try daemon.laminactl(["stats"])
         #expect(r.output.contains("commitsApplied 2"), "\(r.output)")
     }
+
+    /// `laminactl display off|on [OUTPUT]` on headless: nothing to blank, said plainly, and an
+    /// output name it does not have is refused with a message naming it.
+    @Test func displayPowerOnHeadless() async throws {
+        let daemon = try DaemonProcess()
+        var r = try daemon.laminactl(["display", "off"])
+        #expect(r.status == 0, "\(r.output)")
+        #expect(r.output.contains("no outputs: the headless backend has no display to turn off"), "\(r.output)")
+        r = try daemon.laminactl(["display", "on", "HDMI-A-1"])
+        #expect(r.status != 0)
+        #expect(r.output.contains("invalid-request") && r.output.contains("no output named 'HDMI-A-1'"), "\(r.output)")
+        r = try daemon.laminactl(["display", "dim"])
+        #expect(r.status != 0 && r.output.contains("off or on"), "\(r.output)")
+        // The connection that got the error still works.
+        let c = try Connection.connect(to: daemon.socket, name: "power")
+        let (backend, outputs) = try await c.setDisplayPower(true)
+        #expect(backend == "headless" && outputs.isEmpty)
+        await #expect(throws: LaminaError.self) { try await c.setDisplayPower(false, output: "Virtual-1") }
+        #expect(try await c.stats().contains { $0.name == "framesRendered" })
+        c.close()
+    }
 }

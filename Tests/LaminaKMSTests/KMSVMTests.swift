@@ -26,6 +26,9 @@ struct KMSVMTests {
             wait_log "first frame on screen" 100
             apply $D/scene.json; settle
             shot scene
+            mount -t debugfs none /sys/kernel/debug 2>/dev/null
+            value planes_with_fb "$(grep -c 'fb=[1-9]' /sys/kernel/debug/dri/0/state)"
+            grep -A3 '^plane' /sys/kernel/debug/dri/0/state
             apply $D/alt.json; settle; apply $D/scene.json; settle
             value frame_ms "$("$B/laminactl" stats | sed -n 's/^lastFrameMilliseconds //p')"
             before=$("$B/laminactl" stats | sed -n 's/^framesRendered //p')
@@ -49,6 +52,9 @@ struct KMSVMTests {
         expectPixel(shot, 400, 300, (0, 0, 0), "just past red")
         expectPixel(try run.shot("after_idle"), 200, 150, (255, 0, 0), "red after idling")
         let values = run.values
+        // No cursor unless configured: only the primary plane scans out a framebuffer (the
+        // cursor plane, which a screendump would not show, has none).
+        #expect(values["planes_with_fb"] == "1", "planes with a framebuffer: \(values["planes_with_fb"] ?? "?")")
         // Nothing changed for 10 s: no frames, no commits, (almost) no CPU.
         #expect(values["idle_frames"] == "0")
         #expect(Int(values["idle_cpu_ticks"] ?? "") ?? 999 <= 10, "laminad used \(values["idle_cpu_ticks"] ?? "?") ticks (1/100 s) in 10 s idle")
@@ -62,38 +68,25 @@ struct KMSVMTests {
         print("KMS numbers: \(firstFrame.map(String.init) ?? "no first-frame line"); frame time (draw+swap+flip, median of \(flips.count)) \(median) ms, lastFrameMilliseconds \(values["frame_ms"] ?? "?") ms at 1280x800; idle CPU \(values["idle_cpu_ticks"] ?? "?") ticks (1/100 s) in 10 s")
     }
 
-    /// The legacy SetCrtc/PageFlip path, forced with LAMINA_KMS_NO_ATOMIC=1.
-    @Test func legacyVirtioShowsTheScene() throws {
-        let run = try VMHarness.run("legacy", files: ["scene.json": testScene, "alt.json": testSceneAlternate], script: """
-            export LAMINA_KMS_NO_ATOMIC=1
-            start_laminad
-            apply $D/alt.json; settle
-            apply $D/scene.json; settle
-            shot scene
-            stop_laminad
-            """)
-        #expect(run.serial.contains("legacy modesetting (LAMINA_KMS_NO_ATOMIC=1)"))
-        #expect(run.serial.contains("(virtio_gpu, legacy)"))
-        let shot = try run.shot("scene")
-        expectPixel(shot, 200, 150, (255, 0, 0), "red")
-        expectPixel(shot, 700, 150, (0, 0, 255), "blue")
-        expectPixel(shot, 1080, 650, (0, 255, 0), "green")
-        expectPixel(shot, 640, 500, (0, 0, 0), "background")
-    }
-
-    /// bochs-display: primary plane only, framebuffers with modifiers.
+    /// bochs-display: primary plane only, framebuffers with modifiers. On exit laminad gives the
+    /// CRTC back what it showed before (the console), so the scene is gone.
     @Test func bochsShowsTheScene() throws {
         let run = try VMHarness.run("bochs", device: "bochs", files: ["scene.json": testScene], script: """
             start_laminad
             apply $D/scene.json; settle
             shot scene
             stop_laminad
+            sleep 0.3
+            shot after_exit
             """)
         #expect(run.serial.contains("bochs"))
         let shot = try run.shot("scene")
         expectPixel(shot, 200, 150, (255, 0, 0), "red")
         expectPixel(shot, 700, 150, (0, 0, 255), "blue")
         expectPixel(shot, 500, 500, (0, 0, 0), "background")
+        // The text console (fbcon), blank there, instead of the scene.
+        expectPixel(try run.shot("after_exit"), 200, 150, (0, 0, 0), "the console is back after exit, not red")
+        #expect(run.values["laminad_exit"] == "0")
     }
 
     /// `transform=90` turns the picture clockwise in the renderer (the plane cannot rotate):
@@ -113,10 +106,12 @@ struct KMSVMTests {
     }
 
     /// A second laminad fails with a clear message while the first keeps the display; then
-    /// `display off` blanks it and `display on` restores it (SIGUSR1/SIGUSR2 until the protocol
-    /// has a display-power request).
+    /// `laminactl display off` blanks it (a commit meanwhile does not relight it), `display on`
+    /// restores it, an unknown output is refused, and SIGUSR1/SIGUSR2 do the same as off/on.
+    /// Then laminad again with `--idle-blank 4`: the screen goes black 4 s after the last
+    /// change, and the next commit lights it with that commit's scene.
     @Test func masterContentionAndBlanking() throws {
-        let run = try VMHarness.run("control", files: ["scene.json": testScene], script: """
+        let run = try VMHarness.run("control", files: ["scene.json": testScene, "alt.json": testSceneAlternate], script: """
             start_laminad
             apply $D/scene.json; settle
             "$B/laminad" --backend kms --socket /run/second.sock >/tmp/second.log 2>&1
@@ -124,25 +119,55 @@ struct KMSVMTests {
             cat /tmp/second.log
             kill -0 $PID && value first_alive yes
             shot contended
-            kill -USR1 $PID; wait_log "display off"; sleep 0.5
+            "$B/laminactl" display off Virtual-9 >/tmp/bad.log 2>&1
+            value unknown_exit $?
+            cat /tmp/bad.log
+            value off_reply "$("$B/laminactl" display off | tr -s '[:space:]' ' ')"
+            wait_count "display off: Virtual-1" 1; sleep 0.5
             shot off
-            kill -USR2 $PID; wait_log "display on"; sleep 0.3; settle
+            apply $D/alt.json; sleep 1
+            shot still_off
+            value on_reply "$("$B/laminactl" display on Virtual-1 | tr -s '[:space:]' ' ')"
+            wait_count "display on: Virtual-1" 1; sleep 0.3; settle
             shot on
+            kill -USR1 $PID; wait_count "display off: Virtual-1" 2; sleep 0.5
+            shot signal_off
+            kill -USR2 $PID; wait_count "display on: Virtual-1" 2; sleep 0.3; settle
+            shot signal_on
+            stop_laminad
+            start_laminad --idle-blank 4
+            apply $D/scene.json; settle
+            wait_log "idle for 4" 100; sleep 0.5
+            shot idle
+            apply $D/alt.json; settle
+            shot woken
             stop_laminad
             """)
         let values = run.values
         #expect(values["second_exit"] == "2")
         #expect(run.serial.contains("another process is DRM master"))
         #expect(values["first_alive"] == "yes")
+        #expect(values["unknown_exit"] != "0")
+        #expect(run.serial.contains("there is no output named 'Virtual-9' (outputs: Virtual-1)"))
+        #expect(values["off_reply"] == "Virtual-1 off")
+        #expect(values["on_reply"] == "Virtual-1 on")
         expectPixel(try run.shot("contended"), 200, 150, (255, 0, 0), "the first daemon's scene")
         // QEMU shows a disabled CRTC as black with a "Display output is not active." caption.
         expectPixel(try run.shot("off"), 200, 150, (0, 0, 0), "blank after display off")
-        expectPixel(try run.shot("on"), 200, 150, (255, 0, 0), "the scene back after display on")
+        expectPixel(try run.shot("still_off"), 200, 150, (0, 0, 0), "a commit does not undo display off")
+        expectPixel(try run.shot("on"), 200, 150, (255, 0, 255), "display on shows the scene committed while off")
+        expectPixel(try run.shot("signal_off"), 200, 150, (0, 0, 0), "blank after SIGUSR1")
+        expectPixel(try run.shot("signal_on"), 200, 150, (255, 0, 255), "back after SIGUSR2")
+        expectPixel(try run.shot("idle"), 200, 150, (0, 0, 0), "blank after 4 s idle")
+        expectPixel(try run.shot("woken"), 200, 150, (255, 0, 255), "a commit wakes the idle-blanked display")
+        expectPixel(try run.shot("woken"), 700, 150, (0, 0, 255), "…with the whole scene")
+        #expect(run.serial.contains("idle for 4.0 s: blanking the displays"))
     }
 
     /// Two heads (max_outputs=2): Virtual-2 starts disconnected and lights up when the host
     /// resizes it (RFB SetDesktopSize, a hotplug uevent), without restarting laminad; each head
-    /// shows its own part of the desktop.
+    /// shows its own part of the desktop. Then laminad again with `--layout separate`: a layer
+    /// named after each output is that output's root, so the same coordinates land on each head.
     @Test func hotpluggedSecondHeadLightsUp() throws {
         let scene = """
         {"sublayers":[
@@ -150,7 +175,15 @@ struct KMSVMTests {
          {"name":"yellow","bounds":[0,0,400,300],"position":[1580,250],"backgroundColor":"#FFFF00FF"}
         ]}
         """
-        let run = try VMHarness.run("hotplug", outputs: 2, vncHead: 1, files: ["scene.json": scene], script: """
+        let separate = """
+        {"sublayers":[
+         {"name":"Virtual-1","bounds":[0,0,1280,800],"position":[640,400],
+          "sublayers":[{"bounds":[0,0,200,200],"position":[200,200],"backgroundColor":"#00FFFFFF"}]},
+         {"name":"Virtual-2","bounds":[0,0,1024,768],"position":[512,384],
+          "sublayers":[{"bounds":[0,0,200,200],"position":[200,200],"backgroundColor":"#FF8000FF"}]}
+        ]}
+        """
+        let run = try VMHarness.run("hotplug", outputs: 2, vncHead: 1, files: ["scene.json": scene, "separate.json": separate], script: """
             start_laminad
             apply $D/scene.json; settle
             shot one 0
@@ -161,6 +194,12 @@ struct KMSVMTests {
             shot head1 1
             kill -0 $PID && value alive yes
             stop_laminad
+            start_laminad --layout separate
+            apply $D/separate.json; settle
+            "$B/laminactl" tree | grep -o '"outputs":[^]]*]},[^]]*]}]' | sed 's/^/VMKMS_VALUE outputs /'
+            shot separate0 0
+            shot separate1 1
+            stop_laminad
             """)
         #expect(run.values["alive"] == "yes")
         expectPixel(try run.shot("one"), 200, 150, (255, 0, 0), "red on the first head")
@@ -169,6 +208,124 @@ struct KMSVMTests {
         #expect(head1.width == 1024 && head1.height == 768)
         expectPixel(head1, 300, 250, (255, 255, 0), "yellow at desktop x 1380…1780 on the second head")
         expectPixel(head1, 50, 50, (0, 0, 0), "the second head's background")
+        #expect(run.values["outputs"] == #""outputs":[{"name":"Virtual-1","frame":[0,0,1280,800]},{"name":"Virtual-2","frame":[1280,0,1024,768]}]"#)
+        let separate0 = try run.shot("separate0"), separate1 = try run.shot("separate1")
+        expectPixel(separate0, 200, 200, (0, 255, 255), "cyan at (200, 200) of Virtual-1's root")
+        expectPixel(separate1, 200, 200, (255, 128, 0), "orange at (200, 200) of Virtual-2's root")
+        expectPixel(separate1, 600, 500, (0, 0, 0), "Virtual-2's background")
+        expectPixel(separate0, 600, 500, (0, 0, 0), "Virtual-1's background")
+    }
+
+    /// No display at all: the only connector is forced off through sysfs (`status` = off; QEMU
+    /// 7.2 ignores an RFB SetDesktopSize of 0x0, so the host cannot unplug the head) before
+    /// laminad starts. `--backend auto` then picks headless and says why; `--backend kms`
+    /// starts, stays up and waits. Plugging it back (`detect`, announced by a synthetic change
+    /// uevent on the card) lights it and resizes the compositor's display to 1280x800; a mode
+    /// change from the host (RFB SetDesktopSize 1024x768, a real hotplug event) resizes it
+    /// again; unplugging (`off` + change uevent) releases the head (its connector is no longer
+    /// bound to a CRTC) and laminad keeps running.
+    @Test func startsWithoutADisplayAndFollowsHotplug() throws {
+        let run = try VMHarness.run("nodisplay", vncHead: 0, files: ["scene.json": testScene], script: """
+            STATUS=/sys/class/drm/card0-Virtual-1
+            size() { value $1 "$("$B/laminactl" stats | awk '/^width /{w=$2} /^height /{h=$2} END{print w "x" h}')"; }
+            echo off >$STATUS/status
+            value status_before "$(cat $STATUS/status)"
+            # Only its choice matters here: stop it once it has said which backend and why.
+            "$B/laminad" --backend auto --socket /run/auto.sock --log-level info >/tmp/auto.log 2>&1 &
+            APID=$!
+            i=0; while ! grep -q "backend: " /tmp/auto.log && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+            kill -KILL $APID; wait $APID 2>/dev/null
+            cat /tmp/auto.log
+            start_laminad
+            wait_log "waiting for one to be plugged in" 50
+            apply $D/scene.json; settle
+            kill -0 $PID && value alive_without_display yes
+            size size_without
+            echo detect >$STATUS/status; echo change >/sys/class/drm/card0/uevent
+            wait_log "Virtual-1 connected" 100; wait_log "first frame on screen" 100; sleep 0.5; settle
+            size size_plugged
+            shot plugged
+            echo "VMKMS_RESIZE 0 1024 768"; read _
+            wait_log "Virtual-1 changed mode" 100; wait_count "Virtual-1 connected" 2 100; sleep 0.5; settle
+            size size_changed
+            shot changed
+            echo off >$STATUS/status; echo change >/sys/class/drm/card0/uevent
+            wait_log "Virtual-1 disconnected" 100; sleep 0.5
+            value enabled_unplugged "$(cat $STATUS/enabled)"
+            kill -0 $PID && value alive_unplugged yes
+            size size_unplugged
+            stop_laminad
+            """)
+        let values = run.values
+        #expect(values["status_before"] == "disconnected")
+        #expect(run.serial.contains("backend: headless (auto: no DRM device with a connected connector that can be mastered: /dev/dri/card0: no connected connector (Virtual-1))"))
+        #expect(values["alive_without_display"] == "yes")
+        #expect(values["size_without"] == "1280x720", "the fallback size until a display comes")
+        #expect(values["size_plugged"] == "1280x800")
+        #expect(run.serial.contains("display resized from 1280x720 to 1280x800"))
+        let plugged = try run.shot("plugged")
+        #expect(plugged.width == 1280 && plugged.height == 800)
+        expectPixel(plugged, 200, 150, (255, 0, 0), "red on the plugged-in head")
+        expectPixel(plugged, 1080, 650, (0, 255, 0), "green")
+        #expect(values["size_changed"] == "1024x768")
+        #expect(run.serial.contains("display resized from 1280x800 to 1024x768"))
+        let changed = try run.shot("changed")
+        #expect(changed.width == 1024 && changed.height == 768)
+        expectPixel(changed, 200, 150, (255, 0, 0), "red after the mode change")
+        expectPixel(changed, 1000, 700, (0, 255, 0), "green's part inside 1024x768")
+        expectPixel(changed, 600, 450, (0, 0, 0), "background")
+        #expect(values["enabled_unplugged"] == "disabled", "the unplugged connector is released")
+        #expect(values["alive_unplugged"] == "yes")
+        #expect(values["size_unplugged"] == "1024x768", "the desktop keeps its last size")
+        #expect(values["laminad_exit"] == "0")
+    }
+
+    /// An ordinary user through seatd, on the legacy SetCrtc/PageFlip path (forced with
+    /// LAMINA_KMS_NO_ATOMIC=1; atomic is what every other boot uses): laminad runs as `nobody`
+    /// (the card stays root-only) and gets the card from seatd via libseat. Switching to VT 2 disables the seat: laminad stops
+    /// drawing (a commit meanwhile is not shown) and acknowledges; switching back to VT 1
+    /// enables it, and laminad sets the mode again and shows the current scene.
+    @Test func seatdSessionAsOrdinaryUserSurvivesAVTSwitch() throws {
+        let run = try VMHarness.run("seat", files: ["scene.json": testScene, "alt.json": testSceneAlternate], script: """
+            seatd -u nobody -g nogroup -l info >/tmp/seatd.log 2>&1 &
+            SEATD=$!
+            i=0; while [ ! -S /run/seatd.sock ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+            value card_mode "$(stat -c %a:%U /dev/dri/card0)"
+            mkdir -p /tmp/kiosk; chown nobody /tmp/kiosk
+            export LAMINA_SOCKET=/tmp/kiosk/lamina.sock LAMINA_KMS_NO_ATOMIC=1
+            setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp/kiosk XDG_RUNTIME_DIR=/tmp/kiosk \
+                "$B/laminad" --backend kms --socket $LAMINA_SOCKET --log-level debug >>$LOG 2>&1 &
+            PID=$!
+            i=0; while [ ! -S $LAMINA_SOCKET ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+            value uid "$(awk '/^Uid/{print $2}' /proc/$PID/status)"
+            apply $D/scene.json; settle
+            shot seat
+            busybox chvt 2
+            wait_log "seat disabled" 50; sleep 0.3
+            apply $D/alt.json; sleep 1
+            shot away
+            busybox chvt 1
+            wait_log "seat enabled" 50; sleep 0.5; settle
+            shot back
+            kill -0 $PID && value alive yes
+            stop_laminad
+            kill $SEATD; cat /tmp/seatd.log
+            """)
+        let values = run.values
+        #expect(values["card_mode"] == "600:root", "the card is not open to nobody directly")
+        #expect(values["uid"] == "65534")
+        #expect(run.serial.contains("kms: seat seat0 through libseat"))
+        #expect(run.serial.contains("legacy modesetting (LAMINA_KMS_NO_ATOMIC=1)"))
+        #expect(run.serial.contains("(virtio_gpu, legacy)"))
+        expectPixel(try run.shot("seat"), 200, 150, (255, 0, 0), "the scene, drawn by an ordinary user")
+        // VT 2's text console (fbcon, blank there): neither the scene nor the commit made meanwhile.
+        expectPixel(try run.shot("away"), 200, 150, (0, 0, 0), "VT 2 while switched away")
+        expectPixel(try run.shot("back"), 200, 150, (255, 0, 255), "the scene committed while away, after switching back")
+        expectPixel(try run.shot("back"), 700, 150, (0, 0, 255), "blue after switching back")
+        expectPixel(try run.shot("back"), 1080, 650, (0, 255, 0), "green after switching back")
+        expectPixel(try run.shot("back"), 640, 500, (0, 0, 0), "background after switching back")
+        #expect(values["alive"] == "yes")
+        #expect(values["laminad_exit"] == "0")
     }
 
     /// An implicit animation on KMS: re-applying the scene with the red layer moved down animates
@@ -181,7 +338,7 @@ struct KMSVMTests {
             start_laminad
             apply $D/scene.json; settle
             "$B/laminactl" apply --duration 8 --timing-function linear $D/moved.json >/dev/null || echo "VMKMS_FAIL apply"
-            sleep 4
+            value live "$("$B/lamina-bench" live 2)"
             shot mid
             sleep 6
             shot end
@@ -196,5 +353,9 @@ struct KMSVMTests {
         expectPixel(end, 200, 650, (255, 0, 0), "red at the end")
         expectPixel(end, 200, 300, (0, 0, 0), "nothing left behind")
         #expect(run.values["laminad_exit"] == "0")
+        // lamina-bench live: a second client committing (each commit waited for) meanwhile.
+        let live = run.values["live"] ?? ""
+        #expect(live.hasPrefix("live commits while animating:"), "\(live)")
+        print("KMS numbers: \(live)")
     }
 }

@@ -101,6 +101,8 @@ struct ConfigurationTests {
             device = "/dev/dri/card1"
             atomic = false
             max_outputs = 2
+            layout = "separate"
+            session = "direct"
             [[output]]
             name = "Virtual-1"
             mode = "1024x768@60"
@@ -114,6 +116,8 @@ struct ConfigurationTests {
         #expect(c.kms.devicePath == "/dev/dri/card1")
         #expect(c.kms.forceLegacy)
         #expect(c.kms.maxOutputs == 2)
+        #expect(c.kms.layout == .separate)
+        #expect(c.kms.session == .direct)
         #expect(c.kms.outputs.count == 2)
         #expect(c.kms.outputs[0] == OutputConfiguration(name: "Virtual-1", mode: ModeRequest(width: 1024, height: 768, refreshRate: 60),
                                                         position: (0, 0), transform: .rotate90))
@@ -129,6 +133,8 @@ struct ConfigurationTests {
         #expect(message("[display]\nbackground = \"red\"").hasPrefix("display.background: must be #RRGGBB"))
         #expect(message("[[output]]\nname = \"A\"\ntransform = \"45\"").hasPrefix("output[0].transform: must be one of normal, 90"))
         #expect(message("[kms]\nmax_outputs = \"two\"") == "kms.max_outputs: must be an integer, not string")
+        #expect(message("[kms]\nlayout = \"split\"") == "kms.layout: must be desktop or separate (got 'split')")
+        #expect(message("[kms]\nsession = \"logind\"") == "kms.session: must be auto, libseat or direct (got 'logind')")
         #expect(message("[socket]\nmdoe = \"0660\"") == "socket.mdoe: is not a setting laminad knows (see config/laminad.toml)")
         #expect(message("[[output]]\nmode = \"1x1\"").hasPrefix("output[0].name: every [[output]] needs"))
         #expect(message("backend = ").hasPrefix("not valid TOML"))

@@ -51,6 +51,11 @@ enum VMHarness {
             while ! grep -q "$1" $LOG && [ $i -lt ${2:-100} ]; do sleep 0.1; i=$((i+1)); done
             grep -q "$1" $LOG || echo "VMKMS_FAIL no '$1' in the log"
         }
+        wait_count() {  # wait_count PATTERN N [TENTHS]: the log has N lines matching PATTERN
+            i=0
+            while [ "$(grep -c "$1" $LOG)" -lt "$2" ] && [ $i -lt ${3:-100} ]; do sleep 0.1; i=$((i+1)); done
+            [ "$(grep -c "$1" $LOG)" -ge "$2" ] || echo "VMKMS_FAIL fewer than $2 '$1' in the log"
+        }
         stop_laminad() { kill -TERM $PID; wait $PID; value laminad_exit $?; }
 
         """

@@ -30,6 +30,7 @@ struct ProtocolTests {
         ] + everyValue)),
         .commit(Commit(serial: 0, operations: [])),
         .request(id: 1, .screenshot), .request(id: 2, .tree), .request(id: 3, .advanceClock(seconds: 0.125)), .request(id: 4, .stats),
+        .request(id: 5, .displayPower(on: false, output: "Virtual-1")), .request(id: 6, .displayPower(on: true, output: "")),
     ]
 
     static let serverMessages: [ServerMessage] = [
@@ -41,6 +42,8 @@ struct ProtocolTests {
         .reply(id: 2, .tree("{\"a\":1}")),
         .reply(id: 3, .advanced(time: 1.5, framesRendered: 77)),
         .reply(id: 4, .stats([Statistic(name: "frames", value: 3), Statistic(name: "layers", value: 10)])),
+        .reply(id: 5, .displayPower(backend: "kms", outputs: [OutputPower(name: "Virtual-1", isOn: false), OutputPower(name: "Virtual-2", isOn: true)])),
+        .reply(id: 6, .displayPower(backend: "headless", outputs: [])),
     ]
 
     static func split(_ frame: [UInt8]) -> (UInt16, ArraySlice<UInt8>) {
@@ -79,6 +82,35 @@ struct ProtocolTests {
             0x04, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF,  // insert #1 into root at end
         ]
         #expect(commit.encoded() == expected)
+    }
+
+    // docs/protocol.md shows `display off Virtual-1` and its reply byte for byte.
+    @Test func goldenBytesOfDisplayPower() throws {
+        let request = ClientMessage.request(id: 5, .displayPower(on: false, output: "Virtual-1"))
+        let expected: [UInt8] = [
+            0x14, 0x00, 0x00, 0x00,  0x03, 0x00,  0x00, 0x00,  // frame: body length 20, type 3 (request), reserved 0
+            0x05, 0x00, 0x00, 0x00,                              // request id 5
+            0x08, 0x00,                                          // kind 8 (display-power)
+            0x00,                                                // off
+            0x09, 0x00, 0x00, 0x00, 0x56, 0x69, 0x72, 0x74, 0x75, 0x61, 0x6C, 0x2D, 0x31,  // "Virtual-1"
+        ]
+        #expect(request.encoded() == expected)
+        let reply = ServerMessage.reply(id: 5, .displayPower(backend: "kms", outputs: [OutputPower(name: "Virtual-1", isOn: false)]))
+        let expectedReply: [UInt8] = [
+            0x1F, 0x00, 0x00, 0x00,  0x84, 0x00,  0x00, 0x00,  // frame: body length 31, type 0x84 (reply), reserved 0
+            0x05, 0x00, 0x00, 0x00,                              // request id 5
+            0x08, 0x00,                                          // kind 8 (display-power)
+            0x03, 0x00, 0x00, 0x00, 0x6B, 0x6D, 0x73,            // backend "kms"
+            0x01, 0x00, 0x00, 0x00,                              // 1 output
+            0x09, 0x00, 0x00, 0x00, 0x56, 0x69, 0x72, 0x74, 0x75, 0x61, 0x6C, 0x2D, 0x31,  // "Virtual-1"
+            0x00,                                                // off
+        ]
+        #expect(reply.encoded() == expectedReply)
+        // An "on" byte other than 0 or 1 is malformed; the connection stays.
+        var bad = expected
+        bad[14] = 2
+        let (type, body) = Self.split(bad)
+        #expect(throws: MessageError.self) { try ClientMessage.decode(type: type, body: body) }
     }
 
     // docs/protocol.md, "Layer kinds" and "Values", shows these bytes.

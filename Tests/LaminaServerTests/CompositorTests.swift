@@ -44,6 +44,30 @@ final class CompositorTests {
          .insert(parent: .root, child: LayerID(id), index: .max)]
     }
 
+    /// A display resize (hotplug, a new mode): roots follow, the next frame has the new size,
+    /// stats and new clients' welcomes report it, and a layer anchored to the root's bounds
+    /// through a sublayer in the root's centre moves with it.
+    @Test func resizeFollowsTheDisplay() throws {
+        let a = hello("a")
+        _ = take(a)
+        feed(a, ClientMessage.commit(Commit(serial: 1, operations: square(1, x: 16, color: .red))).encoded())
+        _ = take(a)
+        try compositor.renderIfNeeded()
+        #expect(!compositor.resize(width: 64, height: 48), "same size: nothing to do")
+        #expect(!compositor.needsFrame)
+        #expect(compositor.resize(width: 32, height: 24))
+        #expect(compositor.needsFrame)
+        #expect(compositor.display.tree(of: a)?[.root]?.properties.bounds == Rect(x: 0, y: 0, width: 32, height: 24))
+        #expect(compositor.display.tree(of: a)?[.root]?.properties.position == Point(x: 16, y: 12))
+        let list = compositor.display.drawList()
+        #expect(list.width == 32 && list.height == 24)
+        #expect(compositor.statistics().first { $0.name == "width" }?.value == 32)
+        let b = hello("b")
+        guard case .welcome(let w) = take(b).first else { Issue.record("no welcome"); return }
+        #expect(w.displayWidth == 32 && w.displayHeight == 24)
+        #expect(!compositor.resize(width: 0, height: 0), "an empty desktop keeps the last size")
+    }
+
     @Test func helloCommitAndScreenshot() throws {
         let a = hello("a")
         guard case .welcome(let w) = take(a).first else { Issue.record("no welcome"); return }

@@ -30,6 +30,36 @@ struct RenderListBuilderTests {
 
     func kinds(_ l: DrawList) -> [DrawCommand.Kind] { l.commands.map(\.kind) }
 
+    @Test("separate layout: a root sublayer named after an output is drawn in that output's coordinates")
+    func separateOutputRoots() throws {
+        var display = DisplayTree(width: 2304, height: 800)
+        display.outputRoots = ["Virtual-1": Rect(x: 0, y: 0, width: 1280, height: 800),
+                               "Virtual-2": Rect(x: 1280, y: 0, width: 1024, height: 768)]
+        let client = ClientID(rawValue: 1)
+        _ = try display.attach(client, hello: Hello(clientName: "separate"))
+        var ops: [Operation] = []
+        // #1 "Virtual-2" with a child #2 at (100, 100) in it; #3 unnamed at (100, 100).
+        for (id, name, parent) in [(1, "Virtual-2", 0), (2, "", 1), (3, "", 0)] {
+            let layer = LayerID(rawValue: UInt32(id))
+            ops.append(.create(layer))
+            ops.append(.set(layer, .bounds, .rect(Rect(x: 0, y: 0, width: 50, height: 50))))
+            ops.append(.set(layer, .position, .point(Point(x: 125, y: 125))))
+            ops.append(.set(layer, .backgroundColor, .color(.red)))
+            if !name.isEmpty { ops.append(.set(layer, .name, .string(name))) }
+            ops.append(.insert(parent: parent == 0 ? .root : LayerID(rawValue: UInt32(parent)), child: layer, index: .max))
+        }
+        _ = try display.apply(ops, from: client, limits: ClientLimits())
+        let l = display.drawList()
+        #expect(l.commands.count == 3)
+        func origin(_ c: DrawCommand) -> Point { c.transform.apply(to: Point(x: 0, y: 0)).map { Point(x: $0.x, y: $0.y) } ?? Point(x: -1, y: -1) }
+        #expect(origin(l.commands[0]) == Point(x: 1380, y: 100), "the output root moves to Virtual-2's origin")
+        #expect(origin(l.commands[1]) == Point(x: 1480, y: 200), "its sublayers move with it")
+        #expect(origin(l.commands[2]) == Point(x: 100, y: 100), "other layers stay in desktop coordinates")
+        #expect(display.json(clock: .virtual, time: 0).contains(#""outputs":[{"name":"Virtual-1","frame":[0,0,1280,800]},{"name":"Virtual-2","frame":[1280,0,1024,768]}]"#))
+        display.outputRoots = [:]
+        #expect(origin(display.drawList().commands[0]) == Point(x: 100, y: 100), "one desktop: the name means nothing")
+    }
+
     @Test("a plain layer is one command with its corners, clamped to half the shorter side")
     func plainLayer() throws {
         let l = try list([(-1, { $0.cornerRadius = 40; $0.maskedCorners = [.minXMinY, .maxXMaxY] })])
