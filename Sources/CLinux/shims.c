@@ -81,3 +81,43 @@ int CLinux_is_sealed_against_shrinking(int fd) {
     if (seals < 0) return -1;
     return (seals & F_SEAL_SHRINK) ? 1 : 0;
 }
+
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <linux/vt.h>
+#include <linux/kd.h>
+
+int CLinux_sigrtmin(void) { return SIGRTMIN; }
+
+int CLinux_vt_active(int fd) {
+    struct vt_stat state;
+    if (ioctl(fd, VT_GETSTATE, &state) < 0) return -1;
+    return state.v_active;
+}
+
+int CLinux_vt_activate(int fd, int n) {
+    if (ioctl(fd, VT_ACTIVATE, n) < 0) return -1;
+    return ioctl(fd, VT_WAITACTIVE, n);
+}
+
+int CLinux_vt_set_process_mode(int fd, int relsig, int acqsig) {
+    struct vt_mode mode = { .mode = VT_PROCESS, .waitv = 0, .relsig = (short)relsig, .acqsig = (short)acqsig, .frsig = 0 };
+    return ioctl(fd, VT_SETMODE, &mode);
+}
+
+int CLinux_vt_set_auto_mode(int fd) {
+    struct vt_mode mode = { .mode = VT_AUTO };
+    return ioctl(fd, VT_SETMODE, &mode);
+}
+
+int CLinux_vt_reldisp(int fd, int value) { return ioctl(fd, VT_RELDISP, value); }
+
+int CLinux_kd_set_graphics(int fd, int graphics) {
+    return ioctl(fd, KDSETMODE, graphics ? KD_GRAPHICS : KD_TEXT);
+}
+
+int CLinux_kd_is_graphics(int fd) {
+    int mode = 0;
+    if (ioctl(fd, KDGETMODE, &mode) < 0) return -1;
+    return mode == KD_GRAPHICS ? 1 : 0;
+}

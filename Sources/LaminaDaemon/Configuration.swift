@@ -138,6 +138,7 @@ public struct LaminadConfiguration: Sendable {
                 }
                 c.kms.layout = layout
             }
+            if let n = try t.int("vt", 0...63), n > 0 { c.kms.virtualTerminal = Int32(n) }
             if let s = try t.string("session") {
                 guard let kind = KMSConfiguration.SessionKind(rawValue: s) else {
                     throw t.error("session", "must be auto, libseat or direct (got '\(s)')")

@@ -49,8 +49,11 @@ public final class KMSBackend: DisplayBackend {
     private let hotplug: UdevMonitor?
     /// The libseat seat the card came from, or nil where it was opened directly.
     public let seat: SeatSession?
-    /// False while the seat is disabled (switched away from): nothing is drawn or flipped.
-    public var isActive: Bool { seat?.isActive ?? true }
+    /// The virtual terminal taken where the card was opened directly (root, no seat manager),
+    /// or nil where there is none (no /dev/tty0, as in a container) or a seat manager handles VTs.
+    public let terminal: VirtualTerminal?
+    /// False while the seat is disabled or the VT switched away from: nothing is drawn or flipped.
+    public var isActive: Bool { seat?.isActive ?? terminal?.isActive ?? true }
     private let epoll: FileDescriptor
     private var needsRedraw = false
     /// The desktop's size in points: the extent of the lit outputs. It changes when a display
@@ -70,6 +73,8 @@ public final class KMSBackend: DisplayBackend {
         var reasons: [String] = []
         var fallback: DRMDevice?
         var seat: SeatSession?
+        // Before Mesa or anything else starts threads: VT signals must only reach the signalfd.
+        VirtualTerminal.blockSignals()
         switch configuration.session {
         case .direct:
             break
@@ -119,6 +124,21 @@ public final class KMSBackend: DisplayBackend {
         self.seat = seat
         self.configuration = configuration
         self.logger = logger
+        // Opened directly (root on a kiosk): take the VT ourselves, as the seat manager would.
+        // Only now that the card is mastered, so a second laminad that cannot master it leaves
+        // the first one's VT alone.
+        if seat == nil {
+            do {
+                let vt = try VirtualTerminal(number: configuration.virtualTerminal)
+                terminal = vt
+                logger.notice("kms: VT \(vt.number) in graphics mode; switching away (signals SIGRTMIN+4/+5) stops drawing and drops DRM master")
+            } catch {
+                terminal = nil
+                logger.notice("kms: no VT handling (\(error)); VT switches are not followed")
+            }
+        } else {
+            terminal = nil
+        }
         let noAtomic = SocketPath.environment("LAMINA_KMS_NO_ATOMIC") == "1"
         if configuration.forceLegacy || noAtomic {
             committer = LegacyCommitter(drm: drm)
@@ -155,7 +175,7 @@ public final class KMSBackend: DisplayBackend {
         }
         // One descriptor for the daemon's loop to watch, however many this backend has.
         let set = FileDescriptor(owning: try retryingEINTR("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) })
-        for fd in [drm.fd] + (hotplug.map { [$0.fd] } ?? []) + (seat.map { [$0.fd] } ?? []) {
+        for fd in [drm.fd] + (hotplug.map { [$0.fd] } ?? []) + (seat.map { [$0.fd] } ?? []) + (terminal.map { [$0.fd] } ?? []) {
             var event = epoll_event()
             event.events = EPOLLIN.rawValue
             event.data.fd = fd
@@ -178,6 +198,8 @@ public final class KMSBackend: DisplayBackend {
         logger.notice("kms: \(summary); desktop \(width)x\(height); renderer \(kmsRenderer.name)")
         seat?.onDisable = { [unowned self] in seatDisabled() }
         seat?.onEnable = { [unowned self] in seatEnabled() }
+        terminal?.onRelease = { [unowned self] in terminalReleased() }
+        terminal?.onAcquire = { [unowned self] in terminalAcquired() }
         if lit.isEmpty {
             logger.notice("kms: no display connected: waiting for one to be plugged in\(hotplug == nil ? " (but there is no hotplug monitor)" : "")")
         }
@@ -185,10 +207,13 @@ public final class KMSBackend: DisplayBackend {
 
     deinit {
         // Switched away: the display belongs to someone else now; leave it alone.
-        guard isActive else { return }
-        try? waitForFlips(timeout: 1)
-        for output in outputs { output.restore(drm: drm, committer: committer) }
-        outputs.removeAll()
+        if isActive {
+            try? waitForFlips(timeout: 1)
+            for output in outputs { output.restore(drm: drm, committer: committer) }
+            outputs.removeAll()
+        }
+        // Text mode and VT_AUTO: the console draws and switches by itself again.
+        terminal?.restore()
     }
 
     private static func desktopExtent(_ outputs: [KMSOutput]) -> (width: Int, height: Int)? {
@@ -293,17 +318,20 @@ public final class KMSBackend: DisplayBackend {
         var events = BackendEvents()
         var ready = [epoll_event](repeating: epoll_event(), count: 4)
         let n = epoll_wait(epoll.rawValue, &ready, Int32(ready.count), 0)
-        var drmReadable = false, hotplugReadable = false, seatReadable = false
+        var drmReadable = false, hotplugReadable = false, seatReadable = false, terminalReadable = false
         for i in 0..<max(0, Int(n)) {
             if ready[i].data.fd == drm.fd {
                 drmReadable = true
             } else if ready[i].data.fd == seat?.fd {
                 seatReadable = true
+            } else if ready[i].data.fd == terminal?.fd {
+                terminalReadable = true
             } else {
                 hotplugReadable = true
             }
         }
         if seatReadable, let seat { try seat.dispatch() }
+        if terminalReadable, let terminal { terminal.dispatch() }
         if drmReadable, let time = try readFlipEvents() { events.presented.append(time) }
         if hotplugReadable, let hotplug, hotplug.hotplugDevices().contains(drm.path), isActive {
             rescan()
@@ -361,9 +389,32 @@ public final class KMSBackend: DisplayBackend {
     /// and tell the seat manager, which then drops DRM master for this process.
     private func seatDisabled() {
         logger.notice("kms: seat disabled (switched away): drawing stops until it comes back")
+        stopDrawing()
+        seat?.acknowledgeDisable()
+    }
+
+    /// Lets the queued flips finish; every output modesets with the first frame after.
+    private func stopDrawing() {
         try? waitForFlips(timeout: 0.5)
         for output in outputs { output.flipCompleted(); output.invalidate() }
-        seat?.acknowledgeDisable()
+    }
+
+    /// The kernel asks to switch away from our VT (direct session): stop drawing, give DRM
+    /// master up (so the console or the next compositor can set its mode), then allow it.
+    private func terminalReleased() {
+        logger.notice("kms: VT \(terminal?.number ?? 0) released (switched away): drawing stops until it comes back")
+        stopDrawing()
+        do { try drm.dropMaster() } catch { logger.warning("kms: \(error)") }
+        terminal?.allowRelease()
+    }
+
+    /// Our VT is back (already acknowledged): take DRM master again, then as for a seat.
+    private func terminalAcquired() {
+        do { try drm.becomeMaster() } catch { logger.error("kms: VT back but \(error); frames are dropped") }
+        logger.notice("kms: VT \(terminal?.number ?? 0) acquired: restoring the outputs")
+        for output in outputs { output.invalidate() }
+        rescan()
+        needsRedraw = true
     }
 
     /// The seat is back with DRM master: set every output's mode again (another program may
@@ -386,7 +437,7 @@ public final class KMSBackend: DisplayBackend {
             throw UnknownOutput(name: name, known: outputNames, backend: self.name)
         }
         guard isActive else {
-            throw DRMError("display \(on ? "on" : "off") while seat \(seat?.name ?? "") is switched away (no DRM master)", errno: EBUSY)
+            throw DRMError("display \(on ? "on" : "off") while \(seat.map { "seat \($0.name)" } ?? "the VT") is switched away (no DRM master)", errno: EBUSY)
         }
         try waitForFlips(timeout: 1)
         var changed: [String] = []

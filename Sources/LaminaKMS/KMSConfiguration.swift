@@ -27,6 +27,9 @@ public struct KMSConfiguration: Sendable {
     /// How the card is opened: through a seat manager (libseat: seatd or logind, for an
     /// ordinary user) or directly (root on a dedicated kiosk).
     public var session = SessionKind.auto
+    /// The virtual terminal to show on when the card is opened directly (tty`N`); nil takes
+    /// the active one.
+    public var virtualTerminal: Int32?
 
     /// How the KMS backend gets the card.
     public enum SessionKind: String, Sendable, CaseIterable {

@@ -68,24 +68,54 @@ struct KMSVMTests {
         print("KMS numbers: \(firstFrame.map(String.init) ?? "no first-frame line"); frame time (draw+swap+flip, median of \(flips.count)) \(median) ms, lastFrameMilliseconds \(values["frame_ms"] ?? "?") ms at 1280x800; idle CPU \(values["idle_cpu_ticks"] ?? "?") ticks (1/100 s) in 10 s")
     }
 
-    /// bochs-display: primary plane only, framebuffers with modifiers. On exit laminad gives the
-    /// CRTC back what it showed before (the console), so the scene is gone.
-    @Test func bochsShowsTheScene() throws {
-        let run = try VMHarness.run("bochs", device: "bochs", files: ["scene.json": testScene], script: """
+    /// bochs-display: primary plane only, framebuffers with modifiers. As root with no seat
+    /// manager (a direct session) laminad takes the active VT (KD_GRAPHICS, VT_PROCESS):
+    /// `chvt 2` makes it stop drawing and drop DRM master, so VT 2's console shows (cleared to
+    /// blue beforehand, to tell it from a blank screen) and a commit meanwhile is not shown;
+    /// `chvt 1` gives the display back with the scene including that commit. On exit laminad
+    /// gives the CRTC back what it showed before and puts VT 1 back in text mode, so the
+    /// console draws again (cleared to blue after exit).
+    @Test func bochsShowsTheSceneAndFollowsVTSwitches() throws {
+        let run = try VMHarness.run("bochs", device: "bochs", files: ["scene.json": testScene, "alt.json": testSceneAlternate], script: """
             start_laminad
             apply $D/scene.json; settle
             shot scene
+            printf '\\033[44m\\033[2J' >/dev/tty2
+            busybox chvt 2
+            wait_log "VT 1 released" 50; sleep 0.5
+            value master_away "$(grep -c 'drmDropMaster' $LOG)"
+            apply $D/alt.json; sleep 1
+            shot away
+            busybox chvt 1
+            wait_log "VT 1 acquired" 50; sleep 0.5; settle
+            shot back
+            kill -0 $PID && value alive yes
             stop_laminad
             sleep 0.3
             shot after_exit
+            printf '\\033[44m\\033[2J' >/dev/tty1; sleep 0.3
+            shot console
             """)
         #expect(run.serial.contains("bochs"))
+        #expect(run.serial.contains("kms: VT 1 in graphics mode"))
         let shot = try run.shot("scene")
         expectPixel(shot, 200, 150, (255, 0, 0), "red")
         expectPixel(shot, 700, 150, (0, 0, 255), "blue")
         expectPixel(shot, 500, 500, (0, 0, 0), "background")
+        // VT 2's text console, cleared to the console's blue (0,0,170): not the scene.
+        let away = try run.shot("away")
+        expectPixel(away, 200, 150, (0, 0, 170), tolerance: 40, "VT 2's console while switched away, not red or magenta")
+        expectPixel(away, 640, 500, (0, 0, 170), tolerance: 40, "VT 2's console")
+        #expect(run.values["master_away"] == "0", "drmDropMaster failed while switching away")
+        let back = try run.shot("back")
+        expectPixel(back, 200, 150, (255, 0, 255), "the scene committed while away, after switching back")
+        expectPixel(back, 700, 150, (0, 0, 255), "blue after switching back")
+        expectPixel(back, 500, 500, (0, 0, 0), "background after switching back")
+        #expect(run.values["alive"] == "yes")
         // The text console (fbcon), blank there, instead of the scene.
         expectPixel(try run.shot("after_exit"), 200, 150, (0, 0, 0), "the console is back after exit, not red")
+        // VT 1 is in text mode again: what is written to it shows.
+        expectPixel(try run.shot("console"), 640, 500, (0, 0, 170), tolerance: 40, "VT 1's console draws again after exit")
         #expect(run.values["laminad_exit"] == "0")
     }
 

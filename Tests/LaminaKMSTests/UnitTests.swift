@@ -91,6 +91,7 @@ struct ConfigurationTests {
         #expect(c.socketMode == 0o660)
         #expect(c.kms.forceLegacy == false)
         #expect(c.kms.maxOutputs == 8)
+        #expect(c.kms.virtualTerminal == nil, "vt = 0: the active VT")
         #expect(c.repaintWindowMilliseconds == 7)
     }
 
@@ -103,6 +104,7 @@ struct ConfigurationTests {
             max_outputs = 2
             layout = "separate"
             session = "direct"
+            vt = 7
             [[output]]
             name = "Virtual-1"
             mode = "1024x768@60"
@@ -118,6 +120,7 @@ struct ConfigurationTests {
         #expect(c.kms.maxOutputs == 2)
         #expect(c.kms.layout == .separate)
         #expect(c.kms.session == .direct)
+        #expect(c.kms.virtualTerminal == 7)
         #expect(c.kms.outputs.count == 2)
         #expect(c.kms.outputs[0] == OutputConfiguration(name: "Virtual-1", mode: ModeRequest(width: 1024, height: 768, refreshRate: 60),
                                                         position: (0, 0), transform: .rotate90))
@@ -135,6 +138,7 @@ struct ConfigurationTests {
         #expect(message("[kms]\nmax_outputs = \"two\"") == "kms.max_outputs: must be an integer, not string")
         #expect(message("[kms]\nlayout = \"split\"") == "kms.layout: must be desktop or separate (got 'split')")
         #expect(message("[kms]\nsession = \"logind\"") == "kms.session: must be auto, libseat or direct (got 'logind')")
+        #expect(message("[kms]\nvt = 64") == "kms.vt: must be in 0…63 (got 64)")
         #expect(message("[socket]\nmdoe = \"0660\"") == "socket.mdoe: is not a setting laminad knows (see config/laminad.toml)")
         #expect(message("[[output]]\nmode = \"1x1\"").hasPrefix("output[0].name: every [[output]] needs"))
         #expect(message("backend = ").hasPrefix("not valid TOML"))

@@ -31,3 +31,32 @@ int CLinux_memfd_seal(int fd);
 
 /// Whether the descriptor is sealed against shrinking: 1 yes, 0 no, -1 not sealable (errno).
 int CLinux_is_sealed_against_shrinking(int fd);
+
+// MARK: Virtual terminals (linux/vt.h, linux/kd.h): the ioctls are variadic in C, and
+// SIGRTMIN is a function-like macro, so Swift reaches them through these shims.
+
+/// SIGRTMIN: the first real-time signal glibc leaves to programs.
+int CLinux_sigrtmin(void);
+
+/// VT_GETSTATE: the active VT's number (1…), or -1 (errno set).
+int CLinux_vt_active(int fd);
+
+/// VT_ACTIVATE then VT_WAITACTIVE: switches to VT `n` and waits until it shows. 0 or -1.
+int CLinux_vt_activate(int fd, int n);
+
+/// VT_SETMODE VT_PROCESS: the kernel asks this process (signal `relsig`) before switching
+/// away and tells it (`acqsig`) when switched back. 0 or -1.
+int CLinux_vt_set_process_mode(int fd, int relsig, int acqsig);
+
+/// VT_SETMODE VT_AUTO: the kernel switches without asking. 0 or -1.
+int CLinux_vt_set_auto_mode(int fd);
+
+/// VT_RELDISP: 1 allows a pending switch away, 0 refuses it, 2 (VT_ACKACQ) acknowledges a
+/// switch back. 0 or -1.
+int CLinux_vt_reldisp(int fd, int value);
+
+/// KDSETMODE: 1 KD_GRAPHICS (the console stops drawing), 0 KD_TEXT. 0 or -1.
+int CLinux_kd_set_graphics(int fd, int graphics);
+
+/// KDGETMODE: 1 graphics, 0 text, or -1 (errno set).
+int CLinux_kd_is_graphics(int fd);
