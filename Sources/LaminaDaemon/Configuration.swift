@@ -43,6 +43,7 @@ public struct LaminadConfiguration: Sendable {
     public var idleBlankSeconds: Double?
     public var repaintWindowMilliseconds: Double?
     public var cursor: Bool?
+    public var cursorPosition: (x: Int, y: Int)?
 
     public var kms = KMSConfiguration()
     public var kmsGiven = false
@@ -125,6 +126,7 @@ public struct LaminadConfiguration: Sendable {
             c.idleBlankSeconds = try t.double("idle_blank", 0...86400)
             c.repaintWindowMilliseconds = try t.double("repaint_window_ms", 0...100)
             c.cursor = try t.bool("cursor")
+            c.cursorPosition = try t.intPair("cursor_position")
             try t.finish()
         }
         if var t = try r.table("kms") {

@@ -1,13 +1,15 @@
 import CDRM
 
 /// What a commit lights: one connector, the CRTC driving it, the primary plane feeding the CRTC,
-/// and the mode.
+/// the mode, and the cursor if one is configured.
 public struct CommitTarget: Sendable {
     public var connector: DRMConnector
     public var crtc: UInt32
     public var crtcProperties: DRMProperties
     public var plane: DRMPlane
     public var mode: DRMMode
+    /// The cursor on this CRTC, set with every modeset; nil shows none.
+    public var cursor: CursorPlacement?
 
     public init(connector: DRMConnector, crtc: UInt32, crtcProperties: DRMProperties, plane: DRMPlane, mode: DRMMode) {
         self.connector = connector

@@ -250,6 +250,8 @@ public enum DRMFormat {
     }
     /// DRM_FORMAT_XRGB8888 ('XR24'): what every KMS driver scans out.
     public static let xrgb8888 = fourcc("XR24")
+    /// DRM_FORMAT_ARGB8888 ('AR24'), premultiplied: what cursor planes scan out.
+    public static let argb8888 = fourcc("AR24")
     /// DRM_FORMAT_MOD_INVALID: "no explicit modifier".
     public static let invalidModifier: UInt64 = 0x00ff_ffff_ffff_ffff
 }

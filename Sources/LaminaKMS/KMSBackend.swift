@@ -56,6 +56,11 @@ public final class KMSBackend: DisplayBackend {
     public var isActive: Bool { seat?.isActive ?? terminal?.isActive ?? true }
     private let epoll: FileDescriptor
     private var needsRedraw = false
+    /// The cursor's buffer where a cursor is configured (`[display] cursor`) and one could be made.
+    private var cursorBuffer: CursorBuffer?
+    /// Where the cursor's tip is, in desktop points, for outputs without a cursor plane (the
+    /// renderer draws the arrow there, on top of everything); nil when every output has one.
+    private var drawnCursor: (x: Int, y: Int)?
     /// The desktop's size in points: the extent of the lit outputs. It changes when a display
     /// is plugged in or changes mode (the daemon then resizes the compositor's display); it
     /// keeps its last value when the last display goes, and is the configured fallback size
@@ -192,9 +197,15 @@ public final class KMSBackend: DisplayBackend {
             }
         }
         outputs = lit
+        if configuration.cursor {
+            do { cursorBuffer = try CursorBuffer(drm: drm) } catch {
+                logger.warning("kms: no cursor buffer (\(error)); the renderer draws the cursor")
+            }
+        }
         let extent = Self.desktopExtent(lit) ?? configuration.fallbackSize
         width = extent.width
         height = extent.height
+        placeCursor()
         logger.notice("kms: \(summary); desktop \(width)x\(height); renderer \(kmsRenderer.name)")
         seat?.onDisable = { [unowned self] in seatDisabled() }
         seat?.onEnable = { [unowned self] in seatEnabled() }
@@ -301,6 +312,8 @@ public final class KMSBackend: DisplayBackend {
     }
 
     private func present(_ list: DrawList, on output: KMSOutput) throws {
+        var list = list
+        if let at = drawnCursor, output.target.cursor == nil { list.commands += Self.cursorCommands(at: at) }
         do {
             let start = monotonicSeconds()
             let flipped = try output.present(list, context: context, renderer: kmsRenderer.gles, drm: drm, committer: committer,
@@ -426,6 +439,62 @@ public final class KMSBackend: DisplayBackend {
         needsRedraw = true
     }
 
+    // MARK: Cursor
+
+    /// Puts the configured cursor on the output whose rectangle holds its position (the first
+    /// output's centre unless `cursor_position` says otherwise): on that CRTC's cursor plane
+    /// (atomic), through SetCursor2 (legacy), or, where neither can show it, drawn by the
+    /// renderer as the top-most item.
+    private func placeCursor() {
+        drawnCursor = nil
+        guard configuration.cursor, let first = outputs.first else {
+            for output in outputs { output.setCursor(nil) }
+            return
+        }
+        let at = configuration.cursorPosition
+            ?? (first.origin.x + first.logicalSize.width / 2, first.origin.y + first.logicalSize.height / 2)
+        let planes = (try? drm.resources().planes) ?? []
+        for output in outputs {
+            let inside = at.x >= output.origin.x && at.y >= output.origin.y
+                && at.x < output.origin.x + output.logicalSize.width && at.y < output.origin.y + output.logicalSize.height
+            guard inside else { output.setCursor(nil); continue }
+            // In the CRTC's pixels (output transforms are not applied to the cursor's place).
+            let x = Int((Double(at.x - output.origin.x) * output.configuration.scale).rounded())
+            let y = Int((Double(at.y - output.origin.y) * output.configuration.scale).rounded())
+            let crtc = output.target.crtc
+            let plane = planes.first { $0.kind == .cursor && $0.possibleCRTCs.contains(crtc) && $0.formats.contains(DRMFormat.argb8888) }
+            if let buffer = cursorBuffer, plane != nil || committer is LegacyCommitter {
+                output.setCursor(CursorPlacement(plane: committer is LegacyCommitter ? nil : plane, framebuffer: buffer.framebuffer,
+                                                 handle: buffer.handle, width: buffer.width, height: buffer.height, x: x, y: y))
+                logger.notice("kms: cursor on \(output.name) at \(x),\(y) (\(plane.map { "cursor plane \($0.id)" } ?? "legacy SetCursor2"))")
+            } else {
+                output.setCursor(nil)
+                drawnCursor = at
+                logger.notice("kms: cursor on \(output.name) at \(x),\(y), drawn by the renderer (no cursor plane)")
+            }
+        }
+    }
+
+    /// The arrow as filled rectangles, one per run of equal pixels in a row, with its tip at `at`.
+    static func cursorCommands(at: (x: Int, y: Int)) -> [DrawCommand] {
+        var commands: [DrawCommand] = []
+        for (y, row) in CursorSprite.rows.enumerated() {
+            let chars = Array(row)
+            var x = 0
+            while x < chars.count {
+                var end = x
+                while end < chars.count, chars[end] == chars[x] { end += 1 }
+                if chars[x] != " " {
+                    commands.append(DrawCommand(transform: .translation(x: Double(at.x + x), y: Double(at.y + y)),
+                                                bounds: Rect(x: 0, y: 0, width: Double(end - x), height: 1),
+                                                color: chars[x] == "X" ? .black : .white, opacity: 1))
+                }
+                x = end
+            }
+        }
+        return commands
+    }
+
     // MARK: Outputs
 
     /// Blanks (`on` false: the CRTC is turned off) or relights the named output, or all of them.
@@ -499,6 +568,7 @@ public final class KMSBackend: DisplayBackend {
                 (width, height) = extent
             }
             if outputs.isEmpty { logger.notice("kms: no display connected: waiting for one to be plugged in") }
+            placeCursor()
             needsRedraw = true
         } catch {
             logger.error("kms: hotplug rescan failed: \(error)")

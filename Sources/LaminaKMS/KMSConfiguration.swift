@@ -27,6 +27,10 @@ public struct KMSConfiguration: Sendable {
     /// How the card is opened: through a seat manager (libseat: seatd or logind, for an
     /// ordinary user) or directly (root on a dedicated kiosk).
     public var session = SessionKind.auto
+    /// Show a cursor (an arrow). Off by default: a kiosk shows none.
+    public var cursor = false
+    /// Where the cursor's tip shows, in desktop points; nil puts it at the first output's centre.
+    public var cursorPosition: (x: Int, y: Int)?
     /// The virtual terminal to show on when the card is opened directly (tty`N`); nil takes
     /// the active one.
     public var virtualTerminal: Int32?

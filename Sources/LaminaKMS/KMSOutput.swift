@@ -95,6 +95,14 @@ final class KMSOutput {
     /// The next frame must modeset again (after losing and regaining DRM master).
     func invalidate() { needsModeset = true }
 
+    /// Shows `cursor` (or none) from the next modeset on, which is made due where it changes.
+    func setCursor(_ cursor: CursorPlacement?) {
+        if cursor?.x != target.cursor?.x || cursor?.y != target.cursor?.y || cursor?.framebuffer != target.cursor?.framebuffer {
+            needsModeset = true
+        }
+        target.cursor = cursor
+    }
+
     /// Blanks the output (CRTC off) or marks it to light again on the next frame.
     func setEnabled(_ on: Bool, committer: any KMSCommitter) throws(DRMError) {
         guard on != isEnabled else { return }

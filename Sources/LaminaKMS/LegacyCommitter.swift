@@ -10,12 +10,19 @@ public final class LegacyCommitter: KMSCommitter {
 
     public var name: String { "legacy" }
 
-    /// The corresponding C function is `drmModeSetCrtc`.
+    /// The corresponding C functions are `drmModeSetCrtc`, then `drmModeSetCursor2` and
+    /// `drmModeMoveCursor` for a cursor.
     public func modeset(_ target: CommitTarget, framebuffer: UInt32) throws(DRMError) {
         var connector = target.connector.id
         var info = target.mode.info
         try drmCheck("drmModeSetCrtc(\(target.connector.name) \(target.mode))",
                      drmModeSetCrtc(drm.fd, target.crtc, framebuffer, 0, 0, &connector, 1, &info))
+        if let cursor = target.cursor {
+            try drmCheck("drmModeSetCursor2 on \(target.connector.name)",
+                         drmModeSetCursor2(drm.fd, target.crtc, cursor.handle, UInt32(cursor.width), UInt32(cursor.height), 0, 0))
+            try drmCheck("drmModeMoveCursor on \(target.connector.name)",
+                         drmModeMoveCursor(drm.fd, target.crtc, Int32(cursor.x), Int32(cursor.y)))
+        }
     }
 
     /// The corresponding C function is `drmModePageFlip`.

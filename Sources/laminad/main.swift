@@ -122,9 +122,9 @@ struct Laminad: ParsableCommand {
             }
             bg = c
         }
-        if file.cursor == true { logger.warning("cursor = true: Lamina draws no cursor yet; none is shown") }
-
         var kms = file.kms
+        kms.cursor = file.cursor ?? false
+        kms.cursorPosition = file.cursorPosition
         if let drmDevice { kms.devicePath = drmDevice }
         if legacyKMS { kms.forceLegacy = true }
         if let maxOutputs { kms.maxOutputs = max(0, maxOutputs) }

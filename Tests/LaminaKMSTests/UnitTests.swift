@@ -92,6 +92,7 @@ struct ConfigurationTests {
         #expect(c.kms.forceLegacy == false)
         #expect(c.kms.maxOutputs == 8)
         #expect(c.kms.virtualTerminal == nil, "vt = 0: the active VT")
+        #expect(c.cursor == false && c.cursorPosition == nil)
         #expect(c.repaintWindowMilliseconds == 7)
     }
 
@@ -138,6 +139,7 @@ struct ConfigurationTests {
         #expect(message("[kms]\nmax_outputs = \"two\"") == "kms.max_outputs: must be an integer, not string")
         #expect(message("[kms]\nlayout = \"split\"") == "kms.layout: must be desktop or separate (got 'split')")
         #expect(message("[kms]\nsession = \"logind\"") == "kms.session: must be auto, libseat or direct (got 'logind')")
+        #expect(message("[display]\ncursor_position = [1]").hasPrefix("display.cursor_position:"))
         #expect(message("[kms]\nvt = 64") == "kms.vt: must be in 0…63 (got 64)")
         #expect(message("[socket]\nmdoe = \"0660\"") == "socket.mdoe: is not a setting laminad knows (see config/laminad.toml)")
         #expect(message("[[output]]\nmode = \"1x1\"").hasPrefix("output[0].name: every [[output]] needs"))
