@@ -31,6 +31,9 @@ public final class Compositor {
     var groupCounts: [GroupKey: Int] = [:]
     /// Reused each frame for the events of one layer's animations.
     var frameEvents: [AnimationEvent] = []
+    /// Whether the last `tickAnimations` left any layer with a transition's old rendering kept
+    /// (most frames have none, and then the render list does not look for transitions at all).
+    var transitionsInFlight = false
     /// Connections that asked to `watch` events.
     var watchers: Set<ClientID> = []
 
@@ -309,7 +312,7 @@ public final class Compositor {
         let entries = display.entries
         let list = display.drawList(at: t, present: { entry, id, model, _ in
             entries[entry].animations[id]?.presentation ?? model
-        }, transitions: !hasTransitions ? nil : { entry, id in
+        }, transitions: !transitionsInFlight ? nil : { entry, id in
             guard let a = entries[entry].animations[id], let state = a.transition, let snapshot = a.transitionSnapshot else { return nil }
             return ActiveTransition(state: state, snapshot: snapshot)
         }, rasters: layerRasters, presentDelayed: { entry, id, model, local in

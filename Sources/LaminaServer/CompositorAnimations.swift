@@ -164,6 +164,7 @@ extension Compositor {
     /// Evaluates every animated layer at display time `t`: presentation values for the frame,
     /// events for the clients, finished animations dropped.
     func tickAnimations(at t: Double) {
+        transitionsInFlight = false
         for i in display.entries.indices where !display.entries[i].animations.isEmpty {
             var departed = false
             for id in Array(display.entries[i].animations.keys) {
@@ -181,9 +182,12 @@ extension Compositor {
                 } else {
                     display.entries[i].animations[id]!.presentation = shown.properties
                     display.entries[i].animations[id]!.transition = shown.transition
-                    if shown.transition == nil, display.entries[i].animations[id]!.transitionSnapshot != nil,
-                       !display.entries[i].animations[id]!.animations.hasTransition {
-                        display.entries[i].animations[id]!.transitionSnapshot = nil
+                    if display.entries[i].animations[id]!.transitionSnapshot != nil {
+                        if shown.transition == nil, !display.entries[i].animations[id]!.animations.hasTransition {
+                            display.entries[i].animations[id]!.transitionSnapshot = nil
+                        } else {
+                            transitionsInFlight = true
+                        }
                     }
                 }
                 guard !frameEvents.isEmpty else { continue }
@@ -216,12 +220,6 @@ extension Compositor {
     }
 
     // MARK: Transitions
-
-    /// Whether any layer has a transition's old rendering kept (most frames have none, and
-    /// then the render list does not look for transitions at all).
-    var hasTransitions: Bool {
-        display.entries.contains { e in e.animations.values.contains { $0.transitionSnapshot != nil } }
-    }
 
     /// The layers of `ops` that a transition will be added to: those given one explicitly, and
     /// the superlayer of a sublayer replaced in this commit (a remove and an insert at the same
