@@ -11,7 +11,8 @@ packages=(
 )
 if [ "${LAMINA_VM_DEPS:-1}" = 1 ]; then
   # The KMS tests boot a throw-away QEMU guest (see docs/testing.md).
-  packages+=(qemu-system-x86 busybox-static)
+  # seatd: the seat test runs laminad as an ordinary user through seatd in the guest.
+  packages+=(qemu-system-x86 busybox-static seatd)
 fi
 
 missing=()
