@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
+bash scripts/preflight.sh
 
 # laminad and laminactl are run by the end-to-end tests as real processes: build them too.
 swift build --build-tests

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Checks that everything the tests use is really here after scripts/deps.sh, and fails loudly
+# naming what is missing, so a test run never depends on what a machine happened to have.
+# Sourced by scripts/test.sh.
+missing=()
+need_tool() { command -v "$1" >/dev/null 2>&1 || missing+=("command $1 ($2)"); }
+need_pc() { pkg-config --exists "$1" 2>/dev/null || missing+=("pkg-config module $1 ($2)"); }
+
+need_tool swift "the Swift toolchain"
+need_tool pkg-config "pkg-config"
+need_tool python3 "the VM harness, scripts/vm/vmkms.py"
+for m in egl glesv2 gbm libdrm libudev libseat libsystemd libpng libjpeg cairo lamina-pangocairo; do
+  need_pc "$m" "scripts/deps.sh"
+done
+[ -e /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so ] || [ -n "$(ls /usr/lib/*/dri/swrast_dri.so 2>/dev/null)" ] \
+  || missing+=("Mesa's llvmpipe driver swrast_dri.so (libgl1-mesa-dri)")
+if [ "${LAMINA_VM_DEPS:-1}" = 1 ]; then
+  need_tool qemu-system-x86_64 "qemu-system-x86: the KMS VM tests"
+  need_tool busybox "busybox-static: the VM's initramfs"
+  need_tool seatd "seatd: the seat VM test"
+  need_tool apt-get "fetches the guest kernel package"
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "lamina: missing after scripts/deps.sh:" >&2
+  for m in "${missing[@]}"; do echo "  - $m" >&2; done
+  exit 1
+fi
