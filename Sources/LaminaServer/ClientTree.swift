@@ -62,10 +62,17 @@ public struct ClientLimits: Sendable, Equatable {
     public var maxOperationsPerCommit: Int
     /// Images one client may hold at once.
     public var maxImages: Int
-    public init(maxLayers: Int = 100_000, maxOperationsPerCommit: Int = 1_000_000, maxImages: Int = 4096) {
+    /// The longest chain of superlayer (or mask-of) links in a client's tree: the root's
+    /// sublayers are at depth 1. The server walks trees recursively on the main thread's stack,
+    /// so depth is a budget like the others (docs/protocol.md, "Budgets").
+    public var maxDepth: Int
+    public static let defaultMaxDepth = 64
+    public init(maxLayers: Int = 100_000, maxOperationsPerCommit: Int = 1_000_000, maxImages: Int = 4096,
+                maxDepth: Int = ClientLimits.defaultMaxDepth) {
         self.maxLayers = maxLayers
         self.maxOperationsPerCommit = maxOperationsPerCommit
         self.maxImages = maxImages
+        self.maxDepth = maxDepth
     }
 }
 
@@ -127,10 +134,16 @@ public struct ClientTree: Sendable {
                 }
                 if visible { result.visibleChange = true }
             } catch {
-                for (id, old) in journal.saved { layers[id] = old }
-                for (n, old) in journal.savedImages { images[n] = old }
+                rollBack(journal)
                 throw error
             }
+        }
+        do throws(CommitRejection) {
+            finishStructure(&journal, changes: &result.changes, limits: limits)
+            try checkDepth(of: journal.movedRoots, limits: limits, journal: &journal)
+        } catch {
+            rollBack(journal)
+            throw error
         }
         // Only now that the commit stands do image changes reach the sources the renderer reads.
         for (source, rect) in journal.imageUpdates { source.markChanged(rect) }
@@ -140,9 +153,24 @@ public struct ClientTree: Sendable {
         return result
     }
 
-    /// The value each touched layer had before the commit began (nil: it did not exist).
-    private struct Journal {
+    private mutating func rollBack(_ journal: Journal) {
+        for (id, old) in journal.saved { layers[id] = old }
+        for (n, old) in journal.savedImages { images[n] = old }
+    }
+
+    /// The value each touched layer had before the commit began (nil: it did not exist), and
+    /// the commit's structural bookkeeping (TreeShape.swift).
+    struct Journal {
         var saved: [LayerID: ServerLayer?] = [:]
+        /// Sublayers taken out of each superlayer during this commit, in order, with the index
+        /// of their `.removed` change: they leave the superlayer's array in one pass
+        /// (`compact`), so removing many siblings is linear, not quadratic.
+        var pendingRemovals: [LayerID: [(child: LayerID, change: Int)]] = [:]
+        /// Depths found during this commit, valid until a layer with descendants moves.
+        var depthMemo: [LayerID: Int] = [:]
+        /// Layers with descendants that were moved (or made masks) in this commit, with the
+        /// operation that did it: their subtrees' depth is checked once, at the end.
+        var movedRoots: [LayerID: Int] = [:]
         var savedImages: [UInt32: ImageSource?] = [:]
         var attachmentsTaken = 0
         var imageUpdates: [(ImageSource, PixelRect)] = []
@@ -228,10 +256,11 @@ public struct ClientTree: Sendable {
         guard let parent = layers[id]?.superlayer else { return }
         save(parent, &journal)
         save(id, &journal)
-        let index = layers[parent]?.sublayers.firstIndex(of: id) ?? 0
-        layers[parent]?.sublayers.removeAll { $0 == id }
+        // The index is filled in when the superlayer's array is compacted.
+        journal.pendingRemovals[parent, default: []].append((id, changes.count))
         layers[id]?.superlayer = nil
-        changes.append(.removed(id, from: parent, at: index))
+        forgetDepth(of: id, &journal)
+        changes.append(.removed(id, from: parent, at: 0))
     }
 
     private mutating func applyOne(_ op: Operation, index i: Int, limits: ClientLimits, journal: inout Journal,
@@ -257,6 +286,8 @@ public struct ClientTree: Sendable {
             }
             var visible = layer.superlayer != nil
             detach(id, journal: &journal, changes: &changes)
+            compact(id, &journal, changes: &changes)
+            if layers[id]!.hasDescendants || layers[id]!.maskOf != nil { journal.depthMemo.removeAll() }
             // A destroyed mask leaves the layer it masked unmasked; a destroyed masked layer
             // frees its mask.
             if let masked = layer.maskOf, var m = layers[masked], m.properties.mask == id.rawValue {
@@ -272,7 +303,7 @@ public struct ClientTree: Sendable {
                 save(maskID, &journal)
                 layers[maskID]?.maskOf = nil
             }
-            for child in layer.sublayers {
+            for child in layers[id]!.sublayers {
                 save(child, &journal)
                 layers[child]?.superlayer = nil
             }
@@ -290,7 +321,7 @@ public struct ClientTree: Sendable {
                 throw CommitRejection(code: .invalidProperty, operationIndex: i, message: "layer \(id): \(error)")
             }
             guard layer.properties[key] != old else { return false }
-            if key == .mask { try checkMask(layer.properties.mask, for: id, i) }
+            if key == .mask { try checkMask(layer.properties.mask, for: id, i, limits: limits) }
             save(id, &journal)
             layers[id] = layer
             if key == .mask, case .layer(let previous) = old {
@@ -302,7 +333,9 @@ public struct ClientTree: Sendable {
                 if after.rawValue != 0 {
                     save(after, &journal)
                     layers[after]?.maskOf = id
+                    journal.movedRoots[after] = i
                 }
+                journal.depthMemo.removeAll()
             }
             changes.append(.set(id, key, old: old))
             return true
@@ -317,22 +350,21 @@ public struct ClientTree: Sendable {
                 throw CommitRejection(code: .notAllowed, operationIndex: i,
                                       message: "layer \(child) is the mask of layer \(masked) and a mask layer has no superlayer; set that layer's mask to nil first")
             }
-            // Walk up from the new parent: meeting the child means the child would be its own ancestor.
-            var cursor: LayerID? = parent
-            while let c = cursor {
-                if c == child {
-                    throw CommitRejection(code: .cycle, operationIndex: i,
-                                          message: "inserting \(child) into \(parent) would make \(child) its own ancestor")
-                }
-                cursor = layers[c]?.superlayer
-            }
+            let hasDescendants = layers[child]!.hasDescendants
+            let parentDepth = try depthForInsert(child, into: parent, hasDescendants: hasDescendants, i, limits: limits, &journal)
             detach(child, journal: &journal, changes: &changes)
+            compact(parent, &journal, changes: &changes)
             save(parent, &journal)
             save(child, &journal)
             let subs = layers[parent]!.sublayers
             let at = index == UInt32.max ? subs.count : min(Int(index), subs.count)
             layers[parent]!.sublayers.insert(child, at: at)
             layers[child]!.superlayer = parent
+            if hasDescendants {
+                journal.movedRoots[child] = i
+            } else {
+                journal.depthMemo[child] = parentDepth + 1
+            }
             changes.append(.inserted(child, into: parent))
             return true
 
@@ -380,7 +412,7 @@ public struct ClientTree: Sendable {
     /// Checks that layer number `mask` may become the mask of layer `id`: it exists, it is not
     /// the layer itself or one of its ancestors, it has no superlayer and masks no other layer
     /// (Core Animation's mask layer has no superlayer).
-    private func checkMask(_ mask: UInt32, for id: LayerID, _ i: Int) throws(CommitRejection) {
+    private func checkMask(_ mask: UInt32, for id: LayerID, _ i: Int, limits: ClientLimits) throws(CommitRejection) {
         guard mask != 0 else { return }
         let maskID = LayerID(rawValue: mask)
         func refuse(_ why: String) -> CommitRejection {
@@ -391,10 +423,15 @@ public struct ClientTree: Sendable {
                                   message: "layer \(id): mask \(maskID) does not exist (create the mask layer before setting it)")
         }
         guard maskID != id else { throw refuse("is the layer itself; a layer cannot mask itself") }
-        var cursor = layers[id]?.superlayer
-        while let c = cursor {
+        var cursor = layers[id].flatMap(\.up)
+        var steps = 0
+        while let c = cursor, steps <= limits.maxDepth {
             if c == maskID { throw refuse("is an ancestor of the layer; a mask must be outside the layer's tree") }
-            cursor = layers[c]?.superlayer
+            cursor = layers[c]?.up
+            steps += 1
+        }
+        if cursor != nil {
+            throw refuse("cannot be checked: layer \(id) is more than \(limits.maxDepth) levels deep (the depth budget)")
         }
         if let s = m.superlayer {
             throw refuse("is a sublayer of layer \(s); a mask layer has no superlayer (remove it from its superlayer first)")
