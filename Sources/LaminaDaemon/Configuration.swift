@@ -35,6 +35,9 @@ public struct LaminadConfiguration: Sendable {
     public var maxOperationsPerCommit: Int?
     public var maxMessageBytes: Int?
     public var maxQueuedBytes: Int?
+    public var maxTotalQueuedBytes: Int?
+    public var handshakeTimeout: Double?
+    public var maxTreeDepth: Int?
 
     public var background: Color?
     public var clock: String?
@@ -105,6 +108,10 @@ public struct LaminadConfiguration: Sendable {
             c.maxOperationsPerCommit = try t.int("max_operations_per_commit", 1...100_000_000)
             c.maxMessageBytes = try t.int("max_message_bytes", 1024...(1 << 30))
             c.maxQueuedBytes = try t.int("max_queued_bytes", 4096...(1 << 34))
+            c.maxTotalQueuedBytes = try t.int("max_total_queued_bytes", 4096...(1 << 36))
+            c.handshakeTimeout = try t.double("handshake_timeout", 0.05...3600)
+            // The server's tree walks run on the main thread's stack: 256 is safe with margin.
+            c.maxTreeDepth = try t.int("max_tree_depth", 1...256)
             try t.finish()
         }
         if var t = try r.table("display") {

@@ -21,6 +21,16 @@ public final class Daemon {
         public var compositor = Compositor.Configuration()
         /// Bytes a slow client may leave unread before it is dropped.
         public var maxQueuedBytes = 128 << 20
+        /// Above this many unread bytes, laminad stops handling a client's requests until it
+        /// reads (backpressure); the client's socket buffer then fills and its writes block.
+        public var pauseQueuedBytes = 4 << 20
+        /// Unread bytes over all clients; past it the client with the most unread is dropped.
+        public var maxTotalQueuedBytes = 512 << 20
+        /// Frames handled for one client per turn of the event loop, and bytes read for it.
+        public var framesPerTurn = 64
+        public var bytesPerTurn = 256 << 10
+        /// Seconds a connection may take to say hello.
+        public var handshakeTimeout = 5.0
         /// A listening socket passed by socket activation, used instead of binding `socketPath`.
         public var listenerDescriptor: Int32?
         /// How long before a refresh a page-flipping backend starts rendering (weston's repaint window).
@@ -44,12 +54,43 @@ public final class Daemon {
     private final class Connection {
         let fd: FileDescriptor
         let id: ClientID
-        var outgoing: [UInt8] = []
-        var sent = 0
+        let acceptedAt: Double
+        /// Unsent replies and events, oldest first; a chunk is released as soon as it is sent.
+        var outgoing: [[UInt8]] = []
+        /// Bytes of `outgoing[0]` already sent.
+        var sentOfFirst = 0
+        private(set) var queued = 0
         var closing = false
-        var watchingWritable = false
-        init(fd: FileDescriptor, id: ClientID) { self.fd = fd; self.id = id }
-        var queued: Int { outgoing.count - sent }
+        /// Dropped: no more reads or writes; the disconnect runs after the current event.
+        var dead = false
+        /// In the daemon's ready list: whole frames wait in the compositor.
+        var ready = false
+        var interest: (read: Bool, write: Bool) = (true, false)
+        init(fd: FileDescriptor, id: ClientID, acceptedAt: Double) {
+            self.fd = fd
+            self.id = id
+            self.acceptedAt = acceptedAt
+        }
+        func enqueue(_ bytes: [UInt8]) {
+            outgoing.append(bytes)
+            queued += bytes.count
+        }
+        func dropQueue() -> Int {
+            let n = queued
+            outgoing.removeAll()
+            sentOfFirst = 0
+            queued = 0
+            return n
+        }
+        /// Marks `n` bytes from the front as sent.
+        func consume(_ n: Int) {
+            queued -= n
+            sentOfFirst += n
+            while let first = outgoing.first, sentOfFirst >= first.count {
+                sentOfFirst -= first.count
+                outgoing.removeFirst()
+            }
+        }
     }
 
     let options: Options
@@ -58,6 +99,19 @@ public final class Daemon {
     let compositor: Compositor
     private let listener: FileDescriptor
     private var connections: [ClientID: Connection] = [:]
+    /// Connections with whole frames waiting, served round-robin one budget per turn.
+    private var readyList: [ClientID] = []
+    private var readyServiceQueued = false
+    /// Unread bytes over all connections.
+    private var totalQueued = 0
+    /// Accepting is paused after EMFILE and friends; `acceptTimer` resumes it.
+    private var acceptPausedSince: Double?
+    private var acceptRefusals = 0
+    private var acceptTimer: LoopTimer?
+    private var handshakeTimer: LoopTimer?
+    /// Counters for `stats`.
+    private var droppedForQueue = 0
+    private var droppedForHandshake = 0
     private var frameTimer: LoopTimer?
     private var signals: SignalSource?
     private var frameScheduled = false
@@ -104,6 +158,9 @@ public final class Daemon {
             }
         }
         try loop.add(listener.rawValue) { [unowned self] _ in acceptAll() }
+        acceptTimer = try LoopTimer(loop: loop) { [unowned self] _ in resumeAccepting() }
+        handshakeTimer = try LoopTimer(loop: loop) { [unowned self] _ in checkHandshakes() }
+        compositor.platformStatistics = { [unowned self] in connectionStatistics() }
         compositor.send = { [unowned self] id, bytes in send(bytes, to: id) }
         compositor.close = { [unowned self] id in closeAfterFlush(id) }
         compositor.onFrameNeeded = { [unowned self] in scheduleFrame() }
@@ -298,18 +355,25 @@ public final class Daemon {
 
     // MARK: Connections
 
+    /// Accepts waiting connections, at most 32 a turn. When the process is out of descriptors
+    /// (EMFILE, ENFILE) or memory, the listener stays readable: accepting pauses for a moment
+    /// instead of spinning, and the episode is logged once.
     private func acceptAll() {
-        while true {
+        for _ in 0..<32 {
             let fd: FileDescriptor
             do {
                 guard let accepted = try UnixSocket.accept(listener) else { return }
                 fd = accepted
             } catch {
-                logger.error("accept: \(error)")
+                if [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errno) {
+                    pauseAccepting(error)
+                } else {
+                    logger.error("accept: \(error)")
+                }
                 return
             }
             let id = compositor.connect()
-            let conn = Connection(fd: fd, id: id)
+            let conn = Connection(fd: fd, id: id, acceptedAt: monotonicSeconds())
             connections[id] = conn
             if let cred = UnixSocket.peerCredentials(fd) {
                 logger.info("\(id) accepted (pid \(cred.pid), uid \(cred.uid))")
@@ -320,19 +384,80 @@ public final class Daemon {
                 logger.error("watching \(id): \(error)")
                 connections[id] = nil
                 compositor.disconnected(id)
+                continue
             }
+            if handshakeTimer?.isArmed == false { try? handshakeTimer?.arm(after: options.handshakeTimeout) }
         }
     }
 
-    private func handle(_ events: EventLoop.Events, on id: ClientID) {
-        guard let conn = connections[id] else { return }
-        if events.isWritable { flush(conn) }
-        if events.isReadable || events.isHangup { readAvailable(conn) }
+    private func pauseAccepting(_ error: SystemError) {
+        acceptRefusals += 1
+        guard acceptPausedSince == nil else { return }
+        acceptPausedSince = monotonicSeconds()
+        logger.error("accept: \(error): pausing new connections (\(connections.count) open); retrying every 0.25 s")
+        loop.remove(listener.rawValue)
+        try? acceptTimer?.arm(after: 0.25)
     }
 
-    private func readAvailable(_ conn: Connection) {
+    private func resumeAccepting() {
+        guard let since = acceptPausedSince else { return }
+        do {
+            try loop.add(listener.rawValue) { [unowned self] _ in acceptAll() }
+        } catch {
+            try? acceptTimer?.arm(after: 0.25)
+            return
+        }
+        acceptPausedSince = nil
+        // Accepting again may fail again at once; the next episode is logged once more only
+        // if this one got anywhere.
+        let refusals = acceptRefusals
+        acceptRefusals = 0
+        acceptAll()
+        if acceptPausedSince == nil {
+            logger.notice("accepting connections again after \(Int((monotonicSeconds() - since) * 1000)) ms (\(refusals) refused accept\(refusals == 1 ? "" : "s"))")
+        }
+    }
+
+    /// Drops connections that have not said hello within the handshake timeout, and re-arms
+    /// for the oldest one left. The timer is disarmed when no connection is waiting.
+    private func checkHandshakes() {
+        let now = monotonicSeconds()
+        var next: Double?
+        for conn in Array(connections.values) where !conn.dead && compositor.isAwaitingHello(conn.id) {
+            let due = conn.acceptedAt + options.handshakeTimeout
+            if due <= now {
+                logger.warning("\(conn.id) did not say hello within \(options.handshakeTimeout) s: dropping it")
+                droppedForHandshake += 1
+                compositor.refuse(conn.id, ErrorMessage(code: .notHello, message: "no hello within the handshake timeout of \(options.handshakeTimeout) s"))
+            } else {
+                next = min(next ?? due, due)
+            }
+        }
+        if let next { try? handshakeTimer?.arm(after: next - now) }
+    }
+
+    private func handle(_ events: EventLoop.Events, on id: ClientID) {
+        guard let conn = connections[id], !conn.dead else { return }
+        if events.isWritable { flush(conn) }
+        if events.isDead && !events.isReadable {
+            drop(conn, "hung up")
+            return
+        }
+        if events.isReadable || events.isHangup { serviceInput(conn) }
+    }
+
+    /// Reads and handles what a client sent, within this turn's budget. While whole frames
+    /// are left over, or its unread output is over `pauseQueuedBytes`, the client's socket is
+    /// not read: the frames are handled on later turns (`serveReady`), in turn with everyone.
+    private func serviceInput(_ conn: Connection) {
+        guard !conn.dead, !conn.closing else { return }
+        if conn.queued >= options.pauseQueuedBytes || conn.ready {
+            updateInterest(conn)
+            return
+        }
         var buffer = [UInt8](repeating: 0, count: 65536)
-        while connections[conn.id] != nil, !conn.closing {
+        var bytesRead = 0
+        while !conn.dead, !conn.closing, bytesRead < options.bytesPerTurn {
             let received: (count: Int, descriptors: [Int32], truncated: Bool)?
             do {
                 received = try buffer.withUnsafeMutableBytes { p in
@@ -342,10 +467,10 @@ public final class Daemon {
                 }.get()
             } catch {
                 logger.info("\(conn.id) read: \(error)")
-                disconnect(conn.id)
+                drop(conn, "read failed")
                 return
             }
-            guard let received else { return }
+            guard let received else { break }
             // Every received descriptor is mapped (or refused) and closed here, whatever happens next.
             let attachments = received.descriptors.map { fd -> MemoryAttachment in
                 do { return .memory(try ReadOnlyMapping(closing: fd)) } catch { return .unusable("\(error)") }
@@ -353,66 +478,161 @@ public final class Daemon {
             let n = received.count
             if received.truncated {
                 logger.warning("\(conn.id) sent more file descriptors than one read takes: dropping it")
-                disconnect(conn.id)
+                drop(conn, "too many descriptors")
                 return
             }
             if n == 0 {
-                disconnect(conn.id)
+                drop(conn, "closed")
                 return
             }
-            buffer.withUnsafeBytes { compositor.receive(UnsafeRawBufferPointer(rebasing: $0[0..<n]), attachments: attachments, from: conn.id) }
+            bytesRead += n
+            buffer.withUnsafeBytes {
+                compositor.receive(UnsafeRawBufferPointer(rebasing: $0[0..<n]), attachments: attachments, from: conn.id,
+                                   frameBudget: options.framesPerTurn)
+            }
+            if compositor.hasPendingFrame(conn.id) || conn.queued >= options.pauseQueuedBytes { break }
         }
+        if !conn.dead, compositor.hasPendingFrame(conn.id) { markReady(conn) }
+        updateInterest(conn)
+    }
+
+    private func markReady(_ conn: Connection) {
+        guard !conn.ready else { return }
+        conn.ready = true
+        readyList.append(conn.id)
+        if !readyServiceQueued {
+            readyServiceQueued = true
+            loop.nextTurn { [unowned self] in serveReady() }
+        }
+    }
+
+    /// One budget of frames for each client with frames waiting, then back to the loop.
+    private func serveReady() {
+        readyServiceQueued = false
+        let list = readyList
+        readyList.removeAll()
+        for id in list {
+            guard let conn = connections[id], !conn.dead else { continue }
+            conn.ready = false
+            if conn.queued >= options.pauseQueuedBytes {
+                // Listed again by `flush` once the client has read enough.
+                continue
+            }
+            compositor.handlePending(id, frameBudget: options.framesPerTurn)
+            if !conn.dead, compositor.hasPendingFrame(id) { markReady(conn) }
+            updateInterest(conn)
+        }
+    }
+
+    /// Watches a connection for what it can do now: reading while nothing is held back,
+    /// writing while output is queued.
+    private func updateInterest(_ conn: Connection) {
+        guard !conn.dead else { return }
+        let read = !conn.closing && !conn.ready && conn.queued < options.pauseQueuedBytes
+        let write = conn.queued > 0
+        guard read != conn.interest.read || write != conn.interest.write else { return }
+        conn.interest = (read, write)
+        var interest: EventLoop.Interest = []
+        if read { interest.insert(.readable) }
+        if write { interest.insert(.writable) }
+        try? loop.modify(conn.fd.rawValue, interest: interest, hangup: read)
     }
 
     private func send(_ bytes: [UInt8], to id: ClientID) {
-        guard let conn = connections[id] else { return }
+        guard let conn = connections[id], !conn.dead else { return }
         guard conn.queued + bytes.count <= options.maxQueuedBytes else {
-            logger.warning("\(id) is not reading its replies (\(conn.queued) bytes queued): dropping it")
-            disconnect(id)
+            logger.warning("\(id) is not reading: \(conn.queued + bytes.count) bytes would be queued for it, over max_queued_bytes (\(options.maxQueuedBytes)): dropping it")
+            droppedForQueue += 1
+            drop(conn, "output budget")
             return
         }
-        conn.outgoing.append(contentsOf: bytes)
+        conn.enqueue(bytes)
+        totalQueued += bytes.count
         flush(conn)
+        if totalQueued > options.maxTotalQueuedBytes { shedOutput() }
+    }
+
+    /// Over the global output budget: the connections holding the most unread bytes go first.
+    private func shedOutput() {
+        while totalQueued > options.maxTotalQueuedBytes,
+              let worst = connections.values.filter({ !$0.dead && $0.queued > 0 }).max(by: { $0.queued < $1.queued }) {
+            logger.warning("\(worst.id) holds \(worst.queued) unread bytes while all clients hold \(totalQueued), over max_total_queued_bytes (\(options.maxTotalQueuedBytes)): dropping it")
+            droppedForQueue += 1
+            drop(worst, "global output budget")
+        }
     }
 
     private func flush(_ conn: Connection) {
-        while conn.queued > 0 {
+        guard !conn.dead else { return }
+        while let first = conn.outgoing.first {
             let n: Int
             do {
-                n = try conn.outgoing.withUnsafeBytes { p in
-                    Result { () throws(SystemError) -> Int in try conn.fd.write(UnsafeRawBufferPointer(rebasing: p[conn.sent...])) }
+                n = try first.withUnsafeBytes { p in
+                    Result { () throws(SystemError) -> Int in try conn.fd.write(UnsafeRawBufferPointer(rebasing: p[conn.sentOfFirst...])) }
                 }.get()
             } catch {
                 logger.info("\(conn.id) write: \(error)")
-                disconnect(conn.id)
+                drop(conn, "write failed")
                 return
             }
             if n == 0 { break }
-            conn.sent += n
+            conn.consume(n)
+            totalQueued -= n
         }
-        if conn.queued == 0 {
-            conn.outgoing.removeAll(keepingCapacity: conn.outgoing.count < 1 << 20)
-            conn.sent = 0
-            if conn.closing { disconnect(conn.id); return }
+        if conn.queued == 0, conn.closing {
+            drop(conn, "closed after its last reply")
+            return
         }
-        let wantWritable = conn.queued > 0
-        if wantWritable != conn.watchingWritable {
-            conn.watchingWritable = wantWritable
-            try? loop.modify(conn.fd.rawValue, interest: wantWritable ? [.readable, .writable] : .readable)
+        // Reading resumes once the client has read enough; frames it left waiting come first.
+        if conn.queued < options.pauseQueuedBytes, compositor.hasPendingFrame(conn.id), !conn.ready {
+            markReady(conn)
         }
+        updateInterest(conn)
     }
 
     private func closeAfterFlush(_ id: ClientID) {
-        guard let conn = connections[id] else { return }
+        guard let conn = connections[id], !conn.dead else { return }
         conn.closing = true
         flush(conn)
     }
 
+    /// Stops all I/O on the connection now; the compositor forgets it after the current event,
+    /// so nothing that is walking the compositor's lists sees them change.
+    private func drop(_ conn: Connection, _ why: String) {
+        guard !conn.dead else { return }
+        conn.dead = true
+        totalQueued -= conn.dropQueue()
+        loop.remove(conn.fd.rawValue)
+        logger.debug("\(conn.id) dropped: \(why)")
+        let id = conn.id
+        loop.afterCurrentEvent { [unowned self] in disconnect(id) }
+    }
+
     private func disconnect(_ id: ClientID) {
         guard let conn = connections.removeValue(forKey: id) else { return }
-        loop.remove(conn.fd.rawValue)
+        if !conn.dead {
+            totalQueued -= conn.dropQueue()
+            loop.remove(conn.fd.rawValue)
+        }
         conn.fd.close()
         compositor.disconnected(id)
+    }
+
+    /// Connection counters for `stats`.
+    private func connectionStatistics() -> [Statistic] {
+        var list = [
+            Statistic(name: "queuedBytes", value: Double(totalQueued)),
+            Statistic(name: "budget.maxTotalQueuedBytes", value: Double(options.maxTotalQueuedBytes)),
+            Statistic(name: "budget.maxQueuedBytes", value: Double(options.maxQueuedBytes)),
+            Statistic(name: "budget.pauseQueuedBytes", value: Double(options.pauseQueuedBytes)),
+            Statistic(name: "clientsDroppedForOutput", value: Double(droppedForQueue)),
+            Statistic(name: "clientsDroppedForHandshake", value: Double(droppedForHandshake)),
+            Statistic(name: "acceptPaused", value: acceptPausedSince == nil ? 0 : 1),
+        ]
+        for conn in connections.values.sorted(by: { $0.id < $1.id }) where conn.queued > 0 {
+            list.append(Statistic(name: "queuedBytes.client.\(conn.id.rawValue)", value: Double(conn.queued)))
+        }
+        return list
     }
 }
 

@@ -25,6 +25,8 @@ public final class EventLoop {
         public var isWritable: Bool { raw & EPOLLOUT.rawValue != 0 }
         /// The peer hung up or the descriptor is in error; reading tells which.
         public var isHangup: Bool { raw & (EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue) != 0 }
+        /// Both directions are closed, or the descriptor is in error: nothing more can be sent.
+        public var isDead: Bool { raw & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 }
     }
 
     private let epoll: FileDescriptor
@@ -47,10 +49,12 @@ public final class EventLoop {
         handlers[fd] = handler
     }
 
-    /// Changes what `fd` is watched for.
-    public func modify(_ fd: Int32, interest: Interest) throws(SystemError) {
+    /// Changes what `fd` is watched for. A descriptor whose input is paused is watched
+    /// without `EPOLLRDHUP`, which is level-triggered and would wake the loop on every turn
+    /// once the peer has shut its side (EPOLLHUP and EPOLLERR are always reported).
+    public func modify(_ fd: Int32, interest: Interest, hangup: Bool = true) throws(SystemError) {
         var ev = epoll_event()
-        ev.events = interest.rawValue | EPOLLRDHUP.rawValue
+        ev.events = interest.rawValue | (hangup ? EPOLLRDHUP.rawValue : 0)
         ev.data.fd = fd
         try retryingEINTR("epoll_ctl(MOD)") { epoll_ctl(epoll.rawValue, EPOLL_CTL_MOD, fd, &ev) }
     }
@@ -64,6 +68,12 @@ public final class EventLoop {
     /// Runs `work` after the current callback returns, before the loop waits again.
     public func afterCurrentEvent(_ work: @escaping () -> Void) { deferred.append(work) }
 
+    /// Runs `work` once on the loop's next turn, after the events that are ready then: the
+    /// loop polls without waiting while such work is queued. Work that queues itself again
+    /// runs once per turn, so it shares the loop with every descriptor (fair scheduling).
+    public func nextTurn(_ work: @escaping () -> Void) { turnWork.append(work) }
+    private var turnWork: [() -> Void] = []
+
     /// Dispatches events until `stop()`.
     public func run() throws(SystemError) {
         running = true
@@ -71,7 +81,7 @@ public final class EventLoop {
         while running {
             runDeferred()
             guard running else { break }
-            let n = epoll_wait(epoll.rawValue, &events, Int32(events.count), -1)
+            let n = epoll_wait(epoll.rawValue, &events, Int32(events.count), turnWork.isEmpty ? -1 : 0)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw SystemError("epoll_wait", errno: errno)
@@ -81,6 +91,11 @@ public final class EventLoop {
                 // A handler earlier in this batch may have removed this descriptor.
                 guard let h = handlers[fd] else { continue }
                 h(Events(raw: events[i].events))
+            }
+            if !turnWork.isEmpty {
+                let work = turnWork
+                turnWork.removeAll()
+                for w in work { w() }
             }
         }
     }

@@ -38,7 +38,8 @@ public enum FrameError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Bytes are appended as they are read from the socket; `next()` returns whole frames. A length
 /// over `limit` is refused before any body byte is buffered.
 public struct FrameDecoder: Sendable {
-    public let limit: Int
+    /// The largest frame body accepted; laminad keeps it small until a client has said hello.
+    public var limit: Int
     private var buffer: [UInt8] = []
     private var start = 0
 
@@ -54,6 +55,15 @@ public struct FrameDecoder: Sendable {
     public mutating func append(_ bytes: [UInt8]) {
         compactIfNeeded()
         buffer.append(contentsOf: bytes)
+    }
+
+    /// Whether `next()` would return a frame or throw (a whole frame, or a header it refuses).
+    public var hasWholeFrame: Bool {
+        guard buffer.count - start >= Frame.headerSize else { return false }
+        let b = buffer[start..<(start + Frame.headerSize)]
+        let length = Int(b[b.startIndex]) | Int(b[b.startIndex + 1]) << 8 | Int(b[b.startIndex + 2]) << 16 | Int(b[b.startIndex + 3]) << 24
+        let reserved = Int(b[b.startIndex + 6]) | Int(b[b.startIndex + 7]) << 8
+        return reserved != 0 || length > limit || buffer.count - start - Frame.headerSize >= length
     }
 
     /// The next whole frame, or nil when more bytes are needed.

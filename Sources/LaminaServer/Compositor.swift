@@ -10,6 +10,9 @@ public final class Compositor {
         public var limits = ClientLimits()
         /// The largest frame body a client may send, in bytes.
         public var frameLimit = 16 << 20
+        /// The largest frame body before a client has said hello: a hello is small, and bytes
+        /// from a peer that has not said who it is must not pile up.
+        public var helloFrameLimit = 64 << 10
         public var background: Color = .black
         public init() {}
     }
@@ -24,6 +27,25 @@ public final class Compositor {
 
     private var sessions: [ClientID: Session] = [:]
     private var nextClient: UInt32 = 1
+    /// Nonzero while the compositor handles a frame or draws: a disconnect reported meanwhile
+    /// (a callback's send failed) waits in `deferredDisconnects`, so no loop over the entries
+    /// ever sees them change under it.
+    private var busy = 0
+    private var deferredDisconnects: [ClientID] = []
+
+    /// Runs `body` with disconnects deferred, then carries them out.
+    func whileBusy<T>(_ body: () throws -> T) rethrows -> T {
+        busy += 1
+        defer {
+            busy -= 1
+            if busy == 0, !deferredDisconnects.isEmpty {
+                let gone = deferredDisconnects
+                deferredDisconnects.removeAll()
+                for c in gone { disconnected(c) }
+            }
+        }
+        return try body()
+    }
 
     // Render-tree animations (CompositorAnimations.swift).
     var nextAnimationID: UInt64 = 1
@@ -89,12 +111,20 @@ public final class Compositor {
     public func connect() -> ClientID {
         let id = ClientID(rawValue: nextClient)
         nextClient &+= 1
-        sessions[id] = Session(id: id, frameLimit: configuration.frameLimit)
+        sessions[id] = Session(id: id, frameLimit: min(configuration.helloFrameLimit, configuration.frameLimit))
         return id
     }
 
     /// The connection closed (or was closed). Its layers leave the screen unless its session keeps them.
     public func disconnected(_ client: ClientID) {
+        // Called back from inside a frame or a request (a send that failed): the entry goes
+        // once the compositor is no longer walking its lists.
+        if busy > 0 {
+            guard sessions[client] != nil else { return }
+            sessions[client]?.state = .closed
+            if !deferredDisconnects.contains(client) { deferredDisconnects.append(client) }
+            return
+        }
         guard sessions.removeValue(forKey: client) != nil else { return }
         watchers.remove(client)
         if let i = display.index(of: client) {
@@ -115,7 +145,10 @@ public final class Compositor {
     /// Bytes read from a client's socket, with the descriptors that came with them (SCM_RIGHTS),
     /// already mapped by the platform. A descriptor belongs to the frame that starts in the
     /// bytes it came with (docs/protocol.md, "Images and file descriptors").
-    public func receive(_ bytes: UnsafeRawBufferPointer, attachments: [MemoryAttachment] = [], from client: ClientID) {
+    /// Handles at most `frameBudget` frames; whole frames left over (`hasPendingFrame`) are
+    /// handled by `handlePending` on a later turn, so one client's burst cannot hold the loop.
+    public func receive(_ bytes: UnsafeRawBufferPointer, attachments: [MemoryAttachment] = [], from client: ClientID,
+                        frameBudget: Int = .max) {
         guard sessions[client] != nil else { return }
         let start = sessions[client]!.received
         sessions[client]!.received += bytes.count
@@ -126,12 +159,34 @@ public final class Compositor {
             return
         }
         sessions[client]!.decoder.append(bytes)
+        handlePending(client, frameBudget: frameBudget)
+    }
+
+    /// Handles up to `frameBudget` whole frames already received from `client`.
+    public func handlePending(_ client: ClientID, frameBudget: Int) {
+        whileBusy { handleFrames(client, frameBudget: frameBudget) }
+    }
+
+    /// Whether a whole frame from `client` waits to be handled (or a bad header to be refused).
+    public func hasPendingFrame(_ client: ClientID) -> Bool {
+        guard let s = sessions[client], s.state != .closed else { return false }
+        return s.decoder.hasWholeFrame
+    }
+
+    /// Whether `client` is connected and has not said hello yet.
+    public func isAwaitingHello(_ client: ClientID) -> Bool { sessions[client]?.state == .awaitingHello }
+
+    private func handleFrames(_ client: ClientID, frameBudget: Int) {
+        var handled = 0
         while sessions[client]?.state != .closed, sessions[client] != nil {
+            guard handled < frameBudget else { return }
+            handled += 1
             let frame: (type: UInt16, body: ArraySlice<UInt8>)?
             do {
                 frame = try sessions[client]!.decoder.next()
             } catch {
-                drop(client, ErrorMessage(code: error.isTooLarge ? .frameTooLarge : .malformedFrame, message: error.description))
+                drop(client, ErrorMessage(code: error.isTooLarge ? .frameTooLarge : .malformedFrame,
+                                          message: error.description + (sessions[client]?.state == .awaitingHello ? " (before hello)" : "")))
                 return
             }
             guard let frame else { return }
@@ -163,6 +218,16 @@ public final class Compositor {
         session.attachments.removeFirst(n)
         sessions[client] = session
         return taken
+    }
+
+    /// Counters the platform adds to `stats` (laminad: queued output, dropped connections).
+    public var platformStatistics: () -> [Statistic] = { [] }
+
+    /// Refuses a connection for a reason the platform found (a handshake that took too
+    /// long): sends the error and closes it.
+    public func refuse(_ client: ClientID, _ error: ErrorMessage) {
+        guard sessions[client] != nil, sessions[client]?.state != .closed else { return }
+        drop(client, error)
     }
 
     /// Sends an error and closes the connection. Other clients are not affected.
@@ -229,6 +294,7 @@ public final class Compositor {
             return
         }
         sessions[client]!.state = .ready
+        sessions[client]!.decoder.limit = configuration.frameLimit
         sessions[client]!.name = hello.clientName
         logger.info("\(client) '\(hello.clientName)' connected\(hello.session.isEmpty ? "" : " to session '\(hello.session)'")")
         reply(client, .welcome(Welcome(clientID: client.rawValue, displayWidth: UInt32(display.width),
@@ -305,6 +371,10 @@ public final class Compositor {
     /// Draws and presents the state at `time` (by default `now`; the platform passes the
     /// predicted presentation time of the frame where it knows it).
     public func render(at time: Double? = nil) throws {
+        try whileBusy { try renderFrame(at: time) }
+    }
+
+    private func renderFrame(at time: Double?) throws {
         let start = realTime()
         let t = time ?? now
         needsFrame = false
@@ -356,7 +426,9 @@ public final class Compositor {
                 guard seconds.isFinite, seconds >= 0 else {
                     return fail(.invalidRequest, "advance-clock takes a finite number of seconds ≥ 0, got \(seconds)")
                 }
-                clock.advance(by: seconds)
+                guard clock.advance(by: seconds) else {
+                    return fail(.invalidRequest, "advance-clock by \(seconds) s would take the virtual clock from \(clock.virtualTime) past its maximum of \(FrameClock.maximumVirtualTime) s")
+                }
                 if isAnimating { needsFrame = true }
                 try renderIfNeeded()
                 reply(client, .reply(id: id, .advanced(time: clock.virtualTime, framesRendered: stats.framesRendered)))
@@ -414,7 +486,7 @@ public final class Compositor {
             Statistic(name: "width", value: Double(display.width)),
             Statistic(name: "height", value: Double(display.height)),
             Statistic(name: "images", value: Double(display.entries.reduce(0) { $0 + $1.tree.images.count })),
-        ] + textureStatistics()
+        ] + textureStatistics() + platformStatistics()
     }
 
     /// `textureBytes` and `textures` in all, then `textureBytes.client.N` for each connected

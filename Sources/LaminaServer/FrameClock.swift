@@ -14,6 +14,15 @@ public struct FrameClock: Sendable {
 
     public var isVirtual: Bool { kind == .virtual }
 
-    /// Moves the virtual clock forward.
-    mutating func advance(by seconds: Double) { virtualTime += seconds }
+    /// The virtual clock never passes this (about 31 700 years): far beyond any test, and small
+    /// enough that time stays finite and keeps sub-microsecond steps exact in a Double.
+    public static let maximumVirtualTime = 1e12
+
+    /// Moves the virtual clock forward; false (and no move) when that would pass
+    /// `maximumVirtualTime` or the step is not a finite number ≥ 0.
+    mutating func advance(by seconds: Double) -> Bool {
+        guard seconds.isFinite, seconds >= 0, virtualTime + seconds <= Self.maximumVirtualTime else { return false }
+        virtualTime += seconds
+        return true
+    }
 }

@@ -158,6 +158,9 @@ struct Laminad: ParsableCommand {
         if let n = file.maxOperationsPerCommit { options.compositor.limits.maxOperationsPerCommit = n }
         if let n = file.maxMessageBytes { options.compositor.frameLimit = n }
         if let n = file.maxQueuedBytes { options.maxQueuedBytes = n }
+        if let n = file.maxTotalQueuedBytes { options.maxTotalQueuedBytes = n }
+        if let t = file.handshakeTimeout { options.handshakeTimeout = t }
+        if let n = file.maxTreeDepth { options.compositor.limits.maxDepth = n }
         options.startTime = startTime
         options.idleBlankSeconds = idleBlank ?? file.idleBlankSeconds.flatMap { $0 > 0 ? $0 : nil }
         if let ms = file.repaintWindowMilliseconds { options.repaintWindow = ms / 1000 }
