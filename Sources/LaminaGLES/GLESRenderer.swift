@@ -451,7 +451,8 @@ public final class GLESRenderer: Renderer {
     func scissor(_ box: PixelBox) {
         glEnable(GLenum(GL_SCISSOR_TEST))
         // Scissor boxes count rows from the bottom.
-        glScissor(GLint(box.x0), GLint(Double(frame.height) - box.y1), GLsizei(box.x1 - box.x0), GLsizei(box.y1 - box.y0))
+        glScissor(GLint(clampingToGL: box.x0), GLint(clampingToGL: Double(frame.height) - box.y1),
+                  GLsizei(clampingToGL: box.x1 - box.x0), GLsizei(clampingToGL: box.y1 - box.y0))
     }
 
     /// What each group covers on the display, in `frame.boxes[index of its beginGroup]`: the
@@ -704,6 +705,14 @@ struct FrameState {
 }
 
 /// A box on the display, in points (y down).
+extension SignedInteger where Self: FixedWidthInteger {
+    /// A GL integer from a pixel coordinate that client values may have made huge or NaN:
+    /// clamped to the type's range, NaN as 0, never a trap.
+    init(clampingToGL value: Double) {
+        if value.isNaN { self = 0 } else if value >= Double(Self.max) { self = .max } else if value <= Double(Self.min) { self = .min } else { self = Self(value) }
+    }
+}
+
 struct PixelBox: Equatable {
     var x0: Double, y0: Double, x1: Double, y1: Double
 
@@ -774,7 +783,12 @@ struct BlurKernel {
     var reach: Double = 0
     var count: Int { weights.count - 1 }
 
-    init(sigma: Double) {
+    /// The widest blur drawn, in texels: wider is as flat as the display is large, and a
+    /// client's shadowRadius of 1e308 (or a huge scale) must not size an array or trap.
+    static let maximumSigma = 4096.0
+
+    init(sigma requested: Double) {
+        let sigma = requested.isFinite ? min(requested, Self.maximumSigma) : (requested.isNaN ? 0 : Self.maximumSigma)
         let n = Int((3 * sigma).rounded(.up))
         guard sigma >= 0.05, n >= 1 else {
             weights = [1]

@@ -1,0 +1,124 @@
+import Testing
+import LaminaCore
+import LaminaHeadless
+import LaminaProtocol
+@testable import LaminaServer
+
+/// Crashes one client could cause, each turned into a bounded, named outcome (issue 11).
+@Suite("Hostile clients cannot crash the compositor", .serialized)
+final class HostileClientTests {
+    let compositor: Compositor
+    var outbox: [ClientID: [ServerMessage]] = [:]
+    var decoders: [ClientID: FrameDecoder] = [:]
+    /// Called before a message is recorded; a test can make a send fail like a full socket.
+    var onSend: (ClientID) -> Void = { _ in }
+
+    init() throws {
+        compositor = Compositor(backend: try HeadlessBackend(width: 64, height: 48), clock: FrameClock(.virtual), realTime: { 0 })
+        compositor.send = { [unowned self] id, bytes in
+            onSend(id)
+            var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
+            d.append(bytes)
+            while let f = try! d.next() { outbox[id, default: []].append(try! ServerMessage.decode(type: f.type, body: f.body)) }
+            decoders[id] = d
+        }
+    }
+
+    func feed(_ id: ClientID, _ message: ClientMessage) {
+        message.encoded().withUnsafeBytes { compositor.receive($0, from: id) }
+    }
+
+    func hello(_ name: String) -> ClientID {
+        let id = compositor.connect()
+        feed(id, .hello(Hello(clientName: name)))
+        return id
+    }
+
+    func take(_ id: ClientID) -> [ServerMessage] {
+        defer { outbox[id] = [] }
+        return outbox[id] ?? []
+    }
+
+    func animated(_ n: UInt32, tag: UInt32) -> [Operation] {
+        var move = BasicAnimation(keyPath: "position.x", fromValue: .number(0), toValue: .number(40))
+        move.timing.duration = 1
+        return [.create(LayerID(n)), .set(LayerID(n), .bounds, .rect(Rect(x: 0, y: 0, width: 8, height: 8))),
+                .insert(parent: .root, child: LayerID(n), index: .max),
+                .addAnimation(LayerID(n), key: "move", tag: tag, .basic(move))]
+    }
+
+    /// A send that fails while animation events go out used to remove that client's entry
+    /// while `tickAnimations` walked the entries (index out of range). Now the disconnect
+    /// waits until the compositor is done, and everyone else's frame is drawn.
+    @Test func aClientDroppedWhileItsEventsAreSentIsRemovedAfterTheFrame() throws {
+        let a = hello("a"), b = hello("b"), c = hello("c")
+        for (i, id) in [a, b, c].enumerated() { feed(id, .commit(Commit(serial: 1, operations: animated(UInt32(i + 1), tag: 7)))) }
+        try compositor.render()
+        _ = take(a); _ = take(b); _ = take(c)
+        // b's socket "fails" on its next event: the platform reports the disconnect at once.
+        onSend = { [unowned self] id in
+            if id == b { onSend = { _ in }; compositor.disconnected(b) }
+        }
+        feed(a, .request(id: 1, .advanceClock(seconds: 2)))
+        #expect(compositor.clientCount == 2, "b went once the frame was done")
+        #expect(compositor.display.index(of: b) == nil)
+        let replies = take(a)
+        #expect(replies.contains { if case .animationEvent(let n) = $0 { n.finished } else { false } }, "a's animation finished: \(replies)")
+        #expect(replies.contains { if case .reply(1, .advanced) = $0 { true } else { false } })
+        #expect(take(c).contains { if case .animationEvent(let n) = $0 { n.finished } else { false } }, "c is unaffected")
+    }
+
+    /// shadowRadius 1e308 or a scale of 1e308 on a layer with a sublayer (a blurred shadow of
+    /// composited pixels) used to trap converting the blur's width to an Int.
+    @Test(arguments: [
+        [Operation.set(LayerID(1), .shadowRadius, .number(1e308))],
+        [Operation.set(LayerID(1), .transform, .transform(.scale(x: 1e308, y: 1e308, z: 1)))],
+        [Operation.set(LayerID(1), .shadowRadius, .number(1e308)), .set(LayerID(1), .shadowOffset, .size(Size(width: 1e308, height: -1e308)))],
+    ])
+    func hugeShadowsDrawWithoutTrapping(_ hostile: [Operation]) throws {
+        let a = hello("a")
+        var ops: [Operation] = [.create(LayerID(1)), .create(LayerID(2)),
+                                .set(LayerID(1), .bounds, .rect(Rect(x: 0, y: 0, width: 20, height: 20))),
+                                .set(LayerID(1), .position, .point(Point(x: 20, y: 20))),
+                                .set(LayerID(1), .shadowOpacity, .number(1)),
+                                .set(LayerID(2), .bounds, .rect(Rect(x: 0, y: 0, width: 10, height: 10))),
+                                .set(LayerID(2), .backgroundColor, .color(.red)),
+                                .insert(parent: .root, child: LayerID(1), index: 0), .insert(parent: LayerID(1), child: LayerID(2), index: 0)]
+        ops += hostile
+        feed(a, .commit(Commit(serial: 1, operations: ops)))
+        #expect(take(a).contains { if case .applied = $0 { true } else { false } })
+        try compositor.render()
+        feed(a, .request(id: 2, .screenshot))
+        #expect(take(a).contains { if case .reply(2, .screenshot) = $0 { true } else { false } })
+    }
+
+    /// advance-clock 1e308 twice made the shared clock +inf for every client.
+    @Test func theVirtualClockStaysFinite() {
+        let a = hello("a")
+        _ = take(a)
+        feed(a, .request(id: 1, .advanceClock(seconds: 1e308)))
+        guard case .error(let e) = take(a).first else { Issue.record("expected an error"); return }
+        #expect(e.code == .invalidRequest)
+        #expect(e.message.contains("maximum"), "\(e.message)")
+        feed(a, .request(id: 2, .advanceClock(seconds: FrameClock.maximumVirtualTime)))
+        #expect(take(a).contains { if case .reply(2, .advanced(let t, _)) = $0 { t == FrameClock.maximumVirtualTime } else { false } })
+        feed(a, .request(id: 3, .advanceClock(seconds: 1)))
+        #expect(take(a).contains { if case .error = $0 { true } else { false } })
+        #expect(compositor.now.isFinite)
+    }
+
+    /// Before hello, a frame over 64 KiB is refused at its header; after hello the full limit holds.
+    @Test func framesBeforeHelloAreSmall() {
+        let id = compositor.connect()
+        var header: [UInt8] = [0, 0, 2, 0, 1, 0, 0, 0]  // 128 KiB body, type 1 (hello)
+        header.withUnsafeBytes { compositor.receive($0, from: id) }
+        guard case .error(let e) = take(id).first else { Issue.record("expected an error"); return }
+        #expect(e.code == .frameTooLarge)
+        #expect(e.message.contains("before hello"), "\(e.message)")
+        header = [0, 0, 2, 0, 2, 0, 0, 0]
+        let b = hello("b")
+        _ = take(b)
+        header.withUnsafeBytes { compositor.receive($0, from: b) }
+        #expect(take(b).isEmpty, "a 128 KiB commit header after hello is fine (the body is awaited)")
+    }
+}
