@@ -161,6 +161,7 @@ public final class Daemon {
         acceptTimer = try LoopTimer(loop: loop) { [unowned self] _ in resumeAccepting() }
         handshakeTimer = try LoopTimer(loop: loop) { [unowned self] _ in checkHandshakes() }
         compositor.platformStatistics = { [unowned self] in connectionStatistics() }
+        compositor.isHeldBack = { [unowned self] id in (connections[id]?.queued ?? 0) >= options.pauseQueuedBytes }
         compositor.send = { [unowned self] id, bytes in send(bytes, to: id) }
         compositor.close = { [unowned self] id in closeAfterFlush(id) }
         compositor.onFrameNeeded = { [unowned self] in scheduleFrame() }

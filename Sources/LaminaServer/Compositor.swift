@@ -179,7 +179,7 @@ public final class Compositor {
     private func handleFrames(_ client: ClientID, frameBudget: Int) {
         var handled = 0
         while sessions[client]?.state != .closed, sessions[client] != nil {
-            guard handled < frameBudget else { return }
+            guard handled < frameBudget, !isHeldBack(client) else { return }
             handled += 1
             let frame: (type: UInt16, body: ArraySlice<UInt8>)?
             do {
@@ -219,6 +219,10 @@ public final class Compositor {
         sessions[client] = session
         return taken
     }
+
+    /// Whether the platform holds a client's frames back for now (laminad: its unread output
+    /// is over budget); they stay queued and are handled by `handlePending` later.
+    public var isHeldBack: (ClientID) -> Bool = { _ in false }
 
     /// Counters the platform adds to `stats` (laminad: queued output, dropped connections).
     public var platformStatistics: () -> [Statistic] = { [] }

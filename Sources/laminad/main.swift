@@ -178,6 +178,10 @@ struct Laminad: ParsableCommand {
             }
             options.listenerDescriptor = fd
         }
+        // Tree walks recurse on this thread, as deep as the depth budget allows (64 by default,
+        // 256 at most): 64 MiB is several times what 256 levels take in a debug build.
+        let stack = reserveMainStack(64 << 20)
+        if stack < 64 << 20 { logger.warning("the main thread's stack is limited to \(stack) bytes (RLIMIT_STACK); deep layer trees may not fit") }
         let daemon = try Daemon(backend: display, options: options, logger: logger)
         try daemon.run()
     }

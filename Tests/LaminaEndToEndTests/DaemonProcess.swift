@@ -22,14 +22,21 @@ final class DaemonProcess {
 
     static func tool(_ name: String) -> String { buildDirectory + "/" + name }
 
-    init(size: String = "320x240", extra: [String] = []) throws {
+    /// `launcher` runs laminad through another program (`prlimit --nofile=N:N --`).
+    init(size: String = "320x240", extra: [String] = [], launcher: [String] = []) throws {
         directory = NSTemporaryDirectory() + "lamina-e2e-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socket = directory + "/lamina.sock"
         log = directory + "/laminad.log"
         _ = FileManager.default.createFile(atPath: log, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Self.tool("laminad"))
-        process.arguments = ["--backend", "headless", "--size", size, "--clock", "virtual", "--socket", socket, "--log-level", "debug"] + extra
+        let arguments = ["--backend", "headless", "--size", size, "--clock", "virtual", "--socket", socket, "--log-level", "debug"] + extra
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = Array(launcher.dropFirst()) + [Self.tool("laminad")] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: Self.tool("laminad"))
+            process.arguments = arguments
+        }
         let handle = FileHandle(forWritingAtPath: log)
         process.standardOutput = handle
         process.standardError = handle
