@@ -107,6 +107,8 @@ public final class Daemon {
     /// Accepting is paused after EMFILE and friends; `acceptTimer` resumes it.
     private var acceptPausedSince: Double?
     private var acceptRefusals = 0
+    /// When the current episode of refused accepts began (it ends with the next accept).
+    private var acceptEpisodeStart: Double?
     private var acceptTimer: LoopTimer?
     private var handshakeTimer: LoopTimer?
     /// Counters for `stats`.
@@ -373,6 +375,11 @@ public final class Daemon {
                 }
                 return
             }
+            if let since = acceptEpisodeStart {
+                acceptEpisodeStart = nil
+                logger.notice("accepting connections again after \(Int((monotonicSeconds() - since) * 1000)) ms (\(acceptRefusals) refused accept\(acceptRefusals == 1 ? "" : "s"))")
+                acceptRefusals = 0
+            }
             let id = compositor.connect()
             let conn = Connection(fd: fd, id: id, acceptedAt: monotonicSeconds())
             connections[id] = conn
@@ -395,13 +402,17 @@ public final class Daemon {
         acceptRefusals += 1
         guard acceptPausedSince == nil else { return }
         acceptPausedSince = monotonicSeconds()
-        logger.error("accept: \(error): pausing new connections (\(connections.count) open); retrying every 0.25 s")
+        // Logged once an episode: until a connection is accepted again, retries are quiet.
+        if acceptEpisodeStart == nil {
+            acceptEpisodeStart = acceptPausedSince
+            logger.error("accept: \(error): pausing new connections (\(connections.count) open); retrying every 0.25 s")
+        }
         loop.remove(listener.rawValue)
         try? acceptTimer?.arm(after: 0.25)
     }
 
     private func resumeAccepting() {
-        guard let since = acceptPausedSince else { return }
+        guard acceptPausedSince != nil else { return }
         do {
             try loop.add(listener.rawValue) { [unowned self] _ in acceptAll() }
         } catch {
@@ -409,14 +420,7 @@ public final class Daemon {
             return
         }
         acceptPausedSince = nil
-        // Accepting again may fail again at once; the next episode is logged once more only
-        // if this one got anywhere.
-        let refusals = acceptRefusals
-        acceptRefusals = 0
         acceptAll()
-        if acceptPausedSince == nil {
-            logger.notice("accepting connections again after \(Int((monotonicSeconds() - since) * 1000)) ms (\(refusals) refused accept\(refusals == 1 ? "" : "s"))")
-        }
     }
 
     /// Drops connections that have not said hello within the handshake timeout, and re-arms

@@ -181,12 +181,14 @@ struct ResilienceTests {
         try await Task.sleep(for: .milliseconds(500))
         log = daemon.logText
         let pauses = log.components(separatedBy: "pausing new connections").count - 1
-        #expect(pauses <= 3, "logged once per episode, retried quietly (\(pauses) episodes)")
+        #expect(pauses == 1, "logged once per episode, retried quietly (\(pauses) lines)")
+        #expect(log.contains("accepting connections again") == false, "no connection was accepted while out of descriptors")
         #expect(log.split(separator: "\n").count < 400, "no log flood")
         for p in peers { p.close() }
         peers.removeAll()
         let c = try Connection.connect(to: daemon.socket, name: "after")
         try await c.sync()
+        #expect(daemon.logText.contains("accepting connections again"))
         #expect(daemon.process.isRunning)
     }
 
