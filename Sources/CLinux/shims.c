@@ -15,6 +15,12 @@ int CLinux_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
     return 0;
 }
 
+int CLinux_peer_groups(int fd, gid_t *groups, int max) {
+    socklen_t len = (socklen_t)(max * (int)sizeof(gid_t));
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) != 0) return -1;
+    return (int)(len / sizeof(gid_t));
+}
+
 #include <string.h>
 #include <sys/mman.h>
 #include <fcntl.h>

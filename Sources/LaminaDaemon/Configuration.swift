@@ -30,6 +30,8 @@ public struct LaminadConfiguration: Sendable {
     public var socketOwner: String?
     public var socketGroup: String?
     public var socketMode: UInt32?
+    /// Members of this group (name or number) may make privileged requests.
+    public var privilegedGroup: String?
 
     public var maxLayersPerClient: Int?
     public var maxOperationsPerCommit: Int?
@@ -101,6 +103,10 @@ public struct LaminadConfiguration: Sendable {
                 guard let mode = UInt32(m, radix: 8), mode <= 0o777 else { throw t.error("mode", "must be octal permissions such as \"0660\" (got '\(m)')") }
                 c.socketMode = mode
             }
+            try t.finish()
+        }
+        if var t = try r.table("security") {
+            c.privilegedGroup = try t.string("privileged_group")
             try t.finish()
         }
         if var t = try r.table("limits") {

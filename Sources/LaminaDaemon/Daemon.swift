@@ -40,9 +40,13 @@ public final class Daemon {
         /// When the process started (CLOCK_MONOTONIC seconds), for the time-to-first-frame log line.
         public var startTime: Double?
         /// Permissions, owner and group applied to the socket file laminad binds (not to a passed one).
-        public var socketMode: UInt32?
+        /// 0660 unless configured: applied after binding, whatever the umask.
+        public var socketMode: UInt32? = 0o660
         public var socketOwner: UInt32?
         public var socketGroup: UInt32?
+        /// Members of this group are privileged, besides root and the socket's owner
+        /// (docs/protocol.md, "Authorisation").
+        public var privilegedGroup: UInt32?
 
         public init(socketPath: String, clock: FrameClock.ClockKindSetting, framesDirectory: String? = nil) {
             self.socketPath = socketPath
@@ -380,12 +384,11 @@ public final class Daemon {
                 logger.notice("accepting connections again after \(Int((monotonicSeconds() - since) * 1000)) ms (\(acceptRefusals) refused accept\(acceptRefusals == 1 ? "" : "s"))")
                 acceptRefusals = 0
             }
-            let id = compositor.connect()
+            let peer = identify(fd)
+            let id = compositor.connect(peer: peer)
             let conn = Connection(fd: fd, id: id, acceptedAt: monotonicSeconds())
             connections[id] = conn
-            if let cred = UnixSocket.peerCredentials(fd) {
-                logger.info("\(id) accepted (pid \(cred.pid), uid \(cred.uid))")
-            }
+            logger.info("\(id) accepted (pid \(peer.pid), uid \(peer.uid)\(peer.isPrivileged ? ", privileged" : ""))")
             do {
                 try loop.add(fd.rawValue) { [unowned self] events in handle(events, on: id) }
             } catch {
@@ -396,6 +399,18 @@ public final class Daemon {
             }
             if handshakeTimer?.isArmed == false { try? handshakeTimer?.arm(after: options.handshakeTimeout) }
         }
+    }
+
+    /// Who connected, by SO_PEERCRED: root, the socket's owner (laminad's user unless
+    /// configured) and members of the privileged group may make privileged requests.
+    private func identify(_ fd: FileDescriptor) -> PeerIdentity {
+        guard let cred = UnixSocket.peerCredentials(fd) else { return PeerIdentity(uid: UInt32.max, pid: 0, isPrivileged: false) }
+        let owner = options.socketOwner ?? geteuid()
+        var privileged = cred.uid == 0 || cred.uid == owner
+        if !privileged, let group = options.privilegedGroup {
+            privileged = cred.gid == group || (UnixSocket.peerGroups(fd)?.contains(group) ?? false)
+        }
+        return PeerIdentity(uid: cred.uid, pid: cred.pid, isPrivileged: privileged)
     }
 
     private func pauseAccepting(_ error: SystemError) {

@@ -74,6 +74,14 @@ public enum UnixSocket {
         return fd
     }
 
+    /// The peer's supplementary groups (SO_PEERGROUPS), or nil when the kernel cannot say.
+    public static func peerGroups(_ fd: FileDescriptor) -> [UInt32]? {
+        var groups = [gid_t](repeating: 0, count: 256)
+        let n = CLinux_peer_groups(fd.rawValue, &groups, Int32(groups.count))
+        guard n >= 0 else { return nil }
+        return Array(groups.prefix(Int(n)))
+    }
+
     /// The credentials of the peer process (SO_PEERCRED): pid, uid, gid.
     public static func peerCredentials(_ fd: FileDescriptor) -> (pid: Int32, uid: UInt32, gid: UInt32)? {
         var pid: pid_t = 0, uid: uid_t = 0, gid: gid_t = 0

@@ -3,7 +3,7 @@ import LaminaCore
 /// The protocol version this build speaks. A server accepts a client with the same major version.
 public enum ProtocolVersion {
     public static let major: UInt16 = 1
-    public static let minor: UInt16 = 1
+    public static let minor: UInt16 = 2
     /// "LAMN" as a little-endian u32: the first field of a hello, so a stray connection that
     /// speaks something else is recognised at once.
     public static let magic: UInt32 = 0x4E4D_414C
@@ -202,6 +202,18 @@ public enum Request: Hashable, Sendable {
         case .displayPower: 8
         }
     }
+
+    /// What a privileged request is, for the refusal's message; nil for requests everyone may
+    /// make (tree and presentation tree are then limited to the client's own layers).
+    public var privilegedPurpose: String? {
+        switch self {
+        case .screenshot: "screenshot"
+        case .advanceClock: "advance-clock (the virtual clock is shared by every client)"
+        case .watch: "watch (every client's events)"
+        case .displayPower: "display-power"
+        case .tree, .stats, .presentation, .presentationTree: nil
+        }
+    }
 }
 
 /// Messages from a client to the server.
@@ -298,6 +310,10 @@ public enum ErrorCode: UInt16, Sendable, CustomStringConvertible {
     /// An image layout that does not fit its memory file, an unusable descriptor, or a frame
     /// whose descriptors do not match its create-image operations.
     case invalidImage = 19
+    /// The connection's user may not make this request: screenshots, other clients' trees and
+    /// events, display power, the virtual clock, and another user's kept session are for
+    /// privileged peers (laminad's own user, root, the configured group). Since 1.2.
+    case permissionDenied = 20
 
     public var description: String {
         switch self {
@@ -320,6 +336,7 @@ public enum ErrorCode: UInt16, Sendable, CustomStringConvertible {
         case .unknownImage: "unknown-image"
         case .duplicateImage: "duplicate-image"
         case .invalidImage: "invalid-image"
+        case .permissionDenied: "permission-denied"
         }
     }
 }

@@ -107,11 +107,12 @@ public final class Compositor {
 
     // MARK: Connections
 
-    /// A new connection; it must say hello first.
-    public func connect() -> ClientID {
+    /// A new connection; it must say hello first. `peer` says who it is (the platform reads
+    /// SO_PEERCRED); in-process callers are trusted.
+    public func connect(peer: PeerIdentity = .trusted) -> ClientID {
         let id = ClientID(rawValue: nextClient)
         nextClient &+= 1
-        sessions[id] = Session(id: id, frameLimit: min(configuration.helloFrameLimit, configuration.frameLimit))
+        sessions[id] = Session(id: id, frameLimit: min(configuration.helloFrameLimit, configuration.frameLimit), peer: peer)
         return id
     }
 
@@ -292,7 +293,7 @@ public final class Compositor {
         }
         let snapshot: [Operation]
         do {
-            snapshot = try display.attach(client, hello: hello)
+            snapshot = try display.attach(client, hello: hello, peer: sessions[client]!.peer)
         } catch {
             drop(client, error)
             return
@@ -416,13 +417,19 @@ public final class Compositor {
         func fail(_ code: ErrorCode, _ text: String) {
             reply(client, .error(ErrorMessage(code: code, subject: .request, serial: id, message: text)))
         }
+        let peer = sessions[client]?.peer ?? .trusted
+        if !peer.isPrivileged, let what = request.privilegedPurpose {
+            return fail(.permissionDenied, "\(what) is a privileged request: uid \(peer.uid) is not laminad's user, root or a member of its privileged group (docs/protocol.md, \"Authorisation\")")
+        }
         do {
             switch request {
             case .screenshot:
                 if needsFrame || stats.framesRendered == 0 { try render() }
                 reply(client, .reply(id: id, .screenshot(try backend.renderer.readPixels())))
             case .tree:
-                reply(client, .reply(id: id, .tree(display.json(clock: clock.isVirtual ? .virtual : .real, time: now))))
+                // Without privilege, a client sees only its own layers.
+                let owner = peer.isPrivileged ? nil : peer.uid
+                reply(client, .reply(id: id, .tree(display.json(clock: clock.isVirtual ? .virtual : .real, time: now, owner: owner))))
             case .advanceClock(let seconds):
                 guard clock.isVirtual else {
                     return fail(.invalidRequest, "advance-clock needs a virtual clock; this server runs a real one (start laminad with --clock virtual)")
@@ -448,7 +455,8 @@ public final class Compositor {
                 reply(client, .reply(id: id, .presentation(p)))
             case .presentationTree:
                 let t = now
-                let json = display.json(clock: clock.isVirtual ? .virtual : .real, time: t) { i, layer in
+                let owner = peer.isPrivileged ? nil : peer.uid
+                let json = display.json(clock: clock.isVirtual ? .virtual : .real, time: t, owner: owner) { i, layer in
                     self.display.entries[i].animations[layer] == nil ? nil : self.presentation(of: layer, entry: i, at: t)
                 }
                 reply(client, .reply(id: id, .tree(json)))

@@ -14,6 +14,9 @@ public struct DisplayTree: Sendable {
         public var clientName: String
         public var session: String
         public var keepsLayers: Bool
+        /// The user whose client created the entry: only that user, or a privileged peer,
+        /// may adopt it as a kept session.
+        public var ownerUID: UInt32 = 0
         /// A number that stays with the entry while it lives (entries move when others leave).
         public let serial: UInt32
         /// The render tree's animations, by layer.
@@ -81,8 +84,12 @@ public struct DisplayTree: Sendable {
 
     /// Attaches a new client, or hands it the kept session of the same name.
     /// Returns the snapshot of a resumed session (empty for a new one).
-    public mutating func attach(_ client: ClientID, hello: Hello) throws(ErrorMessage) -> [Operation] {
+    public mutating func attach(_ client: ClientID, hello: Hello, peer: PeerIdentity = .trusted) throws(ErrorMessage) -> [Operation] {
         if !hello.session.isEmpty, let i = entries.firstIndex(where: { $0.session == hello.session }) {
+            guard peer.isPrivileged || entries[i].ownerUID == peer.uid else {
+                throw ErrorMessage(code: .permissionDenied,
+                                   message: "session '\(hello.session)' was created by uid \(entries[i].ownerUID); uid \(peer.uid) may not adopt it (choose another session name)")
+            }
             guard entries[i].client == nil else {
                 throw ErrorMessage(code: .sessionInUse, message: "session '\(hello.session)' is held by another connected client")
             }
@@ -98,7 +105,7 @@ public struct DisplayTree: Sendable {
         tree.imageOwner = .session(nextSerial)
         entries.append(Entry(tree: tree,
                              client: client, clientName: hello.clientName, session: hello.session,
-                             keepsLayers: hello.flags.contains(.keepLayers), serial: nextSerial))
+                             keepsLayers: hello.flags.contains(.keepLayers), ownerUID: peer.uid, serial: nextSerial))
         nextSerial &+= 1
         return []
     }
@@ -137,7 +144,9 @@ public struct DisplayTree: Sendable {
 extension DisplayTree {
     /// The model tree as JSON (docs/protocol.md, "tree"): for each client its root layer, each
     /// layer with its id, the properties that differ from the defaults, its frame and sublayers.
-    public func json(clock: ClockKind, time: Double, presentation: ((Int, LayerID) -> LayerProperties?)? = nil) -> String {
+    /// `owner`: list only the entries that user's clients made (an unprivileged peer sees
+    /// its own layers and kept sessions only).
+    public func json(clock: ClockKind, time: Double, owner: UInt32? = nil, presentation: ((Int, LayerID) -> LayerProperties?)? = nil) -> String {
         var j = JSONWriter()
         j.beginObject()
         j.key("display")
@@ -160,7 +169,7 @@ extension DisplayTree {
         j.endObject()
         j.key("clients")
         j.beginArray()
-        for (entryIndex, e) in entries.enumerated() {
+        for (entryIndex, e) in entries.enumerated() where owner == nil || owner == e.ownerUID {
             j.beginObject()
             if let c = e.client { j.field("client", Double(c.rawValue)) }
             j.field("name", e.clientName)

@@ -8,6 +8,7 @@ struct Session {
     var state = State.awaitingHello
     var decoder: FrameDecoder
     var name = ""
+    var peer: PeerIdentity
     /// Stream bytes received so far, and bytes of the frames handled so far.
     var received = 0
     var consumed = 0
@@ -15,8 +16,9 @@ struct Session {
     /// range of the read that brought it: it belongs to a frame that starts in that range.
     var attachments: [(attachment: MemoryAttachment, start: Int, end: Int)] = []
 
-    init(id: ClientID, frameLimit: Int) {
+    init(id: ClientID, frameLimit: Int, peer: PeerIdentity) {
         self.id = id
+        self.peer = peer
         decoder = FrameDecoder(limit: frameLimit)
     }
 }

@@ -164,10 +164,11 @@ struct Laminad: ParsableCommand {
         options.startTime = startTime
         options.idleBlankSeconds = idleBlank ?? file.idleBlankSeconds.flatMap { $0 > 0 ? $0 : nil }
         if let ms = file.repaintWindowMilliseconds { options.repaintWindow = ms / 1000 }
-        options.socketMode = file.socketMode
+        if let mode = file.socketMode { options.socketMode = mode }
         do {
             options.socketOwner = try file.socketOwner.map(SocketOwnership.user(named:))
             options.socketGroup = try file.socketGroup.map(SocketOwnership.group(named:))
+            options.privilegedGroup = try file.privilegedGroup.map(SocketOwnership.group(named:))
         } catch {
             throw ValidationError("\(error)")
         }

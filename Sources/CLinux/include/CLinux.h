@@ -14,6 +14,10 @@ int CLinux_accept4(int fd, int flags);
 /// SO_PEERCRED: `struct ucred` is also _GNU_SOURCE-only. Returns 0 and fills the outputs, or -1.
 int CLinux_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
 
+/// SO_PEERGROUPS: the peer's supplementary groups (Linux 4.13+), up to `max`. Returns their
+/// count, or -1 (errno set; ERANGE when there are more than `max`).
+int CLinux_peer_groups(int fd, gid_t *groups, int max);
+
 /// sendmsg(2) of `len` bytes with `nfds` descriptors as one SCM_RIGHTS message (MSG_NOSIGNAL).
 /// The CMSG_* macros are not callable from Swift. Returns bytes sent or -1 (errno set).
 long CLinux_send_with_fds(int fd, const void *buf, unsigned long len, const int *fds, int nfds);
