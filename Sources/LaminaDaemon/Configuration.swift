@@ -40,6 +40,9 @@ public struct LaminadConfiguration: Sendable {
     public var maxTotalQueuedBytes: Int?
     public var handshakeTimeout: Double?
     public var maxTreeDepth: Int?
+    public var maxKeptLayers: Int?
+    public var maxKeptSessions: Int?
+    public var maxKeptSessionsPerUser: Int?
 
     public var background: Color?
     public var clock: String?
@@ -118,6 +121,9 @@ public struct LaminadConfiguration: Sendable {
             c.handshakeTimeout = try t.double("handshake_timeout", 0.05...3600)
             // The server's tree walks run on the main thread's stack: 256 is safe with margin.
             c.maxTreeDepth = try t.int("max_tree_depth", 1...256)
+            c.maxKeptLayers = try t.int("max_kept_layers", 0...10_000_000)
+            c.maxKeptSessions = try t.int("max_kept_sessions", 0...10_000)
+            c.maxKeptSessionsPerUser = try t.int("max_kept_sessions_per_user", 0...10_000)
             try t.finish()
         }
         if var t = try r.table("display") {

@@ -67,6 +67,14 @@ public struct ClientLimits: Sendable, Equatable {
     /// so depth is a budget like the others (docs/protocol.md, "Budgets").
     public var maxDepth: Int
     public static let defaultMaxDepth = 64
+    /// Layers all kept sessions may hold together (those that outlive their clients), and how
+    /// many kept sessions there may be in all and per user.
+    public var maxKeptLayers = 200_000
+    public var maxKeptSessions = 64
+    public var maxKeptSessionsPerUser = 16
+    /// Set by the display tree when a smaller budget than `maxLayers` is in force for this
+    /// commit (a kept session's share of `maxKeptLayers`).
+    var layerBudgetMessage: String?
     public init(maxLayers: Int = 100_000, maxOperationsPerCommit: Int = 1_000_000, maxImages: Int = 4096,
                 maxDepth: Int = ClientLimits.defaultMaxDepth) {
         self.maxLayers = maxLayers
@@ -272,7 +280,7 @@ public struct ClientTree: Sendable {
                                       message: id == .root ? "layer #0 is the client's root layer and always exists" : "layer \(id) already exists")
             }
             guard layers.count < limits.maxLayers else {
-                throw CommitRejection(code: .limitExceeded, operationIndex: i, message: "a client may hold at most \(limits.maxLayers) layers")
+                throw CommitRejection(code: .limitExceeded, operationIndex: i, message: limits.layerBudgetMessage ?? "a client may hold at most \(limits.maxLayers) layers (max_layers_per_client)")
             }
             save(id, &journal)
             layers[id] = ServerLayer(properties: LayerProperties(kind: kind))

@@ -293,7 +293,7 @@ public final class Compositor {
         }
         let snapshot: [Operation]
         do {
-            snapshot = try display.attach(client, hello: hello, peer: sessions[client]!.peer)
+            snapshot = try display.attach(client, hello: hello, peer: sessions[client]!.peer, limits: configuration.limits)
         } catch {
             drop(client, error)
             return
@@ -492,6 +492,11 @@ public final class Compositor {
             Statistic(name: "clients", value: Double(sessions.count)),
             Statistic(name: "sessions", value: Double(display.entries.count)),
             Statistic(name: "layers", value: Double(display.layerCount)),
+            Statistic(name: "keptSessions", value: Double(display.entries.filter(\.isKept).count)),
+            Statistic(name: "keptLayers", value: Double(display.keptLayerCount)),
+            Statistic(name: "budget.maxKeptLayers", value: Double(configuration.limits.maxKeptLayers)),
+            Statistic(name: "budget.maxKeptSessions", value: Double(configuration.limits.maxKeptSessions)),
+            Statistic(name: "budget.maxTreeDepth", value: Double(configuration.limits.maxDepth)),
             Statistic(name: "animations", value: Double(display.entries.reduce(0) { $0 + $1.animations.values.reduce(0) { $0 + $1.animations.entries.count } })),
             Statistic(name: "lastFrameMilliseconds", value: stats.lastFrameSeconds * 1000),
             Statistic(name: "time", value: now),

@@ -25,6 +25,8 @@ public struct DisplayTree: Sendable {
         public var departing: [LayerID: Departure] = [:]
         /// What to draw when it differs from `tree` (departing layers put back in place).
         public var renderTree: ClientTree?
+        /// Its layers stay when its client leaves.
+        public var isKept: Bool { keepsLayers && !session.isEmpty }
     }
 
     /// One layer's animations and its presentation values at the last frame.
@@ -84,7 +86,8 @@ public struct DisplayTree: Sendable {
 
     /// Attaches a new client, or hands it the kept session of the same name.
     /// Returns the snapshot of a resumed session (empty for a new one).
-    public mutating func attach(_ client: ClientID, hello: Hello, peer: PeerIdentity = .trusted) throws(ErrorMessage) -> [Operation] {
+    public mutating func attach(_ client: ClientID, hello: Hello, peer: PeerIdentity = .trusted,
+                                limits: ClientLimits = ClientLimits()) throws(ErrorMessage) -> [Operation] {
         if !hello.session.isEmpty, let i = entries.firstIndex(where: { $0.session == hello.session }) {
             guard peer.isPrivileged || entries[i].ownerUID == peer.uid else {
                 throw ErrorMessage(code: .permissionDenied,
@@ -100,6 +103,16 @@ public struct DisplayTree: Sendable {
             // their numbers); the others are unreachable now.
             entries[i].tree.adoptImages()
             return entries[i].tree.snapshot()
+        }
+        if hello.flags.contains(.keepLayers), !hello.session.isEmpty {
+            let kept = entries.filter(\.isKept)
+            guard kept.count < limits.maxKeptSessions else {
+                throw ErrorMessage(code: .limitExceeded, message: "there are \(kept.count) kept sessions, the most laminad keeps (max_kept_sessions); end one or connect without keeping layers")
+            }
+            let mine = kept.filter { $0.ownerUID == peer.uid }.count
+            guard mine < limits.maxKeptSessionsPerUser else {
+                throw ErrorMessage(code: .limitExceeded, message: "uid \(peer.uid) has \(mine) kept sessions, the most one user may keep (max_kept_sessions_per_user)")
+            }
         }
         var tree = ClientTree(displayWidth: Double(width), displayHeight: Double(height))
         tree.imageOwner = .session(nextSerial)
@@ -132,8 +145,21 @@ public struct DisplayTree: Sendable {
         guard let i = index(of: client) else {
             throw CommitRejection(code: .notHello, operationIndex: -1, message: "\(client) is not attached")
         }
+        var limits = limits
+        if entries[i].keepsLayers && !entries[i].session.isEmpty {
+            // A kept session's layers outlive its client: all of them share one budget.
+            let others = entries.indices.reduce(0) { $0 + ($1 != i && entries[$1].isKept ? entries[$1].tree.layers.count : 0) }
+            let share = max(0, limits.maxKeptLayers - others)
+            if share < limits.maxLayers {
+                limits.maxLayers = share
+                limits.layerBudgetMessage = "kept sessions may hold at most \(limits.maxKeptLayers) layers together (max_kept_layers); other kept sessions hold \(others)"
+            }
+        }
         return try entries[i].tree.apply(ops, attachments: attachments, limits: limits)
     }
+
+    /// Layers held by kept sessions (connected or not).
+    public var keptLayerCount: Int { entries.reduce(0) { $0 + ($1.isKept ? $1.tree.layers.count : 0) } }
 
     /// Layers held, over all clients.
     public var layerCount: Int { entries.reduce(0) { $0 + $1.tree.layers.count } }

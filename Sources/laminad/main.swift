@@ -161,6 +161,9 @@ struct Laminad: ParsableCommand {
         if let n = file.maxTotalQueuedBytes { options.maxTotalQueuedBytes = n }
         if let t = file.handshakeTimeout { options.handshakeTimeout = t }
         if let n = file.maxTreeDepth { options.compositor.limits.maxDepth = n }
+        if let n = file.maxKeptLayers { options.compositor.limits.maxKeptLayers = n }
+        if let n = file.maxKeptSessions { options.compositor.limits.maxKeptSessions = n }
+        if let n = file.maxKeptSessionsPerUser { options.compositor.limits.maxKeptSessionsPerUser = n }
         options.startTime = startTime
         options.idleBlankSeconds = idleBlank ?? file.idleBlankSeconds.flatMap { $0 > 0 ? $0 : nil }
         if let ms = file.repaintWindowMilliseconds { options.repaintWindow = ms / 1000 }

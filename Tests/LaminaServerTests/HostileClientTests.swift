@@ -122,3 +122,51 @@ final class HostileClientTests {
         #expect(take(b).isEmpty, "a 128 KiB commit header after hello is fine (the body is awaited)")
     }
 }
+
+/// Kept sessions outlive their clients, so they share budgets of their own (20 names ×
+/// 100 000 layers held 5 GB after their clients left).
+@Suite("Kept-session budgets")
+struct KeptSessionBudgetTests {
+    @Test func keptSessionsAndTheirLayersAreBounded() throws {
+        var configuration = Compositor.Configuration()
+        configuration.limits.maxKeptSessions = 2
+        configuration.limits.maxKeptSessionsPerUser = 1
+        configuration.limits.maxKeptLayers = 10
+        let compositor = Compositor(backend: try HeadlessBackend(width: 32, height: 32), clock: FrameClock(.virtual),
+                                    configuration: configuration, realTime: { 0 })
+        var outbox: [ClientID: [ServerMessage]] = [:]
+        var decoders: [ClientID: FrameDecoder] = [:]
+        compositor.send = { id, bytes in
+            var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
+            d.append(bytes)
+            while let f = try! d.next() { outbox[id, default: []].append(try! ServerMessage.decode(type: f.type, body: f.body)) }
+            decoders[id] = d
+        }
+        func hello(_ session: String, uid: UInt32) -> (ClientID, ServerMessage?) {
+            let id = compositor.connect(peer: PeerIdentity(uid: uid, isPrivileged: false))
+            ClientMessage.hello(Hello(clientName: "k", session: session, flags: .keepLayers)).encoded().withUnsafeBytes { compositor.receive($0, from: id) }
+            return (id, outbox[id]?.first)
+        }
+        func commit(_ id: ClientID, _ ops: [LaminaProtocol.Operation]) -> ServerMessage? {
+            outbox[id] = []
+            ClientMessage.commit(Commit(serial: 1, operations: ops)).encoded().withUnsafeBytes { compositor.receive($0, from: id) }
+            return outbox[id]?.first
+        }
+        let (a, welcomeA) = hello("a", uid: 1000)
+        guard case .welcome = welcomeA else { Issue.record("a: \(String(describing: welcomeA))"); return }
+        let (_, second) = hello("a2", uid: 1000)
+        guard case .error(let perUser)? = second else { Issue.record("expected a refusal"); return }
+        #expect(perUser.code == .limitExceeded && perUser.message.contains("max_kept_sessions_per_user"), "\(perUser.message)")
+        let (b, welcomeB) = hello("b", uid: 1001)
+        guard case .welcome = welcomeB else { Issue.record("b: \(String(describing: welcomeB))"); return }
+        let (_, third) = hello("c", uid: 1002)
+        guard case .error(let total)? = third else { Issue.record("expected a refusal"); return }
+        #expect(total.message.contains("max_kept_sessions"), "\(total.message)")
+        // 10 layers in all: a takes 6 (root included), b may add 3 more, not 4.
+        guard case .applied = commit(a, (1...5).map { .create(LayerID(UInt32($0))) }) else { Issue.record("a's layers"); return }
+        guard case .error(let layers)? = commit(b, (1...4).map { .create(LayerID(UInt32($0))) }) else { Issue.record("expected a refusal"); return }
+        #expect(layers.code == .limitExceeded && layers.message.contains("max_kept_layers"), "\(layers.message)")
+        guard case .applied = commit(b, (1...3).map { .create(LayerID(UInt32($0))) }) else { Issue.record("b's 3 layers fit"); return }
+        #expect(compositor.statistics().first { $0.name == "keptLayers" }?.value == 10)
+    }
+}
