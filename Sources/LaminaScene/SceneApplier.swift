@@ -20,13 +20,18 @@ public enum SceneApplier {
     ///
     /// `images` holds an `Image` for each of the scene's `contentsFiles` (loaded on the root's
     /// connection); a layer whose file is missing from it keeps the contents it has.
-    public static func apply(_ scene: Scene, to root: Layer, images: [String: Image] = [:]) -> Summary {
+    ///
+    /// `mediaTime` is the moment of the apply (`Connection.currentMediaTime`): a non-zero
+    /// animation `beginTime` in the file counts from it, as `laminactl eval` counts from 0,
+    /// so a file means the same live and offline. (0 is "when added", as in Core Animation.)
+    public static func apply(_ scene: Scene, to root: Layer, images: [String: Image] = [:], mediaTime: Double = 0) -> Summary {
         var summary = Summary()
-        update(root, to: scene.root, isRoot: true, images: images, &summary)
+        update(root, to: scene.root, isRoot: true, images: images, chain: [], mediaTime: mediaTime, &summary)
         return summary
     }
 
-    private static func update(_ layer: Layer, to node: SceneLayer, isRoot: Bool, images: [String: Image], _ summary: inout Summary) {
+    private static func update(_ layer: Layer, to node: SceneLayer, isRoot: Bool, images: [String: Image],
+                               chain parentChain: [MediaTiming], mediaTime: Double, _ summary: inout Summary) {
         var target = node.resolvedProperties
         if isRoot {
             // The root's geometry belongs to the display, unless the file says otherwise.
@@ -49,8 +54,15 @@ public enum SceneApplier {
         if changed > 0 { summary.updated += 1 }
         // Animations in the file are (re)started on every apply, after the property changes,
         // so an explicit animation under a property's key replaces its implicit one.
+        // The layer's timing chain once the file's values are in (the scene's, as eval uses):
+        // a file's beginTime b is b after the apply in the layer's time, so it moves by how far
+        // the layer's clock is from where it would be at media time 0.
+        let chain = parentChain + [MediaTiming(beginTime: target.beginTime, speed: target.speed, timeOffset: target.timeOffset)]
+        let shift = LayerTime.localTime(fromMedia: mediaTime, chain: chain) - LayerTime.localTime(fromMedia: 0, chain: chain)
         for a in node.animations {
-            layer.add(a.animation, forKey: a.key)
+            var animation = a.animation
+            if animation.timing.beginTime != 0, shift.isFinite { animation.timing.beginTime += shift }
+            layer.add(animation, forKey: a.key)
             summary.animationsAdded += 1
         }
 
@@ -63,7 +75,8 @@ public enum SceneApplier {
                 maskLayer = Layer.make(kind: m.kind)
                 summary.created += 1
             }
-            update(maskLayer, to: m, isRoot: false, images: images, &summary)
+            // A mask's time is its own (it has no superlayer).
+            update(maskLayer, to: m, isRoot: false, images: images, chain: [], mediaTime: mediaTime, &summary)
             if layer.mask !== maskLayer { layer.mask = maskLayer }
         } else if layer.mask != nil {
             layer.mask = nil
@@ -83,7 +96,7 @@ public enum SceneApplier {
                 l = Layer.make(kind: child.kind)
                 summary.created += 1
             }
-            update(l, to: child, isRoot: false, images: images, &summary)
+            update(l, to: child, isRoot: false, images: images, chain: chain, mediaTime: mediaTime, &summary)
             wanted.append(l)
         }
         for s in layer.sublayers where !wanted.contains(where: { $0 === s }) {

@@ -86,7 +86,7 @@ struct Apply: AsyncParsableCommand {
         if let duration { Transaction.animationDuration = duration }
         if let timingFunction { Transaction.animationTimingFunction = timingFunction }
         Transaction.disableActions = disableActions
-        let summary = SceneApplier.apply(parsed, to: c.rootLayer, images: images)
+        let summary = SceneApplier.apply(parsed, to: c.rootLayer, images: images, mediaTime: c.currentMediaTime)
         Transaction.commit()
         try await c.sync()
         print("applied \(scene): \(summary.created) created, \(summary.updated) updated, \(summary.removed) removed, \(summary.propertiesSet) properties set, \(summary.animationsAdded) animations added")
