@@ -102,3 +102,12 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (scripts/fuzz.sh): only with LAMINA_FUZZ=1 and `--sanitize fuzzer`, which
+// links libFuzzer's main into them; an ordinary build has no such product.
+if Context.environment["LAMINA_FUZZ"] == "1" {
+    package.products.append(.executable(name: "lamina-fuzz", targets: ["lamina-fuzz"]))
+    package.targets.append(.executableTarget(
+        name: "lamina-fuzz", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaServer"],
+        swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+}

@@ -11,3 +11,8 @@ swift build --build-tests
 # DRM tests must not run beside each other (one DRM master); Swift Testing suites that need it
 # are .serialized. Parallel suites otherwise.
 swift test --skip-build "$@"
+
+# A short bounded pass of the coverage-guided fuzzers (docs/testing.md); LAMINA_FUZZ_SECONDS=0 skips it.
+if [ $# -eq 0 ] && [ "${LAMINA_FUZZ_SECONDS:-20}" != 0 ]; then
+  bash scripts/fuzz.sh "${LAMINA_FUZZ_SECONDS:-20}" all
+fi

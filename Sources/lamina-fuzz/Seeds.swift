@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import LaminaCore
+import LaminaProtocol
+
+/// Seed inputs made with the codec the golden-byte tests check (Tests/LaminaProtocolTests),
+/// written once into an empty corpus folder.
+enum Seeds {
+    static var commits: [[Operation]] {
+        var move = BasicAnimation(keyPath: "position.x", fromValue: .number(0), toValue: .number(100))
+        move.timing.duration = 1
+        move.timing.repeatCount = 3
+        let keyframes = KeyframeAnimation(keyPath: "opacity", values: [.number(0), .number(1), .number(0.5)])
+        return [
+            [.create(LayerID(1)), .set(LayerID(1), .bounds, .rect(Rect(x: 0, y: 0, width: 100, height: 50))),
+             .set(LayerID(1), .position, .point(Point(x: 50, y: 50))), .set(LayerID(1), .backgroundColor, .color(.red)),
+             .insert(parent: .root, child: LayerID(1), index: .max)],
+            [.create(LayerID(1)), .create(LayerID(2)), .insert(parent: .root, child: LayerID(1), index: 0),
+             .insert(parent: LayerID(1), child: LayerID(2), index: 0),
+             .set(LayerID(1), .cornerRadius, .number(8)), .set(LayerID(1), .masksToBounds, .bool(true)),
+             .set(LayerID(1), .shadowOpacity, .number(0.5)), .set(LayerID(1), .shadowRadius, .number(6)),
+             .set(LayerID(1), .opacity, .number(0.5)), .set(LayerID(2), .borderWidth, .number(2)),
+             .addAnimation(LayerID(1), key: "move", tag: 1, .basic(move)),
+             .addAnimation(LayerID(2), key: "fade", tag: 2, .keyframe(keyframes))],
+            [.create(LayerID(1), kind: .replicator), .create(LayerID(2)), .insert(parent: .root, child: LayerID(1), index: 0),
+             .insert(parent: LayerID(1), child: LayerID(2), index: 0),
+             .set(LayerID(1), .instanceCount, .number(5)), .set(LayerID(1), .instanceTransform, .transform(.translation(x: 10, y: 0))),
+             .set(LayerID(2), .bounds, .rect(Rect(x: 0, y: 0, width: 8, height: 8))), .set(LayerID(2), .backgroundColor, .color(.blue))],
+            [.create(LayerID(1)), .create(LayerID(2)), .set(LayerID(1), .mask, .layer(2)), .insert(parent: .root, child: LayerID(1), index: 0),
+             .remove(LayerID(1)), .destroy(LayerID(2)), .settings(TransactionSettings(duration: 1, disableActions: true))],
+        ]
+    }
+
+    static func frames() -> [[UInt8]] {
+        var out: [[UInt8]] = [ClientMessage.hello(Hello(clientName: "seed", session: "s", flags: .keepLayers)).encoded()]
+        for (n, ops) in commits.enumerated() { out.append(ClientMessage.commit(Commit(serial: UInt32(n + 1), operations: ops)).encoded()) }
+        for r: Request in [.screenshot, .tree, .advanceClock(seconds: 0.5), .stats, .presentation(LayerID(1)), .presentationTree, .watch,
+                           .displayPower(on: false, output: "")] {
+            out.append(ClientMessage.request(id: 9, r).encoded())
+        }
+        return out
+    }
+
+    static func write(to dir: String, for target: Target) {
+        mkdir(dir, 0o755)
+        var inputs: [[UInt8]]
+        switch target {
+        case .decoder: inputs = frames() + [frames().flatMap { $0 }]
+        case .apply: inputs = commits.enumerated().map { Array(ClientMessage.commit(Commit(serial: UInt32($0.offset), operations: $0.element)).encoded().dropFirst(Frame.headerSize)) }
+        case .compositor:
+            // Client A says each frame, with a frame drawn and the clock moved between them.
+            inputs = frames().dropFirst().map { f in
+                var script: [UInt8] = []
+                var rest = f[...]
+                while !rest.isEmpty {
+                    let piece = rest.prefix(255)
+                    script += [0, UInt8(piece.count)] + piece
+                    rest = rest.dropFirst(piece.count)
+                }
+                return script + [2, 0, 4, 1, 8, 2, 0]
+            }
+        }
+        for (n, input) in inputs.enumerated() {
+            let path = dir + "/seed-\(n)"
+            guard let f = fopen(path, "wb") else { continue }
+            _ = input.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
+            fclose(f)
+        }
+    }
+}
