@@ -2,7 +2,16 @@
 //   swift run -c release lamina-bench [protocol|animation|frames|render|latency|contents|raster|all] [frames for render]
 //   lamina-bench live [SECONDS]   against a running laminad ($LAMINA_SOCKET): commits/s while
 //                                 an animation plays there (the KMS VM test runs it in the guest)
+//   lamina-bench flood [FRAMES] [PID]   FRAMES (10^7) protocol frames, valid and mutated, through
+//                                 a running laminad ($LAMINA_SOCKET): frames/s, longest wait, RSS, fds
+//   lamina-bench soak [SECONDS] [PID]  clients connecting, animating, committing and dying against
+//                                 a running laminad: RSS and descriptor slope
 let which = CommandLine.arguments.dropFirst().first ?? "all"
+if which == "flood" {
+    let frames = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 10_000_000
+    let pid = CommandLine.arguments.dropFirst(3).first.flatMap { Int32($0) }
+    do { print(try runFloodBenchmark(frames: frames, pid: pid)) } catch { print("flood failed: \(error)") }
+}
 if which == "live" {
     let seconds = CommandLine.arguments.dropFirst(2).first.flatMap(Double.init) ?? 3
     do { print(try runLiveCommitBenchmark(seconds: seconds)) } catch { print("live benchmark failed: \(error)") }
