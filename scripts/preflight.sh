@@ -9,6 +9,9 @@ need_pc() { pkg-config --exists "$1" 2>/dev/null || missing+=("pkg-config module
 need_tool swift "the Swift toolchain"
 need_tool pkg-config "pkg-config"
 need_tool python3 "the VM harness, scripts/vm/vmkms.py"
+need_tool systemd-analyze "systemd: the unit files' verify and security test"
+need_tool setpriv "util-linux: the authorisation test runs laminactl as nobody"
+need_tool prlimit "util-linux: the descriptor-exhaustion test"
 for m in egl glesv2 gbm libdrm libudev libseat libsystemd libpng libjpeg cairo lamina-pangocairo; do
   need_pc "$m" "scripts/deps.sh"
 done

@@ -162,3 +162,52 @@ struct ServiceTests {
         #expect(st.st_mode & 0o777 == 0o600)
     }
 }
+
+/// The shipped units pass `systemd-analyze verify` and score as confined by
+/// `systemd-analyze security` (issue 11: a hardened unit, no root where libseat serves).
+@Suite("systemd units")
+struct SystemdUnitTests {
+    static let analyze = "/usr/bin/systemd-analyze"
+
+    func run(_ arguments: [String], in directory: String) throws -> (status: Int32, output: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.analyze)
+        p.arguments = arguments
+        p.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// The units copied beside each other, ExecStart pointing at the laminad just built.
+    func stagedUnits() throws -> String {
+        let dir = try ServiceTests.temporaryDirectory()
+        for unit in ["laminad.service", "laminad.socket"] {
+            var text = try String(contentsOfFile: VMHarness.repository + "/systemd/" + unit, encoding: .utf8)
+            text = text.replacingOccurrences(of: "/usr/bin/laminad", with: ServiceTests.laminad)
+            try text.write(toFile: dir + "/" + unit, atomically: true, encoding: .utf8)
+        }
+        return dir
+    }
+
+    @Test func unitsVerifyCleanAndAreConfined() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.analyze), "systemd-analyze (Debian's systemd package, installed by scripts/deps.sh)")
+        let dir = try stagedUnits()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let verify = try run(["verify", "./laminad.service", "./laminad.socket"], in: dir)
+        #expect(verify.status == 0, "\(verify.output)")
+        #expect(verify.output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "verify printed: \(verify.output)")
+        let security = try run(["security", "--offline=true", "--no-pager", "./laminad.service"], in: dir)
+        let line = security.output.split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
+        let score = line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }
+        #expect(score != nil, "\(security.output.suffix(800))")
+        #expect((score ?? 10) <= 2.0, "exposure \(line)")
+        // No root and no capabilities where libseat serves.
+        let unit = try String(contentsOfFile: dir + "/laminad.service", encoding: .utf8)
+        #expect(unit.contains("DynamicUser=yes") && unit.contains("CapabilityBoundingSet=\n") && unit.contains("NoNewPrivileges=yes"))
+    }
+}
