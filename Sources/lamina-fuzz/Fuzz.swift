@@ -12,6 +12,7 @@ import Glibc
 import LaminaCore
 import LaminaProtocol
 import LaminaServer
+import Logging
 
 enum Target: String { case decoder, apply, compositor }
 
@@ -71,10 +72,17 @@ final class StubBackend: DisplayBackend {
     func present(_ list: DrawList) throws { presented += list.commands.count }
 }
 
+/// Log lines would cost more than the input; only what cannot happen is worth printing.
+let quiet: Logger = {
+    var l = Logger(label: "fuzz")
+    l.logLevel = .critical
+    return l
+}()
+
 /// The input is a script: [action u8][length u8][bytes…]. Actions: 0/1 bytes to client A/B,
 /// 2 draw a frame, 3 drop client A or B and connect a new one, 4 advance the virtual clock.
 func fuzzCompositor(_ bytes: UnsafeBufferPointer<UInt8>) {
-    let compositor = Compositor(backend: StubBackend(), clock: FrameClock(.virtual), realTime: { 0 })
+    let compositor = Compositor(backend: StubBackend(), clock: FrameClock(.virtual), logger: quiet, realTime: { 0 })
     var clients = [compositor.connect(), compositor.connect()]
     let hello = ClientMessage.hello(Hello(clientName: "fuzz")).encoded()
     for c in clients { hello.withUnsafeBytes { compositor.receive($0, from: c) } }
