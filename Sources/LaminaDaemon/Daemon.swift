@@ -145,7 +145,9 @@ public final class Daemon {
         compositor = Compositor(backend: backend, clock: FrameClock(options.clock), configuration: options.compositor,
                                 logger: logger, realTime: { monotonicSeconds() + lead.seconds })
         // Shape and text layers are drawn on the CPU with cairo and pango.
-        compositor.layerRasters = ServerRasterizer()
+        let rasterizer = ServerRasterizer()
+        rasterizer.warn = { [logger] message in logger.warning("\(message)") }
+        compositor.layerRasters = rasterizer
         if let passed = options.listenerDescriptor {
             listener = FileDescriptor(owning: passed)
             try listener.setNonBlocking(true)

@@ -35,7 +35,18 @@ public final class RasterCache {
         var scale: Double
         var raster: CachedRaster?
         var frame: UInt64
+        var bytes: Int { raster?.image.bitmap.bytes.count ?? 0 }
     }
+
+    /// Raster pixels all layers may hold, and one client tree (16 text layers 10⁹ points wide
+    /// held 1 GB): a raster past either is not kept and its layer draws nothing until its
+    /// style changes (counted in `refusedForBudget`, reported once per tree by `onRefusal`).
+    public var budgetBytes = 256 << 20
+    public var budgetBytesPerTree = 128 << 20
+    public private(set) var heldBytes = 0
+    private var heldByTree: [Int: Int] = [:]
+    public private(set) var refusedForBudget = 0
+    public var onRefusal: (Key, Int) -> Void = { _, _ in }
 
     private var entries: [Key: Entry] = [:]
     private var frame: UInt64 = 0
@@ -57,7 +68,7 @@ public final class RasterCache {
     public func contains(_ key: Key) -> Bool { entries[key] != nil }
 
     /// The bytes of pixels the cache holds.
-    public var byteCount: Int { entries.values.reduce(0) { $0 + ($1.raster?.image.bitmap.bytes.count ?? 0) } }
+    public var byteCount: Int { heldBytes }
 
     /// The pixels per point a layer is drawn at.
     ///
@@ -97,16 +108,37 @@ public final class RasterCache {
         case .text(let t): TextRasterizer.rasterize(t, scale: scale)
         }
         rasterizations += 1
-        let raster = image.map { CachedRaster(image: $0, version: nextVersion) }
+        var raster = image.map { CachedRaster(image: $0, version: nextVersion) }
         if raster != nil { nextVersion += 1 }
+        let oldBytes = previous?.bytes ?? 0
+        let newBytes = raster?.image.bitmap.bytes.count ?? 0
+        let tree = heldByTree[key.tree, default: 0] - oldBytes
+        if newBytes > 0, heldBytes - oldBytes + newBytes > budgetBytes || tree + newBytes > budgetBytesPerTree {
+            raster = nil
+            refusedForBudget += 1
+            onRefusal(key, newBytes)
+        }
+        let kept = raster?.image.bitmap.bytes.count ?? 0
+        heldBytes += kept - oldBytes
+        heldByTree[key.tree] = tree + kept
         entries[key] = Entry(style: style, scale: scale, raster: raster, frame: frame)
         return raster
     }
 
+    /// Raster bytes held for one client tree.
+    public func heldBytes(tree: Int) -> Int { heldByTree[tree] ?? 0 }
+
     /// Ends a frame: forgets the layers that were not asked for since the last call.
     public func endFrame() {
         let current = frame
-        if usedThisFrame < entries.count { entries = entries.filter { $0.value.frame == current } }
+        if usedThisFrame < entries.count {
+            for (key, e) in entries where e.frame != current {
+                heldBytes -= e.bytes
+                heldByTree[key.tree, default: 0] -= e.bytes
+                if heldByTree[key.tree] == 0 { heldByTree[key.tree] = nil }
+            }
+            entries = entries.filter { $0.value.frame == current }
+        }
         usedThisFrame = 0
         frame += 1
     }

@@ -14,7 +14,24 @@ public final class ServerRasterizer: LayerRasterizing {
     /// The raster version each layer's source holds.
     private var uploaded: [RasterCache.Key: UInt64] = [:]
 
-    public init() {}
+    /// Trees whose refusal was reported.
+    private var refusedTrees: Set<Int> = []
+    /// Told once per client tree when a raster is over the budget (laminad logs it).
+    public var warn: (String) -> Void = { _ in }
+
+    public init() {
+        cache.onRefusal = { [unowned self] key, bytes in
+            guard refusedTrees.insert(key.tree).inserted else { return }
+            warn("a \(bytes)-byte raster of layer \(key.layer) (client tree \(key.tree)) is over the raster budget (\(cache.budgetBytes) bytes in all, \(cache.budgetBytesPerTree) per client): that layer draws nothing until it changes")
+        }
+    }
+
+    public var statistics: [Statistic] {
+        [Statistic(name: "rasterBytes", value: Double(cache.heldBytes)),
+         Statistic(name: "budget.rasterBytes", value: Double(cache.budgetBytes)),
+         Statistic(name: "budget.rasterBytesPerClient", value: Double(cache.budgetBytesPerTree)),
+         Statistic(name: "rastersRefusedForBudget", value: Double(cache.refusedForBudget))]
+    }
 
     public func contents(tree: UInt32, layer: LayerID, _ p: LayerProperties, toDisplay: Transform3D) -> DrawContents? {
         let key = RasterCache.Key(tree: Int(tree), layer: layer.rawValue)

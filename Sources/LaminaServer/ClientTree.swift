@@ -72,6 +72,12 @@ public struct ClientLimits: Sendable, Equatable {
     public var maxKeptLayers = 200_000
     public var maxKeptSessions = 64
     public var maxKeptSessionsPerUser = 16
+    /// Pixel bytes (width × height × 4) of one client's images, and of every client's together
+    /// (one 16384² image made 3.2 GB of RSS once drawn).
+    public var maxImageBytes = 256 << 20
+    public var maxTotalImageBytes = 1 << 30
+    /// Set by the display tree: what `maxTotalImageBytes` leaves this client after the others.
+    var imageBytesLeft: Int?
     /// Set by the display tree when a smaller budget than `maxLayers` is in force for this
     /// commit (a kept session's share of `maxKeptLayers`).
     var layerBudgetMessage: String?
@@ -206,6 +212,14 @@ public struct ClientTree: Sendable {
             case .unusable(let why): throw fail(.invalidImage, "image \(n): its file descriptor cannot be used: \(why)")
             }
             if let problem = format.problem(fileSize: memory.byteCount) { throw fail(.invalidImage, "image \(n): \(problem)") }
+            let bytes = Int(format.width) * Int(format.height) * 4
+            let held = images.values.reduce(0) { $0 + $1.byteCount }
+            guard held + bytes <= limits.maxImageBytes else {
+                throw fail(.limitExceeded, "image \(n) (\(format.width)×\(format.height), \(bytes) bytes) would take this client's images to \(held + bytes) bytes; the image budget (max_image_bytes) is \(limits.maxImageBytes)")
+            }
+            if let left = limits.imageBytesLeft, held + bytes > left {
+                throw fail(.limitExceeded, "image \(n) (\(bytes) bytes) does not fit: all clients' images may hold \(limits.maxTotalImageBytes) bytes together (max_total_image_bytes), and the others hold \(limits.maxTotalImageBytes - left)")
+            }
             saveImage(n)
             images[n] = ImageSource(owner: imageOwner, number: n, memory: memory, format: format)
             return layers.values.contains { $0.properties.contents == n }

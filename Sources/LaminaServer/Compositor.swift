@@ -88,7 +88,11 @@ public final class Compositor {
         public var commitsRejected: UInt64 = 0
         public var clientsDropped: UInt64 = 0
         public var lastFrameSeconds: Double = 0
+        /// Frames in which some client's tree was cut at the per-frame draw budget.
+        public var truncatedFrames: UInt64 = 0
     }
+    /// Trees whose truncation was logged (once each).
+    private var truncationReported: Set<UInt32> = []
 
     public init(backend: any DisplayBackend, clock: FrameClock, configuration: Configuration = Configuration(),
                 logger: Logger = Logger(label: "lamina.server"), realTime: @escaping () -> Double) {
@@ -398,6 +402,12 @@ public final class Compositor {
             return animations.evaluate(model: model, time: local, events: &ignored).properties
         })
         layerRasters?.endFrame()
+        for serial in list.truncated where !truncationReported.contains(serial) {
+            truncationReported.insert(serial)
+            let who = display.entries.first { $0.serial == serial }.map { $0.client?.description ?? "session '\($0.session)'" } ?? "a client"
+            logger.warning("\(who)'s tree needs more than \(RenderWalkBudget.maximumVisits) layer draws in a frame (replicators multiply them): the rest is not drawn")
+        }
+        stats.truncatedFrames += list.truncated.isEmpty ? 0 : 1
         try backend.present(list)
         stats.framesRendered += 1
         stats.lastFrameSeconds = realTime() - start
@@ -497,13 +507,18 @@ public final class Compositor {
             Statistic(name: "budget.maxKeptLayers", value: Double(configuration.limits.maxKeptLayers)),
             Statistic(name: "budget.maxKeptSessions", value: Double(configuration.limits.maxKeptSessions)),
             Statistic(name: "budget.maxTreeDepth", value: Double(configuration.limits.maxDepth)),
+            Statistic(name: "budget.maxLayerDrawsPerFrame", value: Double(RenderWalkBudget.maximumVisits)),
+            Statistic(name: "truncatedFrames", value: Double(stats.truncatedFrames)),
             Statistic(name: "animations", value: Double(display.entries.reduce(0) { $0 + $1.animations.values.reduce(0) { $0 + $1.animations.entries.count } })),
             Statistic(name: "lastFrameMilliseconds", value: stats.lastFrameSeconds * 1000),
             Statistic(name: "time", value: now),
             Statistic(name: "width", value: Double(display.width)),
             Statistic(name: "height", value: Double(display.height)),
             Statistic(name: "images", value: Double(display.entries.reduce(0) { $0 + $1.tree.images.count })),
-        ] + textureStatistics() + platformStatistics()
+            Statistic(name: "imageBytes", value: Double(display.entries.reduce(0) { $0 + $1.tree.images.values.reduce(0) { $0 + $1.byteCount } })),
+            Statistic(name: "budget.maxImageBytes", value: Double(configuration.limits.maxImageBytes)),
+            Statistic(name: "budget.maxTotalImageBytes", value: Double(configuration.limits.maxTotalImageBytes)),
+        ] + textureStatistics() + (layerRasters?.statistics ?? []) + platformStatistics()
     }
 
     /// `textureBytes` and `textures` in all, then `textureBytes.client.N` for each connected

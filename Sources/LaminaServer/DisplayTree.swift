@@ -146,6 +146,10 @@ public struct DisplayTree: Sendable {
             throw CommitRejection(code: .notHello, operationIndex: -1, message: "\(client) is not attached")
         }
         var limits = limits
+        if ops.contains(where: { if case .createImage = $0 { true } else { false } }) {
+            let others = entries.indices.reduce(0) { $0 + ($1 == i ? 0 : entries[$1].tree.images.values.reduce(0) { $0 + $1.byteCount }) }
+            limits.imageBytesLeft = max(0, limits.maxTotalImageBytes - others)
+        }
         if entries[i].keepsLayers && !entries[i].session.isEmpty {
             // A kept session's layers outlive its client: all of them share one budget.
             let others = entries.indices.reduce(0) { $0 + ($1 != i && entries[$1].isKept ? entries[$1].tree.layers.count : 0) }

@@ -12,4 +12,10 @@ public protocol LayerRasterizing: AnyObject {
     func contents(tree: UInt32, layer: LayerID, _ p: LayerProperties, toDisplay: Transform3D) -> DrawContents?
     /// The frame's list is built: rasters of layers not asked for since the last call may go.
     func endFrame()
+    /// Bytes held and budgets, for `stats`.
+    var statistics: [Statistic] { get }
+}
+
+extension LayerRasterizing {
+    public var statistics: [Statistic] { [] }
 }

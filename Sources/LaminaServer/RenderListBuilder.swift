@@ -67,6 +67,7 @@ extension DisplayTree {
                                       presentDelayed: presentDelayed, transitions: transitions, rasters: rasters,
                                       outputRoots: outputRoots)
                 walk.visitRoot(time: time, into: &list.commands)
+                if walk.visits > RenderWalk.maximumVisits { list.truncated.append(entry.serial) }
             }
         }
         return list
@@ -92,6 +93,11 @@ extension DisplayTree {
     }
 }
 
+/// The per-frame draw budget, for messages and `stats`.
+public enum RenderWalkBudget {
+    public static var maximumVisits: Int { RenderWalk.maximumVisits }
+}
+
 /// One client tree's walk for one frame.
 private struct RenderWalk {
     let tree: ClientTree
@@ -103,6 +109,12 @@ private struct RenderWalk {
     let rasters: (any LayerRasterizing)?
     /// True while walking a replicator copy shown at a delayed time.
     var delayed = false
+    /// Layers visited so far in this frame; replicator copies count once each.
+    var visits = 0
+    /// The most layer draws one client's tree makes in a frame: nested replicators multiply
+    /// (10⁴ × 10⁴ copies from a 574-byte commit), so the walk stops here and the frame is drawn
+    /// with what was listed (`DrawList.truncated`; logged and counted by the compositor).
+    static let maximumVisits = 100_000
     /// The masks being drawn, outermost first: a mask met again is a cycle and is left out.
     var masksInUse: [UInt32] = []
 
@@ -140,6 +152,8 @@ private struct RenderWalk {
                         superlayerSpace: Transform3D, superlayerToDisplay: Transform3D,
                         parentOpacity: Double, tint: Color?, into commands: inout [DrawCommand]) {
         guard !p.isHidden else { return }
+        visits += 1
+        guard visits <= Self.maximumVisits else { return }
         let opacity = parentOpacity * p.opacity
         // `!(x > 0)` also skips NaN.
         guard opacity > 0 else { return }
@@ -418,6 +432,7 @@ private struct RenderWalk {
             // The separate layout: a root's sublayer named after an output is that output's root.
             let perOutput = layer.superlayer == nil && !outputRoots.isEmpty
             for c in orderedSublayers(of: layer, time: localTime) {
+                guard visits <= Self.maximumVisits else { break }
                 var toPlane = plane
                 if perOutput, let output = outputRoots[c.props.name] {
                     toPlane = plane.concatenating(.translation(x: output.minX, y: output.minY))
@@ -435,6 +450,7 @@ private struct RenderWalk {
         var power = Transform3D.identity
         let wasDelayed = delayed
         for k in 0..<count {
+            guard visits <= Self.maximumVisits else { break }
             let instance = k == 0 ? space : toAnchor.concatenating(power).concatenating(fromAnchor).concatenating(space)
             let kk = Double(k)
             let c = p.instanceColor

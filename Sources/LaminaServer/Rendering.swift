@@ -201,6 +201,8 @@ public struct DrawList: Sendable, Equatable {
     /// The steps in painter's order: the first is drawn first, at the back. Groups and clips
     /// nest: every `beginGroup` has its `endGroup` and every `pushClip` its `popClip`.
     public var commands: [DrawCommand]
+    /// The client trees (by serial) whose walk stopped at the per-frame draw budget.
+    public var truncated: [UInt32] = []
 
     public init(width: Int, height: Int, background: Color = .black, commands: [DrawCommand] = []) {
         self.width = width

@@ -90,3 +90,41 @@ struct RasterCacheTests {
         #expect(tilted.largestStretch(over: Rect(-50, -50, 100, 100)) > 1)
     }
 }
+
+/// Raster memory is a budget: in all and per client tree (16 text layers 10⁹ points wide held 1 GB).
+@Suite("Raster budget")
+struct RasterBudgetTests {
+    func wideText(_ width: Double) -> LayerProperties {
+        var p = LayerProperties(kind: .text)
+        p.string = "wide"
+        p.bounds = Rect(x: 0, y: 0, width: width, height: 100)
+        return p
+    }
+
+    @Test func rastersOverTheBudgetAreNotKept() throws {
+        let cache = RasterCache()
+        cache.budgetBytes = 40_000
+        cache.budgetBytesPerTree = 20_000
+        var refusals: [RasterCache.Key] = []
+        cache.onRefusal = { key, _ in refusals.append(key) }
+        // 1e9 points wide: capped at 4096 pixels a side, so 4096 × 1 here, 16 KiB.
+        let a = RasterCache.Key(tree: 1, layer: 1), b = RasterCache.Key(tree: 1, layer: 2), c = RasterCache.Key(tree: 2, layer: 1)
+        let first = try #require(cache.raster(for: a, wideText(1e9), scale: 1)).image.bitmap.bytes.count
+        #expect(first == 16384)
+        #expect(cache.raster(for: b, wideText(1e9), scale: 1) == nil ? true : false, "tree 1's second raster is over its share")
+        #expect(refusals == [b])
+        #expect(cache.heldBytes(tree: 1) == first)
+        // Asked again with the same style: still nothing, and not drawn again.
+        let drawn = cache.rasterizations
+        #expect(cache.raster(for: b, wideText(1e9), scale: 1) == nil ? true : false)
+        #expect(cache.rasterizations == drawn)
+        #expect(cache.raster(for: c, wideText(1e9), scale: 1) != nil ? true : false, "another tree has its own share")
+        #expect(cache.heldBytes <= cache.budgetBytes)
+        // Layers not drawn in a frame give their bytes back.
+        cache.endFrame()
+        _ = cache.raster(for: c, wideText(1e9), scale: 1)
+        cache.endFrame()
+        #expect(cache.heldBytes(tree: 1) == 0)
+        #expect(cache.heldBytes == cache.heldBytes(tree: 2))
+    }
+}

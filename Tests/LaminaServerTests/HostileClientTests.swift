@@ -170,3 +170,49 @@ struct KeptSessionBudgetTests {
         #expect(compositor.statistics().first { $0.name == "keptLayers" }?.value == 10)
     }
 }
+
+/// Budgets on what one commit can multiply at render time or in memory (issue 10, item 6).
+@Suite("Per-frame and image budgets", .serialized)
+struct RenderBudgetTests {
+    /// Nested replicators of 10⁴ × 10⁴ copies from a tiny commit passed 8 GB in 20 s: the walk
+    /// stops at the per-client draw budget and the frame is drawn.
+    @Test func nestedReplicatorsStopAtTheDrawBudget() throws {
+        var tree = DisplayTree(width: 64, height: 48)
+        let client = ClientID(rawValue: 1)
+        _ = try tree.attach(client, hello: Hello(clientName: "r"))
+        let outer = LayerID(1), inner = LayerID(2), leaf = LayerID(3)
+        _ = try tree.apply([.create(outer, kind: .replicator), .create(inner, kind: .replicator), .create(leaf),
+                        .set(outer, .instanceCount, .number(10_000)), .set(inner, .instanceCount, .number(10_000)),
+                        .set(leaf, .bounds, .rect(Rect(x: 0, y: 0, width: 1, height: 1))), .set(leaf, .backgroundColor, .color(.red)),
+                        .insert(parent: .root, child: outer, index: 0), .insert(parent: outer, child: inner, index: 0),
+                        .insert(parent: inner, child: leaf, index: 0)], from: client, limits: ClientLimits())
+        let list = tree.drawList()
+        #expect(list.truncated == [tree.entries[0].serial])
+        #expect(list.commands.count <= 3 * RenderWalkBudget.maximumVisits, "\(list.commands.count) commands")
+        #expect(list.commands.count > 1000, "what fits the budget is drawn")
+    }
+
+    /// One 16384² image made 3.2 GB of RSS: image pixels are a per-client and a global budget.
+    @Test func imagesAreABudget() throws {
+        var tree = DisplayTree(width: 64, height: 48)
+        var limits = ClientLimits()
+        limits.maxImageBytes = 1 << 20
+        limits.maxTotalImageBytes = (1 << 20) + (1 << 18)
+        let a = ClientID(rawValue: 1), b = ClientID(rawValue: 2)
+        _ = try tree.attach(a, hello: Hello(clientName: "a"))
+        _ = try tree.attach(b, hello: Hello(clientName: "b"))
+        func image(_ n: UInt32, side: UInt32, for client: ClientID) -> CommitRejection? {
+            let memory = HeapPixelMemory([UInt8](repeating: 0, count: Int(side * side * 4)))
+            do {
+                _ = try tree.apply([.createImage(image: n, ImageFormat(width: side, height: side))], attachments: [.memory(memory)], from: client, limits: limits)
+            } catch { return error }
+            return nil
+        }
+        #expect(image(1, side: 512, for: a) == nil)  // 1 MiB: a's whole share
+        let perClient = image(2, side: 256, for: a)
+        #expect(perClient?.code == .limitExceeded && perClient?.message.contains("max_image_bytes") == true, "\(String(describing: perClient))")
+        #expect(image(1, side: 256, for: b) == nil)  // 1.25 MiB in all
+        let global = image(2, side: 256, for: b)
+        #expect(global?.message.contains("max_total_image_bytes") == true, "\(String(describing: global))")
+    }
+}
