@@ -32,6 +32,8 @@ public struct LaminadConfiguration: Sendable {
     public var socketMode: UInt32?
     /// Members of this group (name or number) may make privileged requests.
     public var privilegedGroup: String?
+    /// Where kept sessions are journalled ("" turns the journal off).
+    public var sessionJournal: String?
 
     public var maxLayersPerClient: Int?
     public var maxOperationsPerCommit: Int?
@@ -110,6 +112,10 @@ public struct LaminadConfiguration: Sendable {
         }
         if var t = try r.table("security") {
             c.privilegedGroup = try t.string("privileged_group")
+            try t.finish()
+        }
+        if var t = try r.table("sessions") {
+            c.sessionJournal = try t.string("journal")
             try t.finish()
         }
         if var t = try r.table("limits") {

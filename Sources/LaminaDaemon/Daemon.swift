@@ -47,6 +47,16 @@ public final class Daemon {
         /// Members of this group are privileged, besides root and the socket's owner
         /// (docs/protocol.md, "Authorisation").
         public var privilegedGroup: UInt32?
+        /// Where kept sessions are journalled, to come back after a restart (nil: nowhere).
+        public var sessionJournal: String?
+        /// Seconds between a change to a kept session and the journal write that records it.
+        public var journalDelay = 0.5
+
+        /// The journal's default place: beside the socket, named after it
+        /// (`/run/lamina/laminad.sock` → `/run/lamina/laminad.sessions`).
+        public static func defaultSessionJournal(socketPath: String) -> String {
+            (socketPath.hasSuffix(".sock") ? String(socketPath.dropLast(5)) : socketPath) + ".sessions"
+        }
 
         public init(socketPath: String, clock: FrameClock.ClockKindSetting, framesDirectory: String? = nil) {
             self.socketPath = socketPath
@@ -136,6 +146,9 @@ public final class Daemon {
     private var watchdogTimer: LoopTimer?
     private var idleTimer: LoopTimer?
     private var blankedByIdle = false
+    private var journal: SessionJournalStore?
+    private var journalTimer: LoopTimer?
+    private var journalWriteArmed = false
 
     public init(backend: any DisplayBackend, options: Options, logger: Logger) throws {
         self.options = options
@@ -148,6 +161,15 @@ public final class Daemon {
         let rasterizer = ServerRasterizer()
         rasterizer.warn = { [logger] message in logger.warning("\(message)") }
         compositor.layerRasters = rasterizer
+        if let dir = options.sessionJournal {
+            do {
+                let store = try SessionJournalStore(directory: dir, logger: logger)
+                store.restore(into: compositor)
+                journal = store
+            } catch {
+                logger.error("session journal \(dir): \(error); kept sessions will not survive a restart")
+            }
+        }
         if let passed = options.listenerDescriptor {
             listener = FileDescriptor(owning: passed)
             try listener.setNonBlocking(true)
@@ -173,6 +195,17 @@ public final class Daemon {
         compositor.send = { [unowned self] id, bytes in send(bytes, to: id) }
         compositor.close = { [unowned self] id in closeAfterFlush(id) }
         compositor.onFrameNeeded = { [unowned self] in scheduleFrame() }
+        if journal != nil {
+            journalTimer = try LoopTimer(loop: loop) { [unowned self] _ in
+                journalWriteArmed = false
+                journal?.writeIfChanged(compositor)
+            }
+            compositor.onSessionsChanged = { [unowned self] in
+                guard !journalWriteArmed else { return }
+                journalWriteArmed = true
+                do { try journalTimer?.arm(after: options.journalDelay) } catch { logger.error("journal timer: \(error)") }
+            }
+        }
         if let kms = backend as? KMSBackend {
             compositor.setOutputRoots(kms.outputRoots)
             // `laminactl display off|on [OUTPUT]`.
@@ -217,9 +250,10 @@ public final class Daemon {
 
     /// Serves until SIGINT or SIGTERM.
     public func run() throws {
-        if forcedRedraw { scheduleFrame() }
+        if forcedRedraw || compositor.needsFrame { scheduleFrame() }
         ServiceManager.notify("READY=1\nSTATUS=listening on \(options.socketPath), backend \(compositor.backend.name)")
         try loop.run()
+        journal?.writeIfChanged(compositor)
         for c in connections.values { c.fd.close() }
         connections.removeAll()
         if ownsSocketPath { unlink(options.socketPath) }
@@ -651,6 +685,11 @@ public final class Daemon {
             Statistic(name: "clientsDroppedForHandshake", value: Double(droppedForHandshake)),
             Statistic(name: "acceptPaused", value: acceptPausedSince == nil ? 0 : 1),
         ]
+        if let journal {
+            list.append(Statistic(name: "sessionJournal.writes", value: Double(journal.writes)))
+            list.append(Statistic(name: "sessionJournal.pending", value: journal.writtenGeneration == compositor.journalGeneration ? 0 : 1))
+            list.append(Statistic(name: "sessionJournal.lastWriteSeconds", value: journal.lastWriteSeconds))
+        }
         for conn in connections.values.sorted(by: { $0.id < $1.id }) where conn.queued > 0 {
             list.append(Statistic(name: "queuedBytes.client.\(conn.id.rawValue)", value: Double(conn.queued)))
         }

@@ -26,7 +26,7 @@ public final class Compositor {
     let realTime: () -> Double
 
     private var sessions: [ClientID: Session] = [:]
-    private var nextClient: UInt32 = 1
+    var nextClient: UInt32 = 1
     /// Nonzero while the compositor handles a frame or draws: a disconnect reported meanwhile
     /// (a callback's send failed) waits in `deferredDisconnects`, so no loop over the entries
     /// ever sees them change under it.
@@ -58,6 +58,15 @@ public final class Compositor {
     var transitionsInFlight = false
     /// Connections that asked to `watch` events.
     var watchers: Set<ClientID> = []
+    /// Moves whenever a named session changes (a commit, a client arriving or leaving): the
+    /// platform rewrites the session journal when it has moved (CompositorJournal.swift).
+    public internal(set) var journalGeneration: UInt64 = 0
+    /// Called when `journalGeneration` moves (laminad schedules a journal write).
+    public var onSessionsChanged: () -> Void = {}
+    func sessionsChanged() {
+        journalGeneration &+= 1
+        onSessionsChanged()
+    }
 
     /// Something changed since the last frame.
     public private(set) var needsFrame = false
@@ -134,6 +143,7 @@ public final class Compositor {
         watchers.remove(client)
         if let i = display.index(of: client) {
             let serial = display.entries[i].serial
+            if !display.entries[i].session.isEmpty { sessionsChanged() }
             if display.detach(client) { markNeedsFrame() }
             if display.entries.first(where: { $0.serial == serial }) == nil {
                 // The client's layers went with it: forget its animations' bookkeeping.
@@ -304,6 +314,7 @@ public final class Compositor {
         }
         sessions[client]!.state = .ready
         sessions[client]!.decoder.limit = configuration.frameLimit
+        if !hello.session.isEmpty { sessionsChanged() }
         sessions[client]!.name = hello.clientName
         logger.info("\(client) '\(hello.clientName)' connected\(hello.session.isEmpty ? "" : " to session '\(hello.session)'")")
         reply(client, .welcome(Welcome(clientID: client.rawValue, displayWidth: UInt32(display.width),
@@ -324,6 +335,7 @@ public final class Compositor {
             let result = try display.apply(commit.operations, attachments: attachments, from: client, limits: configuration.limits)
             if result.visibleChange { markNeedsFrame() }
             stats.commitsApplied += 1
+            if let i = display.index(of: client), !display.entries[i].session.isEmpty { sessionsChanged() }
             reply(client, .applied(serial: commit.serial))
             if let i = display.index(of: client) {
                 animate(result.changes, entry: i)
@@ -451,6 +463,9 @@ public final class Compositor {
                     return fail(.invalidRequest, "advance-clock by \(seconds) s would take the virtual clock from \(clock.virtualTime) past its maximum of \(FrameClock.maximumVirtualTime) s")
                 }
                 if isAnimating { needsFrame = true }
+                // Kept sessions' animations are journalled against the clock: a restart puts
+                // them where the clock had taken them.
+                if seconds > 0, display.entries.contains(where: { $0.isKept && !$0.animations.isEmpty }) { sessionsChanged() }
                 try renderIfNeeded()
                 reply(client, .reply(id: id, .advanced(time: clock.virtualTime, framesRendered: stats.framesRendered)))
             case .stats:

@@ -6,6 +6,7 @@
 //   apply       one commit body → decode → ClientTree.apply (limits as laminad's)
 //   compositor  a script of chunks fed to a whole Compositor with two clients, frames drawn
 //               with a stub backend, clients dropped and reconnected
+//   journal     bytes → SessionJournal.decode → restored into a Compositor and written again
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +15,7 @@ import LaminaProtocol
 import LaminaServer
 import Logging
 
-enum Target: String { case decoder, apply, compositor }
+enum Target: String { case decoder, apply, compositor, journal }
 
 let target = Target(rawValue: getenv("LAMINA_FUZZ_TARGET").map { String(cString: $0) } ?? "") ?? .compositor
 
@@ -31,6 +32,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     case .decoder: fuzzDecoder(bytes)
     case .apply: fuzzApply(bytes)
     case .compositor: fuzzCompositor(bytes)
+    case .journal: fuzzJournal(bytes)
     }
     return 0
 }
@@ -54,6 +56,18 @@ func fuzzApply(_ bytes: UnsafeBufferPointer<UInt8>) {
     _ = try? tree.apply(commit.operations, from: ClientID(rawValue: 1), limits: limits)
     _ = tree.json(clock: .virtual, time: 0)
     _ = tree.entries.first?.tree.snapshot()
+}
+
+/// A journal as laminad reads it at start: decoded, its sessions restored (image files read as
+/// zeros of the right size, or missing for odd numbers), a frame drawn, and written again.
+func fuzzJournal(_ bytes: UnsafeBufferPointer<UInt8>) {
+    guard let journal = try? SessionJournal.decode(Array(bytes), verifyingChecksum: false) else { return }
+    let compositor = Compositor(backend: StubBackend(), clock: FrameClock(.virtual), logger: quiet, realTime: { 0 })
+    compositor.restore(journal, bootID: "") { image in
+        image.number % 2 == 1 || image.byteCount > 1 << 20 ? nil : HeapPixelMemory([UInt8](repeating: 0, count: image.byteCount))
+    }
+    try? compositor.render()
+    _ = compositor.journal(bootID: "", filePrefix: "f").0.encoded()
 }
 
 /// Draws nothing; the render list is still built, which is the walk worth fuzzing.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import LaminaCore
 import LaminaProtocol
+import LaminaServer
 
 /// Seed inputs made with the codec the golden-byte tests check (Tests/LaminaProtocolTests),
 /// written once into an empty corpus folder.
@@ -48,6 +49,16 @@ enum Seeds {
         switch target {
         case .decoder: inputs = frames() + [frames().flatMap { $0 }]
         case .apply: inputs = commits.enumerated().map { Array(ClientMessage.commit(Commit(serial: UInt32($0.offset), operations: $0.element)).encoded().dropFirst(Frame.headerSize)) }
+        case .journal:
+            var animation = BasicAnimation(keyPath: "position.x", fromValue: .number(0), toValue: .number(10))
+            animation.duration = 2
+            inputs = commits.map { ops in
+                SessionJournal(clock: .virtual, writtenAt: 1, bootID: "b", sessions: [
+                    SessionJournal.Session(name: "s", clientName: "seed", ownerUID: 0, structure: ops,
+                                           images: [SessionJournal.Image(number: 2, width: 2, height: 2, file: "i.rgba")],
+                                           animations: [.addAnimation(LayerID(1), key: "k", tag: 0, .basic(animation))]),
+                ]).encoded()
+            }
         case .compositor:
             // Client A says each frame, with a frame drawn and the clock moved between them.
             inputs = frames().dropFirst().map { f in

@@ -26,6 +26,9 @@ struct Laminad: ParsableCommand {
     @Option(help: "Unix socket to listen on (default: $XDG_RUNTIME_DIR/lamina-0, or /run/lamina/lamina.sock).")
     var socket: String?
 
+    @Option(name: .customLong("session-journal"), help: "Folder where kept sessions are journalled, to come back after a restart (default: beside the socket, SOCKET.sessions; \"\" for none).")
+    var sessionJournal: String?
+
     @Option(help: "Frame clock: real (CLOCK_MONOTONIC at the refresh rate) or virtual (moves only when a client advances it).")
     var clock: String?
 
@@ -154,6 +157,8 @@ struct Laminad: ParsableCommand {
         }
         var options = Daemon.Options(socketPath: SocketPath.resolve(socket ?? file.socketPath), clock: clockSetting, framesDirectory: framesDir)
         options.compositor.background = bg
+        let journalPath = sessionJournal ?? file.sessionJournal ?? Daemon.Options.defaultSessionJournal(socketPath: options.socketPath)
+        options.sessionJournal = journalPath.isEmpty ? nil : journalPath
         if let n = file.maxLayersPerClient { options.compositor.limits.maxLayers = n }
         if let n = file.maxOperationsPerCommit { options.compositor.limits.maxOperationsPerCommit = n }
         if let n = file.maxMessageBytes { options.compositor.frameLimit = n }

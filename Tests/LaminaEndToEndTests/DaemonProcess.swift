@@ -23,11 +23,14 @@ final class DaemonProcess {
     static func tool(_ name: String) -> String { buildDirectory + "/" + name }
 
     /// `launcher` runs laminad through another program (`prlimit --nofile=N:N --`).
-    init(size: String = "320x240", extra: [String] = [], launcher: [String] = []) throws {
-        directory = NSTemporaryDirectory() + "lamina-e2e-" + UUID().uuidString.prefix(8)
+    /// `directory`: run in an earlier daemon's folder (same socket path, same session journal),
+    /// as a restarted laminad would; a socket file left by a killed daemon is removed first.
+    init(size: String = "320x240", extra: [String] = [], launcher: [String] = [], directory reused: String? = nil) throws {
+        directory = reused ?? NSTemporaryDirectory() + "lamina-e2e-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socket = directory + "/lamina.sock"
-        log = directory + "/laminad.log"
+        if reused != nil { try? FileManager.default.removeItem(atPath: socket) }
+        log = directory + "/laminad-" + UUID().uuidString.prefix(8) + ".log"
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let arguments = ["--backend", "headless", "--size", size, "--clock", "virtual", "--socket", socket, "--log-level", "debug"] + extra
         if let program = launcher.first {
@@ -58,12 +61,36 @@ final class DaemonProcess {
 
     var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
+    /// Kills laminad with `signal` (SIGKILL: no chance to clean up) and waits for it to go.
+    func kill(_ signal: Int32) {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+    }
+
     deinit {
         if process.isRunning {
             process.terminate()
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// The presented x position of the first layer named `layer` in any client's tree
+    /// (`laminactl tree --presentation`), or nil when there is none.
+    func presentedX(layer: String) throws -> Double? {
+        let r = try laminactl(["tree", "--presentation"])
+        guard r.status == 0, let json = try JSONSerialization.jsonObject(with: Data(r.output.utf8)) as? [String: Any],
+              let clients = json["clients"] as? [[String: Any]] else { return nil }
+        func find(_ l: [String: Any]) -> Double? {
+            if l["name"] as? String == layer {
+                let p = ((l["presentation"] as? [String: Any])?["position"] ?? l["position"]) as? [Double]
+                return p?.first
+            }
+            for s in l["sublayers"] as? [[String: Any]] ?? [] { if let x = find(s) { return x } }
+            return nil
+        }
+        return clients.lazy.compactMap { ($0["root"] as? [String: Any]).flatMap(find) }.first
     }
 
     /// Runs laminactl with `arguments` (and `--socket` for subcommands that talk to laminad),

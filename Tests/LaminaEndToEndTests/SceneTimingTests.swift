@@ -7,21 +7,6 @@ import LaminaCore
 @Suite("Scene-file timing", .serialized)
 @MainActor
 struct SceneTimingTests {
-    func presentedX(_ daemon: DaemonProcess, layer: String) throws -> Double? {
-        let r = try daemon.laminactl(["tree", "--presentation"])
-        guard r.status == 0, let json = try JSONSerialization.jsonObject(with: Data(r.output.utf8)) as? [String: Any],
-              let clients = json["clients"] as? [[String: Any]] else { return nil }
-        func find(_ l: [String: Any]) -> Double? {
-            if l["name"] as? String == layer {
-                let p = ((l["presentation"] as? [String: Any])?["position"] ?? l["position"]) as? [Double]
-                return p?.first
-            }
-            for s in l["sublayers"] as? [[String: Any]] ?? [] { if let x = find(s) { return x } }
-            return nil
-        }
-        return clients.lazy.compactMap { ($0["root"] as? [String: Any]).flatMap(find) }.first
-    }
-
     @Test func beginTimeCountsFromTheApplyLiveAsInEval() throws {
         let daemon = try DaemonProcess()
         let scene = daemon.directory + "/begin.json"
@@ -37,7 +22,7 @@ struct SceneTimingTests {
         var live: [Double] = []
         for _ in 0..<3 {
             #expect(try daemon.laminactl(["advance", "0.5"]).status == 0)
-            live.append(try presentedX(daemon, layer: "box") ?? .nan)
+            live.append(try daemon.presentedX(layer: "box") ?? .nan)
         }
         #expect(live == [50, 50, 55], "live at +0.5, +1, +1.5 after an apply at 11.75: \(live)")
     }

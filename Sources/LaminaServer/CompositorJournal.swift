@@ -1,0 +1,127 @@
+import LaminaCore
+import LaminaProtocol
+
+/// Kept sessions written down and brought back (SessionJournal.swift): what a restarted
+/// laminad shows before any client returns.
+extension Compositor {
+    /// An image the journal names, with the source whose pixels go in its file.
+    public struct JournalImage {
+        public var file: String
+        public var source: ImageSource
+        /// Its pixels as premultiplied RGBA rows, width × 4 bytes each, top row first.
+        public func pixels() -> [UInt8] {
+            var scratch: [UInt8] = []
+            let rect = PixelRect(x: 0, y: 0, width: UInt32(source.width), height: UInt32(source.height))
+            return source.withPremultipliedRGBA(rect, scratch: &scratch) { base, rowLength in
+                var out = [UInt8](repeating: 0, count: source.byteCount)
+                out.withUnsafeMutableBytes { o in
+                    for row in 0..<source.height {
+                        (o.baseAddress! + row * source.width * 4)
+                            .copyMemory(from: base + row * rowLength * 4, byteCount: source.width * 4)
+                    }
+                }
+                return out
+            }
+        }
+    }
+
+    /// The kept sessions as a journal, and the images it names. `filePrefix` makes image file
+    /// names unique to this process (an image's file is named by its source and generation, so
+    /// an unchanged image keeps its file from one write to the next).
+    public func journal(bootID: String, filePrefix: String) -> (SessionJournal, [JournalImage]) {
+        var sessions: [SessionJournal.Session] = []
+        var files: [JournalImage] = []
+        for entry in display.entries where entry.isKept {
+            var images: [SessionJournal.Image] = []
+            for (number, source) in entry.tree.images.sorted(by: { $0.key < $1.key }) where !source.isDestroyed {
+                let file = "\(filePrefix)-\(source.id)-\(source.generation).rgba"
+                images.append(SessionJournal.Image(number: number, width: UInt32(source.width),
+                                                   height: UInt32(source.height), file: file))
+                files.append(JournalImage(file: file, source: source))
+            }
+            var animations: [Operation] = []
+            for (id, animated) in entry.animations.sorted(by: { $0.key < $1.key }) where entry.tree[id] != nil {
+                for e in animated.animations.entries where !e.animation.containsTransition {
+                    // Finished animations that are removed on completion are gone at the next
+                    // frame anyway; those that stay (removedOnCompletion false) are written.
+                    animations.append(.addAnimation(id, key: e.key ?? "", tag: 0, e.animation))
+                }
+            }
+            sessions.append(SessionJournal.Session(name: entry.session, clientName: entry.clientName, ownerUID: entry.ownerUID,
+                                                   structure: entry.tree.snapshot(), images: images, animations: animations))
+        }
+        return (SessionJournal(clock: clock.isVirtual ? .virtual : .real, writtenAt: now, bootID: bootID, sessions: sessions), files)
+    }
+
+    /// Brings back the journal's sessions as kept sessions with no client: their trees, images
+    /// and animations (re-timed by `SessionJournal.shift`). `pixels` reads an image's file
+    /// (nil: missing or the wrong size; the image is left out and its layers show without it).
+    /// A session already present, or one the budgets refuse, is skipped. Returns a line for the
+    /// log about each session.
+    @discardableResult
+    public func restore(_ journal: SessionJournal, bootID: String,
+                        pixels: (SessionJournal.Image) -> (any PixelMemory)?) -> [String] {
+        var report: [String] = []
+        let shift = journal.shift(to: clock.isVirtual ? .virtual : .real, now: now, bootID: bootID)
+        let disable = Operation.settings(TransactionSettings(disableActions: true))
+        for s in journal.sessions {
+            guard !s.name.isEmpty, !display.entries.contains(where: { $0.session == s.name }) else {
+                report.append("session '\(s.name)': skipped (already present)")
+                continue
+            }
+            let client = ClientID(rawValue: nextClient)
+            nextClient &+= 1
+            do throws(ErrorMessage) {
+                _ = try display.attach(client, hello: Hello(clientName: s.clientName, session: s.name, flags: [.keepLayers]),
+                                       peer: PeerIdentity(uid: s.ownerUID, isPrivileged: false), limits: configuration.limits)
+            } catch {
+                report.append("session '\(s.name)': not restored: \(error.message)")
+                continue
+            }
+            guard let i = display.index(of: client) else { continue }
+            var ops = [disable]
+            var attachments: [MemoryAttachment] = []
+            var missing: [UInt32] = []
+            for image in s.images {
+                guard let memory = pixels(image) else { missing.append(image.number); continue }
+                ops.append(.createImage(image: image.number, ImageFormat(width: image.width, height: image.height)))
+                attachments.append(.memory(memory))
+            }
+            ops += s.structure
+            do {
+                let result = try display.apply(ops, attachments: attachments, from: client, limits: configuration.limits)
+                animate(result.changes, entry: i)
+            } catch {
+                display.entries[i].keepsLayers = false
+                display.detach(client)
+                report.append("session '\(s.name)': not restored: \(error)")
+                continue
+            }
+            var refused = 0
+            for case let .addAnimation(id, key, tag, animation) in s.animations {
+                var a = animation
+                if shift != 0, display.entries[i].tree[id] != nil {
+                    // The layer's time moved by `shift` of display time scaled by its speeds.
+                    a.timing.beginTime += localTime(of: id, entry: i, at: now) - localTime(of: id, entry: i, at: now - shift)
+                }
+                do {
+                    let result = try display.apply([disable, .addAnimation(id, key: key, tag: tag, a)], from: client,
+                                                   limits: configuration.limits)
+                    animate(result.changes, entry: i)
+                } catch {
+                    refused += 1
+                }
+            }
+            display.detach(client)
+            var line = "session '\(s.name)' of uid \(s.ownerUID): \(display.entries[i].tree.layers.count) layers, \(s.images.count - missing.count) images, \(s.animations.count - refused) animations"
+            if !missing.isEmpty { line += "; images \(missing.map(String.init).joined(separator: ", ")) missing or short, left out" }
+            if refused > 0 { line += "; \(refused) animations refused" }
+            report.append(line)
+        }
+        if !journal.sessions.isEmpty {
+            sessionsChanged()
+            markNeedsFrame()
+        }
+        return report
+    }
+}

@@ -1,0 +1,208 @@
+import LaminaCore
+import LaminaProtocol
+
+/// What laminad writes down about its kept sessions so that a restarted laminad shows them again
+/// before any client comes back (docs/architecture.md, "Restarts").
+///
+/// The journal is the index: for each kept session its owner, names, the operations that
+/// rebuild its tree and the animations running on it. Image pixels are not in it: each image
+/// names a file of premultiplied RGBA rows, written once per image generation beside the index
+/// (laminad's `SessionJournalStore`), so an index rewrite costs little however many images
+/// the sessions hold.
+///
+/// The encoding is the protocol's own (a commit frame for each list of operations) inside a
+/// checksummed envelope; a journal that is torn, corrupt or from another version decodes to an
+/// error, never to a partial tree.
+public struct SessionJournal: Sendable, Equatable {
+    public static let magic: [UInt8] = Array("LAMJ".utf8)
+    public static let version: UInt32 = 1
+
+    public struct Image: Sendable, Equatable {
+        /// The client's image number.
+        public var number: UInt32
+        public var width: UInt32
+        public var height: UInt32
+        /// The file holding its pixels (width × height × 4 bytes), beside the index.
+        public var file: String
+        public init(number: UInt32, width: UInt32, height: UInt32, file: String) {
+            self.number = number
+            self.width = width
+            self.height = height
+            self.file = file
+        }
+        public var byteCount: Int { Int(width) * Int(height) * 4 }
+    }
+
+    public struct Session: Sendable, Equatable {
+        public var name: String
+        public var clientName: String
+        public var ownerUID: UInt32
+        /// Creates, property sets, inserts and actions (`ClientTree.snapshot`).
+        public var structure: [Operation]
+        public var images: [Image]
+        /// add-animation operations, begin times in each layer's time at `writtenAt`.
+        public var animations: [Operation]
+        public init(name: String, clientName: String, ownerUID: UInt32, structure: [Operation],
+                    images: [Image], animations: [Operation]) {
+            self.name = name
+            self.clientName = clientName
+            self.ownerUID = ownerUID
+            self.structure = structure
+            self.images = images
+            self.animations = animations
+        }
+    }
+
+    /// The clock the sessions' times are on, and its reading when the journal was written.
+    public var clock: ClockKind
+    public var writtenAt: Double
+    /// The kernel's boot id: on the real clock (CLOCK_MONOTONIC), times from the same boot
+    /// need no shifting.
+    public var bootID: String
+    public var sessions: [Session]
+
+    public init(clock: ClockKind, writtenAt: Double, bootID: String, sessions: [Session]) {
+        self.clock = clock
+        self.writtenAt = writtenAt
+        self.bootID = bootID
+        self.sessions = sessions
+    }
+
+    /// How far the journal's times are moved to the clock that restores it: nothing on the real
+    /// clock of the same boot (the monotonic clock kept running, so animations carry on where
+    /// they would be), otherwise the time between the write and `now` on the new clock.
+    public func shift(to clock: ClockKind, now: Double, bootID: String) -> Double {
+        if clock == .real, self.clock == .real, bootID == self.bootID, !bootID.isEmpty { return 0 }
+        return now - writtenAt
+    }
+
+    // MARK: Encoding
+
+    public func encoded() -> [UInt8] {
+        var w = ByteWriter(capacity: 4096)
+        w.u8(clock == .virtual ? 1 : 0)
+        w.f64(writtenAt)
+        w.string(bootID)
+        w.u32(UInt32(sessions.count))
+        for s in sessions {
+            w.string(s.name)
+            w.string(s.clientName)
+            w.u32(s.ownerUID)
+            Self.write(s.structure, into: &w)
+            w.u32(UInt32(s.images.count))
+            for image in s.images {
+                w.u32(image.number)
+                w.u32(image.width)
+                w.u32(image.height)
+                w.string(image.file)
+            }
+            Self.write(s.animations, into: &w)
+        }
+        let payload = w.bytes
+        var out = ByteWriter(capacity: payload.count + 16)
+        out.raw(Self.magic)
+        out.u32(Self.version)
+        out.u64(UInt64(payload.count))
+        out.u32(CRC32.checksum(payload))
+        out.raw(payload)
+        return out.bytes
+    }
+
+    private static func write(_ ops: [Operation], into w: inout ByteWriter) {
+        let frame = ClientMessage.commit(Commit(serial: 0, operations: ops)).encoded()
+        w.u64(UInt64(frame.count))
+        w.raw(frame)
+    }
+
+    /// Why a journal could not be read: it names what was wrong, for the log.
+    public struct Problem: Error, Sendable, CustomStringConvertible {
+        public var description: String
+        init(_ d: String) { description = d }
+    }
+
+    /// Decodes a whole journal, or throws naming the first thing wrong with it.
+    /// (`verifyingChecksum` false is for the fuzzer, which could not get past a checksum.)
+    public static func decode(_ bytes: [UInt8], verifyingChecksum: Bool = true) throws(Problem) -> SessionJournal {
+        guard bytes.count >= 20 else { throw Problem("\(bytes.count) bytes: shorter than a journal's header (torn)") }
+        guard Array(bytes[0..<4]) == magic else { throw Problem("not a session journal (bad magic)") }
+        var header = ByteReader(bytes[4..<20])
+        do {
+            let version = try header.u32("version")
+            guard version == Self.version else { throw Problem("journal version \(version); this laminad reads version \(Self.version)") }
+            let length = try header.u64("length")
+            let crc = try header.u32("checksum")
+            guard length == UInt64(bytes.count - 20) else {
+                throw Problem("the header promises \(length) bytes of sessions and \(bytes.count - 20) follow (torn)")
+            }
+            let payload = bytes[20...]
+            guard !verifyingChecksum || CRC32.checksum(payload) == crc else { throw Problem("checksum mismatch (corrupt)") }
+            var r = ByteReader(payload)
+            let clock: ClockKind = try r.u8("clock") == 1 ? .virtual : .real
+            let writtenAt = try r.f64("written-at")
+            guard writtenAt.isFinite else { throw Problem("written-at is not finite") }
+            let bootID = try r.string("boot id", limit: 64)
+            let count = try r.u32("session count")
+            var sessions: [Session] = []
+            for _ in 0..<count {
+                let name = try r.string("session name")
+                let clientName = try r.string("client name")
+                let uid = try r.u32("owner uid")
+                let structure = try operations(&r, "structure of session '\(name)'")
+                let imageCount = try r.u32("image count")
+                var images: [Image] = []
+                for _ in 0..<imageCount {
+                    let image = Image(number: try r.u32("image number"), width: try r.u32("image width"),
+                                      height: try r.u32("image height"), file: try r.string("image file", limit: 255))
+                    guard image.width > 0, image.height > 0, image.width <= ImageFormat.maximumDimension,
+                          image.height <= ImageFormat.maximumDimension,
+                          !image.file.isEmpty, !image.file.contains("/"), !image.file.hasPrefix(".") else {
+                        throw Problem("session '\(name)': image \(image.number) has a bad size or file name")
+                    }
+                    images.append(image)
+                }
+                let animations = try operations(&r, "animations of session '\(name)'")
+                sessions.append(Session(name: name, clientName: clientName, ownerUID: uid, structure: structure,
+                                        images: images, animations: animations))
+            }
+            try r.finish()
+            return SessionJournal(clock: clock, writtenAt: writtenAt, bootID: bootID, sessions: sessions)
+        } catch let e as Problem {
+            throw e
+        } catch {
+            throw Problem("\(error)")
+        }
+    }
+
+    private static func operations(_ r: inout ByteReader, _ what: String) throws -> [Operation] {
+        let length = try r.u64(what)
+        guard length >= UInt64(Frame.headerSize), length <= UInt64(r.remaining) else { throw Problem("\(what): bad length \(length)") }
+        let frame = try r.raw(Int(length), what)
+        do {
+            guard case .commit(let c) = try ClientMessage.decode(type: 2, body: frame[Frame.headerSize...]) else {
+                throw Problem("\(what): not a commit")
+            }
+            return c.operations
+        } catch let e as Problem {
+            throw e
+        } catch {
+            throw Problem("\(what): \(error)")
+        }
+    }
+}
+
+/// CRC-32 (IEEE 802.3, the one zlib and PNG use), for the journal's envelope.
+enum CRC32 {
+    private static let table: [UInt32] = (0..<256).map { n in
+        var c = UInt32(n)
+        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        return c
+    }
+
+    static func checksum<C: Collection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {
+        var c: UInt32 = 0xFFFF_FFFF
+        table.withUnsafeBufferPointer { t in
+            for b in bytes { c = t[Int((c ^ UInt32(b)) & 0xFF)] ^ (c >> 8) }
+        }
+        return c ^ 0xFFFF_FFFF
+    }
+}
