@@ -16,6 +16,8 @@ final class Channel: Sendable {
     let onServerError: @Sendable (LaminaError) -> Void
     /// Called on the reader thread for messages laminad sends on its own (events, completions).
     let onEvent: @Sendable (ServerMessage) -> Void
+    /// Called once on the reader thread when the connection ends, whoever ended it.
+    let onClosed: @Sendable (LaminaError) -> Void
 
     struct State: ~Copyable {
         var nextRequest: UInt32 = 1
@@ -29,17 +31,19 @@ final class Channel: Sendable {
     }
 
     private init(fd: FileDescriptor, onServerError: @escaping @Sendable (LaminaError) -> Void,
-                 onEvent: @escaping @Sendable (ServerMessage) -> Void) {
+                 onEvent: @escaping @Sendable (ServerMessage) -> Void, onClosed: @escaping @Sendable (LaminaError) -> Void) {
         let raw = fd.release()
         self.fd = raw
         socket = Mutex(raw)
         self.onServerError = onServerError
         self.onEvent = onEvent
+        self.onClosed = onClosed
     }
 
     /// Connects, says hello and waits for the welcome (blocking), then starts the reader thread.
     static func open(path: String, hello: Hello, onServerError: @escaping @Sendable (LaminaError) -> Void,
-                     onEvent: @escaping @Sendable (ServerMessage) -> Void) throws(LaminaError) -> (Channel, Welcome) {
+                     onEvent: @escaping @Sendable (ServerMessage) -> Void,
+                     onClosed: @escaping @Sendable (LaminaError) -> Void) throws(LaminaError) -> (Channel, Welcome) {
         let fd: FileDescriptor
         do { fd = try UnixSocket.connect(path: path) } catch {
             throw .connectionFailed("cannot connect to laminad at \(path): \(error)")
@@ -74,7 +78,7 @@ final class Channel: Sendable {
                 throw .connectionFailed("during hello: \(error)")
             }
         }
-        let channel = Channel(fd: fd, onServerError: onServerError, onEvent: onEvent)
+        let channel = Channel(fd: fd, onServerError: onServerError, onEvent: onEvent, onClosed: onClosed)
         let leftover = decoder
         Thread.detachNewThread { [channel] in channel.readLoop(decoder: leftover) }
         return (channel, welcome)
@@ -252,6 +256,6 @@ final class Channel: Sendable {
             if fd >= 0 { _ = Glibc.close(fd) }
             fd = -1
         }
-        if !wasClosed { onServerError(error) }
+        if !wasClosed { onClosed(error) }
     }
 }

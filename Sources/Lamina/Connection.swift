@@ -21,12 +21,12 @@ public final class Connection {
     /// This client's root layer: laminad sizes it to the display and stacks the roots of all
     /// clients in connection order. Add layers to it to show them.
     public private(set) var rootLayer: Layer!
-    /// The display's size in points.
-    public let displaySize: Size
+    /// The display's size in points (as of the last welcome).
+    public private(set) var displaySize: Size
     /// The clock laminad's frames follow.
-    public let clock: ClockKind
-    /// The server's number for this connection.
-    public let clientID: UInt32
+    public private(set) var clock: ClockKind
+    /// The server's number for this connection (a reconnection gets a new one).
+    public private(set) var clientID: UInt32
     /// The virtual clock's time as of the last reply that carried it.
     private var virtualTime: Double
 
@@ -44,7 +44,23 @@ public final class Connection {
         print("lamina: \(error)", to: &stderr)
     }
 
-    let channel: Channel
+    private(set) var channel: Channel
+    /// Carries the current channel's errors, events and end to this connection; replaced (and
+    /// the old one cut off) at each reconnection.
+    private var relay: EventRelay
+    private let path: String
+    private let hello: Hello
+    private let reconnectPolicy: ReconnectPolicy?
+    /// False from the moment laminad went away until the replay on a new connection was sent.
+    public private(set) var isConnected = true
+    /// Calls waiting for the reconnection (requests made while disconnected).
+    private var reconnectWaiters: [CheckedContinuation<Void, any Error>] = []
+    private var reconnectTask: Task<Void, Never>?
+    /// Images alive on this connection, by number: a reconnection sends them again.
+    private var liveImages: [UInt32: WeakImage] = [:]
+    /// Called on the main actor when laminad goes away and when the connection is back
+    /// (`connect(reconnect:)`).
+    public var onConnectionEvent: (ConnectionEvent) -> Void = { _ in }
     private var nextID: UInt32 = 1
     /// Layers with changes to send, in the order they were first changed.
     /// Layers to create, in the order they were attached.
@@ -83,19 +99,25 @@ public final class Connection {
     ///   - session: a session name; with `keepLayers`, the layers stay on screen after this
     ///     connection closes and a later connection with the same session name takes them over
     ///     (its `rootLayer` then holds them again).
+    ///   - reconnect: what to do when laminad goes away. nil (the default): the connection
+    ///     ends, and `onError` hears `connectionClosed`. With a policy, the connection keeps the
+    ///     model tree, reconnects with backoff and replays it (see `ReconnectPolicy`).
     public static func connect(to path: String? = nil, name: String = "lamina-client",
-                               session: String = "", keepLayers: Bool = false) throws -> Connection {
-        try Connection(path: SocketPath.resolve(path), name: name, session: session, keepLayers: keepLayers)
+                               session: String = "", keepLayers: Bool = false,
+                               reconnect: ReconnectPolicy? = nil) throws -> Connection {
+        try Connection(path: SocketPath.resolve(path),
+                       hello: Hello(clientName: name, session: session, flags: keepLayers ? .keepLayers : []),
+                       reconnect: reconnect)
     }
 
-    private init(path: String, name: String, session: String, keepLayers: Bool) throws {
-        let box = EventRelay()
-        let (channel, welcome) = try Channel.open(
-            path: path,
-            hello: Hello(clientName: name, session: session, flags: keepLayers ? .keepLayers : []),
-            onServerError: { error in box.deliver(error) },
-            onEvent: { message in box.deliver(message) })
+    private init(path: String, hello: Hello, reconnect: ReconnectPolicy?) throws {
+        let relay = EventRelay()
+        let (channel, welcome) = try Self.open(path: path, hello: hello, relay: relay)
         self.channel = channel
+        self.relay = relay
+        self.path = path
+        self.hello = hello
+        reconnectPolicy = reconnect
         displaySize = Size(width: Double(welcome.displayWidth), height: Double(welcome.displayHeight))
         clock = welcome.clock
         clientID = welcome.clientID
@@ -104,8 +126,15 @@ public final class Connection {
         rootProps.bounds = Rect(x: 0, y: 0, width: displaySize.width, height: displaySize.height)
         rootProps.position = Point(x: displaySize.width / 2, y: displaySize.height / 2)
         rootLayer = Layer(root: .root, connection: self, properties: rootProps)
-        box.connection = self
+        relay.connection = self
         restore(welcome.snapshot)
+    }
+
+    nonisolated private static func open(path: String, hello: Hello, relay: EventRelay) throws(LaminaError) -> (Channel, Welcome) {
+        try Channel.open(path: path, hello: hello,
+                         onServerError: { error in relay.deliver(error) },
+                         onEvent: { message in relay.deliver(message) },
+                         onClosed: { error in relay.closed(error) })
     }
 
     // MARK: Requests
@@ -114,12 +143,14 @@ public final class Connection {
     /// implicit one first). Throws the first commit error laminad reported since the last sync.
     public func sync() async throws {
         Transaction.flush()
+        try await connected()
         try await channel.sync()
     }
 
     /// The pixels on the display now.
     public func screenshot() async throws -> Bitmap {
         Transaction.flush()
+        try await connected()
         guard case .screenshot(let b) = try await channel.request(.screenshot) else { throw unexpected("screenshot") }
         return b
     }
@@ -127,6 +158,7 @@ public final class Connection {
     /// laminad's model tree of every client, as JSON (docs/protocol.md).
     public func treeJSON() async throws -> String {
         Transaction.flush()
+        try await connected()
         guard case .tree(let s) = try await channel.request(.tree) else { throw unexpected("tree") }
         return s
     }
@@ -136,6 +168,7 @@ public final class Connection {
     @discardableResult
     public func advanceClock(by seconds: Double) async throws -> (time: Double, framesRendered: UInt64) {
         Transaction.flush()
+        try await connected()
         guard case let .advanced(t, f) = try await channel.request(.advanceClock(seconds: seconds)) else { throw unexpected("advance") }
         virtualTime = t
         return (t, f)
@@ -144,6 +177,7 @@ public final class Connection {
     /// laminad's counters.
     public func stats() async throws -> [Statistic] {
         Transaction.flush()
+        try await connected()
         guard case .stats(let s) = try await channel.request(.stats) else { throw unexpected("stats") }
         return s
     }
@@ -151,6 +185,7 @@ public final class Connection {
     /// The presentation values of `layer` on screen now (`layer.presentation()` calls this).
     func presentation(of layer: Layer) async throws -> LayerProperties {
         Transaction.flush()
+        try await connected()
         guard let id = layer.serverID else { return layer.model }
         guard case .presentation(let p) = try await channel.request(.presentation(id)) else { throw unexpected("presentation") }
         return p
@@ -159,12 +194,14 @@ public final class Connection {
     /// laminad's model tree with every animated layer's presentation values beside its model values.
     public func presentationTreeJSON() async throws -> String {
         Transaction.flush()
+        try await connected()
         guard case .tree(let s) = try await channel.request(.presentationTree) else { throw unexpected("presentation tree") }
         return s
     }
 
     /// Asks laminad to send every client's animation and transaction events to `onWatchEvent`.
     public func watch() async throws {
+        try await connected()
         guard case .watching = try await channel.request(.watch) else { throw unexpected("watch") }
     }
 
@@ -174,6 +211,7 @@ public final class Connection {
     /// has none. Throws laminad's `invalid-request` error for an output it does not have.
     @discardableResult
     public func setDisplayPower(_ on: Bool, output: String? = nil) async throws -> (backend: String, outputs: [OutputPower]) {
+        try await connected()
         guard case let .displayPower(backend, outputs) = try await channel.request(.displayPower(on: on, output: output ?? "")) else {
             throw unexpected("display power")
         }
@@ -200,10 +238,217 @@ public final class Connection {
     }
 
     /// Closes the connection. Unless the session keeps them, laminad removes this client's layers.
+    /// A reconnection in progress stops, and calls waiting for it fail.
     public func close() {
         Transaction.flush()
         isClosed = true
+        reconnectTask?.cancel()
+        reconnectTask = nil
+        failReconnectWaiters(.connectionClosed("the connection was closed"))
         channel.close()
+    }
+
+    // MARK: Reconnection
+
+    /// How a connection comes back after laminad went away (a crash, a restart, or laminad
+    /// dropping this client): it keeps its model tree, tries again after `initialDelay`,
+    /// doubling the wait up to `maximumDelay`, and on success replays the whole tree, its
+    /// images and its explicit animations in one commit, with actions disabled.
+    ///
+    /// Animations are re-timed to the new connection: on the real clock (CLOCK_MONOTONIC,
+    /// which kept running) each carries on where it would have been; on a virtual clock it
+    /// keeps the progress it had at the client's last known time. Implicit animations in
+    /// flight are not replayed: their layers show the model values.
+    ///
+    /// Calls in flight when laminad went away (`sync()`, requests) fail with
+    /// `connectionClosed`; calls made while reconnecting wait, and complete on the new
+    /// connection after the replay (a `sync()` then confirms the replay was applied). Changes
+    /// made while disconnected are kept in the model and go with the replay.
+    public struct ReconnectPolicy: Sendable, Equatable {
+        public var initialDelay: Double
+        public var maximumDelay: Double
+        /// Attempts before giving up (nil: until `close()`).
+        public var maximumAttempts: Int?
+        public init(initialDelay: Double = 0.05, maximumDelay: Double = 2, maximumAttempts: Int? = nil) {
+            self.initialDelay = initialDelay
+            self.maximumDelay = maximumDelay
+            self.maximumAttempts = maximumAttempts
+        }
+        public static let standard = ReconnectPolicy()
+    }
+
+    /// What `onConnectionEvent` hears.
+    public enum ConnectionEvent: Sendable, Equatable {
+        /// laminad went away; the connection is trying to come back.
+        case disconnected(LaminaError)
+        /// Connected again after this many attempts, and the model tree was replayed.
+        case reconnected(attempts: Int)
+        /// `maximumAttempts` failed; the connection is closed.
+        case gaveUp(LaminaError)
+    }
+
+    /// Returns once connected; while reconnecting, waits for the replay.
+    private func connected() async throws {
+        if isConnected { return }
+        guard reconnectTask != nil, !isClosed else { throw LaminaError.connectionClosed("the connection is closed") }
+        try await withCheckedThrowingContinuation { reconnectWaiters.append($0) }
+    }
+
+    private func failReconnectWaiters(_ error: LaminaError) {
+        let waiters = reconnectWaiters
+        reconnectWaiters.removeAll()
+        for w in waiters { w.resume(throwing: error) }
+    }
+
+    /// The current channel ended (the relay of an older one is cut off, so this is the current one).
+    func channelClosed(_ error: LaminaError) {
+        guard !isClosed else { return }
+        guard let policy = reconnectPolicy else {
+            onError(error)
+            return
+        }
+        isConnected = false
+        onConnectionEvent(.disconnected(error))
+        let lastTime = currentMediaTime
+        reconnectTask = Task { [weak self] in
+            var delay = policy.initialDelay
+            var attempts = 0
+            var lastError = error
+            while !Task.isCancelled {
+                attempts += 1
+                try? await Task.sleep(nanoseconds: UInt64(max(0, delay) * 1e9))
+                guard let self, !Task.isCancelled, !self.isClosed else { return }
+                let relay = EventRelay()
+                let (path, hello) = (self.path, self.hello)
+                let opened = await Task.detached { () -> Result<(Channel, Welcome), LaminaError> in
+                    do throws(LaminaError) { return .success(try Self.open(path: path, hello: hello, relay: relay)) } catch { return .failure(error) }
+                }.value
+                guard !Task.isCancelled, !self.isClosed else {
+                    if case .success(let (c, _)) = opened { c.close() }
+                    return
+                }
+                switch opened {
+                case .success(let (channel, welcome)):
+                    self.resumed(on: channel, relay: relay, welcome: welcome, lastTime: lastTime)
+                    self.onConnectionEvent(.reconnected(attempts: attempts))
+                    return
+                case .failure(let e):
+                    lastError = e
+                    if let max = policy.maximumAttempts, attempts >= max {
+                        self.reconnectTask = nil
+                        self.isClosed = true
+                        self.failReconnectWaiters(e)
+                        self.onConnectionEvent(.gaveUp(lastError))
+                        return
+                    }
+                    delay = min(policy.maximumDelay, max(delay * 2, 0.001))
+                }
+            }
+        }
+    }
+
+    /// Switches to a new channel and replays the model tree on it.
+    private func resumed(on channel: Channel, relay newRelay: EventRelay, welcome: Welcome, lastTime: Double) {
+        relay.connection = nil
+        relay = newRelay
+        newRelay.connection = self
+        self.channel = channel
+        reconnectTask = nil
+        let oldClock = clock
+        displaySize = Size(width: Double(welcome.displayWidth), height: Double(welcome.displayHeight))
+        clock = welcome.clock
+        clientID = welcome.clientID
+        virtualTime = welcome.time
+        // The real clock kept running through the gap; any other change of clock moves the
+        // animations' times by the difference between the old reading and the new one.
+        let shift = oldClock == .real && welcome.clock == .real ? 0 : welcome.time - lastTime
+        let (ops, descriptors, memories) = replayOperations(snapshot: welcome.snapshot, shift: shift, from: lastTime)
+        isConnected = true
+        do throws(LaminaError) {
+            try withExtendedLifetime(memories) { () throws(LaminaError) in _ = try channel.commit(ops, descriptors: descriptors) }
+        } catch {
+            onError(error)
+        }
+        let waiters = reconnectWaiters
+        reconnectWaiters.removeAll()
+        for w in waiters { w.resume() }
+    }
+
+    /// One commit that makes laminad's tree this client's model: what the server still holds
+    /// for the session (a kept session, or one restored from laminad's journal) destroyed, then
+    /// every live image, every layer with its properties, sublayers, actions and animations.
+    private func replayOperations(snapshot: [Operation], shift: Double, from lastTime: Double)
+        -> ([Operation], [Int32], [SharedMemoryFile]) {
+        var ops: [Operation] = [.settings(TransactionSettings(disableActions: true))]
+        var oldImages = Set<UInt32>()
+        for op in snapshot {
+            switch op {
+            case let .create(id, _): ops.append(.destroy(id))
+            case let .set(_, .contents, .image(n)) where n != 0: oldImages.insert(n)
+            default: break
+            }
+        }
+        ops += oldImages.sorted().map { .destroyImage(image: $0) }
+        var descriptors: [Int32] = []
+        var memories: [SharedMemoryFile] = []
+        liveImages = liveImages.filter { $0.value.image.map { !$0.isDestroyed } ?? false }
+        for (number, weak) in liveImages.sorted(by: { $0.key < $1.key }) {
+            guard let image = weak.image else { continue }
+            ops.append(.createImage(image: number, image.format))
+            descriptors.append(image.memory.fd.rawValue)
+            memories.append(image.memory)
+        }
+        // Every layer: the root's tree, masks included, then detached layers of a resumed session.
+        var all: [Layer] = []
+        var stack: [Layer] = [rootLayer] + orphans.reversed()
+        while let l = stack.popLast() {
+            all.append(l)
+            if let m = l.maskLayer { stack.append(m) }
+            stack += l.sublayers.reversed()
+        }
+        for l in all where l !== rootLayer { if let id = l.serverID { ops.append(.create(id, kind: l.kind)) } }
+        for l in all {
+            guard let id = l.serverID else { continue }
+            for key in l.keysToCreate where !(l === rootLayer && (key == .bounds || key == .position)) {
+                ops.append(.set(id, key, l.wireValue(key)))
+            }
+        }
+        for l in all {
+            guard let id = l.serverID else { continue }
+            for (n, child) in l.sublayers.enumerated() {
+                if let c = child.serverID { ops.append(.insert(parent: id, child: c, index: UInt32(n))) }
+            }
+            for (key, action) in l.animationState.actions.sorted(by: { $0.key < $1.key }) {
+                ops.append(.setAction(id, dictionary: .actions, key: key, action))
+            }
+            for (key, action) in l.animationState.styleActions.sorted(by: { $0.key < $1.key }) {
+                ops.append(.setAction(id, dictionary: .style, key: key, action))
+            }
+            let move = shift == 0 ? 0 : l.convertTime(lastTime + shift, from: nil) - l.convertTime(lastTime, from: nil)
+            for e in l.animationState.attached where e.sent {
+                var a = e.animation
+                a.timing.beginTime = (e.resolvedBegin ?? a.timing.beginTime) + move
+                ops.append(.addAnimation(id, key: e.key ?? "", tag: e.tag, a))
+            }
+            l.needsCreate = false
+            l.structureChanged = false
+            l.serverSublayers = l.sublayers.compactMap(\.serverID)
+        }
+        discardPending()
+        return (ops, descriptors, memories)
+    }
+
+    /// Forgets the changes waiting to be sent: the model holds them, and the replay sends the model.
+    private func discardPending() {
+        dirty.removeAll()
+        isDirty.removeAll()
+        log.removeAll()
+        released.removeAll()
+        imageOperations.removeAll()
+        imageDestroys.removeAll()
+        imageDescriptors.removeAll()
+        imageMemories.removeAll()
+        Transaction.forget(self)
     }
 
     /// Set by `close()`: images released afterwards stay in laminad (with a kept session's layers).
@@ -298,6 +543,9 @@ public final class Connection {
         defer { nextImage = nextImage == .max ? 1 : nextImage + 1 }
         return nextImage
     }
+
+    /// A new image, remembered (weakly) so a reconnection can send it again.
+    func imageCreated(_ image: Image) { liveImages[image.number] = WeakImage(image) }
 
     /// An image create (with its memory file's descriptor) or update, sent with the next commit.
     func noteImageOperation(_ op: Operation, descriptor: Int32? = nil, keeping memory: SharedMemoryFile? = nil) {
@@ -460,6 +708,8 @@ public final class Connection {
 
     func commitPending() {
         guard hasChanges else { return }
+        // Disconnected: the model keeps the changes, and the replay on reconnection sends them.
+        guard isConnected else { return discardPending() }
         let ops = imageOperations + takeOperations() + imageDestroys
         let descriptors = imageDescriptors
         let memories = imageMemories
@@ -494,6 +744,18 @@ final class EventRelay: @unchecked Sendable {
             connection?.received(message)
         }
     }
+
+    func closed(_ error: LaminaError) {
+        Task { @MainActor [self] in
+            connection?.channelClosed(error)
+        }
+    }
+}
+
+/// An image held weakly (a reconnection replays the images still alive).
+struct WeakImage {
+    weak var image: Image?
+    init(_ image: Image) { self.image = image }
 }
 
 /// A layer held weakly (event routing must not keep layers alive).

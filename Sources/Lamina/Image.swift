@@ -52,6 +52,7 @@ public final class Image {
         pixels.withUnsafeBytes { file.base.copyMemory(from: $0.baseAddress!, byteCount: pixels.count) }
         memory = file
         number = connection.registerImage()
+        connection.imageCreated(self)
         connection.noteImageOperation(.createImage(image: number, format), descriptor: memory.fd.rawValue, keeping: memory)
     }
 

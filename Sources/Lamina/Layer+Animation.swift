@@ -31,6 +31,9 @@ struct LayerAnimationState {
         var delegate: (any AnimationDelegate)?
         /// Sent to laminad (false while the layer is on no connection yet).
         var sent: Bool
+        /// The begin time in the layer's time as laminad resolved it when sent (a beginTime of
+        /// 0 means "now"), for a replay after a reconnection.
+        var resolvedBegin: Double?
     }
     var attached: [Attached] = []
     var actions: [String: Action] = [:]
@@ -61,6 +64,7 @@ extension Layer {
         if let connection {
             entry.tag = connection.makeTag()
             entry.sent = true
+            entry.resolvedBegin = animation.timing.beginTime == 0 ? convertTime(connection.currentMediaTime, from: nil) : animation.timing.beginTime
             connection.animationTags[entry.tag] = (WeakLayer(self), delegate)
             let tag = entry.tag
             connection.noteOperation(self) { .addAnimation($0, key: key ?? "", tag: tag, animation) }
@@ -76,6 +80,8 @@ extension Layer {
             let tag = connection.makeTag()
             animationState.attached[i].tag = tag
             animationState.attached[i].sent = true
+            animationState.attached[i].resolvedBegin = e.animation.timing.beginTime == 0
+                ? convertTime(connection.currentMediaTime, from: nil) : e.animation.timing.beginTime
             connection.animationTags[tag] = (WeakLayer(self), e.delegate)
             connection.noteOperation(self) { .addAnimation($0, key: e.key ?? "", tag: tag, e.animation) }
         }

@@ -125,3 +125,109 @@ struct RestartTests {
         #expect(try second.presentedX(layer: "box") == 50)
     }
 }
+
+/// The Swift client library comes back when laminad does: it keeps its model, reconnects with
+/// backoff, and replays its tree, images and animations, re-timed.
+@Suite("Reconnection", .serialized)
+@MainActor
+struct ReconnectionTests {
+    final class Events {
+        var list: [Connection.ConnectionEvent] = []
+    }
+
+    /// Waits (polling the main actor) until `condition` holds; false after 20 s.
+    func eventually(_ condition: () -> Bool) async throws -> Bool {
+        for _ in 0..<2000 {
+            if condition() { return true }
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        return false
+    }
+
+    func build(on c: Connection) throws -> (box: Layer, picture: Layer) {
+        let box = Layer()
+        box.name = "box"
+        box.bounds = Rect(x: 0, y: 0, width: 20, height: 20)
+        box.position = Point(x: 50, y: 40)
+        box.backgroundColor = Color(red: 1, green: 0.5, blue: 0, alpha: 1)
+        let picture = Layer()
+        picture.name = "picture"
+        picture.bounds = Rect(x: 0, y: 0, width: 40, height: 40)
+        picture.position = Point(x: 160, y: 160)
+        picture.contents = try Image(width: 1, height: 1, pixels: [0, 0, 255, 255], connection: c)
+        Transaction.begin()
+        Transaction.disableActions = true
+        c.rootLayer.addSublayer(box)
+        c.rootLayer.addSublayer(picture)
+        var slide = BasicAnimation(keyPath: "position.x", fromValue: .number(50), toValue: .number(150))
+        slide.duration = 10
+        box.add(.basic(slide), forKey: "slide")
+        Transaction.commit()
+        return (box, picture)
+    }
+
+    @Test(arguments: [false, true])
+    func theClientReplaysItsTreeOnARestartedLaminad(keptSession: Bool) async throws {
+        let first = try DaemonProcess()
+        let c = try Connection.connect(to: first.socket, name: "app", session: keptSession ? "app" : "",
+                                       keepLayers: keptSession, reconnect: .init(initialDelay: 0.02, maximumDelay: 0.2))
+        let events = Events()
+        c.onConnectionEvent = { events.list.append($0) }
+        let (box, _) = try build(on: c)
+        try await c.sync()
+        try await c.advanceClock(by: 2)
+        #expect(try first.presentedX(layer: "box") == 70)
+        if keptSession {
+            // laminad journals the kept session, so the restarted one shows it before the client returns.
+            #expect(try RestartTests().waitForJournal(first))
+        }
+        first.kill(SIGKILL)
+        #expect(try await eventually { !c.isConnected }, "the client did not notice laminad going away")
+        #expect(events.list.count == 1)
+        if case .disconnected? = events.list.first {} else { Issue.record("first event: \(events.list)") }
+        // Changes while disconnected stay in the model and go with the replay; a sync made now
+        // waits for the reconnection.
+        box.opacity = 0.5
+        let second = try DaemonProcess(directory: first.directory)
+        try await c.sync()
+        #expect(c.isConnected)
+        if case .reconnected(let n)? = events.list.last { #expect(n >= 1) } else { Issue.record("events: \(events.list)") }
+        // One copy of the tree (a restored kept session was replaced, not doubled), the change
+        // made while away, the image, and the animation where it was.
+        let tree = try await c.treeJSON()
+        #expect(tree.components(separatedBy: "\"name\":\"box\"").count == 2, "\(tree)")
+        #expect(try second.presentedX(layer: "box") == 70)
+        try await c.advanceClock(by: 1)
+        #expect(try second.presentedX(layer: "box") == 80)
+        let shot = try await c.screenshot()
+        let blue = shot.pixel(x: 160, y: 160)
+        #expect(blue.b > 250 && blue.r < 5, "the image's pixel: \(blue)")
+        let orange = shot.pixel(x: 70, y: 40)
+        #expect(orange.r > 120 && orange.r < 135 && orange.g > 55 && orange.g < 70, "the box at half opacity: \(orange)")
+        c.close()
+    }
+
+    @Test func withoutAPolicyTheConnectionEnds() async throws {
+        let daemon = try DaemonProcess()
+        let c = try Connection.connect(to: daemon.socket, name: "app")
+        var errors: [LaminaError] = []
+        c.onError = { errors.append($0) }
+        daemon.kill(SIGKILL)
+        #expect(try await eventually { !errors.isEmpty })
+        if case .connectionClosed? = errors.first {} else { Issue.record("\(errors)") }
+        await #expect(throws: LaminaError.self) { try await c.sync() }
+    }
+
+    @Test func givingUpFailsTheWaitingCalls() async throws {
+        let daemon = try DaemonProcess()
+        let c = try Connection.connect(to: daemon.socket, name: "app", reconnect: .init(initialDelay: 0.01, maximumDelay: 0.02, maximumAttempts: 3))
+        let events = Events()
+        c.onConnectionEvent = { events.list.append($0) }
+        daemon.kill(SIGKILL)
+        try? FileManager.default.removeItem(atPath: daemon.socket)
+        #expect(try await eventually { !c.isConnected })
+        await #expect(throws: LaminaError.self) { try await c.sync() }
+        #expect(try await eventually { events.list.count == 2 })
+        if case .gaveUp? = events.list.last {} else { Issue.record("\(events.list)") }
+    }
+}
