@@ -244,6 +244,7 @@ extension ClientMessage {
                 case 5: msg = .request(id: id, .presentation(LayerID(try r.u32("presentation layer"))))
                 case 6: msg = .request(id: id, .presentationTree)
                 case 7: msg = .request(id: id, .watch)
+                case 9: msg = .request(id: id, .snapshot)
                 case 8:
                     let on = try r.bool("display-power on")
                     msg = .request(id: id, .displayPower(on: on, output: try r.string("display-power output", limit: 256)))
@@ -320,6 +321,8 @@ extension ServerMessage {
                     w.string(o.name)
                     w.u8(o.isOn ? 1 : 0)
                 }
+            case .snapshot(let ops):
+                w.operations(ops)
             }
         case .animationEvent(let n):
             w.u32(n.layer.rawValue)
@@ -420,6 +423,9 @@ extension ServerMessage {
                                                    isOn: try r.bool("display-power output \(i) state")))
                     }
                     msg = .reply(id: id, .displayPower(backend: backend, outputs: outputs))
+                case 9:
+                    var failedAt = -1
+                    msg = .reply(id: id, .snapshot(try r.operations("snapshot operation", failedAt: &failedAt)))
                 default: throw DecodeError.invalid(field: "reply kind", reason: "unknown reply kind \(kind)")
                 }
             case 0x85:

@@ -3,7 +3,7 @@ import LaminaCore
 /// The protocol version this build speaks. A server accepts a client with the same major version.
 public enum ProtocolVersion {
     public static let major: UInt16 = 1
-    public static let minor: UInt16 = 2
+    public static let minor: UInt16 = 3
     /// "LAMN" as a little-endian u32: the first field of a hello, so a stray connection that
     /// speaks something else is recognised at once.
     public static let magic: UInt32 = 0x4E4D_414C
@@ -189,6 +189,10 @@ public enum Request: Hashable, Sendable {
     /// Turns displays off (blanked: the CRTC is disabled) or back on: the output named, or
     /// every output when `output` is empty (`laminactl display off|on [OUTPUT]`).
     case displayPower(on: Bool, output: String)
+    /// This client's own tree as laminad holds it: the operations that rebuild it, then an
+    /// add-animation for each explicit animation on it (protocol 1.3). A client resynchronises
+    /// its model with it after a refused commit.
+    case snapshot
 
     public var kind: UInt16 {
         switch self {
@@ -200,6 +204,7 @@ public enum Request: Hashable, Sendable {
         case .presentationTree: 6
         case .watch: 7
         case .displayPower: 8
+        case .snapshot: 9
         }
     }
 
@@ -211,7 +216,7 @@ public enum Request: Hashable, Sendable {
         case .advanceClock: "advance-clock (the virtual clock is shared by every client)"
         case .watch: "watch (every client's events)"
         case .displayPower: "display-power"
-        case .tree, .stats, .presentation, .presentationTree: nil
+        case .tree, .stats, .presentation, .presentationTree, .snapshot: nil
         }
     }
 }
@@ -424,6 +429,8 @@ public enum Reply: Hashable, Sendable {
     /// Answers `displayPower`: the backend's name and every output's state after the request
     /// (none for a backend without physical outputs, such as headless).
     case displayPower(backend: String, outputs: [OutputPower])
+    /// Answers `snapshot`: operations as in a commit.
+    case snapshot([Operation])
 
     public var kind: UInt16 {
         switch self {
@@ -434,6 +441,7 @@ public enum Reply: Hashable, Sendable {
         case .presentation: 5
         case .watching: 7
         case .displayPower: 8
+        case .snapshot: 9
         }
     }
 }

@@ -468,6 +468,10 @@ public final class Compositor {
                 if seconds > 0, display.entries.contains(where: { $0.isKept && !$0.animations.isEmpty }) { sessionsChanged() }
                 try renderIfNeeded()
                 reply(client, .reply(id: id, .advanced(time: clock.virtualTime, framesRendered: stats.framesRendered)))
+            case .snapshot:
+                // The client's own tree only: no privilege needed.
+                guard let i = display.index(of: client) else { return fail(.notHello, "\(client) is not attached") }
+                reply(client, .reply(id: id, .snapshot(display.entries[i].tree.snapshot() + Self.animationOperations(display.entries[i]))))
             case .stats:
                 // Textures are uploaded and freed as frames are drawn: with the virtual clock, draw
                 // what is pending first (a real clock draws it within a refresh anyway, paced).

@@ -39,18 +39,25 @@ extension Compositor {
                                                    height: UInt32(source.height), file: file))
                 files.append(JournalImage(file: file, source: source))
             }
-            var animations: [Operation] = []
-            for (id, animated) in entry.animations.sorted(by: { $0.key < $1.key }) where entry.tree[id] != nil {
-                for e in animated.animations.entries where !e.animation.containsTransition {
-                    // Finished animations that are removed on completion are gone at the next
-                    // frame anyway; those that stay (removedOnCompletion false) are written.
-                    animations.append(.addAnimation(id, key: e.key ?? "", tag: 0, e.animation))
-                }
-            }
             sessions.append(SessionJournal.Session(name: entry.session, clientName: entry.clientName, ownerUID: entry.ownerUID,
-                                                   structure: entry.tree.snapshot(), images: images, animations: animations))
+                                                   structure: entry.tree.snapshot(), images: images,
+                                                   animations: Self.animationOperations(entry)))
         }
         return (SessionJournal(clock: clock.isVirtual ? .virtual : .real, writtenAt: now, bootID: bootID, sessions: sessions), files)
+    }
+
+    /// An add-animation for each animation on the entry's layers, begin times resolved (in each
+    /// layer's time). Transitions are left out: they need the rendering from before their commit.
+    /// Finished animations removed on completion go at the next frame anyway; those that stay
+    /// (removedOnCompletion false) are included.
+    static func animationOperations(_ entry: DisplayTree.Entry) -> [Operation] {
+        var ops: [Operation] = []
+        for (id, animated) in entry.animations.sorted(by: { $0.key < $1.key }) where entry.tree[id] != nil {
+            for e in animated.animations.entries where !e.animation.containsTransition {
+                ops.append(.addAnimation(id, key: e.key ?? "", tag: 0, e.animation))
+            }
+        }
+        return ops
     }
 
     /// Brings back the journal's sessions as kept sessions with no client: their trees, images

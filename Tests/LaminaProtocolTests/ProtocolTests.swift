@@ -31,6 +31,7 @@ struct ProtocolTests {
         .commit(Commit(serial: 0, operations: [])),
         .request(id: 1, .screenshot), .request(id: 2, .tree), .request(id: 3, .advanceClock(seconds: 0.125)), .request(id: 4, .stats),
         .request(id: 5, .displayPower(on: false, output: "Virtual-1")), .request(id: 6, .displayPower(on: true, output: "")),
+        .request(id: 7, .snapshot),
     ]
 
     static let serverMessages: [ServerMessage] = [
@@ -44,6 +45,8 @@ struct ProtocolTests {
         .reply(id: 4, .stats([Statistic(name: "frames", value: 3), Statistic(name: "layers", value: 10)])),
         .reply(id: 5, .displayPower(backend: "kms", outputs: [OutputPower(name: "Virtual-1", isOn: false), OutputPower(name: "Virtual-2", isOn: true)])),
         .reply(id: 6, .displayPower(backend: "headless", outputs: [])),
+        .reply(id: 7, .snapshot([.create(LayerID(2)), .set(LayerID(2), .opacity, .number(0.25)),
+                                 .insert(parent: .root, child: LayerID(2), index: 0)])),
     ]
 
     static func split(_ frame: [UInt8]) -> (UInt16, ArraySlice<UInt8>) {
@@ -240,8 +243,8 @@ struct ProtocolTests {
                       expect: .commit(serial: 10, operationIndex: 0, .invalid(field: "operation 0 value of 'locations'", reason: "a list of 1025 entries is longer than the limit of 1024"))),
             Malformed(name: "trailing bytes", type: 3, body: body(.request(id: 1, .tree)) + [0],
                       expect: .decode(.trailingBytes(count: 1))),
-            Malformed(name: "unknown request kind", type: 3, body: [1, 0, 0, 0, 9, 0],
-                      expect: .decode(.invalid(field: "request kind", reason: "unknown request kind 9"))),
+            Malformed(name: "unknown request kind", type: 3, body: [1, 0, 0, 0, 99, 0],
+                      expect: .decode(.invalid(field: "request kind", reason: "unknown request kind 99"))),
             Malformed(name: "hello with a wrong magic", type: 1, body: [1, 2, 3, 4] + Array(body(.hello(Hello(clientName: "x"))).dropFirst(4)),
                       expect: .decode(.invalid(field: "hello magic", reason: "expected 0x4e4d414c (\"LAMN\"), got 0x4030201"))),
             Malformed(name: "client name not UTF-8", type: 1, body: badUTF8,
