@@ -12,6 +12,11 @@ if which == "flood" {
     let pid = CommandLine.arguments.dropFirst(3).first.flatMap { Int32($0) }
     do { print(try runFloodBenchmark(frames: frames, pid: pid)) } catch { print("flood failed: \(error)") }
 }
+if which == "soak" {
+    let seconds = CommandLine.arguments.dropFirst(2).first.flatMap(Double.init) ?? 3600
+    let pid = CommandLine.arguments.dropFirst(3).first.flatMap { Int32($0) }
+    do { print(try runSoakBenchmark(seconds: seconds, pid: pid)) } catch { print("soak failed: \(error)") }
+}
 if which == "live" {
     let seconds = CommandLine.arguments.dropFirst(2).first.flatMap(Double.init) ?? 3
     do { print(try runLiveCommitBenchmark(seconds: seconds)) } catch { print("live benchmark failed: \(error)") }
