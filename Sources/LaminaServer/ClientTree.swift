@@ -378,8 +378,9 @@ public struct ClientTree: Sendable {
             compact(parent, &journal, changes: &changes)
             save(parent, &journal)
             save(child, &journal)
-            let subs = layers[parent]!.sublayers
-            let at = index == UInt32.max ? subs.count : min(Int(index), subs.count)
+            // (The count only: holding a copy of the array would make the insert below copy it.)
+            let count = layers[parent]!.sublayers.count
+            let at = index == UInt32.max ? count : min(Int(index), count)
             layers[parent]!.sublayers.insert(child, at: at)
             layers[child]!.superlayer = parent
             if hasDescendants {

@@ -84,7 +84,15 @@ extension ClientTree {
     /// pass, and fills in the index each had when it was removed (for onOrderOut ghosts).
     mutating func compact(_ parent: LayerID, _ journal: inout Journal, changes: inout [TreeChange]) {
         guard let pending = journal.pendingRemovals.removeValue(forKey: parent) else { return }
-        guard var layer = layers[parent] else { return }
+        guard let layer = layers[parent] else { return }
+        if pending.count == 1, let (child, change) = pending.first {
+            // One removal (a sibling moved within its superlayer): found and removed in place,
+            // without the bookkeeping below.
+            guard let at = layer.sublayers.firstIndex(of: child) else { return }
+            changes[change] = .removed(child, from: parent, at: at)
+            layers[parent]!.sublayers.remove(at: at)
+            return
+        }
         var position: [LayerID: Int] = [:]
         position.reserveCapacity(pending.count)
         let removed = Set(pending.map(\.child))
@@ -98,8 +106,7 @@ extension ClientTree {
             counts.add(1, at: at)
             changes[change] = .removed(child, from: parent, at: index)
         }
-        layer.sublayers.removeAll { removed.contains($0) }
-        layers[parent] = layer
+        layers[parent]!.sublayers.removeAll { removed.contains($0) }
     }
 
     /// Every superlayer with removals this commit gets its array compacted.

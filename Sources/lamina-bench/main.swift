@@ -17,6 +17,10 @@ if which == "soak" {
     let pid = CommandLine.arguments.dropFirst(3).first.flatMap { Int32($0) }
     do { print(try runSoakBenchmark(seconds: seconds, pid: pid)) } catch { print("soak failed: \(error)") }
 }
+if which == "tree" {
+    let n = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 100_000
+    print(runTreeEditBenchmark(count: n))
+}
 if which == "live" {
     let seconds = CommandLine.arguments.dropFirst(2).first.flatMap(Double.init) ?? 3
     do { print(try runLiveCommitBenchmark(seconds: seconds)) } catch { print("live benchmark failed: \(error)") }
