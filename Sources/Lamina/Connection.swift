@@ -340,13 +340,7 @@ public final class Connection {
             }
         }
         let (savedLog, savedDirty, savedIsDirty) = (log, dirty, isDirty)
-        var all: [Layer] = []
-        var stack: [Layer] = [rootLayer] + orphans.reversed()
-        while let l = stack.popLast() {
-            all.append(l)
-            if let m = l.maskLayer { stack.append(m) }
-            stack += l.sublayers.reversed()
-        }
+        let all = allLayers()
         for l in all {
             guard let id = l.serverID, !l.needsCreate else { continue }
             let me = ObjectIdentifier(l)
@@ -543,14 +537,7 @@ public final class Connection {
             descriptors.append(image.memory.fd.rawValue)
             memories.append(image.memory)
         }
-        // Every layer: the root's tree, masks included, then detached layers of a resumed session.
-        var all: [Layer] = []
-        var stack: [Layer] = [rootLayer] + orphans.reversed()
-        while let l = stack.popLast() {
-            all.append(l)
-            if let m = l.maskLayer { stack.append(m) }
-            stack += l.sublayers.reversed()
-        }
+        let all = allLayers()
         for l in all where l !== rootLayer { if let id = l.serverID { ops.append(.create(id, kind: l.kind)) } }
         for l in all {
             guard let id = l.serverID else { continue }
@@ -581,6 +568,19 @@ public final class Connection {
         }
         discardPending()
         return (ops, descriptors, memories)
+    }
+
+    /// Every layer this connection shows or holds: the root's tree in order, masks included,
+    /// then the detached layers of a resumed session (`orphans`) and theirs.
+    private func allLayers() -> [Layer] {
+        var all: [Layer] = []
+        var stack: [Layer] = [rootLayer] + orphans.reversed()
+        while let l = stack.popLast() {
+            all.append(l)
+            if let m = l.maskLayer { stack.append(m) }
+            stack += l.sublayers.reversed()
+        }
+        return all
     }
 
     /// Forgets the changes waiting to be sent: the model holds them, and the replay sends the model.

@@ -6,6 +6,32 @@ import LaminaCore
 import Glibc
 #endif
 
+/// The scene both suites restart: a solid orange box that slides (position.x 50 → 150 over
+/// 10 s, linear, added with actions disabled) and a 40×40 layer at (160, 160) showing `image`.
+/// Returns the box.
+@MainActor
+func buildSlidingScene(on c: Connection, image: Image) throws -> Layer {
+    let box = Layer()
+    box.name = "box"
+    box.bounds = Rect(x: 0, y: 0, width: 20, height: 20)
+    box.position = Point(x: 50, y: 40)
+    box.backgroundColor = Color(red: 1, green: 0.5, blue: 0, alpha: 1)
+    let picture = Layer()
+    picture.name = "picture"
+    picture.bounds = Rect(x: 0, y: 0, width: 40, height: 40)
+    picture.position = Point(x: 160, y: 160)
+    picture.contents = image
+    Transaction.begin()
+    Transaction.disableActions = true
+    c.rootLayer.addSublayer(box)
+    c.rootLayer.addSublayer(picture)
+    var slide = BasicAnimation(keyPath: "position.x", fromValue: .number(50), toValue: .number(150))
+    slide.duration = 10
+    box.add(.basic(slide), forKey: "slide")
+    Transaction.commit()
+    return box
+}
+
 /// Kept sessions survive laminad being killed: a restarted laminad in the same runtime folder
 /// shows them again from its session journal, before any client returns. A torn or corrupt
 /// journal is logged and set aside, never fatal.
@@ -23,29 +49,11 @@ struct RestartTests {
         return false
     }
 
-    /// A kept session with a solid box that slides (position.x 50 → 150 over 10 s, linear) and
-    /// a layer showing a 2×2 image.
+    /// A kept session with the sliding scene and a 2×2 image.
     func makeKeptSession(_ daemon: DaemonProcess) async throws {
         let app = try Connection.connect(to: daemon.socket, name: "kiosk-app", session: "kiosk", keepLayers: true)
-        let box = Layer()
-        box.name = "box"
-        box.bounds = Rect(x: 0, y: 0, width: 20, height: 20)
-        box.position = Point(x: 50, y: 40)
-        box.backgroundColor = Color(red: 1, green: 0.5, blue: 0, alpha: 1)
-        let picture = Layer()
-        picture.name = "picture"
-        picture.bounds = Rect(x: 0, y: 0, width: 40, height: 40)
-        picture.position = Point(x: 160, y: 160)
-        picture.contents = try Image(width: 2, height: 2, pixels: [255, 0, 0, 255, 0, 255, 0, 255,
-                                                                     0, 0, 255, 255, 255, 255, 255, 255], connection: app)
-        Transaction.begin()
-        Transaction.disableActions = true
-        app.rootLayer.addSublayer(box)
-        app.rootLayer.addSublayer(picture)
-        var slide = BasicAnimation(keyPath: "position.x", fromValue: .number(50), toValue: .number(150))
-        slide.duration = 10
-        box.add(.basic(slide), forKey: "slide")
-        Transaction.commit()
+        _ = try buildSlidingScene(on: app, image: try Image(width: 2, height: 2, pixels: [255, 0, 0, 255, 0, 255, 0, 255,
+                                                                                           0, 0, 255, 255, 255, 255, 255, 255], connection: app))
         try await app.sync()
         app.close()
     }
@@ -144,28 +152,6 @@ struct ReconnectionTests {
         return false
     }
 
-    func build(on c: Connection) throws -> (box: Layer, picture: Layer) {
-        let box = Layer()
-        box.name = "box"
-        box.bounds = Rect(x: 0, y: 0, width: 20, height: 20)
-        box.position = Point(x: 50, y: 40)
-        box.backgroundColor = Color(red: 1, green: 0.5, blue: 0, alpha: 1)
-        let picture = Layer()
-        picture.name = "picture"
-        picture.bounds = Rect(x: 0, y: 0, width: 40, height: 40)
-        picture.position = Point(x: 160, y: 160)
-        picture.contents = try Image(width: 1, height: 1, pixels: [0, 0, 255, 255], connection: c)
-        Transaction.begin()
-        Transaction.disableActions = true
-        c.rootLayer.addSublayer(box)
-        c.rootLayer.addSublayer(picture)
-        var slide = BasicAnimation(keyPath: "position.x", fromValue: .number(50), toValue: .number(150))
-        slide.duration = 10
-        box.add(.basic(slide), forKey: "slide")
-        Transaction.commit()
-        return (box, picture)
-    }
-
     @Test(arguments: [false, true])
     func theClientReplaysItsTreeOnARestartedLaminad(keptSession: Bool) async throws {
         let first = try DaemonProcess()
@@ -173,7 +159,7 @@ struct ReconnectionTests {
                                        keepLayers: keptSession, reconnect: .init(initialDelay: 0.02, maximumDelay: 0.2))
         let events = Events()
         c.onConnectionEvent = { events.list.append($0) }
-        let (box, _) = try build(on: c)
+        let box = try buildSlidingScene(on: c, image: try Image(width: 1, height: 1, pixels: [0, 0, 255, 255], connection: c))
         try await c.sync()
         try await c.advanceClock(by: 2)
         #expect(try first.presentedX(layer: "box") == 70)
