@@ -92,7 +92,7 @@ let package = Package(
             "LaminaRaster",
         ], exclude: ["Reference"]),
         .testTarget(name: "LaminaServerTests", dependencies: [
-            "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaHeadless",
+            "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaHeadless", "LaminaRaster",
         ]),
         .testTarget(name: "LaminaSceneTests", dependencies: ["LaminaCore", "LaminaScene"]),
         .testTarget(name: "LaminaKMSTests", dependencies: ["LaminaDaemon", "LaminaKMS", "LaminaCore", "LaminaImage"]),

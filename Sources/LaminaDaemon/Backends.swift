@@ -18,12 +18,12 @@ public enum BackendChoice: String, Sendable, CaseIterable {
 /// `.kms` fails with a clear message when no card can be mastered (another compositor holds
 /// it), but starts with no display connected, lighting displays as they are plugged in.
 public func openBackend(
-    _ choice: BackendChoice, width: Int, height: Int, kms: KMSConfiguration = KMSConfiguration(), logger: Logger
+    _ choice: BackendChoice, width: Int, height: Int, buffers: Int = 1, kms: KMSConfiguration = KMSConfiguration(), logger: Logger
 ) throws -> any DisplayBackend {
     switch choice {
     case .headless:
         logger.notice("backend: headless (asked for)")
-        return try HeadlessBackend(width: width, height: height)
+        return try HeadlessBackend(width: width, height: height, buffers: buffers)
     case .auto:
         do {
             let backend = try KMSBackend.open(configuration: kms, requireConnectedOutput: true, logger: logger)
@@ -31,7 +31,7 @@ public func openBackend(
             return backend
         } catch {
             logger.notice("backend: headless (auto: no DRM device with a connected connector that can be mastered: \(error))")
-            return try HeadlessBackend(width: width, height: height)
+            return try HeadlessBackend(width: width, height: height, buffers: buffers)
         }
     case .kms:
         var settings = kms

@@ -50,6 +50,8 @@ public struct LaminadConfiguration: Sendable {
     public var clock: String?
     public var refreshRate: Double?
     public var headlessSize: (width: Int, height: Int)?
+    public var damageTracking: Bool?
+    public var headlessBuffers: Int?
     public var idleBlankSeconds: Double?
     public var repaintWindowMilliseconds: Double?
     public var cursor: Bool?
@@ -148,6 +150,8 @@ public struct LaminadConfiguration: Sendable {
                 }
                 c.headlessSize = (m.width, m.height)
             }
+            c.damageTracking = try t.bool("damage")
+            c.headlessBuffers = try t.int("buffers", 1...4)
             c.idleBlankSeconds = try t.double("idle_blank", 0...86400)
             c.repaintWindowMilliseconds = try t.double("repaint_window_ms", 0...100)
             c.cursor = try t.bool("cursor")

@@ -127,25 +127,6 @@ extension GLESRenderer {
 
     // MARK: Shadow paths
 
-    /// The display box a path shadow may touch: the path's box moved by the offset and grown
-    /// by the blur's reach.
-    func pathShadowBox(_ c: DrawCommand, within everything: PixelBox) -> PixelBox {
-        guard let s = c.shadow, let r = Self.boundingRect(c.polygons) else { return .empty }
-        let reach = 1.5 * s.radius + 2
-        let moved = Rect(x: r.minX + s.offset.width - reach, y: r.minY + s.offset.height - reach,
-                         width: r.width + 2 * reach, height: r.height + 2 * reach)
-        return c.transform.displayBox(of: moved, within: everything).expanded(by: 2)
-    }
-
-    static func boundingRect(_ polygons: [[Point]]) -> Rect? {
-        var x0 = Double.infinity, y0 = Double.infinity, x1 = -Double.infinity, y1 = -Double.infinity
-        for polygon in polygons {
-            for p in polygon { x0 = min(x0, p.x); y0 = min(y0, p.y); x1 = max(x1, p.x); y1 = max(y1, p.y) }
-        }
-        guard x1 >= x0, y1 >= y0 else { return nil }
-        return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-    }
-
     /// `shadowPath`: the path's coverage is drawn into a scratch target (even-odd, by toggling:
     /// every triangle of a fan from one pivot over every edge inverts what it covers), then
     /// blurred and tinted into the current target exactly like a group's pixel shadow. The
@@ -153,8 +134,8 @@ extension GLESRenderer {
     func drawPathShadow(_ c: DrawCommand) throws(GLESError) {
         guard let s = c.shadow, s.color.alpha * s.opacity * c.opacity > 0,
               let pivot = c.polygons.first?.first else { return }
-        let box = pathShadowBox(c, within: frame.viewport).intersection(frame.viewport).pixelAligned
-        guard !box.isEmpty, let shape = Self.boundingRect(c.polygons) else { return }
+        let box = c.pathShadowBox(within: frame.viewport).intersection(frame.viewport).pixelAligned
+        guard !box.isEmpty, let shape = DrawCommand.boundingRect(c.polygons) else { return }
         let pathBox = c.transform.displayBox(of: shape, within: frame.viewport).expanded(by: 1)
             .intersection(frame.viewport).pixelAligned
         if looks.pathTarget == nil || looks.pathTarget!.width != frame.width || looks.pathTarget!.height != frame.height {

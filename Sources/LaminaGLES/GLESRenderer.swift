@@ -111,6 +111,15 @@ public final class GLESRenderer: Renderer {
     /// Clears to the list's background and paints its commands back to front.
     /// The context must be current with the target framebuffer bound.
     public func draw(_ list: DrawList) throws(GLESError) {
+        try draw(list, damage: nil)
+    }
+
+    /// Draws the part of the frame in `damage` (all of it for nil), leaving the rest of the
+    /// bound framebuffer as it was: one pass per damage box, scissored to it, in which every
+    /// draw and group that cannot touch the box is skipped. Offscreen groups that reach into
+    /// a box are drawn whole (a blur reads around every pixel) and composited scissored.
+    /// The context must be current with the target framebuffer bound.
+    public func draw(_ list: DrawList, damage: DamageRegion?) throws(GLESError) {
         guard context.isCurrent else { throw .contextNotCurrent }
         guard list.width > 0, list.height > 0, list.width <= maximumViewport, list.height <= maximumViewport else {
             throw .invalidSize(width: list.width, height: list.height, maximum: maximumViewport)
@@ -118,13 +127,30 @@ public final class GLESRenderer: Renderer {
         drawnSize = nil
         var bound: GLint = 0
         glGetIntegerv(GLenum(GL_FRAMEBUFFER_BINDING), &bound)
-        frame.begin(width: list.width, height: list.height, output: GLuint(bound))
+        let viewport = PixelBox(width: list.width, height: list.height)
+        let boxes = damage.map { $0.clipped(to: viewport).boxes }
+        let commands = list.commands
+        if boxes != nil || commands.contains(where: { $0.kind == .beginGroup }) {
+            frame.extents.measure(commands, within: viewport)
+        }
+        for box in boxes ?? [viewport] {
+            frame.begin(width: list.width, height: list.height, output: GLuint(bound))
+            frame.damage = boxes == nil ? nil : box
+            try drawPass(list)
+        }
+        if boxes?.isEmpty == true { glBindFramebuffer(GLenum(GL_FRAMEBUFFER), GLuint(bound)) }
+        textures.endFrame()
+        try GLESError.check("drawing \(commands.count) commands at \(list.width)×\(list.height)")
+        drawnSize = (list.width, list.height)
+    }
 
+    /// One pass over the list, within `frame.damage` where there is one.
+    private func drawPass(_ list: DrawList) throws(GLESError) {
         glViewport(0, 0, GLsizei(list.width), GLsizei(list.height))
         glDisable(GLenum(GL_DEPTH_TEST))
-        glDisable(GLenum(GL_SCISSOR_TEST))
         glDisable(GLenum(GL_CULL_FACE))
         glDisable(GLenum(GL_STENCIL_TEST))
+        bindCurrentTarget()
         let background = list.background.premultiplied
         glClearColor(GLfloat(background.0), GLfloat(background.1), GLfloat(background.2), GLfloat(background.3))
         glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
@@ -135,7 +161,7 @@ public final class GLESRenderer: Renderer {
         glActiveTexture(GLenum(GL_TEXTURE0))
 
         let commands = list.commands
-        if commands.contains(where: { $0.kind == .beginGroup }) { measureGroups(commands) }
+        let damage = frame.damage
         var skipping = 0  // > 0 while skipping the inside of a group that covers nothing
         for (index, command) in commands.enumerated() {
             if skipping > 0 {
@@ -145,6 +171,19 @@ public final class GLESRenderer: Renderer {
                 default: break
                 }
                 continue
+            }
+            // Outside groups, what cannot reach the damage box is not drawn.
+            if let damage, frame.groups.isEmpty {
+                switch command.kind {
+                case .layer, .shadow, .contents, .gradient, .pathShadow:
+                    if !frame.extents.boxes[index].intersects(damage) { continue }
+                case .beginGroup:
+                    if let reach = frame.extents.groupReach(index), !reach.intersects(damage) {
+                        skipping = 1
+                        continue
+                    }
+                default: break
+                }
             }
             switch command.kind {
             case .layer: drawShape(command)
@@ -165,11 +204,8 @@ public final class GLESRenderer: Renderer {
         while let open = frame.groups.last {
             if open.isMask { try endMask(commands) } else { try endGroup(commands) }
         }
-        textures.endFrame()
         glBindVertexArray(0)
         glDisable(GLenum(GL_SCISSOR_TEST))
-        try GLESError.check("drawing \(commands.count) commands at \(list.width)×\(list.height)")
-        drawnSize = (list.width, list.height)
     }
 
     // MARK: Shapes
@@ -289,7 +325,7 @@ public final class GLESRenderer: Renderer {
 
     /// Opens an offscreen group; returns false (and opens nothing) when it covers no pixel.
     private func beginGroup(_ index: Int, _ c: DrawCommand) throws(GLESError) -> Bool {
-        let box = frame.boxes[index].intersection(frame.viewport).pixelAligned
+        let box = frame.extents.boxes[index].intersection(frame.viewport).pixelAligned
         guard !box.isEmpty, c.opacity > 0 else { return false }
         let depth = frame.groups.count
         if depth == groupTargets.count {
@@ -439,7 +475,7 @@ public final class GLESRenderer: Renderer {
             scissor(open.box)
         } else {
             glBindFramebuffer(GLenum(GL_FRAMEBUFFER), frame.output)
-            glDisable(GLenum(GL_SCISSOR_TEST))
+            if let damage = frame.damage { scissor(damage) } else { glDisable(GLenum(GL_SCISSOR_TEST)) }
         }
     }
 
@@ -453,61 +489,6 @@ public final class GLESRenderer: Renderer {
         // Scissor boxes count rows from the bottom.
         glScissor(GLint(clampingToGL: box.x0), GLint(clampingToGL: Double(frame.height) - box.y1),
                   GLsizei(clampingToGL: box.x1 - box.x0), GLsizei(clampingToGL: box.y1 - box.y0))
-    }
-
-    /// What each group covers on the display, in `frame.boxes[index of its beginGroup]`: the
-    /// union of its commands' extents. A group's own extent, for the group around it, adds
-    /// its shadow.
-    private func measureGroups(_ commands: [DrawCommand]) {
-        frame.boxes.removeAll(keepingCapacity: true)
-        frame.openBoxes.removeAll(keepingCapacity: true)
-        let everything = frame.viewport
-        for (i, c) in commands.enumerated() {
-            var box = PixelBox.empty
-            switch c.kind {
-            case .layer, .gradient:
-                box = c.transform.displayBox(of: c.bounds, within: everything).expanded(by: 2)
-            case .pathShadow:
-                box = pathShadowBox(c, within: everything)
-            case .beginMask:
-                // The mask's own commands measure into it, not into the group they mask.
-                frame.openBoxes.append(i)
-            case .endMask:
-                guard let _ = frame.openBoxes.popLast(), let begin = frame.openBoxes.popLast() else { break }
-                box = frame.boxes[begin]
-            case .shadow:
-                if let s = c.shadow {
-                    let reach = 1.5 * s.radius + 2
-                    let rect = Rect(x: c.bounds.minX + s.offset.width - reach, y: c.bounds.minY + s.offset.height - reach,
-                                    width: c.bounds.width + 2 * reach, height: c.bounds.height + 2 * reach)
-                    box = c.transform.displayBox(of: rect, within: everything).expanded(by: 2)
-                }
-            case .beginGroup:
-                frame.openBoxes.append(i)
-            case .endGroup:
-                guard let begin = frame.openBoxes.popLast() else { break }
-                let content = frame.boxes[begin]
-                box = content
-                let g = commands[begin]
-                if let s = g.shadow, !content.isEmpty {
-                    let reach = 1.5 * s.radius * g.transform.approximateScale + 2
-                    let o = g.transform.displayOffset(of: s.offset, at: Point(x: g.bounds.midX, y: g.bounds.midY))
-                    box = box.union(PixelBox(x0: content.x0 + o.width, y0: content.y0 + o.height,
-                                             x1: content.x1 + o.width, y1: content.y1 + o.height).expanded(by: reach))
-                }
-            case .contents:
-                if let d = c.contents {
-                    let extent = d.clip?.rect ?? d.destination
-                    box = c.transform.displayBox(of: extent, within: everything).expanded(by: 2)
-                }
-            case .pushClip, .popClip:
-                break
-            }
-            frame.boxes.append(box)
-            if !box.isEmpty, c.kind != .beginGroup, c.kind != .beginMask, let open = frame.openBoxes.last {
-                frame.boxes[open] = frame.boxes[open].union(box)
-            }
-        }
     }
 
     // MARK: Uniforms
@@ -686,8 +667,11 @@ struct FrameState {
     var uploadedClipVersion: [Int] = []
     var uploadedFrame: [Int] = []
     var groups: [OpenGroup] = []
-    var boxes: [PixelBox] = []
-    var openBoxes: [Int] = []
+    /// What each command touches (`CommandExtents`), measured where groups or damage need it.
+    var extents = CommandExtents()
+    /// The damage box being drawn: everything drawn into the output is scissored to it and
+    /// what lies outside it is skipped. Nil when the frame is drawn whole.
+    var damage: PixelBox?
 
     var viewport: PixelBox { PixelBox(x0: 0, y0: 0, x1: Double(width), y1: Double(height)) }
 
@@ -713,60 +697,10 @@ extension SignedInteger where Self: FixedWidthInteger {
     }
 }
 
-struct PixelBox: Equatable {
-    var x0: Double, y0: Double, x1: Double, y1: Double
-
-    static let empty = PixelBox(x0: 0, y0: 0, x1: 0, y1: 0)
-    var isEmpty: Bool { !(x1 > x0 && y1 > y0) }
-    var rect: Rect { Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) }
-
-    func union(_ o: PixelBox) -> PixelBox {
-        if isEmpty { return o }
-        if o.isEmpty { return self }
-        return PixelBox(x0: min(x0, o.x0), y0: min(y0, o.y0), x1: max(x1, o.x1), y1: max(y1, o.y1))
-    }
-    func intersection(_ o: PixelBox) -> PixelBox {
-        let b = PixelBox(x0: max(x0, o.x0), y0: max(y0, o.y0), x1: min(x1, o.x1), y1: min(y1, o.y1))
-        return b.isEmpty ? .empty : b
-    }
-    func expanded(by d: Double) -> PixelBox {
-        isEmpty ? self : PixelBox(x0: x0 - d, y0: y0 - d, x1: x1 + d, y1: y1 + d)
-    }
-    /// Grown outwards to whole pixels.
-    var pixelAligned: PixelBox {
-        PixelBox(x0: x0.rounded(.down), y0: y0.rounded(.down), x1: x1.rounded(.up), y1: y1.rounded(.up))
-    }
-}
-
 extension Rect {
     /// The rectangle grown by `-d` on every side (shrunk for positive `d`).
     func insetBy(_ d: Double) -> Rect {
         Rect(x: minX + d, y: minY + d, width: width - 2 * d, height: height - 2 * d)
-    }
-}
-
-extension Transform3D {
-    /// How many display points one layer unit spans, near the layer's origin: the geometric
-    /// mean of the scales of the 2D part (perspective ignored).
-    var approximateScale: Double {
-        abs(m11 * m22 - m12 * m21).squareRoot()
-    }
-
-    /// Where a layer-space displacement `d` at `p` lands on the display, as a display vector.
-    func displayOffset(of d: Size, at p: Point) -> Size {
-        guard let a = apply(to: p), let b = apply(to: Point(x: p.x + d.width, y: p.y + d.height)) else { return d }
-        return Size(width: b.x - a.x, height: b.y - a.y)
-    }
-
-    /// The display box of `r`'s corners, or `everything` where a corner is behind the eye.
-    func displayBox(of r: Rect, within everything: PixelBox) -> PixelBox {
-        var box = PixelBox(x0: .infinity, y0: .infinity, x1: -.infinity, y1: -.infinity)
-        for i in 0..<4 {
-            let corner = Point(x: i & 1 == 0 ? r.minX : r.maxX, y: i & 2 == 0 ? r.minY : r.maxY)
-            guard let p = apply(to: corner) else { return everything }
-            box = PixelBox(x0: min(box.x0, p.x), y0: min(box.y0, p.y), x1: max(box.x1, p.x), y1: max(box.y1, p.y))
-        }
-        return box.isEmpty ? .empty : box
     }
 }
 

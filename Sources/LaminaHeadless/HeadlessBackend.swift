@@ -15,36 +15,59 @@ public enum HeadlessBackendError: Error, Equatable, Sendable, CustomStringConver
     }
 }
 
-/// A display backend with no display: frames are drawn with OpenGL ES into an offscreen
-/// framebuffer and stay there to be read back (weston's headless backend, for pixel tests,
+/// A display backend with no display: frames are drawn with OpenGL ES into offscreen
+/// framebuffers and stay there to be read back (weston's headless backend, for pixel tests,
 /// benchmarks and CI machines without a GPU).
+///
+/// Like a swapchain, it rotates `bufferCount` buffers, and each frame redraws only what its
+/// buffer lacks: the damage of the frames since that buffer was last drawn (its buffer age),
+/// so tests exercise the same history a KMS output's EGL surface has. A screenshot reads the
+/// buffer presented last, as it was drawn.
 ///
 /// Uses Mesa's surfaceless EGL platform, or the first EGL device where that is missing.
 /// Like the GL context it owns, a backend must be used on the thread that created it.
 public final class HeadlessBackend: DisplayBackend {
     /// The GL context, current on the thread that created the backend.
     public let context: GLESContext
-    /// The offscreen framebuffer frames are drawn into.
-    public let framebuffer: GLESFramebuffer
+    /// The offscreen framebuffers frames are drawn into, in turn.
+    public let buffers: [GLESFramebuffer]
     /// The renderer, typed for callers that need GL-specific calls such as `finish()`.
     public let glesRenderer: GLESRenderer
     /// How many frames `present` has drawn.
     public private(set) var framesPresented = 0
+    /// Whether frames redraw only their damage; false draws every frame whole.
+    public var damageTracking = true
+    /// What changed from frame to frame, and so what each buffer lacks.
+    public private(set) var damage = DamageTracker()
+    /// What the last frames drew.
+    public private(set) var damageStatistics = DamageStatistics()
+    /// The buffer presented last (where screenshots are read), and when each was last drawn.
+    private var current = 0
+    private var drawnAt: [Int?]
 
-    /// Creates a `width` × `height` offscreen output with its own GL context, which is left
-    /// current on the calling thread.
-    public init(width: Int, height: Int) throws {
-        context = try GLESContext.headless()
-        framebuffer = try GLESFramebuffer(context: context, width: width, height: height)
+    /// The most buffers a headless output rotates.
+    public static let maximumBuffers = 4
+
+    /// Creates a `width` × `height` offscreen output of `buffers` buffers with its own GL
+    /// context, which is left current on the calling thread.
+    public init(width: Int, height: Int, buffers: Int = 1) throws {
+        let context = try GLESContext.headless()
+        self.context = context
+        let count = min(max(1, buffers), Self.maximumBuffers)
+        self.buffers = try (0..<count).map { _ in try GLESFramebuffer(context: context, width: width, height: height) }
+        drawnAt = [Int?](repeating: nil, count: count)
         glesRenderer = try GLESRenderer(context: context)
+        self.buffers[0].bind()
     }
 
+    /// The buffer presented last (the first before any frame).
+    public var framebuffer: GLESFramebuffer { buffers[current] }
     /// "headless".
     public var name: String { "headless" }
     /// The output's width in pixels, fixed at creation.
-    public var width: Int { framebuffer.width }
+    public var width: Int { buffers[0].width }
     /// The output's height in pixels, fixed at creation.
-    public var height: Int { framebuffer.height }
+    public var height: Int { buffers[0].height }
     /// The GLES renderer, as the server's `Renderer`.
     public var renderer: any Renderer { glesRenderer }
 
@@ -52,19 +75,28 @@ public final class HeadlessBackend: DisplayBackend {
     /// "OpenGL ES 3.2 Mesa 22.3.6 on llvmpipe (LLVM 15.0.6, 256 bits); EGL 1.5 (Mesa Project) on surfaceless".
     public var rendererDescription: String { "\(glesRenderer.name); \(context.display)" }
 
-    /// Draws `list` into the offscreen framebuffer, where it stays until the next frame.
+    /// Draws `list` into the next buffer, redrawing only what that buffer lacks, and keeps it
+    /// there as the frame presented.
     public func present(_ list: DrawList) throws {
         guard list.width == width, list.height == height else {
             throw HeadlessBackendError.sizeMismatch(
                 listWidth: list.width, listHeight: list.height, outputWidth: width, outputHeight: height)
         }
         if !context.isCurrent { try context.makeCurrent() }
-        framebuffer.bind()
-        try glesRenderer.draw(list)
+        let next = framesPresented == 0 ? 0 : (current + 1) % buffers.count
+        damage.record(list)
+        // Buffer age: 1 for the buffer drawn last frame, 0 for one never drawn.
+        let age = drawnAt[next].map { framesPresented + 1 - $0 } ?? 0
+        let region = damageTracking ? damage.damage(bufferAge: age) : nil
+        buffers[next].bind()
+        try glesRenderer.draw(list, damage: region)
+        damageStatistics.record(region, width: width, height: height)
         framesPresented += 1
+        drawnAt[next] = framesPresented
+        current = next
     }
 
-    /// The last frame presented, top row first.
+    /// The last frame presented, top row first: the pixels of its buffer as drawn.
     public func screenshot() throws -> Bitmap {
         if !context.isCurrent { try context.makeCurrent() }
         framebuffer.bind()

@@ -447,7 +447,7 @@ public final class Compositor {
             switch request {
             case .screenshot:
                 if needsFrame || stats.framesRendered == 0 { try render() }
-                reply(client, .reply(id: id, .screenshot(try backend.renderer.readPixels())))
+                reply(client, .reply(id: id, .screenshot(try backend.screenshot())))
             case .tree:
                 // Without privilege, a client sees only its own layers.
                 let owner = peer.isPrivileged ? nil : peer.uid
@@ -537,7 +537,19 @@ public final class Compositor {
             Statistic(name: "imageBytes", value: Double(display.entries.reduce(0) { $0 + $1.tree.images.values.reduce(0) { $0 + $1.byteCount } })),
             Statistic(name: "budget.maxImageBytes", value: Double(configuration.limits.maxImageBytes)),
             Statistic(name: "budget.maxTotalImageBytes", value: Double(configuration.limits.maxTotalImageBytes)),
-        ] + textureStatistics() + (layerRasters?.statistics ?? []) + platformStatistics()
+        ] + damageStatistics() + textureStatistics() + (layerRasters?.statistics ?? []) + platformStatistics()
+    }
+
+    /// `damage.*`: whether frames redraw only what changed, and how much of the output they drew.
+    private func damageStatistics() -> [Statistic] {
+        let d = backend.damageStatistics
+        return [Statistic(name: "damage.tracking", value: backend.damageTracking ? 1 : 0),
+                Statistic(name: "damage.frames", value: Double(d.frames)),
+                Statistic(name: "damage.fullFrames", value: Double(d.fullFrames)),
+                Statistic(name: "damage.emptyFrames", value: Double(d.emptyFrames)),
+                Statistic(name: "damage.lastFraction", value: d.lastFraction),
+                Statistic(name: "damage.meanFraction", value: d.meanFraction),
+                Statistic(name: "damage.lastBoxes", value: Double(d.lastBoxes))]
     }
 
     /// `textureBytes` and `textures` in all, then `textureBytes.client.N` for each connected

@@ -263,6 +263,15 @@ public protocol DisplayBackend: AnyObject {
     /// The time between refreshes of the display in seconds, or nil where there is no refresh
     /// to pace to (headless).
     var refreshInterval: Double? { get }
+
+    /// The frame presented last, top row first, as it was drawn: never a fresh redraw where
+    /// the backend can read what it showed.
+    func screenshot() throws -> Bitmap
+    /// Whether frames redraw only what changed (`laminad --damage on`, the default) or every
+    /// pixel (`--damage off`).
+    var damageTracking: Bool { get set }
+    /// How much of the outputs recent frames drew.
+    var damageStatistics: DamageStatistics { get }
 }
 
 /// What a backend reports after handling the events on its `eventDescriptor`.
@@ -289,4 +298,10 @@ extension DisplayBackend {
     public func dispatchEvents() throws -> BackendEvents { BackendEvents() }
     public var isFramePending: Bool { false }
     public var refreshInterval: Double? { nil }
+    public func screenshot() throws -> Bitmap { try renderer.readPixels() }
+    public var damageTracking: Bool {
+        get { false }
+        set {}
+    }
+    public var damageStatistics: DamageStatistics { DamageStatistics() }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import LaminaCore
 import LaminaDaemon
+import LaminaHeadless
 import LaminaKMS
 import LaminaPlatform
 import LaminaServer
@@ -61,6 +62,12 @@ struct Laminad: ParsableCommand {
 
     @Option(name: .customLong("session"), help: "KMS: how the card is opened: auto (libseat when seatd or logind is reachable, else directly), libseat or direct.")
     var session: String?
+
+    @Option(help: "Damage tracking: on (redraw only what changed since each buffer was drawn, the default) or off (draw every frame whole).")
+    var damage: String?
+
+    @Option(help: "Headless: how many offscreen buffers to rotate, with buffer-age semantics like a swapchain (1 to 4, default 1).")
+    var buffers: Int?
 
     @Option(name: .customLong("idle-blank"), help: "KMS: blank the displays after this many seconds without a change.")
     var idleBlank: Double?
@@ -148,9 +155,19 @@ struct Laminad: ParsableCommand {
             kms.outputs.removeAll { $0.name == output.name }
             kms.outputs.append(output)
         }
-        let display: any DisplayBackend
+        var damageTracking = file.damageTracking ?? true
+        if let damage {
+            guard damage == "on" || damage == "off" else { throw ValidationError("--damage must be on or off (got '\(damage)')") }
+            damageTracking = damage == "on"
+        }
+        let bufferCount = buffers ?? file.headlessBuffers ?? 1
+        guard (1...HeadlessBackend.maximumBuffers).contains(bufferCount) else {
+            throw ValidationError("--buffers must be 1…\(HeadlessBackend.maximumBuffers) (got \(bufferCount))")
+        }
+        var display: any DisplayBackend
         do {
-            display = try openBackend(choice, width: headlessSize.0, height: headlessSize.1, kms: kms, logger: logger)
+            display = try openBackend(choice, width: headlessSize.0, height: headlessSize.1, buffers: bufferCount, kms: kms, logger: logger)
+            display.damageTracking = damageTracking
         } catch {
             logger.critical("\(error)")
             throw ExitCode(2)
