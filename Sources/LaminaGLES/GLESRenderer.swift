@@ -688,11 +688,10 @@ struct FrameState {
     }
 }
 
-/// A box on the display, in points (y down).
 extension SignedInteger where Self: FixedWidthInteger {
     /// A GL integer from a pixel coordinate that client values may have made huge or NaN:
     /// clamped to the type's range, NaN as 0, never a trap.
-    init(clampingToGL value: Double) {
+    public init(clampingToGL value: Double) {
         if value.isNaN { self = 0 } else if value >= Double(Self.max) { self = .max } else if value <= Double(Self.min) { self = .min } else { self = Self(value) }
     }
 }

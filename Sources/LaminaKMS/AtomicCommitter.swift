@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import CDRM
+import LaminaGLES
+import LaminaServer
 
 /// Atomic modesetting (kmscube's drm-atomic.c, wlroots' backend/drm/atomic.c): every change is
 /// one request of object properties, tested with TEST_ONLY before a new configuration is
@@ -62,10 +64,27 @@ public final class AtomicCommitter: KMSCommitter {
         if let old = modeBlobs.updateValue(blob, forKey: target.crtc) { drmModeDestroyPropertyBlob(drm.fd, old) }
     }
 
-    /// The corresponding C function is `drmModeAtomicCommit` (NONBLOCK | PAGE_FLIP_EVENT).
-    public func pageFlip(_ target: CommitTarget, framebuffer: UInt32, userData: UnsafeMutableRawPointer?) throws(DRMError) {
+    /// Where the primary plane has `FB_DAMAGE_CLIPS`, the damage goes with the flip as a blob
+    /// of `drm_mode_rect`s (virtual GPUs and display links then transfer only that); without
+    /// damage, or without the property, the whole framebuffer counts as changed.
+    /// The corresponding C functions are `drmModeCreatePropertyBlob` and `drmModeAtomicCommit`
+    /// (NONBLOCK | PAGE_FLIP_EVENT).
+    public func pageFlip(_ target: CommitTarget, framebuffer: UInt32, damage: DamageRegion?, userData: UnsafeMutableRawPointer?) throws(DRMError) {
         let request = try AtomicRequest()
         try addPlane(request, target, framebuffer: framebuffer)
+        var clipsBlob: UInt32 = 0
+        defer { if clipsBlob != 0 { drmModeDestroyPropertyBlob(drm.fd, clipsBlob) } }
+        if let damage, !damage.isEmpty, target.plane.properties.ids["FB_DAMAGE_CLIPS"] != nil {
+            let w = Double(target.mode.width), h = Double(target.mode.height)
+            var rects = damage.clipped(to: PixelBox(x0: 0, y0: 0, x1: w, y1: h)).boxes.map {
+                drm_mode_rect(x1: Int32(clampingToGL: $0.x0), y1: Int32(clampingToGL: $0.y0), x2: Int32(clampingToGL: $0.x1), y2: Int32(clampingToGL: $0.y1))
+            }
+            if !rects.isEmpty {
+                try drmCheck("drmModeCreatePropertyBlob(FB_DAMAGE_CLIPS, \(rects.count) rectangles)",
+                             drmModeCreatePropertyBlob(drm.fd, &rects, rects.count * MemoryLayout<drm_mode_rect>.stride, &clipsBlob))
+                try request.add(target.plane.id, target.plane.properties, "FB_DAMAGE_CLIPS", UInt64(clipsBlob), "plane \(target.plane.id)")
+            }
+        }
         try request.commit(drm, flags: UInt32(DRM_MODE_ATOMIC_NONBLOCK) | UInt32(DRM_MODE_PAGE_FLIP_EVENT),
                            userData: userData, what: "page flip on \(target.connector.name)")
     }

@@ -1,4 +1,5 @@
 import CDRM
+import LaminaServer
 
 /// What a commit lights: one connector, the CRTC driving it, the primary plane feeding the CRTC,
 /// the mode, and the cursor if one is configured.
@@ -29,8 +30,10 @@ public protocol KMSCommitter: AnyObject {
     /// configuration is tested first where the interface allows.
     func modeset(_ target: CommitTarget, framebuffer: UInt32) throws(DRMError)
     /// Queues `framebuffer` for the next refresh without blocking; a page-flip event carrying
-    /// `userData` follows when it shows.
-    func pageFlip(_ target: CommitTarget, framebuffer: UInt32, userData: UnsafeMutableRawPointer?) throws(DRMError)
+    /// `userData` follows when it shows. `damage` is what changed since the framebuffer the
+    /// plane showed before, in framebuffer pixels (nil: everything), for drivers that upload
+    /// or scan out only that (`FB_DAMAGE_CLIPS`).
+    func pageFlip(_ target: CommitTarget, framebuffer: UInt32, damage: DamageRegion?, userData: UnsafeMutableRawPointer?) throws(DRMError)
     /// Turns the CRTC off (blanking, or releasing an unplugged output).
     func disable(_ target: CommitTarget) throws(DRMError)
 }

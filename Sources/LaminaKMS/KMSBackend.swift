@@ -270,6 +270,8 @@ public final class KMSBackend: DisplayBackend {
                                       crtcProperties: drm.properties(of: crtc, type: UInt32(DRM_MODE_OBJECT_CRTC)),
                                       plane: plane, mode: mode)
             let x = taken.map { $0.origin.x + $0.logicalSize.width }.max() ?? 0
+            func has(_ yes: Bool) -> String { yes ? "yes" : "no" }
+            logger.info("kms: \(connector.name): damage: buffer age \(has(window.supportsBufferAge)), swap with damage \(has(window.supportsSwapWithDamage)), FB_DAMAGE_CLIPS \(has(plane.properties.ids["FB_DAMAGE_CLIPS"] != nil))")
             return KMSOutput(configuration: settings, target: target, surface: window,
                              origin: settings.position ?? (x, 0), saved: SavedCRTC(drm: drm, crtc: crtc))
         } catch {
@@ -287,6 +289,12 @@ public final class KMSBackend: DisplayBackend {
     public var refreshInterval: Double? { outputs.first.map(\.mode.refreshInterval) }
     /// The lit outputs' connector names, in desktop order.
     public var outputNames: [String] { outputs.map(\.name) }
+    /// Whether outputs redraw only what their buffers lack (`--damage on`, the default).
+    public var damageTracking = true
+    /// What the lit outputs' frames drew, all outputs together.
+    public var damageStatistics: DamageStatistics {
+        outputs.reduce(into: DamageStatistics()) { $0.add($1.damageStatistics) }
+    }
 
     /// Draws `list` on every lit output and queues the flips. Where a flip is still queued from
     /// the last frame it waits for it first (at most a second).
@@ -317,8 +325,12 @@ public final class KMSBackend: DisplayBackend {
         do {
             let start = monotonicSeconds()
             let flipped = try output.present(list, context: context, renderer: kmsRenderer.gles, drm: drm, committer: committer,
-                                             userData: Unmanaged.passUnretained(sink).toOpaque())
+                                             damageTracking: damageTracking, userData: Unmanaged.passUnretained(sink).toOpaque())
             logger.trace("kms: \(output.name): \(list.quads.count) quads drawn and \(flipped ? "flipped" : "modeset") in \(Int(((monotonicSeconds() - start) * 1e6).rounded())) µs")
+            if flipped, let clips = output.lastFlipDamage, !clips.isEmpty {
+                let share = Int((clips.area / (Double(output.mode.width) * Double(output.mode.height)) * 1000).rounded())
+                logger.debug("kms: \(output.name): flip with damage clips \(clips) (\(Double(share) / 10)% of the output), buffer age \(output.lastBufferAge)")
+            }
         } catch let error as DRMError where error.isPermissionDenied {
             // A VT switch or another compositor took the display: drop this frame, modeset when it comes back.
             logger.warning("kms: \(output.name): \(error); DRM master lost? the frame is dropped")

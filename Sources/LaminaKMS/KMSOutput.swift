@@ -26,6 +26,15 @@ final class KMSOutput {
     private var needsModeset = true
     /// False while blanked (`display off`).
     private(set) var isEnabled = true
+    /// What changed from frame to frame on this output, and so what each buffer of its
+    /// surface lacks (EGL buffer age).
+    private(set) var damage = DamageTracker()
+    /// What this output's frames drew.
+    private(set) var damageStatistics = DamageStatistics()
+    /// The damage the last page flip carried (nil: the whole framebuffer), for the log.
+    private(set) var lastFlipDamage: DamageRegion?
+    /// The buffer age of the last frame drawn (0: drawn whole).
+    private(set) var lastBufferAge = 0
 
     var name: String { target.connector.name }
     var mode: DRMMode { target.mode }
@@ -53,14 +62,24 @@ final class KMSOutput {
 
     /// Draws `list` (the whole desktop) into the next buffer and queues it: a modeset where one
     /// is due, else a page flip whose event `userData` names. Returns true when a flip was queued.
+    ///
+    /// Only what the buffer about to be drawn lacks is drawn (its EGL buffer age against this
+    /// output's damage history), unless `damageTracking` is off; the flip carries what changed
+    /// since the frame before as damage clips.
     func present(_ list: DrawList, context: GLESContext, renderer: GLESRenderer, drm: DRMDevice,
-                 committer: any KMSCommitter, userData: UnsafeMutableRawPointer?) throws -> Bool {
+                 committer: any KMSCommitter, damageTracking: Bool, userData: UnsafeMutableRawPointer?) throws -> Bool {
         guard isEnabled, pending == nil else { return false }
         try context.makeCurrent(surface: surface.handle)
         let local = list.forOutput(origin: origin, scale: configuration.scale, width: mode.width, height: mode.height,
                                    transform: configuration.transform)
-        try renderer.draw(local)
-        try surface.swapBuffers()
+        // A modeset shows a buffer whose history the tracker cannot vouch for: start afresh.
+        if needsModeset { damage.reset() }
+        let changed = damage.record(local)
+        lastBufferAge = surface.bufferAge()
+        let region = damageTracking ? damage.damage(bufferAge: lastBufferAge) : nil
+        try renderer.draw(local, damage: region)
+        damageStatistics.record(region, width: mode.width, height: mode.height)
+        try surface.swapBuffers(damage: damageTracking ? changed : nil)
         let bo = try gbm.lockFrontBuffer()
         let framebuffer: DRMFramebuffer
         do { framebuffer = try DRMFramebuffer.of(bo, on: drm) } catch {
@@ -69,13 +88,15 @@ final class KMSOutput {
         }
         do {
             if needsModeset {
+                lastFlipDamage = nil
                 try committer.modeset(target, framebuffer: framebuffer.id)
                 needsModeset = false
                 if let front { gbm.release(front) }
                 front = bo
                 return false
             }
-            try committer.pageFlip(target, framebuffer: framebuffer.id, userData: userData)
+            lastFlipDamage = damageTracking ? changed : nil
+            try committer.pageFlip(target, framebuffer: framebuffer.id, damage: lastFlipDamage, userData: userData)
             pending = bo
             return true
         } catch {

@@ -1,4 +1,5 @@
 import CDRM
+import LaminaServer
 
 /// The legacy KMS ioctls (kmscube's drm-legacy.c, wlroots' backend/drm/legacy.c): SetCrtc for
 /// a modeset, PageFlip with an event for each frame. Used where atomic is refused, or when
@@ -26,7 +27,8 @@ public final class LegacyCommitter: KMSCommitter {
     }
 
     /// The corresponding C function is `drmModePageFlip`.
-    public func pageFlip(_ target: CommitTarget, framebuffer: UInt32, userData: UnsafeMutableRawPointer?) throws(DRMError) {
+    /// Legacy page flips carry no damage: `damage` is ignored.
+    public func pageFlip(_ target: CommitTarget, framebuffer: UInt32, damage: DamageRegion?, userData: UnsafeMutableRawPointer?) throws(DRMError) {
         try drmCheck("drmModePageFlip on \(target.connector.name)",
                      drmModePageFlip(drm.fd, target.crtc, framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData))
     }
