@@ -73,13 +73,18 @@ LAMINAD=$ROOT/.build/release/laminad
 LAMINACTL=$ROOT/.build/release/laminactl
 [ -x "$LAMINAD" ] && [ -x "$LAMINACTL" ] || die "$LAMINAD or $LAMINACTL missing (build, or drop --no-build)"
 
-# Scenes, each checked by laminactl's own parser (eval) before any daemon sees it.
-python3 "$PEERS/lamina-scene.py" animated >"$TMP/peer.json" || die "could not write the peer scene ($PEERS/lamina-scene.py)"
-python3 "$PEERS/lamina-scene.py" static >"$TMP/peer-static.json" || die "could not write the static peer scene"
-for v in dashboard square dashboard-static; do
-  python3 "$ROOT/Benchmarks/scenes/dashboard.py" "$v" >"$TMP/$v.json" || die "could not write the $v scene"
+# The scenes the cases need, each checked by laminactl's own parser (eval) before a daemon sees it.
+SCENES=
+for c in $CASES; do
+  s=${c%-damage-off}
+  [[ " $SCENES " == *" $s "* ]] || SCENES="$SCENES $s"
 done
-for s in peer peer-static dashboard square dashboard-static; do
+for s in $SCENES; do
+  case "$s" in
+    peer|peer-static) python3 "$PEERS/lamina-scene.py" "$([ "$s" = peer ] && echo animated || echo static)" >"$TMP/$s.json" \
+      || die "could not write the $s scene ($PEERS/lamina-scene.py)" ;;
+    *) python3 "$ROOT/Benchmarks/scenes/dashboard.py" "$s" >"$TMP/$s.json" || die "could not write the $s scene" ;;
+  esac
   "$LAMINACTL" eval "$TMP/$s.json" --at 0 >/dev/null 2>"$TMP/$s.eval.err" \
     || die "laminactl refuses the $s scene: $(cat "$TMP/$s.eval.err")"
 done
