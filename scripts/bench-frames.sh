@@ -1,0 +1,270 @@
+#!/usr/bin/env bash
+# Frame-cost benchmark: what one frame costs laminad, side by side in one run.
+#
+# Builds laminad and laminactl (release), then for each case starts a headless laminad
+# (1280x720, real clock), applies a scene, waits out a warm-up and measures over a window:
+# frames drawn (framesRendered from `laminactl stats`), laminad's process CPU (utime+stime of
+# all threads from /proc/PID/stat), CPU ms per frame, fps and peak RSS (VmHWM). One line per
+# case on stdout, then the ratios (Benchmarks/README.md). It is a benchmark, not a test.
+#
+# Options: --runs N (1; medians when > 1)  --warmup S (3)  --window S (10)
+#          --cases "peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static"
+#          --qt (also run the Qt Quick peer, /work/shared/peers/qt-bench.sh; $PEERS overrides the folder)
+#          --no-build (use the binaries in .build/release as they are)
+#          --keep (keep the scratch folder: laminad logs, stats, scenes, screenshots)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+RUNS=1 WARMUP=3 WINDOW=10 QT=0 BUILD=1 KEEP=0
+ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static"
+CASES=$ALL_CASES
+PEERS=${PEERS:-/work/shared/peers}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) RUNS=$2; shift 2 ;;
+    --warmup) WARMUP=$2; shift 2 ;;
+    --window) WINDOW=$2; shift 2 ;;
+    --cases) CASES=$2; shift 2 ;;
+    --qt) QT=1; shift ;;
+    --no-build) BUILD=0; shift ;;
+    --keep) KEEP=1; shift ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) echo "bench-frames: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "bench-frames: --runs takes a positive integer (got '$RUNS')" >&2; exit 2; }
+for c in $CASES; do
+  [[ " $ALL_CASES " == *" $c "* ]] || { echo "bench-frames: unknown case '$c' (known: $ALL_CASES)" >&2; exit 2; }
+done
+
+die() { echo "bench-frames: $*" >&2; FAILED=1; exit 1; }
+
+TMP=$(mktemp -d /tmp/bench-frames.XXXXXX)
+LAMINAD_PID=
+FAILED=0
+stop_laminad() {
+  local pid=$LAMINAD_PID
+  LAMINAD_PID=
+  [ -n "$pid" ] || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+cleanup() {
+  local rc=$?
+  stop_laminad
+  if [ "$KEEP" = 1 ] || [ "$FAILED" = 1 ] || [ "$rc" != 0 ]; then
+    echo "bench-frames: scratch kept in $TMP" >&2
+  else
+    rm -rf "$TMP"
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [ "$BUILD" = 1 ]; then
+  echo "# building laminad and laminactl (release)" >&2
+  nice -n 19 swift build -c release --product laminad >&2 || die "swift build -c release --product laminad failed"
+  nice -n 19 swift build -c release --product laminactl >&2 || die "swift build -c release --product laminactl failed"
+fi
+LAMINAD=$ROOT/.build/release/laminad
+LAMINACTL=$ROOT/.build/release/laminactl
+[ -x "$LAMINAD" ] && [ -x "$LAMINACTL" ] || die "$LAMINAD or $LAMINACTL missing (build, or drop --no-build)"
+
+# The scenes the cases need, each checked by laminactl's own parser (eval) before a daemon sees it.
+SCENES=
+for c in $CASES; do
+  s=${c%-damage-off}
+  [[ " $SCENES " == *" $s "* ]] || SCENES="$SCENES $s"
+done
+for s in $SCENES; do
+  case "$s" in
+    peer|peer-static) python3 "$PEERS/lamina-scene.py" "$([ "$s" = peer ] && echo animated || echo static)" >"$TMP/$s.json" \
+      || die "could not write the $s scene ($PEERS/lamina-scene.py)" ;;
+    *) python3 "$ROOT/Benchmarks/scenes/dashboard.py" "$s" >"$TMP/$s.json" || die "could not write the $s scene" ;;
+  esac
+  "$LAMINACTL" eval "$TMP/$s.json" --at 0 >/dev/null 2>"$TMP/$s.eval.err" \
+    || die "laminactl refuses the $s scene: $(cat "$TMP/$s.eval.err")"
+done
+
+TCK=$(getconf CLK_TCK)
+cpu_ticks() {  # utime + stime of the whole process (fields 14 and 15 of /proc/PID/stat)
+  local s rest
+  s=$(<"/proc/$1/stat") || return 1
+  rest=${s##*) }
+  local -a f
+  read -ra f <<<"$rest"
+  echo $((f[11] + f[12]))
+}
+status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+stat_value() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+now() { echo "$EPOCHREALTIME"; }
+
+# run_case LABEL SCENE DAMAGE RUN: one laminad, one scene, one measuring window.
+# Appends "label run key=value ..." to $TMP/results.
+run_case() {
+  local label=$1 scene=$2 damage=$3 run=$4
+  local dir=$TMP/$label-run$run
+  mkdir -p "$dir"
+  local sock=$dir/s.sock log=$dir/laminad.log
+  "$LAMINAD" --backend headless --size 1280x720 --clock real --socket "$sock" --session-journal "" \
+    --damage "$damage" >"$log" 2>&1 &
+  LAMINAD_PID=$!
+  local pid=$LAMINAD_PID up=0 state
+  for _ in $(seq 100); do
+    kill -0 "$pid" 2>/dev/null || break
+    if [ -S "$sock" ] && "$LAMINACTL" stats --socket "$sock" >"$dir/stats-boot" 2>/dev/null; then up=1; break; fi
+    sleep 0.1
+  done
+  if [ "$up" != 1 ]; then
+    kill -0 "$pid" 2>/dev/null && state="still running, no socket after 10 s" || state="exited"
+    echo "bench-frames: laminad did not come up for $label ($state); $log:" >&2
+    tail -n 30 "$log" >&2
+    die "laminad did not come up"
+  fi
+  if ! "$LAMINACTL" apply --socket "$sock" "$TMP/$scene.json" >"$dir/apply.out" 2>"$dir/apply.err"; then
+    echo "bench-frames: laminactl apply refused the $scene scene for $label:" >&2
+    cat "$dir/apply.err" >&2
+    echo "--- $log:" >&2; tail -n 30 "$log" >&2
+    die "the $scene scene was refused"
+  fi
+  sleep "$WARMUP"
+  kill -0 "$pid" 2>/dev/null || { echo "--- $log:" >&2; tail -n 30 "$log" >&2; die "laminad died during the warm-up of $label"; }
+
+  local t0 t1 c0 c1 f0 f1
+  "$LAMINACTL" stats --socket "$sock" >"$dir/stats0" || die "laminactl stats failed for $label"
+  c0=$(cpu_ticks "$pid"); t0=$(now)
+  sleep "$WINDOW"
+  "$LAMINACTL" stats --socket "$sock" >"$dir/stats1" || die "laminactl stats failed for $label"
+  c1=$(cpu_ticks "$pid"); t1=$(now)
+  local hwm
+  hwm=$(status_kb "$pid" VmHWM)
+  kill -0 "$pid" 2>/dev/null || { echo "--- $log:" >&2; tail -n 30 "$log" >&2; die "laminad died during the window of $label"; }
+  f0=$(stat_value "$dir/stats0" framesRendered); f1=$(stat_value "$dir/stats1" framesRendered)
+  [ -n "$f0" ] && [ -n "$f1" ] || die "laminactl stats has no framesRendered (see $dir/stats1)"
+  local full0 full1 layers frac
+  full0=$(stat_value "$dir/stats0" damage.fullFrames); full1=$(stat_value "$dir/stats1" damage.fullFrames)
+  layers=$(stat_value "$dir/stats1" layers)
+  frac=$(stat_value "$dir/stats1" damage.lastFraction)
+  # What the display showed at the end (outside the window; kept with --keep).
+  "$LAMINACTL" screenshot --socket "$sock" "$dir/screen.png" >/dev/null 2>&1 || true
+  stop_laminad
+  if grep -qiE 'critical|fatal|error' "$log"; then
+    echo "# $label: laminad logged errors ($log):" >&2; grep -iE 'critical|fatal|error' "$log" | head -5 >&2
+  fi
+  echo "$label $run frames=$((f1 - f0)) ticks=$((c1 - c0)) wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", b - a}') hwm_kb=$hwm full_frames=$(( ${full1:-0} - ${full0:-0} )) layers=$layers last_damage=${frac:-n/a} damage=$damage" >>"$TMP/results"
+}
+
+run_qt() {
+  local run=$1 out
+  local peerdir=${PEERBENCH_DIR:-/tmp/peerbench}
+  out=$(PEERBENCH_DIR=$peerdir "$PEERS/qt-bench.sh" --runs 1 --warmup "$WARMUP" --window "$WINDOW" \
+        --variants "animated static" 2>"$TMP/qt-run$run.err") \
+    || { cat "$TMP/qt-run$run.err" >&2; die "the Qt peer failed (install it with $PEERS/qt-bench.sh --install)"; }
+  echo "$out" >"$TMP/qt-run$run.out"
+  for v in animated static; do
+    python3 - "$peerdir/qt-$v.json" "qt-$v" "$run" >>"$TMP/results" <<'EOF' || die "could not read the Qt peer's $v result"
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+print(f"{sys.argv[2]} {sys.argv[3]} frames={r['frames']} cpu_ms={r['cpu_ms_per_s'] * r['wall_s']:.3f} "
+      f"wall={r['wall_s']} hwm_kb={r['rss_mb'] * 1024:.0f}")
+EOF
+  done
+}
+
+label_of() {  # case -> (label scene damage)
+  case "$1" in
+    peer) echo "lamina-peer peer on" ;;
+    peer-damage-off) echo "lamina-peer-damage-off peer off" ;;
+    peer-static) echo "lamina-peer-static peer-static on" ;;
+    dashboard) echo "lamina-dashboard dashboard on" ;;
+    dashboard-damage-off) echo "lamina-dashboard-damage-off dashboard off" ;;
+    square) echo "lamina-square square on" ;;
+    dashboard-static) echo "lamina-dashboard-static dashboard-static on" ;;
+  esac
+}
+
+echo "# $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'); load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+echo "# warm-up ${WARMUP} s, window ${WINDOW} s, ${RUNS} run(s); cases: $CASES$([ "$QT" = 1 ] && echo ' + qt')" >&2
+: >"$TMP/results"
+# Runs are interleaved (run 1 of every case, then run 2, ...) so that drift in the machine's
+# load spreads over all cases instead of landing on one.
+for run in $(seq "$RUNS"); do
+  for c in $CASES; do
+    read -r label scene damage <<<"$(label_of "$c")"
+    run_case "$label" "$scene" "$damage" "$run"
+    if [ "$RUNS" -gt 1 ]; then echo "#  run $run: $(tail -n 1 "$TMP/results")" >&2; fi
+  done
+  if [ "$QT" = 1 ]; then
+    run_qt "$run"
+    if [ "$RUNS" -gt 1 ]; then tail -n 2 "$TMP/results" | sed "s/^/#  run $run: /" >&2; fi
+  fi
+done
+
+python3 - "$TMP/results" "$TCK" "$RUNS" <<'EOF'
+import statistics, sys
+path, tck, runs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+per = {}
+for line in open(path):
+    parts = line.split()
+    label, kv = parts[0], dict(p.split("=", 1) for p in parts[2:])
+    wall = float(kv["wall"])
+    frames = int(kv["frames"])
+    cpu_ms = float(kv["cpu_ms"]) if "cpu_ms" in kv else int(kv["ticks"]) * 1000.0 / tck
+    r = {"frames": frames, "fps": frames / wall, "cpu_ms_per_s": cpu_ms / wall,
+         "cpu_ms_per_frame": cpu_ms / frames if frames else None, "rss_mb": int(kv["hwm_kb"]) / 1024.0}
+    if "full_frames" in kv:
+        r["full_frames"] = int(kv["full_frames"])
+        r["layers"] = kv["layers"]
+        r["damage"] = kv["damage"]
+    per.setdefault(label, []).append(r)
+
+def med(label, key):
+    vals = [r[key] for r in per.get(label, []) if r.get(key) is not None]
+    return statistics.median(vals) if vals else None
+
+def f(v, nd=1):
+    return "n/a" if v is None else f"{v:.{nd}f}"
+
+order = [l for l in per]
+for label in order:
+    rs = per[label]
+    line = (f"{label}: fps={f(med(label, 'fps'))} cpu_ms_per_frame={f(med(label, 'cpu_ms_per_frame'), 2)} "
+            f"cpu_ms_per_s={f(med(label, 'cpu_ms_per_s'))} rss_mb={f(med(label, 'rss_mb'))} "
+            f"frames={f(med(label, 'frames'), 0)}")
+    if "damage" in rs[0]:
+        line += f" (damage {rs[0]['damage']}, full_frames={f(med(label, 'full_frames'), 0)}, layers={rs[0]['layers']})"
+    if runs > 1:
+        line += f" [median of {len(rs)}]"
+    print(line)
+
+def ratio(a, b, key, target=None, cmp=None):
+    va, vb = med(a, key), med(b, key)
+    if a not in per or b not in per:
+        missing = " and ".join(x for x in (a, b) if x not in per)
+        return f"n/a ({missing} not run)"
+    if va is None or vb is None or vb == 0:
+        return f"n/a ({a}={f(va, 2)}, {b}={f(vb, 2)})"
+    r = va / vb
+    s = f"{r:.2f}x ({f(va, 2)} / {f(vb, 2)})"
+    if target is not None:
+        ok = r <= target if cmp == "<=" else r < target
+        s += f"  target {cmp} {target}x: {'met' if ok else 'NOT met'}"
+    return s
+
+print()
+print("ratios (same run; CPU per frame unless said):")
+print(f"  dashboard / square:                {ratio('lamina-dashboard', 'lamina-square', 'cpu_ms_per_frame', 2, '<=')}")
+print(f"  peer lamina / qt:                  {ratio('lamina-peer', 'qt-animated', 'cpu_ms_per_frame', 0.5, '<=')}")
+print(f"  peer lamina / qt, peak RSS:        {ratio('lamina-peer', 'qt-animated', 'rss_mb', 1, '<')}")
+print(f"  peer damage on / off:              {ratio('lamina-peer', 'lamina-peer-damage-off', 'cpu_ms_per_frame')}")
+print(f"  dashboard damage on / off:         {ratio('lamina-dashboard', 'lamina-dashboard-damage-off', 'cpu_ms_per_frame')}")
+print("idle (static scenes; target 0 frames, 0 CPU):")
+for label in ("lamina-peer-static", "lamina-dashboard-static", "qt-static"):
+    if label in per:
+        fr, cpu = med(label, "frames"), med(label, "cpu_ms_per_s")
+        ok = "met" if fr == 0 and cpu == 0 else "NOT met"
+        print(f"  {label + ':':<32} frames={f(fr, 0)} cpu_ms_per_s={f(cpu)}  {ok}")
+EOF
