@@ -52,6 +52,10 @@ public final class GLESRenderer: Renderer {
     var hasActiveClips: Bool { frame.clips.count > frame.clipBase }
     /// Textures of contents images (client images and server rasters), by source.
     let textures = TextureCache()
+    /// Shadow-casting offscreen groups kept while unchanged (`GroupCache`).
+    let groupCache = GroupCache()
+    /// Whether `groupCache` is used; off draws every group again (tests compare the two).
+    public var cachesGroups = true
 
     /// Whether layers are split into flat cells and antialiased edge bands (`EdgeBands`).
     /// On by default; off draws every layer with the distance-field shader over its whole
@@ -140,6 +144,7 @@ public final class GLESRenderer: Renderer {
         }
         if boxes?.isEmpty == true { glBindFramebuffer(GLenum(GL_FRAMEBUFFER), GLuint(bound)) }
         textures.endFrame()
+        groupCache.endFrame(frame.number)
         try GLESError.check("drawing \(commands.count) commands at \(list.width)×\(list.height)")
         drawnSize = (list.width, list.height)
     }
@@ -163,7 +168,9 @@ public final class GLESRenderer: Renderer {
         let commands = list.commands
         let damage = frame.damage
         var skipping = 0  // > 0 while skipping the inside of a group that covers nothing
+        var resumeAt = -1  // the end of a group copied from the cache: its content is skipped
         for (index, command) in commands.enumerated() {
+            if index < resumeAt { continue }
             if skipping > 0 {
                 switch command.kind {
                 case .beginGroup: skipping += 1
@@ -192,7 +199,11 @@ public final class GLESRenderer: Renderer {
             case .popClip: popClip()
             case .contents: drawContents(command)
             case .beginGroup:
-                if try !beginGroup(index, command) { skipping = 1 }
+                switch try beginGroup(index, command, commands) {
+                case .drawn: break
+                case .empty: skipping = 1
+                case .cached(let end): resumeAt = end
+                }
             case .endGroup: try endGroup(commands)
             case .gradient: drawGradient(command)
             case .pathShadow: try drawPathShadow(command)
@@ -323,15 +334,35 @@ public final class GLESRenderer: Renderer {
 
     // MARK: Groups
 
-    /// Opens an offscreen group; returns false (and opens nothing) when it covers no pixel.
-    private func beginGroup(_ index: Int, _ c: DrawCommand) throws(GLESError) -> Bool {
+    enum GroupStart { case drawn, empty, cached(end: Int) }
+
+    /// Opens an offscreen group: `.empty` (and opens nothing) when it covers no pixel, `.cached`
+    /// when its pixels were copied from `groupCache` (the commands up to `end` are skipped).
+    private func beginGroup(_ index: Int, _ c: DrawCommand, _ commands: [DrawCommand]) throws(GLESError) -> GroupStart {
         let box = frame.extents.boxes[index].intersection(frame.viewport).pixelAligned
-        guard !box.isEmpty, c.opacity > 0 else { return false }
+        guard !box.isEmpty, c.opacity > 0 else { return .empty }
         let depth = frame.groups.count
         if depth == groupTargets.count {
             groupTargets.append(try OffscreenTarget(context: context, width: frame.width, height: frame.height))
         } else if groupTargets[depth].width != frame.width || groupTargets[depth].height != frame.height {
             groupTargets[depth] = try OffscreenTarget(context: context, width: frame.width, height: frame.height)
+        }
+        // A top-level group with a shadow of its pixels that ends plainly: kept in the cache.
+        var toCache: (hash: Int, generations: [UInt64], end: Int)?
+        if cachesGroups, depth == 0, c.shadow != nil, !c.compositesAdditively, let end = frame.extents.ends[index],
+           commands[end].kind == .endGroup {
+            let key = GroupCache.key(commands, index...end)
+            if let hit = groupCache.lookup(commands, index...end, hash: key.hash, generations: key.generations,
+                                           width: frame.width, height: frame.height, frame: frame.number),
+               hit.box == box {
+                blit(from: hit.content.framebuffer, PixelBox(width: hit.content.width, height: hit.content.height),
+                     height: hit.content.height, to: groupTargets[depth].framebuffer, box, height: frame.height)
+                frame.groups.append(OpenGroup(command: index, box: box, clipBase: frame.clipBase, cached: hit))
+                frame.clipBase = frame.clips.count
+                frame.clipVersion += 1
+                return .cached(end: end)
+            }
+            toCache = (key.hash, key.generations, end)
         }
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), groupTargets[depth].framebuffer)
         // A shadow's blur reads around the box (at most twice the reach of a full-resolution
@@ -341,11 +372,11 @@ public final class GLESRenderer: Renderer {
         glClearColor(0, 0, 0, 0)
         glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
         scissor(box)
-        frame.groups.append(OpenGroup(command: index, box: box, clipBase: frame.clipBase))
+        frame.groups.append(OpenGroup(command: index, box: box, clipBase: frame.clipBase, toCache: toCache))
         // Clips already in force apply when the group is composited, not inside it.
         frame.clipBase = frame.clips.count
         frame.clipVersion += 1
-        return true
+        return .drawn
     }
 
     private func endGroup(_ commands: [DrawCommand]) throws(GLESError) {
@@ -356,8 +387,18 @@ public final class GLESRenderer: Renderer {
         frame.clipVersion += 1
         let source = groupTargets[frame.groups.count]
         let c = commands[group.command]
+        var entry = group.cached
+        if entry == nil, let key = group.toCache,
+           let content = try? OffscreenTarget(context: context, width: Int(group.box.x1 - group.box.x0), height: Int(group.box.y1 - group.box.y0)) {
+            blit(from: source.framebuffer, group.box, height: frame.height,
+                 to: content.framebuffer, PixelBox(width: content.width, height: content.height), height: content.height)
+            let e = GroupCache.Entry(commands: Array(commands[group.command...key.end]), generations: key.generations,
+                                     width: frame.width, height: frame.height, box: group.box, content: content, frame: frame.number)
+            groupCache.insert(e, hash: key.hash)
+            entry = e
+        }
         bindCurrentTarget()
-        if let shadow = c.shadow { try drawGroupShadow(source, group.box, c, shadow) }
+        if let shadow = c.shadow { try drawGroupShadow(source, group.box, c, shadow, cache: entry, cached: group.cached != nil) }
 
         let program = use(.composite)
         glBindTexture(GLenum(GL_TEXTURE_2D), source.texture)
@@ -376,7 +417,11 @@ public final class GLESRenderer: Renderer {
     /// there and read back up with bilinear filtering, about a quarter of the work per pass.
     /// Taps come in pairs read between two texels (the linear-sampling trick) with weights
     /// computed once on the CPU, so each pass reads about half as many texels as it has taps.
-    func drawGroupShadow(_ source: OffscreenTarget, _ box: PixelBox, _ c: DrawCommand, _ s: DrawShadow) throws(GLESError) {
+    ///
+    /// With `cache`, the blurred alpha is kept in the entry (after the passes), or, when
+    /// `cached`, copied back from it instead of blurred again; the last pass runs either way.
+    func drawGroupShadow(_ source: OffscreenTarget, _ box: PixelBox, _ c: DrawCommand, _ s: DrawShadow,
+                         cache: GroupCache.Entry? = nil, cached: Bool = false) throws(GLESError) {
         let tint = s.color.alpha * s.opacity * c.opacity
         guard tint > 0 else { return }
         // The blur is done in display pixels: sigma and the offset follow the layer's transform.
@@ -436,22 +481,50 @@ public final class GLESRenderer: Renderer {
         let final = currentTarget
         let shadowBox = PixelBox(x0: extent.x0 + offset.width, y0: extent.y0 + offset.height,
                                  x1: extent.x1 + offset.width, y1: extent.y1 + offset.height).intersection(frame.viewport)
+        // The blurred alpha before the last pass: in `held` over `region`, with `cleared`
+        // zeroed around it. A cached group copies it back; a group to cache keeps a copy.
+        func reuse(_ held: OffscreenTarget, _ region: PixelBox, cleared: PixelBox) -> Bool {
+            guard cached, let cache, let kept = cache.shadow, cache.shadowRegion == region else { return false }
+            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), held.framebuffer)
+            scissor(cleared)
+            glClearColor(0, 0, 0, 0)
+            glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+            blit(from: kept.framebuffer, PixelBox(width: kept.width, height: kept.height), height: kept.height,
+                 to: held.framebuffer, region, height: frame.height)
+            return true
+        }
+        func keep(_ held: OffscreenTarget, _ region: PixelBox) {
+            guard !cached, let cache, cache.shadow == nil, !region.isEmpty,
+                  let copy = try? OffscreenTarget(context: context, width: Int(region.x1 - region.x0), height: Int(region.y1 - region.y0)) else { return }
+            blit(from: held.framebuffer, region, height: frame.height,
+                 to: copy.framebuffer, PixelBox(width: copy.width, height: copy.height), height: copy.height)
+            cache.shadow = copy
+            cache.shadowRegion = region
+            groupCache.grew(by: copy.width * copy.height * 4)
+        }
         if factor == 1 {
             // Across into A, then down into the current target, tinted and at the offset.
-            pass(source, into: a.framebuffer, over: extent, clear: extent.expanded(by: margin).intersection(frame.viewport),
-                 scale: 1, shift: .zero, direction: (1, 0), taps: kernel, color: nil, clipped: false)
+            let clear = extent.expanded(by: margin).intersection(frame.viewport)
+            if !reuse(a, extent, cleared: clear) {
+                pass(source, into: a.framebuffer, over: extent, clear: clear,
+                     scale: 1, shift: .zero, direction: (1, 0), taps: kernel, color: nil, clipped: false)
+                keep(a, extent)
+            }
             pass(a, into: final, over: shadowBox, clear: nil, scale: 1, shift: offset, direction: (0, 1), taps: kernel,
                  color: s.color, clipped: nil)
         } else {
             let clear = work.expanded(by: margin).intersection(frame.viewport)
-            // Down-sample into B, across into A, down into B, then up into the current target.
-            let inside = scaled(box.expanded(by: 1).intersection(frame.viewport).pixelAligned, by: 1 / factor)
-            pass(source, into: b.framebuffer, over: inside, clear: clear, scale: factor, shift: .zero, direction: (0, 0),
-                 taps: nil, color: nil, clipped: false)
-            pass(b, into: a.framebuffer, over: work, clear: clear, scale: 1, shift: .zero, direction: (1, 0),
-                 taps: kernel, color: nil, clipped: false)
-            pass(a, into: b.framebuffer, over: work, clear: nil, scale: 1, shift: .zero, direction: (0, 1),
-                 taps: kernel, color: nil, clipped: false)
+            if !reuse(b, work, cleared: clear) {
+                // Down-sample into B, across into A, down into B, then up into the current target.
+                let inside = scaled(box.expanded(by: 1).intersection(frame.viewport).pixelAligned, by: 1 / factor)
+                pass(source, into: b.framebuffer, over: inside, clear: clear, scale: factor, shift: .zero, direction: (0, 0),
+                     taps: nil, color: nil, clipped: false)
+                pass(b, into: a.framebuffer, over: work, clear: clear, scale: 1, shift: .zero, direction: (1, 0),
+                     taps: kernel, color: nil, clipped: false)
+                pass(a, into: b.framebuffer, over: work, clear: nil, scale: 1, shift: .zero, direction: (0, 1),
+                     taps: kernel, color: nil, clipped: false)
+                keep(b, work)
+            }
             pass(b, into: final, over: shadowBox, clear: nil, scale: 1 / factor, shift: offset, direction: (0, 0),
                  taps: nil, color: s.color, clipped: nil)
         }
@@ -596,6 +669,7 @@ public final class GLESRenderer: Renderer {
         guard context.makeCurrentForCleanup() else { return }
         groupTargets.forEach { $0.release() }
         blurTargets.forEach { $0.release() }
+        groupCache.releaseAll()
         releaseLooks()
         glDeleteBuffers(1, &vertexBuffer)
         glDeleteVertexArrays(1, &vertexArray)
@@ -651,6 +725,10 @@ struct OpenGroup {
     var clipBase: Int
     /// True for a group's mask (opened by `beginMask`, drawn one target above the group).
     var isMask = false
+    /// The cached group whose pixels and blurred shadow were copied back instead of drawn.
+    var cached: GroupCache.Entry?
+    /// A group to keep in the cache once drawn: its key.
+    var toCache: (hash: Int, generations: [UInt64], end: Int)?
 }
 
 struct FrameState {

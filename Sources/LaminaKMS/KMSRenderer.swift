@@ -19,6 +19,9 @@ public final class KMSRenderer: Renderer {
 
     public var name: String { gles.name }
 
+    /// The GLES renderer's caches (shared by all outputs).
+    public var cacheStatistics: [(name: String, value: Double)] { gles.cacheStatistics }
+
     public func draw(_ list: DrawList) throws { try gles.draw(list) }
 
     /// The last presented desktop, top row first, drawn again offscreen.

@@ -537,7 +537,7 @@ public final class Compositor {
             Statistic(name: "imageBytes", value: Double(display.entries.reduce(0) { $0 + $1.tree.images.values.reduce(0) { $0 + $1.byteCount } })),
             Statistic(name: "budget.maxImageBytes", value: Double(configuration.limits.maxImageBytes)),
             Statistic(name: "budget.maxTotalImageBytes", value: Double(configuration.limits.maxTotalImageBytes)),
-        ] + damageStatistics() + textureStatistics() + (layerRasters?.statistics ?? []) + platformStatistics()
+        ] + damageStatistics() + backend.renderer.cacheStatistics.map { Statistic(name: $0.name, value: $0.value) } + textureStatistics() + (layerRasters?.statistics ?? []) + platformStatistics()
     }
 
     /// `damage.*`: whether frames redraw only what changed, and how much of the output they drew.

@@ -233,11 +233,15 @@ public protocol Renderer: AnyObject {
     func readPixels() throws -> Bitmap
     /// The textures held for contents, by owner (`stats`).
     var textureUsage: TextureUsage { get }
+    /// What the renderer's caches hold and how often they served (`stats`, by name).
+    var cacheStatistics: [(name: String, value: Double)] { get }
 }
 
 extension Renderer {
     /// A renderer without textures holds none.
     public var textureUsage: TextureUsage { TextureUsage() }
+    /// A renderer without caches reports none.
+    public var cacheStatistics: [(name: String, value: Double)] { [] }
 }
 
 /// A place frames go: the headless FBO, or a KMS output (wlroots' `wlr_backend`, made small).

@@ -133,6 +133,8 @@ final class DamagePixelTests {
         init(buffers: Int, damage: Bool) throws {
             let backend = try HeadlessBackend(width: 160, height: 120, buffers: buffers)
             backend.damageTracking = damage
+            // The full redraw draws every shadowed group again: the cache is checked too.
+            backend.glesRenderer.cachesGroups = damage
             compositor = Compositor(backend: backend, clock: FrameClock(.virtual), realTime: { 0 })
             compositor.layerRasters = ServerRasterizer()
             client = compositor.connect()
@@ -274,6 +276,8 @@ final class DamagePixelTests {
         // The test proves something only if most frames were drawn in part.
         #expect(partialFrames >= 30, "only \(partialFrames) of 60 frames were drawn in part")
         #expect(whole.compositor.backend.damageStatistics.fullFrames == whole.compositor.backend.damageStatistics.frames)
+        let hits = tracked.compositor.statistics().first { $0.name == "groupCache.hits" }?.value ?? 0
+        #expect(hits > 0, "the shadowed group (layer 11) was drawn from the cache at least once")
     }
 }
 

@@ -1,0 +1,160 @@
+import CGLES
+import LaminaCore
+import LaminaServer
+
+/// Offscreen groups that cast a shadow of their pixels, kept from frame to frame while their
+/// commands stay the same: the group's composited pixels and its blurred alpha, the two costly
+/// steps (drawing the content offscreen, and the blur passes). A panel with a title and a
+/// drop shadow is such a group; on a mostly still screen it is drawn again only where damage
+/// reaches it, and then from the cache.
+///
+/// An entry is found by the group's commands (equal, not just hashed), the contents
+/// generation of every image they draw, and the output's size; it is the same pixels as
+/// drawing the group again, copied back with `glBlitFramebuffer` into the scratch targets the
+/// renderer would have drawn, so the last passes (tint, composite) run unchanged.
+///
+/// Bounded: entries unused for `maximumIdleFrames` frames go, and beyond `budgetBytes` the
+/// least recently used go first.
+final class GroupCache {
+    final class Entry {
+        let commands: [DrawCommand]
+        let generations: [UInt64]
+        let width: Int
+        let height: Int
+        /// What the group covers, pixel-aligned, in display pixels.
+        let box: PixelBox
+        /// The group's pixels over `box`, in a target of the box's size.
+        let content: OffscreenTarget
+        /// The blurred alpha of the group's shadow, and where it lies in its scratch target
+        /// (display coordinates of that target, which may be a half-resolution one).
+        var shadow: OffscreenTarget?
+        var shadowRegion = PixelBox.empty
+        var lastUsed: Int
+        var bytes: Int { (content.width * content.height + (shadow.map { $0.width * $0.height } ?? 0)) * 4 }
+
+        init(commands: [DrawCommand], generations: [UInt64], width: Int, height: Int, box: PixelBox,
+             content: OffscreenTarget, frame: Int) {
+            self.commands = commands
+            self.generations = generations
+            self.width = width
+            self.height = height
+            self.box = box
+            self.content = content
+            lastUsed = frame
+        }
+
+        func release() {
+            content.release()
+            shadow?.release()
+        }
+    }
+
+    /// The most texture memory held, in bytes.
+    var budgetBytes = 32 << 20
+    /// Entries not used for this many frames are freed.
+    static let maximumIdleFrames = 600
+    private var entries: [Int: [Entry]] = [:]
+    private(set) var totalBytes = 0
+    private(set) var hits = 0
+    private(set) var misses = 0
+    private(set) var evictions = 0
+    var count: Int { entries.values.reduce(0) { $0 + $1.count } }
+
+    /// The key of the group `commands[range]`: its commands' hash and their contents generations.
+    static func key(_ commands: [DrawCommand], _ range: ClosedRange<Int>) -> (hash: Int, generations: [UInt64]) {
+        var h = Hasher()
+        var generations: [UInt64] = []
+        for k in range {
+            let c = commands[k]
+            h.combine(c.kind)
+            h.combine(c.transform)
+            h.combine(c.bounds)
+            h.combine(c.color)
+            h.combine(c.opacity)
+            if let source = c.contents?.source {
+                generations.append(source.generation)
+                h.combine(source.generation)
+            }
+        }
+        return (h.finalize(), generations)
+    }
+
+    /// The entry drawing exactly `commands[range]` on a `width` × `height` output, if kept.
+    func lookup(_ commands: [DrawCommand], _ range: ClosedRange<Int>, hash: Int, generations: [UInt64],
+                width: Int, height: Int, frame: Int) -> Entry? {
+        guard let list = entries[hash] else {
+            misses += 1
+            return nil
+        }
+        for e in list where e.width == width && e.height == height && e.generations == generations
+            && e.commands.count == range.count && e.commands.elementsEqual(commands[range]) {
+            e.lastUsed = frame
+            hits += 1
+            return e
+        }
+        misses += 1
+        return nil
+    }
+
+    func insert(_ e: Entry, hash: Int) {
+        entries[hash, default: []].append(e)
+        totalBytes += e.bytes
+    }
+
+    /// The entry's shadow target was added after it was inserted.
+    func grew(by bytes: Int) { totalBytes += bytes }
+
+    /// Frees what has not been used for a while, then the least recently used beyond the budget.
+    func endFrame(_ frame: Int) {
+        guard !entries.isEmpty else { return }
+        func everything() -> [(hash: Int, entry: Entry)] {
+            entries.flatMap { pair in pair.value.map { (hash: pair.key, entry: $0) } }
+        }
+        for s in everything() where frame - s.entry.lastUsed > Self.maximumIdleFrames { remove(s.entry, hash: s.hash) }
+        guard totalBytes > budgetBytes else { return }
+        let all = everything()
+        for s in all.sorted(by: { $0.entry.lastUsed < $1.entry.lastUsed }) where totalBytes > budgetBytes {
+            remove(s.entry, hash: s.hash)
+        }
+    }
+
+    private func remove(_ e: Entry, hash: Int) {
+        entries[hash]?.removeAll { $0 === e }
+        if entries[hash]?.isEmpty == true { entries[hash] = nil }
+        totalBytes -= e.bytes
+        evictions += 1
+        e.release()
+    }
+
+    func releaseAll() {
+        for list in entries.values { for e in list { e.release() } }
+        entries.removeAll()
+        totalBytes = 0
+    }
+}
+
+extension GLESRenderer {
+    /// `groupCache.entries`, `.bytes`, `.budgetBytes`, `.hits`, `.misses` and `.evictions`.
+    public var cacheStatistics: [(name: String, value: Double)] {
+        [("groupCache.entries", Double(groupCache.count)), ("groupCache.bytes", Double(groupCache.totalBytes)),
+         ("groupCache.budgetBytes", Double(groupCache.budgetBytes)), ("groupCache.hits", Double(groupCache.hits)),
+         ("groupCache.misses", Double(groupCache.misses)), ("groupCache.evictions", Double(groupCache.evictions))]
+    }
+
+    /// Copies `box` (display pixels, y down) of `source` into the same-size region `to` of
+    /// `destination`; both framebuffers `height` rows tall (rows count from the bottom).
+    /// The corresponding C function is `glBlitFramebuffer`.
+    func blit(from source: GLuint, _ box: PixelBox, height sourceHeight: Int,
+              to destination: GLuint, _ to: PixelBox, height destinationHeight: Int) {
+        glDisable(GLenum(GL_SCISSOR_TEST))
+        glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), source)
+        glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), destination)
+        let sh = Double(sourceHeight), dh = Double(destinationHeight)
+        glBlitFramebuffer(GLint(clampingToGL: box.x0), GLint(clampingToGL: sh - box.y1),
+                          GLint(clampingToGL: box.x1), GLint(clampingToGL: sh - box.y0),
+                          GLint(clampingToGL: to.x0), GLint(clampingToGL: dh - to.y1),
+                          GLint(clampingToGL: to.x1), GLint(clampingToGL: dh - to.y0),
+                          GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(GL_NEAREST))
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+    }
+}
