@@ -54,6 +54,8 @@ public final class GLESRenderer: Renderer {
     let textures = TextureCache()
     /// Shadow-casting offscreen groups kept while unchanged (`GroupCache`).
     let groupCache = GroupCache()
+    /// Where a group to keep is composited (output-sized), before it is copied into the cache.
+    var appearanceTarget: OffscreenTarget?
     /// Whether `groupCache` is used; off draws every group again (tests compare the two).
     public var cachesGroups = true
 
@@ -202,7 +204,7 @@ public final class GLESRenderer: Renderer {
                 switch try beginGroup(index, command, commands) {
                 case .drawn: break
                 case .empty: skipping = 1
-                case .cached(let end): resumeAt = end
+                case .cached(let end): resumeAt = end + 1
                 }
             case .endGroup: try endGroup(commands)
             case .gradient: drawGradient(command)
@@ -347,19 +349,16 @@ public final class GLESRenderer: Renderer {
         } else if groupTargets[depth].width != frame.width || groupTargets[depth].height != frame.height {
             groupTargets[depth] = try OffscreenTarget(context: context, width: frame.width, height: frame.height)
         }
-        // A top-level group with a shadow of its pixels that ends plainly: kept in the cache.
+        // A top-level group with a shadow of its pixels that ends plainly, under no clip: its
+        // appearance (shadow and pixels composited) is kept in the cache and drawn from there.
         var toCache: (hash: Int, generations: [UInt64], end: Int)?
-        if cachesGroups, depth == 0, c.shadow != nil, !c.compositesAdditively, let end = frame.extents.ends[index],
-           commands[end].kind == .endGroup {
+        if cachesGroups, depth == 0, frame.clips.isEmpty, c.shadow != nil, !c.compositesAdditively,
+           let end = frame.extents.ends[index], commands[end].kind == .endGroup {
             let key = GroupCache.key(commands, index...end)
             if let hit = groupCache.lookup(commands, index...end, hash: key.hash, generations: key.generations,
-                                           width: frame.width, height: frame.height, frame: frame.number),
-               hit.box == box {
-                blit(from: hit.content.framebuffer, PixelBox(width: hit.content.width, height: hit.content.height),
-                     height: hit.content.height, to: groupTargets[depth].framebuffer, box, height: frame.height)
-                frame.groups.append(OpenGroup(command: index, box: box, clipBase: frame.clipBase, cached: hit))
-                frame.clipBase = frame.clips.count
-                frame.clipVersion += 1
+                                           width: frame.width, height: frame.height, frame: frame.number) {
+                bindCurrentTarget()
+                drawAppearance(hit)
                 return .cached(end: end)
             }
             toCache = (key.hash, key.generations, end)
@@ -387,26 +386,56 @@ public final class GLESRenderer: Renderer {
         frame.clipVersion += 1
         let source = groupTargets[frame.groups.count]
         let c = commands[group.command]
-        var entry = group.cached
-        if entry == nil, let key = group.toCache,
-           let content = try? OffscreenTarget(context: context, width: Int(group.box.x1 - group.box.x0), height: Int(group.box.y1 - group.box.y0)) {
-            blit(from: source.framebuffer, group.box, height: frame.height,
-                 to: content.framebuffer, PixelBox(width: content.width, height: content.height), height: content.height)
-            let e = GroupCache.Entry(commands: Array(commands[group.command...key.end]), generations: key.generations,
-                                     width: frame.width, height: frame.height, box: group.box, content: content, frame: frame.number)
-            groupCache.insert(e, hash: key.hash)
-            entry = e
+        // A group to keep: composited into the scratch appearance target instead of the
+        // output, copied into the cache, then drawn from there like a cached one.
+        var entry: GroupCache.Entry?
+        let (output, damage) = (frame.output, frame.damage)
+        if let key = group.toCache, let reach = frame.extents.groupReach(group.command)?.intersection(frame.viewport).pixelAligned,
+           !reach.isEmpty {
+            if appearanceTarget?.width != frame.width || appearanceTarget?.height != frame.height {
+                appearanceTarget = try OffscreenTarget(context: context, width: frame.width, height: frame.height)
+            }
+            let kept = try OffscreenTarget(context: context, width: Int(reach.x1 - reach.x0), height: Int(reach.y1 - reach.y0))
+            entry = GroupCache.Entry(commands: Array(commands[group.command...key.end]), generations: key.generations,
+                                     width: frame.width, height: frame.height, reach: reach, appearance: kept, frame: frame.number)
+            frame.output = appearanceTarget!.framebuffer
+            frame.damage = nil
+            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), frame.output)
+            scissor(reach)
+            glClearColor(0, 0, 0, 0)
+            glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
         }
         bindCurrentTarget()
-        if let shadow = c.shadow { try drawGroupShadow(source, group.box, c, shadow, cache: entry, cached: group.cached != nil) }
+        if let shadow = c.shadow { try drawGroupShadow(source, group.box, c, shadow) }
 
         let program = use(.composite)
         glBindTexture(GLenum(GL_TEXTURE_2D), source.texture)
         setQuad(program, .identity, group.box.rect)
         glUniform1f(program.extra[1], GLfloat(c.opacity))
+        glUniform2i(program.extra[2], 0, 0)
         if c.compositesAdditively { glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE)) }
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
         if c.compositesAdditively { glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE_MINUS_SRC_ALPHA)) }
+        if let entry, let key = group.toCache {
+            let kept = entry.appearance
+            blit(from: frame.output, entry.reach, height: frame.height,
+                 to: kept.framebuffer, PixelBox(width: kept.width, height: kept.height), height: kept.height)
+            (frame.output, frame.damage) = (output, damage)
+            groupCache.insert(entry, hash: key.hash)
+            bindCurrentTarget()
+            drawAppearance(entry)
+        }
+    }
+
+    /// Draws a cached group's appearance into the current target, over the reach it was kept for.
+    private func drawAppearance(_ entry: GroupCache.Entry) {
+        let program = use(.composite)
+        glBindTexture(GLenum(GL_TEXTURE_2D), entry.appearance.texture)
+        setQuad(program, .identity, entry.reach.rect)
+        glUniform1f(program.extra[1], 1)
+        // The kept texture starts at the reach's bottom-left corner (framebuffer rows count up).
+        glUniform2i(program.extra[2], GLint(clampingToGL: entry.reach.x0), GLint(clampingToGL: Double(frame.height) - entry.reach.y1))
+        glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
     }
 
     /// The shadow of a group's pixels: their alpha blurred (separable Gaussian) in scratch
@@ -417,11 +446,7 @@ public final class GLESRenderer: Renderer {
     /// there and read back up with bilinear filtering, about a quarter of the work per pass.
     /// Taps come in pairs read between two texels (the linear-sampling trick) with weights
     /// computed once on the CPU, so each pass reads about half as many texels as it has taps.
-    ///
-    /// With `cache`, the blurred alpha is kept in the entry (after the passes), or, when
-    /// `cached`, copied back from it instead of blurred again; the last pass runs either way.
-    func drawGroupShadow(_ source: OffscreenTarget, _ box: PixelBox, _ c: DrawCommand, _ s: DrawShadow,
-                         cache: GroupCache.Entry? = nil, cached: Bool = false) throws(GLESError) {
+    func drawGroupShadow(_ source: OffscreenTarget, _ box: PixelBox, _ c: DrawCommand, _ s: DrawShadow) throws(GLESError) {
         let tint = s.color.alpha * s.opacity * c.opacity
         guard tint > 0 else { return }
         // The blur is done in display pixels: sigma and the offset follow the layer's transform.
@@ -481,50 +506,22 @@ public final class GLESRenderer: Renderer {
         let final = currentTarget
         let shadowBox = PixelBox(x0: extent.x0 + offset.width, y0: extent.y0 + offset.height,
                                  x1: extent.x1 + offset.width, y1: extent.y1 + offset.height).intersection(frame.viewport)
-        // The blurred alpha before the last pass: in `held` over `region`, with `cleared`
-        // zeroed around it. A cached group copies it back; a group to cache keeps a copy.
-        func reuse(_ held: OffscreenTarget, _ region: PixelBox, cleared: PixelBox) -> Bool {
-            guard cached, let cache, let kept = cache.shadow, cache.shadowRegion == region else { return false }
-            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), held.framebuffer)
-            scissor(cleared)
-            glClearColor(0, 0, 0, 0)
-            glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
-            blit(from: kept.framebuffer, PixelBox(width: kept.width, height: kept.height), height: kept.height,
-                 to: held.framebuffer, region, height: frame.height)
-            return true
-        }
-        func keep(_ held: OffscreenTarget, _ region: PixelBox) {
-            guard !cached, let cache, cache.shadow == nil, !region.isEmpty,
-                  let copy = try? OffscreenTarget(context: context, width: Int(region.x1 - region.x0), height: Int(region.y1 - region.y0)) else { return }
-            blit(from: held.framebuffer, region, height: frame.height,
-                 to: copy.framebuffer, PixelBox(width: copy.width, height: copy.height), height: copy.height)
-            cache.shadow = copy
-            cache.shadowRegion = region
-            groupCache.grew(by: copy.width * copy.height * 4)
-        }
         if factor == 1 {
             // Across into A, then down into the current target, tinted and at the offset.
-            let clear = extent.expanded(by: margin).intersection(frame.viewport)
-            if !reuse(a, extent, cleared: clear) {
-                pass(source, into: a.framebuffer, over: extent, clear: clear,
-                     scale: 1, shift: .zero, direction: (1, 0), taps: kernel, color: nil, clipped: false)
-                keep(a, extent)
-            }
+            pass(source, into: a.framebuffer, over: extent, clear: extent.expanded(by: margin).intersection(frame.viewport),
+                 scale: 1, shift: .zero, direction: (1, 0), taps: kernel, color: nil, clipped: false)
             pass(a, into: final, over: shadowBox, clear: nil, scale: 1, shift: offset, direction: (0, 1), taps: kernel,
                  color: s.color, clipped: nil)
         } else {
             let clear = work.expanded(by: margin).intersection(frame.viewport)
-            if !reuse(b, work, cleared: clear) {
-                // Down-sample into B, across into A, down into B, then up into the current target.
-                let inside = scaled(box.expanded(by: 1).intersection(frame.viewport).pixelAligned, by: 1 / factor)
-                pass(source, into: b.framebuffer, over: inside, clear: clear, scale: factor, shift: .zero, direction: (0, 0),
-                     taps: nil, color: nil, clipped: false)
-                pass(b, into: a.framebuffer, over: work, clear: clear, scale: 1, shift: .zero, direction: (1, 0),
-                     taps: kernel, color: nil, clipped: false)
-                pass(a, into: b.framebuffer, over: work, clear: nil, scale: 1, shift: .zero, direction: (0, 1),
-                     taps: kernel, color: nil, clipped: false)
-                keep(b, work)
-            }
+            // Down-sample into B, across into A, down into B, then up into the current target.
+            let inside = scaled(box.expanded(by: 1).intersection(frame.viewport).pixelAligned, by: 1 / factor)
+            pass(source, into: b.framebuffer, over: inside, clear: clear, scale: factor, shift: .zero, direction: (0, 0),
+                 taps: nil, color: nil, clipped: false)
+            pass(b, into: a.framebuffer, over: work, clear: clear, scale: 1, shift: .zero, direction: (1, 0),
+                 taps: kernel, color: nil, clipped: false)
+            pass(a, into: b.framebuffer, over: work, clear: nil, scale: 1, shift: .zero, direction: (0, 1),
+                 taps: kernel, color: nil, clipped: false)
             pass(b, into: final, over: shadowBox, clear: nil, scale: 1 / factor, shift: offset, direction: (0, 0),
                  taps: nil, color: s.color, clipped: nil)
         }
@@ -670,6 +667,7 @@ public final class GLESRenderer: Renderer {
         groupTargets.forEach { $0.release() }
         blurTargets.forEach { $0.release() }
         groupCache.releaseAll()
+        appearanceTarget?.release()
         releaseLooks()
         glDeleteBuffers(1, &vertexBuffer)
         glDeleteVertexArrays(1, &vertexArray)
@@ -725,8 +723,6 @@ struct OpenGroup {
     var clipBase: Int
     /// True for a group's mask (opened by `beginMask`, drawn one target above the group).
     var isMask = false
-    /// The cached group whose pixels and blurred shadow were copied back instead of drawn.
-    var cached: GroupCache.Entry?
     /// A group to keep in the cache once drawn: its key.
     var toCache: (hash: Int, generations: [UInt64], end: Int)?
 }

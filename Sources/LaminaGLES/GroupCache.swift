@@ -3,15 +3,17 @@ import LaminaCore
 import LaminaServer
 
 /// Offscreen groups that cast a shadow of their pixels, kept from frame to frame while their
-/// commands stay the same: the group's composited pixels and its blurred alpha, the two costly
-/// steps (drawing the content offscreen, and the blur passes). A panel with a title and a
-/// drop shadow is such a group; on a mostly still screen it is drawn again only where damage
-/// reaches it, and then from the cache.
+/// commands stay the same: the group's appearance (its blurred shadow, then its pixels at its
+/// opacity, composited over transparency), drawn again as one textured quad. A panel with a
+/// title and a drop shadow is such a group; on a mostly still screen it is drawn from the cache
+/// wherever damage reaches it, with no offscreen passes and no blur.
 ///
 /// An entry is found by the group's commands (equal, not just hashed), the contents
-/// generation of every image they draw, and the output's size; it is the same pixels as
-/// drawing the group again, copied back with `glBlitFramebuffer` into the scratch targets the
-/// renderer would have drawn, so the last passes (tint, composite) run unchanged.
+/// generation of every image they draw, and the output's size. Only top-level groups with no
+/// clip in force are kept, and every such group is drawn through its appearance, kept or new,
+/// so a frame looks the same whether the cache served it or not. Compared with compositing the
+/// shadow and the pixels straight onto the display, the appearance is rounded to 8 bits once
+/// more: at most one step per channel.
 ///
 /// Bounded: entries unused for `maximumIdleFrames` frames go, and beyond `budgetBytes` the
 /// least recently used go first.
@@ -21,32 +23,25 @@ final class GroupCache {
         let generations: [UInt64]
         let width: Int
         let height: Int
-        /// What the group covers, pixel-aligned, in display pixels.
-        let box: PixelBox
-        /// The group's pixels over `box`, in a target of the box's size.
-        let content: OffscreenTarget
-        /// The blurred alpha of the group's shadow, and where it lies in its scratch target
-        /// (display coordinates of that target, which may be a half-resolution one).
-        var shadow: OffscreenTarget?
-        var shadowRegion = PixelBox.empty
+        /// What compositing the group touches, pixel-aligned, in display pixels.
+        let reach: PixelBox
+        /// The group's appearance over `reach`, premultiplied, in a target of the reach's size.
+        let appearance: OffscreenTarget
         var lastUsed: Int
-        var bytes: Int { (content.width * content.height + (shadow.map { $0.width * $0.height } ?? 0)) * 4 }
+        var bytes: Int { appearance.width * appearance.height * 4 }
 
-        init(commands: [DrawCommand], generations: [UInt64], width: Int, height: Int, box: PixelBox,
-             content: OffscreenTarget, frame: Int) {
+        init(commands: [DrawCommand], generations: [UInt64], width: Int, height: Int, reach: PixelBox,
+             appearance: OffscreenTarget, frame: Int) {
             self.commands = commands
             self.generations = generations
             self.width = width
             self.height = height
-            self.box = box
-            self.content = content
+            self.reach = reach
+            self.appearance = appearance
             lastUsed = frame
         }
 
-        func release() {
-            content.release()
-            shadow?.release()
-        }
+        func release() { appearance.release() }
     }
 
     /// The most texture memory held, in bytes.
@@ -100,9 +95,6 @@ final class GroupCache {
         entries[hash, default: []].append(e)
         totalBytes += e.bytes
     }
-
-    /// The entry's shadow target was added after it was inserted.
-    func grew(by bytes: Int) { totalBytes += bytes }
 
     /// Frees what has not been used for a while, then the least recently used beyond the budget.
     func endFrame(_ frame: Int) {

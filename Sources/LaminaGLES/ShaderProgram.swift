@@ -103,7 +103,7 @@ enum ProgramKind: Int, CaseIterable {
     case shape
     /// `Shaders.shadow`: rect, radii, sigma, color.
     case shadow
-    /// `Shaders.composite`: source, opacity.
+    /// `Shaders.composite`: source, opacity, origin.
     case composite
     /// `Shaders.blur`: source, sourceSize, sourceOffset, direction, taps, scale, color, weights, offsets.
     case blur
@@ -137,7 +137,7 @@ enum ProgramKind: Int, CaseIterable {
         switch self {
         case .shape: ["rect", "radii", "borderWidth", "fillColor", "borderColor"]
         case .shadow: ["rect", "radii", "sigma", "color"]
-        case .composite: ["source", "opacity"]
+        case .composite: ["source", "opacity", "origin"]
         case .blur: ["source", "sourceSize", "sourceOffset", "direction", "taps", "scale", "color", "weights", "offsets"]
         case .fill: ["fillColor"]
         case .shadowTexture: ["source", "rect", "color"]

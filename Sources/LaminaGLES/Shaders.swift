@@ -186,12 +186,14 @@ enum Shaders {
         """
 
     /// An offscreen group's pixels, composited with the group's opacity. The group texture has
-    /// the framebuffer's size, so each fragment reads its own texel.
+    /// the framebuffer's size, so each fragment reads its own texel; a smaller texture (a cached
+    /// group's appearance) starts at framebuffer pixel `origin`.
     static let composite = fragmentCommon + """
         uniform sampler2D source;
         uniform float opacity;
+        uniform ivec2 origin;
         void main() {
-            fragColor = texelFetch(source, ivec2(gl_FragCoord.xy), 0) * (opacity * clipCoverage());
+            fragColor = texelFetch(source, ivec2(gl_FragCoord.xy) - origin, 0) * (opacity * clipCoverage());
         }
         """
 
