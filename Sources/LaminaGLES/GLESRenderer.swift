@@ -58,6 +58,13 @@ public final class GLESRenderer: Renderer {
     var appearanceTarget: OffscreenTarget?
     /// Whether `groupCache` is used; off draws every group again (tests compare the two).
     public var cachesGroups = true
+    /// Layers waiting to be drawn in one instanced draw (`ShapeBatch`).
+    var batch = ShapeBatch()
+    var batchProgram: BatchProgram?
+    /// Whether layers are batched; off draws each with its own calls (tests compare the two).
+    public var usesBatching = true
+    /// Instanced batch draws made, for benchmarks.
+    public internal(set) var batchDraws = 0
 
     /// Whether layers are split into flat cells and antialiased edge bands (`EdgeBands`).
     /// On by default; off draws every layer with the distance-field shader over its whole
@@ -90,6 +97,7 @@ public final class GLESRenderer: Renderer {
         glVertexAttribPointer(ShaderProgram.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
         glEnableVertexAttribArray(ShaderProgram.unitVertexLocation)
         glBindVertexArray(0)
+        batchProgram = try BatchProgram(unitSquare: vertexBuffer)
         // Samplers read texture unit 0, set once.
         for kind in [ProgramKind.composite, .blur, .shadowTexture, .contents, .maskedComposite] {
             for clipped in [false, true] {
@@ -134,7 +142,14 @@ public final class GLESRenderer: Renderer {
         var bound: GLint = 0
         glGetIntegerv(GLenum(GL_FRAMEBUFFER_BINDING), &bound)
         let viewport = PixelBox(width: list.width, height: list.height)
-        let boxes = damage.map { $0.clipped(to: viewport).boxes }
+        var boxes = damage.map { $0.clipped(to: viewport).boxes }
+        // Each box is a pass over the list, and a draw that straddles boxes is set up once per
+        // box: where the boxes fill most of the box around them, one pass over that is cheaper.
+        if let b = boxes, b.count > 1 {
+            let around = b.reduce(PixelBox.empty) { $0.union($1) }
+            let sum = b.reduce(0) { $0 + $1.area }
+            if around.area <= 1.5 * sum { boxes = [around] }
+        }
         let commands = list.commands
         if boxes != nil || commands.contains(where: { $0.kind == .beginGroup }) {
             frame.extents.measure(commands, within: viewport)
@@ -194,6 +209,7 @@ public final class GLESRenderer: Renderer {
                 default: break
                 }
             }
+            if command.kind != .layer { flushBatch() }
             switch command.kind {
             case .layer: drawShape(command)
             case .shadow: drawShapeShadow(command)
@@ -213,6 +229,7 @@ public final class GLESRenderer: Renderer {
             case .endMask: try endMask(commands)
             }
         }
+        flushBatch()
         // A list whose groups do not close is still drawn whole.
         while let open = frame.groups.last {
             if open.isMask { try endMask(commands) } else { try endGroup(commands) }
@@ -238,6 +255,11 @@ public final class GLESRenderer: Renderer {
         let borderAlpha = c.borderWidth > 0 ? c.borderColor.alpha * c.opacity : 0
         // `!(x > 0)` also skips NaN.
         guard fillAlpha > 0 || borderAlpha > 0, c.bounds.width > 0, c.bounds.height > 0 else { return }
+        if batches(c), let margin = c.transform.layerUnitsPerPixel {
+            queue(c, margin: margin, fillAlpha: fillAlpha, borderAlpha: borderAlpha)
+            return
+        }
+        flushBatch()
         if borderAlpha == 0, c.cornerRadii == .zero, Self.landsOnPixels(c.bounds, c.transform) {
             let program = use(.fill)
             setQuad(program, c.transform, c.bounds)
@@ -284,6 +306,37 @@ public final class GLESRenderer: Renderer {
                         GLfloat(c.borderColor.green * ba + c.color.green * k),
                         GLfloat(c.borderColor.blue * ba + c.color.blue * k), GLfloat(ba + fa * (1 - ba)))
             drawRects(fill, c.transform, bands.border)
+        }
+    }
+
+    /// Queues a layer in the batch: the same cells, colours and coverage as drawing it now.
+    private func queue(_ c: DrawCommand, margin: Double, fillAlpha: Double, borderAlpha: Double) {
+        func premultiplied(_ color: Color) -> SIMD4<Float> {
+            let a = color.alpha * c.opacity
+            return SIMD4(Float(color.red * a), Float(color.green * a), Float(color.blue * a), Float(a))
+        }
+        let fill = premultiplied(c.color), border = premultiplied(c.borderColor)
+        let b = c.bounds
+        if borderAlpha == 0, c.cornerRadii == .zero, Self.landsOnPixels(b, c.transform) {
+            batch.add([b], transform: c.transform, rect: b, radii: .zero, fill: fill, border: border, borderWidth: 0, flat: fill)
+            return
+        }
+        let borderWidth = borderAlpha > 0 ? c.borderWidth : 0
+        bands.split(b, radii: c.cornerRadii, borderWidth: borderWidth, margin: margin, pad: antialiasingPad(c.transform, b))
+        batch.add(bands.shaded, transform: c.transform, rect: b, radii: c.cornerRadii, fill: fill, border: border,
+                  borderWidth: borderWidth, flat: nil)
+        if fillAlpha > 0 {
+            batch.add(bands.fill, transform: c.transform, rect: b, radii: c.cornerRadii, fill: fill, border: border,
+                      borderWidth: borderWidth, flat: fill)
+        }
+        if !bands.border.isEmpty {
+            // The ring shows the border over the fill, as the shader composes them.
+            let fa = c.color.alpha * c.opacity, ba = c.borderColor.alpha * c.opacity
+            let k = fa * (1 - ba)
+            let ring = SIMD4(Float(c.borderColor.red * ba + c.color.red * k), Float(c.borderColor.green * ba + c.color.green * k),
+                             Float(c.borderColor.blue * ba + c.color.blue * k), Float(ba + fa * (1 - ba)))
+            batch.add(bands.border, transform: c.transform, rect: b, radii: c.cornerRadii, fill: fill, border: border,
+                      borderWidth: borderWidth, flat: ring)
         }
     }
 
@@ -674,6 +727,7 @@ public final class GLESRenderer: Renderer {
         glDeleteBuffers(1, &streamBuffer)
         glDeleteVertexArrays(1, &streamArray)
         programs.delete()
+        batchProgram?.delete()
     }
 }
 

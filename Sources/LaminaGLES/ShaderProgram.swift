@@ -24,22 +24,7 @@ struct ShaderProgram {
     /// Compiles and links `fragment` with the shared vertex shader and finds `uniforms`.
     /// The context must be current; on failure nothing is left allocated.
     init(name: String, fragment: String, uniforms: [String]) throws(GLESError) {
-        let vertexShader = try Self.compile(GLenum(GL_VERTEX_SHADER), "\(name) vertex", Shaders.vertex)
-        defer { glDeleteShader(vertexShader) }
-        let fragmentShader = try Self.compile(GLenum(GL_FRAGMENT_SHADER), "\(name) fragment", fragment)
-        defer { glDeleteShader(fragmentShader) }
-
-        let program = glCreateProgram()
-        glAttachShader(program, vertexShader)
-        glAttachShader(program, fragmentShader)
-        glLinkProgram(program)
-        var linked: GLint = 0
-        glGetProgramiv(program, GLenum(GL_LINK_STATUS), &linked)
-        guard linked == GL_TRUE else {
-            let log = Self.infoLog(program, glGetProgramiv, glGetProgramInfoLog)
-            glDeleteProgram(program)
-            throw .programLinkFailed(log: "\(name): \(log)")
-        }
+        let program = try Self.link(name: name, vertex: Shaders.vertex, fragment: fragment)
         func location(_ uniform: String) throws(GLESError) -> GLint {
             let location = glGetUniformLocation(program, uniform)
             guard location >= 0 else {
@@ -62,6 +47,27 @@ struct ShaderProgram {
         for uniform in uniforms { extra.append(try location(uniform)) }
         self.extra = extra
         self.program = program
+    }
+
+    /// Compiles `vertex` and `fragment` and links them; on failure nothing is left allocated.
+    /// The corresponding C functions are `glCompileShader` and `glLinkProgram`.
+    static func link(name: String, vertex: String, fragment: String) throws(GLESError) -> GLuint {
+        let vertexShader = try Self.compile(GLenum(GL_VERTEX_SHADER), "\(name) vertex", vertex)
+        defer { glDeleteShader(vertexShader) }
+        let fragmentShader = try Self.compile(GLenum(GL_FRAGMENT_SHADER), "\(name) fragment", fragment)
+        defer { glDeleteShader(fragmentShader) }
+        let program = glCreateProgram()
+        glAttachShader(program, vertexShader)
+        glAttachShader(program, fragmentShader)
+        glLinkProgram(program)
+        var linked: GLint = 0
+        glGetProgramiv(program, GLenum(GL_LINK_STATUS), &linked)
+        guard linked == GL_TRUE else {
+            let log = Self.infoLog(program, glGetProgramiv, glGetProgramInfoLog)
+            glDeleteProgram(program)
+            throw .programLinkFailed(log: "\(name): \(log)")
+        }
+        return program
     }
 
     private static func compile(_ stage: GLenum, _ stageName: String, _ source: String) throws(GLESError) -> GLuint {

@@ -12,6 +12,45 @@ struct EdgeBandTests {
     /// non-uniform scale, some with a clip, drawn both ways.
     @Test("the split draws the same pixels as the shader over the whole layer")
     func sameAsWholeQuad() throws {
+        let list = try Self.randomLayers()
+        let backend = try HeadlessBackend(width: 400, height: 300)
+        // The same list is drawn twice: damage tracking would find nothing to draw the second time.
+        backend.damageTracking = false
+        try backend.present(list)
+        let split = try backend.screenshot()
+        backend.glesRenderer.usesEdgeBands = false
+        try backend.present(list)
+        let whole = try backend.screenshot()
+        let (worst, differing) = Self.difference(split, whole)
+        // Flat cells lie a pixel or more inside every edge, where the shader's coverage is
+        // exactly 0 or 1; only float rounding of the colour may differ.
+        #expect(worst <= 1, "largest channel difference \(worst) (\(differing) pixels differ)")
+    }
+
+    /// The batch (one instanced draw for consecutive layers outside clips) against a draw per
+    /// layer, on the same random layers; and the batch is really used.
+    @Test("batched layers draw the same pixels as one draw per layer")
+    func batchSameAsSeparate() throws {
+        let list = try Self.randomLayers()
+        let backend = try HeadlessBackend(width: 400, height: 300)
+        backend.damageTracking = false
+        let before = backend.glesRenderer.batchDraws
+        try backend.present(list)
+        let batched = try backend.screenshot()
+        #expect(backend.glesRenderer.batchDraws > before, "the layers went through the batch")
+        backend.glesRenderer.usesBatching = false
+        let unbatched = backend.glesRenderer.batchDraws
+        try backend.present(list)
+        let separate = try backend.screenshot()
+        #expect(backend.glesRenderer.batchDraws == unbatched)
+        let (worst, differing) = Self.difference(batched, separate)
+        #expect(worst <= 1, "largest channel difference \(worst) (\(differing) pixels differ)")
+        #expect(Set(batched.bytes.chunked(4)).count > 100, "a scene with many colours")
+    }
+
+    /// Rounded, bordered, translucent layers at fractional positions under rotation and
+    /// non-uniform scale, some with a clip.
+    static func randomLayers() throws -> DrawList {
         var seed: UInt64 = 12345
         func next(_ range: Double) -> Double {
             seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
@@ -36,25 +75,20 @@ struct EdgeBandTests {
                 $0.masksToBounds = sub.isEmpty ? false : true
             })
         }
-        let list = try drawList(layers, width: 400, height: 300, background: rgb(10, 10, 20))
-        let backend = try HeadlessBackend(width: 400, height: 300)
-        try backend.present(list)
-        let split = try backend.screenshot()
-        backend.glesRenderer.usesEdgeBands = false
-        try backend.present(list)
-        let whole = try backend.screenshot()
+        return try drawList(layers, width: 400, height: 300, background: rgb(10, 10, 20))
+    }
+
+    static func difference(_ p: Bitmap, _ q: Bitmap) -> (worst: Int, differing: Int) {
         var worst = 0, differing = 0
-        for y in 0..<300 {
-            for x in 0..<400 {
-                let a = split.pixel(x: x, y: y), b = whole.pixel(x: x, y: y)
+        for y in 0..<p.height {
+            for x in 0..<p.width {
+                let a = p.pixel(x: x, y: y), b = q.pixel(x: x, y: y)
                 let d = max(abs(Int(a.r) - Int(b.r)), abs(Int(a.g) - Int(b.g)), abs(Int(a.b) - Int(b.b)), abs(Int(a.a) - Int(b.a)))
                 worst = max(worst, d)
                 if d > 0 { differing += 1 }
             }
         }
-        // Flat cells lie a pixel or more inside every edge, where the shader's coverage is
-        // exactly 0 or 1; only float rounding of the colour may differ.
-        #expect(worst <= 1, "largest channel difference \(worst) (\(differing) pixels differ)")
+        return (worst, differing)
     }
 
     @Test("cells cover the padded bounds exactly once")
@@ -76,5 +110,12 @@ struct EdgeBandTests {
         let shaded = bands.shaded.reduce(0) { $0 + $1.width * $1.height }
         #expect(shaded < 0.4 * area, "shaded \(shaded) of \(area)")
         #expect(!bands.fill.isEmpty && !bands.border.isEmpty)
+    }
+}
+
+extension Array {
+    /// The array cut into pieces of `n` (the last may be shorter).
+    func chunked(_ n: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: n).map { self[$0..<Swift.min($0 + n, count)] }
     }
 }

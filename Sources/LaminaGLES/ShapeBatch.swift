@@ -1,0 +1,198 @@
+import CGLES
+import LaminaCore
+import LaminaServer
+
+/// Layers' rounded rectangles batched into one instanced draw.
+///
+/// On llvmpipe most of a frame of many small layers went to fixed costs per draw call: state
+/// validation, copying the uniform block, triangle setup and binning, run on the calling
+/// thread. Consecutive `layer` commands outside any clip, under affine transforms, are queued
+/// here instead: every cell of their edge-band split (`EdgeBands`) is one instance of the unit
+/// square carrying its layer's rectangle, corners, colours and transform, and the queue is
+/// drawn in one `glDrawArraysInstanced` when anything else must be drawn (painter's order is
+/// kept: the queue is in list order and nothing is drawn between). The fragment shader is the
+/// `shape` program's, reading per-instance values instead of uniforms, so pixels are the same.
+struct ShapeBatch {
+    /// Floats per instance: cell (4), linear part of the transform (4), translation (2), rect (4),
+    /// radii (4), fill colour (4), border colour (4), border width and mode (2).
+    static let stride = 28
+    /// Instance attribute locations 1…8 (0 is the unit square).
+    static let attributes: [(location: GLuint, size: GLint, offset: Int)] = [
+        (1, 4, 0), (2, 4, 4), (3, 2, 8), (4, 4, 10), (5, 4, 14), (6, 4, 18), (7, 4, 22), (8, 2, 26),
+    ]
+    /// The most instances drawn at once; a longer queue is drawn in parts.
+    static let maximumInstances = 16384
+
+    var data: [GLfloat] = []
+    var count: Int { data.count / Self.stride }
+    var isEmpty: Bool { data.isEmpty }
+
+    /// Queues `cells` of a layer: shaded cells (mode 0) run the distance field; flat ones
+    /// (mode 1) show `flat` as they are.
+    mutating func add(_ cells: [Rect], transform t: Transform3D, rect: Rect, radii: CornerRadii,
+                      fill: SIMD4<Float>, border: SIMD4<Float>, borderWidth: Double, flat: SIMD4<Float>?) {
+        guard !cells.isEmpty else { return }
+        // Written in place: a temporary array per cell would be an allocation per instance.
+        let color = flat ?? fill
+        let shared: (GLfloat, GLfloat, GLfloat, GLfloat, GLfloat, GLfloat) =
+            (GLfloat(t.m11), GLfloat(t.m12), GLfloat(t.m21), GLfloat(t.m22), GLfloat(t.m41), GLfloat(t.m42))
+        let r = (GLfloat(rect.minX), GLfloat(rect.minY), GLfloat(rect.width), GLfloat(rect.height))
+        let k = (GLfloat(radii.minXMinY), GLfloat(radii.maxXMinY), GLfloat(radii.maxXMaxY), GLfloat(radii.minXMaxY))
+        let start = data.count
+        data.append(contentsOf: repeatElement(0, count: cells.count * Self.stride))
+        data.withUnsafeMutableBufferPointer { buffer in
+            var i = start
+            for c in cells {
+                buffer[i] = GLfloat(c.minX); buffer[i + 1] = GLfloat(c.minY); buffer[i + 2] = GLfloat(c.width); buffer[i + 3] = GLfloat(c.height)
+                buffer[i + 4] = shared.0; buffer[i + 5] = shared.1; buffer[i + 6] = shared.2; buffer[i + 7] = shared.3
+                buffer[i + 8] = shared.4; buffer[i + 9] = shared.5
+                buffer[i + 10] = r.0; buffer[i + 11] = r.1; buffer[i + 12] = r.2; buffer[i + 13] = r.3
+                buffer[i + 14] = k.0; buffer[i + 15] = k.1; buffer[i + 16] = k.2; buffer[i + 17] = k.3
+                buffer[i + 18] = color.x; buffer[i + 19] = color.y; buffer[i + 20] = color.z; buffer[i + 21] = color.w
+                buffer[i + 22] = border.x; buffer[i + 23] = border.y; buffer[i + 24] = border.z; buffer[i + 25] = border.w
+                buffer[i + 26] = GLfloat(borderWidth); buffer[i + 27] = flat == nil ? 0 : 1
+                i += Self.stride
+            }
+        }
+    }
+
+    mutating func removeAll() { data.removeAll(keepingCapacity: true) }
+}
+
+extension Shaders {
+    /// The vertex shader of `ShapeBatch`: the unit square stretched over the instance's cell,
+    /// carried to the display by its affine transform, with the layer's values passed flat.
+    static let batchVertex = """
+        #version 300 es
+        layout(location = 0) in vec2 unitVertex;
+        layout(location = 1) in vec4 cell;
+        layout(location = 2) in vec4 linear;      // m11, m12, m21, m22 (row vectors)
+        layout(location = 3) in vec2 translation; // m41, m42
+        layout(location = 4) in vec4 rectIn;
+        layout(location = 5) in vec4 radiiIn;
+        layout(location = 6) in vec4 fillIn;
+        layout(location = 7) in vec4 borderIn;
+        layout(location = 8) in vec2 paramsIn;    // border width, mode (0 shaded, 1 flat)
+        uniform vec2 pointsToClip;
+        out vec2 local;
+        flat out vec4 rect;
+        flat out vec4 radii;
+        flat out vec4 fillColor;
+        flat out vec4 borderColor;
+        flat out vec2 params;
+        invariant gl_Position;
+        void main() {
+            local = cell.xy + unitVertex * cell.zw;
+            vec2 d = vec2(local.x * linear.x + local.y * linear.z + translation.x,
+                          local.x * linear.y + local.y * linear.w + translation.y);
+            gl_Position = vec4(d.x * pointsToClip.x - 1.0, 1.0 - d.y * pointsToClip.y, 0.0, 1.0);
+            rect = rectIn;
+            radii = radiiIn;
+            fillColor = fillIn;
+            borderColor = borderIn;
+            params = paramsIn;
+        }
+        """
+
+    /// `shape` with per-instance values: flat cells return their colour; shaded cells compute
+    /// the same coverage of the rounded rectangle and its border.
+    static let batchFragment = fragmentCommon.insertingAfterVersion("#define HAS_CLIPS 0") + """
+        in vec2 local;
+        flat in vec4 rect;
+        flat in vec4 radii;
+        flat in vec4 fillColor;
+        flat in vec4 borderColor;
+        flat in vec2 params;
+        void main() {
+            // Flat for the whole instance: every fragment of a 2×2 quad takes the same branch,
+            // so the derivatives below are well defined.
+            if (params.y > 0.5) {
+                fragColor = fillColor;
+                return;
+            }
+            float borderWidth = params.x;
+            float outer = coverage(local, rect, radii);
+            vec4 color = fillColor * outer;
+            if (borderWidth > 0.0) {
+                vec4 innerRect = rect + vec4(borderWidth, borderWidth, -2.0 * borderWidth, -2.0 * borderWidth);
+                float inner = 0.0;
+                if (innerRect.z > 0.0 && innerRect.w > 0.0) {
+                    inner = coverage(local, innerRect, max(radii - borderWidth, 0.0));
+                }
+                float ring = max(outer - inner, 0.0);
+                color = fillColor * inner + (borderColor + fillColor * (1.0 - borderColor.a)) * ring;
+            }
+            fragColor = color;
+        }
+        """
+}
+
+/// The batch program and its vertex array (the unit square, and the instance buffer).
+struct BatchProgram {
+    let program: GLuint
+    let pointsToClip: GLint
+    var vertexArray: GLuint = 0
+    var instanceBuffer: GLuint = 0
+
+    /// Compiles and links the batch shaders; `unitSquare` is the renderer's unit-square buffer.
+    init(unitSquare: GLuint) throws(GLESError) {
+        program = try ShaderProgram.link(name: "shape batch", vertex: Shaders.batchVertex, fragment: Shaders.batchFragment)
+        pointsToClip = glGetUniformLocation(program, "pointsToClip")
+        glGenVertexArrays(1, &vertexArray)
+        glBindVertexArray(vertexArray)
+        glBindBuffer(GLenum(GL_ARRAY_BUFFER), unitSquare)
+        glVertexAttribPointer(ShaderProgram.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
+        glEnableVertexAttribArray(ShaderProgram.unitVertexLocation)
+        glGenBuffers(1, &instanceBuffer)
+        glBindBuffer(GLenum(GL_ARRAY_BUFFER), instanceBuffer)
+        let stride = GLsizei(ShapeBatch.stride * MemoryLayout<GLfloat>.stride)
+        for a in ShapeBatch.attributes {
+            glVertexAttribPointer(a.location, a.size, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride,
+                                  UnsafeRawPointer(bitPattern: a.offset * MemoryLayout<GLfloat>.stride))
+            glEnableVertexAttribArray(a.location)
+            glVertexAttribDivisor(a.location, 1)
+        }
+        glBindVertexArray(0)
+        try GLESError.check("creating the shape batch vertex array")
+    }
+
+    mutating func delete() {
+        glDeleteBuffers(1, &instanceBuffer)
+        glDeleteVertexArrays(1, &vertexArray)
+        glDeleteProgram(program)
+    }
+}
+
+extension GLESRenderer {
+    /// Whether `c` can wait in the batch: a layer outside any clip under an affine transform
+    /// that the edge-band split handles.
+    func batches(_ c: DrawCommand) -> Bool {
+        usesBatching && usesEdgeBands && !hasActiveClips && c.transform.isAffineInPlane && c.transform.layerUnitsPerPixel != nil
+    }
+
+    /// Draws what waits in the batch, in one instanced draw per `maximumInstances`.
+    func flushBatch() {
+        guard !batch.isEmpty, let b = batchProgram else { return }
+        glUseProgram(b.program)
+        frame.currentProgram = b.program
+        glUniform2f(b.pointsToClip, GLfloat(2 / Double(frame.width)), GLfloat(2 / Double(frame.height)))
+        glBindVertexArray(b.vertexArray)
+        glBindBuffer(GLenum(GL_ARRAY_BUFFER), b.instanceBuffer)
+        let stride = ShapeBatch.stride
+        var start = 0
+        let total = batch.count
+        batch.data.withUnsafeBufferPointer { all in
+            while start < total {
+                let n = min(ShapeBatch.maximumInstances, total - start)
+                // New storage every time (orphaning), so the driver never waits for earlier draws.
+                glBufferData(GLenum(GL_ARRAY_BUFFER), n * stride * MemoryLayout<GLfloat>.stride,
+                             all.baseAddress! + start * stride, GLenum(GL_STREAM_DRAW))
+                glDrawArraysInstanced(GLenum(GL_TRIANGLE_STRIP), 0, 4, GLsizei(n))
+                start += n
+            }
+        }
+        glBindVertexArray(vertexArray)
+        batch.removeAll()
+        batchDraws += 1
+    }
+}
