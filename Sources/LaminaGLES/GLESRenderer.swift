@@ -322,7 +322,10 @@ public final class GLESRenderer: Renderer {
             return
         }
         let borderWidth = borderAlpha > 0 ? c.borderWidth : 0
-        bands.split(b, radii: c.cornerRadii, borderWidth: borderWidth, margin: margin, pad: antialiasingPad(c.transform, b))
+        // Edges that stay horizontal and vertical on the display: cells can merge without seams.
+        let axisAligned = c.transform.m12 == 0 && c.transform.m21 == 0
+        bands.split(b, radii: c.cornerRadii, borderWidth: borderWidth, margin: margin, pad: antialiasingPad(c.transform, b),
+                    merge: axisAligned)
         batch.add(bands.shaded, transform: c.transform, rect: b, radii: c.cornerRadii, fill: fill, border: border,
                   borderWidth: borderWidth, flat: nil)
         if fillAlpha > 0 {

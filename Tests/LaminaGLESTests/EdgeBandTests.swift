@@ -91,12 +91,19 @@ struct EdgeBandTests {
         return (worst, differing)
     }
 
-    @Test("cells cover the padded bounds exactly once")
-    func cellsTile() {
+    @Test("cells cover the padded bounds exactly once, merged or not; merging leaves far fewer", arguments: [false, true])
+    func cellsTile(merge: Bool) {
         var bands = EdgeBands()
         let b = Rect(10.3, 20.6, 100, 60)
-        bands.split(b, radii: CornerRadii(minXMinY: 12, maxXMinY: 0, maxXMaxY: 30, minXMaxY: 4),
-                    borderWidth: 5, margin: 1, pad: 1)
+        let radii = CornerRadii(minXMinY: 12, maxXMinY: 0, maxXMaxY: 30, minXMaxY: 4)
+        bands.split(b, radii: radii, borderWidth: 5, margin: 1, pad: 1, merge: merge)
+        var fine = EdgeBands()
+        fine.split(b, radii: radii, borderWidth: 5, margin: 1, pad: 1)
+        let counts = (bands.shaded.count + bands.fill.count + bands.border.count, fine.shaded.count + fine.fill.count + fine.border.count)
+        if merge { #expect(counts.0 * 2 < counts.1, "merged \(counts.0) cells, unmerged \(counts.1)") }
+        // The same area of each kind either way.
+        func area(_ r: [Rect]) -> Double { r.reduce(0) { $0 + $1.width * $1.height } }
+        #expect(abs(area(bands.shaded) - area(fine.shaded)) < 1e-6 && abs(area(bands.fill) - area(fine.fill)) < 1e-6)
         let cells = bands.shaded + bands.fill + bands.border
         let area = cells.reduce(0) { $0 + $1.width * $1.height }
         #expect(abs(area - 102 * 62) < 1e-6)
