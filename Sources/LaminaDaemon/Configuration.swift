@@ -45,6 +45,9 @@ public struct LaminadConfiguration: Sendable {
     public var maxKeptLayers: Int?
     public var maxKeptSessions: Int?
     public var maxKeptSessionsPerUser: Int?
+    public var maxTotalLayers: Int?
+    public var maxClients: Int?
+    public var maxClientsPerUser: Int?
 
     public var background: Color?
     public var clock: String?
@@ -132,6 +135,9 @@ public struct LaminadConfiguration: Sendable {
             c.maxKeptLayers = try t.int("max_kept_layers", 0...10_000_000)
             c.maxKeptSessions = try t.int("max_kept_sessions", 0...10_000)
             c.maxKeptSessionsPerUser = try t.int("max_kept_sessions_per_user", 0...10_000)
+            c.maxTotalLayers = try t.int("max_total_layers", 1...100_000_000)
+            c.maxClients = try t.int("max_clients", 1...100_000)
+            c.maxClientsPerUser = try t.int("max_clients_per_user", 1...100_000)
             try t.finish()
         }
         if var t = try r.table("display") {

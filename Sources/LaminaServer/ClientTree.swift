@@ -72,6 +72,13 @@ public struct ClientLimits: Sendable, Equatable {
     public var maxKeptLayers = 200_000
     public var maxKeptSessions = 64
     public var maxKeptSessionsPerUser = 16
+    /// Layers all sessions may hold together, connected or kept: with the other budgets, what
+    /// bounds laminad's memory however many clients connect (docs/protocol.md, "Budgets").
+    public var maxTotalLayers = 400_000
+    /// Connected clients, in all and per user (uid). Peers with privilege (laminad's user,
+    /// root, the configured group) are always admitted, so an administrator can still look.
+    public var maxClients = 64
+    public var maxClientsPerUser = 16
     /// Pixel bytes (width × height × 4) of one client's images, and of every client's together
     /// (one 16384² image made 3.2 GB of RSS once drawn).
     public var maxImageBytes = 256 << 20

@@ -305,9 +305,23 @@ public final class Compositor {
                                       message: "protocol \(hello.major).\(hello.minor) is not supported; this server speaks \(ProtocolVersion.major).x"))
             return
         }
+        let peer = sessions[client]!.peer
+        if !peer.isPrivileged {
+            let limits = configuration.limits
+            let attached = display.entries.compactMap(\.client)
+            guard attached.count < limits.maxClients else {
+                drop(client, ErrorMessage(code: .limitExceeded, message: "\(attached.count) clients are connected, the most laminad serves (max_clients)"))
+                return
+            }
+            let mine = attached.filter { sessions[$0]?.peer.uid == peer.uid }.count
+            guard mine < limits.maxClientsPerUser else {
+                drop(client, ErrorMessage(code: .limitExceeded, message: "uid \(peer.uid) has \(mine) clients connected, the most one user may have (max_clients_per_user)"))
+                return
+            }
+        }
         let snapshot: [Operation]
         do {
-            snapshot = try display.attach(client, hello: hello, peer: sessions[client]!.peer, limits: configuration.limits)
+            snapshot = try display.attach(client, hello: hello, peer: peer, limits: configuration.limits)
         } catch {
             drop(client, error)
             return
@@ -524,6 +538,9 @@ public final class Compositor {
             Statistic(name: "keptSessions", value: Double(display.entries.filter(\.isKept).count)),
             Statistic(name: "keptLayers", value: Double(display.keptLayerCount)),
             Statistic(name: "budget.maxKeptLayers", value: Double(configuration.limits.maxKeptLayers)),
+            Statistic(name: "budget.maxTotalLayers", value: Double(configuration.limits.maxTotalLayers)),
+            Statistic(name: "budget.maxClients", value: Double(configuration.limits.maxClients)),
+            Statistic(name: "budget.maxClientsPerUser", value: Double(configuration.limits.maxClientsPerUser)),
             Statistic(name: "budget.maxKeptSessions", value: Double(configuration.limits.maxKeptSessions)),
             Statistic(name: "budget.maxTreeDepth", value: Double(configuration.limits.maxDepth)),
             Statistic(name: "budget.maxLayerDrawsPerFrame", value: Double(RenderWalkBudget.maximumVisits)),

@@ -159,6 +159,15 @@ public struct DisplayTree: Sendable {
                 limits.layerBudgetMessage = "kept sessions may hold at most \(limits.maxKeptLayers) layers together (max_kept_layers); other kept sessions hold \(others)"
             }
         }
+        if ops.contains(where: { if case .create = $0 { true } else { false } }) {
+            // Every session's layers share one budget too.
+            let others = layerCount - entries[i].tree.layers.count
+            let share = max(0, limits.maxTotalLayers - others)
+            if share < limits.maxLayers {
+                limits.maxLayers = share
+                limits.layerBudgetMessage = "all sessions may hold at most \(limits.maxTotalLayers) layers together (max_total_layers); the others hold \(others)"
+            }
+        }
         return try entries[i].tree.apply(ops, attachments: attachments, limits: limits)
     }
 

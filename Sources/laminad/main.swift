@@ -186,6 +186,9 @@ struct Laminad: ParsableCommand {
         if let n = file.maxKeptLayers { options.compositor.limits.maxKeptLayers = n }
         if let n = file.maxKeptSessions { options.compositor.limits.maxKeptSessions = n }
         if let n = file.maxKeptSessionsPerUser { options.compositor.limits.maxKeptSessionsPerUser = n }
+        if let n = file.maxTotalLayers { options.compositor.limits.maxTotalLayers = n }
+        if let n = file.maxClients { options.compositor.limits.maxClients = n }
+        if let n = file.maxClientsPerUser { options.compositor.limits.maxClientsPerUser = n }
         options.startTime = startTime
         options.idleBlankSeconds = idleBlank ?? file.idleBlankSeconds.flatMap { $0 > 0 ? $0 : nil }
         if let ms = file.repaintWindowMilliseconds { options.repaintWindow = ms / 1000 }

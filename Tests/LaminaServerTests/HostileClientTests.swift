@@ -171,6 +171,65 @@ struct KeptSessionBudgetTests {
     }
 }
 
+/// Connections and the layers of all sessions together are budgets too, so that memory has a
+/// ceiling however many clients connect.
+@Suite("Connection and total-layer budgets")
+struct ConnectionBudgetTests {
+    @Test func clientsPerUserInAllAndLayersInAllAreBounded() throws {
+        var configuration = Compositor.Configuration()
+        configuration.limits.maxClients = 3
+        configuration.limits.maxClientsPerUser = 2
+        configuration.limits.maxTotalLayers = 12
+        let compositor = Compositor(backend: try HeadlessBackend(width: 32, height: 32), clock: FrameClock(.virtual),
+                                    configuration: configuration, realTime: { 0 })
+        var outbox: [ClientID: [ServerMessage]] = [:]
+        var decoders: [ClientID: FrameDecoder] = [:]
+        var closed: Set<ClientID> = []
+        compositor.send = { id, bytes in
+            var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
+            d.append(bytes)
+            while let f = try! d.next() { outbox[id, default: []].append(try! ServerMessage.decode(type: f.type, body: f.body)) }
+            decoders[id] = d
+        }
+        compositor.close = { closed.insert($0) }
+        func hello(uid: UInt32, privileged: Bool = false) -> (ClientID, ServerMessage?) {
+            let id = compositor.connect(peer: PeerIdentity(uid: uid, isPrivileged: privileged))
+            ClientMessage.hello(Hello(clientName: "c")).encoded().withUnsafeBytes { compositor.receive($0, from: id) }
+            return (id, outbox[id]?.first)
+        }
+        func commit(_ id: ClientID, _ ops: [LaminaProtocol.Operation]) -> ServerMessage? {
+            outbox[id] = []
+            ClientMessage.commit(Commit(serial: 1, operations: ops)).encoded().withUnsafeBytes { compositor.receive($0, from: id) }
+            return outbox[id]?.first
+        }
+        let (a, wa) = hello(uid: 1000), (_, wb) = hello(uid: 1000)
+        guard case .welcome = wa, case .welcome = wb else { Issue.record("two clients of one user"); return }
+        let (third, refusedUser) = hello(uid: 1000)
+        guard case .error(let perUser)? = refusedUser else { Issue.record("expected a refusal"); return }
+        #expect(perUser.code == .limitExceeded && perUser.message.contains("max_clients_per_user"), "\(perUser.message)")
+        #expect(closed.contains(third))
+        let (c, wc) = hello(uid: 1001)
+        guard case .welcome = wc else { Issue.record("a third client of another user"); return }
+        let (_, refusedAll) = hello(uid: 1002)
+        guard case .error(let total)? = refusedAll else { Issue.record("expected a refusal"); return }
+        #expect(total.message.contains("max_clients"), "\(total.message)")
+        // An administrator still gets in.
+        let (adminID, admin) = hello(uid: 0, privileged: true)
+        guard case .welcome = admin else { Issue.record("the privileged peer is admitted"); return }
+        // 12 layers in all; four roots are held: a may add 5, then c only 3.
+        guard case .applied = commit(a, (1...5).map { .create(LayerID(UInt32($0))) }) else { Issue.record("a's layers"); return }
+        guard case .error(let layers)? = commit(c, (1...4).map { .create(LayerID(UInt32($0))) }) else { Issue.record("expected a refusal"); return }
+        #expect(layers.code == .limitExceeded && layers.message.contains("max_total_layers"), "\(layers.message)")
+        guard case .applied = commit(c, (1...3).map { .create(LayerID(UInt32($0))) }) else { Issue.record("c's 3 layers fit"); return }
+        #expect(compositor.statistics().first { $0.name == "budget.maxClients" }?.value == 3)
+        // Clients leaving free their places (the administrator counted too).
+        compositor.disconnected(a)
+        compositor.disconnected(adminID)
+        let (_, again) = hello(uid: 1002)
+        guard case .welcome = again else { Issue.record("a place was freed: \(String(describing: again))"); return }
+    }
+}
+
 /// Budgets on what one commit can multiply at render time or in memory (issue 10, item 6).
 @Suite("Per-frame and image budgets", .serialized)
 struct RenderBudgetTests {
