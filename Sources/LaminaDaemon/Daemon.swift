@@ -206,8 +206,8 @@ public final class Daemon {
                 do { try journalTimer?.arm(after: options.journalDelay) } catch { logger.error("journal timer: \(error)") }
             }
         }
-        if let kms = backend as? KMSBackend {
-            compositor.setOutputRoots(kms.outputRoots)
+        if backend.canSetPower {
+            compositor.setOutputRoots(backend.outputRoots)
             // `laminactl display off|on [OUTPUT]`.
             compositor.displayPower = { [unowned self] on, output in try setDisplayPower(on, output: output) }
         }
@@ -238,7 +238,7 @@ public final class Daemon {
             watchdogTimer = try LoopTimer(loop: loop) { [unowned self] _ in watchdogTick() }
             try watchdogTimer?.arm(after: interval / 2, every: interval / 2)
         }
-        if let seconds = options.idleBlankSeconds, seconds > 0, backend is KMSBackend {
+        if let seconds = options.idleBlankSeconds, seconds > 0, backend.canSetPower {
             idleTimer = try LoopTimer(loop: loop) { [unowned self] _ in
                 logger.info("idle for \(seconds) s: blanking the displays")
                 do { try setDisplayPower(false); blankedByIdle = true } catch { logger.error("idle blank: \(error)") }
@@ -263,16 +263,17 @@ public final class Daemon {
     /// output's state afterwards. Headless has none to blank. An unknown name throws `UnknownOutput`.
     @discardableResult
     public func setDisplayPower(_ on: Bool, output: String? = nil) throws -> [OutputPower] {
-        guard let kms = compositor.backend as? KMSBackend else {
-            throw BackendUnavailable(reason: "display \(on ? "on" : "off") needs the KMS backend; this daemon runs \(compositor.backend.name)")
+        let backend = compositor.backend
+        guard backend.canSetPower else {
+            throw BackendUnavailable(reason: "display \(on ? "on" : "off") needs the KMS backend; this daemon runs \(backend.name)")
         }
-        try kms.setPower(on, output: output)
+        try backend.setPower(on, output: output)
         blankedByIdle = false
         if on {
             forcedRedraw = true
             scheduleFrame()
         }
-        return kms.outputPower.map { OutputPower(name: $0.name, isOn: $0.isOn) }
+        return backend.outputPower.map { OutputPower(name: $0.name, isOn: $0.isOn) }
     }
 
     /// A hung display path (a flip that never completes) stops the pings, so systemd restarts laminad.
@@ -374,7 +375,7 @@ public final class Daemon {
         // A display plugged in, unplugged or changing mode can change the desktop's size.
         let backend = compositor.backend
         compositor.resize(width: backend.width, height: backend.height)
-        if let kms = backend as? KMSBackend { compositor.setOutputRoots(kms.outputRoots) }
+        compositor.setOutputRoots(backend.outputRoots)
         if let interval = backend.refreshInterval, interval > 0, interval.isFinite { pacing?.refreshInterval = interval }
         if forcedRedraw || compositor.needsFrame { scheduleFrame() }
     }
@@ -382,10 +383,11 @@ public final class Daemon {
     private func presented(at time: Double) {
         pacing?.presented(at: time)
         flipPendingSince = nil
-        guard !firstFrameShown, let kms = compositor.backend as? KMSBackend, !kms.outputNames.isEmpty else { return }
+        let backend = compositor.backend
+        guard !firstFrameShown, !backend.outputNames.isEmpty else { return }
         firstFrameShown = true
         let since = options.startTime.map { " \(Int(((time - $0) * 1000).rounded())) ms after start" } ?? ""
-        logger.notice("first frame on screen\(since): \(kms.summary)")
+        logger.notice("first frame on screen\(since): \(backend.summary)")
     }
 
     private func writeFrameIfAsked() throws {

@@ -509,6 +509,9 @@ public final class KMSBackend: DisplayBackend {
 
     // MARK: Outputs
 
+    /// Outputs can be blanked and relit.
+    public var canSetPower: Bool { true }
+
     /// Blanks (`on` false: the CRTC is turned off) or relights the named output, or all of them.
     /// Returns the outputs changed. A relit output shows the next frame, which the caller
     /// should draw even if nothing changed. Throws `UnknownOutput` for a name that is not lit.

@@ -276,6 +276,28 @@ public protocol DisplayBackend: AnyObject {
     var damageTracking: Bool { get set }
     /// How much of the outputs recent frames drew.
     var damageStatistics: DamageStatistics { get }
+
+    /// The lit outputs' names, in desktop order (none for headless).
+    var outputNames: [String] { get }
+    /// One line for logs: the device and its outputs.
+    var summary: String { get }
+    /// The "separate" layout's output rectangles, by output name (`DisplayTree.outputRoots`);
+    /// empty for one virtual desktop.
+    var outputRoots: [String: Rect] { get }
+    /// Whether outputs can be blanked and lit (`display off|on`, idle blanking).
+    var canSetPower: Bool { get }
+    /// Blanks (false) or lights (true) the named output, or every output; returns the names
+    /// it changed. Throws for an unknown name or a backend without outputs to blank.
+    @discardableResult
+    func setPower(_ on: Bool, output: String?) throws -> [String]
+    /// Every output's power state.
+    var outputPower: [(name: String, isOn: Bool)] { get }
+}
+
+/// A backend without displays to blank was asked to.
+public struct PowerUnsupported: Error, CustomStringConvertible {
+    public var backend: String
+    public var description: String { "display power needs the KMS backend; this daemon runs \(backend)" }
 }
 
 /// What a backend reports after handling the events on its `eventDescriptor`.
@@ -308,4 +330,10 @@ extension DisplayBackend {
         set {}
     }
     public var damageStatistics: DamageStatistics { DamageStatistics() }
+    public var outputNames: [String] { [] }
+    public var summary: String { "\(name) \(width)x\(height)" }
+    public var outputRoots: [String: Rect] { [:] }
+    public var canSetPower: Bool { false }
+    public func setPower(_ on: Bool, output: String?) throws -> [String] { throw PowerUnsupported(backend: name) }
+    public var outputPower: [(name: String, isOn: Bool)] { [] }
 }
