@@ -123,3 +123,37 @@ public final class GLESContext: CustomStringConvertible {
         _ = eglDestroyContext(display.handle, handle)
     }
 }
+
+/// Keeps a software or real GPU at most `depth` frames behind: each presented frame is
+/// flushed with a fence, and the frame `depth` back is waited for before the next is drawn,
+/// as a swapchain does. Without it, on llvmpipe, nothing makes a headless frame render: its
+/// commands pile up in scenes (up to 36 MiB each, 64 of them) and a frame that a later one
+/// covers may never be rasterised at all, which is neither honest work nor bounded memory.
+public struct FramePacing {
+    public let depth: Int
+    private var fences: [GLsync] = []
+
+    public init(depth: Int = 2) { self.depth = max(1, depth) }
+
+    /// Called when a frame's commands are all issued: fences and flushes them, then waits
+    /// (at most a second) for the frame `depth` before it to finish.
+    /// The corresponding C functions are `glFenceSync`, `glFlush` and `glClientWaitSync`.
+    public mutating func frameIssued() {
+        if let fence = glFenceSync(GLenum(GL_SYNC_GPU_COMMANDS_COMPLETE), 0) { fences.append(fence) }
+        glFlush()
+        while fences.count > depth {
+            let oldest = fences.removeFirst()
+            _ = glClientWaitSync(oldest, GLbitfield(GL_SYNC_FLUSH_COMMANDS_BIT), 1_000_000_000)
+            glDeleteSync(oldest)
+        }
+    }
+
+    /// Waits for every frame in flight (before reading pixels back, or tearing down).
+    public mutating func drain() {
+        for fence in fences {
+            _ = glClientWaitSync(fence, GLbitfield(GL_SYNC_FLUSH_COMMANDS_BIT), 1_000_000_000)
+            glDeleteSync(fence)
+        }
+        fences.removeAll()
+    }
+}

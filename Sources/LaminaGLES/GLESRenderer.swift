@@ -60,7 +60,7 @@ public final class GLESRenderer: Renderer {
     public var cachesGroups = true
     /// Layers waiting to be drawn in one instanced draw (`ShapeBatch`).
     var batch = ShapeBatch()
-    var batchProgram: BatchProgram?
+    var batchPrograms: (flat: BatchProgram, shaded: BatchProgram)?
     /// Whether layers are batched; off draws each with its own calls (tests compare the two).
     public var usesBatching = true
     /// Instanced batch draws made, for benchmarks.
@@ -97,7 +97,8 @@ public final class GLESRenderer: Renderer {
         glVertexAttribPointer(ShaderProgram.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
         glEnableVertexAttribArray(ShaderProgram.unitVertexLocation)
         glBindVertexArray(0)
-        batchProgram = try BatchProgram(unitSquare: vertexBuffer)
+        batchPrograms = (try BatchProgram(name: "flat batch", fragment: Shaders.batchFlat, unitSquare: vertexBuffer),
+                         try BatchProgram(name: "shape batch", fragment: Shaders.batchShaded, unitSquare: vertexBuffer))
         // Samplers read texture unit 0, set once.
         for kind in [ProgramKind.composite, .blur, .shadowTexture, .contents, .maskedComposite] {
             for clipped in [false, true] {
@@ -317,6 +318,11 @@ public final class GLESRenderer: Renderer {
         }
         let fill = premultiplied(c.color), border = premultiplied(c.borderColor)
         let b = c.bounds
+        // The queue draws its flat cells before its shaded ones: only layers that do not
+        // overlap may wait in it together.
+        let box = c.transform.displayBox(of: b, within: frame.viewport).expanded(by: 2)
+        if batch.overlaps(box) { flushBatch() }
+        batch.boxes.append(box)
         if borderAlpha == 0, c.cornerRadii == .zero, Self.landsOnPixels(b, c.transform) {
             batch.add([b], transform: c.transform, rect: b, radii: .zero, fill: fill, border: border, borderWidth: 0, flat: fill)
             return
@@ -730,7 +736,8 @@ public final class GLESRenderer: Renderer {
         glDeleteBuffers(1, &streamBuffer)
         glDeleteVertexArrays(1, &streamArray)
         programs.delete()
-        batchProgram?.delete()
+        batchPrograms?.flat.delete()
+        batchPrograms?.shaded.delete()
     }
 }
 

@@ -23,23 +23,41 @@ struct ShapeBatch {
     /// The most instances drawn at once; a longer queue is drawn in parts.
     static let maximumInstances = 16384
 
-    var data: [GLfloat] = []
-    var count: Int { data.count / Self.stride }
-    var isEmpty: Bool { data.isEmpty }
+    /// Cells of one flat colour, and cells that run the distance field. They are drawn by
+    /// different programs (llvmpipe runs both sides of a branch for every pixel, so one
+    /// program with a flat/shaded switch cost the full distance field everywhere); the queue
+    /// only holds layers that do not overlap one another, so drawing all flat cells, then all
+    /// shaded ones, paints every pixel in the same order as layer by layer.
+    var flat: [GLfloat] = []
+    var shaded: [GLfloat] = []
+    /// The display boxes of the layers queued, to tell when a new one overlaps them.
+    var boxes: [PixelBox] = []
+    var count: Int { (flat.count + shaded.count) / Self.stride }
+    var isEmpty: Bool { flat.isEmpty && shaded.isEmpty }
 
-    /// Queues `cells` of a layer: shaded cells (mode 0) run the distance field; flat ones
-    /// (mode 1) show `flat` as they are.
+    /// Whether a layer covering `box` overlaps one already queued (the queue must be drawn first).
+    func overlaps(_ box: PixelBox) -> Bool { boxes.contains { $0.intersects(box) } }
+
+    /// Queues `cells` of a layer: with `flat`, one colour as they are; without, the distance field.
     mutating func add(_ cells: [Rect], transform t: Transform3D, rect: Rect, radii: CornerRadii,
-                      fill: SIMD4<Float>, border: SIMD4<Float>, borderWidth: Double, flat: SIMD4<Float>?) {
+                      fill: SIMD4<Float>, border: SIMD4<Float>, borderWidth: Double, flat colour: SIMD4<Float>?) {
         guard !cells.isEmpty else { return }
+        if colour != nil {
+            Self.append(cells, to: &flat, t, rect, radii, colour!, border, borderWidth)
+        } else {
+            Self.append(cells, to: &shaded, t, rect, radii, fill, border, borderWidth)
+        }
+    }
+
+    private static func append(_ cells: [Rect], to data: inout [GLfloat], _ t: Transform3D, _ rect: Rect, _ radii: CornerRadii,
+                               _ color: SIMD4<Float>, _ border: SIMD4<Float>, _ borderWidth: Double) {
         // Written in place: a temporary array per cell would be an allocation per instance.
-        let color = flat ?? fill
         let shared: (GLfloat, GLfloat, GLfloat, GLfloat, GLfloat, GLfloat) =
             (GLfloat(t.m11), GLfloat(t.m12), GLfloat(t.m21), GLfloat(t.m22), GLfloat(t.m41), GLfloat(t.m42))
         let r = (GLfloat(rect.minX), GLfloat(rect.minY), GLfloat(rect.width), GLfloat(rect.height))
         let k = (GLfloat(radii.minXMinY), GLfloat(radii.maxXMinY), GLfloat(radii.maxXMaxY), GLfloat(radii.minXMaxY))
         let start = data.count
-        data.append(contentsOf: repeatElement(0, count: cells.count * Self.stride))
+        data.append(contentsOf: repeatElement(0, count: cells.count * stride))
         data.withUnsafeMutableBufferPointer { buffer in
             var i = start
             for c in cells {
@@ -50,13 +68,17 @@ struct ShapeBatch {
                 buffer[i + 14] = k.0; buffer[i + 15] = k.1; buffer[i + 16] = k.2; buffer[i + 17] = k.3
                 buffer[i + 18] = color.x; buffer[i + 19] = color.y; buffer[i + 20] = color.z; buffer[i + 21] = color.w
                 buffer[i + 22] = border.x; buffer[i + 23] = border.y; buffer[i + 24] = border.z; buffer[i + 25] = border.w
-                buffer[i + 26] = GLfloat(borderWidth); buffer[i + 27] = flat == nil ? 0 : 1
-                i += Self.stride
+                buffer[i + 26] = GLfloat(borderWidth); buffer[i + 27] = 0
+                i += stride
             }
         }
     }
 
-    mutating func removeAll() { data.removeAll(keepingCapacity: true) }
+    mutating func removeAll() {
+        flat.removeAll(keepingCapacity: true)
+        shaded.removeAll(keepingCapacity: true)
+        boxes.removeAll(keepingCapacity: true)
+    }
 }
 
 extension Shaders {
@@ -94,9 +116,8 @@ extension Shaders {
         }
         """
 
-    /// `shape` with per-instance values: flat cells return their colour; shaded cells compute
-    /// the same coverage of the rounded rectangle and its border.
-    static let batchFragment = fragmentCommon.insertingAfterVersion("#define HAS_CLIPS 0") + """
+    /// `shape` with per-instance values: the coverage of the rounded rectangle and its border.
+    static let batchShaded = fragmentCommon.insertingAfterVersion("#define HAS_CLIPS 0") + """
         in vec2 local;
         flat in vec4 rect;
         flat in vec4 radii;
@@ -104,12 +125,6 @@ extension Shaders {
         flat in vec4 borderColor;
         flat in vec2 params;
         void main() {
-            // Flat for the whole instance: every fragment of a 2×2 quad takes the same branch,
-            // so the derivatives below are well defined.
-            if (params.y > 0.5) {
-                fragColor = fillColor;
-                return;
-            }
             float borderWidth = params.x;
             float outer = coverage(local, rect, radii);
             vec4 color = fillColor * outer;
@@ -125,6 +140,17 @@ extension Shaders {
             fragColor = color;
         }
         """
+
+    /// Flat cells: their colour as it is (the `fill` program with a per-instance colour).
+    static let batchFlat = """
+        #version 300 es
+        precision highp float;
+        out vec4 fragColor;
+        flat in vec4 fillColor;
+        void main() {
+            fragColor = fillColor;
+        }
+        """
 }
 
 /// The batch program and its vertex array (the unit square, and the instance buffer).
@@ -134,9 +160,10 @@ struct BatchProgram {
     var vertexArray: GLuint = 0
     var instanceBuffer: GLuint = 0
 
-    /// Compiles and links the batch shaders; `unitSquare` is the renderer's unit-square buffer.
-    init(unitSquare: GLuint) throws(GLESError) {
-        program = try ShaderProgram.link(name: "shape batch", vertex: Shaders.batchVertex, fragment: Shaders.batchFragment)
+    /// Compiles and links the batch shaders with `fragment`; `unitSquare` is the renderer's
+    /// unit-square buffer.
+    init(name: String, fragment: String, unitSquare: GLuint) throws(GLESError) {
+        program = try ShaderProgram.link(name: name, vertex: Shaders.batchVertex, fragment: fragment)
         pointsToClip = glGetUniformLocation(program, "pointsToClip")
         glGenVertexArrays(1, &vertexArray)
         glBindVertexArray(vertexArray)
@@ -170,18 +197,28 @@ extension GLESRenderer {
         usesBatching && usesEdgeBands && !hasActiveClips && c.transform.isAffineInPlane && c.transform.layerUnitsPerPixel != nil
     }
 
-    /// Draws what waits in the batch, in one instanced draw per `maximumInstances`.
+    /// Draws what waits in the batch: the flat cells, then the shaded ones, each in one
+    /// instanced draw per `maximumInstances`.
     func flushBatch() {
-        guard !batch.isEmpty, let b = batchProgram else { return }
+        guard !batch.isEmpty, let programs = batchPrograms else { return }
+        draw(batch.flat, with: programs.flat)
+        draw(batch.shaded, with: programs.shaded)
+        glBindVertexArray(vertexArray)
+        batch.removeAll()
+        batchDraws += 1
+    }
+
+    private func draw(_ data: [GLfloat], with b: BatchProgram) {
+        guard !data.isEmpty else { return }
         glUseProgram(b.program)
         frame.currentProgram = b.program
         glUniform2f(b.pointsToClip, GLfloat(2 / Double(frame.width)), GLfloat(2 / Double(frame.height)))
         glBindVertexArray(b.vertexArray)
         glBindBuffer(GLenum(GL_ARRAY_BUFFER), b.instanceBuffer)
         let stride = ShapeBatch.stride
+        let total = data.count / stride
         var start = 0
-        let total = batch.count
-        batch.data.withUnsafeBufferPointer { all in
+        data.withUnsafeBufferPointer { all in
             while start < total {
                 let n = min(ShapeBatch.maximumInstances, total - start)
                 // New storage every time (orphaning), so the driver never waits for earlier draws.
@@ -191,8 +228,5 @@ extension GLESRenderer {
                 start += n
             }
         }
-        glBindVertexArray(vertexArray)
-        batch.removeAll()
-        batchDraws += 1
     }
 }

@@ -41,6 +41,8 @@ public final class HeadlessBackend: DisplayBackend {
     public private(set) var damage = DamageTracker()
     /// What the last frames drew.
     public private(set) var damageStatistics = DamageStatistics()
+    /// Frames are kept at most two behind, as a display's swapchain keeps them (`FramePacing`).
+    private var pacing = FramePacing(depth: 2)
     /// The buffer presented last (where screenshots are read), and when each was last drawn.
     private var current = 0
     private var drawnAt: [Int?]
@@ -90,6 +92,7 @@ public final class HeadlessBackend: DisplayBackend {
         let region = damageTracking ? damage.damage(bufferAge: age) : nil
         buffers[next].bind()
         try glesRenderer.draw(list, damage: region)
+        pacing.frameIssued()
         damageStatistics.record(region, width: width, height: height)
         framesPresented += 1
         drawnAt[next] = framesPresented
