@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CDRM
 import CGBM
+import LaminaCore
 
 /// A GBM device on a DRM card: where scan-out buffers come from. Destroyed when released;
 /// it must not outlive the `DRMDevice` it was made on, which it keeps alive.
@@ -53,6 +54,34 @@ public final class GBMSurface {
     /// Gives a locked buffer back to EGL for a later frame.
     /// The corresponding C function is `gbm_surface_release_buffer`.
     public func release(_ bo: OpaquePointer) { gbm_surface_release_buffer(handle, bo) }
+
+    /// The pixels of buffer `bo` of this surface (XRGB8888), top row first, as RGBA with alpha
+    /// 255; nil where the buffer cannot be mapped for reading.
+    /// The corresponding C functions are `gbm_bo_map` and `gbm_bo_unmap`.
+    public func read(_ bo: OpaquePointer) -> Bitmap? {
+        var stride: UInt32 = 0
+        var mapping: UnsafeMutableRawPointer?
+        guard width > 0, height > 0,
+              let base = gbm_bo_map(bo, 0, 0, UInt32(width), UInt32(height), UInt32(GBM_BO_TRANSFER_READ.rawValue), &stride, &mapping)
+        else { return nil }
+        defer { gbm_bo_unmap(bo, mapping) }
+        let rowBytes = Int(stride)
+        guard rowBytes >= width * 4 else { return nil }
+        var bytes = [UInt8](repeating: 255, count: width * height * 4)
+        bytes.withUnsafeMutableBufferPointer { out in
+            for y in 0..<height {
+                let row = base.advanced(by: y * rowBytes).assumingMemoryBound(to: UInt8.self)
+                for x in 0..<width {
+                    // XRGB8888 is a little-endian word: B, G, R, X in memory.
+                    let o = (y * width + x) * 4
+                    out[o] = row[x * 4 + 2]
+                    out[o + 1] = row[x * 4 + 1]
+                    out[o + 2] = row[x * 4]
+                }
+            }
+        }
+        return Bitmap(width: width, height: height, bytes: bytes)
+    }
 
     deinit { gbm_surface_destroy(handle) }
 }

@@ -289,6 +289,18 @@ public final class KMSBackend: DisplayBackend {
     public var refreshInterval: Double? { outputs.first.map(\.mode.refreshInterval) }
     /// The lit outputs' connector names, in desktop order.
     public var outputNames: [String] { outputs.map(\.name) }
+    /// The frame presented last. With one output showing the whole desktop unturned and
+    /// unscaled, the pixels of its scanned-out (or queued) buffer, as drawn; otherwise the last
+    /// desktop drawn again offscreen.
+    public func screenshot() throws -> Bitmap {
+        if outputs.count == 1, let o = outputs.first, o.configuration.transform == .normal, o.configuration.scale == 1,
+           o.origin == (0, 0), o.mode.width == width, o.mode.height == height, let shot = o.readPresented() {
+            logger.debug("kms: screenshot read from the buffer presented on \(o.name)")
+            return shot
+        }
+        return try kmsRenderer.readPixels()
+    }
+
     /// Whether outputs redraw only what their buffers lack (`--damage on`, the default).
     public var damageTracking = true
     /// What the lit outputs' frames drew, all outputs together.

@@ -105,6 +105,13 @@ final class KMSOutput {
         }
     }
 
+    /// The pixels of the buffer presented last (the queued flip's, else the one on screen), as
+    /// drawn; nil before the first frame or where the buffer cannot be mapped.
+    func readPresented() -> Bitmap? {
+        guard let bo = pending ?? front else { return nil }
+        return gbm.read(bo)
+    }
+
     /// The queued flip reached the screen: the old front buffer goes back to EGL.
     func flipCompleted() {
         guard let pending else { return }

@@ -154,13 +154,27 @@ struct Screenshot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Write what the display shows now to a PNG file.")
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The PNG file to write.") var output: String
+    @Option(help: "Also print the pixel at X,Y as 'X,Y: R G B A' (repeatable).") var pixel: [String] = []
 
     @MainActor
     func run() async throws {
+        let points = try pixel.map { text -> (Int, Int) in
+            let parts = text.split(separator: ",").compactMap { Int($0) }
+            guard parts.count == 2 else { throw ValidationError("--pixel takes X,Y (got '\(text)')") }
+            return (parts[0], parts[1])
+        }
         let c = try connection.connect()
         let image = try await c.screenshot()
         try PNG.write(image, toFile: output)
         print("wrote \(output) (\(image.width)x\(image.height))")
+        for (x, y) in points {
+            guard x >= 0, y >= 0, x < image.width, y < image.height else {
+                print("\(x),\(y): outside the \(image.width)x\(image.height) screenshot")
+                continue
+            }
+            let p = image.pixel(x: x, y: y)
+            print("\(x),\(y): \(p.r) \(p.g) \(p.b) \(p.a)")
+        }
         c.close()
     }
 }

@@ -433,6 +433,7 @@ struct KMSVMTests {
             apply $D/changed.json; settle
             apply $D/again.json; settle
             shot after
+            value read_back "$("$B/laminactl" screenshot /tmp/read.png --pixel 640,400 --pixel 200,150 --pixel 640,300 | tr '\n' ';')"
             value fraction "$("$B/laminactl" stats | sed -n 's/^damage.lastFraction //p')"
             value tracking "$("$B/laminactl" stats | sed -n 's/^damage.tracking //p')"
             stop_laminad
@@ -458,6 +459,12 @@ struct KMSVMTests {
         expectPixel(after, 700, 150, (0, 0, 255), "blue kept")
         expectPixel(after, 1080, 650, (0, 255, 0), "green kept")
         expectPixel(after, 640, 300, (0, 0, 0), "background kept")
+        // laminactl's screenshot is the buffer laminad presented, read back from GBM: the
+        // partly redrawn buffer, not a fresh redraw.
+        let readBack = run.values["read_back"] ?? ""
+        #expect(readBack.contains("640,400: 0 255 255 255") && readBack.contains("200,150: 255 0 0 255")
+                && readBack.contains("640,300: 0 0 0 255"), "\(readBack)")
+        #expect(run.serial.contains("kms: screenshot read from the buffer presented on Virtual-1"))
         #expect(run.values["laminad_exit"] == "0")
     }
 }
