@@ -318,12 +318,11 @@ public final class GLESRenderer: Renderer {
         }
         let fill = premultiplied(c.color), border = premultiplied(c.borderColor)
         let b = c.bounds
-        // The queue draws its flat cells before its shaded ones: only layers that do not
-        // overlap may wait in it together.
-        let box = c.transform.displayBox(of: b, within: frame.viewport).expanded(by: 2)
-        if batch.overlaps(box) { flushBatch() }
-        batch.boxes.append(box)
+        batch.prepare(width: frame.width, height: frame.height)
+        func box(_ r: Rect, grow: Double) -> PixelBox { c.transform.displayBox(of: r, within: frame.viewport).expanded(by: grow) }
         if borderAlpha == 0, c.cornerRadii == .zero, Self.landsOnPixels(b, c.transform) {
+            // Flat cells go before the queue's shaded ones: wait if this one lies under one.
+            if batch.conflicts(box(b, grow: 1)) { flushBatch() }
             batch.add([b], transform: c.transform, rect: b, radii: .zero, fill: fill, border: border, borderWidth: 0, flat: fill)
             return
         }
@@ -332,6 +331,8 @@ public final class GLESRenderer: Renderer {
         let axisAligned = c.transform.m12 == 0 && c.transform.m21 == 0
         bands.split(b, radii: c.cornerRadii, borderWidth: borderWidth, margin: margin, pad: antialiasingPad(c.transform, b),
                     merge: axisAligned)
+        if (bands.fill + bands.border).contains(where: { batch.conflicts(box($0, grow: 1)) }) { flushBatch() }
+        for cell in bands.shaded { batch.markShaded(box(cell, grow: 1)) }
         batch.add(bands.shaded, transform: c.transform, rect: b, radii: c.cornerRadii, fill: fill, border: border,
                   borderWidth: borderWidth, flat: nil)
         if fillAlpha > 0 {

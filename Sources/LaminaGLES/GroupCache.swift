@@ -126,11 +126,13 @@ final class GroupCache {
 }
 
 extension GLESRenderer {
-    /// `groupCache.entries`, `.bytes`, `.budgetBytes`, `.hits`, `.misses` and `.evictions`.
+    /// `groupCache.entries`, `.bytes`, `.budgetBytes`, `.hits`, `.misses` and `.evictions`, and
+    /// `batch.flushes` (each up to two instanced draws, `ShapeBatch`).
     public var cacheStatistics: [(name: String, value: Double)] {
         [("groupCache.entries", Double(groupCache.count)), ("groupCache.bytes", Double(groupCache.totalBytes)),
          ("groupCache.budgetBytes", Double(groupCache.budgetBytes)), ("groupCache.hits", Double(groupCache.hits)),
-         ("groupCache.misses", Double(groupCache.misses)), ("groupCache.evictions", Double(groupCache.evictions))]
+         ("groupCache.misses", Double(groupCache.misses)), ("groupCache.evictions", Double(groupCache.evictions)),
+         ("batch.flushes", Double(batchDraws))]
     }
 
     /// Copies `box` (display pixels, y down) of `source` into the same-size region `to` of

@@ -25,18 +25,63 @@ struct ShapeBatch {
 
     /// Cells of one flat colour, and cells that run the distance field. They are drawn by
     /// different programs (llvmpipe runs both sides of a branch for every pixel, so one
-    /// program with a flat/shaded switch cost the full distance field everywhere); the queue
-    /// only holds layers that do not overlap one another, so drawing all flat cells, then all
-    /// shaded ones, paints every pixel in the same order as layer by layer.
+    /// program with a flat/shaded switch cost the full distance field everywhere): all flat
+    /// cells, then all shaded ones, which paints every pixel in list order as long as no flat
+    /// cell lies over a shaded cell queued before it (`conflicts`).
     var flat: [GLfloat] = []
     var shaded: [GLfloat] = []
-    /// The display boxes of the layers queued, to tell when a new one overlaps them.
-    var boxes: [PixelBox] = []
     var count: Int { (flat.count + shaded.count) / Self.stride }
     var isEmpty: Bool { flat.isEmpty && shaded.isEmpty }
 
-    /// Whether a layer covering `box` overlaps one already queued (the queue must be drawn first).
-    func overlaps(_ box: PixelBox) -> Bool { boxes.contains { $0.intersects(box) } }
+    /// Where the queued shaded cells lie, in tiles of `tile` display pixels: a flat cell queued
+    /// over one of them would be drawn under it (flat cells go first), so such a layer waits
+    /// for the queue to be drawn. Only those conflicts end a batch; layers that merely overlap
+    /// (flat over flat, shaded over anything) keep their order within it.
+    static let tile = 4.0
+    private var shadedTiles: [Bool] = []
+    private var marked: [Int] = []
+    private var columns = 0
+    private var rows = 0
+
+    /// Sizes the tile grid for a `width` × `height` output.
+    mutating func prepare(width: Int, height: Int) {
+        let c = Int((Double(width) / Self.tile).rounded(.up)), r = Int((Double(height) / Self.tile).rounded(.up))
+        guard c != columns || r != rows else { return }
+        columns = c
+        rows = r
+        shadedTiles = [Bool](repeating: false, count: c * r)
+        marked.removeAll()
+    }
+
+    /// The tiles `box` touches, clamped to the grid; empty when it misses the output.
+    private func tiles(_ box: PixelBox) -> (x: Range<Int>, y: Range<Int>) {
+        func index(_ v: Double, _ limit: Int) -> Int {
+            guard v.isFinite else { return v > 0 ? limit : 0 }
+            return Swift.min(Swift.max(Int((v / Self.tile).rounded(.down)), 0), limit)
+        }
+        guard !box.isEmpty, columns > 0, rows > 0 else { return (0..<0, 0..<0) }
+        let x0 = index(box.x0, columns), x1 = index(box.x1, columns - 1) + 1
+        let y0 = index(box.y0, rows), y1 = index(box.y1, rows - 1) + 1
+        return (x0 < x1 ? x0..<x1 : 0..<0, y0 < y1 ? y0..<y1 : 0..<0)
+    }
+
+    /// Whether a flat cell over `box` would lie under a queued shaded cell.
+    func conflicts(_ box: PixelBox) -> Bool {
+        let t = tiles(box)
+        for y in t.y { for x in t.x where shadedTiles[y * columns + x] { return true } }
+        return false
+    }
+
+    /// Notes a queued shaded cell over `box`.
+    mutating func markShaded(_ box: PixelBox) {
+        let t = tiles(box)
+        for y in t.y {
+            for x in t.x where !shadedTiles[y * columns + x] {
+                shadedTiles[y * columns + x] = true
+                marked.append(y * columns + x)
+            }
+        }
+    }
 
     /// Queues `cells` of a layer: with `flat`, one colour as they are; without, the distance field.
     mutating func add(_ cells: [Rect], transform t: Transform3D, rect: Rect, radii: CornerRadii,
@@ -77,7 +122,8 @@ struct ShapeBatch {
     mutating func removeAll() {
         flat.removeAll(keepingCapacity: true)
         shaded.removeAll(keepingCapacity: true)
-        boxes.removeAll(keepingCapacity: true)
+        for i in marked { shadedTiles[i] = false }
+        marked.removeAll(keepingCapacity: true)
     }
 }
 
