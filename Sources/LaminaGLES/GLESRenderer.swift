@@ -454,7 +454,7 @@ public final class GLESRenderer: Renderer {
         var entry: GroupCache.Entry?
         let (output, damage) = (frame.output, frame.damage)
         if let key = group.toCache, let reach = frame.extents.groupReach(group.command)?.intersection(frame.viewport).pixelAligned,
-           !reach.isEmpty {
+           !reach.isEmpty, groupCache.makeRoom(Int(reach.x1 - reach.x0) * Int(reach.y1 - reach.y0) * 4, frame: frame.number) {
             if appearanceTarget?.width != frame.width || appearanceTarget?.height != frame.height {
                 appearanceTarget = try OffscreenTarget(context: context, width: frame.width, height: frame.height)
             }

@@ -91,6 +91,18 @@ final class GroupCache {
         return nil
     }
 
+    /// Frees the least recently used entries not drawn in `frame` until `bytes` more fit in the
+    /// budget; returns whether they do (if not, the group is drawn without being kept, so one
+    /// frame of many large groups cannot allocate past the budget).
+    func makeRoom(_ bytes: Int, frame: Int) -> Bool {
+        if totalBytes + bytes <= budgetBytes { return true }
+        let candidates = entries.flatMap { pair in pair.value.map { (hash: pair.key, entry: $0) } }
+            .filter { $0.entry.lastUsed < frame }
+            .sorted { $0.entry.lastUsed < $1.entry.lastUsed }
+        for c in candidates where totalBytes + bytes > budgetBytes { remove(c.entry, hash: c.hash) }
+        return totalBytes + bytes <= budgetBytes
+    }
+
     func insert(_ e: Entry, hash: Int) {
         entries[hash, default: []].append(e)
         totalBytes += e.bytes

@@ -1,3 +1,5 @@
+import LaminaServer
+
 /// The GLSL ES 3.00 sources of the renderer's programs.
 ///
 /// Every program draws the same unit square, stretched over a rectangle in some layer's
@@ -7,7 +9,7 @@
 enum Shaders {
     /// The most `masksToBounds` clips a fragment is tested against; deeper nesting keeps the
     /// innermost ones (the renderer's documented limit).
-    static let maximumClips = 4
+    static let maximumClips = DrawCommand.maximumClips
 
     static let vertex = """
         #version 300 es

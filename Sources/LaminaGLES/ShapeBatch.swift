@@ -55,9 +55,11 @@ struct ShapeBatch {
 
     /// The tiles `box` touches, clamped to the grid; empty when it misses the output.
     private func tiles(_ box: PixelBox) -> (x: Range<Int>, y: Range<Int>) {
+        // Clamped as Doubles first: a client's huge or NaN geometry must not trap the conversion.
         func index(_ v: Double, _ limit: Int) -> Int {
-            guard v.isFinite else { return v > 0 ? limit : 0 }
-            return Swift.min(Swift.max(Int((v / Self.tile).rounded(.down)), 0), limit)
+            let q = (v / Self.tile).rounded(.down)
+            guard q.isFinite else { return q > 0 ? limit : 0 }
+            return Int(Swift.min(Swift.max(q, 0), Double(limit)))
         }
         guard !box.isEmpty, columns > 0, rows > 0 else { return (0..<0, 0..<0) }
         let x0 = index(box.x0, columns), x1 = index(box.x1, columns - 1) + 1

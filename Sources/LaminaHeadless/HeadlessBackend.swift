@@ -91,7 +91,12 @@ public final class HeadlessBackend: DisplayBackend {
         let age = drawnAt[next].map { framesPresented + 1 - $0 } ?? 0
         let region = damageTracking ? damage.damage(bufferAge: age) : nil
         buffers[next].bind()
-        try glesRenderer.draw(list, damage: region)
+        do { try glesRenderer.draw(list, damage: region) } catch {
+            // The buffer did not get this frame: its history is unknown, draw the next whole.
+            damage.reset()
+            drawnAt = drawnAt.map { _ in nil }
+            throw error
+        }
         pacing.frameIssued()
         damageStatistics.record(region, width: width, height: height)
         framesPresented += 1

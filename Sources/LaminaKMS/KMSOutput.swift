@@ -69,6 +69,19 @@ final class KMSOutput {
     func present(_ list: DrawList, context: GLESContext, renderer: GLESRenderer, drm: DRMDevice,
                  committer: any KMSCommitter, damageTracking: Bool, userData: UnsafeMutableRawPointer?) throws -> Bool {
         guard isEnabled, pending == nil else { return false }
+        do {
+            return try draw(list, context: context, renderer: renderer, drm: drm, committer: committer,
+                            damageTracking: damageTracking, userData: userData)
+        } catch {
+            // A frame recorded but not drawn, swapped or shown breaks the history the next
+            // buffer's age is matched against, and the damage clips of the next flip: start afresh.
+            damage.reset()
+            throw error
+        }
+    }
+
+    private func draw(_ list: DrawList, context: GLESContext, renderer: GLESRenderer, drm: DRMDevice,
+                      committer: any KMSCommitter, damageTracking: Bool, userData: UnsafeMutableRawPointer?) throws -> Bool {
         try context.makeCurrent(surface: surface.handle)
         let local = list.forOutput(origin: origin, scale: configuration.scale, width: mode.width, height: mode.height,
                                    transform: configuration.transform)

@@ -142,7 +142,10 @@ public struct DamageTracker: Sendable {
         var command: Int
         var parent: Int  // -1: none
         var hash: Int
+        /// What this clip and the enclosing ones the renderer applies leave visible.
         var box: PixelBox
+        /// This clip's own display box.
+        var own: PixelBox
     }
 
     /// One drawing command outside groups, or one whole group.
@@ -181,9 +184,16 @@ public struct DamageTracker: Sendable {
                     var h = Hasher()
                     h.combine(clip >= 0 ? clips[clip].hash : 0)
                     Self.hash(c, into: &h)
-                    let outer = clip >= 0 ? clips[clip].box : viewport
-                    let box = c.transform.displayBox(of: c.bounds, within: viewport).expanded(by: 1).intersection(outer)
-                    clips.append(ClipLink(command: i, parent: clip, hash: h.finalize(), box: box))
+                    // The renderer applies the innermost `maximumClips` clips only: the box is
+                    // this clip's cut by at most that many enclosing ones.
+                    var box = c.transform.displayBox(of: c.bounds, within: viewport).expanded(by: 1).intersection(viewport)
+                    var outer = clip
+                    for _ in 1..<DrawCommand.maximumClips where outer >= 0 {
+                        box = box.intersection(clips[outer].own)
+                        outer = clips[outer].parent
+                    }
+                    let own = c.transform.displayBox(of: c.bounds, within: viewport).expanded(by: 1)
+                    clips.append(ClipLink(command: i, parent: clip, hash: h.finalize(), box: box, own: own))
                     clip = clips.count - 1
                     i += 1
                 case .popClip:
@@ -191,8 +201,9 @@ public struct DamageTracker: Sendable {
                     i += 1
                 case .beginGroup:
                     // The group is one item: its content, its mask and its compositing.
+                    // A group the list never closes may touch anything.
                     let end = extents.ends[i] ?? (n - 1)
-                    add(i..<(end + 1), clip: clip, box: extents.boxes[end], viewport: viewport)
+                    add(i..<(end + 1), clip: clip, box: extents.ends[i] == nil ? viewport : extents.boxes[end], viewport: viewport)
                     i = end + 1
                 case .endGroup, .endMask, .beginMask:
                     // Unbalanced: draws nothing of its own at the top level.

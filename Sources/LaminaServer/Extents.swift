@@ -95,10 +95,15 @@ extension DrawCommand {
     /// by the blur's reach (three standard deviations, and the antialiasing ramp).
     public func pathShadowBox(within everything: PixelBox) -> PixelBox {
         guard let s = shadow, let r = Self.boundingRect(polygons) else { return .empty }
-        let reach = 1.5 * s.radius + 2
-        let moved = Rect(x: r.minX + s.offset.width - reach, y: r.minY + s.offset.height - reach,
-                         width: r.width + 2 * reach, height: r.height + 2 * reach)
-        return transform.displayBox(of: moved, within: everything).expanded(by: 2)
+        // The blur runs in display pixels with sigma = radius / 2 × the transform's mean scale
+        // (as a group's shadow), around the path's display box moved by the display offset.
+        let path = transform.displayBox(of: r, within: everything)
+        guard path != everything else { return everything }
+        let o = transform.displayOffset(of: s.offset, at: Point(x: r.midX, y: r.midY))
+        let scale = transform.approximateScale
+        let reach = 1.5 * s.radius * (scale.isFinite ? scale : 0) + 4
+        return PixelBox(x0: path.x0 + o.width, y0: path.y0 + o.height, x1: path.x1 + o.width, y1: path.y1 + o.height)
+            .expanded(by: reach).union(path.expanded(by: 2))
     }
 }
 

@@ -188,6 +188,12 @@ public struct DrawCommand: Sendable, Equatable {
     }
 }
 
+extension DrawCommand {
+    /// The most `masksToBounds` clips the renderer applies to a draw: deeper nesting keeps the
+    /// innermost ones (damage is computed with the same rule).
+    public static let maximumClips = 4
+}
+
 /// The name the render list's steps had when every step was a filled quad.
 public typealias DrawQuad = DrawCommand
 

@@ -88,6 +88,30 @@ struct DamageTrackerTests {
         #expect(tracker.record(list([smaller, moved, DrawCommand(kind: .popClip)]))?.isEmpty == false)
     }
 
+    @Test("under more nested clips than the renderer applies, only the innermost ones cut the damage")
+    func deepClips() {
+        var tracker = DamageTracker()
+        let outer = DrawCommand(kind: .pushClip, transform: .identity, bounds: Rect(x: 0, y: 0, width: 10, height: 10))
+        let wide = DrawCommand(kind: .pushClip, transform: .identity, bounds: Rect(x: 0, y: 0, width: 200, height: 100))
+        let clips = [outer] + Array(repeating: wide, count: DrawCommand.maximumClips)
+        let pops = Array(repeating: DrawCommand(kind: .popClip), count: clips.count)
+        tracker.record(list(clips + [square(x: 50)] + pops))
+        let d = tracker.record(list(clips + [square(x: 100)] + pops))
+        // The renderer ignores the outermost (10 × 10) clip: the square shows and moves.
+        #expect(d?.bounds.x0 == 48 && d?.bounds.x1 == 122, "\(String(describing: d))")
+    }
+
+    @Test("a shadow path's damage follows the blur in display pixels under a non-uniform scale")
+    func pathShadowReach() {
+        var c = DrawCommand(kind: .pathShadow, transform: Transform3D.scale(x: 8, y: 1, z: 1).concatenating(.translation(x: 100, y: 50)),
+                            bounds: Rect(x: 0, y: 0, width: 10, height: 10))
+        c.shadow = DrawShadow(color: .black, opacity: 1, offset: .zero, radius: 12)
+        c.polygons = [[Point(x: 0, y: 0), Point(x: 10, y: 0), Point(x: 10, y: 10), Point(x: 0, y: 10)]]
+        let box = c.pathShadowBox(within: PixelBox(width: 1000, height: 1000))
+        // sigma = 6 × √8 display pixels: three of them reach about 51 pixels above and below.
+        #expect(box.y0 <= 50 - 50 && box.y1 >= 60 + 50, "\(box)")
+    }
+
     @Test("new pixels in the same image damage the layer that shows it")
     func contentsGeneration() throws {
         var tracker = DamageTracker()

@@ -74,6 +74,12 @@ final class HostileClientTests {
         [Operation.set(LayerID(1), .shadowRadius, .number(1e308))],
         [Operation.set(LayerID(1), .transform, .transform(.scale(x: 1e308, y: 1e308, z: 1)))],
         [Operation.set(LayerID(1), .shadowRadius, .number(1e308)), .set(LayerID(1), .shadowOffset, .size(Size(width: 1e308, height: -1e308)))],
+        // Batched layers' cells are placed on a tile grid: huge geometry must not trap there.
+        [Operation.set(LayerID(2), .bounds, .rect(Rect(x: 0, y: 0, width: 1e20, height: 10))), .set(LayerID(2), .borderWidth, .number(2)),
+         .set(LayerID(2), .cornerRadius, .number(3)), .set(LayerID(2), .borderColor, .color(.white))],
+        [Operation.set(LayerID(2), .position, .point(Point(x: -1e300, y: 1e300))), .set(LayerID(2), .cornerRadius, .number(3))],
+        [Operation.set(LayerID(1), .shadowPath, .path(Path(rect: Rect(x: 0, y: 0, width: 20, height: 20)))),
+         .set(LayerID(1), .transform, .transform(.scale(x: 1e200, y: 1e-200, z: 1)))],
     ])
     func hugeShadowsDrawWithoutTrapping(_ hostile: [Operation]) throws {
         let a = hello("a")
