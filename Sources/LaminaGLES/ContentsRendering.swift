@@ -158,7 +158,12 @@ extension GLESRenderer {
         // An opaque image at full opacity whose edges land on pixels needs no blending.
         let skipBlend = d.isOpaque && c.opacity >= 1 && d.clip == nil && !hasActiveClips
             && Self.landsOnPixels(dr, c.transform)
-        if skipBlend { glDisable(GLenum(GL_BLEND)) }
+        if skipBlend {
+            glDisable(GLenum(GL_BLEND))
+            // Without blending the antialiasing margin would write transparent black around
+            // the image: the edges land on pixels, so the quad is the image exactly.
+            setQuad(program, c.transform, area)
+        }
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
         if skipBlend { glEnable(GLenum(GL_BLEND)) }
     }

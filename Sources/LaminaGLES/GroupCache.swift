@@ -42,6 +42,9 @@ final class GroupCache {
         }
 
         func release() { appearance.release() }
+
+        /// Whether a command of the group draws an image its client has destroyed.
+        var holdsDestroyedImage: Bool { commands.contains { $0.contents?.source.isDestroyed == true } }
     }
 
     /// The most texture memory held, in bytes.
@@ -114,7 +117,10 @@ final class GroupCache {
         func everything() -> [(hash: Int, entry: Entry)] {
             entries.flatMap { pair in pair.value.map { (hash: pair.key, entry: $0) } }
         }
-        for s in everything() where frame - s.entry.lastUsed > Self.maximumIdleFrames { remove(s.entry, hash: s.hash) }
+        // Entries showing a destroyed image would keep its memory alive outside the image budgets.
+        for s in everything() where frame - s.entry.lastUsed > Self.maximumIdleFrames || s.entry.holdsDestroyedImage {
+            remove(s.entry, hash: s.hash)
+        }
         guard totalBytes > budgetBytes else { return }
         let all = everything()
         for s in all.sorted(by: { $0.entry.lastUsed < $1.entry.lastUsed }) where totalBytes > budgetBytes {
