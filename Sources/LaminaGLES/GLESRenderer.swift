@@ -151,9 +151,7 @@ public final class GLESRenderer: Renderer {
             let sum = b.reduce(0) { $0 + $1.area }
             if around.area <= 1.5 * sum { boxes = [around] }
         }
-        // Damage over nearly all of the output is drawn as a whole frame: an unscissored clear
-        // is llvmpipe's cheap path (tiles are cleared, not shaded), and the rest costs little more.
-        if let b = boxes, b.count == 1, b[0].area >= 0.9 * viewport.area { boxes = nil }
+
         let commands = list.commands
         if boxes != nil || commands.contains(where: { $0.kind == .beginGroup }) {
             frame.extents.measure(commands, within: viewport)

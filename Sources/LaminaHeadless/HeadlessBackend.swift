@@ -89,7 +89,7 @@ public final class HeadlessBackend: DisplayBackend {
         damage.record(list)
         // Buffer age: 1 for the buffer drawn last frame, 0 for one never drawn.
         let age = drawnAt[next].map { framesPresented + 1 - $0 } ?? 0
-        let region = damageTracking ? damage.damage(bufferAge: age) : nil
+        let region = damageTracking ? damage.damage(bufferAge: age)?.orWhole(width: width, height: height) : nil
         buffers[next].bind()
         do { try glesRenderer.draw(list, damage: region) } catch {
             // The buffer did not get this frame: its history is unknown, draw the next whole.

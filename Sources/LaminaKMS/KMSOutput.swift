@@ -89,7 +89,7 @@ final class KMSOutput {
         if needsModeset { damage.reset() }
         let changed = damage.record(local)
         lastBufferAge = surface.bufferAge()
-        let region = damageTracking ? damage.damage(bufferAge: lastBufferAge) : nil
+        let region = damageTracking ? damage.damage(bufferAge: lastBufferAge)?.orWhole(width: mode.width, height: mode.height) : nil
         try renderer.draw(local, damage: region)
         damageStatistics.record(region, width: mode.width, height: mode.height)
         try surface.swapBuffers(damage: damageTracking ? changed : nil)

@@ -70,6 +70,14 @@ public struct DamageRegion: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { boxes.isEmpty ? "none" : boxes.map(\.description).joined(separator: ", ") }
+
+    /// The region to draw on a `width` × `height` output, or nil (the whole output) where it
+    /// covers 90 % or more of it: a whole frame's unscissored clear is a renderer's cheap path
+    /// (on llvmpipe tiles are cleared rather than shaded), and the rest costs little more.
+    public func orWhole(width: Int, height: Int) -> DamageRegion? {
+        let total = Double(width) * Double(height)
+        return clipped(to: PixelBox(width: width, height: height)).area >= 0.9 * total ? nil : self
+    }
 }
 
 /// What changed on one output from frame to frame, and so what each of its buffers lacks
