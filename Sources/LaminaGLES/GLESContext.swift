@@ -147,13 +147,4 @@ public struct FramePacing {
             glDeleteSync(oldest)
         }
     }
-
-    /// Waits for every frame in flight (before reading pixels back, or tearing down).
-    public mutating func drain() {
-        for fence in fences {
-            _ = glClientWaitSync(fence, GLbitfield(GL_SYNC_FLUSH_COMMANDS_BIT), 1_000_000_000)
-            glDeleteSync(fence)
-        }
-        fences.removeAll()
-    }
 }

@@ -332,7 +332,8 @@ public final class GLESRenderer: Renderer {
         let axisAligned = c.transform.m12 == 0 && c.transform.m21 == 0
         bands.split(b, radii: c.cornerRadii, borderWidth: borderWidth, margin: margin, pad: antialiasingPad(c.transform, b),
                     merge: axisAligned)
-        if (bands.fill + bands.border).contains(where: { batch.conflicts(box($0, grow: 1)) }) { flushBatch() }
+        if bands.fill.contains(where: { batch.conflicts(box($0, grow: 1)) })
+            || bands.border.contains(where: { batch.conflicts(box($0, grow: 1)) }) { flushBatch() }
         for cell in bands.shaded { batch.markShaded(box(cell, grow: 1)) }
         batch.add(bands.shaded, transform: c.transform, rect: b, radii: c.cornerRadii, fill: fill, border: border,
                   borderWidth: borderWidth, flat: nil)

@@ -111,21 +111,15 @@ final class GroupCache {
         totalBytes += e.bytes
     }
 
-    /// Frees what has not been used for a while, then the least recently used beyond the budget.
+    /// Frees what has not been used for a while (or draws a destroyed image), then the least
+    /// recently used beyond the budget. Allocates nothing unless something goes.
     func endFrame(_ frame: Int) {
-        guard !entries.isEmpty else { return }
-        func everything() -> [(hash: Int, entry: Entry)] {
-            entries.flatMap { pair in pair.value.map { (hash: pair.key, entry: $0) } }
+        var gone: [(hash: Int, entry: Entry)] = []
+        for (hash, list) in entries {
+            for e in list where frame - e.lastUsed > Self.maximumIdleFrames || e.holdsDestroyedImage { gone.append((hash, e)) }
         }
-        // Entries showing a destroyed image would keep its memory alive outside the image budgets.
-        for s in everything() where frame - s.entry.lastUsed > Self.maximumIdleFrames || s.entry.holdsDestroyedImage {
-            remove(s.entry, hash: s.hash)
-        }
-        guard totalBytes > budgetBytes else { return }
-        let all = everything()
-        for s in all.sorted(by: { $0.entry.lastUsed < $1.entry.lastUsed }) where totalBytes > budgetBytes {
-            remove(s.entry, hash: s.hash)
-        }
+        for g in gone { remove(g.entry, hash: g.hash) }
+        if totalBytes > budgetBytes { _ = makeRoom(0, frame: frame + 1) }
     }
 
     private func remove(_ e: Entry, hash: Int) {

@@ -98,8 +98,29 @@ enum Shaders {
 
         """
 
+    /// A layer's rounded rectangle at `p`: its background and its border, each antialiased
+    /// (the `shape` program and the shape batch). Colours premultiplied, opacity applied.
+    static let shapeColor = """
+        vec4 shapeColor(vec2 p, vec4 rect, vec4 radii, float borderWidth, vec4 fillColor, vec4 borderColor) {
+            float outer = coverage(p, rect, radii);
+            if (borderWidth <= 0.0) return fillColor * outer;
+            // The border lies inside the bounds; its inner edge is the bounds inset by the
+            // width, with each radius shrunk by the width (Core Animation's inner corners).
+            vec4 innerRect = rect + vec4(borderWidth, borderWidth, -2.0 * borderWidth, -2.0 * borderWidth);
+            float inner = 0.0;
+            if (innerRect.z > 0.0 && innerRect.w > 0.0) {
+                inner = coverage(p, innerRect, max(radii - borderWidth, 0.0));
+            }
+            // The two coverages share the pixel: `inner` of it shows the fill, the ring
+            // (outer - inner) shows the border over the fill.
+            float ring = max(outer - inner, 0.0);
+            return fillColor * inner + (borderColor + fillColor * (1.0 - borderColor.a)) * ring;
+        }
+
+        """
+
     /// A layer's rounded rectangle: its background and its border, each antialiased.
-    static let shape = fragmentCommon + """
+    static let shape = fragmentCommon + shapeColor + """
         in vec2 local;
         uniform vec4 rect;
         uniform vec4 radii;
@@ -107,21 +128,7 @@ enum Shaders {
         uniform vec4 fillColor;      // premultiplied, opacity applied
         uniform vec4 borderColor;    // premultiplied, opacity applied
         void main() {
-            float outer = coverage(local, rect, radii);
-            vec4 color = fillColor * outer;
-            if (borderWidth > 0.0) {
-                // The border lies inside the bounds; its inner edge is the bounds inset by the
-                // width, with each radius shrunk by the width (Core Animation's inner corners).
-                vec4 innerRect = rect + vec4(borderWidth, borderWidth, -2.0 * borderWidth, -2.0 * borderWidth);
-                float inner = 0.0;
-                if (innerRect.z > 0.0 && innerRect.w > 0.0) {
-                    inner = coverage(local, innerRect, max(radii - borderWidth, 0.0));
-                }
-                // The two coverages share the pixel: `inner` of it shows the fill, the ring
-                // (outer - inner) shows the border over the fill.
-                float ring = max(outer - inner, 0.0);
-                color = fillColor * inner + (borderColor + fillColor * (1.0 - borderColor.a)) * ring;
-            }
+            vec4 color = shapeColor(local, rect, radii, borderWidth, fillColor, borderColor);
             fragColor = color * clipCoverage();
         }
         """

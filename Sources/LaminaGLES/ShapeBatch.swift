@@ -30,7 +30,6 @@ struct ShapeBatch {
     /// cell lies over a shaded cell queued before it (`conflicts`).
     var flat: [GLfloat] = []
     var shaded: [GLfloat] = []
-    var count: Int { (flat.count + shaded.count) / Self.stride }
     var isEmpty: Bool { flat.isEmpty && shaded.isEmpty }
 
     /// Where the queued shaded cells lie, in tiles of `tile` display pixels: a flat cell queued
@@ -165,7 +164,7 @@ extension Shaders {
         """
 
     /// `shape` with per-instance values: the coverage of the rounded rectangle and its border.
-    static let batchShaded = fragmentCommon.insertingAfterVersion("#define HAS_CLIPS 0") + """
+    static let batchShaded = fragmentCommon.insertingAfterVersion("#define HAS_CLIPS 0") + shapeColor + """
         in vec2 local;
         flat in vec4 rect;
         flat in vec4 radii;
@@ -173,19 +172,7 @@ extension Shaders {
         flat in vec4 borderColor;
         flat in vec2 params;
         void main() {
-            float borderWidth = params.x;
-            float outer = coverage(local, rect, radii);
-            vec4 color = fillColor * outer;
-            if (borderWidth > 0.0) {
-                vec4 innerRect = rect + vec4(borderWidth, borderWidth, -2.0 * borderWidth, -2.0 * borderWidth);
-                float inner = 0.0;
-                if (innerRect.z > 0.0 && innerRect.w > 0.0) {
-                    inner = coverage(local, innerRect, max(radii - borderWidth, 0.0));
-                }
-                float ring = max(outer - inner, 0.0);
-                color = fillColor * inner + (borderColor + fillColor * (1.0 - borderColor.a)) * ring;
-            }
-            fragColor = color;
+            fragColor = shapeColor(local, rect, radii, params.x, fillColor, borderColor);
         }
         """
 

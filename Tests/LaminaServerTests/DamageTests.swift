@@ -183,16 +183,8 @@ final class DamagePixelTests {
 
     enum Failure: Error { case noScreenshot([ServerMessage]) }
 
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    /// The fuzz tests' deterministic generator, so a failure replays.
+    typealias SplitMix = FuzzTests.SplitMix
 
     /// Layers 1…8 are plain, 9 a text layer, 10 a gradient, 11 a group of 12 and 13, 20 the mask.
     static let plain: [UInt32] = Array(1...8)

@@ -129,35 +129,56 @@ final class HostileClientTests {
     }
 }
 
-/// Kept sessions outlive their clients, so they share budgets of their own (20 names ×
-/// 100 000 layers held 5 GB after their clients left).
-@Suite("Kept-session budgets")
-struct KeptSessionBudgetTests {
-    @Test func keptSessionsAndTheirLayersAreBounded() throws {
+/// A compositor with the given limits, driven byte by byte by clients of chosen users: what the
+/// budget suites below share.
+final class BudgetHarness {
+    let compositor: Compositor
+    var outbox: [ClientID: [ServerMessage]] = [:]
+    var decoders: [ClientID: FrameDecoder] = [:]
+    var closed: Set<ClientID> = []
+
+    init(_ limits: (inout ClientLimits) -> Void) throws {
         var configuration = Compositor.Configuration()
-        configuration.limits.maxKeptSessions = 2
-        configuration.limits.maxKeptSessionsPerUser = 1
-        configuration.limits.maxKeptLayers = 10
-        let compositor = Compositor(backend: try HeadlessBackend(width: 32, height: 32), clock: FrameClock(.virtual),
-                                    configuration: configuration, realTime: { 0 })
-        var outbox: [ClientID: [ServerMessage]] = [:]
-        var decoders: [ClientID: FrameDecoder] = [:]
-        compositor.send = { id, bytes in
+        limits(&configuration.limits)
+        compositor = Compositor(backend: try HeadlessBackend(width: 32, height: 32), clock: FrameClock(.virtual),
+                                configuration: configuration, realTime: { 0 })
+        compositor.send = { [unowned self] id, bytes in
             var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
             d.append(bytes)
             while let f = try! d.next() { outbox[id, default: []].append(try! ServerMessage.decode(type: f.type, body: f.body)) }
             decoders[id] = d
         }
-        func hello(_ session: String, uid: UInt32) -> (ClientID, ServerMessage?) {
-            let id = compositor.connect(peer: PeerIdentity(uid: uid, isPrivileged: false))
-            ClientMessage.hello(Hello(clientName: "k", session: session, flags: .keepLayers)).encoded().withUnsafeBytes { compositor.receive($0, from: id) }
-            return (id, outbox[id]?.first)
+        compositor.close = { [unowned self] in closed.insert($0) }
+    }
+
+    /// A client of `uid` says hello; returns it and the first answer.
+    func hello(uid: UInt32, privileged: Bool = false, session: String = "", flags: HelloFlags = []) -> (ClientID, ServerMessage?) {
+        let id = compositor.connect(peer: PeerIdentity(uid: uid, isPrivileged: privileged))
+        ClientMessage.hello(Hello(clientName: "c", session: session, flags: flags)).encoded().withUnsafeBytes { compositor.receive($0, from: id) }
+        return (id, outbox[id]?.first)
+    }
+
+    /// Commits `ops` for `id`; returns the first answer.
+    func commit(_ id: ClientID, _ ops: [LaminaProtocol.Operation]) -> ServerMessage? {
+        outbox[id] = []
+        ClientMessage.commit(Commit(serial: 1, operations: ops)).encoded().withUnsafeBytes { compositor.receive($0, from: id) }
+        return outbox[id]?.first
+    }
+}
+
+/// Kept sessions outlive their clients, so they share budgets of their own (20 names ×
+/// 100 000 layers held 5 GB after their clients left).
+@Suite("Kept-session budgets")
+struct KeptSessionBudgetTests {
+    @Test func keptSessionsAndTheirLayersAreBounded() throws {
+        let h = try BudgetHarness {
+            $0.maxKeptSessions = 2
+            $0.maxKeptSessionsPerUser = 1
+            $0.maxKeptLayers = 10
         }
-        func commit(_ id: ClientID, _ ops: [LaminaProtocol.Operation]) -> ServerMessage? {
-            outbox[id] = []
-            ClientMessage.commit(Commit(serial: 1, operations: ops)).encoded().withUnsafeBytes { compositor.receive($0, from: id) }
-            return outbox[id]?.first
-        }
+        let compositor = h.compositor
+        func hello(_ session: String, uid: UInt32) -> (ClientID, ServerMessage?) { h.hello(uid: uid, session: session, flags: .keepLayers) }
+        let commit = h.commit
         let (a, welcomeA) = hello("a", uid: 1000)
         guard case .welcome = welcomeA else { Issue.record("a: \(String(describing: welcomeA))"); return }
         let (_, second) = hello("a2", uid: 1000)
@@ -182,38 +203,20 @@ struct KeptSessionBudgetTests {
 @Suite("Connection and total-layer budgets")
 struct ConnectionBudgetTests {
     @Test func clientsPerUserInAllAndLayersInAllAreBounded() throws {
-        var configuration = Compositor.Configuration()
-        configuration.limits.maxClients = 3
-        configuration.limits.maxClientsPerUser = 2
-        configuration.limits.maxTotalLayers = 12
-        let compositor = Compositor(backend: try HeadlessBackend(width: 32, height: 32), clock: FrameClock(.virtual),
-                                    configuration: configuration, realTime: { 0 })
-        var outbox: [ClientID: [ServerMessage]] = [:]
-        var decoders: [ClientID: FrameDecoder] = [:]
-        var closed: Set<ClientID> = []
-        compositor.send = { id, bytes in
-            var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
-            d.append(bytes)
-            while let f = try! d.next() { outbox[id, default: []].append(try! ServerMessage.decode(type: f.type, body: f.body)) }
-            decoders[id] = d
+        let h = try BudgetHarness {
+            $0.maxClients = 3
+            $0.maxClientsPerUser = 2
+            $0.maxTotalLayers = 12
         }
-        compositor.close = { closed.insert($0) }
-        func hello(uid: UInt32, privileged: Bool = false) -> (ClientID, ServerMessage?) {
-            let id = compositor.connect(peer: PeerIdentity(uid: uid, isPrivileged: privileged))
-            ClientMessage.hello(Hello(clientName: "c")).encoded().withUnsafeBytes { compositor.receive($0, from: id) }
-            return (id, outbox[id]?.first)
-        }
-        func commit(_ id: ClientID, _ ops: [LaminaProtocol.Operation]) -> ServerMessage? {
-            outbox[id] = []
-            ClientMessage.commit(Commit(serial: 1, operations: ops)).encoded().withUnsafeBytes { compositor.receive($0, from: id) }
-            return outbox[id]?.first
-        }
+        let compositor = h.compositor
+        func hello(uid: UInt32, privileged: Bool = false) -> (ClientID, ServerMessage?) { h.hello(uid: uid, privileged: privileged) }
+        let commit = h.commit
         let (a, wa) = hello(uid: 1000), (_, wb) = hello(uid: 1000)
         guard case .welcome = wa, case .welcome = wb else { Issue.record("two clients of one user"); return }
         let (third, refusedUser) = hello(uid: 1000)
         guard case .error(let perUser)? = refusedUser else { Issue.record("expected a refusal"); return }
         #expect(perUser.code == .limitExceeded && perUser.message.contains("max_clients_per_user"), "\(perUser.message)")
-        #expect(closed.contains(third))
+        #expect(h.closed.contains(third))
         let (c, wc) = hello(uid: 1001)
         guard case .welcome = wc else { Issue.record("a third client of another user"); return }
         let (_, refusedAll) = hello(uid: 1002)
