@@ -71,7 +71,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "laminactl", dependencies: [
-            "Lamina", "LaminaScene", "LaminaImage", "LaminaCore",
+            "Lamina", "LaminaScene", "LaminaImage", "LaminaCore", "LaminaProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "lamina-demo", dependencies: [

@@ -220,7 +220,7 @@ final class Channel: Sendable {
             c?.resume(returning: reply)
         case .welcome:
             onServerError(.protocolViolation("a second welcome from laminad"))
-        case .animationEvent, .transactionCompleted, .watch:
+        case .animationEvent, .transactionCompleted, .watch, .input:
             onEvent(message)
         }
     }

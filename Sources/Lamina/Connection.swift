@@ -72,6 +72,13 @@ public final class Connection {
     private var liveIDs: Set<LayerID> = [.root]
     /// Every layer laminad knows, by number, for events.
     private var layers: [LayerID: WeakLayer] = [:]
+    /// The layer laminad knows by `id`, if this client still has it.
+    func layer(withID id: LayerID) -> Layer? { layers[id]?.layer }
+    /// Called after `advanceClock` moved the virtual clock (long-press recognisers).
+    var clockObservers: [() -> Void] = []
+    /// `inputEvents()` streams, by number.
+    var inputStreams: [Int: AsyncStream<LayerInputEvent>.Continuation] = [:]
+    var nextInputStream = 0
     /// Tags of explicit animations waiting for their events.
     var animationTags: [UInt32: (layer: WeakLayer, delegate: (any AnimationDelegate)?)] = [:]
     private var nextTag: UInt32 = 1
@@ -180,6 +187,7 @@ public final class Connection {
         try await connected()
         guard case let .advanced(t, f) = try await channel.request(.advanceClock(seconds: seconds)) else { throw unexpected("advance") }
         virtualTime = t
+        for observer in clockObservers { observer() }
         return (t, f)
     }
 
@@ -241,6 +249,8 @@ public final class Connection {
             Transaction.completionReported(group)
         case .watch(let line):
             onWatchEvent(line)
+        case .input(let e):
+            receivedInput(e)
         default:
             break
         }
@@ -427,7 +437,7 @@ public final class Connection {
     }
 
     /// Returns once connected; while reconnecting, waits for the replay.
-    private func connected() async throws {
+    func connected() async throws {
         if isConnected { return }
         guard reconnectTask != nil, !isClosed else { throw LaminaError.connectionClosed("the connection is closed") }
         try await withCheckedThrowingContinuation { reconnectWaiters.append($0) }
@@ -599,7 +609,7 @@ public final class Connection {
     /// Set by `close()`: images released afterwards stay in laminad (with a kept session's layers).
     private var isClosed = false
 
-    private func unexpected(_ what: String) -> LaminaError {
+    func unexpected(_ what: String) -> LaminaError {
         .protocolViolation("laminad answered a \(what) request with another kind of reply")
     }
 

@@ -26,6 +26,18 @@ public class Layer {
     var animationState = LayerAnimationState()
     /// Asked first for the action of a changed property (`CALayerDelegate`'s `actionForLayer:forKey:`).
     public weak var delegate: (any LayerDelegate)?
+    /// Called with the input events laminad delivers to this layer, and to its sublayers that
+    /// have no handler (or recognisers) of their own: the event goes up the superlayers to the
+    /// first layer that handles it.
+    public var onInput: ((LayerInputEvent) -> Void)?
+    /// Tap, long-press and pan recognisers (Input.swift); they see the events that reach this
+    /// layer before `onInput` does.
+    public private(set) var gestureRecognizers: [GestureRecognizer] = []
+
+    /// Adds a recogniser that sees this layer's input events.
+    public func addGestureRecognizer(_ recognizer: GestureRecognizer) { gestureRecognizers.append(recognizer) }
+    /// Removes a recogniser.
+    public func removeGestureRecognizer(_ recognizer: GestureRecognizer) { gestureRecognizers.removeAll { $0 === recognizer } }
 
     /// The image named by `contents`, kept alive while the layer shows it.
     var contentsImage: Image?
@@ -187,6 +199,13 @@ public class Layer {
     public var isDoubleSided: Bool {
         get { model.isDoubleSided }
         set { setValue(.bool(newValue), forKey: .isDoubleSided) }
+    }
+    /// UIKit's `isUserInteractionEnabled`: false makes touches and the pointer pass through the
+    /// layer and its sublayers to whatever is behind them. True by default. A new key in
+    /// protocol 1.4: an older laminad refuses it.
+    public var isUserInteractionEnabled: Bool {
+        get { model.isUserInteractionEnabled }
+        set { setValue(.bool(newValue), forKey: .isUserInteractionEnabled) }
     }
     /// Whether a translucent layer with sublayers is composited as one group (true by default).
     public var allowsGroupOpacity: Bool {

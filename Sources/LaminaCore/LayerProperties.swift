@@ -42,6 +42,8 @@ public struct LayerProperties: Hashable, Sendable {
     public var shadowOffset = Size(width: 0, height: -3)
     public var shadowRadius: Double = 3
     public var isDoubleSided = true
+    /// False: hit testing passes through this layer and its subtree (`isUserInteractionEnabled`).
+    public var isUserInteractionEnabled = true
     public var speed: Double = 1
     public var timeOffset: Double = 0
     public var beginTime: Double = 0
@@ -160,6 +162,7 @@ public struct LayerProperties: Hashable, Sendable {
         case .shadowOffset: .size(shadowOffset)
         case .shadowRadius: .number(shadowRadius)
         case .isDoubleSided: .bool(isDoubleSided)
+        case .isUserInteractionEnabled: .bool(isUserInteractionEnabled)
         case .speed: .number(speed)
         case .timeOffset: .number(timeOffset)
         case .beginTime: .number(beginTime)
@@ -351,6 +354,7 @@ public struct LayerProperties: Hashable, Sendable {
             case .isHidden: isHidden = b
             case .masksToBounds: masksToBounds = b
             case .isDoubleSided: isDoubleSided = b
+            case .isUserInteractionEnabled: isUserInteractionEnabled = b
             case .allowsGroupOpacity: allowsGroupOpacity = b
             case .isGeometryFlipped: isGeometryFlipped = b
             case .isOpaque: isOpaque = b
@@ -458,5 +462,17 @@ extension LayerProperties {
         return Transform3D.translation(x: -a.x, y: -a.y, z: -anchorPointZ)
             .concatenating(sublayerTransform)
             .concatenating(.translation(x: a.x, y: a.y, z: anchorPointZ))
+    }
+
+    /// What maps a layer's sublayers into its bounds coordinates before their own transforms:
+    /// the geometry flip, then `sublayerTransform` about the anchor point.
+    public var sublayerSpace: Transform3D {
+        var space = sublayerTransformAboutAnchor
+        if isGeometryFlipped {
+            // y' = minY + maxY − y: the sublayers' y axis runs up from the bottom of the bounds.
+            let flip = Transform3D.scale(x: 1, y: -1).concatenating(.translation(x: 0, y: bounds.minY + bounds.maxY))
+            space = space.isIdentity ? flip : flip.concatenating(space)
+        }
+        return space
     }
 }

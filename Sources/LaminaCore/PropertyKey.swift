@@ -78,6 +78,10 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     case instanceBlueOffset = 66
     case instanceAlphaOffset = 67
     case instanceDelay = 68
+    // Input (protocol 1.4).
+    /// UIKit's `isUserInteractionEnabled`: false makes the layer and its subtree transparent to
+    /// touches and the pointer (hit testing passes through to what is behind).
+    case isUserInteractionEnabled = 69
 
     /// The Core Animation name of the property, as used in key paths and scene files.
     public var name: String {
@@ -150,6 +154,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .instanceBlueOffset: "instanceBlueOffset"
         case .instanceAlphaOffset: "instanceAlphaOffset"
         case .instanceDelay: "instanceDelay"
+        case .isUserInteractionEnabled: "userInteractionEnabled"
         }
     }
 
@@ -164,6 +169,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         d["isOpaque"] = .isOpaque
         d["isWrapped"] = .isWrapped
         d["gradientType"] = .gradientType
+        d["isUserInteractionEnabled"] = .isUserInteractionEnabled
         return d
     }()
 
@@ -186,7 +192,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              .instanceDelay: .number
         case .transform, .sublayerTransform, .instanceTransform: .transform
         case .isHidden, .masksToBounds, .isDoubleSided, .allowsGroupOpacity, .isGeometryFlipped, .isOpaque,
-             .isWrapped: .bool
+             .isWrapped, .isUserInteractionEnabled: .bool
         case .backgroundColor, .borderColor, .shadowColor, .fillColor, .strokeColor, .foregroundColor,
              .instanceColor: .color
         case .name, .contentsGravity, .minificationFilter, .magnificationFilter, .gradientType, .fillRule,

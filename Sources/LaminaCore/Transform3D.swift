@@ -168,3 +168,30 @@ public struct Transform3D: Hashable, Sendable, CustomStringConvertible {
         "[\(m11) \(m12) \(m13) \(m14); \(m21) \(m22) \(m23) \(m24); \(m31) \(m32) \(m33) \(m34); \(m41) \(m42) \(m43) \(m44)]"
     }
 }
+
+extension Transform3D {
+    /// `F · self`, where F drops z: points of a plane rendered into this layer keep their x, y
+    /// and w and lose their depth, as Core Animation flattens a layer's sublayers into it.
+    public var flatteningZ: Transform3D {
+        var t = self
+        t.m31 = 0; t.m32 = 0; t.m33 = 0; t.m34 = 0
+        return t
+    }
+
+    /// Whether a layer mapped by this transform shows its front: the z of its normal (0, 0, 1)
+    /// carried by the inverse transpose is positive, i.e. the inverse's m33 > 0 (as CSS decides
+    /// `backface-visibility`). A mirror in x or y is not a back face; a half turn about y is.
+    /// A singular transform shows nothing, so counts as facing away.
+    public var facesViewer: Bool {
+        // m33 of the inverse is the (3,3) cofactor over the determinant; only signs matter.
+        let cofactor33 = m11 * (m22 * m44 - m24 * m42) - m12 * (m21 * m44 - m24 * m41) + m14 * (m21 * m42 - m22 * m41)
+        // The determinant by Laplace expansion along 2×2 minors of the first two rows.
+        let s0 = m11 * m22 - m21 * m12, s1 = m11 * m23 - m21 * m13, s2 = m11 * m24 - m21 * m14
+        let s3 = m12 * m23 - m22 * m13, s4 = m12 * m24 - m22 * m14, s5 = m13 * m24 - m23 * m14
+        let c5 = m33 * m44 - m43 * m34, c4 = m32 * m44 - m42 * m34, c3 = m32 * m43 - m42 * m33
+        let c2 = m31 * m44 - m41 * m34, c1 = m31 * m43 - m41 * m33, c0 = m31 * m42 - m41 * m32
+        let det = s0 * c5 - s1 * c4 + s2 * c3 + s3 * c2 - s4 * c1 + s5 * c0
+        guard det != 0, det.isFinite else { return false }
+        return cofactor33 / det > 0
+    }
+}

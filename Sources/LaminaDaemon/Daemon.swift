@@ -144,8 +144,11 @@ public final class Daemon {
     private let presentationLead = PresentationLead()
     private let ownsSocketPath: Bool
     private var watchdogTimer: LoopTimer?
-    private var idleTimer: LoopTimer?
-    private var blankedByIdle = false
+    private(set) var idleTimer: LoopTimer?
+    private(set) var blankedByIdle = false
+    /// Touches and buttons that woke a blanked display: the rest of them is not delivered.
+    var swallowedTouches: Set<Int32> = []
+    var swallowedButtons: Set<UInt32> = []
     private var journal: SessionJournalStore?
     private var journalTimer: LoopTimer?
     private var journalWriteArmed = false
@@ -195,6 +198,7 @@ public final class Daemon {
         compositor.send = { [unowned self] id, bytes in send(bytes, to: id) }
         compositor.close = { [unowned self] id in closeAfterFlush(id) }
         compositor.onFrameNeeded = { [unowned self] in scheduleFrame() }
+        compositor.routeInjected = { [unowned self] action, origin in handleInput(action, origin: origin) }
         if journal != nil {
             journalTimer = try LoopTimer(loop: loop) { [unowned self] _ in
                 journalWriteArmed = false

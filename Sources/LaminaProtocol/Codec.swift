@@ -202,6 +202,8 @@ extension ClientMessage {
             case let .displayPower(on, output):
                 w.u8(on ? 1 : 0)
                 w.string(output)
+            case .injectInput(let i): w.injection(i)
+            case .listen(let session): w.string(session)
             default: break
             }
         }
@@ -248,6 +250,9 @@ extension ClientMessage {
                 case 8:
                     let on = try r.bool("display-power on")
                     msg = .request(id: id, .displayPower(on: on, output: try r.string("display-power output", limit: 256)))
+                case 10: msg = .request(id: id, .injectInput(try r.injection()))
+                case 11: msg = .request(id: id, .takeKeyboardFocus)
+                case 12: msg = .request(id: id, .listen(session: try r.string("listen session", limit: 256)))
                 default: throw DecodeError.invalid(field: "request kind", reason: "unknown request kind \(kind)")
                 }
             default:
@@ -323,6 +328,8 @@ extension ServerMessage {
                 }
             case .snapshot(let ops):
                 w.operations(ops)
+            case .done:
+                break
             }
         case .animationEvent(let n):
             w.u32(n.layer.rawValue)
@@ -333,6 +340,8 @@ extension ServerMessage {
             w.u32(g)
         case .watch(let line):
             w.string(line)
+        case .input(let e):
+            w.inputEvent(e)
         }
         return Frame.end(w)
     }
@@ -426,6 +435,7 @@ extension ServerMessage {
                 case 9:
                     var failedAt = -1
                     msg = .reply(id: id, .snapshot(try r.operations("snapshot operation", failedAt: &failedAt)))
+                case 10: msg = .reply(id: id, .done)
                 default: throw DecodeError.invalid(field: "reply kind", reason: "unknown reply kind \(kind)")
                 }
             case 0x85:
@@ -438,6 +448,8 @@ extension ServerMessage {
                 msg = .transactionCompleted(group: try r.u32("completed group"))
             case 0x87:
                 msg = .watch(try r.string("watch line", limit: 1 << 20))
+            case 0x88:
+                msg = .input(try r.inputEvent())
             default:
                 throw MessageError.unknownType(type)
             }
@@ -469,5 +481,87 @@ public enum MessageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .decode(let e): e.description
         case let .commit(_, _, e): e.description
         }
+    }
+}
+
+// MARK: - Input (protocol 1.4)
+
+extension ByteWriter {
+    mutating func injection(_ i: InputInjection) {
+        u8(i.opcode)
+        switch i {
+        case let .touchDown(id, p), let .touchMotion(id, p):
+            i32(id); f64(p.x); f64(p.y)
+        case .touchUp(let id), .touchCancel(let id):
+            i32(id)
+        case .pointerMotion(let p):
+            f64(p.x); f64(p.y)
+        case let .pointerButton(code, pressed):
+            u32(code); bool(pressed)
+        case let .pointerAxis(h, v):
+            f64(h); f64(v)
+        case let .key(name, pressed):
+            string(name); bool(pressed)
+        }
+    }
+
+    mutating func inputEvent(_ e: InputEvent) {
+        u8(e.kind.rawValue)
+        u8(e.injected ? 1 : 0)
+        u32(e.layer.rawValue)
+        i32(e.id)
+        f64(e.location.x); f64(e.location.y)
+        f64(e.screen.x); f64(e.screen.y)
+        f64(e.time)
+        f64(e.deviceTime)
+        f64(e.delta.x); f64(e.delta.y)
+        u32(e.keysym)
+        string(e.keyName)
+        string(e.text)
+    }
+}
+
+extension ByteReader {
+    mutating func injection() throws(DecodeError) -> InputInjection {
+        let op = try u8("input injection kind")
+        func point(_ what: String) throws(DecodeError) -> Point {
+            let p = Point(x: try f64("\(what) x"), y: try f64("\(what) y"))
+            guard p.x.isFinite, p.y.isFinite else {
+                throw DecodeError.invalid(field: what, reason: "coordinates must be finite, got \(p)")
+            }
+            return p
+        }
+        switch op {
+        case 1: return .touchDown(id: try i32("touch id"), at: try point("touch point"))
+        case 2: return .touchMotion(id: try i32("touch id"), to: try point("touch point"))
+        case 3: return .touchUp(id: try i32("touch id"))
+        case 4: return .touchCancel(id: try i32("touch id"))
+        case 5: return .pointerMotion(to: try point("pointer point"))
+        case 6: return .pointerButton(code: try u32("button code"), pressed: try bool("button pressed"))
+        case 7:
+            let h = try f64("scroll horizontal"), v = try f64("scroll vertical")
+            guard h.isFinite, v.isFinite, abs(h) <= 1e6, abs(v) <= 1e6 else {
+                throw DecodeError.invalid(field: "scroll", reason: "distances must be finite and at most 10⁶ points, got \(h), \(v)")
+            }
+            return .pointerAxis(horizontal: h, vertical: v)
+        case 8: return .key(name: try string("key name", limit: 64), pressed: try bool("key pressed"))
+        default: throw DecodeError.invalid(field: "input injection kind", reason: "unknown kind \(op)")
+        }
+    }
+
+    mutating func inputEvent() throws(DecodeError) -> InputEvent {
+        let raw = try u8("input event kind")
+        guard let kind = InputEvent.Kind(rawValue: raw) else {
+            throw DecodeError.invalid(field: "input event kind", reason: "unknown kind \(raw)")
+        }
+        let flags = try u8("input event flags")
+        return InputEvent(kind: kind, injected: flags & 1 != 0, layer: LayerID(try u32("input event layer")),
+                          id: try i32("input event id"),
+                          location: Point(x: try f64("input event x"), y: try f64("input event y")),
+                          screen: Point(x: try f64("input event screen x"), y: try f64("input event screen y")),
+                          time: try f64("input event time"), deviceTime: try f64("input event device time"),
+                          delta: Point(x: try f64("input event dx"), y: try f64("input event dy")),
+                          keysym: try u32("input event keysym"), keyName: try string("input event key name", limit: 256),
+                          text: try string("input event text", limit: 256))
     }
 }

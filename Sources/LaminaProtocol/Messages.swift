@@ -3,7 +3,7 @@ import LaminaCore
 /// The protocol version this build speaks. A server accepts a client with the same major version.
 public enum ProtocolVersion {
     public static let major: UInt16 = 1
-    public static let minor: UInt16 = 3
+    public static let minor: UInt16 = 4
     /// "LAMN" as a little-endian u32: the first field of a hello, so a stray connection that
     /// speaks something else is recognised at once.
     public static let magic: UInt32 = 0x4E4D_414C
@@ -193,6 +193,16 @@ public enum Request: Hashable, Sendable {
     /// add-animation for each explicit animation on it (protocol 1.3). A client resynchronises
     /// its model with it after a refused commit.
     case snapshot
+    /// Feeds an input event through laminad's routing as if a device had sent it; the event
+    /// its receiver gets is marked injected (`laminactl input`, protocol 1.4).
+    case injectInput(InputInjection)
+    /// Gives this client the keyboard focus: key events go to it until another client takes
+    /// the focus or receives a press (protocol 1.4).
+    case takeKeyboardFocus
+    /// Streams the input events laminad delivers to the layers of kept session `session` to
+    /// this connection as `watch` lines (`laminactl events`), from now until it closes.
+    /// Allowed to the session's owner and to privileged peers (protocol 1.4).
+    case listen(session: String)
 
     public var kind: UInt16 {
         switch self {
@@ -205,6 +215,9 @@ public enum Request: Hashable, Sendable {
         case .watch: 7
         case .displayPower: 8
         case .snapshot: 9
+        case .injectInput: 10
+        case .takeKeyboardFocus: 11
+        case .listen: 12
         }
     }
 
@@ -216,7 +229,8 @@ public enum Request: Hashable, Sendable {
         case .advanceClock: "advance-clock (the virtual clock is shared by every client)"
         case .watch: "watch (every client's events)"
         case .displayPower: "display-power"
-        case .tree, .stats, .presentation, .presentationTree, .snapshot: nil
+        case .injectInput: "input injection"
+        case .tree, .stats, .presentation, .presentationTree, .snapshot, .takeKeyboardFocus, .listen: nil
         }
     }
 }
@@ -431,6 +445,8 @@ public enum Reply: Hashable, Sendable {
     case displayPower(backend: String, outputs: [OutputPower])
     /// Answers `snapshot`: operations as in a commit.
     case snapshot([Operation])
+    /// Answers a request that has nothing to report (input injection, taking the focus).
+    case done
 
     public var kind: UInt16 {
         switch self {
@@ -442,6 +458,7 @@ public enum Reply: Hashable, Sendable {
         case .watching: 7
         case .displayPower: 8
         case .snapshot: 9
+        case .done: 10
         }
     }
 }
@@ -459,6 +476,8 @@ public enum ServerMessage: Hashable, Sendable {
     case transactionCompleted(group: UInt32)
     /// A line of JSON describing an event anywhere on the display, for `watch`ers.
     case watch(String)
+    /// An input event for one of this client's layers, or for the client (keys, focus).
+    case input(InputEvent)
 
     public var type: UInt16 {
         switch self {
@@ -469,6 +488,117 @@ public enum ServerMessage: Hashable, Sendable {
         case .animationEvent: 0x85
         case .transactionCompleted: 0x86
         case .watch: 0x87
+        case .input: 0x88
+        }
+    }
+}
+
+// MARK: - Input (protocol 1.4)
+
+/// An input event as laminad delivers it to the client that owns the layer it concerns.
+public struct InputEvent: Hashable, Sendable {
+    public enum Kind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+        case touchDown = 1, touchMove = 2, touchUp = 3
+        /// The touch ends without completing (the session switched away, the client's layer
+        /// went, the device was removed): undo what the down started.
+        case touchCancel = 4
+        case pointerEnter = 5, pointerLeave = 6, pointerMove = 7
+        case buttonPress = 8, buttonRelease = 9
+        case scroll = 10
+        case keyPress = 11, keyRelease = 12
+        /// The client got or lost the keyboard focus.
+        case focusIn = 13, focusOut = 14
+        /// A button press in flight will not complete (the session switched away): no click.
+        case pointerCancel = 15
+
+        public var description: String {
+            switch self {
+            case .touchDown: "touchDown"
+            case .touchMove: "touchMove"
+            case .touchUp: "touchUp"
+            case .touchCancel: "touchCancel"
+            case .pointerEnter: "pointerEnter"
+            case .pointerLeave: "pointerLeave"
+            case .pointerMove: "pointerMove"
+            case .buttonPress: "buttonPress"
+            case .buttonRelease: "buttonRelease"
+            case .scroll: "scroll"
+            case .keyPress: "keyPress"
+            case .keyRelease: "keyRelease"
+            case .focusIn: "focusIn"
+            case .focusOut: "focusOut"
+            case .pointerCancel: "pointerCancel"
+            }
+        }
+
+        public var isKeyboard: Bool { self == .keyPress || self == .keyRelease || self == .focusIn || self == .focusOut }
+    }
+
+    public var kind: Kind
+    /// Injected by a client (`laminactl input`), not from a device.
+    public var injected: Bool
+    /// The layer hit (or holding the touch or button). Keyboard and focus events name the
+    /// client's root layer (0): keys go to a client, not a layer.
+    public var layer: LayerID
+    /// The touch's number for touch events, the evdev button code for buttons (BTN_LEFT 0x110),
+    /// the evdev key code for keys; 0 otherwise.
+    public var id: Int32
+    /// The point in the layer's own (bounds) coordinates.
+    public var location: Point
+    /// The point in display (layout) points.
+    public var screen: Point
+    /// laminad's clock when it routed the event (the clock animations run on).
+    public var time: Double
+    /// The kernel's timestamp of the device event (CLOCK_MONOTONIC seconds); 0 when injected.
+    public var deviceTime: Double
+    /// Scroll distance in points (positive: towards the bottom and the right of the content).
+    public var delta: Point
+    /// Keys: the keysym, its name ("a", "Return") and the UTF-8 text typed (may be empty).
+    public var keysym: UInt32
+    public var keyName: String
+    public var text: String
+
+    public init(kind: Kind, injected: Bool = false, layer: LayerID = .root, id: Int32 = 0, location: Point = .zero,
+                screen: Point = .zero, time: Double = 0, deviceTime: Double = 0, delta: Point = .zero,
+                keysym: UInt32 = 0, keyName: String = "", text: String = "") {
+        self.kind = kind
+        self.injected = injected
+        self.layer = layer
+        self.id = id
+        self.location = location
+        self.screen = screen
+        self.time = time
+        self.deviceTime = deviceTime
+        self.delta = delta
+        self.keysym = keysym
+        self.keyName = keyName
+        self.text = text
+    }
+}
+
+/// An input event a privileged client injects (`laminactl input`), in display points.
+public enum InputInjection: Hashable, Sendable {
+    case touchDown(id: Int32, at: Point)
+    case touchMotion(id: Int32, to: Point)
+    case touchUp(id: Int32)
+    case touchCancel(id: Int32)
+    case pointerMotion(to: Point)
+    /// An evdev button code (BTN_LEFT 0x110, BTN_RIGHT 0x111, BTN_MIDDLE 0x112).
+    case pointerButton(code: UInt32, pressed: Bool)
+    case pointerAxis(horizontal: Double, vertical: Double)
+    /// A key by its keysym name ("a", "Return", "space"), translated through laminad's keymap.
+    case key(name: String, pressed: Bool)
+
+    public var opcode: UInt8 {
+        switch self {
+        case .touchDown: 1
+        case .touchMotion: 2
+        case .touchUp: 3
+        case .touchCancel: 4
+        case .pointerMotion: 5
+        case .pointerButton: 6
+        case .pointerAxis: 7
+        case .key: 8
         }
     }
 }

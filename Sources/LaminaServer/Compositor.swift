@@ -58,6 +58,14 @@ public final class Compositor {
     var transitionsInFlight = false
     /// Connections that asked to `watch` events.
     var watchers: Set<ClientID> = []
+    /// Input routing (CompositorInput.swift).
+    var input = CompositorInput()
+    /// Translates a key name to a key event through the keymap (laminad installs its xkbcommon
+    /// keyboard); nil when the name is unknown. Without it, key injection is refused.
+    public var keyAction: ((_ name: String, _ pressed: Bool) -> InputAction?)?
+    /// Where an injected event goes: laminad routes it as its devices' events (waking a blanked
+    /// display first); by default straight to `handleInput`.
+    public var routeInjected: ((InputAction, InputOrigin) -> Void)?
     /// Moves whenever a named session changes (a commit, a client arriving or leaving): the
     /// platform rewrites the session journal when it has moved (CompositorJournal.swift).
     public internal(set) var journalGeneration: UInt64 = 0
@@ -141,6 +149,7 @@ public final class Compositor {
         }
         guard sessions.removeValue(forKey: client) != nil else { return }
         watchers.remove(client)
+        inputDisconnected(client)
         if let i = display.index(of: client) {
             let serial = display.entries[i].serial
             if !display.entries[i].session.isEmpty { sessionsChanged() }
@@ -506,6 +515,31 @@ public final class Compositor {
             case .watch:
                 watchers.insert(client)
                 reply(client, .reply(id: id, .watching))
+            case .injectInput(let injection):
+                let action: InputAction
+                switch injection {
+                case let .touchDown(t, p): action = .touchDown(id: t, at: p)
+                case let .touchMotion(t, p): action = .touchMotion(id: t, to: p)
+                case .touchUp(let t): action = .touchUp(id: t)
+                case .touchCancel(let t): action = .touchCancel(id: t)
+                case .pointerMotion(let p): action = .pointerMotion(to: p)
+                case let .pointerButton(code, pressed): action = .pointerButton(code: code, pressed: pressed)
+                case let .pointerAxis(h, v): action = .pointerAxis(horizontal: h, vertical: v)
+                case let .key(name, pressed):
+                    guard let keyAction else { return fail(.invalidRequest, "this laminad has no keymap, so it cannot inject keys") }
+                    guard let a = keyAction(name, pressed) else {
+                        return fail(.invalidRequest, "no key of the keymap types the keysym '\(name)' (names are xkbcommon's: a, A, Return, space, BackSpace, F1, …)")
+                    }
+                    action = a
+                }
+                if let routeInjected { routeInjected(action, .injected) } else { handleInput(action, origin: .injected) }
+                reply(client, .reply(id: id, .done))
+            case .takeKeyboardFocus:
+                takeFocus(client)
+                reply(client, .reply(id: id, .done))
+            case .listen(let session):
+                do { try listen(client, session: session, peer: peer) } catch { return reply(client, .error(ErrorMessage(code: error.code, subject: .request, serial: id, message: error.message))) }
+                reply(client, .reply(id: id, .watching))
             case let .displayPower(on, output):
                 let name = output.isEmpty ? nil : output
                 guard let displayPower else {
@@ -554,6 +588,10 @@ public final class Compositor {
             Statistic(name: "imageBytes", value: Double(display.entries.reduce(0) { $0 + $1.tree.images.values.reduce(0) { $0 + $1.byteCount } })),
             Statistic(name: "budget.maxImageBytes", value: Double(configuration.limits.maxImageBytes)),
             Statistic(name: "budget.maxTotalImageBytes", value: Double(configuration.limits.maxTotalImageBytes)),
+            Statistic(name: "input.events", value: Double(input.routed)),
+            Statistic(name: "input.delivered", value: Double(input.delivered)),
+            Statistic(name: "input.unclaimed", value: Double(input.unclaimed)),
+            Statistic(name: "input.touches", value: Double(input.state.touches.count)),
         ] + damageStatistics() + backend.renderer.cacheStatistics.map { Statistic(name: $0.name, value: $0.value) } + textureStatistics() + (layerRasters?.statistics ?? []) + platformStatistics()
     }
 

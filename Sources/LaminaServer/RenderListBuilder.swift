@@ -390,17 +390,6 @@ private struct RenderWalk {
         return draw
     }
 
-    /// What maps a layer's sublayers into its bounds coordinates before their own transforms:
-    /// the geometry flip, then `sublayerTransform` about the anchor point.
-    private func sublayerSpace(_ p: LayerProperties) -> Transform3D {
-        var space = p.sublayerTransformAboutAnchor
-        if p.isGeometryFlipped {
-            // y' = minY + maxY − y: the sublayers' y axis runs up from the bottom of the bounds.
-            let flip = Transform3D.scale(x: 1, y: -1).concatenating(.translation(x: 0, y: p.bounds.minY + p.bounds.maxY))
-            space = space.isIdentity ? flip : flip.concatenating(space)
-        }
-        return space
-    }
 
     /// The sublayers' presentation values at their superlayer's local time `time`, in drawing
     /// order (zPosition, then array order; zPosition may be animated, so presentation values).
@@ -426,7 +415,7 @@ private struct RenderWalk {
     private mutating func visitSublayers(of layer: ServerLayer, _ p: LayerProperties, localTime: Double,
                                          toDisplay: Transform3D, opacity: Double, tint: Color?,
                                          into commands: inout [DrawCommand]) {
-        let space = sublayerSpace(p)
+        let space = p.sublayerSpace
         let plane = toDisplay.flatteningZ
         guard p.kind == .replicator else {
             // The separate layout: a root's sublayer named after an output is that output's root.
@@ -490,7 +479,7 @@ private struct RenderWalk {
     private mutating func collectPlanes(_ layer: ServerLayer, _ p: LayerProperties, localTime: Double,
                                         inSuperlayer: Transform3D, superlayerToDisplay: Transform3D, opacity: Double,
                                         tint: Color?, into planes: inout [(depth: Double, commands: [DrawCommand])]) {
-        let space = sublayerSpace(p)
+        let space = p.sublayerSpace
         let childSpace = space.isIdentity ? inSuperlayer : space.concatenating(inSuperlayer)
         for c in orderedSublayers(of: layer, time: localTime) {
             let cp = c.props
@@ -582,29 +571,3 @@ extension RenderWalk {
     }
 }
 
-extension Transform3D {
-    /// `F · self`, where F drops z: points of a plane rendered into this layer keep their x, y
-    /// and w and lose their depth, as Core Animation flattens a layer's sublayers into it.
-    var flatteningZ: Transform3D {
-        var t = self
-        t.m31 = 0; t.m32 = 0; t.m33 = 0; t.m34 = 0
-        return t
-    }
-
-    /// Whether a layer mapped by this transform shows its front: the z of its normal (0, 0, 1)
-    /// carried by the inverse transpose is positive, i.e. the inverse's m33 > 0 (as CSS decides
-    /// `backface-visibility`). A mirror in x or y is not a back face; a half turn about y is.
-    /// A singular transform shows nothing, so counts as facing away.
-    var facesViewer: Bool {
-        // m33 of the inverse is the (3,3) cofactor over the determinant; only signs matter.
-        let cofactor33 = m11 * (m22 * m44 - m24 * m42) - m12 * (m21 * m44 - m24 * m41) + m14 * (m21 * m42 - m22 * m41)
-        // The determinant by Laplace expansion along 2×2 minors of the first two rows.
-        let s0 = m11 * m22 - m21 * m12, s1 = m11 * m23 - m21 * m13, s2 = m11 * m24 - m21 * m14
-        let s3 = m12 * m23 - m22 * m13, s4 = m12 * m24 - m22 * m14, s5 = m13 * m24 - m23 * m14
-        let c5 = m33 * m44 - m43 * m34, c4 = m32 * m44 - m42 * m34, c3 = m32 * m43 - m42 * m33
-        let c2 = m31 * m44 - m41 * m34, c1 = m31 * m43 - m41 * m33, c0 = m31 * m42 - m41 * m32
-        let det = s0 * c5 - s1 * c4 + s2 * c3 + s3 * c2 - s4 * c1 + s5 * c0
-        guard det != 0, det.isFinite else { return false }
-        return cofactor33 / det > 0
-    }
-}

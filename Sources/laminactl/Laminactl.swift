@@ -10,7 +10,7 @@ struct Laminactl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "laminactl",
         abstract: "Control laminad: apply scene files, take screenshots, dump the layer tree, drive the virtual clock.",
-        subcommands: [Apply.self, Contents.self, Screenshot.self, Tree.self, Watch.self, Advance.self, Stats.self, Display.self, Eval.self])
+        subcommands: [Apply.self, Contents.self, Screenshot.self, Tree.self, Watch.self, Events.self, Input.self, Advance.self, Stats.self, Display.self, Eval.self])
 }
 
 /// Options every subcommand that talks to laminad takes.

@@ -1,0 +1,71 @@
+import LaminaCore
+import LaminaProtocol
+
+/// A layer under a display point: whose it is, which, and where in it.
+public struct DisplayHit: Hashable, Sendable {
+    /// The entry's serial (`DisplayTree.Entry.serial`): it stays with the entry while it lives.
+    public var serial: UInt32
+    public var layer: LayerID
+    /// The point in the layer's bounds coordinates.
+    public var location: Point
+}
+
+/// One client tree, with the values on screen, as hit testing walks it.
+struct PresentedTree: HitTestTree {
+    let tree: ClientTree
+    let entry: Int
+    let present: PresentationLookup
+    let outputRoots: [String: Rect]
+
+    func values(of node: LayerID, parentTime: Double) -> (properties: LayerProperties, time: Double)? {
+        guard let layer = tree[node] else { return nil }
+        let m = layer.properties
+        let local = m.localTime(fromParent: parentTime)
+        return (present(entry, node, m, local), local)
+    }
+
+    func sublayers(of node: LayerID) -> [LayerID] { tree[node]?.sublayers ?? [] }
+
+    func planeOffset(of sublayer: LayerID, _ properties: LayerProperties, under superlayer: LayerID) -> Point? {
+        // The separate layout: a root's sublayer named after an output is that output's root.
+        guard superlayer == .root, !outputRoots.isEmpty, let frame = outputRoots[properties.name] else { return nil }
+        return Point(x: frame.minX, y: frame.minY)
+    }
+}
+
+extension DisplayTree {
+    /// The front-most layer under display point `point` in the frame at `time` with values
+    /// from `present` (`HitTester` has the rules). Later clients are in front of earlier ones.
+    /// Each client's root layer is transparent: a point where no layer of the client is goes
+    /// through to the clients behind. Layers on their way out (onOrderOut) are not hit.
+    public func hitTest(_ point: Point, at time: Double, present: PresentationLookup) -> DisplayHit? {
+        withoutActuallyEscaping(present) { present in
+            for i in entries.indices.reversed() {
+                var tester = HitTester(tree: PresentedTree(tree: entries[i].tree, entry: i, present: present, outputRoots: outputRoots))
+                if let hit = tester.hitTest(point, root: .root, time: time, rootIsTarget: false) {
+                    return DisplayHit(serial: entries[i].serial, layer: hit.node, location: hit.location)
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Display point `point` in the bounds coordinates of layer `id` of the entry with
+    /// `serial`, as drawn at `time`; nil when the layer is gone, detached, or `point` does not
+    /// lie on its plane (seen edge-on, beyond its horizon).
+    public func locate(_ point: Point, in id: LayerID, serial: UInt32, at time: Double, present: PresentationLookup) -> Point? {
+        guard let i = entries.firstIndex(where: { $0.serial == serial }) else { return nil }
+        let tree = entries[i].tree
+        var path: [LayerID] = [id]
+        var at = id
+        while at != .root {
+            guard let up = tree[at]?.superlayer, path.count <= HitTester<PresentedTree>.maximumDepth else { return nil }
+            path.append(up)
+            at = up
+        }
+        return withoutActuallyEscaping(present) { present in
+            let tester = HitTester(tree: PresentedTree(tree: tree, entry: i, present: present, outputRoots: outputRoots))
+            return tester.toDisplay(path: path.reversed(), time: time, isSame: ==)?.unproject(point)
+        }
+    }
+}
