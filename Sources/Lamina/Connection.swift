@@ -204,7 +204,7 @@ public final class Connection {
         Transaction.flush()
         try await connected()
         guard let id = layer.serverID else { return layer.model }
-        guard case .presentation(let p) = try await channel.request(.presentation(id)) else { throw unexpected("presentation") }
+        guard case .presentation(let p, _) = try await channel.request(.presentation(id)) else { throw unexpected("presentation") }
         return p
     }
 

@@ -83,6 +83,16 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     /// touches and the pointer (hit testing passes through to what is behind).
     case isUserInteractionEnabled = 69
 
+    /// The protocol minor version that added the key: a server must not send it to a client
+    /// that said hello with an older minor version (it could not decode it).
+    public var minorVersion: UInt16 {
+        switch rawValue {
+        case ...26: 0
+        case ...68: 1
+        default: 4
+        }
+    }
+
     /// The Core Animation name of the property, as used in key paths and scene files.
     public var name: String {
         switch self {
@@ -228,7 +238,9 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              // Contents switch without a crossfade for now (Core Animation crossfades them).
              .contents, .contentsGravity, .contentsScale, .minificationFilter, .magnificationFilter, .isOpaque,
              .mask, .gradientType, .fillRule, .lineCap, .lineJoin, .string, .font, .alignmentMode, .isWrapped,
-             .truncationMode, .instanceCount: false
+             .truncationMode, .instanceCount,
+             // UIKit's flag, not a Core Animation property: it changes at once.
+             .isUserInteractionEnabled: false
         default: true
         }
     }

@@ -311,9 +311,10 @@ extension ServerMessage {
                     w.string(s.name)
                     w.f64(s.value)
                 }
-            case .presentation(let p):
-                w.u32(UInt32(PropertyKey.allCases.count))
-                for key in PropertyKey.allCases {
+            case let .presentation(p, minor):
+                let keys = PropertyKey.allCases.filter { $0.minorVersion <= minor }
+                w.u32(UInt32(keys.count))
+                for key in keys {
                     w.u16(key.rawValue)
                     w.value(p[key])
                 }
@@ -418,7 +419,7 @@ extension ServerMessage {
                             throw DecodeError.invalid(field: "presentation value of '\(key)'", reason: error.description)
                         }
                     }
-                    msg = .reply(id: id, .presentation(p))
+                    msg = .reply(id: id, .presentation(p, minor: ProtocolVersion.minor))
                 case 7: msg = .reply(id: id, .watching)
                 case 8:
                     let backend = try r.string("display-power backend", limit: 256)

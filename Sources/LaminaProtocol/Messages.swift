@@ -436,8 +436,9 @@ public enum Reply: Hashable, Sendable {
     /// The clock's new time and how many frames the server has rendered in all.
     case advanced(time: Double, framesRendered: UInt64)
     case stats([Statistic])
-    /// Every property's presentation value, in key order.
-    case presentation(LayerProperties)
+    /// Every property's presentation value, in key order: the keys of protocol minor version
+    /// `minor` and before (the asking client's hello), so an older client can decode it.
+    case presentation(LayerProperties, minor: UInt16 = ProtocolVersion.minor)
     /// Acknowledges `watch`: events follow as `watch` messages.
     case watching
     /// Answers `displayPower`: the backend's name and every output's state after the request

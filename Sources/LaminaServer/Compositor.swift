@@ -126,6 +126,9 @@ public final class Compositor {
 
     public var clientCount: Int { sessions.count }
 
+    /// The minor protocol version `client` said hello with.
+    func sessionMinor(_ client: ClientID) -> UInt16? { sessions[client]?.minor }
+
     // MARK: Connections
 
     /// A new connection; it must say hello first. `peer` says who it is (the platform reads
@@ -339,6 +342,7 @@ public final class Compositor {
         sessions[client]!.decoder.limit = configuration.frameLimit
         if !hello.session.isEmpty { sessionsChanged() }
         sessions[client]!.name = hello.clientName
+        sessions[client]!.minor = hello.minor
         logger.info("\(client) '\(hello.clientName)' connected\(hello.session.isEmpty ? "" : " to session '\(hello.session)'")")
         reply(client, .welcome(Welcome(clientID: client.rawValue, displayWidth: UInt32(display.width),
                                        displayHeight: UInt32(display.height), clock: clock.isVirtual ? .virtual : .real,
@@ -504,7 +508,7 @@ public final class Compositor {
                 guard let i = display.index(of: client), let p = presentation(of: layer, entry: i, at: now) else {
                     return fail(.unknownLayer, "layer \(layer) does not exist")
                 }
-                reply(client, .reply(id: id, .presentation(p)))
+                reply(client, .reply(id: id, .presentation(p, minor: sessions[client]?.minor ?? ProtocolVersion.minor)))
             case .presentationTree:
                 let t = now
                 let owner = peer.isPrivileged ? nil : peer.uid

@@ -194,7 +194,8 @@ extension Compositor {
         e.injected = origin.injected
         e.deviceTime = origin.deviceTime
         e.time = now
-        if let client = entry.client { reply(client, .input(e)) }
+        // A client older than protocol 1.4 cannot decode input events: it gets none.
+        if let client = entry.client, (sessionMinor(client) ?? 0) >= 4 { reply(client, .input(e)) }
         input.delivered &+= 1
         let listening = input.state.listeners.filter { $0.value == entry.session && !entry.session.isEmpty }.map(\.key)
         guard !listening.isEmpty || !watchers.isEmpty else { return }

@@ -8,6 +8,8 @@ struct Session {
     var state = State.awaitingHello
     var decoder: FrameDecoder
     var name = ""
+    /// The minor protocol version of the client's hello: nothing newer is sent to it.
+    var minor = ProtocolVersion.minor
     var peer: PeerIdentity
     /// Stream bytes received so far, and bytes of the frames handled so far.
     var received = 0

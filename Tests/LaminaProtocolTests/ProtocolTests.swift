@@ -32,6 +32,14 @@ struct ProtocolTests {
         .request(id: 1, .screenshot), .request(id: 2, .tree), .request(id: 3, .advanceClock(seconds: 0.125)), .request(id: 4, .stats),
         .request(id: 5, .displayPower(on: false, output: "Virtual-1")), .request(id: 6, .displayPower(on: true, output: "")),
         .request(id: 7, .snapshot),
+        .request(id: 8, .injectInput(.touchDown(id: -3, at: Point(x: 1.5, y: 2)))),
+        .request(id: 9, .injectInput(.touchMotion(id: 3, to: Point(x: 0, y: 720)))),
+        .request(id: 10, .injectInput(.touchUp(id: 3))), .request(id: 11, .injectInput(.touchCancel(id: 4))),
+        .request(id: 12, .injectInput(.pointerMotion(to: Point(x: 5, y: 6)))),
+        .request(id: 13, .injectInput(.pointerButton(code: 0x111, pressed: true))),
+        .request(id: 14, .injectInput(.pointerAxis(horizontal: -1, vertical: 15))),
+        .request(id: 15, .injectInput(.key(name: "Return", pressed: false))),
+        .request(id: 16, .takeKeyboardFocus), .request(id: 17, .listen(session: "laminactl")),
     ]
 
     static let serverMessages: [ServerMessage] = [
@@ -47,7 +55,11 @@ struct ProtocolTests {
         .reply(id: 6, .displayPower(backend: "headless", outputs: [])),
         .reply(id: 7, .snapshot([.create(LayerID(2)), .set(LayerID(2), .opacity, .number(0.25)),
                                  .insert(parent: .root, child: LayerID(2), index: 0)])),
-    ]
+        .reply(id: 8, .done),
+        .input(InputEvent(kind: .keyPress, injected: true, id: 30, time: 2, keysym: 0x61, keyName: "a", text: "a")),
+        .input(InputEvent(kind: .scroll, layer: LayerID(9), location: Point(x: 1, y: 2), screen: Point(x: 3, y: 4),
+                          time: 5, deviceTime: 6, delta: Point(x: 0, y: -15))),
+    ] + InputEvent.Kind.allCases.map { .input(InputEvent(kind: $0, layer: LayerID(2), id: 7)) }
 
     static func split(_ frame: [UInt8]) -> (UInt16, ArraySlice<UInt8>) {
         var d = FrameDecoder(limit: 1 << 30)
@@ -85,6 +97,46 @@ struct ProtocolTests {
             0x04, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF,  // insert #1 into root at end
         ]
         #expect(commit.encoded() == expected)
+    }
+
+    // docs/protocol.md, "input", shows these bytes: a touch down on layer 3, and its injection.
+    @Test func goldenBytesOfInput() throws {
+        let event = ServerMessage.input(InputEvent(kind: .touchDown, injected: true, layer: LayerID(3), id: 1,
+                                                   location: Point(x: 10, y: 20), screen: Point(x: 110, y: 220), time: 1.5))
+        var expected: [UInt8] = [
+            0x56, 0x00, 0x00, 0x00,  0x88, 0x00,  0x00, 0x00,  // frame: body length 86, type 0x88 (input), reserved 0
+            0x01, 0x01,                                          // kind 1 (touch down), flags: injected
+            0x03, 0x00, 0x00, 0x00,                              // layer 3
+            0x01, 0x00, 0x00, 0x00,                              // touch 1
+        ]
+        for v in [10.0, 20, 110, 220, 1.5, 0, 0, 0] { withUnsafeBytes(of: v.bitPattern.littleEndian) { expected += $0 } }
+        expected += [0x00, 0x00, 0x00, 0x00,  0x00, 0x00, 0x00, 0x00,  0x00, 0x00, 0x00, 0x00]  // keysym 0, name "", text ""
+        #expect(event.encoded() == expected)
+        #expect(Array(event.encoded()[18..<26]) == [0, 0, 0, 0, 0, 0, 0x24, 0x40])   // 10.0
+        let inject = ClientMessage.request(id: 2, .injectInput(.touchDown(id: 1, at: Point(x: 110, y: 220))))
+        var expectedInject: [UInt8] = [
+            0x1B, 0x00, 0x00, 0x00,  0x03, 0x00,  0x00, 0x00,  // frame: body length 27, type 3 (request)
+            0x02, 0x00, 0x00, 0x00,                              // request id 2
+            0x0A, 0x00,                                          // kind 10 (inject-input)
+            0x01,                                                // touch down
+            0x01, 0x00, 0x00, 0x00,                              // touch 1
+        ]
+        for v in [110.0, 220] { withUnsafeBytes(of: v.bitPattern.littleEndian) { expectedInject += $0 } }
+        #expect(inject.encoded() == expectedInject)
+        // A NaN coordinate is refused when decoded.
+        var bad = expectedInject
+        bad.replaceSubrange(19..<27, with: withUnsafeBytes(of: Double.nan.bitPattern.littleEndian) { Array($0) })
+        let (type, body) = Self.split(bad)
+        #expect(throws: MessageError.self) { try ClientMessage.decode(type: type, body: body) }
+    }
+
+    /// A client that said hello with 1.3 gets a presentation reply without the 1.4 key, so it
+    /// can decode it.
+    @Test func presentationForAnOlderClientLeavesNewerKeysOut() throws {
+        let (_, body) = Self.split(ServerMessage.reply(id: 1, .presentation(LayerProperties(), minor: 3)).encoded())
+        var r = ByteReader(body)
+        _ = try r.u32("id"); _ = try r.u16("kind")
+        #expect(try r.u32("count") == UInt32(PropertyKey.allCases.count - 1))
     }
 
     // docs/protocol.md shows `display off Virtual-1` and its reply byte for byte.
