@@ -92,10 +92,9 @@ extension Connection {
 /// on a model layer.
 @MainActor
 struct ModelTree: @MainActor HitTestTree {
-    func values(of node: Layer, parentTime: Double) -> (properties: LayerProperties, time: Double)? {
-        (node.model, parentTime)
+    func values(of node: Layer, parentTime: Double) -> (properties: HitGeometry, time: Double, sublayers: [Layer])? {
+        (HitGeometry(node.model), parentTime, node.sublayers)
     }
-    func sublayers(of node: Layer) -> [Layer] { node.sublayers }
 }
 
 extension Layer {

@@ -3,23 +3,27 @@
 /// `CALayer.hitTest(_:)` does when called on a model layer.
 public protocol HitTestTree {
     associatedtype Node
-    /// The values to test a layer with, and its local time (which its sublayers' values are
-    /// taken at), given its superlayer's local time; nil when the layer does not exist.
-    func values(of node: Node, parentTime: Double) -> (properties: LayerProperties, time: Double)?
-    /// The layer's sublayers, back to front in array order.
-    func sublayers(of node: Node) -> [Node]
+    /// The values to test a layer with, its local time (which its sublayers' values are taken
+    /// at), given its superlayer's local time, and its sublayers back to front in array order;
+    /// nil when the layer does not exist.
+    func values(of node: Node, parentTime: Double) -> (properties: HitGeometry, time: Double, sublayers: [Node])?
     /// An extra translation of a sublayer's plane in its superlayer's (laminad's per-output
     /// roots); nil for none.
-    func planeOffset(of sublayer: Node, _ properties: LayerProperties, under superlayer: Node) -> Point?
+    func planeOffset(of sublayer: Node, _ properties: HitGeometry, under superlayer: Node) -> Point?
 }
 
 extension HitTestTree {
-    public func planeOffset(of sublayer: Node, _ properties: LayerProperties, under superlayer: Node) -> Point? { nil }
+    @inlinable public func planeOffset(of sublayer: Node, _ properties: HitGeometry, under superlayer: Node) -> Point? { nil }
 }
 
 /// A layer found under a point.
 public struct Hit<Node> {
     public var node: Node
+    @inlinable init(node: Node, location: Point, toDisplay: Transform3D) {
+        self.node = node
+        self.location = location
+        self.toDisplay = toDisplay
+    }
     /// The point in the layer's own (bounds) coordinates.
     public var location: Point
     /// The layer's bounds coordinates to the tested space (the display for laminad), as drawn.
@@ -47,29 +51,29 @@ public struct Hit<Node> {
 ///   renderer orders them.
 public struct HitTester<Tree: HitTestTree> {
     public let tree: Tree
+    @usableFromInline var visits = 0
     /// Layers tested per call at most: a client's replicators or huge trees cannot make one
     /// touch cost without bound.
-    public static var maximumVisits: Int { 200_000 }
+    @inlinable public static var maximumVisits: Int { 200_000 }
     /// How deep the walk goes (trees are shallower: laminad's depth budget is far below this).
-    public static var maximumDepth: Int { 4096 }
-    var visits = 0
+    @inlinable public static var maximumDepth: Int { 4096 }
 
-    public init(tree: Tree) { self.tree = tree }
+    @inlinable public init(tree: Tree) { self.tree = tree }
 
     /// The front-most layer under `point` among `root` and its subtree, with `point` in the
     /// root's superlayer space (laminad: display points). `rootIsTarget` false makes `root`
     /// itself transparent (laminad's per-client root layers), its subtree still tested.
     /// `superlayerSpace`: the root's superlayer's geometry flip and sublayer transform
     /// (`LayerProperties.sublayerSpace`), when the root has a superlayer.
-    public mutating func hitTest(_ point: Point, root: Tree.Node, time: Double = 0, rootIsTarget: Bool = true,
+    @inlinable public mutating func hitTest(_ point: Point, root: Tree.Node, time: Double = 0, rootIsTarget: Bool = true,
                                  superlayerSpace: Transform3D = .identity) -> Hit<Tree.Node>? {
         visits = 0
-        guard let (p, local) = tree.values(of: root, parentTime: time) else { return nil }
-        return visit(root, p, time: local, point: point, superlayerSpace: superlayerSpace, superlayerToDisplay: .identity,
+        guard let (p, local, subs) = tree.values(of: root, parentTime: time) else { return nil }
+        return visit(root, p, time: local, sublayers: subs, point: point, superlayerSpace: superlayerSpace, superlayerToDisplay: .identity,
                      depth: 0, targetable: rootIsTarget)
     }
 
-    private mutating func visit(_ node: Tree.Node, _ p: LayerProperties, time: Double, point: Point,
+    @inlinable mutating func visit(_ node: Tree.Node, _ p: HitGeometry, time: Double, sublayers: [Tree.Node], point: Point,
                                 superlayerSpace: Transform3D, superlayerToDisplay: Transform3D,
                                 depth: Int, targetable: Bool = true) -> Hit<Tree.Node>? {
         guard !p.isHidden, p.isUserInteractionEnabled, depth < Self.maximumDepth else { return nil }
@@ -79,7 +83,7 @@ public struct HitTester<Tree: HitTestTree> {
             ? p.transformToSuperlayer : p.transformToSuperlayer.concatenating(superlayerSpace)
         if !p.isDoubleSided, !inSuperlayer.facesViewer { return nil }
         if p.kind == .transform {
-            return hitTransformLayer(node, p, time: time, point: point, inSuperlayer: inSuperlayer,
+            return hitTransformLayer(node, p, time: time, sublayers: sublayers, point: point, inSuperlayer: inSuperlayer,
                                      superlayerToDisplay: superlayerToDisplay, depth: depth).map(\.hit)
         }
         let toDisplay = superlayerToDisplay.isIdentity ? inSuperlayer : inSuperlayer.concatenating(superlayerToDisplay)
@@ -88,12 +92,12 @@ public struct HitTester<Tree: HitTestTree> {
         if p.masksToBounds, !inside { return nil }
         let space = p.sublayerSpace
         let plane = toDisplay.flatteningZ
-        for (child, cp, ct) in frontToBack(node, time: time) {
+        for (child, cp, ct, cs) in frontToBack(sublayers, time: time) {
             var toPlane = plane
             if let offset = tree.planeOffset(of: child, cp, under: node) {
                 toPlane = plane.concatenating(.translation(x: offset.x, y: offset.y))
             }
-            if let hit = visit(child, cp, time: ct, point: point, superlayerSpace: space, superlayerToDisplay: toPlane,
+            if let hit = visit(child, cp, time: ct, sublayers: cs, point: point, superlayerSpace: space, superlayerToDisplay: toPlane,
                                depth: depth + 1) {
                 return hit
             }
@@ -104,13 +108,14 @@ public struct HitTester<Tree: HitTestTree> {
     }
 
     /// The sublayers front-most first: zPosition descending, then later in the array first.
-    private func frontToBack(_ node: Tree.Node, time: Double) -> [(Tree.Node, LayerProperties, Double)] {
-        var children: [(Tree.Node, LayerProperties, Double)] = []
+    @inlinable func frontToBack(_ sublayers: [Tree.Node], time: Double) -> [(Tree.Node, HitGeometry, Double, [Tree.Node])] {
+        var children: [(Tree.Node, HitGeometry, Double, [Tree.Node])] = []
+        children.reserveCapacity(sublayers.count)
         var anyZ = false
-        for c in tree.sublayers(of: node) {
-            guard let (cp, ct) = tree.values(of: c, parentTime: time) else { continue }
+        for c in sublayers {
+            guard let (cp, ct, cs) = tree.values(of: c, parentTime: time) else { continue }
             anyZ = anyZ || cp.zPosition != 0
-            children.append((c, cp, ct))
+            children.append((c, cp, ct, cs))
         }
         guard anyZ else { return children.reversed() }
         return children.enumerated().sorted { a, b in
@@ -120,14 +125,14 @@ public struct HitTester<Tree: HitTestTree> {
 
     /// A transform layer's sublayers in its 3D space (and those of transform layers inside it):
     /// the hit drawn in front, by the depth of each plane's centre as the renderer sorts them.
-    private mutating func hitTransformLayer(_ node: Tree.Node, _ p: LayerProperties, time: Double, point: Point,
+    @inlinable mutating func hitTransformLayer(_ node: Tree.Node, _ p: HitGeometry, time: Double, sublayers: [Tree.Node], point: Point,
                                             inSuperlayer: Transform3D, superlayerToDisplay: Transform3D,
                                             depth: Int) -> (hit: Hit<Tree.Node>, depth: Double)? {
         let space = p.sublayerSpace
         let childSpace = space.isIdentity ? inSuperlayer : space.concatenating(inSuperlayer)
         var best: (hit: Hit<Tree.Node>, depth: Double)?
         // Back to front, so that among equal depths the later one (drawn on top) wins.
-        for (child, cp, ct) in frontToBack(node, time: time).reversed() {
+        for (child, cp, ct, cs) in frontToBack(sublayers, time: time).reversed() {
             if visits > Self.maximumVisits || depth + 1 >= Self.maximumDepth { break }
             let candidate: (hit: Hit<Tree.Node>, depth: Double)?
             if cp.kind == .transform {
@@ -135,9 +140,9 @@ public struct HitTester<Tree: HitTestTree> {
                 let nested = cp.transformToSuperlayer.concatenating(childSpace)
                 if !cp.isDoubleSided, !nested.facesViewer { continue }
                 visits += 1
-                candidate = hitTransformLayer(child, cp, time: ct, point: point, inSuperlayer: nested,
+                candidate = hitTransformLayer(child, cp, time: ct, sublayers: cs, point: point, inSuperlayer: nested,
                                               superlayerToDisplay: superlayerToDisplay, depth: depth + 1)
-            } else if let hit = visit(child, cp, time: ct, point: point, superlayerSpace: childSpace,
+            } else if let hit = visit(child, cp, time: ct, sublayers: cs, point: point, superlayerSpace: childSpace,
                                       superlayerToDisplay: superlayerToDisplay, depth: depth + 1) {
                 let t = cp.transformToSuperlayer.concatenating(childSpace)
                 let centre = Point(x: cp.bounds.midX, y: cp.bounds.midY)
@@ -155,15 +160,15 @@ public struct HitTester<Tree: HitTestTree> {
     /// A layer's bounds coordinates to the root's superlayer space, as the renderer places it:
     /// `path` runs from the root down to the layer. Nil when a layer on the path is gone or is
     /// not a sublayer of the one before it.
-    public func toDisplay(path: [Tree.Node], time: Double = 0, isSame: (Tree.Node, Tree.Node) -> Bool) -> Transform3D? {
+    @inlinable public func toDisplay(path: [Tree.Node], time: Double = 0, isSame: (Tree.Node, Tree.Node) -> Bool) -> Transform3D? {
         guard let first = path.first, path.count <= Self.maximumDepth,
-              var (p, t) = tree.values(of: first, parentTime: time) else { return nil }
+              var (p, t, subs) = tree.values(of: first, parentTime: time) else { return nil }
         var inSuperlayer = p.transformToSuperlayer
         var superlayerToDisplay = Transform3D.identity
         var parent = first
         for node in path.dropFirst() {
-            guard tree.sublayers(of: parent).contains(where: { isSame($0, node) }),
-                  let (cp, ct) = tree.values(of: node, parentTime: t) else { return nil }
+            guard subs.contains(where: { isSame($0, node) }),
+                  let (cp, ct, cs) = tree.values(of: node, parentTime: t) else { return nil }
             let space = p.sublayerSpace
             if p.kind == .transform {
                 // The transform layer's sublayers share its superlayer's plane.
@@ -176,7 +181,7 @@ public struct HitTester<Tree: HitTestTree> {
                 superlayerToDisplay = plane
                 inSuperlayer = space.isIdentity ? cp.transformToSuperlayer : cp.transformToSuperlayer.concatenating(space)
             }
-            (p, t, parent) = (cp, ct, node)
+            (p, t, subs, parent) = (cp, ct, cs, node)
         }
         return inSuperlayer.concatenating(superlayerToDisplay)
     }
@@ -184,7 +189,7 @@ public struct HitTester<Tree: HitTestTree> {
 
 extension Rect {
     /// `CGRectContainsPoint`: min edges in, max edges out.
-    public func containsHalfOpen(_ p: Point) -> Bool {
+    @inlinable public func containsHalfOpen(_ p: Point) -> Bool {
         p.x >= minX && p.x < maxX && p.y >= minY && p.y < maxY
     }
 }
@@ -193,7 +198,7 @@ extension Transform3D {
     /// The point of the plane z = 0 that this transform maps onto `p` (dividing by w), or nil
     /// where no point in front of the eye does (the plane is seen edge-on, or `p` lies beyond
     /// its horizon).
-    public func unproject(_ p: Point) -> Point? {
+    @inlinable public func unproject(_ p: Point) -> Point? {
         // X/W = p.x and Y/W = p.y for (x, y, 0, 1) · M: two linear equations in x and y.
         let a = m11 - p.x * m14, b = m21 - p.x * m24, e = p.x * m44 - m41
         let c = m12 - p.y * m14, d = m22 - p.y * m24, f = p.y * m44 - m42
@@ -206,7 +211,7 @@ extension Transform3D {
     }
 
     /// Where the plane's point `p` (z = 0) lands, dividing by w; nil behind the eye.
-    public func project(_ p: Point) -> Point? {
+    @inlinable public func project(_ p: Point) -> Point? {
         apply(to: p).map { Point(x: $0.x, y: $0.y) }
     }
 }

@@ -436,43 +436,4 @@ extension LayerProperties {
     @inlinable public func localTime(fromParent tp: Double) -> Double {
         (tp - beginTime) * speed + timeOffset
     }
-
-    /// The anchor point in the layer's own (bounds) coordinates.
-    @inlinable public var anchorInBounds: Point {
-        Point(x: bounds.origin.x + anchorPoint.x * bounds.size.width,
-              y: bounds.origin.y + anchorPoint.y * bounds.size.height)
-    }
-
-    /// Maps the layer's bounds coordinates into its superlayer's coordinates:
-    /// move the anchor point (and anchorPointZ) to the origin, apply `transform`,
-    /// then move to `position` and `zPosition`.
-    public var transformToSuperlayer: Transform3D {
-        let a = anchorInBounds
-        let toAnchor = Transform3D.translation(x: -a.x, y: -a.y, z: -anchorPointZ)
-        let place = Transform3D.translation(x: position.x, y: position.y, z: zPosition)
-        if transform.isIdentity { return toAnchor.concatenating(place) }
-        return toAnchor.concatenating(transform).concatenating(place)
-    }
-
-    /// `sublayerTransform` applied about the anchor point, in this layer's bounds coordinates:
-    /// what maps a sublayer's superlayer-space point before `transformToSuperlayer`.
-    public var sublayerTransformAboutAnchor: Transform3D {
-        if sublayerTransform.isIdentity { return .identity }
-        let a = anchorInBounds
-        return Transform3D.translation(x: -a.x, y: -a.y, z: -anchorPointZ)
-            .concatenating(sublayerTransform)
-            .concatenating(.translation(x: a.x, y: a.y, z: anchorPointZ))
-    }
-
-    /// What maps a layer's sublayers into its bounds coordinates before their own transforms:
-    /// the geometry flip, then `sublayerTransform` about the anchor point.
-    public var sublayerSpace: Transform3D {
-        var space = sublayerTransformAboutAnchor
-        if isGeometryFlipped {
-            // y' = minY + maxY − y: the sublayers' y axis runs up from the bottom of the bounds.
-            let flip = Transform3D.scale(x: 1, y: -1).concatenating(.translation(x: 0, y: bounds.minY + bounds.maxY))
-            space = space.isIdentity ? flip : flip.concatenating(space)
-        }
-        return space
-    }
 }

@@ -172,7 +172,7 @@ public struct Transform3D: Hashable, Sendable, CustomStringConvertible {
 extension Transform3D {
     /// `F · self`, where F drops z: points of a plane rendered into this layer keep their x, y
     /// and w and lose their depth, as Core Animation flattens a layer's sublayers into it.
-    public var flatteningZ: Transform3D {
+    @inlinable public var flatteningZ: Transform3D {
         var t = self
         t.m31 = 0; t.m32 = 0; t.m33 = 0; t.m34 = 0
         return t
@@ -182,7 +182,7 @@ extension Transform3D {
     /// carried by the inverse transpose is positive, i.e. the inverse's m33 > 0 (as CSS decides
     /// `backface-visibility`). A mirror in x or y is not a back face; a half turn about y is.
     /// A singular transform shows nothing, so counts as facing away.
-    public var facesViewer: Bool {
+    @inlinable public var facesViewer: Bool {
         // m33 of the inverse is the (3,3) cofactor over the determinant; only signs matter.
         let cofactor33 = m11 * (m22 * m44 - m24 * m42) - m12 * (m21 * m44 - m24 * m41) + m14 * (m21 * m42 - m22 * m41)
         // The determinant by Laplace expansion along 2×2 minors of the first two rows.

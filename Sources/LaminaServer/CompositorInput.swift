@@ -159,8 +159,8 @@ extension Compositor {
 
     private func hitTest(_ p: Point) -> DisplayHit? {
         let entries = display.entries
-        return display.hitTest(p, at: lastFrameTime) { entry, id, model, _ in
-            entries[entry].animations[id]?.presentation ?? model
+        return display.hitTest(p, at: lastFrameTime) { entry, id in
+            entries[entry].animations[id].map { HitGeometry($0.presentation) }
         }
     }
 
@@ -174,8 +174,8 @@ extension Compositor {
     private func send(_ kind: InputEvent.Kind, to target: InputState.Target, id: Int32, at p: Point,
                       _ origin: InputOrigin, delta: Point = .zero) {
         let entries = display.entries
-        guard let location = display.locate(p, in: target.layer, serial: target.serial, at: lastFrameTime, present: { entry, id, model, _ in
-            entries[entry].animations[id]?.presentation ?? model
+        guard let location = display.locate(p, in: target.layer, serial: target.serial, at: lastFrameTime, animated: { entry, id in
+            entries[entry].animations[id].map { HitGeometry($0.presentation) }
         }) else {
             // Nowhere to put the point: a leave or a cancel still goes (at the layer's origin).
             if kind == .pointerLeave || kind == .touchCancel || kind == .pointerCancel || kind == .touchUp || kind == .buttonRelease {

@@ -14,19 +14,19 @@ public struct DisplayHit: Hashable, Sendable {
 struct PresentedTree: HitTestTree {
     let tree: ClientTree
     let entry: Int
-    let present: PresentationLookup
+    /// The layer's presentation values when it is animated (nil: its model values are shown).
+    let animated: (_ entry: Int, _ layer: LayerID) -> HitGeometry?
     let outputRoots: [String: Rect]
 
-    func values(of node: LayerID, parentTime: Double) -> (properties: LayerProperties, time: Double)? {
-        guard let layer = tree[node] else { return nil }
-        let m = layer.properties
-        let local = m.localTime(fromParent: parentTime)
-        return (present(entry, node, m, local), local)
+    func values(of node: LayerID, parentTime: Double) -> (properties: HitGeometry, time: Double, sublayers: [LayerID])? {
+        // One lookup, and the layer read in place rather than copied (it is over 1 KB).
+        guard let i = tree.layers.index(forKey: node) else { return nil }
+        let local = tree.layers.values[i].properties.localTime(fromParent: parentTime)
+        let geometry = animated(entry, node) ?? HitGeometry(tree.layers.values[i].properties)
+        return (geometry, local, tree.layers.values[i].sublayers)
     }
 
-    func sublayers(of node: LayerID) -> [LayerID] { tree[node]?.sublayers ?? [] }
-
-    func planeOffset(of sublayer: LayerID, _ properties: LayerProperties, under superlayer: LayerID) -> Point? {
+    func planeOffset(of sublayer: LayerID, _ properties: HitGeometry, under superlayer: LayerID) -> Point? {
         // The separate layout: a root's sublayer named after an output is that output's root.
         guard superlayer == .root, !outputRoots.isEmpty, let frame = outputRoots[properties.name] else { return nil }
         return Point(x: frame.minX, y: frame.minY)
@@ -34,14 +34,14 @@ struct PresentedTree: HitTestTree {
 }
 
 extension DisplayTree {
-    /// The front-most layer under display point `point` in the frame at `time` with values
-    /// from `present` (`HitTester` has the rules). Later clients are in front of earlier ones.
+    /// The front-most layer under display point `point` in the frame at `time`, with the
+    /// presentation values of animated layers from `animated` (`HitTester` has the rules). Later clients are in front of earlier ones.
     /// Each client's root layer is transparent: a point where no layer of the client is goes
     /// through to the clients behind. Layers on their way out (onOrderOut) are not hit.
-    public func hitTest(_ point: Point, at time: Double, present: PresentationLookup) -> DisplayHit? {
-        withoutActuallyEscaping(present) { present in
+    public func hitTest(_ point: Point, at time: Double, animated: (_ entry: Int, _ layer: LayerID) -> HitGeometry?) -> DisplayHit? {
+        withoutActuallyEscaping(animated) { animated in
             for i in entries.indices.reversed() {
-                var tester = HitTester(tree: PresentedTree(tree: entries[i].tree, entry: i, present: present, outputRoots: outputRoots))
+                var tester = HitTester(tree: PresentedTree(tree: entries[i].tree, entry: i, animated: animated, outputRoots: outputRoots))
                 if let hit = tester.hitTest(point, root: .root, time: time, rootIsTarget: false) {
                     return DisplayHit(serial: entries[i].serial, layer: hit.node, location: hit.location)
                 }
@@ -53,7 +53,8 @@ extension DisplayTree {
     /// Display point `point` in the bounds coordinates of layer `id` of the entry with
     /// `serial`, as drawn at `time`; nil when the layer is gone, detached, or `point` does not
     /// lie on its plane (seen edge-on, beyond its horizon).
-    public func locate(_ point: Point, in id: LayerID, serial: UInt32, at time: Double, present: PresentationLookup) -> Point? {
+    public func locate(_ point: Point, in id: LayerID, serial: UInt32, at time: Double,
+                       animated: (_ entry: Int, _ layer: LayerID) -> HitGeometry?) -> Point? {
         guard let i = entries.firstIndex(where: { $0.serial == serial }) else { return nil }
         let tree = entries[i].tree
         var path: [LayerID] = [id]
@@ -63,8 +64,8 @@ extension DisplayTree {
             path.append(up)
             at = up
         }
-        return withoutActuallyEscaping(present) { present in
-            let tester = HitTester(tree: PresentedTree(tree: tree, entry: i, present: present, outputRoots: outputRoots))
+        return withoutActuallyEscaping(animated) { animated in
+            let tester = HitTester(tree: PresentedTree(tree: tree, entry: i, animated: animated, outputRoots: outputRoots))
             return tester.toDisplay(path: path.reversed(), time: time, isSame: ==)?.unproject(point)
         }
     }

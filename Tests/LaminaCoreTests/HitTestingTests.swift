@@ -6,10 +6,9 @@ struct NumberedTree: HitTestTree {
     var layers: [Int: LayerProperties] = [:]
     var children: [Int: [Int]] = [:]
 
-    func values(of node: Int, parentTime: Double) -> (properties: LayerProperties, time: Double)? {
-        layers[node].map { ($0, parentTime) }
+    func values(of node: Int, parentTime: Double) -> (properties: HitGeometry, time: Double, sublayers: [Int])? {
+        layers[node].map { (HitGeometry($0), parentTime, children[node] ?? []) }
     }
-    func sublayers(of node: Int) -> [Int] { children[node] ?? [] }
 
     /// Adds layer `id` under `parent` (-1: none) with `frame` and changes.
     mutating func add(_ id: Int, under parent: Int, frame: Rect, kind: LayerKind = .layer,
