@@ -25,6 +25,11 @@ public struct LayerInputEvent {
     public var time: Double { event.time }
     /// Whether a tool injected it (`laminactl input`) rather than a device.
     public var isInjected: Bool { event.injected }
+    /// Keys: the text the key types (key presses; may be empty) and its keysym name.
+    public var text: String { event.text }
+    public var keyName: String { event.keyName }
+    /// Scrolling: the distance in points.
+    public var scrollDelta: Point { event.delta }
 }
 
 extension Connection {
