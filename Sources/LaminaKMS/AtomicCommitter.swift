@@ -40,19 +40,25 @@ public final class AtomicCommitter: KMSCommitter {
             try request.add(target.crtc, target.crtcProperties, "MODE_ID", UInt64(blob), "CRTC \(target.crtc)")
             try request.add(target.crtc, target.crtcProperties, "ACTIVE", 1, "CRTC \(target.crtc)")
             try addPlane(request, target, framebuffer: framebuffer)
-            if let cursor = target.cursor, let plane = cursor.plane {
-                // The cursor plane keeps this state through the page flips, which touch only the primary plane.
+            if let plane = target.cursorPlane {
+                // The cursor plane keeps this state through the page flips, which touch only the
+                // primary plane; the legacy cursor ioctls move it in between.
                 let what = "cursor plane \(plane.id)"
-                try request.add(plane.id, plane.properties, "FB_ID", UInt64(cursor.framebuffer), what)
-                try request.add(plane.id, plane.properties, "CRTC_ID", UInt64(target.crtc), what)
-                try request.add(plane.id, plane.properties, "SRC_X", 0, what)
-                try request.add(plane.id, plane.properties, "SRC_Y", 0, what)
-                try request.add(plane.id, plane.properties, "SRC_W", UInt64(cursor.width) << 16, what)
-                try request.add(plane.id, plane.properties, "SRC_H", UInt64(cursor.height) << 16, what)
-                try request.add(plane.id, plane.properties, "CRTC_X", UInt64(bitPattern: Int64(cursor.x)), what)
-                try request.add(plane.id, plane.properties, "CRTC_Y", UInt64(bitPattern: Int64(cursor.y)), what)
-                try request.add(plane.id, plane.properties, "CRTC_W", UInt64(cursor.width), what)
-                try request.add(plane.id, plane.properties, "CRTC_H", UInt64(cursor.height), what)
+                if let cursor = target.cursor {
+                    try request.add(plane.id, plane.properties, "FB_ID", UInt64(cursor.framebuffer), what)
+                    try request.add(plane.id, plane.properties, "CRTC_ID", UInt64(target.crtc), what)
+                    try request.add(plane.id, plane.properties, "SRC_X", 0, what)
+                    try request.add(plane.id, plane.properties, "SRC_Y", 0, what)
+                    try request.add(plane.id, plane.properties, "SRC_W", UInt64(cursor.width) << 16, what)
+                    try request.add(plane.id, plane.properties, "SRC_H", UInt64(cursor.height) << 16, what)
+                    try request.add(plane.id, plane.properties, "CRTC_X", UInt64(bitPattern: Int64(cursor.x)), what)
+                    try request.add(plane.id, plane.properties, "CRTC_Y", UInt64(bitPattern: Int64(cursor.y)), what)
+                    try request.add(plane.id, plane.properties, "CRTC_W", UInt64(cursor.width), what)
+                    try request.add(plane.id, plane.properties, "CRTC_H", UInt64(cursor.height), what)
+                } else {
+                    try request.add(plane.id, plane.properties, "FB_ID", 0, what)
+                    try request.add(plane.id, plane.properties, "CRTC_ID", 0, what)
+                }
             }
             let flags = UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET)
             try request.commit(drm, flags: flags | UInt32(DRM_MODE_ATOMIC_TEST_ONLY), what: "TEST_ONLY modeset of \(target.connector.name) \(target.mode)")
@@ -97,7 +103,7 @@ public final class AtomicCommitter: KMSCommitter {
         try request.add(target.crtc, target.crtcProperties, "ACTIVE", 0, "CRTC \(target.crtc)")
         try request.add(target.plane.id, target.plane.properties, "FB_ID", 0, "plane \(target.plane.id)")
         try request.add(target.plane.id, target.plane.properties, "CRTC_ID", 0, "plane \(target.plane.id)")
-        if let plane = target.cursor?.plane {
+        if let plane = target.cursorPlane {
             try request.add(plane.id, plane.properties, "FB_ID", 0, "cursor plane \(plane.id)")
             try request.add(plane.id, plane.properties, "CRTC_ID", 0, "cursor plane \(plane.id)")
         }

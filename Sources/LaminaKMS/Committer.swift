@@ -9,8 +9,12 @@ public struct CommitTarget: Sendable {
     public var crtcProperties: DRMProperties
     public var plane: DRMPlane
     public var mode: DRMMode
-    /// The cursor on this CRTC, set with every modeset; nil shows none.
+    /// The cursor on this CRTC, set with every modeset; nil shows none. Between modesets it
+    /// moves through the legacy cursor ioctls (`KMSOutput.setCursor`).
     public var cursor: CursorPlacement?
+    /// The CRTC's CURSOR plane where a cursor is configured and the device has one: an atomic
+    /// modeset sets it from `cursor`, or clears it.
+    public var cursorPlane: DRMPlane?
 
     public init(connector: DRMConnector, crtc: UInt32, crtcProperties: DRMProperties, plane: DRMPlane, mode: DRMMode) {
         self.connector = connector

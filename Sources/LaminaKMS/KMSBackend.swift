@@ -56,11 +56,22 @@ public final class KMSBackend: DisplayBackend {
     public var isActive: Bool { seat?.isActive ?? terminal?.isActive ?? true }
     private let epoll: FileDescriptor
     private var needsRedraw = false
-    /// The cursor's buffer where a cursor is configured (`[display] cursor`) and one could be made.
-    private var cursorBuffer: CursorBuffer?
-    /// Where the cursor's tip is, in desktop points, for outputs without a cursor plane (the
-    /// renderer draws the arrow there, on top of everything); nil when every output has one.
-    private var drawnCursor: (x: Int, y: Int)?
+    /// The cursor's buffers where a cursor is configured (`[display] cursor`), one per output
+    /// transform in use (the arrow turned with its output), made when first needed.
+    private var cursorBuffers: [OutputTransform: CursorBuffer] = [:]
+    /// Transforms whose buffer could not be made: those outputs draw the cursor.
+    private var cursorBufferFailed: Set<OutputTransform> = []
+    /// Where the cursor's hot spot was last asked to be (`setCursor`), in desktop points; nil
+    /// until then, which means `cursor_position` or the first output's centre.
+    private var cursorPoint: Point?
+    /// Hidden by `setCursor(nil)` until the next point.
+    private var cursorHidden = false
+    /// Where the cursor showed last, for the log: the output's name and how, or nil (hidden).
+    private var cursorShownOn: String?
+    /// The output (CRTC) whose frames draw the cursor, and where its tip is in desktop points,
+    /// where that output has no cursor plane (the renderer draws the arrow there, on top of
+    /// everything); nil otherwise.
+    private var drawnCursor: (crtc: UInt32, x: Int, y: Int)?
     /// The desktop's size in points: the extent of the lit outputs. It changes when a display
     /// is plugged in or changes mode (the daemon then resizes the compositor's display); it
     /// keeps its last value when the last display goes, and is the configured fallback size
@@ -197,11 +208,6 @@ public final class KMSBackend: DisplayBackend {
             }
         }
         outputs = lit
-        if configuration.cursor {
-            do { cursorBuffer = try CursorBuffer(drm: drm) } catch {
-                logger.warning("kms: no cursor buffer (\(error)); the renderer draws the cursor")
-            }
-        }
         let extent = Self.desktopExtent(lit) ?? configuration.fallbackSize
         width = extent.width
         height = extent.height
@@ -266,9 +272,14 @@ public final class KMSBackend: DisplayBackend {
         do {
             let surface = try GBMSurface(device: gbm, width: mode.width, height: mode.height, format: DRMFormat.xrgb8888)
             let window = try EGLWindowSurface(display: display, config: config, gbmSurface: surface)
-            let target = CommitTarget(connector: connector, crtc: crtc,
+            var target = CommitTarget(connector: connector, crtc: crtc,
                                       crtcProperties: drm.properties(of: crtc, type: UInt32(DRM_MODE_OBJECT_CRTC)),
                                       plane: plane, mode: mode)
+            if configuration.cursor {
+                target.cursorPlane = resources.planes.first {
+                    $0.kind == .cursor && $0.possibleCRTCs.contains(crtc) && $0.formats.contains(DRMFormat.argb8888)
+                }
+            }
             let x = taken.map { $0.origin.x + $0.logicalSize.width }.max() ?? 0
             func has(_ yes: Bool) -> String { yes ? "yes" : "no" }
             logger.info("kms: \(connector.name): damage: buffer age \(has(window.supportsBufferAge)), swap with damage \(has(window.supportsSwapWithDamage)), FB_DAMAGE_CLIPS \(has(plane.properties.ids["FB_DAMAGE_CLIPS"] != nil))")
@@ -333,7 +344,7 @@ public final class KMSBackend: DisplayBackend {
 
     private func present(_ list: DrawList, on output: KMSOutput) throws {
         var list = list
-        if let at = drawnCursor, output.target.cursor == nil { list.commands += Self.cursorCommands(at: at) }
+        if let drawn = drawnCursor, drawn.crtc == output.target.crtc { list.commands += Self.cursorCommands(at: (drawn.x, drawn.y)) }
         do {
             let start = monotonicSeconds()
             let flipped = try output.present(list, context: context, renderer: kmsRenderer.gles, drm: drm, committer: committer,
@@ -465,37 +476,100 @@ public final class KMSBackend: DisplayBackend {
 
     // MARK: Cursor
 
-    /// Puts the configured cursor on the output whose rectangle holds its position (the first
-    /// output's centre unless `cursor_position` says otherwise): on that CRTC's cursor plane
-    /// (atomic), through SetCursor2 (legacy), or, where neither can show it, drawn by the
-    /// renderer as the top-most item.
-    private func placeCursor() {
-        drawnCursor = nil
-        guard configuration.cursor, let first = outputs.first else {
-            for output in outputs { output.setCursor(nil) }
-            return
+    /// Shows the cursor with its hot spot at `position` (desktop points; moved into the nearest
+    /// output where it is outside them all), or hides it (nil). Only where a cursor is
+    /// configured (`[display] cursor`). On an output with a cursor plane (or legacy SetCursor2)
+    /// the plane moves at once, without a modeset or a page flip; where the renderer draws the
+    /// cursor, returns true: a frame must be drawn to show the change.
+    @discardableResult
+    public func setCursor(_ position: Point?) -> Bool {
+        guard configuration.cursor else { return false }
+        if let position {
+            guard position.x.isFinite, position.y.isFinite else { return false }
+            cursorPoint = position
+            cursorHidden = false
+        } else {
+            cursorHidden = true
         }
-        let at = configuration.cursorPosition
-            ?? (first.origin.x + first.logicalSize.width / 2, first.origin.y + first.logicalSize.height / 2)
-        let planes = (try? drm.resources().planes) ?? []
-        for output in outputs {
-            let inside = at.x >= output.origin.x && at.y >= output.origin.y
-                && at.x < output.origin.x + output.logicalSize.width && at.y < output.origin.y + output.logicalSize.height
-            guard inside else { output.setCursor(nil); continue }
-            // In the CRTC's pixels (output transforms are not applied to the cursor's place).
-            let x = Int((Double(at.x - output.origin.x) * output.configuration.scale).rounded())
-            let y = Int((Double(at.y - output.origin.y) * output.configuration.scale).rounded())
-            let crtc = output.target.crtc
-            let plane = planes.first { $0.kind == .cursor && $0.possibleCRTCs.contains(crtc) && $0.formats.contains(DRMFormat.argb8888) }
-            if let buffer = cursorBuffer, plane != nil || committer is LegacyCommitter {
-                output.setCursor(CursorPlacement(plane: committer is LegacyCommitter ? nil : plane, framebuffer: buffer.framebuffer,
-                                                 handle: buffer.handle, width: buffer.width, height: buffer.height, x: x, y: y))
-                logger.notice("kms: cursor on \(output.name) at \(x),\(y) (\(plane.map { "cursor plane \($0.id)" } ?? "legacy SetCursor2"))")
-            } else {
-                output.setCursor(nil)
-                drawnCursor = at
-                logger.notice("kms: cursor on \(output.name) at \(x),\(y), drawn by the renderer (no cursor plane)")
+        return placeCursor()
+    }
+
+    /// Puts the configured cursor on the output whose rectangle holds its position (the last
+    /// `setCursor` point, else `cursor_position`, else the first output's centre), in that
+    /// panel's pixels through the output's scale and transform, with the arrow turned like the
+    /// output's picture: on that CRTC's cursor plane (atomic), through SetCursor2 (legacy), or,
+    /// where neither can show it, drawn by the renderer as the top-most item. Every other
+    /// output's cursor is hidden. Returns true when a frame must be drawn (the drawn cursor
+    /// changed, or a plane update failed and the output modesets instead).
+    @discardableResult
+    private func placeCursor() -> Bool {
+        let wasDrawn = drawnCursor
+        drawnCursor = nil
+        var needsFrame = false
+        var spot: CursorSpot?
+        if configuration.cursor, !cursorHidden, let first = outputs.first {
+            let at = cursorPoint
+                ?? configuration.cursorPosition.map { Point(x: Double($0.x), y: Double($0.y)) }
+                ?? Point(x: Double(first.origin.x + first.logicalSize.width / 2), y: Double(first.origin.y + first.logicalSize.height / 2))
+            spot = CursorGeometry.spot(at, on: outputs.map(\.cursorGeometry))
+        }
+        var shownOn: String?
+        var detail = ""
+        let legacy = committer is LegacyCommitter
+        for (i, output) in outputs.enumerated() {
+            var placement: CursorPlacement?
+            if let spot, spot.output == i {
+                let transform = output.configuration.transform
+                if output.hasCursorPlane(legacy: legacy), let buffer = cursorBuffer(for: transform) {
+                    placement = CursorPlacement(framebuffer: buffer.framebuffer, handle: buffer.handle, width: buffer.width, height: buffer.height,
+                                                x: spot.pixelX - buffer.hotX, y: spot.pixelY - buffer.hotY, hotX: buffer.hotX, hotY: buffer.hotY)
+                    shownOn = "\(output.name) (\(output.target.cursorPlane.map { "cursor plane \($0.id)" } ?? "legacy SetCursor2"))"
+                    detail = "at \(spot.pixelX),\(spot.pixelY)"
+                    logger.debug("kms: cursor at \(spot.pixelX),\(spot.pixelY) on \(output.name): plane at \(spot.pixelX - buffer.hotX),\(spot.pixelY - buffer.hotY), hot spot \(buffer.hotX),\(buffer.hotY) (\(transform.rawValue))")
+                } else {
+                    drawnCursor = (output.target.crtc, Int(spot.point.x.rounded(.down)), Int(spot.point.y.rounded(.down)))
+                    shownOn = "\(output.name) (drawn)"
+                    detail = "at \(spot.pixelX),\(spot.pixelY)"
+                    logger.debug("kms: cursor at \(spot.pixelX),\(spot.pixelY) on \(output.name), drawn by the renderer")
+                }
             }
+            do {
+                try output.setCursor(placement, drm: drm, now: isActive)
+            } catch {
+                logger.warning("kms: \(output.name): \(error); the cursor is set with a modeset instead")
+                output.invalidate()
+                needsFrame = true
+            }
+        }
+        if shownOn != cursorShownOn {
+            if let shownOn, let spot {
+                let name = outputs[spot.output].name
+                if shownOn.hasSuffix("(drawn)") {
+                    logger.info("kms: cursor on \(name) \(detail), drawn by the renderer (no cursor plane)")
+                } else {
+                    logger.info("kms: cursor on \(name) \(detail) \(shownOn.dropFirst(name.count + 1))")
+                }
+            } else if configuration.cursor {
+                logger.info("kms: cursor hidden")
+            }
+            cursorShownOn = shownOn
+        }
+        return needsFrame || wasDrawn?.crtc != drawnCursor?.crtc || wasDrawn?.x != drawnCursor?.x || wasDrawn?.y != drawnCursor?.y
+    }
+
+    /// The cursor's buffer for outputs turned by `transform`, made on first use; nil (logged
+    /// once) where the device cannot make one, and the renderer draws the cursor instead.
+    private func cursorBuffer(for transform: OutputTransform) -> CursorBuffer? {
+        if let buffer = cursorBuffers[transform] { return buffer }
+        guard !cursorBufferFailed.contains(transform) else { return nil }
+        do {
+            let buffer = try CursorBuffer(drm: drm, transform: transform)
+            cursorBuffers[transform] = buffer
+            return buffer
+        } catch {
+            cursorBufferFailed.insert(transform)
+            logger.warning("kms: no cursor buffer (\(error)); the renderer draws the cursor")
+            return nil
         }
     }
 

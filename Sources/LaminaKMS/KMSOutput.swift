@@ -136,12 +136,41 @@ final class KMSOutput {
     /// The next frame must modeset again (after losing and regaining DRM master).
     func invalidate() { needsModeset = true }
 
-    /// Shows `cursor` (or none) from the next modeset on, which is made due where it changes.
-    func setCursor(_ cursor: CursorPlacement?) {
-        if cursor?.x != target.cursor?.x || cursor?.y != target.cursor?.y || cursor?.framebuffer != target.cursor?.framebuffer {
-            needsModeset = true
-        }
+    /// The output's geometry as the cursor sees it.
+    var cursorGeometry: CursorOutput {
+        CursorOutput(origin: origin, scale: configuration.scale, panelWidth: mode.width, panelHeight: mode.height,
+                     transform: configuration.transform)
+    }
+
+    /// True where the cursor can show on this CRTC rather than be drawn: it has a cursor plane,
+    /// or the legacy interface (SetCursor2) is in use.
+    func hasCursorPlane(legacy: Bool) -> Bool { target.cursorPlane != nil || legacy }
+
+    /// Sets the CRTC's cursor plane (atomic), found where a cursor is configured.
+    func setCursorPlane(_ plane: DRMPlane?) { target.cursorPlane = plane }
+
+    /// Shows `cursor` (or none) on this CRTC. Where the CRTC is lit and `now` (DRM master is
+    /// held) this happens at once through the legacy cursor ioctls, which the kernel turns
+    /// into cursor-plane updates on atomic drivers too: no modeset, no wait for a page flip.
+    /// Otherwise (before the first frame, blanked, switched away) the next modeset sets it.
+    /// The corresponding C functions are `drmModeSetCursor2`, `drmModeMoveCursor` and
+    /// `drmModeSetCursor` (hiding).
+    func setCursor(_ cursor: CursorPlacement?, drm: DRMDevice, now: Bool) throws(DRMError) {
+        let old = target.cursor
         target.cursor = cursor
+        guard now, isEnabled, !needsModeset, old != cursor else { return }
+        guard let cursor else {
+            try drmCheck("drmModeSetCursor(hide) on \(name)", drmModeSetCursor(drm.fd, target.crtc, 0, 0, 0))
+            return
+        }
+        if old?.handle != cursor.handle || old?.hotX != cursor.hotX || old?.hotY != cursor.hotY
+            || old?.width != cursor.width || old?.height != cursor.height {
+            try drmCheck("drmModeSetCursor2 on \(name)",
+                         drmModeSetCursor2(drm.fd, target.crtc, cursor.handle, UInt32(clamping: cursor.width), UInt32(clamping: cursor.height),
+                                           Int32(clamping: cursor.hotX), Int32(clamping: cursor.hotY)))
+        }
+        // After SetCursor2 too: the kernel keeps the last legacy move, not what a modeset set.
+        try drmCheck("drmModeMoveCursor on \(name)", drmModeMoveCursor(drm.fd, target.crtc, Int32(clamping: cursor.x), Int32(clamping: cursor.y)))
     }
 
     /// Blanks the output (CRTC off) or marks it to light again on the next frame.

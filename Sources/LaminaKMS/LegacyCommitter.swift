@@ -20,9 +20,13 @@ public final class LegacyCommitter: KMSCommitter {
                      drmModeSetCrtc(drm.fd, target.crtc, framebuffer, 0, 0, &connector, 1, &info))
         if let cursor = target.cursor {
             try drmCheck("drmModeSetCursor2 on \(target.connector.name)",
-                         drmModeSetCursor2(drm.fd, target.crtc, cursor.handle, UInt32(cursor.width), UInt32(cursor.height), 0, 0))
+                         drmModeSetCursor2(drm.fd, target.crtc, cursor.handle, UInt32(clamping: cursor.width), UInt32(clamping: cursor.height),
+                                           Int32(clamping: cursor.hotX), Int32(clamping: cursor.hotY)))
             try drmCheck("drmModeMoveCursor on \(target.connector.name)",
-                         drmModeMoveCursor(drm.fd, target.crtc, Int32(cursor.x), Int32(cursor.y)))
+                         drmModeMoveCursor(drm.fd, target.crtc, Int32(clamping: cursor.x), Int32(clamping: cursor.y)))
+        } else if target.cursorPlane != nil {
+            // Hidden, or shown elsewhere; a CRTC without a cursor may refuse, which is no matter.
+            _ = drmModeSetCursor(drm.fd, target.crtc, 0, 0, 0)
         }
     }
 

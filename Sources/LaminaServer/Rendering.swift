@@ -298,6 +298,11 @@ public protocol DisplayBackend: AnyObject {
     func setPower(_ on: Bool, output: String?) throws -> [String]
     /// Every output's power state.
     var outputPower: [(name: String, isOn: Bool)] { get }
+    /// Shows the pointer's cursor with its hot spot at `position` (display/layout points), or
+    /// hides it (nil); a backend without a cursor ignores it. Returns true when a frame must be
+    /// drawn to show the change (a cursor the renderer draws), false when it showed at once.
+    @discardableResult
+    func setCursor(_ position: Point?) -> Bool
 }
 
 /// A backend without displays to blank was asked to.
@@ -342,4 +347,6 @@ extension DisplayBackend {
     public var canSetPower: Bool { false }
     public func setPower(_ on: Bool, output: String?) throws -> [String] { throw PowerUnsupported(backend: name) }
     public var outputPower: [(name: String, isOn: Bool)] { [] }
+    @discardableResult
+    public func setCursor(_ position: Point?) -> Bool { false }
 }
