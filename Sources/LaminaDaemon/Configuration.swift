@@ -59,6 +59,8 @@ public struct LaminadConfiguration: Sendable {
     public var repaintWindowMilliseconds: Double?
     public var cursor: Bool?
     public var cursorPosition: (x: Int, y: Int)?
+    /// Seconds without pointer motion before the cursor hides (0: never).
+    public var cursorHideAfter: Double?
 
     public var kms = KMSConfiguration()
     public var kmsGiven = false
@@ -162,6 +164,7 @@ public struct LaminadConfiguration: Sendable {
             c.repaintWindowMilliseconds = try t.double("repaint_window_ms", 0...100)
             c.cursor = try t.bool("cursor")
             c.cursorPosition = try t.intPair("cursor_position")
+            c.cursorHideAfter = try t.double("cursor_hide_after", 0...86400)
             try t.finish()
         }
         if var t = try r.table("kms") {

@@ -10,6 +10,7 @@ extension Daemon {
     func handleInput(_ action: InputAction, origin: InputOrigin) {
         logger.debug("input: \(action)\(origin.injected ? " (injected)" : "")")
         if let seconds = options.idleBlankSeconds, let idleTimer { try? idleTimer.arm(after: seconds) }
+        cursorPolicy(action)
         switch action {
         case .touchDown(let id, _) where blankedByIdle:
             wake(by: "touch")

@@ -37,6 +37,10 @@ public final class Daemon {
         public var repaintWindow = 0.007
         /// Blank the displays after this many seconds without a change; nil never blanks.
         public var idleBlankSeconds: Double?
+        /// A cursor is configured (`[display] cursor`): pointer motion moves it, touches hide it.
+        public var cursor = false
+        /// Hide the cursor after this many seconds without pointer motion; 0 never does.
+        public var cursorHideSeconds = 5.0
         /// When the process started (CLOCK_MONOTONIC seconds), for the time-to-first-frame log line.
         public var startTime: Double?
         /// Permissions, owner and group applied to the socket file laminad binds (not to a passed one).
@@ -149,6 +153,8 @@ public final class Daemon {
     /// Touches and buttons that woke a blanked display: the rest of them is not delivered.
     var swallowedTouches: Set<Int32> = []
     var swallowedButtons: Set<UInt32> = []
+    /// Where a cursor is configured: when it shows (`CursorPolicy.swift`).
+    private(set) var cursor: CursorPolicy?
     private var journal: SessionJournalStore?
     private var journalTimer: LoopTimer?
     private var journalWriteArmed = false
@@ -249,6 +255,11 @@ public final class Daemon {
             }
             try idleTimer?.arm(after: seconds)
         }
+        if options.cursor {
+            cursor = try CursorPolicy(backend: backend, hideAfter: options.cursorHideSeconds, loop: loop, logger: logger) { [unowned self] in
+                redrawWithoutChange()
+            }
+        }
         logger.notice("listening on \(options.socketPath)\(ownsSocketPath ? "" : " (socket activation)"), backend \(backend.name) \(backend.width)x\(backend.height), renderer \(backend.renderer.name)")
     }
 
@@ -278,6 +289,14 @@ public final class Daemon {
             scheduleFrame()
         }
         return backend.outputPower.map { OutputPower(name: $0.name, isOn: $0.isOn) }
+    }
+
+    /// Draws a frame although the tree did not change (the renderer-drawn cursor moved); not
+    /// while the displays are blanked for idleness (pointer motion does not wake them).
+    func redrawWithoutChange() {
+        guard !blankedByIdle else { return }
+        forcedRedraw = true
+        scheduleFrame()
     }
 
     /// A hung display path (a flip that never completes) stops the pings, so systemd restarts laminad.

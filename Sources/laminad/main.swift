@@ -191,6 +191,8 @@ struct Laminad: ParsableCommand {
         if let n = file.maxClientsPerUser { options.compositor.limits.maxClientsPerUser = n }
         options.startTime = startTime
         options.idleBlankSeconds = idleBlank ?? file.idleBlankSeconds.flatMap { $0 > 0 ? $0 : nil }
+        options.cursor = kms.cursor && display is KMSBackend
+        if let seconds = file.cursorHideAfter { options.cursorHideSeconds = seconds }
         if let ms = file.repaintWindowMilliseconds { options.repaintWindow = ms / 1000 }
         if let mode = file.socketMode { options.socketMode = mode }
         do {

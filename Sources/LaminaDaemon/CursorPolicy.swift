@@ -1,0 +1,67 @@
+import LaminaCore
+import LaminaPlatform
+import LaminaServer
+import Logging
+
+/// When the configured cursor (`[display] cursor = true`) shows: pointer motion shows it where
+/// the pointer is now, a touch hides it (a touch screen needs no arrow), and so do
+/// `cursor_hide_after` seconds without pointer motion. Until the first pointer motion it stays
+/// where the backend put it (`cursor_position`, or the first output's centre).
+final class CursorPolicy {
+    private let backend: any DisplayBackend
+    private let logger: Logger
+    /// Seconds without pointer motion before the cursor hides; nil never hides it.
+    private let hideAfter: Double?
+    private var hideTimer: LoopTimer?
+    /// Asks for a frame: the renderer draws the cursor on an output without a cursor plane.
+    private let frameNeeded: () -> Void
+    /// False after a touch or the inactivity timeout, until the pointer moves.
+    private(set) var isShown = true
+
+    /// `hideAfter` 0 never hides the cursor for inactivity.
+    init(backend: any DisplayBackend, hideAfter: Double, loop: EventLoop, logger: Logger,
+         frameNeeded: @escaping () -> Void) throws(SystemError) {
+        self.backend = backend
+        self.logger = logger
+        self.hideAfter = hideAfter > 0 && hideAfter.isFinite ? hideAfter : nil
+        self.frameNeeded = frameNeeded
+        if let seconds = self.hideAfter {
+            hideTimer = try LoopTimer(loop: loop) { [unowned self] _ in
+                hide(because: "\(seconds) s without pointer motion")
+            }
+        }
+    }
+
+    /// Follows one input event (every event passes here, before the compositor routes it).
+    func handle(_ action: InputAction) {
+        switch action {
+        case .pointerMotion(let point):
+            guard point.x.isFinite, point.y.isFinite else { return }
+            if !isShown { logger.debug("cursor: shown (pointer motion)") }
+            isShown = true
+            if backend.setCursor(point) { frameNeeded() }
+            if let hideAfter, let hideTimer {
+                do { try hideTimer.arm(after: hideAfter) } catch { logger.error("cursor timer: \(error)") }
+            }
+        case .touchDown:
+            hide(because: "touch")
+        default:
+            break
+        }
+    }
+
+    private func hide(because reason: String) {
+        guard isShown else { return }
+        isShown = false
+        if let hideTimer, hideTimer.isArmed { try? hideTimer.disarm() }
+        logger.info("cursor: hidden (\(reason))")
+        if backend.setCursor(nil) { frameNeeded() }
+    }
+}
+
+extension Daemon {
+    /// The cursor's part of `handleInput`: shows, moves or hides the configured cursor.
+    func cursorPolicy(_ action: InputAction) {
+        cursor?.handle(action)
+    }
+}
