@@ -1,0 +1,94 @@
+import Foundation
+import LaminaCore
+import Testing
+
+/// Shell functions for reading the cursor plane from the kernel's atomic state (debugfs): QEMU's
+/// screendump leaves virtio-gpu's cursor out, so the plane is checked instead of pixels.
+private let cursorState = """
+    mount -t debugfs none /sys/kernel/debug 2>/dev/null
+    # cursor_pos: the 64x64 cursor plane's place on the CRTC, or nothing while it has no framebuffer.
+    cursor_pos() { grep -o 'crtc-pos=64x64[-+][0-9]*[-+][0-9]*' /sys/kernel/debug/dri/0/state; }
+    planes_with_fb() { grep -c 'fb=[1-9]' /sys/kernel/debug/dri/0/state; }
+    # move X Y: inject pointer motion and wait until laminad has placed the cursor (the Nth
+    # debug line, counted by the caller's MOVES).
+    move() { "$B/laminactl" input pointer move -- "$1" "$2" || echo "VMKMS_FAIL pointer move"; MOVES=$((MOVES+1)); wait_count "kms: cursor at" $MOVES 50; }
+    MOVES=0
+
+    """
+
+extension KMSVMTests {
+    /// `[display] cursor = true` on virtio-gpu (atomic): the cursor starts at the first output's
+    /// centre; `laminactl input pointer move` moves the cursor plane at once (no modeset), to
+    /// the pixel under the point (the arrow's tip at its buffer's top-left, so the plane's
+    /// place is that pixel); a point outside the desktop is clamped into it; a touch hides the
+    /// plane (no framebuffer) until the pointer moves again. Then with `cursor_hide_after = 1`
+    /// the cursor hides a second after the last motion. Then on an output turned 90°
+    /// (`transform=90`, an 800x1280 desktop on the 1280x800 panel) the point (100, 200) lands
+    /// on panel pixel (1280 − 200.5, 100.5) → (1079, 100), and the turned arrow's tip is at
+    /// (16, 0) of its buffer, so the plane goes to (1063, 100).
+    @Test func cursorFollowsThePointerHidesAndTurns() throws {
+        let run = try VMHarness.run("cursor", files: [
+            "cursor.toml": "[display]\ncursor = true\ncursor_hide_after = 0\n",
+            "hide.toml": "[display]\ncursor = true\ncursor_hide_after = 1\n",
+        ], script: cursorState + """
+            start_laminad --config $D/cursor.toml --log-level trace
+            wait_count "first frame on screen" 1 150
+            value start_pos "$(cursor_pos)"
+            value start_fbs "$(planes_with_fb)"
+            modesets_before=$(grep -c 'modeset in' $LOG)
+            move 100 200
+            value moved_pos "$(cursor_pos)"
+            move 1279 799
+            value corner_pos "$(cursor_pos)"
+            move 5000 -30
+            value clamped_pos "$(cursor_pos)"
+            value modesets_for_moves $(( $(grep -c 'modeset in' $LOG) - modesets_before ))
+            "$B/laminactl" input touch down 1 50 50 || echo "VMKMS_FAIL touch down"
+            "$B/laminactl" input touch up 1 || echo "VMKMS_FAIL touch up"
+            wait_log "cursor: hidden (touch)" 50
+            wait_log "kms: cursor hidden" 50
+            value touched_pos "$(cursor_pos)"
+            value touched_fbs "$(planes_with_fb)"
+            move 640 400
+            value again_pos "$(cursor_pos)"
+            stop_laminad
+
+            start_laminad --config $D/hide.toml
+            wait_count "first frame on screen" 2 150
+            move 300 300
+            value shown_pos "$(cursor_pos)"
+            wait_log "cursor: hidden (1.0 s without pointer motion)" 100
+            value idle_pos "$(cursor_pos)"
+            value idle_fbs "$(planes_with_fb)"
+            stop_laminad
+
+            start_laminad --config $D/cursor.toml --output Virtual-1:transform=90
+            wait_count "first frame on screen" 3 150
+            value turned_start_pos "$(cursor_pos)"
+            move 100 200
+            value turned_pos "$(cursor_pos)"
+            value turned_line "$(grep -c 'kms: cursor at 1079,100 on Virtual-1: plane at 1063,100, hot spot 16,0 (90)' $LOG)"
+            stop_laminad
+            """)
+        let v = run.values
+        #expect(run.serial.contains("kms: cursor on Virtual-1 at 640,400 (cursor plane"), "the first output's centre")
+        #expect(v["start_pos"] == "crtc-pos=64x64+640+400")
+        #expect(v["start_fbs"] == "2", "primary and cursor planes scan out")
+        #expect(v["moved_pos"] == "crtc-pos=64x64+100+200")
+        #expect(v["corner_pos"] == "crtc-pos=64x64+1279+799")
+        #expect(v["clamped_pos"] == "crtc-pos=64x64+1279+0", "(5000, −30) is clamped to the desktop's top-right pixel")
+        #expect(v["modesets_for_moves"] == "0", "moving the cursor needs no modeset")
+        #expect((v["touched_pos"] ?? "") == "", "a touch hides the cursor plane: \(v["touched_pos"] ?? "?")")
+        #expect(v["touched_fbs"] == "1", "only the primary plane scans out after a touch")
+        #expect(v["again_pos"] == "crtc-pos=64x64+640+400", "pointer motion shows it again")
+        #expect(v["shown_pos"] == "crtc-pos=64x64+300+300")
+        #expect((v["idle_pos"] ?? "") == "", "hidden a second after the last motion: \(v["idle_pos"] ?? "?")")
+        #expect(v["idle_fbs"] == "1")
+        // 800x1280 desktop: its centre (400, 640) → (1280 − 640.5, 400.5) → (639, 400), less the hot spot (16, 0).
+        #expect(run.serial.contains("desktop 800x1280"))
+        #expect(v["turned_start_pos"] == "crtc-pos=64x64+623+400")
+        #expect(v["turned_pos"] == "crtc-pos=64x64+1063+100")
+        #expect(v["turned_line"] == "1", "the debug line naming the panel pixel, the plane's place and the turned hot spot")
+        #expect(v["laminad_exit"] == "0")
+    }
+}
