@@ -189,8 +189,10 @@ final class KMSOutput {
     }
 
     /// Puts back what the CRTC showed before Lamina (the console), or turns it off.
-    /// The corresponding C function is `drmModeSetCrtc`.
+    /// The corresponding C functions are `drmModeSetCursor` (hiding the cursor) and `drmModeSetCrtc`.
     func restore(drm: DRMDevice, committer: any KMSCommitter) {
+        // The console has no cursor: take ours off its plane, which SetCrtc leaves alone.
+        if target.cursor != nil { _ = drmModeSetCursor(drm.fd, target.crtc, 0, 0, 0) }
         if let saved, saved.framebuffer != 0, var mode = saved.mode {
             var connector = target.connector.id
             if drmModeSetCrtc(drm.fd, target.crtc, saved.framebuffer, saved.x, saved.y, &connector, 1, &mode) == 0 { return }
