@@ -516,6 +516,7 @@ public final class KMSBackend: DisplayBackend {
         var shownOn: String?
         var detail = ""
         let legacy = committer is LegacyCommitter
+        var placements: [CursorPlacement?] = []
         for (i, output) in outputs.enumerated() {
             var placement: CursorPlacement?
             if let spot, spot.output == i {
@@ -533,11 +534,15 @@ public final class KMSBackend: DisplayBackend {
                     logger.debug("kms: cursor at \(spot.pixelX),\(spot.pixelY) on \(output.name), drawn by the renderer")
                 }
             }
+            placements.append(placement)
+        }
+        // Off the old CRTC before onto the new one, so it never shows twice.
+        for i in outputs.indices.sorted(by: { placements[$0] == nil && placements[$1] != nil }) {
             do {
-                try output.setCursor(placement, drm: drm, now: isActive)
+                try outputs[i].setCursor(placements[i], drm: drm, now: isActive)
             } catch {
-                logger.warning("kms: \(output.name): \(error); the cursor is set with a modeset instead")
-                output.invalidate()
+                logger.warning("kms: \(outputs[i].name): \(error); the cursor is set with a modeset instead")
+                outputs[i].invalidate()
                 needsFrame = true
             }
         }

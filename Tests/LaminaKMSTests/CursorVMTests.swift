@@ -144,3 +144,31 @@ extension KMSVMTests {
         #expect(run.values["laminad_exit"] == "0")
     }
 }
+
+extension KMSVMTests {
+    /// Two heads (Virtual-2 connected by the host, at desktop x 1280): pointer motion across
+    /// the edge takes the cursor off Virtual-1's CRTC and puts it on Virtual-2's, and back.
+    @Test func cursorCrossesOutputs() throws {
+        let run = try VMHarness.run("cursor-heads", outputs: 2, vncHead: 1, files: [
+            "cursor.toml": "[display]\ncursor = true\ncursor_hide_after = 0\n",
+        ], script: cursorState + """
+            # cursor_crtcs: each CRTC showing a 64x64 cursor plane, and where.
+            cursor_crtcs() { awk '/^plane/{c=""} /crtc=crtc/{c=$1} /crtc-pos=64x64/{printf "%s %s;", c, $1}' /sys/kernel/debug/dri/0/state; }
+            start_laminad --config $D/cursor.toml
+            wait_log "first frame on screen" 150
+            echo "VMKMS_RESIZE 1 1024 768"; read _
+            wait_log "Virtual-2 connected" 100
+            settle
+            move 1380 100
+            value second "$(cursor_crtcs)"
+            move 1200 700
+            value first "$(cursor_crtcs)"
+            stop_laminad
+            """)
+        let v = run.values
+        #expect(v["second"] == "crtc=crtc-1 crtc-pos=64x64+100+100;", "only Virtual-2's CRTC shows it: \(v["second"] ?? "?")")
+        #expect(v["first"] == "crtc=crtc-0 crtc-pos=64x64+1200+700;", "back on Virtual-1 only: \(v["first"] ?? "?")")
+        #expect(run.serial.contains("kms: cursor on Virtual-2 at 100,100 (cursor plane"))
+        #expect(v["laminad_exit"] == "0")
+    }
+}
