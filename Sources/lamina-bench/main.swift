@@ -4,6 +4,8 @@
 //                                 an animation plays there (the KMS VM test runs it in the guest)
 //   lamina-bench flood [FRAMES] [PID]   FRAMES (10^7) protocol frames, valid and mutated, through
 //                                 a running laminad ($LAMINA_SOCKET): frames/s, longest wait, RSS, fds
+//   lamina-bench input-latency [N] [LAYERS]   kernel event → client time for N device events,
+//                                 against a running laminad with input devices ($LAMINA_SOCKET)
 //   lamina-bench hittest [N]     microseconds per hit test with N (10^4) layers on screen
 //   lamina-bench soak [SECONDS] [PID]  clients connecting, animating, committing and dying against
 //                                 a running laminad: RSS and descriptor slope
@@ -17,6 +19,11 @@ if which == "soak" {
     let seconds = CommandLine.arguments.dropFirst(2).first.flatMap(Double.init) ?? 3600
     let pid = CommandLine.arguments.dropFirst(3).first.flatMap { Int32($0) }
     do { print(try runSoakBenchmark(seconds: seconds, pid: pid)) } catch { print("soak failed: \(error)") }
+}
+if which == "input-latency" {
+    let n = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 100
+    let layers = CommandLine.arguments.dropFirst(3).first.flatMap { Int($0) } ?? 100
+    do { print(try await runInputLatencyBenchmark(samples: max(1, n), layers: max(0, layers))) } catch { print("input latency failed: \(error)") }
 }
 if which == "hittest" {
     let n = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 10_000
