@@ -2,9 +2,9 @@ import Foundation
 import LaminaCore
 import Testing
 
-/// Input on real KMS in a QEMU guest: the parts that need a display that can blank.
-@Suite("Input on KMS in a QEMU guest", .serialized)
-struct InputVMTests {
+/// Input on real KMS in a QEMU guest: the parts that need a display that can blank. In the
+/// serialized KMS suite, so no two guests boot at once.
+extension KMSVMTests {
     /// A display blanked for idleness wakes at the first touch, and that touch is not
     /// delivered (its down, moves and up); the next touch is. `laminactl events` on the session
     /// `laminactl apply` made shows what was delivered.
