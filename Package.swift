@@ -104,7 +104,7 @@ let package = Package(
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaHeadless", "LaminaRaster",
         ]),
         .testTarget(name: "LaminaSceneTests", dependencies: ["LaminaCore", "LaminaScene"]),
-        .testTarget(name: "LaminaInputTests", dependencies: ["LaminaInput", "LaminaDaemon", "LaminaServer", "LaminaCore"]),
+        .testTarget(name: "LaminaInputTests", dependencies: ["LaminaInput", "LaminaDaemon", "LaminaServer", "LaminaKMS", "LaminaCore"]),
         .testTarget(name: "LaminaKMSTests", dependencies: ["LaminaDaemon", "LaminaKMS", "LaminaCore", "LaminaImage"]),
         .testTarget(name: "LaminaEndToEndTests", dependencies: [
             "Lamina", "LaminaCore", "LaminaProtocol", "LaminaImage", "LaminaPlatform",

@@ -323,7 +323,7 @@ private struct Reader {
         var result: [Reader] = []
         for i in 0..<a.count {
             guard let t = a[i].table else { throw error("\(key)[\(i)]", "must be a table") }
-            result.append(Reader(t, path: "\(key)[\(i)]"))
+            result.append(Reader(t, path: path.isEmpty ? "\(key)[\(i)]" : "\(path).\(key)[\(i)]"))
         }
         return result
     }

@@ -23,10 +23,10 @@ public struct OutputPlacement: Sendable, Equatable {
     /// The desktop point shown at `(u, v)` of the panel, each 0…1 from the panel's top-left
     /// corner in its physical orientation (what libinput's `*_transformed(e, 1)` reports for
     /// a touchscreen or tablet mounted on it): the inverse of the output's transform, then the
-    /// output's place in the desktop. Values outside 0…1 are clamped to the panel's edge.
+    /// output's place in the desktop. Values outside 0…1 are clamped to the panel's edge (NaN: 0).
     public func desktopPoint(panelX u: Double, panelY v: Double) -> Point {
-        let u = Swift.min(1, Swift.max(0, u.isFinite ? u : 0))
-        let v = Swift.min(1, Swift.max(0, v.isFinite ? v : 0))
+        let u = Swift.min(1, Swift.max(0, u.isNaN ? 0 : u))
+        let v = Swift.min(1, Swift.max(0, v.isNaN ? 0 : v))
         // The forward map (OutputTransform.matrix, in normalised coordinates) is: mirror s ↦ 1 − s,
         // then each clockwise quarter turn (s, t) ↦ (1 − t, s). Undo it in reverse order.
         var s: Double, t: Double
