@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// What laminad's input layer logged in a guest: each `InputAction` it handed to the router
-/// (`input: <logDescription>`, debug level) and each device it announced.
+/// (`input: <logDescription>`, debug level) and each device it announced, as the guest script's
+/// `input_log` printed them at its end.
 ///
 /// When the router lands, tests add what the clients received beside `actions`.
 struct InputLog {
@@ -16,7 +17,7 @@ struct InputLog {
 
     init(_ run: VMHarness.Run) {
         var actions: [String] = [], devices: [String] = []
-        for line in run.serial.split(whereSeparator: \.isNewline) {
+        for line in run.serial.split(whereSeparator: \.isNewline) where line.hasPrefix("VMKMS_INPUT ") {
             guard let range = line.range(of: " input: ") else { continue }
             let text = String(line[range.upperBound...]).trimmingCharacters(in: .whitespacesAndNewlines)
             if Self.actionPrefixes.contains(where: text.hasPrefix) {
@@ -110,6 +111,7 @@ struct InputVMTests {
             qmp input-send-event '\(abs(16384, 16384))'
             wait_log "pointerMotion(to: (640.0, 400.0))" 100
             stop_laminad
+            input_log
             """)
         let log = InputLog(run)
         #expect(run.serial.contains("input: keymap rules 'evdev', model 'pc105', layout 'de'"))
@@ -162,7 +164,8 @@ struct InputVMTests {
             wait_log "touchMotion(id: 0" 100
             echo "up 0" >&3
             wait_log "touchUp(id: 0)" 100
-            "$B/lamina-uinput" --name "Lamina Calibrated Touch" </tmp/touch2 >>$LOG 2>&1 &
+            # Without the first tool's pipe (fd 3), so closing it ends the first tool.
+            "$B/lamina-uinput" --name "Lamina Calibrated Touch" </tmp/touch2 3>&- >>$LOG 2>&1 &
             exec 4>/tmp/touch2
             wait_log "input: added 'Lamina Calibrated Touch'" 150
             echo "down 0 0.25 0.5" >&4
@@ -178,6 +181,7 @@ struct InputVMTests {
             wait_log "input: removed 'Lamina Calibrated Touch'" 150
             kill -0 $PID && value alive yes
             stop_laminad
+            input_log
             """)
         let log = InputLog(run)
         #expect(run.serial.contains("desktop 800x1280"))

@@ -28,6 +28,7 @@ enum VMHarness {
         LOG=/tmp/laminad.log
         : >$LOG
         tail -f $LOG &
+        TAIL=$!
         # start_laminad ARGS…: laminad on the KMS backend, waiting until it listens.
         start_laminad() {
             START=$(cut -d' ' -f1 /proc/uptime)
@@ -63,9 +64,13 @@ enum VMHarness {
         # udev has tagged) and hears of new ones.
         start_udev() {
             /lib/systemd/systemd-udevd --daemon --resolve-names=never >/tmp/udevd.log 2>&1 || echo "VMKMS_FAIL systemd-udevd did not start"
-            udevadm trigger --action=add --subsystem-match=input
-            udevadm settle --timeout=30 || echo "VMKMS_FAIL udevadm settle"
+            # udevadm refuses to trigger in a chroot ("Running in chroot, ignoring request") unless told.
+            SYSTEMD_IGNORE_CHROOT=1 udevadm trigger --action=add --subsystem-match=input
+            SYSTEMD_IGNORE_CHROOT=1 udevadm settle --timeout=30 || echo "VMKMS_FAIL udevadm settle"
         }
+        # input_log: laminad's `input: ` lines, each once and whole, as VMKMS_INPUT lines (the
+        # tail of the log may not have reached the console yet when the guest ends).
+        input_log() { kill $TAIL 2>/dev/null; wait $TAIL 2>/dev/null; grep " input: " $LOG | sed 's/^/VMKMS_INPUT /'; }
 
         """
     }
