@@ -11,13 +11,16 @@ struct InputLog {
     let actions: [String]
     /// "added 'NAME' (…) → OUTPUT [eventN]" and "removed 'NAME' [eventN]" lines, in order.
     let devices: [String]
+    /// Every `input: ` line whole, with its time, level and source.
+    let lines: [String]
 
     static let actionPrefixes = ["touchDown(", "touchMotion(", "touchUp(", "touchCancel(", "pointerMotion(", "pointerButton(",
                                  "pointerAxis(", "key(", "cancelAll"]
 
     init(_ run: VMHarness.Run) {
         var actions: [String] = [], devices: [String] = []
-        for line in run.serial.split(whereSeparator: \.isNewline) where line.hasPrefix("VMKMS_INPUT ") {
+        lines = run.serial.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("VMKMS_INPUT ") }.map { String($0.dropFirst(12)) }
+        for line in lines {
             guard let range = line.range(of: " input: ") else { continue }
             let text = String(line[range.upperBound...]).trimmingCharacters(in: .whitespacesAndNewlines)
             if Self.actionPrefixes.contains(where: text.hasPrefix) {
@@ -132,6 +135,10 @@ struct InputVMTests {
             "cancelAll",
             "pointerMotion(to: (640.0, 400.0))",
         ])
+        // Announced once at info level: the VT switch's removal and re-adding are debug lines.
+        #expect(log.lines.filter { $0.contains("info laminad: [LaminaDaemon] input: added 'QEMU Virtio Tablet'") }.count == 1)
+        #expect(log.lines.filter { $0.contains("debug laminad: [LaminaDaemon] input: added 'QEMU Virtio Tablet'") }.count == 1)
+        #expect(run.serial.contains("input: session switched away: cancelling input in flight and closing the devices"))
         #expect(run.values["laminad_exit"] == "0")
     }
 
