@@ -1,3 +1,4 @@
+import Foundation
 import LaminaCore
 import LaminaDaemon
 import LaminaInput
@@ -129,6 +130,19 @@ struct InputConfigurationTests {
         let defaults = try LaminadConfiguration.parse("")
         #expect(defaults.input == InputSettings())
         #expect(try LaminadConfiguration.parse("[input]\nenabled = false\n").input.enabled == false)
+    }
+
+    /// config/laminad.toml states the defaults, and its example device table is valid.
+    @Test func theShippedFileStatesTheDefaults() throws {
+        let path = #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+        let shipped = try LaminadConfiguration.load(path: "/" + path + "/config/laminad.toml")
+        #expect(shipped.input == InputSettings())
+        // The commented example, uncommented (its own comment lines stay comments).
+        let text = try String(contentsOfFile: "/" + path + "/config/laminad.toml", encoding: .utf8)
+        let example = text.components(separatedBy: "# [[input.device]]")[1].split(separator: "\n")
+            .filter { !$0.hasPrefix("# #") }.map { $0.hasPrefix("# ") ? String($0.dropFirst(2)) : String($0) }.joined(separator: "\n")
+        let c = try LaminadConfiguration.parse("[[input.device]]" + example)
+        #expect(c.input.devices == [DeviceRule(match: "ILITEK", output: "HDMI-A-1", calibration: [1, 0, 0, 0, 1, 0])])
     }
 
     @Test(arguments: [
