@@ -27,8 +27,6 @@ final class InputDeviceHost {
     /// Devices already announced at info level (name and node), so a VT switch's remove and
     /// re-add are logged at debug level only.
     private var announced: Set<String> = []
-    /// libseat's number for each descriptor it opened, for closing.
-    private var seatDevices: [Int32: Int32] = [:]
 
     /// The keymap from `settings` (a bad layout is logged and the default "us" keymap used) and
     /// no devices yet. Throws only when not even the default keymap compiles (no xkb-data).
@@ -73,18 +71,22 @@ final class InputDeviceHost {
             logger.error("input: cannot open the input devices: \(error); running without them")
             return host
         }
-        backend.onSessionActiveChange = { [unowned host] active in host.sessionChanged(active: active) }
+        backend.onSessionActiveChange = { [weak host] active in host?.sessionChanged(active: active) }
         return host
     }
 
     /// Opens the seat's devices through libinput (through libseat when the card came from it)
     /// and watches them on `loop`.
     func startDevices(loop: EventLoop, seat: SeatSession?, seatName: String) throws {
-        let devices = try InputDevices(seat: seatName, logger: logger, open: { [unowned self] path, flags in
+        // The closures run until libinput is released, which may be while this host is being
+        // destroyed: they hold what they need themselves, never the host.
+        let opened = SeatDescriptors()
+        let logger = logger
+        let devices = try InputDevices(seat: seatName, logger: logger, open: { path, flags in
             if let seat {
                 do throws(DRMError) {
                     let (fd, id) = try seat.openDevice(path)
-                    seatDevices[fd] = id
+                    opened.ids[fd] = id
                     return fd
                 } catch {
                     logger.warning("input: \(error)")
@@ -98,8 +100,8 @@ final class InputDeviceHost {
                 return -e
             }
             return fd
-        }, close: { [unowned self] fd in
-            if let seat, let id = seatDevices.removeValue(forKey: fd) { seat.closeDevice(id) }
+        }, close: { fd in
+            if let seat, let id = opened.ids.removeValue(forKey: fd) { seat.closeDevice(id) }
             _ = Glibc.close(fd)
         })
         self.devices = devices
@@ -194,4 +196,9 @@ final class InputDeviceHost {
             logger.debug("\(line)")
         }
     }
+}
+
+/// libseat's number for each descriptor it opened, for closing it.
+private final class SeatDescriptors {
+    var ids: [Int32: Int32] = [:]
 }

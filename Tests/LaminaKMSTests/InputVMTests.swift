@@ -142,6 +142,51 @@ struct InputVMTests {
         #expect(run.values["laminad_exit"] == "0")
     }
 
+    /// An ordinary user through seatd: libinput's devices are opened by seatd (libseat), as the
+    /// card is. A tablet move reaches laminad; switching to VT 2 disables the seat, which
+    /// cancels input in flight and closes the devices before laminad acknowledges; back on VT 1
+    /// seatd opens them again and the next move arrives.
+    @Test func devicesThroughSeatdAsOrdinaryUser() throws {
+        try Self.requireUdev()
+        func abs(_ x: Int, _ y: Int) -> String {
+            #"{"events":[{"type":"abs","data":{"axis":"x","value":\#(x)}},{"type":"abs","data":{"axis":"y","value":\#(y)}}]}"#
+        }
+        let run = try VMHarness.run("input-seat", input: true, script: """
+            start_udev
+            seatd -u nobody -g nogroup -l info >/tmp/seatd.log 2>&1 &
+            SEATD=$!
+            i=0; while [ ! -S /run/seatd.sock ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+            value event_mode "$(stat -c %a:%U /dev/input/event2)"
+            mkdir -p /tmp/kiosk; chown nobody /tmp/kiosk
+            export LAMINA_SOCKET=/tmp/kiosk/lamina.sock
+            setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp/kiosk XDG_RUNTIME_DIR=/tmp/kiosk \
+                "$B/laminad" --backend kms --socket $LAMINA_SOCKET --log-level debug >>$LOG 2>&1 &
+            PID=$!
+            wait_log "input: added 'QEMU Virtio Tablet'" 200
+            qmp input-send-event '\(abs(32767, 0))'
+            wait_log "pointerMotion(to: (1279.96, 0.0))" 100
+            busybox chvt 2
+            wait_log "input: session switched away" 100
+            wait_log "seat disabled" 50
+            busybox chvt 1
+            wait_log "input: session back" 100
+            wait_count "input: added 'QEMU Virtio Tablet'" 2 150
+            qmp input-send-event '\(abs(0, 16384))'
+            wait_log "pointerMotion(to: (0.0, 400.0))" 100
+            kill -0 $PID && value alive yes
+            stop_laminad
+            kill $SEATD
+            input_log
+            """)
+        let log = InputLog(run)
+        #expect(run.values["event_mode"] == "600:root", "the event nodes are not open to nobody directly")
+        #expect(run.serial.contains("input: libinput on seat seat0 (devices through libseat)"))
+        log.expectDevice("added 'QEMU Virtio Tablet' (pointer, absolute) → Virtual-1 [event")
+        log.expectActions(["pointerMotion(to: (1279.96, 0.0))", "cancelAll", "pointerMotion(to: (0.0, 400.0))"])
+        #expect(run.values["alive"] == "yes")
+        #expect(run.values["laminad_exit"] == "0")
+    }
+
     /// Touchscreens made with uinput inside the guest after laminad started (hotplug), on
     /// Virtual-1 turned 90° (`--output Virtual-1:transform=90`: the desktop is 800x1280). A
     /// touch at the panel's (0.25, 0.5) is a quarter from the panel's left and halfway down;
