@@ -100,7 +100,8 @@ public final class InputDevices {
     /// Reads what the devices and udev have and returns it, oldest first. Never blocks.
     /// The corresponding C functions are `libinput_dispatch` and `libinput_get_event`.
     public func dispatch() -> [DeviceEvent] {
-        if libinput_dispatch(libinput) != 0 { callbacks.logger.debug("libinput_dispatch: \(String(cString: strerror(errno)))") }
+        let r = libinput_dispatch(libinput)
+        if r < 0 { callbacks.logger.debug("libinput_dispatch: \(String(cString: strerror(-r)))") }
         var events: [DeviceEvent] = []
         while let event = libinput_get_event(libinput) {
             if let converted = convert(event) { events.append(converted) }
