@@ -54,30 +54,31 @@ struct InputLog {
     }
 }
 
+/// libinput takes only devices udev has seen: the input tests run the host's systemd-udevd in
+/// the guest. Cancels the test (a skip, with the reason) where it is not installed.
+func requireUdev() throws {
+    guard FileManager.default.isExecutableFile(atPath: "/lib/systemd/systemd-udevd") else {
+        let reason = "systemd-udevd is not installed (scripts/deps.sh installs udev); the input VM tests need it in the guest"
+        if ProcessInfo.processInfo.environment["LAMINA_REQUIRE_VM"] == "1" {
+            Issue.record(Comment(rawValue: reason))
+            throw VMUnavailable(reason: reason)
+        }
+        try Test.cancel(Comment(rawValue: reason))
+    }
+}
+
 /// laminad's input devices in QEMU guests: QEMU's virtio keyboard and tablet driven over QMP,
 /// and multi-touch screens made with uinput inside the guest (lamina-uinput), all through
-/// libinput's udev backend (systemd-udevd runs in the guest).
-@Suite("input devices in a QEMU guest", .serialized)
-struct InputVMTests {
-    /// libinput takes only devices udev has seen: the guest runs the host's systemd-udevd.
-    static func requireUdev() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/lib/systemd/systemd-udevd") else {
-            let reason = "systemd-udevd is not installed (scripts/deps.sh installs udev); the input VM tests need it in the guest"
-            if ProcessInfo.processInfo.environment["LAMINA_REQUIRE_VM"] == "1" {
-                Issue.record(Comment(rawValue: reason))
-                throw VMUnavailable(reason: reason)
-            }
-            try Test.cancel(Comment(rawValue: reason))
-        }
-    }
-
+/// libinput's udev backend (systemd-udevd runs in the guest). Part of the serialized KMS suite,
+/// so no two guests boot at once.
+extension KMSVMTests {
     /// QEMU's tablet and keyboard (virtio) on a 1280x800 virtio-gpu output, German keymap from
     /// the configuration. A tablet move to (0.25, 0.5) of the screen is the desktop point
     /// (320, 400); the left button; Shift+a types "A"; KEY_Y types "z" (German layout); Return.
     /// Then a VT switch away cancels everything in flight and closes the devices, and back
     /// opens them again: a move to the screen's centre is (640, 400).
     @Test func qemuTabletAndKeyboardBecomeInputActions() throws {
-        try Self.requireUdev()
+        try requireUdev()
         func abs(_ x: Int, _ y: Int) -> String {
             #"{"events":[{"type":"abs","data":{"axis":"x","value":\#(x)}},{"type":"abs","data":{"axis":"y","value":\#(y)}}]}"#
         }
@@ -147,7 +148,7 @@ struct InputVMTests {
     /// cancels input in flight and closes the devices before laminad acknowledges; back on VT 1
     /// seatd opens them again and the next move arrives.
     @Test func devicesThroughSeatdAsOrdinaryUser() throws {
-        try Self.requireUdev()
+        try requireUdev()
         func abs(_ x: Int, _ y: Int) -> String {
             #"{"events":[{"type":"abs","data":{"axis":"x","value":\#(x)}},{"type":"abs","data":{"axis":"y","value":\#(y)}}]}"#
         }
@@ -195,7 +196,7 @@ struct InputVMTests {
     /// calibration [0.5, 0, 0.1, 0, 0.5, 0.2] sees the same touch at (0.225, 0.45), which is
     /// (0.45·800, 0.775·1280) = (360, 992). Closing each tool's input removes its device.
     @Test func uinputTouchscreensOnARotatedOutput() throws {
-        try Self.requireUdev()
+        try requireUdev()
         let config = """
             [[input.device]]
             match = "Lamina Calibrated Touch"
@@ -227,6 +228,8 @@ struct InputVMTests {
             echo "up 1" >&4
             echo "up 0" >&4
             wait_count "touchUp(id: 0)" 2 100
+            echo "down 2 0.5 0.5" >&4
+            wait_log "touchDown(id: 0, at: (360.0, 832.0))" 100
             exec 3>&-
             wait_log "input: removed 'Lamina Test Touch'" 150
             exec 4>&-
@@ -251,6 +254,9 @@ struct InputVMTests {
             "touchDown(id: 1, at: (360.0, 832.0))",
             "touchUp(id: 1)",
             "touchUp(id: 0)",
+            // A finger still down when its device goes: cancelled, not lifted.
+            "touchDown(id: 0, at: (360.0, 832.0))",
+            "touchCancel(id: 0)",
         ])
         #expect(run.values["alive"] == "yes")
         #expect(run.values["laminad_exit"] == "0")
