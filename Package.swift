@@ -73,7 +73,7 @@ let package = Package(
 
         // MARK: Executables
         .executableTarget(name: "laminad", dependencies: [
-            "LaminaDaemon", "LaminaInput",
+            "LaminaDaemon",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
