@@ -298,6 +298,13 @@ public protocol DisplayBackend: AnyObject {
     func setPower(_ on: Bool, output: String?) throws -> [String]
     /// Every output's power state.
     var outputPower: [(name: String, isOn: Bool)] { get }
+    /// Each lit output's name, desktop rectangle and transform, in desktop order, for mapping
+    /// touchscreens and pointers onto the desktop (headless: one output covering the display).
+    var outputPlacements: [OutputPlacement] { get }
+    /// Called with false when the session is taken away (a VT switch, a disabled seat) before
+    /// the devices are given up, and with true when it is back: the daemon suspends and resumes
+    /// input devices with it. Headless has no session and never calls it.
+    var onSessionActiveChange: ((_ active: Bool) -> Void)? { get set }
 }
 
 /// A backend without displays to blank was asked to.
@@ -342,4 +349,11 @@ extension DisplayBackend {
     public var canSetPower: Bool { false }
     public func setPower(_ on: Bool, output: String?) throws -> [String] { throw PowerUnsupported(backend: name) }
     public var outputPower: [(name: String, isOn: Bool)] { [] }
+    public var outputPlacements: [OutputPlacement] {
+        [OutputPlacement(name: name, frame: Rect(x: 0, y: 0, width: Double(width), height: Double(height)))]
+    }
+    public var onSessionActiveChange: ((_ active: Bool) -> Void)? {
+        get { nil }
+        set {}
+    }
 }
