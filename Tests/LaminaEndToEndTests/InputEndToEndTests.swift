@@ -196,6 +196,46 @@ struct InputEndToEndTests {
         #expect(backEvents.first?.id == 2 && backEvents.first?.location == Point(x: 120, y: 120))
     }
 
+    /// Keys go to the client with the keyboard focus, translated by laminad's keymap
+    /// (xkbcommon, layout "us"): the last client touched, until another takes the focus.
+    @Test func keyboardFocusAndText() async throws {
+        let daemon = try DaemonProcess()
+        let a = try Connection.connect(to: daemon.socket, name: "a")
+        let b = try Connection.connect(to: daemon.socket, name: "b")
+        let tool = try Connection.connect(to: daemon.socket, name: "tool")
+        a.rootLayer.addSublayer(box(Rect(x: 0, y: 0, width: 100, height: 100), "a"))
+        b.rootLayer.addSublayer(box(Rect(x: 200, y: 0, width: 100, height: 100), "b"))
+        try await a.sync()
+        try await b.sync()
+        var keysA: [LayerInputEvent] = [], keysB: [LayerInputEvent] = []
+        a.rootLayer.onInput = { if $0.kind.isKeyboard { keysA.append($0) } }
+        b.rootLayer.onInput = { if $0.kind.isKeyboard { keysB.append($0) } }
+        // A touch on A's layer gives A the keyboard.
+        try await tool.injectInput(.touchDown(id: 1, at: Point(x: 50, y: 50)))
+        try await tool.injectInput(.touchUp(id: 1))
+        for (name, pressed) in [("Shift_L", true), ("a", true), ("a", false), ("Shift_L", false), ("a", true), ("a", false), ("Return", true)] {
+            try await tool.injectInput(.key(name: name, pressed: pressed))
+        }
+        try await settle(a)
+        let typed = keysA.filter { $0.kind == .keyPress }.map(\.text).joined()
+        #expect(keysA.first?.kind == .focusIn)
+        #expect(typed == "Aa\r")
+        #expect(keysA.first { $0.kind == .keyPress && $0.keyName == "a" }?.id == 30)   // KEY_A
+        #expect(keysA.first { $0.kind == .keyPress && $0.text == "A" }?.keyName == "A")
+        #expect(keysB.isEmpty)
+        // B asks for the keyboard: A loses it, B gets the release and what follows.
+        try await b.takeKeyboardFocus()
+        try await tool.injectInput(.key(name: "Return", pressed: false))
+        try await tool.injectInput(.key(name: "space", pressed: true))
+        try await settle(a)
+        try await settle(b)
+        #expect(keysA.last?.kind == .focusOut)
+        #expect(keysB.map(\.kind) == [.focusIn, .keyRelease, .keyPress])
+        #expect(keysB.last?.text == " " && keysB.last?.isInjected == true)
+        // A name no key types is refused, naming it.
+        await #expect(throws: LaminaError.self) { try await tool.injectInput(.key(name: "NotAKeysym", pressed: true)) }
+    }
+
     /// A long press timed on the virtual clock: recognised when the clock passes 0.5 s.
     @Test func longPressOnTheVirtualClock() async throws {
         let daemon = try DaemonProcess()
