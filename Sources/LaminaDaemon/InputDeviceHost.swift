@@ -145,6 +145,7 @@ final class InputDeviceHost {
 
     private func dispatch() {
         guard let devices else { return }
+        var batch: [(action: InputAction, time: Double)] = []
         for event in devices.dispatch() {
             switch event.kind {
             case .added(let info): added(info)
@@ -153,7 +154,22 @@ final class InputDeviceHost {
                 // Releases libinput reports while closing the devices: already cancelled.
                 guard active else { continue }
             }
-            for action in translator.translate(event, outputs: outputs()) { send(action, time: event.time) }
+            for action in translator.translate(event, outputs: outputs()) { batch.append((action, event.time)) }
+        }
+        for (i, item) in batch.enumerated() {
+            // Motion that the very next event of the batch supersedes is not routed: each
+            // pointer motion costs a hit test, and a fast mouse reports many per frame.
+            if i + 1 < batch.count, Self.supersedes(batch[i + 1].action, item.action) { continue }
+            send(item.action, time: item.time)
+        }
+    }
+
+    /// Whether `next` makes `action` pointless to route: both move the pointer, or the same touch.
+    static func supersedes(_ next: InputAction, _ action: InputAction) -> Bool {
+        switch (action, next) {
+        case (.pointerMotion, .pointerMotion): true
+        case let (.touchMotion(a, _), .touchMotion(b, _)): a == b
+        default: false
         }
     }
 

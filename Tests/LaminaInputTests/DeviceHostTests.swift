@@ -1,4 +1,5 @@
 @testable import LaminaDaemon
+import LaminaCore
 import LaminaInput
 import LaminaServer
 import Testing
@@ -34,5 +35,16 @@ struct DeviceHostTests {
         let host = try Self.host(settings)
         #expect(host.keyboard.names.layout == "us")
         #expect(host.keyAction(named: "y", pressed: true) == .key(code: 21, pressed: true, keysym: 0x79, name: "y", text: "y"))
+    }
+
+    /// Within one dispatch, a motion followed by another of the same pointer or touch is not
+    /// routed (each costs a hit test); downs, ups and other touches' motion are kept.
+    @Test func motionIsCoalescedWithinABatch() {
+        let p = LaminaCore.Point(x: 1, y: 2)
+        #expect(InputDeviceHost.supersedes(.pointerMotion(to: p), .pointerMotion(to: p)))
+        #expect(InputDeviceHost.supersedes(.touchMotion(id: 3, to: p), .touchMotion(id: 3, to: p)))
+        #expect(!InputDeviceHost.supersedes(.touchMotion(id: 4, to: p), .touchMotion(id: 3, to: p)))
+        #expect(!InputDeviceHost.supersedes(.touchUp(id: 3), .touchMotion(id: 3, to: p)))
+        #expect(!InputDeviceHost.supersedes(.pointerMotion(to: p), .pointerButton(code: 0x110, pressed: true)))
     }
 }
