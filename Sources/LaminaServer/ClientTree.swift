@@ -46,6 +46,25 @@ public struct CommitResult: Sendable, Equatable {
     public var visibleChange = false
 }
 
+/// A commit part way through `ClientTree.continueCommit`.
+public struct CommitInProgress {
+    public let operations: [Operation]
+    let attachments: [MemoryAttachment]
+    let limits: ClientLimits
+    var journal = ClientTree.Journal()
+    var result = CommitResult()
+    /// The index of the next operation to apply.
+    public internal(set) var next = 0
+    /// Every operation has been applied (`finishCommit` completes it).
+    public var isApplied: Bool { next >= operations.count }
+
+    init(operations: [Operation], attachments: [MemoryAttachment], limits: ClientLimits) {
+        self.operations = operations
+        self.attachments = attachments
+        self.limits = limits
+    }
+}
+
 /// Why a commit was refused: which operation, and what was wrong with it.
 public struct CommitRejection: Error, Equatable, Sendable, CustomStringConvertible {
     public var code: ErrorCode
@@ -132,6 +151,16 @@ public struct ClientTree: Sendable {
     @discardableResult
     public mutating func apply(_ ops: [Operation], attachments: [MemoryAttachment] = [],
                                limits: ClientLimits = ClientLimits()) throws(CommitRejection) -> CommitResult {
+        var commit = try beginCommit(ops, attachments: attachments, limits: limits)
+        try continueCommit(&commit, operations: .max)
+        return try finishCommit(&commit)
+    }
+
+    /// Starts applying a commit that `continueCommit` takes further, a budget of operations at
+    /// a time, and `finishCommit` completes (laminad applies a big commit over several turns
+    /// of its loop, to a copy of the tree, so other clients are served meanwhile).
+    public func beginCommit(_ ops: [Operation], attachments: [MemoryAttachment] = [],
+                            limits: ClientLimits = ClientLimits()) throws(CommitRejection) -> CommitInProgress {
         guard ops.count <= limits.maxOperationsPerCommit else {
             throw CommitRejection(code: .limitExceeded, operationIndex: -1,
                                   message: "a commit may hold at most \(limits.maxOperationsPerCommit) operations, this one has \(ops.count)")
@@ -141,37 +170,50 @@ public struct ClientTree: Sendable {
             throw CommitRejection(code: .invalidImage, operationIndex: -1,
                                   message: "the commit has \(needed) create-image operation\(needed == 1 ? "" : "s") but its frame carried \(attachments.count) file descriptor\(attachments.count == 1 ? "" : "s") (send exactly one memory file per create-image, in order, with the frame)")
         }
-        // The first value of every layer this commit touches, to restore on failure.
-        var journal = Journal()
-        var result = CommitResult()
-        for (i, op) in ops.enumerated() {
+        return CommitInProgress(operations: ops, attachments: attachments, limits: limits)
+    }
+
+    /// Applies up to `budget` more of the commit's operations. On a bad one the tree is put
+    /// back as it was before the commit began, and the rejection names the operation.
+    public mutating func continueCommit(_ commit: inout CommitInProgress, operations budget: Int) throws(CommitRejection) {
+        let end = commit.next + min(budget, commit.operations.count - commit.next)
+        while commit.next < end {
+            let i = commit.next, op = commit.operations[i]
             do throws(CommitRejection) {
                 let visible: Bool
                 switch op {
                 case .createImage, .updateImage, .destroyImage:
-                    visible = try applyImage(op, index: i, attachments: attachments, limits: limits, journal: &journal)
+                    visible = try applyImage(op, index: i, attachments: commit.attachments, limits: commit.limits, journal: &commit.journal)
                 default:
-                    visible = try applyOne(op, index: i, limits: limits, journal: &journal, changes: &result.changes)
+                    visible = try applyOne(op, index: i, limits: commit.limits, journal: &commit.journal, changes: &commit.result.changes)
                 }
-                if visible { result.visibleChange = true }
+                if visible { commit.result.visibleChange = true }
             } catch {
-                rollBack(journal)
+                rollBack(commit.journal)
                 throw error
             }
+            commit.next += 1
         }
+    }
+
+    /// Completes a commit whose operations have all been applied: the structure's bookkeeping,
+    /// the depth check of moved subtrees, and the image changes the renderer sees.
+    public mutating func finishCommit(_ commit: inout CommitInProgress) throws(CommitRejection) -> CommitResult {
+        precondition(commit.isApplied, "finishCommit before every operation was applied")
         do throws(CommitRejection) {
-            finishStructure(&journal, changes: &result.changes, limits: limits)
-            try checkDepth(of: journal.movedRoots, limits: limits, journal: &journal)
+            finishStructure(&commit.journal, changes: &commit.result.changes, limits: commit.limits)
+            try checkDepth(of: commit.journal.movedRoots, limits: commit.limits, journal: &commit.journal)
         } catch {
-            rollBack(journal)
+            rollBack(commit.journal)
             throw error
         }
+        let journal = commit.journal
         // Only now that the commit stands do image changes reach the sources the renderer reads.
         for (source, rect) in journal.imageUpdates { source.markChanged(rect) }
         for source in journal.destroyedImages { source.destroy() }
         for source in journal.destroyedImages { inheritedImages.remove(source.number) }
         destroyUnshownInheritedImages()
-        return result
+        return commit.result
     }
 
     private mutating func rollBack(_ journal: Journal) {

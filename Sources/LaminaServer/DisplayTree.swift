@@ -145,6 +145,12 @@ public struct DisplayTree: Sendable {
         guard let i = index(of: client) else {
             throw CommitRejection(code: .notHello, operationIndex: -1, message: "\(client) is not attached")
         }
+        return try entries[i].tree.apply(ops, attachments: attachments, limits: commitLimits(ops, entry: i, limits: limits))
+    }
+
+    /// The client's limits for a commit of `ops` by entry `i`, with the budgets it shares with
+    /// the other entries narrowed to what they leave.
+    func commitLimits(_ ops: [Operation], entry i: Int, limits: ClientLimits) -> ClientLimits {
         var limits = limits
         if ops.contains(where: { if case .createImage = $0 { true } else { false } }) {
             let others = entries.indices.reduce(0) { $0 + ($1 == i ? 0 : entries[$1].tree.images.values.reduce(0) { $0 + $1.byteCount }) }
@@ -168,7 +174,7 @@ public struct DisplayTree: Sendable {
                 limits.layerBudgetMessage = "all sessions may hold at most \(limits.maxTotalLayers) layers together (max_total_layers); the others hold \(others)"
             }
         }
-        return try entries[i].tree.apply(ops, attachments: attachments, limits: limits)
+        return limits
     }
 
     /// Layers held by kept sessions (connected or not).
