@@ -31,7 +31,8 @@ public enum TreeChange: Sendable, Equatable {
     case inserted(LayerID, into: LayerID)
     case removed(LayerID, from: LayerID, at: Int)
     /// The layer is gone; its value just before, for animations that outlive it.
-    case destroyed(LayerID, ServerLayer)
+    // Boxed: a layer is over 1 KB, and every change in a commit would take that much.
+    indirect case destroyed(LayerID, ServerLayer)
     /// An animation operation that passed validation: add, remove, remove all.
     case animation(Operation)
     /// New transaction settings for the changes after this one.
@@ -48,20 +49,37 @@ public struct CommitResult: Sendable, Equatable {
 
 /// A commit part way through `ClientTree.continueCommit`.
 public struct CommitInProgress {
-    public let operations: [Operation]
+    /// Operations supplied and not yet applied; `operations[0]` is operation `firstIndex`.
+    var operations: [Operation]
+    var firstIndex = 0
+    /// How many operations the commit has in all.
+    public let total: Int
     let attachments: [MemoryAttachment]
     let limits: ClientLimits
+    /// Streamed commits learn how many images they create only at the end.
+    let checksDescriptorsAtEnd: Bool
     var journal = ClientTree.Journal()
     var result = CommitResult()
     /// The index of the next operation to apply.
     public internal(set) var next = 0
     /// Every operation has been applied (`finishCommit` completes it).
-    public var isApplied: Bool { next >= operations.count }
+    public var isApplied: Bool { next >= total }
+    /// Operations supplied and still to apply.
+    public var supplied: Int { firstIndex + operations.count - next }
 
-    init(operations: [Operation], attachments: [MemoryAttachment], limits: ClientLimits) {
+    init(operations: [Operation], total: Int, attachments: [MemoryAttachment], limits: ClientLimits, checksDescriptorsAtEnd: Bool) {
         self.operations = operations
+        self.total = total
         self.attachments = attachments
         self.limits = limits
+        self.checksDescriptorsAtEnd = checksDescriptorsAtEnd
+    }
+
+    /// More of a streamed commit's operations, in order; the applied ones are let go.
+    public mutating func supply(_ ops: [Operation]) {
+        operations.removeFirst(next - firstIndex)
+        firstIndex = next
+        operations += ops
     }
 }
 
@@ -170,15 +188,30 @@ public struct ClientTree: Sendable {
             throw CommitRejection(code: .invalidImage, operationIndex: -1,
                                   message: "the commit has \(needed) create-image operation\(needed == 1 ? "" : "s") but its frame carried \(attachments.count) file descriptor\(attachments.count == 1 ? "" : "s") (send exactly one memory file per create-image, in order, with the frame)")
         }
-        return CommitInProgress(operations: ops, attachments: attachments, limits: limits)
+        return CommitInProgress(operations: ops, total: ops.count, attachments: attachments, limits: limits, checksDescriptorsAtEnd: false)
+    }
+
+    /// Starts a commit of `count` operations whose operations come later, in pieces
+    /// (`CommitInProgress.supply`): laminad decodes a big commit a step at a time, into a copy
+    /// of the tree that it drops if the commit fails (so a failure does not restore this tree).
+    public func beginStreamedCommit(count: Int, attachments: [MemoryAttachment] = [],
+                                    limits: ClientLimits = ClientLimits()) throws(CommitRejection) -> CommitInProgress {
+        guard count <= limits.maxOperationsPerCommit else {
+            throw CommitRejection(code: .limitExceeded, operationIndex: -1,
+                                  message: "a commit may hold at most \(limits.maxOperationsPerCommit) operations, this one has \(count)")
+        }
+        var commit = CommitInProgress(operations: [], total: count, attachments: attachments, limits: limits, checksDescriptorsAtEnd: true)
+        // Applied to a copy of the tree, dropped on failure: nothing to undo.
+        commit.journal.keepsUndo = false
+        return commit
     }
 
     /// Applies up to `budget` more of the commit's operations. On a bad one the tree is put
     /// back as it was before the commit began, and the rejection names the operation.
     public mutating func continueCommit(_ commit: inout CommitInProgress, operations budget: Int) throws(CommitRejection) {
-        let end = commit.next + min(budget, commit.operations.count - commit.next)
+        let end = commit.next + min(budget, commit.supplied)
         while commit.next < end {
-            let i = commit.next, op = commit.operations[i]
+            let i = commit.next, op = commit.operations[i - commit.firstIndex]
             do throws(CommitRejection) {
                 let visible: Bool
                 switch op {
@@ -201,6 +234,11 @@ public struct ClientTree: Sendable {
     public mutating func finishCommit(_ commit: inout CommitInProgress) throws(CommitRejection) -> CommitResult {
         precondition(commit.isApplied, "finishCommit before every operation was applied")
         do throws(CommitRejection) {
+            let taken = commit.journal.attachmentsTaken
+            if commit.checksDescriptorsAtEnd, taken != commit.attachments.count {
+                throw CommitRejection(code: .invalidImage, operationIndex: -1,
+                                      message: "the commit has \(taken) create-image operation\(taken == 1 ? "" : "s") but its frame carried \(commit.attachments.count) file descriptor\(commit.attachments.count == 1 ? "" : "s") (send exactly one memory file per create-image, in order, with the frame)")
+            }
             finishStructure(&commit.journal, changes: &commit.result.changes, limits: commit.limits)
             try checkDepth(of: commit.journal.movedRoots, limits: commit.limits, journal: &commit.journal)
         } catch {
@@ -218,13 +256,20 @@ public struct ClientTree: Sendable {
 
     private mutating func rollBack(_ journal: Journal) {
         for (id, old) in journal.saved { layers[id] = old }
+        for id in journal.created { layers[id] = nil }
         for (n, old) in journal.savedImages { images[n] = old }
     }
 
     /// The value each touched layer had before the commit began (nil: it did not exist), and
     /// the commit's structural bookkeeping (TreeShape.swift).
     struct Journal {
-        var saved: [LayerID: ServerLayer?] = [:]
+        /// False for a commit applied to a copy that is thrown away if it fails (a big commit
+        /// in steps): no layer's old value is kept.
+        var keepsUndo = true
+        /// The value before the commit of each existing layer it touched, and the layers it
+        /// made that did not exist before.
+        var saved: [LayerID: ServerLayer] = [:]
+        var created: Set<LayerID> = []
         /// Sublayers taken out of each superlayer during this commit, in order, with the index
         /// of their `.removed` change: they leave the superlayer's array in one pass
         /// (`compact`), so removing many siblings is linear, not quadratic.
@@ -248,6 +293,9 @@ public struct ClientTree: Sendable {
         func saveImage(_ n: UInt32) { if journal.savedImages[n] == nil { journal.savedImages[n] = .some(images[n]) } }
         switch op {
         case let .createImage(n, format):
+            guard journal.attachmentsTaken < attachments.count else {
+                throw fail(.invalidImage, "image \(n): the frame carried only \(attachments.count) file descriptor\(attachments.count == 1 ? "" : "s") for more create-image operations (send one memory file per create-image, in order, with the frame)")
+            }
             let attachment = attachments[journal.attachmentsTaken]
             journal.attachmentsTaken += 1
             guard n != 0 else { throw fail(.invalidImage, "image number 0 is nil; choose a number ≥ 1") }
@@ -313,8 +361,14 @@ public struct ClientTree: Sendable {
     public func destroyImages() { for source in images.values { source.destroy() } }
 
     private func save(_ id: LayerID, _ journal: inout Journal) {
-        if journal.saved[id] == nil { journal.saved[id] = .some(layers[id]) }
+        guard journal.keepsUndo, !journal.created.contains(id), journal.saved.index(forKey: id) == nil else { return }
+        // Read in place (a layer is over 1 KB); a layer that does not exist yet is only noted.
+        if let k = layers.index(forKey: id) { journal.saved[id] = layers.values[k] } else { journal.created.insert(id) }
     }
+
+    /// Room for `count` layers in all, so a big commit's creates do not regrow the table in
+    /// one long step.
+    mutating func reserveLayers(_ count: Int) { layers.reserveCapacity(count) }
 
     private func existing(_ id: LayerID, _ i: Int, _ role: String = "layer") throws(CommitRejection) -> ServerLayer {
         guard let l = layers[id] else {

@@ -251,7 +251,7 @@ public final class Compositor {
 
     /// The descriptors that came with the frame starting at `frameStart` (and any earlier
     /// ones still queued), taken from the queue.
-    private func takeAttachments(frameStart: Int, for client: ClientID) -> [MemoryAttachment] {
+    func takeAttachments(frameStart: Int, for client: ClientID) -> [MemoryAttachment] {
         guard var session = sessions[client] else { return [] }
         let n = session.attachments.prefix { $0.start <= frameStart }.count
         let taken = session.attachments.prefix(n).map(\.attachment)
@@ -286,6 +286,11 @@ public final class Compositor {
     func reply(_ client: ClientID, _ message: ServerMessage) { send(client, message.encoded()) }
 
     private func handleFrame(type: UInt16, body: ArraySlice<UInt8>, frameStart: Int, from client: ClientID) {
+        // A big commit is decoded and applied a step at a time (CompositorStaging.swift).
+        if type == 2, sessions[client]?.state == .ready, body.count / 5 > configuration.commitStepOperations,
+           beginStaged(body, frameStart: frameStart, from: client) {
+            return
+        }
         let message: ClientMessage
         do {
             message = try ClientMessage.decode(type: type, body: body)
@@ -365,12 +370,6 @@ public final class Compositor {
     // MARK: Commits
 
     private func apply(_ commit: Commit, attachments: [MemoryAttachment] = [], from client: ClientID) {
-        // A big commit is applied a step at a time to a copy of the client's tree, so other
-        // clients are served between the steps; it shows whole when the last step is done.
-        if commit.operations.count > configuration.commitStepOperations, let i = display.index(of: client) {
-            beginStaged(commit, attachments: attachments, from: client, entry: i)
-            return
-        }
         do {
             // A layer given a transition keeps its rendering from before the commit.
             var snapshots: [LayerID: [DrawCommand]] = [:]
@@ -379,32 +378,32 @@ public final class Compositor {
                 if !targets.isEmpty { snapshots = self.snapshots(of: targets, entry: i) }
             }
             let result = try display.apply(commit.operations, attachments: attachments, from: client, limits: configuration.limits)
-            committed(commit, result, snapshots: snapshots, from: client)
+            committed(serial: commit.serial, operations: commit.operations.count, result, snapshots: snapshots, from: client)
         } catch {
-            rejected(commit, error, from: client)
+            rejected(serial: commit.serial, error, from: client)
         }
     }
 
     /// A commit stands: answer it, animate its changes, and schedule its frame.
-    func committed(_ commit: Commit, _ result: CommitResult, snapshots: [LayerID: [DrawCommand]], from client: ClientID) {
+    func committed(serial: UInt32, operations: Int, _ result: CommitResult, snapshots: [LayerID: [DrawCommand]], from client: ClientID) {
         if result.visibleChange { markNeedsFrame() }
         stats.commitsApplied += 1
         if let i = display.index(of: client), !display.entries[i].session.isEmpty { sessionsChanged() }
-        reply(client, .applied(serial: commit.serial))
+        reply(client, .applied(serial: serial))
         if let i = display.index(of: client) {
             animate(result.changes, entry: i)
             attachTransitions(snapshots, result.changes, entry: i)
         }
         if !watchers.isEmpty {
-            watch(#"{"event":"commit","client":\#(client.rawValue),"serial":\#(commit.serial),"operations":\#(commit.operations.count),"time":\#(JSONWriter.format(now))}"#)
+            watch(#"{"event":"commit","client":\#(client.rawValue),"serial":\#(serial),"operations":\#(operations),"time":\#(JSONWriter.format(now))}"#)
         }
     }
 
     /// A commit was refused whole: say which operation and why.
-    func rejected(_ commit: Commit, _ error: CommitRejection, from client: ClientID) {
+    func rejected(serial: UInt32, _ error: CommitRejection, from client: ClientID) {
         stats.commitsRejected += 1
-        logger.debug("\(client) commit \(commit.serial) rejected: \(error)")
-        reply(client, .error(ErrorMessage(code: error.code, subject: .commit, serial: commit.serial,
+        logger.debug("\(client) commit \(serial) rejected: \(error)")
+        reply(client, .error(ErrorMessage(code: error.code, subject: .commit, serial: serial,
                                           operationIndex: Int32(error.operationIndex), message: error.message)))
     }
 

@@ -151,8 +151,14 @@ public struct DisplayTree: Sendable {
     /// The client's limits for a commit of `ops` by entry `i`, with the budgets it shares with
     /// the other entries narrowed to what they leave.
     func commitLimits(_ ops: [Operation], entry i: Int, limits: ClientLimits) -> ClientLimits {
+        commitLimits(createsImages: ops.contains { if case .createImage = $0 { true } else { false } },
+                     createsLayers: ops.contains { if case .create = $0 { true } else { false } }, entry: i, limits: limits)
+    }
+
+    /// The same, for a commit that may create images or layers (a big commit, decoded in steps).
+    func commitLimits(createsImages: Bool, createsLayers: Bool, entry i: Int, limits: ClientLimits) -> ClientLimits {
         var limits = limits
-        if ops.contains(where: { if case .createImage = $0 { true } else { false } }) {
+        if createsImages {
             let others = entries.indices.reduce(0) { $0 + ($1 == i ? 0 : entries[$1].tree.images.values.reduce(0) { $0 + $1.byteCount }) }
             limits.imageBytesLeft = max(0, limits.maxTotalImageBytes - others)
         }
@@ -165,7 +171,7 @@ public struct DisplayTree: Sendable {
                 limits.layerBudgetMessage = "kept sessions may hold at most \(limits.maxKeptLayers) layers together (max_kept_layers); other kept sessions hold \(others)"
             }
         }
-        if ops.contains(where: { if case .create = $0 { true } else { false } }) {
+        if createsLayers {
             // Every session's layers share one budget too.
             let others = layerCount - entries[i].tree.layers.count
             let share = max(0, limits.maxTotalLayers - others)

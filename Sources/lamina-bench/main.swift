@@ -6,6 +6,7 @@
 //                                 a running laminad ($LAMINA_SOCKET): frames/s, longest wait, RSS, fds
 //   lamina-bench input-latency [N] [LAYERS]   kernel event → client time for N device events,
 //                                 against a running laminad with input devices ($LAMINA_SOCKET)
+//   lamina-bench staged [N]       a commit of N (10^5) operations applied in steps: the longest step
 //   lamina-bench hittest [N]     microseconds per hit test with N (10^4) layers on screen
 //   lamina-bench soak [SECONDS] [PID]  clients connecting, animating, committing and dying against
 //                                 a running laminad: RSS and descriptor slope
@@ -28,6 +29,10 @@ if which == "input-latency" {
 if which == "hittest" {
     let n = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 10_000
     print(runHitTestBenchmark(count: n))
+}
+if which == "staged" {
+    let n = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 100_000
+    print(runStagedCommitBenchmark(count: max(3, n)))
 }
 if which == "tree" {
     let n = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 100_000

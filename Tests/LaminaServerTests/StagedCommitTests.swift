@@ -71,4 +71,25 @@ struct StagedCommitTests {
         h.compositor.handlePending(c, frameBudget: 8)
         #expect(h.compositor.display.layerCount == 1)        // the kept session's root only
     }
+
+    /// A big commit is decoded a step at a time too: an undecodable operation far into it is
+    /// refused as malformed, naming its index, with nothing applied.
+    @Test func anUndecodableOperationRefusesAll() throws {
+        let h = try BudgetHarness { _ in }
+        let (c, _) = h.hello(uid: 1)
+        h.outbox = [:]
+        var frame = ClientMessage.commit(Commit(serial: 4, operations: Self.creates(2000))).encoded()
+        // Operation 4998 is a create; make its opcode unknown. Each create, set-bounds and
+        // insert is 5 + 39 + 13 = 57 bytes, after the frame header (8), serial and count (8).
+        let offset = 8 + 8 + 1666 * 57
+        #expect(frame[offset] == 1)
+        frame[offset] = 200
+        frame.withUnsafeBytes { h.compositor.receive($0, from: c) }
+        for _ in 0..<4 where h.outbox[c] == nil { h.compositor.handlePending(c, frameBudget: 8) }
+        guard case .error(let e)? = h.outbox[c]?.first else { Issue.record("no error"); return }
+        #expect(e.code == .malformedMessage && e.serial == 4 && e.operationIndex == 4998)
+        #expect(e.message.contains("operation 4998 opcode"))
+        #expect(h.compositor.display.layerCount == 1)
+        #expect(!h.compositor.hasPendingFrame(c))
+    }
 }
