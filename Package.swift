@@ -42,6 +42,9 @@ let package = Package(
         .systemLibrary(name: "CGBM", pkgConfig: "gbm", providers: [.apt(["libgbm-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CSeat", pkgConfig: "libseat", providers: [.apt(["libseat-dev"])]),
+        // libinput (udev backend) and xkbcommon: input devices and keymaps; xkb-data holds the layouts.
+        .systemLibrary(name: "CInput", pkgConfig: "libinput", providers: [.apt(["libinput-dev"])]),
+        .systemLibrary(name: "CXkb", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev", "xkb-data"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // fonts-dejavu-core: the fonts text layers are drawn with (fontconfig's default sans-serif).
@@ -57,9 +60,13 @@ let package = Package(
             "LaminaCore", "LaminaServer", "LaminaGLES", "LaminaPlatform", "CLinux", "CDRM", "CGBM", "CEGL", "CGLES", "CUdev", "CSeat",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .target(name: "LaminaInput", dependencies: [
+            "LaminaCore", "LaminaServer", "LaminaPlatform", "CInput", "CXkb", "CUdev",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "LaminaDaemon", dependencies: [
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaPlatform",
-            "LaminaGLES", "LaminaHeadless", "LaminaImage", "LaminaKMS", "LaminaRaster", "CSystemd",
+            "LaminaGLES", "LaminaHeadless", "LaminaImage", "LaminaKMS", "LaminaRaster", "LaminaInput", "CSystemd",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
@@ -78,6 +85,8 @@ let package = Package(
             "Lamina", "LaminaCore", "LaminaImage",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // Test tool: a uinput multi-touch screen that replays touches read from stdin (the KMS VM tests).
+        .executableTarget(name: "lamina-uinput", dependencies: ["CLinux"]),
         .executableTarget(name: "lamina-bench", dependencies: [
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaRaster", "Lamina", "LaminaPlatform",
         ]),
@@ -95,6 +104,7 @@ let package = Package(
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaHeadless", "LaminaRaster",
         ]),
         .testTarget(name: "LaminaSceneTests", dependencies: ["LaminaCore", "LaminaScene"]),
+        .testTarget(name: "LaminaInputTests", dependencies: ["LaminaInput", "LaminaDaemon", "LaminaServer", "LaminaKMS", "LaminaCore"]),
         .testTarget(name: "LaminaKMSTests", dependencies: ["LaminaDaemon", "LaminaKMS", "LaminaCore", "LaminaImage"]),
         .testTarget(name: "LaminaEndToEndTests", dependencies: [
             "Lamina", "LaminaCore", "LaminaProtocol", "LaminaImage", "LaminaPlatform",

@@ -8,12 +8,15 @@ packages=(
   libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri libgbm-dev libgbm1
   libdrm-dev libpng-dev libjpeg62-turbo-dev libudev-dev libsystemd-dev libseat-dev
   libcairo2-dev libpango1.0-dev fonts-dejavu-core
+  libinput-dev libxkbcommon-dev xkb-data
   systemd util-linux
 )
 if [ "${LAMINA_VM_DEPS:-1}" = 1 ]; then
   # The KMS tests boot a throw-away QEMU guest (see docs/testing.md).
   # seatd: the seat test runs laminad as an ordinary user through seatd in the guest.
-  packages+=(qemu-system-x86 busybox-static seatd)
+  # udev: the input tests run systemd-udevd in the guest, as libinput takes only devices udev
+  # has seen (ID_INPUT_* properties).
+  packages+=(qemu-system-x86 busybox-static seatd udev)
 fi
 
 missing=()

@@ -12,15 +12,17 @@ need_tool python3 "the VM harness, scripts/vm/vmkms.py"
 need_tool systemd-analyze "systemd: the unit files' verify and security test"
 need_tool setpriv "util-linux: the authorisation test runs laminactl as nobody"
 need_tool prlimit "util-linux: the descriptor-exhaustion test"
-for m in egl glesv2 gbm libdrm libudev libseat libsystemd libpng libjpeg cairo lamina-pangocairo; do
+for m in egl glesv2 gbm libdrm libudev libseat libsystemd libpng libjpeg cairo lamina-pangocairo libinput xkbcommon; do
   need_pc "$m" "scripts/deps.sh"
 done
+[ -d /usr/share/X11/xkb/symbols ] || missing+=("xkb-data's layouts in /usr/share/X11/xkb (xkb-data)")
 [ -e /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so ] || [ -n "$(ls /usr/lib/*/dri/swrast_dri.so 2>/dev/null)" ] \
   || missing+=("Mesa's llvmpipe driver swrast_dri.so (libgl1-mesa-dri)")
 if [ "${LAMINA_VM_DEPS:-1}" = 1 ]; then
   need_tool qemu-system-x86_64 "qemu-system-x86: the KMS VM tests"
   need_tool busybox "busybox-static: the VM's initramfs"
   need_tool seatd "seatd: the seat VM test"
+  need_tool udevadm "udev: the input VM tests run systemd-udevd in the guest"
   need_tool apt-get "fetches the guest kernel package"
 fi
 if [ ${#missing[@]} -gt 0 ]; then

@@ -127,3 +127,48 @@ int CLinux_kd_is_graphics(int fd) {
     if (ioctl(fd, KDGETMODE, &mode) < 0) return -1;
     return mode == KD_GRAPHICS ? 1 : 0;
 }
+
+#include <linux/uinput.h>
+#include <string.h>
+#include <unistd.h>
+
+int CLinux_uinput_enable(int fd, int type, int code) {
+    if (ioctl(fd, UI_SET_EVBIT, type) < 0) return -1;
+    if (type == EV_KEY) return ioctl(fd, UI_SET_KEYBIT, code);
+    if (type == EV_ABS) return ioctl(fd, UI_SET_ABSBIT, code);
+    return 0;
+}
+
+int CLinux_uinput_set_property(int fd, int property) { return ioctl(fd, UI_SET_PROPBIT, property); }
+
+int CLinux_uinput_setup_axis(int fd, int code, int minimum, int maximum, int resolution) {
+    struct uinput_abs_setup axis;
+    memset(&axis, 0, sizeof axis);
+    axis.code = (unsigned short)code;
+    axis.absinfo.minimum = minimum;
+    axis.absinfo.maximum = maximum;
+    axis.absinfo.resolution = resolution;
+    return ioctl(fd, UI_ABS_SETUP, &axis);
+}
+
+int CLinux_uinput_create(int fd, const char *name, int vendor, int product) {
+    struct uinput_setup setup;
+    memset(&setup, 0, sizeof setup);
+    setup.id.bustype = BUS_VIRTUAL;
+    setup.id.vendor = (unsigned short)vendor;
+    setup.id.product = (unsigned short)product;
+    strncpy(setup.name, name, UINPUT_MAX_NAME_SIZE - 1);
+    if (ioctl(fd, UI_DEV_SETUP, &setup) < 0) return -1;
+    return ioctl(fd, UI_DEV_CREATE);
+}
+
+int CLinux_uinput_destroy(int fd) { return ioctl(fd, UI_DEV_DESTROY); }
+
+int CLinux_uinput_emit(int fd, int type, int code, int value) {
+    struct input_event event;
+    memset(&event, 0, sizeof event);
+    event.type = (unsigned short)type;
+    event.code = (unsigned short)code;
+    event.value = value;
+    return write(fd, &event, sizeof event) == (ssize_t)sizeof event ? 0 : -1;
+}

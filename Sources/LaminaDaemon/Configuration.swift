@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import LaminaCore
+import LaminaInput
 import LaminaKMS
 import LaminaServer
 import Logging
@@ -64,6 +65,8 @@ public struct LaminadConfiguration: Sendable {
 
     public var kms = KMSConfiguration()
     public var kmsGiven = false
+    /// `[input]` and its `[[input.device]]` tables.
+    public var input = InputSettings()
 
     public init() {}
 
@@ -211,6 +214,33 @@ public struct LaminadConfiguration: Sendable {
                 c.kms.outputs.append(o)
             }
         }
+        if var t = try r.table("input") {
+            if let b = try t.bool("enabled") { c.input.enabled = b }
+            if let s = try t.string("seat") {
+                guard !s.isEmpty else { throw t.error("seat", "must name a seat, such as \"seat0\"") }
+                c.input.seat = s
+            }
+            if let s = try t.string("keyboard_layout") {
+                guard !s.isEmpty else { throw t.error("keyboard_layout", "must name a layout, such as \"us\" or \"de\"") }
+                c.input.keymap.layout = s
+            }
+            if let s = try t.string("keyboard_variant") { c.input.keymap.variant = s }
+            if let s = try t.string("keyboard_options") { c.input.keymap.options = s }
+            if let s = try t.string("keyboard_model") { c.input.keymap.model = s.isEmpty ? "pc105" : s }
+            if let devices = try t.tables("device") {
+                for var d in devices {
+                    guard let match = try d.string("match"), !match.isEmpty else {
+                        throw d.error("match", "every [[input.device]] needs a part of the device's name to match, such as \"ILITEK\"")
+                    }
+                    var rule = DeviceRule(match: match)
+                    rule.output = try d.string("output")
+                    rule.calibration = try d.calibration("calibration")
+                    try d.finish()
+                    c.input.devices.append(rule)
+                }
+            }
+            try t.finish()
+        }
         try r.finish()
         return c
     }
@@ -270,6 +300,20 @@ private struct Reader {
         return (x, y)
     }
 
+    /// A calibration matrix: six finite numbers `[a, b, c, d, e, f]`.
+    mutating func calibration(_ key: String) throws(ConfigurationError) -> [Float]? {
+        guard let v = value(key) else { return nil }
+        guard let a = v.array, a.count == 6 else { throw error(key, "must be six numbers [a, b, c, d, e, f] (a 2×3 matrix, row by row)") }
+        var m: [Float] = []
+        for i in 0..<6 {
+            guard let d = a[i].double ?? a[i].int.map(Double.init), d.isFinite, abs(d) <= 1e6 else {
+                throw error(key, "must be six numbers [a, b, c, d, e, f]; item \(i + 1) is not a finite number")
+            }
+            m.append(Float(d))
+        }
+        return m
+    }
+
     mutating func table(_ key: String) throws(ConfigurationError) -> Reader? {
         guard let v = value(key) else { return nil }
         guard let t = v.table else { throw error(key, "must be a table ([\(key)]), not \(v.type)") }
@@ -282,7 +326,7 @@ private struct Reader {
         var result: [Reader] = []
         for i in 0..<a.count {
             guard let t = a[i].table else { throw error("\(key)[\(i)]", "must be a table") }
-            result.append(Reader(t, path: "\(key)[\(i)]"))
+            result.append(Reader(t, path: path.isEmpty ? "\(key)[\(i)]" : "\(path).\(key)[\(i)]"))
         }
         return result
     }

@@ -1,4 +1,5 @@
 import LaminaCore
+import LaminaInput
 import LaminaServer
 
 extension Daemon {
@@ -8,7 +9,8 @@ extension Daemon {
     /// and up) or press is not delivered, so a sleeping kiosk is not operated by the touch
     /// that wakes it.
     func handleInput(_ action: InputAction, origin: InputOrigin) {
-        logger.debug("input: \(action)\(origin.injected ? " (injected)" : "")")
+        // Device events were logged by the input host already.
+        if origin.injected { logger.debug("input: \(action.logDescription) (injected)") }
         if let seconds = options.idleBlankSeconds, let idleTimer { try? idleTimer.arm(after: seconds) }
         cursorPolicy(action)
         switch action {

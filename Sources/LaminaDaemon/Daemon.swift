@@ -3,6 +3,7 @@ import Glibc
 #endif
 import LaminaCore
 import LaminaImage
+import LaminaInput
 import LaminaKMS
 import LaminaPlatform
 import LaminaProtocol
@@ -55,6 +56,8 @@ public final class Daemon {
         public var sessionJournal: String?
         /// Seconds between a change to a kept session and the journal write that records it.
         public var journalDelay = 0.5
+        /// Input devices and the keymap (`[input]`).
+        public var input = InputSettings()
 
         /// The journal's default place: beside the socket, named after it
         /// (`/run/lamina/laminad.sock` → `/run/lamina/laminad.sessions`).
@@ -158,6 +161,8 @@ public final class Daemon {
     private var journal: SessionJournalStore?
     private var journalTimer: LoopTimer?
     private var journalWriteArmed = false
+    /// Input devices and the keymap (InputDeviceHost.swift).
+    var inputHost: InputDeviceHost?
 
     public init(backend: any DisplayBackend, options: Options, logger: Logger) throws {
         self.options = options
@@ -255,6 +260,9 @@ public final class Daemon {
             }
             try idleTimer?.arm(after: seconds)
         }
+        inputHost = InputDeviceHost.start(for: self)
+        // Injected keys are translated by the same keymap as the keyboard's.
+        compositor.keyAction = { [unowned self] name, pressed in inputHost?.keyAction(named: name, pressed: pressed) }
         if options.cursor {
             cursor = try CursorPolicy(backend: backend, hideAfter: options.cursorHideSeconds, loop: loop, logger: logger) { [unowned self] in
                 redrawWithoutChange()

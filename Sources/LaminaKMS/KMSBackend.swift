@@ -437,6 +437,7 @@ public final class KMSBackend: DisplayBackend {
     /// and tell the seat manager, which then drops DRM master for this process.
     private func seatDisabled() {
         logger.notice("kms: seat disabled (switched away): drawing stops until it comes back")
+        onSessionActiveChange?(false)
         stopDrawing()
         seat?.acknowledgeDisable()
     }
@@ -451,6 +452,7 @@ public final class KMSBackend: DisplayBackend {
     /// master up (so the console or the next compositor can set its mode), then allow it.
     private func terminalReleased() {
         logger.notice("kms: VT \(terminal?.number ?? 0) released (switched away): drawing stops until it comes back")
+        onSessionActiveChange?(false)
         stopDrawing()
         do { try drm.dropMaster() } catch { logger.warning("kms: \(error)") }
         terminal?.allowRelease()
@@ -463,6 +465,7 @@ public final class KMSBackend: DisplayBackend {
         for output in outputs { output.invalidate() }
         rescan()
         needsRedraw = true
+        onSessionActiveChange?(true)
     }
 
     /// The seat is back with DRM master: set every output's mode again (another program may
@@ -472,6 +475,7 @@ public final class KMSBackend: DisplayBackend {
         for output in outputs { output.invalidate() }
         rescan()
         needsRedraw = true
+        onSessionActiveChange?(true)
     }
 
     // MARK: Cursor
@@ -637,6 +641,21 @@ public final class KMSBackend: DisplayBackend {
         }
         return roots
     }
+
+    /// Every lit output's rectangle in desktop points and its transform, in desktop order (for
+    /// mapping touchscreens and absolute pointers onto the desktop).
+    public var outputPlacements: [OutputPlacement] {
+        outputs.map { o in
+            OutputPlacement(name: o.name,
+                            frame: Rect(x: Double(o.origin.x), y: Double(o.origin.y),
+                                        width: Double(o.logicalSize.width), height: Double(o.logicalSize.height)),
+                            quarterTurns: o.configuration.transform.quarterTurns, flipped: o.configuration.transform.isFlipped)
+        }
+    }
+
+    /// Told when the seat or VT is taken away (false, before the devices are given up) and
+    /// given back (true); the daemon suspends and resumes its input devices with it.
+    public var onSessionActiveChange: ((_ active: Bool) -> Void)?
 
     /// Every lit output and whether it shows (false while blanked), in desktop order.
     public var outputPower: [(name: String, isOn: Bool)] { outputs.map { ($0.name, $0.isEnabled) } }

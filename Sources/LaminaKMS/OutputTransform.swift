@@ -15,7 +15,7 @@ public enum OutputTransform: String, Sendable, CaseIterable {
     case flipped270 = "flipped-270"
 
     /// Quarter turns clockwise.
-    var quarterTurns: Int {
+    public var quarterTurns: Int {
         switch self {
         case .normal, .flipped: 0
         case .rotate90, .flipped90: 1
@@ -24,7 +24,7 @@ public enum OutputTransform: String, Sendable, CaseIterable {
         }
     }
 
-    var isFlipped: Bool { rawValue.hasPrefix("flipped") }
+    public var isFlipped: Bool { rawValue.hasPrefix("flipped") }
 
     /// True when the picture's width runs along the panel's height.
     public var swapsAxes: Bool { quarterTurns % 2 == 1 }

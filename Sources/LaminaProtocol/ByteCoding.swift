@@ -17,6 +17,25 @@ public enum DecodeError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .trailingBytes(count): "\(count) unexpected bytes after the end of the message"
         }
     }
+
+    /// The error with its field `old` (or a field starting with it) named `new` instead.
+    public func renamed(from old: String, to new: String) -> DecodeError {
+        func rename(_ f: String) -> String { f.hasPrefix(old) ? new + f.dropFirst(old.count) : f }
+        switch self {
+        case .truncated(let field): return .truncated(field: rename(field))
+        case let .invalid(field, reason): return .invalid(field: rename(field), reason: reason)
+        case .trailingBytes: return self
+        }
+    }
+
+    /// The error with `prefix` before its field's name ("operation 12" + "property").
+    public func within(_ prefix: String) -> DecodeError {
+        switch self {
+        case .truncated(let field): .truncated(field: prefix + " " + field)
+        case let .invalid(field, reason): .invalid(field: prefix + " " + field, reason: reason)
+        case .trailingBytes: self
+        }
+    }
 }
 
 /// Appends little-endian values to a byte buffer.

@@ -70,89 +70,118 @@ extension ByteWriter {
 }
 
 extension ByteReader {
+    /// Decodes the next operation, number `i` of its commit (laminad decodes a big commit a
+    /// step at a time, `commitHeader` first).
+    public mutating func nextOperation(index i: Int) throws(DecodeError) -> Operation { try operation(i) }
+
+    /// A commit body's serial and operation count, leaving the reader at the first operation.
+    /// The count is checked against the bytes that follow (5 at least per operation).
+    public mutating func commitHeader() throws(DecodeError) -> (serial: UInt32, count: Int) {
+        let serial = try u32("commit serial")
+        let count = Int(try u32("commit operation count"))
+        guard count <= remaining / 5 else {
+            throw .invalid(field: "commit operation count", reason: "\(count) operations cannot fit in the \(remaining) bytes that follow")
+        }
+        return (serial, count)
+    }
+
+    /// Operation `i`; an error names it ("operation 12 property: …"). The field names are
+    /// joined only on error: decoding a 10⁵-operation commit builds no strings.
     mutating func operation(_ i: Int) throws(DecodeError) -> Operation {
-        let field = "operation \(i)"
-        let opcode = try u8(field + " opcode")
+        do {
+            return try operationBody()
+        } catch {
+            throw error.within("operation \(i)")
+        }
+    }
+
+    private mutating func operationBody() throws(DecodeError) -> Operation {
+        let opcode = try u8("opcode")
         switch opcode {
-        case 1: return .create(LayerID(try u32(field + " layer")))
+        case 1: return .create(LayerID(try u32("layer")))
         case 11:
-            let id = LayerID(try u32(field + " layer"))
-            let raw = try u8(field + " kind")
+            let id = LayerID(try u32("layer"))
+            let raw = try u8("kind")
             guard let kind = LayerKind(rawValue: raw) else {
-                throw .invalid(field: field + " kind", reason: "unknown layer kind \(raw) (0–\(LayerKind.allCases.count - 1))")
+                throw .invalid(field: "kind", reason: "unknown layer kind \(raw) (0–\(LayerKind.allCases.count - 1))")
             }
             return .create(id, kind: kind)
-        case 2: return .destroy(LayerID(try u32(field + " layer")))
+        case 2: return .destroy(LayerID(try u32("layer")))
         case 3:
-            let id = LayerID(try u32(field + " layer"))
-            let raw = try u16(field + " property")
+            let id = LayerID(try u32("layer"))
+            let raw = try u16("property")
             guard let key = PropertyKey(rawValue: raw) else {
-                throw .invalid(field: field + " property", reason: "unknown property number \(raw)")
+                throw .invalid(field: "property", reason: "unknown property number \(raw)")
             }
-            return .set(id, key, try value(key.valueType, field + " value of '\(key)'"))
+            do {
+                return .set(id, key, try value(key.valueType, "value"))
+            } catch {
+                // Named only on error: "value of 'opacity'".
+                throw error.renamed(from: "value", to: "value of '\(key)'")
+            }
         case 4:
-            return .insert(parent: LayerID(try u32(field + " parent")),
-                           child: LayerID(try u32(field + " child")),
-                           index: try u32(field + " index"))
-        case 5: return .remove(LayerID(try u32(field + " layer")))
+            return .insert(parent: LayerID(try u32("parent")),
+                           child: LayerID(try u32("child")),
+                           index: try u32("index"))
+        case 5: return .remove(LayerID(try u32("layer")))
         case 6:
-            let id = LayerID(try u32(field + " layer"))
-            let key = try string(field + " key", limit: 256)
-            let tag = try u32(field + " tag")
-            return .addAnimation(id, key: key, tag: tag, try animation(field + " animation"))
-        case 7: return .removeAnimation(LayerID(try u32(field + " layer")), key: try string(field + " key", limit: 256))
-        case 8: return .removeAllAnimations(LayerID(try u32(field + " layer")))
+            let id = LayerID(try u32("layer"))
+            let key = try string("key", limit: 256)
+            let tag = try u32("tag")
+            return .addAnimation(id, key: key, tag: tag, try animation("animation"))
+        case 7: return .removeAnimation(LayerID(try u32("layer")), key: try string("key", limit: 256))
+        case 8: return .removeAllAnimations(LayerID(try u32("layer")))
         case 9:
-            let id = LayerID(try u32(field + " layer"))
-            let rawDict = try u8(field + " dictionary")
+            let id = LayerID(try u32("layer"))
+            let rawDict = try u8("dictionary")
             guard let dict = ActionDictionary(rawValue: rawDict) else {
-                throw .invalid(field: field + " dictionary", reason: "unknown action dictionary \(rawDict) (0 actions, 1 style)")
+                throw .invalid(field: "dictionary", reason: "unknown action dictionary \(rawDict) (0 actions, 1 style)")
             }
-            let key = try string(field + " key", limit: 256)
-            let kind = try u8(field + " action")
+            let key = try string("key", limit: 256)
+            let kind = try u8("action")
             let action: Action
             switch kind {
             case 0: action = .inherit
             case 1: action = .none
-            case 2: action = .animation(try animation(field + " action animation"))
-            default: throw .invalid(field: field + " action", reason: "unknown action kind \(kind) (0 inherit, 1 none, 2 animation)")
+            case 2: action = .animation(try animation("action animation"))
+            default: throw .invalid(field: "action", reason: "unknown action kind \(kind) (0 inherit, 1 none, 2 animation)")
             }
             return .setAction(id, dictionary: dict, key: key, action)
         case 10:
-            let duration = try f64(field + " duration")
+            let duration = try f64("duration")
             guard duration.isFinite, duration >= 0 else {
-                throw .invalid(field: field + " duration", reason: "must be finite and ≥ 0, got \(duration)")
+                throw .invalid(field: "duration", reason: "must be finite and ≥ 0, got \(duration)")
             }
-            let flags = try u8(field + " flags")
-            guard flags & ~3 == 0 else { throw .invalid(field: field + " flags", reason: "unknown flag bits 0x\(String(flags, radix: 16))") }
-            let tf = flags & 2 != 0 ? try timingFunction(field + " timing function") : nil
-            let n = Int(try u32(field + " completion group count"))
+            let flags = try u8("flags")
+            guard flags & ~3 == 0 else { throw .invalid(field: "flags", reason: "unknown flag bits 0x\(String(flags, radix: 16))") }
+            let tf = flags & 2 != 0 ? try timingFunction("timing function") : nil
+            let n = Int(try u32("completion group count"))
             guard n <= remaining / 4 else {
-                throw .invalid(field: field + " completion group count", reason: "\(n) groups cannot fit in the \(remaining) bytes that follow")
+                throw .invalid(field: "completion group count", reason: "\(n) groups cannot fit in the \(remaining) bytes that follow")
             }
             var groups: [UInt32] = []
-            for _ in 0..<n { groups.append(try u32(field + " completion group")) }
+            for _ in 0..<n { groups.append(try u32("completion group")) }
             return .settings(TransactionSettings(duration: duration, timingFunction: tf, disableActions: flags & 1 != 0, completionGroups: groups))
         case 12:
-            let image = try u32(field + " image")
-            let width = try u32(field + " width"), height = try u32(field + " height"), stride = try u32(field + " stride")
-            let rawOrder = try u8(field + " pixel order")
+            let image = try u32("image")
+            let width = try u32("width"), height = try u32("height"), stride = try u32("stride")
+            let rawOrder = try u8("pixel order")
             guard let order = ImageFormat.PixelOrder(rawValue: rawOrder) else {
-                throw .invalid(field: field + " pixel order", reason: "unknown pixel format \(rawOrder) (0 BGRA, 1 RGBA)")
+                throw .invalid(field: "pixel order", reason: "unknown pixel format \(rawOrder) (0 BGRA, 1 RGBA)")
             }
-            let rawAlpha = try u8(field + " alpha")
+            let rawAlpha = try u8("alpha")
             guard let alpha = ImageFormat.AlphaMode(rawValue: rawAlpha) else {
-                throw .invalid(field: field + " alpha", reason: "unknown alpha mode \(rawAlpha) (0 premultiplied, 1 straight)")
+                throw .invalid(field: "alpha", reason: "unknown alpha mode \(rawAlpha) (0 premultiplied, 1 straight)")
             }
-            let offset = try u64(field + " offset")
+            let offset = try u64("offset")
             return .createImage(image: image, ImageFormat(width: width, height: height, stride: stride, order: order, alpha: alpha, offset: offset))
         case 13:
-            let image = try u32(field + " image")
-            return .updateImage(image: image, PixelRect(x: try u32(field + " x"), y: try u32(field + " y"),
-                                                        width: try u32(field + " width"), height: try u32(field + " height")))
-        case 14: return .destroyImage(image: try u32(field + " image"))
+            let image = try u32("image")
+            return .updateImage(image: image, PixelRect(x: try u32("x"), y: try u32("y"),
+                                                        width: try u32("width"), height: try u32("height")))
+        case 14: return .destroyImage(image: try u32("image"))
         default:
-            throw .invalid(field: field + " opcode", reason: "unknown opcode \(opcode)")
+            throw .invalid(field: "opcode", reason: "unknown opcode \(opcode)")
         }
     }
 

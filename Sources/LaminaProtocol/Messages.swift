@@ -24,7 +24,8 @@ public struct LayerID: RawRepresentable, Hashable, Sendable, Comparable, CustomS
     public var description: String { "#\(rawValue)" }
 }
 
-/// One step of a commit. A commit's operations apply in order, all or none.
+/// One step of a commit. A commit's operations apply in order, all or none. The cases that
+/// carry an animation are boxed (`indirect`), so an operation takes ~140 bytes, not ~630.
 public enum Operation: Hashable, Sendable {
     /// Creates a layer of `kind` with Core Animation's default properties, not yet in any tree.
     /// On the wire a plain layer is opcode 1 and any other kind opcode 11, which adds the kind.
@@ -40,14 +41,14 @@ public enum Operation: Hashable, Sendable {
     case remove(LayerID)
     /// `addAnimation:forKey:`. An empty key adds an unkeyed animation. `tag` (0 for none) is the
     /// client's number for the animation: its start and stop events carry it.
-    case addAnimation(LayerID, key: String, tag: UInt32, Animation)
+    indirect case addAnimation(LayerID, key: String, tag: UInt32, Animation)
     /// `removeAnimationForKey:`.
     case removeAnimation(LayerID, key: String)
     /// `removeAllAnimations`.
     case removeAllAnimations(LayerID)
     /// Sets (or with `.inherit`, clears) the entry for `key` in the layer's `actions` dictionary
     /// or its `style["actions"]`.
-    case setAction(LayerID, dictionary: ActionDictionary, key: String, Action)
+    indirect case setAction(LayerID, dictionary: ActionDictionary, key: String, Action)
     /// The transaction settings for the operations that follow, until the next settings
     /// operation (a nested `CATransaction` with its own settings).
     case settings(TransactionSettings)

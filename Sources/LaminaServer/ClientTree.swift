@@ -31,7 +31,8 @@ public enum TreeChange: Sendable, Equatable {
     case inserted(LayerID, into: LayerID)
     case removed(LayerID, from: LayerID, at: Int)
     /// The layer is gone; its value just before, for animations that outlive it.
-    case destroyed(LayerID, ServerLayer)
+    // Boxed: a layer is over 1 KB, and every change in a commit would take that much.
+    indirect case destroyed(LayerID, ServerLayer)
     /// An animation operation that passed validation: add, remove, remove all.
     case animation(Operation)
     /// New transaction settings for the changes after this one.
@@ -44,6 +45,42 @@ public struct CommitResult: Sendable, Equatable {
     public var changes: [TreeChange] = []
     /// Whether pixels may have changed (something set, moved, shown or hidden).
     public var visibleChange = false
+}
+
+/// A commit part way through `ClientTree.continueCommit`.
+public struct CommitInProgress {
+    /// Operations supplied and not yet applied; `operations[0]` is operation `firstIndex`.
+    var operations: [Operation]
+    var firstIndex = 0
+    /// How many operations the commit has in all.
+    public let total: Int
+    let attachments: [MemoryAttachment]
+    let limits: ClientLimits
+    /// Streamed commits learn how many images they create only at the end.
+    let checksDescriptorsAtEnd: Bool
+    var journal = ClientTree.Journal()
+    var result = CommitResult()
+    /// The index of the next operation to apply.
+    public internal(set) var next = 0
+    /// Every operation has been applied (`finishCommit` completes it).
+    public var isApplied: Bool { next >= total }
+    /// Operations supplied and still to apply.
+    public var supplied: Int { firstIndex + operations.count - next }
+
+    init(operations: [Operation], total: Int, attachments: [MemoryAttachment], limits: ClientLimits, checksDescriptorsAtEnd: Bool) {
+        self.operations = operations
+        self.total = total
+        self.attachments = attachments
+        self.limits = limits
+        self.checksDescriptorsAtEnd = checksDescriptorsAtEnd
+    }
+
+    /// More of a streamed commit's operations, in order; the applied ones are let go.
+    public mutating func supply(_ ops: [Operation]) {
+        operations.removeFirst(next - firstIndex)
+        firstIndex = next
+        operations += ops
+    }
 }
 
 /// Why a commit was refused: which operation, and what was wrong with it.
@@ -132,6 +169,16 @@ public struct ClientTree: Sendable {
     @discardableResult
     public mutating func apply(_ ops: [Operation], attachments: [MemoryAttachment] = [],
                                limits: ClientLimits = ClientLimits()) throws(CommitRejection) -> CommitResult {
+        var commit = try beginCommit(ops, attachments: attachments, limits: limits)
+        try continueCommit(&commit, operations: .max)
+        return try finishCommit(&commit)
+    }
+
+    /// Starts applying a commit that `continueCommit` takes further, a budget of operations at
+    /// a time, and `finishCommit` completes (laminad applies a big commit over several turns
+    /// of its loop, to a copy of the tree, so other clients are served meanwhile).
+    public func beginCommit(_ ops: [Operation], attachments: [MemoryAttachment] = [],
+                            limits: ClientLimits = ClientLimits()) throws(CommitRejection) -> CommitInProgress {
         guard ops.count <= limits.maxOperationsPerCommit else {
             throw CommitRejection(code: .limitExceeded, operationIndex: -1,
                                   message: "a commit may hold at most \(limits.maxOperationsPerCommit) operations, this one has \(ops.count)")
@@ -141,48 +188,88 @@ public struct ClientTree: Sendable {
             throw CommitRejection(code: .invalidImage, operationIndex: -1,
                                   message: "the commit has \(needed) create-image operation\(needed == 1 ? "" : "s") but its frame carried \(attachments.count) file descriptor\(attachments.count == 1 ? "" : "s") (send exactly one memory file per create-image, in order, with the frame)")
         }
-        // The first value of every layer this commit touches, to restore on failure.
-        var journal = Journal()
-        var result = CommitResult()
-        for (i, op) in ops.enumerated() {
+        return CommitInProgress(operations: ops, total: ops.count, attachments: attachments, limits: limits, checksDescriptorsAtEnd: false)
+    }
+
+    /// Starts a commit of `count` operations whose operations come later, in pieces
+    /// (`CommitInProgress.supply`): laminad decodes a big commit a step at a time, into a copy
+    /// of the tree that it drops if the commit fails (so a failure does not restore this tree).
+    public func beginStreamedCommit(count: Int, attachments: [MemoryAttachment] = [],
+                                    limits: ClientLimits = ClientLimits()) throws(CommitRejection) -> CommitInProgress {
+        guard count <= limits.maxOperationsPerCommit else {
+            throw CommitRejection(code: .limitExceeded, operationIndex: -1,
+                                  message: "a commit may hold at most \(limits.maxOperationsPerCommit) operations, this one has \(count)")
+        }
+        var commit = CommitInProgress(operations: [], total: count, attachments: attachments, limits: limits, checksDescriptorsAtEnd: true)
+        // Applied to a copy of the tree, dropped on failure: nothing to undo.
+        commit.journal.keepsUndo = false
+        return commit
+    }
+
+    /// Applies up to `budget` more of the commit's operations. On a bad one the tree is put
+    /// back as it was before the commit began, and the rejection names the operation.
+    public mutating func continueCommit(_ commit: inout CommitInProgress, operations budget: Int) throws(CommitRejection) {
+        let end = commit.next + min(budget, commit.supplied)
+        while commit.next < end {
+            let i = commit.next, op = commit.operations[i - commit.firstIndex]
             do throws(CommitRejection) {
                 let visible: Bool
                 switch op {
                 case .createImage, .updateImage, .destroyImage:
-                    visible = try applyImage(op, index: i, attachments: attachments, limits: limits, journal: &journal)
+                    visible = try applyImage(op, index: i, attachments: commit.attachments, limits: commit.limits, journal: &commit.journal)
                 default:
-                    visible = try applyOne(op, index: i, limits: limits, journal: &journal, changes: &result.changes)
+                    visible = try applyOne(op, index: i, limits: commit.limits, journal: &commit.journal, changes: &commit.result.changes)
                 }
-                if visible { result.visibleChange = true }
+                if visible { commit.result.visibleChange = true }
             } catch {
-                rollBack(journal)
+                rollBack(commit.journal)
                 throw error
             }
+            commit.next += 1
         }
+    }
+
+    /// Completes a commit whose operations have all been applied: the structure's bookkeeping,
+    /// the depth check of moved subtrees, and the image changes the renderer sees.
+    public mutating func finishCommit(_ commit: inout CommitInProgress) throws(CommitRejection) -> CommitResult {
+        precondition(commit.isApplied, "finishCommit before every operation was applied")
         do throws(CommitRejection) {
-            finishStructure(&journal, changes: &result.changes, limits: limits)
-            try checkDepth(of: journal.movedRoots, limits: limits, journal: &journal)
+            let taken = commit.journal.attachmentsTaken
+            if commit.checksDescriptorsAtEnd, taken != commit.attachments.count {
+                throw CommitRejection(code: .invalidImage, operationIndex: -1,
+                                      message: "the commit has \(taken) create-image operation\(taken == 1 ? "" : "s") but its frame carried \(commit.attachments.count) file descriptor\(commit.attachments.count == 1 ? "" : "s") (send exactly one memory file per create-image, in order, with the frame)")
+            }
+            finishStructure(&commit.journal, changes: &commit.result.changes, limits: commit.limits)
+            try checkDepth(of: commit.journal.movedRoots, limits: commit.limits, journal: &commit.journal)
         } catch {
-            rollBack(journal)
+            rollBack(commit.journal)
             throw error
         }
+        let journal = commit.journal
         // Only now that the commit stands do image changes reach the sources the renderer reads.
         for (source, rect) in journal.imageUpdates { source.markChanged(rect) }
         for source in journal.destroyedImages { source.destroy() }
         for source in journal.destroyedImages { inheritedImages.remove(source.number) }
         destroyUnshownInheritedImages()
-        return result
+        return commit.result
     }
 
     private mutating func rollBack(_ journal: Journal) {
         for (id, old) in journal.saved { layers[id] = old }
+        for id in journal.created { layers[id] = nil }
         for (n, old) in journal.savedImages { images[n] = old }
     }
 
     /// The value each touched layer had before the commit began (nil: it did not exist), and
     /// the commit's structural bookkeeping (TreeShape.swift).
     struct Journal {
-        var saved: [LayerID: ServerLayer?] = [:]
+        /// False for a commit applied to a copy that is thrown away if it fails (a big commit
+        /// in steps): no layer's old value is kept.
+        var keepsUndo = true
+        /// The value before the commit of each existing layer it touched, and the layers it
+        /// made that did not exist before.
+        var saved: [LayerID: ServerLayer] = [:]
+        var created: Set<LayerID> = []
         /// Sublayers taken out of each superlayer during this commit, in order, with the index
         /// of their `.removed` change: they leave the superlayer's array in one pass
         /// (`compact`), so removing many siblings is linear, not quadratic.
@@ -206,6 +293,9 @@ public struct ClientTree: Sendable {
         func saveImage(_ n: UInt32) { if journal.savedImages[n] == nil { journal.savedImages[n] = .some(images[n]) } }
         switch op {
         case let .createImage(n, format):
+            guard journal.attachmentsTaken < attachments.count else {
+                throw fail(.invalidImage, "image \(n): the frame carried only \(attachments.count) file descriptor\(attachments.count == 1 ? "" : "s") for more create-image operations (send one memory file per create-image, in order, with the frame)")
+            }
             let attachment = attachments[journal.attachmentsTaken]
             journal.attachmentsTaken += 1
             guard n != 0 else { throw fail(.invalidImage, "image number 0 is nil; choose a number ≥ 1") }
@@ -271,8 +361,14 @@ public struct ClientTree: Sendable {
     public func destroyImages() { for source in images.values { source.destroy() } }
 
     private func save(_ id: LayerID, _ journal: inout Journal) {
-        if journal.saved[id] == nil { journal.saved[id] = .some(layers[id]) }
+        guard journal.keepsUndo, !journal.created.contains(id), journal.saved.index(forKey: id) == nil else { return }
+        // Read in place (a layer is over 1 KB); a layer that does not exist yet is only noted.
+        if let k = layers.index(forKey: id) { journal.saved[id] = layers.values[k] } else { journal.created.insert(id) }
     }
+
+    /// Room for `count` layers in all, so a big commit's creates do not regrow the table in
+    /// one long step.
+    mutating func reserveLayers(_ count: Int) { layers.reserveCapacity(count) }
 
     private func existing(_ id: LayerID, _ i: Int, _ role: String = "layer") throws(CommitRejection) -> ServerLayer {
         guard let l = layers[id] else {

@@ -13,6 +13,10 @@ public final class Compositor {
         /// The largest frame body before a client has said hello: a hello is small, and bytes
         /// from a peer that has not said who it is must not pile up.
         public var helloFrameLimit = 64 << 10
+        /// A commit with more operations than this is applied this many at a time, one step per
+        /// turn of the loop, to a copy of the client's tree (shown whole when done): other
+        /// clients wait at most one step (about 8 ms in a release build).
+        public var commitStepOperations = 2048
         public var background: Color = .black
         public init() {}
     }
@@ -60,6 +64,8 @@ public final class Compositor {
     var watchers: Set<ClientID> = []
     /// Input routing (CompositorInput.swift).
     var input = CompositorInput()
+    /// Big commits being applied a step at a time (CompositorStaging.swift).
+    var staged: [ClientID: StagedCommit] = [:]
     /// Translates a key name to a key event through the keymap (laminad installs its xkbcommon
     /// keyboard); nil when the name is unknown. Without it, key injection is refused.
     public var keyAction: ((_ name: String, _ pressed: Bool) -> InputAction?)?
@@ -95,7 +101,7 @@ public final class Compositor {
     /// `displayPower` request is answered with no outputs.
     public var displayPower: ((_ on: Bool, _ output: String?) throws -> [OutputPower])?
 
-    public private(set) var stats = Counters()
+    public internal(set) var stats = Counters()
     /// The display time of the last frame drawn.
     public private(set) var lastFrameTime: Double = 0
 
@@ -107,6 +113,9 @@ public final class Compositor {
         public var lastFrameSeconds: Double = 0
         /// Frames in which some client's tree was cut at the per-frame draw budget.
         public var truncatedFrames: UInt64 = 0
+        /// Commits applied a step at a time (over `commitStepOperations` operations), and steps.
+        public var commitsStaged: UInt64 = 0
+        public var stagedSteps: UInt64 = 0
     }
     /// Trees whose truncation was logged (once each).
     private var truncationReported: Set<UInt32> = []
@@ -153,6 +162,7 @@ public final class Compositor {
         guard sessions.removeValue(forKey: client) != nil else { return }
         watchers.remove(client)
         inputDisconnected(client)
+        staged[client] = nil
         if let i = display.index(of: client) {
             let serial = display.entries[i].serial
             if !display.entries[i].session.isEmpty { sessionsChanged() }
@@ -191,13 +201,15 @@ public final class Compositor {
 
     /// Handles up to `frameBudget` whole frames already received from `client`.
     public func handlePending(_ client: ClientID, frameBudget: Int) {
-        whileBusy { handleFrames(client, frameBudget: frameBudget) }
+        whileBusy {
+            if staged[client] != nil { continueStaged(client) } else { handleFrames(client, frameBudget: frameBudget) }
+        }
     }
 
     /// Whether a whole frame from `client` waits to be handled (or a bad header to be refused).
     public func hasPendingFrame(_ client: ClientID) -> Bool {
         guard let s = sessions[client], s.state != .closed else { return false }
-        return s.decoder.hasWholeFrame
+        return staged[client] != nil || s.decoder.hasWholeFrame
     }
 
     /// Whether `client` is connected and has not said hello yet.
@@ -206,7 +218,8 @@ public final class Compositor {
     private func handleFrames(_ client: ClientID, frameBudget: Int) {
         var handled = 0
         while sessions[client]?.state != .closed, sessions[client] != nil {
-            guard handled < frameBudget, !isHeldBack(client) else { return }
+            // A staged commit holds the client's later frames back until it is done.
+            guard handled < frameBudget, !isHeldBack(client), staged[client] == nil else { return }
             handled += 1
             let frame: (type: UInt16, body: ArraySlice<UInt8>)?
             do {
@@ -238,7 +251,7 @@ public final class Compositor {
 
     /// The descriptors that came with the frame starting at `frameStart` (and any earlier
     /// ones still queued), taken from the queue.
-    private func takeAttachments(frameStart: Int, for client: ClientID) -> [MemoryAttachment] {
+    func takeAttachments(frameStart: Int, for client: ClientID) -> [MemoryAttachment] {
         guard var session = sessions[client] else { return [] }
         let n = session.attachments.prefix { $0.start <= frameStart }.count
         let taken = session.attachments.prefix(n).map(\.attachment)
@@ -273,6 +286,11 @@ public final class Compositor {
     func reply(_ client: ClientID, _ message: ServerMessage) { send(client, message.encoded()) }
 
     private func handleFrame(type: UInt16, body: ArraySlice<UInt8>, frameStart: Int, from client: ClientID) {
+        // A big commit is decoded and applied a step at a time (CompositorStaging.swift).
+        if type == 2, sessions[client]?.state == .ready, body.count / 5 > configuration.commitStepOperations,
+           beginStaged(body, frameStart: frameStart, from: client) {
+            return
+        }
         let message: ClientMessage
         do {
             message = try ClientMessage.decode(type: type, body: body)
@@ -360,23 +378,33 @@ public final class Compositor {
                 if !targets.isEmpty { snapshots = self.snapshots(of: targets, entry: i) }
             }
             let result = try display.apply(commit.operations, attachments: attachments, from: client, limits: configuration.limits)
-            if result.visibleChange { markNeedsFrame() }
-            stats.commitsApplied += 1
-            if let i = display.index(of: client), !display.entries[i].session.isEmpty { sessionsChanged() }
-            reply(client, .applied(serial: commit.serial))
-            if let i = display.index(of: client) {
-                animate(result.changes, entry: i)
-                attachTransitions(snapshots, result.changes, entry: i)
-            }
-            if !watchers.isEmpty {
-                watch(#"{"event":"commit","client":\#(client.rawValue),"serial":\#(commit.serial),"operations":\#(commit.operations.count),"time":\#(JSONWriter.format(now))}"#)
-            }
+            committed(serial: commit.serial, operations: commit.operations.count, result, snapshots: snapshots, from: client)
         } catch {
-            stats.commitsRejected += 1
-            logger.debug("\(client) commit \(commit.serial) rejected: \(error)")
-            reply(client, .error(ErrorMessage(code: error.code, subject: .commit, serial: commit.serial,
-                                              operationIndex: Int32(error.operationIndex), message: error.message)))
+            rejected(serial: commit.serial, error, from: client)
         }
+    }
+
+    /// A commit stands: answer it, animate its changes, and schedule its frame.
+    func committed(serial: UInt32, operations: Int, _ result: CommitResult, snapshots: [LayerID: [DrawCommand]], from client: ClientID) {
+        if result.visibleChange { markNeedsFrame() }
+        stats.commitsApplied += 1
+        if let i = display.index(of: client), !display.entries[i].session.isEmpty { sessionsChanged() }
+        reply(client, .applied(serial: serial))
+        if let i = display.index(of: client) {
+            animate(result.changes, entry: i)
+            attachTransitions(snapshots, result.changes, entry: i)
+        }
+        if !watchers.isEmpty {
+            watch(#"{"event":"commit","client":\#(client.rawValue),"serial":\#(serial),"operations":\#(operations),"time":\#(JSONWriter.format(now))}"#)
+        }
+    }
+
+    /// A commit was refused whole: say which operation and why.
+    func rejected(serial: UInt32, _ error: CommitRejection, from client: ClientID) {
+        stats.commitsRejected += 1
+        logger.debug("\(client) commit \(serial) rejected: \(error)")
+        reply(client, .error(ErrorMessage(code: error.code, subject: .commit, serial: serial,
+                                          operationIndex: Int32(error.operationIndex), message: error.message)))
     }
 
     func markNeedsFrame() {
@@ -592,6 +620,9 @@ public final class Compositor {
             Statistic(name: "imageBytes", value: Double(display.entries.reduce(0) { $0 + $1.tree.images.values.reduce(0) { $0 + $1.byteCount } })),
             Statistic(name: "budget.maxImageBytes", value: Double(configuration.limits.maxImageBytes)),
             Statistic(name: "budget.maxTotalImageBytes", value: Double(configuration.limits.maxTotalImageBytes)),
+            Statistic(name: "commitsStaged", value: Double(stats.commitsStaged)),
+            Statistic(name: "stagedSteps", value: Double(stats.stagedSteps)),
+            Statistic(name: "budget.commitStepOperations", value: Double(configuration.commitStepOperations)),
             Statistic(name: "input.events", value: Double(input.routed)),
             Statistic(name: "input.delivered", value: Double(input.delivered)),
             Statistic(name: "input.unclaimed", value: Double(input.unclaimed)),

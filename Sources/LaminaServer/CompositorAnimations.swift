@@ -27,9 +27,12 @@ extension Compositor {
     /// onOrderIn/onOrderOut actions; removes what it removes. Runs after the model changed.
     func animate(_ changes: [TreeChange], entry i: Int) {
         let time = now
-        // Each layer's model before this commit: its new model with every changed key put back.
+        // Layers created in this commit show their first values at once: no animation.
+        var created: Set<LayerID> = []
+        for case .created(let id) in changes { created.insert(id) }
+        // Each other layer's model before this commit: its new model with every changed key put back.
         var before: [LayerID: [(PropertyKey, PropertyValue)]] = [:]
-        for case let .set(id, key, old) in changes where !(before[id]?.contains { $0.0 == key } ?? false) {
+        for case let .set(id, key, old) in changes where !created.contains(id) && !(before[id]?.contains { $0.0 == key } ?? false) {
             before[id, default: []].append((key, old))
         }
         var previousPresentation: [LayerID: LayerProperties] = [:]
@@ -43,15 +46,14 @@ extension Compositor {
         }
 
         var settings = TransactionSettings.default
-        var created: Set<LayerID> = []
         var groups: Set<UInt32> = []
         for change in changes {
             switch change {
             case .settings(let s):
                 settings = s
                 groups.formUnion(s.completionGroups)
-            case .created(let id):
-                created.insert(id)
+            case .created:
+                break
             case let .set(id, key, _):
                 // A layer created in this commit shows its first values at once.
                 guard key.isAnimatable, !settings.disableActions, !created.contains(id),
@@ -59,13 +61,13 @@ extension Compositor {
                 else { continue }
                 attach(animation, key: key.name, tag: 0, to: id, entry: i, previous: previous(id), settings: settings, at: time)
             case let .inserted(id, _):
-                display.entries[i].departing[id] = nil
-                guard !settings.disableActions, let layer = display.entries[i].tree[id],
+                if !display.entries[i].departing.isEmpty { display.entries[i].departing[id] = nil }
+                guard !settings.disableActions, hasEntry("onOrderIn", layer: id, entry: i), let layer = display.entries[i].tree[id],
                       let animation = action(for: "onOrderIn", in: layer, settings: settings) else { continue }
                 attach(animation.withDefaultKeyPath("opacity"), key: "onOrderIn", tag: 0, to: id, entry: i,
                        previous: previous(id), settings: settings, at: time)
             case let .removed(id, parent, index):
-                guard !settings.disableActions, let layer = display.entries[i].tree[id],
+                guard !settings.disableActions, hasEntry("onOrderOut", layer: id, entry: i), let layer = display.entries[i].tree[id],
                       let animation = action(for: "onOrderOut", in: layer, settings: settings),
                       let aid = attach(animation.withDefaultKeyPath("opacity"), key: "onOrderOut", tag: 0, to: id, entry: i,
                                        previous: previous(id), settings: settings, at: time)
@@ -105,6 +107,15 @@ extension Compositor {
         for g in groups.sorted() where (groupCounts[GroupKey(entry: serial, group: g)] ?? 0) == 0 {
             completed(GroupKey(entry: serial, group: g))
         }
+    }
+
+    /// Whether the layer's `actions` or `style["actions"]` has an entry for `key` (the special
+    /// keys have no default action, so without one there is nothing to look up). Read in
+    /// place: a layer is over 1 KB, and a big commit inserts many.
+    func hasEntry(_ key: String, layer id: LayerID, entry i: Int) -> Bool {
+        guard let k = display.entries[i].tree.layers.index(forKey: id) else { return false }
+        let layers = display.entries[i].tree.layers
+        return layers.values[k].actions[key] != nil || layers.values[k].styleActions[key] != nil
     }
 
     /// The action search for `key` (semantics.md, "Actions"): the layer's `actions`, then its
@@ -227,25 +238,9 @@ extension Compositor {
     /// `transition` action for `replaceSublayer:with:`. Looked up before the commit is applied,
     /// so their old rendering can be kept.
     func transitionTargets(_ ops: [Operation], entry i: Int) -> Set<LayerID> {
-        let tree = display.entries[i].tree
-        var targets: Set<LayerID> = []
-        var removedFrom: Set<LayerID> = []
-        for op in ops {
-            switch op {
-            case let .addAnimation(id, _, _, animation) where animation.containsTransition:
-                if tree[id] != nil { targets.insert(id) }
-            case .remove(let id):
-                if let parent = tree[id]?.superlayer { removedFrom.insert(parent) }
-            case let .insert(parent, _, _):
-                if removedFrom.contains(parent), let layer = tree[parent],
-                   case .animation? = layer.actions["transition"] ?? layer.styleActions["transition"] {
-                    targets.insert(parent)
-                }
-            default:
-                break
-            }
-        }
-        return targets
+        var scan = TransitionScan()
+        scan.scan(ops, in: display.entries[i].tree)
+        return scan.targets
     }
 
     /// The current rendering of each layer in `ids`, in its own coordinates.
@@ -358,5 +353,30 @@ extension ClientTree {
         let subs = layers[parent]!.sublayers
         layers[parent]!.sublayers.insert(id, at: min(index, subs.count))
         layers[id]!.superlayer = parent
+    }
+}
+
+/// `transitionTargets`, over a commit's operations in pieces (a big commit decoded in steps),
+/// against the tree as it was before the commit.
+struct TransitionScan {
+    private(set) var targets: Set<LayerID> = []
+    private var removedFrom: Set<LayerID> = []
+
+    mutating func scan(_ ops: [Operation], in tree: ClientTree) {
+        for op in ops {
+            switch op {
+            case let .addAnimation(id, _, _, animation) where animation.containsTransition:
+                if tree[id] != nil { targets.insert(id) }
+            case .remove(let id):
+                if let parent = tree[id]?.superlayer { removedFrom.insert(parent) }
+            case let .insert(parent, _, _):
+                if removedFrom.contains(parent), let layer = tree[parent],
+                   case .animation? = layer.actions["transition"] ?? layer.styleActions["transition"] {
+                    targets.insert(parent)
+                }
+            default:
+                break
+            }
+        }
     }
 }

@@ -219,6 +219,7 @@ extension Compositor {
             j.field("text", e.text)
         }
         j.field("time", e.time)
+        if e.deviceTime > 0 { j.field("deviceTime", e.deviceTime) }
         if e.injected { j.field("injected", true) }
         j.endObject()
         for l in listening.sorted(by: { $0.rawValue < $1.rawValue }) { reply(l, .watch(j.text)) }

@@ -145,8 +145,20 @@ public struct DisplayTree: Sendable {
         guard let i = index(of: client) else {
             throw CommitRejection(code: .notHello, operationIndex: -1, message: "\(client) is not attached")
         }
+        return try entries[i].tree.apply(ops, attachments: attachments, limits: commitLimits(ops, entry: i, limits: limits))
+    }
+
+    /// The client's limits for a commit of `ops` by entry `i`, with the budgets it shares with
+    /// the other entries narrowed to what they leave.
+    func commitLimits(_ ops: [Operation], entry i: Int, limits: ClientLimits) -> ClientLimits {
+        commitLimits(createsImages: ops.contains { if case .createImage = $0 { true } else { false } },
+                     createsLayers: ops.contains { if case .create = $0 { true } else { false } }, entry: i, limits: limits)
+    }
+
+    /// The same, for a commit that may create images or layers (a big commit, decoded in steps).
+    func commitLimits(createsImages: Bool, createsLayers: Bool, entry i: Int, limits: ClientLimits) -> ClientLimits {
         var limits = limits
-        if ops.contains(where: { if case .createImage = $0 { true } else { false } }) {
+        if createsImages {
             let others = entries.indices.reduce(0) { $0 + ($1 == i ? 0 : entries[$1].tree.images.values.reduce(0) { $0 + $1.byteCount }) }
             limits.imageBytesLeft = max(0, limits.maxTotalImageBytes - others)
         }
@@ -159,7 +171,7 @@ public struct DisplayTree: Sendable {
                 limits.layerBudgetMessage = "kept sessions may hold at most \(limits.maxKeptLayers) layers together (max_kept_layers); other kept sessions hold \(others)"
             }
         }
-        if ops.contains(where: { if case .create = $0 { true } else { false } }) {
+        if createsLayers {
             // Every session's layers share one budget too.
             let others = layerCount - entries[i].tree.layers.count
             let share = max(0, limits.maxTotalLayers - others)
@@ -168,7 +180,7 @@ public struct DisplayTree: Sendable {
                 limits.layerBudgetMessage = "all sessions may hold at most \(limits.maxTotalLayers) layers together (max_total_layers); the others hold \(others)"
             }
         }
-        return try entries[i].tree.apply(ops, attachments: attachments, limits: limits)
+        return limits
     }
 
     /// Layers held by kept sessions (connected or not).

@@ -298,6 +298,13 @@ public protocol DisplayBackend: AnyObject {
     func setPower(_ on: Bool, output: String?) throws -> [String]
     /// Every output's power state.
     var outputPower: [(name: String, isOn: Bool)] { get }
+    /// Each lit output's name, desktop rectangle and transform, in desktop order, for mapping
+    /// touchscreens and pointers onto the desktop (headless: one output covering the display).
+    var outputPlacements: [OutputPlacement] { get }
+    /// Called with false when the session is taken away (a VT switch, a disabled seat) before
+    /// the devices are given up, and with true when it is back: the daemon suspends and resumes
+    /// input devices with it. Headless has no session and never calls it.
+    var onSessionActiveChange: ((_ active: Bool) -> Void)? { get set }
     /// Shows the pointer's cursor with its hot spot at `position` (display/layout points), or
     /// hides it (nil); a backend without a cursor ignores it. Returns true when a frame must be
     /// drawn to show the change (a cursor the renderer draws), false when it showed at once.
@@ -347,6 +354,13 @@ extension DisplayBackend {
     public var canSetPower: Bool { false }
     public func setPower(_ on: Bool, output: String?) throws -> [String] { throw PowerUnsupported(backend: name) }
     public var outputPower: [(name: String, isOn: Bool)] { [] }
+    public var outputPlacements: [OutputPlacement] {
+        [OutputPlacement(name: name, frame: Rect(x: 0, y: 0, width: Double(width), height: Double(height)))]
+    }
+    public var onSessionActiveChange: ((_ active: Bool) -> Void)? {
+        get { nil }
+        set {}
+    }
     @discardableResult
     public func setCursor(_ position: Point?) -> Bool { false }
 }

@@ -4,6 +4,9 @@
 //                                 an animation plays there (the KMS VM test runs it in the guest)
 //   lamina-bench flood [FRAMES] [PID]   FRAMES (10^7) protocol frames, valid and mutated, through
 //                                 a running laminad ($LAMINA_SOCKET): frames/s, longest wait, RSS, fds
+//   lamina-bench input-latency [N] [LAYERS]   kernel event → client time for N device events,
+//                                 against a running laminad with input devices ($LAMINA_SOCKET)
+//   lamina-bench staged [N]       a commit of N (10^5) operations applied in steps: the longest step
 //   lamina-bench hittest [N]     microseconds per hit test with N (10^4) layers on screen
 //   lamina-bench soak [SECONDS] [PID]  clients connecting, animating, committing and dying against
 //                                 a running laminad: RSS and descriptor slope
@@ -18,9 +21,18 @@ if which == "soak" {
     let pid = CommandLine.arguments.dropFirst(3).first.flatMap { Int32($0) }
     do { print(try runSoakBenchmark(seconds: seconds, pid: pid)) } catch { print("soak failed: \(error)") }
 }
+if which == "input-latency" {
+    let n = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 100
+    let layers = CommandLine.arguments.dropFirst(3).first.flatMap { Int($0) } ?? 100
+    do { print(try await runInputLatencyBenchmark(samples: max(1, n), layers: max(0, layers))) } catch { print("input latency failed: \(error)") }
+}
 if which == "hittest" {
     let n = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 10_000
     print(runHitTestBenchmark(count: n))
+}
+if which == "staged" {
+    let n = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 100_000
+    print(runStagedCommitBenchmark(count: max(3, n)))
 }
 if which == "tree" {
     let n = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 100_000

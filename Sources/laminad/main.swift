@@ -190,6 +190,7 @@ struct Laminad: ParsableCommand {
         if let n = file.maxClients { options.compositor.limits.maxClients = n }
         if let n = file.maxClientsPerUser { options.compositor.limits.maxClientsPerUser = n }
         options.startTime = startTime
+        options.input = file.input
         options.idleBlankSeconds = idleBlank ?? file.idleBlankSeconds.flatMap { $0 > 0 ? $0 : nil }
         options.cursor = kms.cursor && display is KMSBackend
         if let seconds = file.cursorHideAfter { options.cursorHideSeconds = seconds }

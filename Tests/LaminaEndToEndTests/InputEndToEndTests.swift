@@ -196,6 +196,72 @@ struct InputEndToEndTests {
         #expect(backEvents.first?.id == 2 && backEvents.first?.location == Point(x: 120, y: 120))
     }
 
+    /// The pointer over a real laminad: enter and leave as it crosses layers of two clients,
+    /// moves in the layer's coordinates, scrolling to the layer under it.
+    @Test func pointerEnterLeaveAndScroll() async throws {
+        let daemon = try DaemonProcess()
+        let a = try Connection.connect(to: daemon.socket, name: "a")
+        let b = try Connection.connect(to: daemon.socket, name: "b")
+        let tool = try Connection.connect(to: daemon.socket, name: "tool")
+        let la = box(Rect(x: 0, y: 0, width: 100, height: 100), "a"), lb = box(Rect(x: 150, y: 0, width: 100, height: 100), "b")
+        a.rootLayer.addSublayer(la)
+        b.rootLayer.addSublayer(lb)
+        try await a.sync()
+        try await b.sync()
+        var ea: [LayerInputEvent] = [], eb: [LayerInputEvent] = []
+        la.onInput = { ea.append($0) }
+        lb.onInput = { eb.append($0) }
+        for p in [Point(x: 10, y: 10), Point(x: 20, y: 10), Point(x: 120, y: 10), Point(x: 160, y: 20)] {
+            try await tool.injectInput(.pointerMotion(to: p))
+        }
+        try await tool.injectInput(.pointerAxis(horizontal: 0, vertical: 30))
+        try await settle(a)
+        try await settle(b)
+        #expect(ea.map(\.kind) == [.pointerEnter, .pointerMove, .pointerMove, .pointerLeave])
+        #expect(eb.map(\.kind) == [.pointerEnter, .pointerMove, .scroll])
+        #expect(eb.first?.location == Point(x: 10, y: 20) && eb.last?.scrollDelta == Point(x: 0, y: 30))
+    }
+
+    /// Keys go to the client with the keyboard focus, translated by laminad's keymap
+    /// (xkbcommon, layout "us"): the last client touched, until another takes the focus.
+    @Test func keyboardFocusAndText() async throws {
+        let daemon = try DaemonProcess()
+        let a = try Connection.connect(to: daemon.socket, name: "a")
+        let b = try Connection.connect(to: daemon.socket, name: "b")
+        let tool = try Connection.connect(to: daemon.socket, name: "tool")
+        a.rootLayer.addSublayer(box(Rect(x: 0, y: 0, width: 100, height: 100), "a"))
+        b.rootLayer.addSublayer(box(Rect(x: 200, y: 0, width: 100, height: 100), "b"))
+        try await a.sync()
+        try await b.sync()
+        var keysA: [LayerInputEvent] = [], keysB: [LayerInputEvent] = []
+        a.rootLayer.onInput = { if $0.kind.isKeyboard { keysA.append($0) } }
+        b.rootLayer.onInput = { if $0.kind.isKeyboard { keysB.append($0) } }
+        // A touch on A's layer gives A the keyboard.
+        try await tool.injectInput(.touchDown(id: 1, at: Point(x: 50, y: 50)))
+        try await tool.injectInput(.touchUp(id: 1))
+        for (name, pressed) in [("Shift_L", true), ("a", true), ("a", false), ("Shift_L", false), ("a", true), ("a", false), ("Return", true)] {
+            try await tool.injectInput(.key(name: name, pressed: pressed))
+        }
+        try await settle(a)
+        let typed = keysA.filter { $0.kind == .keyPress }.map(\.text).joined()
+        #expect(keysA.first?.kind == .focusIn)
+        #expect(typed == "Aa\r")
+        #expect(keysA.first { $0.kind == .keyPress && $0.keyName == "a" }?.id == 30)   // KEY_A
+        #expect(keysA.first { $0.kind == .keyPress && $0.text == "A" }?.keyName == "A")
+        #expect(keysB.isEmpty)
+        // B asks for the keyboard: A loses it, B gets the release and what follows.
+        try await b.takeKeyboardFocus()
+        try await tool.injectInput(.key(name: "Return", pressed: false))
+        try await tool.injectInput(.key(name: "space", pressed: true))
+        try await settle(a)
+        try await settle(b)
+        #expect(keysA.last?.kind == .focusOut)
+        #expect(keysB.map(\.kind) == [.focusIn, .keyRelease, .keyPress])
+        #expect(keysB.last?.text == " " && keysB.last?.isInjected == true)
+        // A name no key types is refused, naming it.
+        await #expect(throws: LaminaError.self) { try await tool.injectInput(.key(name: "NotAKeysym", pressed: true)) }
+    }
+
     /// A long press timed on the virtual clock: recognised when the clock passes 0.5 s.
     @Test func longPressOnTheVirtualClock() async throws {
         let daemon = try DaemonProcess()
@@ -215,5 +281,37 @@ struct InputEndToEndTests {
         try await tool.injectInput(.touchUp(id: 1))
         try await settle(a)
         #expect(states == [.began, .ended])
+    }
+}
+
+/// `convert` and `contains` on the client, by hand (no laminad needed).
+@Suite("Client conversions")
+@MainActor
+struct ClientConversionTests {
+    @Test func pointsAndRectsBetweenLayers() {
+        let root = Layer()
+        root.frame = Rect(x: 0, y: 0, width: 400, height: 400)
+        let parent = Layer()
+        parent.frame = Rect(x: 100, y: 50, width: 200, height: 200)
+        parent.sublayerTransform = .scale(x: 2, y: 2)    // about the parent's centre (100, 100)
+        let child = Layer()
+        child.frame = Rect(x: 100, y: 100, width: 20, height: 10)
+        root.addSublayer(parent)
+        parent.addSublayer(child)
+        // The child's origin: (100, 100) in the parent, scaled 2× about (100, 100): still
+        // (100, 100), i.e. (200, 150) on the display; its (10, 5) is 2× further.
+        #expect(child.convert(Point(x: 0, y: 0), to: nil) == Point(x: 200, y: 150))
+        #expect(child.convert(Point(x: 10, y: 5), to: nil) == Point(x: 220, y: 160))
+        #expect(child.convert(Point(x: 220, y: 160), from: nil) == Point(x: 10, y: 5))
+        #expect(parent.convert(Point(x: 10, y: 5), from: child) == Point(x: 120, y: 110))
+        #expect(child.convert(Rect(x: 0, y: 0, width: 20, height: 10), to: root) == Rect(x: 200, y: 150, width: 40, height: 20))
+        #expect(child.contains(Point(x: 19.5, y: 9.5)) && !child.contains(Point(x: 20, y: 5)))
+        // hitTest takes the point in the superlayer's coordinates.
+        #expect(root.hitTest(Point(x: 230, y: 165)) === child)
+        #expect(parent.hitTest(Point(x: 230, y: 165)) === child)
+        #expect(child.hitTest(Point(x: 230, y: 165)) === nil)     // (230, 165) is not in the parent's space
+        #expect(child.hitTest(Point(x: 105, y: 102)) === child)   // it is, in the parent's
+        child.isUserInteractionEnabled = false
+        #expect(root.hitTest(Point(x: 230, y: 165)) === parent)
     }
 }

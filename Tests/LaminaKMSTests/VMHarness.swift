@@ -28,6 +28,7 @@ enum VMHarness {
         LOG=/tmp/laminad.log
         : >$LOG
         tail -f $LOG &
+        TAIL=$!
         # start_laminad ARGS…: laminad on the KMS backend, waiting until it listens.
         start_laminad() {
             START=$(cut -d' ' -f1 /proc/uptime)
@@ -57,6 +58,19 @@ enum VMHarness {
             [ "$(grep -c "$1" $LOG)" -ge "$2" ] || echo "VMKMS_FAIL fewer than $2 '$1' in the log"
         }
         stop_laminad() { kill -TERM $PID; wait $PID; value laminad_exit $?; }
+        # qmp COMMAND [JSON]: a QMP command run by the host (input-send-event needs --input).
+        qmp() { echo "VMKMS_QMP $1 $2"; read _; }
+        # start_udev: systemd-udevd, so libinput sees the input devices (it takes only devices
+        # udev has tagged) and hears of new ones.
+        start_udev() {
+            /lib/systemd/systemd-udevd --daemon --resolve-names=never >/tmp/udevd.log 2>&1 || echo "VMKMS_FAIL systemd-udevd did not start"
+            # udevadm refuses to trigger in a chroot ("Running in chroot, ignoring request") unless told.
+            SYSTEMD_IGNORE_CHROOT=1 udevadm trigger --action=add --subsystem-match=input
+            SYSTEMD_IGNORE_CHROOT=1 udevadm settle --timeout=30 || echo "VMKMS_FAIL udevadm settle"
+        }
+        # input_log: laminad's `input: ` lines, each once and whole, as VMKMS_INPUT lines (the
+        # tail of the log may not have reached the console yet when the guest ends).
+        input_log() { kill $TAIL 2>/dev/null; wait $TAIL 2>/dev/null; grep " input: " $LOG | sed 's/^/VMKMS_INPUT /'; }
 
         """
     }
@@ -90,9 +104,10 @@ enum VMHarness {
     }
 
     /// Boots a guest that runs `script` (after `prelude`), with `files` written beside it.
+    /// `input` adds QEMU's virtio keyboard and tablet (driven with `qmp input-send-event`).
     /// Cancels the test (a skip, with the reason) when qemu or the kernel cannot be had here.
     static func run(
-        _ name: String, device: String = "virtio", outputs: Int = 1, vncHead: Int? = nil,
+        _ name: String, device: String = "virtio", outputs: Int = 1, vncHead: Int? = nil, input: Bool = false,
         files: [String: String] = [:], script: String
     ) throws -> Run {
         let directory = repository + "/.cache/vm/tests/" + name
@@ -107,6 +122,7 @@ enum VMHarness {
         var arguments = ["python3", repository + "/scripts/vm/vmkms.py", "run", "--script", scriptPath, "--out", directory,
                          "--device", device, "--outputs", String(outputs), "--timeout", "150"]
         if let vncHead { arguments += ["--vnc-head", String(vncHead)] }
+        if input { arguments.append("--input") }
         process.arguments = arguments
         let errors = Pipe()
         process.standardError = errors

@@ -178,6 +178,22 @@ struct InputRoutingTests {
         #expect(inputs(h, a).isEmpty && inputs(h, b).isEmpty)
     }
 
+    /// As in Core Animation, a mask does not clip hits, and the mask layer itself (not a
+    /// sublayer) is never hit: outside the mask's shape, the masked layer is still hit.
+    @Test func masksDoNotClipHits() throws {
+        let (h, a, _) = try twoClients()
+        #expect(h.commit(a, [.create(LayerID(5)), .set(LayerID(5), .bounds, .rect(Rect(x: 0, y: 0, width: 10, height: 10))),
+                             .set(LayerID(5), .position, .point(Point(x: 5, y: 5))),
+                             .set(LayerID(5), .backgroundColor, .color(.white)),
+                             .set(LayerID(1), .mask, .layer(5))]) == .applied(serial: 1))
+        h.outbox = [:]
+        h.compositor.handleInput(.touchDown(id: 1, at: Point(x: 40, y: 40)), origin: .injected)   // outside the 10×10 mask
+        h.compositor.handleInput(.touchDown(id: 2, at: Point(x: 5, y: 5)), origin: .injected)     // inside it
+        let downs = inputs(h, a).filter { $0.kind == .touchDown }
+        #expect(downs.map(\.layer) == [LayerID(1), LayerID(1)])
+        #expect(downs.first?.location == Point(x: 40, y: 40))
+    }
+
     /// A destroyed layer's touch ends with a cancel; a flood of touch ids is bounded.
     @Test func destroyedLayersAndTouchBudget() throws {
         let (h, a, _) = try twoClients()

@@ -4,6 +4,6 @@
 set -e
 export DEBIAN_FRONTEND=noninteractive
 apt-get install -y -q --no-install-recommends \
-    libdrm-dev libgbm-dev libudev-dev libsystemd-dev \
+    libdrm-dev libgbm-dev libudev-dev libsystemd-dev libinput-dev libxkbcommon-dev xkb-data \
     libegl-dev libegl-mesa0 libgles-dev libgl1-mesa-dri \
-    qemu-system-x86 busybox-static seatd
+    qemu-system-x86 busybox-static seatd udev

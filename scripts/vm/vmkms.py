@@ -12,12 +12,14 @@ The guest command talks to the host over the serial console, one request per lin
                                OUT/NAME.ppm; the host then writes a newline to the console
   VMKMS_RESIZE HEAD W H        RFB SetDesktopSize on the VNC server tied to HEAD (hotplug of a
                                virtio-gpu head; needs --vnc-head HEAD); then a newline
+  VMKMS_QMP COMMAND [JSON]     runs a QMP command with JSON arguments (input-send-event with
+                               --input: key presses, tablet moves and clicks); then a newline
   VMKMS_EXIT=N                 printed by /init when the command ends
 
 Usage:
   vmkms.py prepare                         fetch the kernel and build the initramfs (cached)
   vmkms.py run --script FILE --out DIR [--device virtio|bochs|vga] [--outputs N]
-               [--vnc-head H] [--timeout S]
+               [--vnc-head H] [--input] [--timeout S]
 
 Exit status: the guest command's, 124 on timeout, 77 when qemu cannot run at all here (with
 the reason on stderr), 1 on a harness error. Only the Python standard library is used.
@@ -51,6 +53,8 @@ MODULES = [
     "9pnet", "9pnet_virtio", "netfs", "fscache", "9p", "overlay",
     "drm", "drm_kms_helper", "drm_shmem_helper", "virtio_dma_buf", "virtio-gpu",
     "ttm", "drm_ttm_helper", "drm_vram_helper", "bochs",
+    # Input: QEMU's virtio keyboard and tablet, /dev/input/event*, and uinput for made-up devices.
+    "virtio_input", "evdev", "uinput",
 ]
 
 INIT = r"""#!/bin/busybox sh
@@ -304,6 +308,8 @@ def run(args):
     ]
     if args.vnc_head is not None:
         cmd += ["-vnc", f"unix:{vnc_path},display=gpu0,head={args.vnc_head}"]
+    if args.input:
+        cmd += ["-device", "virtio-keyboard-pci", "-device", "virtio-tablet-pci"]
     started = time.monotonic()
     deadline = started + args.timeout
     try:
@@ -354,6 +360,13 @@ def run(args):
                     log(f"{time.monotonic() - started:.1f} s: SetDesktopSize {w}x{h} on head {m.group(1)}")
                     qemu.stdin.write(b"\n")
                     qemu.stdin.flush()
+                m = re.search(r"VMKMS_QMP (\S+)(?: (.*))?$", line)
+                if m and "echo" not in line:
+                    arguments = json.loads(m.group(2)) if m.group(2) else {}
+                    qmp.execute(m.group(1), **arguments)
+                    log(f"{time.monotonic() - started:.1f} s: QMP {m.group(1)}")
+                    qemu.stdin.write(b"\n")
+                    qemu.stdin.flush()
                 m = re.search(r"VMKMS_EXIT=(\d+)", line)
                 if m:
                     exit_code = int(m.group(1))
@@ -381,6 +394,7 @@ def main():
     r.add_argument("--device", choices=["virtio", "bochs", "vga"], default="virtio")
     r.add_argument("--outputs", type=int, default=1, help="virtio-gpu max_outputs")
     r.add_argument("--vnc-head", type=int, help="tie a VNC server to this head (for VMKMS_RESIZE)")
+    r.add_argument("--input", action="store_true", help="add QEMU's virtio keyboard and tablet")
     r.add_argument("--timeout", type=float, default=90)
     r.add_argument("--echo", action="store_true", help="copy the serial console to stdout")
     args = parser.parse_args()

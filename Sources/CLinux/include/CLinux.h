@@ -64,3 +64,27 @@ int CLinux_kd_set_graphics(int fd, int graphics);
 
 /// KDGETMODE: 1 graphics, 0 text, or -1 (errno set).
 int CLinux_kd_is_graphics(int fd);
+
+// MARK: uinput (linux/uinput.h): a virtual input device made by a test tool (lamina-uinput).
+// The ioctls are variadic and struct input_event's time field differs by architecture, so
+// Swift reaches them through these shims. The event codes (EV_ABS, ABS_MT_SLOT, BTN_TOUCH…)
+// are plain macros from linux/input-event-codes.h.
+#include <linux/input-event-codes.h>
+
+/// UI_SET_EVBIT `type`, then UI_SET_KEYBIT or UI_SET_ABSBIT `code` for EV_KEY or EV_ABS. 0 or -1.
+int CLinux_uinput_enable(int fd, int type, int code);
+
+/// UI_SET_PROPBIT (INPUT_PROP_DIRECT for a touchscreen). 0 or -1.
+int CLinux_uinput_set_property(int fd, int property);
+
+/// UI_ABS_SETUP: the axis `code` runs minimum…maximum, `resolution` units per mm. 0 or -1.
+int CLinux_uinput_setup_axis(int fd, int code, int minimum, int maximum, int resolution);
+
+/// UI_DEV_SETUP (a virtual bus device named `name`) then UI_DEV_CREATE. 0 or -1.
+int CLinux_uinput_create(int fd, const char *name, int vendor, int product);
+
+/// UI_DEV_DESTROY: the device goes (udev reports it removed). 0 or -1.
+int CLinux_uinput_destroy(int fd);
+
+/// Writes one struct input_event. 0 or -1.
+int CLinux_uinput_emit(int fd, int type, int code, int value);

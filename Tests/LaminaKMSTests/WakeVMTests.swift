@@ -1,0 +1,49 @@
+import Foundation
+import LaminaCore
+import Testing
+
+/// Input on real KMS in a QEMU guest: the parts that need a display that can blank. In the
+/// serialized KMS suite, so no two guests boot at once.
+extension KMSVMTests {
+    /// A display blanked for idleness wakes at the first touch, and that touch is not
+    /// delivered (its down, moves and up); the next touch is. `laminactl events` on the session
+    /// `laminactl apply` made shows what was delivered.
+    @Test func touchWakesAnIdleBlankedDisplayAndIsNotDelivered() throws {
+        let run = try VMHarness.run("wake", files: ["scene.json": testScene], script: """
+            start_laminad --idle-blank 6
+            apply $D/scene.json; settle
+            "$B/laminactl" events --count 3 >/tmp/events.txt 2>/tmp/events.err &
+            EV=$!
+            i=0; while ! grep -q listening /tmp/events.err && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+            cat /tmp/events.err
+            wait_log "idle for 6" 200; sleep 0.5
+            shot idle
+            "$B/laminactl" input touch down 1 200 150
+            "$B/laminactl" input touch move 1 210 160
+            "$B/laminactl" input touch up 1
+            "$B/laminactl" input touch down 2 220 170
+            "$B/laminactl" input touch up 2
+            settle
+            shot woken
+            i=0; while kill -0 $EV 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+            cat /tmp/events.err
+            value event_lines "$(wc -l </tmp/events.txt)"
+            value events "$(tr '\\n' '|' </tmp/events.txt)"
+            value stats_delivered "$("$B/laminactl" stats | sed -n 's/^input.delivered //p')"
+            stop_laminad
+            """)
+        #expect(run.failures.isEmpty, "\(run.failures)")
+        expectPixel(try run.shot("idle"), 200, 150, (0, 0, 0), "blank after 6 s idle")
+        expectPixel(try run.shot("woken"), 200, 150, (255, 0, 0), "the touch woke the display")
+        #expect(run.serial.contains("touch on a blanked display: waking it"))
+        let values = run.values
+        #expect(values["event_lines"] == "3")
+        let events = (values["events"] ?? "").split(separator: "|")
+        // The session got the keyboard with the second touch, then its down and up; nothing of touch 1.
+        #expect(events.count == 3)
+        #expect(events.first?.contains(#""type":"focusIn""#) == true)
+        #expect(events.dropFirst().first?.contains(#""type":"touchDown","session":"laminactl","layer":"red","layerID":"#) == true)
+        #expect(events.allSatisfy { !$0.contains(#""id":1,"#) })
+        #expect(events.dropFirst().allSatisfy { $0.contains(#""id":2,"#) && $0.contains(#""injected":true"#) })
+    }
+}
