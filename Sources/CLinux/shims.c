@@ -128,6 +128,22 @@ int CLinux_kd_is_graphics(int fd) {
     return mode == KD_GRAPHICS ? 1 : 0;
 }
 
+int CLinux_kd_keyboard_mode(int fd) {
+    int mode = 0;
+    if (ioctl(fd, KDGKBMODE, &mode) < 0) return -1;
+    return mode;
+}
+
+int CLinux_kd_set_keyboard_mode(int fd, int mode) {
+    return ioctl(fd, KDSKBMODE, mode);
+}
+
+int CLinux_kd_keyboard_off(void) { return K_OFF; }
+
+int CLinux_vt_switch(int fd, int n) {
+    return ioctl(fd, VT_ACTIVATE, n);
+}
+
 #include <linux/uinput.h>
 #include <string.h>
 #include <unistd.h>

@@ -72,6 +72,9 @@ final class InputDeviceHost {
             return host
         }
         backend.onSessionActiveChange = { [weak host] active in host?.sessionChanged(active: active) }
+        host.kms = kms
+        // laminad reads the keyboard now: keys must not also reach the console behind it.
+        kms.takeConsoleKeyboard()
         return host
     }
 
@@ -164,6 +167,11 @@ final class InputDeviceHost {
         }
     }
 
+    /// The VT an XF86Switch_VT_1…12 keysym (0x1008FE01…0x1008FE0C) switches to, or nil.
+    static func switchVT(_ keysym: UInt32) -> Int32? {
+        (0x1008_FE01...0x1008_FE0C).contains(keysym) ? Int32(keysym - 0x1008_FE00) : nil
+    }
+
     /// Whether `next` makes `action` pointless to route: both move the pointer, or the same touch.
     static func supersedes(_ next: InputAction, _ action: InputAction) -> Bool {
         switch (action, next) {
@@ -173,7 +181,19 @@ final class InputDeviceHost {
         }
     }
 
+    /// The KMS backend, for Ctrl+Alt+Fn: with the console keyboard off, VT switching is ours.
+    weak var kms: KMSBackend?
+
     private func send(_ action: InputAction, time: Double) {
+        if case let .key(_, pressed, keysym, _, _) = action, let vt = Self.switchVT(keysym) {
+            // XF86Switch_VT_n (Ctrl+Alt+Fn in the usual keymaps): switch, and the key is not
+            // delivered (its release comes after the switch back, to nobody's harm).
+            if pressed, let kms {
+                logger.info("input: Ctrl+Alt+F\(vt): switching to VT \(vt)")
+                do { try kms.switchVT(vt) } catch { logger.warning("input: switching to VT \(vt): \(error)") }
+            }
+            return
+        }
         logger.debug("input: \(action.logDescription)")
         deliver(action, InputOrigin(injected: false, deviceTime: time))
     }

@@ -54,6 +54,24 @@ public final class KMSBackend: DisplayBackend {
     public let terminal: VirtualTerminal?
     /// False while the seat is disabled or the VT switched away from: nothing is drawn or flipped.
     public var isActive: Bool { seat?.isActive ?? terminal?.isActive ?? true }
+
+    /// Stops the console of the VT laminad holds (directly, as root) from reading the keyboard,
+    /// once laminad reads it itself; restored when the VT is given back. Under a seat (seatd,
+    /// logind) the seat does this. Logged, never fatal.
+    public func takeConsoleKeyboard() {
+        guard let terminal else { return }
+        do {
+            try terminal.silenceKeyboard()
+            logger.info("vt: the console on tty\(terminal.number) no longer reads the keyboard (laminad does; Ctrl+Alt+Fn switches VTs)")
+        } catch {
+            logger.warning("vt: \(error); keys typed here also reach the console on tty\(terminal.number)")
+        }
+    }
+
+    /// Switches to VT `n` through the seat, or the VT laminad holds.
+    public func switchVT(_ n: Int32) throws(DRMError) {
+        if let seat { try seat.switchSession(n) } else if let terminal { try terminal.switchTo(n) }
+    }
     private let epoll: FileDescriptor
     private var needsRedraw = false
     /// The cursor's buffers where a cursor is configured (`[display] cursor`), one per output

@@ -95,6 +95,12 @@ public final class SeatSession {
     /// The corresponding C function is `libseat_disable_seat`.
     public func acknowledgeDisable() { _ = libseat_disable_seat(handle) }
 
+    /// Asks the seat to switch to session (VT) `n`: Ctrl+Alt+Fn, which the console cannot see
+    /// while a compositor reads the keyboard. The corresponding C function is `libseat_switch_session`.
+    public func switchSession(_ n: Int32) throws(DRMError) {
+        guard libseat_switch_session(handle, n) == 0 else { throw DRMError("libseat_switch_session(\(n))", errno: errno) }
+    }
+
     fileprivate func enabled() {
         isActive = true
         onEnable()

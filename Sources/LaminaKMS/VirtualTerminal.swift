@@ -99,6 +99,7 @@ public final class VirtualTerminal {
     public func restore() {
         guard !restored else { return }
         restored = true
+        if let mode = keyboardModeBefore { _ = CLinux_kd_set_keyboard_mode(tty, mode) }
         _ = CLinux_vt_set_auto_mode(tty)
         if !wasGraphics { _ = CLinux_kd_set_graphics(tty, 0) }
     }
@@ -119,6 +120,30 @@ public final class VirtualTerminal {
                 }
             }
         }
+    }
+
+    /// The console keyboard's mode before `silenceKeyboard`, restored with the VT.
+    private var keyboardModeBefore: Int32?
+
+    /// Stops the console from reading the keyboard (K_OFF) while laminad reads it through
+    /// evdev: keys typed on the kiosk must not reach a getty or shell behind it. Ctrl+Alt+Fn
+    /// then switches VTs only through laminad (`switchTo`). Restored by `restore`.
+    /// The corresponding C functions are `ioctl(KDGKBMODE)` and `ioctl(KDSKBMODE, K_OFF)`.
+    public func silenceKeyboard() throws(DRMError) {
+        guard keyboardModeBefore == nil, !restored else { return }
+        let mode = CLinux_kd_keyboard_mode(tty)
+        guard mode >= 0 else { throw DRMError("ioctl(KDGKBMODE) on /dev/tty\(number)", errno: errno) }
+        guard CLinux_kd_set_keyboard_mode(tty, CLinux_kd_keyboard_off()) == 0 else {
+            throw DRMError("ioctl(KDSKBMODE K_OFF) on /dev/tty\(number)", errno: errno)
+        }
+        keyboardModeBefore = mode
+    }
+
+    /// Asks the kernel to switch to VT `n` (the switch away then runs through `onRelease`).
+    /// The corresponding C function is `ioctl(VT_ACTIVATE)`.
+    public func switchTo(_ n: Int32) throws(DRMError) {
+        guard n != number else { return }
+        guard CLinux_vt_switch(tty, n) == 0 else { throw DRMError("ioctl(VT_ACTIVATE \(n))", errno: errno) }
     }
 
     /// Lets the pending switch away go ahead (after the card is no longer used).

@@ -47,4 +47,12 @@ struct DeviceHostTests {
         #expect(!InputDeviceHost.supersedes(.touchUp(id: 3), .touchMotion(id: 3, to: p)))
         #expect(!InputDeviceHost.supersedes(.pointerMotion(to: p), .pointerButton(code: 0x110, pressed: true)))
     }
+
+    /// XF86Switch_VT_1…12 (what Ctrl+Alt+F1…F12 give in the usual keymaps) name VTs 1…12.
+    @Test func vtSwitchKeysyms() {
+        #expect(InputDeviceHost.switchVT(0x1008_FE01) == 1)
+        #expect(InputDeviceHost.switchVT(0x1008_FE0C) == 12)
+        #expect(InputDeviceHost.switchVT(0x1008_FE00) == nil && InputDeviceHost.switchVT(0x1008_FE0D) == nil)
+        #expect(InputDeviceHost.switchVT(0x61) == nil)
+    }
 }

@@ -310,3 +310,54 @@ extension KMSVMTests {
         #expect(latency.contains("20 events over 101 layers: median "), "\(latency)")
     }
 }
+
+extension KMSVMTests {
+    /// laminad on the VT it holds as root reads the keyboard itself: the console behind it
+    /// (a getty, a shell) must not see what is typed on the kiosk, and Ctrl+Alt+Fn switches
+    /// VTs through laminad. The control run, with laminad's input off, shows the check can fail:
+    /// there the console gets the keys.
+    @Test func theConsoleDoesNotSeeKeysLaminadReads() throws {
+        try requireUdev()
+        func key(_ qcode: String, _ down: Bool) -> String {
+            #"{"events":[{"type":"key","data":{"down":\#(down),"key":{"type":"qcode","data":"\#(qcode)"}}}]}"#
+        }
+        func type(_ keys: [String]) -> String {
+            keys.map { "qmp input-send-event '\(key($0, true))'\nqmp input-send-event '\(key($0, false))'" }.joined(separator: "\n")
+        }
+        let ctrlAltF2 = ["ctrl", "alt", "f2"].map { "qmp input-send-event '\(key($0, true))'" }.joined(separator: "\n")
+            + "\n" + ["f2", "alt", "ctrl"].map { "qmp input-send-event '\(key($0, false))'" }.joined(separator: "\n")
+        let run = try VMHarness.run("input-console", input: true, files: ["off.toml": "[input]\nenabled = false\n"], script: """
+            start_udev
+            cat /dev/tty1 >/tmp/tty1.txt 2>/dev/null &
+            CAT=$!
+            start_laminad --config $D/off.toml
+            wait_log "first frame on screen" 150
+            \(type(["a", "ret"]))
+            i=0; while [ ! -s /tmp/tty1.txt ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
+            value control "$(tr -d '\\r\\n' </tmp/tty1.txt)"
+            stop_laminad
+            : >/tmp/tty1.txt
+            start_laminad
+            wait_log "input: added 'QEMU Virtio Keyboard'" 150
+            wait_log "no longer reads the keyboard" 50
+            \(type(["b", "ret"]))
+            wait_log 'name: "Return", text: "\\\\r")' 100
+            sleep 0.5
+            value typed "$(tr -d '\\r\\n' </tmp/tty1.txt)x"
+            \(ctrlAltF2)
+            wait_log "input: session switched away" 100
+            value vt "$(cat /sys/class/tty/tty0/active)"
+            busybox chvt 1
+            wait_log "input: session back" 100
+            stop_laminad
+            kill $CAT 2>/dev/null
+            """)
+        #expect(run.failures.isEmpty, "\(run.failures)")
+        let values = run.values
+        #expect(values["control"] == "a", "with laminad's input off the console gets the keys: \(values["control"] ?? "?")")
+        #expect(values["typed"] == "x", "the console saw '\(values["typed"] ?? "?")' while laminad read the keyboard")
+        #expect(run.serial.contains("input: Ctrl+Alt+F2: switching to VT 2"))
+        #expect(values["vt"] == "tty2")
+        #expect(values["laminad_exit"] == "0")
+    }
+}

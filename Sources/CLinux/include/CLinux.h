@@ -65,6 +65,18 @@ int CLinux_kd_set_graphics(int fd, int graphics);
 /// KDGETMODE: 1 graphics, 0 text, or -1 (errno set).
 int CLinux_kd_is_graphics(int fd);
 
+/// KDGKBMODE: the console keyboard's mode (K_RAW, K_XLATE, K_MEDIUMRAW, K_UNICODE, K_OFF), or -1.
+int CLinux_kd_keyboard_mode(int fd);
+
+/// KDSKBMODE: sets the console keyboard's mode. 0 or -1.
+int CLinux_kd_set_keyboard_mode(int fd, int mode);
+
+/// K_OFF: the console ignores the keyboard (a compositor reads it through evdev).
+int CLinux_kd_keyboard_off(void);
+
+/// VT_ACTIVATE without waiting: asks the kernel to switch to VT `n`. 0 or -1.
+int CLinux_vt_switch(int fd, int n);
+
 // MARK: uinput (linux/uinput.h): a virtual input device made by a test tool (lamina-uinput).
 // The ioctls are variadic and struct input_event's time field differs by architecture, so
 // Swift reaches them through these shims. The event codes (EV_ABS, ABS_MT_SLOT, BTN_TOUCH…)
