@@ -37,16 +37,27 @@ final class CursorPolicy {
         switch action {
         case .pointerMotion(let point):
             guard point.x.isFinite, point.y.isFinite else { return }
-            if !isShown { logger.debug("cursor: shown (pointer motion)") }
-            isShown = true
-            if backend.setCursor(point) { frameNeeded() }
-            if let hideAfter, let hideTimer {
-                do { try hideTimer.arm(after: hideAfter) } catch { logger.error("cursor timer: \(error)") }
-            }
+            lastPoint = point
+            show(at: point, because: "pointer motion")
+        case .pointerButton(_, true), .pointerAxis:
+            // A click or a scroll with the mouse brings a hidden cursor back where the pointer is.
+            if !isShown, let lastPoint { show(at: lastPoint, because: "pointer button") }
         case .touchDown:
             hide(because: "touch")
         default:
             break
+        }
+    }
+
+    /// Where the pointer last moved to (nil before any motion).
+    private var lastPoint: Point?
+
+    private func show(at point: Point, because reason: String) {
+        if !isShown { logger.debug("cursor: shown (\(reason))") }
+        isShown = true
+        if backend.setCursor(point) { frameNeeded() }
+        if let hideAfter, let hideTimer {
+            do { try hideTimer.arm(after: hideAfter) } catch { logger.error("cursor timer: \(error)") }
         }
     }
 
