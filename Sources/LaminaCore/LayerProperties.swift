@@ -219,6 +219,12 @@ public struct LayerProperties: Hashable, Sendable {
     /// to ≥ 0, as Core Animation does; a negative bounds size, a corner mask that is not a whole
     /// number in 0…15, a name a key does not know, or a list or path over its limit, is refused.
     public mutating func set(_ key: PropertyKey, _ value: PropertyValue) throws(PropertyError) {
+        store(key, try Self.validated(key, value))
+    }
+
+    /// `value` as `set` would store it for `key` (clamped where the key clamps), or the error
+    /// `set` would throw; stores nothing.
+    public static func validated(_ key: PropertyKey, _ value: PropertyValue) throws(PropertyError) -> PropertyValue {
         guard value.type == key.valueType else {
             throw .typeMismatch(key: key, expected: key.valueType, got: value.type)
         }
@@ -257,7 +263,7 @@ public struct LayerProperties: Hashable, Sendable {
         default:
             break
         }
-        store(key, v)
+        return v
     }
 
     /// A number clamped to the range `key` allows: [0, 1] for opacities and stroke ends,

@@ -371,10 +371,17 @@ public struct ClientTree: Sendable {
     mutating func reserveLayers(_ count: Int) { layers.reserveCapacity(count) }
 
     private func existing(_ id: LayerID, _ i: Int, _ role: String = "layer") throws(CommitRejection) -> ServerLayer {
-        guard let l = layers[id] else {
-            throw CommitRejection(code: .unknownLayer, operationIndex: i, message: "\(role) \(id) does not exist (it was never created by this client, or was destroyed)")
-        }
+        guard let l = layers[id] else { throw unknownLayer(id, i, role) }
         return l
+    }
+
+    /// Throws unless the layer exists; reads nothing of it (a layer is over 1 KB to copy).
+    private func requireLayer(_ id: LayerID, _ i: Int, _ role: String = "layer") throws(CommitRejection) {
+        guard layers.index(forKey: id) != nil else { throw unknownLayer(id, i, role) }
+    }
+
+    private func unknownLayer(_ id: LayerID, _ i: Int, _ role: String = "layer") -> CommitRejection {
+        CommitRejection(code: .unknownLayer, operationIndex: i, message: "\(role) \(id) does not exist (it was never created by this client, or was destroyed)")
     }
 
     private mutating func detach(_ id: LayerID, journal: inout Journal, changes: inout [TreeChange]) {
@@ -438,19 +445,22 @@ public struct ClientTree: Sendable {
             return visible
 
         case let .set(id, key, value):
-            var layer = try existing(id, i)
-            let old = layer.properties[key]
+            // Changed in place: a layer is over 1 KB, and copying it out and back for each set
+            // was most of a commit's cost. The journal keeps the old value for a rollback.
+            guard let k = layers.index(forKey: id) else { throw unknownLayer(id, i) }
+            let old = layers.values[k].properties[key]
+            let new: PropertyValue
             do throws(PropertyError) {
-                try layer.properties.set(key, value)
+                new = try LayerProperties.validated(key, value)
             } catch {
                 throw CommitRejection(code: .invalidProperty, operationIndex: i, message: "layer \(id): \(error)")
             }
-            guard layer.properties[key] != old else { return false }
-            if key == .mask { try checkMask(layer.properties.mask, for: id, i, limits: limits) }
+            guard new != old else { return false }
+            if key == .mask, case .layer(let m) = new { try checkMask(m, for: id, i, limits: limits) }
             save(id, &journal)
-            layers[id] = layer
+            layers.values[k].properties.store(key, new)
             if key == .mask, case .layer(let previous) = old {
-                let before = LayerID(rawValue: previous), after = LayerID(rawValue: layer.properties.mask)
+                let before = LayerID(rawValue: previous), after = LayerID(rawValue: layers.values[k].properties.mask)
                 if previous != 0, layers[before]?.maskOf == id {
                     save(before, &journal)
                     layers[before]?.maskOf = nil
@@ -466,8 +476,8 @@ public struct ClientTree: Sendable {
             return true
 
         case let .insert(parent, child, index):
-            _ = try existing(parent, i, "superlayer")
-            _ = try existing(child, i, "sublayer")
+            try requireLayer(parent, i, "superlayer")
+            try requireLayer(child, i, "sublayer")
             guard child != .root else {
                 throw CommitRejection(code: .notAllowed, operationIndex: i, message: "the root layer #0 cannot be made a sublayer")
             }
@@ -500,7 +510,7 @@ public struct ClientTree: Sendable {
             return layer.superlayer != nil
 
         case let .addAnimation(id, _, _, animation):
-            _ = try existing(id, i)
+            try requireLayer(id, i)
             if let problem = animation.validate().first {
                 throw CommitRejection(code: .invalidAnimation, operationIndex: i, message: "layer \(id): \(problem)")
             }
@@ -508,7 +518,7 @@ public struct ClientTree: Sendable {
             return false
 
         case .removeAnimation(let id, _), .removeAllAnimations(let id):
-            _ = try existing(id, i)
+            try requireLayer(id, i)
             changes.append(.animation(op))
             return false
 
