@@ -74,10 +74,15 @@ extension Compositor {
             s.tree.reserveLayers(s.tree.layers.count + min(expected, configuration.limits.maxLayers))
         }
         s.progress.supply(ops)
-        do {
+        do throws(CommitRejection) {
             try s.tree.continueCommit(&s.progress, operations: step)
             s.steps += 1
             stats.stagedSteps += 1
+            // The shared budgets, against what the others hold now (their staged copies too):
+            // the limits taken at the start cannot know what was committed since.
+            if let problem = sharedBudgetProblem(of: s, entry: i, client: client) {
+                throw CommitRejection(code: .limitExceeded, operationIndex: -1, message: problem)
+            }
             guard s.progress.isApplied else {
                 staged[client] = s
                 return
@@ -93,5 +98,38 @@ extension Compositor {
         } catch {
             rejected(serial: s.serial, error, from: client)
         }
+    }
+
+    /// Whether the staged copy takes a budget that all sessions share past what the others
+    /// leave it now: layers in all, layers of kept sessions, image bytes. Other clients' staged
+    /// copies count as theirs, so copies being built cannot add up past a budget either.
+    func sharedBudgetProblem(of s: StagedCommit, entry i: Int, client: ClientID) -> String? {
+        let limits = configuration.limits
+        let others = staged.filter { $0.key != client }.values
+        func held(_ entry: DisplayTree.Entry, layers: Bool) -> Int {
+            let copy = entry.client.flatMap { staged[$0] }.map { $0.entrySerial == entry.serial ? $0.tree : entry.tree } ?? entry.tree
+            return layers ? copy.layers.count : copy.images.values.reduce(0) { $0 + $1.byteCount }
+        }
+        let elsewhere = display.entries.indices.filter { $0 != i }
+        let layersElsewhere = elsewhere.reduce(0) { $0 + held(display.entries[$1], layers: true) }
+        let mine = s.tree.layers.count
+        if mine > display.entries[i].tree.layers.count, mine + layersElsewhere > limits.maxTotalLayers {
+            return "all sessions may hold at most \(limits.maxTotalLayers) layers together (max_total_layers); the others hold \(layersElsewhere)\(others.isEmpty ? "" : ", commits in progress included")"
+        }
+        if display.entries[i].isKept {
+            let kept = elsewhere.filter { display.entries[$0].isKept }.reduce(0) { $0 + held(display.entries[$1], layers: true) }
+            if mine > display.entries[i].tree.layers.count, mine + kept > limits.maxKeptLayers {
+                return "kept sessions may hold at most \(limits.maxKeptLayers) layers together (max_kept_layers); other kept sessions hold \(kept)"
+            }
+        }
+        let bytes = s.tree.images.values.reduce(0) { $0 + $1.byteCount }
+        let before = display.entries[i].tree.images.values.reduce(0) { $0 + $1.byteCount }
+        if bytes > before {
+            let bytesElsewhere = elsewhere.reduce(0) { $0 + held(display.entries[$1], layers: false) }
+            if bytes + bytesElsewhere > limits.maxTotalImageBytes {
+                return "all clients' images may hold \(limits.maxTotalImageBytes) bytes together (max_total_image_bytes), and the others hold \(bytesElsewhere)"
+            }
+        }
+        return nil
     }
 }

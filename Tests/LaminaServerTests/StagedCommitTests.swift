@@ -92,4 +92,24 @@ struct StagedCommitTests {
         #expect(h.compositor.display.layerCount == 1)
         #expect(!h.compositor.hasPendingFrame(c))
     }
+
+    /// Two big commits built at once cannot add up past a shared budget: the limits are taken
+    /// again at every step, counting the other commit's copy.
+    @Test func concurrentBigCommitsShareTheLayerBudget() throws {
+        let h = try BudgetHarness { $0.maxTotalLayers = 5000 }
+        let (a, _) = h.hello(uid: 1)
+        let (b, _) = h.hello(uid: 2)
+        h.outbox = [:]
+        send(h, a, .commit(Commit(serial: 1, operations: Self.creates(3000))))   // 9000 operations each
+        send(h, b, .commit(Commit(serial: 1, operations: Self.creates(3000))))
+        for _ in 0..<8 {
+            h.compositor.handlePending(a, frameBudget: 8)
+            h.compositor.handlePending(b, frameBudget: 8)
+        }
+        let answers = [h.outbox[a]?.first, h.outbox[b]?.first]
+        #expect(answers.contains(.applied(serial: 1)))
+        let refusal = answers.compactMap { if case .error(let e)? = $0 { e } else { nil } }.first
+        #expect(refusal?.code == .limitExceeded && refusal?.message.contains("max_total_layers") == true, "\(answers)")
+        #expect(h.compositor.display.layerCount == 3002)
+    }
 }
