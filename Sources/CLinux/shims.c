@@ -140,6 +140,8 @@ int CLinux_kd_set_keyboard_mode(int fd, int mode) {
 
 int CLinux_kd_keyboard_off(void) { return K_OFF; }
 
+int CLinux_kd_keyboard_unicode(void) { return K_UNICODE; }
+
 int CLinux_vt_switch(int fd, int n) {
     return ioctl(fd, VT_ACTIVATE, n);
 }

@@ -74,8 +74,13 @@ public final class Connection {
     private var layers: [LayerID: WeakLayer] = [:]
     /// The layer laminad knows by `id`, if this client still has it.
     func layer(withID id: LayerID) -> Layer? { layers[id]?.layer }
-    /// Called after `advanceClock` moved the virtual clock (long-press recognisers).
-    var clockObservers: [() -> Void] = []
+    /// The live layers with gesture recognisers (for cancels, which reach them all).
+    func layersWithRecognizers() -> [Layer] {
+        layers.values.compactMap { $0.layer }.filter { !$0.gestureRecognizers.isEmpty }
+    }
+    /// Called after `advanceClock` moved the virtual clock (long-press recognisers); each
+    /// returns false once its owner is gone, and is then dropped.
+    var clockObservers: [() -> Bool] = []
     /// `inputEvents()` streams, by number.
     var inputStreams: [Int: AsyncStream<LayerInputEvent>.Continuation] = [:]
     var nextInputStream = 0
@@ -187,7 +192,11 @@ public final class Connection {
         try await connected()
         guard case let .advanced(t, f) = try await channel.request(.advanceClock(seconds: seconds)) else { throw unexpected("advance") }
         virtualTime = t
-        for observer in clockObservers { observer() }
+        // On a copy: an observer's action may add recognisers (and observers) meanwhile.
+        let observers = clockObservers
+        clockObservers = []
+        let kept = observers.filter { $0() }
+        clockObservers = kept + clockObservers
         return (t, f)
     }
 

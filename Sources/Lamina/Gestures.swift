@@ -103,7 +103,11 @@ public final class LongPressRecognizer: GestureRecognizer {
         self.connection = connection
         self.action = action
         super.init()
-        connection.clockObservers.append { [weak self] in self?.check() }
+        connection.clockObservers.append { [weak self] in
+            guard let self else { return false }
+            self.check()
+            return true
+        }
     }
 
     override func began(_ e: LayerInputEvent) {

@@ -75,10 +75,16 @@ extension Connection {
         let layer = event.layer == .root ? rootLayer : layer(withID: event.layer)
         let e = LayerInputEvent(event: event, layer: layer)
         for c in inputStreams.values { c.yield(e) }
+        if event.kind == .touchCancel || event.kind == .pointerCancel {
+            // A cancel may name a layer this client no longer has, or one taken out of its tree:
+            // every recogniser hears it (each follows only its own touch or button), so none
+            // is left waiting for an end that will not come.
+            for weak in layersWithRecognizers() { for r in weak.gestureRecognizers { r.handle(e) } }
+        }
         // The hit layer's handler, or the nearest superlayer's that has one (a responder chain).
         var at = layer
         while let l = at {
-            if !l.gestureRecognizers.isEmpty {
+            if !l.gestureRecognizers.isEmpty, e.kind != .touchCancel, e.kind != .pointerCancel {
                 for r in l.gestureRecognizers { r.handle(e) }
             }
             if let handler = l.onInput {
@@ -116,7 +122,9 @@ extension Layer {
 
     /// `convert(_:from:)`: `point` in `layer`'s coordinates, in this layer's. A nil `layer`
     /// means the display (the root of the tree). NaN where the point does not map (a layer
-    /// seen edge-on).
+    /// seen edge-on). With laminad's separate output layout (`--layout separate`), a layer
+    /// under an output's root converts to that output's coordinates, not the desktop's that
+    /// `LayerInputEvent.screenLocation` gives: the client does not know where outputs are.
     public func convert(_ point: Point, from layer: Layer?) -> Point {
         let display: Point?
         if let layer { display = layer.toDisplay()?.project(point) } else { display = point }

@@ -52,8 +52,8 @@ public struct Hit<Node> {
 public struct HitTester<Tree: HitTestTree> {
     public let tree: Tree
     @usableFromInline var visits = 0
-    /// Layers tested per call at most: a client's replicators or huge trees cannot make one
-    /// touch cost without bound.
+    /// Layers tested per call (per tree: laminad tests each client's tree with its own tester)
+    /// at most; client trees are bounded anyway by their layer budgets.
     @inlinable public static var maximumVisits: Int { 200_000 }
     /// How deep the walk goes (trees are shallower: laminad's depth budget is far below this).
     @inlinable public static var maximumDepth: Int { 4096 }

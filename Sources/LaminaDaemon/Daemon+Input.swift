@@ -22,8 +22,12 @@ extension Daemon {
             wake(by: "button press")
             swallowedButtons.insert(code)
             return
-        case .key(_, true, _, _, _) where blankedByIdle:
+        case .key(let code, true, _, _, _) where blankedByIdle:
             wake(by: "key press")
+            swallowedKeys.insert(code)
+            return
+        case .key(let code, false, _, _, _) where swallowedKeys.contains(code):
+            swallowedKeys.remove(code)
             return
         case .touchMotion(let id, _) where swallowedTouches.contains(id):
             return
@@ -36,6 +40,7 @@ extension Daemon {
         case .cancelAll:
             swallowedTouches.removeAll()
             swallowedButtons.removeAll()
+            swallowedKeys.removeAll()
         default:
             break
         }

@@ -156,6 +156,7 @@ public final class Daemon {
     /// Touches and buttons that woke a blanked display: the rest of them is not delivered.
     var swallowedTouches: Set<Int32> = []
     var swallowedButtons: Set<UInt32> = []
+    var swallowedKeys: Set<UInt32> = []
     /// Where a cursor is configured: when it shows (`CursorPolicy.swift`).
     private(set) var cursor: CursorPolicy?
     private var journal: SessionJournalStore?

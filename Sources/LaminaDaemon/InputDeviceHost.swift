@@ -65,6 +65,9 @@ final class InputDeviceHost {
             logger.notice("input: devices off ([input] enabled = false)")
             return host
         }
+        host.kms = kms
+        // The console's keyboard is turned off once a keyboard is opened (`added`).
+        host.consoleKeyboardToTake = true
         do {
             try host.startDevices(loop: daemon.loop, seat: kms.seat, seatName: kms.seat?.name ?? settings.seat)
         } catch {
@@ -72,9 +75,6 @@ final class InputDeviceHost {
             return host
         }
         backend.onSessionActiveChange = { [weak host] active in host?.sessionChanged(active: active) }
-        host.kms = kms
-        // laminad reads the keyboard now: keys must not also reach the console behind it.
-        kms.takeConsoleKeyboard()
         return host
     }
 
@@ -181,6 +181,10 @@ final class InputDeviceHost {
         }
     }
 
+    /// Set when laminad holds a VT whose console should stop reading the keyboard as soon as
+    /// laminad reads one (not before: with no keyboard opened, the console keeps it).
+    var consoleKeyboardToTake = false
+
     /// The KMS backend, for Ctrl+Alt+Fn: with the console keyboard off, VT switching is ours.
     weak var kms: KMSBackend?
 
@@ -199,6 +203,11 @@ final class InputDeviceHost {
     }
 
     private func added(_ info: InputDeviceInfo) {
+        if consoleKeyboardToTake, info.capabilities.contains(.keyboard), let kms {
+            // laminad reads a keyboard now: keys must not also reach the console behind it.
+            consoleKeyboardToTake = false
+            kms.takeConsoleKeyboard()
+        }
         var notes: [String] = []
         if let matrix = translator.settings.rule(forDeviceNamed: info.name)?.calibration {
             do {

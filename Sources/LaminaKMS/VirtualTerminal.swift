@@ -131,8 +131,11 @@ public final class VirtualTerminal {
     /// The corresponding C functions are `ioctl(KDGKBMODE)` and `ioctl(KDSKBMODE, K_OFF)`.
     public func silenceKeyboard() throws(DRMError) {
         guard keyboardModeBefore == nil, !restored else { return }
-        let mode = CLinux_kd_keyboard_mode(tty)
+        var mode = CLinux_kd_keyboard_mode(tty)
         guard mode >= 0 else { throw DRMError("ioctl(KDGKBMODE) on /dev/tty\(number)", errno: errno) }
+        // Off already: a laminad that crashed left it so. Give the console back its usual
+        // Unicode mode at exit, never "off" again.
+        if mode == CLinux_kd_keyboard_off() { mode = CLinux_kd_keyboard_unicode() }
         guard CLinux_kd_set_keyboard_mode(tty, CLinux_kd_keyboard_off()) == 0 else {
             throw DRMError("ioctl(KDSKBMODE K_OFF) on /dev/tty\(number)", errno: errno)
         }

@@ -125,7 +125,7 @@ public struct ClientLimits: Sendable, Equatable {
     /// Set by the display tree when a smaller budget than `maxLayers` is in force for this
     /// commit (a kept session's share of `maxKeptLayers`).
     var layerBudgetMessage: String?
-    public init(maxLayers: Int = 100_000, maxOperationsPerCommit: Int = 1_000_000, maxImages: Int = 4096,
+    public init(maxLayers: Int = 100_000, maxOperationsPerCommit: Int = 100_000, maxImages: Int = 4096,
                 maxDepth: Int = ClientLimits.defaultMaxDepth) {
         self.maxLayers = maxLayers
         self.maxOperationsPerCommit = maxOperationsPerCommit

@@ -135,6 +135,13 @@ public final class Compositor {
 
     public var clientCount: Int { sessions.count }
 
+    /// `ops` without the property sets a client of protocol minor version `minor` could not
+    /// decode (a 1.3 client adopting a session a 1.4 client made).
+    static func operations(_ ops: [Operation], forMinor minor: UInt16) -> [Operation] {
+        guard minor < ProtocolVersion.minor else { return ops }
+        return ops.filter { if case let .set(_, key, _) = $0 { key.minorVersion <= minor } else { true } }
+    }
+
     /// The minor protocol version `client` said hello with.
     func sessionMinor(_ client: ClientID) -> UInt16? { sessions[client]?.minor }
 
@@ -161,7 +168,7 @@ public final class Compositor {
         }
         guard sessions.removeValue(forKey: client) != nil else { return }
         watchers.remove(client)
-        inputDisconnected(client)
+        inputDisconnected(client, serial: display.index(of: client).map { display.entries[$0].serial })
         staged[client] = nil
         if let i = display.index(of: client) {
             let serial = display.entries[i].serial
@@ -364,7 +371,7 @@ public final class Compositor {
         logger.info("\(client) '\(hello.clientName)' connected\(hello.session.isEmpty ? "" : " to session '\(hello.session)'")")
         reply(client, .welcome(Welcome(clientID: client.rawValue, displayWidth: UInt32(display.width),
                                        displayHeight: UInt32(display.height), clock: clock.isVirtual ? .virtual : .real,
-                                       time: now, snapshot: snapshot)))
+                                       time: now, snapshot: Self.operations(snapshot, forMinor: hello.minor))))
     }
 
     // MARK: Commits
@@ -526,7 +533,8 @@ public final class Compositor {
             case .snapshot:
                 // The client's own tree only: no privilege needed.
                 guard let i = display.index(of: client) else { return fail(.notHello, "\(client) is not attached") }
-                reply(client, .reply(id: id, .snapshot(display.entries[i].tree.snapshot() + Self.animationOperations(display.entries[i]))))
+                let ops = display.entries[i].tree.snapshot() + Self.animationOperations(display.entries[i])
+                reply(client, .reply(id: id, .snapshot(Self.operations(ops, forMinor: sessions[client]?.minor ?? ProtocolVersion.minor))))
             case .stats:
                 // Textures are uploaded and freed as frames are drawn: with the virtual clock, draw
                 // what is pending first (a real clock draws it within a refresh anyway, paced).

@@ -22,8 +22,10 @@ struct InputState {
     var buttonGrab: Target?
     /// The entry whose client has the keyboard.
     var focus: UInt32?
-    /// Connections listening to a session's input events (`laminactl events`), by session name.
-    var listeners: [ClientID: String] = [:]
+    /// Connections listening to a session's input events (`laminactl events`): the entry
+    /// (by serial) they were allowed to listen to. A later session of the same name is another
+    /// entry, which they do not hear.
+    var listeners: [ClientID: UInt32] = [:]
 
     /// The most touches followed at once (multi-touch panels report 10; injectors get no more).
     static let maximumTouches = 32
@@ -62,7 +64,12 @@ extension Compositor {
         case let .touchMotion(id, p):
             guard let touch = input.state.touches[id] else { return }
             input.state.touches[id]?.last = p
-            if let t = touch.target { send(.touchMove, to: t, id: id, at: p, origin) }
+            if let t = touch.target, !send(.touchMove, to: t, id: id, at: p, origin) {
+                // Its layer is gone or out of its tree: the touch ends now with a cancel, and
+                // the rest of it goes nowhere.
+                send(.touchCancel, to: t, id: id, at: p, origin)
+                input.state.touches[id]?.target = nil
+            }
         case .touchUp(let id):
             guard let touch = input.state.touches.removeValue(forKey: id) else { return }
             if let t = touch.target { send(.touchUp, to: t, id: id, at: touch.last, origin) }
@@ -171,8 +178,10 @@ extension Compositor {
     /// An event about display point `p` for `target`, located in the target's layer as drawn.
     /// A layer that is gone or no longer in its tree cannot place the point: its touch or grab
     /// ends with a cancel.
+    /// Returns false when the point could not be placed in the layer.
+    @discardableResult
     private func send(_ kind: InputEvent.Kind, to target: InputState.Target, id: Int32, at p: Point,
-                      _ origin: InputOrigin, delta: Point = .zero) {
+                      _ origin: InputOrigin, delta: Point = .zero) -> Bool {
         let entries = display.entries
         guard let location = display.locate(p, in: target.layer, serial: target.serial, at: lastFrameTime, animated: { entry, id in
             entries[entry].animations[id].map { HitGeometry($0.presentation) }
@@ -182,9 +191,10 @@ extension Compositor {
                 let final: InputEvent.Kind = kind == .touchUp ? .touchCancel : kind == .buttonRelease ? .pointerCancel : kind
                 deliver(InputEvent(kind: final, layer: target.layer, id: id, screen: p), to: target, origin)
             }
-            return
+            return false
         }
         deliver(InputEvent(kind: kind, layer: target.layer, id: id, location: location, screen: p, delta: delta), to: target, origin)
+        return true
     }
 
     /// Stamps the event and sends it to the client owning `target` and to its session's listeners.
@@ -197,7 +207,7 @@ extension Compositor {
         // A client older than protocol 1.4 cannot decode input events: it gets none.
         if let client = entry.client, (sessionMinor(client) ?? 0) >= 4 { reply(client, .input(e)) }
         input.delivered &+= 1
-        let listening = input.state.listeners.filter { $0.value == entry.session && !entry.session.isEmpty }.map(\.key)
+        let listening = input.state.listeners.filter { $0.value == entry.serial }.map(\.key)
         guard !listening.isEmpty || !watchers.isEmpty else { return }
         let name = entry.tree[e.layer]?.properties.name ?? ""
         var j = JSONWriter()
@@ -235,12 +245,14 @@ extension Compositor {
             throw ErrorMessage(code: .permissionDenied,
                                message: "session '\(session)' belongs to uid \(entry.ownerUID); uid \(peer.uid) may not listen to it")
         }
-        input.state.listeners[client] = session
+        input.state.listeners[client] = entry.serial
     }
 
-    /// Forgets a connection that went away: it listens no more.
-    func inputDisconnected(_ client: ClientID) {
+    /// Forgets a connection that went away: it listens no more, and if its session had the
+    /// keyboard, nobody has (a later client of a kept session must take it or be pressed).
+    func inputDisconnected(_ client: ClientID, serial: UInt32?) {
         input.state.listeners[client] = nil
+        if let serial, input.state.focus == serial { input.state.focus = nil }
     }
 }
 

@@ -74,6 +74,9 @@ int CLinux_kd_set_keyboard_mode(int fd, int mode);
 /// K_OFF: the console ignores the keyboard (a compositor reads it through evdev).
 int CLinux_kd_keyboard_off(void);
 
+/// K_UNICODE: the console's usual keyboard mode.
+int CLinux_kd_keyboard_unicode(void);
+
 /// VT_ACTIVATE without waiting: asks the kernel to switch to VT `n`. 0 or -1.
 int CLinux_vt_switch(int fd, int n);
 
