@@ -278,6 +278,7 @@ public final class Daemon {
         ServiceManager.notify("READY=1\nSTATUS=listening on \(options.socketPath), backend \(compositor.backend.name)")
         try loop.run()
         journal?.writeIfChanged(compositor)
+        journal?.flush()
         for c in connections.values { c.fd.close() }
         connections.removeAll()
         if ownsSocketPath { unlink(options.socketPath) }

@@ -3,9 +3,11 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import Dispatch
 import LaminaPlatform
 import LaminaServer
 import Logging
+import Synchronization
 
 /// The kept-session journal on disk: a directory holding `index` (a `SessionJournal`) and one
 /// file of pixels per image generation it names.
@@ -14,16 +16,37 @@ import Logging
 /// rename), then removes the files the index no longer names; a crash at any point leaves the
 /// last whole index and every file it names. On start, a missing index means no sessions; a
 /// torn or corrupt one is logged, set aside as `index.corrupt`, and laminad starts without it.
+///
+/// The journal is taken from the compositor on the loop thread (its bytes and the pixels of
+/// new images), and written to disk on a thread of its own, so a slow disk's fsync never holds
+/// a frame. Writes happen in order; `flush` waits for them (at exit).
 final class SessionJournalStore {
     let directory: String
     private let logger: Logger
     /// Unique to this process, so its image files never take the name of an older process's.
     private let filePrefix: String
     let bootID: String
-    /// The compositor's `journalGeneration` when the index was last written.
-    private(set) var writtenGeneration: UInt64?
-    private(set) var writes = 0
-    private(set) var lastWriteSeconds = 0.0
+    /// What the writer thread has done, read by the loop thread.
+    private final class Progress: Sendable {
+        struct State {
+            /// The compositor's `journalGeneration` of the index on disk.
+            var durable: UInt64?
+            var writes = 0
+            var lastWriteSeconds = 0.0
+            /// The last write failed: the next `writeIfChanged` tries again.
+            var failed = false
+        }
+        let state = Mutex(State())
+    }
+    private let progress = Progress()
+    private let writer = DispatchQueue(label: "lamina.session-journal")
+    /// The generation last handed to the writer, and the files that write keeps.
+    private var enqueued: UInt64?
+    private var lastKeep: Set<String>?
+    /// The compositor's `journalGeneration` of the index on disk.
+    var writtenGeneration: UInt64? { progress.state.withLock { $0.durable } }
+    var writes: Int { progress.state.withLock { $0.writes } }
+    var lastWriteSeconds: Double { progress.state.withLock { $0.lastWriteSeconds } }
     /// The largest index read back: sessions × layers is bounded by the kept-layer budget.
     static let indexLimit = 512 << 20
 
@@ -62,30 +85,58 @@ final class SessionJournalStore {
         }
         for line in report { logger.notice("restored \(line)") }
         // What was restored is what the journal says: no rewrite is needed until it changes.
-        writtenGeneration = compositor.journalGeneration
+        let generation = compositor.journalGeneration
+        progress.state.withLock { $0.durable = generation }
+        enqueued = generation
     }
 
-    /// Writes the journal if the sessions changed since the last write.
+    /// Writes the journal if the sessions changed since the last write (on the writer thread).
     func writeIfChanged(_ compositor: Compositor) {
-        guard writtenGeneration != compositor.journalGeneration else { return }
+        if progress.state.withLock({ state in defer { state.failed = false }; return state.failed }) {
+            enqueued = nil
+            lastKeep = nil
+        }
+        let generation = compositor.journalGeneration
+        guard enqueued != generation else { return }
         let start = monotonicSeconds()
         let (journal, images) = compositor.journal(bootID: bootID, filePrefix: filePrefix)
-        do {
-            for image in images where !Files.exists(directory + "/" + image.file) {
-                try Files.writeAtomically(directory + "/" + image.file, image.pixels())
-            }
-            try Files.writeAtomically(indexPath, journal.encoded())
-        } catch {
-            logger.error("writing the session journal: \(error)")
-            return
-        }
-        writtenGeneration = compositor.journalGeneration
+        let index = journal.encoded()
+        // The pixels of images not on disk yet, copied now: the sources belong to this thread.
+        let directory = directory
+        // Not on disk once the writes before it are done: not kept by the last write handed
+        // over (which removes what it does not keep), or, with none, not there now.
         let keep = Set(images.map(\.file) + ["index", "index.corrupt"])
-        for name in (try? Files.list(directory)) ?? [] where !keep.contains(name) {
-            Files.remove(directory + "/" + name)
+        let newImages = images.filter { image in
+            lastKeep.map { !$0.contains(image.file) } ?? !Files.exists(directory + "/" + image.file)
+        }.map { ($0.file, $0.pixels()) }
+        lastKeep = keep
+        let (sessions, imageCount) = (journal.sessions.count, images.count)
+        let prepared = monotonicSeconds() - start
+        enqueued = generation
+        let indexPath = indexPath, logger = logger, progress = progress
+        writer.async {
+            let start = monotonicSeconds()
+            do {
+                for (file, pixels) in newImages { try Files.writeAtomically(directory + "/" + file, pixels) }
+                try Files.writeAtomically(indexPath, index)
+            } catch {
+                logger.error("writing the session journal: \(error)")
+                progress.state.withLock { $0.failed = true }
+                return
+            }
+            for name in (try? Files.list(directory)) ?? [] where !keep.contains(name) {
+                Files.remove(directory + "/" + name)
+            }
+            let seconds = prepared + monotonicSeconds() - start
+            progress.state.withLock {
+                $0.durable = generation
+                $0.writes += 1
+                $0.lastWriteSeconds = seconds
+            }
+            logger.debug("session journal: \(sessions) sessions, \(imageCount) images, \(Int(prepared * 1_000_000)) µs on the loop, \(Int(seconds * 1_000_000)) µs in all")
         }
-        writes += 1
-        lastWriteSeconds = monotonicSeconds() - start
-        logger.debug("session journal: \(journal.sessions.count) sessions, \(images.count) images, \(Int(lastWriteSeconds * 1_000_000)) µs")
     }
+
+    /// Waits until every write handed to the writer is done (at exit).
+    func flush() { writer.sync {} }
 }

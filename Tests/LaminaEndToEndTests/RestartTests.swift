@@ -85,6 +85,32 @@ struct RestartTests {
         observer.close()
     }
 
+    /// The journal is written on a thread of its own, in order: an image taken off a layer and
+    /// put back, each change journalled, is still on disk after a kill, and comes back.
+    @Test func anImageTakenOffAndPutBackSurvivesAKill() async throws {
+        let first = try DaemonProcess()
+        let app = try Connection.connect(to: first.socket, name: "kiosk-app", session: "kiosk", keepLayers: true)
+        let image = try Image(width: 1, height: 1, pixels: [0, 255, 0, 255], connection: app)
+        _ = try buildSlidingScene(on: app, image: image)
+        try await app.sync()
+        #expect(try waitForJournal(first))
+        let picture = app.rootLayer.sublayers.first { $0.name == "picture" }!
+        picture.contents = nil
+        try await app.sync()
+        #expect(try waitForJournal(first))
+        picture.contents = image
+        try await app.sync()
+        #expect(try waitForJournal(first))
+        let writes = try first.laminactl(["stats"]).output.split(separator: "\n").first { $0.hasPrefix("sessionJournal.writes ") }
+        #expect(writes.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0 >= 3, "\(String(describing: writes))")
+        first.kill(SIGKILL)
+        let second = try DaemonProcess(directory: first.directory)
+        #expect(second.logText.contains("restored session 'kiosk' of uid 0: 3 layers, 1 images"), "\(second.logText)")
+        let shot = try await Connection.connect(to: second.socket, name: "observer").screenshot()
+        let i = (160 * shot.width + 160) * 4
+        #expect(Array(shot.bytes[i..<i + 3]) == [0, 255, 0], "the picture after the restart: \(Array(shot.bytes[i..<i + 4]))")
+    }
+
     @Test func aCleanStopWritesTheJournalAndItSurvivesTwoRestarts() async throws {
         let first = try DaemonProcess()
         try await makeKeptSession(first)
