@@ -140,12 +140,12 @@ extension Layer {
 
     /// `convert(_:from:)` for a rectangle: the bounding box of its converted corners.
     public func convert(_ rect: Rect, from layer: Layer?) -> Rect {
-        Rect.bounding(rect.corners.map { convert($0, from: layer) })
+        Rect(bounding: rect.corners.map { convert($0, from: layer) }) ?? Rect(x: .nan, y: .nan, width: .nan, height: .nan)
     }
 
     /// `convert(_:to:)` for a rectangle: the bounding box of its converted corners.
     public func convert(_ rect: Rect, to layer: Layer?) -> Rect {
-        Rect.bounding(rect.corners.map { convert($0, to: layer) })
+        Rect(bounding: rect.corners.map { convert($0, to: layer) }) ?? Rect(x: .nan, y: .nan, width: .nan, height: .nan)
     }
 
     /// This layer's coordinates to its tree's root's superlayer space (the display for a layer
@@ -158,22 +158,5 @@ extension Layer {
             at = up
         }
         return HitTester(tree: ModelTree()).toDisplay(path: path.reversed(), isSame: ===)
-    }
-}
-
-extension Rect {
-    var corners: [Point] {
-        [Point(x: minX, y: minY), Point(x: maxX, y: minY), Point(x: maxX, y: maxY), Point(x: minX, y: maxY)]
-    }
-
-    static func bounding(_ points: [Point]) -> Rect {
-        guard points.allSatisfy({ $0.x.isFinite && $0.y.isFinite }), let first = points.first else {
-            return Rect(x: .nan, y: .nan, width: .nan, height: .nan)
-        }
-        var (x0, y0, x1, y1) = (first.x, first.y, first.x, first.y)
-        for p in points.dropFirst() {
-            x0 = min(x0, p.x); y0 = min(y0, p.y); x1 = max(x1, p.x); y1 = max(y1, p.y)
-        }
-        return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 }

@@ -62,5 +62,24 @@ public struct Rect: Hashable, Sendable, CustomStringConvertible {
         return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
+    /// The smallest rectangle holding every point of `points`; nil for none (or for a NaN,
+    /// which no rectangle holds).
+    public init?<S: Sequence>(bounding points: S) where S.Element == Point {
+        var x0 = Double.infinity, y0 = Double.infinity, x1 = -Double.infinity, y1 = -Double.infinity
+        var any = false
+        for p in points {
+            guard !p.x.isNaN, !p.y.isNaN else { return nil }
+            x0 = Swift.min(x0, p.x); y0 = Swift.min(y0, p.y); x1 = Swift.max(x1, p.x); y1 = Swift.max(y1, p.y)
+            any = true
+        }
+        guard any, x1 >= x0, y1 >= y0 else { return nil }
+        self.init(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// The four corners: top left, top right, bottom right, bottom left (y down).
+    public var corners: [Point] {
+        [Point(x: minX, y: minY), Point(x: maxX, y: minY), Point(x: maxX, y: maxY), Point(x: minX, y: maxY)]
+    }
+
     public var description: String { "(\(origin.x), \(origin.y), \(size.width), \(size.height))" }
 }

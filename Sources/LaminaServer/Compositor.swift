@@ -557,20 +557,9 @@ public final class Compositor {
                 reply(client, .reply(id: id, .watching))
             case .injectInput(let injection):
                 let action: InputAction
-                switch injection {
-                case let .touchDown(t, p): action = .touchDown(id: t, at: p)
-                case let .touchMotion(t, p): action = .touchMotion(id: t, to: p)
-                case .touchUp(let t): action = .touchUp(id: t)
-                case .touchCancel(let t): action = .touchCancel(id: t)
-                case .pointerMotion(let p): action = .pointerMotion(to: p)
-                case let .pointerButton(code, pressed): action = .pointerButton(code: code, pressed: pressed)
-                case let .pointerAxis(h, v): action = .pointerAxis(horizontal: h, vertical: v)
-                case let .key(name, pressed):
-                    guard let keyAction else { return fail(.invalidRequest, "this laminad has no keymap, so it cannot inject keys") }
-                    guard let a = keyAction(name, pressed) else {
-                        return fail(.invalidRequest, "no key of the keymap types the keysym '\(name)' (names are xkbcommon's: a, A, Return, space, BackSpace, F1, …)")
-                    }
-                    action = a
+                switch self.action(for: injection) {
+                case .success(let a): action = a
+                case .failure(let refused): return fail(.invalidRequest, refused.message)
                 }
                 if let routeInjected { routeInjected(action, .injected) } else { handleInput(action, origin: .injected) }
                 reply(client, .reply(id: id, .done))

@@ -59,7 +59,7 @@ extension Compositor {
             input.state.touches[id] = (hit.map { InputState.Target(serial: $0.serial, layer: $0.layer) }, p)
             guard let hit else { input.unclaimed &+= 1; return }
             let target = InputState.Target(serial: hit.serial, layer: hit.layer)
-            focusOnPress(target.serial, origin)
+            setFocus(target.serial, origin)
             deliver(InputEvent(kind: .touchDown, layer: hit.layer, id: id, location: hit.location, screen: p), to: target, origin)
         case let .touchMotion(id, p):
             guard let touch = input.state.touches[id] else { return }
@@ -94,7 +94,7 @@ extension Compositor {
                 }
                 input.state.buttons.append(code)
                 guard let grab = input.state.buttonGrab else { input.unclaimed &+= 1; return }
-                focusOnPress(grab.serial, origin)
+                setFocus(grab.serial, origin)
                 send(.buttonPress, to: grab, id: Int32(truncatingIfNeeded: code), at: p, origin)
             } else {
                 guard let i = input.state.buttons.firstIndex(of: code) else { return }
@@ -137,14 +137,11 @@ extension Compositor {
     /// Gives `client` the keyboard (a `takeKeyboardFocus` request).
     func takeFocus(_ client: ClientID) {
         guard let i = display.index(of: client) else { return }
-        setFocus(display.entries[i].serial, .injected)
+        setFocus(display.entries[i].serial, InputOrigin(injected: false))
     }
 
-    /// The last client to receive a press gets the keyboard, unless another has asked for it since.
-    private func focusOnPress(_ serial: UInt32, _ origin: InputOrigin) {
-        setFocus(serial, origin)
-    }
-
+    /// Gives the keyboard to the entry with `serial`: the last client to receive a press, unless
+    /// another has asked for it since (`takeFocus`).
     private func setFocus(_ serial: UInt32, _ origin: InputOrigin) {
         guard input.state.focus != serial else { return }
         if let old = input.state.focus {
@@ -164,11 +161,15 @@ extension Compositor {
         if let now { send(.pointerEnter, to: now, id: 0, at: p, origin) }
     }
 
-    private func hitTest(_ p: Point) -> DisplayHit? {
+    /// Where layers are as last drawn: an animated layer's presentation geometry (nil: the
+    /// model's), for hit testing and locating points.
+    private var shownGeometry: (_ entry: Int, _ layer: LayerID) -> HitGeometry? {
         let entries = display.entries
-        return display.hitTest(p, at: lastFrameTime) { entry, id in
-            entries[entry].animations[id].map { HitGeometry($0.presentation) }
-        }
+        return { entry, id in entries[entry].animations[id].map { HitGeometry($0.presentation) } }
+    }
+
+    private func hitTest(_ p: Point) -> DisplayHit? {
+        display.hitTest(p, at: lastFrameTime, animated: shownGeometry)
     }
 
     private func hitTarget(_ p: Point) -> InputState.Target? {
@@ -182,10 +183,7 @@ extension Compositor {
     @discardableResult
     private func send(_ kind: InputEvent.Kind, to target: InputState.Target, id: Int32, at p: Point,
                       _ origin: InputOrigin, delta: Point = .zero) -> Bool {
-        let entries = display.entries
-        guard let location = display.locate(p, in: target.layer, serial: target.serial, at: lastFrameTime, animated: { entry, id in
-            entries[entry].animations[id].map { HitGeometry($0.presentation) }
-        }) else {
+        guard let location = display.locate(p, in: target.layer, serial: target.serial, at: lastFrameTime, animated: shownGeometry) else {
             // Nowhere to put the point: a leave or a cancel still goes (at the layer's origin).
             if kind == .pointerLeave || kind == .touchCancel || kind == .pointerCancel || kind == .touchUp || kind == .buttonRelease {
                 let final: InputEvent.Kind = kind == .touchUp ? .touchCancel : kind == .buttonRelease ? .pointerCancel : kind
@@ -248,12 +246,37 @@ extension Compositor {
         input.state.listeners[client] = entry.serial
     }
 
+    /// The action an injection stands for, or why it cannot be routed (a key name the keymap
+    /// does not have, or no keymap).
+    func action(for injection: InputInjection) -> Result<InputAction, InjectionRefused> {
+        switch injection {
+        case let .touchDown(t, p): return .success(.touchDown(id: t, at: p))
+        case let .touchMotion(t, p): return .success(.touchMotion(id: t, to: p))
+        case .touchUp(let t): return .success(.touchUp(id: t))
+        case .touchCancel(let t): return .success(.touchCancel(id: t))
+        case .pointerMotion(let p): return .success(.pointerMotion(to: p))
+        case let .pointerButton(code, pressed): return .success(.pointerButton(code: code, pressed: pressed))
+        case let .pointerAxis(h, v): return .success(.pointerAxis(horizontal: h, vertical: v))
+        case let .key(name, pressed):
+            guard let keyAction else { return .failure(InjectionRefused(message: "this laminad has no keymap, so it cannot inject keys")) }
+            guard let a = keyAction(name, pressed) else {
+                return .failure(InjectionRefused(message: "no key of the keymap types the keysym '\(name)' (names are xkbcommon's: a, A, Return, space, BackSpace, F1, …)"))
+            }
+            return .success(a)
+        }
+    }
+
     /// Forgets a connection that went away: it listens no more, and if its session had the
     /// keyboard, nobody has (a later client of a kept session must take it or be pressed).
     func inputDisconnected(_ client: ClientID, serial: UInt32?) {
         input.state.listeners[client] = nil
         if let serial, input.state.focus == serial { input.state.focus = nil }
     }
+}
+
+/// Why an injection was refused (answered as `invalid-request`).
+struct InjectionRefused: Error {
+    var message: String
 }
 
 /// What the compositor keeps for input.

@@ -82,14 +82,7 @@ extension Transform3D {
 
 extension DrawCommand {
     /// The box around the points of `polygons`, or nil for none.
-    public static func boundingRect(_ polygons: [[Point]]) -> Rect? {
-        var x0 = Double.infinity, y0 = Double.infinity, x1 = -Double.infinity, y1 = -Double.infinity
-        for polygon in polygons {
-            for p in polygon { x0 = min(x0, p.x); y0 = min(y0, p.y); x1 = max(x1, p.x); y1 = max(y1, p.y) }
-        }
-        guard x1 >= x0, y1 >= y0 else { return nil }
-        return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-    }
+    public static func boundingRect(_ polygons: [[Point]]) -> Rect? { Rect(bounding: polygons.joined()) }
 
     /// The display box a `pathShadow` may touch: the path's box moved by the offset and grown
     /// by the blur's reach (three standard deviations, and the antialiasing ramp).

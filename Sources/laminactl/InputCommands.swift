@@ -89,20 +89,9 @@ struct Events: AsyncParsableCommand {
     @MainActor
     func run() async throws {
         let c = try connection.connect()
-        var seen = 0
-        let done = AsyncStream<Void>.makeStream()
-        c.onWatchEvent = { line in
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
-            seen += 1
-            if let count, seen >= count { done.continuation.finish() }
+        try await printLines(from: c, count: count) {
+            try await c.listen(toSession: session)
+            FileHandle.standardError.write(Data("laminactl: listening to session '\(session)'\n".utf8))
         }
-        c.onError = { error in
-            FileHandle.standardError.write(Data("laminactl: \(error)\n".utf8))
-            done.continuation.finish()
-        }
-        try await c.listen(toSession: session)
-        FileHandle.standardError.write(Data("laminactl: listening to session '\(session)'\n".utf8))
-        for await _ in done.stream {}
-        c.close()
     }
 }

@@ -201,21 +201,28 @@ struct Watch: AsyncParsableCommand {
     @MainActor
     func run() async throws {
         let c = try connection.connect()
-        var seen = 0
-        let done = AsyncStream<Void>.makeStream()
-        c.onWatchEvent = { line in
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
-            seen += 1
-            if let count, seen >= count { done.continuation.finish() }
-        }
-        c.onError = { error in
-            FileHandle.standardError.write(Data("laminactl: \(error)\n".utf8))
-            done.continuation.finish()
-        }
-        try await c.watch()
-        for await _ in done.stream {}
-        c.close()
+        try await printLines(from: c, count: count) { try await c.watch() }
     }
+}
+
+/// Prints each `watch` line `c` receives on standard output, once `start` has asked for them,
+/// until `count` lines (if given) or the connection's end; then closes `c`.
+@MainActor
+func printLines(from c: Connection, count: Int?, start: () async throws -> Void) async throws {
+    var seen = 0
+    let done = AsyncStream<Void>.makeStream()
+    c.onWatchEvent = { line in
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        seen += 1
+        if let count, seen >= count { done.continuation.finish() }
+    }
+    c.onError = { error in
+        FileHandle.standardError.write(Data("laminactl: \(error)\n".utf8))
+        done.continuation.finish()
+    }
+    try await start()
+    for await _ in done.stream {}
+    c.close()
 }
 
 struct Advance: AsyncParsableCommand {

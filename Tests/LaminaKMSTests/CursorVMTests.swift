@@ -163,14 +163,12 @@ extension KMSVMTests {
             value second "$(cursor_crtcs)"
             move 1200 700
             value first "$(cursor_crtcs)"
-            value crossed "$(grep -c 'kms: cursor on Virtual-2 at 100,100 (cursor plane' $LOG)"
             stop_laminad
             """)
         let v = run.values
         #expect(v["second"] == "crtc=crtc-1 crtc-pos=64x64+100+100;", "only Virtual-2's CRTC shows it: \(v["second"] ?? "?")")
         #expect(v["first"] == "crtc=crtc-0 crtc-pos=64x64+1200+700;", "back on Virtual-1 only: \(v["first"] ?? "?")")
-        // Read from the log file in the guest: the serial console's copy of it may lag at the end.
-        #expect(v["crossed"] == "1", "log lines for the cursor on Virtual-2: \(v["crossed"] ?? "?")")
+        #expect(run.log.contains("kms: cursor on Virtual-2 at 100,100 (cursor plane"))
         #expect(v["laminad_exit"] == "0")
     }
 }

@@ -54,6 +54,20 @@ struct InputLog {
     }
 }
 
+/// QMP `input-send-event` arguments for QEMU's virtio tablet and keyboard.
+/// A tablet move to (x, y) in QEMU's 0…32767 range.
+func qmpTablet(_ x: Int, _ y: Int) -> String {
+    #"{"events":[{"type":"abs","data":{"axis":"x","value":\#(x)}},{"type":"abs","data":{"axis":"y","value":\#(y)}}]}"#
+}
+
+/// The tablet's left button.
+func qmpButton(_ down: Bool) -> String { #"{"events":[{"type":"btn","data":{"down":\#(down),"button":"left"}}]}"# }
+
+/// A key by its QEMU qcode ("a", "shift", "ret", "f2").
+func qmpKey(_ qcode: String, _ down: Bool) -> String {
+    #"{"events":[{"type":"key","data":{"down":\#(down),"key":{"type":"qcode","data":"\#(qcode)"}}}]}"#
+}
+
 /// libinput takes only devices udev has seen: the input tests run the host's systemd-udevd in
 /// the guest. Cancels the test (a skip, with the reason) where it is not installed.
 func requireUdev() throws {
@@ -79,13 +93,6 @@ extension KMSVMTests {
     /// opens them again: a move to the screen's centre is (640, 400).
     @Test func qemuTabletAndKeyboardBecomeInputActions() throws {
         try requireUdev()
-        func abs(_ x: Int, _ y: Int) -> String {
-            #"{"events":[{"type":"abs","data":{"axis":"x","value":\#(x)}},{"type":"abs","data":{"axis":"y","value":\#(y)}}]}"#
-        }
-        func button(_ down: Bool) -> String { #"{"events":[{"type":"btn","data":{"down":\#(down),"button":"left"}}]}"# }
-        func key(_ qcode: String, _ down: Bool) -> String {
-            #"{"events":[{"type":"key","data":{"down":\#(down),"key":{"type":"qcode","data":"\#(qcode)"}}}]}"#
-        }
         let run = try VMHarness.run("input-qemu", input: true, files: [
             "input.toml": "[input]\nkeyboard_layout = \"de\"\n",
         ], script: """
@@ -93,26 +100,26 @@ extension KMSVMTests {
             start_laminad --config $D/input.toml
             wait_log "input: added 'QEMU Virtio Tablet'" 150
             wait_log "input: added 'QEMU Virtio Keyboard'" 150
-            qmp input-send-event '\(abs(8192, 16384))'
+            qmp input-send-event '\(qmpTablet(8192, 16384))'
             wait_log "pointerMotion(to: (320.0, 400.0))" 100
-            qmp input-send-event '\(button(true))'
-            qmp input-send-event '\(button(false))'
+            qmp input-send-event '\(qmpButton(true))'
+            qmp input-send-event '\(qmpButton(false))'
             wait_log "pointerButton(code: 0x110, pressed: false)" 100
-            qmp input-send-event '\(key("shift", true))'
-            qmp input-send-event '\(key("a", true))'
-            qmp input-send-event '\(key("a", false))'
-            qmp input-send-event '\(key("shift", false))'
-            qmp input-send-event '\(key("y", true))'
-            qmp input-send-event '\(key("y", false))'
-            qmp input-send-event '\(key("ret", true))'
-            qmp input-send-event '\(key("ret", false))'
+            qmp input-send-event '\(qmpKey("shift", true))'
+            qmp input-send-event '\(qmpKey("a", true))'
+            qmp input-send-event '\(qmpKey("a", false))'
+            qmp input-send-event '\(qmpKey("shift", false))'
+            qmp input-send-event '\(qmpKey("y", true))'
+            qmp input-send-event '\(qmpKey("y", false))'
+            qmp input-send-event '\(qmpKey("ret", true))'
+            qmp input-send-event '\(qmpKey("ret", false))'
             wait_log 'name: "Return", text: ""' 100
             busybox chvt 2
             wait_log "input: session switched away" 100
             busybox chvt 1
             wait_log "input: session back" 100
             wait_count "input: added 'QEMU Virtio Tablet'" 2 150
-            qmp input-send-event '\(abs(16384, 16384))'
+            qmp input-send-event '\(qmpTablet(16384, 16384))'
             wait_log "pointerMotion(to: (640.0, 400.0))" 100
             stop_laminad
             input_log
@@ -149,9 +156,6 @@ extension KMSVMTests {
     /// seatd opens them again and the next move arrives.
     @Test func devicesThroughSeatdAsOrdinaryUser() throws {
         try requireUdev()
-        func abs(_ x: Int, _ y: Int) -> String {
-            #"{"events":[{"type":"abs","data":{"axis":"x","value":\#(x)}},{"type":"abs","data":{"axis":"y","value":\#(y)}}]}"#
-        }
         let run = try VMHarness.run("input-seat", input: true, script: """
             start_udev
             seatd -u nobody -g nogroup -l info >/tmp/seatd.log 2>&1 &
@@ -164,7 +168,7 @@ extension KMSVMTests {
                 "$B/laminad" --backend kms --socket $LAMINA_SOCKET --log-level debug >>$LOG 2>&1 &
             PID=$!
             wait_log "input: added 'QEMU Virtio Tablet'" 200
-            qmp input-send-event '\(abs(32767, 0))'
+            qmp input-send-event '\(qmpTablet(32767, 0))'
             wait_log "pointerMotion(to: (1279.96, 0.0))" 100
             busybox chvt 2
             wait_log "input: session switched away" 100
@@ -172,7 +176,7 @@ extension KMSVMTests {
             busybox chvt 1
             wait_log "input: session back" 100
             wait_count "input: added 'QEMU Virtio Tablet'" 2 150
-            qmp input-send-event '\(abs(0, 16384))'
+            qmp input-send-event '\(qmpTablet(0, 16384))'
             wait_log "pointerMotion(to: (0.0, 400.0))" 100
             kill -0 $PID && value alive yes
             stop_laminad
@@ -270,10 +274,6 @@ extension KMSVMTests {
     /// tablet moves (a figure for the notes; the test checks only that one came out).
     @Test func deviceEventsReachClientsWithLatency() throws {
         try requireUdev()
-        func abs(_ x: Int, _ y: Int) -> String {
-            #"{"events":[{"type":"abs","data":{"axis":"x","value":\#(x)}},{"type":"abs","data":{"axis":"y","value":\#(y)}}]}"#
-        }
-        func button(_ down: Bool) -> String { #"{"events":[{"type":"btn","data":{"down":\#(down),"button":"left"}}]}"# }
         let scene = ##"{"sublayers":[{"name":"bg","bounds":[0,0,1280,800],"position":[640,400],"backgroundColor":"#202040"},{"name":"btn","bounds":[0,0,100,100],"position":[1000,600],"backgroundColor":"#FF0000"}]}"##
         let run = try VMHarness.run("input-clients", input: true, files: ["scene.json": scene], script: """
             start_udev
@@ -283,9 +283,9 @@ extension KMSVMTests {
             "$B/laminactl" events --count 5 >/tmp/events.txt 2>/tmp/events.err &
             EV=$!
             i=0; while ! grep -q listening /tmp/events.err && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
-            qmp input-send-event '\(abs(8192, 16384))'
-            qmp input-send-event '\(button(true))'
-            qmp input-send-event '\(button(false))'
+            qmp input-send-event '\(qmpTablet(8192, 16384))'
+            qmp input-send-event '\(qmpButton(true))'
+            qmp input-send-event '\(qmpButton(false))'
             i=0; while kill -0 $EV 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
             value events "$(tr '\\n' '|' </tmp/events.txt)"
             "$B/lamina-bench" input-latency 20 100 >/tmp/latency.txt 2>&1 &
@@ -323,14 +323,11 @@ extension KMSVMTests {
     /// there the console gets the keys.
     @Test func theConsoleDoesNotSeeKeysLaminadReads() throws {
         try requireUdev()
-        func key(_ qcode: String, _ down: Bool) -> String {
-            #"{"events":[{"type":"key","data":{"down":\#(down),"key":{"type":"qcode","data":"\#(qcode)"}}}]}"#
-        }
         func type(_ keys: [String]) -> String {
-            keys.map { "qmp input-send-event '\(key($0, true))'\nqmp input-send-event '\(key($0, false))'" }.joined(separator: "\n")
+            keys.map { "qmp input-send-event '\(qmpKey($0, true))'\nqmp input-send-event '\(qmpKey($0, false))'" }.joined(separator: "\n")
         }
-        let ctrlAltF2 = ["ctrl", "alt", "f2"].map { "qmp input-send-event '\(key($0, true))'" }.joined(separator: "\n")
-            + "\n" + ["f2", "alt", "ctrl"].map { "qmp input-send-event '\(key($0, false))'" }.joined(separator: "\n")
+        let ctrlAltF2 = ["ctrl", "alt", "f2"].map { "qmp input-send-event '\(qmpKey($0, true))'" }.joined(separator: "\n")
+            + "\n" + ["f2", "alt", "ctrl"].map { "qmp input-send-event '\(qmpKey($0, false))'" }.joined(separator: "\n")
         let run = try VMHarness.run("input-console", input: true, files: ["off.toml": "[input]\nenabled = false\n"], script: """
             start_udev
             cat /dev/tty1 >/tmp/tty1.txt 2>/dev/null &
@@ -352,7 +349,6 @@ extension KMSVMTests {
             \(ctrlAltF2)
             wait_log "input: session switched away" 100
             value vt "$(cat /sys/class/tty/tty0/active)"
-            value switched "$(grep -c 'input: Ctrl+Alt+F2: switching to VT 2' $LOG)"
             busybox chvt 1
             wait_log "input: session back" 100
             stop_laminad
@@ -362,8 +358,7 @@ extension KMSVMTests {
         let values = run.values
         #expect(values["control"] == "a", "with laminad's input off the console gets the keys: \(values["control"] ?? "?")")
         #expect(values["typed"] == "x", "the console saw '\(values["typed"] ?? "?")' while laminad read the keyboard")
-        // Read from the log file in the guest: the serial console's copy of it may lag at the end.
-        #expect(values["switched"] == "1")
+        #expect(run.log.contains("input: Ctrl+Alt+F2: switching to VT 2"))
         #expect(values["vt"] == "tty2")
         #expect(values["laminad_exit"] == "0")
     }

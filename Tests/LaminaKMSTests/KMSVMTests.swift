@@ -444,7 +444,7 @@ struct KMSVMTests {
         }
         #expect(run.values["tracking"] == "1")
         // The dot spans 620…660 × 380…420; its clip, grown for antialiasing, stays close to it.
-        let clipLines = run.serial.split(separator: "\n").filter { $0.contains("flip with damage clips") }
+        let clipLines = run.log.split(separator: "\n").filter { $0.contains("flip with damage clips") }
         let dotClip = clipLines.last { $0.contains("(618.0, 378.0)–(662.0, 422.0)") }
         #expect(dotClip != nil, "a flip clipped to the dot: \(clipLines.suffix(3))")
         if let fraction = run.values["fraction"].flatMap(Double.init) {

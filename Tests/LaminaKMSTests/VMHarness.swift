@@ -86,6 +86,14 @@ enum VMHarness {
             try PPM.read(path: directory + "/" + name + ".ppm")
         }
 
+        /// laminad's whole log, every line: the script prints the log file again at its end.
+        /// (The live copy in `serial`, from `tail -f`, may miss the last lines: tail polls, and
+        /// the guest powers off at once.) Look for lines logged near the end here.
+        var log: String {
+            serial.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("VMKMS_LOG ") }
+                .map { $0.dropFirst(10) }.joined(separator: "\n")
+        }
+
         /// Values the guest printed with `value KEY VALUE`.
         var values: [String: String] {
             var result: [String: String] = [:]
@@ -115,7 +123,9 @@ enum VMHarness {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for (file, text) in files { try text.write(toFile: directory + "/" + file, atomically: true, encoding: .utf8) }
         let scriptPath = directory + "/guest.sh"
-        try ("D=\(directory)\n" + prelude + script + "\n").write(toFile: scriptPath, atomically: true, encoding: .utf8)
+        // The script's status stays its own; the log file follows it whole (`Run.log`).
+        let epilogue = "\nstatus=$?\nsed 's/^/VMKMS_LOG /' $LOG\nexit $status\n"
+        try ("D=\(directory)\n" + prelude + script + epilogue).write(toFile: scriptPath, atomically: true, encoding: .utf8)
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
