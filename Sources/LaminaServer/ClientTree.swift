@@ -13,7 +13,7 @@ public struct ClientID: RawRepresentable, Hashable, Sendable, Comparable, Custom
 public struct ServerLayer: Sendable, Equatable {
     public var properties = LayerProperties()
     public var superlayer: LayerID?
-    public var sublayers: [LayerID] = []
+    public var sublayers = SublayerList()
     /// `CALayer.actions`: entries are `.none` (a null action) or an animation.
     public var actions: [String: Action] = [:]
     /// `style["actions"]`, searched after `actions`.
@@ -492,9 +492,8 @@ public struct ClientTree: Sendable {
             save(parent, &journal)
             save(child, &journal)
             // (The count only: holding a copy of the array would make the insert below copy it.)
-            let count = layers[parent]!.sublayers.count
-            let at = index == UInt32.max ? count : min(Int(index), count)
-            layers[parent]!.sublayers.insert(child, at: at)
+            // Clamped to the list by the insert (UInt32.max, "at the end", included).
+            layers[parent]!.sublayers.insert(child, at: Int(index))
             layers[child]!.superlayer = parent
             if hasDescendants {
                 journal.movedRoots[child] = i

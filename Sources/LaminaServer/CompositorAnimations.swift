@@ -350,8 +350,7 @@ extension ClientTree {
             layers[id] = g
         }
         guard layers[id] != nil, layers[id]!.superlayer == nil else { return }
-        let subs = layers[parent]!.sublayers
-        layers[parent]!.sublayers.insert(id, at: min(index, subs.count))
+        layers[parent]!.sublayers.insert(id, at: index)
         layers[id]!.superlayer = parent
     }
 }

@@ -23,7 +23,7 @@ struct PresentedTree: HitTestTree {
         guard let i = tree.layers.index(forKey: node) else { return nil }
         let local = tree.layers.values[i].properties.localTime(fromParent: parentTime)
         let geometry = animated(entry, node) ?? HitGeometry(tree.layers.values[i].properties)
-        return (geometry, local, tree.layers.values[i].sublayers)
+        return (geometry, local, tree.layers.values[i].sublayers.array)
     }
 
     func planeOffset(of sublayer: LayerID, _ properties: HitGeometry, under superlayer: LayerID) -> Point? {

@@ -84,29 +84,33 @@ extension ClientTree {
     /// pass, and fills in the index each had when it was removed (for onOrderOut ghosts).
     mutating func compact(_ parent: LayerID, _ journal: inout Journal, changes: inout [TreeChange]) {
         guard let pending = journal.pendingRemovals.removeValue(forKey: parent) else { return }
-        guard let layer = layers[parent] else { return }
-        if pending.count == 1, let (child, change) = pending.first {
-            // One removal (a sibling moved within its superlayer): found and removed in place,
-            // without the bookkeeping below.
-            guard let at = layer.sublayers.firstIndex(of: child) else { return }
-            changes[change] = .removed(child, from: parent, at: at)
-            layers[parent]!.sublayers.remove(at: at)
+        // (No copy of the superlayer is held here: its sublayer list is changed in place, and a
+        // long list shared with a copy would be copied whole.)
+        guard let count = layers[parent]?.sublayers.count else { return }
+        if pending.count == 1 || count > SublayerList.largeCount {
+            // One removal (a sibling moved within its superlayer), or a long list: each is
+            // found and removed in O(log n) for a long list, in the order they were removed,
+            // which gives each the index it had then.
+            for (child, change) in pending {
+                guard let at = layers[parent]!.sublayers.remove(child) else { continue }
+                changes[change] = .removed(child, from: parent, at: at)
+            }
             return
         }
         var position: [LayerID: Int] = [:]
         position.reserveCapacity(pending.count)
         let removed = Set(pending.map(\.child))
-        for (k, s) in layer.sublayers.enumerated() where removed.contains(s) { position[s] = k }
+        for (k, s) in layers[parent]!.sublayers.enumerated() where removed.contains(s) { position[s] = k }
         // The index at removal time is the original position less the siblings before it that
         // were removed earlier: counted with a Fenwick tree, O(k log n) for k removals.
-        var counts = FenwickTree(count: layer.sublayers.count)
+        var counts = FenwickTree(count: count)
         for (child, change) in pending {
             guard let at = position[child] else { continue }
             let index = at - counts.prefixSum(upTo: at)
             counts.add(1, at: at)
             changes[change] = .removed(child, from: parent, at: index)
         }
-        layers[parent]!.sublayers.removeAll { removed.contains($0) }
+        layers[parent]!.sublayers.removeAll(in: removed)
     }
 
     /// Every superlayer with removals this commit gets its array compacted.

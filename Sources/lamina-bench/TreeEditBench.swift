@@ -6,11 +6,12 @@ import LaminaHeadless
 
 /// `lamina-bench tree [N]`: how long one commit of N (10⁵) tree edits holds laminad's loop,
 /// applied to a display tree as laminad applies it: N creates and inserts under the root, a
-/// chain of N/100 top-down (each insert checks for cycles), N same-parent reorders, then N
-/// destroys.
+/// chain of N/100 top-down (each insert checks for cycles), N same-parent reorders to the front
+/// and N to the middle, then N destroys.
 func runTreeEditBenchmark(count n: Int) -> String {
     var limits = ClientLimits()
     limits.maxLayers = n + 10
+    limits.maxOperationsPerCommit = 2 * n + 10
     var tree = DisplayTree(width: 1280, height: 720)
     let client = ClientID(rawValue: 1)
     _ = try? tree.attach(client, hello: Hello(clientName: "bench"))
@@ -22,6 +23,7 @@ func runTreeEditBenchmark(count n: Int) -> String {
     let ids = (1...n).map { LayerID(UInt32($0)) }
     let build = time(ids.flatMap { [Operation.create($0), .insert(parent: .root, child: $0, index: .max)] })
     let reorder = time(ids.map { .insert(parent: .root, child: $0, index: 0) })
+    let middle = time(ids.map { .insert(parent: .root, child: $0, index: UInt32(n / 2)) })
     let destroy = time(ids.map { .destroy($0) })
     let chainIDs = (1...max(2, n / 100)).map { LayerID(UInt32($0)) }
     var chain: [Operation] = chainIDs.map { .create($0) }
@@ -31,7 +33,7 @@ func runTreeEditBenchmark(count n: Int) -> String {
     }
     limits.maxDepth = 256
     let chained = time(Array(chain.prefix(3 + 2 * 255)))
-    return "tree edits, one commit each: \(n) creates+inserts \(build), \(n) reorders to the front \(reorder), \(n) destroys \(destroy), a 256-deep chain top-down \(chained)"
+    return "tree edits, one commit each: \(n) creates+inserts \(build), \(n) reorders to the front \(reorder), \(n) to the middle \(middle), \(n) destroys \(destroy), a 256-deep chain top-down \(chained)"
 }
 
 /// `lamina-bench staged [N]`: a commit of N (10⁵) operations through a `Compositor` as laminad

@@ -81,7 +81,7 @@ struct TreeShapeTests {
         try t.apply((1...n).map { .create(LayerID(UInt32($0))) } + (1...n).map { .insert(parent: .root, child: LayerID(UInt32($0)), index: .max) })
         let removed = stride(from: 2, through: n, by: 2).map { LayerID(UInt32($0)) }
         let result = try t.apply(removed.map { .remove($0) })
-        #expect(t[.root]?.sublayers == stride(from: 1, through: n, by: 2).map { LayerID(UInt32($0)) })
+        #expect(t[.root]?.sublayers.array == stride(from: 1, through: n, by: 2).map { LayerID(UInt32($0)) })
         let indices = result.changes.compactMap { change -> Int? in
             if case let .removed(_, _, at) = change { return at }
             return nil
