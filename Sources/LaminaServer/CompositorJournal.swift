@@ -47,14 +47,15 @@ extension Compositor {
     }
 
     /// An add-animation for each animation on the entry's layers, begin times resolved (in each
-    /// layer's time). Transitions are left out: they need the rendering from before their commit.
+    /// layer's time), implicit ones with the value they started from as their `fromValue`.
+    /// Transitions are left out: they need the rendering from before their commit.
     /// Finished animations removed on completion go at the next frame anyway; those that stay
     /// (removedOnCompletion false) are included.
     static func animationOperations(_ entry: DisplayTree.Entry) -> [Operation] {
         var ops: [Operation] = []
         for (id, animated) in entry.animations.sorted(by: { $0.key < $1.key }) where entry.tree[id] != nil {
             for e in animated.animations.entries where !e.animation.containsTransition {
-                ops.append(.addAnimation(id, key: e.key ?? "", tag: 0, e.animation))
+                ops.append(.addAnimation(id, key: e.key ?? "", tag: 0, e.standaloneAnimation))
             }
         }
         return ops

@@ -65,4 +65,43 @@ struct SessionJournalTests {
         let (again, files) = compositor.journal(bootID: "boot-a", filePrefix: "x")
         #expect(again.sessions.map(\.name) == ["kiosk"] && files.count == 1 && files[0].pixels() == [UInt8](repeating: 9, count: 32))
     }
+
+    /// An implicit animation runs from the presentation before its change, which the model does
+    /// not hold: the journal writes that value as the animation's fromValue, so a restored
+    /// session carries on from where it was instead of jumping to the model value.
+    @Test func implicitAnimationsCarryOnAfterARestore() throws {
+        let a = Compositor(backend: try HeadlessBackend(width: 32, height: 32), clock: FrameClock(.virtual), realTime: { 0 })
+        a.send = { _, _ in }
+        func feed(_ c: Compositor, _ client: ClientID, _ m: ClientMessage) { m.encoded().withUnsafeBytes { c.receive($0, from: client) } }
+        let app = a.connect()
+        feed(a, app, .hello(Hello(clientName: "app", session: "kiosk", flags: .keepLayers)))
+        let l = LayerID(1)
+        feed(a, app, .commit(Commit(serial: 1, operations: [.create(l), .set(l, .position, .point(Point(x: 0, y: 0))),
+                                                              .insert(parent: .root, child: l, index: 0)])))
+        feed(a, app, .request(id: 1, .advanceClock(seconds: 1)))
+        // Implicit: opacity 1 → 0.2 and x 0 → 100 over 2 s, linear; then 0.5 s in.
+        feed(a, app, .commit(Commit(serial: 2, operations: [
+            .settings(TransactionSettings(duration: 2, timingFunction: .linear)),
+            .set(l, .opacity, .number(0.2)), .set(l, .position, .point(Point(x: 100, y: 0)))])))
+        feed(a, app, .request(id: 2, .advanceClock(seconds: 0.5)))
+        let i = try #require(a.display.entries.firstIndex { $0.session == "kiosk" })
+        let shown = try #require(a.presentation(of: l, entry: i, at: a.now))
+        #expect(abs(shown.opacity - 0.8) < 1e-9 && abs(shown.position.x - 25) < 1e-9, "a quarter of the way")
+        let (journal, _) = a.journal(bootID: "boot-a", filePrefix: "x")
+
+        // A new laminad on a virtual clock at 0 (so times shift by -1.5 s).
+        let b = Compositor(backend: try HeadlessBackend(width: 32, height: 32), clock: FrameClock(.virtual), realTime: { 0 })
+        b.send = { _, _ in }
+        #expect(b.restore(journal, bootID: "boot-b", pixels: { _ in nil }) == ["session 'kiosk' of uid 0: 2 layers, 0 images, 2 animations"])
+        let j = try #require(b.display.entries.firstIndex { $0.session == "kiosk" })
+        for step in [0.0, 0.75, 1.0] {
+            let ctl = b.connect()
+            feed(b, ctl, .hello(Hello(clientName: "ctl")))
+            feed(b, ctl, .request(id: 1, .advanceClock(seconds: step)))
+            let there = try #require(b.presentation(of: l, entry: j, at: b.now))
+            let progress = min(1, (0.5 + b.now) / 2)
+            #expect(abs(there.opacity - (1 - 0.8 * progress)) < 1e-9, "opacity at \(b.now) s after the restore")
+            #expect(abs(there.position.x - 100 * progress) < 1e-9, "x at \(b.now) s after the restore")
+        }
+    }
 }

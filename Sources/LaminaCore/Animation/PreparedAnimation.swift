@@ -58,6 +58,33 @@ enum PreparedAnimation: Sendable {
         }
     }
 
+    /// `source` with the previous presentation made explicit: a basic or spring animation with
+    /// no from, to or by value (an implicit animation) runs from the presentation value before
+    /// its change, which `source` does not carry; here that value is its `fromValue`, so the
+    /// animation runs the same when added again elsewhere (a restarted laminad's journal).
+    var standalone: Animation {
+        switch self {
+        case .basic(let b):
+            guard let previous = b.previousValue, b.fromValue == nil, b.toValue == nil, b.byValue == nil else { return b.source }
+            switch b.source {
+            case .basic(var a):
+                a.fromValue = previous
+                return .basic(a)
+            case .spring(var a):
+                a.fromValue = previous
+                return .spring(a)
+            default:
+                return b.source
+            }
+        case .group(let g):
+            guard case .group(var a) = g.source, a.animations.count == g.children.count else { return g.source }
+            a.animations = g.children.map(\.standalone)
+            return .group(a)
+        case .keyframe(let k): return k.source
+        case .transition(let t): return t.source
+        }
+    }
+
     /// Evaluates at `parentTime` (the layer's local time, or a group's) and writes the result into
     /// `props` (and `transition`) when the animation is in effect. Returns where the time fell.
     func apply(atParentTime parentTime: Double, endInclusive: Bool, to props: inout LayerProperties,

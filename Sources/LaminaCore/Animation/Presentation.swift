@@ -75,6 +75,10 @@ public struct LayerAnimations: Sendable {
         public let key: String?
         /// The animation as added, with beginTime and duration resolved.
         public var animation: Animation { prepared.source }
+        /// The animation as added, with the presentation value it started from made explicit
+        /// (`fromValue`) where it had no from, to or by value: what adding it again needs to run
+        /// the same.
+        public var standaloneAnimation: Animation { prepared.standalone }
         /// Whether `didStart` has been reported.
         public fileprivate(set) var hasStarted = false
         /// Whether `didStop` has been reported (the active span ended).
