@@ -27,6 +27,8 @@ final class Channel: Sendable {
         var serialWaiters: [(serial: UInt32, continuation: CheckedContinuation<Void, any Error>)] = []
         /// Commit errors not yet thrown by `sync()`.
         var unreported: [ErrorMessage] = []
+        /// The latest virtual-clock time laminad announced (protocol 1.5 `clock`).
+        var clock: Double?
         var closed: LaminaError?
     }
 
@@ -220,10 +222,19 @@ final class Channel: Sendable {
             c?.resume(returning: reply)
         case .welcome:
             onServerError(.protocolViolation("a second welcome from laminad"))
+        case .clock(let t):
+            // Noted here, in order with the replies that follow it: a `sync()` after another
+            // client moved the clock sees the new time.
+            guard t.isFinite else { return }
+            state.withLock { $0.clock = Swift.max($0.clock ?? t, t) }
+            onEvent(message)
         case .animationEvent, .transactionCompleted, .watch, .input:
             onEvent(message)
         }
     }
+
+    /// The latest virtual-clock time laminad announced on this channel, if any.
+    var announcedClock: Double? { state.withLock { $0.clock } }
 
     private func answered(_ serial: UInt32, error: ErrorMessage?) {
         let (ready, errors): ([CheckedContinuation<Void, any Error>], [ErrorMessage]) = state.withLock { s in

@@ -27,13 +27,17 @@ public final class Connection {
     public private(set) var clock: ClockKind
     /// The server's number for this connection (a reconnection gets a new one).
     public private(set) var clientID: UInt32
-    /// The virtual clock's time as of the last reply that carried it.
+    /// The virtual clock's time as of the last reply that carried it (welcome, advanceClock).
     private var virtualTime: Double
 
     /// `CACurrentMediaTime()` for this display: seconds of CLOCK_MONOTONIC, or with a virtual
-    /// clock the time laminad last reported (at hello and after each `advanceClock`).
+    /// clock the time laminad last reported: at hello, after each `advanceClock`, and whenever
+    /// another client moves it (laminad announces each move to every client; the time is
+    /// current as of the last message read, so after a `sync()` it includes every earlier move).
     public var currentMediaTime: Double {
-        clock == .virtual ? virtualTime : monotonicSeconds()
+        guard clock == .virtual else { return monotonicSeconds() }
+        // The clock only moves forward, so the later of the two is the newer.
+        return Swift.max(virtualTime, channel.announcedClock ?? virtualTime)
     }
 
     /// Called on the main actor for every error laminad reports about a commit or the
@@ -184,6 +188,15 @@ public final class Connection {
         return s
     }
 
+    /// The virtual clock moved (this client's advance, or another's): timers on it run.
+    private func clockMoved() {
+        // On a copy: an observer's action may add recognisers (and observers) meanwhile.
+        let observers = clockObservers
+        clockObservers = []
+        let kept = observers.filter { $0() }
+        clockObservers = kept + clockObservers
+    }
+
     /// Moves a virtual clock forward; laminad renders the frame at the new time.
     /// Returns the new time and the number of frames rendered so far.
     @discardableResult
@@ -192,11 +205,7 @@ public final class Connection {
         try await connected()
         guard case let .advanced(t, f) = try await channel.request(.advanceClock(seconds: seconds)) else { throw unexpected("advance") }
         virtualTime = t
-        // On a copy: an observer's action may add recognisers (and observers) meanwhile.
-        let observers = clockObservers
-        clockObservers = []
-        let kept = observers.filter { $0() }
-        clockObservers = kept + clockObservers
+        clockMoved()
         return (t, f)
     }
 
@@ -260,6 +269,8 @@ public final class Connection {
             onWatchEvent(line)
         case .input(let e):
             receivedInput(e)
+        case .clock:
+            clockMoved()
         default:
             break
         }
@@ -415,8 +426,9 @@ public final class Connection {
     ///
     /// Animations are re-timed to the new connection: on the real clock (CLOCK_MONOTONIC,
     /// which kept running) each carries on where it would have been; on a virtual clock it
-    /// keeps the progress it had at the client's last known time. Implicit animations in
-    /// flight are not replayed: their layers show the model values.
+    /// keeps the progress it had at the clock's last time laminad reported (laminad announces
+    /// every move of the virtual clock to every client). Implicit animations in flight are not
+    /// replayed: their layers show the model values.
     ///
     /// Calls in flight when laminad went away (`sync()`, requests) fail with
     /// `connectionClosed`; calls made while reconnecting wait, and complete on the new

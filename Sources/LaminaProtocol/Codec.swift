@@ -372,6 +372,8 @@ extension ServerMessage {
             w.string(line)
         case .input(let e):
             w.inputEvent(e)
+        case .clock(let time):
+            w.f64(time)
         }
         return Frame.end(w)
     }
@@ -480,6 +482,8 @@ extension ServerMessage {
                 msg = .watch(try r.string("watch line", limit: 1 << 20))
             case 0x88:
                 msg = .input(try r.inputEvent())
+            case 0x89:
+                msg = .clock(time: try r.f64("clock time"))
             default:
                 throw MessageError.unknownType(type)
             }

@@ -3,7 +3,7 @@ import LaminaCore
 /// The protocol version this build speaks. A server accepts a client with the same major version.
 public enum ProtocolVersion {
     public static let major: UInt16 = 1
-    public static let minor: UInt16 = 4
+    public static let minor: UInt16 = 5
     /// "LAMN" as a little-endian u32: the first field of a hello, so a stray connection that
     /// speaks something else is recognised at once.
     public static let magic: UInt32 = 0x4E4D_414C
@@ -480,6 +480,9 @@ public enum ServerMessage: Hashable, Sendable {
     case watch(String)
     /// An input event for one of this client's layers, or for the client (keys, focus).
     case input(InputEvent)
+    /// The virtual clock moved (protocol 1.5): its new time, sent to every client but the one
+    /// that moved it (which has it in its `advanced` reply), so `CACurrentMediaTime` follows it.
+    case clock(time: Double)
 
     public var type: UInt16 {
         switch self {
@@ -491,6 +494,7 @@ public enum ServerMessage: Hashable, Sendable {
         case .transactionCompleted: 0x86
         case .watch: 0x87
         case .input: 0x88
+        case .clock: 0x89
         }
     }
 }

@@ -292,6 +292,16 @@ public final class Compositor {
 
     func reply(_ client: ClientID, _ message: ServerMessage) { send(client, message.encoded()) }
 
+    /// Tells every client of protocol 1.5 or later but `mover` the virtual clock's new time.
+    /// (Over a copy of the client list: a send that overflows a queue drops that client.)
+    func clockMoved(by mover: ClientID) {
+        let frame = ServerMessage.clock(time: clock.virtualTime).encoded()
+        for (c, s) in Array(sessions) where c != mover && s.state == .ready && s.minor >= 5 {
+            guard sessions[c]?.state == .ready else { continue }
+            send(c, frame)
+        }
+    }
+
     private func handleFrame(type: UInt16, body: ArraySlice<UInt8>, frameStart: Int, from client: ClientID) {
         // A big commit is decoded and applied a step at a time (CompositorStaging.swift).
         if type == 2, sessions[client]?.state == .ready, body.count / 5 > configuration.commitStepOperations,
@@ -525,6 +535,7 @@ public final class Compositor {
                     return fail(.invalidRequest, "advance-clock by \(seconds) s would take the virtual clock from \(clock.virtualTime) past its maximum of \(FrameClock.maximumVirtualTime) s")
                 }
                 if isAnimating { needsFrame = true }
+                if seconds > 0 { clockMoved(by: client) }
                 // Kept sessions' animations are journalled against the clock: a restart puts
                 // them where the clock had taken them.
                 if seconds > 0, display.entries.contains(where: { $0.isKept && !$0.animations.isEmpty }) { sessionsChanged() }

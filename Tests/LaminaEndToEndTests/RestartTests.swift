@@ -189,6 +189,12 @@ struct ReconnectionTests {
         try await c.sync()
         try await c.advanceClock(by: 2)
         #expect(try first.presentedX(layer: "box") == 70)
+        // Another client moves the shared clock on 3 s: laminad tells this one (protocol 1.5
+        // `clock`), so the replay below re-times the animation from 5 s, not from the 2 s this
+        // client last moved it to.
+        #expect(try first.laminactl(["advance", "3"]).status == 0)
+        #expect(try await eventually { c.currentMediaTime == 5 }, "the client did not hear the clock move: \(c.currentMediaTime)")
+        #expect(try first.presentedX(layer: "box") == 100)
         if keptSession {
             // laminad journals the kept session, so the restarted one shows it before the client returns.
             #expect(try RestartTests().waitForJournal(first))
@@ -208,13 +214,13 @@ struct ReconnectionTests {
         // made while away, the image, and the animation where it was.
         let tree = try await c.treeJSON()
         #expect(tree.components(separatedBy: "\"name\":\"box\"").count == 2, "\(tree)")
-        #expect(try second.presentedX(layer: "box") == 70)
+        #expect(try second.presentedX(layer: "box") == 100)
         try await c.advanceClock(by: 1)
-        #expect(try second.presentedX(layer: "box") == 80)
+        #expect(try second.presentedX(layer: "box") == 110)
         let shot = try await c.screenshot()
         let blue = shot.pixel(x: 160, y: 160)
         #expect(blue.b > 250 && blue.r < 5, "the image's pixel: \(blue)")
-        let orange = shot.pixel(x: 70, y: 40)
+        let orange = shot.pixel(x: 110, y: 40)
         #expect(orange.r > 120 && orange.r < 135 && orange.g > 55 && orange.g < 70, "the box at half opacity: \(orange)")
         c.close()
     }

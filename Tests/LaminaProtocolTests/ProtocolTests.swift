@@ -130,6 +130,19 @@ struct ProtocolTests {
         #expect(throws: MessageError.self) { try ClientMessage.decode(type: type, body: body) }
     }
 
+    // docs/protocol.md, "clock": the virtual clock moved to 2.5 s.
+    @Test func goldenBytesOfClock() throws {
+        let message = ServerMessage.clock(time: 2.5)
+        let expected: [UInt8] = [
+            0x08, 0x00, 0x00, 0x00,  0x89, 0x00,  0x00, 0x00,  // frame: body length 8, type 0x89 (clock), reserved 0
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x40,      // f64 2.5
+        ]
+        #expect(message.encoded() == expected)
+        let (type, body) = Self.split(expected)
+        #expect(try ServerMessage.decode(type: type, body: body) == message)
+        #expect(throws: MessageError.self) { try ServerMessage.decode(type: type, body: body.dropLast()) }
+    }
+
     /// A client that said hello with 1.3 gets a presentation reply without the 1.4 key, so it
     /// can decode it.
     @Test func presentationForAnOlderClientLeavesNewerKeysOut() throws {
