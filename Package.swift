@@ -57,7 +57,8 @@ let package = Package(
         .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaServer", "CEGL", "CGLES"]),
         .target(name: "LaminaHeadless", dependencies: ["LaminaCore", "LaminaServer", "LaminaGLES"]),
         .target(name: "LaminaKMS", dependencies: [
-            "LaminaCore", "LaminaServer", "LaminaGLES", "LaminaPlatform", "CLinux", "CDRM", "CGBM", "CEGL", "CGLES", "CUdev", "CSeat",
+            // No GL here: the renderer's side makes the surfaces (ScanoutGraphics, from LaminaGLES).
+            "LaminaCore", "LaminaServer", "LaminaPlatform", "CLinux", "CDRM", "CGBM", "CUdev", "CSeat",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "LaminaInput", dependencies: [

@@ -1,3 +1,4 @@
+import LaminaGLES
 import LaminaHeadless
 import LaminaKMS
 import LaminaServer
@@ -26,7 +27,7 @@ public func openBackend(
         return try HeadlessBackend(width: width, height: height, buffers: buffers)
     case .auto:
         do {
-            let backend = try KMSBackend.open(configuration: kms, requireConnectedOutput: true, logger: logger)
+            let backend = try KMSBackend.open(configuration: kms, requireConnectedOutput: true, graphics: gbmGraphics, logger: logger)
             logger.notice("backend: kms (auto): \(backend.summary)")
             return backend
         } catch {
@@ -37,13 +38,18 @@ public func openBackend(
         var settings = kms
         settings.fallbackSize = (width, height)
         do {
-            let backend = try KMSBackend.open(configuration: settings, requireConnectedOutput: false, logger: logger)
+            let backend = try KMSBackend.open(configuration: settings, requireConnectedOutput: false, graphics: gbmGraphics, logger: logger)
             logger.notice("backend: kms (asked for): \(backend.summary)")
             return backend
         } catch let error as KMSUnavailable {
             throw BackendUnavailable(reason: "the KMS backend cannot start: \(error)")
         }
     }
+}
+
+/// The KMS backend's graphics: the GLES renderer on EGL's GBM platform.
+private func gbmGraphics(device: OpaquePointer, format: UInt32) throws -> any ScanoutGraphics {
+    try GBMGraphics(device: device, format: format)
 }
 
 /// The backend asked for cannot run here.

@@ -16,6 +16,8 @@ public enum GLESError: Error, Equatable, Sendable, CustomStringConvertible {
     case contextNotCurrent
     /// `readPixels` was called before anything was drawn.
     case nothingDrawn
+    /// A render target this renderer did not make (another renderer's buffer).
+    case foreignTarget(String)
 
     public var description: String {
         switch self {
@@ -33,6 +35,8 @@ public enum GLESError: Error, Equatable, Sendable, CustomStringConvertible {
             "the renderer's GL context is not current on this thread; make it current before drawing"
         case .nothingDrawn:
             "nothing has been drawn yet, so there are no pixels to read"
+        case .foreignTarget(let what):
+            "cannot draw into \(what): it is not a GLES framebuffer or window surface"
         }
     }
 

@@ -1,8 +1,14 @@
 import CGLES
+import LaminaServer
+
+/// A render target of the GLES renderer: binding it makes the context current on it.
+public protocol GLESRenderTarget: RenderTarget {
+    func bindForDrawing() throws
+}
 
 /// An offscreen framebuffer object with one RGBA8 colour renderbuffer, for headless output and
 /// screenshots. Its GL objects are deleted by `release()` or when it is deinitialised.
-public final class GLESFramebuffer {
+public final class GLESFramebuffer: GLESRenderTarget {
     /// The context the objects belong to; kept alive so they can be deleted.
     public let context: GLESContext
     /// The width in pixels.
@@ -42,6 +48,12 @@ public final class GLESFramebuffer {
     /// The corresponding C function is `glBindFramebuffer`.
     public func bind() {
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
+    }
+
+    /// Makes the context current (without a surface) and binds this framebuffer.
+    public func bindForDrawing() throws {
+        if !context.isCurrent { try context.makeCurrent() }
+        bind()
     }
 
     /// Deletes the GL objects now rather than at deinitialisation; later binds draw nowhere.

@@ -129,6 +129,14 @@ public final class GLESRenderer: Renderer {
         try draw(list, damage: nil)
     }
 
+    /// Binds `target` (a framebuffer or window surface of this context) and draws `damage` of
+    /// the frame into it.
+    public func draw(_ list: DrawList, into target: any RenderTarget, damage: DamageRegion?) throws {
+        guard let t = target as? any GLESRenderTarget else { throw GLESError.foreignTarget("\(type(of: target))") }
+        try t.bindForDrawing()
+        try draw(list, damage: damage)
+    }
+
     /// Draws the part of the frame in `damage` (all of it for nil), leaving the rest of the
     /// bound framebuffer as it was: one pass per damage box, scissored to it, in which every
     /// draw and group that cannot touch the box is skipped. Offscreen groups that reach into
@@ -499,7 +507,7 @@ public final class GLESRenderer: Renderer {
         setQuad(program, .identity, entry.reach.rect)
         glUniform1f(program.extra[1], 1)
         // The kept texture starts at the reach's bottom-left corner (framebuffer rows count up).
-        glUniform2i(program.extra[2], GLint(clampingToGL: entry.reach.x0), GLint(clampingToGL: Double(frame.height) - entry.reach.y1))
+        glUniform2i(program.extra[2], GLint(saturating: entry.reach.x0), GLint(saturating: Double(frame.height) - entry.reach.y1))
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
     }
 
@@ -622,8 +630,8 @@ public final class GLESRenderer: Renderer {
     func scissor(_ box: PixelBox) {
         glEnable(GLenum(GL_SCISSOR_TEST))
         // Scissor boxes count rows from the bottom.
-        glScissor(GLint(clampingToGL: box.x0), GLint(clampingToGL: Double(frame.height) - box.y1),
-                  GLsizei(clampingToGL: box.x1 - box.x0), GLsizei(clampingToGL: box.y1 - box.y0))
+        glScissor(GLint(saturating: box.x0), GLint(saturating: Double(frame.height) - box.y1),
+                  GLsizei(saturating: box.x1 - box.x0), GLsizei(saturating: box.y1 - box.y0))
     }
 
     // MARK: Uniforms
@@ -826,14 +834,6 @@ struct FrameState {
         clipBase = 0
         clipVersion += 1
         groups.removeAll(keepingCapacity: true)
-    }
-}
-
-extension SignedInteger where Self: FixedWidthInteger {
-    /// A GL integer from a pixel coordinate that client values may have made huge or NaN:
-    /// clamped to the type's range, NaN as 0, never a trap.
-    public init(clampingToGL value: Double) {
-        if value.isNaN { self = 0 } else if value >= Double(Self.max) { self = .max } else if value <= Double(Self.min) { self = .min } else { self = Self(value) }
     }
 }
 

@@ -156,10 +156,10 @@ extension GLESRenderer {
         glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), source)
         glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), destination)
         let sh = Double(sourceHeight), dh = Double(destinationHeight)
-        glBlitFramebuffer(GLint(clampingToGL: box.x0), GLint(clampingToGL: sh - box.y1),
-                          GLint(clampingToGL: box.x1), GLint(clampingToGL: sh - box.y0),
-                          GLint(clampingToGL: to.x0), GLint(clampingToGL: dh - to.y1),
-                          GLint(clampingToGL: to.x1), GLint(clampingToGL: dh - to.y0),
+        glBlitFramebuffer(GLint(saturating: box.x0), GLint(saturating: sh - box.y1),
+                          GLint(saturating: box.x1), GLint(saturating: sh - box.y0),
+                          GLint(saturating: to.x0), GLint(saturating: dh - to.y1),
+                          GLint(saturating: to.x1), GLint(saturating: dh - to.y0),
                           GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(GL_NEAREST))
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
     }

@@ -90,8 +90,7 @@ public final class HeadlessBackend: DisplayBackend {
         // Buffer age: 1 for the buffer drawn last frame, 0 for one never drawn.
         let age = drawnAt[next].map { framesPresented + 1 - $0 } ?? 0
         let region = damageTracking ? damage.damage(bufferAge: age)?.orWhole(width: width, height: height) : nil
-        buffers[next].bind()
-        do { try glesRenderer.draw(list, damage: region) } catch {
+        do { try glesRenderer.draw(list, into: buffers[next], damage: region) } catch {
             // The buffer did not get this frame: its history is unknown, draw the next whole.
             damage.reset()
             drawnAt = drawnAt.map { _ in nil }

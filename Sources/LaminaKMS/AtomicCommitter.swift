@@ -2,8 +2,8 @@
 import Glibc
 #endif
 import CDRM
-import LaminaGLES
 import LaminaServer
+import LaminaCore
 
 /// Atomic modesetting (kmscube's drm-atomic.c, wlroots' backend/drm/atomic.c): every change is
 /// one request of object properties, tested with TEST_ONLY before a new configuration is
@@ -83,7 +83,7 @@ public final class AtomicCommitter: KMSCommitter {
         if let damage, !damage.isEmpty, target.plane.properties.ids["FB_DAMAGE_CLIPS"] != nil {
             let w = Double(target.mode.width), h = Double(target.mode.height)
             var rects = damage.clipped(to: PixelBox(x0: 0, y0: 0, x1: w, y1: h)).boxes.map {
-                drm_mode_rect(x1: Int32(clampingToGL: $0.x0), y1: Int32(clampingToGL: $0.y0), x2: Int32(clampingToGL: $0.x1), y2: Int32(clampingToGL: $0.y1))
+                drm_mode_rect(x1: Int32(saturating: $0.x0), y1: Int32(saturating: $0.y0), x2: Int32(saturating: $0.x1), y2: Int32(saturating: $0.y1))
             }
             if !rects.isEmpty {
                 try drmCheck("drmModeCreatePropertyBlob(FB_DAMAGE_CLIPS, \(rects.count) rectangles)",

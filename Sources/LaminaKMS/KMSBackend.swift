@@ -2,10 +2,8 @@
 import Glibc
 #endif
 import CDRM
-import CEGL
 import CLinux
 import LaminaCore
-import LaminaGLES
 import LaminaPlatform
 import LaminaServer
 import Logging
@@ -16,24 +14,33 @@ public struct KMSUnavailable: Error, CustomStringConvertible {
     public var description: String { reasons.isEmpty ? "no DRM device under /dev/dri" : reasons.joined(separator: "; ") }
 }
 
+/// A screenshot asked for before any frame was presented.
+public enum KMSScreenshotError: Error, CustomStringConvertible {
+    case nothingPresented
+    public var description: String { "nothing has been presented yet, so there is no frame to read" }
+}
+
 /// Collects page-flip events while `drmHandleEvent` runs; its address is the events' user data.
 private final class PageFlipSink {
     var flips: [(crtc: UInt32, seconds: UInt32, microseconds: UInt32)] = []
 }
 
 /// Shows frames on displays through DRM/KMS (kmscube's path, wlroots' DRM backend in small):
-/// GBM surfaces, EGL on EGL_PLATFORM_GBM_KHR, framebuffers cached on the buffers, atomic
+/// GBM surfaces drawn by the renderer's side (`ScanoutGraphics`: EGL on the GBM platform, made
+/// by laminad; this module knows no GL), framebuffers cached on the buffers, atomic
 /// commits with a legacy fallback, page-flip events through `eventDescriptor`, and hotplug
 /// through a udev monitor.
 ///
 /// All outputs form one desktop: each shows the part of the draw list its position covers.
-/// Like its GL context, a backend must be used on the thread that created it.
+/// Like the graphics context it draws with, a backend must be used on the thread that created it.
 public final class KMSBackend: DisplayBackend {
     public let drm: DRMDevice
     /// Atomic, or legacy where atomic was refused or turned off.
     public private(set) var committer: any KMSCommitter
-    public let context: GLESContext
-    public let kmsRenderer: KMSRenderer
+    /// What the outputs are drawn with (the renderer, surfaces over the GBM surfaces).
+    public let graphics: any ScanoutGraphics
+    /// The whole desktop as last presented (screenshots that redraw it).
+    private var lastList: DrawList?
     /// One line on what was chosen and why: "/dev/dri/card0 (virtio_gpu, atomic): Virtual-1 1280x800@60".
     public var summary: String {
         "\(drm.path) (\(drm.driverName), \(committer.name)): "
@@ -41,7 +48,6 @@ public final class KMSBackend: DisplayBackend {
     }
 
     private let gbm: GBMDevice
-    private let eglConfig: EGLConfig
     private let configuration: KMSConfiguration
     private let logger: Logger
     private var outputs: [KMSOutput] = []
@@ -102,7 +108,8 @@ public final class KMSBackend: DisplayBackend {
     /// Opens the configured card, or the first card under /dev/dri with a connected connector
     /// that this process can become DRM master of. With `requireConnectedOutput` false (an
     /// explicit `--backend kms`), a mastered card with nothing connected is used too.
-    public static func open(configuration: KMSConfiguration, requireConnectedOutput: Bool, logger: Logger) throws -> KMSBackend {
+    public static func open(configuration: KMSConfiguration, requireConnectedOutput: Bool, graphics: ScanoutGraphicsFactory,
+                            logger: Logger) throws -> KMSBackend {
         let paths = configuration.devicePath.map { [$0] } ?? DRMDevice.cardPaths()
         var reasons: [String] = []
         var fallback: DRMDevice?
@@ -138,7 +145,7 @@ public final class KMSBackend: DisplayBackend {
                     if fallback == nil { fallback = drm }
                     continue
                 }
-                return try KMSBackend(drm: drm, seat: seat, configuration: configuration, logger: logger)
+                return try KMSBackend(drm: drm, seat: seat, configuration: configuration, graphics: graphics, logger: logger)
             } catch let error as DRMError where error.isPermissionDenied && error.call.hasPrefix("drmSetMaster") {
                 reasons.append("\(path): another process is DRM master (\(error))")
             } catch {
@@ -146,14 +153,15 @@ public final class KMSBackend: DisplayBackend {
             }
         }
         if !requireConnectedOutput, let fallback {
-            return try KMSBackend(drm: fallback, seat: seat, configuration: configuration, logger: logger)
+            return try KMSBackend(drm: fallback, seat: seat, configuration: configuration, graphics: graphics, logger: logger)
         }
         throw KMSUnavailable(reasons: reasons)
     }
 
-    /// Sets up GBM, EGL and GL on `drm`, which must be master, and lights every connected
+    /// Sets up GBM on `drm`, which must be master, and the graphics `makeGraphics` makes for it, and lights every connected
     /// connector the configuration allows (the modeset happens with the first frame).
-    public init(drm: DRMDevice, seat: SeatSession? = nil, configuration: KMSConfiguration, logger: Logger) throws {
+    public init(drm: DRMDevice, seat: SeatSession? = nil, configuration: KMSConfiguration, graphics makeGraphics: ScanoutGraphicsFactory,
+                logger: Logger) throws {
         self.drm = drm
         self.seat = seat
         self.configuration = configuration
@@ -186,20 +194,8 @@ public final class KMSBackend: DisplayBackend {
             }
         }
         gbm = try GBMDevice(drm: drm)
-        let display = try EGLDisplayConnection(platform: EGLenum(EGL_PLATFORM_GBM_KHR), nativeDisplay: UnsafeMutableRawPointer(gbm.handle))
-        let candidates = try display.chooseConfigs([
-            EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT,
-            EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 0,
-        ])
-        // The config's native visual is the GBM format; scan-out needs XRGB8888.
-        let wanted = EGLint(bitPattern: DRMFormat.xrgb8888)
-        guard let config = candidates.first(where: { (try? display.attribute(EGL_NATIVE_VISUAL_ID, of: $0)) == wanted }) else {
-            throw EGLError.noMatchingConfig("EGL_NATIVE_VISUAL_ID = XRGB8888 on \(display)")
-        }
-        eglConfig = config
-        context = try GLESContext(display: display, config: config)
-        try context.makeCurrent()
-        kmsRenderer = KMSRenderer(gles: try GLESRenderer(context: context))
+        // Scan-out needs XRGB8888 buffers.
+        graphics = try makeGraphics(gbm.handle, DRMFormat.xrgb8888)
 
         do {
             hotplug = try UdevMonitor()
@@ -220,8 +216,8 @@ public final class KMSBackend: DisplayBackend {
         let resources = try drm.resources()
         var lit: [KMSOutput] = []
         for connector in resources.connected where lit.count < configuration.maxOutputs {
-            if let output = Self.makeOutput(connector, resources: resources, taken: lit, drm: drm, gbm: gbm, display: display,
-                                            config: config, configuration: configuration, logger: logger) {
+            if let output = Self.makeOutput(connector, resources: resources, taken: lit, drm: drm, gbm: gbm, graphics: graphics,
+                                            configuration: configuration, logger: logger) {
                 lit.append(output)
             }
         }
@@ -230,7 +226,7 @@ public final class KMSBackend: DisplayBackend {
         width = extent.width
         height = extent.height
         placeCursor()
-        logger.notice("kms: \(summary); desktop \(width)x\(height); renderer \(kmsRenderer.name)")
+        logger.notice("kms: \(summary); desktop \(width)x\(height); renderer \(graphics.summary)")
         seat?.onDisable = { [unowned self] in seatDisabled() }
         seat?.onEnable = { [unowned self] in seatEnabled() }
         terminal?.onRelease = { [unowned self] in terminalReleased() }
@@ -261,7 +257,7 @@ public final class KMSBackend: DisplayBackend {
     /// An output for `connector` on a free CRTC, or nil (logged) where it cannot be lit.
     private static func makeOutput(
         _ connector: DRMConnector, resources: DRMResources, taken: [KMSOutput], drm: DRMDevice, gbm: GBMDevice,
-        display: EGLDisplayConnection, config: EGLConfig, configuration: KMSConfiguration, logger: Logger
+        graphics: any ScanoutGraphics, configuration: KMSConfiguration, logger: Logger
     ) -> KMSOutput? {
         let settings = configuration.output(named: connector.name)
         guard settings.enabled else {
@@ -289,7 +285,7 @@ public final class KMSBackend: DisplayBackend {
         }
         do {
             let surface = try GBMSurface(device: gbm, width: mode.width, height: mode.height, format: DRMFormat.xrgb8888)
-            let window = try EGLWindowSurface(display: display, config: config, gbmSurface: surface)
+            let window = try graphics.makeSurface(window: surface.handle, width: mode.width, height: mode.height, owner: surface)
             var target = CommitTarget(connector: connector, crtc: crtc,
                                       crtcProperties: drm.properties(of: crtc, type: UInt32(DRM_MODE_OBJECT_CRTC)),
                                       plane: plane, mode: mode)
@@ -301,7 +297,7 @@ public final class KMSBackend: DisplayBackend {
             let x = taken.map { $0.origin.x + $0.logicalSize.width }.max() ?? 0
             func has(_ yes: Bool) -> String { yes ? "yes" : "no" }
             logger.info("kms: \(connector.name): damage: buffer age \(has(window.supportsBufferAge)), swap with damage \(has(window.supportsSwapWithDamage)), FB_DAMAGE_CLIPS \(has(plane.properties.ids["FB_DAMAGE_CLIPS"] != nil))")
-            return KMSOutput(configuration: settings, target: target, surface: window,
+            return KMSOutput(configuration: settings, target: target, surface: window, gbm: surface,
                              origin: settings.position ?? (x, 0), saved: SavedCRTC(drm: drm, crtc: crtc))
         } catch {
             logger.error("kms: \(connector.name) \(mode): \(error)")
@@ -312,7 +308,7 @@ public final class KMSBackend: DisplayBackend {
     // MARK: DisplayBackend
 
     public var name: String { "kms" }
-    public var renderer: any Renderer { kmsRenderer }
+    public var renderer: any Renderer { graphics.renderer }
     public var eventDescriptor: Int32? { epoll.rawValue }
     public var isFramePending: Bool { outputs.contains(where: \.isFlipPending) }
     public var refreshInterval: Double? { outputs.first.map(\.mode.refreshInterval) }
@@ -327,7 +323,8 @@ public final class KMSBackend: DisplayBackend {
             logger.debug("kms: screenshot read from the buffer presented on \(o.name)")
             return shot
         }
-        return try kmsRenderer.readPixels()
+        guard let lastList else { throw KMSScreenshotError.nothingPresented }
+        return try graphics.redraw(lastList)
     }
 
     /// Whether outputs redraw only what their buffers lack (`--damage on`, the default).
@@ -340,7 +337,7 @@ public final class KMSBackend: DisplayBackend {
     /// Draws `list` on every lit output and queues the flips. Where a flip is still queued from
     /// the last frame it waits for it first (at most a second).
     public func present(_ list: DrawList) throws {
-        kmsRenderer.lastList = list
+        lastList = list
         // Switched away: the seat manager has taken DRM master; the frame waits for the seat.
         guard isActive else { return }
         try waitForFlips(timeout: 1)
@@ -365,7 +362,7 @@ public final class KMSBackend: DisplayBackend {
         if let drawn = drawnCursor, drawn.crtc == output.target.crtc { list.commands += Self.cursorCommands(at: (drawn.x, drawn.y)) }
         do {
             let start = monotonicSeconds()
-            let flipped = try output.present(list, context: context, renderer: kmsRenderer.gles, drm: drm, committer: committer,
+            let flipped = try output.present(list, renderer: graphics.renderer, drm: drm, committer: committer,
                                              damageTracking: damageTracking, userData: Unmanaged.passUnretained(sink).toOpaque())
             logger.trace("kms: \(output.name): \(list.quads.count) quads drawn and \(flipped ? "flipped" : "modeset") in \(Int(((monotonicSeconds() - start) * 1e6).rounded())) µs")
             if flipped, let clips = output.lastFlipDamage, !clips.isEmpty {
@@ -697,11 +694,10 @@ public final class KMSBackend: DisplayBackend {
                 }
             }
             outputs = kept
-            guard let display = Optional(context.display) else { return }
             for connector in resources.connected where outputs.count < configuration.maxOutputs
                 && !outputs.contains(where: { $0.target.connector.id == connector.id }) {
-                if let output = Self.makeOutput(connector, resources: resources, taken: outputs, drm: drm, gbm: gbm, display: display,
-                                                config: eglConfig, configuration: configuration, logger: logger) {
+                if let output = Self.makeOutput(connector, resources: resources, taken: outputs, drm: drm, gbm: gbm, graphics: graphics,
+                                                configuration: configuration, logger: logger) {
                     outputs.append(output)
                     logger.notice("kms: \(output.name) connected: \(output.mode) at \(output.origin.x),\(output.origin.y)")
                 }

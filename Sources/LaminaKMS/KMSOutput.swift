@@ -2,17 +2,17 @@
 import Glibc
 #endif
 import CDRM
-import CEGL
 import LaminaCore
-import LaminaGLES
 import LaminaServer
 
-/// One lit connector: its CRTC and plane, its GBM and EGL surfaces, and the buffers on screen
-/// and queued (kmscube's `drm` + `gbm` state for one display).
+/// One lit connector: its CRTC and plane, its GBM surface and the renderer's surface over it,
+/// and the buffers on screen and queued (kmscube's `drm` + `gbm` state for one display).
 final class KMSOutput {
     let configuration: OutputConfiguration
     private(set) var target: CommitTarget
-    let surface: EGLWindowSurface
+    /// The renderer's swapchain over `gbm` (it holds `gbm`, so the window outlives it).
+    let surface: any ScanoutSurface
+    let gbm: GBMSurface
     /// The desktop point at the output's top-left corner.
     var origin: (x: Int, y: Int)
     /// The CRTC's state before Lamina took it, restored on exit.
@@ -39,7 +39,6 @@ final class KMSOutput {
     var name: String { target.connector.name }
     var mode: DRMMode { target.mode }
     var isFlipPending: Bool { pending != nil }
-    var gbm: GBMSurface { surface.gbmSurface }
 
     /// The output's size in desktop points.
     var logicalSize: (width: Int, height: Int) {
@@ -47,10 +46,12 @@ final class KMSOutput {
         return (Int((Double(turned.width) / configuration.scale).rounded()), Int((Double(turned.height) / configuration.scale).rounded()))
     }
 
-    init(configuration: OutputConfiguration, target: CommitTarget, surface: EGLWindowSurface, origin: (x: Int, y: Int), saved: SavedCRTC?) {
+    init(configuration: OutputConfiguration, target: CommitTarget, surface: any ScanoutSurface, gbm: GBMSurface,
+         origin: (x: Int, y: Int), saved: SavedCRTC?) {
         self.configuration = configuration
         self.target = target
         self.surface = surface
+        self.gbm = gbm
         self.origin = origin
         self.saved = saved
     }
@@ -66,11 +67,11 @@ final class KMSOutput {
     /// Only what the buffer about to be drawn lacks is drawn (its EGL buffer age against this
     /// output's damage history), unless `damageTracking` is off; the flip carries what changed
     /// since the frame before as damage clips.
-    func present(_ list: DrawList, context: GLESContext, renderer: GLESRenderer, drm: DRMDevice,
+    func present(_ list: DrawList, renderer: any Renderer, drm: DRMDevice,
                  committer: any KMSCommitter, damageTracking: Bool, userData: UnsafeMutableRawPointer?) throws -> Bool {
         guard isEnabled, pending == nil else { return false }
         do {
-            return try draw(list, context: context, renderer: renderer, drm: drm, committer: committer,
+            return try draw(list, renderer: renderer, drm: drm, committer: committer,
                             damageTracking: damageTracking, userData: userData)
         } catch {
             // A frame recorded but not drawn, swapped or shown breaks the history the next
@@ -80,17 +81,16 @@ final class KMSOutput {
         }
     }
 
-    private func draw(_ list: DrawList, context: GLESContext, renderer: GLESRenderer, drm: DRMDevice,
+    private func draw(_ list: DrawList, renderer: any Renderer, drm: DRMDevice,
                       committer: any KMSCommitter, damageTracking: Bool, userData: UnsafeMutableRawPointer?) throws -> Bool {
-        try context.makeCurrent(surface: surface.handle)
         let local = list.forOutput(origin: origin, scale: configuration.scale, width: mode.width, height: mode.height,
                                    transform: configuration.transform)
         // A modeset shows a buffer whose history the tracker cannot vouch for: start afresh.
         if needsModeset { damage.reset() }
         let changed = damage.record(local)
-        lastBufferAge = surface.bufferAge()
+        lastBufferAge = try surface.beginFrame()
         let region = damageTracking ? damage.damage(bufferAge: lastBufferAge)?.orWhole(width: mode.width, height: mode.height) : nil
-        try renderer.draw(local, damage: region)
+        try renderer.draw(local, into: surface, damage: region)
         damageStatistics.record(region, width: mode.width, height: mode.height)
         try surface.swapBuffers(damage: damageTracking ? changed : nil)
         let bo = try gbm.lockFrontBuffer()

@@ -233,8 +233,12 @@ public struct DrawList: Sendable, Equatable {
 public protocol Renderer: AnyObject {
     /// A short name for logs and stats ("GLES 3.2 llvmpipe", say).
     var name: String { get }
-    /// Draws the frame. Premultiplied-alpha blending, opacity already multiplied down the tree.
+    /// Draws the frame into the target bound now. Premultiplied-alpha blending, opacity already
+    /// multiplied down the tree.
     func draw(_ list: DrawList) throws
+    /// Draws the part of the frame in `damage` (all of it for nil) into `target`, leaving the
+    /// rest of the target as it was. `target` must be one this renderer's side made.
+    func draw(_ list: DrawList, into target: any RenderTarget, damage: DamageRegion?) throws
     /// Reads back what the last `draw` produced, top row first.
     func readPixels() throws -> Bitmap
     /// The textures held for contents, by owner (`stats`).

@@ -74,6 +74,7 @@ func fuzzJournal(_ bytes: UnsafeBufferPointer<UInt8>) {
 final class StubRenderer: Renderer {
     var name: String { "stub" }
     func draw(_ list: DrawList) throws {}
+    func draw(_ list: DrawList, into target: any RenderTarget, damage: DamageRegion?) throws {}
     func readPixels() throws -> Bitmap { Bitmap(width: 1, height: 1) }
 }
 
