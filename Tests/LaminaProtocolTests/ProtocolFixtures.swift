@@ -82,7 +82,7 @@ enum ProtocolFixtures {
                 description: "commit serial 2: settings (duration 0.5, easeIn, disableActions, completion group 1), set #1 opacity 0, "
                     + "add-animation #1 key \"fade\" tag 1: basic opacity from 1 to 0, duration 0.5, easeIn "
                     + "(docs/protocol.md's worked example), remove-animation #1 \"old\", remove-all-animations #2, "
-                    + "settings (defaults: 0.25 s, no timing function, actions on, no groups)",
+                    + "settings (defaults: 0.25 s, no timing function, actions on, no groups), set #2 opacity 1",
                 message: .client(.commit(Commit(serial: 2, operations: [
                     .settings(TransactionSettings(duration: 0.5, timingFunction: .easeIn, disableActions: true, completionGroups: [1])),
                     .set(LayerID(1), .opacity, .number(0)),
@@ -90,6 +90,7 @@ enum ProtocolFixtures {
                     .removeAnimation(LayerID(1), key: "old"),
                     .removeAllAnimations(LayerID(2)),
                     .settings(.default),
+                    .set(LayerID(2), .opacity, .number(1)),
                 ])))),
         Fixture(name: "commit-animations",
                 description: "commit serial 3: add-animation #1 \"move\" tag 0: keyframe position, values (0,0) (100,0) (100,50), keyTimes "
