@@ -517,6 +517,9 @@ class Connection:
                 self._unreported.append(m)
         elif isinstance(m, wire.Reply):
             self._replies[m.id] = m
+            if m.kind == "advanced":
+                # Before the events that came with it are dispatched, so their callbacks see it.
+                self.time = m.value[0]
         elif isinstance(m, wire.AnimationNotice):
             entry = self._tags.get(m.tag)
             layer = self._layers.get(m.layer)
