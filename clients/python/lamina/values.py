@@ -14,7 +14,6 @@ Canonical forms (what getters and `presentation()` return):
 
 from __future__ import annotations
 
-import math
 from typing import Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import protocol
@@ -346,7 +345,3 @@ def typed(v: Any, key_path: str, value_function: Optional[str] = None) -> Tuple[
         return v.type, canonical(v.type, v.value)
     t = key_path_type(key_path) or guess_type(v)
     return t, canonical(t, v)
-
-
-def is_close(a: float, b: float, tolerance: float = 1e-9) -> bool:
-    return math.isclose(a, b, abs_tol=tolerance)
