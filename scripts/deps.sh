@@ -10,6 +10,8 @@ packages=(
   libcairo2-dev libpango1.0-dev fonts-dejavu-core
   libinput-dev libxkbcommon-dev xkb-data
   systemd util-linux
+  # The Python client's tests (clients/python): pytest, and Pillow for Image.from_png.
+  python3 python3-pytest python3-pil
 )
 if [ "${LAMINA_VM_DEPS:-1}" = 1 ]; then
   # The KMS tests boot a throw-away QEMU guest (see docs/testing.md).

@@ -12,6 +12,13 @@ swift build --build-tests
 # are .serialized. Parallel suites otherwise.
 swift test --skip-build "$@"
 
+# The Python client (clients/python) against the laminad just built; LAMINA_PYTHON_TESTS=0 skips it.
+# Debian's interpreter, not whatever python3 is first on PATH: the tests put the package from
+# this checkout on sys.path themselves, so nothing is installed.
+if [ "${LAMINA_PYTHON_TESTS:-1}" != 0 ]; then
+  LAMINAD="$PWD/.build/debug/laminad" /usr/bin/python3 -m pytest -q -p no:cacheprovider clients/python/tests
+fi
+
 # A short bounded pass of the coverage-guided fuzzers (docs/testing.md); LAMINA_FUZZ_SECONDS=0 skips it.
 if [ $# -eq 0 ] && [ "${LAMINA_FUZZ_SECONDS:-20}" != 0 ]; then
   bash scripts/fuzz.sh "${LAMINA_FUZZ_SECONDS:-20}" all

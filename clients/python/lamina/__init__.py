@@ -1,0 +1,35 @@
+"""Lamina for Python: layers, transactions and animations drawn by laminad, in the manner of
+Core Animation, over laminad's Unix socket (docs/protocol.md). Pure standard library.
+
+::
+
+    import lamina
+    conn = lamina.connect()
+    box = lamina.Layer(bounds=(0, 0, 100, 50), position=(200, 300), background_color="#FF8800")
+    conn.root.add_sublayer(box)
+    conn.sync()                      # laminad applied it, or this raises its LaminaError
+    with conn.transaction(duration=1):
+        box.opacity = 0              # laminad fades it over 1 s
+"""
+
+from . import protocol, transform, wire
+from .animation import (FOREVER, Animation, AnimationGroup, BasicAnimation, KeyframeAnimation, SpringAnimation,
+                        Transition)
+from .connection import (AnimationEvent, Connection, Event, InputEvent, Presentation, Screenshot, Transaction,
+                         TransactionCompleted, WatchEvent, connect, socket_candidates)
+from .errors import ConnectionClosed, LaminaError, ProtocolViolation
+from .image import Image
+from .layer import (INHERIT, GradientLayer, Layer, ReplicatorLayer, ShapeLayer, TextLayer, TransformLayer)
+from .png import decode_png, encode_png, write_png
+from .values import Path, TimingFunction, TypedValue
+
+__version__ = "1.4.0"
+
+__all__ = [
+    "protocol", "transform", "wire", "FOREVER", "Animation", "AnimationGroup", "BasicAnimation", "KeyframeAnimation",
+    "SpringAnimation", "Transition", "AnimationEvent", "Connection", "Event", "InputEvent", "Presentation",
+    "Screenshot", "Transaction", "TransactionCompleted", "WatchEvent", "connect", "socket_candidates",
+    "ConnectionClosed", "LaminaError", "ProtocolViolation", "Image", "INHERIT", "GradientLayer", "Layer",
+    "ReplicatorLayer", "ShapeLayer", "TextLayer", "TransformLayer", "decode_png", "encode_png", "write_png", "Path",
+    "TimingFunction", "TypedValue",
+]

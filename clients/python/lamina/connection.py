@@ -1,0 +1,720 @@
+"""The connection to laminad: the client's root layer, transactions, requests and events.
+
+A connection is synchronous: calls that need an answer (`Connection.sync`, `screenshot`,
+`advance_clock`, …) send, then read until the answer is there. Events that arrive meanwhile
+(animation starts and stops, completed transactions, input) are queued; their callbacks run when
+the call returns, never in the middle of one, and `Connection.poll_events` / `Connection.events`
+hand them out too. A connection is not thread-safe: use it from one thread.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import json
+import os
+import select
+import socket
+import weakref
+from dataclasses import dataclass
+from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Set, Tuple, Union
+
+from . import protocol, wire
+from .animation import Animation
+from .errors import ConnectionClosed, LaminaError, ProtocolViolation
+from .image import Image
+from .layer import Layer, _action_operation, _insert
+from .png import encode_png, write_png
+from .protocol import Property
+from .values import TimingFunction, TimingFunctionLike, timing_function as _timing_function
+
+_UNSET: Any = object()
+
+
+# MARK: Events
+
+
+@dataclass
+class AnimationEvent:
+    """An explicit animation started (``started``) or stopped; for a stop, ``finished`` says
+    whether it ran to the end of its active span (False: removed or replaced first)."""
+
+    layer: Optional[Layer]
+    key: str
+    animation: Optional[Animation]
+    started: bool
+    finished: bool
+    tag: int
+
+
+@dataclass
+class TransactionCompleted:
+    """Every animation of a transaction with a completion callback has stopped."""
+
+    group: int
+
+
+@dataclass
+class InputEvent:
+    """An input event for one of this client's layers (keys and focus name the root layer).
+
+    ``kind`` is ``"touchDown"``, ``"touchMove"``, ``"touchUp"``, ``"touchCancel"``,
+    ``"pointerEnter"``, ``"pointerLeave"``, ``"pointerMove"``, ``"buttonPress"``,
+    ``"buttonRelease"``, ``"scroll"``, ``"keyPress"``, ``"keyRelease"``, ``"focusIn"``,
+    ``"focusOut"`` or ``"pointerCancel"``; ``location`` is in the layer's own coordinates,
+    ``screen`` in display points."""
+
+    kind: str
+    layer: Optional[Layer]
+    layer_id: int
+    id: int
+    location: Tuple[float, float]
+    screen: Tuple[float, float]
+    time: float
+    device_time: float
+    delta: Tuple[float, float]
+    keysym: int
+    key_name: str
+    text: str
+    injected: bool
+
+
+@dataclass
+class WatchEvent:
+    """A line laminad streams to `Connection.watch` and `Connection.listen` connections."""
+
+    data: Dict[str, Any]
+
+
+Event = Union[AnimationEvent, TransactionCompleted, InputEvent, WatchEvent]
+
+
+class Screenshot:
+    """The display's pixels: ``width × height`` RGBA bytes in `pixels`, top row first."""
+
+    def __init__(self, width: int, height: int, pixels: bytes) -> None:
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+
+    def pixel(self, x: int, y: int) -> Tuple[int, int, int, int]:
+        """``(r, g, b, a)`` at (x, y), 0–255."""
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            raise IndexError(f"({x}, {y}) is outside the {self.width}x{self.height} screenshot")
+        i = (y * self.width + x) * 4
+        p = self.pixels[i:i + 4]
+        return (p[0], p[1], p[2], p[3])
+
+    def png(self) -> bytes:
+        """The screenshot as PNG bytes."""
+        return encode_png(self.width, self.height, self.pixels)
+
+    def save(self, path: str) -> None:
+        """Writes the screenshot as a PNG file."""
+        write_png(path, self.width, self.height, self.pixels)
+
+
+class Presentation(dict):
+    """A layer's presentation values by attribute name (``opacity``, ``background_color``, …),
+    readable as attributes too. ``contents`` and ``mask`` are wire numbers (0 for none)."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"no presentation value {name!r}") from None
+
+
+# MARK: Transactions
+
+
+class Transaction:
+    """One open ``with connection.transaction(...)`` block (``CATransaction``). Its settings
+    apply to the changes made inside it after they are set, and are inherited by nested
+    transactions; assigning an attribute inside the block changes them from then on."""
+
+    def __init__(self, duration: Optional[float], timing: Any, disable_actions: Optional[bool],
+                 completion: Optional[Callable[[], Any]], group: int) -> None:
+        self.duration = duration
+        self._timing = timing
+        self.disable_actions = disable_actions
+        self.completion = completion
+        self.group = group
+
+    @property
+    def timing_function(self) -> Optional[TimingFunction]:
+        return None if self._timing is _UNSET else self._timing
+
+    @timing_function.setter
+    def timing_function(self, value: TimingFunctionLike) -> None:
+        self._timing = _timing_function(value)
+
+
+# MARK: Connection
+
+
+def socket_candidates(path: Optional[str] = None) -> List[str]:
+    """Where `connect` looks for laminad, in order: `path`; else ``$LAMINA_SOCKET``; else
+    ``$XDG_RUNTIME_DIR/lamina-0`` and then ``/run/lamina/lamina.sock`` (laminactl's lookup, with
+    the system socket also tried when the user one is not there)."""
+    if path:
+        return [path]
+    env = os.environ.get(protocol.SOCKET_ENVIRONMENT)
+    if env:
+        return [env]
+    candidates = []
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime:
+        candidates.append(os.path.join(runtime, protocol.USER_SOCKET_NAME))
+    candidates.append(protocol.SYSTEM_SOCKET)
+    return candidates
+
+
+def connect(path: Optional[str] = None, *, name: str = "lamina-python") -> "Connection":
+    """Connects to laminad and says hello. `path` is the socket (see `socket_candidates` for
+    the default lookup); `name` names the client in laminad's logs and tree."""
+    failures = []
+    for candidate in socket_candidates(path):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(candidate)
+        except OSError as e:
+            sock.close()
+            failures.append(f"{candidate}: {e.strerror or e}")
+            continue
+        return Connection(sock, candidate, name)
+    raise ConnectionClosed("cannot connect to laminad: " + "; ".join(failures))
+
+
+class Connection:
+    """A client's connection to laminad; made by `lamina.connect`. Usable as a context manager
+    (closing at the end)."""
+
+    def __init__(self, sock: socket.socket, path: str, name: str) -> None:
+        self._sock = sock
+        self.path = path
+        self._decoder = wire.FrameDecoder()
+        self._closed: Optional[LaminaError] = None
+        self._fatal: Optional[LaminaError] = None
+        self._serial = 0
+        self._answered = 0
+        self._unreported: List[LaminaError] = []
+        self._next_request = 1
+        self._replies: Dict[int, Union[wire.Reply, LaminaError]] = {}
+        self._events: Deque[Event] = collections.deque(maxlen=65536)
+        self._undispatched: Deque[Event] = collections.deque()
+        self._dispatching = False
+
+        self._pending: List[Optional[Tuple[wire.Settings, wire.Operation]]] = []
+        self._pending_sets: Dict[Tuple[int, int], int] = {}
+        self._image_ops: List[wire.Operation] = []
+        self._image_fds: List[int] = []
+        # The images whose descriptors wait in _image_fds: alive (their files open) until sent.
+        self._image_keep: List[Image] = []
+        self._image_destroys: List[wire.Operation] = []
+        self._released: List[wire.Operation] = []
+        self._frames: List[Transaction] = []
+        self._closed_groups: List[Transaction] = []
+        self._completions: Dict[int, Callable[[], Any]] = {}
+        self._next_group = 1
+        self._next_layer = 1
+        self._next_image = 1
+        self._next_tag = 1
+        self._tags: Dict[int, Tuple[Any, str, Animation, Any, Any]] = {}
+        self._layers: "weakref.WeakValueDictionary[int, Layer]" = weakref.WeakValueDictionary()
+        self._images: Any = weakref.WeakKeyDictionary()
+
+        self._send(wire.encode_hello(name))
+        welcome = None
+        while welcome is None:
+            for msg in self._read(None):
+                if isinstance(msg, wire.Welcome):
+                    welcome = msg
+                elif isinstance(msg, LaminaError):
+                    sock.close()
+                    raise msg
+                else:
+                    sock.close()
+                    raise ProtocolViolation(f"laminad answered hello with {msg!r}")
+        #: The server's version, number for this client, display size and clock.
+        self.server_version = (welcome.major, welcome.minor)
+        self.client_id = welcome.client_id
+        self.display_size = (welcome.display_width, welcome.display_height)
+        self.clock = welcome.clock
+        #: The clock's time as of the welcome and the last `advance_clock`.
+        self.time = welcome.time
+        #: Called with every event, after the layer and animation callbacks.
+        self.on_event: Optional[Callable[[Event], Any]] = None
+
+        root = Layer()
+        root._values[1] = (0.0, 0.0, float(welcome.display_width), float(welcome.display_height))
+        root._values[2] = (welcome.display_width / 2, welcome.display_height / 2)
+        root._conn = self
+        root._id = 0
+        self._layers[0] = root
+        self._root = root
+
+    @property
+    def root(self) -> Layer:
+        """This client's root layer (number 0): laminad sizes it to the display. Add layers to
+        it to show them."""
+        return self._root
+
+    def __enter__(self) -> "Connection":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Commits what is pending (if the connection is still up) and closes it. laminad
+        removes this client's layers."""
+        if self._closed is None:
+            with contextlib.suppress(LaminaError, OSError):
+                if not self._frames:
+                    self._send_pending()
+            self._closed = ConnectionClosed("the connection is closed")
+            with contextlib.suppress(OSError):
+                self._sock.close()
+
+    # MARK: Transactions
+
+    @contextlib.contextmanager
+    def transaction(self, duration: Optional[float] = None, timing_function: TimingFunctionLike = _UNSET,
+                    disable_actions: Optional[bool] = None,
+                    completion: Optional[Callable[[], Any]] = None) -> Iterator[Transaction]:
+        """``CATransaction``: changes inside the block are committed together when the
+        outermost transaction ends, and animate (implicitly) with these settings.
+
+        `duration` (default 0.25 s) and `timing_function` (default: laminad's ``default``
+        curve) are those of implicit animations, and of explicit ones with a duration of 0;
+        `disable_actions` turns implicit animations off. Unset settings are inherited from the
+        enclosing transaction. `completion` is called once every animation added in the
+        transaction has stopped (from a later call on this connection: `sync`, a request,
+        `poll_events`…).
+        """
+        group = 0
+        if completion is not None:
+            group = self._next_group
+            self._next_group += 1
+            self._completions[group] = completion
+        frame = Transaction(duration, _UNSET if timing_function is _UNSET else _timing_function(timing_function),
+                            disable_actions, completion, group)
+        self._frames.append(frame)
+        try:
+            yield frame
+        finally:
+            self._frames.pop()
+            if group:
+                self._closed_groups.append(frame)
+            if not self._frames:
+                self._send_pending()
+
+    def _settings(self) -> wire.Settings:
+        duration = protocol.DEFAULT_TRANSACTION_DURATION
+        tf: Optional[TimingFunction] = None
+        disable = False
+        groups = []
+        for f in self._frames:
+            if f.duration is not None:
+                duration = float(f.duration)
+            if f._timing is not _UNSET:
+                tf = f._timing
+            if f.disable_actions is not None:
+                disable = bool(f.disable_actions)
+            if f.group:
+                groups.append(f.group)
+        return wire.Settings(duration, tf, disable, tuple(groups))
+
+    def commit(self) -> None:
+        """Sends the changes made outside any transaction (Core Animation's implicit
+        transaction) as one commit. Inside an open ``with transaction()`` it raises: those
+        changes are committed when the outermost transaction ends."""
+        if self._frames:
+            raise LaminaError("commit() inside an open transaction: its changes are committed when the outermost "
+                              "`with connection.transaction()` block ends")
+        self._send_pending()
+
+    #: The same as `commit` (``CATransaction.flush``).
+    flush = commit
+
+    @property
+    def has_uncommitted_changes(self) -> bool:
+        return any(e is not None for e in self._pending) or bool(self._image_ops or self._image_destroys or self._released)
+
+    # MARK: Requests
+
+    def sync(self) -> None:
+        """Commits pending changes (outside a transaction), then waits until laminad has
+        answered every commit sent. Raises the first `LaminaError` laminad reported about a
+        commit since the last `sync` (a refused commit changed nothing in laminad; this client's
+        layer objects keep the refused values)."""
+        if not self._frames:
+            self._send_pending()
+        try:
+            while self._answered < self._serial:
+                self._handle_all(self._read(None))
+            if self._unreported:
+                error = self._unreported[0]
+                self._unreported.clear()
+                raise error
+        finally:
+            self._dispatch()
+
+    def screenshot(self, path: Optional[str] = None) -> Screenshot:
+        """The pixels on the display now (privileged); with `path`, also written there as PNG."""
+        width, height, pixels = self._request("screenshot")
+        shot = Screenshot(width, height, pixels)
+        if path is not None:
+            shot.save(path)
+        return shot
+
+    def tree(self) -> Dict[str, Any]:
+        """laminad's model tree as JSON (docs/protocol.md, "The tree JSON"): every client's for a
+        privileged connection, this user's otherwise."""
+        return json.loads(self._request("tree"))
+
+    def presentation_tree(self) -> Dict[str, Any]:
+        """`tree` with a ``presentation`` object on each animated layer."""
+        return json.loads(self._request("presentationTree"))
+
+    def presentation(self, layer: Layer) -> Presentation:
+        """The layer's presentation values now, animations applied."""
+        if layer._conn is not self or layer._id is None:
+            raise ValueError(f"{layer!r} is not on this connection")
+        raw = self._request("presentation", layer._id)
+        return Presentation({protocol.PROPERTIES_BY_NAME[k].attribute: v for k, v in raw.items()})
+
+    def advance_clock(self, seconds: float) -> float:
+        """Moves laminad's virtual clock forward by `seconds` (privileged; laminad must run with
+        ``--clock virtual``) and renders the frame at the new time. Returns the new time."""
+        time, _frames = self._request("advanceClock", seconds)
+        self.time = time
+        return time
+
+    def stats(self) -> Dict[str, float]:
+        """laminad's counters (docs/protocol.md, "stats")."""
+        return self._request("stats")
+
+    def watch(self) -> None:
+        """Streams every client's animation, commit and frame events to this connection
+        (privileged), as `WatchEvent`s."""
+        self._request("watch")
+
+    def listen(self, session: str) -> None:
+        """Streams the input events laminad delivers to kept session `session`, as `WatchEvent`s."""
+        self._request("listen", session)
+
+    def inject_input(self, kind: str, *args: Any) -> None:
+        """Routes an input event as if a device had sent it (privileged, ``laminactl input``).
+        `kind` and `args`: ``"touchDown"``/``"touchMotion"`` (id, x, y), ``"touchUp"``/
+        ``"touchCancel"`` (id), ``"pointerMotion"`` (x, y), ``"pointerButton"`` (evdev code,
+        pressed), ``"scroll"`` (dx, dy), ``"key"`` (keysym name, pressed). The input events it
+        causes arrive before this returns."""
+        self._request("injectInput", kind, *args)
+
+    def take_keyboard_focus(self) -> None:
+        """Key events go to this client until another takes the focus or receives a press."""
+        self._request("takeKeyboardFocus")
+
+    def display_power(self, on: bool, output: str = "") -> Tuple[str, List[Tuple[str, bool]]]:
+        """Blanks (`on` False) or lights displays (privileged): `output`, or every one when
+        empty. Returns the backend's name and each output's state afterwards."""
+        return self._request("displayPower", on, output)
+
+    def _request(self, kind: str, *args: Any) -> Any:
+        if not self._frames:
+            self._send_pending()
+        ident = self._next_request
+        self._next_request = ident + 1 if ident < 0xFFFFFFFF else 1
+        self._send(wire.encode_request(ident, kind, *args))
+        try:
+            while ident not in self._replies:
+                self._handle_all(self._read(None))
+            answer = self._replies.pop(ident)
+        finally:
+            self._dispatch()
+        if isinstance(answer, LaminaError):
+            raise answer
+        return answer.value
+
+    # MARK: Events
+
+    def poll_events(self) -> List[Event]:
+        """The events that have arrived and not been handed out yet, reading what laminad has
+        sent without waiting. Their callbacks have run."""
+        self._handle_all(self._read(0))
+        self._dispatch()
+        events = list(self._events)
+        self._events.clear()
+        return events
+
+    def events(self, timeout: Optional[float] = None) -> Iterator[Event]:
+        """Yields events as they arrive; stops when none arrives within `timeout` seconds (None:
+        waits until the connection closes). With the virtual clock, events follow
+        `advance_clock`, so ``poll_events()`` after it is usually what a test wants."""
+        while True:
+            if self._events:
+                yield self._events.popleft()
+                continue
+            messages = self._read(timeout)
+            if not messages:
+                return
+            self._handle_all(messages)
+            self._dispatch()
+
+    # MARK: Reading
+
+    def _read(self, timeout: Optional[float]) -> List[wire.ServerMessage]:
+        """The messages of whatever laminad sends next: waits up to `timeout` (None: forever)
+        for the first bytes, then decodes every whole frame there is. [] on timeout."""
+        if self._closed is not None:
+            raise self._closed
+        messages: List[wire.ServerMessage] = []
+        while True:
+            frame = self._decoder.next()
+            if frame is not None:
+                messages.append(wire.decode_server(*frame))
+                continue
+            if messages:
+                return messages
+            ready, _, _ = select.select([self._sock], [], [], timeout)
+            if not ready:
+                return messages
+            try:
+                data = self._sock.recv(1 << 20)
+            except OSError as e:
+                data = b""
+                reason = f"reading from laminad: {e}"
+            else:
+                reason = "laminad closed the connection"
+            if not data:
+                # A connection-level error (malformed frame, …) says why laminad closed it.
+                fatal = self._fatal
+                self._closed = ConnectionClosed(f"{reason}: {fatal}" if fatal else reason,
+                                                code=fatal.code if fatal else None)
+                with contextlib.suppress(OSError):
+                    self._sock.close()
+                raise self._closed
+            self._decoder.append(data)
+            timeout = 0
+
+    def _handle_all(self, messages: List[wire.ServerMessage]) -> None:
+        for m in messages:
+            self._handle(m)
+
+    def _handle(self, m: wire.ServerMessage) -> None:
+        if isinstance(m, wire.Applied):
+            self._answered = max(self._answered, m.serial)
+        elif isinstance(m, LaminaError):
+            if m.subject == "commit":
+                self._answered = max(self._answered, m.serial)
+                self._unreported.append(m)
+            elif m.subject == "request":
+                self._replies[m.serial] = m
+            else:
+                self._fatal = m
+                self._unreported.append(m)
+        elif isinstance(m, wire.Reply):
+            self._replies[m.id] = m
+            if m.kind == "advanced":
+                # Before the events that came with it are dispatched, so their callbacks see it.
+                self.time = m.value[0]
+        elif isinstance(m, wire.AnimationNotice):
+            entry = self._tags.get(m.tag)
+            layer = self._layers.get(m.layer)
+            key, animation = (entry[1], entry[2]) if entry else ("", None)
+            event = AnimationEvent(layer, key, animation, m.started, m.finished, m.tag)
+            if not m.started and layer is not None and layer._animations.get(key, (0,))[0] == m.tag:
+                del layer._animations[key]
+            self._undispatched.append(event)
+        elif isinstance(m, wire.TransactionCompleted):
+            self._undispatched.append(TransactionCompleted(m.group))
+        elif isinstance(m, wire.ClockMoved):
+            # Another client moved the virtual clock: `time` follows it (it only moves forward).
+            self.time = max(self.time, m.time)
+        elif isinstance(m, wire.WatchLine):
+            self._undispatched.append(WatchEvent(json.loads(m.json)))
+        elif isinstance(m, wire.InputMessage):
+            self._undispatched.append(InputEvent(m.kind, self._layers.get(m.layer), m.layer, m.id, m.location, m.screen,
+                                                 m.time, m.device_time, m.delta, m.keysym, m.key_name, m.text, m.injected))
+        elif isinstance(m, wire.Welcome):
+            raise ProtocolViolation("a second welcome from laminad")
+
+    def _dispatch(self) -> None:
+        """Runs the callbacks of the events received, in order, outside any read."""
+        if self._dispatching:
+            return
+        self._dispatching = True
+        try:
+            while self._undispatched:
+                event = self._undispatched.popleft()
+                self._events.append(event)
+                if isinstance(event, AnimationEvent):
+                    entry = self._tags.get(event.tag) if event.started else self._tags.pop(event.tag, None)
+                    callback = None if entry is None else entry[3] if event.started else entry[4]
+                    if callback is not None:
+                        callback(event)
+                elif isinstance(event, TransactionCompleted):
+                    completion = self._completions.pop(event.group, None)
+                    if completion is not None:
+                        completion()
+                elif isinstance(event, InputEvent):
+                    layer = event.layer
+                    while layer is not None and layer.on_input is None:
+                        layer = layer.superlayer
+                    if layer is not None and layer.on_input is not None:
+                        layer.on_input(event)
+                if self.on_event is not None:
+                    self.on_event(event)
+        finally:
+            self._dispatching = False
+
+    # MARK: Sending
+
+    def _send(self, data: bytes, fds: Optional[List[int]] = None) -> None:
+        if self._closed is not None:
+            raise self._closed
+        try:
+            if fds:
+                # The descriptors ride on the frame's first byte (SCM_RIGHTS); the rest follows plainly.
+                sent = socket.send_fds(self._sock, [data], fds)
+                if sent == 0:
+                    raise OSError("sendmsg sent nothing")
+                data = data[sent:]
+            self._sock.sendall(data)
+        except OSError as e:
+            self._closed = ConnectionClosed(f"writing to laminad: {e}")
+            raise self._closed from None
+
+    def _send_pending(self) -> None:
+        """Sends everything recorded as one commit: image creates and updates first (so a
+        `contents` can name a new image), the changes in order under their transaction
+        settings, then image destroys and the destroys of layers that were released."""
+        ops: List[wire.Operation] = list(self._image_ops)
+        current = wire.Settings()
+        sent_groups: Set[int] = set()
+        for entry in self._pending:
+            if entry is None:
+                continue
+            settings, op = entry
+            if settings != current:
+                ops.append(settings)
+                current = settings
+                sent_groups.update(settings.completion_groups)
+            ops.append(op)
+        ops += self._image_destroys
+        ops += self._released
+        fds = self._image_fds
+        keep = self._image_keep
+        self._image_keep = []
+        self._pending = []
+        self._pending_sets = {}
+        self._image_ops = []
+        self._image_fds = []
+        # Cleared in place: finalizers of released layers and images append to these lists.
+        self._image_destroys.clear()
+        self._released.clear()
+        # A transaction with a completion that sent nothing completes at once (after this commit).
+        for frame in self._closed_groups:
+            if frame.group not in sent_groups:
+                self._undispatched.append(TransactionCompleted(frame.group))
+        self._closed_groups = []
+        if ops:
+            self._serial = self._serial + 1 if self._serial < 0xFFFFFFFF else 1
+            self._send(wire.encode_commit(self._serial, ops), fds)
+        del keep
+
+    def _queue(self, op: wire.Operation) -> None:
+        self._pending.append((self._settings(), op))
+
+    # MARK: Bookkeeping for layers
+
+    def _attach(self, layer: Layer) -> None:
+        """Puts `layer`, its sublayers and masks on this connection (if they are not yet):
+        numbers, creates, their values, their sublayers, actions and animations."""
+        new: List[Layer] = []
+
+        def collect(l: Layer) -> None:
+            if l._conn is self:
+                return
+            if l._conn is not None:
+                raise ValueError(f"{l!r} belongs to another connection")
+            new.append(l)
+            l._conn = self
+            for s in l._sublayers:
+                collect(s)
+            mask = l._values.get(35)
+            if mask is not None:
+                collect(mask)
+
+        collect(layer)
+        for l in new:
+            l._id = self._next_layer
+            self._next_layer += 1
+            self._layers[l._id] = l
+            finalizer = weakref.finalize(l, self._released.append, wire.Destroy(l._id))
+            finalizer.atexit = False
+            self._queue(wire.Create(l._id, protocol.LAYER_KINDS[l._kind]))
+        for l in new:
+            for prop_id in list(l._values):
+                self._note_set(l, protocol.PROPERTIES_BY_ID[prop_id])
+        for l in new:
+            for i, s in enumerate(l._sublayers):
+                self._queue(_insert(l, s, protocol.APPEND))
+            for (dictionary, key), action in l._actions.items():
+                self._queue(_action_operation(l._id, dictionary, key, action))  # type: ignore[arg-type]
+            unsent, l._unsent_animations = l._unsent_animations, []
+            for key, animation, on_start, on_stop in unsent:
+                self._add_animation(l, key, animation, on_start, on_stop)
+
+    def _note_set(self, layer: Layer, prop: Property) -> None:
+        value = layer._values.get(prop.id)
+        if prop.type == "layer":
+            if value is not None:
+                self._attach(value)
+            wire_value = 0 if value is None else value._id
+        elif prop.type == "image":
+            wire_value = 0 if value is None else self._image_number(value)
+        else:
+            wire_value = value
+        assert layer._id is not None
+        key = (layer._id, prop.id)
+        earlier = self._pending_sets.get(key)
+        if earlier is not None:
+            # A value is sent once, at its last change, under the settings of that change.
+            self._pending[earlier] = None
+        self._pending_sets[key] = len(self._pending)
+        self._queue(wire.Set(layer._id, prop.id, wire_value))
+
+    def _add_animation(self, layer: Layer, key: str, animation: Animation, on_start: Any, on_stop: Any) -> None:
+        tag = self._next_tag
+        self._next_tag = tag + 1 if tag < 0xFFFFFFFF else 1
+        self._tags[tag] = (layer, key, animation, on_start, on_stop)
+        layer._animations[key] = (tag, animation)
+        assert layer._id is not None
+        self._queue(wire.AddAnimation(layer._id, key, tag, animation.encode()))
+
+    def _image_number(self, image: Image) -> int:
+        number = self._images.get(image)
+        if number is not None:
+            return number
+        number = self._next_image
+        self._next_image += 1
+        self._images[image] = number
+        self._image_ops.append(wire.CreateImage(number, image.width, image.height, image.width * 4, image.order, image.alpha, 0))
+        self._image_fds.append(image.fd)
+        self._image_keep.append(image)
+
+        def updated(rect: Tuple[int, int, int, int]) -> None:
+            self._image_ops.append(wire.UpdateImage(number, *rect))
+
+        finalizer = weakref.finalize(image, self._image_destroys.append, wire.DestroyImage(number))
+        finalizer.atexit = False
+
+        def closed() -> None:
+            self._images.pop(image, None)
+            finalizer()
+
+        image._holders[self] = (updated, closed)
+        return number

@@ -1,0 +1,396 @@
+"""Layers, as Core Animation's ``CALayer`` and its subclasses.
+
+A layer holds its model values (what was last set, with Core Animation's defaults). It is shown
+once it is in the tree under a connection's `Connection.root`; from then on every change is
+recorded in the current transaction and sent when the transaction commits.
+
+Properties are snake_case versions of the protocol's names (``background_color`` for
+``backgroundColor``): see `lamina.protocol.PROPERTIES` and docs/protocol.md for their types and
+defaults. Plain layers have the properties every layer draws; `GradientLayer`, `ShapeLayer`,
+`TextLayer` and `ReplicatorLayer` add their own. `Layer.set_value` sets any property by its
+protocol name on any layer.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+from . import protocol, values
+from .animation import Animation
+from .image import Image
+from .protocol import Property
+
+if TYPE_CHECKING:
+    from .connection import AnimationEvent, Connection, InputEvent, Presentation
+
+
+class _Inherit:
+    """The `INHERIT` action: no entry in the dictionary (the search goes on)."""
+
+    def __repr__(self) -> str:
+        return "lamina.INHERIT"
+
+
+#: For `Layer.set_action`: remove the entry, so the action search goes on to the next
+#: dictionary and then the default animation.
+INHERIT = _Inherit()
+
+Action = Union[Animation, None, _Inherit]
+
+
+class _PropertyAttribute:
+    """A layer attribute backed by one protocol property."""
+
+    def __init__(self, prop: Property) -> None:
+        self.prop = prop
+        names = f"; one of {', '.join(prop.names)}" if prop.names else ""
+        self.__doc__ = f"``{prop.name}`` (property {prop.id}): a {prop.type}{names}; default {prop.default!r}."
+
+    def __get__(self, layer: Optional["Layer"], owner: type) -> Any:
+        if layer is None:
+            return self
+        return layer._get(self.prop)
+
+    def __set__(self, layer: "Layer", value: Any) -> None:
+        layer._set(self.prop, value)
+
+
+class Layer:
+    """``CALayer``: a rectangle in a tree, with a position, bounds, a transform, an opacity, a
+    background colour, a border, a shadow and contents, drawn by laminad.
+
+    Keyword arguments set properties: ``Layer(bounds=(0, 0, 100, 50), background_color="#FF8800")``.
+    """
+
+    _kind = "layer"
+    #: Called with each `lamina.InputEvent` laminad delivers to this layer, and to its sublayers
+    #: that have no handler of their own (the event goes up to the first layer that has one).
+    on_input: Optional[Callable[["InputEvent"], Any]] = None
+
+    def __init__(self, **properties: Any) -> None:
+        self._values: Dict[int, Any] = {}
+        self._superlayer: Optional[Layer] = None
+        self._sublayers: List[Layer] = []
+        self._conn: Optional["Connection"] = None
+        self._id: Optional[int] = None
+        # Explicit animations by key (and unkeyed ones under ""), as added: (tag, animation).
+        self._animations: Dict[str, Tuple[int, Animation]] = {}
+        # Before the layer is on a connection: what to send when it is.
+        self._unsent_animations: List[Tuple[str, Animation, Any, Any]] = []
+        self._actions: Dict[Tuple[str, str], Action] = {}
+        self.on_input = None
+        for name, value in properties.items():
+            if not hasattr(type(self), name) or name.startswith("_"):
+                raise AttributeError(self._unknown(name))
+            setattr(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Catches `layer.backgroundColor = …` (and properties of another layer class), which
+        # would otherwise quietly create a Python attribute laminad never hears of.
+        if name.startswith("_") or hasattr(type(self), name):
+            object.__setattr__(self, name, value)
+        else:
+            raise AttributeError(self._unknown(name))
+
+    def _unknown(self, name: str) -> str:
+        cls = type(self).__name__
+        prop = protocol.PROPERTIES_BY_NAME.get(name) or protocol.PROPERTIES_BY_ATTRIBUTE.get(name)
+        if prop is not None:
+            owner = _class_for(prop.id)
+            if not issubclass(type(self), owner):
+                return (f"{cls} has no attribute {name!r}: {prop.attribute!r} is a property of {owner.__name__}; "
+                        f"use layer.set_value({prop.name!r}, value) to set it on any layer")
+            return f"{cls} has no attribute {name!r}; the property is called {prop.attribute!r}"
+        close = difflib.get_close_matches(name, [a for a in dir(type(self)) if not a.startswith("_")], n=1)
+        return f"{cls} has no attribute {name!r}" + (f"; did you mean {close[0]!r}?" if close else "")
+
+    # MARK: Tree
+
+    @property
+    def kind(self) -> str:
+        """The layer's class on the wire: ``"layer"``, ``"gradient"``, ``"shape"``, …"""
+        return self._kind
+
+    @property
+    def superlayer(self) -> Optional["Layer"]:
+        return self._superlayer
+
+    @property
+    def sublayers(self) -> Tuple["Layer", ...]:
+        """The sublayers, back to front. Assigning a list replaces them."""
+        return tuple(self._sublayers)
+
+    @sublayers.setter
+    def sublayers(self, layers: Sequence["Layer"]) -> None:
+        for s in list(self._sublayers):
+            s.remove_from_superlayer()
+        for s in layers:
+            self.add_sublayer(s)
+
+    @property
+    def connection(self) -> Optional["Connection"]:
+        """The connection whose tree the layer has been shown in, if any."""
+        return self._conn
+
+    def add_sublayer(self, layer: "Layer") -> None:
+        """``addSublayer:``: appends `layer` (moving it from any superlayer it is in)."""
+        self.insert_sublayer(layer, at=len(self._sublayers))
+
+    def insert_sublayer(self, layer: "Layer", at: int) -> None:
+        """``insertSublayer:atIndex:``: `layer` at index `at` of the sublayers (past the end:
+        appended), moving it from any superlayer it is in."""
+        if not isinstance(layer, Layer):
+            raise TypeError(f"expected a Layer, got {layer!r}")
+        if layer is self or layer._is_ancestor_of(self):
+            raise ValueError("a layer cannot be its own sublayer or a sublayer of its sublayers")
+        if layer._conn is not None and self._conn is not None and layer._conn is not self._conn:
+            raise ValueError("the layer belongs to another connection")
+        if layer._conn is not None and layer._conn._root is layer:
+            raise ValueError("a connection's root layer cannot be a sublayer")
+        if layer._superlayer is not None:
+            layer._superlayer._sublayers.remove(layer)
+        index = max(0, min(at, len(self._sublayers)))
+        self._sublayers.insert(index, layer)
+        layer._superlayer = self
+        if self._conn is not None:
+            self._conn._attach(layer)
+            self._conn._queue(_insert(self, layer, index))
+
+    def remove_from_superlayer(self) -> None:
+        """``removeFromSuperlayer``. The layer keeps its properties and may be added again."""
+        parent = self._superlayer
+        if parent is None:
+            return
+        parent._sublayers.remove(self)
+        self._superlayer = None
+        if self._conn is not None and self._id is not None:
+            from .wire import Remove
+            self._conn._queue(Remove(self._id))
+
+    def _is_ancestor_of(self, other: "Layer") -> bool:
+        p = other._superlayer
+        while p is not None:
+            if p is self:
+                return True
+            p = p._superlayer
+        return False
+
+    # MARK: Properties
+
+    def set_value(self, name: str, value: Any) -> None:
+        """Sets any property by its protocol name (``"backgroundColor"``) or attribute name."""
+        self._set(_property(name), value)
+
+    def value(self, name: str) -> Any:
+        """The model value of any property, by its protocol or attribute name."""
+        return self._get(_property(name))
+
+    def _get(self, prop: Property) -> Any:
+        if prop.id in self._values:
+            return self._values[prop.id]
+        if prop.type in ("image", "layer"):
+            return None
+        if prop.type == "path":
+            return values.Path()
+        return prop.default
+
+    def _set(self, prop: Property, value: Any) -> None:
+        if prop.type == "image":
+            if value is not None and not isinstance(value, Image):
+                raise TypeError(f"{prop.attribute} takes a lamina.Image or None, not {value!r}")
+            v = value
+        elif prop.type == "layer":
+            if value is not None and not isinstance(value, Layer):
+                raise TypeError(f"{prop.attribute} takes a lamina.Layer or None, not {value!r}")
+            if value is self:
+                raise ValueError("a layer cannot be its own mask")
+            v = value
+        else:
+            try:
+                v = values.canonical(prop.type, value)
+            except (TypeError, ValueError) as e:
+                raise type(e)(f"{prop.attribute}: {e}") from None
+        self._values[prop.id] = v
+        if self._conn is not None:
+            self._conn._note_set(self, prop)
+
+    @property
+    def frame(self) -> values.Rect:
+        """The layer's rectangle in its superlayer, from `position`, `bounds` and
+        `anchor_point` (ignoring `transform`)."""
+        x, y, w, h = self.bounds
+        px, py = self.position
+        ax, ay = self.anchor_point
+        return (px - ax * w, py - ay * h, w, h)
+
+    @frame.setter
+    def frame(self, value: Any) -> None:
+        x, y, w, h = values.rect(value)
+        bx, by, _, _ = self.bounds
+        ax, ay = self.anchor_point
+        self.bounds = (bx, by, w, h)
+        self.position = (x + ax * w, y + ay * h)
+
+    # MARK: Animations and actions
+
+    def add(self, animation: Animation, key: Optional[str] = None, *,
+            on_start: Optional[Callable[["AnimationEvent"], Any]] = None,
+            on_stop: Optional[Callable[["AnimationEvent"], Any]] = None) -> None:
+        """``addAnimation:forKey:``: laminad runs `animation` on this layer, replacing the one
+        under `key`. The animation is copied as it is now (later changes to the object do not
+        reach it). `on_start` and `on_stop` are called with the `AnimationEvent` when laminad
+        reports that it started and stopped (``event.finished`` tells whether it ran to the end)."""
+        if not isinstance(animation, Animation) or type(animation) is Animation:
+            raise TypeError(f"expected a BasicAnimation, KeyframeAnimation, SpringAnimation, AnimationGroup or Transition, got {animation!r}")
+        animation.encode()  # refuses now what cannot be encoded, naming it
+        k = key or ""
+        if self._conn is None:
+            self._unsent_animations = [a for a in self._unsent_animations if not (k and a[0] == k)]
+            self._unsent_animations.append((k, _copy(animation), on_start, on_stop))
+            return
+        self._conn._add_animation(self, k, _copy(animation), on_start, on_stop)
+
+    def remove_animation(self, key: str) -> None:
+        """``removeAnimationForKey:``."""
+        self._animations.pop(key, None)
+        self._unsent_animations = [a for a in self._unsent_animations if a[0] != key]
+        if self._conn is not None and self._id is not None:
+            from .wire import RemoveAnimation
+            self._conn._queue(RemoveAnimation(self._id, key))
+
+    def remove_all_animations(self) -> None:
+        """``removeAllAnimations``."""
+        self._animations.clear()
+        self._unsent_animations.clear()
+        if self._conn is not None and self._id is not None:
+            from .wire import RemoveAllAnimations
+            self._conn._queue(RemoveAllAnimations(self._id))
+
+    def animation_keys(self) -> List[str]:
+        """The keys of the explicit animations added and not yet reported stopped."""
+        return [k for k in self._animations if k] + [a[0] for a in self._unsent_animations if a[0]]
+
+    def animation(self, key: str) -> Optional[Animation]:
+        """The animation added under `key`, until laminad reports it stopped."""
+        entry = self._animations.get(key)
+        if entry is not None:
+            return entry[1]
+        return next((a[1] for a in self._unsent_animations if a[0] == key), None)
+
+    def set_action(self, key: str, action: Action, *, style: bool = False) -> None:
+        """An entry of the layer's ``actions`` dictionary (or, with `style`, of
+        ``style["actions"]``): an `Animation` runs when `key` changes (its key path defaults to
+        the key), None is a null action (no animation), `INHERIT` removes the entry.
+        ``"onOrderIn"``, ``"onOrderOut"`` and ``"transition"`` are actions too."""
+        dictionary = "style" if style else "actions"
+        if action is not None and action is not INHERIT and not isinstance(action, Animation):
+            raise TypeError(f"an action is an Animation, None (null action) or lamina.INHERIT, not {action!r}")
+        if isinstance(action, Animation):
+            action.encode()
+            action = _copy(action)
+        self._actions[(dictionary, key)] = action
+        if self._conn is not None and self._id is not None:
+            self._conn._queue(_action_operation(self._id, dictionary, key, action))
+
+    # MARK: Presentation
+
+    def presentation(self) -> "Presentation":
+        """The values laminad shows now, animations applied (``presentationLayer``)."""
+        if self._conn is None or self._id is None:
+            raise ValueError("the layer is not on a connection: add it to connection.root's tree first")
+        return self._conn.presentation(self)
+
+    def __repr__(self) -> str:
+        ident = f" #{self._id}" if self._id is not None else ""
+        name = f" {self._values[11]!r}" if self._values.get(11) else ""
+        return f"<{type(self).__name__}{ident}{name}>"
+
+
+class GradientLayer(Layer):
+    """``CAGradientLayer``: `colors` at `locations` from `start_point` to `end_point`, of
+    `type` ``"axial"``, ``"radial"`` or ``"conic"``."""
+
+    _kind = "gradient"
+
+
+class ShapeLayer(Layer):
+    """``CAShapeLayer``: `path` filled with `fill_color` and stroked with `stroke_color`."""
+
+    _kind = "shape"
+
+
+class TextLayer(Layer):
+    """``CATextLayer``: `string` set in `font` at `font_size` in `foreground_color`."""
+
+    _kind = "text"
+
+
+class ReplicatorLayer(Layer):
+    """``CAReplicatorLayer``: its sublayers drawn `instance_count` times, each copy through
+    `instance_transform` once more."""
+
+    _kind = "replicator"
+
+
+class TransformLayer(Layer):
+    """``CATransformLayer``: its sublayers share its 3D space and are depth-sorted."""
+
+    _kind = "transform"
+
+
+_CLASS_RANGES: Tuple[Tuple[range, type], ...] = (
+    (range(37, 42), GradientLayer),
+    (range(42, 54), ShapeLayer),
+    (range(54, 61), TextLayer),
+    (range(61, 69), ReplicatorLayer),
+)
+
+
+def _class_for(prop_id: int) -> type:
+    """The layer class whose attribute a property is (the class that draws it)."""
+    for ids, cls in _CLASS_RANGES:
+        if prop_id in ids:
+            return cls
+    return Layer
+
+
+for _p in protocol.PROPERTIES:
+    setattr(_class_for(_p.id), _p.attribute, _PropertyAttribute(_p))
+# Core Animation's name for the gradient's `type`, which reads better beside Python's builtin.
+GradientLayer.gradient_type = GradientLayer.type  # type: ignore[attr-defined]
+del _p
+
+LAYER_CLASSES: Dict[str, type] = {
+    "layer": Layer, "gradient": GradientLayer, "shape": ShapeLayer, "text": TextLayer,
+    "replicator": ReplicatorLayer, "transform": TransformLayer,
+}
+
+
+def _property(name: str) -> Property:
+    prop = protocol.PROPERTIES_BY_NAME.get(name) or protocol.PROPERTIES_BY_ATTRIBUTE.get(name)
+    if prop is None:
+        close = difflib.get_close_matches(name, list(protocol.PROPERTIES_BY_NAME) + list(protocol.PROPERTIES_BY_ATTRIBUTE), n=1)
+        raise KeyError(f"no layer property {name!r}" + (f"; did you mean {close[0]!r}?" if close else ""))
+    return prop
+
+
+def _copy(animation: Animation) -> Animation:
+    import copy
+    return copy.deepcopy(animation)
+
+
+def _insert(parent: Layer, child: Layer, index: int) -> Any:
+    from .wire import Insert
+    assert parent._id is not None and child._id is not None
+    return Insert(parent._id, child._id, index)
+
+
+def _action_operation(layer_id: int, dictionary: str, key: str, action: Action) -> Any:
+    from .wire import SetAction
+    if action is INHERIT:
+        return SetAction(layer_id, dictionary, key, "inherit")
+    if action is None:
+        return SetAction(layer_id, dictionary, key, "none")
+    assert isinstance(action, Animation)
+    return SetAction(layer_id, dictionary, key, action.encode())

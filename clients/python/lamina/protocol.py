@@ -1,0 +1,317 @@
+"""The numbers of the Lamina wire protocol, version 1.4.
+
+These constants mirror ``protocol/lamina-protocol.json`` in the Lamina repository (the
+machine-readable description of docs/protocol.md). They are written out here rather than read
+at import time so that the package works from any install; ``tests/test_protocol_json.py``
+checks every one of them against the JSON, both ways.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Optional, Tuple
+
+VERSION_MAJOR = 1
+VERSION_MINOR = 5
+#: "LAMN" as a little-endian u32: the first field of a hello.
+MAGIC = 0x4E4D414C
+HEADER_SIZE = 8
+HELLO_KEEP_LAYERS = 1
+#: The largest frame body laminad accepts from a client.
+MAX_CLIENT_BODY = 16 * 1024 * 1024
+
+SOCKET_ENVIRONMENT = "LAMINA_SOCKET"
+USER_SOCKET_NAME = "lamina-0"
+SYSTEM_SOCKET = "/run/lamina/lamina.sock"
+
+# Message types.
+CLIENT_MESSAGES = {"hello": 1, "commit": 2, "request": 3}
+SERVER_MESSAGES = {
+    "welcome": 0x81,
+    "applied": 0x82,
+    "error": 0x83,
+    "reply": 0x84,
+    "animationEvent": 0x85,
+    "transactionCompleted": 0x86,
+    "watch": 0x87,
+    "input": 0x88,
+    "clock": 0x89,
+}
+MSG_HELLO, MSG_COMMIT, MSG_REQUEST = 1, 2, 3
+MSG_WELCOME, MSG_APPLIED, MSG_ERROR, MSG_REPLY = 0x81, 0x82, 0x83, 0x84
+MSG_ANIMATION_EVENT, MSG_TRANSACTION_COMPLETED, MSG_WATCH, MSG_INPUT, MSG_CLOCK = 0x85, 0x86, 0x87, 0x88, 0x89
+
+# Commit operations.
+OPCODES = {
+    "create": 1,
+    "destroy": 2,
+    "set": 3,
+    "insert": 4,
+    "remove": 5,
+    "addAnimation": 6,
+    "removeAnimation": 7,
+    "removeAllAnimations": 8,
+    "setAction": 9,
+    "settings": 10,
+    "createKind": 11,
+    "createImage": 12,
+    "updateImage": 13,
+    "destroyImage": 14,
+}
+#: An insert index that appends.
+APPEND = 0xFFFFFFFF
+SETTINGS_DISABLE_ACTIONS = 1
+SETTINGS_TIMING_FUNCTION = 2
+ACTION_DICTIONARIES = {"actions": 0, "style": 1}
+ACTION_KINDS = {"inherit": 0, "none": 1, "animation": 2}
+
+LAYER_KINDS = {"layer": 0, "gradient": 1, "shape": 2, "text": 3, "replicator": 4, "transform": 5}
+PIXEL_FORMATS = {"bgra": 0, "rgba": 1}
+ALPHA_MODES = {"premultiplied": 0, "straight": 1}
+MAX_IMAGE_DIMENSION = 16384
+CLOCKS = {"real": 0, "virtual": 1}
+ERROR_SUBJECTS = {"none": 0, "commit": 1, "request": 2}
+
+VALUE_TYPES = {
+    "number": 1,
+    "point": 2,
+    "size": 3,
+    "rect": 4,
+    "color": 5,
+    "transform": 6,
+    "bool": 7,
+    "string": 8,
+    "numberList": 9,
+    "colorList": 10,
+    "path": 11,
+    "image": 12,
+    "layer": 13,
+}
+VALUE_TYPE_NAMES = {tag: name for name, tag in VALUE_TYPES.items()}
+
+PATH_ELEMENTS = {"moveTo": 0, "lineTo": 1, "quadCurveTo": 2, "curveTo": 3, "closeSubpath": 4}
+PATH_ELEMENT_POINTS = {"moveTo": 1, "lineTo": 1, "quadCurveTo": 2, "curveTo": 3, "closeSubpath": 0}
+
+REQUESTS = {
+    "screenshot": 1,
+    "tree": 2,
+    "advanceClock": 3,
+    "stats": 4,
+    "presentation": 5,
+    "presentationTree": 6,
+    "watch": 7,
+    "displayPower": 8,
+    "snapshot": 9,
+    "injectInput": 10,
+    "takeKeyboardFocus": 11,
+    "listen": 12,
+}
+REPLIES = {
+    "screenshot": 1,
+    "tree": 2,
+    "advanced": 3,
+    "stats": 4,
+    "presentation": 5,
+    "watching": 7,
+    "displayPower": 8,
+    "snapshot": 9,
+    "done": 10,
+}
+INJECTIONS = {
+    "touchDown": 1,
+    "touchMotion": 2,
+    "touchUp": 3,
+    "touchCancel": 4,
+    "pointerMotion": 5,
+    "pointerButton": 6,
+    "scroll": 7,
+    "key": 8,
+}
+INPUT_EVENT_KINDS = {
+    "touchDown": 1,
+    "touchMove": 2,
+    "touchUp": 3,
+    "touchCancel": 4,
+    "pointerEnter": 5,
+    "pointerLeave": 6,
+    "pointerMove": 7,
+    "buttonPress": 8,
+    "buttonRelease": 9,
+    "scroll": 10,
+    "keyPress": 11,
+    "keyRelease": 12,
+    "focusIn": 13,
+    "focusOut": 14,
+    "pointerCancel": 15,
+}
+
+ERRORS = {
+    "malformed-frame": 1,
+    "frame-too-large": 2,
+    "unknown-message": 3,
+    "unsupported-version": 4,
+    "not-hello": 5,
+    "malformed-message": 6,
+    "unknown-layer": 7,
+    "duplicate-layer": 8,
+    "cycle": 9,
+    "invalid-property": 10,
+    "session-in-use": 11,
+    "invalid-request": 12,
+    "limit-exceeded": 13,
+    "internal-error": 14,
+    "not-allowed": 15,
+    "invalid-animation": 16,
+    "unknown-image": 17,
+    "duplicate-image": 18,
+    "invalid-image": 19,
+    "permission-denied": 20,
+}
+ERROR_NAMES = {code: name for name, code in ERRORS.items()}
+
+# Animations.
+ANIMATION_KINDS = {"basic": 1, "keyframe": 2, "spring": 3, "group": 4, "transition": 5}
+FILL_MODES = {"removed": 0, "forwards": 1, "backwards": 2, "both": 3}
+VALUE_FUNCTIONS = {
+    "none": 0,
+    "rotateX": 1,
+    "rotateY": 2,
+    "rotateZ": 3,
+    "scale": 4,
+    "scaleX": 5,
+    "scaleY": 6,
+    "scaleZ": 7,
+    "translate": 8,
+    "translateX": 9,
+    "translateY": 10,
+    "translateZ": 11,
+}
+CALCULATION_MODES = {"linear": 0, "discrete": 1, "paced": 2, "cubic": 3, "cubicPaced": 4}
+ROTATION_MODES = {"none": 0, "auto": 1, "autoReverse": 2}
+TRANSITION_TYPES = {"fade": 0, "moveIn": 1, "push": 2, "reveal": 3}
+TRANSITION_SUBTYPES = {"none": 0, "fromLeft": 1, "fromRight": 2, "fromTop": 3, "fromBottom": 4}
+KEY_PATH_LIMIT = 256
+#: The fields of a property an animation key path may name, by the property's value type.
+KEY_PATH_COMPONENTS = {
+    "point": ("x", "y"),
+    "size": ("width", "height"),
+    "rect": ("origin", "origin.x", "origin.y", "size", "size.width", "size.height"),
+    "transform": (
+        "rotation.x", "rotation.y", "rotation.z", "scale", "scale.x", "scale.y", "scale.z",
+        "translation", "translation.x", "translation.y", "translation.z",
+    ),
+}
+#: The value type of a key path's field; every field not listed is a number.
+KEY_PATH_COMPONENT_TYPES = {"origin": "point", "size": "size", "translation": "size"}
+
+TIMING_FUNCTIONS = {
+    "linear": (0.0, 0.0, 1.0, 1.0),
+    "easeIn": (0.42, 0.0, 1.0, 1.0),
+    "easeOut": (0.0, 0.0, 0.58, 1.0),
+    "easeInEaseOut": (0.42, 0.0, 0.58, 1.0),
+    "default": (0.25, 0.1, 0.25, 1.0),
+}
+DEFAULT_TRANSACTION_DURATION = 0.25
+
+CORNER_MASK = {"minXMinY": 1, "maxXMinY": 2, "minXMaxY": 4, "maxXMaxY": 8}
+
+
+class Property(NamedTuple):
+    """One layer property: its wire number, protocol name, Python name and value type."""
+
+    id: int
+    name: str
+    #: The attribute name on `lamina.Layer` (snake_case of `name`).
+    attribute: str
+    type: str
+    default: Any
+    animatable: bool
+    #: For properties whose value is one of a fixed set of names: the names, default first.
+    names: Optional[Tuple[str, ...]] = None
+
+
+_I = (1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0)
+_BLACK = (0.0, 0.0, 0.0, 1.0)
+_WHITE = (1.0, 1.0, 1.0, 1.0)
+_CLEAR = (0.0, 0.0, 0.0, 0.0)
+_FILTERS = ("linear", "nearest", "trilinear")
+
+P = Property
+PROPERTIES: Tuple[Property, ...] = (
+    P(1, "bounds", "bounds", "rect", (0.0, 0.0, 0.0, 0.0), True),
+    P(2, "position", "position", "point", (0.0, 0.0), True),
+    P(3, "anchorPoint", "anchor_point", "point", (0.5, 0.5), True),
+    P(4, "anchorPointZ", "anchor_point_z", "number", 0.0, True),
+    P(5, "zPosition", "z_position", "number", 0.0, True),
+    P(6, "transform", "transform", "transform", _I, True),
+    P(7, "sublayerTransform", "sublayer_transform", "transform", _I, True),
+    P(8, "opacity", "opacity", "number", 1.0, True),
+    P(9, "hidden", "hidden", "bool", False, True),
+    P(10, "backgroundColor", "background_color", "color", _CLEAR, True),
+    P(11, "name", "name", "string", "", False),
+    P(12, "cornerRadius", "corner_radius", "number", 0.0, True),
+    P(13, "borderWidth", "border_width", "number", 0.0, True),
+    P(14, "borderColor", "border_color", "color", _BLACK, True),
+    P(15, "masksToBounds", "masks_to_bounds", "bool", False, True),
+    P(16, "shadowColor", "shadow_color", "color", _BLACK, True),
+    P(17, "shadowOpacity", "shadow_opacity", "number", 0.0, True),
+    P(18, "shadowOffset", "shadow_offset", "size", (0.0, -3.0), True),
+    P(19, "shadowRadius", "shadow_radius", "number", 3.0, True),
+    P(20, "doubleSided", "double_sided", "bool", True, True),
+    P(21, "speed", "speed", "number", 1.0, False),
+    P(22, "timeOffset", "time_offset", "number", 0.0, False),
+    P(23, "beginTime", "begin_time", "number", 0.0, False),
+    P(24, "maskedCorners", "masked_corners", "number", 15.0, False),
+    P(25, "allowsGroupOpacity", "allows_group_opacity", "bool", True, False),
+    P(26, "geometryFlipped", "geometry_flipped", "bool", False, False),
+    P(27, "contents", "contents", "image", 0, False),
+    P(28, "contentsRect", "contents_rect", "rect", (0.0, 0.0, 1.0, 1.0), True),
+    P(29, "contentsCenter", "contents_center", "rect", (0.0, 0.0, 1.0, 1.0), True),
+    P(30, "contentsGravity", "contents_gravity", "string", "resize", False,
+      ("resize", "resizeAspect", "resizeAspectFill", "center", "top", "bottom", "left", "right",
+       "topLeft", "topRight", "bottomLeft", "bottomRight")),
+    P(31, "contentsScale", "contents_scale", "number", 1.0, False),
+    P(32, "minificationFilter", "minification_filter", "string", "linear", False, _FILTERS),
+    P(33, "magnificationFilter", "magnification_filter", "string", "linear", False, _FILTERS),
+    P(34, "opaque", "opaque", "bool", False, False),
+    P(35, "mask", "mask", "layer", 0, False),
+    P(36, "shadowPath", "shadow_path", "path", (), True),
+    P(37, "colors", "colors", "colorList", (), True),
+    P(38, "locations", "locations", "numberList", (), True),
+    P(39, "startPoint", "start_point", "point", (0.5, 0.0), True),
+    P(40, "endPoint", "end_point", "point", (0.5, 1.0), True),
+    P(41, "type", "type", "string", "axial", False, ("axial", "radial", "conic")),
+    P(42, "path", "path", "path", (), True),
+    P(43, "fillColor", "fill_color", "color", _BLACK, True),
+    P(44, "fillRule", "fill_rule", "string", "non-zero", False, ("non-zero", "even-odd")),
+    P(45, "strokeColor", "stroke_color", "color", _CLEAR, True),
+    P(46, "lineWidth", "line_width", "number", 1.0, True),
+    P(47, "lineCap", "line_cap", "string", "butt", False, ("butt", "round", "square")),
+    P(48, "lineJoin", "line_join", "string", "miter", False, ("miter", "round", "bevel")),
+    P(49, "miterLimit", "miter_limit", "number", 10.0, True),
+    P(50, "lineDashPattern", "line_dash_pattern", "numberList", (), True),
+    P(51, "lineDashPhase", "line_dash_phase", "number", 0.0, True),
+    P(52, "strokeStart", "stroke_start", "number", 0.0, True),
+    P(53, "strokeEnd", "stroke_end", "number", 1.0, True),
+    P(54, "string", "string", "string", "", False),
+    P(55, "font", "font", "string", "Helvetica", False),
+    P(56, "fontSize", "font_size", "number", 36.0, True),
+    P(57, "foregroundColor", "foreground_color", "color", _WHITE, True),
+    P(58, "alignmentMode", "alignment_mode", "string", "natural", False,
+      ("natural", "left", "right", "center", "justified")),
+    P(59, "wrapped", "wrapped", "bool", False, False),
+    P(60, "truncationMode", "truncation_mode", "string", "none", False, ("none", "start", "end", "middle")),
+    P(61, "instanceCount", "instance_count", "number", 1.0, False),
+    P(62, "instanceTransform", "instance_transform", "transform", _I, True),
+    P(63, "instanceColor", "instance_color", "color", _WHITE, True),
+    P(64, "instanceRedOffset", "instance_red_offset", "number", 0.0, True),
+    P(65, "instanceGreenOffset", "instance_green_offset", "number", 0.0, True),
+    P(66, "instanceBlueOffset", "instance_blue_offset", "number", 0.0, True),
+    P(67, "instanceAlphaOffset", "instance_alpha_offset", "number", 0.0, True),
+    P(68, "instanceDelay", "instance_delay", "number", 0.0, True),
+    P(69, "userInteractionEnabled", "user_interaction_enabled", "bool", True, False),
+)
+del P
+
+PROPERTIES_BY_ID = {p.id: p for p in PROPERTIES}
+PROPERTIES_BY_NAME = {p.name: p for p in PROPERTIES}
+PROPERTIES_BY_ATTRIBUTE = {p.attribute: p for p in PROPERTIES}

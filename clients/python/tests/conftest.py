@@ -1,0 +1,89 @@
+"""Shared test set-up: the package from this checkout, the repository's protocol files, and a
+real laminad (headless, virtual clock, its own socket) for the tests that need one."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+REPOSITORY_ROOT = PACKAGE_ROOT.parent.parent
+# The package from this checkout, whether or not it is installed.
+sys.path.insert(0, str(PACKAGE_ROOT))
+
+PROTOCOL_JSON = REPOSITORY_ROOT / "protocol" / "lamina-protocol.json"
+FIXTURES = REPOSITORY_ROOT / "protocol" / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def protocol_json() -> dict:
+    return json.loads(PROTOCOL_JSON.read_text())
+
+
+@pytest.fixture(scope="session")
+def fixture_index() -> dict:
+    return json.loads((FIXTURES / "index.json").read_text())
+
+
+def laminad_path() -> Path:
+    """$LAMINAD, else .build/debug/laminad in the repository."""
+    env = os.environ.get("LAMINAD")
+    return Path(env) if env else REPOSITORY_ROOT / ".build" / "debug" / "laminad"
+
+
+class Daemon:
+    """A laminad process: headless, virtual clock, a socket in a fresh temporary folder."""
+
+    def __init__(self, size: str = "320x240") -> None:
+        self.directory = tempfile.mkdtemp(prefix="lamina-py-")
+        self.socket = os.path.join(self.directory, "lamina.sock")
+        self.log_path = os.path.join(self.directory, "laminad.log")
+        self._log = open(self.log_path, "wb")
+        self.process = subprocess.Popen(
+            [str(laminad_path()), "--backend", "headless", "--size", size, "--clock", "virtual",
+             "--socket", self.socket, "--log-level", "debug"],
+            stdout=self._log, stderr=subprocess.STDOUT)
+        # laminad renames the socket into place once it listens, so the file existing means
+        # connections are accepted. This waits for start-up; it is not a timing assertion.
+        deadline = time.monotonic() + 30
+        while not os.path.exists(self.socket):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"laminad did not start listening on {self.socket}:\n{self.log()}")
+            time.sleep(0.02)
+
+    def log(self) -> str:
+        with open(self.log_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._log.close()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+@pytest.fixture
+def daemon() -> Iterator[Daemon]:
+    if not laminad_path().exists():
+        pytest.skip(f"laminad is not built at {laminad_path()} (swift build --product laminad, or set LAMINAD)")
+    d = Daemon()
+    try:
+        yield d
+        assert d.process.poll() is None, f"laminad exited during the test:\n{d.log()}"
+    finally:
+        d.stop()
