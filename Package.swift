@@ -28,7 +28,9 @@ let package = Package(
         .target(name: "LaminaServer", dependencies: [
             "LaminaCore", "LaminaProtocol", .product(name: "Logging", package: "swift-log"),
         ]),
-        .target(name: "LaminaPlatform", dependencies: ["CLinux"]),
+        // The event loop, descriptors, sockets, files, shared memory, and the systemd service
+        // protocol (notify, watchdog, socket activation) through libsystemd.
+        .target(name: "LaminaPlatform", dependencies: ["CLinux", "CSystemd"]),
         .target(name: "Lamina", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaPlatform", "LaminaImage"]),
         .target(name: "LaminaScene", dependencies: ["LaminaCore", "LaminaProtocol", "Lamina"]),
 
@@ -52,7 +54,7 @@ let package = Package(
         .systemLibrary(name: "CPango", pkgConfig: "lamina-pangocairo", providers: [.apt(["libpango1.0-dev", "fonts-dejavu-core"])]),
 
         // MARK: Rendering and display
-        .target(name: "LaminaImage", dependencies: ["LaminaCore", "CPNG", "CJPEG"]),
+        .target(name: "LaminaImage", dependencies: ["LaminaCore", "LaminaPlatform", "CPNG", "CJPEG"]),
         .target(name: "LaminaRaster", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaServer", "CCairo", "CPango"]),
         .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaServer", "CEGL", "CGLES"]),
         .target(name: "LaminaHeadless", dependencies: ["LaminaCore", "LaminaServer", "LaminaGLES"]),
@@ -67,7 +69,7 @@ let package = Package(
         ]),
         .target(name: "LaminaDaemon", dependencies: [
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaPlatform",
-            "LaminaGLES", "LaminaHeadless", "LaminaImage", "LaminaKMS", "LaminaRaster", "LaminaInput", "CSystemd",
+            "LaminaGLES", "LaminaHeadless", "LaminaImage", "LaminaKMS", "LaminaRaster", "LaminaInput",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),

@@ -1,16 +1,13 @@
 import Glibc
+import LaminaPlatform
 
-/// Runs a system call again while it fails with EINTR; throws the call's name and errno otherwise.
+/// Runs a system call again while it fails with EINTR (`retryingEINTR`, the one helper every
+/// module uses); throws the call's name, the file and errno otherwise.
 @inline(__always)
-func retryingInterrupts<T: BinaryInteger>(
+func retryingInterrupts<T: FixedWidthInteger>(
     _ call: String, path: String, _ body: () -> T
 ) throws(PNGError) -> T {
-    while true {
-        let result = body()
-        if result >= 0 { return result }
-        let code = errno
-        if code != EINTR { throw .systemCallFailed(call: call, path: path, errno: code) }
-    }
+    do { return try retryingEINTR(call, body) } catch { throw .systemCallFailed(call: call, path: path, errno: error.errno) }
 }
 
 /// An open file descriptor that is closed when it goes out of scope.

@@ -3,18 +3,11 @@ import Glibc
 #endif
 import CInput
 import CUdev
+import LaminaPlatform
 import Logging
 
-/// Input devices could not be opened; names the call and the reason.
-public struct InputError: Error, CustomStringConvertible {
-    public var call: String
-    public var errno: Int32
-    public init(_ call: String, errno: Int32) {
-        self.call = call
-        self.errno = errno
-    }
-    public var description: String { "\(call): \(String(cString: strerror(errno))) (errno \(errno))" }
-}
+/// Input devices could not be opened: the platform's `SystemError`, naming the call and errno.
+public typealias InputError = SystemError
 
 /// The seat's input devices through libinput's udev backend: found at start, hotplugged as udev
 /// reports them, opened and closed through the closures the owner supplies (libseat for an

@@ -6,6 +6,8 @@ import Musl
 #endif
 
 /// A failed system call: its name and errno, readable (`connect: No such file or directory (errno 2)`).
+/// The one error type for system and driver calls (the KMS backend's `DRMError` is this too);
+/// errno 0 means the call failed without one.
 public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
     public var call: String
     public var errno: Int32
@@ -16,7 +18,7 @@ public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(call): \(String(cString: strerror(errno))) (errno \(errno))"
+        errno == 0 ? "\(call) failed" : "\(call): \(String(cString: strerror(errno))) (errno \(errno))"
     }
 }
 
