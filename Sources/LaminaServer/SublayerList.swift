@@ -1,3 +1,4 @@
+import LaminaCore
 import LaminaProtocol
 
 /// A layer's sublayers, back to front.

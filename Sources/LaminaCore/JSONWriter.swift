@@ -1,4 +1,3 @@
-import LaminaCore
 
 /// Writes compact JSON text: the `tree` reply (docs/protocol.md) and `laminactl eval`'s output.
 /// Small on purpose: Lamina writes JSON in these places but parses it only in scene files.
