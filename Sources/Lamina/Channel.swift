@@ -40,13 +40,24 @@ final class Channel: Sendable {
         self.onClosed = onClosed
     }
 
-    /// Connects, says hello and waits for the welcome (blocking), then starts the reader thread.
-    static func open(path: String, hello: Hello, onServerError: @escaping @Sendable (LaminaError) -> Void,
+    /// Connects to the first of `candidates` that accepts, says hello and waits for the welcome
+    /// (blocking), then starts the reader thread. Returns the path that answered.
+    static func open(candidates: [SocketPath.Candidate], hello: Hello, onServerError: @escaping @Sendable (LaminaError) -> Void,
                      onEvent: @escaping @Sendable (ServerMessage) -> Void,
-                     onClosed: @escaping @Sendable (LaminaError) -> Void) throws(LaminaError) -> (Channel, Welcome) {
-        let fd: FileDescriptor
-        do { fd = try UnixSocket.connect(path: path) } catch {
-            throw .connectionFailed("cannot connect to laminad at \(path): \(error)")
+                     onClosed: @escaping @Sendable (LaminaError) -> Void) throws(LaminaError) -> (Channel, Welcome, String) {
+        var connected: (FileDescriptor, String)?
+        var failures: [String] = []
+        for candidate in candidates {
+            do {
+                connected = (try UnixSocket.connect(path: candidate.path), candidate.path)
+                break
+            } catch {
+                failures.append("\(candidate): \(String(cString: strerror(error.errno)))")
+            }
+        }
+        guard let (fd, path) = connected else {
+            if failures.count == 1 { throw .connectionFailed("cannot connect to laminad at \(failures[0])") }
+            throw .connectionFailed("no laminad answered; tried " + failures.joined(separator: "; "))
         }
         var decoder = FrameDecoder(limit: Int(UInt32.max))
         do {
@@ -81,7 +92,7 @@ final class Channel: Sendable {
         let channel = Channel(fd: fd, onServerError: onServerError, onEvent: onEvent, onClosed: onClosed)
         let leftover = decoder
         Thread.detachNewThread { [channel] in channel.readLoop(decoder: leftover) }
-        return (channel, welcome)
+        return (channel, welcome, path)
     }
 
     // MARK: Sending

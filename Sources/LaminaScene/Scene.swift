@@ -115,7 +115,9 @@ enum SceneParser {
                 layer.name = s
             case "class":
                 guard case .string(let s) = value, let kind = LayerKind(name: s) else {
-                    throw SceneError(path: p, message: "expected one of \(LayerKind.allCases.map { "\"\($0.name)\"" }.joined(separator: ", "))")
+                    let names = LayerKind.allCases.map(\.name)
+                    let hint = if case .string(let s) = value { Suggestion.phrase(for: s, among: names) } else { "" }
+                    throw SceneError(path: p, message: "expected one of \(names.map { "\"\($0)\"" }.joined(separator: ", "))\(hint)")
                 }
                 guard !isRoot || kind == .layer else { throw SceneError(path: p, message: "the root layer is a plain layer") }
                 layer.kind = kind
@@ -152,7 +154,7 @@ enum SceneParser {
                 layer.properties[.position] = .point(r.origin)
             default:
                 guard let pk = PropertyKey(name: key), pk != .name else {
-                    throw SceneError(path: p, message: "unknown property '\(key)' (known: \(PropertyKey.allCases.map(\.name).joined(separator: ", ")), class, frame, sublayers, animations)")
+                    throw SceneError(path: p, message: unknownKey(key, fields: fields, isRoot: isRoot))
                 }
                 if pk == .bounds, fields["frame"] != nil {
                     throw SceneError(path: p, message: "give either frame or bounds/position, not both")
@@ -175,6 +177,19 @@ enum SceneParser {
             layer.properties[.position] = .point(Point(x: origin.x + a.x * b.width, y: origin.y + a.y * b.height))
         }
         return layer
+    }
+
+    /// The keys a layer object may have besides its properties.
+    static let structuralKeys = ["name", "class", "frame", "sublayers", "contents", "mask", "animations", "actions"]
+
+    /// "unknown property 'cornerRadious' on layer 'card'; did you mean 'cornerRadius'?"
+    static func unknownKey(_ key: String, fields: [String: JSONValue], isRoot: Bool) -> String {
+        let which = if case .string(let n)? = fields["name"] { "layer '\(n)'" } else if isRoot { "the root layer" } else { "an unnamed layer" }
+        let known = PropertyKey.allNames + structuralKeys
+        if let near = Suggestion.closest(to: key, among: known) {
+            return "unknown property '\(key)' on \(which); did you mean '\(near)'?"
+        }
+        return "unknown property '\(key)' on \(which) (docs/scene-format.md lists a layer's keys)"
     }
 
     static func numbers(_ json: JSONValue, count: Int, path: String, what: String) throws(SceneError) -> [Double] {
@@ -260,7 +275,7 @@ enum SceneParser {
             var t = Transform3D.identity
             let known = ["scale", "rotation", "rotationX", "rotationY", "translation", "perspective"]
             for k in f.keys.sorted() where !known.contains(k) {
-                throw SceneError(path: "\(path).\(k)", message: "unknown transform part '\(k)' (known: \(known.joined(separator: ", ")))")
+                throw SceneError(path: "\(path).\(k)", message: "unknown transform part '\(k)'\(Suggestion.phrase(for: k, among: known)) (known: \(known.joined(separator: ", ")))")
             }
             func number(_ k: String) throws(SceneError) -> Double? {
                 guard let v = f[k] else { return nil }

@@ -8,7 +8,9 @@ import LaminaCore
 public enum SceneApplier {
     /// What an apply did.
     public struct Summary: Sendable, Equatable {
+        /// Layers made by this apply (a created layer is not also counted as updated).
         public var created = 0
+        /// Existing layers with at least one property changed.
         public var updated = 0
         public var removed = 0
         public var propertiesSet = 0
@@ -26,11 +28,11 @@ public enum SceneApplier {
     /// so a file means the same live and offline. (0 is "when added", as in Core Animation.)
     public static func apply(_ scene: Scene, to root: Layer, images: [String: Image] = [:], mediaTime: Double = 0) -> Summary {
         var summary = Summary()
-        update(root, to: scene.root, isRoot: true, images: images, chain: [], mediaTime: mediaTime, &summary)
+        update(root, to: scene.root, isRoot: true, isNew: false, images: images, chain: [], mediaTime: mediaTime, &summary)
         return summary
     }
 
-    private static func update(_ layer: Layer, to node: SceneLayer, isRoot: Bool, images: [String: Image],
+    private static func update(_ layer: Layer, to node: SceneLayer, isRoot: Bool, isNew: Bool, images: [String: Image],
                                chain parentChain: [MediaTiming], mediaTime: Double, _ summary: inout Summary) {
         var target = node.resolvedProperties
         if isRoot {
@@ -51,7 +53,7 @@ public enum SceneApplier {
             changed += 1
         }
         summary.propertiesSet += changed
-        if changed > 0 { summary.updated += 1 }
+        if changed > 0, !isNew { summary.updated += 1 }
         // Animations in the file are (re)started on every apply, after the property changes,
         // so an explicit animation under a property's key replaces its implicit one.
         // The layer's timing chain once the file's values are in (the scene's, as eval uses):
@@ -69,14 +71,17 @@ public enum SceneApplier {
         // The mask: updated in place when the kind matches, else made anew.
         if let m = node.mask {
             let maskLayer: Layer
+            let isNewMask: Bool
             if let current = layer.mask, current.kind == m.kind {
                 maskLayer = current
+                isNewMask = false
             } else {
                 maskLayer = Layer.make(kind: m.kind)
+                isNewMask = true
                 summary.created += 1
             }
             // A mask's time is its own (it has no superlayer).
-            update(maskLayer, to: m, isRoot: false, images: images, chain: [], mediaTime: mediaTime, &summary)
+            update(maskLayer, to: m, isRoot: false, isNew: isNewMask, images: images, chain: [], mediaTime: mediaTime, &summary)
             if layer.mask !== maskLayer { layer.mask = maskLayer }
         } else if layer.mask != nil {
             layer.mask = nil
@@ -89,14 +94,17 @@ public enum SceneApplier {
         var wanted: [Layer] = []
         for child in node.sublayers {
             let l: Layer
+            let isNewChild: Bool
             if let n = child.name, let hit = existing[n], hit.kind == child.kind {
                 existing[n] = nil
                 l = hit
+                isNewChild = false
             } else {
                 l = Layer.make(kind: child.kind)
+                isNewChild = true
                 summary.created += 1
             }
-            update(l, to: child, isRoot: false, images: images, chain: chain, mediaTime: mediaTime, &summary)
+            update(l, to: child, isRoot: false, isNew: isNewChild, images: images, chain: chain, mediaTime: mediaTime, &summary)
             wanted.append(l)
         }
         for s in layer.sublayers where !wanted.contains(where: { $0 === s }) {

@@ -10,19 +10,22 @@ struct Laminactl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "laminactl",
         abstract: "Control laminad: apply scene files, take screenshots, dump the layer tree, drive the virtual clock.",
+        discussion: ExitStatus.help,
         subcommands: [Apply.self, Contents.self, Screenshot.self, Tree.self, Watch.self, Events.self, Input.self, Advance.self, Stats.self, Display.self, Eval.self])
 }
 
 /// Options every subcommand that talks to laminad takes.
 struct ConnectionOptions: ParsableArguments {
-    @Option(help: "laminad's socket (default: $LAMINA_SOCKET, else $XDG_RUNTIME_DIR/lamina-0, else /run/lamina/lamina.sock).")
+    @Option(help: "laminad's socket (default: $LAMINA_SOCKET if set, else the first of $XDG_RUNTIME_DIR/lamina-0 and /run/lamina/lamina.sock that answers).")
     var socket: String?
 
+    /// Connects; with `reportErrors` false, errors reach only the call that throws them (a
+    /// one-shot command's `sync()` or request), so each is printed once, by `main`.
     @MainActor
-    func connect(session: String = "", keepLayers: Bool = false) throws -> Connection {
+    func connect(session: String = "", keepLayers: Bool = false, reportErrors: Bool = false) throws -> Connection {
         let c = try Connection.connect(to: socket, name: "laminactl", session: session, keepLayers: keepLayers)
         c.onError = { error in
-            FileHandle.standardError.write(Data("laminactl: \(error)\n".utf8))
+            if reportErrors { FileHandle.standardError.write(Data("laminactl: \(error)\n".utf8)) }
         }
         return c
     }
@@ -54,32 +57,37 @@ struct Apply: AsyncParsableCommand {
     @Flag(name: .customLong("disable-actions"), help: "Apply the changes without implicit animations.")
     var disableActions = false
 
+    /// The transaction's timing function from `--timing-function`.
+    func parsedTimingFunction() throws -> TimingFunction? {
+        guard let name = self.timingFunction else { return nil }
+        let parts = name.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        if let tf = TimingFunction(name: name) { return tf }
+        if parts.count == 4, (0...1).contains(parts[0]), (0...1).contains(parts[2]) {
+            return TimingFunction(controlPoints: parts[0], parts[1], parts[2], parts[3])
+        }
+        throw ValidationError("--timing-function takes linear, easeIn, easeOut, easeInEaseOut, default or x1,y1,x2,y2 with x in [0, 1] (got '\(name)')")
+    }
+
+    func validate() throws {
+        _ = try parsedTimingFunction()
+        if let duration, !(duration >= 0 && duration.isFinite) {
+            throw ValidationError("--duration must be a finite number of seconds ≥ 0 (got \(duration))")
+        }
+    }
+
     @MainActor
     func run() async throws {
         let parsed: Scene
         do { parsed = try Scene.load(path: scene) } catch {
-            throw ValidationError("\(scene): \(error)")
+            throw CommandFailure(ExitStatus.dataError, "\(scene): \(error)")
         }
-        var timingFunction: TimingFunction?
-        if let name = self.timingFunction {
-            let parts = name.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-            if let tf = TimingFunction(name: name) {
-                timingFunction = tf
-            } else if parts.count == 4, (0...1).contains(parts[0]), (0...1).contains(parts[2]) {
-                timingFunction = TimingFunction(controlPoints: parts[0], parts[1], parts[2], parts[3])
-            } else {
-                throw ValidationError("--timing-function takes linear, easeIn, easeOut, easeInEaseOut, default or x1,y1,x2,y2 with x in [0, 1] (got '\(name)')")
-            }
-        }
-        if let duration, !(duration >= 0 && duration.isFinite) {
-            throw ValidationError("--duration must be a finite number of seconds ≥ 0 (got \(duration))")
-        }
+        let timingFunction = try parsedTimingFunction()
         let c = try connection.connect(session: session, keepLayers: true)
         var images: [String: Image] = [:]
         for file in parsed.contentsFiles {
             do { images[file] = try Image(contentsOfFile: file, connection: c) } catch {
                 c.close()
-                throw ValidationError("\(scene): contents \(file): \(error)")
+                throw CommandFailure(ExitStatus.dataError, "\(scene): contents \(file): \(error)")
             }
         }
         Transaction.begin()
@@ -116,16 +124,16 @@ struct Contents: AsyncParsableCommand {
     @Argument(help: "The layer's name.") var name: String
     @Argument(help: "A PNG or JPEG file.") var file: String
 
-    @MainActor
-    func run() async throws {
-        var gravityValue: ContentsGravity?
-        if let gravity {
-            guard let g = ContentsGravity(rawValue: gravity) else {
-                throw ValidationError("--gravity takes one of \(ContentsGravity.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(gravity)')")
-            }
-            gravityValue = g
+    func validate() throws {
+        if let gravity, ContentsGravity(rawValue: gravity) == nil {
+            throw ValidationError("--gravity takes one of \(ContentsGravity.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(gravity)')")
         }
         if let scale, !(scale > 0 && scale.isFinite) { throw ValidationError("--scale must be a number > 0 (got \(scale))") }
+    }
+
+    @MainActor
+    func run() async throws {
+        let gravityValue = gravity.flatMap(ContentsGravity.init(rawValue:))
         let c = try connection.connect(session: session, keepLayers: true)
         func find(_ l: Layer) -> Layer? {
             if l.name == name { return l }
@@ -133,13 +141,19 @@ struct Contents: AsyncParsableCommand {
             return nil
         }
         guard let layer = find(c.rootLayer) ?? c.orphans.lazy.compactMap(find).first else {
+            let others = (try? await sessions(withLayerNamed: name, in: c)) ?? []
             c.close()
-            throw ValidationError("session '\(session)' has no layer named '\(name)'")
+            let hint = switch others.count {
+            case 0: "no session has one"
+            case 1: "session '\(others[0])' has one: add --session \(others[0])"
+            default: "sessions \(others.map { "'\($0)'" }.joined(separator: ", ")) have one: choose with --session"
+            }
+            throw CommandFailure(ExitStatus.dataError, "session '\(session)' has no layer named '\(name)'; \(hint)")
         }
         let image: Image
         do { image = try Image(contentsOfFile: file, connection: c) } catch {
             c.close()
-            throw ValidationError("\(file): \(error)")
+            throw CommandFailure(ExitStatus.dataError, "\(file): \(error)")
         }
         layer.contents = image
         if let gravityValue { layer.contentsGravity = gravityValue }
@@ -150,22 +164,49 @@ struct Contents: AsyncParsableCommand {
     }
 }
 
+/// The sessions whose trees hold a layer named `name`, from laminad's tree (`laminactl tree`).
+@MainActor
+func sessions(withLayerNamed name: String, in c: Connection) async throws -> [String] {
+    let json = try JSONSerialization.jsonObject(with: Data(try await c.treeJSON().utf8)) as? [String: Any]
+    func contains(_ layer: [String: Any]) -> Bool {
+        layer["name"] as? String == name
+            || (layer["sublayers"] as? [[String: Any]] ?? []).contains(where: contains)
+            || (layer["mask"] as? [String: Any]).map(contains) == true
+    }
+    var out: [String] = []
+    for client in json?["clients"] as? [[String: Any]] ?? [] {
+        guard let session = client["session"] as? String, !session.isEmpty, !out.contains(session),
+              let root = client["root"] as? [String: Any], contains(root) else { continue }
+        out.append(session)
+    }
+    return out
+}
+
 struct Screenshot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Write what the display shows now to a PNG file.")
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The PNG file to write.") var output: String
     @Option(help: "Also print the pixel at X,Y as 'X,Y: R G B A' (repeatable).") var pixel: [String] = []
 
-    @MainActor
-    func run() async throws {
-        let points = try pixel.map { text -> (Int, Int) in
+    func points() throws -> [(Int, Int)] {
+        try pixel.map { text -> (Int, Int) in
             let parts = text.split(separator: ",").compactMap { Int($0) }
             guard parts.count == 2 else { throw ValidationError("--pixel takes X,Y (got '\(text)')") }
             return (parts[0], parts[1])
         }
+    }
+
+    func validate() throws { _ = try points() }
+
+    @MainActor
+    func run() async throws {
+        let points = try points()
         let c = try connection.connect()
         let image = try await c.screenshot()
-        try PNG.write(image, toFile: output)
+        c.close()
+        do { try PNG.write(image, toFile: output) } catch {
+            throw CommandFailure(ExitStatus.ioError, "\(output): \(error)")
+        }
         print("wrote \(output) (\(image.width)x\(image.height))")
         for (x, y) in points {
             guard x >= 0, y >= 0, x < image.width, y < image.height else {
@@ -175,7 +216,6 @@ struct Screenshot: AsyncParsableCommand {
             let p = image.pixel(x: x, y: y)
             print("\(x),\(y): \(p.r) \(p.g) \(p.b) \(p.a)")
         }
-        c.close()
     }
 }
 
@@ -201,7 +241,11 @@ struct Watch: AsyncParsableCommand {
     @MainActor
     func run() async throws {
         let c = try connection.connect()
-        try await printLines(from: c, count: count) { try await c.watch() }
+        try await printLines(from: c, count: count) {
+            try await c.watch()
+            // On standard error, so the JSON lines stay clean; tests wait for it.
+            FileHandle.standardError.write(Data("laminactl: watching\n".utf8))
+        }
     }
 }
 
@@ -262,9 +306,12 @@ struct Display: AsyncParsableCommand {
     @Argument(help: "off or on.") var state: String
     @Argument(help: "A connector name, e.g. Virtual-1 or HDMI-A-1 (default: every output).") var output: String?
 
+    func validate() throws {
+        guard state == "off" || state == "on" else { throw ValidationError("display takes off or on (got '\(state)')") }
+    }
+
     @MainActor
     func run() async throws {
-        guard state == "off" || state == "on" else { throw ValidationError("display takes off or on (got '\(state)')") }
         let c = try connection.connect()
         let (backend, outputs) = try await c.setDisplayPower(state == "on", output: output)
         if outputs.isEmpty {
@@ -285,19 +332,23 @@ struct Eval: ParsableCommand {
     @Option(help: "Only this layer (by name; unnamed layers are parent/index).") var layer: String?
     @Option(help: "Only this key path, e.g. position.x or transform.rotation.z.") var key: String?
 
-    func run() throws {
-        var times: [Double] = []
-        for part in at.split(separator: ",") {
+    func times() throws -> [Double] {
+        try at.split(separator: ",").map { part in
             guard let t = Double(part.trimmingCharacters(in: .whitespaces)), t.isFinite else {
                 throw ValidationError("--at takes comma-separated numbers of seconds; '\(part)' is not one")
             }
-            times.append(t)
+            return t
         }
+    }
+
+    func validate() throws { _ = try times() }
+
+    func run() throws {
         do {
             let evaluator = try SceneEvaluator(try Scene.load(path: scene))
-            print(try evaluator.evaluate(at: times, layer: layer, keyPath: key))
+            print(try evaluator.evaluate(at: try times(), layer: layer, keyPath: key))
         } catch {
-            throw ValidationError("\(scene): \(error)")
+            throw CommandFailure(ExitStatus.dataError, "\(scene): \(error)")
         }
     }
 }
