@@ -103,7 +103,7 @@ let package = Package(
         .testTarget(name: "LaminaServerTests", dependencies: [
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaHeadless", "LaminaRaster",
         ]),
-        .testTarget(name: "LaminaSceneTests", dependencies: ["LaminaCore", "LaminaScene", "Lamina"]),
+        .testTarget(name: "LaminaSceneTests", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaScene", "Lamina"]),
         .testTarget(name: "LaminaInputTests", dependencies: ["LaminaInput", "LaminaDaemon", "LaminaServer", "LaminaKMS", "LaminaCore"]),
         .testTarget(name: "LaminaKMSTests", dependencies: ["LaminaDaemon", "LaminaKMS", "LaminaCore", "LaminaImage"]),
         .testTarget(name: "LaminaEndToEndTests", dependencies: [

@@ -27,6 +27,9 @@ public final class Connection {
     public private(set) var clock: ClockKind
     /// The server's number for this connection (a reconnection gets a new one).
     public private(set) var clientID: UInt32
+    /// Whether the hello took over a kept session that has layers or values (its tree is in
+    /// `rootLayer` now); false for a new session, whose layers appear for the first time.
+    public private(set) var isResumedSession = false
     /// The virtual clock's time as of the last reply that carried it.
     private var virtualTime: Double
 
@@ -136,8 +139,8 @@ public final class Connection {
         clientID = welcome.clientID
         virtualTime = welcome.time
         var rootProps = LayerProperties()
-        rootProps.bounds = Rect(x: 0, y: 0, width: displaySize.width, height: displaySize.height)
-        rootProps.position = Point(x: displaySize.width / 2, y: displaySize.height / 2)
+        rootProps.fitRoot(displayWidth: displaySize.width, displayHeight: displaySize.height)
+        isResumedSession = !welcome.snapshot.isEmpty
         rootLayer = Layer(root: .root, connection: self, properties: rootProps)
         relay.connection = self
         restore(welcome.snapshot)

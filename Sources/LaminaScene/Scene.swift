@@ -1,5 +1,6 @@
 import Foundation
 import LaminaCore
+import LaminaProtocol
 
 /// One layer of a scene file: its name, the properties it sets, its sublayers.
 public struct SceneLayer: Sendable, Equatable {
@@ -19,6 +20,9 @@ public struct SceneLayer: Sendable, Equatable {
     }
     /// Animations attached when the scene is applied, by key, in key order.
     public var animations: [SceneAnimation] = []
+    /// The layer's `actions` dictionary (`"actions": {"opacity": null}`): `.none` for a key
+    /// whose changes do not animate, or the animation to run instead of the default.
+    public var actions: [String: Action] = [:]
     /// The JSON path of this layer in the file, for messages.
     public var path: String = "$"
     /// `"contents": "file.png"`: a PNG or JPEG file shown as the layer's contents. Relative to
@@ -144,6 +148,8 @@ enum SceneParser {
                 // null: no mask; an object: the mask layer, in this layer's coordinates.
                 if case .null = value { break }
                 layer.mask = try self.layer(value, path: p, isRoot: false)
+            case "actions":
+                layer.actions = try actions(value, path: p)
             case "animations":
                 layer.animations = try SceneAnimationParser.animations(value, path: p).map { SceneAnimation(key: $0.key, animation: $0.animation) }
             case "frame":
@@ -177,6 +183,42 @@ enum SceneParser {
             layer.properties[.position] = .point(Point(x: origin.x + a.x * b.width, y: origin.y + a.y * b.height))
         }
         return layer
+    }
+
+    /// The keys an `actions` object may have besides the animatable properties.
+    static let eventActionKeys = ["onOrderIn", "onOrderOut", "transition"]
+
+    /// `"actions": {"opacity": null, "position": {"type": "basic", "duration": 1}}`: null is
+    /// Core Animation's NSNull (the change does not animate); an animation object runs instead
+    /// of the default one, its `keyPath` defaulting to the key.
+    static func actions(_ json: JSONValue, path: String) throws(SceneError) -> [String: Action] {
+        guard case .object(let items) = json else {
+            throw SceneError(path: path, message: "expected an object of actions by key, like {\"opacity\": null}")
+        }
+        let known = PropertyKey.allCases.filter(\.isAnimatable).map(\.name) + eventActionKeys
+        var out: [String: Action] = [:]
+        for key in items.keys.sorted() {
+            let p = "\(path).\(key)"
+            let property = PropertyKey(name: key)
+            guard property?.isAnimatable == true || eventActionKeys.contains(key) else {
+                let hint = Suggestion.phrase(for: key, among: known)
+                throw SceneError(path: p, message: "'\(key)' has no action: not an animatable property or one of \(eventActionKeys.joined(separator: ", "))\(hint)")
+            }
+            // Actions are keyed by the property's own name, as laminad looks them up.
+            let name = property?.name ?? key
+            switch items[key]! {
+            case .null:
+                out[name] = Action.none
+            case .object(var fields):
+                if fields["keyPath"] == nil, case .string(let type)? = fields["type"], ["basic", "keyframe", "spring"].contains(type) {
+                    fields["keyPath"] = .string(property != nil ? name : "opacity")
+                }
+                out[name] = .animation(try SceneAnimationParser.animation(.object(fields), path: p))
+            case let other:
+                throw SceneError(path: p, message: "expected null (no animation) or an animation object, not \(other.typeName)")
+            }
+        }
+        return out
     }
 
     /// The keys a layer object may have besides its properties.

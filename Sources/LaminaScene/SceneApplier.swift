@@ -1,5 +1,6 @@
 import Lamina
 import LaminaCore
+import LaminaProtocol
 
 /// Makes a layer tree look like a scene, declaratively: layers are matched by name among their
 /// siblings and updated in place (only the properties that differ are set, so with actions the
@@ -26,9 +27,15 @@ public enum SceneApplier {
     /// `mediaTime` is the moment of the apply (`Connection.currentMediaTime`): a non-zero
     /// animation `beginTime` in the file counts from it, as `laminactl eval` counts from 0,
     /// so a file means the same live and offline. (0 is "when added", as in Core Animation.)
-    public static func apply(_ scene: Scene, to root: Layer, images: [String: Image] = [:], mediaTime: Double = 0) -> Summary {
+    ///
+    /// `rootIsNew`: the root appears for the first time (a new session, `!Connection.isResumedSession`).
+    /// As Core Animation does not animate a layer's first appearance, the root's values are then
+    /// set without actions, like those of the layers this apply creates; later applies animate
+    /// the differences.
+    public static func apply(_ scene: Scene, to root: Layer, images: [String: Image] = [:], mediaTime: Double = 0,
+                             rootIsNew: Bool = false) -> Summary {
         var summary = Summary()
-        update(root, to: scene.root, isRoot: true, isNew: false, images: images, chain: [], mediaTime: mediaTime, &summary)
+        update(root, to: scene.root, isRoot: true, isNew: rootIsNew, images: images, chain: [], mediaTime: mediaTime, &summary)
         return summary
     }
 
@@ -41,6 +48,19 @@ public enum SceneApplier {
             if node.properties[.position] == nil { target.position = layer.position }
         }
         var changed = 0
+        // A new layer's first values must not animate. Layers made here are not attached yet
+        // (their values go with their creation); the root of a new session already is.
+        let quiet = isRoot && isNew
+        if quiet {
+            Transaction.begin()
+            Transaction.disableActions = true
+        }
+        // Actions first: they are in force for this apply's changes, as laminad looks them up
+        // when a change arrives.
+        if layer.actions != node.actions {
+            layer.actions = node.actions
+            changed += 1
+        }
         // `mask` is a layer, set below from the file's mask object.
         for key in PropertyKey.allCases where key != .mask && layer.value(forKey: key) != target[key] {
             // A file's contents are an image made for this apply (below), not a number.
@@ -52,8 +72,9 @@ public enum SceneApplier {
             layer.contents = image
             changed += 1
         }
+        if quiet { Transaction.commit() }
         summary.propertiesSet += changed
-        if changed > 0, !isNew { summary.updated += 1 }
+        if changed > 0, !isNew || isRoot { summary.updated += 1 }
         // Animations in the file are (re)started on every apply, after the property changes,
         // so an explicit animation under a property's key replaces its implicit one.
         // The layer's timing chain once the file's values are in (the scene's, as eval uses):

@@ -94,7 +94,8 @@ struct Apply: AsyncParsableCommand {
         if let duration { Transaction.animationDuration = duration }
         if let timingFunction { Transaction.animationTimingFunction = timingFunction }
         Transaction.disableActions = disableActions
-        let summary = SceneApplier.apply(parsed, to: c.rootLayer, images: images, mediaTime: c.currentMediaTime)
+        let summary = SceneApplier.apply(parsed, to: c.rootLayer, images: images, mediaTime: c.currentMediaTime,
+                                         rootIsNew: !c.isResumedSession)
         Transaction.commit()
         try await c.sync()
         print("applied \(scene): \(summary.created) created, \(summary.updated) updated, \(summary.removed) removed, \(summary.propertiesSet) properties set, \(summary.animationsAdded) animations added")
@@ -331,6 +332,8 @@ struct Eval: ParsableCommand {
     @Option(help: "Comma-separated times in seconds, e.g. 0,0.5,1.25.") var at: String
     @Option(help: "Only this layer (by name; unnamed layers are parent/index).") var layer: String?
     @Option(help: "Only this key path, e.g. position.x or transform.rotation.z.") var key: String?
+    @Option(help: "The display's size, WIDTHxHEIGHT, on which the root layer is placed as laminad places it: bounds 0,0,W,H at position W/2,H/2 (default 1280x720, laminad's).")
+    var size: String?
 
     func times() throws -> [Double] {
         try at.split(separator: ",").map { part in
@@ -341,11 +344,23 @@ struct Eval: ParsableCommand {
         }
     }
 
-    func validate() throws { _ = try times() }
+    func displaySize() throws -> Size {
+        guard let size else { return SceneEvaluator.defaultDisplaySize }
+        let parts = size.split(separator: "x").compactMap { Double($0) }
+        guard parts.count == 2, parts.allSatisfy({ $0 > 0 && $0.isFinite }) else {
+            throw ValidationError("--size takes WIDTHxHEIGHT in points, e.g. 1280x720 (got '\(size)')")
+        }
+        return Size(width: parts[0], height: parts[1])
+    }
+
+    func validate() throws {
+        _ = try times()
+        _ = try displaySize()
+    }
 
     func run() throws {
         do {
-            let evaluator = try SceneEvaluator(try Scene.load(path: scene))
+            let evaluator = try SceneEvaluator(try Scene.load(path: scene), displaySize: try displaySize())
             print(try evaluator.evaluate(at: try times(), layer: layer, keyPath: key))
         } catch {
             throw CommandFailure(ExitStatus.dataError, "\(scene): \(error)")

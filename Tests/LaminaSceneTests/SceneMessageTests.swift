@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Lamina
 import LaminaCore
+import LaminaProtocol
 @testable import LaminaScene
 
 /// Messages a newcomer reads: where broken JSON breaks, and the name a typo meant.
@@ -91,5 +92,33 @@ struct SceneMessageTests {
         let changed = try Scene.parse(Data(#"{"opacity": 0.9, "sublayers": [{"name": "a", "opacity": 0.7}]}"#.utf8))
         s = SceneApplier.apply(changed, to: root)
         #expect(s.created == 0 && s.updated == 2 && s.removed == 2 && s.propertiesSet == 2, "\(s)")
+    }
+}
+
+@Suite("Scene files: actions")
+struct SceneActionTests {
+    @Test func actionsParseNullAndAnimations() throws {
+        let s = try Scene.parse(Data(#"""
+        {"sublayers": [{"actions": {"opacity": null, "hidden": null, "position": {"type": "basic", "duration": 2}, "onOrderIn": {"type": "basic", "fromValue": 0}}}]}
+        """#.utf8))
+        let a = s.root.sublayers[0].actions
+        #expect(a["opacity"] == Action.none && a["hidden"] == Action.none)
+        guard case .animation(.basic(let move))? = a["position"], case .animation(.basic(let fade))? = a["onOrderIn"] else {
+            Issue.record("\(a)")
+            return
+        }
+        #expect(move.keyPath == "position" && move.timing.duration == 2)
+        #expect(fade.keyPath == "opacity" && fade.fromValue == .number(0))
+    }
+
+    @Test func badActionsNameTheirPath() {
+        func error(_ text: String) -> SceneError? {
+            do { _ = try Scene.parse(Data(text.utf8)); return nil } catch { return error }
+        }
+        let e = error(#"{"sublayers": [{"actions": {"opactiy": null}}]}"#)
+        #expect(e?.path == "$.sublayers[0].actions.opactiy" && e?.message.hasSuffix("did you mean 'opacity'?") == true, "\(String(describing: e))")
+        #expect(error(#"{"actions": {"opacity": false}}"#)?.message == "expected null (no animation) or an animation object, not a boolean")
+        #expect(error(#"{"actions": {"name": null}}"#)?.path == "$.actions.name")
+        #expect(error(#"{"actions": []}"#)?.path == "$.actions")
     }
 }
