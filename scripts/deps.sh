@@ -8,6 +8,11 @@ packages=(
   libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri libgbm-dev libgbm1
   libdrm-dev libpng-dev libjpeg62-turbo-dev libudev-dev libsystemd-dev libseat-dev
   libcairo2-dev libpango1.0-dev fonts-dejavu-core
+  # Text in every script a kiosk may show: fonts-noto-cjk (Chinese, Japanese, Korean; 57 MB
+  # download, 91 MB installed) and fonts-noto-core (Arabic, Hebrew, Devanagari, Thai and the
+  # other scripts DejaVu lacks; 12 MB, 43 MB installed). fontconfig falls back to them from
+  # DejaVu Sans, character by character.
+  fonts-noto-cjk fonts-noto-core
   libinput-dev libxkbcommon-dev xkb-data
   systemd util-linux
 )

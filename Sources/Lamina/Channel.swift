@@ -139,8 +139,8 @@ final class Channel: Sendable {
         }
     }
 
-    /// Sends a request and waits for its reply.
-    func request(_ request: Request) async throws -> Reply {
+    /// Sends a request (with `descriptors` on its frame) and waits for its reply.
+    func request(_ request: Request, descriptors: [Int32] = []) async throws -> Reply {
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<Reply, any Error>) in
             let failure = state.withLock { (s: inout State) -> LaminaError? in
                 if let closed = s.closed { return closed }
@@ -148,7 +148,7 @@ final class Channel: Sendable {
                 s.nextRequest &+= 1
                 s.requests[id] = c
                 do throws(LaminaError) {
-                    try write(ClientMessage.request(id: id, request).encoded())
+                    try write(ClientMessage.request(id: id, request).encoded(), descriptors: descriptors)
                     return nil
                 } catch {
                     s.requests[id] = nil

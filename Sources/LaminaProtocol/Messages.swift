@@ -3,7 +3,7 @@ import LaminaCore
 /// The protocol version this build speaks. A server accepts a client with the same major version.
 public enum ProtocolVersion {
     public static let major: UInt16 = 1
-    public static let minor: UInt16 = 4
+    public static let minor: UInt16 = 5
     /// "LAMN" as a little-endian u32: the first field of a hello, so a stray connection that
     /// speaks something else is recognised at once.
     public static let magic: UInt32 = 0x4E4D_414C
@@ -204,6 +204,13 @@ public enum Request: Hashable, Sendable {
     /// this connection as `watch` lines (`laminactl events`), from now until it closes.
     /// Allowed to the session's owner and to privileged peers (protocol 1.4).
     case listen(session: String)
+    /// Registers a font file for text layers: its first `byteCount` bytes are in the memory
+    /// file the frame carries (SCM_RIGHTS, one descriptor). Answered with the font's family
+    /// names, which text layers then name in `font` (protocol 1.5).
+    case registerFont(byteCount: UInt64)
+
+    /// The number of memory-file descriptors the request takes from its frame.
+    public var descriptorCount: Int { if case .registerFont = self { 1 } else { 0 } }
 
     public var kind: UInt16 {
         switch self {
@@ -219,6 +226,7 @@ public enum Request: Hashable, Sendable {
         case .injectInput: 10
         case .takeKeyboardFocus: 11
         case .listen: 12
+        case .registerFont: 13
         }
     }
 
@@ -231,7 +239,7 @@ public enum Request: Hashable, Sendable {
         case .watch: "watch (every client's events)"
         case .displayPower: "display-power"
         case .injectInput: "input injection"
-        case .tree, .stats, .presentation, .presentationTree, .snapshot, .takeKeyboardFocus, .listen: nil
+        case .tree, .stats, .presentation, .presentationTree, .snapshot, .takeKeyboardFocus, .listen, .registerFont: nil
         }
     }
 }
@@ -449,6 +457,8 @@ public enum Reply: Hashable, Sendable {
     case snapshot([Operation])
     /// Answers a request that has nothing to report (input injection, taking the focus).
     case done
+    /// Answers `registerFont`: the families the font file provides (protocol 1.5).
+    case fontRegistered(families: [String])
 
     public var kind: UInt16 {
         switch self {
@@ -461,6 +471,7 @@ public enum Reply: Hashable, Sendable {
         case .displayPower: 8
         case .snapshot: 9
         case .done: 10
+        case .fontRegistered: 11
         }
     }
 }

@@ -28,6 +28,10 @@ public struct SceneLayer: Sendable, Equatable {
     /// `"contents": "file.png"`: a PNG or JPEG file shown as the layer's contents. Relative to
     /// the scene file once loaded with `Scene.load(path:)`.
     public var contentsFile: String?
+    /// `"font": "fonts/Inter.ttf"`: a font file (by its extension) that laminactl registers
+    /// with laminad (`Connection.registerFont`); the layer's `font` becomes the file's family.
+    /// Relative to the scene file once loaded with `Scene.load(path:)`.
+    public var fontFile: String?
 
     public init(name: String? = nil, properties: [PropertyKey: PropertyValue] = [:], sublayers: [SceneLayer] = [], path: String = "$") {
         self.name = name
@@ -83,6 +87,18 @@ public struct Scene: Sendable, Equatable {
         return scene
     }
 
+    /// Every font file the scene names, each once, in tree order.
+    public var fontFiles: [String] {
+        var seen: Set<String> = [], out: [String] = []
+        func walk(_ l: SceneLayer) {
+            if let f = l.fontFile, seen.insert(f).inserted { out.append(f) }
+            if let m = l.mask { walk(m) }
+            l.sublayers.forEach(walk)
+        }
+        walk(root)
+        return out
+    }
+
     /// Every contents file the scene names, each once, in tree order.
     public var contentsFiles: [String] {
         var seen: Set<String> = [], out: [String] = []
@@ -99,6 +115,11 @@ public struct Scene: Sendable, Equatable {
 extension SceneLayer {
     mutating func resolveContentsFiles(relativeTo directory: String) {
         if let f = contentsFile, !f.hasPrefix("/") { contentsFile = directory + "/" + f }
+        if let f = fontFile, !f.hasPrefix("/") { fontFile = directory + "/" + f }
+        if var m = mask {
+            m.resolveContentsFiles(relativeTo: directory)
+            mask = m
+        }
         for i in sublayers.indices { sublayers[i].resolveContentsFiles(relativeTo: directory) }
     }
 }
@@ -144,6 +165,9 @@ enum SceneParser {
                 case .string(let f) where !f.isEmpty: layer.contentsFile = f
                 default: throw SceneError(path: p, message: "expected the path of a PNG or JPEG file (relative to the scene file), or null")
                 }
+            case "font" where isFontFile(value):
+                guard case .string(let f) = value else { break }
+                layer.fontFile = f
             case "mask":
                 // null: no mask; an object: the mask layer, in this layer's coordinates.
                 if case .null = value { break }
@@ -183,6 +207,15 @@ enum SceneParser {
             layer.properties[.position] = .point(Point(x: origin.x + a.x * b.width, y: origin.y + a.y * b.height))
         }
         return layer
+    }
+
+    /// File extensions that make a `font` value a font file to register rather than a family name.
+    static let fontFileExtensions = [".ttf", ".otf", ".ttc", ".otc"]
+
+    static func isFontFile(_ value: JSONValue) -> Bool {
+        guard case .string(let s) = value else { return false }
+        let lower = s.lowercased()
+        return fontFileExtensions.contains { lower.hasSuffix($0) }
     }
 
     /// The keys an `actions` object may have besides the animatable properties.

@@ -32,16 +32,29 @@ public enum SceneApplier {
     /// As Core Animation does not animate a layer's first appearance, the root's values are then
     /// set without actions, like those of the layers this apply creates; later applies animate
     /// the differences.
-    public static func apply(_ scene: Scene, to root: Layer, images: [String: Image] = [:], mediaTime: Double = 0,
-                             rootIsNew: Bool = false) -> Summary {
+    ///
+    /// `fonts` maps each of the scene's `fontFiles` to the family laminad registered it as
+    /// (`Connection.registerFont`); a text layer naming a file takes that family as its `font`.
+    public static func apply(_ scene: Scene, to root: Layer, images: [String: Image] = [:], fonts: [String: String] = [:],
+                             mediaTime: Double = 0, rootIsNew: Bool = false) -> Summary {
         var summary = Summary()
-        update(root, to: scene.root, isRoot: true, isNew: rootIsNew, images: images, chain: [], mediaTime: mediaTime, &summary)
+        let context = Context(images: images, fonts: fonts, mediaTime: mediaTime)
+        update(root, to: scene.root, isRoot: true, isNew: rootIsNew, context, chain: [], &summary)
         return summary
     }
 
-    private static func update(_ layer: Layer, to node: SceneLayer, isRoot: Bool, isNew: Bool, images: [String: Image],
-                               chain parentChain: [MediaTiming], mediaTime: Double, _ summary: inout Summary) {
+    /// What every layer's update reads.
+    private struct Context {
+        var images: [String: Image]
+        var fonts: [String: String]
+        var mediaTime: Double
+    }
+
+    private static func update(_ layer: Layer, to node: SceneLayer, isRoot: Bool, isNew: Bool, _ context: Context,
+                               chain parentChain: [MediaTiming], _ summary: inout Summary) {
+        let images = context.images, mediaTime = context.mediaTime
         var target = node.resolvedProperties
+        if let file = node.fontFile, let family = context.fonts[file] { target.font = family }
         if isRoot {
             // The root's geometry belongs to the display, unless the file says otherwise.
             if node.properties[.bounds] == nil { target.bounds = layer.bounds }
@@ -102,7 +115,7 @@ public enum SceneApplier {
                 summary.created += 1
             }
             // A mask's time is its own (it has no superlayer).
-            update(maskLayer, to: m, isRoot: false, isNew: isNewMask, images: images, chain: [], mediaTime: mediaTime, &summary)
+            update(maskLayer, to: m, isRoot: false, isNew: isNewMask, context, chain: [], &summary)
             if layer.mask !== maskLayer { layer.mask = maskLayer }
         } else if layer.mask != nil {
             layer.mask = nil
@@ -125,7 +138,7 @@ public enum SceneApplier {
                 isNewChild = true
                 summary.created += 1
             }
-            update(l, to: child, isRoot: false, isNew: isNewChild, images: images, chain: chain, mediaTime: mediaTime, &summary)
+            update(l, to: child, isRoot: false, isNew: isNewChild, context, chain: chain, &summary)
             wanted.append(l)
         }
         for s in layer.sublayers where !wanted.contains(where: { $0 === s }) {

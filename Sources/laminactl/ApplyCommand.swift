@@ -87,11 +87,16 @@ struct Apply: AsyncParsableCommand {
                 throw CommandFailure(ExitStatus.dataError, "\(scene): contents \(file): \(error)")
             }
         }
+        var fonts: [String: String] = [:]
+        for file in parsed.fontFiles {
+            fonts[file] = try await images.fontFamily(file, connection: c, scene: scene)
+        }
         Transaction.begin()
         if let duration { Transaction.animationDuration = duration }
         if let timingFunction = try parsedTimingFunction() { Transaction.animationTimingFunction = timingFunction }
         Transaction.disableActions = disableActions
-        let summary = SceneApplier.apply(parsed, to: c.rootLayer, images: loaded, mediaTime: c.currentMediaTime, rootIsNew: rootIsNew)
+        let summary = SceneApplier.apply(parsed, to: c.rootLayer, images: loaded, fonts: fonts, mediaTime: c.currentMediaTime,
+                                         rootIsNew: rootIsNew)
         Transaction.commit()
         try await c.sync()
         return "applied \(scene): \(summary.created) created, \(summary.updated) updated, \(summary.removed) removed, \(summary.propertiesSet) properties set, \(summary.animationsAdded) animations added"
@@ -142,7 +147,7 @@ struct Apply: AsyncParsableCommand {
             var line: String?
             do {
                 let parsed = try load()
-                watched = [scene] + parsed.contentsFiles
+                watched = [scene] + parsed.contentsFiles + parsed.fontFiles
                 line = try await apply(parsed, on: c, images: &images, rootIsNew: !c.isResumedSession && !applied)
                 applied = true
             } catch let e as LaminaError {
@@ -207,5 +212,29 @@ struct ImageCache {
     /// Drops the entries whose files changed (their images go when no layer shows them).
     mutating func forgetChanged() {
         entries = entries.filter { Self.stamp($0.key) == $0.value.stamp }
+        families = families.filter { Self.stamp($0.key) == $0.value.stamp }
+    }
+
+    private var families: [String: (stamp: Stamp, family: String)] = [:]
+
+    /// The family laminad registered the font file as (sending its bytes once per version of
+    /// the file; laminad also knows bytes it has seen).
+    @MainActor
+    mutating func fontFamily(_ path: String, connection c: Connection, scene: String) async throws -> String {
+        let stamp = Self.stamp(path)
+        if let stamp, let hit = families[path], hit.stamp == stamp { return hit.family }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure(ExitStatus.dataError, "\(scene): font \(path): cannot read the file")
+        }
+        let registered: [String]
+        do { registered = try await c.registerFont(bytes: [UInt8](data)) } catch let e as LaminaError {
+            guard case .server(let refusal) = e else { throw e }
+            throw CommandFailure(ExitStatus.dataError, "\(scene): font \(path): laminad refused it: \(refusal.message)")
+        }
+        guard let family = registered.first else {
+            throw CommandFailure(ExitStatus.dataError, "\(scene): font \(path): laminad found no family in it")
+        }
+        if let stamp { families[path] = (stamp, family) }
+        return family
     }
 }
