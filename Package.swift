@@ -48,9 +48,9 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // fonts-dejavu-core: the fonts text layers are drawn with (fontconfig's default sans-serif);
-        // fonts-noto-cjk and fonts-noto-core: the scripts DejaVu lacks (CJK, Indic, Thai, …).
+        // fonts-noto-cjk: Chinese, Japanese and Korean, which DejaVu lacks.
         // pangocairo's flags without -pthread, which SwiftPM refuses (scripts/deps.sh writes the .pc).
-        .systemLibrary(name: "CPango", pkgConfig: "lamina-pangocairo", providers: [.apt(["libpango1.0-dev", "libfontconfig-dev", "fonts-dejavu-core", "fonts-noto-cjk", "fonts-noto-core"])]),
+        .systemLibrary(name: "CPango", pkgConfig: "lamina-pangocairo", providers: [.apt(["libpango1.0-dev", "libfontconfig-dev", "fonts-dejavu-core", "fonts-noto-cjk"])]),
 
         // MARK: Rendering and display
         .target(name: "LaminaImage", dependencies: ["LaminaCore", "CPNG", "CJPEG"]),

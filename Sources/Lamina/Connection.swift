@@ -25,6 +25,8 @@ public final class Connection {
     public private(set) var displaySize: Size
     /// The clock laminad's frames follow.
     public private(set) var clock: ClockKind
+    /// laminad's protocol minor version (its welcome's): what it can be sent.
+    public private(set) var serverMinorVersion: UInt16 = 0
     /// The server's number for this connection (a reconnection gets a new one).
     public private(set) var clientID: UInt32
     /// Whether the hello took over a kept session that has layers or values (its tree is in
@@ -136,6 +138,7 @@ public final class Connection {
         reconnectPolicy = reconnect
         displaySize = Size(width: Double(welcome.displayWidth), height: Double(welcome.displayHeight))
         clock = welcome.clock
+        serverMinorVersion = welcome.minor
         clientID = welcome.clientID
         virtualTime = welcome.time
         var rootProps = LayerProperties()
@@ -523,6 +526,7 @@ public final class Connection {
         let oldClock = clock
         displaySize = Size(width: Double(welcome.displayWidth), height: Double(welcome.displayHeight))
         clock = welcome.clock
+        serverMinorVersion = welcome.minor
         clientID = welcome.clientID
         virtualTime = welcome.time
         // The real clock kept running through the gap; any other change of clock moves the

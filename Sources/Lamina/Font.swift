@@ -19,6 +19,9 @@ extension Connection {
         guard !bytes.isEmpty else { throw LaminaError.invalidArgument("the font file is empty") }
         Transaction.flush()
         try await connected()
+        guard serverMinorVersion >= 5 else {
+            throw LaminaError.invalidArgument("laminad speaks protocol 1.\(serverMinorVersion); registering fonts needs 1.5")
+        }
         let file: SharedMemoryFile
         do { file = try SharedMemoryFile(name: "lamina-font", byteCount: bytes.count) } catch {
             throw LaminaError.invalidArgument("cannot make a memory file for the font: \(error)")

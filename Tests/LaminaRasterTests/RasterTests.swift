@@ -283,8 +283,8 @@ struct HostileRasterTests {
     }
 }
 
-/// The default install draws CJK and other scripts with real glyphs (scripts/deps.sh installs
-/// fonts-noto-cjk and fonts-noto-core beside DejaVu), not boxes with code points.
+/// The default install draws CJK and the scripts DejaVu covers with real glyphs (scripts/deps.sh
+/// installs fonts-noto-cjk beside DejaVu), not boxes with code points.
 @Suite("Script coverage")
 struct ScriptCoverageTests {
     func ink(_ s: String) throws -> Int {
@@ -292,7 +292,7 @@ struct ScriptCoverageTests {
         return stride(from: 3, to: image.bitmap.bytes.count, by: 4).reduce(0) { $0 + (image.bitmap.bytes[$1] > 0 ? 1 : 0) }
     }
 
-    @Test(arguments: ["永", "一", "漢字", "ひらがな", "カタカナ", "한국어", "Ελληνικά", "Кириллица", "العربية", "हिन्दी", "ไทย"])
+    @Test(arguments: ["永", "一", "漢字", "繁體字", "ひらがな", "カタカナ", "한국어", "Ελληνικά", "Кириллица", "العربية", "עברית"])
     func everyCharacterHasAGlyph(_ text: String) {
         let style = TextStyle(textLayer(text, width: 400, height: 60) { $0.font = "Helvetica" })
         #expect(TextRasterizer.unknownGlyphCount(style) == 0, "\(text) draws boxes: install scripts/deps.sh's fonts")
