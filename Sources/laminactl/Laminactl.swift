@@ -189,13 +189,16 @@ func printLines(from c: Connection, count: Int?, start: () async throws -> Void)
         seen += 1
         if let count, seen >= count { done.continuation.finish() }
     }
+    // The error that ended the stream is thrown (laminad gone: status 69), printed once by main.
+    var failure: LaminaError?
     c.onError = { error in
-        FileHandle.standardError.write(Data("laminactl: \(error)\n".utf8))
+        failure = failure ?? error
         done.continuation.finish()
     }
     try await start()
     for await _ in done.stream {}
     c.close()
+    if let failure { throw failure }
 }
 
 struct Advance: AsyncParsableCommand {

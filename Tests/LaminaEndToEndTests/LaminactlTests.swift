@@ -131,3 +131,15 @@ struct LaminactlTests {
         watch.stop()
     }
 }
+
+extension LaminactlTests {
+    /// `watch` ends with 69 when laminad goes away, saying so once.
+    @Test func watchEndsWithUnavailableWhenLaminadGoes() throws {
+        let daemon = try DaemonProcess()
+        let watch = try ProcessLines(DaemonProcess.tool("laminactl"), ["watch", "--socket", daemon.socket])
+        #expect(watch.waitForLine { $0 == "laminactl: watching" } != nil, "\(watch.lines)")
+        daemon.kill(SIGTERM)
+        #expect(watch.stop(0) == 69, "\(watch.lines)")
+        #expect(watch.lines.filter { $0.contains("connection closed") }.count == 1, "\(watch.lines)")
+    }
+}
