@@ -49,13 +49,14 @@ let package = Package(
         .systemLibrary(name: "CXkb", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev", "xkb-data"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
-        // fonts-dejavu-core: the fonts text layers are drawn with (fontconfig's default sans-serif).
+        // fonts-dejavu-core: the fonts text layers are drawn with (fontconfig's default sans-serif);
+        // fonts-noto-cjk: Chinese, Japanese and Korean, which DejaVu lacks.
         // pangocairo's flags without -pthread, which SwiftPM refuses (scripts/deps.sh writes the .pc).
-        .systemLibrary(name: "CPango", pkgConfig: "lamina-pangocairo", providers: [.apt(["libpango1.0-dev", "fonts-dejavu-core"])]),
+        .systemLibrary(name: "CPango", pkgConfig: "lamina-pangocairo", providers: [.apt(["libpango1.0-dev", "libfontconfig-dev", "fonts-dejavu-core", "fonts-noto-cjk"])]),
 
         // MARK: Rendering and display
         .target(name: "LaminaImage", dependencies: ["LaminaCore", "LaminaPlatform", "CPNG", "CJPEG"]),
-        .target(name: "LaminaRaster", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaServer", "CCairo", "CPango"]),
+        .target(name: "LaminaRaster", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaServer", "CCairo", "CPango", "CLinux"]),
         .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaServer", "CEGL", "CGLES"]),
         .target(name: "LaminaHeadless", dependencies: ["LaminaCore", "LaminaServer", "LaminaGLES"]),
         .target(name: "LaminaKMS", dependencies: [
@@ -106,7 +107,7 @@ let package = Package(
         .testTarget(name: "LaminaServerTests", dependencies: [
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaHeadless", "LaminaRaster",
         ]),
-        .testTarget(name: "LaminaSceneTests", dependencies: ["LaminaCore", "LaminaScene"]),
+        .testTarget(name: "LaminaSceneTests", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaScene", "Lamina"]),
         .testTarget(name: "LaminaInputTests", dependencies: ["LaminaInput", "LaminaDaemon", "LaminaServer", "LaminaKMS", "LaminaCore"]),
         .testTarget(name: "LaminaKMSTests", dependencies: ["LaminaDaemon", "LaminaKMS", "LaminaCore", "LaminaImage"]),
         .testTarget(name: "LaminaEndToEndTests", dependencies: [

@@ -1,5 +1,10 @@
 #include "CLinux.h"
 #include <stddef.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
 
 int CLinux_accept4(int fd, int flags) {
     return accept4(fd, NULL, NULL, flags);
@@ -189,4 +194,30 @@ int CLinux_uinput_emit(int fd, int type, int code, int value) {
     event.code = (unsigned short)code;
     event.value = value;
     return write(fd, &event, sizeof event) == (ssize_t)sizeof event ? 0 : -1;
+}
+
+static int CLinux_signal_pipe_write = -1;
+
+static void CLinux_signal_pipe_handler(int signo) {
+    int saved = errno;
+    unsigned char byte = (unsigned char)signo;
+    // A full pipe already says the signal came; the byte may be dropped.
+    (void)!write(CLinux_signal_pipe_write, &byte, 1);
+    errno = saved;
+}
+
+int CLinux_signal_pipe(const int *signals, int count) {
+    int fds[2];
+    if (CLinux_signal_pipe_write >= 0) { errno = EBUSY; return -1; }
+    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
+    CLinux_signal_pipe_write = fds[1];
+    for (int i = 0; i < count; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = CLinux_signal_pipe_handler;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(signals[i], &sa, NULL) != 0) return -1;
+    }
+    return fds[0];
 }

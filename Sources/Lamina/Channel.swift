@@ -42,13 +42,24 @@ final class Channel: Sendable {
         self.onClosed = onClosed
     }
 
-    /// Connects, says hello and waits for the welcome (blocking), then starts the reader thread.
-    static func open(path: String, hello: Hello, onServerError: @escaping @Sendable (LaminaError) -> Void,
+    /// Connects to the first of `candidates` that accepts, says hello and waits for the welcome
+    /// (blocking), then starts the reader thread. Returns the path that answered.
+    static func open(candidates: [SocketPath.Candidate], hello: Hello, onServerError: @escaping @Sendable (LaminaError) -> Void,
                      onEvent: @escaping @Sendable (ServerMessage) -> Void,
-                     onClosed: @escaping @Sendable (LaminaError) -> Void) throws(LaminaError) -> (Channel, Welcome) {
-        let fd: FileDescriptor
-        do { fd = try UnixSocket.connect(path: path) } catch {
-            throw .connectionFailed("cannot connect to laminad at \(path): \(error)")
+                     onClosed: @escaping @Sendable (LaminaError) -> Void) throws(LaminaError) -> (Channel, Welcome, String) {
+        var connected: (FileDescriptor, String)?
+        var failures: [String] = []
+        for candidate in candidates {
+            do {
+                connected = (try UnixSocket.connect(path: candidate.path), candidate.path)
+                break
+            } catch {
+                failures.append("\(candidate): \(String(cString: strerror(error.errno)))")
+            }
+        }
+        guard let (fd, path) = connected else {
+            if failures.count == 1 { throw .connectionFailed("cannot connect to laminad at \(failures[0])") }
+            throw .connectionFailed("no laminad answered; tried " + failures.joined(separator: "; "))
         }
         var decoder = FrameDecoder(limit: Int(UInt32.max))
         do {
@@ -83,7 +94,7 @@ final class Channel: Sendable {
         let channel = Channel(fd: fd, onServerError: onServerError, onEvent: onEvent, onClosed: onClosed)
         let leftover = decoder
         Thread.detachNewThread { [channel] in channel.readLoop(decoder: leftover) }
-        return (channel, welcome)
+        return (channel, welcome, path)
     }
 
     // MARK: Sending
@@ -130,8 +141,8 @@ final class Channel: Sendable {
         }
     }
 
-    /// Sends a request and waits for its reply.
-    func request(_ request: Request) async throws -> Reply {
+    /// Sends a request (with `descriptors` on its frame) and waits for its reply.
+    func request(_ request: Request, descriptors: [Int32] = []) async throws -> Reply {
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<Reply, any Error>) in
             let failure = state.withLock { (s: inout State) -> LaminaError? in
                 if let closed = s.closed { return closed }
@@ -139,7 +150,7 @@ final class Channel: Sendable {
                 s.nextRequest &+= 1
                 s.requests[id] = c
                 do throws(LaminaError) {
-                    try write(ClientMessage.request(id: id, request).encoded())
+                    try write(ClientMessage.request(id: id, request).encoded(), descriptors: descriptors)
                     return nil
                 } catch {
                     s.requests[id] = nil

@@ -25,8 +25,13 @@ public final class Connection {
     public private(set) var displaySize: Size
     /// The clock laminad's frames follow.
     public private(set) var clock: ClockKind
+    /// laminad's protocol minor version (its welcome's): what it can be sent.
+    public private(set) var serverMinorVersion: UInt16 = 0
     /// The server's number for this connection (a reconnection gets a new one).
     public private(set) var clientID: UInt32
+    /// Whether the hello took over a kept session that has layers or values (its tree is in
+    /// `rootLayer` now); false for a new session, whose layers appear for the first time.
+    public private(set) var isResumedSession = false
     /// The virtual clock's time as of the last reply that carried it (welcome, advanceClock).
     private var virtualTime: Double
 
@@ -109,8 +114,9 @@ public final class Connection {
     /// Connects to laminad.
     ///
     /// - Parameters:
-    ///   - path: the socket; by default `$LAMINA_SOCKET`, else `$XDG_RUNTIME_DIR/lamina-0`,
-    ///     else `/run/lamina/lamina.sock`.
+    ///   - path: the socket. By default `$LAMINA_SOCKET` if set; otherwise
+    ///     `$XDG_RUNTIME_DIR/lamina-0` and then `/run/lamina/lamina.sock`, the first that
+    ///     answers (`SocketPath.candidates`). When none does, the error names each one tried.
     ///   - name: the client's name in laminad's logs and tree.
     ///   - session: a session name; with `keepLayers`, the layers stay on screen after this
     ///     connection closes and a later connection with the same session name takes them over
@@ -121,14 +127,14 @@ public final class Connection {
     public static func connect(to path: String? = nil, name: String = "lamina-client",
                                session: String = "", keepLayers: Bool = false,
                                reconnect: ReconnectPolicy? = nil) throws -> Connection {
-        try Connection(path: SocketPath.resolve(path),
+        try Connection(candidates: SocketPath.candidates(path),
                        hello: Hello(clientName: name, session: session, flags: keepLayers ? .keepLayers : []),
                        reconnect: reconnect)
     }
 
-    private init(path: String, hello: Hello, reconnect: ReconnectPolicy?) throws {
+    private init(candidates: [SocketPath.Candidate], hello: Hello, reconnect: ReconnectPolicy?) throws {
         let relay = EventRelay()
-        let (channel, welcome) = try Self.open(path: path, hello: hello, relay: relay)
+        let (channel, welcome, path) = try Self.open(candidates: candidates, hello: hello, relay: relay)
         self.channel = channel
         self.relay = relay
         self.path = path
@@ -136,18 +142,20 @@ public final class Connection {
         reconnectPolicy = reconnect
         displaySize = Size(width: Double(welcome.displayWidth), height: Double(welcome.displayHeight))
         clock = welcome.clock
+        serverMinorVersion = welcome.minor
         clientID = welcome.clientID
         virtualTime = welcome.time
         var rootProps = LayerProperties()
-        rootProps.bounds = Rect(x: 0, y: 0, width: displaySize.width, height: displaySize.height)
-        rootProps.position = Point(x: displaySize.width / 2, y: displaySize.height / 2)
+        rootProps.fitRoot(displayWidth: displaySize.width, displayHeight: displaySize.height)
+        isResumedSession = !welcome.snapshot.isEmpty
         rootLayer = Layer(root: .root, connection: self, properties: rootProps)
         relay.connection = self
         restore(welcome.snapshot)
     }
 
-    nonisolated private static func open(path: String, hello: Hello, relay: EventRelay) throws(LaminaError) -> (Channel, Welcome) {
-        try Channel.open(path: path, hello: hello,
+    /// The path that answered is the one a reconnection uses.
+    nonisolated private static func open(candidates: [SocketPath.Candidate], hello: Hello, relay: EventRelay) throws(LaminaError) -> (Channel, Welcome, String) {
+        try Channel.open(candidates: candidates, hello: hello,
                          onServerError: { error in relay.deliver(error) },
                          onEvent: { message in relay.deliver(message) },
                          onClosed: { error in relay.closed(error) })
@@ -491,7 +499,10 @@ public final class Connection {
                 let relay = EventRelay()
                 let (path, hello) = (self.path, self.hello)
                 let opened = await Task.detached { () -> Result<(Channel, Welcome), LaminaError> in
-                    do throws(LaminaError) { return .success(try Self.open(path: path, hello: hello, relay: relay)) } catch { return .failure(error) }
+                    do throws(LaminaError) {
+                        let (channel, welcome, _) = try Self.open(candidates: [SocketPath.Candidate(path: path, source: path)], hello: hello, relay: relay)
+                        return .success((channel, welcome))
+                    } catch { return .failure(error) }
                 }.value
                 guard !Task.isCancelled, !self.isClosed else {
                     if case .success(let (c, _)) = opened { c.close() }
@@ -527,6 +538,7 @@ public final class Connection {
         let oldClock = clock
         displaySize = Size(width: Double(welcome.displayWidth), height: Double(welcome.displayHeight))
         clock = welcome.clock
+        serverMinorVersion = welcome.minor
         clientID = welcome.clientID
         virtualTime = welcome.time
         // The real clock kept running through the gap; any other change of clock moves the

@@ -21,6 +21,15 @@ public enum PropertyError: Error, Equatable, Sendable, CustomStringConvertible {
 /// A plain struct with a field per key, so reading or writing one key costs the same whatever
 /// the number of keys (no dictionary on the per-frame path).
 public struct LayerProperties: Hashable, Sendable {
+    /// Places a client's root layer on a display of `width` × `height` points: bounds at the
+    /// origin with the display's size, position at the display's centre (so with the default
+    /// anchor point the root covers the display exactly). laminad does this to every root,
+    /// the client library starts its model so, and `laminactl eval` evaluates scenes so.
+    public mutating func fitRoot(displayWidth width: Double, displayHeight height: Double) {
+        bounds = Rect(x: 0, y: 0, width: width, height: height)
+        position = Point(x: width / 2, y: height / 2)
+    }
+
     public var bounds: Rect = .zero
     public var position: Point = .zero
     public var anchorPoint = Point(x: 0.5, y: 0.5)

@@ -183,6 +183,9 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         return d
     }()
 
+    /// Every name `init(name:)` accepts, aliases (`isHidden`) included.
+    public static var allNames: [String] { Array(byName.keys) }
+
     /// Looks a key up by its Core Animation name (`"opacity"`, `"hidden"`/`"isHidden"`, …).
     public init?(name: String) {
         guard let k = PropertyKey.byName[name] else { return nil }

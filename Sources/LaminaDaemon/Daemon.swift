@@ -176,6 +176,8 @@ public final class Daemon {
         let rasterizer = ServerRasterizer()
         rasterizer.warn = { [logger] message in logger.warning("\(message)") }
         compositor.layerRasters = rasterizer
+        // Font files clients send (register-font) join fontconfig's application fonts.
+        compositor.fontRegistry = FontconfigRegistry()
         if let dir = options.sessionJournal {
             do {
                 let store = try SessionJournalStore(directory: dir, logger: logger)

@@ -233,6 +233,7 @@ extension ClientMessage {
                 w.string(output)
             case .injectInput(let i): w.injection(i)
             case .listen(let session): w.string(session)
+            case .registerFont(let n): w.u64(n)
             default: break
             }
         }
@@ -282,6 +283,7 @@ extension ClientMessage {
                 case 10: msg = .request(id: id, .injectInput(try r.injection()))
                 case 11: msg = .request(id: id, .takeKeyboardFocus)
                 case 12: msg = .request(id: id, .listen(session: try r.string("listen session", limit: 256)))
+                case 13: msg = .request(id: id, .registerFont(byteCount: try r.u64("register-font byte count")))
                 default: throw DecodeError.invalid(field: "request kind", reason: "unknown request kind \(kind)")
                 }
             default:
@@ -360,6 +362,9 @@ extension ServerMessage {
                 w.operations(ops)
             case .done:
                 break
+            case .fontRegistered(let families):
+                w.u32(UInt32(families.count))
+                for f in families { w.string(f) }
             }
         case .animationEvent(let n):
             w.u32(n.layer.rawValue)
@@ -468,6 +473,14 @@ extension ServerMessage {
                     var failedAt = -1
                     msg = .reply(id: id, .snapshot(try r.operations("snapshot operation", failedAt: &failedAt)))
                 case 10: msg = .reply(id: id, .done)
+                case 11:
+                    let n = Int(try r.u32("font family count"))
+                    guard n <= r.remaining / 4 else {
+                        throw DecodeError.invalid(field: "font family count", reason: "\(n) families cannot fit in the \(r.remaining) bytes that follow")
+                    }
+                    var families: [String] = []
+                    for i in 0..<n { families.append(try r.string("font family \(i)", limit: 1024)) }
+                    msg = .reply(id: id, .fontRegistered(families: families))
                 default: throw DecodeError.invalid(field: "reply kind", reason: "unknown reply kind \(kind)")
                 }
             case 0x85:

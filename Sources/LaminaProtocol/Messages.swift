@@ -189,6 +189,13 @@ public enum Request: Hashable, Sendable {
     /// this connection as `watch` lines (`laminactl events`), from now until it closes.
     /// Allowed to the session's owner and to privileged peers (protocol 1.4).
     case listen(session: String)
+    /// Registers a font file for text layers: its first `byteCount` bytes are in the memory
+    /// file the frame carries (SCM_RIGHTS, one descriptor). Answered with the font's family
+    /// names, which text layers then name in `font` (protocol 1.5).
+    case registerFont(byteCount: UInt64)
+
+    /// The number of memory-file descriptors the request takes from its frame.
+    public var descriptorCount: Int { if case .registerFont = self { 1 } else { 0 } }
 
     public var kind: UInt16 {
         switch self {
@@ -204,6 +211,7 @@ public enum Request: Hashable, Sendable {
         case .injectInput: 10
         case .takeKeyboardFocus: 11
         case .listen: 12
+        case .registerFont: 13
         }
     }
 
@@ -216,7 +224,7 @@ public enum Request: Hashable, Sendable {
         case .watch: "watch (every client's events)"
         case .displayPower: "display-power"
         case .injectInput: "input injection"
-        case .tree, .stats, .presentation, .presentationTree, .snapshot, .takeKeyboardFocus, .listen: nil
+        case .tree, .stats, .presentation, .presentationTree, .snapshot, .takeKeyboardFocus, .listen, .registerFont: nil
         }
     }
 }
@@ -434,6 +442,8 @@ public enum Reply: Hashable, Sendable {
     case snapshot([Operation])
     /// Answers a request that has nothing to report (input injection, taking the focus).
     case done
+    /// Answers `registerFont`: the families the font file provides (protocol 1.5).
+    case fontRegistered(families: [String])
 
     public var kind: UInt16 {
         switch self {
@@ -446,6 +456,7 @@ public enum Reply: Hashable, Sendable {
         case .displayPower: 8
         case .snapshot: 9
         case .done: 10
+        case .fontRegistered: 11
         }
     }
 }

@@ -14,6 +14,9 @@ public struct TextStyle: Sendable, Hashable {
     public var truncation: TruncationMode
     /// The bounds' size: text is laid out from the bounds' top-left and clipped to them.
     public var size: Size
+    /// How many fonts were registered when the style was taken: a raster made before a font
+    /// arrived (drawn with a fallback) is not reused after.
+    public var fontGeneration: UInt64
 
     /// The text-layer properties of `p` (its presentation values, when animating).
     public init(_ p: LayerProperties) {
@@ -25,6 +28,7 @@ public struct TextStyle: Sendable, Hashable {
         isWrapped = p.isWrapped
         truncation = p.truncationMode
         size = p.bounds.size
+        fontGeneration = FontconfigRegistry.generation.load(ordering: .relaxed)
     }
 }
 
@@ -62,6 +66,7 @@ public enum TextRasterizer {
         cairo_rectangle(cr, 0, 0, w, h)
         cairo_clip(cr)
 
+        FontconfigRegistry.refreshFontMap()
         guard let layout = pango_cairo_create_layout(cr) else { return nil }
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
         configure(layout, style, maximumFontSize: maximumFontPixels / scale)
@@ -95,6 +100,17 @@ public enum TextRasterizer {
         }
         return RasterImage(bitmap: canvas.bitmap(), frame: Rect(x: 0, y: 0, width: Double(pw) / scale, height: Double(ph) / scale),
                            scale: scale)
+    }
+
+    /// How many characters of the style's string no available font has a glyph for (Pango then
+    /// draws a box with the code point, "tofu"). 0 when every script is covered.
+    public static func unknownGlyphCount(_ style: TextStyle) -> Int {
+        guard let canvas = CairoCanvas(width: 1, height: 1) else { return 0 }
+        FontconfigRegistry.refreshFontMap()
+        guard let layout = pango_cairo_create_layout(canvas.context) else { return 0 }
+        defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+        configure(layout, style, maximumFontSize: maximumFontPixels)
+        return Int(pango_layout_get_unknown_glyphs_count(layout))
     }
 
     static func configure(_ layout: OpaquePointer, _ style: TextStyle, maximumFontSize: Double) {

@@ -1,5 +1,6 @@
 import Foundation
 import LaminaCore
+import LaminaProtocol
 
 /// One layer of a scene file: its name, the properties it sets, its sublayers.
 public struct SceneLayer: Sendable, Equatable {
@@ -19,11 +20,18 @@ public struct SceneLayer: Sendable, Equatable {
     }
     /// Animations attached when the scene is applied, by key, in key order.
     public var animations: [SceneAnimation] = []
+    /// The layer's `actions` dictionary (`"actions": {"opacity": null}`): `.none` for a key
+    /// whose changes do not animate, or the animation to run instead of the default.
+    public var actions: [String: Action] = [:]
     /// The JSON path of this layer in the file, for messages.
     public var path: String = "$"
     /// `"contents": "file.png"`: a PNG or JPEG file shown as the layer's contents. Relative to
     /// the scene file once loaded with `Scene.load(path:)`.
     public var contentsFile: String?
+    /// `"font": "fonts/Inter.ttf"`: a font file (by its extension) that laminactl registers
+    /// with laminad (`Connection.registerFont`); the layer's `font` becomes the file's family.
+    /// Relative to the scene file once loaded with `Scene.load(path:)`.
+    public var fontFile: String?
 
     public init(name: String? = nil, properties: [PropertyKey: PropertyValue] = [:], sublayers: [SceneLayer] = [], path: String = "$") {
         self.name = name
@@ -79,6 +87,18 @@ public struct Scene: Sendable, Equatable {
         return scene
     }
 
+    /// Every font file the scene names, each once, in tree order.
+    public var fontFiles: [String] {
+        var seen: Set<String> = [], out: [String] = []
+        func walk(_ l: SceneLayer) {
+            if let f = l.fontFile, seen.insert(f).inserted { out.append(f) }
+            if let m = l.mask { walk(m) }
+            l.sublayers.forEach(walk)
+        }
+        walk(root)
+        return out
+    }
+
     /// Every contents file the scene names, each once, in tree order.
     public var contentsFiles: [String] {
         var seen: Set<String> = [], out: [String] = []
@@ -95,6 +115,11 @@ public struct Scene: Sendable, Equatable {
 extension SceneLayer {
     mutating func resolveContentsFiles(relativeTo directory: String) {
         if let f = contentsFile, !f.hasPrefix("/") { contentsFile = directory + "/" + f }
+        if let f = fontFile, !f.hasPrefix("/") { fontFile = directory + "/" + f }
+        if var m = mask {
+            m.resolveContentsFiles(relativeTo: directory)
+            mask = m
+        }
         for i in sublayers.indices { sublayers[i].resolveContentsFiles(relativeTo: directory) }
     }
 }
@@ -115,7 +140,9 @@ enum SceneParser {
                 layer.name = s
             case "class":
                 guard case .string(let s) = value, let kind = LayerKind(name: s) else {
-                    throw SceneError(path: p, message: "expected one of \(LayerKind.allCases.map { "\"\($0.name)\"" }.joined(separator: ", "))")
+                    let names = LayerKind.allCases.map(\.name)
+                    let hint = if case .string(let s) = value { Suggestion.phrase(for: s, among: names) } else { "" }
+                    throw SceneError(path: p, message: "expected one of \(names.map { "\"\($0)\"" }.joined(separator: ", "))\(hint)")
                 }
                 guard !isRoot || kind == .layer else { throw SceneError(path: p, message: "the root layer is a plain layer") }
                 layer.kind = kind
@@ -138,10 +165,15 @@ enum SceneParser {
                 case .string(let f) where !f.isEmpty: layer.contentsFile = f
                 default: throw SceneError(path: p, message: "expected the path of a PNG or JPEG file (relative to the scene file), or null")
                 }
+            case "font" where isFontFile(value):
+                guard case .string(let f) = value else { break }
+                layer.fontFile = f
             case "mask":
                 // null: no mask; an object: the mask layer, in this layer's coordinates.
                 if case .null = value { break }
                 layer.mask = try self.layer(value, path: p, isRoot: false)
+            case "actions":
+                layer.actions = try actions(value, path: p)
             case "animations":
                 layer.animations = try SceneAnimationParser.animations(value, path: p).map { SceneAnimation(key: $0.key, animation: $0.animation) }
             case "frame":
@@ -152,7 +184,7 @@ enum SceneParser {
                 layer.properties[.position] = .point(r.origin)
             default:
                 guard let pk = PropertyKey(name: key), pk != .name else {
-                    throw SceneError(path: p, message: "unknown property '\(key)' (known: \(PropertyKey.allCases.map(\.name).joined(separator: ", ")), class, frame, sublayers, animations)")
+                    throw SceneError(path: p, message: unknownKey(key, fields: fields, isRoot: isRoot))
                 }
                 if pk == .bounds, fields["frame"] != nil {
                     throw SceneError(path: p, message: "give either frame or bounds/position, not both")
@@ -175,6 +207,64 @@ enum SceneParser {
             layer.properties[.position] = .point(Point(x: origin.x + a.x * b.width, y: origin.y + a.y * b.height))
         }
         return layer
+    }
+
+    /// File extensions that make a `font` value a font file to register rather than a family name.
+    static let fontFileExtensions = [".ttf", ".otf", ".ttc", ".otc"]
+
+    static func isFontFile(_ value: JSONValue) -> Bool {
+        guard case .string(let s) = value else { return false }
+        let lower = s.lowercased()
+        return fontFileExtensions.contains { lower.hasSuffix($0) }
+    }
+
+    /// The keys an `actions` object may have besides the animatable properties.
+    static let eventActionKeys = ["onOrderIn", "onOrderOut", "transition"]
+
+    /// `"actions": {"opacity": null, "position": {"type": "basic", "duration": 1}}`: null is
+    /// Core Animation's NSNull (the change does not animate); an animation object runs instead
+    /// of the default one, its `keyPath` defaulting to the key.
+    static func actions(_ json: JSONValue, path: String) throws(SceneError) -> [String: Action] {
+        guard case .object(let items) = json else {
+            throw SceneError(path: path, message: "expected an object of actions by key, like {\"opacity\": null}")
+        }
+        let known = PropertyKey.allCases.filter(\.isAnimatable).map(\.name) + eventActionKeys
+        var out: [String: Action] = [:]
+        for key in items.keys.sorted() {
+            let p = "\(path).\(key)"
+            let property = PropertyKey(name: key)
+            guard property?.isAnimatable == true || eventActionKeys.contains(key) else {
+                let hint = Suggestion.phrase(for: key, among: known)
+                throw SceneError(path: p, message: "'\(key)' has no action: not an animatable property or one of \(eventActionKeys.joined(separator: ", "))\(hint)")
+            }
+            // Actions are keyed by the property's own name, as laminad looks them up.
+            let name = property?.name ?? key
+            switch items[key]! {
+            case .null:
+                out[name] = Action.none
+            case .object(var fields):
+                if fields["keyPath"] == nil, case .string(let type)? = fields["type"], ["basic", "keyframe", "spring"].contains(type) {
+                    fields["keyPath"] = .string(property != nil ? name : "opacity")
+                }
+                out[name] = .animation(try SceneAnimationParser.animation(.object(fields), path: p))
+            case let other:
+                throw SceneError(path: p, message: "expected null (no animation) or an animation object, not \(other.typeName)")
+            }
+        }
+        return out
+    }
+
+    /// The keys a layer object may have besides its properties.
+    static let structuralKeys = ["name", "class", "frame", "sublayers", "contents", "mask", "animations", "actions"]
+
+    /// "unknown property 'cornerRadious' on layer 'card'; did you mean 'cornerRadius'?"
+    static func unknownKey(_ key: String, fields: [String: JSONValue], isRoot: Bool) -> String {
+        let which = if case .string(let n)? = fields["name"] { "layer '\(n)'" } else if isRoot { "the root layer" } else { "an unnamed layer" }
+        let known = PropertyKey.allNames + structuralKeys
+        if let near = Suggestion.closest(to: key, among: known) {
+            return "unknown property '\(key)' on \(which); did you mean '\(near)'?"
+        }
+        return "unknown property '\(key)' on \(which) (docs/scene-format.md lists a layer's keys)"
     }
 
     static func numbers(_ json: JSONValue, count: Int, path: String, what: String) throws(SceneError) -> [Double] {
@@ -260,7 +350,7 @@ enum SceneParser {
             var t = Transform3D.identity
             let known = ["scale", "rotation", "rotationX", "rotationY", "translation", "perspective"]
             for k in f.keys.sorted() where !known.contains(k) {
-                throw SceneError(path: "\(path).\(k)", message: "unknown transform part '\(k)' (known: \(known.joined(separator: ", ")))")
+                throw SceneError(path: "\(path).\(k)", message: "unknown transform part '\(k)'\(Suggestion.phrase(for: k, among: known)) (known: \(known.joined(separator: ", ")))")
             }
             func number(_ k: String) throws(SceneError) -> Double? {
                 guard let v = f[k] else { return nil }

@@ -32,10 +32,12 @@ enum SceneAnimationParser {
             throw SceneError(path: path + ".type", message: "missing or not a string; one of basic, keyframe, spring, group, transition")
         }
         guard let allowed = fieldsByType[type] else {
-            throw SceneError(path: path + ".type", message: "unknown animation type '\(type)'; one of basic, keyframe, spring, group, transition")
+            let hint = Suggestion.phrase(for: type, among: fieldsByType.keys)
+            throw SceneError(path: path + ".type", message: "unknown animation type '\(type)'\(hint.isEmpty ? "; one of basic, keyframe, spring, group, transition" : hint)")
         }
         for k in f.keys.sorted() where k != "type" && !allowed.contains(k) && !timingKeys.contains(k) {
-            throw SceneError(path: "\(path).\(k)", message: "not a field of a \(type) animation (fields: \((allowed + timingKeys).joined(separator: ", ")))")
+            let hint = Suggestion.phrase(for: k, among: allowed + timingKeys)
+            throw SceneError(path: "\(path).\(k)", message: "not a field of a \(type) animation\(hint.isEmpty ? " (fields: \((allowed + timingKeys).joined(separator: ", ")))" : hint)")
         }
         let r = Reader(fields: f, path: path)
         let timing = try r.timing()

@@ -1,5 +1,6 @@
 import Lamina
 import LaminaCore
+import LaminaProtocol
 
 /// Makes a layer tree look like a scene, declaratively: layers are matched by name among their
 /// siblings and updated in place (only the properties that differ are set, so with actions the
@@ -8,7 +9,9 @@ import LaminaCore
 public enum SceneApplier {
     /// What an apply did.
     public struct Summary: Sendable, Equatable {
+        /// Layers made by this apply (a created layer is not also counted as updated).
         public var created = 0
+        /// Existing layers with at least one property changed.
         public var updated = 0
         public var removed = 0
         public var propertiesSet = 0
@@ -24,21 +27,53 @@ public enum SceneApplier {
     /// `mediaTime` is the moment of the apply (`Connection.currentMediaTime`): a non-zero
     /// animation `beginTime` in the file counts from it, as `laminactl eval` counts from 0,
     /// so a file means the same live and offline. (0 is "when added", as in Core Animation.)
-    public static func apply(_ scene: Scene, to root: Layer, images: [String: Image] = [:], mediaTime: Double = 0) -> Summary {
+    ///
+    /// `rootIsNew`: the root appears for the first time (a new session, `!Connection.isResumedSession`).
+    /// As Core Animation does not animate a layer's first appearance, the root's values are then
+    /// set without actions, like those of the layers this apply creates; later applies animate
+    /// the differences.
+    ///
+    /// `fonts` maps each of the scene's `fontFiles` to the family laminad registered it as
+    /// (`Connection.registerFont`); a text layer naming a file takes that family as its `font`.
+    public static func apply(_ scene: Scene, to root: Layer, images: [String: Image] = [:], fonts: [String: String] = [:],
+                             mediaTime: Double = 0, rootIsNew: Bool = false) -> Summary {
         var summary = Summary()
-        update(root, to: scene.root, isRoot: true, images: images, chain: [], mediaTime: mediaTime, &summary)
+        let context = Context(images: images, fonts: fonts, mediaTime: mediaTime)
+        update(root, to: scene.root, isRoot: true, isNew: rootIsNew, context, chain: [], &summary)
         return summary
     }
 
-    private static func update(_ layer: Layer, to node: SceneLayer, isRoot: Bool, images: [String: Image],
-                               chain parentChain: [MediaTiming], mediaTime: Double, _ summary: inout Summary) {
+    /// What every layer's update reads.
+    private struct Context {
+        var images: [String: Image]
+        var fonts: [String: String]
+        var mediaTime: Double
+    }
+
+    private static func update(_ layer: Layer, to node: SceneLayer, isRoot: Bool, isNew: Bool, _ context: Context,
+                               chain parentChain: [MediaTiming], _ summary: inout Summary) {
+        let images = context.images, mediaTime = context.mediaTime
         var target = node.resolvedProperties
+        if let file = node.fontFile, let family = context.fonts[file] { target.font = family }
         if isRoot {
             // The root's geometry belongs to the display, unless the file says otherwise.
             if node.properties[.bounds] == nil { target.bounds = layer.bounds }
             if node.properties[.position] == nil { target.position = layer.position }
         }
         var changed = 0
+        // A new layer's first values must not animate. Layers made here are not attached yet
+        // (their values go with their creation); the root of a new session already is.
+        let quiet = isRoot && isNew
+        if quiet {
+            Transaction.begin()
+            Transaction.disableActions = true
+        }
+        // Actions first: they are in force for this apply's changes, as laminad looks them up
+        // when a change arrives.
+        if layer.actions != node.actions {
+            layer.actions = node.actions
+            changed += 1
+        }
         // `mask` is a layer, set below from the file's mask object.
         for key in PropertyKey.allCases where key != .mask && layer.value(forKey: key) != target[key] {
             // A file's contents are an image made for this apply (below), not a number.
@@ -50,8 +85,9 @@ public enum SceneApplier {
             layer.contents = image
             changed += 1
         }
+        if quiet { Transaction.commit() }
         summary.propertiesSet += changed
-        if changed > 0 { summary.updated += 1 }
+        if changed > 0, !isNew || isRoot { summary.updated += 1 }
         // Animations in the file are (re)started on every apply, after the property changes,
         // so an explicit animation under a property's key replaces its implicit one.
         // The layer's timing chain once the file's values are in (the scene's, as eval uses):
@@ -69,14 +105,17 @@ public enum SceneApplier {
         // The mask: updated in place when the kind matches, else made anew.
         if let m = node.mask {
             let maskLayer: Layer
+            let isNewMask: Bool
             if let current = layer.mask, current.kind == m.kind {
                 maskLayer = current
+                isNewMask = false
             } else {
                 maskLayer = Layer.make(kind: m.kind)
+                isNewMask = true
                 summary.created += 1
             }
             // A mask's time is its own (it has no superlayer).
-            update(maskLayer, to: m, isRoot: false, images: images, chain: [], mediaTime: mediaTime, &summary)
+            update(maskLayer, to: m, isRoot: false, isNew: isNewMask, context, chain: [], &summary)
             if layer.mask !== maskLayer { layer.mask = maskLayer }
         } else if layer.mask != nil {
             layer.mask = nil
@@ -89,14 +128,17 @@ public enum SceneApplier {
         var wanted: [Layer] = []
         for child in node.sublayers {
             let l: Layer
+            let isNewChild: Bool
             if let n = child.name, let hit = existing[n], hit.kind == child.kind {
                 existing[n] = nil
                 l = hit
+                isNewChild = false
             } else {
                 l = Layer.make(kind: child.kind)
+                isNewChild = true
                 summary.created += 1
             }
-            update(l, to: child, isRoot: false, images: images, chain: chain, mediaTime: mediaTime, &summary)
+            update(l, to: child, isRoot: false, isNew: isNewChild, context, chain: chain, &summary)
             wanted.append(l)
         }
         for s in layer.sublayers where !wanted.contains(where: { $0 === s }) {

@@ -16,14 +16,26 @@ public struct SceneEvaluator {
 
     private var nodes: [Node] = []
 
+    /// laminad's default display (`laminad --size`), which `laminactl eval --size` overrides.
+    public static let defaultDisplaySize = Size(width: 1280, height: 720)
+
     /// Prepares every layer's animations. Throws the first animation the engine refuses, with
     /// the JSON path of the layer.
-    public init(_ scene: Scene) throws(SceneError) {
-        try flatten(scene.root, name: "root", chain: [])
+    ///
+    /// The root is placed as laminad places a client's root on a display of `displaySize`
+    /// (`LayerProperties.fitRoot`), unless the file gives its bounds or position.
+    public init(_ scene: Scene, displaySize: Size = SceneEvaluator.defaultDisplaySize) throws(SceneError) {
+        try flatten(scene.root, name: "root", chain: [], displaySize: displaySize)
     }
 
-    private mutating func flatten(_ layer: SceneLayer, name: String, chain: [MediaTiming]) throws(SceneError) {
-        let model = layer.resolvedProperties
+    private mutating func flatten(_ layer: SceneLayer, name: String, chain: [MediaTiming], displaySize: Size? = nil) throws(SceneError) {
+        var model = layer.resolvedProperties
+        if let displaySize {
+            var fitted = LayerProperties()
+            fitted.fitRoot(displayWidth: displaySize.width, displayHeight: displaySize.height)
+            if layer.properties[.bounds] == nil { model.bounds = fitted.bounds }
+            if layer.properties[.position] == nil { model.position = fitted.position }
+        }
         let chain = chain + [MediaTiming(beginTime: model.beginTime, speed: model.speed, timeOffset: model.timeOffset)]
         var list = LayerAnimations()
         var events: [AnimationEvent] = []

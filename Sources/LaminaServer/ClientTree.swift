@@ -149,17 +149,15 @@ public struct ClientTree: Sendable {
     /// A tree holding only the root layer, sized to the display.
     public init(displayWidth: Double, displayHeight: Double) {
         var root = ServerLayer()
-        root.properties.bounds = Rect(x: 0, y: 0, width: displayWidth, height: displayHeight)
-        root.properties.position = Point(x: displayWidth / 2, y: displayHeight / 2)
+        root.properties.fitRoot(displayWidth: displayWidth, displayHeight: displayHeight)
         layers = [.root: root]
     }
 
     public subscript(id: LayerID) -> ServerLayer? { layers[id] }
 
-    /// Sizes the root layer to a display of this size (bounds at the origin, centred).
+    /// Sizes the root layer to a display of this size (`LayerProperties.fitRoot`).
     mutating func fitRoot(width: Double, height: Double) {
-        layers[.root]?.properties.bounds = Rect(x: 0, y: 0, width: width, height: height)
-        layers[.root]?.properties.position = Point(x: width / 2, y: height / 2)
+        layers[.root]?.properties.fitRoot(displayWidth: width, displayHeight: height)
     }
 
     /// Applies a commit's operations in order, all or none: on the first bad operation the tree

@@ -93,6 +93,9 @@ public final class Compositor {
     /// Draws shape and text layers on the CPU (laminad sets LaminaRaster's `ServerRasterizer`);
     /// without one they show only their background and border.
     public var layerRasters: (any LayerRasterizing)?
+    /// Registers the font files clients send (LaminaRaster's `FontconfigRegistry` in laminad);
+    /// without one `register-font` is refused.
+    public var fontRegistry: (any FontRegistry)?
     /// Closes a client's connection after its queued bytes are sent.
     public var close: (ClientID) -> Void = { _ in }
     /// Turns the named output (nil: every output) off or on and returns every output's state
@@ -340,7 +343,8 @@ public final class Compositor {
             let attachments = commit.descriptorCount > 0 ? takeAttachments(frameStart: frameStart, for: client) : []
             apply(commit, attachments: attachments, from: client)
         case let (.ready, .request(id, request)):
-            serve(request, id: id, for: client)
+            let attachments = request.descriptorCount > 0 ? takeAttachments(frameStart: frameStart, for: client) : []
+            serve(request, id: id, for: client, attachments: attachments)
         default:
             break
         }
@@ -507,7 +511,7 @@ public final class Compositor {
 
     // MARK: Requests
 
-    private func serve(_ request: Request, id: UInt32, for client: ClientID) {
+    private func serve(_ request: Request, id: UInt32, for client: ClientID, attachments: [MemoryAttachment] = []) {
         func fail(_ code: ErrorCode, _ text: String) {
             reply(client, .error(ErrorMessage(code: code, subject: .request, serial: id, message: text)))
         }
@@ -566,6 +570,25 @@ public final class Compositor {
             case .watch:
                 watchers.insert(client)
                 reply(client, .reply(id: id, .watching))
+            case .registerFont(let byteCount):
+                guard let fontRegistry else { return fail(.invalidRequest, "this laminad draws no text, so it takes no fonts") }
+                guard let attachment = attachments.first else {
+                    return fail(.invalidRequest, "register-font needs the font's memory file with the frame (one descriptor, SCM_RIGHTS)")
+                }
+                guard case .memory(let memory) = attachment else {
+                    if case .unusable(let why) = attachment { return fail(.invalidRequest, "the font's memory file cannot be used: \(why)") }
+                    return
+                }
+                guard byteCount <= UInt64(memory.byteCount) else {
+                    return fail(.invalidRequest, "register-font says \(byteCount) bytes but its memory file holds \(memory.byteCount)")
+                }
+                do {
+                    let families = try fontRegistry.register(UnsafeRawBufferPointer(start: memory.base, count: Int(byteCount)))
+                    logger.info("\(client): registered font \(families.joined(separator: ", ")) (\(byteCount) bytes)")
+                    reply(client, .reply(id: id, .fontRegistered(families: families)))
+                } catch {
+                    return fail(error.code, error.message)
+                }
             case .injectInput(let injection):
                 let action: InputAction
                 switch self.action(for: injection) {

@@ -7,6 +7,10 @@ struct AnimationRecord {
     var entry: UInt32
     var layer: LayerID
     var key: String?
+    /// The client connected to the entry when the animation was added (nil for a session
+    /// restored without one), so its start and stop are reported with the same client even
+    /// when the client has gone by the stop (a kept session, like `laminactl apply`'s).
+    var client: ClientID?
     /// The client's tag (0: the client wants no events).
     var tag: UInt32
     /// The completion groups the animation belongs to.
@@ -154,7 +158,7 @@ extension Compositor {
         nextAnimationID += 1
         display.entries[i].animations[id] = layer
         let serial = display.entries[i].serial
-        animationRecords[aid] = AnimationRecord(entry: serial, layer: id, key: key, tag: tag, groups: settings.completionGroups)
+        animationRecords[aid] = AnimationRecord(entry: serial, layer: id, key: key, client: display.entries[i].client, tag: tag, groups: settings.completionGroups)
         for g in settings.completionGroups { groupCounts[GroupKey(entry: serial, group: g), default: 0] += 1 }
         deliver(events)
         markNeedsFrame()
@@ -304,7 +308,10 @@ extension Compositor {
     func deliver(_ events: [AnimationEvent]) {
         for e in events {
             guard let record = animationRecords[e.id] else { continue }
-            let client = display.entries.first { $0.serial == record.entry }?.client
+            let entry = display.entries.first { $0.serial == record.entry }
+            // Tagged events go to the entry's client now (a reconnected one has the layers);
+            // watchers hear the client that added the animation, and its session.
+            let client = entry?.client
             let started: Bool, finished: Bool
             switch e.kind {
             case .didStart: (started, finished) = (true, false)
@@ -314,7 +321,8 @@ extension Compositor {
                 reply(client, .animationEvent(AnimationNotice(layer: record.layer, tag: record.tag, started: started, finished: finished)))
             }
             watch("""
-                {"event":"\(started ? "didStart" : "didStop")","client":\(client?.rawValue ?? 0),"layer":\(record.layer.rawValue),\
+                {"event":"\(started ? "didStart" : "didStop")","client":\(record.client?.rawValue ?? 0),\
+                "session":\(JSONWriter.quoted(entry?.session ?? "")),"layer":\(record.layer.rawValue),\
                 "key":\(JSONWriter.quoted(record.key ?? "")),\(started ? "" : "\"finished\":\(finished),")"time":\(JSONWriter.format(now))}
                 """)
             if !started {

@@ -19,3 +19,19 @@ public protocol LayerRasterizing: AnyObject {
 extension LayerRasterizing {
     public var statistics: [Statistic] { [] }
 }
+
+/// Makes font files that clients send (`register-font`, protocol 1.5) available to text layers
+/// by their family names. laminad sets LaminaRaster's `FontconfigRegistry`.
+public protocol FontRegistry: AnyObject {
+    /// Registers the font file in `bytes` (copied; the memory may go afterwards) and returns the
+    /// families it provides. The same bytes again return the same families.
+    func register(_ bytes: UnsafeRawBufferPointer) throws(FontRegistrationError) -> [String]
+}
+
+/// Why a font was refused, with the error code the client gets.
+public struct FontRegistrationError: Error, Sendable, CustomStringConvertible {
+    public var code: ErrorCode
+    public var message: String
+    public init(_ code: ErrorCode, _ message: String) { self.code = code; self.message = message }
+    public var description: String { message }
+}

@@ -10,87 +10,24 @@ struct Laminactl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "laminactl",
         abstract: "Control laminad: apply scene files, take screenshots, dump the layer tree, drive the virtual clock.",
+        discussion: ExitStatus.help,
         subcommands: [Apply.self, Contents.self, Screenshot.self, Tree.self, Watch.self, Events.self, Input.self, Advance.self, Stats.self, Display.self, Eval.self])
 }
 
 /// Options every subcommand that talks to laminad takes.
 struct ConnectionOptions: ParsableArguments {
-    @Option(help: "laminad's socket (default: $LAMINA_SOCKET, else $XDG_RUNTIME_DIR/lamina-0, else /run/lamina/lamina.sock).")
+    @Option(help: "laminad's socket (default: $LAMINA_SOCKET if set, else the first of $XDG_RUNTIME_DIR/lamina-0 and /run/lamina/lamina.sock that answers).")
     var socket: String?
 
+    /// Connects; with `reportErrors` false, errors reach only the call that throws them (a
+    /// one-shot command's `sync()` or request), so each is printed once, by `main`.
     @MainActor
-    func connect(session: String = "", keepLayers: Bool = false) throws -> Connection {
+    func connect(session: String = "", keepLayers: Bool = false, reportErrors: Bool = false) throws -> Connection {
         let c = try Connection.connect(to: socket, name: "laminactl", session: session, keepLayers: keepLayers)
         c.onError = { error in
-            FileHandle.standardError.write(Data("laminactl: \(error)\n".utf8))
+            if reportErrors { FileHandle.standardError.write(Data("laminactl: \(error)\n".utf8)) }
         }
         return c
-    }
-}
-
-struct Apply: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Commit a scene file as one transaction.",
-        discussion: """
-        Layers are matched by name: applying a changed file updates those layers in place, creates \
-        new ones and removes the ones that are gone. The layers stay on screen after laminactl exits; \
-        they belong to the session named by --session.
-        """)
-
-    @OptionGroup var connection: ConnectionOptions
-
-    @Option(help: "The session that owns the scene's layers; applying again to the same session updates them.")
-    var session: String = "laminactl"
-
-    @Argument(help: "The scene file (JSON, see docs/scene-format.md).")
-    var scene: String
-
-    @Option(help: "The transaction's animationDuration in seconds: changed properties animate this long (default 0.25).")
-    var duration: Double?
-
-    @Option(name: .customLong("timing-function"), help: "The transaction's timing function: linear, easeIn, easeOut, easeInEaseOut, default, or x1,y1,x2,y2.")
-    var timingFunction: String?
-
-    @Flag(name: .customLong("disable-actions"), help: "Apply the changes without implicit animations.")
-    var disableActions = false
-
-    @MainActor
-    func run() async throws {
-        let parsed: Scene
-        do { parsed = try Scene.load(path: scene) } catch {
-            throw ValidationError("\(scene): \(error)")
-        }
-        var timingFunction: TimingFunction?
-        if let name = self.timingFunction {
-            let parts = name.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-            if let tf = TimingFunction(name: name) {
-                timingFunction = tf
-            } else if parts.count == 4, (0...1).contains(parts[0]), (0...1).contains(parts[2]) {
-                timingFunction = TimingFunction(controlPoints: parts[0], parts[1], parts[2], parts[3])
-            } else {
-                throw ValidationError("--timing-function takes linear, easeIn, easeOut, easeInEaseOut, default or x1,y1,x2,y2 with x in [0, 1] (got '\(name)')")
-            }
-        }
-        if let duration, !(duration >= 0 && duration.isFinite) {
-            throw ValidationError("--duration must be a finite number of seconds ≥ 0 (got \(duration))")
-        }
-        let c = try connection.connect(session: session, keepLayers: true)
-        var images: [String: Image] = [:]
-        for file in parsed.contentsFiles {
-            do { images[file] = try Image(contentsOfFile: file, connection: c) } catch {
-                c.close()
-                throw ValidationError("\(scene): contents \(file): \(error)")
-            }
-        }
-        Transaction.begin()
-        if let duration { Transaction.animationDuration = duration }
-        if let timingFunction { Transaction.animationTimingFunction = timingFunction }
-        Transaction.disableActions = disableActions
-        let summary = SceneApplier.apply(parsed, to: c.rootLayer, images: images, mediaTime: c.currentMediaTime)
-        Transaction.commit()
-        try await c.sync()
-        print("applied \(scene): \(summary.created) created, \(summary.updated) updated, \(summary.removed) removed, \(summary.propertiesSet) properties set, \(summary.animationsAdded) animations added")
-        c.close()
     }
 }
 
@@ -116,16 +53,16 @@ struct Contents: AsyncParsableCommand {
     @Argument(help: "The layer's name.") var name: String
     @Argument(help: "A PNG or JPEG file.") var file: String
 
-    @MainActor
-    func run() async throws {
-        var gravityValue: ContentsGravity?
-        if let gravity {
-            guard let g = ContentsGravity(rawValue: gravity) else {
-                throw ValidationError("--gravity takes one of \(ContentsGravity.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(gravity)')")
-            }
-            gravityValue = g
+    func validate() throws {
+        if let gravity, ContentsGravity(rawValue: gravity) == nil {
+            throw ValidationError("--gravity takes one of \(ContentsGravity.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(gravity)')")
         }
         if let scale, !(scale > 0 && scale.isFinite) { throw ValidationError("--scale must be a number > 0 (got \(scale))") }
+    }
+
+    @MainActor
+    func run() async throws {
+        let gravityValue = gravity.flatMap(ContentsGravity.init(rawValue:))
         let c = try connection.connect(session: session, keepLayers: true)
         func find(_ l: Layer) -> Layer? {
             if l.name == name { return l }
@@ -133,13 +70,19 @@ struct Contents: AsyncParsableCommand {
             return nil
         }
         guard let layer = find(c.rootLayer) ?? c.orphans.lazy.compactMap(find).first else {
+            let others = (try? await sessions(withLayerNamed: name, in: c)) ?? []
             c.close()
-            throw ValidationError("session '\(session)' has no layer named '\(name)'")
+            let hint = switch others.count {
+            case 0: "no session has one"
+            case 1: "session '\(others[0])' has one: add --session \(others[0])"
+            default: "sessions \(others.map { "'\($0)'" }.joined(separator: ", ")) have one: choose with --session"
+            }
+            throw CommandFailure(ExitStatus.dataError, "session '\(session)' has no layer named '\(name)'; \(hint)")
         }
         let image: Image
         do { image = try Image(contentsOfFile: file, connection: c) } catch {
             c.close()
-            throw ValidationError("\(file): \(error)")
+            throw CommandFailure(ExitStatus.dataError, "\(file): \(error)")
         }
         layer.contents = image
         if let gravityValue { layer.contentsGravity = gravityValue }
@@ -150,22 +93,49 @@ struct Contents: AsyncParsableCommand {
     }
 }
 
+/// The sessions whose trees hold a layer named `name`, from laminad's tree (`laminactl tree`).
+@MainActor
+func sessions(withLayerNamed name: String, in c: Connection) async throws -> [String] {
+    let json = try JSONSerialization.jsonObject(with: Data(try await c.treeJSON().utf8)) as? [String: Any]
+    func contains(_ layer: [String: Any]) -> Bool {
+        layer["name"] as? String == name
+            || (layer["sublayers"] as? [[String: Any]] ?? []).contains(where: contains)
+            || (layer["mask"] as? [String: Any]).map(contains) == true
+    }
+    var out: [String] = []
+    for client in json?["clients"] as? [[String: Any]] ?? [] {
+        guard let session = client["session"] as? String, !session.isEmpty, !out.contains(session),
+              let root = client["root"] as? [String: Any], contains(root) else { continue }
+        out.append(session)
+    }
+    return out
+}
+
 struct Screenshot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Write what the display shows now to a PNG file.")
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The PNG file to write.") var output: String
     @Option(help: "Also print the pixel at X,Y as 'X,Y: R G B A' (repeatable).") var pixel: [String] = []
 
-    @MainActor
-    func run() async throws {
-        let points = try pixel.map { text -> (Int, Int) in
+    func points() throws -> [(Int, Int)] {
+        try pixel.map { text -> (Int, Int) in
             let parts = text.split(separator: ",").compactMap { Int($0) }
             guard parts.count == 2 else { throw ValidationError("--pixel takes X,Y (got '\(text)')") }
             return (parts[0], parts[1])
         }
+    }
+
+    func validate() throws { _ = try points() }
+
+    @MainActor
+    func run() async throws {
+        let points = try points()
         let c = try connection.connect()
         let image = try await c.screenshot()
-        try PNG.write(image, toFile: output)
+        c.close()
+        do { try PNG.write(image, toFile: output) } catch {
+            throw CommandFailure(ExitStatus.ioError, "\(output): \(error)")
+        }
         print("wrote \(output) (\(image.width)x\(image.height))")
         for (x, y) in points {
             guard x >= 0, y >= 0, x < image.width, y < image.height else {
@@ -175,7 +145,6 @@ struct Screenshot: AsyncParsableCommand {
             let p = image.pixel(x: x, y: y)
             print("\(x),\(y): \(p.r) \(p.g) \(p.b) \(p.a)")
         }
-        c.close()
     }
 }
 
@@ -201,7 +170,11 @@ struct Watch: AsyncParsableCommand {
     @MainActor
     func run() async throws {
         let c = try connection.connect()
-        try await printLines(from: c, count: count) { try await c.watch() }
+        try await printLines(from: c, count: count) {
+            try await c.watch()
+            // On standard error, so the JSON lines stay clean; tests wait for it.
+            FileHandle.standardError.write(Data("laminactl: watching\n".utf8))
+        }
     }
 }
 
@@ -216,13 +189,16 @@ func printLines(from c: Connection, count: Int?, start: () async throws -> Void)
         seen += 1
         if let count, seen >= count { done.continuation.finish() }
     }
+    // The error that ended the stream is thrown (laminad gone: status 69), printed once by main.
+    var failure: LaminaError?
     c.onError = { error in
-        FileHandle.standardError.write(Data("laminactl: \(error)\n".utf8))
+        failure = failure ?? error
         done.continuation.finish()
     }
     try await start()
     for await _ in done.stream {}
     c.close()
+    if let failure { throw failure }
 }
 
 struct Advance: AsyncParsableCommand {
@@ -262,9 +238,12 @@ struct Display: AsyncParsableCommand {
     @Argument(help: "off or on.") var state: String
     @Argument(help: "A connector name, e.g. Virtual-1 or HDMI-A-1 (default: every output).") var output: String?
 
+    func validate() throws {
+        guard state == "off" || state == "on" else { throw ValidationError("display takes off or on (got '\(state)')") }
+    }
+
     @MainActor
     func run() async throws {
-        guard state == "off" || state == "on" else { throw ValidationError("display takes off or on (got '\(state)')") }
         let c = try connection.connect()
         let (backend, outputs) = try await c.setDisplayPower(state == "on", output: output)
         if outputs.isEmpty {
@@ -284,20 +263,38 @@ struct Eval: ParsableCommand {
     @Option(help: "Comma-separated times in seconds, e.g. 0,0.5,1.25.") var at: String
     @Option(help: "Only this layer (by name; unnamed layers are parent/index).") var layer: String?
     @Option(help: "Only this key path, e.g. position.x or transform.rotation.z.") var key: String?
+    @Option(help: "The display's size, WIDTHxHEIGHT, on which the root layer is placed as laminad places it: bounds 0,0,W,H at position W/2,H/2 (default 1280x720, laminad's).")
+    var size: String?
 
-    func run() throws {
-        var times: [Double] = []
-        for part in at.split(separator: ",") {
+    func times() throws -> [Double] {
+        try at.split(separator: ",").map { part in
             guard let t = Double(part.trimmingCharacters(in: .whitespaces)), t.isFinite else {
                 throw ValidationError("--at takes comma-separated numbers of seconds; '\(part)' is not one")
             }
-            times.append(t)
+            return t
         }
+    }
+
+    func displaySize() throws -> Size {
+        guard let size else { return SceneEvaluator.defaultDisplaySize }
+        let parts = size.split(separator: "x").compactMap { Double($0) }
+        guard parts.count == 2, parts.allSatisfy({ $0 > 0 && $0.isFinite }) else {
+            throw ValidationError("--size takes WIDTHxHEIGHT in points, e.g. 1280x720 (got '\(size)')")
+        }
+        return Size(width: parts[0], height: parts[1])
+    }
+
+    func validate() throws {
+        _ = try times()
+        _ = try displaySize()
+    }
+
+    func run() throws {
         do {
-            let evaluator = try SceneEvaluator(try Scene.load(path: scene))
-            print(try evaluator.evaluate(at: times, layer: layer, keyPath: key))
+            let evaluator = try SceneEvaluator(try Scene.load(path: scene), displaySize: try displaySize())
+            print(try evaluator.evaluate(at: try times(), layer: layer, keyPath: key))
         } catch {
-            throw ValidationError("\(scene): \(error)")
+            throw CommandFailure(ExitStatus.dataError, "\(scene): \(error)")
         }
     }
 }

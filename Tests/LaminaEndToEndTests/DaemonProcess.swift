@@ -96,9 +96,20 @@ final class DaemonProcess {
     /// Runs laminactl with `arguments` (and `--socket` for subcommands that talk to laminad),
     /// returning its exit status and output.
     func laminactl(_ arguments: [String], withSocket: Bool = true) throws -> (status: Int32, output: String) {
+        try Self.laminactl(arguments + (withSocket ? ["--socket", socket] : []))
+    }
+
+    /// Runs laminactl with exactly `arguments`; `environment` replaces the named variables
+    /// (nil removes one).
+    static func laminactl(_ arguments: [String], environment: [String: String?] = [:]) throws -> (status: Int32, output: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.tool("laminactl"))
-        p.arguments = arguments + (withSocket ? ["--socket", socket] : [])
+        p.arguments = arguments
+        if !environment.isEmpty {
+            var env = ProcessInfo.processInfo.environment
+            for (k, v) in environment { env[k] = v }
+            p.environment = env
+        }
         let pipe = Pipe()
         p.standardOutput = pipe
         p.standardError = pipe

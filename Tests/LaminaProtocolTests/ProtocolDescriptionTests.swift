@@ -290,6 +290,7 @@ struct ProtocolDescriptionTests {
         case .injectInput: "injectInput"
         case .takeKeyboardFocus: "takeKeyboardFocus"
         case .listen: "listen"
+        case .registerFont: "registerFont"
         }
     }
 
@@ -304,12 +305,14 @@ struct ProtocolDescriptionTests {
         case .displayPower: "displayPower"
         case .snapshot: "snapshot"
         case .done: "done"
+        case .fontRegistered: "fontRegistered"
         }
     }
 
     static let everyRequest: [Request] = [
         .screenshot, .tree, .advanceClock(seconds: 0), .stats, .presentation(.root), .presentationTree, .watch,
         .displayPower(on: true, output: ""), .snapshot, .injectInput(.touchUp(id: 0)), .takeKeyboardFocus, .listen(session: ""),
+        .registerFont(byteCount: 0),
     ]
 
     @Test func requestKindsAndPrivilege() {
@@ -334,6 +337,7 @@ struct ProtocolDescriptionTests {
         let replies: [Reply] = [
             .screenshot(Bitmap(width: 1, height: 1)), .tree(""), .advanced(time: 0, framesRendered: 0), .stats([]),
             .presentation(LayerProperties()), .watching, .displayPower(backend: "", outputs: []), .snapshot([]), .done,
+            .fontRegistered(families: []),
         ]
         let described = Self.list("replies")
         #expect(Self.table(described, number: "kind") == Dictionary(uniqueKeysWithValues: replies.map { (Self.name($0), Int($0.kind)) }))
@@ -342,7 +346,7 @@ struct ProtocolDescriptionTests {
         let answers: [String: String] = [
             "screenshot": "screenshot", "tree": "tree", "advanceClock": "advanced", "stats": "stats", "presentation": "presentation",
             "presentationTree": "tree", "watch": "watching", "displayPower": "displayPower", "snapshot": "snapshot",
-            "injectInput": "done", "takeKeyboardFocus": "done", "listen": "watching",
+            "injectInput": "done", "takeKeyboardFocus": "done", "listen": "watching", "registerFont": "fontRegistered",
         ]
         for entry in Self.list("requests") {
             let name = entry["name"] as? String ?? "?"

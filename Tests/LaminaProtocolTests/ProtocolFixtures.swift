@@ -174,6 +174,8 @@ enum ProtocolFixtures {
                 message: .client(.request(id: 12, .takeKeyboardFocus))),
         Fixture(name: "request-listen", description: "request id 13: listen to session \"kiosk\"",
                 message: .client(.request(id: 13, .listen(session: "kiosk")))),
+        Fixture(name: "request-register-font", description: "request id 14: register-font of 70 000 bytes (protocol 1.5; the frame carries one memory-file descriptor)",
+                message: .client(.request(id: 14, .registerFont(byteCount: 70_000)))),
     ]
 
     static let server: [Fixture] = [
@@ -210,6 +212,8 @@ enum ProtocolFixtures {
                                                           .insert(parent: .root, child: LayerID(2), index: 0)])))),
         Fixture(name: "reply-done", description: "reply to request 10: done",
                 message: .server(.reply(id: 10, .done))),
+        Fixture(name: "reply-font-registered", description: "reply to request 14: font-registered, families [\"Inter\"] (protocol 1.5)",
+                message: .server(.reply(id: 14, .fontRegistered(families: ["Inter"])))),
         Fixture(name: "animation-started", description: "animation-event: layer #1, tag 1, did start",
                 message: .server(.animationEvent(AnimationNotice(layer: LayerID(1), tag: 1, started: true, finished: false)))),
         Fixture(name: "animation-stopped", description: "animation-event: layer #1, tag 1, did stop, finished",

@@ -40,6 +40,7 @@ struct ProtocolTests {
         .request(id: 14, .injectInput(.pointerAxis(horizontal: -1, vertical: 15))),
         .request(id: 15, .injectInput(.key(name: "Return", pressed: false))),
         .request(id: 16, .takeKeyboardFocus), .request(id: 17, .listen(session: "laminactl")),
+        .request(id: 18, .registerFont(byteCount: 1 << 33)),
     ]
 
     static let serverMessages: [ServerMessage] = [
@@ -56,6 +57,7 @@ struct ProtocolTests {
         .reply(id: 7, .snapshot([.create(LayerID(2)), .set(LayerID(2), .opacity, .number(0.25)),
                                  .insert(parent: .root, child: LayerID(2), index: 0)])),
         .reply(id: 8, .done),
+        .reply(id: 9, .fontRegistered(families: ["Noto Sans CJK JP", "Noto Sans CJK KR"])), .reply(id: 10, .fontRegistered(families: [])),
         .input(InputEvent(kind: .keyPress, injected: true, id: 30, time: 2, keysym: 0x61, keyName: "a", text: "a")),
         .input(InputEvent(kind: .scroll, layer: LayerID(9), location: Point(x: 1, y: 2), screen: Point(x: 3, y: 4),
                           time: 5, deviceTime: 6, delta: Point(x: 0, y: -15))),
@@ -141,6 +143,31 @@ struct ProtocolTests {
         let (type, body) = Self.split(expected)
         #expect(try ServerMessage.decode(type: type, body: body) == message)
         #expect(throws: MessageError.self) { try ServerMessage.decode(type: type, body: body.dropLast()) }
+    }
+
+    // docs/protocol.md, "register-font" (1.5), shows these bytes.
+    @Test func goldenBytesOfRegisterFont() throws {
+        let request = ClientMessage.request(id: 4, .registerFont(byteCount: 70_000))
+        #expect(request.encoded() == [
+            0x0E, 0x00, 0x00, 0x00,  0x03, 0x00,  0x00, 0x00,  // frame: body length 14, type 3 (request)
+            0x04, 0x00, 0x00, 0x00,                              // request id 4
+            0x0D, 0x00,                                          // kind 13 (register-font)
+            0x70, 0x11, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,      // 70 000 bytes (u64)
+        ])
+        #expect(Request.registerFont(byteCount: 1).descriptorCount == 1 && Request.stats.descriptorCount == 0)
+        let reply = ServerMessage.reply(id: 4, .fontRegistered(families: ["Inter"]))
+        #expect(reply.encoded() == [
+            0x13, 0x00, 0x00, 0x00,  0x84, 0x00,  0x00, 0x00,  // frame: body length 19, type 0x84 (reply)
+            0x04, 0x00, 0x00, 0x00,                              // request id 4
+            0x0B, 0x00,                                          // kind 11 (font-registered)
+            0x01, 0x00, 0x00, 0x00,                              // 1 family
+            0x05, 0x00, 0x00, 0x00, 0x49, 0x6E, 0x74, 0x65, 0x72,  // "Inter"
+        ])
+        // A family count the rest of the body cannot hold is refused before anything is allocated.
+        var bad = reply.encoded()
+        bad.replaceSubrange(14..<18, with: [0xFF, 0xFF, 0xFF, 0x7F])
+        let (type, body) = Self.split(bad)
+        #expect(throws: MessageError.self) { try ServerMessage.decode(type: type, body: body) }
     }
 
     /// A client that said hello with 1.3 gets a presentation reply without the 1.4 key, so it

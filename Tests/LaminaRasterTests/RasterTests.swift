@@ -282,3 +282,30 @@ struct HostileRasterTests {
         }
     }
 }
+
+/// The default install draws CJK and the scripts DejaVu covers with real glyphs (scripts/deps.sh
+/// installs fonts-noto-cjk beside DejaVu), not boxes with code points.
+@Suite("Script coverage")
+struct ScriptCoverageTests {
+    func ink(_ s: String) throws -> Int {
+        let image = try #require(TextRasterizer.rasterize(TextStyle(textLayer(s, width: 48, height: 48) { $0.font = "sans-serif"; $0.fontSize = 40 }), scale: 1))
+        return stride(from: 3, to: image.bitmap.bytes.count, by: 4).reduce(0) { $0 + (image.bitmap.bytes[$1] > 0 ? 1 : 0) }
+    }
+
+    @Test(arguments: ["永", "一", "漢字", "繁體字", "ひらがな", "カタカナ", "한국어", "Ελληνικά", "Кириллица", "العربية", "עברית"])
+    func everyCharacterHasAGlyph(_ text: String) {
+        let style = TextStyle(textLayer(text, width: 400, height: 60) { $0.font = "Helvetica" })
+        #expect(TextRasterizer.unknownGlyphCount(style) == 0, "\(text) draws boxes: install scripts/deps.sh's fonts")
+    }
+
+    /// Two different ideographs differ in ink, as boxes would not: 永 has eight strokes, 一 one.
+    @Test func distinctIdeographsDrawDistinctGlyphs() throws {
+        let eternity = try ink("永"), one = try ink("一")
+        #expect(one > 0 && eternity > 2 * one, "永 \(eternity) px of ink, 一 \(one)")
+    }
+
+    /// The check can fail: a code point no font has is counted.
+    @Test func aCodePointNoFontHasIsCounted() {
+        #expect(TextRasterizer.unknownGlyphCount(TextStyle(textLayer("a\u{10FFFD}b"))) == 1)
+    }
+}

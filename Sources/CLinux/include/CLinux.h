@@ -103,3 +103,12 @@ int CLinux_uinput_destroy(int fd);
 
 /// Writes one struct input_event. 0 or -1.
 int CLinux_uinput_emit(int fd, int type, int code, int value);
+
+// MARK: Signals as readable bytes
+
+/// Installs a handler for each of `signals` that writes the signal's number (one byte) to a
+/// non-blocking close-on-exec pipe, and returns the pipe's read end (or -1, errno set). For
+/// programs that cannot block a signal in every thread first, as signalfd needs (a Swift
+/// program's runtime has started threads by then): a handler may only call async-signal-safe
+/// functions, so it lives in C with the pipe's write end in a static. Call once per process.
+int CLinux_signal_pipe(const int *signals, int count);

@@ -104,6 +104,7 @@ REQUESTS = {
     "injectInput": 10,
     "takeKeyboardFocus": 11,
     "listen": 12,
+    "registerFont": 13,
 }
 REPLIES = {
     "screenshot": 1,
@@ -115,6 +116,7 @@ REPLIES = {
     "displayPower": 8,
     "snapshot": 9,
     "done": 10,
+    "fontRegistered": 11,
 }
 INJECTIONS = {
     "touchDown": 1,

@@ -517,6 +517,8 @@ def encode_request(request_id: int, kind: str, *args: Any) -> bytes:
         encode_injection(w, args[0], args[1:])
     elif kind == "listen":
         w.string(args[0])
+    elif kind == "registerFont":
+        w.u64(int(args[0]))   # the font's bytes travel in a sealed memory file (one descriptor)
     elif args:
         raise ValueError(f"{kind} takes no arguments")
     return frame(protocol.MSG_REQUEST, w.buffer)
@@ -695,6 +697,8 @@ def _decode_reply(r: Reader) -> Reply:
         value = (backend, [(r.string("output"), r.bool("on")) for _ in range(r.count("outputs", 5))])
     elif kind == "snapshot":
         value = [read_operation(r) for _ in range(r.count("snapshot", 5))]
+    elif kind == "fontRegistered":
+        value = [r.string("family") for _ in range(r.count("families", 4))]
     return Reply(ident, kind, value)
 
 

@@ -96,6 +96,7 @@ CLIENT: Dict[str, Callable[[], bytes]] = {
     "request-inject-key": lambda: wire.encode_request(11, "injectInput", "key", "Return", True),
     "request-take-keyboard-focus": lambda: wire.encode_request(12, "takeKeyboardFocus"),
     "request-listen": lambda: wire.encode_request(13, "listen", "kiosk"),
+    "request-register-font": lambda: wire.encode_request(14, "registerFont", 70000),
 }
 
 
@@ -123,6 +124,7 @@ SERVER: Dict[str, object] = {
     "reply-display-power": wire.Reply(8, "displayPower", ("kms", [("Virtual-1", False)])),
     "reply-snapshot": wire.Reply(9, "snapshot", [wire.Create(2), wire.Set(2, 8, 0.25), wire.Insert(0, 2, 0)]),
     "reply-done": wire.Reply(10, "done"),
+    "reply-font-registered": wire.Reply(14, "fontRegistered", ["Inter"]),
     "animation-started": wire.AnimationNotice(1, 1, True, False),
     "animation-stopped": wire.AnimationNotice(1, 1, False, True),
     "transaction-completed": wire.TransactionCompleted(1),
