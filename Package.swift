@@ -91,6 +91,9 @@ let package = Package(
         ]),
         // Test tool: a uinput multi-touch screen that replays touches read from stdin (the KMS VM tests).
         .executableTarget(name: "lamina-uinput", dependencies: ["CLinux"]),
+        // The README's client example, exactly as printed (LaminaEndToEndTests/ReadmeExampleTests
+        // checks the two agree and runs it): it depends on the Lamina product's module alone.
+        .executableTarget(name: "lamina-readme-example", dependencies: ["Lamina"], path: "Examples/ReadmeExample"),
         .executableTarget(name: "lamina-bench", dependencies: [
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaRaster", "Lamina", "LaminaPlatform",
         ]),

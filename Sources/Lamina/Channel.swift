@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import LaminaCore
 import LaminaPlatform
 import LaminaProtocol
@@ -93,7 +95,12 @@ final class Channel: Sendable {
         }
         let channel = Channel(fd: fd, onServerError: onServerError, onEvent: onEvent, onClosed: onClosed)
         let leftover = decoder
-        Thread.detachNewThread { [channel] in channel.readLoop(decoder: leftover) }
+        do {
+            try detachThread("lamina reader") { [channel] in channel.readLoop(decoder: leftover) }
+        } catch {
+            channel.close()
+            throw .connectionFailed("cannot start the reader thread: \(error)")
+        }
         return (channel, welcome, path)
     }
 

@@ -4,7 +4,7 @@ import LaminaProtocol
 /// Answers the action search for a layer first (`CALayerDelegate`'s `actionForLayer:forKey:`).
 public protocol LayerDelegate: AnyObject {
     /// The action for a change of `key`: nil to go on searching (the layer's actions, its
-    /// style, the default, on laminad), `.none` for no animation, or an animation to run
+    /// style, the default, on laminad), `.noAnimation` for no animation, or an animation to run
     /// (its key path defaults to `key`).
     @MainActor func action(for layer: Layer, forKey key: String) -> Action?
 }
@@ -128,7 +128,7 @@ extension Layer {
 
     // MARK: Actions
 
-    /// `actions`: animations (or `.none`) to run when a key changes, searched before the style
+    /// `actions`: animations (or `.noAnimation`) to run when a key changes, searched before the style
     /// and the default. Keys are property names and `onOrderIn`, `onOrderOut`.
     public var actions: [String: Action] {
         get { animationState.actions }

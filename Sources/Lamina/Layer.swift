@@ -13,7 +13,16 @@ public class Layer {
     public private(set) var model = LayerProperties()
 
     public private(set) weak var superlayer: Layer?
-    public private(set) var sublayers: [Layer] = []
+    /// The sublayers, back to front. Setting it is `CALayer.sublayers =`: the current sublayers
+    /// are removed, then each new one is added in order (leaving its old superlayer first).
+    public var sublayers: [Layer] {
+        get { children }
+        set {
+            for s in children where !newValue.contains(where: { $0 === s }) { s.removeFromSuperlayer() }
+            for (i, s) in newValue.enumerated() { insertSublayer(s, at: i) }
+        }
+    }
+    private var children: [Layer] = []
 
     // Bookkeeping for the connection this layer lives on.
     weak var connection: Connection?
@@ -288,7 +297,7 @@ public class Layer {
             old.detach(layer)
         }
         at = max(0, min(at, sublayers.count))
-        sublayers.insert(layer, at: at)
+        children.insert(layer, at: at)
         layer.superlayer = self
         structureChanged = true
         if let c = connection {
@@ -320,7 +329,7 @@ public class Layer {
     }
 
     private func detach(_ layer: Layer) {
-        sublayers.removeAll { $0 === layer }
+        children.removeAll { $0 === layer }
         layer.superlayer = nil
         structureChanged = true
         connection?.noteChanged(self)

@@ -35,7 +35,7 @@ extension ByteWriter {
             string(key)
             switch action {
             case .inherit: u8(0)
-            case .none: u8(1)
+            case .noAnimation: u8(1)
             case .animation(let a): u8(2); self.animation(a)
             }
         case .settings(let t):
@@ -142,7 +142,7 @@ extension ByteReader {
             let action: Action
             switch kind {
             case 0: action = .inherit
-            case 1: action = .none
+            case 1: action = .noAnimation
             case 2: action = .animation(try animation("action animation"))
             default: throw .invalid(field: "action", reason: "unknown action kind \(kind) (0 inherit, 1 none, 2 animation)")
             }

@@ -80,8 +80,9 @@ public enum ActionDictionary: UInt8, Hashable, Sendable {
 public enum Action: Hashable, Sendable {
     /// No entry: the search goes on to the next dictionary, then the default.
     case inherit
-    /// A null entry (`NSNull`): the search ends with no animation.
-    case none
+    /// A null entry (`NSNull`): the search ends with no animation. (Not spelled `.none`: in an
+    /// `Action?` that would read as `nil`, which means "keep searching".)
+    case noAnimation
     /// Run this animation: its key path defaults to the changed key, and a basic animation with
     /// no from, to or by value runs from the old presentation value to the new model value.
     case animation(Animation)

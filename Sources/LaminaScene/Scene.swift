@@ -20,7 +20,7 @@ public struct SceneLayer: Sendable, Equatable {
     }
     /// Animations attached when the scene is applied, by key, in key order.
     public var animations: [SceneAnimation] = []
-    /// The layer's `actions` dictionary (`"actions": {"opacity": null}`): `.none` for a key
+    /// The layer's `actions` dictionary (`"actions": {"opacity": null}`): `.noAnimation` for a key
     /// whose changes do not animate, or the animation to run instead of the default.
     public var actions: [String: Action] = [:]
     /// The JSON path of this layer in the file, for messages.
@@ -241,7 +241,7 @@ enum SceneParser {
             let name = property?.name ?? key
             switch items[key]! {
             case .null:
-                out[name] = Action.none
+                out[name] = Action.noAnimation
             case .object(var fields):
                 if fields["keyPath"] == nil, case .string(let type)? = fields["type"], ["basic", "keyframe", "spring"].contains(type) {
                     fields["keyPath"] = .string(property != nil ? name : "opacity")

@@ -14,7 +14,7 @@ public struct ServerLayer: Sendable, Equatable {
     public var properties = LayerProperties()
     public var superlayer: LayerID?
     public var sublayers = SublayerList()
-    /// `CALayer.actions`: entries are `.none` (a null action) or an animation.
+    /// `CALayer.actions`: entries are `.noAnimation` (a null action) or an animation.
     public var actions: [String: Action] = [:]
     /// `style["actions"]`, searched after `actions`.
     public var styleActions: [String: Action] = [:]

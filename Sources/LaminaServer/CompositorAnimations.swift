@@ -129,7 +129,7 @@ extension Compositor {
     /// curve; the special keys have no default.
     func action(for key: String, in layer: ServerLayer, settings: TransactionSettings) -> Animation? {
         switch layer.actions[key] ?? layer.styleActions[key] {
-        case .none?: return nil
+        case .noAnimation?: return nil
         case .animation(let a)?: return a.withDefaultKeyPath(key)
         case .inherit?, nil:
             guard let property = PropertyKey(name: key), property.isAnimatable else { return nil }

@@ -278,7 +278,7 @@ struct AnimationTests {
         var slow = BasicAnimation(keyPath: "")
         slow.duration = 4
         slow.timingFunction = .linear
-        f.layer.actions = ["opacity": .animation(.basic(slow)), "position": .none]
+        f.layer.actions = ["opacity": .animation(.basic(slow)), "position": .noAnimation]
         f.layer.styleActions = ["bounds": .animation(.basic(slow))]
         try await f.c.sync()
         f.layer.opacity = 0

@@ -171,6 +171,55 @@ struct EndToEndTests {
         c.close()
     }
 
+    /// `sublayers` can be assigned, as `CALayer.sublayers` can: the old ones leave, the new
+    /// ones come in that order (each leaving its old superlayer), and laminad draws the result.
+    @Test func assigningSublayersReplacesThemInOrder() async throws {
+        let daemon = try DaemonProcess()
+        let c = try Connection.connect(to: daemon.socket, name: "assign")
+        let red = Layer(), green = Layer(), blue = Layer(), holder = Layer()
+        for (l, colour) in [(red, Color.red), (green, Color.green), (blue, Color.blue)] {
+            l.frame = Rect(x: 0, y: 0, width: 40, height: 40)
+            l.backgroundColor = colour
+        }
+        holder.frame = Rect(x: 0, y: 0, width: 40, height: 40)
+        c.rootLayer.sublayers = [red, holder]
+        holder.addSublayer(blue)
+        Transaction.disableActions = true
+        try await c.sync()
+        #expect(try await c.screenshot().pixel(x: 20, y: 20) == (0, 0, 255, 255), "blue, in the holder above red")
+        c.rootLayer.sublayers = [blue, green]        // blue leaves the holder; red and the holder leave
+        #expect(c.rootLayer.sublayers.map(ObjectIdentifier.init) == [blue, green].map(ObjectIdentifier.init))
+        #expect(red.superlayer == nil && holder.superlayer == nil && holder.sublayers.isEmpty && blue.superlayer === c.rootLayer)
+        #expect(try await c.screenshot().pixel(x: 20, y: 20) == (0, 255, 0, 255), "green, now on top")
+        c.rootLayer.sublayers = [green, blue]        // a reorder
+        #expect(try await c.screenshot().pixel(x: 20, y: 20) == (0, 0, 255, 255))
+        c.rootLayer.sublayers = []
+        #expect(try await c.screenshot().pixel(x: 20, y: 20) == (0, 0, 0, 255))
+        c.close()
+    }
+
+    /// A delegate says "no animation" with `.noAnimation` (`nil` goes on searching).
+    @Test func aDelegateTurnsAnImplicitAnimationOff() async throws {
+        final class NoFades: LayerDelegate {
+            func action(for layer: Layer, forKey key: String) -> Action? { key == "opacity" ? .noAnimation : nil }
+        }
+        let daemon = try DaemonProcess()
+        let c = try Connection.connect(to: daemon.socket, name: "delegate")
+        let l = Layer()
+        let delegate = NoFades()
+        l.delegate = delegate
+        l.frame = Rect(x: 0, y: 0, width: 40, height: 40)
+        l.backgroundColor = .white
+        c.rootLayer.addSublayer(l)
+        try await c.sync()
+        l.opacity = 0                                  // no fade: gone at once
+        l.position = Point(x: 120, y: 20)              // the default action: animates
+        try await c.sync()
+        let p = try await l.presentation()
+        #expect(p.opacity == 0 && p.position.x == 20, "opacity at once, position still at its start: \(p.opacity) \(p.position)")
+        c.close()
+    }
+
     @Test func nestedTransactionsCommitTogether() async throws {
         let daemon = try DaemonProcess()
         let c = try Connection.connect(to: daemon.socket, name: "tx")

@@ -11,9 +11,12 @@ final class ProcessLines: @unchecked Sendable {
     private var partial = Data()
     private var ended = false
 
-    init(_ executable: String, _ arguments: [String]) throws {
+    /// `directory`: the working directory; `environment`: variables set on top of this process's.
+    init(_ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe

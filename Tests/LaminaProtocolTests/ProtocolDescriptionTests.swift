@@ -134,7 +134,7 @@ struct ProtocolDescriptionTests {
         .insert(parent: .root, child: LayerID(1), index: 0), .remove(LayerID(1)),
         .addAnimation(LayerID(1), key: "", tag: 0, .basic(BasicAnimation(keyPath: "opacity"))),
         .removeAnimation(LayerID(1), key: ""), .removeAllAnimations(LayerID(1)),
-        .setAction(LayerID(1), dictionary: .actions, key: "opacity", .none), .settings(.default),
+        .setAction(LayerID(1), dictionary: .actions, key: "opacity", .noAnimation), .settings(.default),
         .createImage(image: 1, ImageFormat(width: 1, height: 1)), .updateImage(image: 1, PixelRect(x: 0, y: 0, width: 1, height: 1)),
         .destroyImage(image: 1),
     ]
@@ -180,7 +180,7 @@ struct ProtocolDescriptionTests {
             return Int(w.bytes[10])
         }
         #expect(Self.numbers(Self.object("actionKinds"))
-                == ["inherit": actionKind(.inherit), "none": actionKind(.none), "animation": actionKind(.animation(.basic(BasicAnimation(keyPath: ""))))])
+                == ["inherit": actionKind(.inherit), "none": actionKind(.noAnimation), "animation": actionKind(.animation(.basic(BasicAnimation(keyPath: ""))))])
         #expect(Self.numbers(Self.object("pixelFormats"))
                 == Dictionary(uniqueKeysWithValues: ImageFormat.PixelOrder.allCases.map { ($0.description.lowercased(), Int($0.rawValue)) }))
         #expect(Self.numbers(Self.object("alphaModes"))

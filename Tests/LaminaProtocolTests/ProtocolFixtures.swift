@@ -128,7 +128,7 @@ enum ProtocolFixtures {
                         path: Path([.moveTo(Point(x: 0, y: 0)),
                                     .curveTo(control1: Point(x: 10, y: 0), control2: Point(x: 20, y: 10), end: Point(x: 20, y: 20))]),
                         calculationMode: .cubicPaced, rotationMode: .auto))),
-                    .setAction(LayerID(1), dictionary: .actions, key: "opacity", .none),
+                    .setAction(LayerID(1), dictionary: .actions, key: "opacity", .noAnimation),
                     .setAction(LayerID(1), dictionary: .style, key: "position",
                                .animation(.basic(BasicAnimation(keyPath: "", duration: 1, timingFunction: .easeOut)))),
                     .setAction(LayerID(1), dictionary: .actions, key: "bounds", .inherit),

@@ -102,7 +102,7 @@ struct SceneActionTests {
         {"sublayers": [{"actions": {"opacity": null, "hidden": null, "position": {"type": "basic", "duration": 2}, "onOrderIn": {"type": "basic", "fromValue": 0}}}]}
         """#.utf8))
         let a = s.root.sublayers[0].actions
-        #expect(a["opacity"] == Action.none && a["hidden"] == Action.none)
+        #expect(a["opacity"] == Action.noAnimation && a["hidden"] == Action.noAnimation)
         guard case .animation(.basic(let move))? = a["position"], case .animation(.basic(let fade))? = a["onOrderIn"] else {
             Issue.record("\(a)")
             return

@@ -32,7 +32,7 @@ struct FuzzTests {
             .settings(TransactionSettings(duration: 0.5, timingFunction: .easeIn, completionGroups: [1])),
             .addAnimation(LayerID(1), key: "position", tag: 3,
                           .basic(BasicAnimation(keyPath: "position", fromValue: .point(Point(x: 0, y: 0)), toValue: .point(Point(x: 9, y: 9))))),
-            .setAction(LayerID(1), dictionary: .actions, key: "opacity", .none),
+            .setAction(LayerID(1), dictionary: .actions, key: "opacity", .noAnimation),
         ]
         let frame = ClientMessage.commit(Commit(serial: 1, operations: ops)).encoded()
         return Array(frame.dropFirst(Frame.headerSize))
