@@ -76,24 +76,39 @@ public final class AtomicCommitter: KMSCommitter {
     /// The corresponding C functions are `drmModeCreatePropertyBlob` and `drmModeAtomicCommit`
     /// (NONBLOCK | PAGE_FLIP_EVENT).
     public func pageFlip(_ target: CommitTarget, framebuffer: UInt32, damage: DamageRegion?, userData: UnsafeMutableRawPointer?) throws(DRMError) {
+        try pageFlip([PageFlip(target: target, framebuffer: framebuffer, damage: damage)], userData: userData)
+    }
+
+    /// Every output's plane (and its damage clips) in one NONBLOCK commit: the kernel applies
+    /// all or none, and sends one page-flip event per CRTC.
+    public func pageFlip(_ flips: [PageFlip], userData: UnsafeMutableRawPointer?) throws(DRMError) {
+        guard !flips.isEmpty else { return }
         let request = try AtomicRequest()
-        try addPlane(request, target, framebuffer: framebuffer)
-        var clipsBlob: UInt32 = 0
-        defer { if clipsBlob != 0 { drmModeDestroyPropertyBlob(drm.fd, clipsBlob) } }
-        if let damage, !damage.isEmpty, target.plane.properties.ids["FB_DAMAGE_CLIPS"] != nil {
-            let w = Double(target.mode.width), h = Double(target.mode.height)
-            var rects = damage.clipped(to: PixelBox(x0: 0, y0: 0, x1: w, y1: h)).boxes.map {
-                drm_mode_rect(x1: Int32(saturating: $0.x0), y1: Int32(saturating: $0.y0), x2: Int32(saturating: $0.x1), y2: Int32(saturating: $0.y1))
-            }
-            if !rects.isEmpty {
-                try drmCheck("drmModeCreatePropertyBlob(FB_DAMAGE_CLIPS, \(rects.count) rectangles)",
-                             drmModeCreatePropertyBlob(drm.fd, &rects, rects.count * MemoryLayout<drm_mode_rect>.stride, &clipsBlob))
-                try request.add(target.plane.id, target.plane.properties, "FB_DAMAGE_CLIPS", UInt64(clipsBlob), "plane \(target.plane.id)")
+        var blobs: [UInt32] = []
+        defer { for b in blobs { drmModeDestroyPropertyBlob(drm.fd, b) } }
+        for flip in flips {
+            let target = flip.target
+            try addPlane(request, target, framebuffer: flip.framebuffer)
+            if let damage = flip.damage, !damage.isEmpty, target.plane.properties.ids["FB_DAMAGE_CLIPS"] != nil {
+                let w = Double(target.mode.width), h = Double(target.mode.height)
+                var rects = damage.clipped(to: PixelBox(x0: 0, y0: 0, x1: w, y1: h)).boxes.map {
+                    drm_mode_rect(x1: Int32(saturating: $0.x0), y1: Int32(saturating: $0.y0), x2: Int32(saturating: $0.x1), y2: Int32(saturating: $0.y1))
+                }
+                if !rects.isEmpty {
+                    var blob: UInt32 = 0
+                    try drmCheck("drmModeCreatePropertyBlob(FB_DAMAGE_CLIPS, \(rects.count) rectangles)",
+                                 drmModeCreatePropertyBlob(drm.fd, &rects, rects.count * MemoryLayout<drm_mode_rect>.stride, &blob))
+                    blobs.append(blob)
+                    try request.add(target.plane.id, target.plane.properties, "FB_DAMAGE_CLIPS", UInt64(blob), "plane \(target.plane.id)")
+                }
             }
         }
+        let names = flips.map(\.target.connector.name).joined(separator: ", ")
         try request.commit(drm, flags: UInt32(DRM_MODE_ATOMIC_NONBLOCK) | UInt32(DRM_MODE_PAGE_FLIP_EVENT),
-                           userData: userData, what: "page flip on \(target.connector.name)")
+                           userData: userData, what: "page flip on \(names)")
     }
+
+    public var flipsOutputsTogether: Bool { true }
 
     /// The corresponding C function is `drmModeAtomicCommit` (ALLOW_MODESET, everything off).
     public func disable(_ target: CommitTarget) throws(DRMError) {

@@ -40,4 +40,29 @@ public protocol KMSCommitter: AnyObject {
     func pageFlip(_ target: CommitTarget, framebuffer: UInt32, damage: DamageRegion?, userData: UnsafeMutableRawPointer?) throws(DRMError)
     /// Turns the CRTC off (blanking, or releasing an unplugged output).
     func disable(_ target: CommitTarget) throws(DRMError)
+    /// Queues the flips of several outputs at once: with atomic modesetting one commit, so they
+    /// show on the same refresh where the CRTCs share one; a page-flip event per CRTC follows.
+    /// Where the interface has no such commit, one flip after another.
+    func pageFlip(_ flips: [PageFlip], userData: UnsafeMutableRawPointer?) throws(DRMError)
+    /// Whether `pageFlip(_:userData:)` queues several outputs in one commit.
+    var flipsOutputsTogether: Bool { get }
+}
+
+/// One output's part of a frame: what its primary plane shows next, and what changed.
+public struct PageFlip: Sendable {
+    public var target: CommitTarget
+    public var framebuffer: UInt32
+    public var damage: DamageRegion?
+    public init(target: CommitTarget, framebuffer: UInt32, damage: DamageRegion?) {
+        self.target = target
+        self.framebuffer = framebuffer
+        self.damage = damage
+    }
+}
+
+extension KMSCommitter {
+    public func pageFlip(_ flips: [PageFlip], userData: UnsafeMutableRawPointer?) throws(DRMError) {
+        for f in flips { try pageFlip(f.target, framebuffer: f.framebuffer, damage: f.damage, userData: userData) }
+    }
+    public var flipsOutputsTogether: Bool { false }
 }

@@ -334,7 +334,9 @@ public final class KMSBackend: DisplayBackend {
         outputs.reduce(into: DamageStatistics()) { $0.add($1.damageStatistics) }
     }
 
-    /// Draws `list` on every lit output and queues the flips. Where a flip is still queued from
+    /// Draws `list` on every lit output and queues the flips: with atomic modesetting all in one
+    /// commit (the outputs change on the same refresh where their CRTCs share it, and a driver
+    /// that refuses is asked output by output from then on). Where a flip is still queued from
     /// the last frame it waits for it first (at most a second).
     public func present(_ list: DrawList) throws {
         lastList = list
@@ -342,37 +344,101 @@ public final class KMSBackend: DisplayBackend {
         guard isActive else { return }
         try waitForFlips(timeout: 1)
         var firstError: (any Error)?
+        var flips: [(output: KMSOutput, flip: PageFlip)] = []
         for output in outputs {
             do {
-                try present(list, on: output)
+                if let flip = try prepare(list, on: output) { flips.append((output, flip)) }
             } catch let error as DRMError where committer is AtomicCommitter && !error.isPermissionDenied {
-                logger.warning("kms: atomic commit refused on \(output.name) (\(error)); falling back to legacy modesetting")
-                committer = LegacyCommitter(drm: drm)
-                for o in outputs { o.invalidate() }
-                do { try present(list, on: output) } catch { firstError = firstError ?? error }
+                fallBackToLegacy(after: error, on: output.name)
+                do { if let flip = try prepare(list, on: output) { flips.append((output, flip)) } } catch { firstError = firstError ?? error }
             } catch {
+                firstError = firstError ?? error
+            }
+        }
+        do { try commit(flips) } catch { firstError = firstError ?? error }
+        if let firstError { throw firstError }
+    }
+
+    /// Whether the driver refused one commit for several outputs (then each flips alone).
+    private var flipsOneByOne = false
+    /// The outputs the last combined commit flipped (logged when it changes).
+    private var flippedTogether: [String] = []
+
+    /// Commits the prepared flips: together where the committer can, else one by one.
+    private func commit(_ flips: [(output: KMSOutput, flip: PageFlip)]) throws {
+        guard !flips.isEmpty else { return }
+        let userData = Unmanaged.passUnretained(sink).toOpaque()
+        if flips.count > 1, committer.flipsOutputsTogether, !flipsOneByOne {
+            do {
+                try committer.pageFlip(flips.map(\.flip), userData: userData)
+                for f in flips { queued(f.output) }
+                let names = flips.map(\.output.name)
+                if names != flippedTogether {
+                    flippedTogether = names
+                    logger.info("kms: \(names.joined(separator: ", ")) flip together, in one atomic commit")
+                }
+                return
+            } catch let error where error.isPermissionDenied {
+                for f in flips { dropped(f.output, error) }
+                return
+            } catch {
+                flipsOneByOne = true
+                logger.notice("kms: the driver refused one commit for \(flips.count) outputs (\(error)); each output flips alone from now on")
+            }
+        }
+        var firstError: (any Error)?
+        for f in flips {
+            do {
+                try committer.pageFlip([f.flip], userData: userData)
+                queued(f.output)
+            } catch let error where error.isPermissionDenied {
+                dropped(f.output, error)
+            } catch let error where committer is AtomicCommitter {
+                f.output.flipFailed()
+                fallBackToLegacy(after: error, on: f.output.name)
+            } catch {
+                f.output.flipFailed()
                 firstError = firstError ?? error
             }
         }
         if let firstError { throw firstError }
     }
 
-    private func present(_ list: DrawList, on output: KMSOutput) throws {
+    private func queued(_ output: KMSOutput) {
+        output.flipQueued()
+        if let clips = output.lastFlipDamage, !clips.isEmpty {
+            let share = Int((clips.area / (Double(output.mode.width) * Double(output.mode.height)) * 1000).rounded())
+            logger.debug("kms: \(output.name): flip with damage clips \(clips) (\(Double(share) / 10)% of the output), buffer age \(output.lastBufferAge)")
+        }
+    }
+
+    /// A VT switch or another compositor took the display: the frame is dropped, and the output
+    /// modesets when it comes back.
+    private func dropped(_ output: KMSOutput, _ error: DRMError) {
+        logger.warning("kms: \(output.name): \(error); DRM master lost? the frame is dropped")
+        output.flipFailed()
+        output.invalidate()
+    }
+
+    private func fallBackToLegacy(after error: any Error, on name: String) {
+        logger.warning("kms: atomic commit refused on \(name) (\(error)); falling back to legacy modesetting")
+        committer = LegacyCommitter(drm: drm)
+        for o in outputs { o.invalidate() }
+    }
+
+    /// Draws the frame on `output` (with the cursor where the renderer draws it there); a
+    /// modeset shows it at once, a flip is returned to commit.
+    private func prepare(_ list: DrawList, on output: KMSOutput) throws -> PageFlip? {
         var list = list
         if let drawn = drawnCursor, drawn.crtc == output.target.crtc { list.commands += Self.cursorCommands(at: (drawn.x, drawn.y)) }
         do {
             let start = monotonicSeconds()
-            let flipped = try output.present(list, renderer: graphics.renderer, drm: drm, committer: committer,
-                                             damageTracking: damageTracking, userData: Unmanaged.passUnretained(sink).toOpaque())
-            logger.trace("kms: \(output.name): \(list.quads.count) quads drawn and \(flipped ? "flipped" : "modeset") in \(Int(((monotonicSeconds() - start) * 1e6).rounded())) µs")
-            if flipped, let clips = output.lastFlipDamage, !clips.isEmpty {
-                let share = Int((clips.area / (Double(output.mode.width) * Double(output.mode.height)) * 1000).rounded())
-                logger.debug("kms: \(output.name): flip with damage clips \(clips) (\(Double(share) / 10)% of the output), buffer age \(output.lastBufferAge)")
-            }
+            let flip = try output.prepare(list, renderer: graphics.renderer, drm: drm, committer: committer, damageTracking: damageTracking)
+            logger.trace("kms: \(output.name): \(list.quads.count) quads drawn\(flip == nil ? " and shown by a modeset" : "") in \(Int(((monotonicSeconds() - start) * 1e6).rounded())) µs")
+            return flip
         } catch let error as DRMError where error.isPermissionDenied {
-            // A VT switch or another compositor took the display: drop this frame, modeset when it comes back.
-            logger.warning("kms: \(output.name): \(error); DRM master lost? the frame is dropped")
-            output.invalidate()
+            dropped(output, error)
+            return nil
         }
     }
 

@@ -22,6 +22,8 @@ final class KMSOutput {
     private var front: OpaquePointer?
     /// The buffer of the queued page flip.
     private var pending: OpaquePointer?
+    /// The buffer drawn for a flip the backend has yet to commit (`prepare` → `flipQueued`).
+    private var staged: OpaquePointer?
     /// A modeset is due (first frame, or after being blanked or losing master).
     private var needsModeset = true
     /// False while blanked (`display off`).
@@ -57,22 +59,25 @@ final class KMSOutput {
     }
 
     deinit {
+        if let staged { gbm.release(staged) }
         if let pending { gbm.release(pending) }
         if let front { gbm.release(front) }
     }
 
-    /// Draws `list` (the whole desktop) into the next buffer and queues it: a modeset where one
-    /// is due, else a page flip whose event `userData` names. Returns true when a flip was queued.
+    /// Draws `list` (the whole desktop) into the next buffer. A modeset, where one is due,
+    /// shows it at once (nil is returned); otherwise the buffer is held as staged and the flip
+    /// that shows it is returned, for the backend to commit with the other outputs' flips
+    /// (`flipQueued` or `flipFailed` follow). Nil too where the output is off or a flip is still
+    /// queued.
     ///
     /// Only what the buffer about to be drawn lacks is drawn (its EGL buffer age against this
     /// output's damage history), unless `damageTracking` is off; the flip carries what changed
     /// since the frame before as damage clips.
-    func present(_ list: DrawList, renderer: any Renderer, drm: DRMDevice,
-                 committer: any KMSCommitter, damageTracking: Bool, userData: UnsafeMutableRawPointer?) throws -> Bool {
-        guard isEnabled, pending == nil else { return false }
+    func prepare(_ list: DrawList, renderer: any Renderer, drm: DRMDevice,
+                 committer: any KMSCommitter, damageTracking: Bool) throws -> PageFlip? {
+        guard isEnabled, pending == nil, staged == nil else { return nil }
         do {
-            return try draw(list, renderer: renderer, drm: drm, committer: committer,
-                            damageTracking: damageTracking, userData: userData)
+            return try draw(list, renderer: renderer, drm: drm, committer: committer, damageTracking: damageTracking)
         } catch {
             // A frame recorded but not drawn, swapped or shown breaks the history the next
             // buffer's age is matched against, and the damage clips of the next flip: start afresh.
@@ -81,8 +86,23 @@ final class KMSOutput {
         }
     }
 
+    /// The staged buffer's flip was committed: it shows at the next refresh.
+    func flipQueued() {
+        pending = staged
+        staged = nil
+    }
+
+    /// The staged buffer's flip was refused: the buffer goes back, and the next frame is drawn
+    /// whole (the history no longer matches what is on screen).
+    func flipFailed() {
+        if let staged { gbm.release(staged) }
+        staged = nil
+        lastFlipDamage = nil
+        damage.reset()
+    }
+
     private func draw(_ list: DrawList, renderer: any Renderer, drm: DRMDevice,
-                      committer: any KMSCommitter, damageTracking: Bool, userData: UnsafeMutableRawPointer?) throws -> Bool {
+                      committer: any KMSCommitter, damageTracking: Bool) throws -> PageFlip? {
         let local = list.forOutput(origin: origin, scale: configuration.scale, width: mode.width, height: mode.height,
                                    transform: configuration.transform)
         // A modeset shows a buffer whose history the tracker cannot vouch for: start afresh.
@@ -99,19 +119,18 @@ final class KMSOutput {
             gbm.release(bo)
             throw error
         }
-        do {
-            if needsModeset {
-                lastFlipDamage = nil
-                try committer.modeset(target, framebuffer: framebuffer.id)
-                needsModeset = false
-                if let front { gbm.release(front) }
-                front = bo
-                return false
-            }
+        guard needsModeset else {
             lastFlipDamage = damageTracking ? changed : nil
-            try committer.pageFlip(target, framebuffer: framebuffer.id, damage: lastFlipDamage, userData: userData)
-            pending = bo
-            return true
+            staged = bo
+            return PageFlip(target: target, framebuffer: framebuffer.id, damage: lastFlipDamage)
+        }
+        do {
+            lastFlipDamage = nil
+            try committer.modeset(target, framebuffer: framebuffer.id)
+            needsModeset = false
+            if let front { gbm.release(front) }
+            front = bo
+            return nil
         } catch {
             gbm.release(bo)
             throw error

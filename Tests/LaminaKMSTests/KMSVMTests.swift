@@ -255,6 +255,8 @@ struct KMSVMTests {
         expectPixel(separate1, 200, 200, (255, 128, 0), "orange at (200, 200) of Virtual-2's root")
         expectPixel(separate1, 600, 500, (0, 0, 0), "Virtual-2's background")
         expectPixel(separate0, 600, 500, (0, 0, 0), "Virtual-1's background")
+        // Both heads' planes go to the kernel in one atomic commit (virtio-gpu takes it).
+        #expect(run.log.contains("Virtual-1, Virtual-2 flip together, in one atomic commit"), "\(run.log)")
     }
 
     /// No display at all: the only connector is forced off through sysfs (`status` = off; QEMU
