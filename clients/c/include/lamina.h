@@ -255,11 +255,15 @@ lamina_connection *lamina_connect_named(const char *path, const char *client_nam
 
 /**
  * Says hello over an already connected stream socket `fd` (socket activation, tests); the
- * connection owns `fd` from then on, also on failure (it is closed).
+ * connection owns `fd` from then on, also on failure (it is closed), and makes it non-blocking.
  */
 lamina_connection *lamina_connection_from_fd(int fd, const char *client_name, char **error);
 
-/** Commits what is pending (when no transaction is open), closes the socket, frees the connection, its layers and images. NULL is ignored. */
+/**
+ * Commits what is pending (when no transaction is open; waiting at most a second for the socket),
+ * closes the socket and frees the connection, its layers and images. laminad removes the
+ * client's layers. NULL is ignored. Not to be called from a callback.
+ */
 void lamina_connection_close(lamina_connection *conn);
 
 /** The client's root layer (number 0), sized by laminad to the display. Owned by the connection. */
@@ -489,6 +493,45 @@ int lamina_animation_set_callback(lamina_animation *animation, lamina_event_call
 int lamina_layer_add_animation(lamina_layer *layer, const lamina_animation *animation, const char *key);
 int lamina_layer_remove_animation(lamina_layer *layer, const char *key);
 int lamina_layer_remove_all_animations(lamina_layer *layer);
+
+/** Transition types and subtypes ("animations.transitionTypes", "transitionSubtypes"). */
+typedef enum lamina_transition_type {
+    LAMINA_TRANSITION_FADE = 0,
+    LAMINA_TRANSITION_MOVE_IN = 1,
+    LAMINA_TRANSITION_PUSH = 2,
+    LAMINA_TRANSITION_REVEAL = 3,
+} lamina_transition_type;
+
+typedef enum lamina_transition_subtype {
+    LAMINA_TRANSITION_SUBTYPE_NONE = 0,
+    LAMINA_TRANSITION_SUBTYPE_FROM_LEFT = 1,
+    LAMINA_TRANSITION_SUBTYPE_FROM_RIGHT = 2,
+    LAMINA_TRANSITION_SUBTYPE_FROM_TOP = 3,
+    LAMINA_TRANSITION_SUBTYPE_FROM_BOTTOM = 4,
+} lamina_transition_subtype;
+
+/** A CASpringAnimation on `key_path`: a basic animation (the same setters) whose progress follows a damped spring (mass 1, stiffness 100, damping 10, initial velocity 0). */
+lamina_animation *lamina_animation_spring_new(const char *key_path);
+/** The spring's parameters (LAMINA_ERROR_INVALID_ARGUMENT for an animation that is not a spring). */
+int lamina_animation_set_spring(lamina_animation *animation, double mass, double stiffness, double damping,
+                                double initial_velocity);
+/** A CATransition (add it under any key, "transition" by custom): the layer's new contents come in by `type` from `subtype`. */
+lamina_animation *lamina_animation_transition_new(lamina_transition_type type, lamina_transition_subtype subtype);
+/** The part of the transition to run (0 and 1 by default). */
+int lamina_animation_set_transition_progress(lamina_animation *animation, double start, double end);
+
+/** What a layer does when a property changes (CALayer's actions; "animations.actionKinds"). */
+typedef enum lamina_action {
+    LAMINA_ACTION_INHERIT = 0,   /**< no entry: the style's, then the default implicit animation */
+    LAMINA_ACTION_NONE = 1,      /**< a null action: the change is not animated */
+    LAMINA_ACTION_ANIMATION = 2, /**< the given animation (copied) */
+} lamina_action;
+
+/** Sets the layer's action for `key` (a property name) in its `actions` dictionary; `animation` only for LAMINA_ACTION_ANIMATION. */
+int lamina_layer_set_action(lamina_layer *layer, const char *key, lamina_action action, const lamina_animation *animation);
+/** The same in the layer's `style` dictionary (consulted after `actions`). */
+int lamina_layer_set_style_action(lamina_layer *layer, const char *key, lamina_action action,
+                                  const lamina_animation *animation);
 
 /* MARK: Images */
 

@@ -38,6 +38,9 @@ struct lamina_animation {
     lm_value from, to, by;
     int additive, cumulative;
     uint8_t value_function;
+    double spring[4]; /* mass, stiffness, damping, initial velocity */
+    uint8_t transition_type, transition_subtype;
+    double progress[2];
     lamina_event_callback callback;
     void *user;
 };

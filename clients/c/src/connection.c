@@ -756,6 +756,9 @@ void lamina_connection_close(lamina_connection *conn) {
     if (!conn)
         return;
     if (conn->fd >= 0 && conn->frame_count == 0) {
+        /* What is pending goes out, waiting at most a second for a socket laminad does not read. */
+        if (conn->timeout_ms < 0 || conn->timeout_ms > 1000)
+            conn->timeout_ms = 1000;
         if (lm_send_pending(conn) == LAMINA_OK)
             flush_all(conn);
     }

@@ -47,8 +47,9 @@
 #define LM_KEY_LIMIT 256u
 #define LM_MAX_IMAGE_DIMENSION 16384u
 #define LM_PROPERTY_COUNT 69
-/* The largest server frame body this client accepts (a 8192 x 8192 screenshot fits). */
-#define LM_MAX_SERVER_BODY (1u << 28)
+/* The largest server frame body this client accepts (as the Python client; a 16384 x 16384
+ * screenshot fits). Memory is only taken as bytes arrive, never from the header's length. */
+#define LM_MAX_SERVER_BODY (1u << 30)
 
 /* A growable byte buffer. `failed` is sticky: once an allocation fails every append is a no-op. */
 typedef struct lm_buf {

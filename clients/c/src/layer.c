@@ -620,6 +620,51 @@ lamina_animation *lamina_animation_basic_new(const char *key_path) {
     return a;
 }
 
+lamina_animation *lamina_animation_spring_new(const char *key_path) {
+    lamina_animation *a = lamina_animation_basic_new(key_path);
+    if (a) {
+        a->kind = 3;
+        a->spring[0] = 1;
+        a->spring[1] = 100;
+        a->spring[2] = 10;
+        a->spring[3] = 0;
+    }
+    return a;
+}
+
+int lamina_animation_set_spring(lamina_animation *a, double mass, double stiffness, double damping,
+                                double initial_velocity) {
+    if (!a || a->kind != 3)
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    a->spring[0] = mass;
+    a->spring[1] = stiffness;
+    a->spring[2] = damping;
+    a->spring[3] = initial_velocity;
+    return LAMINA_OK;
+}
+
+lamina_animation *lamina_animation_transition_new(lamina_transition_type type, lamina_transition_subtype subtype) {
+    if ((int)type < 0 || type > LAMINA_TRANSITION_REVEAL || (int)subtype < 0 || subtype > LAMINA_TRANSITION_SUBTYPE_FROM_BOTTOM)
+        return NULL;
+    lamina_animation *a = lamina_animation_basic_new("");
+    if (a) {
+        a->kind = 5;
+        a->transition_type = (uint8_t)type;
+        a->transition_subtype = (uint8_t)subtype;
+        a->progress[0] = 0;
+        a->progress[1] = 1;
+    }
+    return a;
+}
+
+int lamina_animation_set_transition_progress(lamina_animation *a, double start, double end) {
+    if (!a || a->kind != 5)
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    a->progress[0] = start;
+    a->progress[1] = end;
+    return LAMINA_OK;
+}
+
 void lamina_animation_free(lamina_animation *animation) {
     if (!animation)
         return;
@@ -749,6 +794,13 @@ void lm_encode_animation(lm_buf *b, const lamina_animation *a) {
         for (int i = 0; i < 4; i++)
             lm_buf_f64(b, a->timing[i]);
     lm_buf_u8(b, a->removed_on_completion ? 1 : 0);
+    if (a->kind == 5) { /* transition */
+        lm_buf_u8(b, a->transition_type);
+        lm_buf_u8(b, a->transition_subtype);
+        lm_buf_f64(b, a->progress[0]);
+        lm_buf_f64(b, a->progress[1]);
+        return;
+    }
     lm_buf_string(b, a->key_path);
     encode_value(b, &a->from);
     encode_value(b, &a->to);
@@ -756,6 +808,34 @@ void lm_encode_animation(lm_buf *b, const lamina_animation *a) {
     lm_buf_u8(b, a->additive ? 1 : 0);
     lm_buf_u8(b, a->cumulative ? 1 : 0);
     lm_buf_u8(b, a->value_function);
+    if (a->kind == 3) /* spring */
+        for (int i = 0; i < 4; i++)
+            lm_buf_f64(b, a->spring[i]);
+}
+
+static int set_action(lamina_layer *layer, uint32_t dictionary, const char *key, lamina_action action,
+                      const lamina_animation *animation) {
+    if (!layer || !key || strlen(key) > LM_KEY_LIMIT || (int)action < 0 || action > LAMINA_ACTION_ANIMATION ||
+        (action == LAMINA_ACTION_ANIMATION) != (animation != NULL))
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    OP_BEGIN(layer->conn);
+    lm_buf_u8(b, LM_OP_SET_ACTION);
+    lm_buf_u32(b, layer->number);
+    lm_buf_u8(b, dictionary);
+    lm_buf_string(b, key);
+    lm_buf_u8(b, (uint32_t)action);
+    if (animation)
+        lm_encode_animation(b, animation);
+    return OP_END(layer->conn);
+}
+
+int lamina_layer_set_action(lamina_layer *layer, const char *key, lamina_action action, const lamina_animation *animation) {
+    return set_action(layer, 0, key, action, animation);
+}
+
+int lamina_layer_set_style_action(lamina_layer *layer, const char *key, lamina_action action,
+                                  const lamina_animation *animation) {
+    return set_action(layer, 1, key, action, animation);
 }
 
 int lamina_layer_add_animation(lamina_layer *layer, const lamina_animation *animation, const char *key) {

@@ -66,6 +66,9 @@ def main():
         ("lamina_fill_mode", "LAMINA_FILL_MODE_", list(a["fillModes"].items())),
         ("lamina_value_function", "LAMINA_VALUE_FUNCTION_", list(a["valueFunctions"].items())),
         ("lamina_input_kind", "LAMINA_INPUT_", [(k["name"], k["kind"]) for k in j["inputEventKinds"]]),
+        ("lamina_transition_type", "LAMINA_TRANSITION_", list(a["transitionTypes"].items())),
+        ("lamina_transition_subtype", "LAMINA_TRANSITION_SUBTYPE_", list(a["transitionSubtypes"].items())),
+        ("lamina_action", "LAMINA_ACTION_", list(j["actionKinds"].items())),
     ]
     for tag, prefix, items in enums:
         compare(f"enum {tag}", header_enum(text, tag), {prefix + upper(name): value for name, value in items})

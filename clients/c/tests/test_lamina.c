@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "client.h"
 #include "lamina.h"
 
 static int failures;
@@ -399,6 +399,51 @@ static void fixtures(const char *dir) {
         free(frame);
     }
 
+    /* commit-animations.bin: the spring and the transition animations appear in it as encoded here,
+     * and its set-action operations are this commit's (before its destroy #4). */
+    {
+        size_t fn;
+        uint8_t *expected = read_file(dir, "commit-animations.bin", &fn);
+        lamina_animation *bounce = lamina_animation_spring_new("position.x");
+        lamina_animation_set_from_number(bounce, 0);
+        lamina_animation_set_to_number(bounce, 100);
+        lamina_animation_set_spring(bounce, 2, 300, 20, 1);
+        lamina_animation_set_begin_time(bounce, 1);
+        lamina_animation_set_removed_on_completion(bounce, 0);
+        lamina_animation_set_fill_mode(bounce, LAMINA_FILL_MODE_FORWARDS);
+        lamina_animation *push = lamina_animation_transition_new(LAMINA_TRANSITION_PUSH, LAMINA_TRANSITION_SUBTYPE_FROM_RIGHT);
+        lamina_animation_set_transition_progress(push, 0.25, 1);
+        lamina_animation_set_duration(push, 0.75);
+        lm_buf encoded = {0};
+        lm_encode_animation(&encoded, bounce);
+        CHECK(memmem(expected, fn, encoded.data, encoded.length) != NULL, "the spring animation is not in commit-animations.bin");
+        encoded.length = 0;
+        lm_encode_animation(&encoded, push);
+        CHECK(memmem(expected, fn, encoded.data, encoded.length) != NULL, "the transition is not in commit-animations.bin");
+        lm_buf_free(&encoded);
+        CHECK(lamina_animation_set_spring(push, 1, 1, 1, 1) == LAMINA_ERROR_INVALID_ARGUMENT, "a transition is no spring");
+        lamina_animation_free(bounce);
+        lamina_animation_free(push);
+        lamina_animation *style = lamina_animation_basic_new("");
+        lamina_animation_set_duration(style, 1);
+        lamina_animation_set_timing_function(style, "easeOut");
+        CHECK(lamina_layer_set_action(one, "opacity", LAMINA_ACTION_NONE, NULL) == 0 &&
+                  lamina_layer_set_style_action(one, "position", LAMINA_ACTION_ANIMATION, style) == 0 &&
+                  lamina_layer_set_action(one, "bounds", LAMINA_ACTION_INHERIT, NULL) == 0 &&
+                  lamina_layer_set_action(one, "bounds", LAMINA_ACTION_ANIMATION, NULL) == LAMINA_ERROR_INVALID_ARGUMENT &&
+                  lamina_connection_commit(conn) == 0,
+              "actions");
+        lamina_animation_free(style);
+        int fds[8], fd_count;
+        uint8_t *frame = read_frame(server, &n, fds, &fd_count);
+        size_t ops = n - 16;
+        CHECK(n > 16 && fn > ops + 5 && memcmp(frame + 16, expected + fn - 5 - ops, ops) == 0 &&
+                  memcmp(expected + fn - 5, "\x02\x04\0\0\0", 5) == 0,
+              "set-action operations differ from commit-animations.bin's");
+        free(frame);
+        free(expected);
+    }
+
     /* Requests and their replies: ids 1, 2, 3, then a refused one (4), then a presentation (5). */
     write_fixture(server, dir, "reply-screenshot.bin");
     write_fixture(server, dir, "reply-tree.bin");
@@ -463,6 +508,19 @@ static void fixtures(const char *dir) {
     CHECK(lamina_connection_time(conn) == 2.5, "the clock message moves the time");
     CHECK(lamina_connection_dispatch(conn) == 0, "nothing more to dispatch");
     CHECK(lamina_connection_flush(conn) == 0, "nothing to flush");
+
+    /* A header announcing more than the limit closes the connection before any memory is taken for it. */
+    {
+        int other;
+        lamina_connection *big = fake_connection(dir, &other);
+        discard_frame(other);
+        write_all(other, "\x01\0\0\x40\x84\0\0\0", 8);
+        int b = lamina_connection_dispatch(big);
+        CHECK(b == LAMINA_ERROR_PROTOCOL && strstr(lamina_connection_error(big), "over the limit"), "oversized frame: %d %s",
+              b, lamina_connection_error(big) ? lamina_connection_error(big) : "");
+        lamina_connection_close(big);
+        close(other);
+    }
 
     /* A frame with a non-zero reserved field closes the connection with a reason. */
     write_all(server, "\x04\0\0\0\x82\0\x01\0\x07\0\0\0", 12);
@@ -904,6 +962,12 @@ static void readme_program(lamina_connection *conn, const char *directory) {
     /* The connection carries on; the refused commits changed nothing. */
     CHECK(lamina_connection_sync(conn, &error) == 0, "sync after the errors");
     CHECK(presentation_number(box, LAMINA_PROPERTY_OPACITY) == 1, "opacity unchanged");
+
+    /* A null action: the change shows at once, not animated. */
+    CHECK(lamina_layer_set_action(box, "opacity", LAMINA_ACTION_NONE, NULL) == 0 && lamina_layer_set_opacity(box, 0.5) == 0 &&
+              lamina_connection_sync(conn, &error) == 0,
+          "action none");
+    CHECK(presentation_number(box, LAMINA_PROPERTY_OPACITY) == 0.5, "with a null action the opacity changes at once");
 
     /* Layer removal and destruction. */
     CHECK(lamina_layer_remove_from_superlayer(dot) == 0 && lamina_layer_destroy(picture) == 0 &&
