@@ -90,6 +90,7 @@ struct lamina_connection {
     char *fatal; /* an error with subject none */
     int timeout_ms;
     lm_buf in, out;
+    uint64_t frames_handled; /* lets a blocking wait see that an answer came while it was writing */
 
     /* welcome */
     int welcomed;

@@ -120,12 +120,18 @@ static void status_error(lamina_connection *conn, int status, char **error) {
 
 /* MARK: Writing */
 
-static int wait_for(lamina_connection *conn, short events) {
+static int read_available(lamina_connection *conn);
+
+/* Waits until the socket is ready for `events`; *revents (when not NULL) says for what. */
+static int wait_for(lamina_connection *conn, short events, short *revents) {
     struct pollfd p = {.fd = conn->fd, .events = events};
     for (;;) {
         int n = poll(&p, 1, conn->timeout_ms < 0 ? -1 : conn->timeout_ms);
-        if (n > 0)
+        if (n > 0) {
+            if (revents)
+                *revents = p.revents;
             return LAMINA_OK;
+        }
         if (n == 0)
             return LAMINA_ERROR_TIMEOUT;
         if (errno != EINTR)
@@ -156,12 +162,17 @@ int lamina_connection_flush(lamina_connection *conn) {
     return 0;
 }
 
+/* Writes everything queued, blocking. While the socket is full it also reads what laminad
+ * sends (queued as events and answers), so that neither side waits for the other forever. */
 static int flush_all(lamina_connection *conn) {
     for (;;) {
         int s = lamina_connection_flush(conn);
         if (s <= 0)
             return s;
-        s = wait_for(conn, POLLOUT);
+        short revents = 0;
+        s = wait_for(conn, POLLOUT | POLLIN, &revents);
+        if (s == LAMINA_OK && (revents & POLLIN))
+            s = read_available(conn);
         if (s)
             return s;
     }
@@ -198,7 +209,7 @@ static int send_frame(lamina_connection *conn, const lm_buf *frame, const int *f
             if (n < 0 && errno == EINTR)
                 continue;
             if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-                s = wait_for(conn, POLLOUT);
+                s = wait_for(conn, POLLOUT, NULL);
                 if (s) {
                     free(control);
                     /* The frame cannot be queued without its descriptors: the stream is cut. */
@@ -440,6 +451,7 @@ static int handle_input(lamina_connection *conn, int *handled) {
             break;
         }
         pos += LM_HEADER_SIZE + length;
+        conn->frames_handled++;
         if (handled)
             (*handled)++;
         /* The awaited reply stops the reading: what follows is handled by the next call. */
@@ -486,14 +498,14 @@ static int read_available(lamina_connection *conn) {
 
 /* Sends what is queued, waits for bytes and handles them. */
 static int pump(lamina_connection *conn) {
+    uint64_t before = conn->frames_handled;
     int s = flush_all(conn);
     if (s)
         return s;
-    int handled = 0;
-    s = handle_input(conn, &handled); /* frames left in the buffer by an earlier call */
-    if (s || handled)
-        return s;
-    s = wait_for(conn, POLLIN);
+    s = handle_input(conn, NULL); /* frames left in the buffer by an earlier call */
+    if (s || conn->frames_handled != before)
+        return s; /* the caller looks whether what it waits for came */
+    s = wait_for(conn, POLLIN, NULL);
     if (s)
         return s;
     return read_available(conn);
