@@ -997,6 +997,7 @@ static void poll_loop(lamina_connection *conn) {
     char *error = NULL;
     CHECK(lamina_connection_advance_clock(conn, 0.2, &error) == 0, "advance");
     free(error);
+    error = NULL;
     int fd = lamina_connection_get_fd(conn);
     struct pollfd p = {.fd = fd, .events = POLLIN | (lamina_connection_flush(conn) > 0 ? POLLOUT : 0)};
     for (int i = 0; i < 50 && strstr(events.log, "stop") == NULL; i++) {
@@ -1004,6 +1005,34 @@ static void poll_loop(lamina_connection *conn) {
             CHECK(lamina_connection_dispatch(conn) >= 0, "dispatch");
     }
     CHECK(strcmp(events.log, "start spin 0;stop spin 1;") == 0, "poll-loop events: %s", events.log);
+
+    /* A commit bigger than the socket's buffer: commit writes what fits, flush says more remain,
+     * and POLLOUT plus flush write the rest without blocking. */
+    char name[1001];
+    memset(name, 'n', 1000);
+    name[1000] = 0;
+    lamina_layer *parent = lamina_layer_new(conn);
+    for (int i = 0; i < 3000; i++) {
+        lamina_layer *l = lamina_layer_new(conn);
+        lamina_layer_set_string(l, LAMINA_PROPERTY_NAME, name);
+        lamina_layer_add_sublayer(parent, l);
+    }
+    CHECK(lamina_connection_commit(conn) == 0, "big commit");
+    int more = lamina_connection_flush(conn), rounds = 0;
+    CHECK(more == 1, "a 3 MB commit fits in the socket at once?");
+    while (more == 1 && rounds < 100000) {
+        struct pollfd q = {.fd = fd, .events = POLLOUT | POLLIN};
+        if (poll(&q, 1, 10000) <= 0)
+            break;
+        if (q.revents & POLLIN)
+            CHECK(lamina_connection_dispatch(conn) >= 0, "dispatch while writing");
+        more = lamina_connection_flush(conn);
+        rounds++;
+    }
+    CHECK(more == 0, "flush did not finish: %d", more);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "the big commit: %s", error ? error : "?");
+    free(error);
+    printf("daemon: a %d-round non-blocking write of a 3 MB commit\n", rounds);
 }
 
 static int run_daemon(void) {
