@@ -18,6 +18,8 @@ packages=(
   systemd util-linux
   # The Python client's tests (clients/python): pytest, and Pillow for Image.from_png.
   python3 python3-pytest python3-pil
+  # The C client (clients/c): a C11 compiler, make and the C library's headers.
+  gcc make libc6-dev
 )
 if [ "${LAMINA_VM_DEPS:-1}" = 1 ]; then
   # The KMS tests boot a throw-away QEMU guest (see docs/testing.md).

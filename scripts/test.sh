@@ -19,6 +19,13 @@ if [ "${LAMINA_PYTHON_TESTS:-1}" != 0 ]; then
   LAMINAD="$PWD/.build/debug/laminad" /usr/bin/python3 -m pytest -q -p no:cacheprovider clients/python/tests
 fi
 
+# The C client (clients/c): builds liblamina and its tests with -Wall -Wextra -Werror, checks the
+# header against the protocol JSON and the encoder against the fixtures, then runs the README
+# program against the laminad just built; LAMINA_C_TESTS=0 skips it.
+if [ "${LAMINA_C_TESTS:-1}" != 0 ]; then
+  make -C clients/c check LAMINAD="$PWD/.build/debug/laminad" PYTHON=/usr/bin/python3
+fi
+
 # A short bounded pass of the coverage-guided fuzzers (docs/testing.md); LAMINA_FUZZ_SECONDS=0 skips it.
 if [ $# -eq 0 ] && [ "${LAMINA_FUZZ_SECONDS:-20}" != 0 ]; then
   bash scripts/fuzz.sh "${LAMINA_FUZZ_SECONDS:-20}" all

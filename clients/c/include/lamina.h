@@ -1,0 +1,557 @@
+/*
+ * lamina.h: a C client for laminad, the Lamina compositor (protocol 1.5).
+ *
+ * Written in C against the wire protocol (docs/protocol.md, protocol/lamina-protocol.json):
+ * no Swift runtime, no dependencies beyond libc, one non-blocking socket that fits any poll
+ * loop. See clients/c/README.md and docs/clients.md.
+ *
+ * Conventions
+ * - Handles are opaque. A connection owns its layers: lamina_connection_close() frees every
+ *   lamina_layer of it (and its images). Animations are independent values: free them with
+ *   lamina_animation_free() (adding one to a layer copies it).
+ * - Functions returning int give LAMINA_OK (0) on success and a negative lamina_status on
+ *   failure; lamina_connection_flush() and lamina_connection_dispatch() give a count or flag
+ *   that is >= 0 on success.
+ * - Functions that take `char **error` set *error, on failure only, to a malloc'd sentence
+ *   (laminad's own message for a refused commit or request); free it with lamina_free() (or
+ *   free()). Pass NULL when the message is not wanted. On success *error is left untouched.
+ * - No global state: everything lives in the connection. A connection is not thread-safe;
+ *   use it from one thread (different connections from different threads is fine).
+ * - Changes (property sets, sublayers, animations, images) are recorded and sent together as
+ *   one commit by lamina_connection_commit(), lamina_connection_sync(), any request, or the
+ *   end of the outermost transaction. A commit laminad refuses changes nothing there; the
+ *   error comes back from the next lamina_connection_sync(). Layers first created in a refused
+ *   commit stay unknown to laminad: make them afresh.
+ */
+#ifndef LAMINA_H
+#define LAMINA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LAMINA_PROTOCOL_VERSION_MAJOR 1
+#define LAMINA_PROTOCOL_VERSION_MINOR 5
+
+/** Results of the library's int functions (0 or negative). */
+typedef enum lamina_status {
+    LAMINA_OK = 0,
+    LAMINA_ERROR_INVALID_ARGUMENT = -1, /**< a NULL handle, a value of the wrong type, a bad size */
+    LAMINA_ERROR_NO_MEMORY = -2,        /**< malloc failed */
+    LAMINA_ERROR_IO = -3,               /**< a system call failed (socket, memfd, file) */
+    LAMINA_ERROR_CLOSED = -4,           /**< the connection is closed (lamina_connection_error()) */
+    LAMINA_ERROR_PROTOCOL = -5,         /**< laminad sent bytes that are not a message; the connection is closed */
+    LAMINA_ERROR_SERVER = -6,           /**< laminad refused a commit or request (the message says why) */
+    LAMINA_ERROR_STATE = -7,            /**< not allowed now (commit inside a transaction, transaction call outside one) */
+    LAMINA_ERROR_TIMEOUT = -8,          /**< a blocking call waited longer than lamina_connection_set_timeout() */
+} lamina_status;
+
+/** A sentence for a lamina_status ("invalid argument", ...); never NULL, not to be freed. */
+const char *lamina_status_string(int status);
+
+/** Frees what the library malloc'd for the caller (error messages, pixels, JSON). */
+void lamina_free(void *pointer);
+
+/** Layer properties by protocol number (protocol/lamina-protocol.json "properties"). */
+typedef enum lamina_property {
+    LAMINA_PROPERTY_BOUNDS = 1,
+    LAMINA_PROPERTY_POSITION = 2,
+    LAMINA_PROPERTY_ANCHOR_POINT = 3,
+    LAMINA_PROPERTY_ANCHOR_POINT_Z = 4,
+    LAMINA_PROPERTY_Z_POSITION = 5,
+    LAMINA_PROPERTY_TRANSFORM = 6,
+    LAMINA_PROPERTY_SUBLAYER_TRANSFORM = 7,
+    LAMINA_PROPERTY_OPACITY = 8,
+    LAMINA_PROPERTY_HIDDEN = 9,
+    LAMINA_PROPERTY_BACKGROUND_COLOR = 10,
+    LAMINA_PROPERTY_NAME = 11,
+    LAMINA_PROPERTY_CORNER_RADIUS = 12,
+    LAMINA_PROPERTY_BORDER_WIDTH = 13,
+    LAMINA_PROPERTY_BORDER_COLOR = 14,
+    LAMINA_PROPERTY_MASKS_TO_BOUNDS = 15,
+    LAMINA_PROPERTY_SHADOW_COLOR = 16,
+    LAMINA_PROPERTY_SHADOW_OPACITY = 17,
+    LAMINA_PROPERTY_SHADOW_OFFSET = 18,
+    LAMINA_PROPERTY_SHADOW_RADIUS = 19,
+    LAMINA_PROPERTY_DOUBLE_SIDED = 20,
+    LAMINA_PROPERTY_SPEED = 21,
+    LAMINA_PROPERTY_TIME_OFFSET = 22,
+    LAMINA_PROPERTY_BEGIN_TIME = 23,
+    LAMINA_PROPERTY_MASKED_CORNERS = 24,
+    LAMINA_PROPERTY_ALLOWS_GROUP_OPACITY = 25,
+    LAMINA_PROPERTY_GEOMETRY_FLIPPED = 26,
+    LAMINA_PROPERTY_CONTENTS = 27,
+    LAMINA_PROPERTY_CONTENTS_RECT = 28,
+    LAMINA_PROPERTY_CONTENTS_CENTER = 29,
+    LAMINA_PROPERTY_CONTENTS_GRAVITY = 30,
+    LAMINA_PROPERTY_CONTENTS_SCALE = 31,
+    LAMINA_PROPERTY_MINIFICATION_FILTER = 32,
+    LAMINA_PROPERTY_MAGNIFICATION_FILTER = 33,
+    LAMINA_PROPERTY_OPAQUE = 34,
+    LAMINA_PROPERTY_MASK = 35,
+    LAMINA_PROPERTY_SHADOW_PATH = 36,
+    LAMINA_PROPERTY_COLORS = 37,
+    LAMINA_PROPERTY_LOCATIONS = 38,
+    LAMINA_PROPERTY_START_POINT = 39,
+    LAMINA_PROPERTY_END_POINT = 40,
+    LAMINA_PROPERTY_TYPE = 41,
+    LAMINA_PROPERTY_PATH = 42,
+    LAMINA_PROPERTY_FILL_COLOR = 43,
+    LAMINA_PROPERTY_FILL_RULE = 44,
+    LAMINA_PROPERTY_STROKE_COLOR = 45,
+    LAMINA_PROPERTY_LINE_WIDTH = 46,
+    LAMINA_PROPERTY_LINE_CAP = 47,
+    LAMINA_PROPERTY_LINE_JOIN = 48,
+    LAMINA_PROPERTY_MITER_LIMIT = 49,
+    LAMINA_PROPERTY_LINE_DASH_PATTERN = 50,
+    LAMINA_PROPERTY_LINE_DASH_PHASE = 51,
+    LAMINA_PROPERTY_STROKE_START = 52,
+    LAMINA_PROPERTY_STROKE_END = 53,
+    LAMINA_PROPERTY_STRING = 54,
+    LAMINA_PROPERTY_FONT = 55,
+    LAMINA_PROPERTY_FONT_SIZE = 56,
+    LAMINA_PROPERTY_FOREGROUND_COLOR = 57,
+    LAMINA_PROPERTY_ALIGNMENT_MODE = 58,
+    LAMINA_PROPERTY_WRAPPED = 59,
+    LAMINA_PROPERTY_TRUNCATION_MODE = 60,
+    LAMINA_PROPERTY_INSTANCE_COUNT = 61,
+    LAMINA_PROPERTY_INSTANCE_TRANSFORM = 62,
+    LAMINA_PROPERTY_INSTANCE_COLOR = 63,
+    LAMINA_PROPERTY_INSTANCE_RED_OFFSET = 64,
+    LAMINA_PROPERTY_INSTANCE_GREEN_OFFSET = 65,
+    LAMINA_PROPERTY_INSTANCE_BLUE_OFFSET = 66,
+    LAMINA_PROPERTY_INSTANCE_ALPHA_OFFSET = 67,
+    LAMINA_PROPERTY_INSTANCE_DELAY = 68,
+    LAMINA_PROPERTY_USER_INTERACTION_ENABLED = 69,
+} lamina_property;
+
+/** Value types ("valueTypes"); lamina_property_type() gives each property's. */
+typedef enum lamina_value_type {
+    LAMINA_VALUE_NUMBER = 1,
+    LAMINA_VALUE_POINT = 2,
+    LAMINA_VALUE_SIZE = 3,
+    LAMINA_VALUE_RECT = 4,
+    LAMINA_VALUE_COLOR = 5,
+    LAMINA_VALUE_TRANSFORM = 6,
+    LAMINA_VALUE_BOOL = 7,
+    LAMINA_VALUE_STRING = 8,
+    LAMINA_VALUE_NUMBER_LIST = 9,
+    LAMINA_VALUE_COLOR_LIST = 10,
+    LAMINA_VALUE_PATH = 11,
+    LAMINA_VALUE_IMAGE = 12,
+    LAMINA_VALUE_LAYER = 13,
+} lamina_value_type;
+
+/** The codes of laminad's error messages ("errors"). */
+typedef enum lamina_server_error {
+    LAMINA_SERVER_ERROR_MALFORMED_FRAME = 1,
+    LAMINA_SERVER_ERROR_FRAME_TOO_LARGE = 2,
+    LAMINA_SERVER_ERROR_UNKNOWN_MESSAGE = 3,
+    LAMINA_SERVER_ERROR_UNSUPPORTED_VERSION = 4,
+    LAMINA_SERVER_ERROR_NOT_HELLO = 5,
+    LAMINA_SERVER_ERROR_MALFORMED_MESSAGE = 6,
+    LAMINA_SERVER_ERROR_UNKNOWN_LAYER = 7,
+    LAMINA_SERVER_ERROR_DUPLICATE_LAYER = 8,
+    LAMINA_SERVER_ERROR_CYCLE = 9,
+    LAMINA_SERVER_ERROR_INVALID_PROPERTY = 10,
+    LAMINA_SERVER_ERROR_SESSION_IN_USE = 11,
+    LAMINA_SERVER_ERROR_INVALID_REQUEST = 12,
+    LAMINA_SERVER_ERROR_LIMIT_EXCEEDED = 13,
+    LAMINA_SERVER_ERROR_INTERNAL_ERROR = 14,
+    LAMINA_SERVER_ERROR_NOT_ALLOWED = 15,
+    LAMINA_SERVER_ERROR_INVALID_ANIMATION = 16,
+    LAMINA_SERVER_ERROR_UNKNOWN_IMAGE = 17,
+    LAMINA_SERVER_ERROR_DUPLICATE_IMAGE = 18,
+    LAMINA_SERVER_ERROR_INVALID_IMAGE = 19,
+    LAMINA_SERVER_ERROR_PERMISSION_DENIED = 20,
+} lamina_server_error;
+
+/** Layer kinds ("layerKinds"), for lamina_layer_new_kind(). */
+typedef enum lamina_layer_kind {
+    LAMINA_LAYER_KIND_LAYER = 0,
+    LAMINA_LAYER_KIND_GRADIENT = 1,
+    LAMINA_LAYER_KIND_SHAPE = 2,
+    LAMINA_LAYER_KIND_TEXT = 3,
+    LAMINA_LAYER_KIND_REPLICATOR = 4,
+    LAMINA_LAYER_KIND_TRANSFORM = 5,
+} lamina_layer_kind;
+
+/** Byte order of image pixels in memory ("pixelFormats"). */
+typedef enum lamina_pixel_format {
+    LAMINA_PIXEL_FORMAT_BGRA = 0,
+    LAMINA_PIXEL_FORMAT_RGBA = 1,
+} lamina_pixel_format;
+
+/** Alpha of image pixels ("alphaModes"). */
+typedef enum lamina_alpha_mode {
+    LAMINA_ALPHA_PREMULTIPLIED = 0,
+    LAMINA_ALPHA_STRAIGHT = 1,
+} lamina_alpha_mode;
+
+/** Animation fill modes ("animations.fillModes"). */
+typedef enum lamina_fill_mode {
+    LAMINA_FILL_MODE_REMOVED = 0,
+    LAMINA_FILL_MODE_FORWARDS = 1,
+    LAMINA_FILL_MODE_BACKWARDS = 2,
+    LAMINA_FILL_MODE_BOTH = 3,
+} lamina_fill_mode;
+
+/** Value functions of basic animations ("animations.valueFunctions"). */
+typedef enum lamina_value_function {
+    LAMINA_VALUE_FUNCTION_NONE = 0,
+    LAMINA_VALUE_FUNCTION_ROTATE_X = 1,
+    LAMINA_VALUE_FUNCTION_ROTATE_Y = 2,
+    LAMINA_VALUE_FUNCTION_ROTATE_Z = 3,
+    LAMINA_VALUE_FUNCTION_SCALE = 4,
+    LAMINA_VALUE_FUNCTION_SCALE_X = 5,
+    LAMINA_VALUE_FUNCTION_SCALE_Y = 6,
+    LAMINA_VALUE_FUNCTION_SCALE_Z = 7,
+    LAMINA_VALUE_FUNCTION_TRANSLATE = 8,
+    LAMINA_VALUE_FUNCTION_TRANSLATE_X = 9,
+    LAMINA_VALUE_FUNCTION_TRANSLATE_Y = 10,
+    LAMINA_VALUE_FUNCTION_TRANSLATE_Z = 11,
+} lamina_value_function;
+
+/** Kinds of input events ("inputEventKinds"). */
+typedef enum lamina_input_kind {
+    LAMINA_INPUT_TOUCH_DOWN = 1,
+    LAMINA_INPUT_TOUCH_MOVE = 2,
+    LAMINA_INPUT_TOUCH_UP = 3,
+    LAMINA_INPUT_TOUCH_CANCEL = 4,
+    LAMINA_INPUT_POINTER_ENTER = 5,
+    LAMINA_INPUT_POINTER_LEAVE = 6,
+    LAMINA_INPUT_POINTER_MOVE = 7,
+    LAMINA_INPUT_BUTTON_PRESS = 8,
+    LAMINA_INPUT_BUTTON_RELEASE = 9,
+    LAMINA_INPUT_SCROLL = 10,
+    LAMINA_INPUT_KEY_PRESS = 11,
+    LAMINA_INPUT_KEY_RELEASE = 12,
+    LAMINA_INPUT_FOCUS_IN = 13,
+    LAMINA_INPUT_FOCUS_OUT = 14,
+    LAMINA_INPUT_POINTER_CANCEL = 15,
+} lamina_input_kind;
+
+
+typedef struct lamina_connection lamina_connection;
+typedef struct lamina_layer lamina_layer;
+typedef struct lamina_animation lamina_animation;
+typedef struct lamina_image lamina_image;
+typedef struct lamina_path lamina_path;
+
+/* MARK: Connections */
+
+/**
+ * Connects to laminad and says hello. `path` NULL: $LAMINA_SOCKET when set, else
+ * $XDG_RUNTIME_DIR/lamina-0, then /run/lamina/lamina.sock. NULL on failure, with *error
+ * listing each place tried and why it failed.
+ */
+lamina_connection *lamina_connect(const char *path, char **error);
+
+/** As lamina_connect(), naming the client `client_name` in laminad's logs and tree (NULL: "lamina-c"). */
+lamina_connection *lamina_connect_named(const char *path, const char *client_name, char **error);
+
+/**
+ * Says hello over an already connected stream socket `fd` (socket activation, tests); the
+ * connection owns `fd` from then on, also on failure (it is closed), and makes it non-blocking.
+ */
+lamina_connection *lamina_connection_from_fd(int fd, const char *client_name, char **error);
+
+/**
+ * Commits what is pending (when no transaction is open; waiting at most a second for the socket),
+ * closes the socket and frees the connection, its layers and images. laminad removes the
+ * client's layers. NULL is ignored. Not to be called from a callback.
+ */
+void lamina_connection_close(lamina_connection *conn);
+
+/** The client's root layer (number 0), sized by laminad to the display. Owned by the connection. */
+lamina_layer *lamina_connection_root(lamina_connection *conn);
+
+/** The display size laminad reported in its welcome. */
+void lamina_connection_display_size(const lamina_connection *conn, uint32_t *width, uint32_t *height);
+
+/** Whether laminad runs a virtual clock (1) or the real one (0). */
+int lamina_connection_clock_is_virtual(const lamina_connection *conn);
+
+/** The clock's time as of the welcome, the last lamina_connection_advance_clock() or another client's clock move. */
+double lamina_connection_time(const lamina_connection *conn);
+
+/** Why the connection closed (NULL while open); owned by the connection. */
+const char *lamina_connection_error(const lamina_connection *conn);
+
+/** The longest a blocking call (sync, requests, writing) waits, in milliseconds; negative (the default): no limit. */
+void lamina_connection_set_timeout(lamina_connection *conn, int milliseconds);
+
+/** Sends the pending changes as one commit. LAMINA_ERROR_STATE inside an open transaction. */
+int lamina_connection_commit(lamina_connection *conn);
+
+/**
+ * Commits pending changes (outside a transaction) and waits until laminad has answered every
+ * commit sent. LAMINA_ERROR_SERVER with laminad's message in *error when it refused one since
+ * the last sync ("invalid-property: layer #1 property 'opacity' must be finite ...").
+ */
+int lamina_connection_sync(lamina_connection *conn, char **error);
+
+/** Requests a screenshot (privileged) and writes it to `png_path` as an 8-bit RGBA PNG. */
+int lamina_connection_screenshot(lamina_connection *conn, const char *png_path, char **error);
+
+/** A screenshot's pixels: *pixels gets width x height x 4 bytes RGBA, top row first (free with lamina_free). */
+int lamina_connection_screenshot_pixels(lamina_connection *conn, uint32_t *width, uint32_t *height,
+                                        uint8_t **pixels, char **error);
+
+/** Moves laminad's virtual clock forward by `seconds` (privileged; laminad runs with --clock virtual) and renders that frame. */
+int lamina_connection_advance_clock(lamina_connection *conn, double seconds, char **error);
+
+/** laminad's tree as JSON (docs/protocol.md, "The tree JSON"); *json is freed with lamina_free. */
+int lamina_connection_tree(lamina_connection *conn, char **json, char **error);
+
+/* MARK: Poll-loop integration */
+
+/** The socket to watch: POLLIN means call lamina_connection_dispatch(); POLLOUT (while flush says more remain) means call flush. -1 once closed. */
+int lamina_connection_get_fd(const lamina_connection *conn);
+
+/**
+ * Reads what laminad has sent without blocking and runs the callbacks of the events in it.
+ * Returns how many events were dispatched, or a negative lamina_status (LAMINA_ERROR_CLOSED
+ * when laminad closed the connection, LAMINA_ERROR_PROTOCOL for bytes that are not a message).
+ */
+int lamina_connection_dispatch(lamina_connection *conn);
+
+/** Writes queued bytes without blocking: 1 when more remain (wait for POLLOUT), 0 when all are written, or a negative lamina_status. */
+int lamina_connection_flush(lamina_connection *conn);
+
+/* MARK: Events and callbacks */
+
+typedef enum lamina_event_type {
+    LAMINA_EVENT_ANIMATION_STARTED = 1,
+    LAMINA_EVENT_ANIMATION_STOPPED = 2,
+    LAMINA_EVENT_TRANSACTION_COMPLETED = 3,
+    LAMINA_EVENT_INPUT = 4,
+    LAMINA_EVENT_CLOCK = 5,
+    LAMINA_EVENT_WATCH = 6,
+} lamina_event_type;
+
+/** An event; valid during the callback only. */
+typedef struct lamina_event {
+    lamina_event_type type;
+    lamina_layer *layer;       /**< the animation's or input's layer (NULL if not known to this connection) */
+    uint32_t layer_number;     /**< its protocol number */
+    const char *key;           /**< an animation's key ("" if unkeyed) */
+    int finished;              /**< a stop: 1 when it ran to its end, 0 when removed or replaced */
+    uint32_t group;            /**< a completed transaction's group */
+    double time;               /**< clock events: the new time; input: the event's time */
+    const char *text;          /**< watch: the JSON line; input: the text a key produced */
+    /* input events */
+    lamina_input_kind input_kind;
+    int injected;
+    int32_t id;                /**< a touch's id */
+    double x, y;               /**< location in the layer's coordinates */
+    double screen_x, screen_y;
+    double delta_x, delta_y;
+    uint32_t keysym;
+    const char *key_name;
+} lamina_event;
+
+typedef void (*lamina_event_callback)(const lamina_event *event, void *user);
+typedef void (*lamina_completion_callback)(void *user);
+
+/** Called with every event (after an animation's own callback). Callbacks run from dispatch, sync and requests, after the call's reading is done; they may use the connection. */
+void lamina_connection_set_event_callback(lamina_connection *conn, lamina_event_callback callback, void *user);
+
+/* MARK: Layers */
+
+/** A new plain layer (CALayer) on the connection, in no tree. NULL when out of memory or the connection is closed. */
+lamina_layer *lamina_layer_new(lamina_connection *conn);
+
+/** A new layer of another kind (gradient, shape, text, replicator, transform). */
+lamina_layer *lamina_layer_new_kind(lamina_connection *conn, lamina_layer_kind kind);
+
+/** The layer's protocol number (0 for the root). */
+uint32_t lamina_layer_number(const lamina_layer *layer);
+
+/** Destroys the layer in laminad (with the next commit) and frees the handle. Not the root. */
+int lamina_layer_destroy(lamina_layer *layer);
+
+int lamina_layer_add_sublayer(lamina_layer *parent, lamina_layer *child);
+/** Inserts at `index` among the parent's sublayers (past the end appends). */
+int lamina_layer_insert_sublayer(lamina_layer *parent, lamina_layer *child, uint32_t index);
+int lamina_layer_remove_from_superlayer(lamina_layer *layer);
+
+/* Convenience setters. */
+int lamina_layer_set_bounds(lamina_layer *layer, double x, double y, double width, double height);
+int lamina_layer_set_position(lamina_layer *layer, double x, double y);
+/** Straight-alpha components in [0, 1]. */
+int lamina_layer_set_background_color(lamina_layer *layer, double red, double green, double blue, double alpha);
+int lamina_layer_set_corner_radius(lamina_layer *layer, double radius);
+int lamina_layer_set_opacity(lamina_layer *layer, double opacity);
+/** The image shown as the layer's contents; NULL for none. */
+int lamina_layer_set_contents(lamina_layer *layer, lamina_image *image);
+
+/* Generic setters by protocol number: LAMINA_ERROR_INVALID_ARGUMENT when the property's type differs. */
+int lamina_layer_set_number(lamina_layer *layer, lamina_property property, double value);
+int lamina_layer_set_point(lamina_layer *layer, lamina_property property, double x, double y);
+int lamina_layer_set_size(lamina_layer *layer, lamina_property property, double width, double height);
+int lamina_layer_set_rect(lamina_layer *layer, lamina_property property, double x, double y, double width, double height);
+int lamina_layer_set_color(lamina_layer *layer, lamina_property property, double red, double green, double blue, double alpha);
+int lamina_layer_set_bool(lamina_layer *layer, lamina_property property, int value);
+/** 16 numbers m11 m12 m13 m14 m21 ... m44 (CATransform3D, row vectors). */
+int lamina_layer_set_transform(lamina_layer *layer, lamina_property property, const double m[16]);
+int lamina_layer_set_string(lamina_layer *layer, lamina_property property, const char *value);
+int lamina_layer_set_number_list(lamina_layer *layer, lamina_property property, const double *values, size_t count);
+/** `count` colours of 4 numbers each. */
+int lamina_layer_set_color_list(lamina_layer *layer, lamina_property property, const double *rgba, size_t count);
+/** A path property (path, shadowPath); NULL for the empty path. */
+int lamina_layer_set_path(lamina_layer *layer, lamina_property property, const lamina_path *path);
+/** A layer property (mask); NULL for none. */
+int lamina_layer_set_layer(lamina_layer *layer, lamina_property property, const lamina_layer *value);
+/** An image or layer property by wire number (0 for none), for what the handles do not cover. */
+int lamina_layer_set_reference(lamina_layer *layer, lamina_property property, uint32_t number);
+
+/** The protocol name of a server error code ("invalid-property"), or NULL. */
+const char *lamina_server_error_name(int code);
+
+/** The value type of a property, or 0 for a number that names none. */
+lamina_value_type lamina_property_type(int property);
+/** The protocol name of a property ("backgroundColor"), or NULL. */
+const char *lamina_property_name(int property);
+
+/**
+ * The layer's presentation value now (animations applied), for number, point, size, rect,
+ * colour, transform and bool properties: up to `count` numbers into `values` (1, 2, 2, 4, 4,
+ * 16, 1). Asks laminad (a round trip).
+ */
+int lamina_layer_presentation(lamina_layer *layer, lamina_property property, double *values, size_t count,
+                              char **error);
+
+/* MARK: Paths */
+
+lamina_path *lamina_path_new(void);
+void lamina_path_free(lamina_path *path);
+int lamina_path_move_to(lamina_path *path, double x, double y);
+int lamina_path_line_to(lamina_path *path, double x, double y);
+int lamina_path_quad_curve_to(lamina_path *path, double cx, double cy, double x, double y);
+int lamina_path_curve_to(lamina_path *path, double c1x, double c1y, double c2x, double c2y, double x, double y);
+int lamina_path_close(lamina_path *path);
+
+/* MARK: Transactions (CATransaction) */
+
+/**
+ * Opens a transaction: changes until the matching lamina_transaction_commit() are sent
+ * together when the outermost one ends, and animate implicitly with its settings. Unset
+ * settings are inherited from the enclosing transaction (defaults: 0.25 s, laminad's default
+ * curve, actions on).
+ */
+int lamina_transaction_begin(lamina_connection *conn);
+int lamina_transaction_set_duration(lamina_connection *conn, double seconds);
+/** "linear", "easeIn", "easeOut", "easeInEaseOut" or "default"; NULL: none (laminad's default curve). */
+int lamina_transaction_set_timing_function(lamina_connection *conn, const char *name);
+/** A cubic Bézier timing curve through control points (c1x, c1y) and (c2x, c2y). */
+int lamina_transaction_set_timing_curve(lamina_connection *conn, double c1x, double c1y, double c2x, double c2y);
+int lamina_transaction_set_disable_actions(lamina_connection *conn, int disable);
+/** Called once every animation added in this transaction has stopped (from a later dispatch, sync or request). */
+int lamina_transaction_set_completion(lamina_connection *conn, lamina_completion_callback callback, void *user);
+/** Closes the innermost transaction; the outermost one's end sends the commit. */
+int lamina_transaction_commit(lamina_connection *conn);
+
+/* MARK: Explicit animations */
+
+/** A CABasicAnimation on `key_path` ("opacity", "position.x", ...). NULL when out of memory or the key path is over 256 bytes. */
+lamina_animation *lamina_animation_basic_new(const char *key_path);
+void lamina_animation_free(lamina_animation *animation);
+int lamina_animation_set_from_number(lamina_animation *animation, double value);
+int lamina_animation_set_to_number(lamina_animation *animation, double value);
+int lamina_animation_set_by_number(lamina_animation *animation, double value);
+/** Point-valued from/to ("position"). */
+int lamina_animation_set_from_point(lamina_animation *animation, double x, double y);
+int lamina_animation_set_to_point(lamina_animation *animation, double x, double y);
+/** Colour-valued from/to ("backgroundColor"). */
+int lamina_animation_set_from_color(lamina_animation *animation, double r, double g, double b, double a);
+int lamina_animation_set_to_color(lamina_animation *animation, double r, double g, double b, double a);
+/** 0 takes the transaction's duration. */
+int lamina_animation_set_duration(lamina_animation *animation, double seconds);
+int lamina_animation_set_begin_time(lamina_animation *animation, double seconds);
+int lamina_animation_set_speed(lamina_animation *animation, double speed);
+int lamina_animation_set_time_offset(lamina_animation *animation, double seconds);
+/** INFINITY repeats forever. */
+int lamina_animation_set_repeat_count(lamina_animation *animation, double count);
+int lamina_animation_set_repeat_duration(lamina_animation *animation, double seconds);
+int lamina_animation_set_autoreverses(lamina_animation *animation, int autoreverses);
+int lamina_animation_set_fill_mode(lamina_animation *animation, lamina_fill_mode mode);
+/** A named curve (as lamina_transaction_set_timing_function); NULL: linear (none). */
+int lamina_animation_set_timing_function(lamina_animation *animation, const char *name);
+int lamina_animation_set_timing_curve(lamina_animation *animation, double c1x, double c1y, double c2x, double c2y);
+int lamina_animation_set_removed_on_completion(lamina_animation *animation, int removed);
+int lamina_animation_set_additive(lamina_animation *animation, int additive);
+int lamina_animation_set_cumulative(lamina_animation *animation, int cumulative);
+int lamina_animation_set_value_function(lamina_animation *animation, lamina_value_function function);
+/** Called when the animation starts and stops (LAMINA_EVENT_ANIMATION_STARTED / _STOPPED). */
+int lamina_animation_set_callback(lamina_animation *animation, lamina_event_callback callback, void *user);
+
+/** Adds a copy of `animation` under `key` (NULL or "": unkeyed), replacing one with the same key. */
+int lamina_layer_add_animation(lamina_layer *layer, const lamina_animation *animation, const char *key);
+int lamina_layer_remove_animation(lamina_layer *layer, const char *key);
+int lamina_layer_remove_all_animations(lamina_layer *layer);
+
+/** Transition types and subtypes ("animations.transitionTypes", "transitionSubtypes"). */
+typedef enum lamina_transition_type {
+    LAMINA_TRANSITION_FADE = 0,
+    LAMINA_TRANSITION_MOVE_IN = 1,
+    LAMINA_TRANSITION_PUSH = 2,
+    LAMINA_TRANSITION_REVEAL = 3,
+} lamina_transition_type;
+
+typedef enum lamina_transition_subtype {
+    LAMINA_TRANSITION_SUBTYPE_NONE = 0,
+    LAMINA_TRANSITION_SUBTYPE_FROM_LEFT = 1,
+    LAMINA_TRANSITION_SUBTYPE_FROM_RIGHT = 2,
+    LAMINA_TRANSITION_SUBTYPE_FROM_TOP = 3,
+    LAMINA_TRANSITION_SUBTYPE_FROM_BOTTOM = 4,
+} lamina_transition_subtype;
+
+/** A CASpringAnimation on `key_path`: a basic animation (the same setters) whose progress follows a damped spring (mass 1, stiffness 100, damping 10, initial velocity 0). */
+lamina_animation *lamina_animation_spring_new(const char *key_path);
+/** The spring's parameters (LAMINA_ERROR_INVALID_ARGUMENT for an animation that is not a spring). */
+int lamina_animation_set_spring(lamina_animation *animation, double mass, double stiffness, double damping,
+                                double initial_velocity);
+/** A CATransition (add it under any key, "transition" by custom): the layer's new contents come in by `type` from `subtype`. */
+lamina_animation *lamina_animation_transition_new(lamina_transition_type type, lamina_transition_subtype subtype);
+/** The part of the transition to run (0 and 1 by default). */
+int lamina_animation_set_transition_progress(lamina_animation *animation, double start, double end);
+
+/** What a layer does when a property changes (CALayer's actions; "animations.actionKinds"). */
+typedef enum lamina_action {
+    LAMINA_ACTION_INHERIT = 0,   /**< no entry: the style's, then the default implicit animation */
+    LAMINA_ACTION_NONE = 1,      /**< a null action: the change is not animated */
+    LAMINA_ACTION_ANIMATION = 2, /**< the given animation (copied) */
+} lamina_action;
+
+/** Sets the layer's action for `key` (a property name) in its `actions` dictionary; `animation` only for LAMINA_ACTION_ANIMATION. */
+int lamina_layer_set_action(lamina_layer *layer, const char *key, lamina_action action, const lamina_animation *animation);
+/** The same in the layer's `style` dictionary (consulted after `actions`). */
+int lamina_layer_set_style_action(lamina_layer *layer, const char *key, lamina_action action,
+                                  const lamina_animation *animation);
+
+/* MARK: Images */
+
+/**
+ * An image of `width` x `height` pixels (1-16384), 4 bytes each, rows `stride` bytes apart in
+ * `pixels` (0: width x 4), copied into a sealed memory file that laminad maps (its descriptor
+ * travels with the next commit, SCM_RIGHTS). Owned by the connection; show it with
+ * lamina_layer_set_contents().
+ */
+lamina_image *lamina_image_new(lamina_connection *conn, uint32_t width, uint32_t height, const void *pixels,
+                               size_t stride, lamina_pixel_format format, lamina_alpha_mode alpha, char **error);
+/** Rewrites a rectangle (rows `stride` bytes apart, 0: width x 4); laminad uploads it with the next commit. */
+int lamina_image_update(lamina_image *image, uint32_t x, uint32_t y, uint32_t width, uint32_t height,
+                        const void *pixels, size_t stride);
+/** Destroys the image in laminad (with the next commit) and frees the handle. */
+int lamina_image_destroy(lamina_image *image);
+uint32_t lamina_image_number(const lamina_image *image);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

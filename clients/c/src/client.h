@@ -1,0 +1,160 @@
+/* Internal to liblamina: the connection's state, shared by connection.c and layer.c. */
+#ifndef LAMINA_CLIENT_H
+#define LAMINA_CLIENT_H
+
+#include "internal.h"
+
+struct lamina_layer {
+    lamina_connection *conn;
+    uint32_t number;
+};
+
+struct lamina_image {
+    lamina_connection *conn;
+    uint32_t number, width, height;
+    int fd; /* the memory file, kept for updates */
+};
+
+struct lamina_path {
+    lm_buf elements; /* encoded elements (type byte and points) */
+    uint32_t count;
+};
+
+/* A typed animation value: tag 0 absent. */
+typedef struct lm_value {
+    uint8_t tag;
+    double v[4];
+} lm_value;
+
+struct lamina_animation {
+    uint8_t kind;
+    double begin_time, duration, speed, time_offset, repeat_count, repeat_duration;
+    int autoreverses;
+    uint8_t fill_mode;
+    int has_timing;
+    double timing[4];
+    int removed_on_completion;
+    char *key_path;
+    lm_value from, to, by;
+    int additive, cumulative;
+    uint8_t value_function;
+    double spring[4]; /* mass, stiffness, damping, initial velocity */
+    uint8_t transition_type, transition_subtype;
+    double progress[2];
+    lamina_event_callback callback;
+    void *user;
+};
+
+/* A transaction's settings as sent in a settings operation. */
+typedef struct lm_settings {
+    double duration;
+    int has_timing;
+    double timing[4];
+    int disable_actions;
+    uint32_t *groups;
+    size_t group_count;
+} lm_settings;
+
+/* One open transaction: what it sets (unset settings are inherited). */
+typedef struct lm_frame {
+    int has_duration;
+    double duration;
+    int timing_state; /* 0 inherit, 1 none, 2 the curve below */
+    double timing[4];
+    int disable_state; /* -1 inherit, else 0 or 1 */
+    uint32_t group;    /* 0: no completion */
+} lm_frame;
+
+typedef struct lm_tag {
+    uint32_t tag, layer;
+    char *key;
+    lamina_event_callback callback;
+    void *user;
+} lm_tag;
+
+typedef struct lm_completion {
+    uint32_t group;
+    lamina_completion_callback callback;
+    void *user;
+} lm_completion;
+
+typedef struct lm_queued_event {
+    lamina_event event; /* pointers filled in at dispatch */
+    uint32_t tag;
+    char *text, *key_name;
+} lm_queued_event;
+
+struct lamina_connection {
+    int fd;
+    char *closed_reason;
+    char *fatal; /* an error with subject none */
+    int timeout_ms;
+    lm_buf in, out;
+    uint64_t frames_handled; /* lets a blocking wait see that an answer came while it was writing */
+
+    /* welcome */
+    int welcomed;
+    uint32_t server_major, server_minor, client_id, display_width, display_height;
+    int virtual_clock;
+    double time;
+
+    /* commits */
+    uint32_t serial, answered;
+    char *unreported; /* the first refused commit's message since the last sync */
+
+    /* requests */
+    uint32_t next_request, awaiting;
+    int reply_state; /* 0 waiting, 1 reply, 2 error */
+    uint32_t reply_kind;
+    lm_buf reply;
+    char *reply_error;
+
+    /* events */
+    lm_queued_event *events;
+    size_t event_head, event_count, event_capacity;
+    int dispatching;
+    lamina_event_callback on_event;
+    void *on_event_user;
+
+    /* the pending commit: image creates and updates, the changes under their settings, image destroys */
+    lm_buf image_ops, ops, tail_ops;
+    uint32_t image_op_count, op_count, tail_op_count;
+    int *fds;
+    size_t fd_count, fd_capacity;
+    lm_settings current;     /* the settings the pending operations are under now */
+    uint32_t *sent_groups, *closed_groups;
+    size_t sent_group_count, sent_group_capacity, closed_group_count, closed_group_capacity;
+
+    lm_frame *frames;
+    size_t frame_count, frame_capacity;
+    lm_completion *completions;
+    size_t completion_count, completion_capacity;
+    uint32_t next_group, next_tag;
+    lm_tag *tags;
+    size_t tag_count, tag_capacity;
+
+    lamina_layer root;
+    lamina_layer **layers; /* by number; NULL once destroyed */
+    size_t layer_capacity;
+    uint32_t next_layer;
+    lamina_image **images;
+    size_t image_capacity;
+    uint32_t next_image;
+};
+
+/* Grows an array of `size`-byte items so that `count + 1` fit. 0 or -1. */
+int lm_grow(void **items, size_t *capacity, size_t count, size_t size);
+
+/* Starts an operation in the pending commit's main list (emitting a settings operation first
+ * when the transaction settings changed); returns the length to roll back to, or (size_t)-1
+ * when the connection is closed or out of memory. */
+size_t lm_op_begin(lamina_connection *conn);
+/* Ends it: 0, or LAMINA_ERROR_NO_MEMORY (rolled back). */
+int lm_op_end(lamina_connection *conn, lm_buf *list, uint32_t *count, size_t mark);
+int lm_check_open(const lamina_connection *conn);
+int lm_send_pending(lamina_connection *conn);
+void lm_free_settings(lm_settings *s);
+int lm_timing_named(const char *name, double out[4]);
+void lm_encode_animation(lm_buf *b, const lamina_animation *a);
+
+#endif

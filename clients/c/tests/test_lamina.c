@@ -1,0 +1,1104 @@
+/*
+ * Tests of liblamina.
+ *
+ *   test_lamina dump           property numbers, names and types, error names (for check_protocol.py)
+ *   test_lamina png PATH       writes a PNG of a known pattern (check_protocol.py decodes it with zlib)
+ *   test_lamina fixtures DIR   the encoder against protocol/fixtures byte for byte, and the decoder
+ *                              against the server fixtures, over a socketpair standing in for laminad;
+ *                              truncated and corrupted frames must close the connection, not crash
+ *   test_lamina daemon         the README's program against a real laminad ($LAMINAD, headless, virtual
+ *                              clock, its own socket); exit 77 (skipped) when there is none
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "lamina.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                                           \
+    do {                                                                                                           \
+        if (!(cond)) {                                                                                             \
+            failures++;                                                                                            \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);                                \
+            fprintf(stderr, __VA_ARGS__);                                                                          \
+            fputc('\n', stderr);                                                                                   \
+        }                                                                                                          \
+    } while (0)
+
+/* MARK: Files */
+
+static uint8_t *read_file(const char *dir, const char *name, size_t *length) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "cannot open %s: %s\n", path, strerror(errno));
+        exit(1);
+    }
+    uint8_t *data = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 4096;
+            uint8_t *p = realloc(data, cap);
+            if (!p)
+                exit(1);
+            data = p;
+        }
+        size_t got = fread(data + n, 1, cap - n, f);
+        if (got == 0)
+            break;
+        n += got;
+    }
+    fclose(f);
+    *length = n;
+    return data;
+}
+
+static void write_all(int fd, const void *data, size_t n) {
+    const uint8_t *p = data;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w <= 0) {
+            perror("write");
+            exit(1);
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void write_fixture(int fd, const char *dir, const char *name) {
+    size_t n;
+    uint8_t *data = read_file(dir, name, &n);
+    write_all(fd, data, n);
+    free(data);
+}
+
+/* Reads one frame (header and body) from the fake server's end; descriptors that came with it are counted and kept in fds. */
+static uint8_t *read_frame(int fd, size_t *length, int *fds, int *fd_count) {
+    uint8_t header[8];
+    size_t got = 0;
+    *fd_count = 0;
+    while (got < 8) {
+        char control[CMSG_SPACE(sizeof(int) * 8)];
+        struct iovec iov = {.iov_base = header + got, .iov_len = 8 - got};
+        struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof control};
+        ssize_t n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+        if (n <= 0) {
+            fprintf(stderr, "the fake server's end closed\n");
+            exit(1);
+        }
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+                int count = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+                for (int i = 0; i < count && *fd_count < 8; i++)
+                    memcpy(&fds[(*fd_count)++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+            }
+        got += (size_t)n;
+    }
+    uint32_t body = header[0] | (uint32_t)header[1] << 8 | (uint32_t)header[2] << 16 | (uint32_t)header[3] << 24;
+    uint8_t *frame = malloc(8 + (size_t)body);
+    if (!frame)
+        exit(1);
+    memcpy(frame, header, 8);
+    got = 0;
+    while (got < body) {
+        ssize_t n = read(fd, frame + 8 + got, body - got);
+        if (n <= 0) {
+            fprintf(stderr, "the fake server's end closed in a frame\n");
+            exit(1);
+        }
+        got += (size_t)n;
+    }
+    *length = 8 + body;
+    return frame;
+}
+
+static void report_difference(const char *name, const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
+    size_t i = 0;
+    while (i < an && i < bn && a[i] == b[i])
+        i++;
+    fprintf(stderr, "  %s: %zu bytes written, %zu in the fixture; first difference at byte %zu\n", name, an, bn, i);
+}
+
+/* Reads the next frame the client sent and compares it with fixture `name`. */
+static void expect_frame(int server, const char *dir, const char *name) {
+    size_t n, fn;
+    int fds[8], fd_count;
+    uint8_t *frame = read_frame(server, &n, fds, &fd_count);
+    uint8_t *fixture = read_file(dir, name, &fn);
+    int same = n == fn && memcmp(frame, fixture, n) == 0;
+    CHECK(same, "the client's frame differs from %s", name);
+    if (!same)
+        report_difference(name, frame, n, fixture, fn);
+    for (int i = 0; i < fd_count; i++)
+        close(fds[i]);
+    free(frame);
+    free(fixture);
+}
+
+static void discard_frame(int server) {
+    size_t n;
+    int fds[8], fd_count;
+    free(read_frame(server, &n, fds, &fd_count));
+    for (int i = 0; i < fd_count; i++)
+        close(fds[i]);
+}
+
+/* MARK: dump, png */
+
+static int dump(void) {
+    for (int id = 1; lamina_property_name(id); id++)
+        printf("property %d %s %d\n", id, lamina_property_name(id), (int)lamina_property_type(id));
+    for (int code = 1; lamina_server_error_name(code); code++)
+        printf("error %d %s\n", code, lamina_server_error_name(code));
+    return 0;
+}
+
+static uint8_t pattern(uint32_t x, uint32_t y, int c) { return (uint8_t)(x * 7 + y * 13 + (uint32_t)c * 61); }
+
+static int png(const char *path) {
+    /* 300 x 100: 120 100 filtered bytes, two stored blocks. */
+    uint32_t w = 300, h = 100;
+    uint8_t *rgba = malloc((size_t)w * h * 4);
+    if (!rgba)
+        return 1;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++)
+            for (int c = 0; c < 4; c++)
+                rgba[(y * w + x) * 4 + (uint32_t)c] = pattern(x, y, c);
+    lm_buf out = {0};
+    int s = lm_png_encode(&out, w, h, rgba);
+    CHECK(s == LAMINA_OK, "lm_png_encode: %d", s);
+    uint32_t dw = 0, dh = 0;
+    uint8_t *decoded = NULL;
+    s = lm_png_decode(out.data, out.length, &dw, &dh, &decoded);
+    CHECK(s == LAMINA_OK && dw == w && dh == h && memcmp(decoded, rgba, (size_t)w * h * 4) == 0,
+          "the PNG decoder does not read back what the encoder wrote");
+    /* A flipped byte anywhere is caught by a CRC or the Adler-32. */
+    out.data[out.length / 2] ^= 0x40;
+    uint8_t *bad = NULL;
+    CHECK(lm_png_decode(out.data, out.length, &dw, &dh, &bad) != LAMINA_OK, "a corrupted PNG decoded");
+    free(bad);
+    out.data[out.length / 2] ^= 0x40;
+    CHECK(lm_crc32(0, (const uint8_t *)"123456789", 9) == 0xCBF43926u, "CRC-32 check value");
+    CHECK(lm_adler32(1, (const uint8_t *)"Wikipedia", 9) == 0x11E60398u, "Adler-32 check value");
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(out.data, 1, out.length, f) != out.length || fclose(f) != 0) {
+        fprintf(stderr, "cannot write %s\n", path);
+        return 1;
+    }
+    free(decoded);
+    free(rgba);
+    lm_buf_free(&out);
+    return failures ? 1 : 0;
+}
+
+/* MARK: fixtures */
+
+typedef struct recorder {
+    char log[1024];
+} recorder;
+
+static void record(recorder *r, const char *format, ...) {
+    size_t n = strlen(r->log);
+    va_list args;
+    va_start(args, format);
+    vsnprintf(r->log + n, sizeof r->log - n, format, args);
+    va_end(args);
+}
+
+static void on_animation(const lamina_event *e, void *user) {
+    record(user, "%s %s %d;", e->type == LAMINA_EVENT_ANIMATION_STARTED ? "start" : "stop", e->key, e->finished);
+}
+
+static void on_completion(void *user) { record(user, "completed;"); }
+
+static void on_any_event(const lamina_event *e, void *user) {
+    recorder *r = user;
+    switch (e->type) {
+    case LAMINA_EVENT_CLOCK: record(r, "clock %.2f;", e->time); break;
+    case LAMINA_EVENT_INPUT:
+        record(r, "input %d layer %u id %d at %.0f,%.0f screen %.0f,%.0f injected %d;", (int)e->input_kind, e->layer_number,
+               e->id, e->x, e->y, e->screen_x, e->screen_y, e->injected);
+        break;
+    case LAMINA_EVENT_WATCH: record(r, "watch %s;", e->text); break;
+    case LAMINA_EVENT_TRANSACTION_COMPLETED: record(r, "group %u;", e->group); break;
+    default: record(r, "event %d;", (int)e->type); break;
+    }
+}
+
+/* A connection to a fake laminad: the welcome fixture is there to be read. */
+static lamina_connection *fake_connection(const char *dir, int *server) {
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+        perror("socketpair");
+        exit(1);
+    }
+    write_fixture(pair[1], dir, "welcome.bin");
+    char *error = NULL;
+    lamina_connection *conn = lamina_connection_from_fd(pair[0], "c-test", &error);
+    if (!conn) {
+        fprintf(stderr, "lamina_connection_from_fd: %s\n", error ? error : "?");
+        exit(1);
+    }
+    lamina_connection_set_timeout(conn, 10000);
+    *server = pair[1];
+    return conn;
+}
+
+static void fixtures(const char *dir) {
+    /* hello: the library's encoder with the fixture's fields. */
+    lm_buf hello = {0};
+    lm_encode_hello(&hello, "python-example", "kiosk", 1, 1, 5); /* the bytes say 1.5 */
+    size_t n;
+    uint8_t *fixture = read_file(dir, "hello.bin", &n);
+    CHECK(hello.length == n && memcmp(hello.data, fixture, n) == 0, "hello differs from hello.bin");
+    free(fixture);
+    lm_buf_free(&hello);
+
+    int server;
+    lamina_connection *conn = fake_connection(dir, &server);
+    uint32_t width, height;
+    lamina_connection_display_size(conn, &width, &height);
+    CHECK(width == 320 && height == 240, "welcome display %ux%u", width, height);
+    CHECK(lamina_connection_clock_is_virtual(conn) == 1, "welcome clock");
+    CHECK(lamina_connection_time(conn) == 12.5, "welcome time %g", lamina_connection_time(conn));
+    {
+        int fds[8], fd_count;
+        uint8_t *frame = read_frame(server, &n, fds, &fd_count);
+        lm_buf expected = {0};
+        lm_encode_hello(&expected, "c-test", "", 0, LAMINA_PROTOCOL_VERSION_MAJOR, LAMINA_PROTOCOL_VERSION_MINOR);
+        CHECK(n == expected.length && memcmp(frame, expected.data, n) == 0, "the connection's hello");
+        lm_buf_free(&expected);
+        free(frame);
+    }
+
+    /* commit-properties.bin through the public API. */
+    lamina_layer *one = lamina_layer_new(conn);
+    lamina_layer *two = lamina_layer_new_kind(conn, LAMINA_LAYER_KIND_GRADIENT);
+    lamina_layer *three = lamina_layer_new_kind(conn, LAMINA_LAYER_KIND_SHAPE);
+    CHECK(one && two && three && lamina_layer_number(three) == 3, "layers");
+    const double transform[16] = {2, 0, 0, 0, 0, 3, 0, 0, 0, 0, 1, 0, 10, 20, 0, 1};
+    const double colors[8] = {1, 0, 0, 1, 0, 0, 1, 1};
+    const double locations[3] = {0, 0.25, 1};
+    lamina_path *path = lamina_path_new();
+    CHECK(lamina_path_move_to(path, 0, 0) == 0 && lamina_path_line_to(path, 10, 0) == 0 &&
+              lamina_path_quad_curve_to(path, 15, 5, 10, 10) == 0 && lamina_path_curve_to(path, 5, 15, 0, 15, 0, 10) == 0 &&
+              lamina_path_close(path) == 0,
+          "path");
+    CHECK(lamina_layer_set_bounds(one, 0, 0, 100, 50) == 0 && lamina_layer_set_position(one, 200, 300) == 0 &&
+              lamina_layer_set_background_color(one, 1, 0.5, 0, 1) == 0 && lamina_layer_set_opacity(one, 0.5) == 0 &&
+              lamina_layer_set_transform(one, LAMINA_PROPERTY_TRANSFORM, transform) == 0 &&
+              lamina_layer_set_bool(one, LAMINA_PROPERTY_MASKS_TO_BOUNDS, 1) == 0 &&
+              lamina_layer_set_string(one, LAMINA_PROPERTY_NAME, "box") == 0 &&
+              lamina_layer_set_size(one, LAMINA_PROPERTY_SHADOW_OFFSET, 4, 5) == 0 &&
+              lamina_layer_set_reference(one, LAMINA_PROPERTY_CONTENTS, 7) == 0 &&
+              lamina_layer_set_layer(one, LAMINA_PROPERTY_MASK, three) == 0 &&
+              lamina_layer_set_color_list(two, LAMINA_PROPERTY_COLORS, colors, 2) == 0 &&
+              lamina_layer_set_number_list(two, LAMINA_PROPERTY_LOCATIONS, locations, 3) == 0 &&
+              lamina_layer_set_string(two, LAMINA_PROPERTY_TYPE, "radial") == 0 &&
+              lamina_layer_set_path(three, LAMINA_PROPERTY_PATH, path) == 0 &&
+              lamina_layer_add_sublayer(lamina_connection_root(conn), one) == 0 &&
+              lamina_layer_insert_sublayer(one, two, 0) == 0,
+          "setters");
+    lamina_path_free(path);
+    /* A value of the wrong type is refused before anything is recorded. */
+    CHECK(lamina_layer_set_number(one, LAMINA_PROPERTY_POSITION, 1) == LAMINA_ERROR_INVALID_ARGUMENT, "type check");
+    CHECK(lamina_layer_set_point(one, (lamina_property)999, 1, 2) == LAMINA_ERROR_INVALID_ARGUMENT, "unknown property");
+    CHECK(lamina_connection_commit(conn) == 0, "commit 1");
+    expect_frame(server, dir, "commit-properties.bin");
+
+    /* commit-transaction.bin: a transaction inside one whose settings are the defaults. */
+    recorder events = {{0}};
+    lamina_animation *fade = lamina_animation_basic_new("opacity");
+    CHECK(fade && lamina_animation_set_from_number(fade, 1) == 0 && lamina_animation_set_to_number(fade, 0) == 0 &&
+              lamina_animation_set_duration(fade, 0.5) == 0 && lamina_animation_set_timing_function(fade, "easeIn") == 0 &&
+              lamina_animation_set_callback(fade, on_animation, &events) == 0,
+          "animation");
+    CHECK(lamina_transaction_set_duration(conn, 1) == LAMINA_ERROR_STATE, "a setting outside a transaction");
+    CHECK(lamina_transaction_begin(conn) == 0 && lamina_transaction_begin(conn) == 0 &&
+              lamina_transaction_set_duration(conn, 0.5) == 0 && lamina_transaction_set_timing_function(conn, "easeIn") == 0 &&
+              lamina_transaction_set_disable_actions(conn, 1) == 0 &&
+              lamina_transaction_set_completion(conn, on_completion, &events) == 0,
+          "transaction");
+    CHECK(lamina_transaction_set_timing_function(conn, "bouncy") == LAMINA_ERROR_INVALID_ARGUMENT, "unknown curve");
+    CHECK(lamina_layer_set_opacity(one, 0) == 0 && lamina_layer_add_animation(one, fade, "fade") == 0 &&
+              lamina_layer_remove_animation(one, "old") == 0 && lamina_layer_remove_all_animations(two) == 0,
+          "changes in the transaction");
+    lamina_animation_free(fade);
+    CHECK(lamina_connection_commit(conn) == LAMINA_ERROR_STATE, "commit inside a transaction");
+    CHECK(lamina_transaction_commit(conn) == 0, "inner transaction");
+    CHECK(lamina_layer_set_opacity(two, 1) == 0, "set after the inner transaction");
+    CHECK(lamina_transaction_commit(conn) == 0, "outer transaction");
+    expect_frame(server, dir, "commit-transaction.bin");
+
+    /* An image: its commit carries one sealed memory file (SCM_RIGHTS). */
+    const uint8_t bgra[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    char *error = NULL;
+    lamina_image *image = lamina_image_new(conn, 2, 1, bgra, 0, LAMINA_PIXEL_FORMAT_BGRA, LAMINA_ALPHA_STRAIGHT, &error);
+    CHECK(image != NULL, "lamina_image_new: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    CHECK(lamina_layer_set_contents(one, image) == 0 && lamina_connection_commit(conn) == 0, "commit 3");
+    {
+        int fds[8], fd_count;
+        uint8_t *frame = read_frame(server, &n, fds, &fd_count);
+        CHECK(fd_count == 1, "the image's commit carried %d descriptors", fd_count);
+        if (fd_count == 1) {
+            uint8_t back[8] = {0};
+            struct stat st;
+            int seals = fcntl(fds[0], F_GET_SEALS);
+            CHECK(fstat(fds[0], &st) == 0 && st.st_size == 8, "the memory file's size");
+            CHECK(seals >= 0 && (seals & F_SEAL_SHRINK) && (seals & F_SEAL_GROW) && (seals & F_SEAL_SEAL), "seals %d", seals);
+            CHECK(pread(fds[0], back, 8, 0) == 8 && memcmp(back, bgra, 8) == 0, "the memory file's pixels");
+        }
+        /* create-image #1 (2 x 1, stride 8, BGRA, straight), then set #1 contents 1. */
+        static const uint8_t ops[] = {0x0C, 1, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 8, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0,
+                                      0x03, 1, 0, 0, 0, 27, 0, 1, 0, 0, 0};
+        CHECK(n == 16 + sizeof ops && memcmp(frame + 8, "\x03\0\0\0\x02\0\0\0", 8) == 0 &&
+                  memcmp(frame + 16, ops, sizeof ops) == 0,
+              "the image's commit");
+        for (int i = 0; i < fd_count; i++)
+            close(fds[i]);
+        free(frame);
+    }
+    CHECK(lamina_image_destroy(image) == 0, "image destroy");
+
+    /* commit-remove.bin (serial 4), which also carries the image's destroy at the end: compare the start. */
+    CHECK(lamina_layer_remove_from_superlayer(two) == 0 && lamina_layer_set_bool(two, LAMINA_PROPERTY_HIDDEN, 1) == 0 &&
+              lamina_layer_insert_sublayer(one, two, 3) == 0,
+          "commit 4");
+    CHECK(lamina_connection_commit(conn) == 0, "commit 4");
+    {
+        int fds[8], fd_count;
+        uint8_t *frame = read_frame(server, &n, fds, &fd_count);
+        size_t fn;
+        uint8_t *expected = read_file(dir, "commit-remove.bin", &fn);
+        /* The same but for the length, the count (4) and a destroy-image #1 (5 bytes) at the end. */
+        CHECK(n == fn + 5 && memcmp(frame + 4, expected + 4, 4) == 0 && frame[12] == 4 &&
+                  memcmp(frame + 16, expected + 16, fn - 16) == 0 && memcmp(frame + fn, "\x0E\x01\0\0\0", 5) == 0,
+              "commit-remove");
+        free(expected);
+        free(frame);
+    }
+
+    /* commit-animations.bin: the spring and the transition animations appear in it as encoded here,
+     * and its set-action operations are this commit's (before its destroy #4). */
+    {
+        size_t fn;
+        uint8_t *expected = read_file(dir, "commit-animations.bin", &fn);
+        lamina_animation *bounce = lamina_animation_spring_new("position.x");
+        lamina_animation_set_from_number(bounce, 0);
+        lamina_animation_set_to_number(bounce, 100);
+        lamina_animation_set_spring(bounce, 2, 300, 20, 1);
+        lamina_animation_set_begin_time(bounce, 1);
+        lamina_animation_set_removed_on_completion(bounce, 0);
+        lamina_animation_set_fill_mode(bounce, LAMINA_FILL_MODE_FORWARDS);
+        lamina_animation *push = lamina_animation_transition_new(LAMINA_TRANSITION_PUSH, LAMINA_TRANSITION_SUBTYPE_FROM_RIGHT);
+        lamina_animation_set_transition_progress(push, 0.25, 1);
+        lamina_animation_set_duration(push, 0.75);
+        lm_buf encoded = {0};
+        lm_encode_animation(&encoded, bounce);
+        CHECK(memmem(expected, fn, encoded.data, encoded.length) != NULL, "the spring animation is not in commit-animations.bin");
+        encoded.length = 0;
+        lm_encode_animation(&encoded, push);
+        CHECK(memmem(expected, fn, encoded.data, encoded.length) != NULL, "the transition is not in commit-animations.bin");
+        lm_buf_free(&encoded);
+        CHECK(lamina_animation_set_spring(push, 1, 1, 1, 1) == LAMINA_ERROR_INVALID_ARGUMENT, "a transition is no spring");
+        lamina_animation_free(bounce);
+        lamina_animation_free(push);
+        lamina_animation *style = lamina_animation_basic_new("");
+        lamina_animation_set_duration(style, 1);
+        lamina_animation_set_timing_function(style, "easeOut");
+        CHECK(lamina_layer_set_action(one, "opacity", LAMINA_ACTION_NONE, NULL) == 0 &&
+                  lamina_layer_set_style_action(one, "position", LAMINA_ACTION_ANIMATION, style) == 0 &&
+                  lamina_layer_set_action(one, "bounds", LAMINA_ACTION_INHERIT, NULL) == 0 &&
+                  lamina_layer_set_action(one, "bounds", LAMINA_ACTION_ANIMATION, NULL) == LAMINA_ERROR_INVALID_ARGUMENT &&
+                  lamina_connection_commit(conn) == 0,
+              "actions");
+        lamina_animation_free(style);
+        int fds[8], fd_count;
+        uint8_t *frame = read_frame(server, &n, fds, &fd_count);
+        size_t ops = n - 16;
+        CHECK(n > 16 && fn > ops + 5 && memcmp(frame + 16, expected + fn - 5 - ops, ops) == 0 &&
+                  memcmp(expected + fn - 5, "\x02\x04\0\0\0", 5) == 0,
+              "set-action operations differ from commit-animations.bin's");
+        free(frame);
+        free(expected);
+    }
+
+    /* Requests and their replies: ids 1, 2, 3, then a refused one (4), then a presentation (5). */
+    write_fixture(server, dir, "reply-screenshot.bin");
+    write_fixture(server, dir, "reply-tree.bin");
+    write_fixture(server, dir, "reply-advance-clock.bin");
+    write_fixture(server, dir, "error-request.bin");
+    write_fixture(server, dir, "reply-presentation.bin");
+    uint32_t w = 0, h = 0;
+    uint8_t *pixels = NULL;
+    CHECK(lamina_connection_screenshot_pixels(conn, &w, &h, &pixels, &error) == 0 && w == 2 && h == 1 &&
+              memcmp(pixels, "\xFF\0\0\xFF\0\x80\xFF\xFF", 8) == 0,
+          "screenshot reply");
+    free(pixels);
+    expect_frame(server, dir, "request-screenshot.bin");
+    char *json = NULL;
+    CHECK(lamina_connection_tree(conn, &json, &error) == 0 && json &&
+              strcmp(json, "{\"display\":{\"width\":320,\"height\":240},\"clients\":[]}") == 0,
+          "tree reply %s", json ? json : "(none)");
+    lamina_free(json);
+    expect_frame(server, dir, "request-tree.bin");
+    CHECK(lamina_connection_advance_clock(conn, 0.25, &error) == 0 && lamina_connection_time(conn) == 1.5, "advance reply");
+    expect_frame(server, dir, "request-advance-clock.bin");
+    CHECK(lamina_connection_screenshot_pixels(conn, &w, &h, &pixels, &error) == LAMINA_ERROR_SERVER && !pixels && error &&
+              strstr(error, "permission-denied") && strstr(error, "screenshot: uid 1000 is not privileged"),
+          "a refused request: %s", error ? error : "(no message)");
+    free(error);
+    error = NULL;
+    discard_frame(server);
+    double values[16] = {0};
+    CHECK(lamina_layer_presentation(one, LAMINA_PROPERTY_OPACITY, values, 1, &error) == 0 && values[0] == 0.25,
+          "presentation opacity %g", values[0]);
+    expect_frame(server, dir, "request-presentation.bin");
+    /* Only one request's reply was there: ask again for the bounds from another fixture copy. */
+    write_fixture(server, dir, "applied.bin"); /* serial 7: answers the commits so far */
+    write_fixture(server, dir, "error.bin");   /* commit 7 refused */
+    CHECK(lamina_connection_sync(conn, &error) == LAMINA_ERROR_SERVER && error &&
+              strstr(error, "invalid-property") && strstr(error, "must be finite (got NaN or infinity)"),
+          "sync's error: %s", error ? error : "(none)");
+    free(error);
+    error = NULL;
+
+    /* Events: the animation's callback by tag 1, the completion of group 1, the clock, input, a watch line. */
+    lamina_connection_set_event_callback(conn, on_any_event, &events);
+    write_fixture(server, dir, "animation-started.bin");
+    write_fixture(server, dir, "animation-stopped.bin");
+    write_fixture(server, dir, "transaction-completed.bin");
+    write_fixture(server, dir, "clock.bin");
+    write_fixture(server, dir, "input-touch-down.bin");
+    write_fixture(server, dir, "watch.bin");
+    int dispatched = 0;
+    for (int i = 0; i < 100 && dispatched < 6; i++) {
+        int d = lamina_connection_dispatch(conn);
+        CHECK(d >= 0, "dispatch %d", d);
+        if (d < 0)
+            break;
+        dispatched += d;
+    }
+    const char *expected_log =
+        "start fade 0;event 1;stop fade 1;event 2;completed;group 1;clock 2.50;"
+        "input 1 layer 3 id 1 at 10,20 screen 110,220 injected 1;"
+        "watch {\"event\":\"commit\",\"client\":1,\"serial\":7,\"operations\":12,\"time\":2.5};";
+    CHECK(dispatched == 6 && strcmp(events.log, expected_log) == 0, "events: %s", events.log);
+    CHECK(lamina_connection_time(conn) == 2.5, "the clock message moves the time");
+    CHECK(lamina_connection_dispatch(conn) == 0, "nothing more to dispatch");
+    CHECK(lamina_connection_flush(conn) == 0, "nothing to flush");
+
+    /* A header announcing more than the limit closes the connection before any memory is taken for it. */
+    {
+        int other;
+        lamina_connection *big = fake_connection(dir, &other);
+        discard_frame(other);
+        write_all(other, "\x01\0\0\x40\x84\0\0\0", 8);
+        int b = lamina_connection_dispatch(big);
+        CHECK(b == LAMINA_ERROR_PROTOCOL && strstr(lamina_connection_error(big), "over the limit"), "oversized frame: %d %s",
+              b, lamina_connection_error(big) ? lamina_connection_error(big) : "");
+        lamina_connection_close(big);
+        close(other);
+    }
+
+    /* A frame with a non-zero reserved field closes the connection with a reason. */
+    write_all(server, "\x04\0\0\0\x82\0\x01\0\x07\0\0\0", 12);
+    int d = lamina_connection_dispatch(conn);
+    CHECK(d == LAMINA_ERROR_PROTOCOL && lamina_connection_error(conn) && strstr(lamina_connection_error(conn), "reserved"),
+          "bad header: %d %s", d, lamina_connection_error(conn) ? lamina_connection_error(conn) : "");
+    CHECK(lamina_connection_get_fd(conn) == -1 && lamina_connection_commit(conn) == LAMINA_ERROR_CLOSED &&
+              lamina_layer_new(conn) == NULL && lamina_connection_sync(conn, &error) == LAMINA_ERROR_CLOSED,
+          "a closed connection refuses calls");
+    free(error);
+    error = NULL;
+    lamina_connection_close(conn);
+    close(server);
+
+    /* laminad going away: dispatch says closed. */
+    conn = fake_connection(dir, &server);
+    close(server);
+    d = lamina_connection_dispatch(conn);
+    CHECK(d == LAMINA_ERROR_CLOSED && strstr(lamina_connection_error(conn), "laminad"), "peer closed: %d %s", d,
+          lamina_connection_error(conn));
+    lamina_connection_close(conn);
+
+    /* A hello refused: the error's message is the connection's error. */
+    {
+        int pair[2];
+        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair);
+        lm_buf refusal = {0};
+        size_t start = lm_frame_begin(&refusal, LM_MSG_ERROR);
+        lm_buf_u16(&refusal, 4);
+        lm_buf_u8(&refusal, 0);
+        lm_buf_u32(&refusal, 0);
+        lm_buf_i32(&refusal, -1);
+        lm_buf_string(&refusal, "protocol 9.0 is not supported");
+        lm_frame_end(&refusal, start);
+        write_all(pair[1], refusal.data, refusal.length);
+        shutdown(pair[1], SHUT_WR);
+        lm_buf_free(&refusal);
+        lamina_connection *refused = lamina_connection_from_fd(pair[0], NULL, &error);
+        CHECK(!refused && error && strstr(error, "unsupported-version") && strstr(error, "9.0"), "refused hello: %s",
+              error ? error : "(none)");
+        free(error);
+        error = NULL;
+        close(pair[1]);
+    }
+
+    /* Every server fixture cut short at every length, and with every byte flipped: the
+     * connection closes or carries on, and nothing reads out of bounds (run under valgrind). */
+    static const char *server_fixtures[] = {
+        "welcome.bin", "applied.bin", "error.bin", "error-request.bin", "reply-screenshot.bin", "reply-tree.bin",
+        "reply-advance-clock.bin", "reply-stats.bin", "reply-presentation.bin", "reply-watching.bin",
+        "reply-display-power.bin", "reply-snapshot.bin", "reply-done.bin", "animation-started.bin",
+        "animation-stopped.bin", "transaction-completed.bin", "watch.bin", "clock.bin", "input-touch-down.bin",
+        "input-key-press.bin", "input-scroll.bin",
+    };
+    int cases = 0;
+    for (size_t f = 0; f < sizeof server_fixtures / sizeof server_fixtures[0]; f++) {
+        size_t fn;
+        uint8_t *data = read_file(dir, server_fixtures[f], &fn);
+        for (size_t cut = 8; cut <= fn; cut += (fn > 200 ? 37 : 1)) {
+            for (int flip = -1; flip < (int)cut; flip += (cut > 100 ? 23 : 3)) {
+                uint8_t *copy = malloc(cut);
+                memcpy(copy, data, cut);
+                uint32_t body = (uint32_t)(cut - 8);
+                memcpy(copy, &body, 4);
+                if (flip >= 0)
+                    copy[flip] ^= 0xA5;
+                conn = fake_connection(dir, &server);
+                lamina_connection_set_timeout(conn, 2000);
+                discard_frame(server); /* the hello */
+                uint32_t reply_kind = 0;
+                if (cut >= 14 && copy[4] == LM_MSG_REPLY) { /* answers request 1, of its kind */
+                    memcpy(copy + 8, "\x01\0\0\0", cut >= 12 ? 4 : 0);
+                    reply_kind = data[12];
+                }
+                write_all(server, copy, cut);
+                shutdown(server, SHUT_WR); /* then end of stream: nothing waits */
+                int s;
+                char *message = NULL;
+                uint8_t *shot = NULL;
+                char *tree = NULL;
+                double v[4];
+                switch (reply_kind) {
+                case 1: s = lamina_connection_screenshot_pixels(conn, &w, &h, &shot, &message); break;
+                case 2: s = lamina_connection_tree(conn, &tree, &message); break;
+                case 3: s = lamina_connection_advance_clock(conn, 1, &message); break;
+                case 5: s = lamina_layer_presentation(lamina_connection_root(conn), LAMINA_PROPERTY_BOUNDS, v, 4, &message); break;
+                default: s = lamina_connection_dispatch(conn); break;
+                }
+                CHECK(s >= 0 || s == LAMINA_ERROR_PROTOCOL || s == LAMINA_ERROR_CLOSED || s == LAMINA_ERROR_SERVER,
+                      "%s cut at %zu, byte %d flipped: %d", server_fixtures[f], cut, flip, s);
+                free(message);
+                free(shot);
+                free(tree);
+                lamina_connection_close(conn);
+                close(server);
+                free(copy);
+                cases++;
+            }
+        }
+        free(data);
+    }
+    printf("fixtures: encoder and decoder checked; %d damaged frames handled\n", cases);
+}
+
+/* MARK: daemon */
+
+typedef struct daemon {
+    pid_t pid;
+    char directory[256];
+    char socket[300];
+    char log[300];
+} daemon_t;
+
+static void daemon_stop(daemon_t *d) {
+    if (d->pid > 0) {
+        kill(d->pid, SIGTERM);
+        int status;
+        for (int i = 0; i < 500; i++) { /* up to 10 s, then SIGKILL */
+            if (waitpid(d->pid, &status, WNOHANG) == d->pid) {
+                d->pid = 0;
+                break;
+            }
+            nanosleep(&(struct timespec){0, 20000000}, NULL);
+        }
+        if (d->pid > 0) {
+            kill(d->pid, SIGKILL);
+            waitpid(d->pid, &status, 0);
+            d->pid = 0;
+        }
+    }
+    unlink(d->socket);
+    unlink(d->log);
+    char shot[300];
+    snprintf(shot, sizeof shot, "%s/shot.png", d->directory);
+    unlink(shot);
+    rmdir(d->directory);
+}
+
+static void print_log(const daemon_t *d) {
+    FILE *f = fopen(d->log, "r");
+    if (!f)
+        return;
+    char line[1024];
+    fprintf(stderr, "--- laminad's log (last lines) ---\n");
+    long lines = 0;
+    while (fgets(line, sizeof line, f))
+        lines++;
+    rewind(f);
+    for (long i = 0; fgets(line, sizeof line, f); i++)
+        if (i >= lines - 30)
+            fputs(line, stderr);
+    fclose(f);
+}
+
+/* Starts laminad: headless, 320 x 240, virtual clock, a socket in a fresh temporary folder. */
+static int daemon_start(daemon_t *d, const char *laminad) {
+    memset(d, 0, sizeof *d);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(d->directory, sizeof d->directory, "%s/lamina-c-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(d->directory)) {
+        perror("mkdtemp");
+        return -1;
+    }
+    snprintf(d->socket, sizeof d->socket, "%s/lamina.sock", d->directory);
+    snprintf(d->log, sizeof d->log, "%s/laminad.log", d->directory);
+    d->pid = fork();
+    if (d->pid < 0)
+        return -1;
+    if (d->pid == 0) {
+        int fd = open(d->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execl(laminad, laminad, "--backend", "headless", "--size", "320x240", "--clock", "virtual", "--socket", d->socket,
+              "--log-level", "debug", (char *)NULL);
+        _exit(127);
+    }
+    /* laminad renames its socket into place once it listens: wait for start-up (not a timing check). */
+    for (int i = 0; i < 1500; i++) {
+        if (access(d->socket, F_OK) == 0)
+            return 0;
+        int status;
+        if (waitpid(d->pid, &status, WNOHANG) == d->pid) {
+            d->pid = 0;
+            break;
+        }
+        nanosleep(&(struct timespec){0, 20000000}, NULL);
+    }
+    fprintf(stderr, "laminad did not start listening on %s\n", d->socket);
+    print_log(d);
+    return -1;
+}
+
+typedef struct rgba {
+    int r, g, b, a;
+} rgba;
+
+static rgba pixel_at(const uint8_t *pixels, uint32_t width, uint32_t x, uint32_t y) {
+    const uint8_t *p = pixels + ((size_t)y * width + x) * 4;
+    return (rgba){p[0], p[1], p[2], p[3]};
+}
+
+static int close_to(rgba p, rgba q, int tolerance) {
+    return abs(p.r - q.r) <= tolerance && abs(p.g - q.g) <= tolerance && abs(p.b - q.b) <= tolerance &&
+           abs(p.a - q.a) <= tolerance;
+}
+
+/* The y of a cubic Bézier timing curve at x = t (bisection on x(s) = t). */
+static double timing_value(const double c[4], double t) {
+    double lo = 0, hi = 1;
+    for (int i = 0; i < 100; i++) {
+        double mid = (lo + hi) / 2, s = mid;
+        double x = 3 * c[0] * s * (1 - s) * (1 - s) + 3 * c[2] * s * s * (1 - s) + s * s * s;
+        if (x < t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double s = (lo + hi) / 2;
+    return 3 * c[1] * s * (1 - s) * (1 - s) + 3 * c[3] * s * s * (1 - s) + s * s * s;
+}
+
+/* A screenshot's pixel (x, y), or {-1...} after reporting a failure. */
+static rgba shot_pixel(lamina_connection *conn, uint32_t x, uint32_t y) {
+    uint32_t w, h;
+    uint8_t *pixels = NULL;
+    char *error = NULL;
+    int s = lamina_connection_screenshot_pixels(conn, &w, &h, &pixels, &error);
+    CHECK(s == 0, "screenshot: %s", error ? error : "?");
+    free(error);
+    rgba p = {-1, -1, -1, -1};
+    if (s == 0 && x < w && y < h)
+        p = pixel_at(pixels, w, x, y);
+    free(pixels);
+    return p;
+}
+
+static void advance(lamina_connection *conn, double seconds) {
+    char *error = NULL;
+    int s = lamina_connection_advance_clock(conn, seconds, &error);
+    CHECK(s == 0, "advance_clock(%g): %s", seconds, error ? error : "?");
+    free(error);
+}
+
+static double presentation_number(lamina_layer *layer, lamina_property property) {
+    double v[1] = {NAN};
+    char *error = NULL;
+    int s = lamina_layer_presentation(layer, property, v, 1, &error);
+    CHECK(s == 0, "presentation: %s", error ? error : "?");
+    free(error);
+    return v[0];
+}
+
+#define PIXEL(p) (p).r, (p).g, (p).b, (p).a
+
+static void readme_program(lamina_connection *conn, const char *directory) {
+    const rgba black = {0, 0, 0, 255}, orange = {255, 136, 0, 255};
+    char *error = NULL;
+    uint32_t width, height;
+    lamina_connection_display_size(conn, &width, &height);
+    CHECK(width == 320 && height == 240 && lamina_connection_clock_is_virtual(conn), "display %ux%u", width, height);
+
+    /* A rounded layer. */
+    lamina_layer *box = lamina_layer_new(conn);
+    CHECK(box != NULL, "lamina_layer_new");
+    lamina_layer_set_bounds(box, 0, 0, 100, 50);
+    lamina_layer_set_position(box, 100, 100); /* frame (50, 75, 100, 50) */
+    lamina_layer_set_background_color(box, 1, 136 / 255.0, 0, 1);
+    lamina_layer_set_corner_radius(box, 12);
+    lamina_layer_add_sublayer(lamina_connection_root(conn), box);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    uint32_t w, h;
+    uint8_t *pixels = NULL;
+    CHECK(lamina_connection_screenshot_pixels(conn, &w, &h, &pixels, &error) == 0 && w == 320 && h == 240, "screenshot");
+    if (pixels) {
+        rgba centre = pixel_at(pixels, w, 100, 100), edge = pixel_at(pixels, w, 55, 100);
+        rgba corner = pixel_at(pixels, w, 51, 76), outside = pixel_at(pixels, w, 45, 100);
+        CHECK(close_to(centre, orange, 0), "centre %d %d %d %d", PIXEL(centre));
+        CHECK(close_to(edge, orange, 0), "left edge %d %d %d %d", PIXEL(edge));
+        CHECK(close_to(corner, black, 0), "rounded corner %d %d %d %d", PIXEL(corner));
+        CHECK(close_to(outside, black, 0), "outside %d %d %d %d", PIXEL(outside));
+    }
+    free(pixels);
+
+    /* An implicit fade: 0.25 s with the default curve; halfway in time is checked in pixels. */
+    double start = lamina_connection_time(conn);
+    lamina_layer_set_opacity(box, 0);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync");
+    advance(conn, 0.125);
+    const double default_curve[4] = {0.25, 0.1, 0.25, 1};
+    double expected = 1 - timing_value(default_curve, 0.5);
+    double opacity = presentation_number(box, LAMINA_PROPERTY_OPACITY);
+    CHECK(fabs(opacity - expected) < 1e-4, "mid-fade opacity %g, expected %g", opacity, expected);
+    rgba mid = shot_pixel(conn, 100, 100);
+    rgba want = {(int)lround(255 * expected), (int)lround(136 * expected), 0, 255};
+    CHECK(close_to(mid, want, 2), "mid-fade pixel %d %d %d %d, expected %d %d %d %d", PIXEL(mid), PIXEL(want));
+    advance(conn, start + 0.3 - lamina_connection_time(conn));
+    CHECK(presentation_number(box, LAMINA_PROPERTY_OPACITY) == 0, "faded out");
+    rgba gone = shot_pixel(conn, 100, 100);
+    CHECK(close_to(gone, black, 0), "after the fade %d %d %d %d", PIXEL(gone));
+
+    /* An explicit fade over 1 s, linear; actions off for the model change. */
+    recorder events = {{0}};
+    lamina_transaction_begin(conn);
+    lamina_transaction_set_disable_actions(conn, 1);
+    lamina_layer_set_opacity(box, 1);
+    lamina_transaction_commit(conn);
+    lamina_animation *fade = lamina_animation_basic_new("opacity");
+    lamina_animation_set_from_number(fade, 1);
+    lamina_animation_set_to_number(fade, 0);
+    lamina_animation_set_duration(fade, 1);
+    lamina_animation_set_callback(fade, on_animation, &events);
+    CHECK(lamina_layer_add_animation(box, fade, "fade") == 0, "add_animation");
+    lamina_animation_free(fade);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync");
+    start = lamina_connection_time(conn);
+    for (int i = 1; i <= 3; i++) {
+        double t = 0.25 * i, o = 1 - t;
+        advance(conn, start + t - lamina_connection_time(conn));
+        double p = presentation_number(box, LAMINA_PROPERTY_OPACITY);
+        CHECK(fabs(p - o) < 1e-4, "explicit fade at %g: opacity %g", t, p);
+        rgba px = shot_pixel(conn, 100, 100);
+        rgba wanted = {(int)lround(255 * o), (int)lround(136 * o), 0, 255};
+        CHECK(close_to(px, wanted, 2), "explicit fade at %g: pixel %d %d %d %d", t, PIXEL(px));
+    }
+    CHECK(strcmp(events.log, "start fade 0;") == 0, "events so far: %s", events.log);
+    advance(conn, 0.5);
+    CHECK(lamina_connection_dispatch(conn) >= 0, "dispatch");
+    CHECK(strcmp(events.log, "start fade 0;stop fade 1;") == 0, "events: %s", events.log);
+    rgba after = shot_pixel(conn, 100, 100);
+    CHECK(close_to(after, orange, 0), "after the explicit fade %d %d %d %d", PIXEL(after));
+
+    /* A transaction with a duration, a curve and a completion. */
+    recorder done = {{0}};
+    lamina_layer *dot = lamina_layer_new(conn);
+    lamina_layer_set_bounds(dot, 0, 0, 40, 40);
+    lamina_layer_set_position(dot, 20, 200);
+    lamina_layer_set_background_color(dot, 1, 1, 1, 1);
+    lamina_layer_add_sublayer(lamina_connection_root(conn), dot);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync");
+    lamina_transaction_begin(conn);
+    lamina_transaction_set_duration(conn, 2);
+    lamina_transaction_set_timing_function(conn, "linear");
+    lamina_transaction_set_completion(conn, on_completion, &done);
+    lamina_layer_set_position(dot, 120, 200);
+    CHECK(lamina_transaction_commit(conn) == 0, "transaction commit");
+    advance(conn, 1);
+    double position[2] = {0};
+    CHECK(lamina_layer_presentation(dot, LAMINA_PROPERTY_POSITION, position, 2, &error) == 0 &&
+              fabs(position[0] - 70) < 1e-6 && fabs(position[1] - 200) < 1e-6,
+          "halfway position %g %g", position[0], position[1]);
+    CHECK(done.log[0] == 0, "completed early");
+    advance(conn, 1.5);
+    lamina_connection_dispatch(conn);
+    CHECK(strcmp(done.log, "completed;") == 0, "completion: %s", done.log);
+
+    /* An image: 2 x 2 RGBA pixels scaled to 40 x 40 with nearest filtering; a screenshot as PNG. */
+    const uint8_t image_pixels[16] = {255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255};
+    lamina_image *image =
+        lamina_image_new(conn, 2, 2, image_pixels, 0, LAMINA_PIXEL_FORMAT_RGBA, LAMINA_ALPHA_PREMULTIPLIED, &error);
+    CHECK(image != NULL, "image: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    lamina_layer *picture = lamina_layer_new(conn);
+    lamina_layer_set_bounds(picture, 0, 0, 40, 40);
+    lamina_layer_set_position(picture, 220, 40); /* frame (200, 20, 40, 40) */
+    lamina_layer_set_contents(picture, image);
+    lamina_layer_set_string(picture, LAMINA_PROPERTY_MAGNIFICATION_FILTER, "nearest");
+    lamina_layer_add_sublayer(lamina_connection_root(conn), picture);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    char path[300];
+    snprintf(path, sizeof path, "%s/shot.png", directory);
+    CHECK(lamina_connection_screenshot(conn, path, &error) == 0, "screenshot to PNG: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    size_t png_length = 0;
+    uint8_t *png = read_file(directory, "shot.png", &png_length);
+    uint8_t *decoded = NULL;
+    CHECK(lm_png_decode(png, png_length, &w, &h, &decoded) == 0 && w == 320 && h == 240, "the PNG decodes");
+    free(png);
+    if (decoded) {
+        const rgba expected_pixels[4] = {{255, 0, 0, 255}, {0, 255, 0, 255}, {0, 0, 255, 255}, {255, 255, 255, 255}};
+        const uint32_t at[4][2] = {{210, 30}, {230, 30}, {210, 50}, {230, 50}};
+        for (int i = 0; i < 4; i++) {
+            rgba p = pixel_at(decoded, w, at[i][0], at[i][1]);
+            CHECK(close_to(p, expected_pixels[i], 0), "image pixel %d in the PNG: %d %d %d %d", i, PIXEL(p));
+        }
+        rgba box_pixel = pixel_at(decoded, w, 100, 100);
+        CHECK(close_to(box_pixel, orange, 0), "the box in the PNG %d %d %d %d", PIXEL(box_pixel));
+        /* The PNG holds exactly the screenshot's pixels. */
+        uint8_t *raw = NULL;
+        CHECK(lamina_connection_screenshot_pixels(conn, &w, &h, &raw, &error) == 0 && raw &&
+                  memcmp(raw, decoded, (size_t)w * h * 4) == 0,
+              "the PNG and the screenshot differ");
+        free(raw);
+    }
+    free(decoded);
+
+    /* An update of the image's top-left pixel, then destroying it: no contents drawn. */
+    const uint8_t yellow[4] = {255, 255, 0, 255};
+    CHECK(lamina_image_update(image, 0, 0, 1, 1, yellow, 0) == 0, "image update");
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync after update");
+    rgba updated = shot_pixel(conn, 210, 30);
+    CHECK(close_to(updated, (rgba){255, 255, 0, 255}, 0), "updated pixel %d %d %d %d", PIXEL(updated));
+    CHECK(lamina_image_destroy(image) == 0 && lamina_connection_sync(conn, &error) == 0, "image destroy");
+    rgba no_contents = shot_pixel(conn, 210, 30);
+    CHECK(close_to(no_contents, black, 0), "after destroying the image %d %d %d %d", PIXEL(no_contents));
+
+    /* Errors: a NaN opacity and an out-of-range opacity come back from sync with laminad's message. */
+    lamina_layer_set_opacity(box, NAN);
+    int s = lamina_connection_sync(conn, &error);
+    CHECK(s == LAMINA_ERROR_SERVER && error && strstr(error, "invalid-property") && strstr(error, "opacity"),
+          "NaN opacity: %d %s", s, error ? error : "(no message)");
+    if (error)
+        printf("daemon: sync reported: %s\n", error);
+    free(error);
+    error = NULL;
+    lamina_layer_set_bounds(box, 0, 0, -10, 50);
+    s = lamina_connection_sync(conn, &error);
+    CHECK(s == LAMINA_ERROR_SERVER && error && strstr(error, "invalid-property") && strstr(error, "bounds"),
+          "negative bounds: %d %s", s, error ? error : "(none)");
+    if (error)
+        printf("daemon: sync reported: %s\n", error);
+    free(error);
+    error = NULL;
+    /* A refused request names the request. */
+    s = lamina_connection_advance_clock(conn, -1, &error);
+    CHECK(s == LAMINA_ERROR_SERVER && error && strstr(error, "invalid-request"), "advance_clock(-1): %d %s", s,
+          error ? error : "(none)");
+    if (error)
+        printf("daemon: advance_clock(-1) reported: %s\n", error);
+    free(error);
+    error = NULL;
+    /* The connection carries on; the refused commits changed nothing. */
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync after the errors");
+    CHECK(presentation_number(box, LAMINA_PROPERTY_OPACITY) == 1, "opacity unchanged");
+
+    /* A null action: the change shows at once, not animated. */
+    CHECK(lamina_layer_set_action(box, "opacity", LAMINA_ACTION_NONE, NULL) == 0 && lamina_layer_set_opacity(box, 0.5) == 0 &&
+              lamina_connection_sync(conn, &error) == 0,
+          "action none");
+    CHECK(presentation_number(box, LAMINA_PROPERTY_OPACITY) == 0.5, "with a null action the opacity changes at once");
+
+    /* Layer removal and destruction. */
+    CHECK(lamina_layer_remove_from_superlayer(dot) == 0 && lamina_layer_destroy(picture) == 0 &&
+              lamina_connection_sync(conn, &error) == 0,
+          "remove and destroy");
+    rgba removed = shot_pixel(conn, 20, 200), destroyed = shot_pixel(conn, 220, 40);
+    CHECK(close_to(removed, black, 0) && close_to(destroyed, black, 0), "removed layers still drawn");
+    char *json = NULL;
+    CHECK(lamina_connection_tree(conn, &json, &error) == 0 && json && strstr(json, "\"c-test\""), "tree: %s",
+          json ? json : "(none)");
+    free(json);
+}
+
+/* The poll-loop pattern: commit, then poll and flush/dispatch until the commit is applied. */
+static void poll_loop(lamina_connection *conn) {
+    recorder events = {{0}};
+    lamina_layer *box = lamina_layer_new(conn);
+    lamina_layer_set_bounds(box, 0, 0, 10, 10);
+    lamina_layer_add_sublayer(lamina_connection_root(conn), box);
+    lamina_animation *spin = lamina_animation_basic_new("transform.rotation.z");
+    lamina_animation_set_to_number(spin, 3.14);
+    lamina_animation_set_duration(spin, 0.1);
+    lamina_animation_set_callback(spin, on_animation, &events);
+    lamina_layer_add_animation(box, spin, "spin");
+    lamina_animation_free(spin);
+    CHECK(lamina_connection_commit(conn) == 0, "commit");
+    char *error = NULL;
+    CHECK(lamina_connection_advance_clock(conn, 0.2, &error) == 0, "advance");
+    free(error);
+    error = NULL;
+    int fd = lamina_connection_get_fd(conn);
+    struct pollfd p = {.fd = fd, .events = POLLIN | (lamina_connection_flush(conn) > 0 ? POLLOUT : 0)};
+    for (int i = 0; i < 50 && strstr(events.log, "stop") == NULL; i++) {
+        if (poll(&p, 1, 100) > 0 && (p.revents & POLLIN))
+            CHECK(lamina_connection_dispatch(conn) >= 0, "dispatch");
+    }
+    CHECK(strcmp(events.log, "start spin 0;stop spin 1;") == 0, "poll-loop events: %s", events.log);
+
+    /* A commit bigger than the socket's buffer: commit writes what fits, flush says more remain,
+     * and POLLOUT plus flush write the rest without blocking. */
+    char name[1001];
+    memset(name, 'n', 1000);
+    name[1000] = 0;
+    lamina_layer *parent = lamina_layer_new(conn);
+    for (int i = 0; i < 3000; i++) {
+        lamina_layer *l = lamina_layer_new(conn);
+        lamina_layer_set_string(l, LAMINA_PROPERTY_NAME, name);
+        lamina_layer_add_sublayer(parent, l);
+    }
+    CHECK(lamina_connection_commit(conn) == 0, "big commit");
+    int more = lamina_connection_flush(conn), rounds = 0;
+    if (more != 1) /* only with a socket buffer of several megabytes (net.core.wmem_max) */
+        printf("daemon: note: the 3 MB commit went out at once (flush gave %d)\n", more);
+    while (more == 1 && rounds < 100000) {
+        struct pollfd q = {.fd = fd, .events = POLLOUT | POLLIN};
+        if (poll(&q, 1, 10000) <= 0)
+            break;
+        if (q.revents & POLLIN)
+            CHECK(lamina_connection_dispatch(conn) >= 0, "dispatch while writing");
+        more = lamina_connection_flush(conn);
+        rounds++;
+    }
+    CHECK(more == 0, "flush did not finish: %d", more);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "the big commit: %s", error ? error : "?");
+    free(error);
+    printf("daemon: a %d-round non-blocking write of a 3 MB commit\n", rounds);
+}
+
+static int run_daemon(void) {
+    const char *laminad = getenv("LAMINAD");
+    char fallback[4096];
+    if (!laminad || !*laminad) {
+        snprintf(fallback, sizeof fallback, "%s", ".build/debug/laminad");
+        laminad = fallback;
+    }
+    if (access(laminad, X_OK) != 0) {
+        printf("SKIP: laminad is not built at %s (swift build --product laminad, or set LAMINAD)\n", laminad);
+        return 77;
+    }
+    daemon_t d;
+    if (daemon_start(&d, laminad) != 0) {
+        daemon_stop(&d);
+        return 1;
+    }
+    char *error = NULL;
+    lamina_connection *conn = lamina_connect_named(d.socket, "c-test", &error);
+    CHECK(conn != NULL, "connect: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    if (conn) {
+        lamina_connection_set_timeout(conn, 20000);
+        readme_program(conn, d.directory);
+        poll_loop(conn);
+        lamina_connection_close(conn);
+    }
+    /* The default lookup names every place it tried. */
+    setenv("LAMINA_SOCKET", "/nonexistent/lamina.sock", 1);
+    CHECK(lamina_connect(NULL, &error) == NULL && error && strstr(error, "/nonexistent/lamina.sock"), "lookup: %s",
+          error ? error : "(none)");
+    free(error);
+    error = NULL;
+    unsetenv("LAMINA_SOCKET");
+    setenv("XDG_RUNTIME_DIR", "/nonexistent-runtime", 1);
+    CHECK(lamina_connect(NULL, &error) == NULL && error && strstr(error, "/nonexistent-runtime/lamina-0") &&
+              strstr(error, "/run/lamina/lamina.sock"),
+          "lookup: %s", error ? error : "(none)");
+    free(error);
+    int status;
+    int alive = waitpid(d.pid, &status, WNOHANG) == 0;
+    CHECK(alive, "laminad exited during the test");
+    if (failures)
+        print_log(&d);
+    daemon_stop(&d);
+    printf("daemon: %s\n", failures ? "FAILED" : "the README program passed against laminad");
+    return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+    signal(SIGPIPE, SIG_IGN);
+    alarm(240); /* a bound on the whole run: a hang is a failure, not a stuck build */
+    if (argc >= 2 && strcmp(argv[1], "dump") == 0)
+        return dump();
+    if (argc >= 3 && strcmp(argv[1], "png") == 0)
+        return png(argv[2]);
+    if (argc >= 3 && strcmp(argv[1], "fixtures") == 0) {
+        fixtures(argv[2]);
+        printf("fixtures: %s\n", failures ? "FAILED" : "passed");
+        return failures ? 1 : 0;
+    }
+    if (argc >= 2 && strcmp(argv[1], "daemon") == 0)
+        return run_daemon();
+    fprintf(stderr, "usage: %s dump | png PATH | fixtures DIR | daemon\n", argv[0]);
+    return 2;
+}
