@@ -8,12 +8,12 @@ packages=(
   libegl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri libgbm-dev libgbm1
   libdrm-dev libpng-dev libjpeg62-turbo-dev libudev-dev libsystemd-dev libseat-dev
   libcairo2-dev libpango1.0-dev fonts-dejavu-core
-  # CJK text, as kiosks show it: fonts-noto-cjk (Chinese, Japanese, Korean; 57 MB download,
-  # 91 MB installed). fontconfig falls back to it from DejaVu Sans (Latin, Greek, Cyrillic,
-  # Arabic, Hebrew) character by character, and DejaVu stays the default sans-serif.
-  # Not fonts-noto-core: its Noto Sans would become the default sans-serif and change every
-  # Latin text raster (and the tests' reference images).
-  fonts-noto-cjk
+  # Text in the scripts kiosks show: fonts-noto-cjk (Chinese, Japanese, Korean; 91 MB
+  # installed) and fonts-noto-core (Thai, Devanagari, Bengali, Tamil, Ethiopic, … ; 42 MB).
+  # fontconfig falls back to them character by character; laminad keeps DejaVu the default
+  # sans-serif, serif and monospace (FontconfigRegistry.pinDefaults), so Latin text looks the
+  # same with or without them.
+  fonts-noto-cjk fonts-noto-core
   libinput-dev libxkbcommon-dev xkb-data
   systemd util-linux
   # The Python client's tests (clients/python): pytest, and Pillow for Image.from_png.

@@ -139,7 +139,25 @@ public final class FontconfigRegistry: FontRegistry {
 
     /// Makes this thread's Pango font map afresh when fonts were registered since it was made
     /// (Pango caches fontconfig's font sets per map).
+    /// DejaVu stays the family `sans-serif`, `serif` and `monospace` name, whatever else is
+    /// installed (fonts-noto-core prefers its Noto Sans): the broad Noto fonts then only fill in
+    /// the scripts DejaVu lacks, character by character, and Latin text is drawn the same
+    /// everywhere. Loaded into fontconfig's current configuration once, before the first layout.
+    static let pinnedDefaults: Bool = {
+        let rules = """
+        <?xml version="1.0"?>
+        <!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+        <fontconfig>
+          <alias binding="strong"><family>sans-serif</family><prefer><family>DejaVu Sans</family></prefer></alias>
+          <alias binding="strong"><family>serif</family><prefer><family>DejaVu Serif</family></prefer></alias>
+          <alias binding="strong"><family>monospace</family><prefer><family>DejaVu Sans Mono</family></prefer></alias>
+        </fontconfig>
+        """
+        return rules.withCString { FcConfigParseAndLoadFromMemory(FcConfigGetCurrent(), UnsafeRawPointer($0).assumingMemoryBound(to: FcChar8.self), FcTrue) } == FcTrue
+    }()
+
     static func refreshFontMap() {
+        _ = pinnedDefaults
         let g = generation.load(ordering: .acquiring)
         guard g > 0 else { return }
         let key = "lamina-font-generation"

@@ -283,8 +283,9 @@ struct HostileRasterTests {
     }
 }
 
-/// The default install draws CJK and the scripts DejaVu covers with real glyphs (scripts/deps.sh
-/// installs fonts-noto-cjk beside DejaVu), not boxes with code points.
+/// The default install draws CJK and the scripts kiosks show with real glyphs (scripts/deps.sh
+/// installs fonts-noto-cjk and fonts-noto-core beside DejaVu), not boxes with code points, while
+/// DejaVu stays the default family.
 @Suite("Script coverage")
 struct ScriptCoverageTests {
     func ink(_ s: String) throws -> Int {
@@ -292,7 +293,8 @@ struct ScriptCoverageTests {
         return stride(from: 3, to: image.bitmap.bytes.count, by: 4).reduce(0) { $0 + (image.bitmap.bytes[$1] > 0 ? 1 : 0) }
     }
 
-    @Test(arguments: ["永", "一", "漢字", "繁體字", "ひらがな", "カタカナ", "한국어", "Ελληνικά", "Кириллица", "العربية", "עברית"])
+    @Test(arguments: ["永", "一", "漢字", "繁體字", "ひらがな", "カタカナ", "한국어", "Ελληνικά", "Кириллица", "العربية", "עברית",
+                      "ภาษาไทย", "हिन्दी", "বাংলা", "தமிழ்", "ქართული", "Հայերեն", "አማርኛ", "ລາວ", "ខ្មែរ", "मराठी", "ગુજરાતી"])
     func everyCharacterHasAGlyph(_ text: String) {
         let style = TextStyle(textLayer(text, width: 400, height: 60) { $0.font = "Helvetica" })
         #expect(TextRasterizer.unknownGlyphCount(style) == 0, "\(text) draws boxes: install scripts/deps.sh's fonts")
@@ -302,6 +304,18 @@ struct ScriptCoverageTests {
     @Test func distinctIdeographsDrawDistinctGlyphs() throws {
         let eternity = try ink("永"), one = try ink("一")
         #expect(one > 0 && eternity > 2 * one, "永 \(eternity) px of ink, 一 \(one)")
+    }
+
+    /// Latin text keeps DejaVu Sans however many other fonts are installed: "sans-serif" and an
+    /// unknown family both come out the same as DejaVu Sans named outright.
+    @Test func dejaVuStaysTheDefault() throws {
+        func pixels(_ family: String) throws -> [UInt8] {
+            try #require(TextRasterizer.rasterize(TextStyle(textLayer("Lamina 0123", width: 200, height: 40) { $0.font = family; $0.fontSize = 20 }), scale: 1)).bitmap.bytes
+        }
+        let dejaVu = try pixels("DejaVu Sans")
+        #expect(try pixels("sans-serif") == dejaVu)
+        #expect(try pixels("NoSuchFamily") == dejaVu)
+        #expect(try pixels("Noto Sans") != dejaVu, "the comparison can fail: another family draws differently")
     }
 
     /// The check can fail: a code point no font has is counted.
