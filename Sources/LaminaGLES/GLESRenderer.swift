@@ -65,6 +65,11 @@ public final class GLESRenderer: Renderer {
     public var usesBatching = true
     /// Instanced batch draws made, for benchmarks.
     public internal(set) var batchDraws = 0
+    /// Whether draws hidden by an opaque layer drawn later are skipped (`Occlusion`); tests
+    /// compare with it off.
+    public var occlusionEnabled = true
+    /// Draws and groups skipped because an opaque layer drawn later hid them, since start.
+    public internal(set) var occludedDraws = 0
 
     /// Whether layers are split into flat cells and antialiased edge bands (`EdgeBands`).
     /// On by default; off draws every layer with the distance-field shader over its whole
@@ -161,7 +166,8 @@ public final class GLESRenderer: Renderer {
         }
 
         let commands = list.commands
-        if boxes != nil || commands.contains(where: { $0.kind == .beginGroup }) {
+        frame.occlusion.measure(occlusionEnabled ? commands : [])
+        if boxes != nil || !frame.occlusion.covers.isEmpty || commands.contains(where: { $0.kind == .beginGroup }) {
             frame.extents.measure(commands, within: viewport)
         }
         for box in boxes ?? [viewport] {
@@ -206,15 +212,29 @@ public final class GLESRenderer: Renderer {
                 }
                 continue
             }
-            // Outside groups, what cannot reach the damage box is not drawn.
-            if let damage, frame.groups.isEmpty {
+            // Outside groups, what cannot reach the damage box is not drawn, nor what an opaque
+            // layer drawn later hides there.
+            if frame.groups.isEmpty, damage != nil || !frame.occlusion.covers.isEmpty {
+                let region = damage ?? frame.viewport
                 switch command.kind {
                 case .layer, .shadow, .contents, .gradient, .pathShadow:
-                    if !frame.extents.boxes[index].intersects(damage) { continue }
-                case .beginGroup:
-                    if let reach = frame.extents.groupReach(index), !reach.intersects(damage) {
-                        skipping = 1
+                    let box = frame.extents.boxes[index]
+                    if !box.intersects(region) { continue }
+                    if frame.occlusion.hides(box, drawnAt: index, within: region) {
+                        occludedDraws += 1
                         continue
+                    }
+                case .beginGroup:
+                    if let reach = frame.extents.groupReach(index) {
+                        if !reach.intersects(region) {
+                            skipping = 1
+                            continue
+                        }
+                        if frame.occlusion.hides(reach, drawnAt: index, within: region) {
+                            occludedDraws += 1
+                            skipping = 1
+                            continue
+                        }
                     }
                 default: break
                 }
@@ -816,8 +836,11 @@ struct FrameState {
     var uploadedClipVersion: [Int] = []
     var uploadedFrame: [Int] = []
     var groups: [OpenGroup] = []
-    /// What each command touches (`CommandExtents`), measured where groups or damage need it.
+    /// What each command touches (`CommandExtents`), measured where groups, damage or
+    /// occlusion need it.
     var extents = CommandExtents()
+    /// The opaque layers that hide what is drawn before them (`Occlusion`).
+    var occlusion = Occlusion()
     /// The damage box being drawn: everything drawn into the output is scissored to it and
     /// what lies outside it is skipped. Nil when the frame is drawn whole.
     var damage: PixelBox?

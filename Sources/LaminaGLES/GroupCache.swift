@@ -138,13 +138,14 @@ final class GroupCache {
 }
 
 extension GLESRenderer {
-    /// `groupCache.entries`, `.bytes`, `.budgetBytes`, `.hits`, `.misses` and `.evictions`, and
-    /// `batch.flushes` (each up to two instanced draws, `ShapeBatch`).
+    /// `groupCache.entries`, `.bytes`, `.budgetBytes`, `.hits`, `.misses` and `.evictions`,
+    /// `batch.flushes` (each up to two instanced draws, `ShapeBatch`), and `occlusion.skipped`
+    /// (draws and groups an opaque layer drawn later hid, since start).
     public var cacheStatistics: [(name: String, value: Double)] {
         [("groupCache.entries", Double(groupCache.count)), ("groupCache.bytes", Double(groupCache.totalBytes)),
          ("groupCache.budgetBytes", Double(groupCache.budgetBytes)), ("groupCache.hits", Double(groupCache.hits)),
          ("groupCache.misses", Double(groupCache.misses)), ("groupCache.evictions", Double(groupCache.evictions)),
-         ("batch.flushes", Double(batchDraws))]
+         ("batch.flushes", Double(batchDraws)), ("occlusion.skipped", Double(occludedDraws))]
     }
 
     /// Copies `box` (display pixels, y down) of `source` into the same-size region `to` of

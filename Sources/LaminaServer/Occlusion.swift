@@ -1,0 +1,70 @@
+import LaminaCore
+
+/// Which draws a later opaque layer hides: pixels fully covered by an opaque layer are neither
+/// drawn nor blended behind it (weston's opaque regions, in small).
+///
+/// A *cover* is a `layer` command outside every group and clip whose fill is opaque (alpha 1,
+/// opacity 1, an opaque border or none) under a transform that only scales and translates; its
+/// opaque part is its rectangle less the corner radius and one pixel of antialiasing on every
+/// side, in whole pixels. A draw outside groups, or a whole group, is skipped where a cover later
+/// in the list contains everything it could draw within the box being drawn. Draws inside a
+/// group are never skipped one by one (a group's blur reads around its pixels); the group is,
+/// as a whole. The largest `maximumCovers` covers are used, so the cost is bounded per command.
+public struct Occlusion: Sendable {
+    public static let maximumCovers = 16
+    /// (list index, opaque box) of the largest covers, in list order.
+    public private(set) var covers: [(index: Int, box: PixelBox)] = []
+
+    public init() {}
+
+    /// Finds the covers of `commands`; reuses storage.
+    public mutating func measure(_ commands: [DrawCommand]) {
+        covers.removeAll(keepingCapacity: true)
+        var clips = 0, groups = 0
+        var found: [(index: Int, box: PixelBox)] = []
+        for (i, c) in commands.enumerated() {
+            switch c.kind {
+            case .pushClip: clips += 1
+            case .popClip: clips = max(0, clips - 1)
+            case .beginGroup: groups += 1
+            case .endGroup, .endMask: groups = max(0, groups - 1)
+            case .layer where clips == 0 && groups == 0:
+                if let box = Self.opaqueBox(c), box.area >= 64 { found.append((i, box)) }
+            default: break
+            }
+        }
+        if found.count > Self.maximumCovers {
+            let largest = found.sorted { $0.box.area > $1.box.area }.prefix(Self.maximumCovers)
+            found = largest.sorted { $0.index < $1.index }
+        }
+        covers = found
+    }
+
+    /// Whether what command `index` could draw inside `region` (its extent `box`) is hidden by a
+    /// cover drawn after it.
+    public func hides(_ box: PixelBox, drawnAt index: Int, within region: PixelBox) -> Bool {
+        let visible = box.intersection(region)
+        guard !visible.isEmpty else { return false }  // nothing to draw there: the caller skips it anyway
+        for cover in covers.reversed() {
+            if cover.index <= index { return false }
+            if cover.box.contains(visible) { return true }
+        }
+        return false
+    }
+
+    /// The pixels `c` (a `layer` command) paints fully opaque, or nil.
+    static func opaqueBox(_ c: DrawCommand) -> PixelBox? {
+        guard c.opacity >= 1, c.color.alpha >= 1, c.borderWidth <= 0 || c.borderColor.alpha >= 1 else { return nil }
+        let t = c.transform
+        guard t.m12 == 0, t.m21 == 0, t.m14 == 0, t.m24 == 0, t.m44 == 1 else { return nil }
+        let b = c.bounds
+        let xs = (b.minX * t.m11 + t.m41, b.maxX * t.m11 + t.m41), ys = (b.minY * t.m22 + t.m42, b.maxY * t.m22 + t.m42)
+        let r = c.cornerRadii
+        let radius = max(r.minXMinY, r.maxXMinY, r.maxXMaxY, r.minXMaxY) * max(abs(t.m11), abs(t.m22))
+        let inset = radius + 1
+        let box = PixelBox(x0: (min(xs.0, xs.1) + inset).rounded(.up), y0: (min(ys.0, ys.1) + inset).rounded(.up),
+                           x1: (max(xs.0, xs.1) - inset).rounded(.down), y1: (max(ys.0, ys.1) - inset).rounded(.down))
+        guard box.x0.isFinite, box.y0.isFinite, box.x1.isFinite, box.y1.isFinite, !box.isEmpty else { return nil }
+        return box
+    }
+}

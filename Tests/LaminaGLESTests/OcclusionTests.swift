@@ -1,0 +1,110 @@
+import LaminaCore
+@testable import LaminaGLES
+import LaminaHeadless
+import LaminaServer
+import Testing
+
+/// Draws hidden by an opaque layer drawn later are skipped (`Occlusion`): the pixels must be
+/// the ones drawn with everything, and the skipping must really happen.
+@Suite("Occlusion")
+struct OcclusionTests {
+    /// Opaque and translucent panels, rounded and square, turned and straight, with shadows,
+    /// group opacity, clips and borders, stacked so that many are partly or wholly hidden.
+    static func stackedScene(seed start: UInt64) throws -> DrawList {
+        var seed = start
+        func next(_ range: Double) -> Double {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(seed >> 11) / Double(1 << 53) * range
+        }
+        var layers: [SceneLayer] = []
+        for i in 0..<36 {
+            let w = 30 + next(200), h = 30 + next(150)
+            let opaque = i % 3 != 2
+            let sub = i % 5 == 0 ? [SceneLayer(frame: Rect(8, 8, w / 2, h / 2), color: rgb(250, 250, 40, 200))] : []
+            layers.append(SceneLayer(frame: Rect(next(300), next(200), w, h), color: rgb(40 + i * 5, 120, 255 - i * 6, opaque ? 255 : 150),
+                                     sublayers: sub) {
+                $0.cornerRadius = [0, 6, 20, 0.5][i % 4]
+                if i % 4 == 1 { $0.borderWidth = 3; $0.borderColor = rgb(255, 255, 255) }
+                if i % 7 == 3 { $0.transform = .rotation(angle: 0.3) }
+                if i % 6 == 4 { $0.shadowOpacity = 0.8; $0.shadowRadius = 6; $0.shadowOffset = Size(width: 3, height: 4) }
+                if i % 8 == 5 { $0.opacity = 0.7 }          // a translucent group: never a cover
+                if i % 9 == 2, !sub.isEmpty { $0.masksToBounds = true }
+            })
+        }
+        // A full-screen opaque card on top of the first half, then more on top of it.
+        layers.insert(SceneLayer(frame: Rect(0, 0, 400, 300), color: rgb(20, 40, 60)), at: 18)
+        return try drawList(layers, width: 400, height: 300, background: rgb(10, 10, 20))
+    }
+
+    @Test("skipping hidden draws leaves the pixels of a full draw", arguments: [UInt64(1), 2, 3])
+    func samePixels(seed: UInt64) throws {
+        let list = try Self.stackedScene(seed: seed)
+        let backend = try HeadlessBackend(width: 400, height: 300)
+        backend.damageTracking = false
+        let before = backend.glesRenderer.occludedDraws
+        try backend.present(list)
+        let occluded = try backend.screenshot()
+        let skipped = backend.glesRenderer.occludedDraws - before
+        #expect(skipped >= 10, "draws under the full-screen card are skipped (\(skipped))")
+        backend.glesRenderer.occlusionEnabled = false
+        try backend.present(list)
+        let full = try backend.screenshot()
+        let (worst, differing) = EdgeBandTests.difference(occluded, full)
+        #expect(worst <= 1, "largest channel difference \(worst) (\(differing) pixels differ)")
+    }
+
+    /// With damage, a box inside an opaque panel draws only the panel and what lies on it.
+    @Test("a damage box inside an opaque panel skips everything below the panel")
+    func damageInsidePanel() throws {
+        var layers: [SceneLayer] = (0..<20).map { i in
+            SceneLayer(frame: Rect(Double(i * 10), Double(i * 7), 120, 90), color: rgb(200, 60 + i * 8, 40, 180)) { $0.cornerRadius = 8 }
+        }
+        layers.append(SceneLayer(frame: Rect(50, 40, 300, 200), color: rgb(30, 30, 30)) { $0.cornerRadius = 12; $0.borderWidth = 2; $0.borderColor = .white })
+        let square = SceneLayer(frame: Rect(150, 100, 40, 40), color: rgb(0, 200, 255))
+        layers.append(square)
+        let backend = try HeadlessBackend(width: 400, height: 300, buffers: 1)
+        try backend.present(try drawList(layers, width: 400, height: 300, background: .black))
+        // The square moves a little: the damage lies inside the panel.
+        layers[layers.count - 1] = SceneLayer(frame: Rect(160, 104, 40, 40), color: rgb(0, 200, 255))
+        let before = backend.glesRenderer.occludedDraws
+        let moved = try drawList(layers, width: 400, height: 300, background: .black)
+        try backend.present(moved)
+        #expect(backend.glesRenderer.occludedDraws - before >= 1, "the layers under the panel were skipped")
+        let partial = try backend.screenshot()
+        let whole = try HeadlessBackend(width: 400, height: 300)
+        whole.damageTracking = false
+        whole.glesRenderer.occlusionEnabled = false
+        try whole.present(moved)
+        let (worst, differing) = EdgeBandTests.difference(partial, try whole.screenshot())
+        #expect(worst <= 1, "largest channel difference \(worst) (\(differing) pixels differ)")
+    }
+
+    @Test("covers: only opaque, straight layers outside groups and clips, less corners and a pixel")
+    func covers() {
+        func layer(_ r: Rect, _ c: Color, opacity: Double = 1, radius: Double = 0, transform: Transform3D = .identity) -> DrawCommand {
+            var d = DrawCommand(kind: .layer, transform: transform, bounds: r, color: c, opacity: opacity)
+            d.cornerRadii = CornerRadii(minXMinY: radius, maxXMinY: radius, maxXMaxY: radius, minXMaxY: radius)
+            return d
+        }
+        var o = Occlusion()
+        o.measure([
+            layer(Rect(0, 0, 100, 100), .white),                                   // 0: a cover (1…99)
+            layer(Rect(0, 0, 100, 100), Color(red: 1, green: 1, blue: 1, alpha: 0.5)),  // translucent
+            layer(Rect(0, 0, 100, 100), .white, opacity: 0.9),                     // faded
+            layer(Rect(0, 0, 100, 100), .white, transform: .rotation(angle: 0.1)),  // turned
+            DrawCommand(kind: .pushClip, transform: .identity, bounds: Rect(0, 0, 50, 50), color: .clear, opacity: 1),
+            layer(Rect(0, 0, 100, 100), .white),                                   // 5: clipped
+            DrawCommand(kind: .popClip, transform: .identity, bounds: .zero, color: .clear, opacity: 1),
+            layer(Rect(10, 10, 100, 100), .white, radius: 10),                     // 7: a cover (21…99)
+        ])
+        #expect(o.covers.map(\.index) == [0, 7])
+        #expect(o.covers.first?.box == PixelBox(x0: 1, y0: 1, x1: 99, y1: 99))
+        #expect(o.covers.last?.box == PixelBox(x0: 21, y0: 21, x1: 99, y1: 99))
+        let everything = PixelBox(width: 200, height: 200)
+        #expect(o.hides(PixelBox(x0: 30, y0: 30, x1: 90, y1: 90), drawnAt: 3, within: everything), "under command 7")
+        #expect(!o.hides(PixelBox(x0: 30, y0: 30, x1: 90, y1: 90), drawnAt: 7, within: everything), "not by itself or earlier covers")
+        #expect(!o.hides(PixelBox(x0: 5, y0: 5, x1: 90, y1: 90), drawnAt: 3, within: everything), "sticks out of command 7")
+        #expect(o.hides(PixelBox(x0: 5, y0: 5, x1: 90, y1: 90), drawnAt: 3, within: PixelBox(x0: 40, y0: 40, x1: 60, y1: 60)),
+                "hidden within a damage box inside the cover")
+    }
+}
