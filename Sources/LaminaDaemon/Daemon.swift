@@ -146,9 +146,6 @@ public final class Daemon {
     /// When the frame now waiting for its page flip was committed.
     private var flipPendingSince: Double?
     private var firstFrameShown = false
-    /// How far ahead of the clock the frame being drawn will show: the compositor's clock reads
-    /// the predicted presentation time while it renders.
-    private let presentationLead = PresentationLead()
     private let ownsSocketPath: Bool
     private var watchdogTimer: LoopTimer?
     private(set) var idleTimer: LoopTimer?
@@ -169,9 +166,8 @@ public final class Daemon {
         self.options = options
         self.logger = logger
         loop = try EventLoop()
-        let lead = presentationLead
         compositor = Compositor(backend: backend, clock: FrameClock(options.clock), configuration: options.compositor,
-                                logger: logger, realTime: { monotonicSeconds() + lead.seconds })
+                                logger: logger, realTime: { monotonicSeconds() })
         // Shape and text layers are drawn on the CPU with cairo and pango.
         let rasterizer = ServerRasterizer()
         rasterizer.warn = { [logger] message in logger.warning("\(message)") }
@@ -376,15 +372,15 @@ public final class Daemon {
         let backend = compositor.backend
         guard !backend.isFramePending, forcedRedraw || compositor.needsFrame else { return }
         let start = monotonicSeconds()
+        // Drawn for the refresh it is aimed at: the compositor's clock reads that time while it
+        // draws (FrameClock.frameTarget; the virtual clock ignores it).
         let target = pacing?.frameStarted(at: start) ?? start
-        if case .real = options.clock { presentationLead.seconds = target - start }
-        defer { presentationLead.seconds = 0 }
         do {
             if forcedRedraw {
                 forcedRedraw = false
-                try compositor.render()
+                try compositor.render(at: target)
             } else {
-                try compositor.renderIfNeeded()
+                try compositor.renderIfNeeded(at: target)
             }
             try writeFrameIfAsked()
         } catch {
@@ -735,8 +731,3 @@ public final class Daemon {
 }
 
 extension ReadOnlyMapping: PixelMemory {}
-
-/// The predicted presentation time's lead over the clock, shared with the compositor's clock closure.
-private final class PresentationLead {
-    var seconds = 0.0
-}

@@ -134,7 +134,7 @@ public final class Compositor {
     }
 
     /// The time the next frame shows.
-    public var now: Double { clock.isVirtual ? clock.virtualTime : realTime() }
+    public var now: Double { clock.now(realTime: realTime()) }
 
     public var clientCount: Int { sessions.count }
 
@@ -457,23 +457,26 @@ public final class Compositor {
         markNeedsFrame()
     }
 
-    /// Draws and presents the frame for `now` if anything changed. Returns whether it drew.
+    /// Draws and presents the frame if anything changed (see `render(at:)`). Returns whether it drew.
     @discardableResult
-    public func renderIfNeeded() throws -> Bool {
+    public func renderIfNeeded(at target: Double? = nil) throws -> Bool {
         guard needsFrame else { return false }
-        try render()
+        try render(at: target)
         return true
     }
 
-    /// Draws and presents the state at `time` (by default `now`; the platform passes the
-    /// predicted presentation time of the frame where it knows it).
-    public func render(at time: Double? = nil) throws {
-        try whileBusy { try renderFrame(at: time) }
+    /// Draws and presents the state at `target`, the time the frame will be presented at where
+    /// the platform knows it (a page flip aimed at a refresh; the clock's `frameTarget` for the
+    /// frame's duration), by default `now`. The virtual clock's frames show its time.
+    public func render(at target: Double? = nil) throws {
+        clock.beginFrame(at: target)
+        defer { clock.endFrame() }
+        try whileBusy { try renderFrame() }
     }
 
-    private func renderFrame(at time: Double?) throws {
+    private func renderFrame() throws {
         let start = realTime()
-        let t = time ?? now
+        let t = now
         needsFrame = false
         tickAnimations(at: t)
         let entries = display.entries

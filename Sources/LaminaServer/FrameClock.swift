@@ -18,6 +18,24 @@ public struct FrameClock: Sendable {
     /// enough that time stays finite and keeps sub-microsecond steps exact in a Double.
     public static let maximumVirtualTime = 1e12
 
+    /// While a frame is drawn on the real clock: the time it will be presented at (the refresh
+    /// it is aimed at, `RepaintScheduler`). The compositor's `now` reads it for the frame's
+    /// duration, so animations, events and transactions within the frame agree on its time.
+    public private(set) var frameTarget: Double?
+
+    /// The clock's reading: the virtual time, or on the real clock the frame's target while one
+    /// is drawn and `realTime` otherwise.
+    public func now(realTime: @autoclosure () -> Double) -> Double {
+        isVirtual ? virtualTime : (frameTarget ?? realTime())
+    }
+
+    /// A frame aimed at `target` starts (ignored on the virtual clock, whose frames show its time).
+    mutating func beginFrame(at target: Double?) {
+        frameTarget = isVirtual ? nil : target
+    }
+
+    mutating func endFrame() { frameTarget = nil }
+
     /// Moves the virtual clock forward; false (and no move) when that would pass
     /// `maximumVirtualTime` or the step is not a finite number ≥ 0.
     mutating func advance(by seconds: Double) -> Bool {

@@ -199,3 +199,20 @@ final class CompositorTests {
         #expect(source.isDestroyed)
     }
 }
+
+/// The real clock's frames are drawn for the refresh they aim at: the compositor's clock reads
+/// that target while it draws (`FrameClock.frameTarget`), and the real time again after.
+@Suite("Frame clock")
+struct FrameClockTests {
+    @Test func aFrameIsDrawnAtItsTarget() throws {
+        let compositor = Compositor(backend: try HeadlessBackend(width: 16, height: 16), clock: FrameClock(.real(refreshRate: 60)),
+                                    realTime: { 100 })
+        #expect(compositor.now == 100)
+        try compositor.render(at: 100.016)
+        #expect(compositor.lastFrameTime == 100.016, "the frame's animations were evaluated at its target")
+        #expect(compositor.now == 100 && compositor.clock.frameTarget == nil, "the target holds for the frame only")
+        var virtual = FrameClock(.virtual)
+        virtual.beginFrame(at: 5)
+        #expect(virtual.frameTarget == nil && virtual.now(realTime: 7) == 0, "the virtual clock's frames show its own time")
+    }
+}
