@@ -139,8 +139,9 @@ public final class Daemon {
     private var signals: SignalSource?
     private var frameScheduled = false
     private var framesWritten = 0
-    /// Set for backends that page-flip (KMS): frames follow their presentation events.
-    private var pacing: RepaintScheduler?
+    /// Set for backends that page-flip (KMS): each output's frames follow its own presentation
+    /// events and refresh (`RepaintPlanner`, weston's per-output repaint loop).
+    private var planner: RepaintPlanner?
     /// Draw the next frame even if the tree did not change (an output was lit or turned back on).
     private var forcedRedraw = false
     /// When the frame now waiting for its page flip was committed.
@@ -226,13 +227,17 @@ public final class Daemon {
             compositor.displayPower = { [unowned self] on, output in try setDisplayPower(on, output: output) }
         }
         compositor.onFrameRendered = { [unowned self] in
+            // Frames drawn for requests (a screenshot, the virtual clock) flip outputs too.
+            planner?.noteFlipping(compositor.lastFlipping)
             do { try writeFrameIfAsked() } catch { logger.error("writing frame: \(error)") }
         }
         if case .real = options.clock {
             frameTimer = try LoopTimer(loop: loop) { [unowned self] _ in frameTick() }
         }
         if let fd = backend.eventDescriptor {
-            pacing = RepaintScheduler(refreshInterval: backend.refreshInterval ?? 1.0 / 60, repaintWindow: options.repaintWindow)
+            var planner = RepaintPlanner(repaintWindow: options.repaintWindow)
+            planner.setOutputs(backend.pagedOutputs)
+            self.planner = planner
             try loop.add(fd) { [unowned self] _ in backendEvents() }
             // Light the displays with the background before any client connects.
             forcedRedraw = true
@@ -291,6 +296,7 @@ public final class Daemon {
             throw BackendUnavailable(reason: "display \(on ? "on" : "off") needs the KMS backend; this daemon runs \(backend.name)")
         }
         try backend.setPower(on, output: output)
+        planner?.setOutputs(backend.pagedOutputs)
         blankedByIdle = false
         if on {
             forcedRedraw = true
@@ -328,13 +334,14 @@ public final class Daemon {
                 return
             }
         }
-        if let pacing {
-            // The frame starts from the page-flip event; nothing is drawn while a flip is queued.
-            guard !compositor.backend.isFramePending else { return }
+        if let planner, !planner.outputs.isEmpty {
+            // The soonest repaint time of an output that is free and needs the frame; none while
+            // every output awaits its flip (the flip event schedules again).
+            let now = monotonicSeconds()
+            guard let at = planner.nextFrameTime(now: now, sceneChanged: forcedRedraw || compositor.needsFrame) else { return }
             frameScheduled = true
             if case .real = options.clock {
-                let now = monotonicSeconds()
-                do { try frameTimer?.arm(after: pacing.repaintTime(now: now) - now) } catch { logger.error("frame timer: \(error)") }
+                do { try frameTimer?.arm(after: at - now) } catch { logger.error("frame timer: \(error)") }
             } else {
                 loop.afterCurrentEvent { [unowned self] in frameTick() }
             }
@@ -356,42 +363,52 @@ public final class Daemon {
 
     private func frameTick() {
         frameScheduled = false
-        if pacing != nil {
+        if let planner, !planner.outputs.isEmpty {
             pacedFrame()
             return
         }
         do {
-            try compositor.renderIfNeeded()
+            // No output to pace to (headless, or no display lit): animations still run and
+            // report their events.
+            if forcedRedraw {
+                forcedRedraw = false
+                try compositor.render()
+            } else {
+                try compositor.renderIfNeeded()
+            }
         } catch {
             logger.error("frame failed: \(error)")
         }
     }
 
-    /// One frame on a page-flipping backend, drawn for the refresh it is aimed at.
+    /// One frame on the outputs that are free and need it, drawn for the soonest refresh among
+    /// them; the others keep their queued flips and owe the frame.
     private func pacedFrame() {
-        let backend = compositor.backend
-        guard !backend.isFramePending, forcedRedraw || compositor.needsFrame else { return }
+        guard var planner = self.planner else { return }
+        let changed = forcedRedraw || compositor.needsFrame
+        let ready = planner.ready(sceneChanged: changed)
+        guard !ready.isEmpty else { return }
         let start = monotonicSeconds()
         // Drawn for the refresh it is aimed at: the compositor's clock reads that time while it
         // draws (FrameClock.frameTarget; the virtual clock ignores it).
-        let target = pacing?.frameStarted(at: start) ?? start
+        let target = planner.frameStarted(at: start, on: ready, sceneChanged: changed)
+        self.planner = planner
+        forcedRedraw = false
         do {
-            if forcedRedraw {
-                forcedRedraw = false
-                try compositor.render(at: target)
-            } else {
-                try compositor.renderIfNeeded(at: target)
-            }
-            try writeFrameIfAsked()
+            try compositor.render(at: target, on: ready)
         } catch {
             logger.error("frame failed: \(error)")
         }
-        if backend.isFramePending {
-            flipPendingSince = start
-        } else {
+        let flipping = compositor.lastFlipping
+        self.planner?.frameSubmitted(ready, flipping: flipping, now: monotonicSeconds())
+        if flipping.isEmpty {
             // Shown synchronously (a modeset), or nowhere to show it.
-            presented(at: monotonicSeconds())
+            noteFirstFrame(at: monotonicSeconds())
+        } else if flipPendingSince == nil {
+            flipPendingSince = start
         }
+        // Outputs that owe the frame and are free already (a modeset), or a scene still moving.
+        if forcedRedraw || compositor.needsFrame || !(self.planner?.ready(sceneChanged: false).isEmpty ?? true) { scheduleFrame() }
     }
 
     /// Page flips and hotplug from the backend.
@@ -401,19 +418,21 @@ public final class Daemon {
             logger.error("display events: \(error)")
             return
         }
-        for time in events.presented { presented(at: time) }
+        for p in events.presented {
+            planner?.presented(p.output, at: p.time)
+            noteFirstFrame(at: p.time)
+        }
+        if planner?.anyAwaiting != true { flipPendingSince = nil }
         if events.needsRedraw { forcedRedraw = true }
         // A display plugged in, unplugged or changing mode can change the desktop's size.
         let backend = compositor.backend
         compositor.resize(width: backend.width, height: backend.height)
         compositor.setOutputRoots(backend.outputRoots)
-        if let interval = backend.refreshInterval, interval > 0, interval.isFinite { pacing?.refreshInterval = interval }
-        if forcedRedraw || compositor.needsFrame { scheduleFrame() }
+        planner?.setOutputs(backend.pagedOutputs)
+        if forcedRedraw || compositor.needsFrame || !(planner?.ready(sceneChanged: false).isEmpty ?? true) { scheduleFrame() }
     }
 
-    private func presented(at time: Double) {
-        pacing?.presented(at: time)
-        flipPendingSince = nil
+    private func noteFirstFrame(at time: Double) {
         let backend = compositor.backend
         guard !firstFrameShown, !backend.outputNames.isEmpty else { return }
         firstFrameShown = true

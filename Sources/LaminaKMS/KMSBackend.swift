@@ -312,6 +312,9 @@ public final class KMSBackend: DisplayBackend {
     public var eventDescriptor: Int32? { epoll.rawValue }
     public var isFramePending: Bool { outputs.contains(where: \.isFlipPending) }
     public var refreshInterval: Double? { outputs.first.map(\.mode.refreshInterval) }
+    public var pagedOutputs: [(name: String, refreshInterval: Double)] {
+        isActive ? outputs.filter(\.isEnabled).map { ($0.name, $0.mode.refreshInterval) } : []
+    }
     /// The lit outputs' connector names, in desktop order.
     public var outputNames: [String] { outputs.map(\.name) }
     /// The frame presented last. With one output showing the whole desktop unturned and
@@ -339,13 +342,21 @@ public final class KMSBackend: DisplayBackend {
     /// that refuses is asked output by output from then on). Where a flip is still queued from
     /// the last frame it waits for it first (at most a second).
     public func present(_ list: DrawList) throws {
+        _ = try present(list, on: nil)
+    }
+
+    /// Draws `list` on the named outputs (nil: all, waiting for any flip still queued on them),
+    /// flips them together, and returns the outputs whose flips are queued. The repaint planner
+    /// names only outputs without a queued flip, so a slow output never holds a fast one back.
+    public func present(_ list: DrawList, on names: [String]?) throws -> Set<String> {
         lastList = list
         // Switched away: the seat manager has taken DRM master; the frame waits for the seat.
-        guard isActive else { return }
-        try waitForFlips(timeout: 1)
+        guard isActive else { return [] }
+        let chosen = names.map { n in outputs.filter { n.contains($0.name) } } ?? outputs
+        if names == nil { try waitForFlips(timeout: 1) }
         var firstError: (any Error)?
         var flips: [(output: KMSOutput, flip: PageFlip)] = []
-        for output in outputs {
+        for output in chosen where !output.isFlipPending {
             do {
                 if let flip = try prepare(list, on: output) { flips.append((output, flip)) }
             } catch let error as DRMError where committer is AtomicCommitter && !error.isPermissionDenied {
@@ -357,6 +368,7 @@ public final class KMSBackend: DisplayBackend {
         }
         do { try commit(flips) } catch { firstError = firstError ?? error }
         if let firstError { throw firstError }
+        return Set(chosen.filter(\.isFlipPending).map(\.name))
     }
 
     /// Whether the driver refused one commit for several outputs (then each flips alone).
@@ -461,7 +473,7 @@ public final class KMSBackend: DisplayBackend {
         }
         if seatReadable, let seat { try seat.dispatch() }
         if terminalReadable, let terminal { terminal.dispatch() }
-        if drmReadable, let time = try readFlipEvents() { events.presented.append(time) }
+        if drmReadable { events.presented += try readFlipEvents() }
         if hotplugReadable, let hotplug, hotplug.hotplugDevices().contains(drm.path), isActive {
             rescan()
         }
@@ -470,11 +482,11 @@ public final class KMSBackend: DisplayBackend {
         return events
     }
 
-    /// Reads the page-flip events waiting on the DRM descriptor. Returns the presentation time
-    /// when the last queued flip completed.
+    /// Reads the page-flip events waiting on the DRM descriptor. Returns each output's flip that
+    /// completed, with its time.
     /// The corresponding C function is `drmHandleEvent`.
-    private func readFlipEvents() throws(DRMError) -> Double? {
-        let wasPending = isFramePending
+    @discardableResult
+    private func readFlipEvents() throws(DRMError) -> [BackendEvents.Presentation] {
         var context = drmEventContext()
         context.version = 3
         context.page_flip_handler2 = { _, _, seconds, microseconds, crtc, data in
@@ -483,13 +495,14 @@ public final class KMSBackend: DisplayBackend {
         }
         let r = drmHandleEvent(drm.fd, &context)
         if r != 0, errno != EAGAIN { throw DRMError("drmHandleEvent on \(drm.path)", errno: errno) }
-        var latest: Double?
+        var shown: [BackendEvents.Presentation] = []
         for flip in sink.flips {
-            outputs.first { $0.target.crtc == flip.crtc }?.flipCompleted()
-            latest = Self.presentationTime(flip.seconds, flip.microseconds)
+            guard let output = outputs.first(where: { $0.target.crtc == flip.crtc }) else { continue }
+            output.flipCompleted()
+            shown.append(BackendEvents.Presentation(output: output.name, time: Self.presentationTime(flip.seconds, flip.microseconds)))
         }
         sink.flips.removeAll()
-        return wasPending && !isFramePending ? latest : nil
+        return shown
     }
 
     /// The event's CLOCK_MONOTONIC time, or now where the device gives none (virtual GPUs send 0).
@@ -508,7 +521,7 @@ public final class KMSBackend: DisplayBackend {
             var pfd = pollfd(fd: drm.fd, events: Int16(POLLIN), revents: 0)
             let r = poll(&pfd, 1, Int32(left * 1000) + 1)
             if r < 0, errno != EINTR { throw DRMError("poll on \(drm.path)", errno: errno) }
-            if r > 0 { _ = try readFlipEvents() }
+            if r > 0 { try readFlipEvents() }
         }
     }
 

@@ -465,16 +465,21 @@ public final class Compositor {
         return true
     }
 
+    /// The outputs whose page flips the last `render` queued (`DisplayBackend.present(_:on:)`).
+    public private(set) var lastFlipping: Set<String> = []
+
     /// Draws and presents the state at `target`, the time the frame will be presented at where
     /// the platform knows it (a page flip aimed at a refresh; the clock's `frameTarget` for the
     /// frame's duration), by default `now`. The virtual clock's frames show its time.
-    public func render(at target: Double? = nil) throws {
+    /// `outputs`: draw on these only (the platform's repaint planner picks the outputs that are
+    /// free and need the frame); nil draws everywhere.
+    public func render(at target: Double? = nil, on outputs: [String]? = nil) throws {
         clock.beginFrame(at: target)
         defer { clock.endFrame() }
-        try whileBusy { try renderFrame() }
+        try whileBusy { try renderFrame(on: outputs) }
     }
 
-    private func renderFrame() throws {
+    private func renderFrame(on outputs: [String]?) throws {
         let start = realTime()
         let t = now
         needsFrame = false
@@ -499,7 +504,7 @@ public final class Compositor {
             logger.warning("\(who)'s tree needs more than \(RenderWalkBudget.maximumVisits) layer draws in a frame (replicators multiply them): the rest is not drawn")
         }
         stats.truncatedFrames += list.truncated.isEmpty ? 0 : 1
-        try backend.present(list)
+        lastFlipping = try backend.present(list, on: outputs)
         stats.framesRendered += 1
         stats.lastFrameSeconds = realTime() - start
         lastFrameTime = t

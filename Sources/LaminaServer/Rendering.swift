@@ -274,6 +274,13 @@ public protocol DisplayBackend: AnyObject {
     /// True while a presented frame has not reached the screen yet (a page flip is queued).
     /// The next frame waits for it: `present` then blocks until the flip completes.
     var isFramePending: Bool { get }
+    /// Each lit output that page-flips, with its refresh period: what `RepaintPlanner` paces
+    /// (none for a backend that shows frames at once, such as headless).
+    var pagedOutputs: [(name: String, refreshInterval: Double)] { get }
+    /// Draws `list` on the named outputs only (the others keep what they show), where a flip is
+    /// not queued on them; returns the outputs whose flips are now queued. Nil draws everywhere,
+    /// as `present(_:)`.
+    func present(_ list: DrawList, on outputs: [String]?) throws -> Set<String>
     /// The time between refreshes of the display in seconds, or nil where there is no refresh
     /// to pace to (headless).
     var refreshInterval: Double? { get }
@@ -324,15 +331,24 @@ public struct PowerUnsupported: Error, CustomStringConvertible {
 
 /// What a backend reports after handling the events on its `eventDescriptor`.
 public struct BackendEvents: Sendable, Equatable {
-    /// When each frame that reached the screen since the last call showed, oldest first, in
-    /// seconds of CLOCK_MONOTONIC (the page-flip event's time, or when the event was read where
-    /// the device gives no real vblank time).
-    public var presented: [Double]
+    /// A frame reached the screen of `output` at `time`, in seconds of CLOCK_MONOTONIC (the
+    /// page-flip event's time, or when the event was read where the device gives no real
+    /// vblank time).
+    public struct Presentation: Sendable, Equatable {
+        public var output: String
+        public var time: Double
+        public init(output: String, time: Double) {
+            self.output = output
+            self.time = time
+        }
+    }
+    /// Each output's frames that reached the screen since the last call, oldest first.
+    public var presented: [Presentation]
     /// The outputs changed (a display was connected, or turned back on): draw the current
     /// state again even though nothing in the tree changed.
     public var needsRedraw: Bool
 
-    public init(presented: [Double] = [], needsRedraw: Bool = false) {
+    public init(presented: [Presentation] = [], needsRedraw: Bool = false) {
         self.presented = presented
         self.needsRedraw = needsRedraw
     }
@@ -346,6 +362,11 @@ extension DisplayBackend {
     public func dispatchEvents() throws -> BackendEvents { BackendEvents() }
     public var isFramePending: Bool { false }
     public var refreshInterval: Double? { nil }
+    public var pagedOutputs: [(name: String, refreshInterval: Double)] { [] }
+    public func present(_ list: DrawList, on outputs: [String]?) throws -> Set<String> {
+        try present(list)
+        return []
+    }
     public func screenshot() throws -> Bitmap { try renderer.readPixels() }
     public var damageTracking: Bool {
         get { false }
