@@ -1,6 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 import CLinux
+// The socket type constants: in a whole-module build they are seen through libsystemd's headers
+// (sd-daemon.h includes <sys/socket.h>; ServiceManager.swift imports them), so this file names
+// that module too.
+import CSystemd
 #elseif canImport(Musl)
 import Musl
 #endif
