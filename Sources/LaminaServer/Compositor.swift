@@ -484,19 +484,9 @@ public final class Compositor {
         let t = now
         needsFrame = false
         tickAnimations(at: t)
-        let entries = display.entries
-        let list = display.drawList(at: t, present: { entry, id, model, _ in
-            entries[entry].animations[id]?.presentation ?? model
-        }, transitions: !transitionsInFlight ? nil : { entry, id in
-            guard let a = entries[entry].animations[id], let state = a.transition, let snapshot = a.transitionSnapshot else { return nil }
-            return ActiveTransition(state: state, snapshot: snapshot)
-        }, rasters: layerRasters, presentDelayed: { entry, id, model, local in
-            // A replicator copy shown instanceDelay behind: its sublayers' animations evaluated
-            // at the earlier time, without events.
-            guard var animations = entries[entry].animations[id]?.animations else { return model }
-            var ignored: [AnimationEvent] = []
-            return animations.evaluate(model: model, time: local, events: &ignored).properties
-        })
+        // The presentation tree as this tick left it, handed to the render walk as a value.
+        let presentation = PresentationTree(ticked: display.entries.map(\.animations), transitions: transitionsInFlight)
+        let list = display.drawList(at: t, presentation: presentation, rasters: layerRasters)
         layerRasters?.endFrame()
         for serial in list.truncated where !truncationReported.contains(serial) {
             truncationReported.insert(serial)

@@ -251,12 +251,11 @@ extension Compositor {
     func snapshots(of ids: Set<LayerID>, entry i: Int) -> [LayerID: [DrawCommand]] {
         let t = now
         var out: [LayerID: [DrawCommand]] = [:]
+        let evaluated = PresentationTree(evaluating: display.entries.map(\.animations))
         for id in ids {
             guard let p = presentation(of: id, entry: i, at: t) else { continue }
             out[id] = display.snapshot(entry: i, layer: id, properties: p, localTime: localTime(of: id, entry: i, at: t),
-                                      rasters: layerRasters) {
-                [self] _, child, model, _ in presentation(of: child, entry: i, at: t, model: model) ?? model
-            }
+                                      rasters: layerRasters, presentation: evaluated)
         }
         return out
     }

@@ -1,12 +1,55 @@
 import LaminaCore
 import LaminaProtocol
 
-/// Where the render list gets each layer's values: the presentation tree.
-///
-/// Called once per visible layer per frame with the layer's model values and its local time
-/// (the display time mapped down the layer-time hierarchy: `t = (tp − beginTime) · speed + timeOffset`
-/// at each layer). Returns the values to draw.
-public typealias PresentationLookup = (_ entry: Int, _ layer: LayerID, _ model: LayerProperties, _ localTime: Double) -> LayerProperties
+/// The presentation tree as the render walk reads it: a value handed to the walk, not callbacks
+/// into the compositor. For each client tree, its animated layers (`DisplayTree.AnimatedLayer`:
+/// the presentation values the frame's tick left, the animation list, the transition in progress
+/// and the old rendering it shows); every other layer shows its model values.
+public struct PresentationTree: Sendable {
+    /// Per entry of `DisplayTree.entries`, in order.
+    var animated: [[LayerID: DisplayTree.AnimatedLayer]]
+    /// Evaluate each animated layer's animations at its local time (a snapshot taken between
+    /// frames) instead of using the values the last tick left.
+    var evaluates: Bool
+    /// Draw transitions in progress.
+    var drawsTransitions: Bool
+
+    /// The model tree: nothing animated.
+    public static let model = PresentationTree(animated: [], evaluates: false, drawsTransitions: false)
+
+    /// The frame's presentation tree, as the compositor's tick left it.
+    public init(ticked animated: [[LayerID: DisplayTree.AnimatedLayer]], transitions: Bool) {
+        self.init(animated: animated, evaluates: false, drawsTransitions: transitions)
+    }
+
+    /// The presentation tree evaluated at each layer's local time (for a snapshot between frames).
+    public init(evaluating animated: [[LayerID: DisplayTree.AnimatedLayer]]) {
+        self.init(animated: animated, evaluates: true, drawsTransitions: false)
+    }
+
+    init(animated: [[LayerID: DisplayTree.AnimatedLayer]], evaluates: Bool, drawsTransitions: Bool) {
+        self.animated = animated
+        self.evaluates = evaluates
+        self.drawsTransitions = drawsTransitions
+    }
+
+    /// Layer `id` of entry `entry`, whose model values are `model`, at `localTime`; `delayed`
+    /// for a replicator copy shown at an earlier time than the frame's (evaluated, without events).
+    func properties(entry: Int, _ id: LayerID, model: LayerProperties, localTime: Double, delayed: Bool) -> LayerProperties {
+        guard entry < animated.count, let a = animated[entry][id] else { return model }
+        guard delayed || evaluates else { return a.presentation }
+        var animations = a.animations
+        var ignored: [AnimationEvent] = []
+        return animations.evaluate(model: model, time: localTime, events: &ignored).properties
+    }
+
+    /// The transition in progress on layer `id` of entry `entry`, if any.
+    func transition(entry: Int, _ id: LayerID) -> ActiveTransition? {
+        guard drawsTransitions, entry < animated.count, let a = animated[entry][id], let state = a.transition,
+              let snapshot = a.transitionSnapshot else { return nil }
+        return ActiveTransition(state: state, snapshot: snapshot)
+    }
+}
 
 /// A transition being drawn on a layer: how far it has got, and the layer's old rendering.
 public struct ActiveTransition: Sendable {
@@ -21,12 +64,9 @@ public struct ActiveTransition: Sendable {
     }
 }
 
-/// Where the render list finds the transition in progress on a layer, if any.
-public typealias TransitionLookup = (_ entry: Int, _ layer: LayerID) -> ActiveTransition?
-
 extension DisplayTree {
-    /// The frame at display time `time`, with presentation values from `present` (the model
-    /// values when nothing animates).
+    /// The frame at display time `time`, showing `presentation` (the model values when nothing
+    /// animates).
     ///
     /// Walks the tree and lists the draw commands, back to front. Each layer's transform to the
     /// display is its `transformToSuperlayer`, then its superlayer's `sublayerTransform` about
@@ -44,31 +84,24 @@ extension DisplayTree {
     /// Layer kinds: a gradient layer adds its gradient above its background; a replicator draws
     /// its sublayers `instanceCount` times, copy k through `instanceTransform`^k about its anchor
     /// point, tinted by `instanceColor` plus k colour offsets, at time t − k·`instanceDelay`
-    /// (presentation values from `presentDelayed`); a transform layer draws nothing itself and
+    /// (their animations evaluated at that time); a transform layer draws nothing itself and
     /// lets its sublayers share its 3D space, depth-sorted back to front. A layer with a `mask`
     /// becomes a group whose pixels are multiplied by the mask layer's composited alpha.
     ///
     /// A shape or text layer draws its CPU raster from `rasters` where the contents would go
     /// (none without a rasterizer); it ignores `contents`, as in Core Animation. A layer with a
-    /// transition in progress (`transitions`) draws its old rendering and its current one,
+    /// transition in progress draws its old rendering and its current one,
     /// placed and faded as the transition's type, direction and progress say.
-    ///
-    /// - Parameter presentDelayed: the presentation of a layer at a local time other than the
-    ///   frame's (replicator copies with a delay); by default `present`.
-    public func drawList(at time: Double = 0, present: PresentationLookup = { _, _, model, _ in model },
-                         transitions: TransitionLookup? = nil, rasters: (any LayerRasterizing)? = nil,
-                         presentDelayed: PresentationLookup? = nil) -> DrawList {
+    public func drawList(at time: Double = 0, presentation: PresentationTree = .model,
+                         rasters: (any LayerRasterizing)? = nil) -> DrawList {
         var list = DrawList(width: width, height: height, background: background)
         list.commands.reserveCapacity(layerCount + layerCount / 2)
-        withoutActuallyEscaping(present) { present in
-            for (i, entry) in entries.enumerated() {
-                // renderTree: departing layers (onOrderOut) put back where they were.
-                var walk = RenderWalk(tree: entry.renderTree ?? entry.tree, entry: i, serial: entry.serial, present: present,
-                                      presentDelayed: presentDelayed, transitions: transitions, rasters: rasters,
-                                      outputRoots: outputRoots)
-                walk.visitRoot(time: time, into: &list.commands)
-                if walk.visits > RenderWalk.maximumVisits { list.truncated.append(entry.serial) }
-            }
+        for (i, entry) in entries.enumerated() {
+            // renderTree: departing layers (onOrderOut) put back where they were.
+            var walk = RenderWalk(tree: entry.renderTree ?? entry.tree, entry: i, serial: entry.serial, presentation: presentation,
+                                  rasters: rasters, outputRoots: outputRoots)
+            walk.visitRoot(time: time, into: &list.commands)
+            if walk.visits > RenderWalk.maximumVisits { list.truncated.append(entry.serial) }
         }
         return list
     }
@@ -79,16 +112,13 @@ extension DisplayTree {
     /// keeps of the layer's old appearance.
     /// A shape or text layer in the snapshot draws its current raster from `rasters`.
     public func snapshot(entry i: Int, layer id: LayerID, properties p: LayerProperties, localTime: Double,
-                         rasters: (any LayerRasterizing)? = nil, present: PresentationLookup) -> [DrawCommand] {
+                         rasters: (any LayerRasterizing)? = nil, presentation: PresentationTree) -> [DrawCommand] {
         let entry = entries[i]
         let tree = entry.renderTree ?? entry.tree
         guard let layer = tree[id] else { return [] }
         var commands: [DrawCommand] = []
-        withoutActuallyEscaping(present) { present in
-            var walk = RenderWalk(tree: tree, entry: i, serial: entry.serial, present: present, presentDelayed: nil,
-                                  transitions: nil, rasters: rasters, outputRoots: [:])
-            walk.draw(id, layer, p, localTime: localTime, toDisplay: .identity, parentOpacity: 1, tint: nil, into: &commands)
-        }
+        var walk = RenderWalk(tree: tree, entry: i, serial: entry.serial, presentation: presentation, rasters: rasters, outputRoots: [:])
+        walk.draw(id, layer, p, localTime: localTime, toDisplay: .identity, parentOpacity: 1, tint: nil, into: &commands)
         return commands
     }
 }
@@ -103,9 +133,7 @@ private struct RenderWalk {
     let tree: ClientTree
     let entry: Int
     let serial: UInt32
-    let present: PresentationLookup
-    let presentDelayed: PresentationLookup?
-    let transitions: TransitionLookup?
+    let presentation: PresentationTree
     let rasters: (any LayerRasterizing)?
     /// True while walking a replicator copy shown at a delayed time.
     var delayed = false
@@ -126,8 +154,7 @@ private struct RenderWalk {
     func properties(of id: LayerID, _ layer: ServerLayer, parentTime: Double) -> (LayerProperties, Double) {
         let m = layer.properties
         let local = (parentTime - m.beginTime) * m.speed + m.timeOffset
-        if delayed, let presentDelayed { return (presentDelayed(entry, id, m, local), local) }
-        return (present(entry, id, m, local), local)
+        return (presentation.properties(entry: entry, id, model: m, localTime: local, delayed: delayed), local)
     }
 
     mutating func visitRoot(time: Double, into commands: inout [DrawCommand]) {
@@ -167,7 +194,7 @@ private struct RenderWalk {
             return
         }
         let toDisplay = superlayerToDisplay.isIdentity ? inSuperlayer : inSuperlayer.concatenating(superlayerToDisplay)
-        if let transition = transitions?(entry, id) {
+        if let transition = presentation.transition(entry: entry, id) {
             drawTransition(transition, id, layer, p, localTime: localTime, toDisplay: toDisplay,
                            parentOpacity: parentOpacity, tint: tint, into: &commands)
         } else {
