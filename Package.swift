@@ -96,25 +96,28 @@ let package = Package(
         .executableTarget(name: "lamina-readme-example", dependencies: ["Lamina"], path: "Examples/ReadmeExample"),
         .executableTarget(name: "lamina-bench", dependencies: [
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaRaster", "Lamina", "LaminaPlatform",
+            "LaminaTestSupport",   // the seeded generator the flood and hit-test benches share with the tests
         ]),
 
         // MARK: Tests
+        // Helpers every test target shares (a seeded generator, image differences): one copy.
+        .target(name: "LaminaTestSupport", dependencies: ["LaminaCore"], path: "Tests/LaminaTestSupport"),
         .testTarget(name: "LaminaCoreTests", dependencies: ["LaminaCore"]),
         .testTarget(name: "LaminaRasterTests", dependencies: ["LaminaCore", "LaminaRaster", "LaminaImage"],
                     exclude: ["Reference"]),
-        .testTarget(name: "LaminaProtocolTests", dependencies: ["LaminaCore", "LaminaProtocol"]),
+        .testTarget(name: "LaminaProtocolTests", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaTestSupport"]),
         .testTarget(name: "LaminaGLESTests", dependencies: [
             "CEGL", "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaImage",
-            "LaminaRaster",
+            "LaminaRaster", "LaminaTestSupport",
         ], exclude: ["Reference"]),
         .testTarget(name: "LaminaServerTests", dependencies: [
-            "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaHeadless", "LaminaRaster",
+            "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaHeadless", "LaminaRaster", "LaminaTestSupport",
         ]),
         .testTarget(name: "LaminaSceneTests", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaScene", "Lamina"]),
         .testTarget(name: "LaminaInputTests", dependencies: ["LaminaInput", "LaminaDaemon", "LaminaServer", "LaminaKMS", "LaminaCore"]),
         .testTarget(name: "LaminaKMSTests", dependencies: ["LaminaDaemon", "LaminaKMS", "LaminaCore", "LaminaImage"]),
         .testTarget(name: "LaminaEndToEndTests", dependencies: [
-            "Lamina", "LaminaCore", "LaminaProtocol", "LaminaImage", "LaminaPlatform",
+            "Lamina", "LaminaCore", "LaminaProtocol", "LaminaImage", "LaminaPlatform", "LaminaTestSupport",
         ], exclude: ["Reference", "Fixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import LaminaCore
+import LaminaTestSupport
 import LaminaPlatform
 import LaminaProtocol
 
@@ -13,7 +14,7 @@ import LaminaProtocol
 /// reported at the start and end, so a leak or a stall shows as a slope or a gap.
 func runFloodBenchmark(frames total: Int, pid: Int32?) throws -> String {
     let path = SocketPath.resolve()
-    var rng = SplitMixBench(seed: 0xF100D)
+    var rng = SplitMix(state: 0xF100D)
     let commits: [[UInt8]] = (0..<8).map { k in
         let id = LayerID(UInt32(k + 1))
         let ops: [Operation] = [.settings(TransactionSettings(disableActions: true)), .create(id),
@@ -151,14 +152,3 @@ func processUsage(_ pid: Int32?) -> (rss: Int, fds: Int) {
     return (rss * 1024, fds)
 }
 
-struct SplitMixBench {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,4 +1,5 @@
 import LaminaCore
+import LaminaTestSupport
 import LaminaPlatform
 import LaminaProtocol
 import LaminaServer
@@ -52,8 +53,8 @@ func runHitTestBenchmark(count n: Int) -> String {
         }
         return ((monotonicSeconds() - start) / Double(rounds * points.count) * 1e6, hits)
     }
-    var rng = SplitMixBench(seed: 0x417)
-    func unit(_ r: inout SplitMixBench) -> Double { Double(r.next() >> 11) / Double(1 << 53) }
+    var rng = SplitMix(state: 0x417)
+    func unit(_ r: inout SplitMix) -> Double { Double(r.next() >> 11) / Double(1 << 53) }
     let front = (0..<50).map { _ in Point(x: 1100 + unit(&rng) * 80, y: 620 + unit(&rng) * 40) }   // last panel: tested first
     let back = (0..<50).map { _ in Point(x: 30 + unit(&rng) * 80, y: 25 + unit(&rng) * 40) }      // first panel
     let miss = (0..<50).map { _ in Point(x: 1250 + unit(&rng) * 20, y: 700 + unit(&rng) * 15) }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import LaminaCore
+import LaminaTestSupport
 import LaminaPlatform
 import LaminaProtocol
 
@@ -15,7 +16,7 @@ import LaminaProtocol
 func runSoakBenchmark(seconds: Double, pid: Int32?) throws -> String {
     let path = SocketPath.resolve()
     guard let laminad = pid ?? findDaemon(socket: path) else { return "soak: no laminad found for \(path); pass its pid" }
-    var rng = SplitMixBench(seed: 0x50AC)
+    var rng = SplitMix(state: 0x50AC)
     final class Client {
         let socket: FileDescriptor
         var serial: UInt32 = 1

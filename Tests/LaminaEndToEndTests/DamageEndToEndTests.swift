@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import LaminaTestSupport
 import Lamina
 import LaminaCore
 
@@ -63,15 +64,6 @@ struct DamageEndToEndTests {
         }
     }
 
-    func largestDifference(_ a: Bitmap, _ b: Bitmap) -> (Int, x: Int, y: Int) {
-        var worst = (0, x: 0, y: 0)
-        for i in 0..<min(a.bytes.count, b.bytes.count) {
-            let d = abs(Int(a.bytes[i]) - Int(b.bytes[i]))
-            if d > worst.0 { worst = (d, x: (i / 4) % a.width, y: i / 4 / a.width) }
-        }
-        return worst
-    }
-
     @Test("a damage-tracked laminad with two buffers shows what a full redraw shows, step by step")
     func trackedEqualsWhole() async throws {
         let tracked = try Side(["--buffers", "2"]), whole = try Side(["--damage", "off"])
@@ -103,8 +95,8 @@ struct DamageEndToEndTests {
                 _ = try await s.c.advanceClock(by: 0.1)
             }
             let a = try await tracked.c.screenshot(), b = try await whole.c.screenshot()
-            let worst = largestDifference(a, b)
-            #expect(worst.0 <= 2, "step \(step): \(worst.0) apart at (\(worst.x), \(worst.y))")
+            let worst = a.difference(from: b)
+            #expect(worst.worst <= 2, "step \(step): \(worst.worst) apart at (\(worst.x), \(worst.y))")
             if try await tracked.stat("damage.lastFraction") < 0.5 { partial += 1 }
         }
         #expect(try await tracked.stat("damage.tracking") == 1)

@@ -3,6 +3,7 @@ import LaminaCore
 import LaminaHeadless
 import LaminaServer
 import Testing
+import LaminaTestSupport
 
 /// The edge-band split (flat cells with the plain fill, the distance-field shader only along
 /// the edges and in the corners) must draw what the shader alone draws over the whole quad.
@@ -21,7 +22,7 @@ struct EdgeBandTests {
         backend.glesRenderer.usesEdgeBands = false
         try backend.present(list)
         let whole = try backend.screenshot()
-        let (worst, differing) = Self.difference(split, whole)
+        let d = split.difference(from: whole), (worst, differing) = (d.worst, d.differing)
         // Flat cells lie a pixel or more inside every edge, where the shader's coverage is
         // exactly 0 or 1; only float rounding of the colour may differ.
         #expect(worst <= 1, "largest channel difference \(worst) (\(differing) pixels differ)")
@@ -43,7 +44,7 @@ struct EdgeBandTests {
         try backend.present(list)
         let separate = try backend.screenshot()
         #expect(backend.glesRenderer.batchDraws == unbatched)
-        let (worst, differing) = Self.difference(batched, separate)
+        let d = batched.difference(from: separate), (worst, differing) = (d.worst, d.differing)
         #expect(worst <= 1, "largest channel difference \(worst) (\(differing) pixels differ)")
         #expect(Set(batched.bytes.chunked(4)).count > 100, "a scene with many colours")
     }
@@ -76,19 +77,6 @@ struct EdgeBandTests {
             })
         }
         return try drawList(layers, width: 400, height: 300, background: rgb(10, 10, 20))
-    }
-
-    static func difference(_ p: Bitmap, _ q: Bitmap) -> (worst: Int, differing: Int) {
-        var worst = 0, differing = 0
-        for y in 0..<p.height {
-            for x in 0..<p.width {
-                let a = p.pixel(x: x, y: y), b = q.pixel(x: x, y: y)
-                let d = max(abs(Int(a.r) - Int(b.r)), abs(Int(a.g) - Int(b.g)), abs(Int(a.b) - Int(b.b)), abs(Int(a.a) - Int(b.a)))
-                worst = max(worst, d)
-                if d > 0 { differing += 1 }
-            }
-        }
-        return (worst, differing)
     }
 
     @Test("cells cover the padded bounds exactly once, merged or not; merging leaves far fewer", arguments: [false, true])

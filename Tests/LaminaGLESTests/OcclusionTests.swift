@@ -3,6 +3,7 @@ import LaminaCore
 import LaminaHeadless
 import LaminaServer
 import Testing
+import LaminaTestSupport
 
 /// Draws hidden by an opaque layer drawn later are skipped (`Occlusion`): the pixels must be
 /// the ones drawn with everything, and the skipping must really happen.
@@ -49,7 +50,7 @@ struct OcclusionTests {
         backend.glesRenderer.occlusionEnabled = false
         try backend.present(list)
         let full = try backend.screenshot()
-        let (worst, differing) = EdgeBandTests.difference(occluded, full)
+        let d = occluded.difference(from: full), (worst, differing) = (d.worst, d.differing)
         #expect(worst <= 1, "largest channel difference \(worst) (\(differing) pixels differ)")
     }
 
@@ -75,7 +76,7 @@ struct OcclusionTests {
         whole.damageTracking = false
         whole.glesRenderer.occlusionEnabled = false
         try whole.present(moved)
-        let (worst, differing) = EdgeBandTests.difference(partial, try whole.screenshot())
+        let d = partial.difference(from: try whole.screenshot()), (worst, differing) = (d.worst, d.differing)
         #expect(worst <= 1, "largest channel difference \(worst) (\(differing) pixels differ)")
     }
 

@@ -1,4 +1,5 @@
 import Testing
+import LaminaTestSupport
 import LaminaCore
 @testable import LaminaProtocol
 
@@ -373,7 +374,7 @@ struct AnimationCodecTests {
 
     /// Random corruption of real encodings must only ever throw or decode, never crash or hang.
     @Test func corruptedEncodingsNeverCrash() {
-        var rng = SplitMix64(seed: 0x1A31_4A5E)
+        var rng = SplitMix(state: 0x1A31_4A5E)
         let encodings = Self.samples.map { Self.encode($0.animation) }
         var decoded = 0
         for i in 0..<20_000 {
@@ -392,15 +393,3 @@ struct AnimationCodecTests {
     }
 }
 
-/// A small deterministic generator, so a failing corruption can be replayed.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,4 +1,5 @@
 import Testing
+import LaminaTestSupport
 import LaminaCore
 import LaminaHeadless
 import LaminaProtocol
@@ -183,9 +184,6 @@ final class DamagePixelTests {
 
     enum Failure: Error { case noScreenshot([ServerMessage]) }
 
-    /// The fuzz tests' deterministic generator, so a failure replays.
-    typealias SplitMix = FuzzTests.SplitMix
-
     /// Layers 1…8 are plain, 9 a text layer, 10 a gradient, 11 a group of 12 and 13, 20 the mask.
     static let plain: [UInt32] = Array(1...8)
     static let topLevel: [UInt32] = Array(1...11)
@@ -246,15 +244,6 @@ final class DamagePixelTests {
         return ops
     }
 
-    func largestDifference(_ a: Bitmap, _ b: Bitmap) -> (Int, x: Int, y: Int) {
-        var worst = (0, x: 0, y: 0)
-        for i in 0..<min(a.bytes.count, b.bytes.count) {
-            let d = abs(Int(a.bytes[i]) - Int(b.bytes[i]))
-            if d > worst.0 { worst = (d, x: (i / 4) % a.width, y: i / 4 / a.width) }
-        }
-        return worst
-    }
-
     @Test("random scenes, stepped frame by frame", arguments: [1, 2, 3])
     func randomScenes(buffers: Int) throws {
         let tracked = try Side(buffers: buffers, damage: true)
@@ -284,9 +273,9 @@ final class DamagePixelTests {
             tracked.feed(advance)
             whole.feed(advance)
             let a = try tracked.screenshot(), b = try whole.screenshot()
-            let worst = largestDifference(a, b)
-            #expect(worst.0 <= 2, "buffers \(buffers), step \(step): \(worst.0) apart at (\(worst.x), \(worst.y))")
-            if worst.0 > 2 { break }
+            let worst = a.difference(from: b)
+            #expect(worst.worst <= 2, "buffers \(buffers), step \(step): \(worst.worst) apart at (\(worst.x), \(worst.y))")
+            if worst.worst > 2 { break }
             let stats = tracked.compositor.backend.damageStatistics
             if stats.lastFraction < 1 { partialFrames += 1 }
         }

@@ -1,4 +1,5 @@
 import Testing
+import LaminaTestSupport
 import LaminaCore
 import LaminaProtocol
 @testable import LaminaServer
@@ -7,17 +8,6 @@ import LaminaProtocol
 /// applies (or is refused with a `CommitRejection`), or is refused with a `MessageError`.
 @Suite("Malformed input fuzzing")
 struct FuzzTests {
-    /// A small deterministic generator (SplitMix64), so a failure replays.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     static var seedCommit: [UInt8] {
         var ops: [Operation] = [.create(LayerID(1)), .create(LayerID(2), kind: .shape), .create(LayerID(3), kind: .gradient),

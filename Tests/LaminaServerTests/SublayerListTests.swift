@@ -1,4 +1,5 @@
 import Testing
+import LaminaTestSupport
 import LaminaCore
 import LaminaProtocol
 @testable import LaminaServer
@@ -9,7 +10,7 @@ import LaminaProtocol
 struct SublayerListTests {
     @Test("random inserts, moves and removals agree with an array, across both representations", arguments: [1, 2, 3])
     func agreesWithAnArray(seed: UInt64) {
-        var rng = FuzzTests.SplitMix(state: seed)
+        var rng = SplitMix(state: seed)
         var list = SublayerList()
         var model: [LayerID] = []
         var nextID: UInt32 = 1
@@ -74,7 +75,7 @@ struct SublayerListTests {
         var limits = ClientLimits()
         limits.maxOperationsPerCommit = 4 * n
         try t.apply(ids.flatMap { [Operation.create($0), .insert(parent: .root, child: $0, index: .max)] }, limits: limits)
-        var rng = FuzzTests.SplitMix(state: 7)
+        var rng = SplitMix(state: 7)
         var model = ids
         var ops: [Operation] = []
         var expectedRemovals: [(LayerID, Int)] = []
