@@ -442,10 +442,11 @@ public final class GLESRenderer: Renderer {
         } else if groupTargets[depth].width != frame.width || groupTargets[depth].height != frame.height {
             groupTargets[depth] = try OffscreenTarget(context: context, width: frame.width, height: frame.height)
         }
-        // A top-level group with a shadow of its pixels that ends plainly, under no clip: its
-        // appearance (shadow and pixels composited) is kept in the cache and drawn from there.
+        // A top-level group (a shadow of its pixels, or group opacity) that ends plainly, under no
+        // clip: its appearance (shadow and pixels composited at its opacity) is kept in the
+        // cache and drawn from there while its commands stay the same.
         var toCache: (hash: Int, generations: [UInt64], end: Int)?
-        if cachesGroups, depth == 0, frame.clips.isEmpty, c.shadow != nil, !c.compositesAdditively,
+        if cachesGroups, depth == 0, frame.clips.isEmpty, !c.compositesAdditively,
            let end = frame.extents.ends[index], commands[end].kind == .endGroup {
             let key = GroupCache.key(commands, index...end)
             if let hit = groupCache.lookup(commands, index...end, hash: key.hash, generations: key.generations,

@@ -2,11 +2,12 @@ import CGLES
 import LaminaCore
 import LaminaServer
 
-/// Offscreen groups that cast a shadow of their pixels, kept from frame to frame while their
-/// commands stay the same: the group's appearance (its blurred shadow, then its pixels at its
-/// opacity, composited over transparency), drawn again as one textured quad. A panel with a
-/// title and a drop shadow is such a group; on a mostly still screen it is drawn from the cache
-/// wherever damage reaches it, with no offscreen passes and no blur.
+/// Offscreen groups (a shadow of their pixels, group opacity), kept from frame to frame while
+/// their commands stay the same: the group's appearance (its blurred shadow, then its pixels at
+/// its opacity, composited over transparency), drawn again as one textured quad. A panel with a
+/// title and a drop shadow, or a translucent card with content, is such a group; on a mostly
+/// still screen it is drawn from the cache wherever damage reaches it, with no offscreen passes
+/// and no blur.
 ///
 /// An entry is found by the group's commands (equal, not just hashed), the contents
 /// generation of every image they draw, and the output's size. Only top-level groups with no
