@@ -112,6 +112,8 @@ extension GLESRenderer {
         let source = groupTargets[frame.groups.count]
         let maskTarget = groupTargets[frame.groups.count + 1]
         let c = commands[group.command]
+        // A masked group kept in the cache composites into its appearance first.
+        let capture = try beginCapture(group, commands)
         bindCurrentTarget()
         if let shadow = c.shadow { try drawGroupShadow(source, group.box, c, shadow) }
 
@@ -123,6 +125,7 @@ extension GLESRenderer {
         setQuad(program, .identity, group.box.rect)
         glUniform1f(program.extra[2], GLfloat(c.opacity))
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        endCapture(capture)
     }
 
     // MARK: Shadow paths

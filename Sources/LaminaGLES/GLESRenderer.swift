@@ -447,7 +447,7 @@ public final class GLESRenderer: Renderer {
         // cache and drawn from there while its commands stay the same.
         var toCache: (hash: Int, generations: [UInt64], end: Int)?
         if cachesGroups, depth == 0, frame.clips.isEmpty, !c.compositesAdditively,
-           let end = frame.extents.ends[index], commands[end].kind == .endGroup {
+           let end = frame.extents.ends[index], commands[end].kind == .endGroup || commands[end].kind == .endMask {
             let key = GroupCache.key(commands, index...end)
             if let hit = groupCache.lookup(commands, index...end, hash: key.hash, generations: key.generations,
                                            width: frame.width, height: frame.height, frame: frame.number) {
@@ -480,25 +480,7 @@ public final class GLESRenderer: Renderer {
         frame.clipVersion += 1
         let source = groupTargets[frame.groups.count]
         let c = commands[group.command]
-        // A group to keep: composited into the scratch appearance target instead of the
-        // output, copied into the cache, then drawn from there like a cached one.
-        var entry: GroupCache.Entry?
-        let (output, damage) = (frame.output, frame.damage)
-        if let key = group.toCache, let reach = frame.extents.groupReach(group.command)?.intersection(frame.viewport).pixelAligned,
-           !reach.isEmpty, groupCache.makeRoom(Int(reach.x1 - reach.x0) * Int(reach.y1 - reach.y0) * 4, frame: frame.number) {
-            if appearanceTarget?.width != frame.width || appearanceTarget?.height != frame.height {
-                appearanceTarget = try OffscreenTarget(context: context, width: frame.width, height: frame.height)
-            }
-            let kept = try OffscreenTarget(context: context, width: Int(reach.x1 - reach.x0), height: Int(reach.y1 - reach.y0))
-            entry = GroupCache.Entry(commands: Array(commands[group.command...key.end]), generations: key.generations,
-                                     width: frame.width, height: frame.height, reach: reach, appearance: kept, frame: frame.number)
-            frame.output = appearanceTarget!.framebuffer
-            frame.damage = nil
-            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), frame.output)
-            scissor(reach)
-            glClearColor(0, 0, 0, 0)
-            glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
-        }
+        let capture = try beginCapture(group, commands)
         bindCurrentTarget()
         if let shadow = c.shadow { try drawGroupShadow(source, group.box, c, shadow) }
 
@@ -510,15 +492,51 @@ public final class GLESRenderer: Renderer {
         if c.compositesAdditively { glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE)) }
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
         if c.compositesAdditively { glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE_MINUS_SRC_ALPHA)) }
-        if let entry, let key = group.toCache {
-            let kept = entry.appearance
-            blit(from: frame.output, entry.reach, height: frame.height,
-                 to: kept.framebuffer, PixelBox(width: kept.width, height: kept.height), height: kept.height)
-            (frame.output, frame.damage) = (output, damage)
-            groupCache.insert(entry, hash: key.hash)
-            bindCurrentTarget()
-            drawAppearance(entry)
+        endCapture(capture)
+    }
+
+    /// A group being kept: where its composite went instead of the output.
+    struct Capture {
+        let entry: GroupCache.Entry
+        let hash: Int
+        let output: GLuint
+        let damage: PixelBox?
+    }
+
+    /// For a group to keep (`toCache`): points the frame's output at the scratch appearance
+    /// target, cleared over the group's reach, so the group composites there instead. Nil when
+    /// the group is not kept (or the cache has no room for it).
+    func beginCapture(_ group: OpenGroup, _ commands: [DrawCommand]) throws(GLESError) -> Capture? {
+        guard let key = group.toCache, let reach = frame.extents.groupReach(group.command)?.intersection(frame.viewport).pixelAligned,
+              !reach.isEmpty, groupCache.makeRoom(Int(reach.x1 - reach.x0) * Int(reach.y1 - reach.y0) * 4, frame: frame.number)
+        else { return nil }
+        if appearanceTarget?.width != frame.width || appearanceTarget?.height != frame.height {
+            appearanceTarget = try OffscreenTarget(context: context, width: frame.width, height: frame.height)
         }
+        let kept = try OffscreenTarget(context: context, width: Int(reach.x1 - reach.x0), height: Int(reach.y1 - reach.y0))
+        let entry = GroupCache.Entry(commands: Array(commands[group.command...key.end]), generations: key.generations,
+                                     width: frame.width, height: frame.height, reach: reach, appearance: kept, frame: frame.number)
+        let capture = Capture(entry: entry, hash: key.hash, output: frame.output, damage: frame.damage)
+        frame.output = appearanceTarget!.framebuffer
+        frame.damage = nil
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), frame.output)
+        scissor(reach)
+        glClearColor(0, 0, 0, 0)
+        glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+        return capture
+    }
+
+    /// The captured group's appearance goes into the cache, the output comes back, and the
+    /// appearance is drawn there like a cached one.
+    func endCapture(_ capture: Capture?) {
+        guard let capture else { return }
+        let kept = capture.entry.appearance
+        blit(from: frame.output, capture.entry.reach, height: frame.height,
+             to: kept.framebuffer, PixelBox(width: kept.width, height: kept.height), height: kept.height)
+        (frame.output, frame.damage) = (capture.output, capture.damage)
+        groupCache.insert(capture.entry, hash: capture.hash)
+        bindCurrentTarget()
+        drawAppearance(capture.entry)
     }
 
     /// Draws a cached group's appearance into the current target, over the reach it was kept for.

@@ -6,7 +6,7 @@ import LaminaTestSupport
 import Testing
 
 /// Offscreen groups kept while their commands stay the same (`GroupCache`): groups of opacity
-/// too, not only groups that cast a shadow of their pixels.
+/// and masked groups too, not only groups that cast a shadow of their pixels.
 @Suite("Group cache")
 struct GroupCacheTests {
     /// A translucent card with content (group opacity) and a shadowed panel.
@@ -18,10 +18,14 @@ struct GroupCacheTests {
         let panel = SceneLayer(frame: Rect(220, 40, 140, 100), color: .white, sublayers: [
             SceneLayer(frame: Rect(10, 10, 60, 20), color: rgb(200, 30, 30)),
         ]) { $0.shadowOpacity = 0.7; $0.shadowRadius = 8; $0.cornerRadius = 10 }
-        return try drawList([card, panel], width: 400, height: 200, background: rgb(16, 16, 16))
+        // A masked layer: a gradient of squares seen through a round mask.
+        let masked = SceneLayer(frame: Rect(250, 150, 60, 40), color: rgb(250, 120, 0), sublayers: [
+            SceneLayer(frame: Rect(5, 5, 30, 20), color: rgb(0, 120, 250)),
+        ], mask: SceneLayer(frame: Rect(0, 0, 60, 40), color: .white) { $0.cornerRadius = 20 })
+        return try drawList([card, panel, masked], width: 400, height: 200, background: rgb(16, 16, 16))
     }
 
-    @Test("an opacity group is drawn from the cache the second time, with the pixels of a fresh draw")
+    @Test("opacity, shadow and mask groups are drawn from the cache the second time, with the pixels of a fresh draw")
     func opacityGroupsAreKept() throws {
         let list = try Self.scene()
         let backend = try HeadlessBackend(width: 400, height: 200)
@@ -29,7 +33,7 @@ struct GroupCacheTests {
         try backend.present(list)
         let hitsBefore = backend.glesRenderer.groupCache.hits
         try backend.present(list)
-        #expect(backend.glesRenderer.groupCache.hits - hitsBefore == 2, "both groups (opacity and shadow) came from the cache")
+        #expect(backend.glesRenderer.groupCache.hits - hitsBefore == 3, "the three groups (opacity, shadow, mask) came from the cache")
         let cached = try backend.screenshot()
         backend.glesRenderer.cachesGroups = false
         try backend.present(list)
