@@ -128,6 +128,14 @@ public final class RasterCache {
     /// Raster bytes held for one client tree.
     public func heldBytes(tree: Int) -> Int { heldByTree[tree] ?? 0 }
 
+    /// Marks `key`'s raster as shown this frame without asking for it again (its layer was
+    /// drawn from commands kept by the render-list cache).
+    public func touch(_ key: Key) {
+        guard let i = entries.index(forKey: key), entries.values[i].frame != frame else { return }
+        entries.values[i].frame = frame
+        usedThisFrame += 1
+    }
+
     /// Ends a frame: forgets the layers that were not asked for since the last call.
     public func endFrame() {
         let current = frame

@@ -53,6 +53,10 @@ public final class ServerRasterizer: LayerRasterizing {
         return DrawContents(source: source, destination: raster.image.frame)
     }
 
+    public func keep(tree: UInt32, layers: [LayerID]) {
+        for layer in layers { cache.touch(RasterCache.Key(tree: Int(tree), layer: layer.rawValue)) }
+    }
+
     public func endFrame() {
         cache.endFrame()
         guard uploaded.count > cache.count else { return }

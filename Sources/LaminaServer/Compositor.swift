@@ -96,6 +96,8 @@ public final class Compositor {
     /// Registers the font files clients send (LaminaRaster's `FontconfigRegistry` in laminad);
     /// without one `register-font` is refused.
     public var fontRegistry: (any FontRegistry)?
+    /// Static top-level subtrees' draw commands, kept from frame to frame (`RenderListCache`).
+    public let renderCache = RenderListCache()
     /// Closes a client's connection after its queued bytes are sent.
     public var close: (ClientID) -> Void = { _ in }
     /// Turns the named output (nil: every output) off or on and returns every output's state
@@ -486,7 +488,8 @@ public final class Compositor {
         tickAnimations(at: t)
         // The presentation tree as this tick left it, handed to the render walk as a value.
         let presentation = PresentationTree(ticked: display.entries.map(\.animations), transitions: transitionsInFlight)
-        let list = display.drawList(at: t, presentation: presentation, rasters: layerRasters)
+        let list = display.drawList(at: t, presentation: presentation, rasters: layerRasters, cache: renderCache)
+        renderCache.endFrame()
         layerRasters?.endFrame()
         for serial in list.truncated where !truncationReported.contains(serial) {
             truncationReported.insert(serial)
@@ -582,6 +585,9 @@ public final class Compositor {
                 }
                 do {
                     let families = try fontRegistry.register(UnsafeRawBufferPointer(start: memory.base, count: Int(byteCount)))
+                    // Text already drawn may now find its font: rasters kept in the render-list
+                    // cache are asked for again.
+                    renderCache.removeAll()
                     logger.info("\(client): registered font \(families.joined(separator: ", ")) (\(byteCount) bytes)")
                     reply(client, .reply(id: id, .fontRegistered(families: families)))
                 } catch {
@@ -656,7 +662,8 @@ public final class Compositor {
             Statistic(name: "input.delivered", value: Double(input.delivered)),
             Statistic(name: "input.unclaimed", value: Double(input.unclaimed)),
             Statistic(name: "input.touches", value: Double(input.state.touches.count)),
-        ] + damageStatistics() + backend.renderer.cacheStatistics.map { Statistic(name: $0.name, value: $0.value) } + textureStatistics() + (layerRasters?.statistics ?? []) + platformStatistics()
+        ] + damageStatistics() + backend.renderer.cacheStatistics.map { Statistic(name: $0.name, value: $0.value) }
+            + renderCache.statistics.map { Statistic(name: $0.name, value: $0.value) } + textureStatistics() + (layerRasters?.statistics ?? []) + platformStatistics()
     }
 
     /// `damage.*`: whether frames redraw only what changed, and how much of the output they drew.

@@ -8,7 +8,9 @@ import LaminaProtocol
 public struct DisplayTree: Sendable {
     /// One client's part of the display.
     public struct Entry: Sendable {
-        public var tree: ClientTree
+        /// (Any change to it, or to `renderTree`, bumps `changeCount`: what the render-list
+        /// cache checks its kept commands against.)
+        public var tree: ClientTree { didSet { changeCount &+= 1 } }
         /// The client connected now, or nil for a kept session whose client has gone.
         public var client: ClientID?
         public var clientName: String
@@ -24,7 +26,9 @@ public struct DisplayTree: Sendable {
         /// Layers that left the tree but stay on screen until their onOrderOut animation ends.
         public var departing: [LayerID: Departure] = [:]
         /// What to draw when it differs from `tree` (departing layers put back in place).
-        public var renderTree: ClientTree?
+        public var renderTree: ClientTree? { didSet { changeCount &+= 1 } }
+        /// Counts changes to `tree` and `renderTree`.
+        public private(set) var changeCount: UInt64 = 0
         /// Its layers stay when its client leaves.
         public var isKept: Bool { keepsLayers && !session.isEmpty }
     }

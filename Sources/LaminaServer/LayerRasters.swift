@@ -12,12 +12,16 @@ public protocol LayerRasterizing: AnyObject {
     func contents(tree: UInt32, layer: LayerID, _ p: LayerProperties, toDisplay: Transform3D) -> DrawContents?
     /// The frame's list is built: rasters of layers not asked for since the last call may go.
     func endFrame()
+    /// The rasters of these layers of tree `tree` are still shown (drawn from commands the
+    /// render-list cache kept, so not asked for this frame): keep them.
+    func keep(tree: UInt32, layers: [LayerID])
     /// Bytes held and budgets, for `stats`.
     var statistics: [Statistic] { get }
 }
 
 extension LayerRasterizing {
     public var statistics: [Statistic] { [] }
+    public func keep(tree: UInt32, layers: [LayerID]) {}
 }
 
 /// Makes font files that clients send (`register-font`, protocol 1.5) available to text layers

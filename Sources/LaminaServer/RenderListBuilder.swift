@@ -92,14 +92,23 @@ extension DisplayTree {
     /// (none without a rasterizer); it ignores `contents`, as in Core Animation. A layer with a
     /// transition in progress draws its old rendering and its current one,
     /// placed and faded as the transition's type, direction and progress say.
+    ///
+    /// - Parameter cache: static top-level subtrees' commands kept from the last frame
+    ///   (`RenderListCache`), reused where nothing in them changed.
     public func drawList(at time: Double = 0, presentation: PresentationTree = .model,
-                         rasters: (any LayerRasterizing)? = nil) -> DrawList {
+                         rasters: (any LayerRasterizing)? = nil, cache: RenderListCache? = nil) -> DrawList {
         var list = DrawList(width: width, height: height, background: background)
         list.commands.reserveCapacity(layerCount + layerCount / 2)
         for (i, entry) in entries.enumerated() {
             // renderTree: departing layers (onOrderOut) put back where they were.
-            var walk = RenderWalk(tree: entry.renderTree ?? entry.tree, entry: i, serial: entry.serial, presentation: presentation,
+            let tree = entry.renderTree ?? entry.tree
+            var walk = RenderWalk(tree: tree, entry: i, serial: entry.serial, presentation: presentation,
                                   rasters: rasters, outputRoots: outputRoots)
+            if let cache, cache.isEnabled, let dynamic = entry.dynamicTops(in: tree) {
+                walk.cache = cache
+                walk.dynamicTops = dynamic
+                walk.changeCount = entry.changeCount
+            }
             walk.visitRoot(time: time, into: &list.commands)
             if walk.visits > RenderWalk.maximumVisits { list.truncated.append(entry.serial) }
         }
@@ -134,6 +143,16 @@ private struct RenderWalk {
     let entry: Int
     let serial: UInt32
     let presentation: PresentationTree
+    /// Where static top-level subtrees' commands are kept (nil: walk everything).
+    var cache: RenderListCache?
+    /// The root's sublayers whose subtrees animate.
+    var dynamicTops: Set<LayerID> = []
+    /// The entry's `changeCount`, which kept commands must match.
+    var changeCount: UInt64 = 0
+    /// True until the root's own sublayers are visited (the only level the cache serves).
+    var rootSublayersPending = false
+    /// Shape and text layers that asked for a raster while a subtree was being kept.
+    var rasterLayers: [LayerID]?
     let rasters: (any LayerRasterizing)?
     /// True while walking a replicator copy shown at a delayed time.
     var delayed = false
@@ -160,6 +179,9 @@ private struct RenderWalk {
     mutating func visitRoot(time: Double, into commands: inout [DrawCommand]) {
         guard let root = tree[.root] else { return }
         let (p, local) = properties(of: .root, root, parentTime: time)
+        // The root's sublayers are visited by the root's own visitSublayers, first (its mask, if
+        // any, comes after them); a transform or replicator root places them otherwise.
+        rootSublayersPending = cache != nil && p.kind != .transform && p.kind != .replicator
         visit(.root, root, p, localTime: local, superlayerSpace: .identity, superlayerToDisplay: .identity,
               parentOpacity: 1, tint: nil, into: &commands)
     }
@@ -226,6 +248,7 @@ private struct RenderWalk {
             gradient = g
         }
         if let g = gradient, !g.colors.contains(where: { $0.alpha > 0 }) { gradient = nil }
+        if p.kind == .shape || p.kind == .text { rasterLayers?.append(id) }
         let contents = p.kind == .shape || p.kind == .text
             ? rasterDraw(id, p, toDisplay: toDisplay, radii: radii) : contentsDraw(p, radii: radii)
 
@@ -447,11 +470,36 @@ private struct RenderWalk {
         guard p.kind == .replicator else {
             // The separate layout: a root's sublayer named after an output is that output's root.
             let perOutput = layer.superlayer == nil && !outputRoots.isEmpty
+            let atRoot = rootSublayersPending
+            rootSublayersPending = false
             for c in orderedSublayers(of: layer, time: localTime) {
                 guard visits <= Self.maximumVisits else { break }
                 var toPlane = plane
                 if perOutput, let output = outputRoots[c.props.name] {
                     toPlane = plane.concatenating(.translation(x: output.minX, y: output.minY))
+                }
+                if atRoot, tint == nil, let cache, !dynamicTops.contains(c.id) {
+                    let key = RenderListCache.Key(entry: serial, layer: c.id)
+                    if var k = cache.kept[key], k.changeCount == changeCount, k.place == toPlane, k.space == space, k.opacity == opacity {
+                        // Unchanged since it was kept: its commands again, its rasters kept.
+                        commands += k.commands
+                        visits += k.visits
+                        if !k.rasterLayers.isEmpty { rasters?.keep(tree: serial, layers: k.rasterLayers) }
+                        k.frame = cache.currentFrame
+                        cache.kept[key] = k
+                        cache.hit()
+                        continue
+                    }
+                    let start = commands.count, visitsBefore = visits
+                    rasterLayers = []
+                    visit(c.id, c.layer, c.props, localTime: c.time, superlayerSpace: space, superlayerToDisplay: toPlane,
+                          parentOpacity: opacity, tint: tint, into: &commands)
+                    cache.kept[key] = RenderListCache.Kept(changeCount: changeCount, place: toPlane, space: space, opacity: opacity,
+                                                           commands: Array(commands[start...]), visits: visits - visitsBefore,
+                                                           rasterLayers: rasterLayers ?? [], frame: cache.currentFrame)
+                    rasterLayers = nil
+                    cache.miss()
+                    continue
                 }
                 visit(c.id, c.layer, c.props, localTime: c.time, superlayerSpace: space, superlayerToDisplay: toPlane,
                       parentOpacity: opacity, tint: tint, into: &commands)

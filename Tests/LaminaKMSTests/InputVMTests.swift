@@ -348,6 +348,8 @@ extension KMSVMTests {
             value typed "$(tr -d '\\r\\n' </tmp/tty1.txt)x"
             \(ctrlAltF2)
             wait_log "input: session switched away" 100
+            # The kernel finishes the switch once laminad has released the VT: look until it shows.
+            i=0; while [ "$(cat /sys/class/tty/tty0/active)" != tty2 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
             value vt "$(cat /sys/class/tty/tty0/active)"
             busybox chvt 1
             wait_log "input: session back" 100

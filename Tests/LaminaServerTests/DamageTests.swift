@@ -161,6 +161,8 @@ final class DamagePixelTests {
             // The full redraw draws every shadowed group again: the cache is checked too.
             backend.glesRenderer.cachesGroups = damage
             compositor = Compositor(backend: backend, clock: FrameClock(.virtual), realTime: { 0 })
+            // And every layer walked every frame: the render-list cache is checked too.
+            compositor.renderCache.isEnabled = damage
             compositor.layerRasters = ServerRasterizer()
             client = compositor.connect()
             compositor.send = { [unowned self] _, bytes in
@@ -286,6 +288,7 @@ final class DamagePixelTests {
         #expect(partialFrames >= 30, "only \(partialFrames) of 60 frames were drawn in part")
         #expect(whole.compositor.backend.damageStatistics.fullFrames == whole.compositor.backend.damageStatistics.frames)
         let hits = tracked.compositor.statistics().first { $0.name == "groupCache.hits" }?.value ?? 0
+        #expect(tracked.compositor.renderCache.hits > 0, "static subtrees were drawn from the render-list cache")
         #expect(hits > 0, "the shadowed group (layer 11) was drawn from the cache at least once")
     }
 }

@@ -1,0 +1,85 @@
+import LaminaCore
+
+/// The draw commands of static top-level subtrees, kept from frame to frame: the retained part
+/// of the render list. A sublayer of a client's root whose subtree has no animation (nor a
+/// departing layer, nor a transition) draws exactly what it drew last frame while the client's
+/// tree is unchanged (`DisplayTree.Entry.changeCount`) and it is placed the same; the walk then
+/// copies its commands instead of visiting its layers again. On a mostly still dashboard that is
+/// every panel, so a frame walks only the layers that move.
+///
+/// Bounded: one entry per top-level layer drawn in the last frame (the rest go at `endFrame`),
+/// holding what that frame's list held anyway. Cleared when what a raster shows can change
+/// without the tree changing (a font registered).
+public final class RenderListCache {
+    struct Key: Hashable {
+        let entry: UInt32
+        let layer: LayerID
+    }
+
+    struct Kept {
+        let changeCount: UInt64
+        let place: Transform3D
+        let space: Transform3D
+        let opacity: Double
+        let commands: [DrawCommand]
+        let visits: Int
+        /// Shape and text layers in the subtree, whose rasters must stay.
+        let rasterLayers: [LayerID]
+        var frame: Int
+    }
+
+    var kept: [Key: Kept] = [:]
+    private var frame = 0
+    /// Turned off, every frame walks every layer (tests compare the two).
+    public var isEnabled = true
+    public private(set) var hits = 0
+    public private(set) var misses = 0
+
+    public init() {}
+
+    var currentFrame: Int { frame }
+
+    /// Forgets everything kept.
+    public func removeAll() { kept.removeAll() }
+
+    /// The frame's list is built: subtrees not drawn in it go.
+    public func endFrame() {
+        if kept.values.contains(where: { $0.frame != frame }) { kept = kept.filter { $0.value.frame == frame } }
+        frame += 1
+    }
+
+    func hit() { hits += 1 }
+    func miss() { misses += 1 }
+
+    /// `renderCache.entries`, `.commands`, `.hits`, `.misses` for `stats`.
+    public var statistics: [(name: String, value: Double)] {
+        [("renderCache.entries", Double(kept.count)), ("renderCache.commands", Double(kept.values.reduce(0) { $0 + $1.commands.count })),
+         ("renderCache.hits", Double(hits)), ("renderCache.misses", Double(misses))]
+    }
+}
+
+extension DisplayTree.Entry {
+    /// The sublayers of the root whose subtrees hold an animated or departing layer, or nil when
+    /// the root itself animates (then nothing in the tree is static).
+    func dynamicTops(in tree: ClientTree) -> Set<LayerID>? {
+        var tops: Set<LayerID> = []
+        for id in Array(animations.keys) + Array(departing.keys) {
+            var cursor = id
+            var steps = 0
+            while true {
+                if cursor == .root { return nil }
+                // A layer the walk cannot place: nothing in this tree counts as static.
+                guard let layer = tree[cursor], steps <= 1024 else { return nil }
+                let up = layer.superlayer ?? layer.maskOf ?? departing[cursor]?.superlayer
+                if up == .root {
+                    tops.insert(cursor)
+                    break
+                }
+                guard let next = up else { break }
+                cursor = next
+                steps += 1
+            }
+        }
+        return tops
+    }
+}
