@@ -18,6 +18,12 @@ public final class Compositor {
         /// clients wait at most one step (about 8 ms in a release build).
         public var commitStepOperations = 2048
         public var background: Color = .black
+        /// Videos decoded at once, over all clients (each is a GStreamer pipeline with its
+        /// threads); a create-video past it is an error event to that client.
+        public var maxVideos = 4
+        /// With a virtual clock, how long a frame waits for a video's picture to be decoded
+        /// (real seconds): long enough for any small clip, bounded for a stream that never answers.
+        public var videoFrameWait = 5.0
         public init() {}
     }
 
@@ -96,6 +102,11 @@ public final class Compositor {
     /// Registers the font files clients send (LaminaRaster's `FontconfigRegistry` in laminad);
     /// without one `register-font` is refused.
     public var fontRegistry: (any FontRegistry)?
+    /// Decodes clients' videos (LaminaVideo's `GStreamerVideo` in laminad); without it,
+    /// create-video is answered with an error event.
+    public var videoDecoding: (any VideoDecoding)?
+    /// Videos with a decoder, oldest first (CompositorVideo.swift).
+    var liveVideos: [VideoSurface] = []
     /// Closes a client's connection after its queued bytes are sent.
     public var close: (ClientID) -> Void = { _ in }
     /// Turns the named output (nil: every output) off or on and returns every output's state
@@ -412,6 +423,7 @@ public final class Compositor {
         if let i = display.index(of: client), !display.entries[i].session.isEmpty { sessionsChanged() }
         reply(client, .applied(serial: serial))
         if let i = display.index(of: client) {
+            if !result.videoChanges.isEmpty { applyVideoChanges(result.videoChanges, entry: i) }
             animate(result.changes, entry: i)
             attachTransitions(snapshots, result.changes, entry: i)
         }
@@ -476,6 +488,7 @@ public final class Compositor {
         let t = time ?? now
         needsFrame = false
         tickAnimations(at: t)
+        if !liveVideos.isEmpty { updateVideoFrames(at: t) }
         let entries = display.entries
         let list = display.drawList(at: t, present: { entry, id, model, _ in
             entries[entry].animations[id]?.presentation ?? model
@@ -502,7 +515,7 @@ public final class Compositor {
         lastFrameTime = t
         // With a real clock, a running animation asks for the next frame; a virtual clock
         // only moves when told to.
-        if !clock.isVirtual, isAnimating { markNeedsFrame() }
+        if !clock.isVirtual, isAnimating || videosPlaying { markNeedsFrame() }
         if !watchers.isEmpty {
             watch(#"{"event":"frame","frame":\#(stats.framesRendered),"commits":\#(stats.commitsApplied),"time":\#(JSONWriter.format(t)),"renderMilliseconds":\#(JSONWriter.format((stats.lastFrameSeconds * 1000 * 1000).rounded() / 1000))}"#)
         }
@@ -538,7 +551,7 @@ public final class Compositor {
                 guard clock.advance(by: seconds) else {
                     return fail(.invalidRequest, "advance-clock by \(seconds) s would take the virtual clock from \(clock.virtualTime) past its maximum of \(FrameClock.maximumVirtualTime) s")
                 }
-                if isAnimating { needsFrame = true }
+                if isAnimating || videosPlaying { needsFrame = true }
                 if seconds > 0 { clockMoved(by: client) }
                 // Kept sessions' animations are journalled against the clock: a restart puts
                 // them where the clock had taken them.

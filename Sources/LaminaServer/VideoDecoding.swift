@@ -56,6 +56,8 @@ public protocol VideoDecoding: AnyObject {
     /// tried (a path that is not a regular file, a scheme GStreamer has no source for); other
     /// problems arrive later as an `error` event.
     func open(uri: String) throws(VideoOpenError) -> any VideoDecoder
-    /// Lines for `stats` (which upload path frames take and why).
-    var statistics: [(name: String, value: String)] { get }
+    /// Numbers for `stats` (which upload path frames take).
+    var statistics: [(name: String, value: Double)] { get }
+    /// Which upload path frames take, and why, in words (logged when laminad starts).
+    var uploadPath: String { get }
 }

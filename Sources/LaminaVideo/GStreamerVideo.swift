@@ -45,10 +45,14 @@ public final class GStreamerVideo: VideoDecoding {
         try GStreamerDecoder(uri: try Self.resolve(uri), wakeup: wakeup, maximumSide: maximumSide)
     }
 
-    public var statistics: [(name: String, value: String)] {
-        // llvmpipe and the headless backend import no dmabufs: every frame is copied out of
-        // the decoder's buffer into system memory and uploaded with glTexSubImage2D.
-        [("video_upload_path", "system memory: the pipeline ends in video/x-raw (no memory:DMABuf caps), copied and uploaded with glTexSubImage2D")]
+    /// 1: frames are copied into system memory and uploaded (the only path so far).
+    public var statistics: [(name: String, value: Double)] { [("video_upload_system_memory", 1)] }
+
+    public var uploadPath: String {
+        // Zero-copy would need the app sink to take memory:DMABuf caps and the renderer to
+        // import them (EGL_EXT_image_dma_buf_import); llvmpipe and the headless backend have
+        // neither, so nothing here asks for them.
+        "system memory: the pipeline ends in video/x-raw in system memory (no memory:DMABuf caps are negotiated); each new frame is copied out of the decoder's buffer and uploaded with glTexSubImage2D"
     }
 
     /// A URI GStreamer can open: an absolute path becomes a file URI; a file (by path or
