@@ -79,7 +79,7 @@ let package = Package(
         ]),
         .target(name: "LaminaDaemon", dependencies: [
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaPlatform",
-            "LaminaGLES", "LaminaHeadless", "LaminaImage", "LaminaKMS", "LaminaRaster", "LaminaInput",
+            "LaminaGLES", "LaminaHeadless", "LaminaImage", "LaminaKMS", "LaminaRaster", "LaminaInput", "LaminaVideo",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),

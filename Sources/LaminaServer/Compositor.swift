@@ -664,6 +664,9 @@ public final class Compositor {
             Statistic(name: "imageBytes", value: Double(display.entries.reduce(0) { $0 + $1.tree.images.values.reduce(0) { $0 + $1.byteCount } })),
             Statistic(name: "budget.maxImageBytes", value: Double(configuration.limits.maxImageBytes)),
             Statistic(name: "budget.maxTotalImageBytes", value: Double(configuration.limits.maxTotalImageBytes)),
+            Statistic(name: "videos", value: Double(liveVideos.count)),
+            Statistic(name: "videosPlaying", value: Double(liveVideos.filter(\.isPlaying).count)),
+            Statistic(name: "budget.maxVideos", value: Double(configuration.maxVideos)),
             Statistic(name: "commitsStaged", value: Double(stats.commitsStaged)),
             Statistic(name: "stagedSteps", value: Double(stats.stagedSteps)),
             Statistic(name: "budget.commitStepOperations", value: Double(configuration.commitStepOperations)),
@@ -671,7 +674,8 @@ public final class Compositor {
             Statistic(name: "input.delivered", value: Double(input.delivered)),
             Statistic(name: "input.unclaimed", value: Double(input.unclaimed)),
             Statistic(name: "input.touches", value: Double(input.state.touches.count)),
-        ] + damageStatistics() + backend.renderer.cacheStatistics.map { Statistic(name: $0.name, value: $0.value) } + textureStatistics() + (layerRasters?.statistics ?? []) + platformStatistics()
+        ] + damageStatistics() + backend.renderer.cacheStatistics.map { Statistic(name: $0.name, value: $0.value) } + textureStatistics() + (layerRasters?.statistics ?? [])
+            + (videoDecoding?.statistics.map { Statistic(name: $0.name, value: $0.value) } ?? []) + platformStatistics()
     }
 
     /// `damage.*`: whether frames redraw only what changed, and how much of the output they drew.

@@ -200,19 +200,21 @@ final class GStreamerDecoder: VideoDecoder {
         }
     }
 
+    /// The first picture's size (from the preroll sample, or from the first frame pulled when
+    /// the loop thread took it first) and the media's length: the ready event, once.
     private func announceReady(_ p: UnsafeMutablePointer<GstElement>) {
         guard let sample = gst_app_sink_try_pull_preroll(sink, 0) else { return }
         defer { gst_sample_unref(sample) }
         var w: Int32 = 0, h: Int32 = 0, stride: Int32 = 0
         guard let caps = gst_sample_get_caps(sample), lamina_gst_video_layout(caps, &w, &h, &stride) != 0 else { return }
-        var length: gint64 = -1
-        var duration: Double?
-        if gst_element_query_duration(p, GST_FORMAT_TIME, &length) != 0, length > 0 {
-            duration = Double(length) / 1e9
-        }
+        announceReady(width: Int(w), height: Int(h))
+    }
+
+    private func announceReady(width: Int, height: Int) {
+        guard !announcedReady else { return }
         announcedReady = true
-        self.duration = duration
-        events.append(.ready(width: Int(w), height: Int(h), duration: duration))
+        duration = queryDuration()
+        events.append(.ready(width: width, height: height, duration: duration))
     }
 
     func frame(at mediaTime: Double, wait: Double) -> VideoFrame? {
@@ -318,6 +320,7 @@ final class GStreamerDecoder: VideoDecoder {
         }
         let pts = lamina_gst_buffer_pts(buffer)
         let time: Double = pts == lamina_gst_clock_time_none() ? (pending?.time ?? current?.time ?? 0) : Double(pts) / 1e9
+        announceReady(width: width, height: height)
         var bitmap = Bitmap(width: 0, height: 0)
         bitmap.width = width
         bitmap.height = height
