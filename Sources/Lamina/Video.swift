@@ -29,6 +29,8 @@ public final class VideoSource {
     public let uri: String
     weak var connection: Connection?
     public private(set) var isDestroyed = false
+    /// Whether releasing it destroys it in laminad (false for `init(existing:connection:)`).
+    private var owned = true
     /// The picture size and length from laminad's ready event (duration nil: unknown).
     public private(set) var size: (width: Int, height: Int)?
     public private(set) var duration: Double?
@@ -61,6 +63,17 @@ public final class VideoSource {
         number = connection.registerImage()
         connection.liveVideos[number] = WeakVideo(self)
         connection.noteImageOperation(.createVideo(image: number, uri: uri))
+    }
+
+    /// The video `number` an earlier client of this (resumed) session made, as a layer's
+    /// `contents` names it: controls and events, without creating it; releasing it does not
+    /// destroy it (`destroy()` does).
+    public init(existing number: UInt32, connection: Connection) {
+        self.number = number
+        uri = ""
+        self.connection = connection
+        owned = false
+        connection.liveVideos[number] = WeakVideo(self)
     }
 
     /// A video file, by a path relative to the working directory or absolute (laminad runs on
@@ -134,10 +147,11 @@ public final class VideoSource {
     }
 
     isolated deinit {
-        if !isDestroyed {
+        if !isDestroyed, owned {
             connection?.liveVideos[number] = nil
             connection?.noteImageDestroyed(number)
         }
+        if !owned { connection?.liveVideos[number] = nil }
         for w in waiters { w.continuation.resume(returning: .error("the video was released")) }
     }
 }

@@ -149,6 +149,8 @@ public struct ClientTree: Sendable {
     public internal(set) var videos: [UInt32: VideoSurface] = [:]
     /// Images made by an earlier client of a resumed session (`adoptImages`).
     var inheritedImages: Set<UInt32> = []
+    /// Videos made by an earlier client of a resumed session: stopped once no layer shows them.
+    var inheritedVideos: Set<UInt32> = []
     /// Whose texture bytes this tree's images count towards (set when the session is attached).
     public var imageOwner: ImageSource.Owner = .server
 
@@ -254,6 +256,7 @@ public struct ClientTree: Sendable {
         for (source, rect) in journal.imageUpdates { source.markChanged(rect) }
         for source in journal.destroyedImages { source.destroy() }
         for source in journal.destroyedImages { inheritedImages.remove(source.number) }
+        for change in journal.videoChanges { if case .destroyed(let v) = change { inheritedVideos.remove(v.number) } }
         destroyUnshownInheritedImages()
         commit.result.videoChanges = journal.videoChanges
         return commit.result
@@ -382,16 +385,21 @@ public struct ClientTree: Sendable {
     /// layer shows them any more (checked after each commit).
     public mutating func adoptImages() {
         inheritedImages = Set(images.keys)
+        inheritedVideos = Set(videos.keys)
         destroyUnshownInheritedImages()
     }
 
     private mutating func destroyUnshownInheritedImages() {
-        guard !inheritedImages.isEmpty else { return }
+        guard !inheritedImages.isEmpty || !inheritedVideos.isEmpty else { return }
         var shown = Set<UInt32>()
         for l in layers.values where l.properties.contents != 0 { shown.insert(l.properties.contents) }
         for n in inheritedImages where !shown.contains(n) {
             images.removeValue(forKey: n)?.destroy()
             inheritedImages.remove(n)
+        }
+        for n in inheritedVideos where !shown.contains(n) {
+            videos.removeValue(forKey: n)?.destroy()
+            inheritedVideos.remove(n)
         }
     }
 

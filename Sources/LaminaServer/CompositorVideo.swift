@@ -9,12 +9,14 @@ extension Compositor {
     var videosPlaying: Bool { liveVideos.contains { $0.isPlaying && $0.decoder != nil } }
 
     /// Videos with a decoder now.
-    public var videoCount: Int { liveVideos.count }
+    public var videoCount: Int { liveVideos.filter { !$0.isDestroyed && $0.decoder != nil }.count }
 
     /// Applies a standing commit's video changes for the client of display entry `i`.
     func applyVideoChanges(_ changes: [VideoChange], entry i: Int) {
         let serial = display.entries[i].serial
         let owner = display.entries[i].tree.imageOwner
+        // Videos a resumed session stopped showing were destroyed with the tree's images.
+        liveVideos.removeAll { $0.isDestroyed || $0.decoder == nil }
         let t = now
         for change in changes {
             switch change {

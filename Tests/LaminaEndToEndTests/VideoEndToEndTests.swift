@@ -238,4 +238,50 @@ struct VideoEndToEndTests {
         #expect(await sixth.nextEvent { isReady($0) || isError($0) } == .ready(width: 64, height: 48, duration: 3))
         c.close()
     }
+
+    @Test("a scene's \"video\" with loop, playing and rate; laminactl video NAME play, pause, seek")
+    func sceneAndLaminactl() async throws {
+        let daemon = try DaemonProcess()
+        _ = try VideoClips.webm(in: daemon.directory, name: "clip.webm")
+        let scene = daemon.directory + "/scene.json"
+        try """
+        {"sublayers": [
+          {"name": "still", "frame": [10, 10, 64, 48], "video": "clip.webm"},
+          {"name": "fast", "frame": [100, 10, 64, 48], "video": "clip.webm", "playing": true, "loop": true, "rate": 2}
+        ]}
+        """.write(toFile: scene, atomically: true, encoding: .utf8)
+        let applied = try daemon.laminactl(["apply", scene])
+        #expect(applied.status == 0, "\(applied.output)")
+        let c = try Connection.connect(to: daemon.socket, name: "look")
+        // The apply's frame drew both first pictures (a virtual clock waits for them).
+        var shot = try await c.screenshot()
+        #expect(VideoClips.colour(shot, x: 42, y: 34) == 0 && VideoClips.colour(shot, x: 132, y: 34) == 0)
+        _ = try await c.advanceClock(by: 1)
+        shot = try await c.screenshot()
+        #expect(VideoClips.colour(shot, x: 42, y: 34) == 0, "not playing: still red")
+        #expect(VideoClips.colour(shot, x: 132, y: 34) == 2, "rate 2, one second: media time 2, blue")
+        _ = try await c.advanceClock(by: 0.75)
+        #expect(VideoClips.colour(try await c.screenshot(), x: 132, y: 34) == 0, "looped: media time 3.5 → 0.5, red")
+
+        var r = try daemon.laminactl(["video", "still", "seek", "1.5"])
+        #expect(r.status == 0, "\(r.output)")
+        #expect(VideoClips.colour(try await c.screenshot(), x: 42, y: 34) == 1, "seek 1.5: green")
+        r = try daemon.laminactl(["video", "still", "play"])
+        #expect(r.status == 0, "\(r.output)")
+        _ = try await c.advanceClock(by: 1)
+        #expect(VideoClips.colour(try await c.screenshot(), x: 42, y: 34) == 2, "played one second from 1.5: blue")
+        r = try daemon.laminactl(["video", "still", "pause"])
+        #expect(r.status == 0, "\(r.output)")
+        _ = try await c.advanceClock(by: 5)
+        #expect(VideoClips.colour(try await c.screenshot(), x: 42, y: 34) == 2, "paused")
+        #expect(try await c.stats().first { $0.name == "videos" }?.value == 2, "the controls' clients made no videos")
+        r = try daemon.laminactl(["video", "nobody", "play"])
+        #expect(r.status != 0 && r.output.contains("no layer named 'nobody'"), "\(r.output)")
+        r = try daemon.laminactl(["video", "still", "rewind"])
+        #expect(r.status != 0 && r.output.contains("play, pause or seek"), "\(r.output)")
+        // Applying the scene again makes new videos and stops the old ones.
+        #expect(try daemon.laminactl(["apply", scene]).status == 0)
+        #expect(try await c.stats().first { $0.name == "videos" }?.value == 2)
+        c.close()
+    }
 }
