@@ -6,7 +6,8 @@ import LaminaProtocol
 /// events passed on to the owning client.
 extension Compositor {
     /// Whether some video's media time is moving (a real clock then draws frame after frame).
-    var videosPlaying: Bool { liveVideos.contains { $0.isPlaying && $0.decoder != nil } }
+    /// (A video stopped at its end does not: nothing more will change until a control.)
+    var videosPlaying: Bool { liveVideos.contains { $0.isPlaying && !$0.endReported && $0.decoder != nil && !$0.isDestroyed } }
 
     /// Videos with a decoder now.
     public var videoCount: Int { liveVideos.filter { !$0.isDestroyed && $0.decoder != nil }.count }
