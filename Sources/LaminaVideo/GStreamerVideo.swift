@@ -26,8 +26,9 @@ public final class GStreamerVideo: VideoDecoding {
     /// The largest picture decoded, in pixels per side.
     public var maximumSide = 8192
 
+    /// GStreamer itself starts with the first video (`gst_init` scans the plugin registry), so
+    /// a laminad that shows no video pays nothing for it.
     public init() throws(VideoOpenError) {
-        _ = gstreamerReady
         let fd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard fd >= 0 else { throw VideoOpenError("eventfd failed: errno \(errno)") }
         wakeup = fd
@@ -42,7 +43,8 @@ public final class GStreamerVideo: VideoDecoding {
     }
 
     public func open(uri: String) throws(VideoOpenError) -> any VideoDecoder {
-        try GStreamerDecoder(uri: try Self.resolve(uri), wakeup: wakeup, maximumSide: maximumSide)
+        _ = gstreamerReady
+        return try GStreamerDecoder(uri: try Self.resolve(uri), wakeup: wakeup, maximumSide: maximumSide)
     }
 
     /// 1: frames are copied into system memory and uploaded (the only path so far).
@@ -59,6 +61,7 @@ public final class GStreamerVideo: VideoDecoding {
     /// file URI) must be a regular file (a FIFO would block the loop thread in `open`); any
     /// other scheme needs a GStreamer source element.
     static func resolve(_ text: String) throws(VideoOpenError) -> String {
+        _ = gstreamerReady
         guard !text.isEmpty, text.utf8.count <= 4096, !text.utf8.contains(0) else {
             throw VideoOpenError("the video's URI is empty, longer than 4096 bytes or holds a NUL byte")
         }
