@@ -665,6 +665,7 @@ public final class Compositor {
             Statistic(name: "budget.maxImageBytes", value: Double(configuration.limits.maxImageBytes)),
             Statistic(name: "budget.maxTotalImageBytes", value: Double(configuration.limits.maxTotalImageBytes)),
             Statistic(name: "videos", value: Double(videoCount)),
+            Statistic(name: "videoFrameBytes", value: Double(videoFrameBytes)),
             Statistic(name: "videosPlaying", value: Double(liveVideos.filter { $0.isPlaying && !$0.isDestroyed && $0.decoder != nil }.count)),
             Statistic(name: "budget.maxVideos", value: Double(configuration.maxVideos)),
             Statistic(name: "commitsStaged", value: Double(stats.commitsStaged)),

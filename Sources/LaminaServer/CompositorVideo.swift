@@ -131,6 +131,12 @@ extension Compositor {
                     fail(v, "video \(v.number): its \(frame.bitmap.width)×\(frame.bitmap.height) frames (\(bytes) bytes) would take this client's images to \(held + bytes) bytes; the image budget (max_image_bytes) is \(budget)")
                     continue
                 }
+                let others = display.entries.indices.reduce(0) { sum, k in k == i ? sum : sum + Self.imageBytes(of: display.entries[k].tree) }
+                let total = configuration.limits.maxTotalImageBytes
+                if others + held + bytes > total {
+                    fail(v, "video \(v.number): its \(frame.bitmap.width)×\(frame.bitmap.height) frames (\(bytes) bytes) do not fit: all clients' images may hold \(total) bytes together (max_total_image_bytes), and the others hold \(others)")
+                    continue
+                }
             }
             if let image = v.image, image.width == frame.bitmap.width, image.height == frame.bitmap.height {
                 image.replace(frame.bitmap)
@@ -141,6 +147,16 @@ extension Compositor {
             v.shownTime = frame.time
         }
         pollVideos()
+    }
+
+    /// Pixel bytes a tree's images and video frames hold.
+    static func imageBytes(of tree: ClientTree) -> Int {
+        tree.images.values.reduce(0) { $0 + $1.byteCount } + tree.videos.values.reduce(0) { $0 + ($1.image?.byteCount ?? 0) }
+    }
+
+    /// Pixel bytes of every video's current frame.
+    var videoFrameBytes: Int {
+        display.entries.reduce(0) { $0 + $1.tree.videos.values.reduce(0) { $0 + ($1.image?.byteCount ?? 0) } }
     }
 
     /// The video can play no more: tell its client, stop its decoder.

@@ -199,5 +199,7 @@ final class VideoCompositorTests {
         compositor.pollVideos()
         #expect(take(old).allSatisfy { if case .video = $0 { false } else { true } })
         #expect(compositor.statistics().first { $0.name == "fake" }?.value == 1)
+        // Two 16×16 frames shown now: a's video 4 and old's video 7.
+        #expect(compositor.statistics().first { $0.name == "videoFrameBytes" }?.value == Double(2 * 16 * 16 * 4))
     }
 }
