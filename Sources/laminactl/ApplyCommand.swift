@@ -40,7 +40,7 @@ struct Apply: AsyncParsableCommand {
     @Flag(name: .customLong("disable-actions"), help: "Apply the changes without implicit animations.")
     var disableActions = false
 
-    @Flag(help: "Keep running: apply again whenever the scene file or an image it names changes.")
+    @Flag(help: "Keep running: apply again whenever the scene file or an image, font or video it names changes.")
     var watch = false
 
     /// The transaction's timing function from `--timing-function`.
@@ -162,7 +162,7 @@ struct Apply: AsyncParsableCommand {
             var line: String?
             do {
                 let parsed = try load()
-                watched = [scene] + parsed.contentsFiles + parsed.fontFiles
+                watched = [scene] + parsed.contentsFiles + parsed.fontFiles + parsed.videoLayers.compactMap(\.videoFile)
                 line = try await apply(parsed, on: c, images: &images, rootIsNew: !c.isResumedSession && !applied)
                 applied = true
             } catch let e as LaminaError {
