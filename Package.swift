@@ -53,10 +53,19 @@ let package = Package(
         // fonts-noto-cjk: Chinese, Japanese and Korean, which DejaVu lacks.
         // pangocairo's flags without -pthread, which SwiftPM refuses (scripts/deps.sh writes the .pc).
         .systemLibrary(name: "CPango", pkgConfig: "lamina-pangocairo", providers: [.apt(["libpango1.0-dev", "libfontconfig-dev", "fonts-dejavu-core", "fonts-noto-cjk"])]),
+        // GStreamer with its app sink and video library: video layers. gstreamer-app's and
+        // gstreamer-video's flags without -pthread (scripts/deps.sh writes the .pc); the plugins
+        // decode (base: playbin, videoconvert; good: WebM, VP8; libav: H.264 and the rest).
+        .systemLibrary(name: "CGStreamer", pkgConfig: "lamina-gstreamer", providers: [.apt([
+            "libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev", "gstreamer1.0-plugins-base",
+            "gstreamer1.0-plugins-good", "gstreamer1.0-libav",
+        ])]),
 
         // MARK: Rendering and display
         .target(name: "LaminaImage", dependencies: ["LaminaCore", "LaminaPlatform", "CPNG", "CJPEG"]),
         .target(name: "LaminaRaster", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaServer", "CCairo", "CPango", "CLinux"]),
+        // Video decoding (GStreamer) for video layers: frames into ImageSources, no GL.
+        .target(name: "LaminaVideo", dependencies: ["LaminaCore", "LaminaServer", "CGStreamer"]),
         .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaServer", "CEGL", "CGLES"]),
         .target(name: "LaminaHeadless", dependencies: ["LaminaCore", "LaminaServer", "LaminaGLES"]),
         .target(name: "LaminaKMS", dependencies: [
@@ -70,7 +79,7 @@ let package = Package(
         ]),
         .target(name: "LaminaDaemon", dependencies: [
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaPlatform",
-            "LaminaGLES", "LaminaHeadless", "LaminaImage", "LaminaKMS", "LaminaRaster", "LaminaInput",
+            "LaminaGLES", "LaminaHeadless", "LaminaImage", "LaminaKMS", "LaminaRaster", "LaminaInput", "LaminaVideo",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
@@ -105,6 +114,7 @@ let package = Package(
         .testTarget(name: "LaminaCoreTests", dependencies: ["LaminaCore"]),
         .testTarget(name: "LaminaRasterTests", dependencies: ["LaminaCore", "LaminaRaster", "LaminaImage"],
                     exclude: ["Reference"]),
+        .testTarget(name: "LaminaVideoTests", dependencies: ["LaminaCore", "LaminaServer", "LaminaVideo"]),
         .testTarget(name: "LaminaProtocolTests", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaTestSupport"]),
         .testTarget(name: "LaminaGLESTests", dependencies: [
             "CEGL", "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaImage",

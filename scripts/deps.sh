@@ -15,6 +15,11 @@ packages=(
   # same with or without them.
   fonts-noto-cjk fonts-noto-core
   libinput-dev libxkbcommon-dev xkb-data
+  # Video layers (LaminaVideo): GStreamer, its app sink and video info, the base and good
+  # plugins (videoconvert, playbin, matroska/WebM, VP8), libav (H.264 and most other codecs), and
+  # gst-launch-1.0, with which the tests make their clips.
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base
+  gstreamer1.0-plugins-good gstreamer1.0-libav gstreamer1.0-tools
   systemd util-linux
   # The Python client's tests (clients/python): pytest, and Pillow for Image.from_png.
   python3 python3-pytest python3-pil
@@ -50,6 +55,18 @@ if [ ! -f "$pc" ]; then
   $SUDO mkdir -p "$(dirname "$pc")"
   printf 'Name: lamina-pangocairo\nDescription: pangocairo without -pthread, for SwiftPM (written by lamina scripts/deps.sh)\nVersion: %s\nCflags: %s\nLibs: %s\n' \
     "$(pkg-config --modversion pangocairo)" "$(pkg-config --cflags pangocairo | sed 's/-pthread//g')" "$(pkg-config --libs pangocairo)" \
+    | $SUDO tee "$pc" >/dev/null
+fi
+
+# GStreamer's flags carry -pthread too (from glib's gthread): CGStreamer reads this copy of
+# the app sink's and video library's flags without it.
+pc=/usr/local/lib/pkgconfig/lamina-gstreamer.pc
+if [ ! -f "$pc" ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO mkdir -p "$(dirname "$pc")"
+  printf 'Name: lamina-gstreamer\nDescription: gstreamer-app and gstreamer-video without -pthread, for SwiftPM (written by lamina scripts/deps.sh)\nVersion: %s\nCflags: %s\nLibs: %s\n' \
+    "$(pkg-config --modversion gstreamer-1.0)" "$(pkg-config --cflags gstreamer-app-1.0 gstreamer-video-1.0 | sed 's/-pthread//g')" "$(pkg-config --libs gstreamer-app-1.0 gstreamer-video-1.0)" \
     | $SUDO tee "$pc" >/dev/null
 fi
 

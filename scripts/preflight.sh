@@ -12,11 +12,16 @@ need_tool python3 "the VM harness, scripts/vm/vmkms.py"
 need_tool systemd-analyze "systemd: the unit files' verify and security test"
 need_tool setpriv "util-linux: the authorisation test runs laminactl as nobody"
 need_tool prlimit "util-linux: the descriptor-exhaustion test"
-for m in egl glesv2 gbm libdrm libudev libseat libsystemd libpng libjpeg cairo lamina-pangocairo fontconfig libinput xkbcommon; do
+need_tool gst-launch-1.0 "gstreamer1.0-tools: the video tests make their clips with it"
+for m in egl glesv2 gbm libdrm libudev libseat libsystemd libpng libjpeg cairo lamina-pangocairo lamina-gstreamer fontconfig libinput xkbcommon; do
   need_pc "$m" "scripts/deps.sh"
 done
 # The script-coverage tests need the CJK fonts the default install has.
 fc-list :lang=ja family | grep -q "Noto Sans CJK" || missing+=("Noto CJK fonts (fonts-noto-cjk)")
+# The video tests' clips: VP8 in WebM, encoded and decoded (gstreamer1.0-plugins-good).
+for e in vp8enc vp8dec webmmux matroskademux playbin videoconvert appsink; do
+  gst-inspect-1.0 "$e" >/dev/null 2>&1 || missing+=("GStreamer element $e (scripts/deps.sh: gstreamer1.0-plugins-base, -good)")
+done
 [ -d /usr/share/X11/xkb/symbols ] || missing+=("xkb-data's layouts in /usr/share/X11/xkb (xkb-data)")
 [ -e /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so ] || [ -n "$(ls /usr/lib/*/dri/swrast_dri.so 2>/dev/null)" ] \
   || missing+=("Mesa's llvmpipe driver swrast_dri.so (libgl1-mesa-dri)")

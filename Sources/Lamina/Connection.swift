@@ -67,6 +67,8 @@ public final class Connection {
     private var reconnectTask: Task<Void, Never>?
     /// Images alive on this connection, by number: a reconnection sends them again.
     private var liveImages: [UInt32: WeakImage] = [:]
+    /// This connection's videos, by number, for their events.
+    var liveVideos: [UInt32: WeakVideo] = [:]
     /// Called on the main actor when laminad goes away and when the connection is back
     /// (`connect(reconnect:)`).
     public var onConnectionEvent: (ConnectionEvent) -> Void = { _ in }
@@ -279,6 +281,8 @@ public final class Connection {
             receivedInput(e)
         case .clock:
             clockMoved()
+        case let .video(number, event):
+            liveVideos[number]?.video?.received(event)
         default:
             break
         }

@@ -110,6 +110,7 @@ extension Layer {
         get { contentsImage }
         set {
             contentsImage = newValue
+            contentsVideo = nil
             setValue(.image(newValue?.number ?? 0), forKey: .contents)
         }
     }

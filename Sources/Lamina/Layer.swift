@@ -50,6 +50,8 @@ public class Layer {
 
     /// The image named by `contents`, kept alive while the layer shows it.
     var contentsImage: Image?
+    /// The video named by `contents` (`Layer.video`), kept alive while the layer shows it.
+    var contentsVideo: VideoSource?
 
     /// Values set that the model cannot hold, sent to laminad as they are (it refuses them).
     private var unrepresentable: [PropertyKey: PropertyValue] = [:]

@@ -44,6 +44,8 @@ public struct LaminadConfiguration: Sendable {
     public var handshakeTimeout: Double?
     public var maxTreeDepth: Int?
     public var maxKeptLayers: Int?
+    /// Videos decoded at once over all clients (`[limits] max_videos`).
+    public var maxVideos: Int?
     public var maxKeptSessions: Int?
     public var maxKeptSessionsPerUser: Int?
     public var maxTotalLayers: Int?
@@ -138,6 +140,7 @@ public struct LaminadConfiguration: Sendable {
             // The server's tree walks run on the main thread's stack: 256 is safe with margin.
             c.maxTreeDepth = try t.int("max_tree_depth", 1...256)
             c.maxKeptLayers = try t.int("max_kept_layers", 0...10_000_000)
+            c.maxVideos = try t.int("max_videos", 0...64)
             c.maxKeptSessions = try t.int("max_kept_sessions", 0...10_000)
             c.maxKeptSessionsPerUser = try t.int("max_kept_sessions_per_user", 0...10_000)
             c.maxTotalLayers = try t.int("max_total_layers", 1...100_000_000)

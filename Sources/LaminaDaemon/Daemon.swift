@@ -9,6 +9,7 @@ import LaminaPlatform
 import LaminaProtocol
 import LaminaRaster
 import LaminaServer
+import LaminaVideo
 import Logging
 
 /// laminad's wiring: the event loop, the listening socket, client connections, the frame clock
@@ -210,6 +211,18 @@ public final class Daemon {
         compositor.close = { [unowned self] id in closeAfterFlush(id) }
         compositor.onFrameNeeded = { [unowned self] in scheduleFrame() }
         compositor.routeInjected = { [unowned self] action, origin in handleInput(action, origin: origin) }
+        // Clients' videos are decoded with GStreamer; its buses wake the loop through an eventfd.
+        do {
+            let video = try GStreamerVideo()
+            compositor.videoDecoding = video
+            try loop.add(video.wakeup) { [unowned self] _ in
+                video.drainWakeup()
+                compositor.pollVideos()
+            }
+            logger.info("video frames: \(video.uploadPath)")
+        } catch {
+            logger.error("video decoding is off: \(error)")
+        }
         if journal != nil {
             journalTimer = try LoopTimer(loop: loop) { [unowned self] _ in
                 journalWriteArmed = false

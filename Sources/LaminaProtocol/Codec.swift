@@ -60,6 +60,18 @@ extension ByteWriter {
             u32(r.height)
         case .destroyImage(let image):
             u32(image)
+        case let .createVideo(image, uri):
+            u32(image)
+            string(uri)
+        case let .controlVideo(image, control):
+            u32(image)
+            u8(control.kind)
+            switch control {
+            case .play, .pause: break
+            case .seek(let t): f64(t)
+            case .rate(let r): f64(r)
+            case .loop(let on): bool(on)
+            }
         }
     }
 
@@ -180,6 +192,26 @@ extension ByteReader {
             return .updateImage(image: image, PixelRect(x: try u32("x"), y: try u32("y"),
                                                         width: try u32("width"), height: try u32("height")))
         case 14: return .destroyImage(image: try u32("image"))
+        case 16:
+            let image = try u32("video image")
+            return .createVideo(image: image, uri: try string("video uri", limit: 4096))
+        case 17:
+            let image = try u32("video image")
+            let kind = try u8("video control")
+            switch kind {
+            case 0: return .controlVideo(image: image, .play)
+            case 1: return .controlVideo(image: image, .pause)
+            case 2:
+                let t = try f64("video seek seconds")
+                guard t.isFinite, t >= 0 else { throw .invalid(field: "video seek seconds", reason: "must be finite and ≥ 0, got \(t)") }
+                return .controlVideo(image: image, .seek(seconds: t))
+            case 3:
+                let r = try f64("video rate")
+                guard r.isFinite, r > 0, r <= 16 else { throw .invalid(field: "video rate", reason: "must be > 0 and ≤ 16, got \(r)") }
+                return .controlVideo(image: image, .rate(r))
+            case 4: return .controlVideo(image: image, .loop(try bool("video loop")))
+            default: throw .invalid(field: "video control", reason: "unknown video control \(kind) (0 play, 1 pause, 2 seek, 3 rate, 4 loop)")
+            }
         default:
             throw .invalid(field: "opcode", reason: "unknown opcode \(opcode)")
         }
@@ -379,6 +411,17 @@ extension ServerMessage {
             w.inputEvent(e)
         case .clock(let time):
             w.f64(time)
+        case let .video(image, event):
+            w.u32(image)
+            w.u8(event.kind)
+            switch event {
+            case let .ready(width, height, duration):
+                w.u32(width)
+                w.u32(height)
+                w.f64(duration ?? -1)
+            case .playing, .paused, .ended: break
+            case .error(let message): w.string(message)
+            }
         }
         return Frame.end(w)
     }
@@ -497,6 +540,22 @@ extension ServerMessage {
                 msg = .input(try r.inputEvent())
             case 0x89:
                 msg = .clock(time: try r.f64("clock time"))
+            case 0x8A:
+                let image = try r.u32("video image")
+                let kind = try r.u8("video event")
+                let event: VideoEvent
+                switch kind {
+                case 0:
+                    let w = try r.u32("video width"), h = try r.u32("video height")
+                    let d = try r.f64("video duration")
+                    event = .ready(width: w, height: h, duration: d.isFinite && d >= 0 ? d : nil)
+                case 1: event = .playing
+                case 2: event = .paused
+                case 3: event = .ended
+                case 4: event = .error(try r.string("video error", limit: 1 << 16))
+                default: throw DecodeError.invalid(field: "video event", reason: "unknown video event \(kind)")
+                }
+                msg = .video(image: image, event)
             default:
                 throw MessageError.unknownType(type)
             }

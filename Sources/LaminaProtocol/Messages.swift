@@ -3,7 +3,7 @@ import LaminaCore
 /// The protocol version this build speaks. A server accepts a client with the same major version.
 public enum ProtocolVersion {
     public static let major: UInt16 = 1
-    public static let minor: UInt16 = 5
+    public static let minor: UInt16 = 6
     /// "LAMN" as a little-endian u32: the first field of a hello, so a stray connection that
     /// speaks something else is recognised at once.
     public static let magic: UInt32 = 0x4E4D_414C
@@ -44,6 +44,14 @@ public enum Operation: Hashable, Sendable {
     case updateImage(image: UInt32, PixelRect)
     /// Destroys the client's image; layers whose `contents` name it draw no contents.
     case destroyImage(image: UInt32)
+    /// Creates a video (protocol 1.6) whose pictures are the client's image `image` (a number of
+    /// the same space as create-image's): a layer whose `contents` names it shows the current
+    /// frame, with everything that applies to contents. `uri` is an absolute path on laminad's
+    /// machine or a URI (`file://`, `http://`, …) GStreamer can read. The video starts paused at
+    /// 0, rate 1, not looping; destroy-image of the number stops and frees it.
+    case createVideo(image: UInt32, uri: String)
+    /// Plays, pauses, seeks, sets the rate of, or loops a video (protocol 1.6).
+    case controlVideo(image: UInt32, VideoControl)
 
     /// The number of memory-file descriptors the operation takes from its frame.
     public var descriptorCount: Int { if case .createImage = self { 1 } else { 0 } }
@@ -64,6 +72,56 @@ public enum Operation: Hashable, Sendable {
         case .createImage: 12
         case .updateImage: 13
         case .destroyImage: 14
+        case .createVideo: 16
+        case .controlVideo: 17
+        }
+    }
+}
+
+/// What control-video does to a video (protocol 1.6). The wire form is a u8 kind (the raw
+/// value) and, for seek and rate, an f64; for loop, a u8 boolean.
+public enum VideoControl: Hashable, Sendable {
+    /// Media time advances with the server's clock (times the rate).
+    case play
+    /// Media time stands still; the current frame stays.
+    case pause
+    /// Shows the frame at this media time (seconds, finite, ≥ 0; past the end: the last frame).
+    case seek(seconds: Double)
+    /// Media seconds per clock second: finite, > 0 and ≤ 16.
+    case rate(Double)
+    /// Whether playing past the end starts again from 0.
+    case loop(Bool)
+
+    public var kind: UInt8 {
+        switch self {
+        case .play: 0
+        case .pause: 1
+        case .seek: 2
+        case .rate: 3
+        case .loop: 4
+        }
+    }
+}
+
+/// What the server tells a video's client (protocol 1.6, server message 0x8A).
+public enum VideoEvent: Hashable, Sendable {
+    /// The first picture is decoded: its size in pixels and the media's length in seconds
+    /// (nil, -1 on the wire: unknown, such as a live stream).
+    case ready(width: UInt32, height: UInt32, duration: Double?)
+    case playing
+    case paused
+    /// Media time reached the end of a video that does not loop; the last frame stays.
+    case ended
+    /// The video cannot be played (GStreamer's message, or laminad's); it shows no new frames.
+    case error(String)
+
+    public var kind: UInt8 {
+        switch self {
+        case .ready: 0
+        case .playing: 1
+        case .paused: 2
+        case .ended: 3
+        case .error: 4
         }
     }
 }
@@ -480,6 +538,9 @@ public enum ServerMessage: Hashable, Sendable {
     /// The virtual clock moved (protocol 1.5): its new time, sent to every client but the one
     /// that moved it (which has it in its `advanced` reply), so `CACurrentMediaTime` follows it.
     case clock(time: Double)
+    /// Something happened to one of this client's videos (protocol 1.6; only to clients of 1.6
+    /// or later): `image` is the video's number.
+    case video(image: UInt32, VideoEvent)
 
     public var type: UInt16 {
         switch self {
@@ -492,6 +553,7 @@ public enum ServerMessage: Hashable, Sendable {
         case .watch: 0x87
         case .input: 0x88
         case .clock: 0x89
+        case .video: 0x8A
         }
     }
 }

@@ -28,6 +28,10 @@ public struct SceneLayer: Sendable, Equatable {
     /// `"contents": "file.png"`: a PNG or JPEG file shown as the layer's contents. Relative to
     /// the scene file once loaded with `Scene.load(path:)`.
     public var contentsFile: String?
+    /// `"video": "clip.webm"`: a video file shown as the layer's contents (protocol 1.6),
+    /// relative to the scene file once loaded; `"loop"`, `"playing"`, `"rate"` say how it plays.
+    public var videoFile: String?
+    public var video = SceneVideo()
     /// `"font": "fonts/Inter.ttf"`: a font file (by its extension) that laminactl registers
     /// with laminad (`Connection.registerFont`); the layer's `font` becomes the file's family.
     /// Relative to the scene file once loaded with `Scene.load(path:)`.
@@ -52,6 +56,18 @@ public struct SceneLayer: Sendable, Equatable {
         for key in PropertyKey.allCases { if let v = properties[key] { try? p.set(key, v) } }
         if let name { p.name = name }
         return p
+    }
+}
+
+/// How a scene's video plays (`"loop"`, `"playing"`, `"rate"` beside `"video"`).
+public struct SceneVideo: Sendable, Hashable {
+    public var loops = false
+    public var playing = false
+    public var rate = 1.0
+    public init(loops: Bool = false, playing: Bool = false, rate: Double = 1) {
+        self.loops = loops
+        self.playing = playing
+        self.rate = rate
     }
 }
 
@@ -99,6 +115,19 @@ public struct Scene: Sendable, Equatable {
         return out
     }
 
+    /// Every layer with a video, in tree order (each makes its own video: two layers naming one
+    /// file play it independently).
+    public var videoLayers: [SceneLayer] {
+        var out: [SceneLayer] = []
+        func walk(_ l: SceneLayer) {
+            if l.videoFile != nil { out.append(l) }
+            if let m = l.mask { walk(m) }
+            l.sublayers.forEach(walk)
+        }
+        walk(root)
+        return out
+    }
+
     /// Every contents file the scene names, each once, in tree order.
     public var contentsFiles: [String] {
         var seen: Set<String> = [], out: [String] = []
@@ -116,6 +145,7 @@ extension SceneLayer {
     mutating func resolveContentsFiles(relativeTo directory: String) {
         if let f = contentsFile, !f.hasPrefix("/") { contentsFile = directory + "/" + f }
         if let f = fontFile, !f.hasPrefix("/") { fontFile = directory + "/" + f }
+        if let f = videoFile, !f.hasPrefix("/") { videoFile = directory + "/" + f }
         if var m = mask {
             m.resolveContentsFiles(relativeTo: directory)
             mask = m
@@ -162,9 +192,30 @@ enum SceneParser {
             case "contents":
                 switch value {
                 case .null: layer.contentsFile = nil
-                case .string(let f) where !f.isEmpty: layer.contentsFile = f
+                case .string(let f) where !f.isEmpty:
+                    guard layer.videoFile == nil else { throw SceneError(path: p, message: "a layer shows either \"contents\" or \"video\", not both") }
+                    layer.contentsFile = f
                 default: throw SceneError(path: p, message: "expected the path of a PNG or JPEG file (relative to the scene file), or null")
                 }
+            case "video":
+                switch value {
+                case .null: layer.videoFile = nil
+                case .string(let f) where !f.isEmpty:
+                    guard layer.contentsFile == nil else { throw SceneError(path: p, message: "a layer shows either \"contents\" or \"video\", not both") }
+                    layer.videoFile = f
+                default: throw SceneError(path: p, message: "expected the path of a video file (relative to the scene file), or null")
+                }
+            case "loop":
+                guard case .bool(let b) = value else { throw SceneError(path: p, message: "expected true or false (whether the video starts again at its end)") }
+                layer.video.loops = b
+            case "playing":
+                guard case .bool(let b) = value else { throw SceneError(path: p, message: "expected true or false (whether the video plays)") }
+                layer.video.playing = b
+            case "rate":
+                guard case .number(let r) = value, r.isFinite, r > 0, r <= 16 else {
+                    throw SceneError(path: p, message: "expected a video rate > 0 and ≤ 16 (media seconds per second)")
+                }
+                layer.video.rate = r
             case "font" where isFontFile(value):
                 guard case .string(let f) = value else { break }
                 layer.fontFile = f
@@ -255,7 +306,7 @@ enum SceneParser {
     }
 
     /// The keys a layer object may have besides its properties.
-    static let structuralKeys = ["name", "class", "frame", "sublayers", "contents", "mask", "animations", "actions"]
+    static let structuralKeys = ["name", "class", "frame", "sublayers", "contents", "mask", "animations", "actions", "video", "loop", "playing", "rate"]
 
     /// "unknown property 'cornerRadious' on layer 'card'; did you mean 'cornerRadius'?"
     static func unknownKey(_ key: String, fields: [String: JSONValue], isRoot: Bool) -> String {

@@ -35,10 +35,13 @@ public enum SceneApplier {
     ///
     /// `fonts` maps each of the scene's `fontFiles` to the family laminad registered it as
     /// (`Connection.registerFont`); a text layer naming a file takes that family as its `font`.
+    ///
+    /// `videos` holds a `VideoSource` for each layer with a video, by the layer's JSON path
+    /// (`SceneLayer.path`); a layer whose video is missing from it keeps the contents it has.
     public static func apply(_ scene: Scene, to root: Layer, images: [String: Image] = [:], fonts: [String: String] = [:],
-                             mediaTime: Double = 0, rootIsNew: Bool = false) -> Summary {
+                             videos: [String: VideoSource] = [:], mediaTime: Double = 0, rootIsNew: Bool = false) -> Summary {
         var summary = Summary()
-        let context = Context(images: images, fonts: fonts, mediaTime: mediaTime)
+        let context = Context(images: images, fonts: fonts, videos: videos, mediaTime: mediaTime)
         update(root, to: scene.root, isRoot: true, isNew: rootIsNew, context, chain: [], &summary)
         return summary
     }
@@ -47,6 +50,7 @@ public enum SceneApplier {
     private struct Context {
         var images: [String: Image]
         var fonts: [String: String]
+        var videos: [String: VideoSource]
         var mediaTime: Double
     }
 
@@ -77,12 +81,16 @@ public enum SceneApplier {
         // `mask` is a layer, set below from the file's mask object.
         for key in PropertyKey.allCases where key != .mask && layer.value(forKey: key) != target[key] {
             // A file's contents are an image made for this apply (below), not a number.
-            if key == .contents, node.contentsFile != nil { continue }
+            if key == .contents, node.contentsFile != nil || node.videoFile != nil { continue }
             layer.setValue(target[key], forKey: key)
             changed += 1
         }
         if let file = node.contentsFile, let image = images[file], layer.contents !== image {
             layer.contents = image
+            changed += 1
+        }
+        if node.videoFile != nil, let video = context.videos[node.path], layer.video !== video {
+            layer.video = video
             changed += 1
         }
         if quiet { Transaction.commit() }

@@ -45,6 +45,9 @@ public struct CommitResult: Sendable, Equatable {
     public var changes: [TreeChange] = []
     /// Whether pixels may have changed (something set, moved, shown or hidden).
     public var visibleChange = false
+    /// Videos made, controlled or destroyed, in order (protocol 1.6): the compositor starts,
+    /// steers and stops their decoders once the commit stands.
+    public var videoChanges: [VideoChange] = []
 }
 
 /// A commit part way through `ClientTree.continueCommit`.
@@ -141,8 +144,13 @@ public struct ClientTree: Sendable {
     public internal(set) var layers: [LayerID: ServerLayer]
     /// The client's images, by its image number (ops create-image, update-image, destroy-image).
     public internal(set) var images: [UInt32: ImageSource] = [:]
+    /// The client's videos, by image number (ops create-video, control-video; destroy-image
+    /// ends one). Their numbers are taken from the same space as the images'.
+    public internal(set) var videos: [UInt32: VideoSurface] = [:]
     /// Images made by an earlier client of a resumed session (`adoptImages`).
     var inheritedImages: Set<UInt32> = []
+    /// Videos made by an earlier client of a resumed session: stopped once no layer shows them.
+    var inheritedVideos: Set<UInt32> = []
     /// Whose texture bytes this tree's images count towards (set when the session is attached).
     public var imageOwner: ImageSource.Owner = .server
 
@@ -213,7 +221,7 @@ public struct ClientTree: Sendable {
             do throws(CommitRejection) {
                 let visible: Bool
                 switch op {
-                case .createImage, .updateImage, .destroyImage:
+                case .createImage, .updateImage, .destroyImage, .createVideo, .controlVideo:
                     visible = try applyImage(op, index: i, attachments: commit.attachments, limits: commit.limits, journal: &commit.journal)
                 default:
                     visible = try applyOne(op, index: i, limits: commit.limits, journal: &commit.journal, changes: &commit.result.changes)
@@ -248,7 +256,9 @@ public struct ClientTree: Sendable {
         for (source, rect) in journal.imageUpdates { source.markChanged(rect) }
         for source in journal.destroyedImages { source.destroy() }
         for source in journal.destroyedImages { inheritedImages.remove(source.number) }
+        for change in journal.videoChanges { if case .destroyed(let v) = change { inheritedVideos.remove(v.number) } }
         destroyUnshownInheritedImages()
+        commit.result.videoChanges = journal.videoChanges
         return commit.result
     }
 
@@ -256,6 +266,7 @@ public struct ClientTree: Sendable {
         for (id, old) in journal.saved { layers[id] = old }
         for id in journal.created { layers[id] = nil }
         for (n, old) in journal.savedImages { images[n] = old }
+        for (n, old) in journal.savedVideos { videos[n] = old }
     }
 
     /// The value each touched layer had before the commit began (nil: it did not exist), and
@@ -281,6 +292,8 @@ public struct ClientTree: Sendable {
         var attachmentsTaken = 0
         var imageUpdates: [(ImageSource, PixelRect)] = []
         var destroyedImages: [ImageSource] = []
+        var savedVideos: [UInt32: VideoSurface?] = [:]
+        var videoChanges: [VideoChange] = []
     }
 
     private mutating func applyImage(_ op: Operation, index i: Int, attachments: [MemoryAttachment], limits: ClientLimits,
@@ -289,7 +302,34 @@ public struct ClientTree: Sendable {
             CommitRejection(code: code, operationIndex: i, message: message)
         }
         func saveImage(_ n: UInt32) { if journal.savedImages[n] == nil { journal.savedImages[n] = .some(images[n]) } }
+        func saveVideo(_ n: UInt32) { if journal.savedVideos[n] == nil { journal.savedVideos[n] = .some(videos[n]) } }
         switch op {
+        case let .createVideo(n, uri):
+            guard n != 0 else { throw fail(.invalidImage, "video image number 0 is nil; choose a number ≥ 1") }
+            guard images[n] == nil, videos[n] == nil else {
+                throw fail(.duplicateImage, "image \(n) already exists (destroy it first); a video's pictures take an image number")
+            }
+            guard images.count + videos.count < limits.maxImages else {
+                throw fail(.limitExceeded, "a client may hold at most \(limits.maxImages) images and videos")
+            }
+            guard !uri.isEmpty else { throw fail(.invalidImage, "video \(n): the URI is empty (give an absolute path or a URI)") }
+            saveVideo(n)
+            let surface = VideoSurface(number: n, uri: uri)
+            videos[n] = surface
+            journal.videoChanges.append(.created(surface))
+            return false
+        case let .controlVideo(n, control):
+            guard let surface = videos[n] else {
+                throw fail(.unknownImage, images[n] == nil ? "video \(n) does not exist" : "image \(n) is an image, not a video")
+            }
+            journal.videoChanges.append(.controlled(surface, control))
+            return true
+        case let .destroyImage(n) where videos[n] != nil:
+            saveVideo(n)
+            let surface = videos.removeValue(forKey: n)!
+            journal.videoChanges.removeAll { $0.surface === surface }
+            journal.videoChanges.append(.destroyed(surface))
+            return layers.values.contains { $0.properties.contents == n }
         case let .createImage(n, format):
             guard journal.attachmentsTaken < attachments.count else {
                 throw fail(.invalidImage, "image \(n): the frame carried only \(attachments.count) file descriptor\(attachments.count == 1 ? "" : "s") for more create-image operations (send one memory file per create-image, in order, with the frame)")
@@ -298,7 +338,8 @@ public struct ClientTree: Sendable {
             journal.attachmentsTaken += 1
             guard n != 0 else { throw fail(.invalidImage, "image number 0 is nil; choose a number ≥ 1") }
             guard images[n] == nil else { throw fail(.duplicateImage, "image \(n) already exists (destroy it first)") }
-            guard images.count < limits.maxImages else {
+            guard videos[n] == nil else { throw fail(.duplicateImage, "image \(n) is a video's (destroy it first)") }
+            guard images.count + videos.count < limits.maxImages else {
                 throw fail(.limitExceeded, "a client may hold at most \(limits.maxImages) images")
             }
             let memory: any PixelMemory
@@ -308,7 +349,7 @@ public struct ClientTree: Sendable {
             }
             if let problem = format.problem(fileSize: memory.byteCount) { throw fail(.invalidImage, "image \(n): \(problem)") }
             let bytes = Int(format.width) * Int(format.height) * 4
-            let held = images.values.reduce(0) { $0 + $1.byteCount }
+            let held = images.values.reduce(0) { $0 + $1.byteCount } + videos.values.reduce(0) { $0 + ($1.image?.byteCount ?? 0) }
             guard held + bytes <= limits.maxImageBytes else {
                 throw fail(.limitExceeded, "image \(n) (\(format.width)×\(format.height), \(bytes) bytes) would take this client's images to \(held + bytes) bytes; the image budget (max_image_bytes) is \(limits.maxImageBytes)")
             }
@@ -319,7 +360,9 @@ public struct ClientTree: Sendable {
             images[n] = ImageSource(owner: imageOwner, number: n, memory: memory, format: format)
             return layers.values.contains { $0.properties.contents == n }
         case let .updateImage(n, rect):
-            guard let source = images[n] else { throw fail(.unknownImage, "image \(n) does not exist") }
+            guard let source = images[n] else {
+                throw fail(.unknownImage, videos[n] == nil ? "image \(n) does not exist" : "image \(n) is a video's pictures: the decoder writes it, update-image cannot")
+            }
             guard rect.fits(width: UInt32(source.width), height: UInt32(source.height)) else {
                 throw fail(.invalidImage, "update rectangle \(rect) is empty or reaches outside image \(n) (\(source.width)×\(source.height))")
             }
@@ -342,21 +385,29 @@ public struct ClientTree: Sendable {
     /// layer shows them any more (checked after each commit).
     public mutating func adoptImages() {
         inheritedImages = Set(images.keys)
+        inheritedVideos = Set(videos.keys)
         destroyUnshownInheritedImages()
     }
 
     private mutating func destroyUnshownInheritedImages() {
-        guard !inheritedImages.isEmpty else { return }
+        guard !inheritedImages.isEmpty || !inheritedVideos.isEmpty else { return }
         var shown = Set<UInt32>()
         for l in layers.values where l.properties.contents != 0 { shown.insert(l.properties.contents) }
         for n in inheritedImages where !shown.contains(n) {
             images.removeValue(forKey: n)?.destroy()
             inheritedImages.remove(n)
         }
+        for n in inheritedVideos where !shown.contains(n) {
+            videos.removeValue(forKey: n)?.destroy()
+            inheritedVideos.remove(n)
+        }
     }
 
     /// Marks every image destroyed (the session ended): their textures go.
-    public func destroyImages() { for source in images.values { source.destroy() } }
+    public func destroyImages() {
+        for source in images.values { source.destroy() }
+        for video in videos.values { video.destroy() }
+    }
 
     private func save(_ id: LayerID, _ journal: inout Journal) {
         guard journal.keepsUndo, !journal.created.contains(id), journal.saved.index(forKey: id) == nil else { return }
@@ -537,7 +588,7 @@ public struct ClientTree: Sendable {
             changes.append(.settings(s))
             return false
 
-        case .createImage, .updateImage, .destroyImage:
+        case .createImage, .updateImage, .destroyImage, .createVideo, .controlVideo:
             return false  // applyImage
         }
     }

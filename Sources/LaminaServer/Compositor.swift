@@ -18,6 +18,12 @@ public final class Compositor {
         /// clients wait at most one step (about 8 ms in a release build).
         public var commitStepOperations = 2048
         public var background: Color = .black
+        /// Videos decoded at once, over all clients (each is a GStreamer pipeline with its
+        /// threads); a create-video past it is an error event to that client.
+        public var maxVideos = 4
+        /// With a virtual clock, how long a frame waits for a video's picture to be decoded
+        /// (real seconds): long enough for any small clip, bounded for a stream that never answers.
+        public var videoFrameWait = 5.0
         public init() {}
     }
 
@@ -98,6 +104,11 @@ public final class Compositor {
     public var fontRegistry: (any FontRegistry)?
     /// Static top-level subtrees' draw commands, kept from frame to frame (`RenderListCache`).
     public let renderCache = RenderListCache()
+    /// Decodes clients' videos (LaminaVideo's `GStreamerVideo` in laminad); without it,
+    /// create-video is answered with an error event.
+    public var videoDecoding: (any VideoDecoding)?
+    /// Videos with a decoder, oldest first (CompositorVideo.swift).
+    var liveVideos: [VideoSurface] = []
     /// Closes a client's connection after its queued bytes are sent.
     public var close: (ClientID) -> Void = { _ in }
     /// Turns the named output (nil: every output) off or on and returns every output's state
@@ -414,6 +425,7 @@ public final class Compositor {
         if let i = display.index(of: client), !display.entries[i].session.isEmpty { sessionsChanged() }
         reply(client, .applied(serial: serial))
         if let i = display.index(of: client) {
+            if !result.videoChanges.isEmpty { applyVideoChanges(result.videoChanges, entry: i) }
             animate(result.changes, entry: i)
             attachTransitions(snapshots, result.changes, entry: i)
         }
@@ -486,6 +498,7 @@ public final class Compositor {
         let t = now
         needsFrame = false
         tickAnimations(at: t)
+        if !liveVideos.isEmpty { updateVideoFrames(at: t) }
         // The presentation tree as this tick left it, handed to the render walk as a value.
         let presentation = PresentationTree(ticked: display.entries.map(\.animations), transitions: transitionsInFlight)
         let list = display.drawList(at: t, presentation: presentation, rasters: layerRasters, cache: renderCache)
@@ -503,7 +516,7 @@ public final class Compositor {
         lastFrameTime = t
         // With a real clock, a running animation asks for the next frame; a virtual clock
         // only moves when told to.
-        if !clock.isVirtual, isAnimating { markNeedsFrame() }
+        if !clock.isVirtual, isAnimating || videosPlaying { markNeedsFrame() }
         if !watchers.isEmpty {
             watch(#"{"event":"frame","frame":\#(stats.framesRendered),"commits":\#(stats.commitsApplied),"time":\#(JSONWriter.format(t)),"renderMilliseconds":\#(JSONWriter.format((stats.lastFrameSeconds * 1000 * 1000).rounded() / 1000))}"#)
         }
@@ -539,7 +552,7 @@ public final class Compositor {
                 guard clock.advance(by: seconds) else {
                     return fail(.invalidRequest, "advance-clock by \(seconds) s would take the virtual clock from \(clock.virtualTime) past its maximum of \(FrameClock.maximumVirtualTime) s")
                 }
-                if isAnimating { needsFrame = true }
+                if isAnimating || videosPlaying { needsFrame = true }
                 if seconds > 0 { clockMoved(by: client) }
                 // Kept sessions' animations are journalled against the clock: a restart puts
                 // them where the clock had taken them.
@@ -655,6 +668,10 @@ public final class Compositor {
             Statistic(name: "imageBytes", value: Double(display.entries.reduce(0) { $0 + $1.tree.images.values.reduce(0) { $0 + $1.byteCount } })),
             Statistic(name: "budget.maxImageBytes", value: Double(configuration.limits.maxImageBytes)),
             Statistic(name: "budget.maxTotalImageBytes", value: Double(configuration.limits.maxTotalImageBytes)),
+            Statistic(name: "videos", value: Double(videoCount)),
+            Statistic(name: "videoFrameBytes", value: Double(videoFrameBytes)),
+            Statistic(name: "videosPlaying", value: Double(liveVideos.filter { $0.isPlaying && !$0.isDestroyed && $0.decoder != nil }.count)),
+            Statistic(name: "budget.maxVideos", value: Double(configuration.maxVideos)),
             Statistic(name: "commitsStaged", value: Double(stats.commitsStaged)),
             Statistic(name: "stagedSteps", value: Double(stats.stagedSteps)),
             Statistic(name: "budget.commitStepOperations", value: Double(configuration.commitStepOperations)),
@@ -663,7 +680,8 @@ public final class Compositor {
             Statistic(name: "input.unclaimed", value: Double(input.unclaimed)),
             Statistic(name: "input.touches", value: Double(input.state.touches.count)),
         ] + damageStatistics() + backend.renderer.cacheStatistics.map { Statistic(name: $0.name, value: $0.value) }
-            + renderCache.statistics.map { Statistic(name: $0.name, value: $0.value) } + textureStatistics() + (layerRasters?.statistics ?? []) + platformStatistics()
+            + renderCache.statistics.map { Statistic(name: $0.name, value: $0.value) } + textureStatistics() + (layerRasters?.statistics ?? [])
+            + (videoDecoding?.statistics.map { Statistic(name: $0.name, value: $0.value) } ?? []) + platformStatistics()
     }
 
     /// `damage.*`: whether frames redraw only what changed, and how much of the output they drew.

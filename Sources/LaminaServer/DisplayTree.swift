@@ -137,7 +137,7 @@ public struct DisplayTree: Sendable {
             return false
         }
         let hadVisible = !(entries[i].tree[.root]?.sublayers.isEmpty ?? true) || !entries[i].departing.isEmpty
-            || !entries[i].tree.images.isEmpty
+            || !entries[i].tree.images.isEmpty || !entries[i].tree.videos.isEmpty
         entries[i].tree.destroyImages()
         entries.remove(at: i)
         return hadVisible

@@ -414,7 +414,7 @@ private struct RenderWalk {
     /// client has destroyed (a layer showing a destroyed image draws no contents), or when the
     /// image would land on nothing.
     private func contentsDraw(_ p: LayerProperties, radii: CornerRadii) -> DrawContents? {
-        guard p.contents != 0, let source = tree.images[p.contents] else { return nil }
+        guard p.contents != 0, let source = tree.images[p.contents] ?? tree.videos[p.contents]?.image else { return nil }
         let g = DrawContents.layout(bounds: p.bounds, imageWidth: source.width, imageHeight: source.height,
                                     contentsRect: p.contentsRect, contentsCenter: p.contentsCenter,
                                     gravity: p.contentsGravity, scale: p.contentsScale)

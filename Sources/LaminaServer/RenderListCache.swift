@@ -2,7 +2,7 @@ import LaminaCore
 
 /// The draw commands of static top-level subtrees, kept from frame to frame: the retained part
 /// of the render list. A sublayer of a client's root whose subtree has no animation (nor a
-/// departing layer, nor a transition) draws exactly what it drew last frame while the client's
+/// departing layer, nor a transition; and a client with videos is not served) draws exactly what it drew last frame while the client's
 /// tree is unchanged (`DisplayTree.Entry.changeCount`) and it is placed the same; the walk then
 /// copies its commands instead of visiting its layers again. On a mostly still dashboard that is
 /// every panel, so a frame walks only the layers that move.
@@ -62,6 +62,9 @@ extension DisplayTree.Entry {
     /// The sublayers of the root whose subtrees hold an animated or departing layer, or nil when
     /// the root itself animates (then nothing in the tree is static).
     func dynamicTops(in tree: ClientTree) -> Set<LayerID>? {
+        // A video's frames change what its layers show without the tree changing: a client with
+        // videos is walked whole every frame.
+        guard tree.videos.isEmpty else { return nil }
         var tops: Set<LayerID> = []
         for id in Array(animations.keys) + Array(departing.keys) {
             var cursor = id

@@ -40,7 +40,7 @@ struct Apply: AsyncParsableCommand {
     @Flag(name: .customLong("disable-actions"), help: "Apply the changes without implicit animations.")
     var disableActions = false
 
-    @Flag(help: "Keep running: apply again whenever the scene file or an image it names changes.")
+    @Flag(help: "Keep running: apply again whenever the scene file or an image, font or video it names changes.")
     var watch = false
 
     /// The transaction's timing function from `--timing-function`.
@@ -91,12 +91,27 @@ struct Apply: AsyncParsableCommand {
         for file in parsed.fontFiles {
             fonts[file] = try await images.fontFamily(file, connection: c, scene: scene)
         }
+        // Each layer's video, made anew by every apply (laminad drops a resumed session's
+        // videos that no layer shows any more); how it plays is sent with it.
+        var videos: [String: VideoSource] = [:]
+        for layer in parsed.videoLayers {
+            guard let file = layer.videoFile else { continue }
+            do {
+                let v = try VideoSource(contentsOfFile: file, connection: c)
+                v.loops = layer.video.loops
+                v.rate = layer.video.rate
+                if layer.video.playing { v.play() }
+                videos[layer.path] = v
+            } catch {
+                throw CommandFailure(ExitStatus.dataError, "\(scene): video \(file): \(error)")
+            }
+        }
         Transaction.begin()
         if let duration { Transaction.animationDuration = duration }
         if let timingFunction = try parsedTimingFunction() { Transaction.animationTimingFunction = timingFunction }
         Transaction.disableActions = disableActions
-        let summary = SceneApplier.apply(parsed, to: c.rootLayer, images: loaded, fonts: fonts, mediaTime: c.currentMediaTime,
-                                         rootIsNew: rootIsNew)
+        let summary = SceneApplier.apply(parsed, to: c.rootLayer, images: loaded, fonts: fonts, videos: videos,
+                                         mediaTime: c.currentMediaTime, rootIsNew: rootIsNew)
         Transaction.commit()
         try await c.sync()
         return "applied \(scene): \(summary.created) created, \(summary.updated) updated, \(summary.removed) removed, \(summary.propertiesSet) properties set, \(summary.animationsAdded) animations added"
@@ -147,7 +162,7 @@ struct Apply: AsyncParsableCommand {
             var line: String?
             do {
                 let parsed = try load()
-                watched = [scene] + parsed.contentsFiles + parsed.fontFiles
+                watched = [scene] + parsed.contentsFiles + parsed.fontFiles + parsed.videoLayers.compactMap(\.videoFile)
                 line = try await apply(parsed, on: c, images: &images, rootIsNew: !c.isResumedSession && !applied)
                 applied = true
             } catch let e as LaminaError {

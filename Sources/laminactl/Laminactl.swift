@@ -11,7 +11,7 @@ struct Laminactl: AsyncParsableCommand {
         commandName: "laminactl",
         abstract: "Control laminad: apply scene files, take screenshots, dump the layer tree, drive the virtual clock.",
         discussion: ExitStatus.help,
-        subcommands: [Apply.self, Contents.self, Screenshot.self, Tree.self, Watch.self, Events.self, Input.self, Advance.self, Stats.self, Display.self, Eval.self])
+        subcommands: [Apply.self, Contents.self, Video.self, Screenshot.self, Tree.self, Watch.self, Events.self, Input.self, Advance.self, Stats.self, Display.self, Eval.self])
 }
 
 /// Options every subcommand that talks to laminad takes.
@@ -90,6 +90,56 @@ struct Contents: AsyncParsableCommand {
         try await c.sync()
         print("\(name): contents \(file) (\(image.width)x\(image.height))")
         c.close()
+    }
+}
+
+struct Video: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play, pause or seek the video a named layer shows (a scene's \"video\").",
+        discussion: "Examples: laminactl video intro play; laminactl video intro seek 12.5")
+    @OptionGroup var connection: ConnectionOptions
+    @Option(help: "The session that holds the layer.") var session = "laminactl"
+    @Argument(help: "The layer's name.") var name: String
+    @Argument(help: "play, pause or seek.") var action: String
+    @Argument(help: "For seek: the media time in seconds.") var seconds: Double?
+
+    func validate() throws {
+        switch action {
+        case "play", "pause":
+            if seconds != nil { throw ValidationError("\(action) takes no seconds") }
+        case "seek":
+            guard let seconds, seconds.isFinite, seconds >= 0 else { throw ValidationError("seek takes a number of seconds ≥ 0 (laminactl video NAME seek SECONDS)") }
+        default:
+            throw ValidationError("the action is play, pause or seek (got '\(action)')")
+        }
+    }
+
+    @MainActor
+    func run() async throws {
+        let c = try connection.connect(session: session, keepLayers: true)
+        defer { c.close() }
+        func find(_ l: Layer) -> Layer? {
+            if l.name == name { return l }
+            for s in l.sublayers { if let hit = find(s) { return hit } }
+            return nil
+        }
+        guard let layer = find(c.rootLayer) else {
+            throw CommandFailure(ExitStatus.dataError, "session '\(session)' has no layer named '\(name)'")
+        }
+        guard case .image(let number) = layer.value(forKey: .contents), number != 0 else {
+            throw CommandFailure(ExitStatus.dataError, "layer '\(name)' shows no video")
+        }
+        let video = VideoSource(existing: number, connection: c)
+        switch action {
+        case "play": video.play()
+        case "pause": video.pause()
+        default: try video.seek(to: seconds ?? 0)
+        }
+        try await c.sync()
+        if case .error(let message) = video.events.last {
+            throw CommandFailure(ExitStatus.dataError, "\(name): \(message)")
+        }
+        print("\(name): \(action)\(seconds.map { " \($0)" } ?? "")")
     }
 }
 

@@ -90,6 +90,7 @@ struct ProtocolDescriptionTests {
         case .watch: "watch"
         case .input: "input"
         case .clock: "clock"
+        case .video: "video"
         }
     }
 
@@ -102,6 +103,7 @@ struct ProtocolDescriptionTests {
             .error(ErrorMessage(code: .cycle, message: "")), .reply(id: 0, .done),
             .animationEvent(AnimationNotice(layer: .root, tag: 0, started: true, finished: false)),
             .transactionCompleted(group: 0), .watch(""), .input(InputEvent(kind: .focusIn)), .clock(time: 0),
+            .video(image: 1, .playing),
         ]
         #expect(Self.table(Self.list("messages", "server"), number: "type")
                 == Dictionary(uniqueKeysWithValues: server.map { (Self.name($0), Int($0.type)) }))
@@ -126,6 +128,8 @@ struct ProtocolDescriptionTests {
         case .createImage: "createImage"
         case .updateImage: "updateImage"
         case .destroyImage: "destroyImage"
+        case .createVideo: "createVideo"
+        case .controlVideo: "controlVideo"
         }
     }
 
@@ -136,7 +140,7 @@ struct ProtocolDescriptionTests {
         .removeAnimation(LayerID(1), key: ""), .removeAllAnimations(LayerID(1)),
         .setAction(LayerID(1), dictionary: .actions, key: "opacity", .noAnimation), .settings(.default),
         .createImage(image: 1, ImageFormat(width: 1, height: 1)), .updateImage(image: 1, PixelRect(x: 0, y: 0, width: 1, height: 1)),
-        .destroyImage(image: 1),
+        .destroyImage(image: 1), .createVideo(image: 2, uri: "/v.webm"), .controlVideo(image: 2, .play),
     ]
 
     @Test func operationOpcodes() {
@@ -186,6 +190,11 @@ struct ProtocolDescriptionTests {
         #expect(Self.numbers(Self.object("alphaModes"))
                 == Dictionary(uniqueKeysWithValues: ImageFormat.AlphaMode.allCases.map { ($0.description, Int($0.rawValue)) }))
         #expect(Self.object("imageLimits")["maxDimension"] as? Int == Int(ImageFormat.maximumDimension))
+        let controls: [(String, VideoControl)] = [("play", .play), ("pause", .pause), ("seek", .seek(seconds: 0)), ("rate", .rate(1)), ("loop", .loop(true))]
+        #expect(Self.numbers(Self.object("videoControls")) == Dictionary(uniqueKeysWithValues: controls.map { ($0.0, Int($0.1.kind)) }))
+        let events: [(String, VideoEvent)] = [("ready", .ready(width: 1, height: 1, duration: nil)), ("playing", .playing),
+                                              ("paused", .paused), ("ended", .ended), ("error", .error(""))]
+        #expect(Self.numbers(Self.object("videoEventKinds")) == Dictionary(uniqueKeysWithValues: events.map { ($0.0, Int($0.1.kind)) }))
         #expect(Self.table(Self.list("layerKinds"), number: "kind")
                 == Dictionary(uniqueKeysWithValues: LayerKind.allCases.map { ($0.name, Int($0.rawValue)) }))
         let defaults = Self.object("transactionDefaults")

@@ -176,6 +176,14 @@ enum ProtocolFixtures {
                 message: .client(.request(id: 13, .listen(session: "kiosk")))),
         Fixture(name: "request-register-font", description: "request id 14: register-font of 70 000 bytes (protocol 1.5; the frame carries one memory-file descriptor)",
                 message: .client(.request(id: 14, .registerFont(byteCount: 70_000)))),
+        Fixture(name: "commit-video",
+                description: "commit serial 9 (protocol 1.6): create-video image 5 \"/srv/clip.webm\", control-video 5 loop true, "
+                    + "rate 2, seek 1.5, play, pause, then destroy-image 5",
+                message: .client(.commit(Commit(serial: 9, operations: [
+                    .createVideo(image: 5, uri: "/srv/clip.webm"), .controlVideo(image: 5, .loop(true)), .controlVideo(image: 5, .rate(2)),
+                    .controlVideo(image: 5, .seek(seconds: 1.5)), .controlVideo(image: 5, .play), .controlVideo(image: 5, .pause),
+                    .destroyImage(image: 5),
+                ])))),
     ]
 
     static let server: [Fixture] = [
@@ -224,6 +232,12 @@ enum ProtocolFixtures {
                 message: .server(.watch("{\"event\":\"commit\",\"client\":1,\"serial\":7,\"operations\":12,\"time\":2.5}"))),
         Fixture(name: "clock", description: "clock: the virtual clock moved to 2.5 s (protocol 1.5)",
                 message: .server(.clock(time: 2.5))),
+        Fixture(name: "video-ready", description: "video: image 5 ready, 64 x 48, duration 3 s (protocol 1.6)",
+                message: .server(.video(image: 5, .ready(width: 64, height: 48, duration: 3)))),
+        Fixture(name: "video-ended", description: "video: image 5 ended (protocol 1.6)",
+                message: .server(.video(image: 5, .ended))),
+        Fixture(name: "video-error", description: "video: image 6 error \"no such file\" (protocol 1.6)",
+                message: .server(.video(image: 6, .error("no such file")))),
         Fixture(name: "input-touch-down",
                 description: "input: touch down, injected, layer #3, touch 1, location (10, 20), screen (110, 220), time 1.5 "
                     + "(docs/protocol.md's worked example)",

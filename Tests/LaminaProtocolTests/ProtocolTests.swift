@@ -41,6 +41,11 @@ struct ProtocolTests {
         .request(id: 15, .injectInput(.key(name: "Return", pressed: false))),
         .request(id: 16, .takeKeyboardFocus), .request(id: 17, .listen(session: "laminactl")),
         .request(id: 18, .registerFont(byteCount: 1 << 33)),
+        .commit(Commit(serial: 43, operations: [
+            .createVideo(image: 5, uri: "file:///srv/clip.webm"), .controlVideo(image: 5, .play), .controlVideo(image: 5, .pause),
+            .controlVideo(image: 5, .seek(seconds: 1.25)), .controlVideo(image: 5, .rate(2)), .controlVideo(image: 5, .loop(true)),
+            .controlVideo(image: 5, .loop(false)), .destroyImage(image: 5),
+        ])),
     ]
 
     static let serverMessages: [ServerMessage] = [
@@ -58,6 +63,8 @@ struct ProtocolTests {
                                  .insert(parent: .root, child: LayerID(2), index: 0)])),
         .reply(id: 8, .done),
         .reply(id: 9, .fontRegistered(families: ["Noto Sans CJK JP", "Noto Sans CJK KR"])), .reply(id: 10, .fontRegistered(families: [])),
+        .video(image: 5, .ready(width: 640, height: 360, duration: 3.5)), .video(image: 5, .ready(width: 1, height: 1, duration: nil)),
+        .video(image: 5, .playing), .video(image: 5, .paused), .video(image: 5, .ended), .video(image: 6, .error("no such file")),
         .input(InputEvent(kind: .keyPress, injected: true, id: 30, time: 2, keysym: 0x61, keyName: "a", text: "a")),
         .input(InputEvent(kind: .scroll, layer: LayerID(9), location: Point(x: 1, y: 2), screen: Point(x: 3, y: 4),
                           time: 5, deviceTime: 6, delta: Point(x: 0, y: -15))),
@@ -143,6 +150,41 @@ struct ProtocolTests {
         let (type, body) = Self.split(expected)
         #expect(try ServerMessage.decode(type: type, body: body) == message)
         #expect(throws: MessageError.self) { try ServerMessage.decode(type: type, body: body.dropLast()) }
+    }
+
+    // docs/protocol.md, "Video" (1.6), shows these bytes.
+    @Test func goldenBytesOfVideo() throws {
+        let commit = ClientMessage.commit(Commit(serial: 2, operations: [
+            .createVideo(image: 5, uri: "/v.webm"), .controlVideo(image: 5, .seek(seconds: 1.5)), .controlVideo(image: 5, .play),
+        ]))
+        var expected: [UInt8] = [
+            0x2C, 0x00, 0x00, 0x00,  0x02, 0x00,  0x00, 0x00,  // frame: body length 44, type 2 (commit)
+            0x02, 0x00, 0x00, 0x00,                              // serial 2
+            0x03, 0x00, 0x00, 0x00,                              // 3 operations
+            0x10, 0x05, 0x00, 0x00, 0x00,                        // create-video (16), image 5
+            0x07, 0x00, 0x00, 0x00, 0x2F, 0x76, 0x2E, 0x77, 0x65, 0x62, 0x6D,  // "/v.webm"
+            0x11, 0x05, 0x00, 0x00, 0x00, 0x02,                  // control-video (17), image 5, seek
+        ]
+        withUnsafeBytes(of: 1.5.bitPattern.littleEndian) { expected += $0 }  // 1.5 s
+        expected += [0x11, 0x05, 0x00, 0x00, 0x00, 0x00]         // control-video, image 5, play
+        #expect(commit.encoded() == expected)
+        let ready = ServerMessage.video(image: 5, .ready(width: 64, height: 48, duration: 3))
+        var expectedReady: [UInt8] = [
+            0x15, 0x00, 0x00, 0x00,  0x8A, 0x00,  0x00, 0x00,  // frame: body length 21, type 0x8A (video)
+            0x05, 0x00, 0x00, 0x00,  0x00,                       // image 5, ready
+            0x40, 0x00, 0x00, 0x00,  0x30, 0x00, 0x00, 0x00,     // 64 × 48
+        ]
+        withUnsafeBytes(of: 3.0.bitPattern.littleEndian) { expectedReady += $0 }
+        #expect(ready.encoded() == expectedReady)
+        #expect(ServerMessage.video(image: 5, .ended).encoded() == [0x05, 0x00, 0x00, 0x00, 0x8A, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x03])
+        // Out-of-range controls are refused by the decoder, with the field named.
+        for (kind, value) in [(UInt8(2), -1.0), (2, .nan), (3, 0), (3, 17), (3, .infinity)] {
+            var body: [UInt8] = [0x01, 0, 0, 0, 0x01, 0, 0, 0, 0x11, 0x05, 0, 0, 0, kind]
+            withUnsafeBytes(of: value.bitPattern.littleEndian) { body += $0 }
+            #expect(throws: MessageError.self) { try ClientMessage.decode(type: 2, body: body[...]) }
+        }
+        let unknownControl: [UInt8] = [0x01, 0, 0, 0, 0x01, 0, 0, 0, 0x11, 0x05, 0, 0, 0, 9]
+        #expect(throws: MessageError.self) { try ClientMessage.decode(type: 2, body: unknownControl[...]) }
     }
 
     // docs/protocol.md, "register-font" (1.5), shows these bytes.

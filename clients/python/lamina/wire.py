@@ -342,8 +342,23 @@ class DestroyImage:
     image: int
 
 
+@dataclass(frozen=True)
+class CreateVideo:
+    """A video whose pictures are image `image` (protocol 1.6); `uri` a path or URI laminad reads."""
+    image: int
+    uri: str
+
+
+@dataclass(frozen=True)
+class ControlVideo:
+    """play, pause, seek (seconds), rate (factor) or loop (bool) (protocol 1.6)."""
+    image: int
+    control: str
+    argument: Any = None
+
+
 Operation = Union[Create, Destroy, Set, Insert, Remove, AddAnimation, RemoveAnimation, RemoveAllAnimations,
-                  SetAction, Settings, CreateImage, UpdateImage, DestroyImage]
+                  SetAction, Settings, CreateImage, UpdateImage, DestroyImage, CreateVideo, ControlVideo]
 
 
 def write_operation(w: Writer, op: Operation) -> None:
@@ -421,6 +436,18 @@ def write_operation(w: Writer, op: Operation) -> None:
     elif isinstance(op, DestroyImage):
         w.u8(o["destroyImage"])
         w.u32(op.image)
+    elif isinstance(op, CreateVideo):
+        w.u8(o["createVideo"])
+        w.u32(op.image)
+        w.string(op.uri)
+    elif isinstance(op, ControlVideo):
+        w.u8(o["controlVideo"])
+        w.u32(op.image)
+        w.u8(protocol.VIDEO_CONTROLS[op.control])
+        if op.control in ("seek", "rate"):
+            w.f64(float(op.argument))
+        elif op.control == "loop":
+            w.u8(1 if op.argument else 0)
     else:
         raise TypeError(f"not an operation: {op!r}")
 
@@ -596,12 +623,25 @@ class InputMessage:
     text: str
 
 
+@dataclass
+class VideoEvent:
+    """Something happened to one of this client's videos (protocol 1.6): `kind` is ready (with
+    width, height and duration, None when unknown), playing, paused, ended or error (with message)."""
+    image: int
+    kind: str
+    width: int = 0
+    height: int = 0
+    duration: Optional[float] = None
+    message: str = ""
+
+
 ServerMessage = Union[Welcome, Applied, LaminaError, Reply, AnimationNotice, TransactionCompleted, WatchLine, InputMessage,
-                      ClockMoved]
+                      ClockMoved, VideoEvent]
 
 _REPLY_NAMES = {v: k for k, v in protocol.REPLIES.items()}
 _INPUT_NAMES = {v: k for k, v in protocol.INPUT_EVENT_KINDS.items()}
 _CLOCK_NAMES = {v: k for k, v in protocol.CLOCKS.items()}
+_VIDEO_EVENT_NAMES = {v: k for k, v in protocol.VIDEO_EVENT_KINDS.items()}
 _SUBJECT_NAMES = {v: k for k, v in protocol.ERROR_SUBJECTS.items()}
 
 
@@ -655,6 +695,19 @@ def decode_server(message_type: int, body: bytes) -> ServerMessage:
                            keysym, r.string("key name"), r.string("text"))
     elif message_type == protocol.MSG_CLOCK:
         msg = ClockMoved(r.f64("clock time"))
+    elif message_type == protocol.MSG_VIDEO:
+        image = r.u32("video image")
+        kind_number = r.u8("video event")
+        kind = _VIDEO_EVENT_NAMES.get(kind_number)
+        if kind is None:
+            raise ProtocolViolation(f"unknown video event kind {kind_number}")
+        if kind == "ready":
+            width, height, duration = r.u32("video width"), r.u32("video height"), r.f64("video duration")
+            msg = VideoEvent(image, kind, width, height, duration if duration >= 0 else None)
+        elif kind == "error":
+            msg = VideoEvent(image, kind, message=r.string("video error"))
+        else:
+            msg = VideoEvent(image, kind)
     else:
         raise ProtocolViolation(f"unknown message type {message_type:#x}")
     r.finish(f"message type {message_type:#x}")

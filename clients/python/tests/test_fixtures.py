@@ -97,6 +97,11 @@ CLIENT: Dict[str, Callable[[], bytes]] = {
     "request-take-keyboard-focus": lambda: wire.encode_request(12, "takeKeyboardFocus"),
     "request-listen": lambda: wire.encode_request(13, "listen", "kiosk"),
     "request-register-font": lambda: wire.encode_request(14, "registerFont", 70000),
+    "commit-video": lambda: wire.encode_commit(9, [
+        wire.CreateVideo(5, "/srv/clip.webm"), wire.ControlVideo(5, "loop", True), wire.ControlVideo(5, "rate", 2),
+        wire.ControlVideo(5, "seek", 1.5), wire.ControlVideo(5, "play"), wire.ControlVideo(5, "pause"),
+        wire.DestroyImage(5),
+    ]),
 }
 
 
@@ -109,8 +114,11 @@ def presentation_expected() -> Dict[str, object]:
 
 
 SERVER: Dict[str, object] = {
-    "welcome": wire.Welcome(1, 5, 3, 320, 240, "virtual", 12.5, 0),
+    "welcome": wire.Welcome(1, 6, 3, 320, 240, "virtual", 12.5, 0),
     "clock": wire.ClockMoved(2.5),
+    "video-ready": wire.VideoEvent(5, "ready", 64, 48, 3.0),
+    "video-ended": wire.VideoEvent(5, "ended"),
+    "video-error": wire.VideoEvent(6, "error", message="no such file"),
     "applied": wire.Applied(7),
     "error": LaminaError("layer #1 property 'opacity' must be finite (got NaN or infinity)", code=10, subject="commit",
                          serial=7, operation_index=2),

@@ -1,0 +1,62 @@
+// GStreamer (core, app sink, video info): how LaminaVideo decodes video files and URIs.
+#include <gst/gst.h>
+#include <gst/app/gstappsink.h>
+#include <gst/video/video.h>
+// eventfd: the wake-up a bus's sync handler writes (Glibc's Swift module lacks it).
+#include <sys/eventfd.h>
+
+// Swift cannot call C variadic functions (g_object_set, gst_caps_new_simple) nor the
+// function-like macros GStreamer's structures are read through; these few wrappers stand in.
+
+/// Sets a string property (g_object_set).
+static inline void lamina_gst_set_string(gpointer object, const char *name, const char *value) {
+    g_object_set(object, name, value, NULL);
+}
+/// Sets a boolean property (g_object_set).
+static inline void lamina_gst_set_bool(gpointer object, const char *name, gboolean value) {
+    g_object_set(object, name, value, NULL);
+}
+/// Sets an unsigned integer or flags property (g_object_set; GstPlayFlags is a flags type).
+static inline void lamina_gst_set_uint(gpointer object, const char *name, guint value) {
+    g_object_set(object, name, value, NULL);
+}
+/// Sets a 64-bit unsigned property (g_object_set).
+static inline void lamina_gst_set_uint64(gpointer object, const char *name, guint64 value) {
+    g_object_set(object, name, value, NULL);
+}
+/// Sets an object property (g_object_set), such as playbin's video-sink.
+static inline void lamina_gst_set_object(gpointer object, const char *name, gpointer value) {
+    g_object_set(object, name, value, NULL);
+}
+/// GST_MESSAGE_TYPE.
+static inline GstMessageType lamina_gst_message_type(GstMessage *message) { return GST_MESSAGE_TYPE(message); }
+/// GST_MESSAGE_SRC: the object that posted the message.
+static inline GstObject *lamina_gst_message_source(GstMessage *message) { return GST_MESSAGE_SRC(message); }
+/// GST_BUFFER_PTS (GST_CLOCK_TIME_NONE when the buffer has none).
+static inline GstClockTime lamina_gst_buffer_pts(GstBuffer *buffer) { return GST_BUFFER_PTS(buffer); }
+/// GST_BUFFER_DURATION.
+static inline GstClockTime lamina_gst_buffer_duration(GstBuffer *buffer) { return GST_BUFFER_DURATION(buffer); }
+/// GST_CLOCK_TIME_NONE, a macro of a cast Swift does not import.
+static inline GstClockTime lamina_gst_clock_time_none(void) { return GST_CLOCK_TIME_NONE; }
+/// GST_VIDEO_INFO_WIDTH, _HEIGHT and the first plane's stride, from a sample's caps; false
+/// when the caps are not raw video.
+static inline gboolean lamina_gst_video_layout(GstCaps *caps, gint *width, gint *height, gint *stride) {
+    GstVideoInfo info;
+    if (!gst_video_info_from_caps(&info, caps)) return FALSE;
+    *width = GST_VIDEO_INFO_WIDTH(&info);
+    *height = GST_VIDEO_INFO_HEIGHT(&info);
+    *stride = GST_VIDEO_INFO_PLANE_STRIDE(&info, 0);
+    return TRUE;
+}
+/// The unpacked text of an error or warning message ("what (debug details)"); free with g_free.
+static inline gchar *lamina_gst_message_error_text(GstMessage *message) {
+    GError *error = NULL;
+    gchar *debug = NULL;
+    if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) gst_message_parse_error(message, &error, &debug);
+    else if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_WARNING) gst_message_parse_warning(message, &error, &debug);
+    else return NULL;
+    gchar *text = g_strdup(error != NULL ? error->message : "unknown GStreamer error");
+    if (error != NULL) g_error_free(error);
+    g_free(debug);
+    return text;
+}

@@ -1,0 +1,339 @@
+import CGStreamer
+import Glibc
+import LaminaCore
+import LaminaServer
+
+/// GStreamer, initialised once for the process (the first decoder). Its pooled threads are not
+/// kept idle (`g_thread_pool_set_max_unused_threads(0)`), so a closed decoder leaves no thread.
+private let gstreamerReady: Bool = {
+    gst_init(nil, nil)
+    g_thread_pool_set_max_unused_threads(0)
+    return true
+}()
+
+/// Makes GStreamer decoders for laminad: the `VideoDecoding` laminad installs.
+///
+/// Each decoder is `playbin` (so any container and codec an installed plugin reads, from a
+/// file or any URI GStreamer has a source for) with video only (no audio is decoded or played:
+/// videos are always mute) into `videoconvert ! video/x-raw,format=RGBA ! appsink`. The app
+/// sink does not synchronise to a clock (`sync=false`) and holds at most a few frames, so
+/// decoding runs ahead of what is shown by those frames and then waits: laminad pulls them as
+/// its own clock, real or virtual, reaches them (`VideoDecoder.frame(at:wait:)`).
+public final class GStreamerVideo: VideoDecoding {
+    /// Written (eventfd) whenever a decoder's bus has a message: laminad watches it and then
+    /// polls every decoder's events.
+    public let wakeup: Int32
+    /// The largest picture decoded, in pixels per side.
+    public var maximumSide = 8192
+
+    /// GStreamer itself starts with the first video (`gst_init` scans the plugin registry), so
+    /// a laminad that shows no video pays nothing for it.
+    public init() throws(VideoOpenError) {
+        let fd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard fd >= 0 else { throw VideoOpenError("eventfd failed: errno \(errno)") }
+        wakeup = fd
+    }
+
+    deinit { Glibc.close(wakeup) }
+
+    /// Empties the wake-up counter (after its descriptor was readable).
+    public func drainWakeup() {
+        var value: UInt64 = 0
+        _ = read(wakeup, &value, 8)
+    }
+
+    public func open(uri: String) throws(VideoOpenError) -> any VideoDecoder {
+        _ = gstreamerReady
+        return try GStreamerDecoder(uri: try Self.resolve(uri), wakeup: wakeup, maximumSide: maximumSide)
+    }
+
+    /// 1: frames are copied into system memory and uploaded (the only path so far).
+    public var statistics: [(name: String, value: Double)] { [("video_upload_system_memory", 1)] }
+
+    public var uploadPath: String {
+        // Zero-copy would need the app sink to take memory:DMABuf caps and the renderer to
+        // import them (EGL_EXT_image_dma_buf_import); llvmpipe and the headless backend have
+        // neither, so nothing here asks for them.
+        "system memory: the pipeline ends in video/x-raw in system memory (no memory:DMABuf caps are negotiated); each new frame is copied out of the decoder's buffer and uploaded with glTexSubImage2D"
+    }
+
+    /// A URI GStreamer can open: an absolute path becomes a file URI; a file (by path or
+    /// file URI) must be a regular file (a FIFO would block the loop thread in `open`); any
+    /// other scheme needs a GStreamer source element.
+    static func resolve(_ text: String) throws(VideoOpenError) -> String {
+        _ = gstreamerReady
+        guard !text.isEmpty, text.utf8.count <= 4096, !text.utf8.contains(0) else {
+            throw VideoOpenError("the video's URI is empty, longer than 4096 bytes or holds a NUL byte")
+        }
+        var path: String?
+        var uri = text
+        if text.hasPrefix("/") {
+            path = text
+        } else {
+            guard gst_uri_is_valid(text) != 0 else {
+                throw VideoOpenError("'\(text)' is neither an absolute path nor a URI (scheme:…)")
+            }
+            let scheme = String(cString: gst_uri_get_protocol(text)!)
+            if scheme == "file" {
+                guard let location = gst_uri_get_location(text) else { throw VideoOpenError("'\(text)' names no file") }
+                path = String(cString: location)
+                g_free(location)
+            } else if gst_uri_protocol_is_supported(GST_URI_SRC, scheme) == 0 {
+                throw VideoOpenError("'\(text)': GStreamer has no source for URIs of scheme '\(scheme)'")
+            }
+        }
+        if let path {
+            var info = stat()
+            guard stat(path, &info) == 0 else {
+                throw VideoOpenError("\(path): \(String(cString: strerror(errno)))")
+            }
+            guard info.st_mode & S_IFMT == S_IFREG else { throw VideoOpenError("\(path) is not a regular file") }
+            guard access(path, R_OK) == 0 else { throw VideoOpenError("\(path): \(String(cString: strerror(errno)))") }
+            if text.hasPrefix("/") {
+                var error: UnsafeMutablePointer<GError>?
+                guard let u = gst_filename_to_uri(path, &error) else {
+                    defer { if error != nil { g_error_free(error) } }
+                    throw VideoOpenError("\(path): \(error.map { String(cString: $0.pointee.message) } ?? "not a file name")")
+                }
+                uri = String(cString: u)
+                g_free(u)
+            }
+        }
+        return uri
+    }
+}
+
+/// One playbin pipeline pulled by the loop thread.
+final class GStreamerDecoder: VideoDecoder {
+    private var pipeline: UnsafeMutablePointer<GstElement>?
+    private let sink: UnsafeMutablePointer<GstAppSink>
+    private let bus: UnsafeMutablePointer<GstBus>
+    private let maximumSide: Int
+    private var events: [VideoDecoderEvent] = []
+    /// The frame shown last, and one pulled that is not due yet.
+    private var current: VideoFrame?
+    private var pending: VideoFrame?
+    /// After a seek to this time, the first frame pulled is the one that covers it.
+    private var seekTarget: Double?
+    private var announcedReady = false
+    /// The media's length, once known.
+    private var duration: Double?
+    private var endOfStream = false
+    private var failed = false
+
+    init(uri: String, wakeup: Int32, maximumSide: Int) throws(VideoOpenError) {
+        self.maximumSide = maximumSide
+        guard let playbin = gst_element_factory_make("playbin", nil) else {
+            throw VideoOpenError("GStreamer has no playbin element (install gstreamer1.0-plugins-base)")
+        }
+        var error: UnsafeMutablePointer<GError>?
+        let description = "videoconvert ! video/x-raw,format=RGBA ! appsink name=lamina-sink sync=false max-buffers=2 drop=false enable-last-sample=false"
+        guard let bin = gst_parse_bin_from_description(description, 1, &error) else {
+            let why = error.map { String(cString: $0.pointee.message) } ?? "unknown"
+            if error != nil { g_error_free(error) }
+            gst_object_unref(playbin)
+            throw VideoOpenError("cannot build the video sink (\(why)); install gstreamer1.0-plugins-base")
+        }
+        let binElement = UnsafeMutableRawPointer(bin).assumingMemoryBound(to: GstElement.self)
+        let binAsBin = UnsafeMutableRawPointer(bin).assumingMemoryBound(to: GstBin.self)
+        guard let sinkElement = gst_bin_get_by_name(binAsBin, "lamina-sink") else {
+            gst_object_unref(bin)
+            gst_object_unref(playbin)
+            throw VideoOpenError("the video sink has no app sink")
+        }
+        sink = UnsafeMutableRawPointer(sinkElement).assumingMemoryBound(to: GstAppSink.self)
+        lamina_gst_set_string(playbin, "uri", uri)
+        lamina_gst_set_object(playbin, "video-sink", binElement)
+        // GST_PLAY_FLAG_VIDEO only: no audio, text or visualisation branch.
+        lamina_gst_set_uint(playbin, "flags", 1)
+        pipeline = playbin
+        bus = gst_element_get_bus(playbin)
+        // Wake the loop thread for every message; the messages themselves are popped there.
+        gst_bus_set_sync_handler(bus, { _, _, data in
+            var one: UInt64 = 1
+            _ = write(Int32(truncatingIfNeeded: Int(bitPattern: data) - 1), &one, 8)
+            return GST_BUS_PASS
+        }, UnsafeMutableRawPointer(bitPattern: Int(wakeup) + 1), nil)
+        if gst_element_set_state(playbin, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
+            pollBus()
+            if !failed { events.append(.error("\(uri): GStreamer could not start playing it")) }
+            failed = true
+        }
+    }
+
+    deinit { close() }
+
+    func close() {
+        guard let p = pipeline else { return }
+        pipeline = nil
+        _ = gst_element_set_state(p, GST_STATE_NULL)
+        gst_bus_set_sync_handler(bus, nil, nil, nil)
+        gst_object_unref(sink)
+        gst_object_unref(bus)
+        gst_object_unref(p)
+        // Threads GStreamer's task pool kept for reuse go now, not after its idle timeout.
+        g_thread_pool_stop_unused_threads()
+        current = nil
+        pending = nil
+    }
+
+    func takeEvents() -> [VideoDecoderEvent] {
+        pollBus()
+        defer { events.removeAll() }
+        return events
+    }
+
+    private func pollBus() {
+        guard let p = pipeline else { return }
+        while let message = gst_bus_pop(bus) {
+            defer { gst_message_unref(message) }
+            let type = lamina_gst_message_type(message)
+            if type == GST_MESSAGE_ERROR {
+                guard !failed else { continue }
+                failed = true
+                let text = lamina_gst_message_error_text(message)
+                events.append(.error(text.map { String(cString: $0) } ?? "unknown GStreamer error"))
+                g_free(text)
+            } else if type == GST_MESSAGE_EOS {
+                if !endOfStream { events.append(.ended) }
+                endOfStream = true
+            } else if type == GST_MESSAGE_ASYNC_DONE, !announcedReady, !failed {
+                announceReady(p)
+            }
+        }
+    }
+
+    /// The first picture's size (from the preroll sample, or from the first frame pulled when
+    /// the loop thread took it first) and the media's length: the ready event, once.
+    private func announceReady(_ p: UnsafeMutablePointer<GstElement>) {
+        guard let sample = gst_app_sink_try_pull_preroll(sink, 0) else { return }
+        defer { gst_sample_unref(sample) }
+        var w: Int32 = 0, h: Int32 = 0, stride: Int32 = 0
+        guard let caps = gst_sample_get_caps(sample), lamina_gst_video_layout(caps, &w, &h, &stride) != 0 else { return }
+        announceReady(width: Int(w), height: Int(h))
+    }
+
+    private func announceReady(width: Int, height: Int) {
+        guard !announcedReady else { return }
+        announcedReady = true
+        duration = queryDuration()
+        events.append(.ready(width: width, height: height, duration: duration))
+    }
+
+    func frame(at mediaTime: Double, wait: Double) -> VideoFrame? {
+        guard pipeline != nil, mediaTime.isFinite else { return current }
+        let deadline = monotonic() + max(0, wait)
+        if current == nil, pending == nil { pending = pull(until: deadline) }
+        if let shown = current ?? pending {
+            // Behind the frame shown (a loop, a seek back), or further ahead than decoding
+            // through would be worth: seek, and take the first frame that arrives.
+            let behind = mediaTime < shown.time - 1e-6
+            let farAhead = mediaTime > shown.time + 2 && (pending == nil || pending!.time < mediaTime - 2)
+            if behind || farAhead {
+                // Past the end, the last frame: the greatest presentation time before it.
+                let end = queryDuration().map { max(0, $0 - 0.001) } ?? .infinity
+                current = shown
+                seek(to: min(max(0, mediaTime), end))
+            }
+        }
+        while true {
+            if pending == nil { pending = pull(until: deadline) }
+            guard let next = pending else { break }
+            if seekTarget != nil || current == nil || next.time <= mediaTime + 1e-6 {
+                current = next
+                pending = nil
+                seekTarget = nil
+            } else {
+                break
+            }
+        }
+        return current
+    }
+
+    /// The media's length: from the ready event, or asked of the pipeline now.
+    private func queryDuration() -> Double? {
+        if let duration { return duration }
+        var length: gint64 = -1
+        guard let p = pipeline, gst_element_query_duration(p, GST_FORMAT_TIME, &length) != 0, length > 0 else { return nil }
+        return Double(length) / 1e9
+    }
+
+    private func seek(to time: Double) {
+        guard let p = pipeline, !failed else { return }
+        let flags = GstSeekFlags(rawValue: GST_SEEK_FLAG_FLUSH.rawValue | GST_SEEK_FLAG_ACCURATE.rawValue)
+        let ns: gint64 = time < 1e9 ? gint64(time * 1e9) : gint64(1e18)
+        if gst_element_seek_simple(p, GST_FORMAT_TIME, flags, ns) != 0 {
+            pending = nil
+            seekTarget = time
+            endOfStream = false
+        }
+    }
+
+    /// The next decoded frame, waiting until `deadline` (monotonic seconds) at most; checks the
+    /// bus between short waits so an error ends the wait.
+    private func pull(until deadline: Double) -> VideoFrame? {
+        while true {
+            pollBus()
+            if failed { return nil }
+            let left = deadline - monotonic()
+            let slice = left > 0 ? min(left, 0.05) : 0
+            guard let sample = gst_app_sink_try_pull_sample(sink, GstClockTime(slice * 1e9)) else {
+                if gst_app_sink_is_eos(sink) != 0 || left <= 0 { return nil }
+                continue
+            }
+            defer { gst_sample_unref(sample) }
+            guard let frame = convert(sample) else { return nil }
+            // A frame decoded before a flushing seek took effect: not the one asked for.
+            if let target = seekTarget, frame.time < target - 0.5 { continue }
+            return frame
+        }
+    }
+
+    private func convert(_ sample: OpaquePointer) -> VideoFrame? {
+        var w: Int32 = 0, h: Int32 = 0, rowStride: Int32 = 0
+        guard let caps = gst_sample_get_caps(sample), lamina_gst_video_layout(caps, &w, &h, &rowStride) != 0,
+              let buffer = gst_sample_get_buffer(sample) else { return nil }
+        let width = Int(w), height = Int(h), rowBytes = Int(rowStride)
+        guard width > 0, height > 0, width <= maximumSide, height <= maximumSide, rowBytes >= width * 4 else {
+            if !failed {
+                failed = true
+                events.append(.error("the video's pictures are \(w)×\(h) (stride \(rowStride)); laminad shows at most \(maximumSide)×\(maximumSide)"))
+            }
+            return nil
+        }
+        var map = GstMapInfo()
+        guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return nil }
+        defer { gst_buffer_unmap(buffer, &map) }
+        guard let data = map.data, map.size >= rowBytes * (height - 1) + width * 4 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: width * height * 4)
+        var translucent = false
+        bytes.withUnsafeMutableBytes { out in
+            for row in 0..<height {
+                let source = UnsafeRawPointer(data + row * rowBytes)
+                (out.baseAddress! + row * width * 4).copyMemory(from: source, byteCount: width * 4)
+            }
+            for i in stride(from: 3, to: out.count, by: 4) where out[i] != 255 { translucent = true; break }
+            // The renderer takes premultiplied pixels; videoconvert gives straight alpha.
+            if translucent {
+                for i in stride(from: 0, to: out.count, by: 4) where out[i + 3] != 255 {
+                    let a = UInt32(out[i + 3])
+                    for c in 0..<3 { out[i + c] = UInt8((UInt32(out[i + c]) * a + 127) / 255) }
+                }
+            }
+        }
+        let pts = lamina_gst_buffer_pts(buffer)
+        let time: Double = pts == lamina_gst_clock_time_none() ? (pending?.time ?? current?.time ?? 0) : Double(pts) / 1e9
+        announceReady(width: width, height: height)
+        var bitmap = Bitmap(width: 0, height: 0)
+        bitmap.width = width
+        bitmap.height = height
+        bitmap.bytes = bytes
+        return VideoFrame(bitmap: bitmap, time: time)
+    }
+
+    private func monotonic() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+}

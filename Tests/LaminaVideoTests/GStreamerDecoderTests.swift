@@ -1,0 +1,118 @@
+import Foundation
+import LaminaCore
+import LaminaServer
+import Testing
+@testable import LaminaVideo
+
+/// Makes small clips with gst-launch-1.0 (gstreamer1.0-tools): second k of a clip is one
+/// solid colour, `colours[k]`, at 10 frames a second.
+enum Clips {
+    static let colours: [(UInt8, UInt8, UInt8)] = [(255, 0, 0), (0, 255, 0), (0, 0, 255)]
+
+    /// A 3-second VP8/WebM clip of 64×48 (red, green, blue seconds); nil when gst-launch-1.0 or
+    /// an encoder is missing.
+    static func webm(in directory: String, name: String = "clip.webm", width: Int = 64, height: Int = 48) throws -> String {
+        let path = directory + "/" + name
+        var arguments = ["-q", "concat", "name=c", "!", "videoconvert", "!", "vp8enc", "deadline=1", "!", "webmmux", "!", "filesink", "location=\(path)"]
+        for (r, g, b) in colours {
+            let argb = String(format: "0xff%02x%02x%02x", r, g, b)
+            arguments += ["videotestsrc", "pattern=solid-color", "foreground-color=\(argb)", "num-buffers=10", "!",
+                          "video/x-raw,width=\(width),height=\(height),framerate=10/1", "!", "c."]
+        }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
+        p.arguments = arguments
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0, FileManager.default.fileExists(atPath: path) else {
+            throw ClipError("gst-launch-1.0 \(arguments.joined(separator: " ")) exited with \(p.terminationStatus)")
+        }
+        return path
+    }
+
+    static func directory() throws -> String {
+        let d = NSTemporaryDirectory() + "lamina-video-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        return d
+    }
+
+    /// Which of `colours` a pixel is (VP8 is lossy: within 40 per channel), or nil.
+    static func colourIndex(_ bitmap: Bitmap, x: Int, y: Int) -> Int? {
+        let i = (y * bitmap.width + x) * 4
+        let p = (Int(bitmap.bytes[i]), Int(bitmap.bytes[i + 1]), Int(bitmap.bytes[i + 2]))
+        return colours.firstIndex { abs(Int($0.0) - p.0) < 40 && abs(Int($0.1) - p.1) < 40 && abs(Int($0.2) - p.2) < 40 }
+    }
+}
+
+struct ClipError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
+
+@Suite("GStreamer decoder", .serialized)
+struct GStreamerDecoderTests {
+    /// Waits (bounded) for the decoder's first events.
+    func events(_ d: any VideoDecoder, until done: ([VideoDecoderEvent]) -> Bool) -> [VideoDecoderEvent] {
+        var all: [VideoDecoderEvent] = []
+        for _ in 0..<200 {
+            all += d.takeEvents()
+            if done(all) { break }
+            usleep(25_000)
+        }
+        return all
+    }
+
+    @Test("frames at chosen media times have the colour of that second, forwards, backwards and after a jump")
+    func framesByTime() throws {
+        let dir = try Clips.directory()
+        let clip = try Clips.webm(in: dir)
+        let video = try GStreamerVideo()
+        let d = try video.open(uri: clip)
+        defer { d.close() }
+        let ready = events(d) { $0.contains { if case .ready = $0 { true } else { false } } }
+        let first = try #require(ready.first { if case .ready = $0 { true } else { false } })
+        guard case let .ready(w, h, duration) = first else { return }
+        #expect(w == 64 && h == 48)
+        #expect(abs((duration ?? 0) - 3) < 0.05)
+        for (t, colour) in [(0.0, 0), (0.55, 0), (1.05, 1), (1.95, 1), (2.5, 2), (0.2, 0), (2.9, 2), (1.0, 1)] {
+            let f = try #require(d.frame(at: t, wait: 5), "no frame at \(t)")
+            #expect(f.time <= t + 1e-6 && f.time > t - 0.1 - 1e-6, "frame at \(t) has PTS \(f.time)")
+            #expect(Clips.colourIndex(f.bitmap, x: 32, y: 24) == colour, "frame at \(t)")
+        }
+    }
+
+    @Test("the end of the stream is an event; the last frame stays")
+    func endOfStream() throws {
+        let dir = try Clips.directory()
+        let d = try GStreamerVideo().open(uri: try Clips.webm(in: dir))
+        defer { d.close() }
+        let f = try #require(d.frame(at: 10, wait: 5))
+        #expect(Clips.colourIndex(f.bitmap, x: 1, y: 1) == 2)
+        let e = events(d) { $0.contains(.ended) }
+        #expect(e.contains(.ended))
+    }
+
+    @Test("bad input: a missing file, a FIFO, an unknown scheme are refused at once; random bytes are an error event")
+    func badInput() throws {
+        let dir = try Clips.directory()
+        let video = try GStreamerVideo()
+        #expect(throws: VideoOpenError.self) { _ = try video.open(uri: dir + "/missing.webm") }
+        mkfifo(dir + "/fifo", 0o600)
+        do {
+            _ = try video.open(uri: dir + "/fifo")
+            Issue.record("a FIFO was opened")
+        } catch {
+            #expect(error.message.contains("not a regular file"))
+        }
+        #expect(throws: VideoOpenError.self) { _ = try video.open(uri: "nosuchscheme://x/y") }
+        var noise = [UInt8](repeating: 0, count: 4096)
+        for i in noise.indices { noise[i] = UInt8.random(in: 0...255) }
+        _ = FileManager.default.createFile(atPath: dir + "/noise.webm", contents: Data(noise))
+        let d = try video.open(uri: dir + "/noise.webm")
+        defer { d.close() }
+        let e = events(d) { $0.contains { if case .error = $0 { true } else { false } } }
+        let message = e.compactMap { if case .error(let m) = $0 { m } else { nil } }.first
+        #expect(message != nil, "events: \(e)")
+        #expect(d.frame(at: 0, wait: 1) == nil)
+    }
+}
