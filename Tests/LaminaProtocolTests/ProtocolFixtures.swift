@@ -44,7 +44,8 @@ enum ProtocolFixtures {
 
     static let client: [Fixture] = [
         Fixture(name: "hello", description: "hello: protocol 1.4, client name \"python-example\", session \"kiosk\", flags keep-layers",
-                message: .client(.hello(Hello(clientName: "python-example", session: "kiosk", flags: .keepLayers)))),
+                // The version is written out: a fixture never changes when the protocol grows.
+                message: .client(.hello(Hello(major: 1, minor: 4, clientName: "python-example", session: "kiosk", flags: .keepLayers)))),
         Fixture(name: "commit-properties",
                 description: "commit serial 1: create #1, create-kind #2 gradient, create-kind #3 shape, then one set of every value type "
                     + "(#1 bounds (0, 0, 100, 50), position (200, 300), backgroundColor (1, 0.5, 0, 1), opacity 0.5, "
@@ -188,7 +189,7 @@ enum ProtocolFixtures {
 
     static let server: [Fixture] = [
         Fixture(name: "welcome", description: "welcome: protocol 1.4, client 3, display 320 x 240, virtual clock at 12.5 s, empty snapshot",
-                message: .server(.welcome(Welcome(clientID: 3, displayWidth: 320, displayHeight: 240, clock: .virtual, time: 12.5)))),
+                message: .server(.welcome(Welcome(major: 1, minor: 4, clientID: 3, displayWidth: 320, displayHeight: 240, clock: .virtual, time: 12.5)))),
         Fixture(name: "applied", description: "applied: commit serial 7",
                 message: .server(.applied(serial: 7))),
         Fixture(name: "error", description: "error invalid-property (10) about commit serial 7, operation 2, message "

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define LAMINA_PROTOCOL_VERSION_MAJOR 1
-#define LAMINA_PROTOCOL_VERSION_MINOR 5
+#define LAMINA_PROTOCOL_VERSION_MINOR 6
 
 /** Results of the library's int functions (0 or negative). */
 typedef enum lamina_status {

@@ -25,7 +25,7 @@ def fixture(name: str) -> bytes:
 
 
 CLIENT: Dict[str, Callable[[], bytes]] = {
-    "hello": lambda: wire.encode_hello("python-example", "kiosk", lamina.protocol.HELLO_KEEP_LAYERS),
+    "hello": lambda: wire.encode_hello("python-example", "kiosk", lamina.protocol.HELLO_KEEP_LAYERS, minor=4),
     "commit-properties": lambda: wire.encode_commit(1, [
         wire.Create(1), wire.Create(2, kind=1), wire.Create(3, kind=2),
         wire.Set(1, 1, (0.0, 0.0, 100.0, 50.0)),
@@ -114,7 +114,7 @@ def presentation_expected() -> Dict[str, object]:
 
 
 SERVER: Dict[str, object] = {
-    "welcome": wire.Welcome(1, 6, 3, 320, 240, "virtual", 12.5, 0),
+    "welcome": wire.Welcome(1, 4, 3, 320, 240, "virtual", 12.5, 0),
     "clock": wire.ClockMoved(2.5),
     "video-ready": wire.VideoEvent(5, "ready", 64, 48, 3.0),
     "video-ended": wire.VideoEvent(5, "ended"),
