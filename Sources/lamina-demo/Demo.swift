@@ -17,8 +17,9 @@ struct LaminaDemo: AsyncParsableCommand {
     @Option(help: "Seconds to play.") var seconds: Double = 6
     @Option(help: "Frames per second when stepping a virtual clock.") var fps: Double = 30
     @Flag(name: .customLong("real-time"), help: "Wait in real time instead of advancing a virtual clock.") var realTime = false
-    @Option(name: .customLong("contact-sheet"), help: "Write a contact sheet of 12 frames of the listings and 8 of the second act to this PNG (virtual clock only).") var contactSheet: String?
+    @Option(name: .customLong("contact-sheet"), help: "Write a contact sheet of 12 frames of the listings, 8 of the second act and 4 of the third to this PNG (virtual clock only).") var contactSheet: String?
     @Option(name: .customLong("showcase-seconds"), help: "Seconds of the second act (layer kinds, masks, shadows, 3D, a transition); 0 skips it.") var showcaseSeconds: Double = 4
+    @Option(name: .customLong("signage-seconds"), help: "Seconds of the third act (signage: a generated clip beside animated layers); 0 skips it.") var signageSeconds: Double = 4
 
     @MainActor
     func run() async throws {
@@ -85,6 +86,36 @@ struct LaminaDemo: AsyncParsableCommand {
                 if !realTime, contactSheet != nil, f % every2 == 0 { sheet.append(try await c.screenshot()) }
             }
             try await c.sync()
+        }
+        // Act three: signage, a clip laminad decodes, beside animated layers.
+        if signageSeconds > 0 {
+            let directory = NSTemporaryDirectory() + "lamina-demo-\(getpid())"
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let clip = Signage.makeClip(in: directory)
+            if let path = clip.path {
+                Transaction.begin()
+                Transaction.disableActions = true
+                let act = try Signage.build(on: c, clip: path)
+                c.rootLayer.addSublayer(act.root)
+                Transaction.commit()
+                try await c.sync()
+                let start3 = c.currentMediaTime
+                let frames3 = Int(signageSeconds * fps)
+                let every3 = max(1, frames3 / 4)
+                for f in 1...max(1, frames3) {
+                    let t = Double(f) / fps
+                    if realTime {
+                        try await Task.sleep(for: .milliseconds(Int(1000 / fps)))
+                    } else {
+                        try await c.advanceClock(by: start3 + t - c.currentMediaTime)
+                    }
+                    if !realTime, contactSheet != nil, f % every3 == 0 { sheet.append(try await c.screenshot()) }
+                }
+                try await c.sync()
+            } else {
+                print("lamina-demo: no signage act: \(clip.problem ?? "no clip")")
+            }
         }
         if let contactSheet, !sheet.isEmpty {
             try PNG.write(ContactSheet.make(sheet, columns: 4, shrink: 4), toFile: contactSheet)
