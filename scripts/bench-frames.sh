@@ -9,7 +9,8 @@
 # case on stdout, then the ratios (Benchmarks/README.md). It is a benchmark, not a test.
 #
 # Options: --runs N (1; medians when > 1)  --warmup S (3)  --window S (10)
-#          --cases "peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static"
+#          --cases "peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video"
+#          (video: a 1280x720 30 fps VP8 clip, made with gst-launch-1.0, full screen at 60 fps)
 #          --qt (also run the Qt Quick peer, /work/shared/peers/qt-bench.sh; $PEERS overrides the folder)
 #          --no-build (use the binaries in .build/release as they are)
 #          --keep (keep the scratch folder: laminad logs, stats, scenes, screenshots)
@@ -18,7 +19,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 RUNS=1 WARMUP=3 WINDOW=10 QT=0 BUILD=1 KEEP=0
-ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static"
+ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video"
 CASES=$ALL_CASES
 PEERS=${PEERS:-/work/shared/peers}
 while [ $# -gt 0 ]; do
@@ -84,6 +85,13 @@ for s in $SCENES; do
   case "$s" in
     peer|peer-static) python3 "$PEERS/lamina-scene.py" "$([ "$s" = peer ] && echo animated || echo static)" >"$TMP/$s.json" \
       || die "could not write the $s scene ($PEERS/lamina-scene.py)" ;;
+    video)
+      # A 1280x720 30 fps clip of GStreamer's moving test pattern, 10 s, looped full screen.
+      gst-launch-1.0 -q videotestsrc num-buffers=300 pattern=ball motion=sweep \
+        ! video/x-raw,width=1280,height=720,framerate=30/1 ! vp8enc deadline=1 cpu-used=8 ! webmmux \
+        ! filesink location="$TMP/clip.webm" >/dev/null 2>&1 || die "gst-launch-1.0 could not make the video clip"
+      echo '{"sublayers": [{"name": "video", "bounds": [0, 0, 1280, 720], "position": [640, 360],
+        "video": "clip.webm", "loop": true, "playing": true}]}' >"$TMP/video.json" ;;
     *) python3 "$ROOT/Benchmarks/scenes/dashboard.py" "$s" >"$TMP/$s.json" || die "could not write the $s scene" ;;
   esac
   "$LAMINACTL" eval "$TMP/$s.json" --at 0 >/dev/null 2>"$TMP/$s.eval.err" \
@@ -191,6 +199,7 @@ label_of() {  # case -> (label scene damage)
     dashboard-damage-off) echo "lamina-dashboard-damage-off dashboard off" ;;
     square) echo "lamina-square square on" ;;
     dashboard-static) echo "lamina-dashboard-static dashboard-static on" ;;
+    video) echo "lamina-video video on" ;;
   esac
 }
 
@@ -274,6 +283,9 @@ print(f"  peer lamina / qt:                  {ratio('lamina-peer', 'qt-animated'
 print(f"  peer lamina / qt, peak RSS:        {ratio('lamina-peer', 'qt-animated', 'rss_mb', 1, '<')}")
 print(f"  peer damage on / off:              {ratio('lamina-peer', 'lamina-peer-damage-off', 'cpu_ms_per_frame')}")
 print(f"  dashboard damage on / off:         {ratio('lamina-dashboard', 'lamina-dashboard-damage-off', 'cpu_ms_per_frame')}")
+if "lamina-video" in per:
+    print(f"  video 1280x720 30 fps at 60 fps:   {f(med('lamina-video', 'cpu_ms_per_frame'), 2)} ms per frame, "
+          f"{f(med('lamina-video', 'cpu_ms_per_s'))} ms of CPU per s, {f(med('lamina-video', 'fps'))} fps (system-memory upload; no overlay plane headless)")
 print("idle (static scenes; target 0 frames, 0 CPU; the two stats requests around the window cost ~0.05 ms/s):")
 for label in ("lamina-peer-static", "lamina-dashboard-static", "qt-static"):
     if label in per:
