@@ -21,7 +21,6 @@ public struct Occlusion: Sendable {
     public mutating func measure(_ commands: [DrawCommand]) {
         covers.removeAll(keepingCapacity: true)
         var clips = 0, groups = 0
-        var found: [(index: Int, box: PixelBox)] = []
         for (i, c) in commands.enumerated() {
             switch c.kind {
             case .pushClip: clips += 1
@@ -29,15 +28,15 @@ public struct Occlusion: Sendable {
             case .beginGroup: groups += 1
             case .endGroup, .endMask: groups = max(0, groups - 1)
             case .layer where clips == 0 && groups == 0:
-                if let box = Self.opaqueBox(c), box.area >= 64 { found.append((i, box)) }
+                if let box = Self.opaqueBox(c), box.area >= 64 { covers.append((i, box)) }
             default: break
             }
         }
-        if found.count > Self.maximumCovers {
-            let largest = found.sorted { $0.box.area > $1.box.area }.prefix(Self.maximumCovers)
-            found = largest.sorted { $0.index < $1.index }
+        // (Measured into `covers` itself: no allocation per frame once it has grown.)
+        if covers.count > Self.maximumCovers {
+            let largest = covers.sorted { $0.box.area > $1.box.area }.prefix(Self.maximumCovers)
+            covers = largest.sorted { $0.index < $1.index }
         }
-        covers = found
     }
 
     /// Whether what command `index` could draw inside `region` (its extent `box`) is hidden by a

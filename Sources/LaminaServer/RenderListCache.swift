@@ -66,23 +66,27 @@ extension DisplayTree.Entry {
         // videos is walked whole every frame.
         guard tree.videos.isEmpty else { return nil }
         var tops: Set<LayerID> = []
-        for id in Array(animations.keys) + Array(departing.keys) {
+        /// Adds the top of `id`'s branch; false when nothing in the tree can count as static.
+        func climb(from id: LayerID) -> Bool {
             var cursor = id
             var steps = 0
             while true {
-                if cursor == .root { return nil }
+                if cursor == .root { return false }
                 // A layer the walk cannot place: nothing in this tree counts as static.
-                guard let layer = tree[cursor], steps <= 1024 else { return nil }
+                guard let layer = tree[cursor], steps <= 1024 else { return false }
                 let up = layer.superlayer ?? layer.maskOf ?? departing[cursor]?.superlayer
                 if up == .root {
                     tops.insert(cursor)
-                    break
+                    return true
                 }
-                guard let next = up else { break }
+                guard let next = up else { return true }
                 cursor = next
                 steps += 1
             }
         }
+        // (Both dictionaries' keys walked in place: no array built per frame.)
+        for id in animations.keys where !climb(from: id) { return nil }
+        for id in departing.keys where !climb(from: id) { return nil }
         return tops
     }
 }

@@ -72,20 +72,9 @@ struct LaminaDemo: AsyncParsableCommand {
             c.rootLayer.addSublayer(act.root)
             Transaction.commit()
             try await c.sync()
-            let start2 = c.currentMediaTime
-            let frames2 = Int(showcaseSeconds * fps)
-            let every2 = max(1, frames2 / 8)
-            for f in 1...max(1, frames2) {
-                let t = Double(f) / fps
-                if realTime {
-                    try await Task.sleep(for: .milliseconds(Int(1000 / fps)))
-                } else {
-                    try await c.advanceClock(by: start2 + t - c.currentMediaTime)
-                }
+            sheet += try await play(on: c, seconds: showcaseSeconds, sheetFrames: 8) { t in
                 if abs(t.truncatingRemainder(dividingBy: 1.5) - 0.75) < 0.5 / fps { act.swap() }
-                if !realTime, contactSheet != nil, f % every2 == 0 { sheet.append(try await c.screenshot()) }
             }
-            try await c.sync()
         }
         // Act three: signage, a clip laminad decodes, beside animated layers.
         if signageSeconds > 0 {
@@ -100,19 +89,7 @@ struct LaminaDemo: AsyncParsableCommand {
                 c.rootLayer.addSublayer(act.root)
                 Transaction.commit()
                 try await c.sync()
-                let start3 = c.currentMediaTime
-                let frames3 = Int(signageSeconds * fps)
-                let every3 = max(1, frames3 / 4)
-                for f in 1...max(1, frames3) {
-                    let t = Double(f) / fps
-                    if realTime {
-                        try await Task.sleep(for: .milliseconds(Int(1000 / fps)))
-                    } else {
-                        try await c.advanceClock(by: start3 + t - c.currentMediaTime)
-                    }
-                    if !realTime, contactSheet != nil, f % every3 == 0 { sheet.append(try await c.screenshot()) }
-                }
-                try await c.sync()
+                sheet += try await play(on: c, seconds: signageSeconds, sheetFrames: 4) { _ in }
             } else {
                 print("lamina-demo: no signage act: \(clip.problem ?? "no clip")")
             }
@@ -121,6 +98,29 @@ struct LaminaDemo: AsyncParsableCommand {
             try PNG.write(ContactSheet.make(sheet, columns: 4, shrink: 4), toFile: contactSheet)
         }
         c.close()
+    }
+
+    /// Plays an act for `seconds` from now: frame by frame on a virtual clock (or waiting in real
+    /// time), calling `step` with each frame's time into the act; returns `sheetFrames` evenly
+    /// spaced screenshots for the contact sheet (none in real time or without a sheet).
+    @MainActor
+    func play(on c: Connection, seconds: Double, sheetFrames: Int, step: (Double) -> Void) async throws -> [Bitmap] {
+        let start = c.currentMediaTime
+        let frames = max(1, Int(seconds * fps))
+        let every = max(1, frames / sheetFrames)
+        var shots: [Bitmap] = []
+        for f in 1...frames {
+            let t = Double(f) / fps
+            if realTime {
+                try await Task.sleep(for: .milliseconds(Int(1000 / fps)))
+            } else {
+                try await c.advanceClock(by: start + t - c.currentMediaTime)
+            }
+            step(t)
+            if !realTime, contactSheet != nil, f % every == 0, shots.count < sheetFrames { shots.append(try await c.screenshot()) }
+        }
+        try await c.sync()
+        return shots
     }
 }
 
