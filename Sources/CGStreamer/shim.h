@@ -2,6 +2,8 @@
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
+// dma-buf memory: a decoder's or camera's buffers shown without a copy.
+#include <gst/allocators/allocators.h>
 // eventfd: the wake-up a bus's sync handler writes (Glibc's Swift module lacks it).
 #include <sys/eventfd.h>
 
@@ -59,4 +61,23 @@ static inline gchar *lamina_gst_message_error_text(GstMessage *message) {
     if (error != NULL) g_error_free(error);
     g_free(debug);
     return text;
+}
+/// The video format of raw-video caps (GST_VIDEO_FORMAT_UNKNOWN for other caps).
+static inline GstVideoFormat lamina_gst_video_format(GstCaps *caps) {
+    GstVideoInfo info;
+    if (!gst_video_info_from_caps(&info, caps)) return GST_VIDEO_FORMAT_UNKNOWN;
+    return GST_VIDEO_INFO_FORMAT(&info);
+}
+/// Where the first plane starts and its stride, from the buffer's video meta when it has one
+/// (a decoder's padded buffers), false otherwise.
+static inline gboolean lamina_gst_video_meta_plane(GstBuffer *buffer, gsize *offset, gint *stride) {
+    GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
+    if (meta == NULL) return FALSE;
+    *offset = meta->offset[0];
+    *stride = meta->stride[0];
+    return TRUE;
+}
+/// Sets an integer or enum property (g_object_set; v4l2src's io-mode).
+static inline void lamina_gst_set_int(gpointer object, const char *name, gint value) {
+    g_object_set(object, name, value, NULL);
 }

@@ -139,6 +139,8 @@ public final class Daemon {
     private var frameTimer: LoopTimer?
     private var signals: SignalSource?
     private var frameScheduled = false
+    /// The renderer's refusal to import dma-buf pictures was logged.
+    private var videoImportRefusalLogged = false
     private var framesWritten = 0
     /// Set for backends that page-flip (KMS): each output's frames follow its own presentation
     /// events and refresh (`RepaintPlanner`, weston's per-output repaint loop).
@@ -219,7 +221,7 @@ public final class Daemon {
                 video.drainWakeup()
                 compositor.pollVideos()
             }
-            logger.info("video frames: \(video.uploadPath)")
+            logger.info("video frames: \(video.uploadPath); dma-buf pictures: \(backend.renderer.videoImport)")
         } catch {
             logger.error("video decoding is off: \(error)")
         }
@@ -240,6 +242,10 @@ public final class Daemon {
             compositor.displayPower = { [unowned self] on, output in try setDisplayPower(on, output: output) }
         }
         compositor.onFrameRendered = { [unowned self] in
+            if !videoImportRefusalLogged, let why = compositor.backend.renderer.videoImportRefusal {
+                videoImportRefusalLogged = true
+                logger.notice("video pictures in dma-buf memory are copied from now on: \(why)")
+            }
             // Frames drawn for requests (a screenshot, the virtual clock) flip outputs too.
             planner?.noteFlipping(compositor.lastFlipping)
             do { try writeFrameIfAsked() } catch { logger.error("writing frame: \(error)") }

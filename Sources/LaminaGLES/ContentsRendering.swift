@@ -1,3 +1,4 @@
+import CEGL
 import CGLES
 import LaminaCore
 import LaminaServer
@@ -18,11 +19,18 @@ final class TextureCache {
         var hasMipmaps: Bool
         var mipmapsStale: Bool
         var usedInFrame: Bool
+        /// The imported dma-buf picture the texture samples (a video frame shown in place).
+        var image: EGLImageKHR?
         var bytes: Int { source.byteCount + (hasMipmaps ? source.byteCount / 3 : 0) }
     }
 
     private(set) var entries: [UInt64: Entry] = [:]
     private var scratch: [UInt8] = []
+    /// Imports video pictures in dma-buf memory (nil where the display cannot).
+    var importer: DMABufImporter?
+    /// Video pictures in dma-buf memory imported in place, and mapped and copied instead.
+    private(set) var dmabufImported = 0
+    private(set) var dmabufCopied = 0
     /// Sources whose texture could not be made (larger than the GL limit, out of memory):
     /// drawn as nothing, not retried every frame.
     private var failed: [UInt64: WeakSource] = [:]
@@ -37,11 +45,23 @@ final class TextureCache {
         if var e = entries[source.id] {
             glBindTexture(GLenum(GL_TEXTURE_2D), e.texture)
             if let region = source.changedRegion(since: e.generation) {
-                upload(source, region)
+                if !attach(source, to: &e) {
+                    if let image = e.image {
+                        // It sampled an imported picture: give it storage of its own again.
+                        importer?.release(image)
+                        e.image = nil
+                        glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(source.width), GLsizei(source.height), 0,
+                                     GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)
+                        upload(source, PixelRect(x: 0, y: 0, width: UInt32(source.width), height: UInt32(source.height)))
+                    } else {
+                        upload(source, region)
+                    }
+                }
                 e.generation = source.generation
                 e.mipmapsStale = e.hasMipmaps
             }
-            if mipmaps, !e.hasMipmaps || e.mipmapsStale {
+            // An imported picture is sampled as it is (no mipmaps of a decoder's buffer).
+            if mipmaps, e.image == nil, !e.hasMipmaps || e.mipmapsStale {
                 glGenerateMipmap(GLenum(GL_TEXTURE_2D))
                 e.hasMipmaps = true
                 e.mipmapsStale = false
@@ -55,6 +75,12 @@ final class TextureCache {
         glBindTexture(GLenum(GL_TEXTURE_2D), texture)
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_S), GL_CLAMP_TO_EDGE)
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_T), GL_CLAMP_TO_EDGE)
+        var entry = Entry(texture: texture, source: source, generation: source.generation,
+                          hasMipmaps: false, mipmapsStale: false, usedInFrame: true)
+        if attach(source, to: &entry) {
+            entries[source.id] = entry
+            return
+        }
         glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(source.width), GLsizei(source.height), 0,
                      GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)
         let error = glGetError()
@@ -67,6 +93,20 @@ final class TextureCache {
         if mipmaps { glGenerateMipmap(GLenum(GL_TEXTURE_2D)) }
         entries[source.id] = Entry(texture: texture, source: source, generation: source.generation,
                                    hasMipmaps: mipmaps, mipmapsStale: false, usedInFrame: true)
+    }
+
+    /// Makes the entry's texture sample `source`'s dma-buf picture in place; false when the
+    /// source has none or it must be copied (uploaded) instead.
+    private func attach(_ source: ImageSource, to e: inout Entry) -> Bool {
+        guard let picture = source.dmabuf else { return false }
+        guard let importer, let image = importer.attach(picture, to: e.texture) else {
+            dmabufCopied += 1
+            return false
+        }
+        if let old = e.image { importer.release(old) }
+        e.image = image
+        dmabufImported += 1
+        return true
     }
 
     private func upload(_ source: ImageSource, _ r: PixelRect) {
@@ -86,6 +126,7 @@ final class TextureCache {
             if e.source.isDestroyed && !e.usedInFrame {
                 var t = e.texture
                 glDeleteTextures(1, &t)
+                if let image = e.image { importer?.release(image) }
                 entries[id] = nil
             } else if e.usedInFrame {
                 entries[id]!.usedInFrame = false

@@ -52,6 +52,9 @@ public final class GLESRenderer: Renderer {
     var hasActiveClips: Bool { frame.clips.count > frame.clipBase }
     /// Textures of contents images (client images and server rasters), by source.
     let textures = TextureCache()
+    /// How video pictures in dma-buf memory are shown (`Renderer.videoImport`).
+    public let videoImport: String
+    public var videoImportRefusal: String? { textures.importer?.refusal }
     /// Shadow-casting offscreen groups kept while unchanged (`GroupCache`).
     let groupCache = GroupCache()
     /// Where a group to keep is composited (output-sized), before it is copied into the cache.
@@ -81,6 +84,10 @@ public final class GLESRenderer: Renderer {
         guard context.isCurrent else { throw .contextNotCurrent }
         self.context = context
         info = context.glInfo()
+        let dmabuf = DMABufImporter.make(display: context.display, renderer: info.renderer)
+        textures.importer = dmabuf.importer
+        videoImport = dmabuf.importer == nil
+            ? "copied: \(dmabuf.reason)" : "imported in place (\(dmabuf.reason)) where the driver accepts the buffer"
         programs = try RendererPrograms()
         var dimensions: [GLint] = [0, 0]
         glGetIntegerv(GLenum(GL_MAX_VIEWPORT_DIMS), &dimensions)

@@ -141,12 +141,17 @@ final class GroupCache {
 extension GLESRenderer {
     /// `groupCache.entries`, `.bytes`, `.budgetBytes`, `.hits`, `.misses` and `.evictions`,
     /// `batch.flushes` (each up to two instanced draws, `ShapeBatch`), and `occlusion.skipped`
-    /// (draws and groups an opaque layer drawn later hid, since start).
+    /// (draws and groups an opaque layer drawn later hid, since start); `video.dmabufImport` (1
+    /// while dma-buf pictures are imported in place), `video.dmabufImported` and
+    /// `video.dmabufCopied` (pictures imported, and mapped and copied instead, since start).
     public var cacheStatistics: [(name: String, value: Double)] {
         [("groupCache.entries", Double(groupCache.count)), ("groupCache.bytes", Double(groupCache.totalBytes)),
          ("groupCache.budgetBytes", Double(groupCache.budgetBytes)), ("groupCache.hits", Double(groupCache.hits)),
          ("groupCache.misses", Double(groupCache.misses)), ("groupCache.evictions", Double(groupCache.evictions)),
-         ("batch.flushes", Double(batchDraws)), ("occlusion.skipped", Double(occludedDraws))]
+         ("batch.flushes", Double(batchDraws)), ("occlusion.skipped", Double(occludedDraws)),
+         ("video.dmabufImport", textures.importer.map { $0.refusal == nil ? 1 : 0 } ?? 0),
+         ("video.dmabufImported", Double(textures.dmabufImported)),
+         ("video.dmabufCopied", Double(textures.dmabufCopied))]
     }
 
     /// Copies `box` (display pixels, y down) of `source` into the same-size region `to` of

@@ -29,7 +29,8 @@ public struct SceneLayer: Sendable, Equatable {
     /// the scene file once loaded with `Scene.load(path:)`.
     public var contentsFile: String?
     /// `"video": "clip.webm"`: a video file shown as the layer's contents (protocol 1.6),
-    /// relative to the scene file once loaded; `"loop"`, `"playing"`, `"rate"` say how it plays.
+    /// relative to the scene file once loaded, or a URI laminad opens (`v4l2:///dev/video0`, a
+    /// camera; `https://…`); `"loop"`, `"playing"`, `"rate"` say how it plays.
     public var videoFile: String?
     public var video = SceneVideo()
     /// `"font": "fonts/Inter.ttf"`: a font file (by its extension) that laminactl registers
@@ -142,10 +143,18 @@ public struct Scene: Sendable, Equatable {
 }
 
 extension SceneLayer {
+    /// Whether a `"video"` names a URI (`v4l2:///dev/video0`, `https://…`: a scheme and "://")
+    /// rather than a file: it is passed to laminad as it is.
+    public static func isURI(_ text: String) -> Bool {
+        guard let r = text.range(of: "://"), r.lowerBound > text.startIndex else { return false }
+        let scheme = text[..<r.lowerBound]
+        return scheme.first!.isLetter && scheme.allSatisfy { $0.isLetter || $0.isNumber || "+.-".contains($0) }
+    }
+
     mutating func resolveContentsFiles(relativeTo directory: String) {
         if let f = contentsFile, !f.hasPrefix("/") { contentsFile = directory + "/" + f }
         if let f = fontFile, !f.hasPrefix("/") { fontFile = directory + "/" + f }
-        if let f = videoFile, !f.hasPrefix("/") { videoFile = directory + "/" + f }
+        if let f = videoFile, !f.hasPrefix("/"), !SceneLayer.isURI(f) { videoFile = directory + "/" + f }
         if var m = mask {
             m.resolveContentsFiles(relativeTo: directory)
             mask = m

@@ -119,30 +119,31 @@ extension Compositor {
                 continue
             }
             v.stalled = false
-            if let image = v.image, frame.time == v.shownTime, image.width == frame.bitmap.width,
-               image.height == frame.bitmap.height { continue }
-            let bytes = frame.bitmap.width * frame.bitmap.height * 4
+            if let image = v.image, frame.time == v.shownTime, image.width == frame.width,
+               image.height == frame.height { continue }
+            let bytes = frame.width * frame.height * 4
             if let i = display.entries.firstIndex(where: { $0.serial == v.entrySerial }) {
                 let tree = display.entries[i].tree
                 let held = tree.images.values.reduce(0) { $0 + $1.byteCount }
                     + tree.videos.values.reduce(0) { $0 + ($1 === v ? 0 : ($1.image?.byteCount ?? 0)) }
                 let budget = configuration.limits.maxImageBytes
                 if held + bytes > budget {
-                    fail(v, "video \(v.number): its \(frame.bitmap.width)×\(frame.bitmap.height) frames (\(bytes) bytes) would take this client's images to \(held + bytes) bytes; the image budget (max_image_bytes) is \(budget)")
+                    fail(v, "video \(v.number): its \(frame.width)×\(frame.height) frames (\(bytes) bytes) would take this client's images to \(held + bytes) bytes; the image budget (max_image_bytes) is \(budget)")
                     continue
                 }
                 let others = display.entries.indices.reduce(0) { sum, k in k == i ? sum : sum + Self.imageBytes(of: display.entries[k].tree) }
                 let total = configuration.limits.maxTotalImageBytes
                 if others + held + bytes > total {
-                    fail(v, "video \(v.number): its \(frame.bitmap.width)×\(frame.bitmap.height) frames (\(bytes) bytes) do not fit: all clients' images may hold \(total) bytes together (max_total_image_bytes), and the others hold \(others)")
+                    fail(v, "video \(v.number): its \(frame.width)×\(frame.height) frames (\(bytes) bytes) do not fit: all clients' images may hold \(total) bytes together (max_total_image_bytes), and the others hold \(others)")
                     continue
                 }
             }
-            if let image = v.image, image.width == frame.bitmap.width, image.height == frame.bitmap.height {
-                image.replace(frame.bitmap)
+            if let image = v.image, image.width == frame.width, image.height == frame.height {
+                image.replace(with: frame)
             } else {
                 v.image?.destroy()
-                v.image = ImageSource(owner: v.owner, number: v.number, bitmap: frame.bitmap, alpha: .premultiplied)
+                v.image = frame.dmabuf.map { ImageSource(owner: v.owner, number: v.number, dmabuf: $0) }
+                    ?? ImageSource(owner: v.owner, number: v.number, bitmap: frame.bitmap, alpha: .premultiplied)
             }
             v.shownTime = frame.time
         }

@@ -62,6 +62,8 @@ public final class ImageSource: @unchecked Sendable {
     private enum Storage {
         case memory(any PixelMemory, ImageFormat)
         case bitmap(Bitmap, ImageFormat.AlphaMode)
+        /// A video picture in dma-buf memory: a renderer imports it (zero-copy) or copies it.
+        case dmabuf(DMABufPicture)
     }
 
     nonisolated(unsafe) private static var nextID: UInt64 = 1
@@ -101,6 +103,34 @@ public final class ImageSource: @unchecked Sendable {
         width = bitmap.width
         height = bitmap.height
         storage = .bitmap(bitmap, alpha)
+    }
+
+    /// A video picture in dma-buf memory.
+    public init(owner: Owner, number: UInt32, dmabuf: DMABufPicture) {
+        id = Self.takeID()
+        self.owner = owner
+        self.number = number
+        width = dmabuf.width
+        height = dmabuf.height
+        storage = .dmabuf(dmabuf)
+    }
+
+    /// The picture in dma-buf memory, for a source that holds one.
+    public var dmabuf: DMABufPicture? {
+        if case .dmabuf(let p) = storage { return p }
+        return nil
+    }
+
+    /// Shows another video picture of the same size, in system memory or in dma-buf memory: a
+    /// new generation, all of it changed.
+    public func replace(with frame: VideoFrame) {
+        precondition(frame.width == width && frame.height == height, "replace needs a picture of the same size")
+        if let p = frame.dmabuf {
+            storage = .dmabuf(p)
+        } else {
+            storage = .bitmap(frame.bitmap, .premultiplied)
+        }
+        markChanged(PixelRect(x: 0, y: 0, width: UInt32(width), height: UInt32(height)))
     }
 
     private static func takeID() -> UInt64 {
@@ -156,6 +186,10 @@ public final class ImageSource: @unchecked Sendable {
             order = format.order
             alpha = format.alpha
             if order == .rgba, alpha == .premultiplied, stride % 4 == 0 { return body(source, stride / 4) }
+        case let .dmabuf(picture):
+            // The renderer could not import it: the decoder's buffer is mapped and copied.
+            let bitmap = picture.copy() ?? Bitmap(width: width, height: height)
+            return bitmap.bytes.withUnsafeBytes { p in body(p.baseAddress! + (y * width + x) * 4, width) }
         case let .bitmap(bitmap, a):
             return bitmap.bytes.withUnsafeBytes { p in
                 if a == .premultiplied { return body(p.baseAddress! + (y * width + x) * 4, width) }

@@ -245,6 +245,10 @@ public protocol Renderer: AnyObject {
     var textureUsage: TextureUsage { get }
     /// What the renderer's caches hold and how often they served (`stats`, by name).
     var cacheStatistics: [(name: String, value: Double)] { get }
+    /// How video pictures in dma-buf memory are shown, and why, in words (logged at start).
+    var videoImport: String { get }
+    /// Why such pictures are copied after all, once the driver refused one (logged then).
+    var videoImportRefusal: String? { get }
 }
 
 extension Renderer {
@@ -252,6 +256,8 @@ extension Renderer {
     public var textureUsage: TextureUsage { TextureUsage() }
     /// A renderer without caches reports none.
     public var cacheStatistics: [(name: String, value: Double)] { [] }
+    public var videoImport: String { "copied: this renderer imports no dma-bufs" }
+    public var videoImportRefusal: String? { nil }
 }
 
 /// A place frames go: the headless FBO, or a KMS output (wlroots' `wlr_backend`, made small).

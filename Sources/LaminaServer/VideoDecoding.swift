@@ -1,15 +1,91 @@
 import LaminaCore
 
-/// One decoded picture of a video: premultiplied RGBA rows, top row first, and its
-/// presentation time in the media's own seconds.
+/// One decoded picture of a video and its presentation time in the media's own seconds: either
+/// premultiplied RGBA rows in system memory (top row first), or a picture the decoder left in
+/// dma-buf memory, which a renderer that can import it shows without a copy.
 public struct VideoFrame: Sendable {
+    /// The pixels in system memory; empty (0 × 0) for a dma-buf picture.
     public var bitmap: Bitmap
+    /// The picture in dma-buf memory, when the decoder gave one.
+    public var dmabuf: DMABufPicture?
     /// Presentation time (PTS) in seconds from the start of the media.
     public var time: Double
     public init(bitmap: Bitmap, time: Double) {
         self.bitmap = bitmap
         self.time = time
     }
+    public init(dmabuf: DMABufPicture, time: Double) {
+        self.bitmap = Bitmap(width: 0, height: 0)
+        self.dmabuf = dmabuf
+        self.time = time
+    }
+    public var width: Int { dmabuf?.width ?? bitmap.width }
+    public var height: Int { dmabuf?.height ?? bitmap.height }
+}
+
+/// A picture in dma-buf memory (a hardware decoder's or a camera's buffer): what
+/// `EGL_EXT_image_dma_buf_import` needs to sample it in place, and a way to copy it out for a
+/// renderer that cannot.
+///
+/// The decoder's buffer, and so its descriptors, stay valid while the picture lives (`keeper`
+/// holds it), so a frame on screen is never recycled under the renderer.
+public final class DMABufPicture: @unchecked Sendable {
+    /// One plane: its descriptor, where it starts in it, and its row pitch in bytes.
+    public struct Plane: Sendable, Equatable {
+        public var fd: Int32
+        public var offset: Int
+        public var pitch: Int
+        public init(fd: Int32, offset: Int, pitch: Int) {
+            self.fd = fd
+            self.offset = offset
+            self.pitch = pitch
+        }
+    }
+
+    public let width: Int
+    public let height: Int
+    /// The DRM fourcc of the pixels (`DRM_FORMAT_ABGR8888` for GStreamer's RGBA, …).
+    public let fourcc: UInt32
+    /// The format modifier, where the decoder said (nil: implicit, as the exporter chose).
+    public let modifier: UInt64?
+    public let planes: [Plane]
+    /// Alpha is meaningful (an A format, straight as decoders give it); otherwise opaque.
+    public let hasAlpha: Bool
+    private let keeper: AnyObject
+    private let copier: () -> Bitmap?
+
+    /// `keeper` holds the decoder's buffer; `copy` maps it and returns premultiplied RGBA.
+    public init(width: Int, height: Int, fourcc: UInt32, modifier: UInt64?, planes: [Plane], hasAlpha: Bool,
+                keeper: AnyObject, copy: @escaping () -> Bitmap?) {
+        self.width = width
+        self.height = height
+        self.fourcc = fourcc
+        self.modifier = modifier
+        self.planes = planes
+        self.hasAlpha = hasAlpha
+        self.keeper = keeper
+        self.copier = copy
+    }
+
+    /// The pixels copied into system memory, premultiplied RGBA (nil when the buffer cannot be
+    /// mapped): for a renderer that cannot import the picture.
+    public func copy() -> Bitmap? { copier() }
+}
+
+/// The DRM fourccs of the packed 8-bit RGB layouts decoders leave in dma-buf memory.
+public enum DRMFourCC {
+    static func code(_ s: String) -> UInt32 {
+        let b = Array(s.utf8)
+        return UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24
+    }
+    /// Bytes R, G, B, A in memory (GStreamer's RGBA).
+    public static let abgr8888 = code("AB24")
+    /// R, G, B, x (RGBx).
+    public static let xbgr8888 = code("XB24")
+    /// B, G, R, A (BGRA).
+    public static let argb8888 = code("AR24")
+    /// B, G, R, x (BGRx).
+    public static let xrgb8888 = code("XR24")
 }
 
 /// What a decoder reports about its media, polled from the loop thread (`takeEvents`).
@@ -56,7 +132,7 @@ public protocol VideoDecoding: AnyObject {
     /// tried (a path that is not a regular file, a scheme GStreamer has no source for); other
     /// problems arrive later as an `error` event.
     func open(uri: String) throws(VideoOpenError) -> any VideoDecoder
-    /// Numbers for `stats` (which upload path frames take).
+    /// Numbers for `stats` (frames decoded into system memory and into dma-bufs).
     var statistics: [(name: String, value: Double)] { get }
     /// Which upload path frames take, and why, in words (logged when laminad starts).
     var uploadPath: String { get }

@@ -25,6 +25,8 @@ public final class GStreamerVideo: VideoDecoding {
     public let wakeup: Int32
     /// The largest picture decoded, in pixels per side.
     public var maximumSide = 8192
+    /// Frames decoded into system memory and into dma-buf memory, over every decoder.
+    let counts = FrameCounts()
 
     /// GStreamer itself starts with the first video (`gst_init` scans the plugin registry), so
     /// a laminad that shows no video pays nothing for it.
@@ -44,17 +46,19 @@ public final class GStreamerVideo: VideoDecoding {
 
     public func open(uri: String) throws(VideoOpenError) -> any VideoDecoder {
         _ = gstreamerReady
-        return try GStreamerDecoder(uri: try Self.resolve(uri), wakeup: wakeup, maximumSide: maximumSide)
+        return try GStreamerDecoder(uri: try Self.resolve(uri), wakeup: wakeup, maximumSide: maximumSide, counts: counts)
     }
 
-    /// 1: frames are copied into system memory and uploaded (the only path so far).
-    public var statistics: [(name: String, value: Double)] { [("video_upload_system_memory", 1)] }
+    /// `video.framesSystemMemory` and `video.framesDMABuf`: frames decoders gave in system
+    /// memory (copied and uploaded) and in dma-buf memory (handed to the renderer to import).
+    public var statistics: [(name: String, value: Double)] {
+        [("video.framesSystemMemory", Double(counts.systemMemory)), ("video.framesDMABuf", Double(counts.dmabuf))]
+    }
 
     public var uploadPath: String {
-        // Zero-copy would need the app sink to take memory:DMABuf caps and the renderer to
-        // import them (EGL_EXT_image_dma_buf_import); llvmpipe and the headless backend have
-        // neither, so nothing here asks for them.
-        "system memory: the pipeline ends in video/x-raw in system memory (no memory:DMABuf caps are negotiated); each new frame is copied out of the decoder's buffer and uploaded with glTexSubImage2D"
+        // GStreamer's advice for importers: accept plain video/x-raw and look at each buffer's
+        // memory (gst_is_dmabuf_memory), rather than ask for memory:DMABuf caps.
+        "each frame's memory decides: a packed RGB frame in dma-buf memory (a hardware decoder's, or a V4L2 camera's, which laminad asks for dma-bufs) goes to the renderer to import in place; any other is converted to RGBA where needed, copied out of the decoder's buffer and uploaded"
     }
 
     /// A URI GStreamer can open: an absolute path becomes a file URI; a file (by path or
@@ -103,6 +107,95 @@ public final class GStreamerVideo: VideoDecoding {
     }
 }
 
+/// How many frames came in each kind of memory (loop thread only).
+final class FrameCounts {
+    var systemMemory = 0
+    var dmabuf = 0
+}
+
+/// Holds a decoded sample (and so its buffer and dma-buf descriptors) while its picture is used.
+final class SampleKeeper {
+    let sample: OpaquePointer
+    init(_ sample: OpaquePointer) {
+        self.sample = sample
+        gst_sample_ref(sample)
+    }
+    deinit { gst_sample_unref(sample) }
+}
+
+/// The packed 8-bit RGB layouts the app sink takes: where R, G and B lie in a pixel, whether
+/// the fourth byte is alpha, and the DRM fourcc of the layout.
+struct PackedLayout {
+    var red: Int, blue: Int, hasAlpha: Bool, fourcc: UInt32
+
+    init?(_ format: GstVideoFormat) {
+        switch format {
+        case GST_VIDEO_FORMAT_RGBA: self.init(red: 0, blue: 2, hasAlpha: true, fourcc: DRMFourCC.abgr8888)
+        case GST_VIDEO_FORMAT_RGBx: self.init(red: 0, blue: 2, hasAlpha: false, fourcc: DRMFourCC.xbgr8888)
+        case GST_VIDEO_FORMAT_BGRA: self.init(red: 2, blue: 0, hasAlpha: true, fourcc: DRMFourCC.argb8888)
+        case GST_VIDEO_FORMAT_BGRx: self.init(red: 2, blue: 0, hasAlpha: false, fourcc: DRMFourCC.xrgb8888)
+        default: return nil
+        }
+    }
+
+    /// The layout with its fourth byte taken as padding (a camera's pictures are opaque: V4L2
+    /// fills the alpha byte with a constant, vivid's `alpha_component` control, not image data).
+    var opaque: PackedLayout {
+        guard hasAlpha else { return self }
+        return PackedLayout(red: red, blue: blue, hasAlpha: false, fourcc: red == 0 ? DRMFourCC.xbgr8888 : DRMFourCC.xrgb8888)
+    }
+
+    init(red: Int, blue: Int, hasAlpha: Bool, fourcc: UInt32) {
+        self.red = red
+        self.blue = blue
+        self.hasAlpha = hasAlpha
+        self.fourcc = fourcc
+    }
+
+    /// `height` rows of `width` pixels from `data` (`rowBytes` apart) as premultiplied RGBA.
+    func bitmap(_ data: UnsafeRawPointer, width: Int, height: Int, rowBytes: Int) -> Bitmap {
+        var bytes = [UInt8](repeating: 0, count: width * height * 4)
+        bytes.withUnsafeMutableBytes { out in
+            if red == 0 {
+                for row in 0..<height {
+                    (out.baseAddress! + row * width * 4).copyMemory(from: data + row * rowBytes, byteCount: width * 4)
+                }
+            } else {
+                for row in 0..<height {
+                    let source = data + row * rowBytes
+                    var o = row * width * 4
+                    for col in 0..<width {
+                        out[o] = source.load(fromByteOffset: col * 4 + 2, as: UInt8.self)
+                        out[o + 1] = source.load(fromByteOffset: col * 4 + 1, as: UInt8.self)
+                        out[o + 2] = source.load(fromByteOffset: col * 4, as: UInt8.self)
+                        out[o + 3] = source.load(fromByteOffset: col * 4 + 3, as: UInt8.self)
+                        o += 4
+                    }
+                }
+            }
+            if !hasAlpha {
+                // The fourth byte is padding: opaque.
+                for i in stride(from: 3, to: out.count, by: 4) { out[i] = 255 }
+                return
+            }
+            var translucent = false
+            for i in stride(from: 3, to: out.count, by: 4) where out[i] != 255 { translucent = true; break }
+            // The renderer takes premultiplied pixels; decoders give straight alpha.
+            if translucent {
+                for i in stride(from: 0, to: out.count, by: 4) where out[i + 3] != 255 {
+                    let a = UInt32(out[i + 3])
+                    for c in 0..<3 { out[i + c] = UInt8((UInt32(out[i + c]) * a + 127) / 255) }
+                }
+            }
+        }
+        var bitmap = Bitmap(width: 0, height: 0)
+        bitmap.width = width
+        bitmap.height = height
+        bitmap.bytes = bytes
+        return bitmap
+    }
+}
+
 /// One playbin pipeline pulled by the loop thread.
 final class GStreamerDecoder: VideoDecoder {
     private var pipeline: UnsafeMutablePointer<GstElement>?
@@ -120,41 +213,50 @@ final class GStreamerDecoder: VideoDecoder {
     private var duration: Double?
     private var endOfStream = false
     private var failed = false
+    private let counts: FrameCounts
+    /// A V4L2 camera: its pictures are opaque whatever their layout says.
+    private let isCamera: Bool
 
-    init(uri: String, wakeup: Int32, maximumSide: Int) throws(VideoOpenError) {
+    init(uri: String, wakeup: Int32, maximumSide: Int, counts: FrameCounts) throws(VideoOpenError) {
         self.maximumSide = maximumSide
-        guard let playbin = gst_element_factory_make("playbin", nil) else {
-            throw VideoOpenError("GStreamer has no playbin element (install gstreamer1.0-plugins-base)")
-        }
+        self.counts = counts
+        isCamera = Self.isCamera(uri)
         var error: UnsafeMutablePointer<GError>?
-        let description = "videoconvert ! video/x-raw,format=RGBA ! appsink name=lamina-sink sync=false max-buffers=2 drop=false enable-last-sample=false"
+        // Packed RGB layouts only; a source that already gives one of them passes through
+        // untouched, dma-buf and all. Files: RGBA first (what videoconvert makes of anything
+        // else, keeping a clip's alpha). Cameras: the padded layouts first (their pictures are
+        // opaque, and an opaque dma-buf is imported where one with alpha must be copied to be
+        // premultiplied).
+        let formats = isCamera ? "{BGRx,RGBx,BGRA,RGBA}" : "{RGBA,BGRx,BGRA,RGBx}"
+        let description = "videoconvert ! video/x-raw,format=\(formats) ! appsink name=lamina-sink sync=false max-buffers=2 drop=false enable-last-sample=false"
         guard let bin = gst_parse_bin_from_description(description, 1, &error) else {
             let why = error.map { String(cString: $0.pointee.message) } ?? "unknown"
             if error != nil { g_error_free(error) }
-            gst_object_unref(playbin)
             throw VideoOpenError("cannot build the video sink (\(why)); install gstreamer1.0-plugins-base")
         }
         let binElement = UnsafeMutableRawPointer(bin).assumingMemoryBound(to: GstElement.self)
         let binAsBin = UnsafeMutableRawPointer(bin).assumingMemoryBound(to: GstBin.self)
         guard let sinkElement = gst_bin_get_by_name(binAsBin, "lamina-sink") else {
             gst_object_unref(bin)
-            gst_object_unref(playbin)
             throw VideoOpenError("the video sink has no app sink")
         }
         sink = UnsafeMutableRawPointer(sinkElement).assumingMemoryBound(to: GstAppSink.self)
-        lamina_gst_set_string(playbin, "uri", uri)
-        lamina_gst_set_object(playbin, "video-sink", binElement)
-        // GST_PLAY_FLAG_VIDEO only: no audio, text or visualisation branch.
-        lamina_gst_set_uint(playbin, "flags", 1)
-        pipeline = playbin
-        bus = gst_element_get_bus(playbin)
+        let top: UnsafeMutablePointer<GstElement>
+        do {
+            top = try Self.source(for: uri, into: binElement)
+        } catch {
+            gst_object_unref(sink)
+            throw error
+        }
+        pipeline = top
+        bus = gst_element_get_bus(top)
         // Wake the loop thread for every message; the messages themselves are popped there.
         gst_bus_set_sync_handler(bus, { _, _, data in
             var one: UInt64 = 1
             _ = write(Int32(truncatingIfNeeded: Int(bitPattern: data) - 1), &one, 8)
             return GST_BUS_PASS
         }, UnsafeMutableRawPointer(bitPattern: Int(wakeup) + 1), nil)
-        if gst_element_set_state(playbin, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
+        if gst_element_set_state(top, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
             pollBus()
             if !failed { events.append(.error("\(uri): GStreamer could not start playing it")) }
             failed = true
@@ -162,6 +264,52 @@ final class GStreamerDecoder: VideoDecoder {
     }
 
     deinit { close() }
+
+    /// A V4L2 device URI (`v4l2:///dev/video0`).
+    private static func isCamera(_ uri: String) -> Bool {
+        guard let name = gst_uri_get_protocol(uri) else { return false }
+        defer { g_free(name) }
+        return String(cString: name) == "v4l2"
+    }
+
+    /// The pipeline that feeds `sink` (a bin ending in the app sink; taken over): `playbin` for
+    /// files and network URIs, and for a V4L2 camera (`v4l2:///dev/video0`) `v4l2src` linked
+    /// straight to it with its buffers exported as dma-bufs (`io-mode=dmabuf`), so that it
+    /// negotiates a layout the sink takes as it is (behind playbin's decodebin it would pick
+    /// its own, to be converted) and the renderer can show its buffers in place.
+    private static func source(for uri: String, into sink: UnsafeMutablePointer<GstElement>) throws(VideoOpenError) -> UnsafeMutablePointer<GstElement> {
+        if isCamera(uri) {
+            guard let location = gst_uri_get_location(uri) else {
+                gst_object_unref(sink)
+                throw VideoOpenError("'\(uri)' names no V4L2 device")
+            }
+            let device = String(cString: location)
+            g_free(location)
+            guard let pipeline = gst_pipeline_new(nil), let camera = gst_element_factory_make("v4l2src", nil) else {
+                gst_object_unref(sink)
+                throw VideoOpenError("GStreamer has no v4l2src element (install gstreamer1.0-plugins-good)")
+            }
+            lamina_gst_set_string(camera, "device", device)
+            lamina_gst_set_int(camera, "io-mode", 4)  // GST_V4L2_IO_DMABUF
+            let bin = UnsafeMutableRawPointer(pipeline).assumingMemoryBound(to: GstBin.self)
+            _ = gst_bin_add(bin, camera)
+            _ = gst_bin_add(bin, sink)
+            guard gst_element_link(camera, sink) != 0 else {
+                gst_object_unref(pipeline)
+                throw VideoOpenError("\(device): v4l2src does not link to the video sink")
+            }
+            return pipeline
+        }
+        guard let playbin = gst_element_factory_make("playbin", nil) else {
+            gst_object_unref(sink)
+            throw VideoOpenError("GStreamer has no playbin element (install gstreamer1.0-plugins-base)")
+        }
+        lamina_gst_set_string(playbin, "uri", uri)
+        lamina_gst_set_object(playbin, "video-sink", sink)
+        // GST_PLAY_FLAG_VIDEO only: no audio, text or visualisation branch.
+        lamina_gst_set_uint(playbin, "flags", 1)
+        return playbin
+    }
 
     func close() {
         guard let p = pipeline else { return }
@@ -292,43 +440,58 @@ final class GStreamerDecoder: VideoDecoder {
     private func convert(_ sample: OpaquePointer) -> VideoFrame? {
         var w: Int32 = 0, h: Int32 = 0, rowStride: Int32 = 0
         guard let caps = gst_sample_get_caps(sample), lamina_gst_video_layout(caps, &w, &h, &rowStride) != 0,
+              let packed = PackedLayout(lamina_gst_video_format(caps)),
               let buffer = gst_sample_get_buffer(sample) else { return nil }
-        let width = Int(w), height = Int(h), rowBytes = Int(rowStride)
+        let layout = isCamera ? packed.opaque : packed
+        let width = Int(w), height = Int(h)
+        var rowBytes = Int(rowStride), offset = 0
+        var metaOffset: gsize = 0, metaStride: gint = 0
+        if lamina_gst_video_meta_plane(buffer, &metaOffset, &metaStride) != 0 {
+            rowBytes = Int(metaStride)
+            offset = Int(metaOffset)
+        }
         guard width > 0, height > 0, width <= maximumSide, height <= maximumSide, rowBytes >= width * 4 else {
             if !failed {
                 failed = true
-                events.append(.error("the video's pictures are \(w)×\(h) (stride \(rowStride)); laminad shows at most \(maximumSide)×\(maximumSide)"))
+                events.append(.error("the video's pictures are \(w)×\(h) (stride \(rowBytes)); laminad shows at most \(maximumSide)×\(maximumSide)"))
             }
             return nil
-        }
-        var map = GstMapInfo()
-        guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return nil }
-        defer { gst_buffer_unmap(buffer, &map) }
-        guard let data = map.data, map.size >= rowBytes * (height - 1) + width * 4 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: width * height * 4)
-        var translucent = false
-        bytes.withUnsafeMutableBytes { out in
-            for row in 0..<height {
-                let source = UnsafeRawPointer(data + row * rowBytes)
-                (out.baseAddress! + row * width * 4).copyMemory(from: source, byteCount: width * 4)
-            }
-            for i in stride(from: 3, to: out.count, by: 4) where out[i] != 255 { translucent = true; break }
-            // The renderer takes premultiplied pixels; videoconvert gives straight alpha.
-            if translucent {
-                for i in stride(from: 0, to: out.count, by: 4) where out[i + 3] != 255 {
-                    let a = UInt32(out[i + 3])
-                    for c in 0..<3 { out[i + c] = UInt8((UInt32(out[i + c]) * a + 127) / 255) }
-                }
-            }
         }
         let pts = lamina_gst_buffer_pts(buffer)
         let time: Double = pts == lamina_gst_clock_time_none() ? (pending?.time ?? current?.time ?? 0) : Double(pts) / 1e9
         announceReady(width: width, height: height)
-        var bitmap = Bitmap(width: 0, height: 0)
-        bitmap.width = width
-        bitmap.height = height
-        bitmap.bytes = bytes
+        let needed = offset + rowBytes * (height - 1) + width * 4
+        if gst_buffer_n_memory(buffer) == 1, let memory = gst_buffer_peek_memory(buffer, 0), gst_is_dmabuf_memory(memory) != 0 {
+            let fd = gst_dmabuf_memory_get_fd(memory)
+            if fd >= 0, Int(memory.pointee.size) >= needed {
+                counts.dmabuf += 1
+                let keeper = SampleKeeper(sample)
+                let plane = DMABufPicture.Plane(fd: fd, offset: Int(memory.pointee.offset) + offset, pitch: rowBytes)
+                let picture = DMABufPicture(width: width, height: height, fourcc: layout.fourcc, modifier: nil, planes: [plane],
+                                            hasAlpha: layout.hasAlpha, keeper: keeper) {
+                    Self.copy(gst_sample_get_buffer(keeper.sample), layout: layout, width: width, height: height,
+                              offset: offset, rowBytes: rowBytes)
+                }
+                return VideoFrame(dmabuf: picture, time: time)
+            }
+        }
+        guard let bitmap = Self.copy(buffer, layout: layout, width: width, height: height, offset: offset, rowBytes: rowBytes) else {
+            return nil
+        }
+        counts.systemMemory += 1
         return VideoFrame(bitmap: bitmap, time: time)
+    }
+
+    /// The buffer's pixels, mapped and copied out as premultiplied RGBA (nil: it cannot be
+    /// mapped or is too small for the layout).
+    private static func copy(_ buffer: UnsafeMutablePointer<GstBuffer>?, layout: PackedLayout, width: Int, height: Int,
+                             offset: Int, rowBytes: Int) -> Bitmap? {
+        guard let buffer else { return nil }
+        var map = GstMapInfo()
+        guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return nil }
+        defer { gst_buffer_unmap(buffer, &map) }
+        guard let data = map.data, map.size >= offset + rowBytes * (height - 1) + width * 4 else { return nil }
+        return layout.bitmap(UnsafeRawPointer(data + offset), width: width, height: height, rowBytes: rowBytes)
     }
 
     private func monotonic() -> Double {

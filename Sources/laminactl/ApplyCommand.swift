@@ -97,7 +97,8 @@ struct Apply: AsyncParsableCommand {
         for layer in parsed.videoLayers {
             guard let file = layer.videoFile else { continue }
             do {
-                let v = try VideoSource(contentsOfFile: file, connection: c)
+                let v = SceneLayer.isURI(file) ? try VideoSource(uri: file, connection: c)
+                    : try VideoSource(contentsOfFile: file, connection: c)
                 v.loops = layer.video.loops
                 v.rate = layer.video.rate
                 if layer.video.playing { v.play() }
@@ -162,7 +163,7 @@ struct Apply: AsyncParsableCommand {
             var line: String?
             do {
                 let parsed = try load()
-                watched = [scene] + parsed.contentsFiles + parsed.fontFiles + parsed.videoLayers.compactMap(\.videoFile)
+                watched = [scene] + parsed.contentsFiles + parsed.fontFiles + parsed.videoLayers.compactMap(\.videoFile).filter { !SceneLayer.isURI($0) }
                 line = try await apply(parsed, on: c, images: &images, rootIsNew: !c.isResumedSession && !applied)
                 applied = true
             } catch let e as LaminaError {

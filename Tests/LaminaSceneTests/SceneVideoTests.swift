@@ -17,4 +17,18 @@ struct SceneVideoTests {
             #expect(throws: SceneError.self) { _ = try Scene.parse(Data((#"{"sublayers": ["# + bad + "]}").utf8)) }
         }
     }
+
+    @Test("a \"video\" URI (a camera, a stream) is passed on as it is; a file is relative to the scene")
+    func urisStayAsTheyAre() throws {
+        #expect(SceneLayer.isURI("v4l2:///dev/video0") && SceneLayer.isURI("https://example.com/a.webm"))
+        #expect(!SceneLayer.isURI("clips/a.webm") && !SceneLayer.isURI("/srv/a.webm") && !SceneLayer.isURI("://x")
+                && !SceneLayer.isURI("weird name:/a") && !SceneLayer.isURI("1abc://x"))
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scene-uri-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try #"{"sublayers": [{"name": "cam", "video": "v4l2:///dev/video0"}, {"name": "clip", "video": "a.webm"}]}"#
+            .write(toFile: dir + "/s.json", atomically: true, encoding: .utf8)
+        let scene = try Scene.load(path: dir + "/s.json")
+        #expect(scene.videoLayers.map(\.videoFile) == ["v4l2:///dev/video0", dir + "/a.webm"])
+    }
 }

@@ -1,3 +1,4 @@
+import CGStreamer
 import Foundation
 import LaminaCore
 import LaminaServer
@@ -114,5 +115,28 @@ struct GStreamerDecoderTests {
         let message = e.compactMap { if case .error(let m) = $0 { m } else { nil } }.first
         #expect(message != nil, "events: \(e)")
         #expect(d.frame(at: 0, wait: 1) == nil)
+    }
+}
+
+/// The packed RGB layouts the sink takes, copied into the premultiplied RGBA the renderer wants.
+@Suite("Packed video layouts")
+struct PackedLayoutTests {
+    @Test func bgrxBecomesOpaqueRGBAAndBGRAIsPremultiplied() throws {
+        // Two pixels a row, a padded row of 12 bytes: blue-green-red-x and B,G,R,A 50 %.
+        let rows: [UInt8] = [10, 20, 30, 0, 40, 50, 60, 7, 0xEE, 0xEE, 0xEE, 0xEE,
+                             200, 100, 0, 128, 0, 0, 255, 255, 0xEE, 0xEE, 0xEE, 0xEE]
+        let bgrx = try #require(PackedLayout(GST_VIDEO_FORMAT_BGRx))
+        #expect(bgrx.fourcc == DRMFourCC.xrgb8888 && !bgrx.hasAlpha)
+        let opaque = rows.withUnsafeBytes { bgrx.bitmap($0.baseAddress!, width: 2, height: 2, rowBytes: 12) }
+        #expect(opaque.bytes == [30, 20, 10, 255, 60, 50, 40, 255, 0, 100, 200, 255, 255, 0, 0, 255])
+        let bgra = try #require(PackedLayout(GST_VIDEO_FORMAT_BGRA))
+        #expect(bgra.fourcc == DRMFourCC.argb8888 && bgra.hasAlpha)
+        let straight = rows.withUnsafeBytes { bgra.bitmap($0.baseAddress!, width: 2, height: 2, rowBytes: 12) }
+        #expect(Array(straight.bytes[8..<12]) == [0, 50, 100, 128], "premultiplied by 128/255")
+        #expect(Array(straight.bytes[4..<8]) == [2, 1, 1, 7], "R 60, G 50, B 40 at alpha 7, rounded")
+        // A camera's alpha byte is not image data: its layouts are taken as padded.
+        #expect(try #require(PackedLayout(GST_VIDEO_FORMAT_RGBA)).opaque.fourcc == DRMFourCC.xbgr8888)
+        #expect(bgra.opaque.fourcc == DRMFourCC.xrgb8888 && !bgra.opaque.hasAlpha)
+        #expect(PackedLayout(GST_VIDEO_FORMAT_I420) == nil)
     }
 }

@@ -55,6 +55,10 @@ MODULES = [
     "ttm", "drm_ttm_helper", "drm_vram_helper", "bochs",
     # Input: QEMU's virtio keyboard and tablet, /dev/input/event*, and uinput for made-up devices.
     "virtio_input", "evdev", "uinput",
+    # Video: vivid, the kernel's virtual camera, whose buffers export as dma-bufs (the
+    # zero-copy video path is tested with them).
+    "mc", "videodev", "videobuf2-common", "videobuf2-v4l2", "videobuf2-memops", "videobuf2-vmalloc",
+    "videobuf2-dma-contig", "v4l2-dv-timings", "v4l2-tpg", "rc-core", "cec", "vivid",
 ]
 
 INIT = r"""#!/bin/busybox sh
