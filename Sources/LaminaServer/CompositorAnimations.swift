@@ -166,12 +166,15 @@ extension Compositor {
 
     /// The layer's local time at display time `t`, down the layer-time hierarchy.
     func localTime(of id: LayerID, entry i: Int, at t: Double) -> Double {
-        let model = display.entries[i].tree[id]
-        // (Only a layer out of the model tree, or at its top, can be on its way out.)
-        let departure = model?.superlayer == nil ? animationStates[display.entries[i].serial]?.departing[id] : nil
-        guard let layer = model ?? departure?.ghost else { return t }
-        let parentTime = layer.superlayer.map { localTime(of: $0, entry: i, at: t) }
-            ?? departure.map { localTime(of: $0.superlayer, entry: i, at: t) } ?? t
+        localTime(of: id, entry: i, departing: animationStates[display.entries[i].serial]?.departing ?? [:], at: t)
+    }
+
+    /// The same, with the entry's layers on their way out given (the tick holds its state).
+    func localTime(of id: LayerID, entry i: Int, departing: [LayerID: Departure], at t: Double) -> Double {
+        let tree = display.entries[i].tree
+        guard let layer = tree[id] ?? departing[id]?.ghost else { return t }
+        let parentTime = layer.superlayer.map { localTime(of: $0, entry: i, departing: departing, at: t) }
+            ?? departing[id].map { localTime(of: $0.superlayer, entry: i, departing: departing, at: t) } ?? t
         return layer.properties.localTime(fromParent: parentTime)
     }
 
@@ -183,41 +186,46 @@ extension Compositor {
     func tickAnimations(at t: Double) {
         for i in display.entries.indices {
             let serial = display.entries[i].serial
-            guard animationStates[serial]?.animated.isEmpty == false else { continue }
+            // Ticked out of the dictionary (and put back after): every change below is made in
+            // place, in a state nothing else holds. (Nothing the tick calls reads it meanwhile.)
+            guard animationStates[serial]?.animated.isEmpty == false, var state = animationStates.removeValue(forKey: serial) else {
+                continue
+            }
             var departed = false
-            for id in Array(animationStates[serial]!.animated.keys) {
-                guard let model = display.entries[i].tree[id]?.properties ?? animationStates[serial]!.departing[id]?.ghost?.properties else {
-                    animationStates[serial]!.animated[id] = nil
+            for id in Array(state.animated.keys) {
+                guard let model = display.entries[i].tree[id]?.properties ?? state.departing[id]?.ghost?.properties else {
+                    state.animated[id] = nil
                     transitionSnapshots[entry: serial, layer: id] = nil
                     continue
                 }
-                let local = localTime(of: id, entry: i, at: t)
+                let local = localTime(of: id, entry: i, departing: state.departing, at: t)
                 frameEvents.removeAll(keepingCapacity: true)
                 // Evaluated in place in the dictionary: copying the layer's state out would copy
                 // its animation list on every frame.
-                let shown = animationStates[serial]!.animated[id]!.animations.evaluate(model: model, time: local, events: &frameEvents)
-                if animationStates[serial]!.animated[id]!.animations.isEmpty {
-                    animationStates[serial]!.animated[id] = nil
+                let shown = state.animated[id]!.animations.evaluate(model: model, time: local, events: &frameEvents)
+                if state.animated[id]!.animations.isEmpty {
+                    state.animated[id] = nil
                     transitionSnapshots[entry: serial, layer: id] = nil
                 } else {
-                    animationStates[serial]!.animated[id]!.presentation = shown.properties
-                    animationStates[serial]!.animated[id]!.transition = shown.transition
+                    state.animated[id]!.presentation = shown.properties
+                    state.animated[id]!.transition = shown.transition
                     // A transition's old rendering goes when it has ended and no other waits.
                     if shown.transition == nil, transitionSnapshots[entry: serial, layer: id] != nil,
-                       !animationStates[serial]!.animated[id]!.animations.hasTransition {
+                       !state.animated[id]!.animations.hasTransition {
                         transitionSnapshots[entry: serial, layer: id] = nil
                     }
                 }
                 guard !frameEvents.isEmpty else { continue }
                 for e in frameEvents {
-                    if case .didStop = e.kind, animationStates[serial]!.departing[id]?.animationID == e.id {
-                        animationStates[serial]!.departing[id] = nil
+                    if case .didStop = e.kind, state.departing[id]?.animationID == e.id {
+                        state.departing[id] = nil
                         departed = true
                     }
                 }
                 deliver(frameEvents)
             }
-            if departed { rebuildRenderTree(entry: i) }
+            if departed { state.rebuildRenderTree(from: display.entries[i].tree) }
+            animationStates[serial] = state
         }
     }
 
