@@ -94,7 +94,7 @@ struct RenderWalk {
     let presentation: ClientPresentation
     /// The old renderings of transitions in progress (nil: none in flight, or a walk that
     /// draws none, such as a snapshot's).
-    var transitions: TransitionSnapshots?
+    let transitions: TransitionSnapshots?
     /// Where static top-level subtrees' commands are kept (nil: walk everything).
     var cache: RenderListCache?
     /// The root's sublayers whose subtrees animate.
