@@ -48,6 +48,30 @@ public struct CommitResult: Sendable, Equatable {
     /// Videos made, controlled or destroyed, in order (protocol 1.6): the compositor starts,
     /// steers and stops their decoders once the commit stands.
     public var videoChanges: [VideoChange] = []
+    /// The layers the commit changed, as they were before it: the pre-commit values implicit
+    /// animations start from (their presentation before the change).
+    public var replaced = ReplacedLayers()
+}
+
+/// What a commit replaced: each existing layer it changed, as it was before the commit.
+///
+/// Costs nothing extra: a commit applied in place hands over its undo journal's copies; a
+/// commit applied in steps to a copy of the tree keeps the tree's layers from before it began,
+/// which that tree shares (no layer is copied for it).
+public struct ReplacedLayers: Sendable, Equatable {
+    /// A commit applied in place: every existing layer it touched, as it was before.
+    var saved: [LayerID: ServerLayer] = [:]
+    /// A commit applied in steps to a copy: every layer of the tree before the commit.
+    var original: [LayerID: ServerLayer]?
+
+    public init() {}
+
+    /// Layer `id` as it was before the commit: nil when it did not exist then; for a layer the
+    /// commit did not change, nil or its unchanged value.
+    public subscript(id: LayerID) -> ServerLayer? {
+        if let original { return original[id] }
+        return saved[id]
+    }
 }
 
 /// A commit part way through `ClientTree.continueCommit`.
@@ -207,8 +231,10 @@ public struct ClientTree: Sendable {
                                   message: "a commit may hold at most \(limits.maxOperationsPerCommit) operations, this one has \(count)")
         }
         var commit = CommitInProgress(operations: [], total: count, attachments: attachments, limits: limits, checksDescriptorsAtEnd: true)
-        // Applied to a copy of the tree, dropped on failure: nothing to undo.
+        // Applied to a copy of the tree, dropped on failure: nothing to undo. What it replaces
+        // is this tree's layers as they are now (shared with this tree, not copied).
         commit.journal.keepsUndo = false
+        commit.result.replaced.original = layers
         return commit
     }
 
@@ -259,6 +285,9 @@ public struct ClientTree: Sendable {
         for change in journal.videoChanges { if case .destroyed(let v) = change { inheritedVideos.remove(v.number) } }
         destroyUnshownInheritedImages()
         commit.result.videoChanges = journal.videoChanges
+        // The undo journal's copies are what the commit replaced (a streamed commit has none:
+        // its `replaced` holds the tree from before it).
+        if journal.keepsUndo { commit.result.replaced.saved = journal.saved }
         return commit.result
     }
 

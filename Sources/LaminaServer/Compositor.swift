@@ -63,9 +63,12 @@ public final class Compositor {
     var groupCounts: [GroupKey: Int] = [:]
     /// Reused each frame for the events of one layer's animations.
     var frameEvents: [AnimationEvent] = []
-    /// Whether the last `tickAnimations` left any layer with a transition's old rendering kept
-    /// (most frames have none, and then the render list does not look for transitions at all).
-    var transitionsInFlight = false
+    /// Each client's animations and layers on their way out, by entry serial: the presentation
+    /// side of the display, kept apart from its model (`display`). An entry's state is made
+    /// with its first animation and goes with the entry.
+    public internal(set) var animationStates: [UInt32: AnimationState] = [:]
+    /// The old renderings of transitions in progress (the render side's, RenderTransitions.swift).
+    var transitionSnapshots = TransitionSnapshots()
     /// Connections that asked to `watch` events.
     var watchers: Set<ClientID> = []
     /// Input routing (CompositorInput.swift).
@@ -191,7 +194,8 @@ public final class Compositor {
             if !display.entries[i].session.isEmpty { sessionsChanged() }
             if display.detach(client) { markNeedsFrame() }
             if display.entries.first(where: { $0.serial == serial }) == nil {
-                // The client's layers went with it: forget its animations' bookkeeping.
+                // The client's layers went with it: forget its animations and their bookkeeping.
+                if forgetAnimations(ofEntry: serial) { markNeedsFrame() }
                 animationRecords = animationRecords.filter { $0.value.entry != serial }
                 groupCounts = groupCounts.filter { $0.key.entry != serial }
             }
@@ -426,7 +430,7 @@ public final class Compositor {
         reply(client, .applied(serial: serial))
         if let i = display.index(of: client) {
             if !result.videoChanges.isEmpty { applyVideoChanges(result.videoChanges, entry: i) }
-            animate(result.changes, entry: i)
+            animate(result, entry: i)
             attachTransitions(snapshots, result.changes, entry: i)
         }
         if !watchers.isEmpty {
@@ -458,6 +462,9 @@ public final class Compositor {
         guard width > 0, height > 0, width != display.width || height != display.height else { return false }
         logger.notice("display resized from \(display.width)x\(display.height) to \(width)x\(height)")
         display.resize(width: width, height: height)
+        for serial in Array(animationStates.keys) where animationStates[serial]!.renderTree != nil {
+            animationStates[serial]!.fitRoot(width: Double(width), height: Double(height))
+        }
         markNeedsFrame()
         return true
     }
@@ -500,8 +507,9 @@ public final class Compositor {
         tickAnimations(at: t)
         if !liveVideos.isEmpty { updateVideoFrames(at: t) }
         // The presentation tree as this tick left it, handed to the render walk as a value.
-        let presentation = PresentationTree(ticked: display.entries.map(\.animations), transitions: transitionsInFlight)
-        let list = display.drawList(at: t, presentation: presentation, rasters: layerRasters, cache: renderCache)
+        let presentation = PresentationTree(ticked: animationStates)
+        let list = display.drawList(at: t, presentation: presentation, transitions: transitionSnapshots,
+                                    rasters: layerRasters, cache: renderCache)
         renderCache.endFrame()
         layerRasters?.endFrame()
         for serial in list.truncated where !truncationReported.contains(serial) {
@@ -556,13 +564,15 @@ public final class Compositor {
                 if seconds > 0 { clockMoved(by: client) }
                 // Kept sessions' animations are journalled against the clock: a restart puts
                 // them where the clock had taken them.
-                if seconds > 0, display.entries.contains(where: { $0.isKept && !$0.animations.isEmpty }) { sessionsChanged() }
+                if seconds > 0, display.entries.contains(where: { $0.isKept && animationStates[$0.serial]?.animated.isEmpty == false }) {
+                    sessionsChanged()
+                }
                 try renderIfNeeded()
                 reply(client, .reply(id: id, .advanced(time: clock.virtualTime, framesRendered: stats.framesRendered)))
             case .snapshot:
                 // The client's own tree only: no privilege needed.
                 guard let i = display.index(of: client) else { return fail(.notHello, "\(client) is not attached") }
-                let ops = display.entries[i].tree.snapshot() + Self.animationOperations(display.entries[i])
+                let ops = display.entries[i].tree.snapshot() + Self.animationOperations(display.entries[i], animationState(entry: i))
                 reply(client, .reply(id: id, .snapshot(Self.operations(ops, forMinor: sessions[client]?.minor ?? ProtocolVersion.minor))))
             case .stats:
                 // Textures are uploaded and freed as frames are drawn: with the virtual clock, draw
@@ -578,7 +588,7 @@ public final class Compositor {
                 let t = now
                 let owner = peer.isPrivileged ? nil : peer.uid
                 let json = display.json(clock: clock.isVirtual ? .virtual : .real, time: t, owner: owner) { i, layer in
-                    self.display.entries[i].animations[layer] == nil ? nil : self.presentation(of: layer, entry: i, at: t)
+                    self.animationState(entry: i)?.animated[layer] == nil ? nil : self.presentation(of: layer, entry: i, at: t)
                 }
                 reply(client, .reply(id: id, .tree(json)))
             case .watch:
@@ -659,7 +669,7 @@ public final class Compositor {
             Statistic(name: "budget.maxTreeDepth", value: Double(configuration.limits.maxDepth)),
             Statistic(name: "budget.maxLayerDrawsPerFrame", value: Double(RenderWalkBudget.maximumVisits)),
             Statistic(name: "truncatedFrames", value: Double(stats.truncatedFrames)),
-            Statistic(name: "animations", value: Double(display.entries.reduce(0) { $0 + $1.animations.values.reduce(0) { $0 + $1.animations.entries.count } })),
+            Statistic(name: "animations", value: Double(animationStates.values.reduce(0) { $0 + $1.animated.values.reduce(0) { $0 + $1.animations.entries.count } })),
             Statistic(name: "lastFrameMilliseconds", value: stats.lastFrameSeconds * 1000),
             Statistic(name: "time", value: now),
             Statistic(name: "width", value: Double(display.width)),

@@ -29,21 +29,21 @@ extension Compositor {
     /// Attaches the animations a successful commit asks for: implicit ones for changed
     /// properties (the action search of semantics.md, "Actions"), explicit ones, and the
     /// onOrderIn/onOrderOut actions; removes what it removes. Runs after the model changed.
-    func animate(_ changes: [TreeChange], entry i: Int) {
+    func animate(_ result: CommitResult, entry i: Int) {
         let time = now
+        let changes = result.changes
+        let serial = display.entries[i].serial
         // Layers created in this commit show their first values at once: no animation.
         var created: Set<LayerID> = []
         for case .created(let id) in changes { created.insert(id) }
-        // Each other layer's model before this commit: its new model with every changed key put back.
-        var before: [LayerID: [(PropertyKey, PropertyValue)]] = [:]
-        for case let .set(id, key, old) in changes where !created.contains(id) && !(before[id]?.contains { $0.0 == key } ?? false) {
-            before[id, default: []].append((key, old))
-        }
+        // A layer's presentation before this commit: its animations applied to the model the
+        // commit replaced (`CommitResult.replaced`; the new model where the commit created it
+        // or left its values alone).
         var previousPresentation: [LayerID: LayerProperties] = [:]
         func previous(_ id: LayerID) -> LayerProperties? {
             if let p = previousPresentation[id] { return p }
-            guard var model = display.entries[i].tree[id]?.properties else { return nil }
-            for (key, old) in before[id] ?? [] { try? model.set(key, old) }
+            let old = created.contains(id) ? nil : result.replaced[id]
+            guard let model = old?.properties ?? display.entries[i].tree[id]?.properties else { return nil }
             let p = presentation(of: id, entry: i, at: time, model: model)
             previousPresentation[id] = p
             return p
@@ -65,7 +65,7 @@ extension Compositor {
                 else { continue }
                 attach(animation, key: key.name, tag: 0, to: id, entry: i, previous: previous(id), settings: settings, at: time)
             case let .inserted(id, _):
-                if !display.entries[i].departing.isEmpty { display.entries[i].departing[id] = nil }
+                if animationStates[serial]?.departing.isEmpty == false { animationStates[serial]!.departing[id] = nil }
                 guard !settings.disableActions, hasEntry("onOrderIn", layer: id, entry: i), let layer = display.entries[i].tree[id],
                       let animation = action(for: "onOrderIn", in: layer, settings: settings) else { continue }
                 attach(animation.withDefaultKeyPath("opacity"), key: "onOrderIn", tag: 0, to: id, entry: i,
@@ -77,12 +77,12 @@ extension Compositor {
                                        previous: previous(id), settings: settings, at: time)
                 else { continue }
                 // The layer stays drawn where it was until the animation ends.
-                display.entries[i].departing[id] = DisplayTree.Departure(superlayer: parent, index: index, ghost: nil, animationID: aid)
+                animationStates[serial, default: AnimationState()].departing[id] = Departure(superlayer: parent, index: index, ghost: nil, animationID: aid)
             case let .destroyed(id, last):
-                if var d = display.entries[i].departing[id] {
-                    d.ghost = last
-                    display.entries[i].departing[id] = d
-                } else if var a = display.entries[i].animations.removeValue(forKey: id) {
+                if animationStates[serial]?.departing[id] != nil {
+                    animationStates[serial]!.departing[id]!.ghost = last
+                } else if var a = animationStates[serial]?.animated.removeValue(forKey: id) {
+                    transitionSnapshots[entry: serial, layer: id] = nil
                     var events: [AnimationEvent] = []
                     a.animations.removeAll(events: &events)
                     deliver(events)
@@ -94,11 +94,11 @@ extension Compositor {
                            previous: previous(id), settings: settings, at: time)
                 case let .removeAnimation(id, key):
                     var events: [AnimationEvent] = []
-                    display.entries[i].animations[id]?.animations.remove(forKey: key, events: &events)
+                    animationStates[serial]?.animated[id]?.animations.remove(forKey: key, events: &events)
                     deliver(events)
                 case .removeAllAnimations(let id):
                     var events: [AnimationEvent] = []
-                    display.entries[i].animations[id]?.animations.removeAll(events: &events)
+                    animationStates[serial]?.animated[id]?.animations.removeAll(events: &events)
                     deliver(events)
                 default:
                     break
@@ -107,7 +107,6 @@ extension Compositor {
         }
         rebuildRenderTree(entry: i)
         // A completion group with no animations completes at once (after `applied`).
-        let serial = display.entries[i].serial
         for g in groups.sorted() where (groupCounts[GroupKey(entry: serial, group: g)] ?? 0) == 0 {
             completed(GroupKey(entry: serial, group: g))
         }
@@ -145,7 +144,8 @@ extension Compositor {
     func attach(_ animation: Animation, key: String?, tag: UInt32, to id: LayerID, entry i: Int,
                 previous: LayerProperties?, settings: TransactionSettings, at time: Double) -> UInt64? {
         guard let model = display.entries[i].tree[id]?.properties else { return nil }
-        var layer = display.entries[i].animations[id] ?? DisplayTree.AnimatedLayer(presentation: model)
+        let serial = display.entries[i].serial
+        var layer = animationStates[serial]?.animated[id] ?? AnimatedLayer(presentation: model)
         var events: [AnimationEvent] = []
         let aid = nextAnimationID
         do {
@@ -156,8 +156,7 @@ extension Compositor {
             return nil
         }
         nextAnimationID += 1
-        display.entries[i].animations[id] = layer
-        let serial = display.entries[i].serial
+        animationStates[serial, default: AnimationState()].animated[id] = layer
         animationRecords[aid] = AnimationRecord(entry: serial, layer: id, key: key, client: display.entries[i].client, tag: tag, groups: settings.completionGroups)
         for g in settings.completionGroups { groupCounts[GroupKey(entry: serial, group: g), default: 0] += 1 }
         deliver(events)
@@ -167,61 +166,73 @@ extension Compositor {
 
     /// The layer's local time at display time `t`, down the layer-time hierarchy.
     func localTime(of id: LayerID, entry i: Int, at t: Double) -> Double {
+        localTime(of: id, entry: i, departing: animationStates[display.entries[i].serial]?.departing ?? [:], at: t)
+    }
+
+    /// The same, with the entry's layers on their way out given (the tick holds its state).
+    func localTime(of id: LayerID, entry i: Int, departing: [LayerID: Departure], at t: Double) -> Double {
         let tree = display.entries[i].tree
-        guard let layer = tree[id] ?? display.entries[i].departing[id]?.ghost else { return t }
-        let parentTime = layer.superlayer.map { localTime(of: $0, entry: i, at: t) }
-            ?? display.entries[i].departing[id].map { localTime(of: $0.superlayer, entry: i, at: t) } ?? t
+        guard let layer = tree[id] ?? departing[id]?.ghost else { return t }
+        let parentTime = layer.superlayer.map { localTime(of: $0, entry: i, departing: departing, at: t) }
+            ?? departing[id].map { localTime(of: $0.superlayer, entry: i, departing: departing, at: t) } ?? t
         return layer.properties.localTime(fromParent: parentTime)
     }
 
     // MARK: Frames
 
     /// Evaluates every animated layer at display time `t`: presentation values for the frame,
-    /// events for the clients, finished animations dropped.
+    /// events for the clients, finished animations dropped, and the old renderings of
+    /// transitions that ended let go.
     func tickAnimations(at t: Double) {
-        transitionsInFlight = false
-        for i in display.entries.indices where !display.entries[i].animations.isEmpty {
+        for i in display.entries.indices {
+            let serial = display.entries[i].serial
+            // Ticked out of the dictionary (and put back after): every change below is made in
+            // place, in a state nothing else holds. (Nothing the tick calls reads it meanwhile.)
+            guard animationStates[serial]?.animated.isEmpty == false, var state = animationStates.removeValue(forKey: serial) else {
+                continue
+            }
             var departed = false
-            for id in Array(display.entries[i].animations.keys) {
-                guard let model = display.entries[i].tree[id]?.properties ?? display.entries[i].departing[id]?.ghost?.properties else {
-                    display.entries[i].animations[id] = nil
+            for id in Array(state.animated.keys) {
+                guard let model = display.entries[i].tree[id]?.properties ?? state.departing[id]?.ghost?.properties else {
+                    state.animated[id] = nil
+                    transitionSnapshots[entry: serial, layer: id] = nil
                     continue
                 }
-                let local = localTime(of: id, entry: i, at: t)
+                let local = localTime(of: id, entry: i, departing: state.departing, at: t)
                 frameEvents.removeAll(keepingCapacity: true)
-                // Evaluated in place in the dictionary: copying the entry out would copy its
-                // animation list on every frame.
-                let shown = display.entries[i].animations[id]!.animations.evaluate(model: model, time: local, events: &frameEvents)
-                if display.entries[i].animations[id]!.animations.isEmpty {
-                    display.entries[i].animations[id] = nil
+                // Evaluated in place in the dictionary: copying the layer's state out would copy
+                // its animation list on every frame.
+                let shown = state.animated[id]!.animations.evaluate(model: model, time: local, events: &frameEvents)
+                if state.animated[id]!.animations.isEmpty {
+                    state.animated[id] = nil
+                    transitionSnapshots[entry: serial, layer: id] = nil
                 } else {
-                    display.entries[i].animations[id]!.presentation = shown.properties
-                    display.entries[i].animations[id]!.transition = shown.transition
-                    if display.entries[i].animations[id]!.transitionSnapshot != nil {
-                        if shown.transition == nil, !display.entries[i].animations[id]!.animations.hasTransition {
-                            display.entries[i].animations[id]!.transitionSnapshot = nil
-                        } else {
-                            transitionsInFlight = true
-                        }
+                    state.animated[id]!.presentation = shown.properties
+                    state.animated[id]!.transition = shown.transition
+                    // A transition's old rendering goes when it has ended and no other waits.
+                    if shown.transition == nil, transitionSnapshots[entry: serial, layer: id] != nil,
+                       !state.animated[id]!.animations.hasTransition {
+                        transitionSnapshots[entry: serial, layer: id] = nil
                     }
                 }
                 guard !frameEvents.isEmpty else { continue }
                 for e in frameEvents {
-                    if case .didStop = e.kind, display.entries[i].departing[id]?.animationID == e.id {
-                        display.entries[i].departing[id] = nil
+                    if case .didStop = e.kind, state.departing[id]?.animationID == e.id {
+                        state.departing[id] = nil
                         departed = true
                     }
                 }
                 deliver(frameEvents)
             }
-            if departed { rebuildRenderTree(entry: i) }
+            if departed { state.rebuildRenderTree(from: display.entries[i].tree) }
+            animationStates[serial] = state
         }
     }
 
     /// Whether any animation is still moving (a finished one that only fills forwards is not).
     public var isAnimating: Bool {
-        display.entries.contains { e in
-            e.animations.values.contains { $0.animations.entries.contains { !$0.hasFinished } }
+        animationStates.values.contains { state in
+            state.animated.values.contains { $0.animations.entries.contains { !$0.hasFinished } }
         }
     }
 
@@ -229,7 +240,7 @@ extension Compositor {
     /// animations applied to `model` (by default its model values now).
     func presentation(of id: LayerID, entry i: Int, at t: Double, model: LayerProperties? = nil) -> LayerProperties? {
         guard let model = model ?? display.entries[i].tree[id]?.properties else { return nil }
-        guard var a = display.entries[i].animations[id]?.animations else { return model }
+        guard var a = animationStates[display.entries[i].serial]?.animated[id]?.animations else { return model }
         var ignored: [AnimationEvent] = []
         return a.evaluate(model: model, time: localTime(of: id, entry: i, at: t), events: &ignored).properties
     }
@@ -251,7 +262,7 @@ extension Compositor {
     func snapshots(of ids: Set<LayerID>, entry i: Int) -> [LayerID: [DrawCommand]] {
         let t = now
         var out: [LayerID: [DrawCommand]] = [:]
-        let evaluated = PresentationTree(evaluating: display.entries.map(\.animations))
+        let evaluated = PresentationTree(evaluating: animationStates)
         for id in ids {
             guard let p = presentation(of: id, entry: i, at: t) else { continue }
             out[id] = display.snapshot(entry: i, layer: id, properties: p, localTime: localTime(of: id, entry: i, at: t),
@@ -260,8 +271,9 @@ extension Compositor {
         return out
     }
 
-    /// Runs the `transition` action of layers whose sublayer was replaced, and keeps the old
-    /// rendering of every layer that now has a transition attached.
+    /// Runs the `transition` action of layers whose sublayer was replaced, and hands the render
+    /// side (`transitionSnapshots`) the old rendering of every layer that now has a transition
+    /// attached.
     func attachTransitions(_ snapshots: [LayerID: [DrawCommand]], _ changes: [TreeChange], entry i: Int) {
         var settings = TransactionSettings.default
         var replaced: Set<LayerID> = []
@@ -281,23 +293,31 @@ extension Compositor {
                 break
             }
         }
-        for (id, snapshot) in snapshots where display.entries[i].animations[id]?.animations.hasTransition == true {
-            display.entries[i].animations[id]!.transitionSnapshot = snapshot
+        let serial = display.entries[i].serial
+        for (id, snapshot) in snapshots where animationStates[serial]?.animated[id]?.animations.hasTransition == true {
+            transitionSnapshots[entry: serial, layer: id] = snapshot
         }
     }
 
-    /// Puts departing layers back where they were, for drawing; nil when none are departing.
+    /// Puts departing layers back where they were, for drawing (`AnimationState.renderTree`).
     func rebuildRenderTree(entry i: Int) {
-        let departing = display.entries[i].departing
-        guard !departing.isEmpty else {
-            display.entries[i].renderTree = nil
-            return
-        }
-        var tree = display.entries[i].tree
-        for (id, d) in departing.sorted(by: { $0.value.index < $1.value.index }) {
-            tree.restore(id, ghost: d.ghost, into: d.superlayer, at: d.index)
-        }
-        display.entries[i].renderTree = tree
+        let serial = display.entries[i].serial
+        guard animationStates[serial] != nil else { return }
+        animationStates[serial]!.rebuildRenderTree(from: display.entries[i].tree)
+    }
+
+    /// The entry with `serial` is gone: its animation state and transitions' old renderings go
+    /// with it. Returns whether layers on their way out left the screen.
+    @discardableResult
+    func forgetAnimations(ofEntry serial: UInt32) -> Bool {
+        transitionSnapshots.removeAll(entry: serial)
+        guard let state = animationStates.removeValue(forKey: serial) else { return false }
+        return !state.departing.isEmpty
+    }
+
+    /// The animation state of entry `i` (nil: nothing of it was ever animated).
+    public func animationState(entry i: Int) -> AnimationState? {
+        animationStates[display.entries[i].serial]
     }
 
     // MARK: Events
@@ -344,21 +364,6 @@ extension Compositor {
 
     func watch(_ line: String) {
         for w in watchers { reply(w, .watch(line)) }
-    }
-}
-
-extension ClientTree {
-    /// Puts a departing layer back under `parent` at `index` for drawing (a copy of the tree,
-    /// never the model). A destroyed layer comes back as its ghost.
-    mutating func restore(_ id: LayerID, ghost: ServerLayer?, into parent: LayerID, at index: Int) {
-        guard layers[parent] != nil else { return }
-        if layers[id] == nil, var g = ghost {
-            g.superlayer = nil
-            layers[id] = g
-        }
-        guard layers[id] != nil, layers[id]!.superlayer == nil else { return }
-        layers[parent]!.sublayers.insert(id, at: index)
-        layers[id]!.superlayer = parent
     }
 }
 

@@ -164,8 +164,9 @@ extension Compositor {
     /// Where layers are as last drawn: an animated layer's presentation geometry (nil: the
     /// model's), for hit testing and locating points.
     private var shownGeometry: (_ entry: Int, _ layer: LayerID) -> HitGeometry? {
-        let entries = display.entries
-        return { entry, id in entries[entry].animations[id].map { HitGeometry($0.presentation) } }
+        // Each entry's animated layers, by entry index (the hit test's numbering).
+        let animated = display.entries.map { animationStates[$0.serial]?.animated ?? [:] }
+        return { entry, id in animated[entry][id].map { HitGeometry($0.presentation) } }
     }
 
     private func hitTest(_ p: Point) -> DisplayHit? {

@@ -41,7 +41,7 @@ extension Compositor {
             }
             sessions.append(SessionJournal.Session(name: entry.session, clientName: entry.clientName, ownerUID: entry.ownerUID,
                                                    structure: entry.tree.snapshot(), images: images,
-                                                   animations: Self.animationOperations(entry)))
+                                                   animations: Self.animationOperations(entry, animationStates[entry.serial])))
         }
         return (SessionJournal(clock: clock.isVirtual ? .virtual : .real, writtenAt: now, bootID: bootID, sessions: sessions), files)
     }
@@ -51,9 +51,10 @@ extension Compositor {
     /// Transitions are left out: they need the rendering from before their commit.
     /// Finished animations removed on completion go at the next frame anyway; those that stay
     /// (removedOnCompletion false) are included.
-    static func animationOperations(_ entry: DisplayTree.Entry) -> [Operation] {
+    static func animationOperations(_ entry: DisplayTree.Entry, _ state: AnimationState?) -> [Operation] {
+        guard let state else { return [] }
         var ops: [Operation] = []
-        for (id, animated) in entry.animations.sorted(by: { $0.key < $1.key }) where entry.tree[id] != nil {
+        for (id, animated) in state.animated.sorted(by: { $0.key < $1.key }) where entry.tree[id] != nil {
             for e in animated.animations.entries where !e.animation.containsTransition {
                 ops.append(.addAnimation(id, key: e.key ?? "", tag: 0, e.standaloneAnimation))
             }
@@ -98,10 +99,12 @@ extension Compositor {
             ops += s.structure
             do {
                 let result = try display.apply(ops, attachments: attachments, from: client, limits: configuration.limits)
-                animate(result.changes, entry: i)
+                animate(result, entry: i)
             } catch {
                 display.entries[i].keepsLayers = false
+                let serial = display.entries[i].serial
                 display.detach(client)
+                forgetAnimations(ofEntry: serial)
                 report.append("session '\(s.name)': not restored: \(error)")
                 continue
             }
@@ -115,7 +118,7 @@ extension Compositor {
                 do {
                     let result = try display.apply([disable, .addAnimation(id, key: key, tag: tag, a)], from: client,
                                                    limits: configuration.limits)
-                    animate(result.changes, entry: i)
+                    animate(result, entry: i)
                 } catch {
                     refused += 1
                 }

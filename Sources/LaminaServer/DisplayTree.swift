@@ -6,10 +6,11 @@ import LaminaProtocol
 /// A client's root layer is attached to the display root when it says hello; a session kept
 /// after its client left (`HelloFlags.keepLayers`) keeps its place in the order.
 public struct DisplayTree: Sendable {
-    /// One client's part of the display.
+    /// One client's part of the display: its model tree and its session's bookkeeping. (Its
+    /// animations, and the layers on their way out, are the compositor's `AnimationState`.)
     public struct Entry: Sendable {
-        /// (Any change to it, or to `renderTree`, bumps `changeCount`: what the render-list
-        /// cache checks its kept commands against.)
+        /// (Any change to it bumps `changeCount`: what the render-list cache checks its kept
+        /// commands against.)
         public var tree: ClientTree { didSet { changeCount &+= 1 } }
         /// The client connected now, or nil for a kept session whose client has gone.
         public var client: ClientID?
@@ -21,37 +22,10 @@ public struct DisplayTree: Sendable {
         public var ownerUID: UInt32 = 0
         /// A number that stays with the entry while it lives (entries move when others leave).
         public let serial: UInt32
-        /// The render tree's animations, by layer.
-        public var animations: [LayerID: AnimatedLayer] = [:]
-        /// Layers that left the tree but stay on screen until their onOrderOut animation ends.
-        public var departing: [LayerID: Departure] = [:]
-        /// What to draw when it differs from `tree` (departing layers put back in place).
-        public var renderTree: ClientTree? { didSet { changeCount &+= 1 } }
-        /// Counts changes to `tree` and `renderTree`.
+        /// Counts changes to `tree`.
         public private(set) var changeCount: UInt64 = 0
         /// Its layers stay when its client leaves.
         public var isKept: Bool { keepsLayers && !session.isEmpty }
-    }
-
-    /// One layer's animations and its presentation values at the last frame.
-    public struct AnimatedLayer: Sendable {
-        public var animations = LayerAnimations()
-        public var presentation: LayerProperties
-        /// The transition in progress at the last frame, if any.
-        public var transition: TransitionState?
-        /// The layer's rendering when its latest transition was added (`snapshot(entry:…)`),
-        /// kept while a transition is attached.
-        public var transitionSnapshot: [DrawCommand]?
-    }
-
-    /// A layer on its way out: where it was, and (if it was destroyed) what it was.
-    public struct Departure: Sendable {
-        public var superlayer: LayerID
-        public var index: Int
-        /// The layer's last value, when the client destroyed it.
-        public var ghost: ServerLayer?
-        /// The onOrderOut animation; the layer goes when it stops.
-        public var animationID: UInt64
     }
 
     public private(set) var width: Int
@@ -80,7 +54,6 @@ public struct DisplayTree: Sendable {
         self.height = height
         for i in entries.indices {
             entries[i].tree.fitRoot(width: Double(width), height: Double(height))
-            entries[i].renderTree?.fitRoot(width: Double(width), height: Double(height))
         }
     }
 
@@ -128,7 +101,8 @@ public struct DisplayTree: Sendable {
     }
 
     /// Detaches a client that went away. Its layers go too, unless its session keeps them.
-    /// Returns whether anything left the screen.
+    /// Returns whether anything of its model left the screen (layers on their way out are the
+    /// animation side's to count).
     @discardableResult
     public mutating func detach(_ client: ClientID) -> Bool {
         guard let i = index(of: client) else { return false }
@@ -136,7 +110,7 @@ public struct DisplayTree: Sendable {
             entries[i].client = nil
             return false
         }
-        let hadVisible = !(entries[i].tree[.root]?.sublayers.isEmpty ?? true) || !entries[i].departing.isEmpty
+        let hadVisible = !(entries[i].tree[.root]?.sublayers.isEmpty ?? true)
             || !entries[i].tree.images.isEmpty || !entries[i].tree.videos.isEmpty
         entries[i].tree.destroyImages()
         entries.remove(at: i)

@@ -3,7 +3,7 @@ import LaminaCore
 /// The draw commands of static top-level subtrees, kept from frame to frame: the retained part
 /// of the render list. A sublayer of a client's root whose subtree has no animation (nor a
 /// departing layer, nor a transition; and a client with videos is not served) draws exactly what it drew last frame while the client's
-/// tree is unchanged (`DisplayTree.Entry.changeCount`) and it is placed the same; the walk then
+/// tree and render tree are unchanged (`Version`) and it is placed the same; the walk then
 /// copies its commands instead of visiting its layers again. On a mostly still dashboard that is
 /// every panel, so a frame walks only the layers that move.
 ///
@@ -16,8 +16,17 @@ public final class RenderListCache {
         let layer: LayerID
     }
 
+    /// Which state of a client's trees kept commands were drawn from: the model tree's
+    /// `DisplayTree.Entry.changeCount` and the render tree's `AnimationState.renderTreeChanges`
+    /// (departing layers come and go without the model changing). Both only grow while the
+    /// entry lives, so an equal version is an unchanged tree.
+    struct Version: Equatable {
+        var tree: UInt64
+        var renderTree: UInt64
+    }
+
     struct Kept {
-        let changeCount: UInt64
+        let version: Version
         let place: Transform3D
         let space: Transform3D
         let opacity: Double
@@ -58,10 +67,11 @@ public final class RenderListCache {
     }
 }
 
-extension DisplayTree.Entry {
-    /// The sublayers of the root whose subtrees hold an animated or departing layer, or nil when
-    /// the root itself animates (then nothing in the tree is static).
-    func dynamicTops(in tree: ClientTree) -> Set<LayerID>? {
+extension RenderListCache {
+    /// The sublayers of the root of `tree` (a client's render tree) whose subtrees hold a layer
+    /// `state` animates or has departing, or nil when the root itself animates (then nothing in
+    /// the tree is static).
+    static func dynamicTops(in tree: ClientTree, _ state: AnimationState) -> Set<LayerID>? {
         // A video's frames change what its layers show without the tree changing: a client with
         // videos is walked whole every frame.
         guard tree.videos.isEmpty else { return nil }
@@ -74,7 +84,7 @@ extension DisplayTree.Entry {
                 if cursor == .root { return false }
                 // A layer the walk cannot place: nothing in this tree counts as static.
                 guard let layer = tree[cursor], steps <= 1024 else { return false }
-                let up = layer.superlayer ?? layer.maskOf ?? departing[cursor]?.superlayer
+                let up = layer.superlayer ?? layer.maskOf ?? state.departing[cursor]?.superlayer
                 if up == .root {
                     tops.insert(cursor)
                     return true
@@ -85,8 +95,8 @@ extension DisplayTree.Entry {
             }
         }
         // (Both dictionaries' keys walked in place: no array built per frame.)
-        for id in animations.keys where !climb(from: id) { return nil }
-        for id in departing.keys where !climb(from: id) { return nil }
+        for id in state.animated.keys where !climb(from: id) { return nil }
+        for id in state.departing.keys where !climb(from: id) { return nil }
         return tops
     }
 }

@@ -124,7 +124,7 @@ struct InputRoutingTests {
                               .addAnimation(LayerID(1), key: "move", tag: 0, move)]) == .applied(serial: 1))
         let (tool, _) = h.hello(uid: 0, privileged: true)
         ClientMessage.request(id: 1, .advanceClock(seconds: 0.5)).encoded().withUnsafeBytes { h.compositor.receive($0, from: tool) }
-        let p = h.compositor.display.entries[0].animations[LayerID(1)]?.presentation.position
+        let p = h.compositor.animationState(entry: 0)?.animated[LayerID(1)]?.presentation.position
         #expect(p == Point(x: 150, y: 50))
         h.outbox = [:]
         // At 0.5 s the layer is drawn at x 100…200: (150, 50) hits it, at its x = 50.

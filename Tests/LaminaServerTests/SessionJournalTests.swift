@@ -60,7 +60,7 @@ struct SessionJournalTests {
         #expect(compositor.display.entries.count == 1 && entry.client == nil && entry.isKept && entry.ownerUID == 1000)
         // Written at 13 with the animation begun at 12; restored on a virtual clock at 0: it
         // is 1 s in, so it began at -1.
-        #expect(entry.animations[LayerID(1)]?.animations.animation(forKey: "slide")?.timing.beginTime == -1)
+        #expect(compositor.animationState(entry: 0)?.animated[LayerID(1)]?.animations.animation(forKey: "slide")?.timing.beginTime == -1)
         #expect(entry.tree.images[3]?.width == 4)
         let (again, files) = compositor.journal(bootID: "boot-a", filePrefix: "x")
         #expect(again.sessions.map(\.name) == ["kiosk"] && files.count == 1 && files[0].pixels() == [UInt8](repeating: 9, count: 32))
