@@ -458,7 +458,7 @@ public final class Daemon {
         framesWritten += 1
         let n = String(framesWritten)
         let path = dir + "/frame-" + String(repeating: "0", count: max(0, 5 - n.count)) + n + ".png"
-        try PNG.write(try compositor.backend.screenshot(), toFile: path)
+        try PNG.write(try compositor.presenter.screenshot(), toFile: path)
     }
 
     // MARK: Connections
