@@ -395,7 +395,10 @@ public final class Daemon {
     }
 
     /// One frame on the outputs that are free and need it, drawn for the soonest refresh among
-    /// them; the others keep their queued flips and owe the frame.
+    /// them; the others keep their queued flips and owe the frame. The compositor builds the
+    /// draw list and hands it to the frame step (`FramePresenter`): for each of those outputs
+    /// `beginFrame` → `Renderer.draw(_:into:damage:)` → `commit`, then the backend's one
+    /// `flushCommit`.
     private func pacedFrame() {
         guard var planner = self.planner else { return }
         let changed = forcedRedraw || compositor.needsFrame
