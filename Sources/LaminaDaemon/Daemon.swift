@@ -401,7 +401,10 @@ public final class Daemon {
     }
 
     /// One frame on the outputs that are free and need it, drawn for the soonest refresh among
-    /// them; the others keep their queued flips and owe the frame.
+    /// them; the others keep their queued flips and owe the frame. The compositor builds the
+    /// draw list and hands it to the frame step (`FramePresenter`): for each of those outputs
+    /// `beginFrame` → `Renderer.draw(_:into:damage:)` → `commit`, then the backend's one
+    /// `flushCommit`.
     private func pacedFrame() {
         guard var planner = self.planner else { return }
         let changed = forcedRedraw || compositor.needsFrame
@@ -464,7 +467,7 @@ public final class Daemon {
         framesWritten += 1
         let n = String(framesWritten)
         let path = dir + "/frame-" + String(repeating: "0", count: max(0, 5 - n.count)) + n + ".png"
-        try PNG.write(try compositor.backend.screenshot(), toFile: path)
+        try PNG.write(try compositor.presenter.screenshot(), toFile: path)
     }
 
     // MARK: Connections

@@ -60,16 +60,17 @@ final class InputDeviceHost {
             return nil
         }
         logger.info("input: keymap \(host.keyboard.names)")
-        guard let kms = backend as? KMSBackend else { return host }
+        // Devices are opened only where the backend holds a display through a session (KMS).
+        guard let session = backend.session else { return host }
         guard settings.enabled else {
             logger.notice("input: devices off ([input] enabled = false)")
             return host
         }
-        host.kms = kms
+        host.session = session
         // The console's keyboard is turned off once a keyboard is opened (`added`).
         host.consoleKeyboardToTake = true
         do {
-            try host.startDevices(loop: daemon.loop, seat: kms.seat, seatName: kms.seat?.name ?? settings.seat)
+            try host.startDevices(loop: daemon.loop, seat: session.seatName == nil ? nil : session, seatName: session.seatName ?? settings.seat)
         } catch {
             logger.error("input: cannot open the input devices: \(error); running without them")
             return host
@@ -80,20 +81,21 @@ final class InputDeviceHost {
 
     /// Opens the seat's devices through libinput (through libseat when the card came from it)
     /// and watches them on `loop`.
-    func startDevices(loop: EventLoop, seat: SeatSession?, seatName: String) throws {
+    func startDevices(loop: EventLoop, seat: (any DisplaySession)?, seatName: String) throws {
         // The closures run until libinput is released, which may be while this host is being
         // destroyed: they hold what they need themselves, never the host.
         let opened = SeatDescriptors()
         let logger = logger
         let devices = try InputDevices(seat: seatName, logger: logger, open: { path, flags in
             if let seat {
-                do throws(DRMError) {
+                do {
                     let (fd, id) = try seat.openDevice(path)
                     opened.ids[fd] = id
                     return fd
                 } catch {
                     logger.warning("input: \(error)")
-                    return -(error.errno == 0 ? EACCES : error.errno)
+                    let code = (error as? DRMError)?.errno ?? 0
+                    return -(code == 0 ? EACCES : code)
                 }
             }
             let fd = Glibc.open(path, flags | O_CLOEXEC)
@@ -185,16 +187,16 @@ final class InputDeviceHost {
     /// laminad reads one (not before: with no keyboard opened, the console keeps it).
     var consoleKeyboardToTake = false
 
-    /// The KMS backend, for Ctrl+Alt+Fn: with the console keyboard off, VT switching is ours.
-    weak var kms: KMSBackend?
+    /// The display's session, for Ctrl+Alt+Fn: with the console keyboard off, VT switching is ours.
+    weak var session: (any DisplaySession)?
 
     private func send(_ action: InputAction, time: Double) {
         if case let .key(_, pressed, keysym, _, _) = action, let vt = Self.switchVT(keysym) {
             // XF86Switch_VT_n (Ctrl+Alt+Fn in the usual keymaps): switch, and the key is not
             // delivered (its release comes after the switch back, to nobody's harm).
-            if pressed, let kms {
+            if pressed, let session {
                 logger.info("input: Ctrl+Alt+F\(vt): switching to VT \(vt)")
-                do { try kms.switchVT(vt) } catch { logger.warning("input: switching to VT \(vt): \(error)") }
+                do { try session.switchVT(vt) } catch { logger.warning("input: switching to VT \(vt): \(error)") }
             }
             return
         }
@@ -203,10 +205,10 @@ final class InputDeviceHost {
     }
 
     private func added(_ info: InputDeviceInfo) {
-        if consoleKeyboardToTake, info.capabilities.contains(.keyboard), let kms {
+        if consoleKeyboardToTake, info.capabilities.contains(.keyboard), let session {
             // laminad reads a keyboard now: keys must not also reach the console behind it.
             consoleKeyboardToTake = false
-            kms.takeConsoleKeyboard()
+            session.takeConsoleKeyboard()
         }
         var notes: [String] = []
         if let matrix = translator.settings.rule(forDeviceNamed: info.name)?.calibration {

@@ -1,3 +1,5 @@
+import LaminaServer
+
 /// How the KMS backend picks its device and lays out its outputs (the `[kms]` and `[[output]]`
 /// tables of laminad.toml).
 public struct KMSConfiguration: Sendable {

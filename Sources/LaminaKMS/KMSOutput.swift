@@ -3,11 +3,21 @@ import Glibc
 #endif
 import CDRM
 import LaminaCore
+import LaminaPlatform
 import LaminaServer
 
-/// One lit connector: its CRTC and plane, its GBM surface and the renderer's surface over it,
-/// and the buffers on screen and queued (kmscube's `drm` + `gbm` state for one display).
-final class KMSOutput {
+/// One lit connector as an `Output`: its CRTC and plane, its swapchain (the GBM surface and
+/// the renderer's surface over it, with the buffers on screen, queued and staged), and its
+/// damage history (kmscube's `drm` + `gbm` state for one display).
+///
+/// A frame: `beginFrame` makes the surface's back buffer current and returns its EGL buffer
+/// age; the renderer draws into it; `commit(damage:)` swaps, locks the front buffer, takes its
+/// framebuffer (cached on the buffer) and either modesets at once (the first frame, after a
+/// blank or a VT switch) or stages the page flip in the backend, which flips every staged
+/// output in one commit (`KMSBackend.flushCommit`).
+final class KMSOutput: Output {
+    /// The backend that owns the output: its device, committer, log and pending commit.
+    unowned let backend: KMSBackend
     let configuration: OutputConfiguration
     private(set) var target: CommitTarget
     /// The renderer's swapchain over `gbm` (it holds `gbm`, so the window outlives it).
@@ -22,7 +32,7 @@ final class KMSOutput {
     private var front: OpaquePointer?
     /// The buffer of the queued page flip.
     private var pending: OpaquePointer?
-    /// The buffer drawn for a flip the backend has yet to commit (`prepare` → `flipQueued`).
+    /// The buffer committed for a flip the backend has yet to flush (`commit` → `flipQueued`).
     private var staged: OpaquePointer?
     /// A modeset is due (first frame, or after being blanked or losing master).
     private var needsModeset = true
@@ -30,13 +40,15 @@ final class KMSOutput {
     private(set) var isEnabled = true
     /// What changed from frame to frame on this output, and so what each buffer of its
     /// surface lacks (EGL buffer age).
-    private(set) var damage = DamageTracker()
+    var damage = DamageTracker()
     /// What this output's frames drew.
-    private(set) var damageStatistics = DamageStatistics()
+    var damageStatistics = DamageStatistics()
     /// The damage the last page flip carried (nil: the whole framebuffer), for the log.
     private(set) var lastFlipDamage: DamageRegion?
-    /// The buffer age of the last frame drawn (0: drawn whole).
+    /// The buffer age of the last frame begun (0: drawn whole).
     private(set) var lastBufferAge = 0
+    /// When the frame being drawn began, for the trace log.
+    private var frameStart = 0.0
 
     var name: String { target.connector.name }
     var mode: DRMMode { target.mode }
@@ -48,8 +60,9 @@ final class KMSOutput {
         return (Int((Double(turned.width) / configuration.scale).rounded()), Int((Double(turned.height) / configuration.scale).rounded()))
     }
 
-    init(configuration: OutputConfiguration, target: CommitTarget, surface: any ScanoutSurface, gbm: GBMSurface,
+    init(backend: KMSBackend, configuration: OutputConfiguration, target: CommitTarget, surface: any ScanoutSurface, gbm: GBMSurface,
          origin: (x: Int, y: Int), saved: SavedCRTC?) {
+        self.backend = backend
         self.configuration = configuration
         self.target = target
         self.surface = surface
@@ -64,24 +77,68 @@ final class KMSOutput {
         if let front { gbm.release(front) }
     }
 
-    /// Draws `list` (the whole desktop) into the next buffer. A modeset, where one is due,
-    /// shows it at once (nil is returned); otherwise the buffer is held as staged and the flip
-    /// that shows it is returned, for the backend to commit with the other outputs' flips
-    /// (`flipQueued` or `flipFailed` follow). Nil too where the output is off or a flip is still
-    /// queued.
-    ///
-    /// Only what the buffer about to be drawn lacks is drawn (its EGL buffer age against this
-    /// output's damage history), unless `damageTracking` is off; the flip carries what changed
-    /// since the frame before as damage clips.
-    func prepare(_ list: DrawList, renderer: any Renderer, drm: DRMDevice,
-                 committer: any KMSCommitter, damageTracking: Bool) throws -> PageFlip? {
-        guard isEnabled, pending == nil, staged == nil else { return nil }
+    // MARK: Output
+
+    var layoutRect: Rect {
+        let size = logicalSize
+        return Rect(x: Double(origin.x), y: Double(origin.y), width: Double(size.width), height: Double(size.height))
+    }
+    var scale: Double { configuration.scale }
+    var transform: OutputTransform { configuration.transform }
+    var pixelWidth: Int { mode.width }
+    var pixelHeight: Int { mode.height }
+    var refreshInterval: Double? { mode.refreshInterval }
+    var isOn: Bool { isEnabled }
+    /// A flip is queued, or staged for the backend's next commit.
+    var isFramePending: Bool { pending != nil || staged != nil }
+
+    /// The cursor, where this output's frames draw it (no cursor plane).
+    var overlay: [DrawCommand] {
+        guard let drawn = backend.drawnCursor, drawn.crtc == target.crtc else { return [] }
+        return KMSBackend.cursorCommands(at: (drawn.x, drawn.y))
+    }
+
+    /// Makes the surface's back buffer current; its age is what EGL reports. A modeset is due
+    /// for a buffer whose history the damage tracker cannot vouch for: it starts afresh.
+    func beginFrame() throws -> OutputFrame {
+        if needsModeset { damage.reset() }
+        frameStart = monotonicSeconds()
+        lastBufferAge = try surface.beginFrame()
+        return OutputFrame(target: surface, bufferAge: lastBufferAge)
+    }
+
+    /// Swaps the drawn buffer to the GBM surface (with `damage`), takes it for scan-out and
+    /// shows it: a modeset where one is due (shown at once; an atomic modeset the driver
+    /// refuses falls back to legacy modesetting and is tried again), else a page flip staged
+    /// for the backend's commit, carrying `damage` as the plane's damage clips. A lost DRM
+    /// master drops the frame (logged); the output modesets when master is back.
+    func commit(damage changed: DamageRegion?) throws {
+        try surface.swapBuffers(damage: changed)
+        let bo = try gbm.lockFrontBuffer()
         do {
-            return try draw(list, renderer: renderer, drm: drm, committer: committer, damageTracking: damageTracking)
+            let framebuffer = try DRMFramebuffer.of(bo, on: backend.drm)
+            guard needsModeset else {
+                lastFlipDamage = changed
+                staged = bo
+                backend.stage(self, PageFlip(target: target, framebuffer: framebuffer.id, damage: changed))
+                return
+            }
+            lastFlipDamage = nil
+            do {
+                try backend.committer.modeset(target, framebuffer: framebuffer.id)
+            } catch where backend.committer is AtomicCommitter && !error.isPermissionDenied {
+                backend.fallBackToLegacy(after: error, on: name)
+                try backend.committer.modeset(target, framebuffer: framebuffer.id)
+            }
+            needsModeset = false
+            if let front { gbm.release(front) }
+            front = bo
+            backend.logger.trace("kms: \(name): frame drawn and shown by a modeset in \(Int(((monotonicSeconds() - frameStart) * 1e6).rounded())) µs")
+        } catch where error.isPermissionDenied {
+            gbm.release(bo)
+            backend.dropped(self, error)
         } catch {
-            // A frame recorded but not drawn, swapped or shown breaks the history the next
-            // buffer's age is matched against, and the damage clips of the next flip: start afresh.
-            damage.reset()
+            gbm.release(bo)
             throw error
         }
     }
@@ -90,6 +147,7 @@ final class KMSOutput {
     func flipQueued() {
         pending = staged
         staged = nil
+        backend.logger.trace("kms: \(name): frame drawn and flipped in \(Int(((monotonicSeconds() - frameStart) * 1e6).rounded())) µs")
     }
 
     /// The staged buffer's flip was refused: the buffer goes back, and the next frame is drawn
@@ -101,48 +159,26 @@ final class KMSOutput {
         damage.reset()
     }
 
-    private func draw(_ list: DrawList, renderer: any Renderer, drm: DRMDevice,
-                      committer: any KMSCommitter, damageTracking: Bool) throws -> PageFlip? {
-        let local = list.forOutput(origin: origin, scale: configuration.scale, width: mode.width, height: mode.height,
-                                   transform: configuration.transform)
-        // A modeset shows a buffer whose history the tracker cannot vouch for: start afresh.
-        if needsModeset { damage.reset() }
-        let changed = damage.record(local)
-        lastBufferAge = try surface.beginFrame()
-        let region = damageTracking ? damage.damage(bufferAge: lastBufferAge)?.orWhole(width: mode.width, height: mode.height) : nil
-        try renderer.draw(local, into: surface, damage: region)
-        damageStatistics.record(region, width: mode.width, height: mode.height)
-        try surface.swapBuffers(damage: damageTracking ? changed : nil)
-        let bo = try gbm.lockFrontBuffer()
-        let framebuffer: DRMFramebuffer
-        do { framebuffer = try DRMFramebuffer.of(bo, on: drm) } catch {
-            gbm.release(bo)
-            throw error
+    /// Blanks or lights the output; see `setEnabled`. Only while DRM master is held.
+    func setPower(_ on: Bool) throws {
+        guard backend.isActive else {
+            throw DRMError("display \(on ? "on" : "off") while \(backend.seat.map { "seat \($0.name)" } ?? "the VT") is switched away (no DRM master)", errno: EBUSY)
         }
-        guard needsModeset else {
-            lastFlipDamage = damageTracking ? changed : nil
-            staged = bo
-            return PageFlip(target: target, framebuffer: framebuffer.id, damage: lastFlipDamage)
-        }
-        do {
-            lastFlipDamage = nil
-            try committer.modeset(target, framebuffer: framebuffer.id)
-            needsModeset = false
-            if let front { gbm.release(front) }
-            front = bo
-            return nil
-        } catch {
-            gbm.release(bo)
-            throw error
-        }
+        try backend.waitForFlips(timeout: 1)
+        try setEnabled(on, committer: backend.committer)
+        if on { backend.needsRedraw = true }
+        backend.logger.notice("kms: display \(on ? "on" : "off"): \(name)")
     }
 
     /// The pixels of the buffer presented last (the queued flip's, else the one on screen), as
     /// drawn; nil before the first frame or where the buffer cannot be mapped.
-    func readPresented() -> Bitmap? {
-        guard let bo = pending ?? front else { return nil }
-        return gbm.read(bo)
+    func readPresented() throws -> Bitmap? {
+        guard let bo = pending ?? front, let shot = gbm.read(bo) else { return nil }
+        backend.logger.debug("kms: screenshot read from the buffer presented on \(name)")
+        return shot
     }
+
+    // MARK: Flips
 
     /// The queued flip reached the screen: the old front buffer goes back to EGL.
     func flipCompleted() {

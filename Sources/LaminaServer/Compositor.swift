@@ -31,6 +31,8 @@ public final class Compositor {
     public internal(set) var display: DisplayTree
     public private(set) var clock: FrameClock
     public let backend: any DisplayBackend
+    /// The frame step onto the backend's outputs; it keeps the last desktop for screenshots.
+    public let presenter: FramePresenter
     let logger: Logger
     /// Seconds of the real clock, supplied by the platform (CLOCK_MONOTONIC).
     let realTime: () -> Double
@@ -142,6 +144,7 @@ public final class Compositor {
     public init(backend: any DisplayBackend, clock: FrameClock, configuration: Configuration = Configuration(),
                 logger: Logger = Logger(label: "lamina.server"), realTime: @escaping () -> Double) {
         self.backend = backend
+        presenter = FramePresenter(backend: backend)
         self.clock = clock
         self.configuration = configuration
         self.logger = logger
@@ -486,7 +489,7 @@ public final class Compositor {
         return true
     }
 
-    /// The outputs whose page flips the last `render` queued (`DisplayBackend.present(_:on:)`).
+    /// The outputs whose page flips the last `render` queued (`FramePresenter.present(_:on:)`).
     public private(set) var lastFlipping: Set<String> = []
 
     /// Draws and presents the state at `target`, the time the frame will be presented at where
@@ -518,7 +521,7 @@ public final class Compositor {
             logger.warning("\(who)'s tree needs more than \(RenderWalkBudget.maximumVisits) layer draws in a frame (replicators multiply them): the rest is not drawn")
         }
         stats.truncatedFrames += list.truncated.isEmpty ? 0 : 1
-        lastFlipping = try backend.present(list, on: outputs)
+        lastFlipping = try presenter.present(list, on: outputs)
         stats.framesRendered += 1
         stats.lastFrameSeconds = realTime() - start
         lastFrameTime = t
@@ -545,7 +548,7 @@ public final class Compositor {
             switch request {
             case .screenshot:
                 if needsFrame || stats.framesRendered == 0 { try render() }
-                reply(client, .reply(id: id, .screenshot(try backend.screenshot())))
+                reply(client, .reply(id: id, .screenshot(try presenter.screenshot())))
             case .tree:
                 // Without privilege, a client sees only its own layers.
                 let owner = peer.isPrivileged ? nil : peer.uid

@@ -83,8 +83,30 @@ final class StubBackend: DisplayBackend {
     var name: String { "stub" }
     var width: Int { 320 }
     var height: Int { 240 }
-    var presented = 0
-    func present(_ list: DrawList) throws { presented += list.commands.count }
+    var damageTracking = true
+    let output = StubOutput()
+    var outputs: [any Output] { [output] }
+}
+
+/// One output whose frames go nowhere; its damage history is still kept, which is worth fuzzing too.
+final class StubOutput: Output, RenderTarget {
+    var name: String { "stub" }
+    var layoutRect: Rect { Rect(x: 0, y: 0, width: 320, height: 240) }
+    var scale: Double { 1 }
+    var transform: OutputTransform { .normal }
+    var width: Int { 320 }
+    var height: Int { 240 }
+    var pixelWidth: Int { 320 }
+    var pixelHeight: Int { 240 }
+    var refreshInterval: Double? { nil }
+    var isOn: Bool { true }
+    func setPower(_ on: Bool) throws { throw PowerUnsupported(backend: "stub") }
+    var isFramePending: Bool { false }
+    var damage = DamageTracker()
+    var damageStatistics = DamageStatistics()
+    func beginFrame() throws -> OutputFrame { OutputFrame(target: self, bufferAge: 1) }
+    func commit(damage: DamageRegion?) throws {}
+    func readPresented() throws -> Bitmap? { nil }
 }
 
 /// Log lines would cost more than the input; only what cannot happen is worth printing.

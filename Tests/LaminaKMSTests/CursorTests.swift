@@ -1,6 +1,7 @@
 import LaminaCore
 import LaminaDaemon
 import LaminaKMS
+import LaminaServer
 import Testing
 
 /// The cursor's arithmetic, hand-computed: a desktop point → the output holding it → the panel

@@ -1,9 +1,9 @@
 import LaminaCore
-import LaminaServer
 
 /// How an output's picture is turned on its panel (Wayland's wl_output_transform): rotated
 /// clockwise by a multiple of 90°, optionally mirrored left to right first. Applied in the
-/// renderer, as the virtual devices' planes cannot rotate.
+/// renderer, as the virtual devices' planes cannot rotate. (`Output.transform`; the frame step
+/// turns each output's draw list with `DrawList.forOutput`.)
 public enum OutputTransform: String, Sendable, CaseIterable {
     case normal
     case rotate90 = "90"
@@ -54,7 +54,7 @@ extension DrawList {
     /// The part of the desktop an output shows: the quads moved so `origin` is the output's
     /// top-left corner, scaled by `scale` pixels per point, then turned by `transform` onto a
     /// `width` × `height` pixel panel.
-    func forOutput(origin: (x: Int, y: Int), scale: Double = 1, width: Int, height: Int, transform: OutputTransform) -> DrawList {
+    public func forOutput(origin: (x: Int, y: Int), scale: Double = 1, width: Int, height: Int, transform: OutputTransform) -> DrawList {
         let logical = transform.logicalSize(width: width, height: height)
         var m = Transform3D.translation(x: Double(-origin.x), y: Double(-origin.y))
         if scale != 1 { m = m.concatenating(.scale(x: scale, y: scale)) }

@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CDRM
+import CLinux
+import LaminaCore
+import LaminaPlatform
+import LaminaServer
+import Logging
+
+/// Finding the outputs: each connected connector the configuration allows gets a free CRTC,
+/// a primary plane that scans out XRGB8888, a GBM surface and the renderer's surface over it;
+/// hotplug (a udev event on the card) re-reads the connectors.
+extension KMSBackend {
+    static func desktopExtent(_ outputs: [KMSOutput]) -> (width: Int, height: Int)? {
+        guard !outputs.isEmpty else { return nil }
+        let w = outputs.map { $0.origin.x + $0.logicalSize.width }.max()!
+        let h = outputs.map { $0.origin.y + $0.logicalSize.height }.max()!
+        return (w, h)
+    }
+
+    /// An output for `connector` on a free CRTC, or nil (logged) where it cannot be lit.
+    func makeOutput(_ connector: DRMConnector, resources: DRMResources, taken: [KMSOutput]) -> KMSOutput? {
+        let settings = configuration.output(named: connector.name)
+        guard settings.enabled else {
+            logger.info("kms: \(connector.name) is disabled in the configuration")
+            return nil
+        }
+        var mode = connector.preferredMode
+        if let wanted = settings.mode {
+            if let match = wanted.best(of: connector.modes) {
+                mode = match
+            } else {
+                logger.warning("kms: \(connector.name) has no mode \(wanted) (it offers \(Set(connector.modes.map { "\($0.width)x\($0.height)" }).sorted().joined(separator: ", "))); using \(mode.map(\.description) ?? "none")")
+            }
+        }
+        guard let mode else { return nil }
+        let busy = Set(taken.map(\.target.crtc))
+        let crtcs = (connector.currentCRTC.map { [$0] } ?? []) + connector.possibleCRTCs
+        guard let crtc = crtcs.first(where: { !busy.contains($0) && connector.possibleCRTCs.contains($0) }) else {
+            logger.warning("kms: \(connector.name): no free CRTC")
+            return nil
+        }
+        guard let plane = resources.primaryPlane(for: crtc, format: DRMFormat.xrgb8888) else {
+            logger.warning("kms: \(connector.name): no primary plane on CRTC \(crtc) scans out XRGB8888")
+            return nil
+        }
+        do {
+            let surface = try GBMSurface(device: gbm, width: mode.width, height: mode.height, format: DRMFormat.xrgb8888)
+            let window = try graphics.makeSurface(window: surface.handle, width: mode.width, height: mode.height, owner: surface)
+            var target = CommitTarget(connector: connector, crtc: crtc,
+                                      crtcProperties: drm.properties(of: crtc, type: UInt32(DRM_MODE_OBJECT_CRTC)),
+                                      plane: plane, mode: mode)
+            if configuration.cursor {
+                target.cursorPlane = resources.planes.first {
+                    $0.kind == .cursor && $0.possibleCRTCs.contains(crtc) && $0.formats.contains(DRMFormat.argb8888)
+                }
+            }
+            let x = taken.map { $0.origin.x + $0.logicalSize.width }.max() ?? 0
+            func has(_ yes: Bool) -> String { yes ? "yes" : "no" }
+            logger.info("kms: \(connector.name): damage: buffer age \(has(window.supportsBufferAge)), swap with damage \(has(window.supportsSwapWithDamage)), FB_DAMAGE_CLIPS \(has(plane.properties.ids["FB_DAMAGE_CLIPS"] != nil))")
+            return KMSOutput(backend: self, configuration: settings, target: target, surface: window, gbm: surface,
+                             origin: settings.position ?? (x, 0), saved: SavedCRTC(drm: drm, crtc: crtc))
+        } catch {
+            logger.error("kms: \(connector.name) \(mode): \(error)")
+            return nil
+        }
+    }
+
+    /// Re-reads the connectors after a hotplug: lights new displays, releases unplugged ones,
+    /// and redoes outputs whose preferred mode changed.
+    func rescan() {
+        do {
+            try waitForFlips(timeout: 1)
+            let resources = try drm.resources()
+            let connected = Dictionary(resources.connected.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            var kept: [KMSOutput] = []
+            for output in lit {
+                let now = connected[output.target.connector.id]
+                let modeChanged = output.configuration.mode == nil && now?.preferredMode.map { $0 != output.mode } == true
+                if now == nil || modeChanged {
+                    logger.notice("kms: \(output.name) \(now == nil ? "disconnected" : "changed mode"): releasing it")
+                    try? committer.disable(output.target)
+                } else {
+                    kept.append(output)
+                }
+            }
+            lit = kept
+            for connector in resources.connected where lit.count < configuration.maxOutputs
+                && !lit.contains(where: { $0.target.connector.id == connector.id }) {
+                if let output = makeOutput(connector, resources: resources, taken: lit) {
+                    lit.append(output)
+                    logger.notice("kms: \(output.name) connected: \(output.mode) at \(output.origin.x),\(output.origin.y)")
+                }
+            }
+            if let extent = Self.desktopExtent(lit), extent.width != width || extent.height != height {
+                logger.notice("kms: desktop \(width)x\(height) → \(extent.width)x\(extent.height)")
+                (width, height) = extent
+            }
+            if lit.isEmpty { logger.notice("kms: no display connected: waiting for one to be plugged in") }
+            placeCursor()
+            needsRedraw = true
+        } catch {
+            logger.error("kms: hotplug rescan failed: \(error)")
+        }
+    }
+}
+

@@ -1,0 +1,78 @@
+import LaminaCore
+
+/// The frame step (weston's output repaint, wlroots' output commit): a frame's draw list onto
+/// the backend's outputs that are due. For each: `beginFrame` → record the frame in the
+/// output's damage history → `Renderer.draw(_:into:damage:)`, only what the buffer's age says
+/// it lacks (everything with `damageTracking` off) → `commit(damage:)`; then the backend
+/// flushes the commits, in one atomic commit where the driver allows it.
+///
+/// It keeps the desktop as last presented, so that a screenshot of a desktop no single buffer
+/// holds can be drawn from it; a screenshot is otherwise the presented buffer as drawn, never a
+/// fresh redraw.
+public final class FramePresenter {
+    public let backend: any DisplayBackend
+    /// The whole desktop as last presented.
+    public private(set) var lastList: DrawList?
+
+    public init(backend: any DisplayBackend) {
+        self.backend = backend
+    }
+
+    /// Draws `list` (the whole desktop, in points) on the named outputs (nil: every output,
+    /// after waiting for frames still on their way to the screen) that are lit and free, and
+    /// shows them. Returns the outputs whose frames are committed and not yet on screen (page
+    /// flips queued). An output whose frame fails is drawn whole next time; the others are
+    /// still drawn and committed, and the first error is thrown afterwards.
+    @discardableResult
+    public func present(_ list: DrawList, on names: [String]? = nil) throws -> Set<String> {
+        lastList = list
+        // Switched away: another session has the display; the frame waits for it to come back.
+        guard backend.isActive else { return [] }
+        if names == nil { try backend.waitForPendingFrames() }
+        let due = backend.outputs.filter { o in names.map { $0.contains(o.name) } ?? true }
+        var firstError: (any Error)?
+        backend.beginCommit()
+        for output in due where output.isOn && !output.isFramePending {
+            do {
+                try draw(list, on: output)
+            } catch {
+                // A frame recorded but not drawn or not shown breaks the history the next
+                // buffer's age is matched against: start afresh.
+                output.damage.reset()
+                firstError = firstError ?? error
+            }
+        }
+        do { try backend.flushCommit() } catch { firstError = firstError ?? error }
+        if let firstError { throw firstError }
+        return Set(due.filter(\.isFramePending).map(\.name))
+    }
+
+    /// One output's frame: its part of the desktop (with its overlay), drawn where its next
+    /// buffer lacks it, and committed.
+    private func draw(_ list: DrawList, on output: any Output) throws {
+        var desktop = list
+        let overlay = output.overlay
+        if !overlay.isEmpty { desktop.commands += overlay }
+        let local = desktop.forOutput(output)
+        let frame = try output.beginFrame()
+        let changed = output.damage.record(local)
+        let tracking = backend.damageTracking
+        let region = tracking ? output.damage.damage(bufferAge: frame.bufferAge)?.orWhole(width: local.width, height: local.height) : nil
+        try backend.renderer.draw(local, into: frame.target, damage: region)
+        output.damageStatistics.record(region, width: local.width, height: local.height)
+        try output.commit(damage: tracking ? changed : nil)
+    }
+
+    /// The frame presented last, top row first, as it was drawn: where one output's buffer
+    /// holds the whole desktop pixel for pixel, that buffer read back; otherwise the last
+    /// desktop drawn again offscreen (several outputs, turned or scaled ones).
+    public func screenshot() throws -> Bitmap {
+        let outputs = backend.outputs
+        if outputs.count == 1, let o = outputs.first, o.showsWholeDesktop(width: backend.width, height: backend.height),
+           let shot = try o.readPresented() {
+            return shot
+        }
+        guard let lastList else { throw ScreenshotUnavailable(reason: "nothing has been presented yet, so there is no frame to read") }
+        return try backend.redraw(lastList)
+    }
+}

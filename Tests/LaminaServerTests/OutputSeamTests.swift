@@ -1,0 +1,218 @@
+import Testing
+import LaminaCore
+import LaminaHeadless
+@testable import LaminaServer
+
+/// The frame step over the `Output` seam, with outputs and a renderer that only record what
+/// they are asked (no GL, no KMS): which outputs draw, in what order, with which damage, and
+/// how the backend's commit brackets them.
+@Suite("The frame step over outputs")
+struct OutputSeamTests {
+    /// Every call the backend, its outputs and the renderer receive, in order.
+    final class Journal {
+        var calls: [String] = []
+    }
+
+    final class Target: RenderTarget {
+        let width: Int, height: Int
+        init(width: Int, height: Int) { (self.width, self.height) = (width, height) }
+    }
+
+    final class RecordingRenderer: Renderer {
+        let journal: Journal
+        var failOn: String?
+        /// Each draw's list and damage, by output (the target's width names it here).
+        var draws: [(list: DrawList, damage: DamageRegion?)] = []
+        init(journal: Journal) { self.journal = journal }
+        var name: String { "recording" }
+        func draw(_ list: DrawList) throws {}
+        func draw(_ list: DrawList, into target: any RenderTarget, damage: DamageRegion?) throws {
+            journal.calls.append("draw \(target.width)x\(target.height)")
+            draws.append((list, damage))
+            if let failOn, target.width == Int(failOn) { throw ScreenshotUnavailable(reason: "draw failed") }
+        }
+        func readPixels() throws -> Bitmap { Bitmap(width: 1, height: 1) }
+    }
+
+    final class FakeOutput: Output {
+        let name: String
+        let layoutRect: Rect
+        let pixelWidth: Int, pixelHeight: Int
+        var scale: Double = 1
+        var transform: OutputTransform = .normal
+        var refreshInterval: Double? = 1.0 / 60
+        var isOn = true
+        var isFramePending = false
+        var damage = DamageTracker()
+        var damageStatistics = DamageStatistics()
+        var bufferAge = 1
+        var committed: [DamageRegion?] = []
+        var presented: Bitmap?
+        let journal: Journal
+        init(_ name: String, _ rect: Rect, journal: Journal) {
+            self.name = name
+            layoutRect = rect
+            pixelWidth = Int(rect.width)
+            pixelHeight = Int(rect.height)
+            self.journal = journal
+        }
+        func setPower(_ on: Bool) throws { isOn = on }
+        func beginFrame() throws -> OutputFrame {
+            journal.calls.append("begin \(name)")
+            return OutputFrame(target: Target(width: pixelWidth, height: pixelHeight), bufferAge: bufferAge)
+        }
+        func commit(damage: DamageRegion?) throws {
+            journal.calls.append("commit \(name)")
+            committed.append(damage)
+            presented = Bitmap(width: pixelWidth, height: pixelHeight, fill: (1, 2, 3, 255))
+        }
+        func readPresented() throws -> Bitmap? { presented }
+    }
+
+    final class FakeBackend: DisplayBackend {
+        let journal = Journal()
+        lazy var recording = RecordingRenderer(journal: journal)
+        var renderer: any Renderer { recording }
+        var fakes: [FakeOutput] = []
+        var outputs: [any Output] { fakes }
+        var name: String { "fake" }
+        var width: Int { fakes.map { Int($0.layoutRect.maxX) }.max() ?? 0 }
+        var height: Int { fakes.map { Int($0.layoutRect.maxY) }.max() ?? 0 }
+        var damageTracking = true
+        var redrawn: [DrawList] = []
+        func beginCommit() { journal.calls.append("begin commit") }
+        func flushCommit() throws { journal.calls.append("flush") }
+        func redraw(_ list: DrawList) throws -> Bitmap {
+            redrawn.append(list)
+            return Bitmap(width: list.width, height: list.height)
+        }
+    }
+
+    func square(x: Double, y: Double = 10) -> DrawCommand {
+        DrawCommand(transform: .translation(x: x, y: y), bounds: Rect(x: 0, y: 0, width: 20, height: 20), color: .red, opacity: 1)
+    }
+
+    /// Two outputs side by side: 100×50 at 0,0 and 60×50 at 100,0.
+    func twoOutputs() -> FakeBackend {
+        let backend = FakeBackend()
+        backend.fakes = [FakeOutput("left", Rect(x: 0, y: 0, width: 100, height: 50), journal: backend.journal),
+                         FakeOutput("right", Rect(x: 100, y: 0, width: 60, height: 50), journal: backend.journal)]
+        return backend
+    }
+
+    @Test("each due output begins, draws and commits in turn, inside one commit the backend flushes once")
+    func oneCommitBracketsEveryOutput() throws {
+        let backend = twoOutputs()
+        let presenter = FramePresenter(backend: backend)
+        try presenter.present(DrawList(width: 160, height: 50, commands: [square(x: 110)]))
+        #expect(backend.journal.calls == ["begin commit", "begin left", "draw 100x50", "commit left",
+                                          "begin right", "draw 60x50", "commit right", "flush"])
+        // Each output gets its part of the desktop, in its own pixels.
+        let right = backend.recording.draws[1].list
+        let corner = try #require(right.commands[0].transform.apply(to: Point(x: 0, y: 0)))
+        #expect(right.width == 60 && corner.x == 10 && corner.y == 10)
+    }
+
+    @Test("only the named outputs that are lit and free draw; the others keep what they show")
+    func onlyDueOutputsDraw() throws {
+        let backend = twoOutputs()
+        let presenter = FramePresenter(backend: backend)
+        let list = DrawList(width: 160, height: 50)
+        try presenter.present(list, on: ["right"])
+        #expect(backend.journal.calls == ["begin commit", "begin right", "draw 60x50", "commit right", "flush"])
+        backend.journal.calls = []
+        backend.fakes[0].isOn = false
+        backend.fakes[1].isFramePending = true
+        let pending = try presenter.present(list, on: nil)
+        #expect(backend.journal.calls == ["begin commit", "flush"])
+        #expect(pending == ["right"])
+    }
+
+    @Test("the buffer age picks the damage drawn; with damage tracking off every frame is drawn whole")
+    func bufferAgeAndDamageOff() throws {
+        let backend = twoOutputs()
+        backend.fakes.removeLast()
+        let presenter = FramePresenter(backend: backend)
+        let output = backend.fakes[0]
+        try presenter.present(DrawList(width: 100, height: 50, commands: [square(x: 10)]))
+        #expect(backend.recording.draws.last?.damage == nil, "the first frame is drawn whole")
+        try presenter.present(DrawList(width: 100, height: 50, commands: [square(x: 40)]))
+        let moved = try #require(backend.recording.draws.last?.damage)
+        #expect(!moved.isEmpty && moved.bounds.x0 < 12 && moved.bounds.x1 > 58)
+        #expect(output.committed.last! == moved, "the commit carries what changed since the frame before")
+        output.bufferAge = 0
+        try presenter.present(DrawList(width: 100, height: 50, commands: [square(x: 41)]))
+        #expect(backend.recording.draws.last?.damage == nil, "a buffer of unknown content is drawn whole")
+        output.bufferAge = 1
+        backend.damageTracking = false
+        try presenter.present(DrawList(width: 100, height: 50, commands: [square(x: 42)]))
+        #expect(backend.recording.draws.last?.damage == nil)
+        #expect(output.committed.last! == nil, "--damage off commits no damage")
+        #expect(output.damageStatistics.frames == 4 && output.damageStatistics.fullFrames == 3)
+    }
+
+    @Test("a frame that fails on one output resets that output's history; the others still commit, then the error is thrown")
+    func failureResetsTheOutputsHistory() throws {
+        let backend = twoOutputs()
+        let presenter = FramePresenter(backend: backend)
+        let list = DrawList(width: 160, height: 50, commands: [square(x: 10)])
+        try presenter.present(list)
+        #expect(backend.fakes[0].damage.history.count == 1)
+        backend.recording.failOn = "100"
+        backend.journal.calls = []
+        #expect(throws: ScreenshotUnavailable.self) { try presenter.present(list) }
+        #expect(backend.journal.calls == ["begin commit", "begin left", "draw 100x50", "begin right", "draw 60x50", "commit right", "flush"])
+        #expect(backend.fakes[0].damage.history.isEmpty, "the failed output draws whole next time")
+        #expect(backend.fakes[1].damage.history.count == 2)
+    }
+
+    @Test("a screenshot is the presented buffer where one output shows the whole desktop, else the last desktop redrawn")
+    func screenshotReadsThePresentedBuffer() throws {
+        let backend = twoOutputs()
+        let presenter = FramePresenter(backend: backend)
+        #expect(throws: ScreenshotUnavailable.self) { try presenter.screenshot() }
+        let list = DrawList(width: 160, height: 50, commands: [square(x: 10)])
+        try presenter.present(list)
+        #expect(try presenter.screenshot().width == 160)
+        #expect(backend.redrawn == [list])
+        backend.fakes.removeLast()
+        try presenter.present(DrawList(width: 100, height: 50))
+        let shot = try presenter.screenshot()
+        #expect(shot == Bitmap(width: 100, height: 50, fill: (1, 2, 3, 255)), "read from the output, not redrawn")
+        #expect(backend.redrawn.count == 1)
+        backend.fakes[0].transform = .rotate180
+        #expect(try presenter.screenshot() == Bitmap(width: 100, height: 50), "a turned output is redrawn")
+    }
+
+    @Test("the backend's outputs answer for placements, power, pacing, roots and damage statistics")
+    func backendReadsItsOutputs() throws {
+        let backend = twoOutputs()
+        backend.fakes[1].transform = .rotate90
+        backend.fakes[1].refreshInterval = nil
+        #expect(backend.outputNames == ["left", "right"])
+        #expect(backend.outputPlacements[1] == OutputPlacement(name: "right", frame: Rect(x: 100, y: 0, width: 60, height: 50), quarterTurns: 1))
+        #expect(backend.pagedOutputs.map(\.name) == ["left"], "an output without a refresh is not paced")
+        #expect(backend.outputRoots.isEmpty)
+        #expect(throws: PowerUnsupported.self) { try backend.setPower(false) }
+        try FramePresenter(backend: backend).present(DrawList(width: 160, height: 50))
+        #expect(backend.damageStatistics.frames == 2)
+    }
+
+    @Test("the headless output rotates its buffers with buffer-age semantics; a frame begun but never committed leaves its buffer unknown")
+    func headlessBufferAges() throws {
+        let backend = try HeadlessBackend(width: 8, height: 8, buffers: 3)
+        let output = backend.output
+        var ages: [Int] = []
+        for _ in 0..<5 {
+            ages.append(try output.beginFrame().bufferAge)
+            try output.commit(damage: nil)
+        }
+        #expect(ages == [0, 0, 0, 3, 3])
+        _ = try output.beginFrame()
+        // Not committed (the draw failed): that buffer's content is unknown.
+        #expect(try output.beginFrame().bufferAge == 0)
+        try output.commit(damage: nil)
+        #expect(try output.beginFrame().bufferAge == 3)
+        #expect(backend.outputNames == ["headless"] && output.refreshInterval == nil && backend.pagedOutputs.isEmpty)
+    }
+}
