@@ -548,7 +548,7 @@ public final class Connection {
         // The real clock kept running through the gap; any other change of clock moves the
         // animations' times by the difference between the old reading and the new one.
         let shift = oldClock == .real && welcome.clock == .real ? 0 : welcome.time - lastTime
-        let (ops, descriptors, memories) = replayOperations(snapshot: welcome.snapshot, shift: shift, from: lastTime)
+        let (ops, descriptors, memories) = replayOperations(snapshot: welcome.snapshot, shift: shift, from: lastTime, now: welcome.time)
         isConnected = true
         do throws(LaminaError) {
             try withExtendedLifetime(memories) { () throws(LaminaError) in _ = try channel.commit(ops, descriptors: descriptors) }
@@ -562,15 +562,21 @@ public final class Connection {
 
     /// One commit that makes laminad's tree this client's model: what the server still holds
     /// for the session (a kept session, or one restored from laminad's journal) destroyed, then
-    /// every live image, every layer with its properties, sublayers, actions and animations.
-    private func replayOperations(snapshot: [Operation], shift: Double, from lastTime: Double)
+    /// every live image and video, every layer with its properties, sublayers, actions and
+    /// animations. A video plays on from the media time it had reached: at the old clock's
+    /// last reading (`lastTime`), or on the same real clock (`shift` 0), now.
+    private func replayOperations(snapshot: [Operation], shift: Double, from lastTime: Double, now: Double)
         -> ([Operation], [Int32], [SharedMemoryFile]) {
         var ops: [Operation] = [.settings(TransactionSettings(disableActions: true))]
+        liveVideos = liveVideos.filter { $0.value.video.map { !$0.isDestroyed } ?? false }
+        // Videos an earlier client of the session made (`init(existing:)`) cannot be made
+        // again here: laminad's copies stay.
+        let kept = Set(liveVideos.filter { !($0.value.video?.isReplayed ?? false) }.keys)
         var oldImages = Set<UInt32>()
         for op in snapshot {
             switch op {
             case let .create(id, _): ops.append(.destroy(id))
-            case let .set(_, .contents, .image(n)) where n != 0: oldImages.insert(n)
+            case let .set(_, .contents, .image(n)) where n != 0 && !kept.contains(n): oldImages.insert(n)
             default: break
             }
         }
@@ -583,6 +589,10 @@ public final class Connection {
             ops.append(.createImage(image: number, image.format))
             descriptors.append(image.memory.fd.rawValue)
             memories.append(image.memory)
+        }
+        for (_, weak) in liveVideos.sorted(by: { $0.key < $1.key }) {
+            guard let video = weak.video else { continue }
+            ops += video.replayOperations(position: video.mediaTime(at: shift == 0 ? now : lastTime), now: now) ?? []
         }
         let all = allLayers()
         for l in all where l !== rootLayer { if let id = l.serverID { ops.append(.create(id, kind: l.kind)) } }

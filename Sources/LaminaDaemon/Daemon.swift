@@ -176,6 +176,15 @@ public final class Daemon {
         compositor.layerRasters = rasterizer
         // Font files clients send (register-font) join fontconfig's application fonts.
         compositor.fontRegistry = FontconfigRegistry()
+        // Clients' videos are decoded with GStreamer (installed before the journal is restored,
+        // so restored sessions' videos play); its buses wake the loop through an eventfd.
+        var videoDecoding: GStreamerVideo?
+        do {
+            videoDecoding = try GStreamerVideo()
+            compositor.videoDecoding = videoDecoding
+        } catch {
+            logger.error("video decoding is off: \(error)")
+        }
         if let dir = options.sessionJournal {
             do {
                 let store = try SessionJournalStore(directory: dir, logger: logger)
@@ -211,17 +220,12 @@ public final class Daemon {
         compositor.close = { [unowned self] id in closeAfterFlush(id) }
         compositor.onFrameNeeded = { [unowned self] in scheduleFrame() }
         compositor.routeInjected = { [unowned self] action, origin in handleInput(action, origin: origin) }
-        // Clients' videos are decoded with GStreamer; its buses wake the loop through an eventfd.
-        do {
-            let video = try GStreamerVideo()
-            compositor.videoDecoding = video
+        if let video = videoDecoding {
             try loop.add(video.wakeup) { [unowned self] _ in
                 video.drainWakeup()
                 compositor.pollVideos()
             }
             logger.info("video frames: \(video.uploadPath)")
-        } catch {
-            logger.error("video decoding is off: \(error)")
         }
         if journal != nil {
             journalTimer = try LoopTimer(loop: loop) { [unowned self] _ in

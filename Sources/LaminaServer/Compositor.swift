@@ -554,9 +554,11 @@ public final class Compositor {
                 }
                 if isAnimating || videosPlaying { needsFrame = true }
                 if seconds > 0 { clockMoved(by: client) }
-                // Kept sessions' animations are journalled against the clock: a restart puts
-                // them where the clock had taken them.
-                if seconds > 0, display.entries.contains(where: { $0.isKept && !$0.animations.isEmpty }) { sessionsChanged() }
+                // Kept sessions' animations and playing videos are journalled against the clock:
+                // a restart puts them where the clock had taken them.
+                if seconds > 0, display.entries.contains(where: { $0.isKept && (!$0.animations.isEmpty || $0.tree.videos.values.contains { $0.isPlaying }) }) {
+                    sessionsChanged()
+                }
                 try renderIfNeeded()
                 reply(client, .reply(id: id, .advanced(time: clock.virtualTime, framesRendered: stats.framesRendered)))
             case .snapshot:
