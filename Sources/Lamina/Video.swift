@@ -204,7 +204,12 @@ public final class VideoSource {
             size = (Int(w), Int(h))
             duration = d
         case .playing: isPlaying = true
-        case .paused, .ended: isPlaying = false
+        case .paused: isPlaying = false
+        case .ended:
+            // laminad stopped it at its end (a later play starts again from 0).
+            isPlaying = false
+            anchor()
+            isPlayRequested = false
         case .error(let m):
             error = m
             isPlaying = false

@@ -88,8 +88,7 @@ extension Compositor {
                 case .ended:
                     // The length was unknown (a stream): its end is the decoder's.
                     if v.duration == nil, !v.loops, !v.endReported {
-                        v.endReported = true
-                        notify(v, .ended)
+                        ended(v)
                     } else if v.duration == nil, v.loops {
                         v.anchorMedia = 0
                         v.anchorClock = now
@@ -98,12 +97,18 @@ extension Compositor {
                     fail(v, "video \(v.number) (\(v.uri)): \(message)")
                 }
             }
-            if v.decoder != nil, !v.endReported, v.isAtEnd(at: now) {
-                v.endReported = true
-                notify(v, .ended)
-            }
+            if v.decoder != nil, !v.endReported, v.isAtEnd(at: now) { ended(v) }
         }
         liveVideos.removeAll { $0.isDestroyed || $0.decoder == nil }
+    }
+
+    /// A video that does not loop reached its end: it stops there (paused at the end, so a
+    /// later `play` starts it again from 0) and its client hears `ended`, once.
+    private func ended(_ v: VideoSurface) {
+        v.anchor(at: now)
+        v.isPlaying = false
+        v.endReported = true
+        notify(v, .ended)
     }
 
     /// Puts each video's frame for clock time `t` in its image (before the render list is
