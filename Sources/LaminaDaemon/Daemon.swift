@@ -57,6 +57,9 @@ public final class Daemon {
         public var sessionJournal: String?
         /// Seconds between a change to a kept session and the journal write that records it.
         public var journalDelay = 0.5
+        /// Seconds of real time a video's source has to give its first picture before it is an
+        /// error event (`[video] open_timeout`): a server that accepts and never sends.
+        public var videoOpenTimeout = 10.0
         /// Input devices and the keymap (`[input]`).
         public var input = InputSettings()
 
@@ -180,8 +183,10 @@ public final class Daemon {
         // so restored sessions' videos play); its buses wake the loop through an eventfd.
         var videoDecoding: GStreamerVideo?
         do {
-            videoDecoding = try GStreamerVideo()
-            compositor.videoDecoding = videoDecoding
+            let video = try GStreamerVideo()
+            video.openTimeout = options.videoOpenTimeout
+            videoDecoding = video
+            compositor.videoDecoding = video
         } catch {
             logger.error("video decoding is off: \(error)")
         }

@@ -25,6 +25,10 @@ public final class GStreamerVideo: VideoDecoding {
     public let wakeup: Int32
     /// The largest picture decoded, in pixels per side.
     public var maximumSide = 8192
+    /// Seconds (of real time) a source has to give its first picture: past it, a video that is
+    /// still not ready (a server that accepts and never sends, a stalled stream) is an error
+    /// (`[video] open_timeout`).
+    public var openTimeout = 10.0
 
     /// GStreamer itself starts with the first video (`gst_init` scans the plugin registry), so
     /// a laminad that shows no video pays nothing for it.
@@ -44,7 +48,7 @@ public final class GStreamerVideo: VideoDecoding {
 
     public func open(uri: String) throws(VideoOpenError) -> any VideoDecoder {
         _ = gstreamerReady
-        return try GStreamerDecoder(uri: try Self.resolve(uri), wakeup: wakeup, maximumSide: maximumSide)
+        return try GStreamerDecoder(uri: try Self.resolve(uri), wakeup: wakeup, maximumSide: maximumSide, openTimeout: openTimeout)
     }
 
     /// 1: frames are copied into system memory and uploaded (the only path so far).
@@ -120,9 +124,18 @@ final class GStreamerDecoder: VideoDecoder {
     private var duration: Double?
     private var endOfStream = false
     private var failed = false
+    private let uri: String
+    /// When (monotonic seconds) a source that gave no picture yet is given up, and the system
+    /// clock's wait that wakes the loop thread then (GStreamer may post nothing at all).
+    private let openTimeout: Double
+    private let openDeadline: Double
+    private var openAlarm: (clock: UnsafeMutablePointer<GstClock>, id: GstClockID)?
 
-    init(uri: String, wakeup: Int32, maximumSide: Int) throws(VideoOpenError) {
+    init(uri: String, wakeup: Int32, maximumSide: Int, openTimeout: Double) throws(VideoOpenError) {
         self.maximumSide = maximumSide
+        self.uri = uri
+        self.openTimeout = openTimeout
+        openDeadline = Self.monotonic() + openTimeout
         guard let playbin = gst_element_factory_make("playbin", nil) else {
             throw VideoOpenError("GStreamer has no playbin element (install gstreamer1.0-plugins-base)")
         }
@@ -154,6 +167,21 @@ final class GStreamerDecoder: VideoDecoder {
             _ = write(Int32(truncatingIfNeeded: Int(bitPattern: data) - 1), &one, 8)
             return GST_BUS_PASS
         }, UnsafeMutableRawPointer(bitPattern: Int(wakeup) + 1), nil)
+        // The system clock's own thread writes the wake-up at the deadline, so the loop thread
+        // looks (pollBus) even when the source stays silent and the bus with it.
+        if let clock = gst_system_clock_obtain() {
+            let at = gst_clock_get_time(clock) &+ GstClockTime(max(0, openTimeout) * 1e9)
+            if let id = gst_clock_new_single_shot_id(clock, at) {
+                let armed = gst_clock_id_wait_async(id, { _, _, _, data in
+                    var one: UInt64 = 1
+                    _ = write(Int32(truncatingIfNeeded: Int(bitPattern: data) - 1), &one, 8)
+                    return 1
+                }, UnsafeMutableRawPointer(bitPattern: Int(wakeup) + 1), nil)
+                if armed == GST_CLOCK_OK { openAlarm = (clock, id) } else { gst_clock_id_unref(id); gst_object_unref(clock) }
+            } else {
+                gst_object_unref(clock)
+            }
+        }
         if gst_element_set_state(playbin, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
             pollBus()
             if !failed { events.append(.error("\(uri): GStreamer could not start playing it")) }
@@ -163,7 +191,17 @@ final class GStreamerDecoder: VideoDecoder {
 
     deinit { close() }
 
+    /// Stops the open deadline's wait (the first picture came, or the decoder is closing).
+    private func disarmOpenAlarm() {
+        guard let alarm = openAlarm else { return }
+        openAlarm = nil
+        gst_clock_id_unschedule(alarm.id)
+        gst_clock_id_unref(alarm.id)
+        gst_object_unref(alarm.clock)
+    }
+
     func close() {
+        disarmOpenAlarm()
         guard let p = pipeline else { return }
         pipeline = nil
         _ = gst_element_set_state(p, GST_STATE_NULL)
@@ -201,6 +239,15 @@ final class GStreamerDecoder: VideoDecoder {
                 announceReady(p)
             }
         }
+        if !announcedReady, !failed, Self.monotonic() >= openDeadline {
+            failed = true
+            disarmOpenAlarm()
+            events.append(.error("\(uri): no picture within \(Self.seconds(openTimeout)) s of opening it (the source did not answer, or sent nothing to decode); laminad gives a source [video] open_timeout seconds"))
+        }
+    }
+
+    private static func seconds(_ s: Double) -> String {
+        s == s.rounded() && abs(s) < 1e9 ? String(Int(s)) : String(s)
     }
 
     /// The first picture's size (from the preroll sample, or from the first frame pulled when
@@ -216,6 +263,7 @@ final class GStreamerDecoder: VideoDecoder {
     private func announceReady(width: Int, height: Int) {
         guard !announcedReady else { return }
         announcedReady = true
+        disarmOpenAlarm()
         duration = queryDuration()
         events.append(.ready(width: width, height: height, duration: duration))
     }
@@ -331,7 +379,9 @@ final class GStreamerDecoder: VideoDecoder {
         return VideoFrame(bitmap: bitmap, time: time)
     }
 
-    private func monotonic() -> Double {
+    private func monotonic() -> Double { Self.monotonic() }
+
+    private static func monotonic() -> Double {
         var t = timespec()
         clock_gettime(CLOCK_MONOTONIC, &t)
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
