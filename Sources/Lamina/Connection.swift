@@ -434,7 +434,9 @@ public final class Connection {
     /// How a connection comes back after laminad went away (a crash, a restart, or laminad
     /// dropping this client): it keeps its model tree, tries again after `initialDelay`,
     /// doubling the wait up to `maximumDelay`, and on success replays the whole tree, its
-    /// images and its explicit animations in one commit, with actions disabled.
+    /// images, its videos (`VideoSource`: loop, rate, play state and the media time reached,
+    /// by the same re-timing as animations) and its explicit animations in one commit, with
+    /// actions disabled.
     ///
     /// Animations are re-timed to the new connection: on the real clock (CLOCK_MONOTONIC,
     /// which kept running) each carries on where it would have been; on a virtual clock it
