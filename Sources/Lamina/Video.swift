@@ -53,7 +53,8 @@ public final class VideoSource {
         willSet { if newValue != loops { anchor() } }
         didSet { if loops != oldValue { control(.loop(loops)) } }
     }
-    /// Media seconds per second of laminad's clock: > 0 and ≤ 16.
+    /// Media seconds per second of laminad's clock: > 0 and ≤ 16 (any other value is ignored:
+    /// the rate stays what it was).
     public var rate: Double = 1 {
         willSet { if newValue != rate, Self.isValid(rate: newValue) { anchor() } }
         didSet {
