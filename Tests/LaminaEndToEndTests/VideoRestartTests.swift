@@ -73,6 +73,35 @@ struct VideoRestartTests {
         observer.close()
     }
 
+    @Test("a laminactl scene's playing video comes back after a kill, and laminactl video still controls it")
+    func sceneVideoSurvivesAKill() async throws {
+        let first = try DaemonProcess()
+        _ = try VideoClips.webm(in: first.directory, name: "clip.webm")
+        let scene = first.directory + "/scene.json"
+        try """
+        {"sublayers": [{"name": "screen", "frame": [10, 10, 64, 48], "video": "clip.webm", "playing": true, "loop": true}]}
+        """.write(toFile: scene, atomically: true, encoding: .utf8)
+        let applied = try first.laminactl(["apply", scene])
+        #expect(applied.status == 0, "\(applied.output)")
+        #expect(try first.laminactl(["advance", "1.5"]).status == 0)
+        #expect(try RestartTests().waitForJournal(first))
+        first.kill(SIGKILL)
+
+        let second = try DaemonProcess(directory: first.directory)
+        let observer = try Connection.connect(to: second.socket, name: "observer")
+        #expect(try await colour(observer, x: 42) == 1, "media 1.5 after the restart: green")
+        _ = try await observer.advanceClock(by: 2)
+        #expect(try await colour(observer, x: 42) == 0, "looping: media 3.5 → 0.5, red")
+        let paused = try second.laminactl(["video", "screen", "pause"])
+        #expect(paused.status == 0, "\(paused.output)")
+        _ = try await observer.advanceClock(by: 1)
+        #expect(try await colour(observer, x: 42) == 0, "paused at 0.5: still red")
+        let seek = try second.laminactl(["video", "screen", "seek", "2.5"])
+        #expect(seek.status == 0, "\(seek.output)")
+        #expect(try await colour(observer, x: 42) == 2, "seek 2.5: blue")
+        observer.close()
+    }
+
     @Test("a reconnecting client makes its videos again on the restarted laminad, where they stood", arguments: [false, true])
     func reconnectingClientReplaysItsVideos(keptSession: Bool) async throws {
         let first = try DaemonProcess()
