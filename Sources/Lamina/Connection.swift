@@ -22,18 +22,18 @@ public final class Connection {
     /// clients in connection order. Add layers to it to show them.
     public private(set) var rootLayer: Layer!
     /// The display's size in points (as of the last welcome).
-    public private(set) var displaySize: Size
+    public internal(set) var displaySize: Size
     /// The clock laminad's frames follow.
-    public private(set) var clock: ClockKind
+    public internal(set) var clock: ClockKind
     /// laminad's protocol minor version (its welcome's): what it can be sent.
-    public private(set) var serverMinorVersion: UInt16 = 0
+    public internal(set) var serverMinorVersion: UInt16 = 0
     /// The server's number for this connection (a reconnection gets a new one).
-    public private(set) var clientID: UInt32
+    public internal(set) var clientID: UInt32
     /// Whether the hello took over a kept session that has layers or values (its tree is in
     /// `rootLayer` now); false for a new session, whose layers appear for the first time.
     public private(set) var isResumedSession = false
     /// The virtual clock's time as of the last reply that carried it (welcome, advanceClock).
-    private var virtualTime: Double
+    var virtualTime: Double
 
     /// `CACurrentMediaTime()` for this display: seconds of CLOCK_MONOTONIC, or with a virtual
     /// clock the time laminad last reported: at hello, after each `advanceClock`, and whenever
@@ -53,36 +53,36 @@ public final class Connection {
         print("lamina: \(error)", to: &stderr)
     }
 
-    private(set) var channel: Channel
+    var channel: Channel
     /// Carries the current channel's errors, events and end to this connection; replaced (and
     /// the old one cut off) at each reconnection.
-    private var relay: EventRelay
-    private let path: String
-    private let hello: Hello
-    private let reconnectPolicy: ReconnectPolicy?
+    var relay: EventRelay
+    let path: String
+    let hello: Hello
+    let reconnectPolicy: ReconnectPolicy?
     /// False from the moment laminad went away until the replay on a new connection was sent.
-    public private(set) var isConnected = true
+    public internal(set) var isConnected = true
     /// Calls waiting for the reconnection (requests made while disconnected).
-    private var reconnectWaiters: [CheckedContinuation<Void, any Error>] = []
-    private var reconnectTask: Task<Void, Never>?
+    var reconnectWaiters: [CheckedContinuation<Void, any Error>] = []
+    var reconnectTask: Task<Void, Never>?
     /// Images alive on this connection, by number: a reconnection sends them again.
-    private var liveImages: [UInt32: WeakImage] = [:]
+    var liveImages: [UInt32: WeakImage] = [:]
     /// This connection's videos, by number, for their events.
     var liveVideos: [UInt32: WeakVideo] = [:]
     /// Called on the main actor when laminad goes away and when the connection is back
     /// (`connect(reconnect:)`).
     public var onConnectionEvent: (ConnectionEvent) -> Void = { _ in }
-    private var nextID: UInt32 = 1
+    var nextID: UInt32 = 1
     /// Layers with changes to send, in the order they were first changed.
     /// Layers to create, in the order they were attached.
-    private var dirty: [Layer] = []
-    private var isDirty: Set<ObjectIdentifier> = []
+    var dirty: [Layer] = []
+    var isDirty: Set<ObjectIdentifier> = []
     /// Changes since the last commit, in order.
-    private var log: [PendingChange] = []
-    private var released: [LayerID] = []
-    private var liveIDs: Set<LayerID> = [.root]
+    var log: [PendingChange] = []
+    var released: [LayerID] = []
+    var liveIDs: Set<LayerID> = [.root]
     /// Every layer laminad knows, by number, for events.
-    private var layers: [LayerID: WeakLayer] = [:]
+    var layers: [LayerID: WeakLayer] = [:]
     /// The layer laminad knows by `id`, if this client still has it.
     func layer(withID id: LayerID) -> Layer? { layers[id]?.layer }
     /// The live layers with gesture recognisers (for cancels, which reach them all).
@@ -100,12 +100,12 @@ public final class Connection {
     private var nextTag: UInt32 = 1
     /// Image operations since the last commit: creates and updates go before the layer
     /// changes (so `contents` can name a new image), destroys after them.
-    private var imageOperations: [Operation] = []
-    private var imageDestroys: [Operation] = []
+    var imageOperations: [Operation] = []
+    var imageDestroys: [Operation] = []
     /// The memory files of the creates in `imageOperations`, in order, sent with the commit.
-    private var imageDescriptors: [Int32] = []
-    private var imageMemories: [SharedMemoryFile] = []
-    private var nextImage: UInt32 = 1
+    var imageDescriptors: [Int32] = []
+    var imageMemories: [SharedMemoryFile] = []
+    var nextImage: UInt32 = 1
 
     /// A new tag for an explicit animation's events.
     func makeTag() -> UInt32 {
@@ -156,7 +156,7 @@ public final class Connection {
     }
 
     /// The path that answered is the one a reconnection uses.
-    nonisolated private static func open(candidates: [SocketPath.Candidate], hello: Hello, relay: EventRelay) throws(LaminaError) -> (Channel, Welcome, String) {
+    nonisolated static func open(candidates: [SocketPath.Candidate], hello: Hello, relay: EventRelay) throws(LaminaError) -> (Channel, Welcome, String) {
         try Channel.open(candidates: candidates, hello: hello,
                          onServerError: { error in relay.deliver(error) },
                          onEvent: { message in relay.deliver(message) },
@@ -299,624 +299,24 @@ public final class Connection {
         channel.close()
     }
 
-    // MARK: Resynchronisation
+    // MARK: State the extensions keep
 
-    private var resyncTask: Task<Void, Never>?
+    // Resynchronisation (Connection+Resynchronisation.swift).
+    var resyncTask: Task<Void, Never>?
     /// Another commit was refused while a resynchronisation was under way: run it again.
-    private var resyncAgain = false
+    var resyncAgain = false
     /// While a resynchronisation waits for laminad's snapshot: what commits sent meanwhile
     /// changed (the snapshot may not show them; they are not put back).
-    private var sentDuringResync: (sets: Set<SetKey>, layers: Set<ObjectIdentifier>)?
-
-    /// An error from laminad about a commit or the connection (the relay's path to `onError`).
-    func serverError(_ error: LaminaError) {
-        onError(error)
-        guard error.serverError?.subject == .commit else { return }
-        if resyncTask != nil { resyncAgain = true } else { resyncTask = Task { await resynchronise() } }
-    }
-
-    /// Notes what a commit about to be sent changes, while a resynchronisation waits.
-    private func noteSentDuringResync() {
-        guard var sent = sentDuringResync else { return }
-        for change in log {
-            switch change.kind {
-            case let .set(layer, key): sent.sets.insert(SetKey(layer: ObjectIdentifier(layer), key: key))
-            case .structure(let layer), .operation(let layer, _): sent.layers.insert(ObjectIdentifier(layer))
-            case .settings: break
-            }
-        }
-        for layer in dirty { sent.layers.insert(ObjectIdentifier(layer)) }
-        sentDuringResync = sent
-    }
-
-    /// Makes the model what laminad holds, after it refused a commit: laminad applies a commit
-    /// whole or not at all, so the refused transaction's values, new layers, sublayer changes
-    /// and animations are in the client's model but not in laminad's tree. This asks for this
-    /// client's tree (request `snapshot`, answered after every commit sent before it) and puts
-    /// the model back: property values, sublayer lists (layers laminad never created are
-    /// removed from their superlayers), actions, and the keys of explicit animations. Changes
-    /// made since, not yet committed, are left as they are and sent with the next commit.
-    public func resynchronise() async {
-        defer { resyncTask = nil }
-        repeat {
-            resyncAgain = false
-            await resynchroniseOnce()
-        } while resyncAgain
-    }
-
-    private func resynchroniseOnce() async {
-        // Changes waiting now go first, so the snapshot shows them.
-        Transaction.flush()
-        sentDuringResync = ([], [])
-        let reply = try? await channel.request(.snapshot)
-        let sent = sentDuringResync ?? ([], [])
-        sentDuringResync = nil
-        guard isConnected, case .snapshot(let ops)? = reply else { return }
-        // laminad's tree.
-        var props: [LayerID: LayerProperties] = [.root: LayerProperties()]
-        var sublayers: [LayerID: [LayerID]] = [:]
-        var actions: [LayerID: [String: Action]] = [:]
-        var styleActions: [LayerID: [String: Action]] = [:]
-        var animationKeys: [LayerID: Set<String>] = [:]
-        for op in ops {
-            switch op {
-            case let .create(id, kind): props[id] = LayerProperties(kind: kind)
-            case let .set(id, key, value): try? props[id]?.set(key, value)
-            case let .insert(parent, child, _): sublayers[parent, default: []].append(child)
-            case let .setAction(id, .actions, key, action): actions[id, default: [:]][key] = action
-            case let .setAction(id, .style, key, action): styleActions[id, default: [:]][key] = action
-            case let .addAnimation(id, key, _, _): animationKeys[id, default: []].insert(key)
-            default: break
-            }
-        }
-        // What the client changed since, still to be sent: left alone.
-        var pendingSets = sent.sets
-        var pendingStructure = sent.layers
-        var pendingOperations = sent.layers
-        for change in log {
-            switch change.kind {
-            case let .set(layer, key): pendingSets.insert(SetKey(layer: ObjectIdentifier(layer), key: key))
-            case .structure(let layer): pendingStructure.insert(ObjectIdentifier(layer))
-            case .operation(let layer, _): pendingOperations.insert(ObjectIdentifier(layer))
-            case .settings: break
-            }
-        }
-        let (savedLog, savedDirty, savedIsDirty) = (log, dirty, isDirty)
-        let all = allLayers()
-        for l in all {
-            guard let id = l.serverID, !l.needsCreate else { continue }
-            let me = ObjectIdentifier(l)
-            guard let server = props[id] else {
-                // Created in a refused commit: laminad never had it. It leaves the tree and
-                // this connection (with its animations, which laminad never ran); added again,
-                // it is created afresh.
-                l.removeFromSuperlayer()
-                l.animationState.attached.removeAll()
-                l.connection = nil
-                l.serverID = nil
-                layers[id] = nil
-                liveIDs.remove(id)
-                continue
-            }
-            for key in l.model.changedKeys(from: server) where !pendingSets.contains(SetKey(layer: me, key: key)) {
-                let value = server[key]
-                switch (key, value) {
-                case (.mask, .layer(let n)): l.restoreMask(n == 0 ? nil : layers[LayerID(n)]?.layer)
-                case (.contents, .image(let n)): l.contentsImage = n == 0 ? nil : liveImages[n]?.image
-                default: break
-                }
-                l.setValue(value, forKey: key)
-            }
-            if !pendingStructure.contains(me) {
-                let now = l.sublayers.compactMap(\.serverID)
-                let theirs = sublayers[id] ?? []
-                if now != theirs {
-                    for child in l.sublayers { child.removeFromSuperlayer() }
-                    for child in theirs.compactMap({ layers[$0]?.layer }) { l.insertSublayer(child, at: l.sublayers.count) }
-                }
-                l.structureChanged = false
-                l.serverSublayers = l.sublayers.compactMap(\.serverID)
-            }
-            if !pendingOperations.contains(me) {
-                let keys = animationKeys[id] ?? []
-                l.animationState.attached.removeAll { $0.sent && $0.key.map { !keys.contains($0) } ?? false }
-                l.animationState.actions = actions[id] ?? [:]
-                l.animationState.styleActions = styleActions[id] ?? [:]
-            }
-        }
-        // Putting the model back is not a change to send.
-        (log, dirty, isDirty) = (savedLog, savedDirty, savedIsDirty)
-        if !hasChanges { Transaction.forget(self) }
-    }
-
-    // MARK: Reconnection
-
-    /// How a connection comes back after laminad went away (a crash, a restart, or laminad
-    /// dropping this client): it keeps its model tree, tries again after `initialDelay`,
-    /// doubling the wait up to `maximumDelay`, and on success replays the whole tree, its
-    /// images and its explicit animations in one commit, with actions disabled.
-    ///
-    /// Animations are re-timed to the new connection: on the real clock (CLOCK_MONOTONIC,
-    /// which kept running) each carries on where it would have been; on a virtual clock it
-    /// keeps the progress it had at the clock's last time laminad reported (laminad announces
-    /// every move of the virtual clock to every client). Implicit animations in flight are not
-    /// replayed: their layers show the model values.
-    ///
-    /// Calls in flight when laminad went away (`sync()`, requests) fail with
-    /// `connectionClosed`; calls made while reconnecting wait, and complete on the new
-    /// connection after the replay (a `sync()` then confirms the replay was applied). Changes
-    /// made while disconnected are kept in the model and go with the replay.
-    public struct ReconnectPolicy: Sendable, Equatable {
-        public var initialDelay: Double
-        public var maximumDelay: Double
-        /// Attempts before giving up (nil: until `close()`).
-        public var maximumAttempts: Int?
-        public init(initialDelay: Double = 0.05, maximumDelay: Double = 2, maximumAttempts: Int? = nil) {
-            self.initialDelay = initialDelay
-            self.maximumDelay = maximumDelay
-            self.maximumAttempts = maximumAttempts
-        }
-        public static let standard = ReconnectPolicy()
-    }
-
-    /// What `onConnectionEvent` hears.
-    public enum ConnectionEvent: Sendable, Equatable {
-        /// laminad went away; the connection is trying to come back.
-        case disconnected(LaminaError)
-        /// Connected again after this many attempts, and the model tree was replayed.
-        case reconnected(attempts: Int)
-        /// `maximumAttempts` failed; the connection is closed.
-        case gaveUp(LaminaError)
-    }
-
-    /// Returns once connected; while reconnecting, waits for the replay.
-    func connected() async throws {
-        if isConnected { return }
-        guard reconnectTask != nil, !isClosed else { throw LaminaError.connectionClosed("the connection is closed") }
-        try await withCheckedThrowingContinuation { reconnectWaiters.append($0) }
-    }
-
-    private func failReconnectWaiters(_ error: LaminaError) {
-        let waiters = reconnectWaiters
-        reconnectWaiters.removeAll()
-        for w in waiters { w.resume(throwing: error) }
-    }
-
-    /// The current channel ended (the relay of an older one is cut off, so this is the current one).
-    func channelClosed(_ error: LaminaError) {
-        guard !isClosed else { return }
-        guard let policy = reconnectPolicy else {
-            onError(error)
-            return
-        }
-        isConnected = false
-        onConnectionEvent(.disconnected(error))
-        let lastTime = currentMediaTime
-        reconnectTask = Task { [weak self] in
-            var delay = policy.initialDelay
-            var attempts = 0
-            var lastError = error
-            while !Task.isCancelled {
-                attempts += 1
-                try? await Task.sleep(nanoseconds: UInt64(max(0, delay) * 1e9))
-                guard let self, !Task.isCancelled, !self.isClosed else { return }
-                let relay = EventRelay()
-                let (path, hello) = (self.path, self.hello)
-                let opened = await Task.detached { () -> Result<(Channel, Welcome), LaminaError> in
-                    do throws(LaminaError) {
-                        let (channel, welcome, _) = try Self.open(candidates: [SocketPath.Candidate(path: path, source: path)], hello: hello, relay: relay)
-                        return .success((channel, welcome))
-                    } catch { return .failure(error) }
-                }.value
-                guard !Task.isCancelled, !self.isClosed else {
-                    if case .success(let (c, _)) = opened { c.close() }
-                    return
-                }
-                switch opened {
-                case .success(let (channel, welcome)):
-                    self.resumed(on: channel, relay: relay, welcome: welcome, lastTime: lastTime)
-                    self.onConnectionEvent(.reconnected(attempts: attempts))
-                    return
-                case .failure(let e):
-                    lastError = e
-                    if let max = policy.maximumAttempts, attempts >= max {
-                        self.reconnectTask = nil
-                        self.isClosed = true
-                        self.failReconnectWaiters(e)
-                        self.onConnectionEvent(.gaveUp(lastError))
-                        return
-                    }
-                    delay = min(policy.maximumDelay, max(delay * 2, 0.001))
-                }
-            }
-        }
-    }
-
-    /// Switches to a new channel and replays the model tree on it.
-    private func resumed(on channel: Channel, relay newRelay: EventRelay, welcome: Welcome, lastTime: Double) {
-        relay.connection = nil
-        relay = newRelay
-        newRelay.connection = self
-        self.channel = channel
-        reconnectTask = nil
-        let oldClock = clock
-        displaySize = Size(width: Double(welcome.displayWidth), height: Double(welcome.displayHeight))
-        clock = welcome.clock
-        serverMinorVersion = welcome.minor
-        clientID = welcome.clientID
-        virtualTime = welcome.time
-        // The real clock kept running through the gap; any other change of clock moves the
-        // animations' times by the difference between the old reading and the new one.
-        let shift = oldClock == .real && welcome.clock == .real ? 0 : welcome.time - lastTime
-        let (ops, descriptors, memories) = replayOperations(snapshot: welcome.snapshot, shift: shift, from: lastTime)
-        isConnected = true
-        do throws(LaminaError) {
-            try withExtendedLifetime(memories) { () throws(LaminaError) in _ = try channel.commit(ops, descriptors: descriptors) }
-        } catch {
-            onError(error)
-        }
-        let waiters = reconnectWaiters
-        reconnectWaiters.removeAll()
-        for w in waiters { w.resume() }
-    }
-
-    /// One commit that makes laminad's tree this client's model: what the server still holds
-    /// for the session (a kept session, or one restored from laminad's journal) destroyed, then
-    /// every live image, every layer with its properties, sublayers, actions and animations.
-    private func replayOperations(snapshot: [Operation], shift: Double, from lastTime: Double)
-        -> ([Operation], [Int32], [SharedMemoryFile]) {
-        var ops: [Operation] = [.settings(TransactionSettings(disableActions: true))]
-        var oldImages = Set<UInt32>()
-        for op in snapshot {
-            switch op {
-            case let .create(id, _): ops.append(.destroy(id))
-            case let .set(_, .contents, .image(n)) where n != 0: oldImages.insert(n)
-            default: break
-            }
-        }
-        ops += oldImages.sorted().map { .destroyImage(image: $0) }
-        var descriptors: [Int32] = []
-        var memories: [SharedMemoryFile] = []
-        liveImages = liveImages.filter { $0.value.image.map { !$0.isDestroyed } ?? false }
-        for (number, weak) in liveImages.sorted(by: { $0.key < $1.key }) {
-            guard let image = weak.image else { continue }
-            ops.append(.createImage(image: number, image.format))
-            descriptors.append(image.memory.fd.rawValue)
-            memories.append(image.memory)
-        }
-        let all = allLayers()
-        for l in all where l !== rootLayer { if let id = l.serverID { ops.append(.create(id, kind: l.kind)) } }
-        for l in all {
-            guard let id = l.serverID else { continue }
-            for key in l.keysToCreate where !(l === rootLayer && (key == .bounds || key == .position)) {
-                ops.append(.set(id, key, l.wireValue(key)))
-            }
-        }
-        for l in all {
-            guard let id = l.serverID else { continue }
-            for (n, child) in l.sublayers.enumerated() {
-                if let c = child.serverID { ops.append(.insert(parent: id, child: c, index: UInt32(n))) }
-            }
-            for (key, action) in l.animationState.actions.sorted(by: { $0.key < $1.key }) {
-                ops.append(.setAction(id, dictionary: .actions, key: key, action))
-            }
-            for (key, action) in l.animationState.styleActions.sorted(by: { $0.key < $1.key }) {
-                ops.append(.setAction(id, dictionary: .style, key: key, action))
-            }
-            let move = shift == 0 ? 0 : l.convertTime(lastTime + shift, from: nil) - l.convertTime(lastTime, from: nil)
-            for e in l.animationState.attached where e.sent {
-                var a = e.animation
-                a.timing.beginTime = (e.resolvedBegin ?? a.timing.beginTime) + move
-                ops.append(.addAnimation(id, key: e.key ?? "", tag: e.tag, a))
-            }
-            l.needsCreate = false
-            l.structureChanged = false
-            l.serverSublayers = l.sublayers.compactMap(\.serverID)
-        }
-        discardPending()
-        return (ops, descriptors, memories)
-    }
-
-    /// Every layer this connection shows or holds: the root's tree in order, masks included,
-    /// then the detached layers of a resumed session (`orphans`) and theirs.
-    private func allLayers() -> [Layer] {
-        var all: [Layer] = []
-        var stack: [Layer] = [rootLayer] + orphans.reversed()
-        while let l = stack.popLast() {
-            all.append(l)
-            if let m = l.maskLayer { stack.append(m) }
-            stack += l.sublayers.reversed()
-        }
-        return all
-    }
-
-    /// Forgets the changes waiting to be sent: the model holds them, and the replay sends the model.
-    private func discardPending() {
-        dirty.removeAll()
-        isDirty.removeAll()
-        log.removeAll()
-        released.removeAll()
-        imageOperations.removeAll()
-        imageDestroys.removeAll()
-        imageDescriptors.removeAll()
-        imageMemories.removeAll()
-        Transaction.forget(self)
-    }
+    var sentDuringResync: (sets: Set<SetKey>, layers: Set<ObjectIdentifier>)?
 
     /// Set by `close()`: images released afterwards stay in laminad (with a kept session's layers).
-    private var isClosed = false
+    var isClosed = false
+
+    /// Detached layers of a resumed session, held so they are not destroyed behind the client's back.
+    public internal(set) var orphans: [Layer] = []
 
     func unexpected(_ what: String) -> LaminaError {
         .protocolViolation("laminad answered a \(what) request with another kind of reply")
-    }
-
-    // MARK: Change tracking (called by Layer)
-
-    /// One change waiting for the commit, with the transaction settings in force when it was made.
-    struct PendingChange {
-        enum Kind {
-            /// A property was set: sent with its value at commit time, once, at its last change.
-            case set(Layer, PropertyKey)
-            /// A layer's sublayers changed: sent as removes and inserts at its last change.
-            case structure(Layer)
-            /// An operation on an existing layer (animations, actions), made once the layer has a number.
-            case operation(Layer, (LayerID) -> Operation)
-            /// Nothing to send but the settings (a completion group that must reach laminad).
-            case settings
-        }
-        var kind: Kind
-        var settings: TransactionSettings
-    }
-
-    func noteChanged(_ layer: Layer) {
-        if layer.needsCreate, isDirty.insert(ObjectIdentifier(layer)).inserted { dirty.append(layer) }
-        if layer.structureChanged { log.append(PendingChange(kind: .structure(layer), settings: Transaction.currentSettings)) }
-        Transaction.noteChange(on: self)
-    }
-
-    /// A property of `layer` changed. With `disableActions`, laminad must not animate it
-    /// (the layer's delegate answered the action itself).
-    func noteSet(_ layer: Layer, _ key: PropertyKey, disableActions: Bool = false) {
-        var settings = Transaction.currentSettings
-        if disableActions { settings.disableActions = true }
-        log.append(PendingChange(kind: .set(layer, key), settings: settings))
-        Transaction.noteChange(on: self)
-    }
-
-    /// An animation or action operation for `layer`.
-    func noteOperation(_ layer: Layer, _ make: @escaping (LayerID) -> Operation) {
-        log.append(PendingChange(kind: .operation(layer, make), settings: Transaction.currentSettings))
-        Transaction.noteChange(on: self)
-    }
-
-    /// A transaction with a completion block closed; returns false when this connection has
-    /// nothing pending (so it will not report the group).
-    func markCompletion(_ settings: TransactionSettings) -> Bool {
-        guard hasChanges else { return false }
-        log.append(PendingChange(kind: .settings, settings: settings))
-        return true
-    }
-
-    /// Gives `layer` and every sublayer not yet known to laminad a number and marks it for creation.
-    func attach(_ layer: Layer) {
-        if layer.connection == nil {
-            layer.connection = self
-            var id = LayerID(nextID)
-            while liveIDs.contains(id) { nextID &+= 1; id = LayerID(nextID) }
-            nextID &+= 1
-            liveIDs.insert(id)
-            layer.serverID = id
-            layers[id] = WeakLayer(layer)
-            layer.needsCreate = true
-            layer.structureChanged = !layer.sublayers.isEmpty
-            noteChanged(layer)
-            layer.sendPendingAnimations()
-        }
-        for s in layer.sublayers { attach(s) }
-        if let m = layer.maskLayer {
-            attach(m)
-            layer.refreshMaskNumber()
-        }
-    }
-
-    func layerWasReleased(_ id: LayerID) {
-        released.append(id)
-        liveIDs.remove(id)
-        layers[id] = nil
-        Transaction.noteChange(on: self)
-    }
-
-    var hasChanges: Bool {
-        !dirty.isEmpty || !released.isEmpty || !log.isEmpty || !imageOperations.isEmpty || !imageDestroys.isEmpty
-    }
-
-    /// A number for a new image.
-    func registerImage() -> UInt32 {
-        defer { nextImage = nextImage == .max ? 1 : nextImage + 1 }
-        return nextImage
-    }
-
-    /// A new image, remembered (weakly) so a reconnection can send it again.
-    func imageCreated(_ image: Image) { liveImages[image.number] = WeakImage(image) }
-
-    /// An image create (with its memory file's descriptor) or update, sent with the next commit.
-    func noteImageOperation(_ op: Operation, descriptor: Int32? = nil, keeping memory: SharedMemoryFile? = nil) {
-        imageOperations.append(op)
-        if let descriptor { imageDescriptors.append(descriptor) }
-        if let memory { imageMemories.append(memory) }
-        Transaction.noteChange(on: self)
-    }
-
-    /// An image goes; a create still pending for it is dropped with its updates.
-    func noteImageDestroyed(_ number: UInt32) {
-        guard !isClosed else { return }
-        if let i = imageOperations.firstIndex(where: { if case .createImage(number, _) = $0 { true } else { false } }) {
-            let created = imageOperations.prefix(through: i).filter { $0.descriptorCount > 0 }.count - 1
-            imageDescriptors.remove(at: created)
-            imageMemories.remove(at: created)
-            imageOperations.removeAll {
-                switch $0 {
-                case .createImage(number, _), .updateImage(number, _): true
-                default: false
-                }
-            }
-            return
-        }
-        imageDestroys.append(.destroyImage(image: number))
-        Transaction.noteChange(on: self)
-    }
-
-    /// Whether changes wait for the current transaction to commit. Every request (`sync`,
-    /// `screenshot`, `stats`, …) commits the implicit transaction first, so it sees them.
-    public var hasUncommittedChanges: Bool { hasChanges }
-
-    /// The operations that bring laminad's tree to this client's model, in an order laminad
-    /// accepts: creates (with every non-default property), then the changes in the order they
-    /// were made, each under the transaction settings it was made with, then destroys.
-    func takeOperations() -> [Operation] {
-        var ops: [Operation] = []
-        var created: Set<ObjectIdentifier> = []
-        // Every create before any set: a set may name another new layer (`mask`).
-        let creating = dirty.filter { $0.needsCreate && $0.serverID != nil }
-        for layer in creating { ops.append(.create(layer.serverID!, kind: layer.kind)) }
-        for layer in creating {
-            let id = layer.serverID!
-            for key in layer.keysToCreate { ops.append(.set(id, key, layer.wireValue(key))) }
-            layer.needsCreate = false
-            created.insert(ObjectIdentifier(layer))
-        }
-        // A value is sent once, at its last change; a sublayer list once, at its last change.
-        var lastSet: [SetKey: Int] = [:]
-        var lastStructure: [ObjectIdentifier: Int] = [:]
-        for (i, change) in log.enumerated() {
-            switch change.kind {
-            case let .set(layer, key): lastSet[SetKey(layer: ObjectIdentifier(layer), key: key)] = i
-            case .structure(let layer): lastStructure[ObjectIdentifier(layer)] = i
-            default: break
-            }
-        }
-        var current = TransactionSettings.default
-        func settings(_ s: TransactionSettings) {
-            if s != current {
-                ops.append(.settings(s))
-                current = s
-            }
-        }
-        for (i, change) in log.enumerated() {
-            switch change.kind {
-            case let .set(layer, key):
-                guard lastSet[SetKey(layer: ObjectIdentifier(layer), key: key)] == i, let id = layer.serverID,
-                      !created.contains(ObjectIdentifier(layer)) else { continue }
-                settings(change.settings)
-                ops.append(.set(id, key, layer.wireValue(key)))
-            case .structure(let layer):
-                guard lastStructure[ObjectIdentifier(layer)] == i, let id = layer.serverID else { continue }
-                settings(change.settings)
-                ops += structureOperations(layer, id)
-            case let .operation(layer, make):
-                guard let id = layer.serverID else { continue }
-                settings(change.settings)
-                ops.append(make(id))
-            case .settings:
-                settings(change.settings)
-            }
-        }
-        log.removeAll()
-        dirty.removeAll()
-        isDirty.removeAll()
-        ops += released.map { Operation.destroy($0) }
-        released.removeAll()
-        return ops
-    }
-
-    private struct SetKey: Hashable {
-        var layer: ObjectIdentifier
-        var key: PropertyKey
-    }
-
-    /// Removes and inserts that turn the server's sublayer list of `layer` into the current one.
-    /// A sublayer that moved to another superlayer is not removed here: inserting it there
-    /// moves it, whichever of the two changes is sent first.
-    private func structureOperations(_ layer: Layer, _ id: LayerID) -> [Operation] {
-        var ops: [Operation] = []
-        let now = layer.sublayers.compactMap(\.serverID)
-        for old in layer.serverSublayers where !now.contains(old) && !released.contains(old) {
-            if layers[old]?.layer?.superlayer == nil { ops.append(.remove(old)) }
-        }
-        // Inserting a present child moves it, so inserting from the first difference onwards
-        // leaves exactly `now`.
-        let kept = layer.serverSublayers.filter { now.contains($0) }
-        var first = 0
-        while first < kept.count, first < now.count, kept[first] == now[first] { first += 1 }
-        for i in first..<now.count { ops.append(.insert(parent: id, child: now[i], index: UInt32(i))) }
-        layer.serverSublayers = now
-        layer.structureChanged = false
-        return ops
-    }
-
-    /// Rebuilds the layer objects of a resumed session from laminad's snapshot.
-    private func restore(_ snapshot: [Operation]) {
-        // The session's layers may show images made by an earlier client: new ones get numbers above them.
-        for op in snapshot {
-            if case .set(_, .contents, .image(let n)) = op, n >= nextImage { nextImage = n == .max ? 1 : n + 1 }
-        }
-        var byID: [LayerID: Layer] = [.root: rootLayer]
-        for op in snapshot {
-            switch op {
-            case let .create(id, kind):
-                let l = Layer.make(kind: kind)
-                l.connection = self
-                l.serverID = id
-                byID[id] = l
-                layers[id] = WeakLayer(l)
-                liveIDs.insert(id)
-                nextID = max(nextID, id.rawValue &+ 1)
-            case let .set(id, key, value):
-                byID[id]?.setValue(value, forKey: key)
-                if key == .mask, case .layer(let n) = value { byID[id]?.restoreMask(byID[LayerID(rawValue: n)]) }
-            case let .insert(parent, child, index):
-                if let p = byID[parent], let c = byID[child] { p.insertSublayer(c, at: Int(index)) }
-            case let .setAction(id, dictionary, key, action):
-                byID[id]?.restoreAction(action, forKey: key, in: dictionary)
-            default:
-                break
-            }
-        }
-        // What was restored is what the server has: nothing to send.
-        for l in byID.values {
-            l.structureChanged = false
-            l.serverSublayers = l.sublayers.compactMap(\.serverID)
-        }
-        dirty.removeAll()
-        isDirty.removeAll()
-        log.removeAll()
-        Transaction.forget(self)
-        // Layers laminad has but that are in no tree: held in `orphans` so they are not destroyed behind the client's back.
-        orphans = byID.values.filter { $0.superlayer == nil && $0 !== rootLayer }
-    }
-
-    /// Detached layers of a resumed session, held so they are not destroyed behind the client's back.
-    public private(set) var orphans: [Layer] = []
-
-    func commitPending() {
-        guard hasChanges else { return }
-        // Disconnected: the model keeps the changes, and the replay on reconnection sends them.
-        guard isConnected else { return discardPending() }
-        noteSentDuringResync()
-        let ops = imageOperations + takeOperations() + imageDestroys
-        let descriptors = imageDescriptors
-        let memories = imageMemories
-        imageOperations = []
-        imageDestroys = []
-        imageDescriptors = []
-        imageMemories = []
-        guard !ops.isEmpty else { return }
-        do throws(LaminaError) {
-            // The memory files stay open (held by their images) until the frame is sent.
-            try withExtendedLifetime(memories) { () throws(LaminaError) in _ = try channel.commit(ops, descriptors: descriptors) }
-        } catch {
-            onError(error)
-        }
     }
 }
 

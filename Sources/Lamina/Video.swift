@@ -12,7 +12,12 @@ import LaminaProtocol
 /// in laminad with the next commit, and its controls go with the commits after (so they are
 /// applied all-or-none with the layer changes beside them). It starts paused at 0, rate 1, not
 /// looping. Events (ready with size and duration, playing, paused, ended, error) arrive on
-/// `onEvent` and `nextEvent(where:)`. Videos have no sound: laminad decodes no audio.
+/// `onEvent` and `nextEvent(where:)`. Videos have no sound: laminad decodes no audio, so there
+/// is no mute control (every video is, and stays, silent; see docs/protocol.md, "Videos").
+///
+/// A connection made with a `ReconnectPolicy` makes its videos again on the new connection,
+/// with their loop, rate and play state, at the media time they had reached (laminad then
+/// sends `ready`, and `playing` for one that plays, again).
 ///
 /// ```swift
 /// let clip = try VideoSource(contentsOfFile: "intro.webm", connection: connection)
@@ -45,12 +50,27 @@ public final class VideoSource {
     private var waiters: [(match: (VideoEvent) -> Bool, continuation: CheckedContinuation<VideoEvent, Never>)] = []
     /// Whether playing past the end starts again from 0; sent with the next commit.
     public var loops: Bool = false {
+        willSet { if newValue != loops { anchor() } }
         didSet { if loops != oldValue { control(.loop(loops)) } }
     }
-    /// Media seconds per second of laminad's clock: > 0 and ≤ 16.
+    /// Media seconds per second of laminad's clock: > 0 and ≤ 16 (any other value is ignored:
+    /// the rate stays what it was).
     public var rate: Double = 1 {
-        didSet { if rate != oldValue { control(.rate(rate)) } }
+        willSet { if newValue != rate, Self.isValid(rate: newValue) { anchor() } }
+        didSet {
+            guard rate != oldValue else { return }
+            guard Self.isValid(rate: rate) else { rate = oldValue; return }
+            control(.rate(rate))
+        }
     }
+    /// Whether the client last asked it to play (`play()`) rather than pause: the state a
+    /// reconnection puts back, whatever events laminad has sent.
+    public private(set) var isPlayRequested = false
+    /// Media time `anchorMedia` at clock time `anchorClock` (the connection's
+    /// `currentMediaTime` when a control was made), moving at `rate` while play is requested:
+    /// the client's reckoning of where laminad's media time stands, which a reconnection seeks to.
+    private var anchorMedia = 0.0
+    private var anchorClock: Double
 
     /// A video of `uri`: an absolute path on laminad's machine or a URI GStreamer reads
     /// (`file:///…`, `http://…`).
@@ -60,6 +80,7 @@ public final class VideoSource {
         }
         self.uri = uri
         self.connection = connection
+        anchorClock = connection.currentMediaTime
         number = connection.registerImage()
         connection.liveVideos[number] = WeakVideo(self)
         connection.noteImageOperation(.createVideo(image: number, uri: uri))
@@ -72,6 +93,7 @@ public final class VideoSource {
         self.number = number
         uri = ""
         self.connection = connection
+        anchorClock = connection.currentMediaTime
         owned = false
         connection.liveVideos[number] = WeakVideo(self)
     }
@@ -94,16 +116,69 @@ public final class VideoSource {
     }
 
     /// Media time moves with laminad's clock (from the end of a video that does not loop: from 0).
-    public func play() { control(.play) }
+    public func play() {
+        guard !isDestroyed else { return }
+        anchor()
+        if !isPlayRequested, !loops, let d = duration, d > 0, anchorMedia >= d { anchorMedia = 0 }
+        isPlayRequested = true
+        control(.play)
+    }
     /// Media time stands still; the frame shown stays.
-    public func pause() { control(.pause) }
+    public func pause() {
+        guard !isDestroyed else { return }
+        anchor()
+        isPlayRequested = false
+        control(.pause)
+    }
     /// Shows the frame at `seconds` (past the end: the last frame).
     public func seek(to seconds: Double) throws {
         guard seconds.isFinite, seconds >= 0 else {
             throw LaminaError.invalidArgument("seek takes a finite number of seconds ≥ 0, got \(seconds)")
         }
+        guard !isDestroyed else { return }
+        anchor()
+        anchorMedia = duration.map { Swift.min(seconds, $0) } ?? seconds
         control(.seek(seconds: seconds))
     }
+
+    private static func isValid(rate r: Double) -> Bool { r.isFinite && r > 0 && r <= 16 }
+
+    /// Where media time stands at clock time `t`, by the client's reckoning (laminad's rule:
+    /// past the end, the end; looping, wrapped round).
+    func mediaTime(at t: Double) -> Double {
+        var m = anchorMedia + (isPlayRequested ? Swift.max(0, t - anchorClock) * rate : 0)
+        if let d = duration, d > 0 {
+            if loops { m = m.truncatingRemainder(dividingBy: d) } else { m = Swift.min(m, d) }
+        }
+        return Swift.max(0, m)
+    }
+
+    /// Re-anchors the reckoning at the connection's clock now (before a control changes it).
+    private func anchor() {
+        let t = connection?.currentMediaTime ?? anchorClock
+        anchorMedia = mediaTime(at: t)
+        anchorClock = t
+    }
+
+    /// The operations that make this video again on a new connection (a restarted laminad):
+    /// created, with its loop, rate and play state, at media time `position` (its reckoning
+    /// at the old clock's last reading, or on the same real clock, now); `now` is the new
+    /// clock's time, from which it is reckoned afterwards. Nil for a video this client did not
+    /// make (`init(existing:)`): laminad keeps those with the session, or has lost them.
+    func replayOperations(position: Double, now: Double) -> [Operation]? {
+        guard owned, !isDestroyed else { return nil }
+        anchorMedia = position
+        anchorClock = now
+        var ops: [Operation] = [.createVideo(image: number, uri: uri)]
+        if loops { ops.append(.controlVideo(image: number, .loop(true))) }
+        if rate != 1 { ops.append(.controlVideo(image: number, .rate(rate))) }
+        if position > 0 { ops.append(.controlVideo(image: number, .seek(seconds: position))) }
+        if isPlayRequested { ops.append(.controlVideo(image: number, .play)) }
+        return ops
+    }
+
+    /// Whether a reconnection replays it (rather than leaving laminad's copy alone).
+    var isReplayed: Bool { owned && !isDestroyed }
 
     /// Destroys the video in laminad now (with the next commit) rather than when it is released.
     public func destroy() {
@@ -121,7 +196,6 @@ public final class VideoSource {
 
     private func control(_ c: VideoControl) {
         guard !isDestroyed else { return }
-        if case .rate(let r) = c, !(r.isFinite && r > 0 && r <= 16) { return }
         connection?.noteImageOperation(.controlVideo(image: number, c))
     }
 
@@ -131,7 +205,12 @@ public final class VideoSource {
             size = (Int(w), Int(h))
             duration = d
         case .playing: isPlaying = true
-        case .paused, .ended: isPlaying = false
+        case .paused: isPlaying = false
+        case .ended:
+            // laminad stopped it at its end (a later play starts again from 0).
+            isPlaying = false
+            anchor()
+            isPlayRequested = false
         case .error(let m):
             error = m
             isPlaying = false

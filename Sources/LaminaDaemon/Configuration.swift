@@ -46,6 +46,8 @@ public struct LaminadConfiguration: Sendable {
     public var maxKeptLayers: Int?
     /// Videos decoded at once over all clients (`[limits] max_videos`).
     public var maxVideos: Int?
+    /// Seconds a video's source has to give its first picture (`[video] open_timeout`).
+    public var videoOpenTimeout: Double?
     public var maxKeptSessions: Int?
     public var maxKeptSessionsPerUser: Int?
     public var maxTotalLayers: Int?
@@ -146,6 +148,10 @@ public struct LaminadConfiguration: Sendable {
             c.maxTotalLayers = try t.int("max_total_layers", 1...100_000_000)
             c.maxClients = try t.int("max_clients", 1...100_000)
             c.maxClientsPerUser = try t.int("max_clients_per_user", 1...100_000)
+            try t.finish()
+        }
+        if var t = try r.table("video") {
+            c.videoOpenTimeout = try t.double("open_timeout", 0.1...3600)
             try t.finish()
         }
         if var t = try r.table("display") {

@@ -57,6 +57,9 @@ public final class Daemon {
         public var sessionJournal: String?
         /// Seconds between a change to a kept session and the journal write that records it.
         public var journalDelay = 0.5
+        /// Seconds of real time a video's source has to give its first picture before it is an
+        /// error event (`[video] open_timeout`): a server that accepts and never sends.
+        public var videoOpenTimeout = 10.0
         /// Input devices and the keymap (`[input]`).
         public var input = InputSettings()
 
@@ -178,6 +181,17 @@ public final class Daemon {
         compositor.layerRasters = rasterizer
         // Font files clients send (register-font) join fontconfig's application fonts.
         compositor.fontRegistry = FontconfigRegistry()
+        // Clients' videos are decoded with GStreamer (installed before the journal is restored,
+        // so restored sessions' videos play); its buses wake the loop through an eventfd.
+        var videoDecoding: GStreamerVideo?
+        do {
+            let video = try GStreamerVideo()
+            video.openTimeout = options.videoOpenTimeout
+            videoDecoding = video
+            compositor.videoDecoding = video
+        } catch {
+            logger.error("video decoding is off: \(error)")
+        }
         if let dir = options.sessionJournal {
             do {
                 let store = try SessionJournalStore(directory: dir, logger: logger)
@@ -213,17 +227,12 @@ public final class Daemon {
         compositor.close = { [unowned self] id in closeAfterFlush(id) }
         compositor.onFrameNeeded = { [unowned self] in scheduleFrame() }
         compositor.routeInjected = { [unowned self] action, origin in handleInput(action, origin: origin) }
-        // Clients' videos are decoded with GStreamer; its buses wake the loop through an eventfd.
-        do {
-            let video = try GStreamerVideo()
-            compositor.videoDecoding = video
+        if let video = videoDecoding {
             try loop.add(video.wakeup) { [unowned self] _ in
                 video.drainWakeup()
                 compositor.pollVideos()
             }
             logger.info("video frames: \(video.uploadPath); dma-buf pictures: \(backend.renderer.videoImport)")
-        } catch {
-            logger.error("video decoding is off: \(error)")
         }
         if journal != nil {
             journalTimer = try LoopTimer(loop: loop) { [unowned self] _ in

@@ -178,6 +178,12 @@ public struct ClientTree: Sendable {
     /// Whose texture bytes this tree's images count towards (set when the session is attached).
     public var imageOwner: ImageSource.Owner = .server
 
+    /// Pixel bytes the client's images and its videos' current frames hold: what the image
+    /// budgets (`max_image_bytes`, and with the other clients' `max_total_image_bytes`) count.
+    public var imageBytes: Int {
+        images.values.reduce(0) { $0 + $1.byteCount } + videos.values.reduce(0) { $0 + ($1.image?.byteCount ?? 0) }
+    }
+
     /// A tree holding only the root layer, sized to the display.
     public init(displayWidth: Double, displayHeight: Double) {
         var root = ServerLayer()
@@ -378,7 +384,7 @@ public struct ClientTree: Sendable {
             }
             if let problem = format.problem(fileSize: memory.byteCount) { throw fail(.invalidImage, "image \(n): \(problem)") }
             let bytes = Int(format.width) * Int(format.height) * 4
-            let held = images.values.reduce(0) { $0 + $1.byteCount } + videos.values.reduce(0) { $0 + ($1.image?.byteCount ?? 0) }
+            let held = imageBytes
             guard held + bytes <= limits.maxImageBytes else {
                 throw fail(.limitExceeded, "image \(n) (\(format.width)×\(format.height), \(bytes) bytes) would take this client's images to \(held + bytes) bytes; the image budget (max_image_bytes) is \(limits.maxImageBytes)")
             }

@@ -565,9 +565,11 @@ public final class Compositor {
                 }
                 if isAnimating || videosPlaying { needsFrame = true }
                 if seconds > 0 { clockMoved(by: client) }
-                // Kept sessions' animations are journalled against the clock: a restart puts
-                // them where the clock had taken them.
-                if seconds > 0, display.entries.contains(where: { $0.isKept && animationStates[$0.serial]?.animated.isEmpty == false }) {
+                // Kept sessions' animations and playing videos are journalled against the clock:
+                // a restart puts them where the clock had taken them.
+                if seconds > 0, display.entries.contains(where: {
+                    $0.isKept && (animationStates[$0.serial]?.animated.isEmpty == false || $0.tree.videos.values.contains { $0.isPlaying })
+                }) {
                     sessionsChanged()
                 }
                 try renderIfNeeded()

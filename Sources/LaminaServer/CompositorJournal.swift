@@ -41,9 +41,20 @@ extension Compositor {
             }
             sessions.append(SessionJournal.Session(name: entry.session, clientName: entry.clientName, ownerUID: entry.ownerUID,
                                                    structure: entry.tree.snapshot(), images: images,
-                                                   animations: Self.animationOperations(entry, animationStates[entry.serial])))
+                                                   animations: Self.animationOperations(entry, animationStates[entry.serial]),
+                                                   videos: journalVideos(entry)))
         }
         return (SessionJournal(clock: clock.isVirtual ? .virtual : .real, writtenAt: now, bootID: bootID, sessions: sessions), files)
+    }
+
+    /// The entry's videos with their controls and where their media time stands now. A video
+    /// that failed is written too: a restarted laminad tries it again (a stream may be back).
+    func journalVideos(_ entry: DisplayTree.Entry) -> [SessionJournal.Video] {
+        entry.tree.videos.sorted(by: { $0.key < $1.key }).compactMap { number, v in
+            guard !v.isDestroyed else { return nil }
+            return SessionJournal.Video(number: number, uri: v.uri, loops: v.loops, rate: v.rate, isPlaying: v.isPlaying,
+                                        position: v.mediaTime(at: now))
+        }
     }
 
     /// An add-animation for each animation on the entry's layers, begin times resolved (in each
@@ -62,8 +73,9 @@ extension Compositor {
         return ops
     }
 
-    /// Brings back the journal's sessions as kept sessions with no client: their trees, images
-    /// and animations (re-timed by `SessionJournal.shift`). `pixels` reads an image's file
+    /// Brings back the journal's sessions as kept sessions with no client: their trees, images,
+    /// animations (re-timed by `SessionJournal.shift`) and videos (decoded again, media time
+    /// moved on by the same rule). `pixels` reads an image's file
     /// (nil: missing or the wrong size; the image is left out and its layers show without it).
     /// A session already present, or one the budgets refuse, is skipped. Returns a line for the
     /// log about each session.
@@ -96,9 +108,13 @@ extension Compositor {
                 ops.append(.createImage(image: image.number, ImageFormat(width: image.width, height: image.height)))
                 attachments.append(.memory(memory))
             }
+            // Videos before the layers that show them; a playing one has moved on by the clock
+            // time between the write and now, as the journal's animations have.
+            for video in s.videos { ops += video.operations(elapsed: now - shift - journal.writtenAt) }
             ops += s.structure
             do {
                 let result = try display.apply(ops, attachments: attachments, from: client, limits: configuration.limits)
+                if !result.videoChanges.isEmpty { applyVideoChanges(result.videoChanges, entry: i) }
                 animate(result, entry: i)
             } catch {
                 display.entries[i].keepsLayers = false
@@ -125,6 +141,7 @@ extension Compositor {
             }
             display.detach(client)
             var line = "session '\(s.name)' of uid \(s.ownerUID): \(display.entries[i].tree.layers.count) layers, \(s.images.count - missing.count) images, \(s.animations.count - refused) animations"
+            if !s.videos.isEmpty { line += ", \(s.videos.count) videos" }
             if !missing.isEmpty { line += "; images \(missing.map(String.init).joined(separator: ", ")) missing or short, left out" }
             if refused > 0 { line += "; \(refused) animations refused" }
             report.append(line)

@@ -101,14 +101,14 @@ extension Compositor {
     }
 
     /// Whether the staged copy takes a budget that all sessions share past what the others
-    /// leave it now: layers in all, layers of kept sessions, image bytes. Other clients' staged
+    /// leave it now: layers in all, layers of kept sessions, image bytes (video frames included). Other clients' staged
     /// copies count as theirs, so copies being built cannot add up past a budget either.
     func sharedBudgetProblem(of s: StagedCommit, entry i: Int, client: ClientID) -> String? {
         let limits = configuration.limits
         let others = staged.filter { $0.key != client }.values
         func held(_ entry: DisplayTree.Entry, layers: Bool) -> Int {
             let copy = entry.client.flatMap { staged[$0] }.map { $0.entrySerial == entry.serial ? $0.tree : entry.tree } ?? entry.tree
-            return layers ? copy.layers.count : copy.images.values.reduce(0) { $0 + $1.byteCount }
+            return layers ? copy.layers.count : copy.imageBytes
         }
         let elsewhere = display.entries.indices.filter { $0 != i }
         let layersElsewhere = elsewhere.reduce(0) { $0 + held(display.entries[$1], layers: true) }
@@ -122,8 +122,9 @@ extension Compositor {
                 return "kept sessions may hold at most \(limits.maxKeptLayers) layers together (max_kept_layers); other kept sessions hold \(kept)"
             }
         }
-        let bytes = s.tree.images.values.reduce(0) { $0 + $1.byteCount }
-        let before = display.entries[i].tree.images.values.reduce(0) { $0 + $1.byteCount }
+        // Video frames count as images do (other clients' and this one's).
+        let bytes = s.tree.imageBytes
+        let before = display.entries[i].tree.imageBytes
         if bytes > before {
             let bytesElsewhere = elsewhere.reduce(0) { $0 + held(display.entries[$1], layers: false) }
             if bytes + bytesElsewhere > limits.maxTotalImageBytes {

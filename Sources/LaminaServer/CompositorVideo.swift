@@ -88,8 +88,7 @@ extension Compositor {
                 case .ended:
                     // The length was unknown (a stream): its end is the decoder's.
                     if v.duration == nil, !v.loops, !v.endReported {
-                        v.endReported = true
-                        notify(v, .ended)
+                        ended(v)
                     } else if v.duration == nil, v.loops {
                         v.anchorMedia = 0
                         v.anchorClock = now
@@ -98,12 +97,18 @@ extension Compositor {
                     fail(v, "video \(v.number) (\(v.uri)): \(message)")
                 }
             }
-            if v.decoder != nil, !v.endReported, v.isAtEnd(at: now) {
-                v.endReported = true
-                notify(v, .ended)
-            }
+            if v.decoder != nil, !v.endReported, v.isAtEnd(at: now) { ended(v) }
         }
         liveVideos.removeAll { $0.isDestroyed || $0.decoder == nil }
+    }
+
+    /// A video that does not loop reached its end: it stops there (paused at the end, so a
+    /// later `play` starts it again from 0) and its client hears `ended`, once.
+    private func ended(_ v: VideoSurface) {
+        v.anchor(at: now)
+        v.isPlaying = false
+        v.endReported = true
+        notify(v, .ended)
     }
 
     /// Puts each video's frame for clock time `t` in its image (before the render list is
@@ -124,14 +129,14 @@ extension Compositor {
             let bytes = frame.width * frame.height * 4
             if let i = display.entries.firstIndex(where: { $0.serial == v.entrySerial }) {
                 let tree = display.entries[i].tree
-                let held = tree.images.values.reduce(0) { $0 + $1.byteCount }
-                    + tree.videos.values.reduce(0) { $0 + ($1 === v ? 0 : ($1.image?.byteCount ?? 0)) }
+                // What the client holds besides this video's current frame, which the new one replaces.
+                let held = tree.imageBytes - (tree.videos[v.number] === v ? (v.image?.byteCount ?? 0) : 0)
                 let budget = configuration.limits.maxImageBytes
                 if held + bytes > budget {
                     fail(v, "video \(v.number): its \(frame.width)×\(frame.height) frames (\(bytes) bytes) would take this client's images to \(held + bytes) bytes; the image budget (max_image_bytes) is \(budget)")
                     continue
                 }
-                let others = display.entries.indices.reduce(0) { sum, k in k == i ? sum : sum + Self.imageBytes(of: display.entries[k].tree) }
+                let others = display.entries.indices.reduce(0) { sum, k in k == i ? sum : sum + display.entries[k].tree.imageBytes }
                 let total = configuration.limits.maxTotalImageBytes
                 if others + held + bytes > total {
                     fail(v, "video \(v.number): its \(frame.width)×\(frame.height) frames (\(bytes) bytes) do not fit: all clients' images may hold \(total) bytes together (max_total_image_bytes), and the others hold \(others)")
@@ -148,11 +153,6 @@ extension Compositor {
             v.shownTime = frame.time
         }
         pollVideos()
-    }
-
-    /// Pixel bytes a tree's images and video frames hold.
-    static func imageBytes(of tree: ClientTree) -> Int {
-        tree.images.values.reduce(0) { $0 + $1.byteCount } + tree.videos.values.reduce(0) { $0 + ($1.image?.byteCount ?? 0) }
     }
 
     /// Pixel bytes of every video's current frame.

@@ -137,7 +137,8 @@ public struct DisplayTree: Sendable {
     func commitLimits(createsImages: Bool, createsLayers: Bool, entry i: Int, limits: ClientLimits) -> ClientLimits {
         var limits = limits
         if createsImages {
-            let others = entries.indices.reduce(0) { $0 + ($1 == i ? 0 : entries[$1].tree.images.values.reduce(0) { $0 + $1.byteCount }) }
+            // Other clients' video frames count as their images do.
+            let others = entries.indices.reduce(0) { $0 + ($1 == i ? 0 : entries[$1].tree.imageBytes) }
             limits.imageBytesLeft = max(0, limits.maxTotalImageBytes - others)
         }
         if entries[i].keepsLayers && !entries[i].session.isEmpty {

@@ -12,10 +12,11 @@ import LaminaProtocol
 ///
 /// The encoding is the protocol's own (a commit frame for each list of operations) inside a
 /// checksummed envelope; a journal that is torn, corrupt or from another version decodes to an
-/// error, never to a partial tree.
+/// error, never to a partial tree. Version 2 added each session's videos; version 1 (no
+/// videos) is still read.
 public struct SessionJournal: Sendable, Equatable {
     public static let magic: [UInt8] = Array("LAMJ".utf8)
-    public static let version: UInt32 = 1
+    public static let version: UInt32 = 2
 
     public struct Image: Sendable, Equatable {
         /// The client's image number.
@@ -33,6 +34,39 @@ public struct SessionJournal: Sendable, Equatable {
         public var byteCount: Int { Int(width) * Int(height) * 4 }
     }
 
+    /// A session's video: what it plays and how, and where its media time stood at
+    /// `writtenAt`. Its pictures are not written: the restored laminad decodes them again.
+    public struct Video: Sendable, Equatable {
+        /// The client's image number for it.
+        public var number: UInt32
+        public var uri: String
+        public var loops: Bool
+        public var rate: Double
+        public var isPlaying: Bool
+        /// Media seconds at `writtenAt`.
+        public var position: Double
+        public init(number: UInt32, uri: String, loops: Bool, rate: Double, isPlaying: Bool, position: Double) {
+            self.number = number
+            self.uri = uri
+            self.loops = loops
+            self.rate = rate
+            self.isPlaying = isPlaying
+            self.position = position
+        }
+
+        /// The create-video and control-video operations that make it again, with its media
+        /// time moved on by `elapsed` seconds of clock while it plays.
+        public func operations(elapsed: Double) -> [Operation] {
+            let at = position + (isPlaying ? max(0, elapsed) * rate : 0)
+            var ops: [Operation] = [.createVideo(image: number, uri: uri)]
+            if loops { ops.append(.controlVideo(image: number, .loop(true))) }
+            if rate != 1 { ops.append(.controlVideo(image: number, .rate(rate))) }
+            if at > 0, at.isFinite { ops.append(.controlVideo(image: number, .seek(seconds: at))) }
+            if isPlaying { ops.append(.controlVideo(image: number, .play)) }
+            return ops
+        }
+    }
+
     public struct Session: Sendable, Equatable {
         public var name: String
         public var clientName: String
@@ -42,14 +76,16 @@ public struct SessionJournal: Sendable, Equatable {
         public var images: [Image]
         /// add-animation operations, begin times in each layer's time at `writtenAt`.
         public var animations: [Operation]
+        public var videos: [Video]
         public init(name: String, clientName: String, ownerUID: UInt32, structure: [Operation],
-                    images: [Image], animations: [Operation]) {
+                    images: [Image], animations: [Operation], videos: [Video] = []) {
             self.name = name
             self.clientName = clientName
             self.ownerUID = ownerUID
             self.structure = structure
             self.images = images
             self.animations = animations
+            self.videos = videos
         }
     }
 
@@ -97,6 +133,15 @@ public struct SessionJournal: Sendable, Equatable {
                 w.string(image.file)
             }
             Self.write(s.animations, into: &w)
+            w.u32(UInt32(s.videos.count))
+            for v in s.videos {
+                w.u32(v.number)
+                w.string(v.uri)
+                w.u8(v.loops ? 1 : 0)
+                w.u8(v.isPlaying ? 1 : 0)
+                w.f64(v.rate)
+                w.f64(v.position)
+            }
         }
         let payload = w.bytes
         var out = ByteWriter(capacity: payload.count + 16)
@@ -128,7 +173,9 @@ public struct SessionJournal: Sendable, Equatable {
         var header = ByteReader(bytes[4..<20])
         do {
             let version = try header.u32("version")
-            guard version == Self.version else { throw Problem("journal version \(version); this laminad reads version \(Self.version)") }
+            guard version == 1 || version == Self.version else {
+                throw Problem("journal version \(version); this laminad reads versions 1 to \(Self.version)")
+            }
             let length = try header.u64("length")
             let crc = try header.u32("checksum")
             guard length == UInt64(bytes.count - 20) else {
@@ -161,8 +208,24 @@ public struct SessionJournal: Sendable, Equatable {
                     images.append(image)
                 }
                 let animations = try operations(&r, "animations of session '\(name)'")
+                var videos: [Video] = []
+                if version >= 2 {
+                    for _ in 0..<(try r.u32("video count")) {
+                        let number = try r.u32("video number")
+                        let uri = try r.string("video URI", limit: 4096)
+                        let loops = try r.u8("video loops") != 0
+                        let playing = try r.u8("video playing") != 0
+                        let video = Video(number: number, uri: uri, loops: loops, rate: try r.f64("video rate"),
+                                          isPlaying: playing, position: try r.f64("video position"))
+                        guard video.number != 0, !video.uri.isEmpty, video.rate.isFinite, video.rate > 0, video.rate <= 16,
+                              video.position.isFinite, video.position >= 0 else {
+                            throw Problem("session '\(name)': video \(video.number) has a bad number, URI, rate or position")
+                        }
+                        videos.append(video)
+                    }
+                }
                 sessions.append(Session(name: name, clientName: clientName, ownerUID: uid, structure: structure,
-                                        images: images, animations: animations))
+                                        images: images, animations: animations, videos: videos))
             }
             try r.finish()
             return SessionJournal(clock: clock, writtenAt: writtenAt, bootID: bootID, sessions: sessions)

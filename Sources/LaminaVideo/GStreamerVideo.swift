@@ -27,6 +27,10 @@ public final class GStreamerVideo: VideoDecoding {
     public var maximumSide = 8192
     /// Frames decoded into system memory and into dma-buf memory, over every decoder.
     let counts = FrameCounts()
+    /// Seconds (of real time) a source has to give its first picture: past it, a video that is
+    /// still not ready (a server that accepts and never sends, a stalled stream) is an error
+    /// (`[video] open_timeout`).
+    public var openTimeout = 10.0
 
     /// GStreamer itself starts with the first video (`gst_init` scans the plugin registry), so
     /// a laminad that shows no video pays nothing for it.
@@ -46,7 +50,8 @@ public final class GStreamerVideo: VideoDecoding {
 
     public func open(uri: String) throws(VideoOpenError) -> any VideoDecoder {
         _ = gstreamerReady
-        return try GStreamerDecoder(uri: try Self.resolve(uri), wakeup: wakeup, maximumSide: maximumSide, counts: counts)
+        return try GStreamerDecoder(uri: try Self.resolve(uri), wakeup: wakeup, maximumSide: maximumSide, counts: counts,
+                                    openTimeout: openTimeout)
     }
 
     /// `video.framesSystemMemory` and `video.framesDMABuf`: frames decoders gave in system
@@ -216,11 +221,20 @@ final class GStreamerDecoder: VideoDecoder {
     private let counts: FrameCounts
     /// A V4L2 camera: its pictures are opaque whatever their layout says.
     private let isCamera: Bool
+    private let uri: String
+    /// When (monotonic seconds) a source that gave no picture yet is given up, and the system
+    /// clock's wait that wakes the loop thread then (GStreamer may post nothing at all).
+    private let openTimeout: Double
+    private let openDeadline: Double
+    private var openAlarm: (clock: UnsafeMutablePointer<GstClock>, id: GstClockID)?
 
-    init(uri: String, wakeup: Int32, maximumSide: Int, counts: FrameCounts) throws(VideoOpenError) {
+    init(uri: String, wakeup: Int32, maximumSide: Int, counts: FrameCounts, openTimeout: Double) throws(VideoOpenError) {
         self.maximumSide = maximumSide
         self.counts = counts
         isCamera = Self.isCamera(uri)
+        self.uri = uri
+        self.openTimeout = openTimeout
+        openDeadline = Self.monotonic() + openTimeout
         var error: UnsafeMutablePointer<GError>?
         // Packed RGB layouts only; a source that already gives one of them passes through
         // untouched, dma-buf and all. Files: RGBA first (what videoconvert makes of anything
@@ -256,6 +270,21 @@ final class GStreamerDecoder: VideoDecoder {
             _ = write(Int32(truncatingIfNeeded: Int(bitPattern: data) - 1), &one, 8)
             return GST_BUS_PASS
         }, UnsafeMutableRawPointer(bitPattern: Int(wakeup) + 1), nil)
+        // The system clock's own thread writes the wake-up at the deadline, so the loop thread
+        // looks (pollBus) even when the source stays silent and the bus with it.
+        if let clock = gst_system_clock_obtain() {
+            let at = gst_clock_get_time(clock) &+ GstClockTime(max(0, openTimeout) * 1e9)
+            if let id = gst_clock_new_single_shot_id(clock, at) {
+                let armed = gst_clock_id_wait_async(id, { _, _, _, data in
+                    var one: UInt64 = 1
+                    _ = write(Int32(truncatingIfNeeded: Int(bitPattern: data) - 1), &one, 8)
+                    return 1
+                }, UnsafeMutableRawPointer(bitPattern: Int(wakeup) + 1), nil)
+                if armed == GST_CLOCK_OK { openAlarm = (clock, id) } else { gst_clock_id_unref(id); gst_object_unref(clock) }
+            } else {
+                gst_object_unref(clock)
+            }
+        }
         if gst_element_set_state(top, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
             pollBus()
             if !failed { events.append(.error("\(uri): GStreamer could not start playing it")) }
@@ -311,7 +340,17 @@ final class GStreamerDecoder: VideoDecoder {
         return playbin
     }
 
+    /// Stops the open deadline's wait (the first picture came, or the decoder is closing).
+    private func disarmOpenAlarm() {
+        guard let alarm = openAlarm else { return }
+        openAlarm = nil
+        gst_clock_id_unschedule(alarm.id)
+        gst_clock_id_unref(alarm.id)
+        gst_object_unref(alarm.clock)
+    }
+
     func close() {
+        disarmOpenAlarm()
         guard let p = pipeline else { return }
         pipeline = nil
         _ = gst_element_set_state(p, GST_STATE_NULL)
@@ -349,6 +388,15 @@ final class GStreamerDecoder: VideoDecoder {
                 announceReady(p)
             }
         }
+        if !announcedReady, !failed, Self.monotonic() >= openDeadline {
+            failed = true
+            disarmOpenAlarm()
+            events.append(.error("\(uri): no picture within \(Self.seconds(openTimeout)) s of opening it (the source did not answer, or sent nothing to decode); laminad gives a source [video] open_timeout seconds"))
+        }
+    }
+
+    private static func seconds(_ s: Double) -> String {
+        s == s.rounded() && abs(s) < 1e9 ? String(Int(s)) : String(s)
     }
 
     /// The first picture's size (from the preroll sample, or from the first frame pulled when
@@ -364,6 +412,7 @@ final class GStreamerDecoder: VideoDecoder {
     private func announceReady(width: Int, height: Int) {
         guard !announcedReady else { return }
         announcedReady = true
+        disarmOpenAlarm()
         duration = queryDuration()
         events.append(.ready(width: width, height: height, duration: duration))
     }
@@ -494,7 +543,9 @@ final class GStreamerDecoder: VideoDecoder {
         return layout.bitmap(UnsafeRawPointer(data + offset), width: width, height: height, rowBytes: rowBytes)
     }
 
-    private func monotonic() -> Double {
+    private func monotonic() -> Double { Self.monotonic() }
+
+    private static func monotonic() -> Double {
         var t = timespec()
         clock_gettime(CLOCK_MONOTONIC, &t)
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9

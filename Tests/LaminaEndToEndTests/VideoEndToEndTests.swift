@@ -241,6 +241,72 @@ struct VideoEndToEndTests {
         other.close()
     }
 
+    /// A TCP socket on 127.0.0.1 that listens and never accepts: the kernel completes each
+    /// connection, the request is sent, and nothing ever answers. Returns the descriptor and port.
+    func silentServer() throws -> (fd: Int32, port: UInt16) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw DaemonError("socket: errno \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { close(fd); throw DaemonError("bind/listen on 127.0.0.1: errno \(errno)") }
+        return (fd, UInt16(bigEndian: address.sin_port))
+    }
+
+    @Test("a URI that connects and never answers is an error event within [video] open_timeout, leaving no thread or descriptor",
+          .enabled(if: VideoClips.hasElement("souphttpsrc"), "GStreamer has no HTTP source (souphttpsrc, gstreamer1.0-plugins-good)"))
+    func silentSource() async throws {
+        let config = NSTemporaryDirectory() + "lamina-video-timeout-\(UUID().uuidString.prefix(8)).toml"
+        try "[video]\nopen_timeout = 1\n".write(toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let daemon = try DaemonProcess(extra: ["--config", config])
+        let server = try silentServer()
+        defer { close(server.fd) }
+        let pid = daemon.process.processIdentifier
+        let other = try Connection.connect(to: daemon.socket, name: "other")
+        let square = Layer()
+        square.frame = Rect(x: 250, y: 10, width: 40, height: 40)
+        square.backgroundColor = Color(red: 1, green: 1, blue: 1, alpha: 1)
+        other.rootLayer.addSublayer(square)
+        try await other.sync()
+        let c = try Connection.connect(to: daemon.socket, name: "video")
+        // Two rounds: the first pays GStreamer's and the HTTP source's once-only set-up; after
+        // the second, threads and descriptors are what they were after the first.
+        var settled: [(threads: Int, descriptors: Int)] = []
+        for round in 1...2 {
+            let video = try VideoSource(uri: "http://127.0.0.1:\(server.port)/x.webm", connection: c)
+            let layer = Layer()
+            layer.frame = Rect(x: 10, y: 10, width: 64, height: 48)
+            layer.video = video
+            c.rootLayer.addSublayer(layer)
+            try await c.sync()
+            // Other clients keep drawing meanwhile (a frame waits for the picture at most until
+            // the open timeout).
+            #expect(try await other.screenshot().pixel(x: 270, y: 30) == (255, 255, 255, 255), "round \(round)")
+            // Polled with a deadline: the error is due after 1 s; 30 s is far past it (and past
+            // GStreamer's own HTTP timeout of 15 s, whose message would not name open_timeout).
+            for _ in 0..<3000 where video.error == nil { try await Task.sleep(nanoseconds: 10_000_000) }
+            let message = try #require(video.error, "round \(round): no error event; events \(video.events)")
+            #expect(message.contains("open_timeout") && message.contains("127.0.0.1"), "\(message)")
+            #expect(try await c.stats().first { $0.name == "videos" }?.value == 0, "the decoder was stopped")
+            video.destroy()
+            layer.removeFromSuperlayer()
+            try await c.sync()
+            settled.append(settledCounts(pid))
+        }
+        #expect(settled[1].threads == settled[0].threads, "threads: \(settled[0].threads) after round 1, \(settled[1].threads) after round 2")
+        #expect(settled[1].descriptors == settled[0].descriptors, "descriptors: \(settled[0].descriptors) after round 1, \(settled[1].descriptors) after round 2")
+        #expect(try await other.screenshot().pixel(x: 270, y: 30) == (255, 255, 255, 255))
+        #expect(daemon.process.isRunning)
+        c.close()
+        other.close()
+    }
+
     @Test("at most max_videos decoders: the next is an error event, and a destroyed one frees its place")
     func decoderCap() async throws {
         let daemon = try DaemonProcess()

@@ -25,6 +25,60 @@ struct SessionJournalTests {
         #expect(try SessionJournal.decode(Self.sample.encoded()) == Self.sample)
     }
 
+    /// A session showing video 5 (looping, rate 2, playing, 1.25 s in at the write) beside
+    /// the sample's.
+    static let withVideo: SessionJournal = {
+        var j = sample
+        j.sessions[0].structure += [.set(LayerID(1), .contents, .image(5))]
+        j.sessions[0].videos = [SessionJournal.Video(number: 5, uri: "/clip.webm", loops: true, rate: 2, isPlaying: true, position: 1.25),
+                                SessionJournal.Video(number: 6, uri: "http://example.invalid/x.webm", loops: false, rate: 1,
+                                                     isPlaying: false, position: 0)]
+        return j
+    }()
+
+    @Test func videosRoundTripAndVersionOneIsStillRead() throws {
+        #expect(try SessionJournal.decode(Self.withVideo.encoded()) == Self.withVideo)
+        // Version 1 had no videos after each session's animations: the same bytes less the
+        // video count, with the version and checksum of their own.
+        var v1 = Self.sample.encoded()
+        v1.removeLast(4)
+        let payload = Array(v1[20...])
+        var header = ByteWriter(capacity: 20)
+        header.raw(SessionJournal.magic)
+        header.u32(1)
+        header.u64(UInt64(payload.count))
+        header.u32(CRC32.checksum(payload))
+        #expect(try SessionJournal.decode(header.bytes + payload) == Self.sample)
+        var bad = Self.withVideo
+        bad.sessions[0].videos[0].rate = 0
+        #expect(throws: SessionJournal.Problem.self) { try SessionJournal.decode(bad.encoded()) }
+    }
+
+    @Test func restoredVideosPlayOnFromWhereTheyStood() throws {
+        // The real clock of the same boot kept running 1 s since the write: media time 1.25 + 2 × 1.
+        let video = FakeVideo()
+        let real = Compositor(backend: try HeadlessBackend(width: 32, height: 32), clock: FrameClock(.real(refreshRate: 60)),
+                              realTime: { 14 })
+        real.videoDecoding = video
+        let report = real.restore(Self.withVideo, bootID: "boot-a", pixels: { _ in HeapPixelMemory([UInt8](repeating: 9, count: 32)) })
+        #expect(report == ["session 'kiosk' of uid 1000: 2 layers, 1 images, 1 animations, 2 videos"])
+        let tree = try #require(real.display.entries.first?.tree)
+        let v = try #require(tree.videos[5])
+        #expect(v.isPlaying && v.loops && v.rate == 2 && v.uri == "/clip.webm")
+        #expect(v.mediaTime(at: real.now) == 3.25)
+        #expect(tree.videos[6].map { !$0.isPlaying && $0.mediaTime(at: real.now) == 0 } == true)
+        #expect(video.opened.map(\.uri) == ["/clip.webm", "http://example.invalid/x.webm"])
+        // Written again: the same videos, where they stand now.
+        let (again, _) = real.journal(bootID: "boot-a", filePrefix: "x")
+        #expect(again.sessions.first?.videos.first == SessionJournal.Video(number: 5, uri: "/clip.webm", loops: true, rate: 2,
+                                                                             isPlaying: true, position: 3.25))
+        // A virtual clock (or another boot): the media time stands where it was written.
+        let virtual = Compositor(backend: try HeadlessBackend(width: 32, height: 32), clock: FrameClock(.virtual), realTime: { 0 })
+        virtual.videoDecoding = FakeVideo()
+        virtual.restore(Self.withVideo, bootID: "boot-a", pixels: { _ in nil })
+        #expect(virtual.display.entries.first?.tree.videos[5]?.mediaTime(at: virtual.now) == 1.25)
+    }
+
     @Test func everyTornPrefixAndEveryFlippedByteIsRefused() {
         let bytes = Self.sample.encoded()
         for n in 0..<bytes.count {

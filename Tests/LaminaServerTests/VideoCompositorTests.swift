@@ -144,8 +144,14 @@ final class VideoCompositorTests {
         advance(a, 2)
         #expect(videoEvents(a) == [.playing, .ended])
         #expect(abs((decoder.asked.last ?? -1) - 3) < 1e-9)
+        // It stopped at its end: play starts it again from 0.
+        feed(a, .commit(Commit(serial: 6, operations: [.controlVideo(image: 5, .play)])))
+        #expect(videoEvents(a) == [.playing])
+        advance(a, 0.5)
+        #expect(abs((decoder.asked.last ?? -1) - 0.5) < 1e-9)
+        #expect(pixel(a) == [255, 0, 0, 255])
         // destroy-image ends it: the decoder is closed, the layer draws nothing.
-        feed(a, .commit(Commit(serial: 5, operations: [.destroyImage(image: 5)])))
+        feed(a, .commit(Commit(serial: 7, operations: [.destroyImage(image: 5)])))
         #expect(decoder.closed)
         #expect(pixel(a) == [0, 0, 0, 255])
         #expect(compositor.videoCount == 0)

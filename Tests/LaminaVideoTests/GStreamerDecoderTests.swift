@@ -116,6 +116,55 @@ struct GStreamerDecoderTests {
         #expect(message != nil, "events: \(e)")
         #expect(d.frame(at: 0, wait: 1) == nil)
     }
+
+    /// Whether GStreamer has `element` (gst-inspect-1.0).
+    static func hasElement(_ element: String) -> Bool {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/gst-inspect-1.0")
+        p.arguments = [element]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }
+
+    @Test("a source that never answers wakes the loop at the open timeout with an error event",
+          .enabled(if: hasElement("souphttpsrc"), "GStreamer has no HTTP source (souphttpsrc, gstreamer1.0-plugins-good)"))
+    func openTimeout() throws {
+        // A TCP listener that never accepts: the connection is made, the request sent, no answer.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        try #require(listening)
+        let video = try GStreamerVideo()
+        video.openTimeout = 0.5
+        let d = try video.open(uri: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/x.webm")
+        defer { d.close() }
+        // Waits on the wake-up descriptor as laminad's loop does, looking at the events only
+        // when woken: the silent source soon posts nothing more, so what wakes it at the
+        // deadline is the decoder's own alarm (without it, the wait below runs out).
+        var all: [VideoDecoderEvent] = []
+        var silent = false
+        while !silent, !all.contains(where: { if case .error = $0 { true } else { false } }) {
+            var p = pollfd(fd: video.wakeup, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 5000) > 0 else { silent = true; break }
+            video.drainWakeup()
+            all += d.takeEvents()
+        }
+        #expect(!silent, "nothing woke the loop within 5 s of the last wake-up; events \(all)")
+        let message = all.compactMap { if case .error(let m) = $0 { m } else { nil } }.first
+        #expect(message?.contains("open_timeout") == true, "events: \(all)")
+        #expect(!all.contains { if case .ready = $0 { true } else { false } })
+        #expect(d.frame(at: 0, wait: 1) == nil, "no frame, and no wait: the decoder failed")
+    }
 }
 
 /// The packed RGB layouts the sink takes, copied into the premultiplied RGBA the renderer wants.

@@ -22,6 +22,7 @@ from .image import Image
 from .layer import (INHERIT, GradientLayer, Layer, ReplicatorLayer, ShapeLayer, TextLayer, TransformLayer)
 from .png import decode_png, encode_png, write_png
 from .values import Path, TimingFunction, TypedValue
+from .video import Video, VideoEvent
 
 __version__ = "1.4.0"
 
@@ -31,5 +32,5 @@ __all__ = [
     "Screenshot", "Transaction", "TransactionCompleted", "WatchEvent", "connect", "socket_candidates",
     "ConnectionClosed", "LaminaError", "ProtocolViolation", "Image", "INHERIT", "GradientLayer", "Layer",
     "ReplicatorLayer", "ShapeLayer", "TextLayer", "TransformLayer", "decode_png", "encode_png", "write_png", "Path",
-    "TimingFunction", "TypedValue",
+    "TimingFunction", "TypedValue", "Video", "VideoEvent",
 ]

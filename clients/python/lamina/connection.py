@@ -27,6 +27,7 @@ from .layer import Layer, _action_operation, _insert
 from .png import encode_png, write_png
 from .protocol import Property
 from .values import TimingFunction, TimingFunctionLike, timing_function as _timing_function
+from .video import Video, VideoEvent, resolve as _resolve_video
 
 _UNSET: Any = object()
 
@@ -86,7 +87,7 @@ class WatchEvent:
     data: Dict[str, Any]
 
 
-Event = Union[AnimationEvent, TransactionCompleted, InputEvent, WatchEvent]
+Event = Union[AnimationEvent, TransactionCompleted, InputEvent, WatchEvent, VideoEvent]
 
 
 class Screenshot:
@@ -223,6 +224,7 @@ class Connection:
         self._tags: Dict[int, Tuple[Any, str, Animation, Any, Any]] = {}
         self._layers: "weakref.WeakValueDictionary[int, Layer]" = weakref.WeakValueDictionary()
         self._images: Any = weakref.WeakKeyDictionary()
+        self._videos: "weakref.WeakValueDictionary[int, Video]" = weakref.WeakValueDictionary()
 
         self._send(wire.encode_hello(name))
         welcome = None
@@ -341,6 +343,37 @@ class Connection:
     @property
     def has_uncommitted_changes(self) -> bool:
         return any(e is not None for e in self._pending) or bool(self._image_ops or self._image_destroys or self._released)
+
+    # MARK: Videos
+
+    def video(self, source: str) -> Video:
+        """A video laminad decodes (protocol 1.6): `source` is a URI GStreamer reads
+        (``file:///…``, ``http://…``) or a path on this machine (relative to the working
+        directory), which laminad, running here, opens itself. It is created in laminad with the
+        next commit, paused at 0; show it with ``layer.video = video``. Its events (`VideoEvent`:
+        ready, playing, paused, ended, error) arrive on ``video.on_event``, in ``video.events``,
+        ``video.wait_for(kind)``, `poll_events` and `on_event`. Raises FileNotFoundError for a
+        path that is not readable, LaminaError when laminad is older than protocol 1.6."""
+        if self.server_version < (1, 6):
+            raise LaminaError(f"laminad speaks protocol {self.server_version[0]}.{self.server_version[1]}; videos need 1.6")
+        uri = _resolve_video(source)
+        number = self._next_image
+        self._next_image += 1
+        video = Video(self, number, uri)
+        self._videos[number] = video
+        self._image_ops.append(wire.CreateVideo(number, uri))
+        return video
+
+    def _video_operation(self, op: wire.Operation) -> None:
+        """A video's control, sent with the next commit after its create, in order."""
+        self._image_ops.append(op)
+
+    def _wait_for_messages(self, timeout: float) -> None:
+        """Reads and handles what laminad sends within `timeout` seconds, running callbacks."""
+        try:
+            self._handle_all(self._read(timeout))
+        finally:
+            self._dispatch()
 
     # MARK: Requests
 
@@ -538,6 +571,13 @@ class Connection:
         elif isinstance(m, wire.InputMessage):
             self._undispatched.append(InputEvent(m.kind, self._layers.get(m.layer), m.layer, m.id, m.location, m.screen,
                                                  m.time, m.device_time, m.delta, m.keysym, m.key_name, m.text, m.injected))
+        elif isinstance(m, wire.VideoEvent):
+            video = self._videos.get(m.image)
+            event = VideoEvent(m.image, m.kind, m.width, m.height, m.duration, m.message,
+                               weakref.ref(video) if video is not None else None)
+            if video is not None:
+                video._received(event)
+            self._undispatched.append(event)
         elif isinstance(m, wire.Welcome):
             raise ProtocolViolation("a second welcome from laminad")
 
@@ -565,6 +605,10 @@ class Connection:
                         layer = layer.superlayer
                     if layer is not None and layer.on_input is not None:
                         layer.on_input(event)
+                elif isinstance(event, VideoEvent):
+                    video = event.video
+                    if video is not None and video.on_event is not None:
+                        video.on_event(event)
                 if self.on_event is not None:
                     self.on_event(event)
         finally:
@@ -675,7 +719,12 @@ class Connection:
                 self._attach(value)
             wire_value = 0 if value is None else value._id
         elif prop.type == "image":
-            wire_value = 0 if value is None else self._image_number(value)
+            if isinstance(value, Video):
+                if value._conn is not self:
+                    raise ValueError(f"{value!r} belongs to another connection (make it with this one's video())")
+                wire_value = value.number
+            else:
+                wire_value = 0 if value is None else self._image_number(value)
         else:
             wire_value = value
         assert layer._id is not None

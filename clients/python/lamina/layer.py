@@ -20,6 +20,7 @@ from . import protocol, values
 from .animation import Animation
 from .image import Image
 from .protocol import Property
+from .video import Video
 
 if TYPE_CHECKING:
     from .connection import AnimationEvent, Connection, InputEvent, Presentation
@@ -197,8 +198,8 @@ class Layer:
 
     def _set(self, prop: Property, value: Any) -> None:
         if prop.type == "image":
-            if value is not None and not isinstance(value, Image):
-                raise TypeError(f"{prop.attribute} takes a lamina.Image or None, not {value!r}")
+            if value is not None and not isinstance(value, (Image, Video)):
+                raise TypeError(f"{prop.attribute} takes a lamina.Image, a lamina.Video or None, not {value!r}")
             v = value
         elif prop.type == "layer":
             if value is not None and not isinstance(value, Layer):
@@ -214,6 +215,20 @@ class Layer:
         self._values[prop.id] = v
         if self._conn is not None:
             self._conn._note_set(self, prop)
+
+    @property
+    def video(self) -> Optional[Video]:
+        """The video the layer shows through its contents (placed like an image: contents
+        gravity, rect, center and scale; clipped by masks_to_bounds and its corners), or None.
+        Setting it replaces `contents`."""
+        v = self._values.get(protocol.PROPERTIES_BY_NAME["contents"].id)
+        return v if isinstance(v, Video) else None
+
+    @video.setter
+    def video(self, value: Optional[Video]) -> None:
+        if value is not None and not isinstance(value, Video):
+            raise TypeError(f"video takes a lamina.Video (Connection.video) or None, not {value!r}")
+        self._set(protocol.PROPERTIES_BY_NAME["contents"], value)
 
     @property
     def frame(self) -> values.Rect:
