@@ -251,6 +251,7 @@ public final class Daemon {
             compositor.displayPower = { [unowned self] on, output in try setDisplayPower(on, output: output) }
         }
         compositor.onFrameRendered = { [unowned self] in
+            for note in compositor.presenter.takeNotes() { logger.info("\(note)") }
             if !videoImportRefusalLogged, let why = compositor.backend.renderer.videoImportRefusal {
                 videoImportRefusalLogged = true
                 logger.notice("video pictures in dma-buf memory are copied from now on: \(why)")

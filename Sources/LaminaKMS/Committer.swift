@@ -15,6 +15,8 @@ public struct CommitTarget: Sendable {
     /// The CRTC's CURSOR plane where a cursor is configured and the device has one: an atomic
     /// modeset sets it from `cursor`, or clears it.
     public var cursorPlane: DRMPlane?
+    /// The OVERLAY planes this CRTC can use (for a video, `OverlayPlanner`).
+    public var overlayPlanes: [DRMPlane] = []
 
     public init(connector: DRMConnector, crtc: UInt32, crtcProperties: DRMProperties, plane: DRMPlane, mode: DRMMode) {
         self.connector = connector

@@ -56,6 +56,8 @@ extension KMSBackend {
                     $0.kind == .cursor && $0.possibleCRTCs.contains(crtc) && $0.formats.contains(DRMFormat.argb8888)
                 }
             }
+            target.overlayPlanes = resources.planes.filter { $0.kind == .overlay && $0.possibleCRTCs.contains(crtc) }
+            logger.info("kms: \(connector.name): overlay planes: \(target.overlayPlanes.isEmpty ? "none" : target.overlayPlanes.map { "\($0.id)" }.joined(separator: ", "))")
             let x = taken.map { $0.origin.x + $0.logicalSize.width }.max() ?? 0
             func has(_ yes: Bool) -> String { yes ? "yes" : "no" }
             logger.info("kms: \(connector.name): damage: buffer age \(has(window.supportsBufferAge)), swap with damage \(has(window.supportsSwapWithDamage)), FB_DAMAGE_CLIPS \(has(plane.properties.ids["FB_DAMAGE_CLIPS"] != nil))")

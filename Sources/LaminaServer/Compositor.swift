@@ -521,6 +521,7 @@ public final class Compositor {
             logger.warning("\(who)'s tree needs more than \(RenderWalkBudget.maximumVisits) layer draws in a frame (replicators multiply them): the rest is not drawn")
         }
         stats.truncatedFrames += list.truncated.isEmpty ? 0 : 1
+        presenter.videosShown = !liveVideos.isEmpty
         lastFlipping = try presenter.present(list, on: outputs)
         stats.framesRendered += 1
         stats.lastFrameSeconds = realTime() - start
@@ -686,6 +687,9 @@ public final class Compositor {
             Statistic(name: "videos", value: Double(videoCount)),
             Statistic(name: "videoFrameBytes", value: Double(videoFrameBytes)),
             Statistic(name: "videosPlaying", value: Double(liveVideos.filter { $0.isPlaying && !$0.isDestroyed && $0.decoder != nil }.count)),
+            Statistic(name: "video.overlayPlanes", value: Double(backend.outputs.reduce(0) { $0 + $1.overlayPlanes.count })),
+            Statistic(name: "video.overlayEligibleFrames", value: Double(presenter.overlayEligibleFrames)),
+            Statistic(name: "video.overlayCompositedFrames", value: Double(presenter.overlayCompositedFrames)),
             Statistic(name: "budget.maxVideos", value: Double(configuration.maxVideos)),
             Statistic(name: "commitsStaged", value: Double(stats.commitsStaged)),
             Statistic(name: "stagedSteps", value: Double(stats.stagedSteps)),

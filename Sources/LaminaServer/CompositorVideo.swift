@@ -149,6 +149,7 @@ extension Compositor {
                 v.image?.destroy()
                 v.image = frame.dmabuf.map { ImageSource(owner: v.owner, number: v.number, dmabuf: $0) }
                     ?? ImageSource(owner: v.owner, number: v.number, bitmap: frame.bitmap, alpha: .premultiplied)
+                v.image?.isVideo = true
             }
             v.shownTime = frame.time
         }

@@ -13,6 +13,16 @@ public final class FramePresenter {
     public let backend: any DisplayBackend
     /// The whole desktop as last presented.
     public private(set) var lastList: DrawList?
+    /// A video is shown: each output's frame asks `OverlayPlanner` whether it could go on a
+    /// plane (set by the compositor; without videos nothing is asked).
+    public var videosShown = false
+    /// Frames whose video could have gone on an overlay plane, and frames whose video had to
+    /// be composited (`stats`: video.overlayEligibleFrames, video.overlayCompositedFrames).
+    public private(set) var overlayEligibleFrames = 0
+    public private(set) var overlayCompositedFrames = 0
+    /// The last decision per output, and what changed since the daemon last looked (logged).
+    private var overlayDecisions: [String: OverlayDecision] = [:]
+    private var notes: [String] = []
 
     public init(backend: any DisplayBackend) {
         self.backend = backend
@@ -54,6 +64,7 @@ public final class FramePresenter {
         let overlay = output.overlay
         if !overlay.isEmpty { desktop.commands += overlay }
         let local = desktop.forOutput(output)
+        if videosShown { planOverlay(local, on: output) }
         let frame = try output.beginFrame()
         let changed = output.damage.record(local)
         let tracking = backend.damageTracking
@@ -61,6 +72,34 @@ public final class FramePresenter {
         try backend.renderer.draw(local, into: frame.target, damage: region)
         output.damageStatistics.record(region, width: local.width, height: local.height)
         try output.commit(damage: tracking ? changed : nil)
+    }
+
+    /// Whether the output's video could go on one of its overlay planes, and why not; a change
+    /// of decision is noted for the log. The video is composited either way: scanning it out on
+    /// a plane (a framebuffer over its dma-buf, the plane's properties in the atomic commit,
+    /// tried TEST_ONLY first) is not written yet, for want of a device with overlay planes to
+    /// test it on (the VM's virtio-gpu and bochs have none).
+    private func planOverlay(_ list: DrawList, on output: any Output) {
+        let decision = OverlayPlanner.plan(list, planes: output.overlayPlanes)
+        switch decision {
+        case .noVideo: break
+        case .composite: overlayCompositedFrames += 1
+        case .scanout: overlayEligibleFrames += 1
+        }
+        guard overlayDecisions[output.name] != decision else { return }
+        overlayDecisions[output.name] = decision
+        switch decision {
+        case .noVideo: break
+        case .composite(let why): notes.append("video on \(output.name) composited: \(why)")
+        case let .scanout(_, plane, source, destination):
+            notes.append("video on \(output.name) could go on overlay plane \(plane) (\(source) to \(destination)); composited: scan-out to overlay planes is not written yet")
+        }
+    }
+
+    /// What changed in the overlay decisions since the last call, for the log.
+    public func takeNotes() -> [String] {
+        defer { notes.removeAll() }
+        return notes
     }
 
     /// The frame presented last, top row first, as it was drawn: where one output's buffer

@@ -115,6 +115,9 @@ public final class ImageSource: @unchecked Sendable {
         storage = .dmabuf(dmabuf)
     }
 
+    /// The frames of a video (`VideoSurface`): what the overlay planner looks for.
+    public var isVideo = false
+
     /// The picture in dma-buf memory, for a source that holds one.
     public var dmabuf: DMABufPicture? {
         if case .dmabuf(let p) = storage { return p }

@@ -72,10 +72,14 @@ public protocol Output: AnyObject {
     /// Commands drawn over everything on this output, in desktop points (the cursor, where the
     /// renderer draws it because the output has no cursor plane).
     var overlay: [DrawCommand] { get }
+    /// The overlay planes this output's CRTC can use (KMS), for scanning a video out rather
+    /// than compositing it (`OverlayPlanner`); none elsewhere.
+    var overlayPlanes: [OverlayPlane] { get }
 }
 
 extension Output {
     public var overlay: [DrawCommand] { [] }
+    public var overlayPlanes: [OverlayPlane] { [] }
 
     /// Where the output is, for mapping touchscreens and pointers onto the desktop.
     public var placement: OutputPlacement {

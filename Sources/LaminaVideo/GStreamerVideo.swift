@@ -241,7 +241,9 @@ final class GStreamerDecoder: VideoDecoder {
         // else, keeping a clip's alpha). Cameras: the padded layouts first (their pictures are
         // opaque, and an opaque dma-buf is imported where one with alpha must be copied to be
         // premultiplied).
-        let formats = isCamera ? "{BGRx,RGBx,BGRA,RGBA}" : "{RGBA,BGRx,BGRA,RGBx}"
+        // Cameras are asked for at most 1920×1080: v4l2src otherwise takes the largest size a
+        // camera offers (4K, at four times the bytes a frame, for a tile on a kiosk screen).
+        let formats = isCamera ? "{BGRx,RGBx,BGRA,RGBA},width=[1,1920],height=[1,1080]" : "{RGBA,BGRx,BGRA,RGBx}"
         let description = "videoconvert ! video/x-raw,format=\(formats) ! appsink name=lamina-sink sync=false max-buffers=2 drop=false enable-last-sample=false"
         guard let bin = gst_parse_bin_from_description(description, 1, &error) else {
             let why = error.map { String(cString: $0.pointee.message) } ?? "unknown"

@@ -1,0 +1,71 @@
+import LaminaCore
+import LaminaServer
+import Testing
+
+/// When a video may go on an overlay plane instead of being composited (issue 14), rule by
+/// rule; the KMS VM's devices have no overlay plane, so this is where the rules are checked.
+@Suite("Overlay planner")
+struct OverlayPlannerTests {
+    final class Keeper {}
+    static let xr24 = DRMFourCC.xrgb8888
+    static let planes = [OverlayPlane(id: 41, formats: [DRMFourCC.argb8888, xr24])]
+
+    static func video(alpha: Bool = false, dmabuf: Bool = true) -> ImageSource {
+        let source: ImageSource
+        if dmabuf {
+            let picture = DMABufPicture(width: 640, height: 360, fourcc: alpha ? DRMFourCC.argb8888 : xr24, modifier: nil,
+                                        planes: [.init(fd: 9, offset: 0, pitch: 2560)], hasAlpha: alpha, keeper: Keeper()) { nil }
+            source = ImageSource(owner: .session(1), number: 1, dmabuf: picture)
+        } else {
+            source = ImageSource(owner: .session(1), number: 1, bitmap: Bitmap(width: 640, height: 360))
+        }
+        source.isVideo = true
+        return source
+    }
+
+    /// A 640×360 video placed at (100, 50) on a 1280×720 output, over a background layer.
+    static func list(_ video: ImageSource = video(), transform: Transform3D = .translation(x: 100, y: 50),
+                     opacity: Double = 1, sourceRect: Rect = Rect(x: 0, y: 0, width: 1, height: 1),
+                     clip: (rect: Rect, radii: CornerRadii)? = nil, before: [DrawCommand] = [], after: [DrawCommand] = []) -> DrawList {
+        let background = DrawCommand(transform: .identity, bounds: Rect(x: 0, y: 0, width: 1280, height: 720), color: .blue, opacity: 1)
+        let draw = DrawCommand(kind: .contents, transform: transform, bounds: Rect(x: 0, y: 0, width: 640, height: 360), opacity: opacity,
+                               contents: DrawContents(source: video, destination: Rect(x: 0, y: 0, width: 640, height: 360),
+                                                      sourceRect: sourceRect, clip: clip))
+        return DrawList(width: 1280, height: 720, commands: [background] + before + [draw] + after)
+    }
+
+    @Test func anOpaqueStraightTopMostDMABufVideoGoesOnThePlane() {
+        #expect(OverlayPlanner.plan(Self.list(), planes: Self.planes)
+                == .scanout(command: 1, plane: 41, source: Rect(x: 0, y: 0, width: 640, height: 360),
+                            destination: PixelBox(x0: 100, y0: 50, x1: 740, y1: 410)))
+        // Scaled and cropped: the plane scales the part of the picture contentsRect picks.
+        let scaled = Self.list(transform: .scale(x: 2, y: 2),
+                               sourceRect: Rect(x: 0.25, y: 0, width: 0.5, height: 1))
+        #expect(OverlayPlanner.plan(scaled, planes: Self.planes)
+                == .scanout(command: 1, plane: 41, source: Rect(x: 160, y: 0, width: 320, height: 360),
+                            destination: PixelBox(x0: 0, y0: 0, x1: 1280, y1: 720)))
+    }
+
+    @Test func eachRuleThatKeepsItComposited() {
+        func why(_ list: DrawList, planes: [OverlayPlane] = Self.planes) -> String {
+            if case .composite(let reason) = OverlayPlanner.plan(list, planes: planes) { return reason }
+            return "not composited"
+        }
+        #expect(OverlayPlanner.plan(DrawList(width: 1280, height: 720, commands: []), planes: Self.planes) == .noVideo)
+        #expect(why(Self.list(Self.video(dmabuf: false))).contains("system memory"))
+        #expect(why(Self.list(Self.video(alpha: true))).contains("alpha"))
+        #expect(why(Self.list(opacity: 0.5)).contains("translucent"))
+        #expect(why(Self.list(transform: Transform3D.rotation(angle: 0.1).concatenating(.translation(x: 100, y: 50)))).contains("rotated"))
+        #expect(why(Self.list(transform: .translation(x: 100.5, y: 50))).contains("whole pixels"))
+        #expect(why(Self.list(transform: .translation(x: 900, y: 50))).contains("past the output"))
+        #expect(why(Self.list(clip: (Rect(x: 0, y: 0, width: 640, height: 360), CornerRadii(radius: 12, mask: .all, size: Size(width: 640, height: 360))))).contains("clipped"))
+        let badge = DrawCommand(transform: .translation(x: 600, y: 60), bounds: Rect(x: 0, y: 0, width: 80, height: 30), color: .red, opacity: 1)
+        #expect(why(Self.list(after: [badge])).contains("drawn over"))
+        // Beside it, not over it: still a plane.
+        let beside = DrawCommand(transform: .translation(x: 800, y: 60), bounds: Rect(x: 0, y: 0, width: 80, height: 30), color: .red, opacity: 1)
+        if case .scanout = OverlayPlanner.plan(Self.list(after: [beside]), planes: Self.planes) {} else { Issue.record("a layer beside the video kept it composited") }
+        #expect(why(Self.list(before: [DrawCommand(kind: .pushClip, bounds: Rect(x: 0, y: 0, width: 1280, height: 720))])).contains("clipped"))
+        #expect(why(Self.list(), planes: []) == "the output has no free overlay plane")
+        #expect(why(Self.list(), planes: [OverlayPlane(id: 7, formats: [DRMFourCC.abgr8888])]) == "no overlay plane scans out XR24")
+    }
+}
