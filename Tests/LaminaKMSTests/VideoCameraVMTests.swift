@@ -23,9 +23,10 @@ struct VideoCameraVMTests {
             start_laminad
             apply $D/scene.json
             wait_log "video 1 of session"
-            # The first pictures take a while to reach the screen under TCG (4K frames).
+            # The camera keeps streaming while its buffers are held for the screen (a pool it
+            # could run out of would stop it after a few frames): wait for 10 (slow under TCG).
             i=0
-            while [ "$("$B/laminactl" stats | sed -n 's/^video.framesDMABuf //p')" = "0" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+            while [ "$("$B/laminactl" stats | sed -n 's/^video.framesDMABuf //p')" -lt 10 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
             settle
             shot camera
             "$B/laminactl" stats > /tmp/stats
@@ -36,7 +37,7 @@ struct VideoCameraVMTests {
             stop_laminad
             """)
         // Each frame was a dma-buf, none came through system memory.
-        #expect(Int(run.values["video.framesDMABuf"] ?? "") ?? 0 > 0, "\(run.values)")
+        #expect(Int(run.values["video.framesDMABuf"] ?? "") ?? 0 >= 10, "the camera keeps streaming: \(run.values)")
         #expect(run.values["video.framesSystemMemory"] == "0")
         // llvmpipe does not import: every picture shown was mapped and copied, and laminad said why.
         #expect(run.values["video.dmabufImport"] == "0")
