@@ -100,30 +100,17 @@ public final class GLESRenderer: Renderer {
         glBindBuffer(GLenum(GL_ARRAY_BUFFER), vertexBuffer)
         glBufferData(GLenum(GL_ARRAY_BUFFER), unitSquare.count * MemoryLayout<GLfloat>.stride,
                      unitSquare, GLenum(GL_STATIC_DRAW))
-        glVertexAttribPointer(ShaderProgram.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
-        glEnableVertexAttribArray(ShaderProgram.unitVertexLocation)
+        glVertexAttribPointer(Shaders.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
+        glEnableVertexAttribArray(Shaders.unitVertexLocation)
         glGenVertexArrays(1, &streamArray)
         glBindVertexArray(streamArray)
         glGenBuffers(1, &streamBuffer)
         glBindBuffer(GLenum(GL_ARRAY_BUFFER), streamBuffer)
-        glVertexAttribPointer(ShaderProgram.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
-        glEnableVertexAttribArray(ShaderProgram.unitVertexLocation)
+        glVertexAttribPointer(Shaders.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
+        glEnableVertexAttribArray(Shaders.unitVertexLocation)
         glBindVertexArray(0)
         batchPrograms = (try BatchProgram(name: "flat batch", fragment: Shaders.batchFlat, unitSquare: vertexBuffer),
                          try BatchProgram(name: "shape batch", fragment: Shaders.batchShaded, unitSquare: vertexBuffer))
-        // Samplers read texture unit 0, set once.
-        for kind in [ProgramKind.composite, .blur, .shadowTexture, .contents, .maskedComposite] {
-            for clipped in [false, true] {
-                glUseProgram(programs[kind, clipped: clipped].program)
-                glUniform1i(programs[kind, clipped: clipped].extra[0], 0)
-            }
-        }
-        // The mask of a masked group is read from unit 1.
-        for clipped in [false, true] {
-            glUseProgram(programs[.maskedComposite, clipped: clipped].program)
-            glUniform1i(programs[.maskedComposite, clipped: clipped].extra[1], 1)
-        }
-        glUseProgram(0)
         frame.uploadedClipVersion = [Int](repeating: -1, count: programs.all.count)
         frame.uploadedFrame = [Int](repeating: -1, count: programs.all.count)
         try GLESError.check("creating the unit-square vertex array")
@@ -298,22 +285,22 @@ public final class GLESRenderer: Renderer {
         }
         flushBatch()
         if borderAlpha == 0, c.cornerRadii == .zero, Self.landsOnPixels(c.bounds, c.transform) {
-            let program = use(.fill)
+            let program = use(programs.fill)
             setQuad(program, c.transform, c.bounds)
-            setPremultiplied(program.extra[0], c.color, c.opacity)
+            setPremultiplied(program.uniforms.fillColor, c.color, c.opacity)
             glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
             return
         }
         let b = c.bounds
         let borderWidth = borderAlpha > 0 ? c.borderWidth : 0
         let pad = antialiasingPad(c.transform, b)
-        func setShapeUniforms() -> ShaderProgram {
-            let program = use(.shape)
-            glUniform4f(program.extra[0], GLfloat(b.minX), GLfloat(b.minY), GLfloat(b.width), GLfloat(b.height))
-            setRadii(program.extra[1], c.cornerRadii)
-            glUniform1f(program.extra[2], GLfloat(borderWidth))
-            setPremultiplied(program.extra[3], c.color, c.opacity)
-            setPremultiplied(program.extra[4], c.borderColor, c.opacity)
+        func setShapeUniforms() -> ShaderProgram<ShapeUniforms> {
+            let program = use(programs.shape)
+            glUniform4f(program.uniforms.rect, GLfloat(b.minX), GLfloat(b.minY), GLfloat(b.width), GLfloat(b.height))
+            setRadii(program.uniforms.radii, c.cornerRadii)
+            glUniform1f(program.uniforms.borderWidth, GLfloat(borderWidth))
+            setPremultiplied(program.uniforms.fillColor, c.color, c.opacity)
+            setPremultiplied(program.uniforms.borderColor, c.borderColor, c.opacity)
             return program
         }
         guard usesEdgeBands, c.transform.isAffineInPlane, let margin = c.transform.layerUnitsPerPixel else {
@@ -330,16 +317,16 @@ public final class GLESRenderer: Renderer {
             drawRects(setShapeUniforms(), c.transform, bands.shaded)
         }
         if fillAlpha > 0, !bands.fill.isEmpty {
-            let fill = use(.fill)
-            setPremultiplied(fill.extra[0], c.color, c.opacity)
+            let fill = use(programs.fill)
+            setPremultiplied(fill.uniforms.fillColor, c.color, c.opacity)
             drawRects(fill, c.transform, bands.fill)
         }
         if !bands.border.isEmpty {
             // The ring shows the border over the fill, as the shader composes them.
             let fa = c.color.alpha * c.opacity, ba = c.borderColor.alpha * c.opacity
             let k = fa * (1 - ba)
-            let fill = use(.fill)
-            glUniform4f(fill.extra[0], GLfloat(c.borderColor.red * ba + c.color.red * k),
+            let fill = use(programs.fill)
+            glUniform4f(fill.uniforms.fillColor, GLfloat(c.borderColor.red * ba + c.color.red * k),
                         GLfloat(c.borderColor.green * ba + c.color.green * k),
                         GLfloat(c.borderColor.blue * ba + c.color.blue * k), GLfloat(ba + fa * (1 - ba)))
             drawRects(fill, c.transform, bands.border)
@@ -390,7 +377,7 @@ public final class GLESRenderer: Renderer {
     /// Draws rectangles given in the layer coordinates of `t` with `program` (already in use,
     /// its own uniforms set). Neighbouring rectangles share exact vertex values, so (with
     /// `invariant gl_Position`) they meet without gaps or double-blended seams.
-    private func drawRects(_ program: ShaderProgram, _ t: Transform3D, _ rects: [Rect]) {
+    private func drawRects<U>(_ program: ShaderProgram<U>, _ t: Transform3D, _ rects: [Rect]) {
         upload(t, to: program.layerToDisplay)
         glUniform4f(program.quad, 0, 0, 1, 1)
         streamVertices.removeAll(keepingCapacity: true)
@@ -409,15 +396,15 @@ public final class GLESRenderer: Renderer {
 
     private func drawShapeShadow(_ c: DrawCommand) {
         guard let s = c.shadow, s.color.alpha * s.opacity * c.opacity > 0, c.bounds.width > 0, c.bounds.height > 0 else { return }
-        let program = use(.shadow)
+        let program = use(programs.shadow)
         let sigma = s.radius / 2
         let rect = Rect(x: c.bounds.minX + s.offset.width, y: c.bounds.minY + s.offset.height,
                         width: c.bounds.width, height: c.bounds.height)
         setQuad(program, c.transform, rect.insetBy(-(3 * sigma + antialiasingPad(c.transform, rect))))
-        glUniform4f(program.extra[0], GLfloat(rect.minX), GLfloat(rect.minY), GLfloat(rect.width), GLfloat(rect.height))
-        setRadii(program.extra[1], c.cornerRadii)
-        glUniform1f(program.extra[2], GLfloat(sigma))
-        setPremultiplied(program.extra[3], s.color, s.opacity * c.opacity)
+        glUniform4f(program.uniforms.rect, GLfloat(rect.minX), GLfloat(rect.minY), GLfloat(rect.width), GLfloat(rect.height))
+        setRadii(program.uniforms.radii, c.cornerRadii)
+        glUniform1f(program.uniforms.sigma, GLfloat(sigma))
+        setPremultiplied(program.uniforms.color, s.color, s.opacity * c.opacity)
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
     }
 
@@ -491,11 +478,11 @@ public final class GLESRenderer: Renderer {
         bindCurrentTarget()
         if let shadow = c.shadow { try drawGroupShadow(source, group.box, c, shadow) }
 
-        let program = use(.composite)
+        let program = use(programs.composite)
         glBindTexture(GLenum(GL_TEXTURE_2D), source.texture)
         setQuad(program, .identity, group.box.rect)
-        glUniform1f(program.extra[1], GLfloat(c.opacity))
-        glUniform2i(program.extra[2], 0, 0)
+        glUniform1f(program.uniforms.opacity, GLfloat(c.opacity))
+        glUniform2i(program.uniforms.origin, 0, 0)
         if c.compositesAdditively { glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE)) }
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
         if c.compositesAdditively { glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE_MINUS_SRC_ALPHA)) }
@@ -548,12 +535,12 @@ public final class GLESRenderer: Renderer {
 
     /// Draws a cached group's appearance into the current target, over the reach it was kept for.
     private func drawAppearance(_ entry: GroupCache.Entry) {
-        let program = use(.composite)
+        let program = use(programs.composite)
         glBindTexture(GLenum(GL_TEXTURE_2D), entry.appearance.texture)
         setQuad(program, .identity, entry.reach.rect)
-        glUniform1f(program.extra[1], 1)
+        glUniform1f(program.uniforms.opacity, 1)
         // The kept texture starts at the reach's bottom-left corner (framebuffer rows count up).
-        glUniform2i(program.extra[2], GLint(saturating: entry.reach.x0), GLint(saturating: Double(frame.height) - entry.reach.y1))
+        glUniform2i(program.uniforms.origin, GLint(saturating: entry.reach.x0), GLint(saturating: Double(frame.height) - entry.reach.y1))
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
     }
 
@@ -602,24 +589,24 @@ public final class GLESRenderer: Renderer {
                 scissor(region)
                 glDisable(GLenum(GL_BLEND))
             }
-            let program = use(.blur, clipped: clipped)
+            let program = use(programs.blur, clipped: clipped)
             glBindTexture(GLenum(GL_TEXTURE_2D), from.texture)
             setQuad(program, .identity, region.rect)
-            glUniform2f(program.extra[1], size.0, size.1)
+            glUniform2f(program.uniforms.sourceSize, size.0, size.1)
             // Framebuffer y runs up, display y down.
-            glUniform2f(program.extra[2], GLfloat(shift.width), GLfloat(-shift.height))
-            glUniform2f(program.extra[3], direction.0, direction.1)
-            glUniform1f(program.extra[5], GLfloat(scale))
+            glUniform2f(program.uniforms.sourceOffset, GLfloat(shift.width), GLfloat(-shift.height))
+            glUniform2f(program.uniforms.direction, direction.0, direction.1)
+            glUniform1f(program.uniforms.scale, GLfloat(scale))
             if let taps {
-                glUniform1i(program.extra[4], GLint(taps.count))
-                glUniform1fv(program.extra[7], GLsizei(taps.count + 1), taps.weights)
-                glUniform1fv(program.extra[8], GLsizei(taps.count + 1), taps.offsets)
+                glUniform1i(program.uniforms.taps, GLint(taps.count))
+                glUniform1fv(program.uniforms.weights, GLsizei(taps.count + 1), taps.weights)
+                glUniform1fv(program.uniforms.offsets, GLsizei(taps.count + 1), taps.offsets)
             } else {
-                glUniform1i(program.extra[4], 0)
-                glUniform1fv(program.extra[7], 1, [1])
-                glUniform1fv(program.extra[8], 1, [0])
+                glUniform1i(program.uniforms.taps, 0)
+                glUniform1fv(program.uniforms.weights, 1, [1])
+                glUniform1fv(program.uniforms.offsets, 1, [0])
             }
-            if let color { setPremultiplied(program.extra[6], color, s.opacity * c.opacity) } else { glUniform4f(program.extra[6], 1, 1, 1, 1) }
+            if let color { setPremultiplied(program.uniforms.color, color, s.opacity * c.opacity) } else { glUniform4f(program.uniforms.color, 1, 1, 1, 1) }
             glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
         }
         let final = currentTarget
@@ -685,10 +672,10 @@ public final class GLESRenderer: Renderer {
     /// Makes the program for `kind` current, with the clip stack when clips are in force (or
     /// as `clipped` says), brings its per-frame and clip uniforms up to date and returns it.
     @discardableResult
-    func use(_ kind: ProgramKind, clipped: Bool? = nil) -> ShaderProgram {
+    func use<U>(_ variants: ProgramVariants<U>, clipped: Bool? = nil) -> ShaderProgram<U> {
         let withClips = clipped ?? (frame.clips.count > frame.clipBase)
-        let index = RendererPrograms.index(kind, clipped: withClips)
-        let program = programs.all[index]
+        let program = variants[clipped: withClips]
+        let index = program.slot
         if frame.currentProgram != program.program {
             glUseProgram(program.program)
             frame.currentProgram = program.program
@@ -705,7 +692,7 @@ public final class GLESRenderer: Renderer {
         return program
     }
 
-    private func uploadClips(_ program: ShaderProgram) {
+    private func uploadClips<U>(_ program: ShaderProgram<U>) {
         let active = frame.clips.count - frame.clipBase
         let count = min(active, Shaders.maximumClips)
         glUniform1i(program.clipCount, GLint(count))
@@ -722,7 +709,7 @@ public final class GLESRenderer: Renderer {
     }
 
     /// Sets the transform and the rectangle the unit square covers.
-    func setQuad(_ program: ShaderProgram, _ t: Transform3D, _ r: Rect) {
+    func setQuad<U>(_ program: ShaderProgram<U>, _ t: Transform3D, _ r: Rect) {
         upload(t, to: program.layerToDisplay)
         glUniform4f(program.quad, GLfloat(r.minX), GLfloat(r.minY), GLfloat(r.width), GLfloat(r.height))
     }
