@@ -167,7 +167,7 @@ extension GLESRenderer {
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), filter(d.minificationFilter, minifying: true))
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), filter(d.magnificationFilter, minifying: false))
 
-        let program = use(.contents)
+        let program = use(programs.contents)
         var area = d.destination
         if let clip = d.clip {
             // Only the part inside the clip can show.
@@ -178,24 +178,24 @@ extension GLESRenderer {
         }
         setQuad(program, c.transform, area.insetBy(-antialiasingPad(c.transform, area)))
         let dr = d.destination, di = d.destinationInsets, sr = d.sourceRect, si = d.sourceInsets
-        glUniform4f(program.extra[1], GLfloat(dr.minX), GLfloat(dr.minY), GLfloat(dr.width), GLfloat(dr.height))
-        glUniform4f(program.extra[2], GLfloat(di.left), GLfloat(di.top), GLfloat(di.right), GLfloat(di.bottom))
-        glUniform4f(program.extra[3], GLfloat(sr.minX), GLfloat(sr.minY), GLfloat(sr.maxX), GLfloat(sr.maxY))
-        glUniform4f(program.extra[4], GLfloat(si.left), GLfloat(si.top), GLfloat(si.right), GLfloat(si.bottom))
+        glUniform4f(program.uniforms.destRect, GLfloat(dr.minX), GLfloat(dr.minY), GLfloat(dr.width), GLfloat(dr.height))
+        glUniform4f(program.uniforms.destInsets, GLfloat(di.left), GLfloat(di.top), GLfloat(di.right), GLfloat(di.bottom))
+        glUniform4f(program.uniforms.sourceRect, GLfloat(sr.minX), GLfloat(sr.minY), GLfloat(sr.maxX), GLfloat(sr.maxY))
+        glUniform4f(program.uniforms.sourceInsets, GLfloat(si.left), GLfloat(si.top), GLfloat(si.right), GLfloat(si.bottom))
         // Linear filtering near the part's edge must not read texels outside it.
         let hu = 0.5 / Double(source.width), hv = 0.5 / Double(source.height)
         let u0 = min(sr.minX, sr.maxX), u1 = max(sr.minX, sr.maxX), v0 = min(sr.minY, sr.maxY), v1 = max(sr.minY, sr.maxY)
-        glUniform4f(program.extra[5], GLfloat(min(u0 + hu, (u0 + u1) / 2)), GLfloat(min(v0 + hv, (v0 + v1) / 2)),
+        glUniform4f(program.uniforms.clampRect, GLfloat(min(u0 + hu, (u0 + u1) / 2)), GLfloat(min(v0 + hv, (v0 + v1) / 2)),
                     GLfloat(max(u1 - hu, (u0 + u1) / 2)), GLfloat(max(v1 - hv, (v0 + v1) / 2)))
         if let clip = d.clip {
-            glUniform4f(program.extra[6], GLfloat(clip.rect.minX), GLfloat(clip.rect.minY), GLfloat(clip.rect.width), GLfloat(clip.rect.height))
-            setRadii(program.extra[7], clip.radii)
-            glUniform1f(program.extra[8], 1)
+            glUniform4f(program.uniforms.maskRect, GLfloat(clip.rect.minX), GLfloat(clip.rect.minY), GLfloat(clip.rect.width), GLfloat(clip.rect.height))
+            setRadii(program.uniforms.maskRadii, clip.radii)
+            glUniform1f(program.uniforms.useMask, 1)
         } else {
-            glUniform1f(program.extra[8], 0)
+            glUniform1f(program.uniforms.useMask, 0)
         }
-        glUniform1f(program.extra[9], GLfloat(c.opacity))
-        glUniform1f(program.extra[10], d.isOpaque ? 1 : 0)
+        glUniform1f(program.uniforms.opacity, GLfloat(c.opacity))
+        glUniform1f(program.uniforms.opaque, d.isOpaque ? 1 : 0)
         // An opaque image at full opacity whose edges land on pixels needs no blending.
         let skipBlend = d.isOpaque && c.opacity >= 1 && d.clip == nil && !hasActiveClips
             && Self.landsOnPixels(dr, c.transform)

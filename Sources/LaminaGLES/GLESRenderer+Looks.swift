@@ -21,19 +21,19 @@ extension GLESRenderer {
     /// Draws a gradient layer's gradient over its rounded bounds.
     func drawGradient(_ c: DrawCommand) {
         guard let g = c.gradient, g.colors.count >= 2, c.opacity > 0, c.bounds.width > 0, c.bounds.height > 0 else { return }
-        let program = use(.gradient)
+        let program = use(programs.gradient)
         let b = c.bounds
         setQuad(program, c.transform, b.insetBy(-antialiasingPad(c.transform, b)))
-        glUniform4f(program.extra[0], GLfloat(b.minX), GLfloat(b.minY), GLfloat(b.width), GLfloat(b.height))
-        setRadii(program.extra[1], c.cornerRadii)
+        glUniform4f(program.uniforms.rect, GLfloat(b.minX), GLfloat(b.minY), GLfloat(b.width), GLfloat(b.height))
+        setRadii(program.uniforms.radii, c.cornerRadii)
         let type: GLint = switch g.type {
         case .axial: 0
         case .radial: 1
         case .conic: 2
         }
-        glUniform1i(program.extra[2], type)
-        glUniform2f(program.extra[3], GLfloat(g.start.x), GLfloat(g.start.y))
-        glUniform2f(program.extra[4], GLfloat(g.end.x), GLfloat(g.end.y))
+        glUniform1i(program.uniforms.gradientType, type)
+        glUniform2f(program.uniforms.startPoint, GLfloat(g.start.x), GLfloat(g.start.y))
+        glUniform2f(program.uniforms.endPoint, GLfloat(g.end.x), GLfloat(g.end.y))
         // Up to the program's limit the stops go as they are; longer lists are resampled.
         let limit = Shaders.maximumGradientStops
         let count = min(g.colors.count, limit)
@@ -52,9 +52,9 @@ extension GLESRenderer {
             looks.stopColors[4 * i + 3] = GLfloat(a)
             looks.stopLocations[i] = GLfloat(location)
         }
-        glUniform1i(program.extra[5], GLint(count))
-        glUniform4fv(program.extra[6], GLsizei(count), looks.stopColors)
-        glUniform4fv(program.extra[7], GLsizei((count + 3) / 4), looks.stopLocations)
+        glUniform1i(program.uniforms.stopCount, GLint(count))
+        glUniform4fv(program.uniforms.stopColors, GLsizei(count), looks.stopColors)
+        glUniform4fv(program.uniforms.stopLocations, GLsizei((count + 3) / 4), looks.stopLocations)
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
     }
 
@@ -117,13 +117,13 @@ extension GLESRenderer {
         bindCurrentTarget()
         if let shadow = c.shadow { try drawGroupShadow(source, group.box, c, shadow) }
 
-        let program = use(.maskedComposite)
+        let program = use(programs.maskedComposite)
         glActiveTexture(GLenum(GL_TEXTURE1))
         glBindTexture(GLenum(GL_TEXTURE_2D), maskTarget.texture)
         glActiveTexture(GLenum(GL_TEXTURE0))
         glBindTexture(GLenum(GL_TEXTURE_2D), source.texture)
         setQuad(program, .identity, group.box.rect)
-        glUniform1f(program.extra[2], GLfloat(c.opacity))
+        glUniform1f(program.uniforms.opacity, GLfloat(c.opacity))
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
         endCapture(capture)
     }
@@ -149,8 +149,8 @@ extension GLESRenderer {
             glBindVertexArray(looks.pathVertexArray)
             glGenBuffers(1, &looks.pathVertexBuffer)
             glBindBuffer(GLenum(GL_ARRAY_BUFFER), looks.pathVertexBuffer)
-            glVertexAttribPointer(ShaderProgram.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
-            glEnableVertexAttribArray(ShaderProgram.unitVertexLocation)
+            glVertexAttribPointer(Shaders.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
+            glEnableVertexAttribArray(Shaders.unitVertexLocation)
         }
         looks.pathVertices.removeAll(keepingCapacity: true)
         for polygon in c.polygons {
@@ -166,10 +166,10 @@ extension GLESRenderer {
         glClearColor(0, 0, 0, 0)
         glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
         // Coverage only: the clips apply when the blurred shadow is drawn.
-        let program = use(.fill, clipped: false)
+        let program = use(programs.fill, clipped: false)
         // The vertices are layer points: the unit square's stretch is the identity.
         setQuad(program, c.transform, Rect(x: 0, y: 0, width: 1, height: 1))
-        glUniform4f(program.extra[0], 1, 1, 1, 1)
+        glUniform4f(program.uniforms.fillColor, 1, 1, 1, 1)
         glBlendFunc(GLenum(GL_ONE_MINUS_DST_COLOR), GLenum(GL_ZERO))
         glBindVertexArray(looks.pathVertexArray)
         glBindBuffer(GLenum(GL_ARRAY_BUFFER), looks.pathVertexBuffer)

@@ -1,15 +1,49 @@
 import CGLES
 
+/// What a program kind declares of itself: its fragment shader and the locations of its own
+/// uniforms, found by name once when the program is linked (`ProgramUniforms.swift`).
+protocol ProgramUniforms {
+    /// The fragment shader's source, before `HAS_CLIPS` is defined in it.
+    static var fragment: String { get }
+    /// Finds the kind's uniforms in a linked program; a missing one throws.
+    init(_ find: UniformLocator) throws(GLESError)
+    /// Points the kind's samplers at their texture units. Called once, with the program in use.
+    func assignTextureUnits()
+}
+
+extension ProgramUniforms {
+    func assignTextureUnits() {}
+}
+
+/// Looks up the uniforms of one linked program by name.
+struct UniformLocator {
+    let program: GLuint
+    /// The program's name, for errors.
+    let name: String
+
+    /// The location of `uniform`, which the program must use: a uniform the compiler
+    /// optimised away (or misspelled here) fails the link rather than being ignored.
+    func callAsFunction(_ uniform: String) throws(GLESError) -> GLint {
+        let location = glGetUniformLocation(program, uniform)
+        guard location >= 0 else { throw .programLinkFailed(log: "\(name): uniform '\(uniform)' is missing") }
+        return location
+    }
+
+    /// The location of `uniform`, or -1 (which glUniform* ignores) when the program has none.
+    func optional(_ uniform: String) -> GLint { glGetUniformLocation(program, uniform) }
+}
+
 /// A linked GL program and the locations of its uniforms, looked up once at link time.
 ///
 /// Every program shares the vertex shader (`Shaders.vertex`) and the fragment prelude with the
 /// clip stack, so the uniforms of those two are here; each kind of draw adds its own in
-/// `extra`, in the order its `init` names them.
-struct ShaderProgram {
-    /// The unit-square vertex attribute location, fixed in the vertex shader.
-    static let unitVertexLocation: GLuint = 0
-
+/// `uniforms`, a struct of the kind's (`ShapeUniforms`, `BlurUniforms`, …), so a call site
+/// names what it sets (`program.uniforms.fillColor`) and only the kind's own uniforms exist.
+struct ShaderProgram<Uniforms: ProgramUniforms> {
     let program: GLuint
+    /// The program's place among the renderer's programs: where `FrameState` records what
+    /// was last uploaded to it.
+    let slot: Int
     let layerToDisplay: GLint
     let quad: GLint
     let pointsToClip: GLint
@@ -18,36 +52,107 @@ struct ShaderProgram {
     let clipFromDisplay: GLint
     let clipRect: GLint
     let clipRadii: GLint
-    /// The program's own uniforms, in the order they were named.
-    let extra: [GLint]
+    /// The kind's own uniforms.
+    let uniforms: Uniforms
 
-    /// Compiles and links `fragment` with the shared vertex shader and finds `uniforms`.
-    /// The context must be current; on failure nothing is left allocated.
-    init(name: String, fragment: String, uniforms: [String]) throws(GLESError) {
-        let program = try Self.link(name: name, vertex: Shaders.vertex, fragment: fragment)
-        func location(_ uniform: String) throws(GLESError) -> GLint {
-            let location = glGetUniformLocation(program, uniform)
-            guard location >= 0 else {
-                glDeleteProgram(program)
-                throw .programLinkFailed(log: "\(name): uniform '\(uniform)' is missing")
-            }
-            return location
+    /// Compiles and links `fragment` with the shared vertex shader, finds its uniforms and
+    /// points its samplers at their texture units. The context must be current; on failure
+    /// nothing is left allocated.
+    init(name: String, fragment: String, slot: Int) throws(GLESError) {
+        let program = try Shaders.link(name: name, vertex: Shaders.vertex, fragment: fragment)
+        let find = UniformLocator(program: program, name: name)
+        do throws(GLESError) {
+            layerToDisplay = try find("layerToDisplay")
+            quad = try find("quad")
+            pointsToClip = try find("pointsToClip")
+            uniforms = try Uniforms(find)
+        } catch {
+            glDeleteProgram(program)
+            throw error
         }
-        layerToDisplay = try location("layerToDisplay")
-        quad = try location("quad")
-        pointsToClip = try location("pointsToClip")
         // A program without the clip stack (`Shaders.flat`) has none of these: -1, which
         // glUniform* ignores.
-        displayHeight = glGetUniformLocation(program, "displayHeight")
-        clipCount = glGetUniformLocation(program, "clipCount")
-        clipFromDisplay = glGetUniformLocation(program, "clipFromDisplay")
-        clipRect = glGetUniformLocation(program, "clipRect")
-        clipRadii = glGetUniformLocation(program, "clipRadii")
-        var extra: [GLint] = []
-        for uniform in uniforms { extra.append(try location(uniform)) }
-        self.extra = extra
+        displayHeight = find.optional("displayHeight")
+        clipCount = find.optional("clipCount")
+        clipFromDisplay = find.optional("clipFromDisplay")
+        clipRect = find.optional("clipRect")
+        clipRadii = find.optional("clipRadii")
         self.program = program
+        self.slot = slot
+        glUseProgram(program)
+        uniforms.assignTextureUnits()
+        glUseProgram(0)
     }
+}
+
+/// A program kind's two variants: with the `masksToBounds` clip stack and without it.
+struct ProgramVariants<Uniforms: ProgramUniforms> {
+    let plain: ShaderProgram<Uniforms>
+    let clipped: ShaderProgram<Uniforms>
+
+    subscript(clipped clipped: Bool) -> ShaderProgram<Uniforms> { clipped ? self.clipped : plain }
+}
+
+/// The renderer's programs, compiled once: each kind twice, with the `masksToBounds` clip stack
+/// and without it. On llvmpipe the clip stack's code costs about as much as the rest of a
+/// shader even when no clip is in force, so draws outside any clip use the variant without.
+struct RendererPrograms {
+    /// `Shaders.shape`: rounded rectangles with borders.
+    let shape: ProgramVariants<ShapeUniforms>
+    /// `Shaders.shadow`: a layer's shadow in closed form.
+    let shadow: ProgramVariants<ShadowUniforms>
+    /// `Shaders.composite`: an offscreen group's pixels.
+    let composite: ProgramVariants<CompositeUniforms>
+    /// `Shaders.blur`: one pass of a separable blur.
+    let blur: ProgramVariants<BlurUniforms>
+    /// `Shaders.fill`: a plain colour.
+    let fill: ProgramVariants<FillUniforms>
+    /// `Shaders.shadowTexture`.
+    let shadowTexture: ProgramVariants<ShadowTextureUniforms>
+    /// `Shaders.contents`: a nine-slice textured quad.
+    let contents: ProgramVariants<ContentsUniforms>
+    /// `Shaders.gradient`: axial, radial and conic gradients.
+    let gradient: ProgramVariants<GradientUniforms>
+    /// `Shaders.maskedComposite`: a group's pixels times its mask's alpha.
+    let maskedComposite: ProgramVariants<MaskedCompositeUniforms>
+    /// Every program, in slot order.
+    let all: [GLuint]
+
+    init() throws(GLESError) {
+        var made: [GLuint] = []
+        func variants<U>(_ kind: String) throws(GLESError) -> ProgramVariants<U> {
+            func program(clipped: Bool) throws(GLESError) -> ShaderProgram<U> {
+                let source = U.fragment.insertingAfterVersion("#define HAS_CLIPS \(clipped ? 1 : 0)")
+                let p = try ShaderProgram<U>(name: "\(kind)\(clipped ? " (clipped)" : "")", fragment: source, slot: made.count)
+                made.append(p.program)
+                return p
+            }
+            let plain = try program(clipped: false)
+            return ProgramVariants(plain: plain, clipped: try program(clipped: true))
+        }
+        do throws(GLESError) {
+            shape = try variants("shape")
+            shadow = try variants("shadow")
+            composite = try variants("composite")
+            blur = try variants("blur")
+            fill = try variants("fill")
+            shadowTexture = try variants("shadowTexture")
+            contents = try variants("contents")
+            gradient = try variants("gradient")
+            maskedComposite = try variants("maskedComposite")
+        } catch {
+            for p in made { glDeleteProgram(p) }
+            throw error
+        }
+        all = made
+    }
+
+    func delete() { for p in all { glDeleteProgram(p) } }
+}
+
+extension Shaders {
+    /// The unit-square vertex attribute location, fixed in the vertex shader.
+    static let unitVertexLocation: GLuint = 0
 
     /// Compiles `vertex` and `fragment` and links them; on failure nothing is left allocated.
     /// The corresponding C functions are `glCompileShader` and `glLinkProgram`.
@@ -101,89 +206,6 @@ struct ShaderProgram {
         getLog(object, length, &written, &log)
         return String(decoding: log.prefix(Int(written)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
-}
-
-/// The kinds of draw, each a program in `RendererPrograms`.
-enum ProgramKind: Int, CaseIterable {
-    /// `Shaders.shape`: extra uniforms rect, radii, borderWidth, fillColor, borderColor.
-    case shape
-    /// `Shaders.shadow`: rect, radii, sigma, color.
-    case shadow
-    /// `Shaders.composite`: source, opacity, origin.
-    case composite
-    /// `Shaders.blur`: source, sourceSize, sourceOffset, direction, taps, scale, color, weights, offsets.
-    case blur
-    /// `Shaders.fill`: fillColor.
-    case fill
-    /// `Shaders.shadowTexture`: source, rect, color.
-    case shadowTexture
-    /// `Shaders.contents`: source, destRect, destInsets, sourceRect, sourceInsets, clampRect,
-    /// maskRect, maskRadii, useMask, opacity, opaque.
-    case contents
-    /// `Shaders.gradient`: rect, radii, gradientType, startPoint, endPoint, stopCount, stopColors, stopLocations.
-    case gradient
-    /// `Shaders.maskedComposite`: source, mask, opacity.
-    case maskedComposite
-
-    var fragment: String {
-        switch self {
-        case .shape: Shaders.shape
-        case .shadow: Shaders.shadow
-        case .composite: Shaders.composite
-        case .blur: Shaders.blur
-        case .fill: Shaders.fill
-        case .shadowTexture: Shaders.shadowTexture
-        case .contents: Shaders.contents
-        case .gradient: Shaders.gradient
-        case .maskedComposite: Shaders.maskedComposite
-        }
-    }
-
-    var uniforms: [String] {
-        switch self {
-        case .shape: ["rect", "radii", "borderWidth", "fillColor", "borderColor"]
-        case .shadow: ["rect", "radii", "sigma", "color"]
-        case .composite: ["source", "opacity", "origin"]
-        case .blur: ["source", "sourceSize", "sourceOffset", "direction", "taps", "scale", "color", "weights", "offsets"]
-        case .fill: ["fillColor"]
-        case .shadowTexture: ["source", "rect", "color"]
-        case .contents: ["source", "destRect", "destInsets", "sourceRect", "sourceInsets",
-                         "clampRect", "maskRect", "maskRadii", "useMask", "opacity", "opaque"]
-        case .gradient: ["rect", "radii", "gradientType", "startPoint", "endPoint", "stopCount", "stopColors", "stopLocations"]
-        case .maskedComposite: ["source", "mask", "opacity"]
-        }
-    }
-}
-
-/// The renderer's programs, compiled once: each kind twice, with the `masksToBounds` clip stack
-/// and without it. On llvmpipe the clip stack's code costs about as much as the rest of a
-/// shader even when no clip is in force, so draws outside any clip use the variant without.
-struct RendererPrograms {
-    /// Indexed by `index(kind, clipped:)`.
-    let all: [ShaderProgram]
-
-    static func index(_ kind: ProgramKind, clipped: Bool) -> Int { kind.rawValue * 2 + (clipped ? 1 : 0) }
-
-    subscript(kind: ProgramKind, clipped clipped: Bool) -> ShaderProgram { all[Self.index(kind, clipped: clipped)] }
-
-    init() throws(GLESError) {
-        var made: [ShaderProgram] = []
-        do throws(GLESError) {
-            for kind in ProgramKind.allCases {
-                for clipped in [false, true] {
-                    let source = kind.fragment.insertingAfterVersion("#define HAS_CLIPS \(clipped ? 1 : 0)")
-                    made.append(try ShaderProgram(name: "\(kind)\(clipped ? " (clipped)" : "")", fragment: source,
-                                                  uniforms: kind.uniforms))
-                }
-            }
-        } catch {
-            for p in made { glDeleteProgram(p.program) }
-            throw error
-        }
-        all = made
-    }
-
-    func delete() { for p in all { glDeleteProgram(p.program) } }
 }
 
 extension String {

@@ -198,13 +198,13 @@ struct BatchProgram {
     /// Compiles and links the batch shaders with `fragment`; `unitSquare` is the renderer's
     /// unit-square buffer.
     init(name: String, fragment: String, unitSquare: GLuint) throws(GLESError) {
-        program = try ShaderProgram.link(name: name, vertex: Shaders.batchVertex, fragment: fragment)
+        program = try Shaders.link(name: name, vertex: Shaders.batchVertex, fragment: fragment)
         pointsToClip = glGetUniformLocation(program, "pointsToClip")
         glGenVertexArrays(1, &vertexArray)
         glBindVertexArray(vertexArray)
         glBindBuffer(GLenum(GL_ARRAY_BUFFER), unitSquare)
-        glVertexAttribPointer(ShaderProgram.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
-        glEnableVertexAttribArray(ShaderProgram.unitVertexLocation)
+        glVertexAttribPointer(Shaders.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
+        glEnableVertexAttribArray(Shaders.unitVertexLocation)
         glGenBuffers(1, &instanceBuffer)
         glBindBuffer(GLenum(GL_ARRAY_BUFFER), instanceBuffer)
         let stride = GLsizei(ShapeBatch.stride * MemoryLayout<GLfloat>.stride)
