@@ -164,8 +164,43 @@ extension GLESRenderer {
             case .trilinear: minifying ? GL_LINEAR_MIPMAP_LINEAR : GL_LINEAR
             }
         }
-        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), filter(d.minificationFilter, minifying: true))
-        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), filter(d.magnificationFilter, minifying: false))
+        let dr = d.destination, sr = d.sourceRect
+        // Pixels known opaque: the layer promised it, or the image's own pixels are (a video
+        // frame without alpha).
+        let opaque = d.isOpaque || source.pixelsAreOpaque
+        // The whole image (or its contentsRect part) over a rectangle whose edges land on pixels,
+        // without nine slices or a rounded mask: the plain program, no coverage to compute.
+        let plain = d.clip == nil && d.destinationInsets == .zero && d.sourceInsets == .zero && Self.landsOnPixels(dr, c.transform)
+        // One texel to one pixel, texel centres on pixel centres: nearest sampling reads what
+        // linear would, for less.
+        let texelForPixel = plain && sr.width > 0 && sr.height > 0
+            && abs(dr.width * c.transform.m11 - sr.width * Double(source.width)) < 1e-6
+            && abs(dr.height * c.transform.m22 - sr.height * Double(source.height)) < 1e-6
+        let minFilter = texelForPixel ? GL_NEAREST : filter(d.minificationFilter, minifying: true)
+        let magFilter = texelForPixel ? GL_NEAREST : filter(d.magnificationFilter, minifying: false)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), minFilter)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), magFilter)
+        // Linear filtering near the part's edge must not read texels outside it.
+        let hu = 0.5 / Double(source.width), hv = 0.5 / Double(source.height)
+        let u0 = min(sr.minX, sr.maxX), u1 = max(sr.minX, sr.maxX), v0 = min(sr.minY, sr.maxY), v1 = max(sr.minY, sr.maxY)
+        let clampRect = (GLfloat(min(u0 + hu, (u0 + u1) / 2)), GLfloat(min(v0 + hv, (v0 + v1) / 2)),
+                         GLfloat(max(u1 - hu, (u0 + u1) / 2)), GLfloat(max(v1 - hv, (v0 + v1) / 2)))
+        // An opaque image at full opacity whose edges land on pixels needs no blending.
+        let skipBlend = opaque && c.opacity >= 1 && d.clip == nil && !hasActiveClips && Self.landsOnPixels(dr, c.transform)
+        if plain {
+            let program = use(programs.plainContents)
+            // The edges land on pixels: the quad is the destination exactly, no margin.
+            setQuad(program, c.transform, dr)
+            glUniform4f(program.uniforms.destRect, GLfloat(dr.minX), GLfloat(dr.minY), GLfloat(dr.width), GLfloat(dr.height))
+            glUniform4f(program.uniforms.sourceRect, GLfloat(sr.minX), GLfloat(sr.minY), GLfloat(sr.maxX), GLfloat(sr.maxY))
+            glUniform4f(program.uniforms.clampRect, clampRect.0, clampRect.1, clampRect.2, clampRect.3)
+            glUniform1f(program.uniforms.opacity, GLfloat(c.opacity))
+            glUniform1f(program.uniforms.opaque, opaque ? 1 : 0)
+            if skipBlend { glDisable(GLenum(GL_BLEND)) }
+            glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+            if skipBlend { glEnable(GLenum(GL_BLEND)) }
+            return
+        }
 
         let program = use(programs.contents)
         var area = d.destination
@@ -177,16 +212,12 @@ extension GLESRenderer {
             area = Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
         }
         setQuad(program, c.transform, area.insetBy(-antialiasingPad(c.transform, area)))
-        let dr = d.destination, di = d.destinationInsets, sr = d.sourceRect, si = d.sourceInsets
+        let di = d.destinationInsets, si = d.sourceInsets
         glUniform4f(program.uniforms.destRect, GLfloat(dr.minX), GLfloat(dr.minY), GLfloat(dr.width), GLfloat(dr.height))
         glUniform4f(program.uniforms.destInsets, GLfloat(di.left), GLfloat(di.top), GLfloat(di.right), GLfloat(di.bottom))
         glUniform4f(program.uniforms.sourceRect, GLfloat(sr.minX), GLfloat(sr.minY), GLfloat(sr.maxX), GLfloat(sr.maxY))
         glUniform4f(program.uniforms.sourceInsets, GLfloat(si.left), GLfloat(si.top), GLfloat(si.right), GLfloat(si.bottom))
-        // Linear filtering near the part's edge must not read texels outside it.
-        let hu = 0.5 / Double(source.width), hv = 0.5 / Double(source.height)
-        let u0 = min(sr.minX, sr.maxX), u1 = max(sr.minX, sr.maxX), v0 = min(sr.minY, sr.maxY), v1 = max(sr.minY, sr.maxY)
-        glUniform4f(program.uniforms.clampRect, GLfloat(min(u0 + hu, (u0 + u1) / 2)), GLfloat(min(v0 + hv, (v0 + v1) / 2)),
-                    GLfloat(max(u1 - hu, (u0 + u1) / 2)), GLfloat(max(v1 - hv, (v0 + v1) / 2)))
+        glUniform4f(program.uniforms.clampRect, clampRect.0, clampRect.1, clampRect.2, clampRect.3)
         if let clip = d.clip {
             glUniform4f(program.uniforms.maskRect, GLfloat(clip.rect.minX), GLfloat(clip.rect.minY), GLfloat(clip.rect.width), GLfloat(clip.rect.height))
             setRadii(program.uniforms.maskRadii, clip.radii)
@@ -195,10 +226,7 @@ extension GLESRenderer {
             glUniform1f(program.uniforms.useMask, 0)
         }
         glUniform1f(program.uniforms.opacity, GLfloat(c.opacity))
-        glUniform1f(program.uniforms.opaque, d.isOpaque ? 1 : 0)
-        // An opaque image at full opacity whose edges land on pixels needs no blending.
-        let skipBlend = d.isOpaque && c.opacity >= 1 && d.clip == nil && !hasActiveClips
-            && Self.landsOnPixels(dr, c.transform)
+        glUniform1f(program.uniforms.opaque, opaque ? 1 : 0)
         if skipBlend {
             glDisable(GLenum(GL_BLEND))
             // Without blending the antialiasing margin would write transparent black around

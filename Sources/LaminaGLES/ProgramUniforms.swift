@@ -108,19 +108,24 @@ struct FillUniforms: ProgramUniforms {
     }
 }
 
-/// `Shaders.shadowTexture`.
-struct ShadowTextureUniforms: ProgramUniforms {
-    static var fragment: String { Shaders.shadowTexture }
+/// `Shaders.plainContents`: a whole image stretched over a pixel-aligned destination.
+struct PlainContentsUniforms: ProgramUniforms {
+    static var fragment: String { Shaders.plainContents }
     /// A sampler, texture unit 0.
     let source: GLint
-    let rect: GLint
-    /// Premultiplied shadow colour × shadowOpacity × opacity.
-    let color: GLint
+    let destRect: GLint
+    let sourceRect: GLint
+    let clampRect: GLint
+    let opacity: GLint
+    let opaque: GLint
 
     init(_ find: UniformLocator) throws(GLESError) {
         source = try find("source")
-        rect = try find("rect")
-        color = try find("color")
+        destRect = try find("destRect")
+        sourceRect = try find("sourceRect")
+        clampRect = try find("clampRect")
+        opacity = try find("opacity")
+        opaque = try find("opaque")
     }
 
     func assignTextureUnits() { glUniform1i(source, 0) }

@@ -107,8 +107,8 @@ struct RendererPrograms {
     let blur: ProgramVariants<BlurUniforms>
     /// `Shaders.fill`: a plain colour.
     let fill: ProgramVariants<FillUniforms>
-    /// `Shaders.shadowTexture`.
-    let shadowTexture: ProgramVariants<ShadowTextureUniforms>
+    /// `Shaders.plainContents`: a whole image over a pixel-aligned destination.
+    let plainContents: ProgramVariants<PlainContentsUniforms>
     /// `Shaders.contents`: a nine-slice textured quad.
     let contents: ProgramVariants<ContentsUniforms>
     /// `Shaders.gradient`: axial, radial and conic gradients.
@@ -136,7 +136,7 @@ struct RendererPrograms {
             composite = try variants("composite")
             blur = try variants("blur")
             fill = try variants("fill")
-            shadowTexture = try variants("shadowTexture")
+            plainContents = try variants("plainContents")
             contents = try variants("contents")
             gradient = try variants("gradient")
             maskedComposite = try variants("maskedComposite")

@@ -150,6 +150,7 @@ extension Compositor {
                 v.image = frame.dmabuf.map { ImageSource(owner: v.owner, number: v.number, dmabuf: $0) }
                     ?? ImageSource(owner: v.owner, number: v.number, bitmap: frame.bitmap, alpha: .premultiplied)
                 v.image?.isVideo = true
+                v.image?.pixelsAreOpaque = frame.isOpaque
             }
             v.shownTime = frame.time
         }

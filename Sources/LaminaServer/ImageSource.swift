@@ -117,6 +117,9 @@ public final class ImageSource: @unchecked Sendable {
 
     /// The frames of a video (`VideoSurface`): what the overlay planner looks for.
     public var isVideo = false
+    /// Every pixel's alpha is 1 (a video frame without alpha): drawn at full opacity, it needs
+    /// no blending.
+    public var pixelsAreOpaque = false
 
     /// The picture in dma-buf memory, for a source that holds one.
     public var dmabuf: DMABufPicture? {
@@ -133,6 +136,7 @@ public final class ImageSource: @unchecked Sendable {
         } else {
             storage = .bitmap(frame.bitmap, .premultiplied)
         }
+        pixelsAreOpaque = frame.isOpaque
         markChanged(PixelRect(x: 0, y: 0, width: UInt32(width), height: UInt32(height)))
     }
 

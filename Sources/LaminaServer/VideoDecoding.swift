@@ -10,14 +10,18 @@ public struct VideoFrame: Sendable {
     public var dmabuf: DMABufPicture?
     /// Presentation time (PTS) in seconds from the start of the media.
     public var time: Double
-    public init(bitmap: Bitmap, time: Double) {
+    /// Every pixel's alpha is 1 (so the frame is drawn without blending).
+    public var isOpaque: Bool
+    public init(bitmap: Bitmap, time: Double, isOpaque: Bool = false) {
         self.bitmap = bitmap
         self.time = time
+        self.isOpaque = isOpaque
     }
     public init(dmabuf: DMABufPicture, time: Double) {
         self.bitmap = Bitmap(width: 0, height: 0)
         self.dmabuf = dmabuf
         self.time = time
+        isOpaque = !dmabuf.hasAlpha
     }
     public var width: Int { dmabuf?.width ?? bitmap.width }
     public var height: Int { dmabuf?.height ?? bitmap.height }

@@ -159,7 +159,13 @@ struct PackedLayout {
 
     /// `height` rows of `width` pixels from `data` (`rowBytes` apart) as premultiplied RGBA.
     func bitmap(_ data: UnsafeRawPointer, width: Int, height: Int, rowBytes: Int) -> Bitmap {
+        bitmapAndOpacity(data, width: width, height: height, rowBytes: rowBytes).bitmap
+    }
+
+    /// The pixels as `bitmap` gives them, and whether every one is opaque.
+    func bitmapAndOpacity(_ data: UnsafeRawPointer, width: Int, height: Int, rowBytes: Int) -> (bitmap: Bitmap, opaque: Bool) {
         var bytes = [UInt8](repeating: 0, count: width * height * 4)
+        var translucent = false
         bytes.withUnsafeMutableBytes { out in
             if red == 0 {
                 for row in 0..<height {
@@ -183,7 +189,6 @@ struct PackedLayout {
                 for i in stride(from: 3, to: out.count, by: 4) { out[i] = 255 }
                 return
             }
-            var translucent = false
             for i in stride(from: 3, to: out.count, by: 4) where out[i] != 255 { translucent = true; break }
             // The renderer takes premultiplied pixels; decoders give straight alpha.
             if translucent {
@@ -197,7 +202,7 @@ struct PackedLayout {
         bitmap.width = width
         bitmap.height = height
         bitmap.bytes = bytes
-        return bitmap
+        return (bitmap, !translucent)
     }
 }
 
@@ -521,28 +526,28 @@ final class GStreamerDecoder: VideoDecoder {
                 let picture = DMABufPicture(width: width, height: height, fourcc: layout.fourcc, modifier: nil, planes: [plane],
                                             hasAlpha: layout.hasAlpha, keeper: keeper) {
                     Self.copy(gst_sample_get_buffer(keeper.sample), layout: layout, width: width, height: height,
-                              offset: offset, rowBytes: rowBytes)
+                              offset: offset, rowBytes: rowBytes)?.bitmap
                 }
                 return VideoFrame(dmabuf: picture, time: time)
             }
         }
-        guard let bitmap = Self.copy(buffer, layout: layout, width: width, height: height, offset: offset, rowBytes: rowBytes) else {
+        guard let copied = Self.copy(buffer, layout: layout, width: width, height: height, offset: offset, rowBytes: rowBytes) else {
             return nil
         }
         counts.systemMemory += 1
-        return VideoFrame(bitmap: bitmap, time: time)
+        return VideoFrame(bitmap: copied.bitmap, time: time, isOpaque: copied.opaque)
     }
 
     /// The buffer's pixels, mapped and copied out as premultiplied RGBA (nil: it cannot be
     /// mapped or is too small for the layout).
     private static func copy(_ buffer: UnsafeMutablePointer<GstBuffer>?, layout: PackedLayout, width: Int, height: Int,
-                             offset: Int, rowBytes: Int) -> Bitmap? {
+                             offset: Int, rowBytes: Int) -> (bitmap: Bitmap, opaque: Bool)? {
         guard let buffer else { return nil }
         var map = GstMapInfo()
         guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return nil }
         defer { gst_buffer_unmap(buffer, &map) }
         guard let data = map.data, map.size >= offset + rowBytes * (height - 1) + width * 4 else { return nil }
-        return layout.bitmap(UnsafeRawPointer(data + offset), width: width, height: height, rowBytes: rowBytes)
+        return layout.bitmapAndOpacity(UnsafeRawPointer(data + offset), width: width, height: height, rowBytes: rowBytes)
     }
 
     private func monotonic() -> Double { Self.monotonic() }
