@@ -21,11 +21,17 @@ final class TextureCache {
         var usedInFrame: Bool
         /// The imported dma-buf picture the texture samples (a video frame shown in place).
         var image: EGLImageKHR?
+        /// The rows are stored bottom row first (a video frame in system memory), the way a
+        /// framebuffer holds them, so it can be copied into one without a flip (`blit`).
+        var bottomUp = false
+        /// A framebuffer reading the texture, for that copy (made on first use).
+        var readFramebuffer: GLuint = 0
         var bytes: Int { source.byteCount + (hasMipmaps ? source.byteCount / 3 : 0) }
     }
 
     private(set) var entries: [UInt64: Entry] = [:]
     private var scratch: [UInt8] = []
+    private var flipped: [UInt8] = []
     /// Imports video pictures in dma-buf memory (nil where the display cannot).
     var importer: DMABufImporter?
     /// Video pictures in dma-buf memory imported in place, and mapped and copied instead.
@@ -45,7 +51,9 @@ final class TextureCache {
         if var e = entries[source.id] {
             glBindTexture(GLenum(GL_TEXTURE_2D), e.texture)
             if let region = source.changedRegion(since: e.generation) {
-                if !attach(source, to: &e) {
+                if e.bottomUp {
+                    uploadBottomUp(source)
+                } else if !attach(source, to: &e) {
                     if let image = e.image {
                         // It sampled an imported picture: give it storage of its own again.
                         importer?.release(image)
@@ -77,7 +85,9 @@ final class TextureCache {
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_T), GL_CLAMP_TO_EDGE)
         var entry = Entry(texture: texture, source: source, generation: source.generation,
                           hasMipmaps: false, mipmapsStale: false, usedInFrame: true)
-        if attach(source, to: &entry) {
+        // A video's frames in system memory: whole frames every time, kept bottom row first.
+        entry.bottomUp = source.isVideo && source.dmabuf == nil && !mipmaps
+        if !entry.bottomUp, attach(source, to: &entry) {
             entries[source.id] = entry
             return
         }
@@ -89,10 +99,14 @@ final class TextureCache {
             failed[source.id] = WeakSource(source: source)
             throw .callFailed(call: "glTexImage2D(\(source.width)×\(source.height)) for image \(source.number) of \(source.owner)", code: error)
         }
-        upload(source, PixelRect(x: 0, y: 0, width: UInt32(source.width), height: UInt32(source.height)))
+        if entry.bottomUp {
+            uploadBottomUp(source)
+        } else {
+            upload(source, PixelRect(x: 0, y: 0, width: UInt32(source.width), height: UInt32(source.height)))
+        }
         if mipmaps { glGenerateMipmap(GLenum(GL_TEXTURE_2D)) }
-        entries[source.id] = Entry(texture: texture, source: source, generation: source.generation,
-                                   hasMipmaps: mipmaps, mipmapsStale: false, usedInFrame: true)
+        entry.hasMipmaps = mipmaps
+        entries[source.id] = entry
     }
 
     /// Makes the entry's texture sample `source`'s dma-buf picture in place; false when the
@@ -107,6 +121,43 @@ final class TextureCache {
         e.image = image
         dmabufImported += 1
         return true
+    }
+
+    /// Whether `source`'s texture holds its rows bottom row first (its draws flip v).
+    func isBottomUp(_ source: ImageSource) -> Bool { entries[source.id]?.bottomUp ?? false }
+
+    /// A framebuffer that reads `source`'s bottom-up texture (made once, kept with it).
+    func readFramebuffer(for source: ImageSource) -> GLuint? {
+        guard var e = entries[source.id], e.bottomUp, e.image == nil else { return nil }
+        if e.readFramebuffer == 0 {
+            glGenFramebuffers(1, &e.readFramebuffer)
+            glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), e.readFramebuffer)
+            glFramebufferTexture2D(GLenum(GL_READ_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), e.texture, 0)
+            guard glCheckFramebufferStatus(GLenum(GL_READ_FRAMEBUFFER)) == GLenum(GL_FRAMEBUFFER_COMPLETE) else {
+                glDeleteFramebuffers(1, &e.readFramebuffer)
+                e.readFramebuffer = 0
+                return nil
+            }
+            entries[source.id] = e
+        }
+        return e.readFramebuffer
+    }
+
+    /// The whole image, rows reversed on the way (one pass over memory the upload reads anyway).
+    private func uploadBottomUp(_ source: ImageSource) {
+        let w = source.width, h = source.height
+        source.withPremultipliedRGBA(PixelRect(x: 0, y: 0, width: UInt32(w), height: UInt32(h)), scratch: &scratch) { pixels, rowLength in
+            if flipped.count < w * h * 4 { flipped = [UInt8](repeating: 0, count: w * h * 4) }
+            flipped.withUnsafeMutableBytes { out in
+                for row in 0..<h {
+                    (out.baseAddress! + (h - 1 - row) * w * 4).copyMemory(from: pixels + row * rowLength * 4, byteCount: w * 4)
+                }
+            }
+            glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
+            flipped.withUnsafeBytes {
+                glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, 0, 0, GLsizei(w), GLsizei(h), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), $0.baseAddress)
+            }
+        }
     }
 
     private func upload(_ source: ImageSource, _ r: PixelRect) {
@@ -127,6 +178,7 @@ final class TextureCache {
                 var t = e.texture
                 glDeleteTextures(1, &t)
                 if let image = e.image { importer?.release(image) }
+                if e.readFramebuffer != 0 { var f = e.readFramebuffer; glDeleteFramebuffers(1, &f) }
                 entries[id] = nil
             } else if e.usedInFrame {
                 entries[id]!.usedInFrame = false
@@ -164,7 +216,11 @@ extension GLESRenderer {
             case .trilinear: minifying ? GL_LINEAR_MIPMAP_LINEAR : GL_LINEAR
             }
         }
-        let dr = d.destination, sr = d.sourceRect
+        let dr = d.destination
+        // A texture kept bottom row first is read with v flipped.
+        let bottomUp = textures.isBottomUp(source)
+        let sr = bottomUp ? Rect(x: d.sourceRect.minX, y: 1 - d.sourceRect.minY, width: d.sourceRect.width, height: -d.sourceRect.height)
+            : d.sourceRect
         // Pixels known opaque: the layer promised it, or the image's own pixels are (a video
         // frame without alpha).
         let opaque = d.isOpaque || source.pixelsAreOpaque
@@ -173,9 +229,10 @@ extension GLESRenderer {
         let plain = d.clip == nil && d.destinationInsets == .zero && d.sourceInsets == .zero && Self.landsOnPixels(dr, c.transform)
         // One texel to one pixel, texel centres on pixel centres: nearest sampling reads what
         // linear would, for less.
-        let texelForPixel = plain && sr.width > 0 && sr.height > 0
-            && abs(dr.width * c.transform.m11 - sr.width * Double(source.width)) < 1e-6
-            && abs(dr.height * c.transform.m22 - sr.height * Double(source.height)) < 1e-6
+        let part = d.sourceRect
+        let texelForPixel = plain && part.width > 0 && part.height > 0
+            && abs(dr.width * c.transform.m11 - part.width * Double(source.width)) < 1e-6
+            && abs(dr.height * c.transform.m22 - part.height * Double(source.height)) < 1e-6
         let minFilter = texelForPixel ? GL_NEAREST : filter(d.minificationFilter, minifying: true)
         let magFilter = texelForPixel ? GL_NEAREST : filter(d.magnificationFilter, minifying: false)
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), minFilter)
@@ -187,6 +244,10 @@ extension GLESRenderer {
                          GLfloat(max(u1 - hu, (u0 + u1) / 2)), GLfloat(max(v1 - hv, (v0 + v1) / 2)))
         // An opaque image at full opacity whose edges land on pixels needs no blending.
         let skipBlend = opaque && c.opacity >= 1 && d.clip == nil && !hasActiveClips && Self.landsOnPixels(dr, c.transform)
+        if texelForPixel, skipBlend, bottomUp, usesContentsBlit, targetIsRGBA8, frame.groups.isEmpty,
+           blit(source, part: part, to: dr, c.transform) {
+            return
+        }
         if plain {
             let program = use(programs.plainContents)
             // The edges land on pixels: the quad is the destination exactly, no margin.
@@ -212,7 +273,10 @@ extension GLESRenderer {
             area = Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
         }
         setQuad(program, c.transform, area.insetBy(-antialiasingPad(c.transform, area)))
-        let di = d.destinationInsets, si = d.sourceInsets
+        let di = d.destinationInsets
+        // Flipped rows run the other way: the top and bottom edges' texture extents too.
+        let si = bottomUp ? EdgeInsets(left: d.sourceInsets.left, top: -d.sourceInsets.top, right: d.sourceInsets.right,
+                                       bottom: -d.sourceInsets.bottom) : d.sourceInsets
         glUniform4f(program.uniforms.destRect, GLfloat(dr.minX), GLfloat(dr.minY), GLfloat(dr.width), GLfloat(dr.height))
         glUniform4f(program.uniforms.destInsets, GLfloat(di.left), GLfloat(di.top), GLfloat(di.right), GLfloat(di.bottom))
         glUniform4f(program.uniforms.sourceRect, GLfloat(sr.minX), GLfloat(sr.minY), GLfloat(sr.maxX), GLfloat(sr.maxY))
@@ -235,5 +299,32 @@ extension GLESRenderer {
         }
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
         if skipBlend { glEnable(GLenum(GL_BLEND)) }
+    }
+
+    /// Copies the part of a bottom-up texture one texel to a pixel into the output, where the
+    /// destination (whole pixels, the caller checked) meets the damage box; false when the
+    /// texture cannot be read as a framebuffer (then it is drawn).
+    /// The corresponding C function is `glBlitFramebuffer`.
+    private func blit(_ source: ImageSource, part: Rect, to destination: Rect, _ t: Transform3D) -> Bool {
+        guard let read = textures.readFramebuffer(for: source) else { return false }
+        let x0 = (destination.minX * t.m11 + t.m41).rounded(), y0 = (destination.minY * t.m22 + t.m42).rounded()
+        let x1 = (destination.maxX * t.m11 + t.m41).rounded(), y1 = (destination.maxY * t.m22 + t.m42).rounded()
+        let box = PixelBox(x0: x0, y0: y0, x1: x1, y1: y1).intersection(frame.damage ?? frame.viewport).intersection(frame.viewport)
+        defer { bindCurrentTarget() }
+        guard !box.isEmpty else { return true }
+        // The part's top-left texel, top-down; the texture holds rows bottom first.
+        let u = (part.minX * Double(source.width)).rounded(), v = (part.minY * Double(source.height)).rounded()
+        let sx0 = u + (box.x0 - x0), sx1 = sx0 + (box.x1 - box.x0)
+        let top = v + (box.y0 - y0), bottom = top + (box.y1 - box.y0)
+        let h = Double(source.height), fh = Double(frame.height)
+        // Unscissored (a scissored blit is drawn, not copied): the box is the clip.
+        glDisable(GLenum(GL_SCISSOR_TEST))
+        glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), read)
+        glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), frame.output)
+        glBlitFramebuffer(GLint(saturating: sx0), GLint(saturating: h - bottom), GLint(saturating: sx1), GLint(saturating: h - top),
+                          GLint(saturating: box.x0), GLint(saturating: fh - box.y1), GLint(saturating: box.x1), GLint(saturating: fh - box.y0),
+                          GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(GL_NEAREST))
+        contentsBlits += 1
+        return true
     }
 }

@@ -4,11 +4,19 @@ import LaminaServer
 /// A render target of the GLES renderer: binding it makes the context current on it.
 public protocol GLESRenderTarget: RenderTarget {
     func bindForDrawing() throws
+    /// The colour buffer is RGBA8, the layout of the renderer's textures: a same-format blit
+    /// into it is a plain copy on llvmpipe (`GLESRenderer.usesContentsBlit`).
+    var isRGBA8: Bool { get }
+}
+
+extension GLESRenderTarget {
+    public var isRGBA8: Bool { false }
 }
 
 /// An offscreen framebuffer object with one RGBA8 colour renderbuffer, for headless output and
 /// screenshots. Its GL objects are deleted by `release()` or when it is deinitialised.
 public final class GLESFramebuffer: GLESRenderTarget {
+    public var isRGBA8: Bool { true }
     /// The context the objects belong to; kept alive so they can be deleted.
     public let context: GLESContext
     /// The width in pixels.

@@ -1,0 +1,82 @@
+import LaminaCore
+@testable import LaminaGLES
+import LaminaHeadless
+import LaminaServer
+import Testing
+import LaminaTestSupport
+
+/// Video frames in system memory are kept bottom row first and, drawn opaque one texel to a
+/// pixel, copied into the output with glBlitFramebuffer; everything else about them is drawn
+/// with v flipped. Each way must show exactly what an ordinary (top-down, drawn) image shows.
+@Suite("Contents blit")
+struct ContentsBlitTests {
+    /// An opaque 64×48 picture whose every pixel differs from its neighbours.
+    static func picture() -> Bitmap {
+        var bytes: [UInt8] = []
+        for y in 0..<48 { for x in 0..<64 { bytes += [UInt8(x * 4), UInt8(y * 5), UInt8((x * 7 + y * 13) & 255), 255] } }
+        return Bitmap(width: 64, height: 48, bytes: bytes)!
+    }
+
+    static func image(video: Bool) -> ImageSource {
+        let s = ImageSource(owner: .session(1), number: 1, bitmap: picture())
+        s.isVideo = video
+        s.pixelsAreOpaque = video
+        return s
+    }
+
+    /// The picture as contents at `transform`, over a grey background layer, with a small
+    /// square `marker` colour beside it (changed between frames to make damage).
+    static func list(_ source: ImageSource, transform: Transform3D, size: Size = Size(width: 64, height: 48),
+                     sourceRect: Rect = Rect(x: 0, y: 0, width: 1, height: 1), insets: (EdgeInsets, EdgeInsets)? = nil,
+                     marker: Color = .red) -> DrawList {
+        let background = DrawCommand(transform: .identity, bounds: Rect(x: 0, y: 0, width: 200, height: 150), color: Color(red: 0.5, green: 0.5, blue: 0.5, alpha: 1), opacity: 1)
+        let area = Rect(x: 0, y: 0, width: size.width, height: size.height)
+        let contents = DrawContents(source: source, destination: area, destinationInsets: insets?.0 ?? .zero, sourceRect: sourceRect,
+                                    sourceInsets: insets?.1 ?? .zero, isOpaque: false)
+        let draw = DrawCommand(kind: .contents, transform: transform, bounds: area, contents: contents)
+        let dot = DrawCommand(transform: .translation(x: 60, y: 40), bounds: Rect(x: 0, y: 0, width: 30, height: 30), color: marker, opacity: 1)
+        return DrawList(width: 200, height: 150, commands: [background, draw, dot])
+    }
+
+    /// The frames of `lists` drawn with the video source, and with an ordinary image in its place.
+    static func compare(_ make: (ImageSource, Color) -> DrawList, expectBlits: Bool, buffers: Int = 1,
+                        sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let video = try HeadlessBackend(width: 200, height: 150, buffers: buffers)
+        let plain = try HeadlessBackend(width: 200, height: 150, buffers: buffers)
+        plain.damageTracking = false
+        let v = image(video: true), p = image(video: false)
+        for (step, marker) in [Color.red, .green, .blue].enumerated() {
+            try video.present(make(v, marker))
+            try plain.present(make(p, marker))
+            let d = try video.screenshot().difference(from: try plain.screenshot())
+            #expect(d.worst <= 1, "step \(step): largest channel difference \(d.worst) (\(d.differing) pixels)", sourceLocation: sourceLocation)
+        }
+        let blits = video.glesRenderer.contentsBlits
+        #expect(expectBlits ? blits > 0 : blits == 0, "\(blits) blits", sourceLocation: sourceLocation)
+    }
+
+    @Test func oneTexelToAPixelIsCopiedAndShowsTheSame() throws {
+        // Whole picture at (10, 20), the marker overlapping it: damage boxes cut the copy.
+        try Self.compare({ Self.list($0, transform: .translation(x: 10, y: 20), marker: $1) }, expectBlits: true)
+        try Self.compare({ Self.list($0, transform: .translation(x: 10, y: 20), marker: $1) }, expectBlits: true, buffers: 3)
+        // A contentsRect part, still one texel to a pixel.
+        try Self.compare({ Self.list($0, transform: .translation(x: 5, y: 7), size: Size(width: 32, height: 24),
+                                     sourceRect: Rect(x: 0.25, y: 0.5, width: 0.5, height: 0.5), marker: $1) }, expectBlits: true)
+        // Partly off the output.
+        try Self.compare({ Self.list($0, transform: .translation(x: 170, y: 130), marker: $1) }, expectBlits: true)
+    }
+
+    @Test func anythingElseIsDrawnWithVFlipped() throws {
+        // Scaled: drawn by the plain program from the bottom-up texture.
+        try Self.compare({ Self.list($0, transform: .scale(x: 2, y: 2).concatenating(.translation(x: 3, y: 4)),
+                                     marker: $1) }, expectBlits: false)
+        // Nine slices (contentsCenter): the flipped rows' edge extents.
+        try Self.compare({ Self.list($0, transform: .translation(x: 10, y: 10), size: Size(width: 120, height: 90),
+                                     insets: (EdgeInsets(left: 8, top: 6, right: 10, bottom: 12),
+                                              EdgeInsets(left: 8.0 / 64, top: 6.0 / 48, right: 10.0 / 64, bottom: 12.0 / 48)),
+                                     marker: $1) }, expectBlits: false)
+        // Rotated.
+        try Self.compare({ Self.list($0, transform: .rotation(angle: 0.3).concatenating(.translation(x: 60, y: 20)), marker: $1) },
+                         expectBlits: false)
+    }
+}
