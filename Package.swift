@@ -13,8 +13,13 @@ let package = Package(
         .library(name: "LaminaCore", targets: ["LaminaCore"]),
         .executable(name: "laminad", targets: ["laminad"]),
         .executable(name: "laminactl", targets: ["laminactl"]),
-        .executable(name: "lamina-bench", targets: ["lamina-bench"]),
         .executable(name: "lamina-demo", targets: ["lamina-demo"]),
+        // The server's modules, for the nested Benchmarks/ package (a package reaches another's
+        // targets only through a product). Not a stable API: clients import `Lamina`.
+        .library(name: "LaminaInternals", targets: [
+            "LaminaProtocol", "LaminaServer", "LaminaPlatform", "LaminaGLES", "LaminaHeadless", "LaminaRaster",
+            "LaminaTestSupport",
+        ]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -103,10 +108,9 @@ let package = Package(
         // The README's client example, exactly as printed (LaminaEndToEndTests/ReadmeExampleTests
         // checks the two agree and runs it): it depends on the Lamina product's module alone.
         .executableTarget(name: "lamina-readme-example", dependencies: ["Lamina"], path: "Examples/ReadmeExample"),
-        .executableTarget(name: "lamina-bench", dependencies: [
-            "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaRaster", "Lamina", "LaminaPlatform",
-            "LaminaTestSupport",   // the seeded generator the flood and hit-test benches share with the tests
-        ]),
+        // Test tool: a client that measures a running laminad from outside (commits/s while animating,
+        // input latency), run by the KMS VM tests in the guest. Benchmarks live in Benchmarks/.
+        .executableTarget(name: "lamina-probe", dependencies: ["Lamina", "LaminaCore", "LaminaProtocol", "LaminaPlatform"]),
 
         // MARK: Tests
         // Helpers every test target shares (a seeded generator, image differences): one copy.

@@ -270,7 +270,7 @@ extension KMSVMTests {
 extension KMSVMTests {
     /// Real devices all the way to clients: QEMU's tablet over a kept scene reaches the layer
     /// under it (`laminactl events`: enter, move, press, release on "bg", not injected, with the
-    /// kernel's timestamp). Then `lamina-bench input-latency` measures kernel event → client for
+    /// kernel's timestamp). Then `lamina-probe input-latency` measures kernel event → client for
     /// tablet moves (a figure for the notes; the test checks only that one came out).
     @Test func deviceEventsReachClientsWithLatency() throws {
         try requireUdev()
@@ -288,10 +288,10 @@ extension KMSVMTests {
             qmp input-send-event '\(qmpButton(false))'
             i=0; while kill -0 $EV 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
             value events "$(tr '\\n' '|' </tmp/events.txt)"
-            "$B/lamina-bench" input-latency 20 100 >/tmp/latency.txt 2>&1 &
+            "$B/lamina-probe" input-latency 20 100 >/tmp/latency.txt 2>&1 &
             LB=$!
             i=0; while ! grep -q ready /tmp/latency.txt && [ $i -lt 900 ]; do sleep 0.1; i=$((i+1)); done
-            grep -q ready /tmp/latency.txt || echo "VMKMS_FAIL lamina-bench input-latency did not get ready"
+            grep -q ready /tmp/latency.txt || echo "VMKMS_FAIL lamina-probe input-latency did not get ready"
             # Tablet moves until it has its 20 events (a loaded host slows the guest a lot).
             x=4000; n=0
             while kill -0 $LB 2>/dev/null && [ $n -lt 80 ]; do

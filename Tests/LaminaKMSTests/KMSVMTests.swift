@@ -387,7 +387,7 @@ struct KMSVMTests {
             value cursor_pos "$(grep -o 'crtc-pos=64x64+[0-9]*+[0-9]*' /sys/kernel/debug/dri/0/state)"
             shot cursor
             "$B/laminactl" apply --duration 8 --timing-function linear $D/moved.json >/dev/null || echo "VMKMS_FAIL apply"
-            value live "$("$B/lamina-bench" live 2)"
+            value live "$("$B/lamina-probe" live 2)"
             shot mid
             sleep 6
             shot end
@@ -408,7 +408,7 @@ struct KMSVMTests {
         expectPixel(end, 200, 650, (255, 0, 0), "red at the end")
         expectPixel(end, 200, 300, (0, 0, 0), "nothing left behind")
         #expect(run.values["laminad_exit"] == "0")
-        // lamina-bench live: a second client committing (each commit waited for) meanwhile.
+        // lamina-probe live: a second client committing (each commit waited for) meanwhile.
         let live = run.values["live"] ?? ""
         #expect(live.hasPrefix("live commits while animating:"), "\(live)")
         print("KMS numbers: \(live)")

@@ -107,8 +107,8 @@ struct TreeShapeTests {
         #expect(t.layers == before)
     }
 
-    /// 100 000 sibling destroys in one commit finish (the old code was quadratic: 43 s and 7.7 s). No timing is asserted; the bench
-    /// `lamina-bench tree` reports the time.
+    /// 100 000 sibling destroys in one commit finish (the old code was quadratic: 43 s and 7.7 s). No timing is asserted; the
+    /// `TreeEdits` benchmark suite (Benchmarks/) reports the time.
     @Test func manySiblingsAreDestroyedInOneCommit() throws {
         var t = tree()
         let n = 99_999  // the root is the 100 000th

@@ -4,7 +4,7 @@ import LaminaCore
 import LaminaPlatform
 import LaminaProtocol
 
-/// `lamina-bench input-latency [N] [LAYERS]` against a running laminad ($LAMINA_SOCKET) with
+/// `lamina-probe input-latency [N] [LAYERS]` against a running laminad ($LAMINA_SOCKET) with
 /// input devices: a client with a full-screen layer (over LAYERS (100) small ones) receives N
 /// (100) events from a real device and reports, for each, the time from the kernel's timestamp
 /// of the device event (`deviceTime`, CLOCK_MONOTONIC) to the client holding the event: the
@@ -12,8 +12,8 @@ import LaminaProtocol
 /// client library. Prints "ready" once it listens, so a driver can start sending events.
 /// The KMS VM test drives it with QMP tablet events.
 @MainActor
-func runInputLatencyBenchmark(samples: Int, layers layerCount: Int) async throws -> String {
-    let c = try Connection.connect(name: "lamina-bench input-latency")
+func runInputLatencyProbe(samples: Int, layers layerCount: Int) async throws -> String {
+    let c = try Connection.connect(name: "lamina-probe input-latency")
     let size = c.displaySize
     let back = Layer()
     back.frame = Rect(x: 0, y: 0, width: size.width, height: size.height)

@@ -6,7 +6,7 @@ import LaminaProtocol
 /// animation plays on its display: each commit changes a layer's colour (actions disabled) and
 /// waits for its `applied`, so this is the round-trip rate, not a pipelined one. Also reports
 /// the frames laminad drew meanwhile. Speaks the wire protocol directly (no client library).
-func runLiveCommitBenchmark(seconds: Double) throws -> String {
+func runLiveCommitProbe(seconds: Double) throws -> String {
     let socket = try UnixSocket.connect(path: SocketPath.resolve())
     var decoder = FrameDecoder(limit: 1 << 30)
     var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -39,8 +39,8 @@ func runLiveCommitBenchmark(seconds: Double) throws -> String {
         }
     }
 
-    try send(.hello(Hello(clientName: "lamina-bench")))
-    guard case .welcome = try receive() else { throw SystemError("laminad did not welcome lamina-bench", errno: 0) }
+    try send(.hello(Hello(clientName: "lamina-probe")))
+    guard case .welcome = try receive() else { throw SystemError("laminad did not welcome lamina-probe", errno: 0) }
     let mover = LayerID(1), box = LayerID(2)
     var setup: [Operation] = []
     for (layer, frame) in [(mover, Rect(x: 0, y: 700, width: 100, height: 100)), (box, Rect(x: 900, y: 50, width: 100, height: 100))] {

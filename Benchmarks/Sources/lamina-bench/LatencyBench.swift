@@ -9,10 +9,9 @@ import LaminaPlatform
 /// median sits near half a refresh plus the render time.
 @MainActor
 func runLatencyBenchmark(layers layerCount: Int = 100, samples: Int = 300) async throws -> String {
-    let dir = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     let socket = NSTemporaryDirectory() + "lamina-bench-\(getpid()).sock"
     let daemon = Process()
-    daemon.executableURL = dir.appendingPathComponent("laminad")
+    daemon.executableURL = try laminadExecutable()
     daemon.arguments = ["--backend", "headless", "--size", "1280x720", "--clock", "real", "--socket", socket, "--log-level", "warning"]
     try daemon.run()
     defer { daemon.terminate(); daemon.waitUntilExit() }
@@ -66,4 +65,18 @@ func runLatencyBenchmark(layers layerCount: Int = 100, samples: Int = 300) async
     }
     return "latency: commit → frame event over a real socket, laminad --clock real (60 Hz), headless 1280×720, "
         + "\(layerCount) layers, \(latencies.count)/\(samples) samples: median \(ms(0.5)) ms, p90 \(ms(0.9)) ms, p99 \(ms(0.99)) ms, max \(ms(1))"
+}
+
+/// The laminad to start: `$LAMINAD`, else one beside this executable, else the main package's
+/// release build (this package's build has no laminad: it is not a product it depends on).
+private func laminadExecutable() throws -> URL {
+    if let path = ProcessInfo.processInfo.environment["LAMINAD"] { return URL(fileURLWithPath: path) }
+    let beside = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent("laminad")
+    // Benchmarks/Sources/lamina-bench/LatencyBench.swift → the repository root.
+    var root = URL(fileURLWithPath: #filePath)
+    for _ in 0..<4 { root.deleteLastPathComponent() }
+    let main = root.appendingPathComponent(".build/release/laminad")
+    for candidate in [beside, main] where FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+    throw SystemError("no laminad at \(beside.path) or \(main.path): build it (swift build -c release --product laminad) or set LAMINAD", errno: 0)
 }

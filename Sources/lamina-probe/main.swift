@@ -1,0 +1,22 @@
+// lamina-probe: a client that measures a running laminad ($LAMINA_SOCKET) from outside, for the
+// KMS VM tests (Tests/LaminaKMSTests) that run it in the guest. The benchmarks proper live in the
+// nested Benchmarks/ package.
+//   lamina-probe live [SECONDS]           commits/s (each waited for) while an animation plays
+//   lamina-probe input-latency [N] [LAYERS]  kernel event → client time for N device events over
+//                                         LAYERS small layers; prints "ready" once it listens
+#if canImport(Glibc)
+import Glibc
+#endif
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "live":
+    let seconds = arguments.dropFirst().first.flatMap(Double.init) ?? 3
+    do { print(try runLiveCommitProbe(seconds: seconds)) } catch { print("live probe failed: \(error)") }
+case "input-latency":
+    let n = arguments.dropFirst().first.flatMap { Int($0) } ?? 100
+    let layers = arguments.dropFirst(2).first.flatMap { Int($0) } ?? 100
+    do { print(try await runInputLatencyProbe(samples: max(1, n), layers: max(0, layers))) } catch { print("input latency failed: \(error)") }
+default:
+    print("usage: lamina-probe live [SECONDS] | input-latency [N] [LAYERS]   (against $LAMINA_SOCKET)")
+    exit(2)
+}
