@@ -6,7 +6,7 @@ import LaminaHeadless
 import Testing
 
 /// How a video picture in dma-buf memory is described to `eglCreateImageKHR`, and which ones
-/// are copied instead. (Importing itself needs a GPU's driver: see VideoCameraVMTests.)
+/// are copied instead. (Importing itself needs a GPU's driver: see VideoCameraVMTests.swift.)
 @Suite("dma-buf import")
 struct DMABufImportTests {
     final class Keeper {}

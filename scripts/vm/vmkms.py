@@ -27,6 +27,7 @@ the reason on stderr), 1 on a harness error. Only the Python standard library is
 
 import argparse
 import base64
+import fcntl
 import glob
 import gzip
 import hashlib
@@ -115,8 +116,16 @@ def kernel_package():
 
 
 def fetch_kernel():
-    """Returns (vmlinux path, modules dir), downloading and unpacking Debian's kernel once."""
+    """Returns (vmlinux path, modules dir), downloading and unpacking Debian's kernel once.
+    Holds a lock on the cache meanwhile: two harnesses started together on an empty cache
+    must not unpack over each other."""
     os.makedirs(CACHE, exist_ok=True)
+    with open(os.path.join(CACHE, "kernel.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _fetch_kernel_locked()
+
+
+def _fetch_kernel_locked():
     stamp = os.path.join(CACHE, "kernel.json")
     if os.path.exists(stamp):
         info = json.load(open(stamp))
