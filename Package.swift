@@ -118,7 +118,7 @@ let package = Package(
         .testTarget(name: "LaminaCoreTests", dependencies: ["LaminaCore"]),
         .testTarget(name: "LaminaRasterTests", dependencies: ["LaminaCore", "LaminaRaster", "LaminaImage"],
                     exclude: ["Reference"]),
-        .testTarget(name: "LaminaVideoTests", dependencies: ["LaminaCore", "LaminaServer", "LaminaVideo"]),
+        .testTarget(name: "LaminaVideoTests", dependencies: ["LaminaCore", "LaminaServer", "LaminaVideo", "LaminaTestSupport"]),
         .testTarget(name: "LaminaProtocolTests", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaTestSupport"]),
         .testTarget(name: "LaminaGLESTests", dependencies: [
             "CEGL", "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaImage",

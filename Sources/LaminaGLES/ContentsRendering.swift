@@ -46,8 +46,10 @@ final class TextureCache {
     func hasFailed(_ source: ImageSource) -> Bool { failed[source.id] != nil }
 
     /// The texture for `source`, brought up to its latest generation (and given mipmaps when
-    /// `mipmaps` asks), bound to `GL_TEXTURE_2D` on the active unit.
-    func bind(_ source: ImageSource, mipmaps: Bool) throws(GLESError) {
+    /// `mipmaps` asks), bound to `GL_TEXTURE_2D` on the active unit. Returns whether it holds
+    /// its rows bottom row first (a video frame's: draws read it with v flipped).
+    @discardableResult
+    func bind(_ source: ImageSource, mipmaps: Bool) throws(GLESError) -> Bool {
         if var e = entries[source.id] {
             glBindTexture(GLenum(GL_TEXTURE_2D), e.texture)
             if let region = source.changedRegion(since: e.generation) {
@@ -76,7 +78,7 @@ final class TextureCache {
             }
             e.usedInFrame = true
             entries[source.id] = e
-            return
+            return e.bottomUp
         }
         var texture: GLuint = 0
         glGenTextures(1, &texture)
@@ -89,7 +91,7 @@ final class TextureCache {
         entry.bottomUp = source.isVideo && source.dmabuf == nil && !mipmaps
         if !entry.bottomUp, attach(source, to: &entry) {
             entries[source.id] = entry
-            return
+            return false
         }
         glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(source.width), GLsizei(source.height), 0,
                      GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)
@@ -107,6 +109,7 @@ final class TextureCache {
         if mipmaps { glGenerateMipmap(GLenum(GL_TEXTURE_2D)) }
         entry.hasMipmaps = mipmaps
         entries[source.id] = entry
+        return entry.bottomUp
     }
 
     /// Makes the entry's texture sample `source`'s dma-buf picture in place; false when the
@@ -122,9 +125,6 @@ final class TextureCache {
         dmabufImported += 1
         return true
     }
-
-    /// Whether `source`'s texture holds its rows bottom row first (its draws flip v).
-    func isBottomUp(_ source: ImageSource) -> Bool { entries[source.id]?.bottomUp ?? false }
 
     /// A framebuffer that reads `source`'s bottom-up texture (made once, kept with it).
     func readFramebuffer(for source: ImageSource) -> GLuint? {
@@ -208,7 +208,9 @@ extension GLESRenderer {
         // An image the GL cannot hold (over GL_MAX_TEXTURE_SIZE, out of memory) draws nothing;
         // it must not fail the frame for everyone else.
         guard !textures.hasFailed(source) else { return }
-        do { try textures.bind(source, mipmaps: d.minificationFilter == .trilinear) } catch { return }
+        // A texture kept bottom row first is read with v flipped.
+        let bottomUp: Bool
+        do { bottomUp = try textures.bind(source, mipmaps: d.minificationFilter == .trilinear) } catch { return }
         func filter(_ f: ContentsFilter, minifying: Bool) -> GLint {
             switch f {
             case .nearest: GL_NEAREST
@@ -217,8 +219,6 @@ extension GLESRenderer {
             }
         }
         let dr = d.destination
-        // A texture kept bottom row first is read with v flipped.
-        let bottomUp = textures.isBottomUp(source)
         let sr = bottomUp ? Rect(x: d.sourceRect.minX, y: 1 - d.sourceRect.minY, width: d.sourceRect.width, height: -d.sourceRect.height)
             : d.sourceRect
         // Pixels known opaque: the layer promised it, or the image's own pixels are (a video
@@ -226,7 +226,8 @@ extension GLESRenderer {
         let opaque = d.isOpaque || source.pixelsAreOpaque
         // The whole image (or its contentsRect part) over a rectangle whose edges land on pixels,
         // without nine slices or a rounded mask: the plain program, no coverage to compute.
-        let plain = d.clip == nil && d.destinationInsets == .zero && d.sourceInsets == .zero && Self.landsOnPixels(dr, c.transform)
+        let aligned = Self.landsOnPixels(dr, c.transform)
+        let plain = d.clip == nil && d.destinationInsets == .zero && d.sourceInsets == .zero && aligned
         // One texel to one pixel, texel centres on pixel centres: nearest sampling reads what
         // linear would, for less.
         let part = d.sourceRect
@@ -243,7 +244,7 @@ extension GLESRenderer {
         let clampRect = (GLfloat(min(u0 + hu, (u0 + u1) / 2)), GLfloat(min(v0 + hv, (v0 + v1) / 2)),
                          GLfloat(max(u1 - hu, (u0 + u1) / 2)), GLfloat(max(v1 - hv, (v0 + v1) / 2)))
         // An opaque image at full opacity whose edges land on pixels needs no blending.
-        let skipBlend = opaque && c.opacity >= 1 && d.clip == nil && !hasActiveClips && Self.landsOnPixels(dr, c.transform)
+        let skipBlend = opaque && c.opacity >= 1 && d.clip == nil && !hasActiveClips && aligned
         if texelForPixel, skipBlend, bottomUp, usesContentsBlit, targetIsRGBA8, frame.groups.isEmpty,
            blit(source, part: part, to: dr, c.transform) {
             return

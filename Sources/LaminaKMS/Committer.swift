@@ -15,8 +15,8 @@ public struct CommitTarget: Sendable {
     /// The CRTC's CURSOR plane where a cursor is configured and the device has one: an atomic
     /// modeset sets it from `cursor`, or clears it.
     public var cursorPlane: DRMPlane?
-    /// The OVERLAY planes this CRTC can use (for a video, `OverlayPlanner`).
-    public var overlayPlanes: [DRMPlane] = []
+    /// The OVERLAY planes this CRTC can use (for a video, `OverlayPlanner`), read once.
+    public var overlayPlanes: [OverlayPlane] = []
 
     public init(connector: DRMConnector, crtc: UInt32, crtcProperties: DRMProperties, plane: DRMPlane, mode: DRMMode) {
         self.connector = connector

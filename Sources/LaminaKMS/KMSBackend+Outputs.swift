@@ -57,6 +57,7 @@ extension KMSBackend {
                 }
             }
             target.overlayPlanes = resources.planes.filter { $0.kind == .overlay && $0.possibleCRTCs.contains(crtc) }
+                .map { OverlayPlane(id: $0.id, formats: $0.formats) }
             logger.info("kms: \(connector.name): overlay planes: \(target.overlayPlanes.isEmpty ? "none" : target.overlayPlanes.map { "\($0.id)" }.joined(separator: ", "))")
             let x = taken.map { $0.origin.x + $0.logicalSize.width }.max() ?? 0
             func has(_ yes: Bool) -> String { yes ? "yes" : "no" }

@@ -93,7 +93,7 @@ final class KMSOutput: Output {
     var isFramePending: Bool { pending != nil || staged != nil }
 
     /// The cursor, where this output's frames draw it (no cursor plane).
-    var overlayPlanes: [OverlayPlane] { target.overlayPlanes.map { OverlayPlane(id: $0.id, formats: $0.formats) } }
+    var overlayPlanes: [OverlayPlane] { target.overlayPlanes }
 
     var overlay: [DrawCommand] {
         guard let drawn = backend.drawnCursor, drawn.crtc == target.crtc else { return [] }

@@ -175,12 +175,8 @@ struct PackedLayout {
         self.fourcc = fourcc
     }
 
-    /// `height` rows of `width` pixels from `data` (`rowBytes` apart) as premultiplied RGBA.
-    func bitmap(_ data: UnsafeRawPointer, width: Int, height: Int, rowBytes: Int) -> Bitmap {
-        bitmapAndOpacity(data, width: width, height: height, rowBytes: rowBytes).bitmap
-    }
-
-    /// The pixels as `bitmap` gives them, and whether every one is opaque.
+    /// `height` rows of `width` pixels from `data` (`rowBytes` apart) as premultiplied RGBA,
+    /// and whether every one is opaque.
     func bitmapAndOpacity(_ data: UnsafeRawPointer, width: Int, height: Int, rowBytes: Int) -> (bitmap: Bitmap, opaque: Bool) {
         var bytes = [UInt8](repeating: 0, count: width * height * 4)
         var translucent = false

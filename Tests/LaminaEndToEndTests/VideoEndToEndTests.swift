@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import LaminaTestSupport
 import Lamina
 import LaminaCore
 import LaminaProtocol
@@ -13,21 +14,9 @@ enum VideoClips {
         try clip(in: directory, name: name, encoder: ["vp8enc", "deadline=1", "!", "webmmux"])
     }
 
-    /// Whether GStreamer has `element` (gst-inspect-1.0).
-    static func hasElement(_ element: String) -> Bool {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/gst-inspect-1.0")
-        p.arguments = [element]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return false }
-        p.waitUntilExit()
-        return p.terminationStatus == 0
-    }
-
     /// An H.264 encoder, if one is installed (x264enc is in gstreamer1.0-plugins-ugly,
     /// openh264enc in -bad; libav's avenc_h264_omx needs OpenMAX hardware).
-    static let h264Encoder: String? = ["x264enc", "openh264enc"].first(where: hasElement)
+    static let h264Encoder: String? = ["x264enc", "openh264enc"].first(where: MediaSupport.hasElement)
 
     /// The three-second clip through `encoder` (elements after videoconvert, ending in a muxer).
     static func clip(in directory: String, name: String, encoder: [String]) throws -> String {
@@ -65,6 +54,18 @@ func isError(_ e: VideoEvent) -> Bool { if case .error = e { true } else { false
 @Suite("video end to end", .serialized, .timeLimit(.minutes(2)))
 @MainActor
 struct VideoEndToEndTests {
+    /// Another client that keeps a white 40×40 square at (250, 10) on screen while a test's
+    /// video fails: bad input must not touch it.
+    func bystander(_ daemon: DaemonProcess) async throws -> Connection {
+        let other = try Connection.connect(to: daemon.socket, name: "other")
+        let square = Layer()
+        square.frame = Rect(x: 250, y: 10, width: 40, height: 40)
+        square.backgroundColor = Color(red: 1, green: 1, blue: 1, alpha: 1)
+        other.rootLayer.addSublayer(square)
+        try await other.sync()
+        return other
+    }
+
     @Test("a playing video shows the frame of the clock's time; it ends with an event and keeps its last frame")
     func playsOnTheVirtualClock() async throws {
         let daemon = try DaemonProcess()
@@ -181,12 +182,7 @@ struct VideoEndToEndTests {
         let clip = try VideoClips.webm(in: dir)
         let pid = daemon.process.processIdentifier
         // Another client keeps drawing a white square throughout.
-        let other = try Connection.connect(to: daemon.socket, name: "other")
-        let square = Layer()
-        square.frame = Rect(x: 250, y: 10, width: 40, height: 40)
-        square.backgroundColor = Color(red: 1, green: 1, blue: 1, alpha: 1)
-        other.rootLayer.addSublayer(square)
-        try await other.sync()
+        let other = try await bystander(daemon)
 
         let c = try Connection.connect(to: daemon.socket, name: "video")
         var noise = [UInt8](repeating: 0, count: 8192)
@@ -241,39 +237,17 @@ struct VideoEndToEndTests {
         other.close()
     }
 
-    /// A TCP socket on 127.0.0.1 that listens and never accepts: the kernel completes each
-    /// connection, the request is sent, and nothing ever answers. Returns the descriptor and port.
-    func silentServer() throws -> (fd: Int32, port: UInt16) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw DaemonError("socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { close(fd); throw DaemonError("bind/listen on 127.0.0.1: errno \(errno)") }
-        return (fd, UInt16(bigEndian: address.sin_port))
-    }
-
     @Test("a URI that connects and never answers is an error event within [video] open_timeout, leaving no thread or descriptor",
-          .enabled(if: VideoClips.hasElement("souphttpsrc"), "GStreamer has no HTTP source (souphttpsrc, gstreamer1.0-plugins-good)"))
+          .enabled(if: MediaSupport.hasElement("souphttpsrc"), "GStreamer has no HTTP source (souphttpsrc, gstreamer1.0-plugins-good)"))
     func silentSource() async throws {
         let config = NSTemporaryDirectory() + "lamina-video-timeout-\(UUID().uuidString.prefix(8)).toml"
         try "[video]\nopen_timeout = 1\n".write(toFile: config, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: config) }
         let daemon = try DaemonProcess(extra: ["--config", config])
-        let server = try silentServer()
+        let server = try MediaSupport.silentServer()
         defer { close(server.fd) }
         let pid = daemon.process.processIdentifier
-        let other = try Connection.connect(to: daemon.socket, name: "other")
-        let square = Layer()
-        square.frame = Rect(x: 250, y: 10, width: 40, height: 40)
-        square.backgroundColor = Color(red: 1, green: 1, blue: 1, alpha: 1)
-        other.rootLayer.addSublayer(square)
-        try await other.sync()
+        let other = try await bystander(daemon)
         let c = try Connection.connect(to: daemon.socket, name: "video")
         // Two rounds: the first pays GStreamer's and the HTTP source's once-only set-up; after
         // the second, threads and descriptors are what they were after the first.

@@ -3,6 +3,7 @@ import Foundation
 import LaminaCore
 import LaminaServer
 import Testing
+import LaminaTestSupport
 @testable import LaminaVideo
 
 /// Makes small clips with gst-launch-1.0 (gstreamer1.0-tools): second k of a clip is one
@@ -117,36 +118,15 @@ struct GStreamerDecoderTests {
         #expect(d.frame(at: 0, wait: 1) == nil)
     }
 
-    /// Whether GStreamer has `element` (gst-inspect-1.0).
-    static func hasElement(_ element: String) -> Bool {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/gst-inspect-1.0")
-        p.arguments = [element]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return false }
-        p.waitUntilExit()
-        return p.terminationStatus == 0
-    }
-
     @Test("a source that never answers wakes the loop at the open timeout with an error event",
-          .enabled(if: hasElement("souphttpsrc"), "GStreamer has no HTTP source (souphttpsrc, gstreamer1.0-plugins-good)"))
+          .enabled(if: MediaSupport.hasElement("souphttpsrc"), "GStreamer has no HTTP source (souphttpsrc, gstreamer1.0-plugins-good)"))
     func openTimeout() throws {
         // A TCP listener that never accepts: the connection is made, the request sent, no answer.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(fd >= 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 4) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        try #require(listening)
+        let server = try MediaSupport.silentServer()
+        defer { close(server.fd) }
         let video = try GStreamerVideo()
         video.openTimeout = 0.5
-        let d = try video.open(uri: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/x.webm")
+        let d = try video.open(uri: "http://127.0.0.1:\(server.port)/x.webm")
         defer { d.close() }
         // Waits on the wake-up descriptor as laminad's loop does, looking at the events only
         // when woken: the silent source soon posts nothing more, so what wakes it at the
@@ -176,13 +156,15 @@ struct PackedLayoutTests {
                              200, 100, 0, 128, 0, 0, 255, 255, 0xEE, 0xEE, 0xEE, 0xEE]
         let bgrx = try #require(PackedLayout(GST_VIDEO_FORMAT_BGRx))
         #expect(bgrx.fourcc == DRMFourCC.xrgb8888 && !bgrx.hasAlpha)
-        let opaque = rows.withUnsafeBytes { bgrx.bitmap($0.baseAddress!, width: 2, height: 2, rowBytes: 12) }
-        #expect(opaque.bytes == [30, 20, 10, 255, 60, 50, 40, 255, 0, 100, 200, 255, 255, 0, 0, 255])
+        let opaque = rows.withUnsafeBytes { bgrx.bitmapAndOpacity($0.baseAddress!, width: 2, height: 2, rowBytes: 12) }
+        #expect(opaque.bitmap.bytes == [30, 20, 10, 255, 60, 50, 40, 255, 0, 100, 200, 255, 255, 0, 0, 255])
+        #expect(opaque.opaque, "a padded layout is opaque whatever its fourth byte")
         let bgra = try #require(PackedLayout(GST_VIDEO_FORMAT_BGRA))
         #expect(bgra.fourcc == DRMFourCC.argb8888 && bgra.hasAlpha)
-        let straight = rows.withUnsafeBytes { bgra.bitmap($0.baseAddress!, width: 2, height: 2, rowBytes: 12) }
-        #expect(Array(straight.bytes[8..<12]) == [0, 50, 100, 128], "premultiplied by 128/255")
-        #expect(Array(straight.bytes[4..<8]) == [2, 1, 1, 7], "R 60, G 50, B 40 at alpha 7, rounded")
+        let straight = rows.withUnsafeBytes { bgra.bitmapAndOpacity($0.baseAddress!, width: 2, height: 2, rowBytes: 12) }
+        #expect(Array(straight.bitmap.bytes[8..<12]) == [0, 50, 100, 128], "premultiplied by 128/255")
+        #expect(Array(straight.bitmap.bytes[4..<8]) == [2, 1, 1, 7], "R 60, G 50, B 40 at alpha 7, rounded")
+        #expect(!straight.opaque)
         // A camera's alpha byte is not image data: its layouts are taken as padded.
         #expect(try #require(PackedLayout(GST_VIDEO_FORMAT_RGBA)).opaque.fourcc == DRMFourCC.xbgr8888)
         #expect(bgra.opaque.fourcc == DRMFourCC.xrgb8888 && !bgra.opaque.hasAlpha)
