@@ -82,11 +82,24 @@ public final class GStreamerVideo: VideoDecoding {
             guard gst_uri_is_valid(text) != 0 else {
                 throw VideoOpenError("'\(text)' is neither an absolute path nor a URI (scheme:…)")
             }
-            let scheme = String(cString: gst_uri_get_protocol(text)!)
+            guard let protocolName = gst_uri_get_protocol(text) else { throw VideoOpenError("'\(text)' has no scheme") }
+            let scheme = String(cString: protocolName)
+            g_free(protocolName)
             if scheme == "file" {
                 guard let location = gst_uri_get_location(text) else { throw VideoOpenError("'\(text)' names no file") }
                 path = String(cString: location)
                 g_free(location)
+            } else if scheme == "v4l2" {
+                // v4l2src opens the device in the state change laminad's loop thread makes: a
+                // FIFO or anything else that is not a character device could block it there.
+                guard let location = gst_uri_get_location(text) else { throw VideoOpenError("'\(text)' names no V4L2 device") }
+                let device = String(cString: location)
+                g_free(location)
+                var info = stat()
+                guard stat(device, &info) == 0 else { throw VideoOpenError("\(device): \(String(cString: strerror(errno)))") }
+                guard info.st_mode & S_IFMT == S_IFCHR else {
+                    throw VideoOpenError("\(device) is not a V4L2 device (a character device such as /dev/video0)")
+                }
             } else if gst_uri_protocol_is_supported(GST_URI_SRC, scheme) == 0 {
                 throw VideoOpenError("'\(text)': GStreamer has no source for URIs of scheme '\(scheme)'")
             }
@@ -518,9 +531,10 @@ final class GStreamerDecoder: VideoDecoder {
         var metaOffset: gsize = 0, metaStride: gint = 0
         if lamina_gst_video_meta_plane(buffer, &metaOffset, &metaStride) != 0 {
             rowBytes = Int(metaStride)
-            offset = Int(metaOffset)
+            // A plane offset no buffer could have (past 2 GiB) is refused, not added up.
+            offset = metaOffset <= gsize(Int32.max) ? Int(metaOffset) : -1
         }
-        guard width > 0, height > 0, width <= maximumSide, height <= maximumSide, rowBytes >= width * 4 else {
+        guard width > 0, height > 0, width <= maximumSide, height <= maximumSide, rowBytes >= width * 4, offset >= 0 else {
             if !failed {
                 failed = true
                 events.append(.error("the video's pictures are \(w)×\(h) (stride \(rowBytes)); laminad shows at most \(maximumSide)×\(maximumSide)"))
@@ -533,7 +547,7 @@ final class GStreamerDecoder: VideoDecoder {
         let needed = offset + rowBytes * (height - 1) + width * 4
         if gst_buffer_n_memory(buffer) == 1, let memory = gst_buffer_peek_memory(buffer, 0), gst_is_dmabuf_memory(memory) != 0 {
             let fd = gst_dmabuf_memory_get_fd(memory)
-            if fd >= 0, Int(memory.pointee.size) >= needed {
+            if fd >= 0, memory.pointee.size >= gsize(needed), memory.pointee.offset <= gsize(Int32.max) {
                 counts.dmabuf += 1
                 let keeper = SampleKeeper(sample)
                 let plane = DMABufPicture.Plane(fd: fd, offset: Int(memory.pointee.offset) + offset, pitch: rowBytes)

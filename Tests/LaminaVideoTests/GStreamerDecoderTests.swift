@@ -187,3 +187,25 @@ extension PackedLayoutTests {
         }
     }
 }
+
+/// A camera URI must name a character device: v4l2src opens it during a state change on
+/// laminad's loop thread, where a FIFO would block every client.
+@Suite("Camera URIs")
+struct CameraURITests {
+    @Test func onlyACharacterDeviceIsOpenedAsACamera() throws {
+        let dir = try Clips.directory()
+        let fifo = dir + "/camera.fifo", file = dir + "/camera.txt"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        _ = FileManager.default.createFile(atPath: file, contents: Data("not a camera".utf8))
+        for (path, words) in [(fifo, "is not a V4L2 device"), (file, "is not a V4L2 device"), (dir + "/missing", "No such file")] {
+            do {
+                _ = try GStreamerVideo.resolve("v4l2://" + path)
+                Issue.record("v4l2://\(path) was accepted")
+            } catch {
+                #expect(error.message.contains(words), "\(error.message)")
+            }
+        }
+        // /dev/null is a character device: accepted here (v4l2src then reports it is no camera).
+        #expect(try GStreamerVideo.resolve("v4l2:///dev/null") == "v4l2:///dev/null")
+    }
+}
