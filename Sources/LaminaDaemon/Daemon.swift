@@ -141,6 +141,8 @@ public final class Daemon {
     private var droppedForHandshake = 0
     private var frameTimer: LoopTimer?
     private var signals: SignalSource?
+    /// SIGINT and SIGTERM stop laminad; SIGUSR1 blanks the displays and SIGUSR2 lights them.
+    private static let handledSignals = [SIGINT, SIGTERM, SIGUSR1, SIGUSR2]
     private var frameScheduled = false
     /// The renderer's refusal to import dma-buf pictures was logged.
     private var videoImportRefusalLogged = false
@@ -172,6 +174,8 @@ public final class Daemon {
     public init(backend: any DisplayBackend, options: Options, logger: Logger) throws {
         self.options = options
         self.logger = logger
+        // Before GStreamer and restored sessions' videos start threads (see `SignalSource.block`).
+        try SignalSource.block(Self.handledSignals)
         loop = try EventLoop()
         compositor = Compositor(backend: backend, clock: FrameClock(options.clock), configuration: options.compositor,
                                 logger: logger, realTime: { monotonicSeconds() })
@@ -271,7 +275,7 @@ public final class Daemon {
             // Light the displays with the background before any client connects.
             forcedRedraw = true
         }
-        signals = try SignalSource(loop: loop, signals: [SIGINT, SIGTERM, SIGUSR1, SIGUSR2]) { [unowned self] sig in
+        signals = try SignalSource(loop: loop, signals: Self.handledSignals) { [unowned self] sig in
             switch sig {
             case SIGUSR1, SIGUSR2:
                 // USR1 blanks, USR2 relights every display, like `laminactl display off|on`.

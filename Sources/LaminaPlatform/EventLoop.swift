@@ -160,10 +160,7 @@ public final class SignalSource {
 
     /// Blocks `signals` for this thread and calls `handler` with each one that arrives.
     public init(loop: EventLoop, signals: [Int32], handler: @escaping (Int32) -> Void) throws(SystemError) {
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        for s in signals { sigaddset(&mask, s) }
-        guard pthread_sigmask(SIG_BLOCK, &mask, nil) == 0 else { throw SystemError("pthread_sigmask", errno: errno) }
+        var mask = try Self.block(signals)
         fd = FileDescriptor(owning: try retryingEINTR("signalfd") { signalfd(-1, &mask, Int32(SFD_CLOEXEC | SFD_NONBLOCK)) })
         self.loop = loop
         let raw = fd.rawValue
@@ -173,6 +170,20 @@ public final class SignalSource {
                 handler(Int32(info.ssi_signo))
             }
         }
+    }
+
+    /// Blocks `signals` for this thread and the threads it starts from now on. Do it before
+    /// anything starts threads that do not block them themselves (GStreamer's streaming
+    /// threads): a process-directed signal goes to a thread that does not block it, and its
+    /// default action there ends the process before the signalfd ever sees it. Signals that
+    /// arrive in between stay pending until a `SignalSource` reads them.
+    @discardableResult
+    public static func block(_ signals: [Int32]) throws(SystemError) -> sigset_t {
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for s in signals { sigaddset(&mask, s) }
+        guard pthread_sigmask(SIG_BLOCK, &mask, nil) == 0 else { throw SystemError("pthread_sigmask", errno: errno) }
+        return mask
     }
 
     deinit { loop?.remove(fd.rawValue) }
