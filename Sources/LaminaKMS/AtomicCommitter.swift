@@ -40,6 +40,7 @@ public final class AtomicCommitter: KMSCommitter {
             try request.add(target.crtc, target.crtcProperties, "MODE_ID", UInt64(blob), "CRTC \(target.crtc)")
             try request.add(target.crtc, target.crtcProperties, "ACTIVE", 1, "CRTC \(target.crtc)")
             try addPlane(request, target, framebuffer: framebuffer)
+            if let lit = target.litOverlay { try clear(lit, in: request) }
             if let plane = target.cursorPlane {
                 // The cursor plane keeps this state through the page flips, which touch only the
                 // primary plane; the legacy cursor ioctls move it in between.
@@ -79,33 +80,69 @@ public final class AtomicCommitter: KMSCommitter {
         try pageFlip([PageFlip(target: target, framebuffer: framebuffer, damage: damage)], userData: userData)
     }
 
-    /// Every output's plane (and its damage clips) in one NONBLOCK commit: the kernel applies
-    /// all or none, and sends one page-flip event per CRTC.
+    /// Every output's plane (and its damage clips, and its overlay plane) in one NONBLOCK
+    /// commit: the kernel applies all or none, and sends one page-flip event per CRTC.
     public func pageFlip(_ flips: [PageFlip], userData: UnsafeMutableRawPointer?) throws(DRMError) {
         guard !flips.isEmpty else { return }
         let request = try AtomicRequest()
         var blobs: [UInt32] = []
         defer { for b in blobs { drmModeDestroyPropertyBlob(drm.fd, b) } }
         for flip in flips {
-            let target = flip.target
-            try addPlane(request, target, framebuffer: flip.framebuffer)
-            if let damage = flip.damage, !damage.isEmpty, target.plane.properties.ids["FB_DAMAGE_CLIPS"] != nil {
-                let w = Double(target.mode.width), h = Double(target.mode.height)
-                var rects = damage.clipped(to: PixelBox(x0: 0, y0: 0, x1: w, y1: h)).boxes.map {
-                    drm_mode_rect(x1: Int32(saturating: $0.x0), y1: Int32(saturating: $0.y0), x2: Int32(saturating: $0.x1), y2: Int32(saturating: $0.y1))
-                }
-                if !rects.isEmpty {
-                    var blob: UInt32 = 0
-                    try drmCheck("drmModeCreatePropertyBlob(FB_DAMAGE_CLIPS, \(rects.count) rectangles)",
-                                 drmModeCreatePropertyBlob(drm.fd, &rects, rects.count * MemoryLayout<drm_mode_rect>.stride, &blob))
-                    blobs.append(blob)
-                    try request.add(target.plane.id, target.plane.properties, "FB_DAMAGE_CLIPS", UInt64(blob), "plane \(target.plane.id)")
-                }
-            }
+            try add(flip, to: request, blobs: &blobs)
         }
         let names = flips.map(\.target.connector.name).joined(separator: ", ")
         try request.commit(drm, flags: UInt32(DRM_MODE_ATOMIC_NONBLOCK) | UInt32(DRM_MODE_PAGE_FLIP_EVENT),
                            userData: userData, what: "page flip on \(names)")
+    }
+
+    /// Asks the driver whether it would take `flip` (TEST_ONLY): nothing changes on screen.
+    /// The corresponding C function is `drmModeAtomicCommit` (TEST_ONLY).
+    public func test(_ flip: PageFlip) throws(DRMError) {
+        let request = try AtomicRequest()
+        var blobs: [UInt32] = []
+        defer { for b in blobs { drmModeDestroyPropertyBlob(drm.fd, b) } }
+        try add(flip, to: request, blobs: &blobs)
+        try request.commit(drm, flags: UInt32(DRM_MODE_ATOMIC_TEST_ONLY), what: "TEST_ONLY of an overlay plane on \(flip.target.connector.name)")
+    }
+
+    /// One output's part of a flip: its primary plane with its damage clips, its overlay
+    /// plane's picture or the overlay plane that goes off.
+    private func add(_ flip: PageFlip, to request: AtomicRequest, blobs: inout [UInt32]) throws(DRMError) {
+        let target = flip.target
+        try addPlane(request, target, framebuffer: flip.framebuffer)
+        if let damage = flip.damage, !damage.isEmpty, target.plane.properties.ids["FB_DAMAGE_CLIPS"] != nil {
+            let w = Double(target.mode.width), h = Double(target.mode.height)
+            var rects = damage.clipped(to: PixelBox(x0: 0, y0: 0, x1: w, y1: h)).boxes.map {
+                drm_mode_rect(x1: Int32(saturating: $0.x0), y1: Int32(saturating: $0.y0), x2: Int32(saturating: $0.x1), y2: Int32(saturating: $0.y1))
+            }
+            if !rects.isEmpty {
+                var blob: UInt32 = 0
+                try drmCheck("drmModeCreatePropertyBlob(FB_DAMAGE_CLIPS, \(rects.count) rectangles)",
+                             drmModeCreatePropertyBlob(drm.fd, &rects, rects.count * MemoryLayout<drm_mode_rect>.stride, &blob))
+                blobs.append(blob)
+                try request.add(target.plane.id, target.plane.properties, "FB_DAMAGE_CLIPS", UInt64(blob), "plane \(target.plane.id)")
+            }
+        }
+        if let cleared = flip.clearedOverlay { try clear(cleared, in: request) }
+        if let o = flip.overlay {
+            let plane = o.plane, what = "overlay plane \(plane.id)"
+            try request.add(plane.id, plane.properties, "FB_ID", UInt64(o.framebuffer), what)
+            try request.add(plane.id, plane.properties, "CRTC_ID", UInt64(target.crtc), what)
+            try request.add(plane.id, plane.properties, "SRC_X", o.source.x, what)
+            try request.add(plane.id, plane.properties, "SRC_Y", o.source.y, what)
+            try request.add(plane.id, plane.properties, "SRC_W", o.source.width, what)
+            try request.add(plane.id, plane.properties, "SRC_H", o.source.height, what)
+            try request.add(plane.id, plane.properties, "CRTC_X", UInt64(bitPattern: Int64(o.destination.x)), what)
+            try request.add(plane.id, plane.properties, "CRTC_Y", UInt64(bitPattern: Int64(o.destination.y)), what)
+            try request.add(plane.id, plane.properties, "CRTC_W", UInt64(o.destination.width), what)
+            try request.add(plane.id, plane.properties, "CRTC_H", UInt64(o.destination.height), what)
+        }
+    }
+
+    /// Turns `plane` off in `request`.
+    private func clear(_ plane: DRMPlane, in request: AtomicRequest) throws(DRMError) {
+        try request.add(plane.id, plane.properties, "FB_ID", 0, "overlay plane \(plane.id)")
+        try request.add(plane.id, plane.properties, "CRTC_ID", 0, "overlay plane \(plane.id)")
     }
 
     public var flipsOutputsTogether: Bool { true }
@@ -118,6 +155,7 @@ public final class AtomicCommitter: KMSCommitter {
         try request.add(target.crtc, target.crtcProperties, "ACTIVE", 0, "CRTC \(target.crtc)")
         try request.add(target.plane.id, target.plane.properties, "FB_ID", 0, "plane \(target.plane.id)")
         try request.add(target.plane.id, target.plane.properties, "CRTC_ID", 0, "plane \(target.plane.id)")
+        if let lit = target.litOverlay { try clear(lit, in: request) }
         if let plane = target.cursorPlane {
             try request.add(plane.id, plane.properties, "FB_ID", 0, "cursor plane \(plane.id)")
             try request.add(plane.id, plane.properties, "CRTC_ID", 0, "cursor plane \(plane.id)")

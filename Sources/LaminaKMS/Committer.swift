@@ -15,8 +15,15 @@ public struct CommitTarget: Sendable {
     /// The CRTC's CURSOR plane where a cursor is configured and the device has one: an atomic
     /// modeset sets it from `cursor`, or clears it.
     public var cursorPlane: DRMPlane?
-    /// The OVERLAY planes this CRTC can use (for a video, `OverlayPlanner`), read once.
+    /// The OVERLAY planes this CRTC can use (for a video, `OverlayPlanner`), read once: the
+    /// planner's view, and the planes themselves.
     public var overlayPlanes: [OverlayPlane] = []
+    public var overlays: [DRMPlane] = [] {
+        didSet { overlayPlanes = overlays.map { OverlayPlane(id: $0.id, formats: $0.formats) } }
+    }
+    /// The overlay plane this CRTC scans a video out on since the last commit, if any: a
+    /// modeset, blanking and the console's return turn it off.
+    public var litOverlay: DRMPlane?
 
     public init(connector: DRMConnector, crtc: UInt32, crtcProperties: DRMProperties, plane: DRMPlane, mode: DRMMode) {
         self.connector = connector
@@ -50,15 +57,20 @@ public protocol KMSCommitter: AnyObject {
     var flipsOutputsTogether: Bool { get }
 }
 
-/// One output's part of a frame: what its primary plane shows next, and what changed.
+/// One output's part of a frame: what its primary plane shows next, and what changed; with
+/// atomic modesetting also what its overlay plane shows (a video), or which plane goes off.
 public struct PageFlip: Sendable {
     public var target: CommitTarget
     public var framebuffer: UInt32
     public var damage: DamageRegion?
-    public init(target: CommitTarget, framebuffer: UInt32, damage: DamageRegion?) {
+    public var overlay: OverlayState?
+    public var clearedOverlay: DRMPlane?
+    public init(target: CommitTarget, framebuffer: UInt32, damage: DamageRegion?, overlay: OverlayState? = nil, clearedOverlay: DRMPlane? = nil) {
         self.target = target
         self.framebuffer = framebuffer
         self.damage = damage
+        self.overlay = overlay
+        self.clearedOverlay = clearedOverlay
     }
 }
 

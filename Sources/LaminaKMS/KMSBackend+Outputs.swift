@@ -56,9 +56,14 @@ extension KMSBackend {
                     $0.kind == .cursor && $0.possibleCRTCs.contains(crtc) && $0.formats.contains(DRMFormat.argb8888)
                 }
             }
-            target.overlayPlanes = resources.planes.filter { $0.kind == .overlay && $0.possibleCRTCs.contains(crtc) }
-                .map { OverlayPlane(id: $0.id, formats: $0.formats) }
-            logger.info("kms: \(connector.name): overlay planes: \(target.overlayPlanes.isEmpty ? "none" : target.overlayPlanes.map { "\($0.id)" }.joined(separator: ", "))")
+            // Overlay planes above the primary plane (a video goes on one without a hole cut in
+            // the primary's opaque pixels): where the driver gives planes a zpos, a lower one is
+            // an underlay and is left alone.
+            let overlays = resources.planes.filter { $0.kind == .overlay && $0.possibleCRTCs.contains(crtc) }
+            let primaryZ = plane.properties.values["zpos"]
+            target.overlays = overlays.filter { o in primaryZ.flatMap { p in o.properties.values["zpos"].map { $0 > p } } ?? true }
+            let below = overlays.count - target.overlays.count
+            logger.info("kms: \(connector.name): overlay planes: \(target.overlays.isEmpty ? "none" : target.overlays.map { "\($0.id)" }.joined(separator: ", "))\(below > 0 ? " (\(below) below the primary plane left alone)" : "")")
             let x = taken.map { $0.origin.x + $0.logicalSize.width }.max() ?? 0
             func has(_ yes: Bool) -> String { yes ? "yes" : "no" }
             logger.info("kms: \(connector.name): damage: buffer age \(has(window.supportsBufferAge)), swap with damage \(has(window.supportsSwapWithDamage)), FB_DAMAGE_CLIPS \(has(plane.properties.ids["FB_DAMAGE_CLIPS"] != nil))")

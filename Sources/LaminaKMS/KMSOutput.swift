@@ -34,6 +34,17 @@ final class KMSOutput: Output {
     private var pending: OpaquePointer?
     /// The buffer committed for a flip the backend has yet to flush (`commit` → `flipQueued`).
     private var staged: OpaquePointer?
+    /// The video picture on the overlay plane with each of those buffers (nil: none), and the
+    /// one `scanOut` readied for the next commit. Each holds its framebuffer (and the
+    /// decoder's buffer) until a later flip has replaced it on screen.
+    private var frontPlane: PlaneContent?
+    private var pendingPlane: PlaneContent?
+    private var stagedPlane: PlaneContent?
+    private var nextPlane: PlaneContent?
+    /// The framebuffer made for the latest picture (a picture shows for several refreshes).
+    private var latestPicture: PictureFramebuffer?
+    /// The driver's answer to each plane configuration tried (nil: it takes it), bounded.
+    private var planeVerdicts: [PlaneConfiguration: String?] = [:]
     /// A modeset is due (first frame, or after being blanked or losing master).
     private var needsModeset = true
     /// False while blanked (`display off`).
@@ -72,6 +83,8 @@ final class KMSOutput: Output {
     }
 
     deinit {
+        // The plane framebuffers go after the buffers they were shown with (RmFB of a
+        // framebuffer on screen turns its plane off, which is what leaving wants anyway).
         if let staged { gbm.release(staged) }
         if let pending { gbm.release(pending) }
         if let front { gbm.release(front) }
@@ -122,7 +135,10 @@ final class KMSOutput: Output {
             guard needsModeset else {
                 lastFlipDamage = changed
                 staged = bo
-                backend.stage(self, PageFlip(target: target, framebuffer: framebuffer.id, damage: changed))
+                stagedPlane = nextPlane
+                let overlay = nextPlane?.state
+                let cleared = target.litOverlay.flatMap { lit in overlay?.plane.id == lit.id ? nil : lit }
+                backend.stage(self, PageFlip(target: target, framebuffer: framebuffer.id, damage: changed, overlay: overlay, clearedOverlay: cleared))
                 return
             }
             lastFlipDamage = nil
@@ -133,6 +149,8 @@ final class KMSOutput: Output {
                 try backend.committer.modeset(target, framebuffer: framebuffer.id)
             }
             needsModeset = false
+            target.litOverlay = nil
+            frontPlane = nil
             if let front { gbm.release(front) }
             front = bo
             backend.logger.trace("kms: \(name): frame drawn and shown by a modeset in \(Int(((monotonicSeconds() - frameStart) * 1e6).rounded())) µs")
@@ -149,6 +167,9 @@ final class KMSOutput: Output {
     func flipQueued() {
         pending = staged
         staged = nil
+        pendingPlane = stagedPlane
+        stagedPlane = nil
+        target.litOverlay = pendingPlane?.state.plane
         backend.logger.trace("kms: \(name): frame drawn and flipped in \(Int(((monotonicSeconds() - frameStart) * 1e6).rounded())) µs")
     }
 
@@ -157,6 +178,7 @@ final class KMSOutput: Output {
     func flipFailed() {
         if let staged { gbm.release(staged) }
         staged = nil
+        stagedPlane = nil
         lastFlipDamage = nil
         damage.reset()
     }
@@ -177,7 +199,60 @@ final class KMSOutput: Output {
     func readPresented() throws -> Bitmap? {
         guard let bo = pending ?? front, let shot = gbm.read(bo) else { return nil }
         backend.logger.debug("kms: screenshot read from the buffer presented on \(name)")
-        return shot
+        // What the display shows there: the video on the overlay plane above the primary's pixels.
+        guard let plane = pending != nil ? pendingPlane : frontPlane else { return shot }
+        return plane.scanout.composite(plane.buffer.picture.copy(), onto: shot)
+    }
+
+    // MARK: Overlay plane
+
+    /// Readies `scanout` (a video picture) for the overlay plane with the next commit, or no
+    /// picture (a lit plane then goes off). The first picture of each configuration (plane,
+    /// format, size, placement) is tried with an atomic TEST_ONLY commit beside the primary
+    /// plane as it shows now; the answer is kept. Returns why not, where not: the video is then
+    /// composited.
+    func scanOut(_ scanout: PlaneScanout?) -> String? {
+        nextPlane = nil
+        guard let scanout else {
+            latestPicture = nil
+            return nil
+        }
+        guard let atomic = backend.committer as? AtomicCommitter else { return "legacy modesetting drives no overlay planes" }
+        guard !needsModeset, let front else { return "the output is lit by a modeset first" }
+        guard let plane = target.overlays.first(where: { $0.id == scanout.plane }) else { return "plane \(scanout.plane) does not belong to \(name)" }
+        let buffer: PictureFramebuffer
+        if let latest = latestPicture, latest.picture === scanout.picture {
+            buffer = latest
+        } else {
+            do {
+                buffer = try PictureFramebuffer(scanout.picture, drm: backend.drm)
+            } catch {
+                latestPicture = nil
+                return "the display cannot take the picture's dma-buf (\(error))"
+            }
+            latestPicture = buffer
+        }
+        guard let state = OverlayState(plane: plane, framebuffer: buffer.id, scanout: scanout) else {
+            return "the video's part of the picture or place on the output is not whole pixels inside them"
+        }
+        let configuration = PlaneConfiguration(state, picture: scanout.picture)
+        if let verdict = planeVerdicts[configuration] {
+            if let why = verdict { return why }
+        } else {
+            var verdict: String?
+            do {
+                let primary = try DRMFramebuffer.of(front, on: backend.drm)
+                try atomic.test(PageFlip(target: target, framebuffer: primary.id, damage: nil, overlay: state,
+                                         clearedOverlay: target.litOverlay.flatMap { $0.id == plane.id ? nil : $0 }))
+            } catch {
+                verdict = "the driver refused the plane (\(error))"
+            }
+            if planeVerdicts.count >= 64 { planeVerdicts.removeAll() }
+            planeVerdicts[configuration] = .some(verdict)
+            if let verdict { return verdict }
+        }
+        nextPlane = PlaneContent(state: state, buffer: buffer, scanout: scanout)
+        return nil
     }
 
     // MARK: Flips
@@ -188,6 +263,8 @@ final class KMSOutput: Output {
         if let front { gbm.release(front) }
         front = pending
         self.pending = nil
+        frontPlane = pendingPlane
+        pendingPlane = nil
     }
 
     /// The next frame must modeset again (after losing and regaining DRM master).
@@ -240,6 +317,8 @@ final class KMSOutput: Output {
             try committer.disable(target)
             isEnabled = false
             needsModeset = true
+            target.litOverlay = nil
+            frontPlane = nil
             if let front { gbm.release(front) }
             front = nil
         }
@@ -248,8 +327,9 @@ final class KMSOutput: Output {
     /// Puts back what the CRTC showed before Lamina (the console), or turns it off.
     /// The corresponding C functions are `drmModeSetCursor` (hiding the cursor) and `drmModeSetCrtc`.
     func restore(drm: DRMDevice, committer: any KMSCommitter) {
-        // The console has no cursor: take ours off its plane, which SetCrtc leaves alone.
+        // The console has no cursor or video: take ours off their planes, which SetCrtc leaves alone.
         if target.cursor != nil { _ = drmModeSetCursor(drm.fd, target.crtc, 0, 0, 0) }
+        if let lit = target.litOverlay { _ = drmModeSetPlane(drm.fd, lit.id, target.crtc, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) }
         if let saved, saved.framebuffer != 0, var mode = saved.mode {
             var connector = target.connector.id
             if drmModeSetCrtc(drm.fd, target.crtc, saved.framebuffer, saved.x, saved.y, &connector, 1, &mode) == 0 { return }

@@ -14,6 +14,7 @@ public final class LegacyCommitter: KMSCommitter {
     /// The corresponding C functions are `drmModeSetCrtc`, then `drmModeSetCursor2` and
     /// `drmModeMoveCursor` for a cursor.
     public func modeset(_ target: CommitTarget, framebuffer: UInt32) throws(DRMError) {
+        clearOverlay(target)
         var connector = target.connector.id
         var info = target.mode.info
         try drmCheck("drmModeSetCrtc(\(target.connector.name) \(target.mode))",
@@ -39,7 +40,15 @@ public final class LegacyCommitter: KMSCommitter {
 
     /// The corresponding C function is `drmModeSetCrtc` with no framebuffer.
     public func disable(_ target: CommitTarget) throws(DRMError) {
+        clearOverlay(target)
         try drmCheck("drmModeSetCrtc(off) on \(target.connector.name)",
                      drmModeSetCrtc(drm.fd, target.crtc, 0, 0, 0, nil, 0, nil))
+    }
+
+    /// An overlay plane left lit by atomic commits (before falling back to legacy) goes off:
+    /// SetCrtc leaves planes alone. The corresponding C function is `drmModeSetPlane`.
+    private func clearOverlay(_ target: CommitTarget) {
+        guard let lit = target.litOverlay else { return }
+        _ = drmModeSetPlane(drm.fd, lit.id, target.crtc, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     }
 }

@@ -689,6 +689,7 @@ public final class Compositor {
             Statistic(name: "videosPlaying", value: Double(liveVideos.filter { $0.isPlaying && !$0.isDestroyed && $0.decoder != nil }.count)),
             Statistic(name: "video.overlayPlanes", value: Double(backend.outputs.reduce(0) { $0 + $1.overlayPlanes.count })),
             Statistic(name: "video.overlayEligibleFrames", value: Double(presenter.overlayEligibleFrames)),
+            Statistic(name: "video.overlayScanoutFrames", value: Double(presenter.overlayScanoutFrames)),
             Statistic(name: "video.overlayCompositedFrames", value: Double(presenter.overlayCompositedFrames)),
             Statistic(name: "budget.maxVideos", value: Double(configuration.maxVideos)),
             Statistic(name: "commitsStaged", value: Double(stats.commitsStaged)),

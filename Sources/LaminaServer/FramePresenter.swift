@@ -14,11 +14,15 @@ public final class FramePresenter {
     /// The whole desktop as last presented.
     public private(set) var lastList: DrawList?
     /// A video is shown: each output's frame asks `OverlayPlanner` whether it could go on a
-    /// plane (set by the compositor; without videos nothing is asked).
+    /// plane (set by the compositor; without videos nothing is planned, and a plane still lit
+    /// goes off).
     public var videosShown = false
-    /// Frames whose video could have gone on an overlay plane, and frames whose video had to
-    /// be composited (`stats`: video.overlayEligibleFrames, video.overlayCompositedFrames).
+    /// Frames whose video the planner found fit for an overlay plane, frames whose video went
+    /// on one, and frames whose video was composited, for the planner's reason or because the
+    /// output refused the plane (`stats`: video.overlayEligibleFrames, .overlayScanoutFrames,
+    /// .overlayCompositedFrames).
     public private(set) var overlayEligibleFrames = 0
+    public private(set) var overlayScanoutFrames = 0
     public private(set) var overlayCompositedFrames = 0
     /// The last decision per output, and what changed since the daemon last looked (logged).
     private var overlayDecisions: [String: OverlayDecision] = [:]
@@ -58,13 +62,14 @@ public final class FramePresenter {
     }
 
     /// One output's frame: its part of the desktop (with its overlay), drawn where its next
-    /// buffer lacks it, and committed.
+    /// buffer lacks it, and committed. A video the output scans out on an overlay plane is left
+    /// out of what the renderer draws (the plane lies above the primary plane there).
     private func draw(_ list: DrawList, on output: any Output) throws {
         var desktop = list
         let overlay = output.overlay
         if !overlay.isEmpty { desktop.commands += overlay }
-        let local = desktop.forOutput(output)
-        if videosShown { planOverlay(local, on: output) }
+        var local = desktop.forOutput(output)
+        if let onPlane = placeVideo(local, on: output) { local.commands.remove(at: onPlane) }
         let frame = try output.beginFrame()
         let changed = output.damage.record(local)
         let tracking = backend.damageTracking
@@ -74,26 +79,39 @@ public final class FramePresenter {
         try output.commit(damage: tracking ? changed : nil)
     }
 
-    /// Whether the output's video could go on one of its overlay planes, and why not; a change
-    /// of decision is noted for the log. The video is composited either way: scanning it out on
-    /// a plane (a framebuffer over its dma-buf, the plane's properties in the atomic commit,
-    /// tried TEST_ONLY first) is not written yet, for want of a device with overlay planes to
-    /// test it on (the VM's virtio-gpu and bochs have none).
-    private func planOverlay(_ list: DrawList, on output: any Output) {
-        let decision = OverlayPlanner.plan(list, planes: output.overlayPlanes)
-        switch decision {
+    /// Whether the output's video goes on one of its overlay planes with this frame (`OverlayPlanner`
+    /// decides whether it could, the output whether its driver takes it), and why not; a change
+    /// of decision is noted for the log. Returns the index of the draw command the plane shows
+    /// instead, or nil: the video, if any, is composited.
+    private func placeVideo(_ list: DrawList, on output: any Output) -> Int? {
+        let decision = videosShown ? OverlayPlanner.plan(list, planes: output.overlayPlanes) : .noVideo
+        var scanout: PlaneScanout?
+        var onPlane: Int?
+        if case let .scanout(command, plane, source, destination) = decision, let picture = list.commands[command].contents?.source.dmabuf {
+            scanout = PlaneScanout(picture: picture, plane: plane, source: source, destination: destination)
+            onPlane = command
+        }
+        var outcome = decision
+        if let refusal = output.scanOut(scanout) {
+            outcome = .composite(refusal)
+            onPlane = nil
+        }
+        switch outcome {
         case .noVideo: break
         case .composite: overlayCompositedFrames += 1
-        case .scanout: overlayEligibleFrames += 1
+        case .scanout: overlayScanoutFrames += 1
         }
-        guard overlayDecisions[output.name] != decision else { return }
-        overlayDecisions[output.name] = decision
-        switch decision {
-        case .noVideo: break
-        case .composite(let why): notes.append("video on \(output.name) composited: \(why)")
-        case let .scanout(_, plane, source, destination):
-            notes.append("video on \(output.name) could go on overlay plane \(plane) (\(source) to \(destination)); composited: scan-out to overlay planes is not written yet")
+        if scanout != nil { overlayEligibleFrames += 1 }
+        if overlayDecisions[output.name] != outcome {
+            overlayDecisions[output.name] = outcome
+            switch outcome {
+            case .noVideo: break
+            case .composite(let why): notes.append("video on \(output.name) composited: \(why)")
+            case let .scanout(_, plane, source, destination):
+                notes.append("video on \(output.name) scanned out on overlay plane \(plane) (\(source) to \(destination))")
+            }
         }
+        return onPlane
     }
 
     /// What changed in the overlay decisions since the last call, for the log.

@@ -75,11 +75,19 @@ public protocol Output: AnyObject {
     /// The overlay planes this output's CRTC can use (KMS), for scanning a video out rather
     /// than compositing it (`OverlayPlanner`); none elsewhere.
     var overlayPlanes: [OverlayPlane] { get }
+    /// Puts a video picture on an overlay plane with the next `commit` (nil: no plane; one that
+    /// was lit goes off with that commit). Called before every frame. Returns nil where the
+    /// output takes it, else why not (the video is then composited): KMS asks the driver with
+    /// an atomic TEST_ONLY commit first.
+    func scanOut(_ scanout: PlaneScanout?) -> String?
 }
 
 extension Output {
     public var overlay: [DrawCommand] { [] }
     public var overlayPlanes: [OverlayPlane] { [] }
+    public func scanOut(_ scanout: PlaneScanout?) -> String? {
+        scanout == nil ? nil : "\(name) has no overlay planes"
+    }
 
     /// Where the output is, for mapping touchscreens and pointers onto the desktop.
     public var placement: OutputPlacement {

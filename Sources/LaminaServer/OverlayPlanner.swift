@@ -11,6 +11,50 @@ public struct OverlayPlane: Sendable, Equatable {
     }
 }
 
+/// A video picture on an overlay plane: which plane, the part of the picture (its pixels) and
+/// where it lands on the output (whole pixels, y down).
+public struct PlaneScanout: Sendable {
+    public var picture: DMABufPicture
+    public var plane: UInt32
+    public var source: Rect
+    public var destination: PixelBox
+
+    public init(picture: DMABufPicture, plane: UInt32, source: Rect, destination: PixelBox) {
+        self.picture = picture
+        self.plane = plane
+        self.source = source
+        self.destination = destination
+    }
+
+    /// `frame` (the primary plane's pixels, top row first) with the picture laid over it where
+    /// the plane shows it, as the display blends them (an opaque plane above the primary): what
+    /// a screenshot of the output shows. `pixels` is the picture in system memory (`copy()`),
+    /// sampled nearest where the plane scales. Unchanged where the picture cannot be read.
+    public func composite(_ pixels: Bitmap?, onto frame: Bitmap) -> Bitmap {
+        guard let pixels, pixels.width > 0, pixels.height > 0 else { return frame }
+        let box = destination.intersection(PixelBox(width: frame.width, height: frame.height))
+        guard !box.isEmpty, source.width > 0, source.height > 0, destination.x1 > destination.x0, destination.y1 > destination.y0,
+              let x0 = Int(exactly: box.x0.rounded(.down)), let y0 = Int(exactly: box.y0.rounded(.down)),
+              let x1 = Int(exactly: box.x1.rounded(.up)), let y1 = Int(exactly: box.y1.rounded(.up))
+        else { return frame }
+        var out = frame
+        let sx = source.width / (destination.x1 - destination.x0), sy = source.height / (destination.y1 - destination.y0)
+        out.bytes.withUnsafeMutableBufferPointer { o in
+            pixels.bytes.withUnsafeBufferPointer { p in
+                for y in y0..<y1 {
+                    let v = Int(min(max((source.minY + (Double(y) + 0.5 - destination.y0) * sy).rounded(.down), 0), Double(pixels.height - 1)))
+                    for x in x0..<x1 {
+                        let u = Int(min(max((source.minX + (Double(x) + 0.5 - destination.x0) * sx).rounded(.down), 0), Double(pixels.width - 1)))
+                        let i = (y * frame.width + x) * 4, j = (v * pixels.width + u) * 4
+                        o[i] = p[j]; o[i + 1] = p[j + 1]; o[i + 2] = p[j + 2]; o[i + 3] = 255
+                    }
+                }
+            }
+        }
+        return out
+    }
+}
+
 /// Whether a video on an output can be scanned out on an overlay plane instead of composited,
 /// and where; or why not.
 public enum OverlayDecision: Sendable, Equatable {
@@ -91,7 +135,8 @@ public enum OverlayPlanner {
         return .scanout(command: index, plane: plane.id, source: source, destination: destination)
     }
 
-    static func fourccName(_ code: UInt32) -> String {
+    /// A fourcc as its four characters ("XR24").
+    public static func fourccName(_ code: UInt32) -> String {
         String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: code >> ($0 * 8)) }, as: UTF8.self)
     }
 }

@@ -272,11 +272,14 @@ final class GStreamerDecoder: VideoDecoder {
         // untouched, dma-buf and all. Files: RGBA first (what videoconvert makes of anything
         // else, keeping a clip's alpha). Cameras: the padded layouts first (their pictures are
         // opaque, and an opaque dma-buf is imported where one with alpha must be copied to be
-        // premultiplied).
+        // premultiplied), BGRx first: one structure each, in order, because the order inside a
+        // format list does not survive videoconvert's negotiation; BGRx is DRM's XRGB8888, the
+        // format every display plane scans out, so a camera picture can go on an overlay plane.
         // Cameras are asked for at most 1920×1080: v4l2src otherwise takes the largest size a
         // camera offers (4K, at four times the bytes a frame, for a tile on a kiosk screen).
-        let formats = isCamera ? "{BGRx,RGBx,BGRA,RGBA},width=[1,1920],height=[1,1080]" : "{RGBA,BGRx,BGRA,RGBx}"
-        let description = "videoconvert ! video/x-raw,format=\(formats) ! appsink name=lamina-sink sync=false max-buffers=2 drop=false enable-last-sample=false"
+        let caps = isCamera ? ["BGRx", "RGBx", "BGRA", "RGBA"].map { "video/x-raw,format=\($0),width=[1,1920],height=[1,1080]" }.joined(separator: ";")
+                            : "video/x-raw,format={RGBA,BGRx,BGRA,RGBx}"
+        let description = "videoconvert ! capsfilter caps=\"\(caps)\" ! appsink name=lamina-sink sync=false max-buffers=2 drop=false enable-last-sample=false"
         guard let bin = gst_parse_bin_from_description(description, 1, &error) else {
             let why = error.map { String(cString: $0.pointee.message) } ?? "unknown"
             if error != nil { g_error_free(error) }

@@ -46,6 +46,8 @@ enum VMHarness {
         # apply FILE: the scene at once (no implicit animations), for exact pixels.
         apply() { "$B/laminactl" apply --disable-actions "$1" >/dev/null || echo "VMKMS_FAIL apply $1"; }
         shot() { echo "VMKMS_SHOT $1 ${2:-0}"; read _; }
+        # pull NAME FILE: a file of the guest's to the host's test folder (Run.file(NAME)).
+        pull() { echo "VMKMS_FILE $1 $(base64 -w0 "$2")"; }
         value() { echo "VMKMS_VALUE $1 $2"; }
         wait_log() {  # wait_log PATTERN [TENTHS]
             i=0
@@ -84,6 +86,11 @@ enum VMHarness {
         /// Screendump `name`, as RGBA.
         func shot(_ name: String) throws -> Bitmap {
             try PPM.read(path: directory + "/" + name + ".ppm")
+        }
+
+        /// A file the guest sent with `pull NAME FILE`.
+        func file(_ name: String) -> [UInt8]? {
+            FileManager.default.contents(atPath: directory + "/" + name).map { [UInt8]($0) }
         }
 
         /// laminad's whole log, every line: the script prints the log file again at its end.

@@ -67,6 +67,15 @@ struct OutputSeamTests {
             presented = Bitmap(width: pixelWidth, height: pixelHeight, fill: (1, 2, 3, 255))
         }
         func readPresented() throws -> Bitmap? { presented }
+        /// Overlay planes: what the output offers, what its driver would say, what it was given.
+        var planes: [OverlayPlane] = []
+        var refusal: String?
+        var scanouts: [PlaneScanout?] = []
+        var overlayPlanes: [OverlayPlane] { planes }
+        func scanOut(_ scanout: PlaneScanout?) -> String? {
+            scanouts.append(scanout)
+            return scanout == nil ? nil : refusal
+        }
     }
 
     final class FakeBackend: DisplayBackend {
@@ -214,5 +223,54 @@ struct OutputSeamTests {
         try output.commit(damage: nil)
         #expect(try output.beginFrame().bufferAge == 3)
         #expect(backend.outputNames == ["headless"] && output.refreshInterval == nil && backend.pagedOutputs.isEmpty)
+    }
+
+    @Test("a video the output takes on an overlay plane is left out of what the renderer draws; one it refuses is drawn, and the log says why")
+    func videoOnAnOverlayPlane() throws {
+        let backend = FakeBackend()
+        let output = FakeOutput("panel", Rect(x: 0, y: 0, width: 1280, height: 720), journal: backend.journal)
+        output.planes = OverlayPlannerTests.planes
+        backend.fakes = [output]
+        let presenter = FramePresenter(backend: backend)
+        presenter.videosShown = true
+        let list = OverlayPlannerTests.list()
+        try presenter.present(list)
+        let scanout = try #require(output.scanouts.last ?? nil, "the planner's choice went to the output")
+        #expect(scanout.plane == 41 && scanout.destination == PixelBox(x0: 100, y0: 50, x1: 740, y1: 410))
+        #expect(backend.recording.draws.last?.list.commands.count == 1, "only the background is drawn: the plane shows the video")
+        #expect(presenter.overlayScanoutFrames == 1 && presenter.overlayEligibleFrames == 1 && presenter.overlayCompositedFrames == 0)
+        #expect(presenter.takeNotes().contains { $0.hasPrefix("video on panel scanned out on overlay plane 41") })
+        // The driver says no: composited, drawn, and why.
+        output.refusal = "the driver refused the plane (no scaling)"
+        try presenter.present(list)
+        #expect(backend.recording.draws.last?.list.commands.count == 2)
+        #expect(presenter.overlayScanoutFrames == 1 && presenter.overlayEligibleFrames == 2 && presenter.overlayCompositedFrames == 1)
+        #expect(presenter.takeNotes() == ["video on panel composited: the driver refused the plane (no scaling)"])
+        // No video any more: the output is told, so a lit plane goes off.
+        presenter.videosShown = false
+        try presenter.present(DrawList(width: 1280, height: 720))
+        #expect(output.scanouts.count == 3 && output.scanouts.last! == nil)
+    }
+
+    @Test("a screenshot shows the plane's picture over the primary plane's pixels, where the plane puts it")
+    func planePictureInAScreenshot() throws {
+        let picture = try #require(Bitmap(width: 2, height: 2, bytes: [255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255]))
+        let frame = Bitmap(width: 6, height: 4, fill: (9, 9, 9, 255))
+        let dmabuf = try #require(OverlayPlannerTests.video().dmabuf)
+        // 1:1 at (1, 1).
+        var scanout = PlaneScanout(picture: dmabuf, plane: 41, source: Rect(x: 0, y: 0, width: 2, height: 2),
+                                   destination: PixelBox(x0: 1, y0: 1, x1: 3, y1: 3))
+        var shot = scanout.composite(picture, onto: frame)
+        #expect(shot.pixel(x: 0, y: 0) == (9, 9, 9, 255))
+        #expect(shot.pixel(x: 1, y: 1) == (255, 0, 0, 255) && shot.pixel(x: 2, y: 1) == (0, 255, 0, 255))
+        #expect(shot.pixel(x: 1, y: 2) == (0, 0, 255, 255) && shot.pixel(x: 3, y: 2) == (9, 9, 9, 255))
+        // The right column doubled to 4×4 at (2, 0), cut at the frame's edge.
+        scanout.source = Rect(x: 1, y: 0, width: 1, height: 2)
+        scanout.destination = PixelBox(x0: 2, y0: 0, x1: 6, y1: 4)
+        shot = scanout.composite(picture, onto: frame)
+        #expect(shot.pixel(x: 5, y: 1) == (0, 255, 0, 255) && shot.pixel(x: 2, y: 3) == (255, 255, 255, 255))
+        #expect(shot.pixel(x: 1, y: 3) == (9, 9, 9, 255))
+        // Without the picture's pixels (it could not be mapped), the frame as it was.
+        #expect(scanout.composite(nil, onto: frame) == frame)
     }
 }

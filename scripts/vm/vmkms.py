@@ -14,11 +14,13 @@ The guest command talks to the host over the serial console, one request per lin
                                virtio-gpu head; needs --vnc-head HEAD); then a newline
   VMKMS_QMP COMMAND [JSON]     runs a QMP command with JSON arguments (input-send-event with
                                --input: key presses, tablet moves and clicks); then a newline
+  VMKMS_FILE NAME BASE64       a file from the guest (its bytes in base64, on one line), written
+                               to OUT/NAME (the guest's writes stay in its tmpfs otherwise)
   VMKMS_EXIT=N                 printed by /init when the command ends
 
 Usage:
   vmkms.py prepare                         fetch the kernel and build the initramfs (cached)
-  vmkms.py run --script FILE --out DIR [--device virtio|bochs|vga] [--outputs N]
+  vmkms.py run --script FILE --out DIR [--device virtio|bochs|vga|vkms] [--outputs N]
                [--vnc-head H] [--input] [--timeout S]
 
 Exit status: the guest command's, 124 on timeout, 77 when qemu cannot run at all here (with
@@ -83,6 +85,10 @@ mkdir -p /newroot/dev/pts /newroot/dev/shm /newroot/run/user/0
 mount -t devpts devpts /newroot/dev/pts
 mount -t tmpfs tmpfs /newroot/dev/shm
 chmod 700 /newroot/run/user/0
+# --device vkms: the kernel's virtual KMS driver, built for this kernel by the host (Debian's
+# kernel does not ship it), with its overlay planes.
+vkms=$(sed -n 's/.*vmvkms=\([^ ]*\).*/\1/p' /newroot/proc/cmdline)
+if [ -n "$vkms" ]; then insmod "/newroot$vkms" enable_overlay=1 || echo "VMKMS_ERROR vkms did not load"; fi
 i=0
 while [ ! -e /newroot/dev/dri/card0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
 script=$(sed -n 's/.*vmscript=\([^ ]*\).*/\1/p' /newroot/proc/cmdline)
@@ -208,6 +214,64 @@ def build_initramfs(modules_dir):
     return target
 
 
+def build_vkms():
+    """Returns the path of vkms.ko for the guest's kernel, built once: Debian's kernel is built
+    without CONFIG_DRM_VKMS, so the driver comes from Debian's linux-source package of the same
+    version, compiled out of tree against the matching linux-headers package (installed here
+    with apt-get, as root). vkms offers overlay planes (enable_overlay=1), which the virtual
+    GPUs lack."""
+    os.makedirs(CACHE, exist_ok=True)
+    with open(os.path.join(CACHE, "vkms.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build_vkms_locked()
+
+
+def _build_vkms_locked():
+    package = kernel_package()
+    abi = package[len("linux-image-"):]
+    target = os.path.join(CACHE, f"vkms-{abi}.ko")
+    if os.path.exists(target):
+        return target
+    fetch_kernel()
+    image = glob.glob(os.path.join(CACHE, package + "_*.deb"))
+    version = os.path.basename(image[0]).split("_")[1] if image else None
+    headers = f"/usr/src/linux-headers-{abi}"
+    if not os.path.exists(os.path.join(headers, "Makefile")):
+        log(f"installing linux-headers-{abi} (to build vkms)")
+        r = subprocess.run(["apt-get", "install", "-y", "-q", f"linux-headers-{abi}"], capture_output=True, text=True,
+                           env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
+        if r.returncode != 0:
+            raise Unavailable(f"apt-get install linux-headers-{abi} failed (vkms needs it): {r.stderr.strip()[-300:]}")
+    series = ".".join(abi.split(".")[:2])  # 6.1
+    work = os.path.join(CACHE, "vkms-build")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    try:
+        log(f"downloading linux-source-{series} (for vkms)")
+        r = subprocess.run(["apt-get", "download", f"linux-source-{series}"], cwd=work, capture_output=True, text=True)
+        debs = glob.glob(os.path.join(work, f"linux-source-{series}_*.deb"))
+        if r.returncode != 0 or not debs:
+            raise Unavailable(f"apt-get download linux-source-{series} failed: {r.stderr.strip()[-300:]}")
+        source_version = os.path.basename(debs[0]).split("_")[1]
+        if version and source_version != version:
+            raise Unavailable(f"linux-source-{series} is {source_version} but the guest kernel is {version}: vkms would not load")
+        subprocess.run(["dpkg", "-x", debs[0], os.path.join(work, "deb")], check=True)
+        tarball = glob.glob(os.path.join(work, "deb", "usr", "src", f"linux-source-{series}.tar.*"))[0]
+        member = f"linux-source-{series}/drivers/gpu/drm/vkms"
+        subprocess.run(["tar", "-xf", tarball, "-C", work, member], check=True)
+        source = os.path.join(work, member)
+        r = subprocess.run(["make", "-C", headers, f"M={source}", "CONFIG_DRM_VKMS=m", "modules"],
+                           capture_output=True, text=True)
+        if r.returncode != 0 or not os.path.exists(os.path.join(source, "vkms.ko")):
+            raise HarnessError(f"building vkms failed: {(r.stdout + r.stderr)[-1500:]}")
+        shutil.copy(os.path.join(source, "vkms.ko"), target + ".tmp")
+        os.replace(target + ".tmp", target)
+        log(f"built {target}")
+        return target
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def prepare():
     if shutil.which("qemu-system-x86_64") is None:
         raise Unavailable("qemu-system-x86_64 is not installed (scripts/vm/deps.sh installs qemu-system-x86)")
@@ -308,14 +372,16 @@ def run(args):
         "virtio": f"virtio-gpu-pci,id=gpu0,max_outputs={args.outputs}",
         "bochs": "bochs-display,id=gpu0",
         "vga": "VGA,id=gpu0",
+        "vkms": None,  # no display device: the guest loads vkms, the kernel's virtual KMS driver
     }
+    vkms = build_vkms() if args.device == "vkms" else None
     cmd = [
         "qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max", "-machine", "q35",
         "-smp", "2", "-m", "1024", "-bios", "/usr/share/qemu/qboot.rom",
         "-kernel", vmlinux, "-initrd", initramfs,
-        "-append", f"console=ttyS0 loglevel=4 panic=-1 vmscript={script}",
+        "-append", f"console=ttyS0 loglevel=4 panic=-1 vmscript={script}" + (f" vmvkms={vkms}" if vkms else ""),
         "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
-        "-vga", "none", "-device", devices[args.device],
+        "-vga", "none", *(["-device", devices[args.device]] if devices[args.device] else []),
         "-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot",
         "-qmp", f"unix:{qmp_path},server=on,wait=off",
     ]
@@ -380,6 +446,11 @@ def run(args):
                     log(f"{time.monotonic() - started:.1f} s: QMP {m.group(1)}")
                     qemu.stdin.write(b"\n")
                     qemu.stdin.flush()
+                m = re.search(r"VMKMS_FILE ([A-Za-z0-9._-]+) ([A-Za-z0-9+/=]*)$", line)
+                if m and "echo" not in line:
+                    with open(os.path.join(out, m.group(1)), "wb") as f:
+                        f.write(base64.b64decode(m.group(2)))
+                    log(f"{time.monotonic() - started:.1f} s: file {m.group(1)} from the guest")
                 m = re.search(r"VMKMS_EXIT=(\d+)", line)
                 if m:
                     exit_code = int(m.group(1))
@@ -404,7 +475,8 @@ def main():
     r = sub.add_parser("run")
     r.add_argument("--script", required=True, help="shell script the guest runs (a host path)")
     r.add_argument("--out", required=True, help="folder for screendumps and serial.log")
-    r.add_argument("--device", choices=["virtio", "bochs", "vga"], default="virtio")
+    r.add_argument("--device", choices=["virtio", "bochs", "vga", "vkms"], default="virtio",
+                   help="vkms: the kernel's virtual KMS driver with overlay planes, no screendumps")
     r.add_argument("--outputs", type=int, default=1, help="virtio-gpu max_outputs")
     r.add_argument("--vnc-head", type=int, help="tie a VNC server to this head (for VMKMS_RESIZE)")
     r.add_argument("--input", action="store_true", help="add QEMU's virtio keyboard and tablet")
