@@ -17,9 +17,10 @@ packages=(
   libinput-dev libxkbcommon-dev xkb-data
   # Video layers (LaminaVideo): GStreamer, its app sink and video info, the base and good
   # plugins (videoconvert, playbin, matroska/WebM, VP8), libav (H.264 and most other codecs), and
-  # gst-launch-1.0, with which the tests make their clips.
+  # gst-launch-1.0, with which the tests make their clips; the ugly plugins for x264enc, with
+  # which the tests encode their H.264/MP4 clip (decoding it is libav's).
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base
-  gstreamer1.0-plugins-good gstreamer1.0-libav gstreamer1.0-tools
+  gstreamer1.0-plugins-good gstreamer1.0-libav gstreamer1.0-tools gstreamer1.0-plugins-ugly
   systemd util-linux
   # The Python client's tests (clients/python): pytest, and Pillow for Image.from_png.
   python3 python3-pytest python3-pil
