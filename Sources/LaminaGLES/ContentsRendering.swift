@@ -34,6 +34,8 @@ final class TextureCache {
     private var flipped: [UInt8] = []
     /// Imports video pictures in dma-buf memory (nil where the display cannot).
     var importer: DMABufImporter?
+    /// Converts planar YUV video pictures on the GPU (nil: on the CPU).
+    var yuv: YUVConverter?
     /// Video pictures in dma-buf memory imported in place, and mapped and copied instead.
     private(set) var dmabufImported = 0
     private(set) var dmabufCopied = 0
@@ -54,7 +56,7 @@ final class TextureCache {
             glBindTexture(GLenum(GL_TEXTURE_2D), e.texture)
             if let region = source.changedRegion(since: e.generation) {
                 if e.bottomUp {
-                    uploadBottomUp(source)
+                    uploadBottomUp(source, texture: e.texture)
                 } else if !attach(source, to: &e) {
                     if let image = e.image {
                         // It sampled an imported picture: give it storage of its own again.
@@ -102,7 +104,7 @@ final class TextureCache {
             throw .callFailed(call: "glTexImage2D(\(source.width)×\(source.height)) for image \(source.number) of \(source.owner)", code: error)
         }
         if entry.bottomUp {
-            uploadBottomUp(source)
+            uploadBottomUp(source, texture: texture)
         } else {
             upload(source, PixelRect(x: 0, y: 0, width: UInt32(source.width), height: UInt32(source.height)))
         }
@@ -143,8 +145,10 @@ final class TextureCache {
         return e.readFramebuffer
     }
 
-    /// The whole image, rows reversed on the way (one pass over memory the upload reads anyway).
-    private func uploadBottomUp(_ source: ImageSource) {
+    /// The whole image, rows reversed on the way (one pass over memory the upload reads anyway);
+    /// a planar YUV picture converted into the texture on the GPU, bottom row first too.
+    private func uploadBottomUp(_ source: ImageSource, texture: GLuint) {
+        if let planar = source.planar, let yuv, yuv.convert(planar, into: texture) { return }
         let w = source.width, h = source.height
         source.withPremultipliedRGBA(PixelRect(x: 0, y: 0, width: UInt32(w), height: UInt32(h)), scratch: &scratch) { pixels, rowLength in
             if flipped.count < w * h * 4 { flipped = [UInt8](repeating: 0, count: w * h * 4) }

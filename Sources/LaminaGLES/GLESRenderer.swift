@@ -120,6 +120,7 @@ public final class GLESRenderer: Renderer {
         glVertexAttribPointer(Shaders.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
         glEnableVertexAttribArray(Shaders.unitVertexLocation)
         glBindVertexArray(0)
+        textures.yuv = try YUVConverter(vertexArray: vertexArray)
         batchPrograms = (try BatchProgram(name: "flat batch", fragment: Shaders.batchFlat, unitSquare: vertexBuffer),
                          try BatchProgram(name: "shape batch", fragment: Shaders.batchShaded, unitSquare: vertexBuffer))
         frame.uploadedClipVersion = [Int](repeating: -1, count: programs.all.count)
@@ -336,6 +337,7 @@ public final class GLESRenderer: Renderer {
         glDeleteBuffers(1, &streamBuffer)
         glDeleteVertexArrays(1, &streamArray)
         programs.delete()
+        textures.yuv?.delete()
         batchPrograms?.flat.delete()
         batchPrograms?.shaded.delete()
     }

@@ -148,6 +148,7 @@ extension Compositor {
             } else {
                 v.image?.destroy()
                 v.image = frame.dmabuf.map { ImageSource(owner: v.owner, number: v.number, dmabuf: $0) }
+                    ?? frame.planar.map { ImageSource(owner: v.owner, number: v.number, planar: $0) }
                     ?? ImageSource(owner: v.owner, number: v.number, bitmap: frame.bitmap, alpha: .premultiplied)
                 v.image?.isVideo = true
                 v.image?.pixelsAreOpaque = frame.isOpaque

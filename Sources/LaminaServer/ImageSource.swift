@@ -64,6 +64,8 @@ public final class ImageSource: @unchecked Sendable {
         case bitmap(Bitmap, ImageFormat.AlphaMode)
         /// A video picture in dma-buf memory: a renderer imports it (zero-copy) or copies it.
         case dmabuf(DMABufPicture)
+        /// A video picture as planar YUV: a renderer converts it (in a shader) or takes `rgba()`.
+        case planar(PlanarPicture)
     }
 
     nonisolated(unsafe) private static var nextID: UInt64 = 1
@@ -115,6 +117,16 @@ public final class ImageSource: @unchecked Sendable {
         storage = .dmabuf(dmabuf)
     }
 
+    /// A video picture as planar YUV.
+    public init(owner: Owner, number: UInt32, planar: PlanarPicture) {
+        id = Self.takeID()
+        self.owner = owner
+        self.number = number
+        width = planar.width
+        height = planar.height
+        storage = .planar(planar)
+    }
+
     /// The frames of a video (`VideoSurface`): what the overlay planner looks for.
     public var isVideo = false
     /// Every pixel's alpha is 1 (a video frame without alpha): drawn at full opacity, it needs
@@ -127,12 +139,20 @@ public final class ImageSource: @unchecked Sendable {
         return nil
     }
 
+    /// The picture as planar YUV, for a source that holds one.
+    public var planar: PlanarPicture? {
+        if case .planar(let p) = storage { return p }
+        return nil
+    }
+
     /// Shows another video picture of the same size, in system memory or in dma-buf memory: a
     /// new generation, all of it changed.
     public func replace(with frame: VideoFrame) {
         precondition(frame.width == width && frame.height == height, "replace needs a picture of the same size")
         if let p = frame.dmabuf {
             storage = .dmabuf(p)
+        } else if let p = frame.planar {
+            storage = .planar(p)
         } else {
             storage = .bitmap(frame.bitmap, .premultiplied)
         }
@@ -196,6 +216,10 @@ public final class ImageSource: @unchecked Sendable {
         case let .dmabuf(picture):
             // The renderer could not import it: the decoder's buffer is mapped and copied.
             let bitmap = picture.copy() ?? Bitmap(width: width, height: height)
+            return bitmap.bytes.withUnsafeBytes { p in body(p.baseAddress! + (y * width + x) * 4, width) }
+        case let .planar(picture):
+            // A renderer without the conversion shader: converted on the CPU.
+            let bitmap = picture.rgba()
             return bitmap.bytes.withUnsafeBytes { p in body(p.baseAddress! + (y * width + x) * 4, width) }
         case let .bitmap(bitmap, a):
             return bitmap.bytes.withUnsafeBytes { p in

@@ -1,13 +1,16 @@
 import LaminaCore
 
 /// One decoded picture of a video and its presentation time in the media's own seconds: either
-/// premultiplied RGBA rows in system memory (top row first), or a picture the decoder left in
-/// dma-buf memory, which a renderer that can import it shows without a copy.
+/// premultiplied RGBA rows in system memory (top row first), a planar YUV picture in system
+/// memory (the renderer converts it in a shader), or a picture the decoder left in dma-buf
+/// memory, which a renderer that can import it shows without a copy.
 public struct VideoFrame: Sendable {
-    /// The pixels in system memory; empty (0 × 0) for a dma-buf picture.
+    /// The pixels in system memory; empty (0 × 0) for a dma-buf or planar picture.
     public var bitmap: Bitmap
     /// The picture in dma-buf memory, when the decoder gave one.
     public var dmabuf: DMABufPicture?
+    /// The picture as planar YUV in system memory, when the decoder gave one.
+    public var planar: PlanarPicture?
     /// Presentation time (PTS) in seconds from the start of the media.
     public var time: Double
     /// Every pixel's alpha is 1 (so the frame is drawn without blending).
@@ -23,8 +26,81 @@ public struct VideoFrame: Sendable {
         self.time = time
         isOpaque = !dmabuf.hasAlpha
     }
-    public var width: Int { dmabuf?.width ?? bitmap.width }
-    public var height: Int { dmabuf?.height ?? bitmap.height }
+    public init(planar: PlanarPicture, time: Double) {
+        self.bitmap = Bitmap(width: 0, height: 0)
+        self.planar = planar
+        self.time = time
+        isOpaque = true
+    }
+    public var width: Int { dmabuf?.width ?? planar?.width ?? bitmap.width }
+    public var height: Int { dmabuf?.height ?? planar?.height ?? bitmap.height }
+}
+
+/// A picture as 8-bit planar YUV 4:2:0 (GStreamer's I420, what software decoders give): a
+/// luma plane and two chroma planes of half the size each way (rounded up), rows packed, with
+/// the colour matrix and range the stream declares. The renderer converts it to RGB in a
+/// shader (a third of the bytes of RGBA to copy and upload); `rgba()` is the same conversion on
+/// the CPU, for anything that needs the pixels.
+public struct PlanarPicture: Sendable {
+    public enum Matrix: Sendable { case bt601, bt709 }
+    public let width: Int
+    public let height: Int
+    public var chromaWidth: Int { (width + 1) / 2 }
+    public var chromaHeight: Int { (height + 1) / 2 }
+    /// `width` × `height` bytes, then the two `chromaWidth` × `chromaHeight` planes.
+    public let luma: [UInt8]
+    public let cb: [UInt8]
+    public let cr: [UInt8]
+    public let matrix: Matrix
+    /// Full range (0-255) rather than limited (luma 16-235, chroma 16-240).
+    public let fullRange: Bool
+
+    /// nil unless the planes have exactly the sizes the picture's size makes.
+    public init?(width: Int, height: Int, luma: [UInt8], cb: [UInt8], cr: [UInt8], matrix: Matrix, fullRange: Bool) {
+        guard width > 0, height > 0, luma.count == width * height else { return nil }
+        let chroma = ((width + 1) / 2) * ((height + 1) / 2)
+        guard cb.count == chroma, cr.count == chroma else { return nil }
+        self.width = width
+        self.height = height
+        self.luma = luma
+        self.cb = cb
+        self.cr = cr
+        self.matrix = matrix
+        self.fullRange = fullRange
+    }
+
+    /// The conversion, as the shader applies it: rgb = M × (yuv − offset) with y, cb, cr in
+    /// 0…1. `matrix` is column-major (for glUniformMatrix3fv), the range's scale folded in.
+    public var conversion: (matrix: [Float], offset: (Float, Float, Float)) {
+        let (kr, kb): (Double, Double) = matrix == .bt709 ? (0.2126, 0.0722) : (0.299, 0.114)
+        let kg = 1 - kr - kb
+        let ys = fullRange ? 1.0 : 255.0 / 219.0, cs = fullRange ? 1.0 : 255.0 / 224.0
+        // R = Y + 2(1-kr) Cr; G = Y - 2 kb(1-kb)/kg Cb - 2 kr(1-kr)/kg Cr; B = Y + 2(1-kb) Cb.
+        let columns: [Double] = [ys, ys, ys,
+                                 0, -cs * 2 * kb * (1 - kb) / kg, cs * 2 * (1 - kb),
+                                 cs * 2 * (1 - kr), -cs * 2 * kr * (1 - kr) / kg, 0]
+        return (columns.map(Float.init), (fullRange ? 0 : 16 / 255, 128 / 255, 128 / 255))
+    }
+
+    /// The picture as RGBA (opaque), each pixel's chroma from the sample it lies in.
+    public func rgba() -> Bitmap {
+        let (m, o) = conversion
+        let cw = chromaWidth
+        var bytes = [UInt8](repeating: 255, count: width * height * 4)
+        func channel(_ v: Float) -> UInt8 { UInt8(max(0, min(255, (v * 255).rounded()))) }
+        for y in 0..<height {
+            for x in 0..<width {
+                let l = Float(luma[y * width + x]) / 255 - o.0
+                let c = (y / 2) * cw + x / 2
+                let u = Float(cb[c]) / 255 - o.1, v = Float(cr[c]) / 255 - o.2
+                let i = (y * width + x) * 4
+                bytes[i] = channel(m[0] * l + m[3] * u + m[6] * v)
+                bytes[i + 1] = channel(m[1] * l + m[4] * u + m[7] * v)
+                bytes[i + 2] = channel(m[2] * l + m[5] * u + m[8] * v)
+            }
+        }
+        return Bitmap(width: width, height: height, bytes: bytes)!
+    }
 }
 
 /// A picture in dma-buf memory (a hardware decoder's or a camera's buffer): what

@@ -55,15 +55,18 @@ public final class GStreamerVideo: VideoDecoding {
     }
 
     /// `video.framesSystemMemory` and `video.framesDMABuf`: frames decoders gave in system
-    /// memory (copied and uploaded) and in dma-buf memory (handed to the renderer to import).
+    /// memory (copied and uploaded) and in dma-buf memory (handed to the renderer to import);
+    /// `video.framesYUV`: those in system memory that were planar YUV (the renderer converts
+    /// them in a shader).
     public var statistics: [(name: String, value: Double)] {
-        [("video.framesSystemMemory", Double(counts.systemMemory)), ("video.framesDMABuf", Double(counts.dmabuf))]
+        [("video.framesSystemMemory", Double(counts.systemMemory)), ("video.framesDMABuf", Double(counts.dmabuf)),
+         ("video.framesYUV", Double(counts.planar))]
     }
 
     public var uploadPath: String {
         // GStreamer's advice for importers: accept plain video/x-raw and look at each buffer's
         // memory (gst_is_dmabuf_memory), rather than ask for memory:DMABuf caps.
-        "each frame's memory decides: a packed RGB frame in dma-buf memory (a hardware decoder's, or a V4L2 camera's, which laminad asks for dma-bufs) goes to the renderer to import in place; any other is converted to RGBA where needed, copied out of the decoder's buffer and uploaded"
+        "each frame's memory decides: a packed RGB frame in dma-buf memory (a hardware decoder's, or a V4L2 camera's, which laminad asks for dma-bufs) goes to the renderer to import in place; planar YUV 4:2:0 (I420, what software decoders give) is copied out as it is, uploaded as three planes and converted to RGB in a shader; any other is converted to RGBA where needed, copied out of the decoder's buffer and uploaded"
     }
 
     /// A URI GStreamer can open: an absolute path becomes a file URI; a file (by path or
@@ -129,6 +132,7 @@ public final class GStreamerVideo: VideoDecoding {
 final class FrameCounts {
     var systemMemory = 0
     var dmabuf = 0
+    var planar = 0
 }
 
 /// Holds a decoded sample (and so its buffer and dma-buf descriptors) while its picture is used.
@@ -270,7 +274,9 @@ final class GStreamerDecoder: VideoDecoder {
         var error: UnsafeMutablePointer<GError>?
         // Packed RGB layouts only; a source that already gives one of them passes through
         // untouched, dma-buf and all. Files: RGBA first (what videoconvert makes of anything
-        // else, keeping a clip's alpha). Cameras: the padded layouts first (their pictures are
+        // else, keeping a clip's alpha), and I420, which software decoders give and which
+        // passes through untouched (videoconvert picks the format that loses least: I420 for
+        // I420, RGBA for a clip with alpha). Cameras: the padded layouts first (their pictures are
         // opaque, and an opaque dma-buf is imported where one with alpha must be copied to be
         // premultiplied), BGRx first: one structure each, in order, because the order inside a
         // format list does not survive videoconvert's negotiation; BGRx is DRM's XRGB8888, the
@@ -278,7 +284,7 @@ final class GStreamerDecoder: VideoDecoder {
         // Cameras are asked for at most 1920×1080: v4l2src otherwise takes the largest size a
         // camera offers (4K, at four times the bytes a frame, for a tile on a kiosk screen).
         let caps = isCamera ? ["BGRx", "RGBx", "BGRA", "RGBA"].map { "video/x-raw,format=\($0),width=[1,1920],height=[1,1080]" }.joined(separator: ";")
-                            : "video/x-raw,format={RGBA,BGRx,BGRA,RGBx}"
+                            : "video/x-raw,format={RGBA,BGRx,BGRA,RGBx,I420}"
         let description = "videoconvert ! capsfilter caps=\"\(caps)\" ! appsink name=lamina-sink sync=false max-buffers=2 drop=false enable-last-sample=false"
         guard let bin = gst_parse_bin_from_description(description, 1, &error) else {
             let why = error.map { String(cString: $0.pointee.message) } ?? "unknown"
@@ -526,8 +532,10 @@ final class GStreamerDecoder: VideoDecoder {
     private func convert(_ sample: OpaquePointer) -> VideoFrame? {
         var w: Int32 = 0, h: Int32 = 0, rowStride: Int32 = 0
         guard let caps = gst_sample_get_caps(sample), lamina_gst_video_layout(caps, &w, &h, &rowStride) != 0,
-              let packed = PackedLayout(lamina_gst_video_format(caps)),
               let buffer = gst_sample_get_buffer(sample) else { return nil }
+        let format = lamina_gst_video_format(caps)
+        if format == GST_VIDEO_FORMAT_I420 { return planar(caps, buffer, width: Int(w), height: Int(h)) }
+        guard let packed = PackedLayout(format) else { return nil }
         let layout = isCamera ? packed.opaque : packed
         let width = Int(w), height = Int(h)
         var rowBytes = Int(rowStride), offset = 0
@@ -567,6 +575,51 @@ final class GStreamerDecoder: VideoDecoder {
         }
         counts.systemMemory += 1
         return VideoFrame(bitmap: copied.bitmap, time: time, isOpaque: copied.opaque)
+    }
+
+    /// An I420 frame's three planes copied out as they are (rows packed), with the colour
+    /// matrix and range its caps declare.
+    private func planar(_ caps: UnsafeMutablePointer<GstCaps>, _ buffer: UnsafeMutablePointer<GstBuffer>, width: Int, height: Int) -> VideoFrame? {
+        guard width > 0, height > 0, width <= maximumSide, height <= maximumSide else {
+            if !failed {
+                failed = true
+                events.append(.error("the video's pictures are \(width)×\(height); laminad shows at most \(maximumSide)×\(maximumSide)"))
+            }
+            return nil
+        }
+        var offsets = [gsize](repeating: 0, count: 4)
+        var strides = [gint](repeating: 0, count: 4)
+        var bt709: gint = 0, fullRange: gint = 0
+        let planes = lamina_gst_video_planes(caps, buffer, &offsets, &strides, &bt709, &fullRange)
+        guard planes == 3 else { return nil }
+        let pts = lamina_gst_buffer_pts(buffer)
+        let time: Double = pts == lamina_gst_clock_time_none() ? (pending?.time ?? current?.time ?? 0) : Double(pts) / 1e9
+        announceReady(width: width, height: height)
+        var map = GstMapInfo()
+        guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return nil }
+        defer { gst_buffer_unmap(buffer, &map) }
+        guard let data = map.data else { return nil }
+        let cw = (width + 1) / 2, ch = (height + 1) / 2
+        // Each plane's rows, checked against the mapping before a byte is read (offsets and
+        // strides come from the decoder).
+        func plane(_ offset: gsize, _ stride: gint, _ w: Int, _ h: Int) -> [UInt8]? {
+            guard offset <= gsize(Int32.max), stride >= w else { return nil }
+            let start = Int(offset), rowBytes = Int(stride)
+            guard start + rowBytes * (h - 1) + w <= Int(map.size) else { return nil }
+            var out = [UInt8](repeating: 0, count: w * h)
+            out.withUnsafeMutableBytes { o in
+                for row in 0..<h { (o.baseAddress! + row * w).copyMemory(from: data + start + row * rowBytes, byteCount: w) }
+            }
+            return out
+        }
+        guard let y = plane(offsets[0], strides[0], width, height), let u = plane(offsets[1], strides[1], cw, ch),
+              let v = plane(offsets[2], strides[2], cw, ch),
+              let picture = PlanarPicture(width: width, height: height, luma: y, cb: u, cr: v,
+                                          matrix: bt709 != 0 ? .bt709 : .bt601, fullRange: fullRange != 0)
+        else { return nil }
+        counts.systemMemory += 1
+        counts.planar += 1
+        return VideoFrame(planar: picture, time: time)
     }
 
     /// The buffer's pixels, mapped and copied out as premultiplied RGBA (nil: it cannot be

@@ -99,6 +99,10 @@ struct VideoEndToEndTests {
         // A software decoder's frames come in system memory: copied and uploaded, none imported.
         #expect(try await c.stats().first { $0.name == "video.framesSystemMemory" }?.value ?? 0 > 0)
         #expect(try await c.stats().first { $0.name == "video.framesDMABuf" }?.value == 0)
+        // VP8 decodes to I420: its frames come as planar YUV, converted to RGB in the renderer's shader.
+        let stats = try await c.stats()
+        #expect(stats.first { $0.name == "video.framesYUV" }?.value ?? 0 > 0 && stats.first { $0.name == "video.yuvConversions" }?.value ?? 0 > 0,
+                "\(stats.filter { $0.name.hasPrefix("video.") })")
         video.destroy()
         try await c.sync()
         #expect(try await c.stats().first { $0.name == "videos" }?.value == 0)

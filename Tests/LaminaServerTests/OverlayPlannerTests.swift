@@ -69,3 +69,36 @@ struct OverlayPlannerTests {
         #expect(why(Self.list(), planes: [OverlayPlane(id: 7, formats: [DRMFourCC.abgr8888])]) == "no overlay plane scans out XR24")
     }
 }
+
+/// The YUV to RGB conversion's numbers: the shader uses the same matrix and offsets.
+@Suite("Planar YUV pictures")
+struct PlanarPictureTests {
+    static func solid(_ y: UInt8, _ u: UInt8, _ v: UInt8, matrix: PlanarPicture.Matrix = .bt601, full: Bool = false) -> (UInt8, UInt8, UInt8) {
+        let p = PlanarPicture(width: 3, height: 3, luma: [UInt8](repeating: y, count: 9), cb: [UInt8](repeating: u, count: 4),
+                              cr: [UInt8](repeating: v, count: 4), matrix: matrix, fullRange: full)!
+        let px = p.rgba().pixel(x: 2, y: 2)
+        return (px.r, px.g, px.b)
+    }
+
+    @Test func limitedAndFullRangeBT601AndBT709() {
+        func near(_ a: (UInt8, UInt8, UInt8), _ b: (Int, Int, Int)) -> Bool {
+            abs(Int(a.0) - b.0) <= 2 && abs(Int(a.1) - b.1) <= 2 && abs(Int(a.2) - b.2) <= 2
+        }
+        // Limited range: 16 is black, 235 white; BT.601's and BT.709's reds differ in Y, Cb, Cr.
+        #expect(near(Self.solid(16, 128, 128), (0, 0, 0)))
+        #expect(near(Self.solid(235, 128, 128), (255, 255, 255)))
+        #expect(near(Self.solid(81, 90, 240), (255, 0, 0)), "\(Self.solid(81, 90, 240))")
+        #expect(near(Self.solid(63, 102, 240, matrix: .bt709), (255, 0, 0)), "\(Self.solid(63, 102, 240, matrix: .bt709))")
+        #expect(near(Self.solid(145, 54, 34), (0, 255, 0)) && near(Self.solid(41, 240, 110), (0, 0, 255)))
+        // Full range: Y as it is.
+        #expect(near(Self.solid(128, 128, 128, full: true), (128, 128, 128)))
+        #expect(near(Self.solid(76, 85, 255, full: true), (254, 0, 0)), "\(Self.solid(76, 85, 255, full: true))")
+    }
+
+    @Test func planesMustFitThePicture() {
+        // 3×3 has 2×2 chroma (rounded up).
+        #expect(PlanarPicture(width: 3, height: 3, luma: .init(repeating: 0, count: 9), cb: [0, 0, 0, 0], cr: [0, 0, 0, 0], matrix: .bt601, fullRange: false) != nil)
+        #expect(PlanarPicture(width: 3, height: 3, luma: .init(repeating: 0, count: 9), cb: [0], cr: [0, 0, 0, 0], matrix: .bt601, fullRange: false) == nil)
+        #expect(PlanarPicture(width: 0, height: 3, luma: [], cb: [], cr: [], matrix: .bt601, fullRange: false) == nil)
+    }
+}

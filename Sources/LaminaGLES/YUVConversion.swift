@@ -1,0 +1,181 @@
+import CGLES
+import LaminaServer
+
+extension Shaders {
+    /// Planar YUV 4:2:0 to RGB: the three planes sampled where the fragment lies in the
+    /// picture (chroma filtered between its half-resolution samples), then the stream's matrix.
+    /// Drawn over a whole RGBA texture, one fragment a pixel.
+    static let yuvToRGB = fragmentCommon.insertingAfterVersion("#define HAS_CLIPS 0") + """
+        in vec2 local;
+        uniform sampler2D lumaPlane;
+        uniform sampler2D cbPlane;
+        uniform sampler2D crPlane;
+        uniform vec2 pictureSize;
+        uniform mat3 yuvToRGB;       // the range's scale folded in
+        uniform vec3 yuvOffset;      // black's luma, and the chroma midpoint
+        void main() {
+            vec2 uv = local / pictureSize;
+            vec3 yuv = vec3(texture(lumaPlane, uv).r, texture(cbPlane, uv).r, texture(crPlane, uv).r) - yuvOffset;
+            fragColor = vec4(clamp(yuvToRGB * yuv, 0.0, 1.0), 1.0);
+        }
+        """
+}
+
+/// `Shaders.yuvToRGB`.
+struct YUVUniforms: ProgramUniforms {
+    static var fragment: String { Shaders.yuvToRGB }
+    /// Samplers, texture units 0, 1 and 2.
+    let lumaPlane: GLint
+    let cbPlane: GLint
+    let crPlane: GLint
+    let pictureSize: GLint
+    let yuvToRGB: GLint
+    let yuvOffset: GLint
+
+    init(_ find: UniformLocator) throws(GLESError) {
+        lumaPlane = try find("lumaPlane")
+        cbPlane = try find("cbPlane")
+        crPlane = try find("crPlane")
+        pictureSize = try find("pictureSize")
+        yuvToRGB = try find("yuvToRGB")
+        yuvOffset = try find("yuvOffset")
+    }
+
+    func assignTextureUnits() {
+        glUniform1i(lumaPlane, 0)
+        glUniform1i(cbPlane, 1)
+        glUniform1i(crPlane, 2)
+    }
+}
+
+/// Turns planar YUV video pictures (`PlanarPicture`) into the RGBA textures the renderer draws
+/// contents from: the three planes uploaded as one-byte textures (a third of RGBA's bytes), and
+/// one draw of `Shaders.yuvToRGB` into the picture's texture, rows stored bottom row first as
+/// the texture cache keeps video frames (so an unflipped blit copies them to a framebuffer).
+///
+/// It runs inside a frame (from `TextureCache.bind`), so it puts back every piece of GL state
+/// it touches: framebuffer, viewport, scissor, blend, program, vertex array, the active texture
+/// unit and units 0–2's textures, and the unpack alignment.
+final class YUVConverter {
+    private let program: ShaderProgram<YUVUniforms>
+    private let vertexArray: GLuint
+    private var planes: [GLuint] = [0, 0, 0]
+    private var planeSizes: [(width: Int, height: Int)] = [(0, 0), (0, 0), (0, 0)]
+    private var framebuffer: GLuint = 0
+    /// Pictures converted, since start.
+    private(set) var conversions = 0
+
+    /// `vertexArray` draws the unit square (the renderer's). The context must be current.
+    init(vertexArray: GLuint) throws(GLESError) {
+        program = try ShaderProgram<YUVUniforms>(name: "yuvToRGB", fragment: YUVUniforms.fragment, slot: -1)
+        self.vertexArray = vertexArray
+        glGenTextures(3, &planes)
+        for (i, texture) in planes.enumerated() {
+            glBindTexture(GLenum(GL_TEXTURE_2D), texture)
+            // Luma one texel a pixel; chroma filtered between its samples.
+            let filter = i == 0 ? GL_NEAREST : GL_LINEAR
+            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), filter)
+            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), filter)
+            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_S), GL_CLAMP_TO_EDGE)
+            glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_T), GL_CLAMP_TO_EDGE)
+        }
+        glBindTexture(GLenum(GL_TEXTURE_2D), 0)
+        glGenFramebuffers(1, &framebuffer)
+        try GLESError.check("creating the YUV converter")
+    }
+
+    /// Converts `picture` into `texture` (RGBA8, the picture's size). False where the texture
+    /// cannot be drawn into (the caller then converts on the CPU).
+    func convert(_ picture: PlanarPicture, into texture: GLuint) -> Bool {
+        let saved = SavedState()
+        defer { saved.restore() }
+        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 1)
+        let sizes = [(picture.width, picture.height), (picture.chromaWidth, picture.chromaHeight), (picture.chromaWidth, picture.chromaHeight)]
+        for (i, bytes) in [picture.luma, picture.cb, picture.cr].enumerated() {
+            glActiveTexture(GLenum(GL_TEXTURE0 + Int32(i)))
+            glBindTexture(GLenum(GL_TEXTURE_2D), planes[i])
+            let (w, h) = sizes[i]
+            bytes.withUnsafeBytes { p in
+                if planeSizes[i] == (w, h) {
+                    glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, 0, 0, GLsizei(w), GLsizei(h), GLenum(GL_RED), GLenum(GL_UNSIGNED_BYTE), p.baseAddress)
+                } else {
+                    glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_R8, GLsizei(w), GLsizei(h), 0, GLenum(GL_RED), GLenum(GL_UNSIGNED_BYTE), p.baseAddress)
+                    planeSizes[i] = (w, h)
+                }
+            }
+        }
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
+        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), texture, 0)
+        guard glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER)) == GLenum(GL_FRAMEBUFFER_COMPLETE) else { return false }
+        glViewport(0, 0, GLsizei(picture.width), GLsizei(picture.height))
+        glDisable(GLenum(GL_SCISSOR_TEST))
+        glDisable(GLenum(GL_BLEND))
+        glUseProgram(program.program)
+        let identity: [GLfloat] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+        glUniformMatrix4fv(program.layerToDisplay, 1, GLboolean(GL_FALSE), identity)
+        let w = GLfloat(picture.width), h = GLfloat(picture.height)
+        glUniform4f(program.quad, 0, 0, w, h)
+        glUniform2f(program.pointsToClip, 2 / w, 2 / h)
+        glUniform2f(program.uniforms.pictureSize, w, h)
+        let (matrix, offset) = picture.conversion
+        glUniformMatrix3fv(program.uniforms.yuvToRGB, 1, GLboolean(GL_FALSE), matrix)
+        glUniform3f(program.uniforms.yuvOffset, offset.0, offset.1, offset.2)
+        glBindVertexArray(vertexArray)
+        glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), 0, 0)
+        conversions += 1
+        return true
+    }
+
+    func delete() {
+        glDeleteTextures(3, &planes)
+        glDeleteFramebuffers(1, &framebuffer)
+        glDeleteProgram(program.program)
+    }
+
+    /// The GL state a conversion changes, read before and put back after.
+    private struct SavedState {
+        var framebuffer: GLint = 0
+        var readFramebuffer: GLint = 0
+        var viewport: [GLint] = [0, 0, 0, 0]
+        var scissor = false
+        var blend = false
+        var program: GLint = 0
+        var vertexArray: GLint = 0
+        var activeTexture: GLint = 0
+        var textures: [GLint] = [0, 0, 0]
+        var alignment: GLint = 4
+
+        init() {
+            glGetIntegerv(GLenum(GL_DRAW_FRAMEBUFFER_BINDING), &framebuffer)
+            glGetIntegerv(GLenum(GL_READ_FRAMEBUFFER_BINDING), &readFramebuffer)
+            glGetIntegerv(GLenum(GL_VIEWPORT), &viewport)
+            scissor = glIsEnabled(GLenum(GL_SCISSOR_TEST)) != 0
+            blend = glIsEnabled(GLenum(GL_BLEND)) != 0
+            glGetIntegerv(GLenum(GL_CURRENT_PROGRAM), &program)
+            glGetIntegerv(GLenum(GL_VERTEX_ARRAY_BINDING), &vertexArray)
+            glGetIntegerv(GLenum(GL_ACTIVE_TEXTURE), &activeTexture)
+            glGetIntegerv(GLenum(GL_UNPACK_ALIGNMENT), &alignment)
+            for unit in 0..<3 {
+                glActiveTexture(GLenum(GL_TEXTURE0 + Int32(unit)))
+                glGetIntegerv(GLenum(GL_TEXTURE_BINDING_2D), &textures[unit])
+            }
+        }
+
+        func restore() {
+            for unit in 0..<3 {
+                glActiveTexture(GLenum(GL_TEXTURE0 + Int32(unit)))
+                glBindTexture(GLenum(GL_TEXTURE_2D), GLuint(textures[unit]))
+            }
+            glActiveTexture(GLenum(activeTexture))
+            glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), GLuint(framebuffer))
+            glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), GLuint(readFramebuffer))
+            glViewport(viewport[0], viewport[1], viewport[2], viewport[3])
+            if scissor { glEnable(GLenum(GL_SCISSOR_TEST)) } else { glDisable(GLenum(GL_SCISSOR_TEST)) }
+            if blend { glEnable(GLenum(GL_BLEND)) } else { glDisable(GLenum(GL_BLEND)) }
+            glUseProgram(GLuint(program))
+            glBindVertexArray(GLuint(vertexArray))
+            glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), alignment)
+        }
+    }
+}
