@@ -48,6 +48,9 @@ public struct LaminadConfiguration: Sendable {
     public var maxVideos: Int?
     /// Seconds a video's source has to give its first picture (`[video] open_timeout`).
     public var videoOpenTimeout: Double?
+    /// Who converts planar YUV video pictures to RGB (`[video] yuv`): "auto", "renderer" or
+    /// "decoder".
+    public var videoYUV: String?
     public var maxKeptSessions: Int?
     public var maxKeptSessionsPerUser: Int?
     public var maxTotalLayers: Int?
@@ -152,6 +155,10 @@ public struct LaminadConfiguration: Sendable {
         }
         if var t = try r.table("video") {
             c.videoOpenTimeout = try t.double("open_timeout", 0.1...3600)
+            if let s = try t.string("yuv") {
+                guard ["auto", "renderer", "decoder"].contains(s) else { throw t.error("yuv", "must be auto, renderer or decoder (got '\(s)')") }
+                c.videoYUV = s
+            }
             try t.finish()
         }
         if var t = try r.table("display") {

@@ -60,6 +60,9 @@ public final class Daemon {
         /// Seconds of real time a video's source has to give its first picture before it is an
         /// error event (`[video] open_timeout`): a server that accepts and never sends.
         public var videoOpenTimeout = 10.0
+        /// Who converts planar YUV video pictures (`[video] yuv`): the renderer's shader, the
+        /// decoder's videoconvert, or (nil, "auto") whichever the renderer prefers.
+        public var videoYUVInRenderer: Bool?
         /// Input devices and the keymap (`[input]`).
         public var input = InputSettings()
 
@@ -191,6 +194,7 @@ public final class Daemon {
         do {
             let video = try GStreamerVideo()
             video.openTimeout = options.videoOpenTimeout
+            video.planarYUV = options.videoYUVInRenderer ?? backend.renderer.planarVideo.preferred
             videoDecoding = video
             compositor.videoDecoding = video
         } catch {
@@ -236,7 +240,8 @@ public final class Daemon {
                 video.drainWakeup()
                 compositor.pollVideos()
             }
-            logger.info("video frames: \(video.uploadPath); dma-buf pictures: \(backend.renderer.videoImport)")
+            let yuv = options.videoYUVInRenderer.map { "[video] yuv = \($0 ? "renderer" : "decoder")" } ?? backend.renderer.planarVideo.reason
+            logger.info("video frames: \(video.uploadPath) (\(yuv)); dma-buf pictures: \(backend.renderer.videoImport)")
         }
         if journal != nil {
             journalTimer = try LoopTimer(loop: loop) { [unowned self] _ in

@@ -28,8 +28,7 @@ final class DMABufImporter {
         // copy at most; and Mesa 22's kms_swrast takes another device's dma-buf and then faults
         // reading it (a vivid camera's buffer through vgem crashed its rasteriser thread), so
         // laminad does not risk it.
-        let software = ["llvmpipe", "softpipe", "swrast", "SwiftShader"].first { renderer.contains($0) }
-        if let software {
+        if let software = GLESRenderer.softwareRasterizer(renderer) {
             return (nil, "the renderer is \(software), a software rasteriser (importing saves no work there, and Mesa's software import of other devices' dma-bufs is unreliable)")
         }
         guard display.extensions.contains("EGL_EXT_image_dma_buf_import") else {

@@ -249,6 +249,9 @@ public protocol Renderer: AnyObject {
     var videoImport: String { get }
     /// Why such pictures are copied after all, once the driver refused one (logged then).
     var videoImportRefusal: String? { get }
+    /// Whether planar YUV video pictures are better converted to RGB by this renderer (a GPU's
+    /// shader) than by the decoder's `videoconvert` on the CPU, and why, in words.
+    var planarVideo: (preferred: Bool, reason: String) { get }
 }
 
 extension Renderer {
@@ -258,4 +261,5 @@ extension Renderer {
     public var cacheStatistics: [(name: String, value: Double)] { [] }
     public var videoImport: String { "copied: this renderer imports no dma-bufs" }
     public var videoImportRefusal: String? { nil }
+    public var planarVideo: (preferred: Bool, reason: String) { (false, "this renderer converts no YUV") }
 }

@@ -31,6 +31,9 @@ public final class GStreamerVideo: VideoDecoding {
     /// still not ready (a server that accepts and never sends, a stalled stream) is an error
     /// (`[video] open_timeout`).
     public var openTimeout = 10.0
+    /// Whether files' planar YUV (I420) pictures come through as they are, for the renderer to
+    /// convert (`[video] yuv`); otherwise `videoconvert` makes them RGBA. Cameras give packed RGB.
+    public var planarYUV = false
 
     /// GStreamer itself starts with the first video (`gst_init` scans the plugin registry), so
     /// a laminad that shows no video pays nothing for it.
@@ -51,7 +54,7 @@ public final class GStreamerVideo: VideoDecoding {
     public func open(uri: String) throws(VideoOpenError) -> any VideoDecoder {
         _ = gstreamerReady
         return try GStreamerDecoder(uri: try Self.resolve(uri), wakeup: wakeup, maximumSide: maximumSide, counts: counts,
-                                    openTimeout: openTimeout)
+                                    openTimeout: openTimeout, planarYUV: planarYUV)
     }
 
     /// `video.framesSystemMemory` and `video.framesDMABuf`: frames decoders gave in system
@@ -66,7 +69,7 @@ public final class GStreamerVideo: VideoDecoding {
     public var uploadPath: String {
         // GStreamer's advice for importers: accept plain video/x-raw and look at each buffer's
         // memory (gst_is_dmabuf_memory), rather than ask for memory:DMABuf caps.
-        "each frame's memory decides: a packed RGB frame in dma-buf memory (a hardware decoder's, or a V4L2 camera's, which laminad asks for dma-bufs) goes to the renderer to import in place; planar YUV 4:2:0 (I420, what software decoders give) is copied out as it is, uploaded as three planes and converted to RGB in a shader; any other is converted to RGBA where needed, copied out of the decoder's buffer and uploaded"
+        "each frame's memory decides: a packed RGB frame in dma-buf memory (a hardware decoder's, or a V4L2 camera's, which laminad asks for dma-bufs) goes to the renderer to import in place; \(planarYUV ? "planar YUV 4:2:0 (I420, what software decoders give) is copied out as it is, uploaded as three planes and converted to RGB in the renderer's shader" : "planar YUV is converted to RGBA by videoconvert"); any other is converted to RGBA where needed, copied out of the decoder's buffer and uploaded"
     }
 
     /// A URI GStreamer can open: an absolute path becomes a file URI; a file (by path or
@@ -264,7 +267,7 @@ final class GStreamerDecoder: VideoDecoder {
     private let openDeadline: Double
     private var openAlarm: (clock: UnsafeMutablePointer<GstClock>, id: GstClockID)?
 
-    init(uri: String, wakeup: Int32, maximumSide: Int, counts: FrameCounts, openTimeout: Double) throws(VideoOpenError) {
+    init(uri: String, wakeup: Int32, maximumSide: Int, counts: FrameCounts, openTimeout: Double, planarYUV: Bool) throws(VideoOpenError) {
         self.maximumSide = maximumSide
         self.counts = counts
         isCamera = Self.isCamera(uri)
@@ -274,9 +277,10 @@ final class GStreamerDecoder: VideoDecoder {
         var error: UnsafeMutablePointer<GError>?
         // Packed RGB layouts only; a source that already gives one of them passes through
         // untouched, dma-buf and all. Files: RGBA first (what videoconvert makes of anything
-        // else, keeping a clip's alpha), and I420, which software decoders give and which
-        // passes through untouched (videoconvert picks the format that loses least: I420 for
-        // I420, RGBA for a clip with alpha). Cameras: the padded layouts first (their pictures are
+        // else, keeping a clip's alpha), and, where the renderer converts YUV (`planarYUV`),
+        // I420, which software decoders give and which then passes through untouched
+        // (videoconvert picks the format that loses least: I420 for I420, RGBA for a clip with
+        // alpha). Cameras: the padded layouts first (their pictures are
         // opaque, and an opaque dma-buf is imported where one with alpha must be copied to be
         // premultiplied), BGRx first: one structure each, in order, because the order inside a
         // format list does not survive videoconvert's negotiation; BGRx is DRM's XRGB8888, the
@@ -284,7 +288,7 @@ final class GStreamerDecoder: VideoDecoder {
         // Cameras are asked for at most 1920×1080: v4l2src otherwise takes the largest size a
         // camera offers (4K, at four times the bytes a frame, for a tile on a kiosk screen).
         let caps = isCamera ? ["BGRx", "RGBx", "BGRA", "RGBA"].map { "video/x-raw,format=\($0),width=[1,1920],height=[1,1080]" }.joined(separator: ";")
-                            : "video/x-raw,format={RGBA,BGRx,BGRA,RGBx,I420}"
+                            : "video/x-raw,format={RGBA,BGRx,BGRA,RGBx\(planarYUV ? ",I420" : "")}"
         let description = "videoconvert ! capsfilter caps=\"\(caps)\" ! appsink name=lamina-sink sync=false max-buffers=2 drop=false enable-last-sample=false"
         guard let bin = gst_parse_bin_from_description(description, 1, &error) else {
             let why = error.map { String(cString: $0.pointee.message) } ?? "unknown"

@@ -140,6 +140,7 @@ struct ConfigurationTests {
         #expect(message("[[output]]\nname = \"A\"\ntransform = \"45\"").hasPrefix("output[0].transform: must be one of normal, 90"))
         #expect(message("[kms]\nmax_outputs = \"two\"") == "kms.max_outputs: must be an integer, not string")
         #expect(message("[kms]\nlayout = \"split\"") == "kms.layout: must be desktop or separate (got 'split')")
+        #expect(message("[video]\nyuv = \"gpu\"") == "video.yuv: must be auto, renderer or decoder (got 'gpu')")
         #expect(message("[kms]\nsession = \"logind\"") == "kms.session: must be auto, libseat or direct (got 'logind')")
         #expect(message("[display]\ncursor_position = [1]").hasPrefix("display.cursor_position:"))
         #expect(message("[kms]\nvt = 64") == "kms.vt: must be in 0…63 (got 64)")
