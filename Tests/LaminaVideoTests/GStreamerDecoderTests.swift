@@ -69,6 +69,7 @@ struct GStreamerDecoderTests {
         let dir = try Clips.directory()
         let clip = try Clips.webm(in: dir)
         let video = try GStreamerVideo()
+        video.planarYUV = true  // as where the renderer converts YUV: VP8's I420 comes through as it is
         let d = try video.open(uri: clip)
         defer { d.close() }
         let ready = events(d) { $0.contains { if case .ready = $0 { true } else { false } } }
@@ -79,8 +80,10 @@ struct GStreamerDecoderTests {
         for (t, colour) in [(0.0, 0), (0.55, 0), (1.05, 1), (1.95, 1), (2.5, 2), (0.2, 0), (2.9, 2), (1.0, 1)] {
             let f = try #require(d.frame(at: t, wait: 5), "no frame at \(t)")
             #expect(f.time <= t + 1e-6 && f.time > t - 0.1 - 1e-6, "frame at \(t) has PTS \(f.time)")
-            // VP8 decodes to I420, which comes through as it is, for the renderer to convert.
-            let picture = try #require(f.planar, "frame at \(t) is planar YUV")
+            guard let picture = f.planar else {
+                Issue.record("the frame at \(t) is not planar YUV (\(f.width)×\(f.height))")
+                continue
+            }
             #expect(Clips.colourIndex(picture.rgba(), x: 32, y: 24) == colour, "frame at \(t)")
         }
     }
