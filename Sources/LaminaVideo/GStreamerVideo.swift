@@ -69,7 +69,7 @@ public final class GStreamerVideo: VideoDecoding {
     public var uploadPath: String {
         // GStreamer's advice for importers: accept plain video/x-raw and look at each buffer's
         // memory (gst_is_dmabuf_memory), rather than ask for memory:DMABuf caps.
-        "each frame's memory decides: a packed RGB frame in dma-buf memory (a hardware decoder's, or a V4L2 camera's, which laminad asks for dma-bufs) goes to the renderer to import in place; \(planarYUV ? "planar YUV 4:2:0 (I420, what software decoders give) is copied out as it is, uploaded as three planes and converted to RGB in the renderer's shader" : "planar YUV is converted to RGBA by videoconvert"); any other is converted to RGBA where needed, copied out of the decoder's buffer and uploaded"
+        "each frame's memory decides: a packed RGB frame in dma-buf memory (a hardware decoder's, or a V4L2 camera's, which laminad asks for dma-bufs) goes to the renderer to import in place; \(planarYUV ? "planar YUV 4:2:0 (I420 from software decoders, NV12 from V4L2 hardware decoders) is copied out as it is, uploaded as three planes and converted to RGB in the renderer's shader" : "planar YUV is converted to RGBA by videoconvert"); any other is converted to RGBA where needed, copied out of the decoder's buffer and uploaded"
     }
 
     /// A URI GStreamer can open: an absolute path becomes a file URI; a file (by path or
@@ -146,6 +146,71 @@ final class SampleKeeper {
         gst_sample_ref(sample)
     }
     deinit { gst_sample_unref(sample) }
+}
+
+/// The planar YUV 4:2:0 layouts the app sink takes where the renderer converts YUV: I420
+/// (three planes, what software decoders give) and NV12 (luma, then Cb and Cr interleaved:
+/// what V4L2 hardware decoders give). Both become a `PlanarPicture` with separate planes.
+enum PlanarLayout {
+    case i420, nv12
+
+    init?(_ format: GstVideoFormat) {
+        switch format {
+        case GST_VIDEO_FORMAT_I420: self = .i420
+        case GST_VIDEO_FORMAT_NV12: self = .nv12
+        default: return nil
+        }
+    }
+
+    var planeCount: Int { self == .i420 ? 3 : 2 }
+
+    /// The picture in `memory`, each plane at its offset with its stride (the decoder's
+    /// numbers, checked against the memory before a byte is read: nil where a plane reaches
+    /// past it or a stride is shorter than a row), rows packed; NV12's chroma de-interleaved.
+    func picture(_ memory: UnsafeRawBufferPointer, width: Int, height: Int, offsets: [Int], strides: [Int],
+                 matrix: PlanarPicture.Matrix, fullRange: Bool) -> PlanarPicture? {
+        guard let base = memory.baseAddress, width > 0, height > 0, offsets.count >= planeCount, strides.count >= planeCount else { return nil }
+        let cw = (width + 1) / 2, ch = (height + 1) / 2
+        /// The rows of the plane at `index`: `rowBytes` bytes each, `rows` of them.
+        func rows(_ index: Int, rowBytes: Int, rows: Int, _ body: (UnsafeRawPointer, Int) -> Void) -> Bool {
+            let start = offsets[index], stride = strides[index]
+            guard start >= 0, stride >= rowBytes, start <= memory.count,
+                  rows <= 1 || stride <= (memory.count - start) / (rows - 1),
+                  start + stride * (rows - 1) + rowBytes <= memory.count else { return false }
+            for row in 0..<rows { body(base + start + row * stride, row) }
+            return true
+        }
+        var y = [UInt8](repeating: 0, count: width * height)
+        var u = [UInt8](repeating: 0, count: cw * ch), v = [UInt8](repeating: 0, count: cw * ch)
+        let lumaCopied = y.withUnsafeMutableBytes { out in
+            rows(0, rowBytes: width, rows: height) { row, r in (out.baseAddress! + r * width).copyMemory(from: row, byteCount: width) }
+        }
+        guard lumaCopied else { return nil }
+        switch self {
+        case .i420:
+            let copied = u.withUnsafeMutableBytes { uo in
+                v.withUnsafeMutableBytes { vo in
+                    rows(1, rowBytes: cw, rows: ch) { row, r in (uo.baseAddress! + r * cw).copyMemory(from: row, byteCount: cw) }
+                        && rows(2, rowBytes: cw, rows: ch) { row, r in (vo.baseAddress! + r * cw).copyMemory(from: row, byteCount: cw) }
+                }
+            }
+            guard copied else { return nil }
+        case .nv12:
+            let copied = u.withUnsafeMutableBufferPointer { uo in
+                v.withUnsafeMutableBufferPointer { vo in
+                    rows(1, rowBytes: cw * 2, rows: ch) { row, r in
+                        let pairs = row.assumingMemoryBound(to: UInt8.self)
+                        for i in 0..<cw {
+                            uo[r * cw + i] = pairs[2 * i]
+                            vo[r * cw + i] = pairs[2 * i + 1]
+                        }
+                    }
+                }
+            }
+            guard copied else { return nil }
+        }
+        return PlanarPicture(width: width, height: height, luma: y, cb: u, cr: v, matrix: matrix, fullRange: fullRange)
+    }
 }
 
 /// The packed 8-bit RGB layouts the app sink takes: where R, G and B lie in a pixel, whether
@@ -278,7 +343,7 @@ final class GStreamerDecoder: VideoDecoder {
         // Packed RGB layouts only; a source that already gives one of them passes through
         // untouched, dma-buf and all. Files: RGBA first (what videoconvert makes of anything
         // else, keeping a clip's alpha), and, where the renderer converts YUV (`planarYUV`),
-        // I420, which software decoders give and which then passes through untouched
+        // I420 and NV12, which software and V4L2 hardware decoders give and which then pass through untouched
         // (videoconvert picks the format that loses least: I420 for I420, RGBA for a clip with
         // alpha). Cameras: the padded layouts first (their pictures are
         // opaque, and an opaque dma-buf is imported where one with alpha must be copied to be
@@ -288,7 +353,7 @@ final class GStreamerDecoder: VideoDecoder {
         // Cameras are asked for at most 1920×1080: v4l2src otherwise takes the largest size a
         // camera offers (4K, at four times the bytes a frame, for a tile on a kiosk screen).
         let caps = isCamera ? ["BGRx", "RGBx", "BGRA", "RGBA"].map { "video/x-raw,format=\($0),width=[1,1920],height=[1,1080]" }.joined(separator: ";")
-                            : "video/x-raw,format={RGBA,BGRx,BGRA,RGBx\(planarYUV ? ",I420" : "")}"
+                            : "video/x-raw,format={RGBA,BGRx,BGRA,RGBx\(planarYUV ? ",I420,NV12" : "")}"
         let description = "videoconvert ! capsfilter caps=\"\(caps)\" ! appsink name=lamina-sink sync=false max-buffers=2 drop=false enable-last-sample=false"
         guard let bin = gst_parse_bin_from_description(description, 1, &error) else {
             let why = error.map { String(cString: $0.pointee.message) } ?? "unknown"
@@ -538,7 +603,7 @@ final class GStreamerDecoder: VideoDecoder {
         guard let caps = gst_sample_get_caps(sample), lamina_gst_video_layout(caps, &w, &h, &rowStride) != 0,
               let buffer = gst_sample_get_buffer(sample) else { return nil }
         let format = lamina_gst_video_format(caps)
-        if format == GST_VIDEO_FORMAT_I420 { return planar(caps, buffer, width: Int(w), height: Int(h)) }
+        if let planar = PlanarLayout(format) { return self.planar(caps, buffer, layout: planar, width: Int(w), height: Int(h)) }
         guard let packed = PackedLayout(format) else { return nil }
         let layout = isCamera ? packed.opaque : packed
         let width = Int(w), height = Int(h)
@@ -583,7 +648,8 @@ final class GStreamerDecoder: VideoDecoder {
 
     /// An I420 frame's three planes copied out as they are (rows packed), with the colour
     /// matrix and range its caps declare.
-    private func planar(_ caps: UnsafeMutablePointer<GstCaps>, _ buffer: UnsafeMutablePointer<GstBuffer>, width: Int, height: Int) -> VideoFrame? {
+    private func planar(_ caps: UnsafeMutablePointer<GstCaps>, _ buffer: UnsafeMutablePointer<GstBuffer>, layout: PlanarLayout,
+                        width: Int, height: Int) -> VideoFrame? {
         guard width > 0, height > 0, width <= maximumSide, height <= maximumSide else {
             if !failed {
                 failed = true
@@ -595,31 +661,17 @@ final class GStreamerDecoder: VideoDecoder {
         var strides = [gint](repeating: 0, count: 4)
         var bt709: gint = 0, fullRange: gint = 0
         let planes = lamina_gst_video_planes(caps, buffer, &offsets, &strides, &bt709, &fullRange)
-        guard planes == 3 else { return nil }
+        guard Int(planes) == layout.planeCount else { return nil }
         let pts = lamina_gst_buffer_pts(buffer)
         let time: Double = pts == lamina_gst_clock_time_none() ? (pending?.time ?? current?.time ?? 0) : Double(pts) / 1e9
         announceReady(width: width, height: height)
         var map = GstMapInfo()
         guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return nil }
         defer { gst_buffer_unmap(buffer, &map) }
-        guard let data = map.data else { return nil }
-        let cw = (width + 1) / 2, ch = (height + 1) / 2
-        // Each plane's rows, checked against the mapping before a byte is read (offsets and
-        // strides come from the decoder).
-        func plane(_ offset: gsize, _ stride: gint, _ w: Int, _ h: Int) -> [UInt8]? {
-            guard offset <= gsize(Int32.max), stride >= w else { return nil }
-            let start = Int(offset), rowBytes = Int(stride)
-            guard start + rowBytes * (h - 1) + w <= Int(map.size) else { return nil }
-            var out = [UInt8](repeating: 0, count: w * h)
-            out.withUnsafeMutableBytes { o in
-                for row in 0..<h { (o.baseAddress! + row * w).copyMemory(from: data + start + row * rowBytes, byteCount: w) }
-            }
-            return out
-        }
-        guard let y = plane(offsets[0], strides[0], width, height), let u = plane(offsets[1], strides[1], cw, ch),
-              let v = plane(offsets[2], strides[2], cw, ch),
-              let picture = PlanarPicture(width: width, height: height, luma: y, cb: u, cr: v,
-                                          matrix: bt709 != 0 ? .bt709 : .bt601, fullRange: fullRange != 0)
+        guard let data = map.data,
+              let picture = layout.picture(UnsafeRawBufferPointer(start: data, count: Int(map.size)), width: width, height: height,
+                                           offsets: offsets.map { $0 <= gsize(Int32.max) ? Int($0) : -1 }, strides: strides.map(Int.init),
+                                           matrix: bt709 != 0 ? .bt709 : .bt601, fullRange: fullRange != 0)
         else { return nil }
         counts.systemMemory += 1
         counts.planar += 1

@@ -214,3 +214,41 @@ struct CameraURITests {
         #expect(try GStreamerVideo.resolve("v4l2:///dev/null") == "v4l2:///dev/null")
     }
 }
+
+/// The planar YUV layouts the sink takes where the renderer converts YUV, copied into separate
+/// packed planes; the decoder's offsets and strides are checked against the buffer.
+@Suite("Planar video layouts")
+struct PlanarLayoutTests {
+    /// A 3×3 picture (2×2 chroma) with padded rows: luma rows of 4, chroma rows of 4 (NV12's
+    /// interleaved pairs) or 3 (I420), after an 8-byte header.
+    @Test func nv12AndI420BecomeSeparatePackedPlanes() throws {
+        var nv12: [UInt8] = Array(repeating: 0xEE, count: 8)
+        nv12 += [1, 2, 3, 0xEE, 4, 5, 6, 0xEE, 7, 8, 9, 0xEE]          // Y, stride 4
+        nv12 += [10, 20, 11, 21, 12, 22, 13, 23]                        // CbCr pairs, stride 4
+        let n = try #require(nv12.withUnsafeBytes {
+            PlanarLayout.nv12.picture($0, width: 3, height: 3, offsets: [8, 20], strides: [4, 4], matrix: .bt709, fullRange: true)
+        })
+        #expect(n.luma == [1, 2, 3, 4, 5, 6, 7, 8, 9] && n.cb == [10, 11, 12, 13] && n.cr == [20, 21, 22, 23])
+        #expect(n.matrix == .bt709 && n.fullRange)
+        var i420: [UInt8] = [1, 2, 3, 0, 4, 5, 6, 0, 7, 8, 9, 0]        // Y, stride 4
+        i420 += [10, 11, 0, 12, 13, 0]                                  // Cb, stride 3
+        i420 += [20, 21, 0, 22, 23, 0]                                  // Cr, stride 3
+        let i = try #require(i420.withUnsafeBytes {
+            PlanarLayout.i420.picture($0, width: 3, height: 3, offsets: [0, 12, 18], strides: [4, 3, 3], matrix: .bt601, fullRange: false)
+        })
+        #expect(i.luma == n.luma && i.cb == n.cb && i.cr == n.cr)
+    }
+
+    @Test func planesOutsideTheBufferOrShortStridesAreRefused() {
+        let bytes = [UInt8](repeating: 7, count: 24)
+        func picture(_ offsets: [Int], _ strides: [Int]) -> PlanarPicture? {
+            bytes.withUnsafeBytes { PlanarLayout.nv12.picture($0, width: 3, height: 3, offsets: offsets, strides: strides, matrix: .bt601, fullRange: false) }
+        }
+        #expect(picture([0, 12], [4, 4]) != nil)
+        #expect(picture([0, 20], [4, 4]) == nil, "the chroma plane reaches past the buffer")
+        #expect(picture([0, 12], [2, 4]) == nil, "a luma stride shorter than a row")
+        #expect(picture([-1, 12], [4, 4]) == nil, "an offset the decoder could not have")
+        #expect(picture([0, 12], [Int.max / 2, 4]) == nil, "a stride that would overflow")
+        #expect(picture([0], [4]) == nil, "too few planes")
+    }
+}
