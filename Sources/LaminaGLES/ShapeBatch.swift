@@ -14,7 +14,8 @@ import LaminaServer
 /// `shape` program's, reading per-instance values instead of uniforms, so pixels are the same.
 struct ShapeBatch {
     /// Floats per instance: cell (4), linear part of the transform (4), translation (2), rect (4),
-    /// radii (4), fill colour (4), border colour (4), border width and mode (2).
+    /// radii (4), fill colour (4), border colour (4), border width and display pixels per layer
+    /// unit (2; 0 where the shape needs the general distance field, `similarityScale`).
     static let stride = 28
     /// Instance attribute locations 1…8 (0 is the unit square).
     static let attributes: [(location: GLuint, size: GLint, offset: Int)] = [
@@ -31,6 +32,9 @@ struct ShapeBatch {
     var flat: [GLfloat] = []
     var shaded: [GLfloat] = []
     var isEmpty: Bool { flat.isEmpty && shaded.isEmpty }
+    /// Whether some queued shaded cell needs the general program (`batchShaded`); while none
+    /// does, the queue is drawn by the cheaper `batchShadedSimilar`.
+    var shadedNeedsGeneral = false
 
     /// Where the queued shaded cells lie, in tiles of `tile` display pixels: a flat cell queued
     /// over one of them would be drawn under it (flat cells go first), so such a layer waits
@@ -89,14 +93,36 @@ struct ShapeBatch {
                       fill: SIMD4<Float>, border: SIMD4<Float>, borderWidth: Double, flat colour: SIMD4<Float>?) {
         guard !cells.isEmpty else { return }
         if colour != nil {
-            Self.append(cells, to: &flat, t, rect, radii, colour!, border, borderWidth)
+            Self.append(cells, to: &flat, t, rect, radii, colour!, border, borderWidth, 0)
         } else {
-            Self.append(cells, to: &shaded, t, rect, radii, fill, border, borderWidth)
+            let scale = Self.similarityScale(t, radii: radii, borderWidth: borderWidth)
+            if scale == 0 { shadedNeedsGeneral = true }
+            Self.append(cells, to: &shaded, t, rect, radii, fill, border, borderWidth, scale)
         }
     }
 
+    /// The display pixels per layer unit where `batchShadedSimilar` draws the layer's shape as
+    /// the general program does, else 0. That needs (1) a similarity transform (rotation,
+    /// uniform scale, reflection): one pixel spans 1 / scale layer units in every direction,
+    /// which is what the general program finds from the derivatives, and (2) every corner
+    /// radius at least the border width (or no border): the border's inner edge is then the
+    /// outer shape's distance field shifted by the width, so one distance serves both edges.
+    static func similarityScale(_ t: Transform3D, radii: CornerRadii, borderWidth: Double) -> Float {
+        let a = t.m11, b = t.m12, c = t.m21, d = t.m22
+        let squared = a * a + b * b
+        let tolerance = 1e-9 * squared.squareRoot()
+        let rotation = abs(a - d) <= tolerance && abs(b + c) <= tolerance
+        let reflection = abs(a + d) <= tolerance && abs(b - c) <= tolerance
+        guard rotation || reflection, squared > 1e-8, squared.isFinite else { return 0 }
+        if borderWidth > 0 {
+            let smallest = min(min(radii.minXMinY, radii.maxXMinY), min(radii.maxXMaxY, radii.minXMaxY))
+            guard smallest >= borderWidth else { return 0 }
+        }
+        return Float(squared.squareRoot())
+    }
+
     private static func append(_ cells: [Rect], to data: inout [GLfloat], _ t: Transform3D, _ rect: Rect, _ radii: CornerRadii,
-                               _ color: SIMD4<Float>, _ border: SIMD4<Float>, _ borderWidth: Double) {
+                               _ color: SIMD4<Float>, _ border: SIMD4<Float>, _ borderWidth: Double, _ scale: Float) {
         // Written in place: a temporary array per cell would be an allocation per instance.
         let shared: (GLfloat, GLfloat, GLfloat, GLfloat, GLfloat, GLfloat) =
             (GLfloat(t.m11), GLfloat(t.m12), GLfloat(t.m21), GLfloat(t.m22), GLfloat(t.m41), GLfloat(t.m42))
@@ -114,7 +140,7 @@ struct ShapeBatch {
                 buffer[i + 14] = k.0; buffer[i + 15] = k.1; buffer[i + 16] = k.2; buffer[i + 17] = k.3
                 buffer[i + 18] = color.x; buffer[i + 19] = color.y; buffer[i + 20] = color.z; buffer[i + 21] = color.w
                 buffer[i + 22] = border.x; buffer[i + 23] = border.y; buffer[i + 24] = border.z; buffer[i + 25] = border.w
-                buffer[i + 26] = GLfloat(borderWidth); buffer[i + 27] = 0
+                buffer[i + 26] = GLfloat(borderWidth); buffer[i + 27] = scale
                 i += stride
             }
         }
@@ -123,6 +149,7 @@ struct ShapeBatch {
     mutating func removeAll() {
         flat.removeAll(keepingCapacity: true)
         shaded.removeAll(keepingCapacity: true)
+        shadedNeedsGeneral = false
         for i in marked { shadedTiles[i] = false }
         marked.removeAll(keepingCapacity: true)
     }
@@ -141,7 +168,7 @@ extension Shaders {
         layout(location = 5) in vec4 radiiIn;
         layout(location = 6) in vec4 fillIn;
         layout(location = 7) in vec4 borderIn;
-        layout(location = 8) in vec2 paramsIn;    // border width, mode (0 shaded, 1 flat)
+        layout(location = 8) in vec2 paramsIn;    // border width, display pixels per layer unit (or 0)
         uniform vec2 pointsToClip;
         out vec2 local;
         flat out vec4 rect;
@@ -173,6 +200,35 @@ extension Shaders {
         flat in vec2 params;
         void main() {
             fragColor = shapeColor(local, rect, radii, params.x, fillColor, borderColor);
+        }
+        """
+
+    /// `batchShaded` for shapes under a similarity transform whose corner radii are at least
+    /// the border width (`ShapeBatch.similarityScale`, in `params.y`): one distance, no
+    /// derivatives. The pixel footprint is the constant 1 / scale, and the border's inner edge
+    /// lies where the outer distance is -borderWidth (the inner shape is the bounds inset by
+    /// the width with each radius shrunk by it). On llvmpipe this is a fraction of the
+    /// general program's cost, which evaluates two distance fields and their derivatives.
+    static let batchShadedSimilar = fragmentCommon.insertingAfterVersion("#define HAS_CLIPS 0") + """
+        in vec2 local;
+        flat in vec4 rect;
+        flat in vec4 radii;
+        flat in vec4 fillColor;
+        flat in vec4 borderColor;
+        flat in vec2 params;
+        void main() {
+            vec2 halfSize = rect.zw * 0.5;
+            vec2 q = local - (rect.xy + halfSize);
+            vec2 row = q.y < 0.0 ? radii.xy : radii.wz;
+            float r = q.x < 0.0 ? row.x : row.y;
+            vec2 e = abs(q) - halfSize + r;
+            float d = min(max(e.x, e.y), 0.0) + length(max(e, 0.0)) - r;
+            float outer = clamp(0.5 - d * params.y, 0.0, 1.0);
+            // Without a border (width 0) inner is outer and the ring is empty: the fill alone.
+            float w = params.x;
+            float inner = rect.z > 2.0 * w && rect.w > 2.0 * w ? clamp(0.5 - (d + w) * params.y, 0.0, 1.0) : 0.0;
+            float ring = max(outer - inner, 0.0);
+            fragColor = fillColor * inner + (borderColor + fillColor * (1.0 - borderColor.a)) * ring;
         }
         """
 
@@ -237,7 +293,8 @@ extension GLESRenderer {
     func flushBatch() {
         guard !batch.isEmpty, let programs = batchPrograms else { return }
         draw(batch.flat, with: programs.flat)
-        draw(batch.shaded, with: programs.shaded)
+        if !batch.shaded.isEmpty && !batch.shadedNeedsGeneral { similarBatchDraws += 1 }
+        draw(batch.shaded, with: batch.shadedNeedsGeneral ? programs.shaded : programs.shadedSimilar)
         glBindVertexArray(vertexArray)
         batch.removeAll()
         batchDraws += 1

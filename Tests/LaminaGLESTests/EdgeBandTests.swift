@@ -49,6 +49,54 @@ struct EdgeBandTests {
         #expect(Set(batched.bytes.chunked(4)).count > 100, "a scene with many colours")
     }
 
+    /// Layers the cheaper distance field takes (similarity transforms, every radius at least the
+    /// border width, or no border) draw what one `shape` draw per layer draws.
+    @Test("the similarity program draws the same pixels as the general one")
+    func similarBatchSameAsSeparate() throws {
+        var seed: UInt64 = 777
+        func next(_ range: Double) -> Double {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(seed >> 11) / Double(1 << 53) * range
+        }
+        var layers: [SceneLayer] = []
+        for i in 0..<40 {
+            let w = 20 + next(80), h = 20 + next(60)
+            layers.append(SceneLayer(frame: Rect(next(300), next(200), w, h), color: rgb(40 + i * 5, 90, 255 - i * 4, 150 + i * 2)) {
+                $0.cornerRadius = [3.5, 12, 9.25, 0.7][i % 4]
+                if i % 4 != 3 {
+                    $0.borderWidth = [1, 2.5, 3][i % 3]
+                    $0.borderColor = rgb(255, 220 - i * 3, 60, 180 + i)
+                }
+                $0.opacity = 0.85
+                if i % 3 == 0 { $0.transform = .rotation(angle: next(3)) }
+                if i % 5 == 1 { $0.transform = .scale(x: 1.35, y: 1.35) }
+                if i % 7 == 2 { $0.transform = .scale(x: -0.8, y: 0.8) }
+            })
+        }
+        let list = try drawList(layers, width: 400, height: 300, background: rgb(10, 10, 20))
+        let backend = try HeadlessBackend(width: 400, height: 300)
+        backend.damageTracking = false
+        let before = backend.glesRenderer.similarBatchDraws
+        try backend.present(list)
+        let batched = try backend.screenshot()
+        #expect(backend.glesRenderer.similarBatchDraws > before, "the similarity program drew the batch")
+        backend.glesRenderer.usesBatching = false
+        try backend.present(list)
+        let separate = try backend.screenshot()
+        let d = batched.difference(from: separate), (worst, differing) = (d.worst, d.differing)
+        #expect(worst <= 1, "largest channel difference \(worst) (\(differing) pixels differ)")
+    }
+
+    @Test("similarity scale: similarity transforms with radii at least the border width only")
+    func similarityScale() {
+        let radii = CornerRadii(minXMinY: 4, maxXMinY: 4, maxXMaxY: 4, minXMaxY: 4)
+        #expect(ShapeBatch.similarityScale(.identity, radii: radii, borderWidth: 2) == 1)
+        #expect(abs(ShapeBatch.similarityScale(.rotation(angle: 0.7).concatenating(.scale(x: 2, y: 2)), radii: radii, borderWidth: 2) - 2) < 1e-6)
+        #expect(ShapeBatch.similarityScale(.scale(x: 2, y: 1), radii: radii, borderWidth: 2) == 0)
+        #expect(ShapeBatch.similarityScale(.identity, radii: radii, borderWidth: 5) == 0)
+        #expect(ShapeBatch.similarityScale(.identity, radii: .zero, borderWidth: 0) == 1)
+    }
+
     /// Rounded, bordered, translucent layers at fractional positions under rotation and
     /// non-uniform scale, some with a clip.
     static func randomLayers() throws -> DrawList {
