@@ -88,7 +88,7 @@ extension GLESRenderer {
         func box(_ r: Rect, grow: Double) -> PixelBox { c.transform.displayBox(of: r, within: frame.viewport).expanded(by: grow) }
         if borderAlpha == 0, c.cornerRadii == .zero, Self.landsOnPixels(b, c.transform) {
             // Flat cells go before the queue's shaded ones: wait if this one lies under one.
-            if batch.conflicts(box(b, grow: 1)) { flushBatch() }
+            if batch.conflicts(box(b, grow: ShapeBatch.margin)) { flushBatch() }
             batch.add([b], transform: c.transform, rect: b, radii: .zero, fill: fill, border: border, borderWidth: 0, flat: fill)
             return
         }
@@ -97,9 +97,9 @@ extension GLESRenderer {
         let axisAligned = c.transform.m12 == 0 && c.transform.m21 == 0
         bands.split(b, radii: c.cornerRadii, borderWidth: borderWidth, margin: margin, pad: antialiasingPad(c.transform, b),
                     merge: axisAligned)
-        if bands.fill.contains(where: { batch.conflicts(box($0, grow: 1)) })
-            || bands.border.contains(where: { batch.conflicts(box($0, grow: 1)) }) { flushBatch() }
-        for cell in bands.shaded { batch.markShaded(box(cell, grow: 1)) }
+        if bands.fill.contains(where: { batch.conflicts(box($0, grow: ShapeBatch.margin)) })
+            || bands.border.contains(where: { batch.conflicts(box($0, grow: ShapeBatch.margin)) }) { flushBatch() }
+        for cell in bands.shaded { batch.markShaded(box(cell, grow: ShapeBatch.margin)) }
         batch.add(bands.shaded, transform: c.transform, rect: b, radii: c.cornerRadii, fill: fill, border: border,
                   borderWidth: borderWidth, flat: nil)
         if fillAlpha > 0 {

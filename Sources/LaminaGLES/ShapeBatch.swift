@@ -39,9 +39,16 @@ struct ShapeBatch {
     /// Where the queued shaded cells lie, in tiles of `tile` display pixels: a flat cell queued
     /// over one of them would be drawn under it (flat cells go first), so such a layer waits
     /// for the queue to be drawn. Only those conflicts end a batch; layers that merely overlap
-    /// (flat over flat, shaded over anything) keep their order within it.
+    /// (flat over flat, shaded over anything) keep their order within it. Each tile keeps the
+    /// box around the shaded cells' parts inside it, so cells that share a tile without
+    /// touching (neighbours a few pixels apart) do not conflict.
     static let tile = 4.0
-    private var shadedTiles: [Bool] = []
+    /// How far cells' display boxes are grown for the conflict test. A cell's triangles cover
+    /// the pixels whose centres lie inside it, so two cells conflict only where their boxes
+    /// overlap; the margin absorbs the float rounding of the vertex shader (the rasteriser
+    /// snaps to 1/256 pixel).
+    static let margin = 1.0 / 16
+    private var shadedBoxes: [PixelBox] = []
     private var marked: [Int] = []
     private var columns = 0
     private var rows = 0
@@ -52,7 +59,7 @@ struct ShapeBatch {
         guard c != columns || r != rows else { return }
         columns = c
         rows = r
-        shadedTiles = [Bool](repeating: false, count: c * r)
+        shadedBoxes = [PixelBox](repeating: .empty, count: c * r)
         marked.removeAll()
     }
 
@@ -73,7 +80,12 @@ struct ShapeBatch {
     /// Whether a flat cell over `box` would lie under a queued shaded cell.
     func conflicts(_ box: PixelBox) -> Bool {
         let t = tiles(box)
-        for y in t.y { for x in t.x where shadedTiles[y * columns + x] { return true } }
+        for y in t.y {
+            for x in t.x {
+                let b = shadedBoxes[y * columns + x]
+                if !b.isEmpty, b.x0 < box.x1 && box.x0 < b.x1 && b.y0 < box.y1 && box.y0 < b.y1 { return true }
+            }
+        }
         return false
     }
 
@@ -81,9 +93,21 @@ struct ShapeBatch {
     mutating func markShaded(_ box: PixelBox) {
         let t = tiles(box)
         for y in t.y {
-            for x in t.x where !shadedTiles[y * columns + x] {
-                shadedTiles[y * columns + x] = true
-                marked.append(y * columns + x)
+            for x in t.x {
+                let i = y * columns + x
+                let b = shadedBoxes[i]
+                let tx = Double(x) * Self.tile, ty = Double(y) * Self.tile
+                // The part of `box` in this tile (the grid's last row and column take what lies beyond).
+                let part = PixelBox(x0: Swift.max(box.x0, x == 0 ? box.x0 : tx), y0: Swift.max(box.y0, y == 0 ? box.y0 : ty),
+                                    x1: x == columns - 1 ? box.x1 : Swift.min(box.x1, tx + Self.tile),
+                                    y1: y == rows - 1 ? box.y1 : Swift.min(box.y1, ty + Self.tile))
+                if b.isEmpty {
+                    shadedBoxes[i] = part
+                    marked.append(i)
+                } else {
+                    shadedBoxes[i] = PixelBox(x0: Swift.min(b.x0, part.x0), y0: Swift.min(b.y0, part.y0),
+                                              x1: Swift.max(b.x1, part.x1), y1: Swift.max(b.y1, part.y1))
+                }
             }
         }
     }
@@ -150,7 +174,7 @@ struct ShapeBatch {
         flat.removeAll(keepingCapacity: true)
         shaded.removeAll(keepingCapacity: true)
         shadedNeedsGeneral = false
-        for i in marked { shadedTiles[i] = false }
+        for i in marked { shadedBoxes[i] = .empty }
         marked.removeAll(keepingCapacity: true)
     }
 }

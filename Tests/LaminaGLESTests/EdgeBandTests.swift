@@ -87,6 +87,35 @@ struct EdgeBandTests {
         #expect(worst <= 1, "largest channel difference \(worst) (\(differing) pixels differ)")
     }
 
+    /// The peer benchmark's layout: translucent bordered rounded layers 2 px apart in a row, rows
+    /// overlapping by 9 px, at fractional x. Neighbours in a row share conflict tiles without
+    /// touching, so only a row overlapping the one before must wait for the batch to be drawn.
+    @Test("neighbours a few pixels apart stay in one batch; overlapping rows keep painter's order")
+    func gridBatchesByRow() throws {
+        var layers: [SceneLayer] = []
+        for i in 0..<30 {
+            let col = Double(i % 6), row = Double(i / 6)
+            layers.append(SceneLayer(frame: Rect(col * 62 + 0.37 * row, row * 51, 60, 60), color: rgb(40 + i * 6, 200 - i * 5, 90, 255)) {
+                $0.cornerRadius = 12
+                $0.borderWidth = 2
+                $0.borderColor = rgb(255, 255, 255, 255)
+                $0.opacity = 0.85
+            })
+        }
+        let list = try drawList(layers, width: 400, height: 300, background: rgb(0, 0, 0))
+        let backend = try HeadlessBackend(width: 400, height: 300)
+        backend.damageTracking = false
+        let before = backend.glesRenderer.batchDraws
+        try backend.present(list)
+        let batched = try backend.screenshot()
+        #expect(backend.glesRenderer.batchDraws - before <= 5, "one batch per row")
+        backend.glesRenderer.usesBatching = false
+        try backend.present(list)
+        let separate = try backend.screenshot()
+        let d = batched.difference(from: separate), (worst, differing) = (d.worst, d.differing)
+        #expect(worst <= 1, "largest channel difference \(worst) (\(differing) pixels differ)")
+    }
+
     @Test("similarity scale: similarity transforms with radii at least the border width only")
     func similarityScale() {
         let radii = CornerRadii(minXMinY: 4, maxXMinY: 4, maxXMaxY: 4, minXMaxY: 4)
