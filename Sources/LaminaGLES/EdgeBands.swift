@@ -20,10 +20,15 @@ struct EdgeBands {
     /// Cells fully inside the border ring, away from both of its edges.
     var border: [Rect] = []
 
+    /// What the cells were last split from: many layers share their bounds, corners and
+    /// border (a list, a grid of cards), and their cells are then the same.
+    private var lastSplit: (bounds: Rect, radii: CornerRadii, borderWidth: Double, margin: Double, pad: Double, merge: Bool)?
+
     mutating func removeAll() {
         shaded.removeAll(keepingCapacity: true)
         fill.removeAll(keepingCapacity: true)
         border.removeAll(keepingCapacity: true)
+        lastSplit = nil
     }
 
     /// Partitions `bounds` grown by `pad` (the extent the shader draws) into cells.
@@ -35,7 +40,12 @@ struct EdgeBands {
     /// vertical on the display: there a vertex of one row lying on an edge of the next (a
     /// T-junction) rasterises exactly, while under rotation it could leave a seam.
     mutating func split(_ bounds: Rect, radii: CornerRadii, borderWidth: Double, margin: Double, pad: Double, merge: Bool = false) {
+        if let last = lastSplit, last.bounds == bounds, last.radii == radii, last.borderWidth == borderWidth,
+           last.margin == margin, last.pad == pad, last.merge == merge {
+            return
+        }
         removeAll()
+        defer { lastSplit = (bounds, radii, borderWidth, margin, pad, merge) }
         let x0 = bounds.minX, x1 = bounds.maxX, y0 = bounds.minY, y1 = bounds.maxY
         let e = margin, w = borderWidth
         let innerExists = w > 0 && bounds.width > 2 * w && bounds.height > 2 * w

@@ -85,7 +85,17 @@ extension GLESRenderer {
         let fill = premultiplied(c.color), border = premultiplied(c.borderColor)
         let b = c.bounds
         batch.prepare(width: frame.width, height: frame.height)
-        func box(_ r: Rect, grow: Double) -> PixelBox { c.transform.displayBox(of: r, within: frame.viewport).expanded(by: grow) }
+        // The display box of a cell, grown by `grow`. Batched layers are affine in the plane
+        // (`batches`), so each coordinate's extremes come from the extremes of its two terms.
+        let t = c.transform
+        func box(_ r: Rect, grow: Double) -> PixelBox {
+            let xx0 = r.minX * t.m11, xx1 = r.maxX * t.m11, xy0 = r.minY * t.m21, xy1 = r.maxY * t.m21
+            let yx0 = r.minX * t.m12, yx1 = r.maxX * t.m12, yy0 = r.minY * t.m22, yy1 = r.maxY * t.m22
+            let x0 = min(xx0, xx1) + min(xy0, xy1) + t.m41, x1 = max(xx0, xx1) + max(xy0, xy1) + t.m41
+            let y0 = min(yx0, yx1) + min(yy0, yy1) + t.m42, y1 = max(yx0, yx1) + max(yy0, yy1) + t.m42
+            guard !(x0.isNaN || x1.isNaN || y0.isNaN || y1.isNaN) else { return frame.viewport }
+            return PixelBox(x0: x0 - grow, y0: y0 - grow, x1: x1 + grow, y1: y1 + grow)
+        }
         if borderAlpha == 0, c.cornerRadii == .zero, Self.landsOnPixels(b, c.transform) {
             // Flat cells go before the queue's shaded ones: wait if this one lies under one.
             if batch.conflicts(box(b, grow: ShapeBatch.margin)) { flushBatch() }
