@@ -124,7 +124,8 @@ public final class GLESRenderer: Renderer {
         glBindVertexArray(0)
         batchPrograms = (try BatchProgram(name: "flat batch", fragment: Shaders.batchFlat, unitSquare: vertexBuffer),
                          try BatchProgram(name: "shape batch", fragment: Shaders.batchShaded, unitSquare: vertexBuffer),
-                         try BatchProgram(name: "similar shape batch", fragment: Shaders.batchShadedSimilar, unitSquare: vertexBuffer))
+                         try BatchProgram(name: "similar shape batch", vertex: Shaders.similarVertex,
+                                          fragment: Shaders.batchShadedSimilar, unitSquare: vertexBuffer))
         frame.uploadedClipVersion = [Int](repeating: -1, count: programs.all.count)
         frame.uploadedFrame = [Int](repeating: -1, count: programs.all.count)
         try GLESError.check("creating the unit-square vertex array")

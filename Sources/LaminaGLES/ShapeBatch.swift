@@ -231,28 +231,65 @@ extension Shaders {
     /// the border width (`ShapeBatch.similarityScale`, in `params.y`): one distance, no
     /// derivatives. The pixel footprint is the constant 1 / scale, and the border's inner edge
     /// lies where the outer distance is -borderWidth (the inner shape is the bounds inset by
-    /// the width with each radius shrunk by it). On llvmpipe this is a fraction of the
+    /// the width with each radius shrunk by it). What is the same over a layer is worked out
+    /// once a vertex (`similarVertex`), in display pixels; on llvmpipe this is a fraction of the
     /// general program's cost, which evaluates two distance fields and their derivatives.
-    static let batchShadedSimilar = fragmentCommon.insertingAfterVersion("#define HAS_CLIPS 0") + """
-        in vec2 local;
-        flat in vec4 rect;
-        flat in vec4 radii;
+    static let batchShadedSimilar = """
+        #version 300 es
+        precision highp float;
+        out vec4 fragColor;
+        in vec2 offset;                 // from the centre, display pixels along the layer's axes
+        flat in vec2 halfSize;          // display pixels
+        flat in vec4 radii;             // display pixels
         flat in vec4 fillColor;
-        flat in vec4 borderColor;
-        flat in vec2 params;
+        flat in vec4 ringColor;         // the border over the fill
+        flat in float inset;            // border width in display pixels (huge without an inner edge)
         void main() {
-            vec2 halfSize = rect.zw * 0.5;
-            vec2 q = local - (rect.xy + halfSize);
-            vec2 row = q.y < 0.0 ? radii.xy : radii.wz;
-            float r = q.x < 0.0 ? row.x : row.y;
-            vec2 e = abs(q) - halfSize + r;
+            vec2 row = offset.y < 0.0 ? radii.xy : radii.wz;
+            float r = offset.x < 0.0 ? row.x : row.y;
+            vec2 e = abs(offset) - halfSize + r;
             float d = min(max(e.x, e.y), 0.0) + length(max(e, 0.0)) - r;
-            float outer = clamp(0.5 - d * params.y, 0.0, 1.0);
+            float outer = clamp(0.5 - d, 0.0, 1.0);
             // Without a border (width 0) inner is outer and the ring is empty: the fill alone.
-            float w = params.x;
-            float inner = rect.z > 2.0 * w && rect.w > 2.0 * w ? clamp(0.5 - (d + w) * params.y, 0.0, 1.0) : 0.0;
-            float ring = max(outer - inner, 0.0);
-            fragColor = fillColor * inner + (borderColor + fillColor * (1.0 - borderColor.a)) * ring;
+            float inner = clamp(0.5 - (d + inset), 0.0, 1.0);
+            fragColor = fillColor * inner + ringColor * (outer - inner);
+        }
+        """
+
+    /// The vertex shader of `batchShadedSimilar`: `batchVertex`'s position, and the layer's
+    /// values in display pixels.
+    static let similarVertex = """
+        #version 300 es
+        layout(location = 0) in vec2 unitVertex;
+        layout(location = 1) in vec4 cell;
+        layout(location = 2) in vec4 linear;
+        layout(location = 3) in vec2 translation;
+        layout(location = 4) in vec4 rectIn;
+        layout(location = 5) in vec4 radiiIn;
+        layout(location = 6) in vec4 fillIn;
+        layout(location = 7) in vec4 borderIn;
+        layout(location = 8) in vec2 paramsIn;    // border width, display pixels per layer unit
+        uniform vec2 pointsToClip;
+        out vec2 offset;
+        flat out vec2 halfSize;
+        flat out vec4 radii;
+        flat out vec4 fillColor;
+        flat out vec4 ringColor;
+        flat out float inset;
+        invariant gl_Position;
+        void main() {
+            vec2 local = cell.xy + unitVertex * cell.zw;
+            vec2 d = vec2(local.x * linear.x + local.y * linear.z + translation.x,
+                          local.x * linear.y + local.y * linear.w + translation.y);
+            gl_Position = vec4(d.x * pointsToClip.x - 1.0, 1.0 - d.y * pointsToClip.y, 0.0, 1.0);
+            float scale = paramsIn.y, w = paramsIn.x;
+            vec2 halfExtent = rectIn.zw * 0.5;
+            offset = (local - (rectIn.xy + halfExtent)) * scale;
+            halfSize = halfExtent * scale;
+            radii = radiiIn * scale;
+            fillColor = fillIn;
+            ringColor = borderIn + fillIn * (1.0 - borderIn.a);
+            inset = rectIn.z > 2.0 * w && rectIn.w > 2.0 * w ? w * scale : 1e30;
         }
         """
 
@@ -277,8 +314,8 @@ struct BatchProgram {
 
     /// Compiles and links the batch shaders with `fragment`; `unitSquare` is the renderer's
     /// unit-square buffer.
-    init(name: String, fragment: String, unitSquare: GLuint) throws(GLESError) {
-        program = try Shaders.link(name: name, vertex: Shaders.batchVertex, fragment: fragment)
+    init(name: String, vertex: String = Shaders.batchVertex, fragment: String, unitSquare: GLuint) throws(GLESError) {
+        program = try Shaders.link(name: name, vertex: vertex, fragment: fragment)
         pointsToClip = glGetUniformLocation(program, "pointsToClip")
         glGenVertexArrays(1, &vertexArray)
         glBindVertexArray(vertexArray)
