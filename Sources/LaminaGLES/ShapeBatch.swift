@@ -42,7 +42,7 @@ struct ShapeBatch {
     /// (flat over flat, shaded over anything) keep their order within it. Each tile keeps the
     /// box around the shaded cells' parts inside it, so cells that share a tile without
     /// touching (neighbours a few pixels apart) do not conflict.
-    static let tile = 4.0
+    static let tile = 8.0
     /// How far cells' display boxes are grown for the conflict test. A cell's triangles cover
     /// the pixels whose centres lie inside it, so two cells conflict only where their boxes
     /// overlap; the margin absorbs the float rounding of the vertex shader (the rasteriser
