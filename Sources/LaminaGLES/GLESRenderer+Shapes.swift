@@ -106,7 +106,7 @@ extension GLESRenderer {
         // Edges that stay horizontal and vertical on the display: cells can merge without seams.
         let axisAligned = c.transform.m12 == 0 && c.transform.m21 == 0
         bands.split(b, radii: c.cornerRadii, borderWidth: borderWidth, margin: margin, pad: antialiasingPad(c.transform, b),
-                    merge: axisAligned)
+                    merge: axisAligned, strips: axisAligned)
         if bands.fill.contains(where: { batch.conflicts(box($0, grow: ShapeBatch.margin)) })
             || bands.border.contains(where: { batch.conflicts(box($0, grow: ShapeBatch.margin)) }) { flushBatch() }
         for cell in bands.shaded { batch.markShaded(box(cell, grow: ShapeBatch.margin)) }

@@ -185,6 +185,41 @@ struct EdgeBandTests {
     }
 }
 
+extension EdgeBandTests {
+    /// Strips: the corner squares grow along the shorter sides, and a bordered rounded layer
+    /// becomes two bands, two side strips and one flat middle; the cells still cover the padded
+    /// bounds once, and every flat cell lies where the square split has flat cells too.
+    @Test("strips along the shorter sides: 5 cells, the padded bounds covered once, flat only where flat", arguments: [true, false])
+    func strips(wide: Bool) {
+        let b = wide ? Rect(10.3, 20.6, 120, 80) : Rect(10.3, 20.6, 80, 120)
+        let radii = CornerRadii(minXMinY: 12, maxXMinY: 12, maxXMaxY: 12, minXMaxY: 12)
+        var bands = EdgeBands()
+        bands.split(b, radii: radii, borderWidth: 2, margin: 1, pad: 1, merge: true, strips: true)
+        #expect(bands.shaded.count == 4 && bands.fill.count == 1 && bands.border.isEmpty,
+                "\(bands.shaded.count) shaded, \(bands.fill.count) fill, \(bands.border.count) border cells")
+        let cells = bands.shaded + bands.fill + bands.border
+        let area = cells.reduce(0) { $0 + $1.width * $1.height }
+        #expect(abs(area - (b.width + 2) * (b.height + 2)) < 1e-6)
+        for (i, p) in cells.enumerated() {
+            for q in cells[(i + 1)...] {
+                let overlap = max(0, min(p.maxX, q.maxX) - max(p.minX, q.minX)) * max(0, min(p.maxY, q.maxY) - max(p.minY, q.minY))
+                #expect(overlap < 1e-9, "\(p) overlaps \(q)")
+            }
+        }
+        var squares = EdgeBands()
+        squares.split(b, radii: radii, borderWidth: 2, margin: 1, pad: 1, merge: true)
+        for f in bands.fill {
+            let covered = squares.fill.reduce(0) { sum, q in
+                sum + max(0, min(f.maxX, q.maxX) - max(f.minX, q.minX)) * max(0, min(f.maxY, q.maxY) - max(f.minY, q.minY))
+            }
+            #expect(abs(covered - f.width * f.height) < 1e-6, "\(f) is not all flat in the square split")
+        }
+        // The strips run along the shorter sides.
+        let middle = bands.fill[0]
+        if wide { #expect(middle.minY < b.minY + 12 && middle.minX >= b.minX + 12) } else { #expect(middle.minX < b.minX + 12 && middle.minY >= b.minY + 12) }
+    }
+}
+
 extension Array {
     /// The array cut into pieces of `n` (the last may be shorter).
     func chunked(_ n: Int) -> [ArraySlice<Element>] {
