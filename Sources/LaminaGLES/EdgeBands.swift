@@ -20,10 +20,16 @@ struct EdgeBands {
     /// Cells fully inside the border ring, away from both of its edges.
     var border: [Rect] = []
 
+    /// What the cells were last split from: many layers share their bounds, corners and
+    /// border (a list, a grid of cards), and their cells are then the same.
+    private var lastSplit: (bounds: Rect, radii: CornerRadii, borderWidth: Double, margin: Double, pad: Double, merge: Bool,
+                            strips: Bool)?
+
     mutating func removeAll() {
         shaded.removeAll(keepingCapacity: true)
         fill.removeAll(keepingCapacity: true)
         border.removeAll(keepingCapacity: true)
+        lastSplit = nil
     }
 
     /// Partitions `bounds` grown by `pad` (the extent the shader draws) into cells.
@@ -34,8 +40,20 @@ struct EdgeBands {
     /// goes from about 49 to about 15). Only for a layer whose edges stay horizontal and
     /// vertical on the display: there a vertex of one row lying on an edge of the next (a
     /// T-junction) rasterises exactly, while under rotation it could leave a seam.
-    mutating func split(_ bounds: Rect, radii: CornerRadii, borderWidth: Double, margin: Double, pad: Double, merge: Bool = false) {
+    ///
+    /// With `strips` (only with `merge`), the corner squares along the layer's shorter sides
+    /// grow into strips along those whole sides: the distance field runs on more pixels, but a
+    /// bordered rounded layer takes 5 cells instead of about 11 (top and bottom bands, two side
+    /// strips, one flat middle), and on llvmpipe each cell's setup and binning cost more than
+    /// the pixels (the peer scene: 13 % less CPU a frame).
+    mutating func split(_ bounds: Rect, radii: CornerRadii, borderWidth: Double, margin: Double, pad: Double, merge: Bool = false,
+                        strips: Bool = false) {
+        if let last = lastSplit, last.bounds == bounds, last.radii == radii, last.borderWidth == borderWidth,
+           last.margin == margin, last.pad == pad, last.merge == merge, last.strips == strips {
+            return
+        }
         removeAll()
+        defer { lastSplit = (bounds, radii, borderWidth, margin, pad, merge, strips) }
         let x0 = bounds.minX, x1 = bounds.maxX, y0 = bounds.minY, y1 = bounds.maxY
         let e = margin, w = borderWidth
         let innerExists = w > 0 && bounds.width > 2 * w && bounds.height > 2 * w
@@ -60,9 +78,16 @@ struct EdgeBands {
             if a < hi - w + e && b > hi - w - e { return 0 }
             return b <= lo + w - e || a >= hi - w + e ? 1 : 2
         }
+        // Strips along the shorter sides: columns at minX and maxX for a layer wider than tall.
+        let columns = strips && merge && bounds.width >= bounds.height
+        let rows = strips && merge && !columns
+        let left = columns ? max(radii.minXMinY, radii.minXMaxY) : 0, right = columns ? max(radii.maxXMinY, radii.maxXMaxY) : 0
+        let top = rows ? max(radii.minXMinY, radii.maxXMinY) : 0, bottom = rows ? max(radii.minXMaxY, radii.maxXMaxY) : 0
         func inCorner(_ a: Double, _ b: Double, _ c: Double, _ d: Double) -> Bool {
-            // The cell [a, b] × [c, d] lies in a corner square with a radius.
-            (radii.minXMinY > 0 && b <= x0 + radii.minXMinY && d <= y0 + radii.minXMinY)
+            // The cell [a, b] × [c, d] lies in a corner square with a radius, or in a strip.
+            (left > 0 && b <= x0 + left) || (right > 0 && a >= x1 - right)
+                || (top > 0 && d <= y0 + top) || (bottom > 0 && c >= y1 - bottom)
+                || (radii.minXMinY > 0 && b <= x0 + radii.minXMinY && d <= y0 + radii.minXMinY)
                 || (radii.maxXMinY > 0 && a >= x1 - radii.maxXMinY && d <= y0 + radii.maxXMinY)
                 || (radii.maxXMaxY > 0 && a >= x1 - radii.maxXMaxY && c >= y1 - radii.maxXMaxY)
                 || (radii.minXMaxY > 0 && b <= x0 + radii.minXMaxY && c >= y1 - radii.minXMaxY)

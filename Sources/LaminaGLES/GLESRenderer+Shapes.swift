@@ -85,10 +85,20 @@ extension GLESRenderer {
         let fill = premultiplied(c.color), border = premultiplied(c.borderColor)
         let b = c.bounds
         batch.prepare(width: frame.width, height: frame.height)
-        func box(_ r: Rect, grow: Double) -> PixelBox { c.transform.displayBox(of: r, within: frame.viewport).expanded(by: grow) }
+        // The display box of a cell, grown by `grow`. Batched layers are affine in the plane
+        // (`batches`), so each coordinate's extremes come from the extremes of its two terms.
+        let t = c.transform
+        func box(_ r: Rect, grow: Double) -> PixelBox {
+            let xx0 = r.minX * t.m11, xx1 = r.maxX * t.m11, xy0 = r.minY * t.m21, xy1 = r.maxY * t.m21
+            let yx0 = r.minX * t.m12, yx1 = r.maxX * t.m12, yy0 = r.minY * t.m22, yy1 = r.maxY * t.m22
+            let x0 = min(xx0, xx1) + min(xy0, xy1) + t.m41, x1 = max(xx0, xx1) + max(xy0, xy1) + t.m41
+            let y0 = min(yx0, yx1) + min(yy0, yy1) + t.m42, y1 = max(yx0, yx1) + max(yy0, yy1) + t.m42
+            guard !(x0.isNaN || x1.isNaN || y0.isNaN || y1.isNaN) else { return frame.viewport }
+            return PixelBox(x0: x0 - grow, y0: y0 - grow, x1: x1 + grow, y1: y1 + grow)
+        }
         if borderAlpha == 0, c.cornerRadii == .zero, Self.landsOnPixels(b, c.transform) {
             // Flat cells go before the queue's shaded ones: wait if this one lies under one.
-            if batch.conflicts(box(b, grow: 1)) { flushBatch() }
+            if batch.conflicts(box(b, grow: ShapeBatch.margin)) { flushBatch() }
             batch.add([b], transform: c.transform, rect: b, radii: .zero, fill: fill, border: border, borderWidth: 0, flat: fill)
             return
         }
@@ -96,10 +106,10 @@ extension GLESRenderer {
         // Edges that stay horizontal and vertical on the display: cells can merge without seams.
         let axisAligned = c.transform.m12 == 0 && c.transform.m21 == 0
         bands.split(b, radii: c.cornerRadii, borderWidth: borderWidth, margin: margin, pad: antialiasingPad(c.transform, b),
-                    merge: axisAligned)
-        if bands.fill.contains(where: { batch.conflicts(box($0, grow: 1)) })
-            || bands.border.contains(where: { batch.conflicts(box($0, grow: 1)) }) { flushBatch() }
-        for cell in bands.shaded { batch.markShaded(box(cell, grow: 1)) }
+                    merge: axisAligned, strips: axisAligned)
+        if bands.fill.contains(where: { batch.conflicts(box($0, grow: ShapeBatch.margin)) })
+            || bands.border.contains(where: { batch.conflicts(box($0, grow: ShapeBatch.margin)) }) { flushBatch() }
+        for cell in bands.shaded { batch.markShaded(box(cell, grow: ShapeBatch.margin)) }
         batch.add(bands.shaded, transform: c.transform, rect: b, radii: c.cornerRadii, fill: fill, border: border,
                   borderWidth: borderWidth, flat: nil)
         if fillAlpha > 0 {

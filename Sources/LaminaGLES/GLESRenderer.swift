@@ -65,7 +65,7 @@ public final class GLESRenderer: Renderer {
     public var cachesGroups = true
     /// Layers waiting to be drawn in one instanced draw (`ShapeBatch`).
     var batch = ShapeBatch()
-    var batchPrograms: (flat: BatchProgram, shaded: BatchProgram)?
+    var batchPrograms: (flat: BatchProgram, shaded: BatchProgram, shadedSimilar: BatchProgram)?
     /// Whether layers are batched; off draws each with its own calls (tests compare the two).
     public var usesBatching = true
     /// Whether an opaque video frame drawn one texel to a pixel, unclipped and outside groups,
@@ -89,6 +89,8 @@ public final class GLESRenderer: Renderer {
     var contentsBlits = 0
     /// Instanced batch draws made, for benchmarks.
     public internal(set) var batchDraws = 0
+    /// Batches whose shaded cells were drawn by the similarity program (`batchShadedSimilar`).
+    public internal(set) var similarBatchDraws = 0
     /// Whether draws hidden by an opaque layer drawn later are skipped (`Occlusion`); tests
     /// compare with it off.
     public var occlusionEnabled = true
@@ -132,7 +134,9 @@ public final class GLESRenderer: Renderer {
         glBindVertexArray(0)
         textures.yuv = try YUVConverter(vertexArray: vertexArray)
         batchPrograms = (try BatchProgram(name: "flat batch", fragment: Shaders.batchFlat, unitSquare: vertexBuffer),
-                         try BatchProgram(name: "shape batch", fragment: Shaders.batchShaded, unitSquare: vertexBuffer))
+                         try BatchProgram(name: "shape batch", fragment: Shaders.batchShaded, unitSquare: vertexBuffer),
+                         try BatchProgram(name: "similar shape batch", vertex: Shaders.similarVertex,
+                                          fragment: Shaders.batchShadedSimilar, unitSquare: vertexBuffer))
         frame.uploadedClipVersion = [Int](repeating: -1, count: programs.all.count)
         frame.uploadedFrame = [Int](repeating: -1, count: programs.all.count)
         try GLESError.check("creating the unit-square vertex array")
@@ -350,6 +354,7 @@ public final class GLESRenderer: Renderer {
         textures.yuv?.delete()
         batchPrograms?.flat.delete()
         batchPrograms?.shaded.delete()
+        batchPrograms?.shadedSimilar.delete()
     }
 }
 

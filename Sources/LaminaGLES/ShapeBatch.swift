@@ -14,7 +14,8 @@ import LaminaServer
 /// `shape` program's, reading per-instance values instead of uniforms, so pixels are the same.
 struct ShapeBatch {
     /// Floats per instance: cell (4), linear part of the transform (4), translation (2), rect (4),
-    /// radii (4), fill colour (4), border colour (4), border width and mode (2).
+    /// radii (4), fill colour (4), border colour (4), border width and display pixels per layer
+    /// unit (2; 0 where the shape needs the general distance field, `similarityScale`).
     static let stride = 28
     /// Instance attribute locations 1…8 (0 is the unit square).
     static let attributes: [(location: GLuint, size: GLint, offset: Int)] = [
@@ -31,13 +32,23 @@ struct ShapeBatch {
     var flat: [GLfloat] = []
     var shaded: [GLfloat] = []
     var isEmpty: Bool { flat.isEmpty && shaded.isEmpty }
+    /// Whether some queued shaded cell needs the general program (`batchShaded`); while none
+    /// does, the queue is drawn by the cheaper `batchShadedSimilar`.
+    var shadedNeedsGeneral = false
 
     /// Where the queued shaded cells lie, in tiles of `tile` display pixels: a flat cell queued
     /// over one of them would be drawn under it (flat cells go first), so such a layer waits
     /// for the queue to be drawn. Only those conflicts end a batch; layers that merely overlap
-    /// (flat over flat, shaded over anything) keep their order within it.
-    static let tile = 4.0
-    private var shadedTiles: [Bool] = []
+    /// (flat over flat, shaded over anything) keep their order within it. Each tile keeps the
+    /// box around the shaded cells' parts inside it, so cells that share a tile without
+    /// touching (neighbours a few pixels apart) do not conflict.
+    static let tile = 8.0
+    /// How far cells' display boxes are grown for the conflict test. A cell's triangles cover
+    /// the pixels whose centres lie inside it, so two cells conflict only where their boxes
+    /// overlap; the margin absorbs the float rounding of the vertex shader (the rasteriser
+    /// snaps to 1/256 pixel).
+    static let margin = 1.0 / 16
+    private var shadedBoxes: [PixelBox] = []
     private var marked: [Int] = []
     private var columns = 0
     private var rows = 0
@@ -48,7 +59,7 @@ struct ShapeBatch {
         guard c != columns || r != rows else { return }
         columns = c
         rows = r
-        shadedTiles = [Bool](repeating: false, count: c * r)
+        shadedBoxes = [PixelBox](repeating: .empty, count: c * r)
         marked.removeAll()
     }
 
@@ -69,7 +80,12 @@ struct ShapeBatch {
     /// Whether a flat cell over `box` would lie under a queued shaded cell.
     func conflicts(_ box: PixelBox) -> Bool {
         let t = tiles(box)
-        for y in t.y { for x in t.x where shadedTiles[y * columns + x] { return true } }
+        for y in t.y {
+            for x in t.x {
+                let b = shadedBoxes[y * columns + x]
+                if !b.isEmpty, b.x0 < box.x1 && box.x0 < b.x1 && b.y0 < box.y1 && box.y0 < b.y1 { return true }
+            }
+        }
         return false
     }
 
@@ -77,9 +93,21 @@ struct ShapeBatch {
     mutating func markShaded(_ box: PixelBox) {
         let t = tiles(box)
         for y in t.y {
-            for x in t.x where !shadedTiles[y * columns + x] {
-                shadedTiles[y * columns + x] = true
-                marked.append(y * columns + x)
+            for x in t.x {
+                let i = y * columns + x
+                let b = shadedBoxes[i]
+                let tx = Double(x) * Self.tile, ty = Double(y) * Self.tile
+                // The part of `box` in this tile (the grid's last row and column take what lies beyond).
+                let part = PixelBox(x0: Swift.max(box.x0, x == 0 ? box.x0 : tx), y0: Swift.max(box.y0, y == 0 ? box.y0 : ty),
+                                    x1: x == columns - 1 ? box.x1 : Swift.min(box.x1, tx + Self.tile),
+                                    y1: y == rows - 1 ? box.y1 : Swift.min(box.y1, ty + Self.tile))
+                if b.isEmpty {
+                    shadedBoxes[i] = part
+                    marked.append(i)
+                } else {
+                    shadedBoxes[i] = PixelBox(x0: Swift.min(b.x0, part.x0), y0: Swift.min(b.y0, part.y0),
+                                              x1: Swift.max(b.x1, part.x1), y1: Swift.max(b.y1, part.y1))
+                }
             }
         }
     }
@@ -89,14 +117,36 @@ struct ShapeBatch {
                       fill: SIMD4<Float>, border: SIMD4<Float>, borderWidth: Double, flat colour: SIMD4<Float>?) {
         guard !cells.isEmpty else { return }
         if colour != nil {
-            Self.append(cells, to: &flat, t, rect, radii, colour!, border, borderWidth)
+            Self.append(cells, to: &flat, t, rect, radii, colour!, border, borderWidth, 0)
         } else {
-            Self.append(cells, to: &shaded, t, rect, radii, fill, border, borderWidth)
+            let scale = Self.similarityScale(t, radii: radii, borderWidth: borderWidth)
+            if scale == 0 { shadedNeedsGeneral = true }
+            Self.append(cells, to: &shaded, t, rect, radii, fill, border, borderWidth, scale)
         }
     }
 
+    /// The display pixels per layer unit where `batchShadedSimilar` draws the layer's shape as
+    /// the general program does, else 0. That needs (1) a similarity transform (rotation,
+    /// uniform scale, reflection): one pixel spans 1 / scale layer units in every direction,
+    /// which is what the general program finds from the derivatives, and (2) every corner
+    /// radius at least the border width (or no border): the border's inner edge is then the
+    /// outer shape's distance field shifted by the width, so one distance serves both edges.
+    static func similarityScale(_ t: Transform3D, radii: CornerRadii, borderWidth: Double) -> Float {
+        let a = t.m11, b = t.m12, c = t.m21, d = t.m22
+        let squared = a * a + b * b
+        let tolerance = 1e-9 * squared.squareRoot()
+        let rotation = abs(a - d) <= tolerance && abs(b + c) <= tolerance
+        let reflection = abs(a + d) <= tolerance && abs(b - c) <= tolerance
+        guard rotation || reflection, squared > 1e-8, squared.isFinite else { return 0 }
+        if borderWidth > 0 {
+            let smallest = min(min(radii.minXMinY, radii.maxXMinY), min(radii.maxXMaxY, radii.minXMaxY))
+            guard smallest >= borderWidth else { return 0 }
+        }
+        return Float(squared.squareRoot())
+    }
+
     private static func append(_ cells: [Rect], to data: inout [GLfloat], _ t: Transform3D, _ rect: Rect, _ radii: CornerRadii,
-                               _ color: SIMD4<Float>, _ border: SIMD4<Float>, _ borderWidth: Double) {
+                               _ color: SIMD4<Float>, _ border: SIMD4<Float>, _ borderWidth: Double, _ scale: Float) {
         // Written in place: a temporary array per cell would be an allocation per instance.
         let shared: (GLfloat, GLfloat, GLfloat, GLfloat, GLfloat, GLfloat) =
             (GLfloat(t.m11), GLfloat(t.m12), GLfloat(t.m21), GLfloat(t.m22), GLfloat(t.m41), GLfloat(t.m42))
@@ -114,7 +164,7 @@ struct ShapeBatch {
                 buffer[i + 14] = k.0; buffer[i + 15] = k.1; buffer[i + 16] = k.2; buffer[i + 17] = k.3
                 buffer[i + 18] = color.x; buffer[i + 19] = color.y; buffer[i + 20] = color.z; buffer[i + 21] = color.w
                 buffer[i + 22] = border.x; buffer[i + 23] = border.y; buffer[i + 24] = border.z; buffer[i + 25] = border.w
-                buffer[i + 26] = GLfloat(borderWidth); buffer[i + 27] = 0
+                buffer[i + 26] = GLfloat(borderWidth); buffer[i + 27] = scale
                 i += stride
             }
         }
@@ -123,7 +173,8 @@ struct ShapeBatch {
     mutating func removeAll() {
         flat.removeAll(keepingCapacity: true)
         shaded.removeAll(keepingCapacity: true)
-        for i in marked { shadedTiles[i] = false }
+        shadedNeedsGeneral = false
+        for i in marked { shadedBoxes[i] = .empty }
         marked.removeAll(keepingCapacity: true)
     }
 }
@@ -141,7 +192,7 @@ extension Shaders {
         layout(location = 5) in vec4 radiiIn;
         layout(location = 6) in vec4 fillIn;
         layout(location = 7) in vec4 borderIn;
-        layout(location = 8) in vec2 paramsIn;    // border width, mode (0 shaded, 1 flat)
+        layout(location = 8) in vec2 paramsIn;    // border width, display pixels per layer unit (or 0)
         uniform vec2 pointsToClip;
         out vec2 local;
         flat out vec4 rect;
@@ -176,6 +227,72 @@ extension Shaders {
         }
         """
 
+    /// `batchShaded` for shapes under a similarity transform whose corner radii are at least
+    /// the border width (`ShapeBatch.similarityScale`, in `params.y`): one distance, no
+    /// derivatives. The pixel footprint is the constant 1 / scale, and the border's inner edge
+    /// lies where the outer distance is -borderWidth (the inner shape is the bounds inset by
+    /// the width with each radius shrunk by it). What is the same over a layer is worked out
+    /// once a vertex (`similarVertex`), in display pixels; on llvmpipe this is a fraction of the
+    /// general program's cost, which evaluates two distance fields and their derivatives.
+    static let batchShadedSimilar = """
+        #version 300 es
+        precision highp float;
+        out vec4 fragColor;
+        in vec2 offset;                 // from the centre, display pixels along the layer's axes
+        flat in vec2 halfSize;          // display pixels
+        flat in vec4 radii;             // display pixels
+        flat in vec4 fillColor;
+        flat in vec4 ringColor;         // the border over the fill
+        flat in float inset;            // border width in display pixels (huge without an inner edge)
+        void main() {
+            vec2 row = offset.y < 0.0 ? radii.xy : radii.wz;
+            float r = offset.x < 0.0 ? row.x : row.y;
+            vec2 e = abs(offset) - halfSize + r;
+            float d = min(max(e.x, e.y), 0.0) + length(max(e, 0.0)) - r;
+            float outer = clamp(0.5 - d, 0.0, 1.0);
+            // Without a border (width 0) inner is outer and the ring is empty: the fill alone.
+            float inner = clamp(0.5 - (d + inset), 0.0, 1.0);
+            fragColor = fillColor * inner + ringColor * (outer - inner);
+        }
+        """
+
+    /// The vertex shader of `batchShadedSimilar`: `batchVertex`'s position, and the layer's
+    /// values in display pixels.
+    static let similarVertex = """
+        #version 300 es
+        layout(location = 0) in vec2 unitVertex;
+        layout(location = 1) in vec4 cell;
+        layout(location = 2) in vec4 linear;
+        layout(location = 3) in vec2 translation;
+        layout(location = 4) in vec4 rectIn;
+        layout(location = 5) in vec4 radiiIn;
+        layout(location = 6) in vec4 fillIn;
+        layout(location = 7) in vec4 borderIn;
+        layout(location = 8) in vec2 paramsIn;    // border width, display pixels per layer unit
+        uniform vec2 pointsToClip;
+        out vec2 offset;
+        flat out vec2 halfSize;
+        flat out vec4 radii;
+        flat out vec4 fillColor;
+        flat out vec4 ringColor;
+        flat out float inset;
+        invariant gl_Position;
+        void main() {
+            vec2 local = cell.xy + unitVertex * cell.zw;
+            vec2 d = vec2(local.x * linear.x + local.y * linear.z + translation.x,
+                          local.x * linear.y + local.y * linear.w + translation.y);
+            gl_Position = vec4(d.x * pointsToClip.x - 1.0, 1.0 - d.y * pointsToClip.y, 0.0, 1.0);
+            float scale = paramsIn.y, w = paramsIn.x;
+            vec2 halfExtent = rectIn.zw * 0.5;
+            offset = (local - (rectIn.xy + halfExtent)) * scale;
+            halfSize = halfExtent * scale;
+            radii = radiiIn * scale;
+            fillColor = fillIn;
+            ringColor = borderIn + fillIn * (1.0 - borderIn.a);
+            inset = rectIn.z > 2.0 * w && rectIn.w > 2.0 * w ? w * scale : 1e30;
+        }
+        """
+
     /// Flat cells: their colour as it is (the `fill` program with a per-instance colour).
     static let batchFlat = """
         #version 300 es
@@ -197,8 +314,8 @@ struct BatchProgram {
 
     /// Compiles and links the batch shaders with `fragment`; `unitSquare` is the renderer's
     /// unit-square buffer.
-    init(name: String, fragment: String, unitSquare: GLuint) throws(GLESError) {
-        program = try Shaders.link(name: name, vertex: Shaders.batchVertex, fragment: fragment)
+    init(name: String, vertex: String = Shaders.batchVertex, fragment: String, unitSquare: GLuint) throws(GLESError) {
+        program = try Shaders.link(name: name, vertex: vertex, fragment: fragment)
         pointsToClip = glGetUniformLocation(program, "pointsToClip")
         glGenVertexArrays(1, &vertexArray)
         glBindVertexArray(vertexArray)
@@ -237,7 +354,8 @@ extension GLESRenderer {
     func flushBatch() {
         guard !batch.isEmpty, let programs = batchPrograms else { return }
         draw(batch.flat, with: programs.flat)
-        draw(batch.shaded, with: programs.shaded)
+        if !batch.shaded.isEmpty && !batch.shadedNeedsGeneral { similarBatchDraws += 1 }
+        draw(batch.shaded, with: batch.shadedNeedsGeneral ? programs.shaded : programs.shadedSimilar)
         glBindVertexArray(vertexArray)
         batch.removeAll()
         batchDraws += 1
