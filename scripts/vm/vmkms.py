@@ -214,12 +214,42 @@ def build_initramfs(modules_dir):
     return target
 
 
+# What the test build of vkms adds to Linux 6.1's (bump the version when it changes: the built
+# module is cached under it).
+VKMS_PATCH_VERSION = "damage1"
+
+
+def patch_vkms(path):
+    """vkms in Linux 6.1 has no FB_DAMAGE_CLIPS property (nor does 6.1's virtio-gpu, and debugfs
+    lists no plane's clips), so nothing shows the damage a compositor sends. The test build adds
+    the property to vkms's planes and logs, on each plane update, the clips the kernel parsed from
+    the commit's blob (`vkms: plane N damage clip X1,Y1-X2,Y2` in the kernel log); composition
+    is unchanged (vkms still composes whole frames)."""
+    text = open(path).read()
+    update = "\tif (!new_state->crtc || !fb)\n\t\treturn;\n"
+    init = "\tdrm_plane_helper_add(&plane->base, funcs);\n"
+    if update not in text or init not in text:
+        raise HarnessError(f"{path} is not the vkms_plane.c the test patch knows (Linux 6.1)")
+    text = text.replace(update, update + """
+\t{
+\t\tstruct drm_mode_rect *clips = drm_plane_get_damage_clips(new_state);
+\t\tunsigned int i, n = drm_plane_get_damage_clips_count(new_state);
+
+\t\tfor (i = 0; i < n; i++)
+\t\t\tpr_info("vkms: plane %u damage clip %d,%d-%d,%d\\n", plane->base.id,
+\t\t\t\tclips[i].x1, clips[i].y1, clips[i].x2, clips[i].y2);
+\t}
+""", 1)
+    text = text.replace(init, init + "\tdrm_plane_enable_fb_damage_clips(&plane->base);\n", 1)
+    open(path, "w").write(text)
+
+
 def build_vkms():
     """Returns the path of vkms.ko for the guest's kernel, built once: Debian's kernel is built
     without CONFIG_DRM_VKMS, so the driver comes from Debian's linux-source package of the same
     version, compiled out of tree against the matching linux-headers package (installed here
-    with apt-get, as root). vkms offers overlay planes (enable_overlay=1), which the virtual
-    GPUs lack."""
+    with apt-get, as root), with `patch_vkms`. vkms offers overlay planes (enable_overlay=1),
+    which the virtual GPUs lack."""
     os.makedirs(CACHE, exist_ok=True)
     with open(os.path.join(CACHE, "vkms.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -229,7 +259,7 @@ def build_vkms():
 def _build_vkms_locked():
     package = kernel_package()
     abi = package[len("linux-image-"):]
-    target = os.path.join(CACHE, f"vkms-{abi}.ko")
+    target = os.path.join(CACHE, f"vkms-{abi}-{VKMS_PATCH_VERSION}.ko")
     if os.path.exists(target):
         return target
     fetch_kernel()
@@ -260,6 +290,7 @@ def _build_vkms_locked():
         member = f"linux-source-{series}/drivers/gpu/drm/vkms"
         subprocess.run(["tar", "-xf", tarball, "-C", work, member], check=True)
         source = os.path.join(work, member)
+        patch_vkms(os.path.join(source, "vkms_plane.c"))
         r = subprocess.run(["make", "-C", headers, f"M={source}", "CONFIG_DRM_VKMS=m", "modules"],
                            capture_output=True, text=True)
         if r.returncode != 0 or not os.path.exists(os.path.join(source, "vkms.ko")):
