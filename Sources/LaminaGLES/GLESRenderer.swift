@@ -73,6 +73,12 @@ public final class GLESRenderer: Renderer {
     /// copies an unflipped, unscissored same-format blit with memcpy: a 720p frame in about
     /// 0.07 ms, against about 4.4 ms for the textured quad). Off for comparison in tests.
     public var usesContentsBlit = true
+    /// The software rasteriser `renderer` (GL_RENDERER) names, if it is one: it runs shaders on
+    /// the CPU, so it neither imports dma-bufs nor converts YUV (`DMABufImporter.make`, `planarVideo`).
+    static func softwareRasterizer(_ renderer: String) -> String? {
+        ["llvmpipe", "softpipe", "swrast", "SwiftShader"].first { renderer.contains($0) }
+    }
+
     /// A GPU converts planar YUV in a shader for next to nothing; a software rasteriser runs the
     /// shader on the CPU, where it cost about three times what `videoconvert`'s SIMD code does
     /// (720p30 at 60 fps on llvmpipe: 8.9 against 2.8 ms a frame).

@@ -48,13 +48,6 @@ struct YUVUniforms: ProgramUniforms {
     }
 }
 
-extension GLESRenderer {
-    /// The software rasteriser `renderer` (GL_RENDERER) names, if it is one.
-    static func softwareRasterizer(_ renderer: String) -> String? {
-        ["llvmpipe", "softpipe", "swrast", "SwiftShader"].first { renderer.contains($0) }
-    }
-}
-
 /// Turns planar YUV video pictures (`PlanarPicture`) into the RGBA textures the renderer draws
 /// contents from: the three planes uploaded as one-byte textures (a third of RGBA's bytes), and
 /// one draw of `Shaders.yuvToRGB` into the picture's texture, rows stored bottom row first as

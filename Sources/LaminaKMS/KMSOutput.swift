@@ -329,7 +329,7 @@ final class KMSOutput: Output {
     func restore(drm: DRMDevice, committer: any KMSCommitter) {
         // The console has no cursor or video: take ours off their planes, which SetCrtc leaves alone.
         if target.cursor != nil { _ = drmModeSetCursor(drm.fd, target.crtc, 0, 0, 0) }
-        if let lit = target.litOverlay { _ = drmModeSetPlane(drm.fd, lit.id, target.crtc, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) }
+        if let lit = target.litOverlay { drm.turnOff(plane: lit.id, crtc: target.crtc) }
         if let saved, saved.framebuffer != 0, var mode = saved.mode {
             var connector = target.connector.id
             if drmModeSetCrtc(drm.fd, target.crtc, saved.framebuffer, saved.x, saved.y, &connector, 1, &mode) == 0 { return }

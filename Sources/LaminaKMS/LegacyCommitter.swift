@@ -48,7 +48,6 @@ public final class LegacyCommitter: KMSCommitter {
     /// An overlay plane left lit by atomic commits (before falling back to legacy) goes off:
     /// SetCrtc leaves planes alone. The corresponding C function is `drmModeSetPlane`.
     private func clearOverlay(_ target: CommitTarget) {
-        guard let lit = target.litOverlay else { return }
-        _ = drmModeSetPlane(drm.fd, lit.id, target.crtc, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        if let lit = target.litOverlay { drm.turnOff(plane: lit.id, crtc: target.crtc) }
     }
 }

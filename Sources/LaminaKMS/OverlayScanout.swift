@@ -60,6 +60,15 @@ final class PictureFramebuffer {
     deinit { drmModeRmFB(fd, id) }
 }
 
+extension DRMDevice {
+    /// Takes `plane` off `crtc` outside an atomic commit (the legacy path, and giving the CRTC
+    /// back to the console: SetCrtc leaves planes alone). Best effort: a plane already off stays
+    /// so. The corresponding C function is `drmModeSetPlane` with no framebuffer.
+    func turnOff(plane: UInt32, crtc: UInt32) {
+        _ = drmModeSetPlane(fd, plane, crtc, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    }
+}
+
 /// What an overlay plane shows with a commit: the picture's framebuffer, the part of it, and
 /// where on the CRTC (only ids and numbers, for the committer).
 public struct OverlayState: Sendable, Equatable {
@@ -109,8 +118,8 @@ struct PlaneConfiguration: Hashable {
     var modifier: UInt64?
     var width: Int
     var height: Int
-    var source: [UInt64]
-    var destination: [Int64]
+    var sourceX: UInt64, sourceY: UInt64, sourceWidth: UInt64, sourceHeight: UInt64
+    var x: Int32, y: Int32, destinationWidth: UInt32, destinationHeight: UInt32
 
     init(_ state: OverlayState, picture: DMABufPicture) {
         plane = state.plane.id
@@ -118,7 +127,7 @@ struct PlaneConfiguration: Hashable {
         modifier = picture.modifier
         width = picture.width
         height = picture.height
-        source = [state.source.x, state.source.y, state.source.width, state.source.height]
-        destination = [Int64(state.destination.x), Int64(state.destination.y), Int64(state.destination.width), Int64(state.destination.height)]
+        (sourceX, sourceY, sourceWidth, sourceHeight) = state.source
+        (x, y, destinationWidth, destinationHeight) = state.destination
     }
 }

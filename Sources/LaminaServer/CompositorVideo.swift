@@ -147,11 +147,7 @@ extension Compositor {
                 image.replace(with: frame)
             } else {
                 v.image?.destroy()
-                v.image = frame.dmabuf.map { ImageSource(owner: v.owner, number: v.number, dmabuf: $0) }
-                    ?? frame.planar.map { ImageSource(owner: v.owner, number: v.number, planar: $0) }
-                    ?? ImageSource(owner: v.owner, number: v.number, bitmap: frame.bitmap, alpha: .premultiplied)
-                v.image?.isVideo = true
-                v.image?.pixelsAreOpaque = frame.isOpaque
+                v.image = ImageSource(owner: v.owner, number: v.number, frame: frame)
             }
             v.shownTime = frame.time
         }

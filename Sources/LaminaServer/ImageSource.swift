@@ -107,24 +107,24 @@ public final class ImageSource: @unchecked Sendable {
         storage = .bitmap(bitmap, alpha)
     }
 
-    /// A video picture in dma-buf memory.
-    public init(owner: Owner, number: UInt32, dmabuf: DMABufPicture) {
+    /// A video's picture (in system memory as RGBA or planar YUV, or in dma-buf memory), marked
+    /// as a video's and opaque where the frame is.
+    public init(owner: Owner, number: UInt32, frame: VideoFrame) {
         id = Self.takeID()
         self.owner = owner
         self.number = number
-        width = dmabuf.width
-        height = dmabuf.height
-        storage = .dmabuf(dmabuf)
+        width = frame.width
+        height = frame.height
+        storage = Self.storage(of: frame)
+        isVideo = true
+        pixelsAreOpaque = frame.isOpaque
     }
 
-    /// A video picture as planar YUV.
-    public init(owner: Owner, number: UInt32, planar: PlanarPicture) {
-        id = Self.takeID()
-        self.owner = owner
-        self.number = number
-        width = planar.width
-        height = planar.height
-        storage = .planar(planar)
+    /// Where a video frame's picture is.
+    private static func storage(of frame: VideoFrame) -> Storage {
+        if let p = frame.dmabuf { return .dmabuf(p) }
+        if let p = frame.planar { return .planar(p) }
+        return .bitmap(frame.bitmap, .premultiplied)
     }
 
     /// The frames of a video (`VideoSurface`): what the overlay planner looks for.
@@ -149,13 +149,7 @@ public final class ImageSource: @unchecked Sendable {
     /// new generation, all of it changed.
     public func replace(with frame: VideoFrame) {
         precondition(frame.width == width && frame.height == height, "replace needs a picture of the same size")
-        if let p = frame.dmabuf {
-            storage = .dmabuf(p)
-        } else if let p = frame.planar {
-            storage = .planar(p)
-        } else {
-            storage = .bitmap(frame.bitmap, .premultiplied)
-        }
+        storage = Self.storage(of: frame)
         pixelsAreOpaque = frame.isOpaque
         markChanged(PixelRect(x: 0, y: 0, width: UInt32(width), height: UInt32(height)))
     }

@@ -39,9 +39,7 @@ struct YUVConversionTests {
     func compare(_ picture: PlanarPicture, scale: Double, origin: (Double, Double)) throws -> (worst: Int, conversions: Int, blits: Int) {
         let yuv = try HeadlessBackend(width: 200, height: 150)
         let rgb = try HeadlessBackend(width: 200, height: 150)
-        let video = ImageSource(owner: .session(1), number: 1, planar: picture)
-        video.isVideo = true
-        video.pixelsAreOpaque = true
+        let video = ImageSource(owner: .session(1), number: 1, frame: VideoFrame(planar: picture, time: 0))
         let image = ImageSource(owner: .session(1), number: 2, bitmap: picture.rgba())
         let transform = Transform3D.scale(x: scale, y: scale).concatenating(.translation(x: origin.0, y: origin.1))
         let size = Size(width: 64, height: 48)

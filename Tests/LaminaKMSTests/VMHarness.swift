@@ -46,6 +46,15 @@ enum VMHarness {
         # apply FILE: the scene at once (no implicit animations), for exact pixels.
         apply() { "$B/laminactl" apply --disable-actions "$1" >/dev/null || echo "VMKMS_FAIL apply $1"; }
         shot() { echo "VMKMS_SHOT $1 ${2:-0}"; read _; }
+        # crc NAME: the composed frame's checksum (vkms computes one per frame while asked; debugfs
+        # must be mounted), as value NAME, once four frames in a row agree.
+        DRI=/sys/kernel/debug/dri/0
+        crc() {
+            echo auto > $DRI/crtc-0/crc/control
+            head -n 4 $DRI/crtc-0/crc/data | cut -d' ' -f2 > /tmp/crc
+            [ "$(sort -u /tmp/crc | wc -l)" = 1 ] || echo "VMKMS_FAIL the frame was not steady: $(cat /tmp/crc | paste -sd' ')"
+            value $1 "$(tail -n 1 /tmp/crc)"
+        }
         # pull NAME FILE: a file of the guest's to the host's test folder (Run.file(NAME)).
         pull() { echo "VMKMS_FILE $1 $(base64 -w0 "$2")"; }
         value() { echo "VMKMS_VALUE $1 $2"; }

@@ -15,7 +15,7 @@ struct OverlayPlannerTests {
         if dmabuf {
             let picture = DMABufPicture(width: 640, height: 360, fourcc: alpha ? DRMFourCC.argb8888 : xr24, modifier: nil,
                                         planes: [.init(fd: 9, offset: 0, pitch: 2560)], hasAlpha: alpha, keeper: Keeper()) { nil }
-            source = ImageSource(owner: .session(1), number: 1, dmabuf: picture)
+            source = ImageSource(owner: .session(1), number: 1, frame: VideoFrame(dmabuf: picture, time: 0))
         } else {
             source = ImageSource(owner: .session(1), number: 1, bitmap: Bitmap(width: 640, height: 360))
         }
