@@ -111,10 +111,19 @@ let package = Package(
         // Test tool: a client that measures a running laminad from outside (commits/s while animating,
         // input latency), run by the KMS VM tests in the guest. Benchmarks live in Benchmarks/.
         .executableTarget(name: "lamina-probe", dependencies: ["Lamina", "LaminaCore", "LaminaProtocol", "LaminaPlatform"]),
+        // Test tool: the renderer's GPU-only paths (dma-buf import in place, YUV in a shader)
+        // checked by pixels on a machine with a GPU (docs/testing.md); the test suite runs the
+        // same checks (LaminaGPUChecks) and skips what a software renderer cannot do.
+        .executableTarget(name: "lamina-gpu-check", dependencies: ["LaminaGPUChecks"]),
 
         // MARK: Tests
         // Helpers every test target shares (a seeded generator, image differences): one copy.
         .target(name: "LaminaTestSupport", dependencies: ["LaminaCore"], path: "Tests/LaminaTestSupport"),
+        // The GPU checks the test suite and lamina-gpu-check share (dma-bufs of several origins,
+        // YUV shader vs CPU), through a real headless renderer.
+        .target(name: "LaminaGPUChecks", dependencies: [
+            "CDRM", "CEGL", "CGBM", "CGLES", "CLinux", "LaminaCore", "LaminaServer", "LaminaGLES", "LaminaHeadless",
+        ], path: "Tests/LaminaGPUChecks"),
         .testTarget(name: "LaminaCoreTests", dependencies: ["LaminaCore"]),
         .testTarget(name: "LaminaRasterTests", dependencies: ["LaminaCore", "LaminaRaster", "LaminaImage"],
                     exclude: ["Reference"]),
@@ -122,7 +131,7 @@ let package = Package(
         .testTarget(name: "LaminaProtocolTests", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaTestSupport"]),
         .testTarget(name: "LaminaGLESTests", dependencies: [
             "CEGL", "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaImage",
-            "LaminaRaster", "LaminaTestSupport",
+            "LaminaRaster", "LaminaTestSupport", "LaminaGPUChecks",
         ], exclude: ["Reference"]),
         .testTarget(name: "LaminaServerTests", dependencies: [
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaHeadless", "LaminaRaster", "LaminaTestSupport",

@@ -15,7 +15,8 @@
 #          --no-build (use the binaries in .build/release as they are)
 #          --keep (keep the scratch folder: laminad logs, stats, scenes, screenshots)
 # Environment: LAMINAD=PATH measures that laminad binary instead of .build/release's (an A/B
-#          comparison alternates runs of two binaries).
+#          comparison alternates runs of two binaries); LAMINACTL=PATH likewise (scripts/gpu-run.sh
+#          runs a bundle's binaries on another machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
     --qt) QT=1; shift ;;
     --no-build) BUILD=0; shift ;;
     --keep) KEEP=1; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "bench-frames: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -74,7 +75,7 @@ if [ "$BUILD" = 1 ]; then
   nice -n 19 swift build -c release --product laminactl >&2 || die "swift build -c release --product laminactl failed"
 fi
 LAMINAD=${LAMINAD:-$ROOT/.build/release/laminad}
-LAMINACTL=$ROOT/.build/release/laminactl
+LAMINACTL=${LAMINACTL:-$ROOT/.build/release/laminactl}
 [ -x "$LAMINAD" ] && [ -x "$LAMINACTL" ] || die "$LAMINAD or $LAMINACTL missing (build, or drop --no-build)"
 
 # The scenes the cases need, each checked by laminactl's own parser (eval) before a daemon sees it.

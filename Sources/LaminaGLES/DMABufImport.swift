@@ -67,14 +67,14 @@ final class DMABufImporter {
         guard refusal == nil, let attributes = Self.attributes(for: picture, modifiers: modifiers) else { return nil }
         guard let image = createImage(display, nil, EGLenum(EGL_LINUX_DMA_BUF_EXT), nil, attributes) else {
             let code = eglGetError()
-            refusal = "the driver refused to import a \(picture.width)×\(picture.height) \(Self.name(picture.fourcc)) dma-buf (eglCreateImageKHR: \(EGLError.name(ofCode: code)))"
+            refusal = "the driver refused to import a \(picture.width)×\(picture.height) \(DRMFourCC.name(picture.fourcc)) dma-buf (eglCreateImageKHR: \(EGLError.name(ofCode: code)))"
             return nil
         }
         glBindTexture(GLenum(GL_TEXTURE_2D), texture)
         targetTexture(GLenum(GL_TEXTURE_2D), image)
         if case let error = glGetError(), error != GLenum(GL_NO_ERROR) {
             _ = destroyImage(display, image)
-            refusal = "glEGLImageTargetTexture2DOES refused a \(Self.name(picture.fourcc)) image (GL error 0x\(String(error, radix: 16)))"
+            refusal = "glEGLImageTargetTexture2DOES refused a \(DRMFourCC.name(picture.fourcc)) image (GL error 0x\(String(error, radix: 16)))"
             return nil
         }
         return image
@@ -105,9 +105,4 @@ final class DMABufImporter {
 
     /// Lets an image go (its texture shows another picture, or is deleted).
     func release(_ image: EGLImageKHR) { _ = destroyImage(display, image) }
-
-    /// "XR24" for a fourcc code.
-    static func name(_ fourcc: UInt32) -> String {
-        String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: fourcc >> ($0 * 8)) }, as: UTF8.self)
-    }
 }

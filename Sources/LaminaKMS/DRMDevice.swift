@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CDRM
+import LaminaServer
 
 /// An open DRM card (`/dev/dri/cardN`), closed when released. Closing it also gives up DRM
 /// master, so the next compositor (or the console) can take the display.
@@ -253,5 +254,5 @@ public enum DRMFormat {
     /// DRM_FORMAT_ARGB8888 ('AR24'), premultiplied: what cursor planes scan out.
     public static let argb8888 = fourcc("AR24")
     /// DRM_FORMAT_MOD_INVALID: "no explicit modifier".
-    public static let invalidModifier: UInt64 = 0x00ff_ffff_ffff_ffff
+    public static let invalidModifier = DRMFourCC.invalidModifier
 }

@@ -43,7 +43,7 @@ final class PictureFramebuffer {
             modifiers[i] = picture.modifier ?? 0
         }
         var id: UInt32 = 0
-        let size = "\(picture.width)x\(picture.height) \(OverlayPlanner.fourccName(picture.fourcc))"
+        let size = "\(picture.width)x\(picture.height) \(DRMFourCC.name(picture.fourcc))"
         if let modifier = picture.modifier, modifier != DRMFormat.invalidModifier, drm.supportsModifiers {
             try drmCheck("drmModeAddFB2WithModifiers(\(size) dma-buf)",
                          drmModeAddFB2WithModifiers(drm.fd, width, height, picture.fourcc, handles, pitches, offsets, modifiers,

@@ -126,17 +126,12 @@ public enum OverlayPlanner {
         }
         guard let plane = planes.first(where: { $0.formats.contains(picture.fourcc) }) else {
             return .composite(planes.isEmpty ? "the output has no free overlay plane"
-                                             : "no overlay plane scans out \(fourccName(picture.fourcc))")
+                                             : "no overlay plane scans out \(DRMFourCC.name(picture.fourcc))")
         }
         let s = contents.sourceRect
         let source = Rect(x: s.minX * Double(picture.width), y: s.minY * Double(picture.height),
                           width: s.width * Double(picture.width), height: s.height * Double(picture.height))
         guard source.width > 0, source.height > 0 else { return .composite("the video's contentsRect is flipped or empty") }
         return .scanout(command: index, plane: plane.id, source: source, destination: destination)
-    }
-
-    /// A fourcc as its four characters ("XR24").
-    public static func fourccName(_ code: UInt32) -> String {
-        String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: code >> ($0 * 8)) }, as: UTF8.self)
     }
 }

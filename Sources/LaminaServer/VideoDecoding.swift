@@ -166,6 +166,13 @@ public enum DRMFourCC {
     public static let argb8888 = code("AR24")
     /// B, G, R, x (BGRx).
     public static let xrgb8888 = code("XR24")
+    /// DRM_FORMAT_MOD_INVALID: "no explicit modifier".
+    public static let invalidModifier: UInt64 = 0x00ff_ffff_ffff_ffff
+
+    /// "XR24" for a fourcc code.
+    public static func name(_ fourcc: UInt32) -> String {
+        String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: fourcc >> ($0 * 8)) }, as: UTF8.self)
+    }
 }
 
 /// What a decoder reports about its media, polled from the loop thread (`takeEvents`).

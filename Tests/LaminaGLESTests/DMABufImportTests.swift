@@ -33,7 +33,7 @@ struct DMABufImportTests {
         #expect(p[EGL_LINUX_DRM_FOURCC_EXT] == EGLint(bitPattern: DRMFourCC.xrgb8888))
         #expect(p[EGL_DMA_BUF_PLANE0_FD_EXT] == 7 && p[EGL_DMA_BUF_PLANE0_OFFSET_EXT] == 64 && p[EGL_DMA_BUF_PLANE0_PITCH_EXT] == 2560)
         #expect(p[EGL_DMA_BUF_PLANE0_MODIFIER_LO_EXT] == nil, "no modifier said, none passed")
-        #expect(DMABufImporter.name(DRMFourCC.xrgb8888) == "XR24" && DMABufImporter.name(DRMFourCC.abgr8888) == "AB24")
+        #expect(DRMFourCC.name(DRMFourCC.xrgb8888) == "XR24" && DRMFourCC.name(DRMFourCC.abgr8888) == "AB24")
     }
 
     @Test func aModifierIsSplitInHalvesWhereTheDisplayTakesThem() throws {
