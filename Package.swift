@@ -127,10 +127,10 @@ let package = Package(
         .testTarget(name: "LaminaCoreTests", dependencies: ["LaminaCore"]),
         .testTarget(name: "LaminaRasterTests", dependencies: ["LaminaCore", "LaminaRaster", "LaminaImage"],
                     exclude: ["Reference"]),
-        .testTarget(name: "LaminaVideoTests", dependencies: ["LaminaCore", "LaminaServer", "LaminaVideo", "LaminaTestSupport"]),
+        .testTarget(name: "LaminaVideoTests", dependencies: ["LaminaCore", "LaminaServer", "LaminaVideo", "LaminaTestSupport", "CGStreamer", "CLinux"]),
         .testTarget(name: "LaminaProtocolTests", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaTestSupport"]),
         .testTarget(name: "LaminaGLESTests", dependencies: [
-            "CEGL", "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaImage",
+            "CEGL", "CGLES", "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaImage",
             "LaminaRaster", "LaminaTestSupport", "LaminaGPUChecks",
         ], exclude: ["Reference"]),
         .testTarget(name: "LaminaServerTests", dependencies: [

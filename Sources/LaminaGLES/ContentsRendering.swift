@@ -89,8 +89,9 @@ final class TextureCache {
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_WRAP_T), GL_CLAMP_TO_EDGE)
         var entry = Entry(texture: texture, source: source, generation: source.generation,
                           hasMipmaps: false, mipmapsStale: false, usedInFrame: true)
-        // A video's frames in system memory: whole frames every time, kept bottom row first.
-        entry.bottomUp = source.isVideo && source.dmabuf == nil && !mipmaps
+        // A video's frames in system memory, and YUV ones in dma-buf memory (converted into
+        // the texture): whole frames every time, kept bottom row first.
+        entry.bottomUp = source.isVideo && (source.dmabuf?.isYUV ?? true) && !mipmaps
         if !entry.bottomUp, attach(source, to: &entry) {
             entries[source.id] = entry
             return false
@@ -149,6 +150,16 @@ final class TextureCache {
     /// a planar YUV picture converted into the texture on the GPU, bottom row first too.
     private func uploadBottomUp(_ source: ImageSource, texture: GLuint) {
         if let planar = source.planar, let yuv, yuv.convert(planar, into: texture) { return }
+        if let picture = source.dmabuf, picture.isYUV, let yuv {
+            // Imported in place as an external image where the driver takes it; else its planes
+            // are mapped and copied out, and converted the same way.
+            if let importer, yuv.convert(picture, importer: importer, into: texture) {
+                dmabufImported += 1
+                return
+            }
+            dmabufCopied += 1
+            if let planar = picture.copyPlanar(), yuv.convert(planar, into: texture) { return }
+        }
         let w = source.width, h = source.height
         source.withPremultipliedRGBA(PixelRect(x: 0, y: 0, width: UInt32(w), height: UInt32(h)), scratch: &scratch) { pixels, rowLength in
             if flipped.count < w * h * 4 { flipped = [UInt8](repeating: 0, count: w * h * 4) }

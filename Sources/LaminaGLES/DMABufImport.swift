@@ -59,19 +59,32 @@ final class DMABufImporter {
         self.modifiers = modifiers
     }
 
-    /// Makes `texture` (bound to GL_TEXTURE_2D) show `picture`; returns the EGLImage it now
-    /// samples (release it when the texture shows another), or nil when the picture must be
-    /// copied instead (and `refusal` says why, when the driver refused).
+    /// Makes `texture` (bound to GL_TEXTURE_2D) show a packed RGB `picture`; returns the
+    /// EGLImage it now samples (release it when the texture shows another), or nil when the
+    /// picture must be copied instead (and `refusal` says why, when the driver refused).
     /// The corresponding C functions are `eglCreateImageKHR` and `glEGLImageTargetTexture2DOES`.
     func attach(_ picture: DMABufPicture, to texture: GLuint) -> EGLImageKHR? {
+        // YUV is sampled through an external texture only (`attachExternal`).
+        guard !picture.isYUV else { return nil }
+        return attach(picture, to: texture, target: GLenum(GL_TEXTURE_2D))
+    }
+
+    /// Makes `texture` (an external texture, GL_TEXTURE_EXTERNAL_OES) show a YUV `picture`:
+    /// the driver converts it to RGB as it is sampled (`samplerExternalOES`), following the
+    /// colour hints. Returns the EGLImage, or nil as `attach(_:to:)` does.
+    func attachExternal(_ picture: DMABufPicture, to texture: GLuint) -> EGLImageKHR? {
+        attach(picture, to: texture, target: GLenum(GL_TEXTURE_EXTERNAL_OES))
+    }
+
+    private func attach(_ picture: DMABufPicture, to texture: GLuint, target: GLenum) -> EGLImageKHR? {
         guard refusal == nil, let attributes = Self.attributes(for: picture, modifiers: modifiers) else { return nil }
         guard let image = createImage(display, nil, EGLenum(EGL_LINUX_DMA_BUF_EXT), nil, attributes) else {
             let code = eglGetError()
             refusal = "the driver refused to import a \(picture.width)×\(picture.height) \(DRMFourCC.name(picture.fourcc)) dma-buf (eglCreateImageKHR: \(EGLError.name(ofCode: code)))"
             return nil
         }
-        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
-        targetTexture(GLenum(GL_TEXTURE_2D), image)
+        glBindTexture(target, texture)
+        targetTexture(target, image)
         if case let error = glGetError(), error != GLenum(GL_NO_ERROR) {
             _ = destroyImage(display, image)
             refusal = "glEGLImageTargetTexture2DOES refused a \(DRMFourCC.name(picture.fourcc)) image (GL error 0x\(String(error, radix: 16)))"
@@ -81,23 +94,35 @@ final class DMABufImporter {
     }
 
     /// The `eglCreateImageKHR` attributes that describe `picture`, or nil for one that is
-    /// copied instead: several planes (YUV layouts take `samplerExternalOES`, not done), alpha
-    /// (decoders give it straight, the compositor blends premultiplied: the copy premultiplies),
-    /// or numbers no EGLint holds (no real buffer has them).
+    /// copied instead: packed RGB with alpha (decoders give it straight, the compositor blends
+    /// premultiplied: the copy premultiplies), a plane count its layout does not have (one for
+    /// packed RGB, two for NV12, three for YU12), or numbers no EGLint holds (no real buffer
+    /// has them). YUV pictures carry the stream's colour matrix and range as hints.
     static func attributes(for picture: DMABufPicture, modifiers: Bool) -> [EGLint]? {
-        guard !picture.hasAlpha, picture.planes.count == 1, let plane = picture.planes.first,
-              let width = EGLint(exactly: picture.width), let height = EGLint(exactly: picture.height),
-              let offset = EGLint(exactly: plane.offset), let pitch = EGLint(exactly: plane.pitch) else { return nil }
-        var attributes: [EGLint] = [
-            EGL_WIDTH, width, EGL_HEIGHT, height,
-            EGL_LINUX_DRM_FOURCC_EXT, EGLint(bitPattern: picture.fourcc),
-            EGL_DMA_BUF_PLANE0_FD_EXT, plane.fd,
-            EGL_DMA_BUF_PLANE0_OFFSET_EXT, offset,
-            EGL_DMA_BUF_PLANE0_PITCH_EXT, pitch,
+        let expectedPlanes = picture.fourcc == DRMFourCC.nv12 ? 2 : picture.fourcc == DRMFourCC.yuv420 ? 3 : 1
+        guard !picture.hasAlpha, picture.planes.count == expectedPlanes,
+              let width = EGLint(exactly: picture.width), let height = EGLint(exactly: picture.height) else { return nil }
+        var attributes: [EGLint] = [EGL_WIDTH, width, EGL_HEIGHT, height, EGL_LINUX_DRM_FOURCC_EXT, EGLint(bitPattern: picture.fourcc)]
+        let names: [(fd: Int32, offset: Int32, pitch: Int32, low: Int32, high: Int32)] = [
+            (EGL_DMA_BUF_PLANE0_FD_EXT, EGL_DMA_BUF_PLANE0_OFFSET_EXT, EGL_DMA_BUF_PLANE0_PITCH_EXT,
+             EGL_DMA_BUF_PLANE0_MODIFIER_LO_EXT, EGL_DMA_BUF_PLANE0_MODIFIER_HI_EXT),
+            (EGL_DMA_BUF_PLANE1_FD_EXT, EGL_DMA_BUF_PLANE1_OFFSET_EXT, EGL_DMA_BUF_PLANE1_PITCH_EXT,
+             EGL_DMA_BUF_PLANE1_MODIFIER_LO_EXT, EGL_DMA_BUF_PLANE1_MODIFIER_HI_EXT),
+            (EGL_DMA_BUF_PLANE2_FD_EXT, EGL_DMA_BUF_PLANE2_OFFSET_EXT, EGL_DMA_BUF_PLANE2_PITCH_EXT,
+             EGL_DMA_BUF_PLANE2_MODIFIER_LO_EXT, EGL_DMA_BUF_PLANE2_MODIFIER_HI_EXT),
         ]
-        if let modifier = picture.modifier, modifiers {
-            attributes += [EGL_DMA_BUF_PLANE0_MODIFIER_LO_EXT, EGLint(bitPattern: UInt32(truncatingIfNeeded: modifier)),
-                           EGL_DMA_BUF_PLANE0_MODIFIER_HI_EXT, EGLint(bitPattern: UInt32(truncatingIfNeeded: modifier >> 32))]
+        for (plane, name) in zip(picture.planes, names) {
+            guard let offset = EGLint(exactly: plane.offset), let pitch = EGLint(exactly: plane.pitch) else { return nil }
+            attributes += [name.fd, plane.fd, name.offset, offset, name.pitch, pitch]
+            // The modifier applies to every plane of the buffer.
+            if let modifier = picture.modifier, modifiers {
+                attributes += [name.low, EGLint(bitPattern: UInt32(truncatingIfNeeded: modifier)),
+                               name.high, EGLint(bitPattern: UInt32(truncatingIfNeeded: modifier >> 32))]
+            }
+        }
+        if picture.isYUV {
+            attributes += [EGL_YUV_COLOR_SPACE_HINT_EXT, picture.matrix == .bt709 ? EGL_ITU_REC709_EXT : EGL_ITU_REC601_EXT,
+                           EGL_SAMPLE_RANGE_HINT_EXT, picture.fullRange ? EGL_YUV_FULL_RANGE_EXT : EGL_YUV_NARROW_RANGE_EXT]
         }
         attributes.append(EGL_NONE)
         return attributes

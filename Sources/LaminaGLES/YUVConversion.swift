@@ -1,3 +1,4 @@
+import CEGL
 import CGLES
 import LaminaServer
 
@@ -19,6 +20,34 @@ extension Shaders {
             fragColor = vec4(clamp(yuvToRGB * yuv, 0.0, 1.0), 1.0);
         }
         """
+}
+
+extension Shaders {
+    /// An imported YUV dma-buf (NV12, YU12) to RGB: the driver converts as the external image
+    /// is sampled (following the import's colour hints), one fragment a pixel.
+    static let externalToRGB = fragmentCommon.insertingAfterVersion("#extension GL_OES_EGL_image_external_essl3 : require\n#define HAS_CLIPS 0") + """
+        in vec2 local;
+        uniform samplerExternalOES picture;
+        uniform vec2 pictureSize;
+        void main() {
+            fragColor = vec4(texture(picture, local / pictureSize).rgb, 1.0);
+        }
+        """
+}
+
+/// `Shaders.externalToRGB`.
+struct ExternalUniforms: ProgramUniforms {
+    static var fragment: String { Shaders.externalToRGB }
+    /// Sampler, texture unit 0.
+    let picture: GLint
+    let pictureSize: GLint
+
+    init(_ find: UniformLocator) throws(GLESError) {
+        picture = try find("picture")
+        pictureSize = try find("pictureSize")
+    }
+
+    func assignTextureUnits() { glUniform1i(picture, 0) }
 }
 
 /// `Shaders.yuvToRGB`.
@@ -52,12 +81,18 @@ struct YUVUniforms: ProgramUniforms {
 /// contents from: the three planes uploaded as one-byte textures (a third of RGBA's bytes), and
 /// one draw of `Shaders.yuvToRGB` into the picture's texture, rows stored bottom row first as
 /// the texture cache keeps video frames (so an unflipped blit copies them to a framebuffer).
+/// YUV pictures in dma-buf memory (a hardware decoder's NV12) are imported in place as an
+/// external image instead, where the driver takes them, and drawn the same way through
+/// `Shaders.externalToRGB` (GL_OES_EGL_image_external_essl3): no copy, no upload.
 ///
 /// It runs inside a frame (from `TextureCache.bind`), so it puts back every piece of GL state
 /// it touches: framebuffer, viewport, scissor, blend, program, vertex array, the active texture
 /// unit and units 0–2's textures, and the unpack alignment.
 final class YUVConverter {
     private let program: ShaderProgram<YUVUniforms>
+    /// The external image program and the external texture it samples (nil where the context
+    /// lacks GL_OES_EGL_image_external_essl3: YUV dma-bufs are then copied).
+    private var external: (program: ShaderProgram<ExternalUniforms>, texture: GLuint)?
     private let vertexArray: GLuint
     private var planes: [GLuint] = [0, 0, 0]
     private var planeSizes: [(width: Int, height: Int)] = [(0, 0), (0, 0), (0, 0)]
@@ -82,7 +117,24 @@ final class YUVConverter {
         glBindTexture(GLenum(GL_TEXTURE_2D), 0)
         glGenFramebuffers(1, &framebuffer)
         try GLESError.check("creating the YUV converter")
+        let extensions = (glGetString(GLenum(GL_EXTENSIONS)).map { String(cString: $0) } ?? "").split(separator: " ")
+        if extensions.contains("GL_OES_EGL_image_external_essl3"),
+           let externalProgram = try? ShaderProgram<ExternalUniforms>(name: "externalToRGB", fragment: ExternalUniforms.fragment, slot: -1) {
+            var texture: GLuint = 0
+            glGenTextures(1, &texture)
+            glBindTexture(GLenum(GL_TEXTURE_EXTERNAL_OES), texture)
+            glTexParameteri(GLenum(GL_TEXTURE_EXTERNAL_OES), GLenum(GL_TEXTURE_MIN_FILTER), GL_LINEAR)
+            glTexParameteri(GLenum(GL_TEXTURE_EXTERNAL_OES), GLenum(GL_TEXTURE_MAG_FILTER), GL_LINEAR)
+            glTexParameteri(GLenum(GL_TEXTURE_EXTERNAL_OES), GLenum(GL_TEXTURE_WRAP_S), GL_CLAMP_TO_EDGE)
+            glTexParameteri(GLenum(GL_TEXTURE_EXTERNAL_OES), GLenum(GL_TEXTURE_WRAP_T), GL_CLAMP_TO_EDGE)
+            glBindTexture(GLenum(GL_TEXTURE_EXTERNAL_OES), 0)
+            external = (externalProgram, texture)
+        }
+        _ = glGetError()  // an external program this driver cannot build leaves the copy path
     }
+
+    /// Whether YUV dma-bufs can be drawn from an external image (`convert(_:importer:into:)`).
+    var convertsExternalImages: Bool { external != nil }
 
     /// Converts `picture` into `texture` (RGBA8, the picture's size). False where the texture
     /// cannot be drawn into (the caller then converts on the CPU).
@@ -104,22 +156,64 @@ final class YUVConverter {
                 }
             }
         }
+        let (matrix, offset) = picture.conversion
+        return draw(program, width: picture.width, height: picture.height, into: texture) { uniforms in
+            glUniform2f(uniforms.pictureSize, GLfloat(picture.width), GLfloat(picture.height))
+            glUniformMatrix3fv(uniforms.yuvToRGB, 1, GLboolean(GL_FALSE), matrix)
+            glUniform3f(uniforms.yuvOffset, offset.0, offset.1, offset.2)
+        }
+    }
+
+    /// Converts a YUV `picture` in dma-buf memory into `texture` (RGBA8, the picture's size)
+    /// without copying it: imported by `importer` as an external image, sampled once. False
+    /// where it cannot (no external program, the driver refused: `importer.refusal` says why);
+    /// the caller then copies the planes out.
+    func convert(_ picture: DMABufPicture, importer: DMABufImporter, into texture: GLuint) -> Bool {
+        guard let result = convertExternal(width: picture.width, height: picture.height, into: texture, attach: {
+            importer.attachExternal(picture, to: $0)
+        }) else { return false }
+        // The texture kept the buffer for the draw; the image handle is not needed after it.
+        importer.release(result.image)
+        return result.drawn
+    }
+
+    /// Draws into `texture` (RGBA8, `width` × `height`) the image that `attach` puts on the
+    /// external texture it is given (bound to GL_TEXTURE_EXTERNAL_OES on unit 0). Returns that
+    /// image (the caller lets it go) and whether it was drawn; nil when `attach` gave none.
+    func convertExternal(width: Int, height: Int, into texture: GLuint,
+                         attach: (GLuint) -> EGLImageKHR?) -> (image: EGLImageKHR, drawn: Bool)? {
+        guard let external else { return nil }
+        let saved = SavedState()
+        defer {
+            glActiveTexture(GLenum(GL_TEXTURE0))
+            glBindTexture(GLenum(GL_TEXTURE_EXTERNAL_OES), 0)
+            saved.restore()
+        }
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        guard let image = attach(external.texture) else { return nil }
+        let drawn = draw(external.program, width: width, height: height, into: texture) { uniforms in
+            glUniform2f(uniforms.pictureSize, GLfloat(width), GLfloat(height))
+        }
+        return (image, drawn)
+    }
+
+    /// One draw of `program` over all of `texture` (`width` × `height`), its uniforms set by
+    /// `set`; rows land bottom row first. The caller saved the GL state.
+    private func draw<U: ProgramUniforms>(_ program: ShaderProgram<U>, width: Int, height: Int, into texture: GLuint,
+                                          set: (U) -> Void) -> Bool {
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
         glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), texture, 0)
         guard glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER)) == GLenum(GL_FRAMEBUFFER_COMPLETE) else { return false }
-        glViewport(0, 0, GLsizei(picture.width), GLsizei(picture.height))
+        glViewport(0, 0, GLsizei(width), GLsizei(height))
         glDisable(GLenum(GL_SCISSOR_TEST))
         glDisable(GLenum(GL_BLEND))
         glUseProgram(program.program)
         let identity: [GLfloat] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
         glUniformMatrix4fv(program.layerToDisplay, 1, GLboolean(GL_FALSE), identity)
-        let w = GLfloat(picture.width), h = GLfloat(picture.height)
+        let w = GLfloat(width), h = GLfloat(height)
         glUniform4f(program.quad, 0, 0, w, h)
         glUniform2f(program.pointsToClip, 2 / w, 2 / h)
-        glUniform2f(program.uniforms.pictureSize, w, h)
-        let (matrix, offset) = picture.conversion
-        glUniformMatrix3fv(program.uniforms.yuvToRGB, 1, GLboolean(GL_FALSE), matrix)
-        glUniform3f(program.uniforms.yuvOffset, offset.0, offset.1, offset.2)
+        set(program.uniforms)
         glBindVertexArray(vertexArray)
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
         glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), 0, 0)
@@ -129,6 +223,11 @@ final class YUVConverter {
 
     func delete() {
         glDeleteTextures(3, &planes)
+        if let external {
+            var texture = external.texture
+            glDeleteTextures(1, &texture)
+            glDeleteProgram(external.program.program)
+        }
         glDeleteFramebuffers(1, &framebuffer)
         glDeleteProgram(program.program)
     }

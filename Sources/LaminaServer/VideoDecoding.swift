@@ -131,10 +131,16 @@ public final class DMABufPicture: @unchecked Sendable {
     public let planes: [Plane]
     /// Alpha is meaningful (an A format, straight as decoders give it); otherwise opaque.
     public let hasAlpha: Bool
+    /// For a YUV picture (`isYUV`): the colour matrix and range the stream declares, which the
+    /// import passes on as hints (the driver converts when the picture is sampled).
+    public let matrix: PlanarPicture.Matrix
+    public let fullRange: Bool
     private let keeper: AnyObject
     private let copier: () -> Bitmap?
+    private let planarCopier: (() -> PlanarPicture?)?
 
-    /// `keeper` holds the decoder's buffer; `copy` maps it and returns premultiplied RGBA.
+    /// A packed RGB picture: `keeper` holds the decoder's buffer; `copy` maps it and returns
+    /// premultiplied RGBA.
     public init(width: Int, height: Int, fourcc: UInt32, modifier: UInt64?, planes: [Plane], hasAlpha: Bool,
                 keeper: AnyObject, copy: @escaping () -> Bitmap?) {
         self.width = width
@@ -143,16 +149,45 @@ public final class DMABufPicture: @unchecked Sendable {
         self.modifier = modifier
         self.planes = planes
         self.hasAlpha = hasAlpha
+        matrix = .bt601
+        fullRange = false
         self.keeper = keeper
         self.copier = copy
+        planarCopier = nil
     }
 
+    /// A planar YUV 4:2:0 picture (`DRMFourCC.nv12` or `.yuv420`, one plane entry each):
+    /// `copy` maps the buffer and copies its planes out (`PlanarPicture`), for a renderer that
+    /// cannot import it (it converts them in its shader, or on the CPU).
+    public init(width: Int, height: Int, fourcc: UInt32, modifier: UInt64?, planes: [Plane], matrix: PlanarPicture.Matrix,
+                fullRange: Bool, keeper: AnyObject, copy: @escaping () -> PlanarPicture?) {
+        self.width = width
+        self.height = height
+        self.fourcc = fourcc
+        self.modifier = modifier
+        self.planes = planes
+        hasAlpha = false
+        self.matrix = matrix
+        self.fullRange = fullRange
+        self.keeper = keeper
+        self.copier = { copy()?.rgba() }
+        planarCopier = copy
+    }
+
+    /// Planar YUV (NV12 or YU12) rather than packed RGB.
+    public var isYUV: Bool { fourcc == DRMFourCC.nv12 || fourcc == DRMFourCC.yuv420 }
+
     /// The pixels copied into system memory, premultiplied RGBA (nil when the buffer cannot be
-    /// mapped): for a renderer that cannot import the picture.
+    /// mapped): for a renderer that cannot import the picture (a YUV picture converted on the CPU).
     public func copy() -> Bitmap? { copier() }
+
+    /// A YUV picture's planes copied into system memory (nil for packed RGB, or when the buffer
+    /// cannot be mapped): for a renderer that converts YUV in its shader but cannot import.
+    public func copyPlanar() -> PlanarPicture? { planarCopier?() }
 }
 
-/// The DRM fourccs of the packed 8-bit RGB layouts decoders leave in dma-buf memory.
+/// The DRM fourccs of the layouts decoders leave in dma-buf memory: packed 8-bit RGB, and
+/// planar YUV 4:2:0.
 public enum DRMFourCC {
     static func code(_ s: String) -> UInt32 {
         let b = Array(s.utf8)
@@ -166,6 +201,10 @@ public enum DRMFourCC {
     public static let argb8888 = code("AR24")
     /// B, G, R, x (BGRx).
     public static let xrgb8888 = code("XR24")
+    /// Luma, then Cb and Cr interleaved at half resolution (NV12: V4L2 hardware decoders').
+    public static let nv12 = code("NV12")
+    /// Luma, Cb, Cr in three planes, chroma at half resolution (GStreamer's I420).
+    public static let yuv420 = code("YU12")
     /// DRM_FORMAT_MOD_INVALID: "no explicit modifier".
     public static let invalidModifier: UInt64 = 0x00ff_ffff_ffff_ffff
 

@@ -69,7 +69,7 @@ public final class GStreamerVideo: VideoDecoding {
     public var uploadPath: String {
         // GStreamer's advice for importers: accept plain video/x-raw and look at each buffer's
         // memory (gst_is_dmabuf_memory), rather than ask for memory:DMABuf caps.
-        "each frame's memory decides: a packed RGB frame in dma-buf memory (a hardware decoder's, or a V4L2 camera's, which laminad asks for dma-bufs) goes to the renderer to import in place; \(planarYUV ? "planar YUV 4:2:0 (I420 from software decoders, NV12 from V4L2 hardware decoders) is copied out as it is, uploaded as three planes and converted to RGB in the renderer's shader" : "planar YUV is converted to RGBA by videoconvert"); any other is converted to RGBA where needed, copied out of the decoder's buffer and uploaded"
+        "each frame's memory decides: a packed RGB frame in dma-buf memory (a hardware decoder's, or a V4L2 camera's, which laminad asks for dma-bufs) goes to the renderer to import in place; \(planarYUV ? "planar YUV 4:2:0 (I420 from software decoders, NV12 from V4L2 hardware decoders) in dma-buf memory goes to the renderer to import in place as an external image (its planes mapped and copied where the driver refuses), and in system memory is copied out as it is, uploaded as three planes and converted to RGB in the renderer's shader" : "planar YUV is converted to RGBA by videoconvert"); any other is converted to RGBA where needed, copied out of the decoder's buffer and uploaded"
     }
 
     /// A URI GStreamer can open: an absolute path becomes a file URI; a file (by path or
@@ -163,6 +163,9 @@ enum PlanarLayout {
     }
 
     var planeCount: Int { self == .i420 ? 3 : 2 }
+
+    /// The DRM fourcc of the layout (I420 is DRM's YU12).
+    var fourcc: UInt32 { self == .i420 ? DRMFourCC.yuv420 : DRMFourCC.nv12 }
 
     /// The picture in `memory`, each plane at its offset with its stride (the decoder's
     /// numbers, checked against the memory before a byte is read: nil where a plane reaches
@@ -603,7 +606,7 @@ final class GStreamerDecoder: VideoDecoder {
         guard let caps = gst_sample_get_caps(sample), lamina_gst_video_layout(caps, &w, &h, &rowStride) != 0,
               let buffer = gst_sample_get_buffer(sample) else { return nil }
         let format = lamina_gst_video_format(caps)
-        if let planar = PlanarLayout(format) { return self.planar(caps, buffer, layout: planar, width: Int(w), height: Int(h)) }
+        if let planar = PlanarLayout(format) { return self.planar(sample, caps, buffer, layout: planar, width: Int(w), height: Int(h)) }
         guard let packed = PackedLayout(format) else { return nil }
         let layout = isCamera ? packed.opaque : packed
         let width = Int(w), height = Int(h)
@@ -646,10 +649,12 @@ final class GStreamerDecoder: VideoDecoder {
         return VideoFrame(bitmap: copied.bitmap, time: time, isOpaque: copied.opaque)
     }
 
-    /// An I420 frame's three planes copied out as they are (rows packed), with the colour
-    /// matrix and range its caps declare.
-    private func planar(_ caps: UnsafeMutablePointer<GstCaps>, _ buffer: UnsafeMutablePointer<GstBuffer>, layout: PlanarLayout,
-                        width: Int, height: Int) -> VideoFrame? {
+    /// A planar YUV frame (I420, NV12) with the colour matrix and range its caps declare. In
+    /// dma-buf memory (a V4L2 hardware decoder's NV12) it goes to the renderer as it is, to be
+    /// imported in place (or its planes mapped and copied where the renderer cannot); in system
+    /// memory its planes are copied out as they are (rows packed).
+    private func planar(_ sample: OpaquePointer, _ caps: UnsafeMutablePointer<GstCaps>, _ buffer: UnsafeMutablePointer<GstBuffer>,
+                        layout: PlanarLayout, width: Int, height: Int) -> VideoFrame? {
         guard width > 0, height > 0, width <= maximumSide, height <= maximumSide else {
             if !failed {
                 failed = true
@@ -665,17 +670,55 @@ final class GStreamerDecoder: VideoDecoder {
         let pts = lamina_gst_buffer_pts(buffer)
         let time: Double = pts == lamina_gst_clock_time_none() ? (pending?.time ?? current?.time ?? 0) : Double(pts) / 1e9
         announceReady(width: width, height: height)
-        var map = GstMapInfo()
-        guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return nil }
-        defer { gst_buffer_unmap(buffer, &map) }
-        guard let data = map.data,
-              let picture = layout.picture(UnsafeRawBufferPointer(start: data, count: Int(map.size)), width: width, height: height,
-                                           offsets: offsets.map { $0 <= gsize(Int32.max) ? Int($0) : -1 }, strides: strides.map(Int.init),
-                                           matrix: bt709 != 0 ? .bt709 : .bt601, fullRange: fullRange != 0)
-        else { return nil }
+        let matrix: PlanarPicture.Matrix = bt709 != 0 ? .bt709 : .bt601
+        // Offsets past 2 GiB are refused (-1), not added up.
+        let planeOffsets = offsets.prefix(layout.planeCount).map { $0 <= gsize(Int32.max) ? Int($0) : -1 }
+        let planeStrides = strides.prefix(layout.planeCount).map(Int.init)
+        if let picture = Self.dmabuf(sample, buffer, layout: layout, width: width, height: height, offsets: offsets,
+                                     strides: planeStrides, matrix: matrix, fullRange: fullRange != 0) {
+            counts.dmabuf += 1
+            counts.planar += 1
+            return VideoFrame(dmabuf: picture, time: time)
+        }
+        guard let picture = Self.copyPlanes(buffer, layout: layout, width: width, height: height, offsets: planeOffsets,
+                                            strides: planeStrides, matrix: matrix, fullRange: fullRange != 0) else { return nil }
         counts.systemMemory += 1
         counts.planar += 1
         return VideoFrame(planar: picture, time: time)
+    }
+
+    /// The planes mapped and copied out (`PlanarLayout.picture`); nil when the buffer cannot be
+    /// mapped or a plane does not fit in it.
+    private static func copyPlanes(_ buffer: UnsafeMutablePointer<GstBuffer>?, layout: PlanarLayout, width: Int, height: Int,
+                                   offsets: [Int], strides: [Int], matrix: PlanarPicture.Matrix, fullRange: Bool) -> PlanarPicture? {
+        guard let buffer else { return nil }
+        var map = GstMapInfo()
+        guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return nil }
+        defer { gst_buffer_unmap(buffer, &map) }
+        guard let data = map.data else { return nil }
+        return layout.picture(UnsafeRawBufferPointer(start: data, count: Int(map.size)), width: width, height: height,
+                              offsets: offsets, strides: strides, matrix: matrix, fullRange: fullRange)
+    }
+
+    /// The frame as a YUV picture in dma-buf memory, when every plane lies in a dma-buf's
+    /// memory (each plane's descriptor and offset in it found by the byte it starts at), with
+    /// a copy of its planes for a renderer that cannot import it; nil otherwise.
+    static func dmabuf(_ sample: OpaquePointer, _ buffer: UnsafeMutablePointer<GstBuffer>, layout: PlanarLayout, width: Int,
+                       height: Int, offsets: [gsize], strides: [Int], matrix: PlanarPicture.Matrix, fullRange: Bool) -> DMABufPicture? {
+        var planes: [DMABufPicture.Plane] = []
+        for i in 0..<layout.planeCount {
+            var fd: gint = -1
+            var at: gsize = 0
+            guard strides[i] > 0, lamina_gst_dmabuf_at(buffer, offsets[i], &fd, &at) != 0, at <= gsize(Int32.max) else { return nil }
+            planes.append(DMABufPicture.Plane(fd: fd, offset: Int(at), pitch: strides[i]))
+        }
+        let held = SampleKeeper(sample)
+        let bufferOffsets = offsets.prefix(layout.planeCount).map { $0 <= gsize(Int32.max) ? Int($0) : -1 }
+        return DMABufPicture(width: width, height: height, fourcc: layout.fourcc, modifier: nil, planes: planes, matrix: matrix,
+                             fullRange: fullRange, keeper: held) {
+            copyPlanes(gst_sample_get_buffer(held.sample), layout: layout, width: width, height: height, offsets: bufferOffsets,
+                       strides: strides, matrix: matrix, fullRange: fullRange)
+        }
     }
 
     /// The buffer's pixels, mapped and copied out as premultiplied RGBA (nil: it cannot be

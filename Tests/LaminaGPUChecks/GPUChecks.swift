@@ -1,4 +1,5 @@
 import CEGL
+import CGLES
 import LaminaCore
 import LaminaGLES
 import LaminaHeadless
@@ -45,10 +46,12 @@ public enum GPUChecks {
     /// (sampled by the contents program).
     static let placements: [(x: Double, y: Double, scale: Double)] = [(8, 10, 1), (90, 40, 1.5)]
 
-    static func list(_ source: ImageSource) -> DrawList {
+    /// A grey screen with `source` (`size` pixels) drawn at each of `placements`.
+    static func list(_ source: ImageSource, size: (width: Int, height: Int) = (TestPattern.width, TestPattern.height),
+                     placements: [(x: Double, y: Double, scale: Double)] = placements) -> DrawList {
         var commands = [DrawCommand(transform: .identity, bounds: Rect(x: 0, y: 0, width: Double(screen.width), height: Double(screen.height)),
                                     color: Color(red: 0.5, green: 0.5, blue: 0.5, alpha: 1), opacity: 1)]
-        let area = Rect(x: 0, y: 0, width: Double(TestPattern.width), height: Double(TestPattern.height))
+        let area = Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))
         for p in placements {
             let transform = Transform3D.scale(x: p.scale, y: p.scale).concatenating(.translation(x: p.x, y: p.y))
             commands.append(DrawCommand(kind: .contents, transform: transform, bounds: area,
@@ -177,26 +180,29 @@ public enum GPUChecks {
         public var worst: Int
         public var conversions: Int
         public var blits: Int
-        public var description: String { "worst difference \(worst), \(conversions) shader conversion(s), \(blits) blit(s)" }
+        /// Pictures in dma-buf memory imported in place, and mapped and copied instead.
+        public var imported: Int
+        public var copied: Int
+        public var description: String {
+            "worst difference \(worst), \(conversions) shader conversion(s), \(blits) blit(s)"
+                + (imported + copied > 0 ? ", \(imported) imported, \(copied) copied" : "")
+        }
     }
 
     /// The largest channel difference between `picture` drawn as a video frame (converted in the
     /// renderer's shader) and its CPU conversion (`PlanarPicture.rgba`) drawn as an ordinary
     /// image, away from the chroma quadrants' borders (in picture pixels, `scale` screen pixels
     /// each, from `origin`).
-    public static func yuvShader(_ picture: PlanarPicture, scale: Double, origin: (Double, Double)) throws -> YUVComparison {
-        let yuv = try HeadlessBackend(width: 200, height: 150)
-        let rgb = try HeadlessBackend(width: 200, height: 150)
-        let video = ImageSource(owner: .session(1), number: 1, frame: VideoFrame(planar: picture, time: 0))
+    /// `frame` gives the video frame that shows the picture (default: the planar picture as it
+    /// is, in system memory).
+    public static func yuvShader(_ picture: PlanarPicture, scale: Double, origin: (Double, Double),
+                                 frame: ((PlanarPicture) -> VideoFrame)? = nil) throws -> YUVComparison {
+        let yuv = try HeadlessBackend(width: screen.width, height: screen.height)
+        let rgb = try HeadlessBackend(width: screen.width, height: screen.height)
+        let video = ImageSource(owner: .session(1), number: 1, frame: frame?(picture) ?? VideoFrame(planar: picture, time: 0))
         let image = ImageSource(owner: .session(1), number: 2, bitmap: picture.rgba())
         func list(_ source: ImageSource) -> DrawList {
-            let background = DrawCommand(transform: .identity, bounds: Rect(x: 0, y: 0, width: 200, height: 150),
-                                         color: Color(red: 0.5, green: 0.5, blue: 0.5, alpha: 1), opacity: 1)
-            let area = Rect(x: 0, y: 0, width: Double(picture.width), height: Double(picture.height))
-            let transform = Transform3D.scale(x: scale, y: scale).concatenating(.translation(x: origin.0, y: origin.1))
-            let draw = DrawCommand(kind: .contents, transform: transform, bounds: area,
-                                   contents: DrawContents(source: source, destination: area, isOpaque: false))
-            return DrawList(width: 200, height: 150, commands: [background, draw])
+            Self.list(source, size: (picture.width, picture.height), placements: [(origin.0, origin.1, scale)])
         }
         try yuv.present(list(video))
         try rgb.present(list(image))
@@ -211,7 +217,9 @@ public enum GPUChecks {
             }
         }
         return YUVComparison(worst: worst, conversions: Int(statistic("video.yuvConversions", of: yuv.glesRenderer)),
-                             blits: Int(statistic("contents.blits", of: yuv.glesRenderer)))
+                             blits: Int(statistic("contents.blits", of: yuv.glesRenderer)),
+                             imported: Int(statistic("video.dmabufImported", of: yuv.glesRenderer)),
+                             copied: Int(statistic("video.dmabufCopied", of: yuv.glesRenderer)))
     }
 
     /// The three comparisons of the YUV test (1:1 BT.601, 2× BT.709, 1.5× full range): passed
@@ -248,6 +256,9 @@ public enum GPUChecks {
             let names = ["EGL_EXT_image_dma_buf_import", "EGL_EXT_image_dma_buf_import_modifiers", "EGL_MESA_image_dma_buf_export",
                          "EGL_KHR_gl_texture_2D_image", "EGL_KHR_image_base"]
             lines.append("EGL: " + names.map { "\($0) \(ext.contains($0) ? "yes" : "no")" }.joined(separator: ", "))
+            let gl = (glGetString(GLenum(GL_EXTENSIONS)).map { String(cString: $0) } ?? "").split(separator: " ")
+            lines.append("GL: " + ["GL_OES_EGL_image", "GL_OES_EGL_image_external", "GL_OES_EGL_image_external_essl3"]
+                .map { "\($0) \(gl.contains(Substring($0)) ? "yes" : "no")" }.joined(separator: ", "))
         } catch {
             lines.append("no headless renderer: \(error)")
         }
