@@ -6,7 +6,8 @@
 # on that GPU. Writes everything to stdout and, when OUT is set, to $OUT/gpu-run.log.
 #
 # Usage: scripts/gpu-run.sh [BUNDLE]   (default .gpu-bundle/lamina-gpu.tar.xz)
-#        BENCH_CASES="peer peer-static dashboard square" BENCH_WINDOW=5 (environment)
+#        BENCH_CASES="peer peer-static dashboard square" BENCH_WINDOW=5 BENCH_RUNS=1 (environment;
+#        BENCH_CASES="" runs the checks alone)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUNDLE=${1:-.gpu-bundle/lamina-gpu.tar.xz}
@@ -31,8 +32,9 @@ if command -v nvidia-smi >/dev/null; then
   python3 scripts/gpu-cuda-dmabuf.py "$DIR/bin/lamina-gpu-check"
   echo "# gpu-cuda-dmabuf exit status $?"
 fi
+CASES=${BENCH_CASES-peer peer-static dashboard square}
+[ -n "$CASES" ] || exit 0
 echo "# bench-frames"
 PEERS="$DIR/peers" LAMINAD="$DIR/bin/laminad" LAMINACTL="$DIR/bin/laminactl" \
-  scripts/bench-frames.sh --no-build --runs "${BENCH_RUNS:-1}" --window "${BENCH_WINDOW:-5}" \
-  --cases "${BENCH_CASES:-peer peer-static dashboard square}"
+  scripts/bench-frames.sh --no-build --runs "${BENCH_RUNS:-1}" --window "${BENCH_WINDOW:-5}" --cases "$CASES"
 echo "# bench-frames exit status $?"

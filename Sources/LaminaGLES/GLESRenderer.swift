@@ -334,15 +334,20 @@ public final class GLESRenderer: Renderer {
         glReadPixels(0, 0, GLsizei(width), GLsizei(height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), &bottomUp)
         try GLESError.check("glReadPixels(\(width)×\(height))")
         // GL's row 0 is the bottom of the display; a Bitmap's is the top.
-        var topDown: [UInt8] = []
-        topDown.reserveCapacity(bottomUp.count)
-        for row in stride(from: height - 1, through: 0, by: -1) {
-            topDown.append(contentsOf: bottomUp[row * rowBytes ..< (row + 1) * rowBytes])
-        }
-        guard let bitmap = Bitmap(width: width, height: height, bytes: topDown) else {
+        guard let bitmap = Bitmap(width: width, height: height, bytes: Self.flipped(bottomUp, rowBytes: rowBytes)) else {
             throw .invalidSize(width: width, height: height, maximum: maximumViewport)
         }
         return bitmap
+    }
+
+    /// `rows` (each `rowBytes` long) in the opposite order: GL's bottom-first rows top first.
+    static func flipped(_ rows: [UInt8], rowBytes: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(rows.count)
+        for row in stride(from: rows.count / rowBytes - 1, through: 0, by: -1) {
+            out.append(contentsOf: rows[row * rowBytes ..< (row + 1) * rowBytes])
+        }
+        return out
     }
 
     deinit {

@@ -1,5 +1,6 @@
 import CEGL
 import CGLES
+import LaminaCore
 import LaminaServer
 
 extension Shaders {
@@ -276,5 +277,47 @@ final class YUVConverter {
             glBindVertexArray(GLuint(vertexArray))
             glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), alignment)
         }
+    }
+}
+
+extension GLESRenderer {
+    /// Draws `image` (any EGLImage the context can bind as an external texture) through the
+    /// external-image program, as a YUV dma-buf picture is drawn, and reads the result back as a
+    /// bitmap (top row first): for checks of that draw on a driver (`lamina-gpu-check`), since an
+    /// image made from a GL texture needs no dma-buf. nil where the context has no external-image
+    /// program or the image cannot be bound. The context must be current.
+    /// The corresponding C functions are `glEGLImageTargetTexture2DOES` and `glReadPixels`.
+    public func drawExternalImage(_ image: EGLImageKHR, width: Int, height: Int) throws(GLESError) -> Bitmap? {
+        guard context.isCurrent else { throw .contextNotCurrent }
+        guard let converter = textures.yuv, converter.convertsExternalImages, width > 0, height > 0,
+              width <= 8192, height <= 8192,
+              let address = eglGetProcAddress("glEGLImageTargetTexture2DOES") else { return nil }
+        let targetTexture = unsafeBitCast(address, to: (@convention(c) (GLenum, UnsafeMutableRawPointer?) -> Void).self)
+        var output: GLuint = 0, framebuffer: GLuint = 0
+        glGenTextures(1, &output)
+        glBindTexture(GLenum(GL_TEXTURE_2D), output)
+        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_RGBA8), GLsizei(width), GLsizei(height))
+        defer {
+            glDeleteTextures(1, &output)
+            glDeleteFramebuffers(1, &framebuffer)
+        }
+        let result = converter.convertExternal(width: width, height: height, into: output) { external in
+            glBindTexture(GLenum(GL_TEXTURE_EXTERNAL_OES), external)
+            targetTexture(GLenum(GL_TEXTURE_EXTERNAL_OES), image)
+            return glGetError() == GLenum(GL_NO_ERROR) ? image : nil
+        }
+        guard result?.drawn == true else { return nil }
+        var saved: GLint = 0
+        glGetIntegerv(GLenum(GL_FRAMEBUFFER_BINDING), &saved)
+        defer { glBindFramebuffer(GLenum(GL_FRAMEBUFFER), GLuint(saved)) }
+        glGenFramebuffers(1, &framebuffer)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
+        glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D), output, 0)
+        // The converted texture holds the picture bottom row first, as a framebuffer does.
+        var bytes = [UInt8](repeating: 0, count: width * height * 4)
+        glPixelStorei(GLenum(GL_PACK_ALIGNMENT), 1)
+        glReadPixels(0, 0, GLsizei(width), GLsizei(height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), &bytes)
+        try GLESError.check("reading back an external image's draw")
+        return Bitmap(width: width, height: height, bytes: Self.flipped(bytes, rowBytes: width * 4))
     }
 }

@@ -2,7 +2,8 @@
 // (Tests/LaminaGPUChecks; the test suite runs the same checks and skips what llvmpipe cannot do).
 //   lamina-gpu-check info     the renderer, its import extensions, the dma-buf devices present
 //   lamina-gpu-check dmabuf   a dma-buf of each origin shown through a headless renderer
-//   lamina-gpu-check yuv      planar YUV converted in the renderer's shader vs the CPU conversion
+//   lamina-gpu-check yuv      planar YUV converted in the renderer's shader vs the CPU conversion,
+//                             and the external-image draw YUV dma-bufs get
 //   lamina-gpu-check          all three
 //   lamina-gpu-check pattern PITCH    writes the check's picture (64×48 XRGB8888) to stdout
 //   lamina-gpu-check import FD PITCH [OFFSET [MODIFIER [PRODUCER]]]
@@ -64,6 +65,8 @@ if what == "dmabuf" || what == "all" {
 if what == "yuv" || what == "all" {
     let outcome = GPUChecks.yuvShaderOutcome()
     print("yuv shader: \(outcome.text)")
-    failed = failed || outcome.failed
+    let external = GPUChecks.externalImage()
+    print("external image: \(external.text)")
+    failed = failed || outcome.failed || external.failed
 }
 exit(failed ? 1 : 0)

@@ -86,6 +86,42 @@ enum TestPattern {
     }
 }
 
+extension TestPattern {
+    /// The pattern in a texture of the current context, made an EGLImage
+    /// (EGL_KHR_gl_texture_2D_image); `holder` deletes both.
+    static func image(display: EGLDisplayConnection, holder: Holder) throws(Unavailable) -> EGLImageKHR {
+        for name in ["EGL_KHR_gl_texture_2D_image", "EGL_KHR_image_base"] where !display.extensions.contains(name) {
+            throw Unavailable("the EGL display lacks \(name)")
+        }
+        guard let createAddress = eglGetProcAddress("eglCreateImageKHR"), let destroyAddress = eglGetProcAddress("eglDestroyImageKHR") else {
+            throw Unavailable("eglGetProcAddress found no eglCreateImageKHR")
+        }
+        let create = unsafeBitCast(createAddress, to: PFNEGLCREATEIMAGEKHRPROC.self)
+        let destroy = unsafeBitCast(destroyAddress, to: PFNEGLDESTROYIMAGEKHRPROC.self)
+        var texture: GLuint = 0
+        glGenTextures(1, &texture)
+        holder.cleanups.append { glDeleteTextures(1, &texture) }
+        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), GL_LINEAR)
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), GL_LINEAR)
+        // Rows top first, as a decoder writes them: whatever samples the image must show row 0
+        // at the top.
+        let rgba = bitmap.bytes
+        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
+        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_RGBA8), GLsizei(width), GLsizei(height))
+        glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, 0, 0, GLsizei(width), GLsizei(height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), rgba)
+        glFinish()
+        guard glGetError() == GLenum(GL_NO_ERROR) else { throw Unavailable("glTexStorage2D of the pattern failed") }
+        let attributes: [EGLint] = [EGL_GL_TEXTURE_LEVEL_KHR, 0, EGL_NONE]
+        guard let image = create(display.handle, eglGetCurrentContext(), EGLenum(EGL_GL_TEXTURE_2D_KHR),
+                                 UnsafeMutableRawPointer(bitPattern: UInt(texture)), attributes) else {
+            throw Unavailable("eglCreateImageKHR(EGL_GL_TEXTURE_2D_KHR): \(EGLError.name(ofCode: eglGetError()))")
+        }
+        holder.cleanups.append { _ = destroy(display.handle, image) }
+        return image
+    }
+}
+
 /// Owns what a made dma-buf needs (descriptors, mappings, GL and EGL objects) until the picture
 /// that holds it goes.
 final class Holder {
@@ -202,40 +238,16 @@ extension DMABufOrigin {
     /// A texture of the current context filled with the pattern, made an EGLImage and exported
     /// as a dma-buf (EGL_KHR_gl_texture_2D_image, EGL_MESA_image_dma_buf_export).
     private func exportTexture(display: EGLDisplayConnection, holder: Holder) throws(Unavailable) -> DMABufPicture {
-        for name in ["EGL_KHR_gl_texture_2D_image", "EGL_MESA_image_dma_buf_export", "EGL_KHR_image_base"]
-        where !display.extensions.contains(name) {
-            throw Unavailable("the EGL display lacks \(name)")
+        guard display.extensions.contains("EGL_MESA_image_dma_buf_export") else {
+            throw Unavailable("the EGL display lacks EGL_MESA_image_dma_buf_export")
         }
-        guard let createAddress = eglGetProcAddress("eglCreateImageKHR"), let destroyAddress = eglGetProcAddress("eglDestroyImageKHR"),
-              let queryAddress = eglGetProcAddress("eglExportDMABUFImageQueryMESA"),
+        guard let queryAddress = eglGetProcAddress("eglExportDMABUFImageQueryMESA"),
               let exportAddress = eglGetProcAddress("eglExportDMABUFImageMESA") else {
             throw Unavailable("eglGetProcAddress found no image export functions")
         }
-        let create = unsafeBitCast(createAddress, to: PFNEGLCREATEIMAGEKHRPROC.self)
-        let destroy = unsafeBitCast(destroyAddress, to: PFNEGLDESTROYIMAGEKHRPROC.self)
         let query = unsafeBitCast(queryAddress, to: PFNEGLEXPORTDMABUFIMAGEQUERYMESAPROC.self)
         let export = unsafeBitCast(exportAddress, to: PFNEGLEXPORTDMABUFIMAGEMESAPROC.self)
-
-        var texture: GLuint = 0
-        glGenTextures(1, &texture)
-        holder.cleanups.append { glDeleteTextures(1, &texture) }
-        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
-        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), GL_LINEAR)
-        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), GL_LINEAR)
-        // Rows top first, as a decoder writes them: the import must show row 0 at the top.
-        let rgba = TestPattern.bitmap.bytes
-        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
-        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_RGBA8), GLsizei(TestPattern.width), GLsizei(TestPattern.height))
-        glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, 0, 0, GLsizei(TestPattern.width), GLsizei(TestPattern.height),
-                        GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), rgba)
-        glFinish()
-        guard glGetError() == GLenum(GL_NO_ERROR) else { throw Unavailable("glTexStorage2D of the pattern failed") }
-        let attributes: [EGLint] = [EGL_GL_TEXTURE_LEVEL_KHR, 0, EGL_NONE]
-        guard let image = create(display.handle, eglGetCurrentContext(), EGLenum(EGL_GL_TEXTURE_2D_KHR),
-                                 UnsafeMutableRawPointer(bitPattern: UInt(texture)), attributes) else {
-            throw Unavailable("eglCreateImageKHR(EGL_GL_TEXTURE_2D_KHR): \(EGLError.name(ofCode: eglGetError()))")
-        }
-        holder.cleanups.append { _ = destroy(display.handle, image) }
+        let image = try TestPattern.image(display: display, holder: holder)
         var fourcc: Int32 = 0, planes: Int32 = 0
         var modifiers = [EGLuint64KHR](repeating: 0, count: 4)
         guard query(display.handle, image, &fourcc, &planes, &modifiers) == EGL_TRUE else {

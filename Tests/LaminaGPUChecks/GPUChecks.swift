@@ -174,6 +174,18 @@ public enum GPUChecks {
         return PlanarPicture(width: 64, height: 48, luma: y, cb: u, cr: v, matrix: matrix, fullRange: fullRange)!
     }
 
+    /// `picture` as a YUV dma-buf picture (NV12, or YU12 with `fourcc`) whose planes its copy
+    /// gives back; its descriptors are -1, so no driver imports it.
+    public static func nv12DMABufFrame(_ picture: PlanarPicture, fourcc: UInt32 = DRMFourCC.nv12) -> VideoFrame {
+        let w = picture.width, h = picture.height
+        let planes: [DMABufPicture.Plane] = fourcc == DRMFourCC.nv12
+            ? [.init(fd: -1, offset: 0, pitch: w), .init(fd: -1, offset: w * h, pitch: w)]
+            : [.init(fd: -1, offset: 0, pitch: w), .init(fd: -1, offset: w * h, pitch: w / 2), .init(fd: -1, offset: w * h * 5 / 4, pitch: w / 2)]
+        let dmabuf = DMABufPicture(width: w, height: h, fourcc: fourcc, modifier: nil, planes: planes, matrix: picture.matrix,
+                                   fullRange: picture.fullRange, keeper: Holder()) { picture }
+        return VideoFrame(dmabuf: dmabuf, time: 0)
+    }
+
     /// What `yuvShader` measured: the largest channel difference, and how often the renderer
     /// converted in its shader and blitted contents.
     public struct YUVComparison: Sendable, CustomStringConvertible {
@@ -237,7 +249,44 @@ public enum GPUChecks {
                 lines.append("\(name): \(c)")
                 if c.worst > 2 || c.conversions != 1 { return .failed(lines.joined(separator: "; ")) }
             }
+            // The same planes as an NV12 dma-buf picture with no descriptor behind it: a GPU's
+            // importer refuses it, and its planes are copied into the shader instead.
+            let copied = try yuvShader(planarPicture(), scale: 1, origin: (10, 20)) { nv12DMABufFrame($0) }
+            lines.append("NV12 dma-buf, copied: \(copied)")
+            if copied.worst > 2 || copied.conversions != 1 || copied.copied != 1 { return .failed(lines.joined(separator: "; ")) }
             return .passed(lines.joined(separator: "; "))
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    /// The draw a YUV dma-buf picture gets once imported (an external texture sampled by
+    /// `samplerExternalOES` into the frame's RGBA texture), run with an EGLImage made from a
+    /// texture of the pattern, which needs no dma-buf: the result must be the pattern, top row
+    /// at the top.
+    public static func externalImage() -> Outcome {
+        do {
+            let backend = try HeadlessBackend(width: TestPattern.width, height: TestPattern.height)
+            try backend.context.makeCurrent()
+            let holder = Holder()
+            let image: EGLImageKHR
+            do { image = try TestPattern.image(display: backend.context.display, holder: holder) } catch {
+                return .skipped("no EGLImage of a texture: \(error)")
+            }
+            guard let drawn = try backend.glesRenderer.drawExternalImage(image, width: TestPattern.width, height: TestPattern.height) else {
+                return .skipped("the context cannot draw an external image (GL_OES_EGL_image_external_essl3, or binding the image, failed)")
+            }
+            var worst = 0, at = ""
+            let expected = TestPattern.bitmap
+            for y in 0..<TestPattern.height {
+                for x in 0..<TestPattern.width {
+                    let p = drawn.pixel(x: x, y: y), q = expected.pixel(x: x, y: y)
+                    let d = max(abs(Int(p.r) - Int(q.r)), abs(Int(p.g) - Int(q.g)), abs(Int(p.b) - Int(q.b)))
+                    if d > worst { worst = d; at = "(\(x), \(y)): \(p) where \(q) was expected" }
+                }
+            }
+            let detail = "an EGLImage of a \(TestPattern.width)×\(TestPattern.height) texture drawn through samplerExternalOES"
+            return worst <= 1 ? .passed("\(detail), worst difference \(worst)") : .failed("\(detail): differs by \(worst) at \(at)")
         } catch {
             return .failed("\(error)")
         }
