@@ -6,10 +6,14 @@
 # vendor's EGL through its glvnd JSON file), DejaVu fonts with a fontconfig file, xkb-data's
 # keymaps, and the peer scene writer. scripts/gpu-run.sh unpacks and runs it there.
 #
+# The GL loaders and GBM/DRM libraries (libEGL, libGLESv2, libGLdispatch, libgbm, libdrm) go in
+# lib-system/: gpu-run.sh uses each only where the target has none of its own, so a Mesa machine
+# keeps the libraries its drivers were built with.
+#
 # Usage: scripts/gpu-bundle.sh [FOLDER]   (default .gpu-bundle; writes FOLDER/lamina-gpu.tar.xz)
 set -euo pipefail
+OUT=$(realpath -m "${1:-$(dirname "$0")/../.gpu-bundle}")
 cd "$(dirname "$0")/.."
-OUT=${1:-.gpu-bundle}
 PEERS=${PEERS:-/work/shared/peers}
 BINS="laminad laminactl lamina-gpu-check"
 for p in $BINS; do
@@ -17,16 +21,26 @@ for p in $BINS; do
 done
 STAGE=$(mktemp -d /tmp/gpu-bundle.XXXXXX)
 trap 'rm -rf "$STAGE"' EXIT
-mkdir -p "$STAGE/bin" "$STAGE/lib" "$STAGE/fonts" "$STAGE/peers" "$OUT"
+mkdir -p "$STAGE/bin" "$STAGE/lib" "$STAGE/lib-system" "$STAGE/fonts" "$STAGE/peers" "$OUT"
 for p in $BINS; do
   cp .build-static/release/"$p" "$STAGE/bin/"
   strip "$STAGE/bin/$p"
 done
 # Every library the binaries load except glibc's own (the target's glibc must be as new as this
 # machine's: Debian 12's 2.36).
-for p in $BINS; do ldd "$STAGE/bin/$p"; done | awk '/=> \// { print $3 }' | sort -u \
+LIBS=$(for p in $BINS; do ldd "$STAGE/bin/$p"; done)
+if grep -q "not found" <<<"$LIBS"; then
+  echo "gpu-bundle: libraries not found: $(grep "not found" <<<"$LIBS" | sort -u | tr -s ' \t\n' ' ')" >&2
+  exit 1
+fi
+awk '/=> \// { print $3 }' <<<"$LIBS" | sort -u \
   | grep -Ev '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux-x86-64)\.so' \
-  | while read -r lib; do cp -L "$lib" "$STAGE/lib/"; done
+  | while read -r lib; do
+      case $(basename "$lib") in
+        libEGL.so*|libGLESv2.so*|libGLdispatch.so*|libgbm.so*|libdrm.so*) cp -L "$lib" "$STAGE/lib-system/" ;;
+        *) cp -L "$lib" "$STAGE/lib/" ;;
+      esac
+    done
 cp /usr/share/fonts/truetype/dejavu/DejaVuSans*.ttf "$STAGE/fonts/"
 cat >"$STAGE/fonts/fonts.conf" <<'CONF'
 <?xml version="1.0"?>

@@ -22,6 +22,9 @@ CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD = 1
 
 
 def main():
+    if len(sys.argv) != 2:
+        print("usage: gpu-cuda-dmabuf.py PATH/TO/lamina-gpu-check", file=sys.stderr)
+        return 2
     tool = sys.argv[1]
     try:
         cuda = ctypes.CDLL("libcuda.so.1")
@@ -35,7 +38,11 @@ def main():
             cuda.cuGetErrorName(result, ctypes.byref(name))
             raise RuntimeError(f"{call}: {name.value.decode() if name.value else result}")
 
-    pattern = subprocess.run([tool, "pattern", str(PITCH)], check=True, capture_output=True).stdout
+    made = subprocess.run([tool, "pattern", str(PITCH)], capture_output=True)
+    if made.returncode != 0 or not made.stdout:
+        print(f"cuda dmabuf: FAILED: {tool} pattern {PITCH} gave no picture (status {made.returncode})")
+        return 1
+    pattern = made.stdout
     device, context, memory = ctypes.c_int(), ctypes.c_void_p(), ctypes.c_uint64()
     try:
         check(cuda.cuInit(0), "cuInit")
@@ -50,7 +57,7 @@ def main():
         print(f"cuda dmabuf: skipped: {e}")
         return 77
 
-    worst = 0
+    statuses = []
     for modifier, label in (("0", "linear modifier"), ("none", "no modifier")):
         fd = ctypes.c_int(-1)
         try:
@@ -59,13 +66,17 @@ def main():
                   "cuMemGetHandleForAddressRange(DMA_BUF_FD)")
         except RuntimeError as e:
             print(f"cuda dmabuf: skipped: {e}")
-            return 77
+            statuses.append(77)
+            break
         producer = f"CUDA device memory exported by cuMemGetHandleForAddressRange ({label})"
         status = subprocess.run([tool, "import", str(fd.value), str(PITCH), "0", modifier, producer],
                                 pass_fds=[fd.value]).returncode
         os.close(fd.value)
-        worst = max(worst, {0: 0, 77: 1}.get(status, 2))
-    return {0: 0, 1: 77}.get(worst, 1)
+        statuses.append(status)
+    # Failed if any import failed, passed if any passed, else nothing could be imported.
+    if any(s not in (0, 77) for s in statuses):
+        return 1
+    return 0 if 0 in statuses else 77
 
 
 if __name__ == "__main__":

@@ -96,15 +96,16 @@ static inline gint lamina_gst_video_planes(GstCaps *caps, GstBuffer *buffer, gsi
     *fullRange = info.colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255 ? 1 : 0;
     return planes;
 }
-/// Where the byte at `offset` of the buffer lies when it is in dma-buf memory: the memory's
-/// descriptor and the offset in it (the memory's own offset into the dma-buf added). False when
-/// no memory holds that byte or the memory holding it is not a dma-buf's.
-static inline gboolean lamina_gst_dmabuf_at(GstBuffer *buffer, gsize offset, gint *fd, gsize *fdOffset) {
+/// Where `extent` bytes from `offset` of the buffer lie when one dma-buf memory holds them all:
+/// the memory's descriptor and the offset in it (the memory's own offset into the dma-buf
+/// added). False when no single memory holds the range (it runs past the buffer, or across two
+/// memories) or the memory is not a dma-buf's.
+static inline gboolean lamina_gst_dmabuf_at(GstBuffer *buffer, gsize offset, gsize extent, gint *fd, gsize *fdOffset) {
     guint index = 0, length = 0;
     gsize skip = 0;
-    if (!gst_buffer_find_memory(buffer, offset, 1, &index, &length, &skip)) return FALSE;
+    if (extent == 0 || !gst_buffer_find_memory(buffer, offset, extent, &index, &length, &skip) || length != 1) return FALSE;
     GstMemory *memory = gst_buffer_peek_memory(buffer, index);
-    if (memory == NULL || !gst_is_dmabuf_memory(memory)) return FALSE;
+    if (memory == NULL || !gst_is_dmabuf_memory(memory) || skip > memory->size || extent > memory->size - skip) return FALSE;
     *fd = gst_dmabuf_memory_get_fd(memory);
     *fdOffset = memory->offset + skip;
     return *fd >= 0;

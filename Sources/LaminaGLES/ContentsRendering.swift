@@ -26,6 +26,9 @@ final class TextureCache {
         var bottomUp = false
         /// A framebuffer reading the texture, for that copy (made on first use).
         var readFramebuffer: GLuint = 0
+        /// Made for a packed RGB picture in dma-buf memory (imported in place where it can be);
+        /// a video whose frames change kind (caps renegotiated) gets a new entry.
+        var packedDMABuf = false
         var bytes: Int { source.byteCount + (hasMipmaps ? source.byteCount / 3 : 0) }
     }
 
@@ -52,6 +55,12 @@ final class TextureCache {
     /// its rows bottom row first (a video frame's: draws read it with v flipped).
     @discardableResult
     func bind(_ source: ImageSource, mipmaps: Bool) throws(GLESError) -> Bool {
+        if let e = entries[source.id], e.packedDMABuf != Self.isPackedDMABuf(source) {
+            // Packed RGB dma-bufs are imported into a top-down texture, every other video frame
+            // is converted or copied into a bottom-up one: start again with the new kind.
+            release(e)
+            entries[source.id] = nil
+        }
         if var e = entries[source.id] {
             glBindTexture(GLenum(GL_TEXTURE_2D), e.texture)
             if let region = source.changedRegion(since: e.generation) {
@@ -91,7 +100,8 @@ final class TextureCache {
                           hasMipmaps: false, mipmapsStale: false, usedInFrame: true)
         // A video's frames in system memory, and YUV ones in dma-buf memory (converted into
         // the texture): whole frames every time, kept bottom row first.
-        entry.bottomUp = source.isVideo && (source.dmabuf?.isYUV ?? true) && !mipmaps
+        entry.packedDMABuf = Self.isPackedDMABuf(source)
+        entry.bottomUp = source.isVideo && !entry.packedDMABuf && !mipmaps
         if !entry.bottomUp, attach(source, to: &entry) {
             entries[source.id] = entry
             return false
@@ -150,15 +160,15 @@ final class TextureCache {
     /// a planar YUV picture converted into the texture on the GPU, bottom row first too.
     private func uploadBottomUp(_ source: ImageSource, texture: GLuint) {
         if let planar = source.planar, let yuv, yuv.convert(planar, into: texture) { return }
-        if let picture = source.dmabuf, picture.isYUV, let yuv {
+        if let picture = source.dmabuf, picture.isYUV {
             // Imported in place as an external image where the driver takes it; else its planes
-            // are mapped and copied out, and converted the same way.
-            if let importer, yuv.convert(picture, importer: importer, into: texture) {
+            // are mapped and copied out, and converted the same way (or on the CPU, below).
+            if let yuv, let importer, yuv.convert(picture, importer: importer, into: texture) {
                 dmabufImported += 1
                 return
             }
             dmabufCopied += 1
-            if let planar = picture.copyPlanar(), yuv.convert(planar, into: texture) { return }
+            if let yuv, let planar = picture.copyPlanar(), yuv.convert(planar, into: texture) { return }
         }
         let w = source.width, h = source.height
         source.withPremultipliedRGBA(PixelRect(x: 0, y: 0, width: UInt32(w), height: UInt32(h)), scratch: &scratch) { pixels, rowLength in
@@ -185,15 +195,23 @@ final class TextureCache {
         }
     }
 
+    /// Whether `source` holds a packed RGB picture in dma-buf memory.
+    private static func isPackedDMABuf(_ source: ImageSource) -> Bool { source.dmabuf.map { !$0.isYUV } ?? false }
+
+    /// Deletes an entry's GL objects and lets its imported picture go.
+    private func release(_ e: Entry) {
+        var t = e.texture
+        glDeleteTextures(1, &t)
+        if let image = e.image { importer?.release(image) }
+        if e.readFramebuffer != 0 { var f = e.readFramebuffer; glDeleteFramebuffers(1, &f) }
+    }
+
     /// Frees the textures of destroyed sources that this frame did not draw.
     func endFrame() {
         if !failed.isEmpty { failed = failed.filter { $0.value.source.map { !$0.isDestroyed } ?? false } }
         for (id, e) in entries {
             if e.source.isDestroyed && !e.usedInFrame {
-                var t = e.texture
-                glDeleteTextures(1, &t)
-                if let image = e.image { importer?.release(image) }
-                if e.readFramebuffer != 0 { var f = e.readFramebuffer; glDeleteFramebuffers(1, &f) }
+                release(e)
                 entries[id] = nil
             } else if e.usedInFrame {
                 entries[id]!.usedInFrame = false

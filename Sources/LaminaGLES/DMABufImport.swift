@@ -9,17 +9,21 @@ import LaminaServer
 ///
 /// Whether it can is known only at run time: the display must list the extensions, the
 /// renderer must be a GPU's, and the driver must accept the buffer (a KMS device may refuse
-/// another device's buffers; virtio-gpu refuses a camera's). The first refusal is kept with its
-/// reason (`refusal`, logged and in `stats`), and from then on pictures are mapped and copied
-/// like any other frame.
+/// another device's buffers; virtio-gpu refuses a camera's). The first refusal of each format
+/// is kept with its reason (the first of all as `refusal`, logged and in `stats`), and from then
+/// on pictures of that format are mapped and copied like any other frame; a refused NV12 does
+/// not stop RGB pictures being imported, nor the other way round.
 final class DMABufImporter {
     private let display: EGLDisplay
     private let createImage: PFNEGLCREATEIMAGEKHRPROC
     private let destroyImage: PFNEGLDESTROYIMAGEKHRPROC
     private let targetTexture: @convention(c) (GLenum, UnsafeMutableRawPointer?) -> Void
     private let modifiers: Bool
-    /// Why pictures are copied rather than imported; nil while imports work.
+    /// Why pictures are copied rather than imported: the first refusal; nil while every import
+    /// worked.
     private(set) var refusal: String?
+    /// The refused formats (DRM fourccs, a handful at most) and why.
+    private var refused: [UInt32: String] = [:]
 
     /// An importer for `display` and the context's `renderer` (GL_RENDERER), or nil with the
     /// reason it cannot import.
@@ -38,8 +42,7 @@ final class DMABufImporter {
               let destroy = eglGetProcAddress("eglDestroyImageKHR") else {
             return (nil, "the EGL display lacks EGL_KHR_image_base")
         }
-        let glExtensions = glGetString(GLenum(GL_EXTENSIONS)).map { String(cString: $0) } ?? ""
-        guard glExtensions.split(separator: " ").contains("GL_OES_EGL_image"),
+        guard GLESContext.currentExtensions().contains("GL_OES_EGL_image"),
               let address = eglGetProcAddress("glEGLImageTargetTexture2DOES") else {
             return (nil, "the GL context lacks GL_OES_EGL_image")
         }
@@ -77,20 +80,28 @@ final class DMABufImporter {
     }
 
     private func attach(_ picture: DMABufPicture, to texture: GLuint, target: GLenum) -> EGLImageKHR? {
-        guard refusal == nil, let attributes = Self.attributes(for: picture, modifiers: modifiers) else { return nil }
+        guard refused[picture.fourcc] == nil, let attributes = Self.attributes(for: picture, modifiers: modifiers) else { return nil }
         guard let image = createImage(display, nil, EGLenum(EGL_LINUX_DMA_BUF_EXT), nil, attributes) else {
             let code = eglGetError()
-            refusal = "the driver refused to import a \(picture.width)×\(picture.height) \(DRMFourCC.name(picture.fourcc)) dma-buf (eglCreateImageKHR: \(EGLError.name(ofCode: code)))"
+            refuse(picture, "the driver refused to import a \(picture.width)×\(picture.height) \(DRMFourCC.name(picture.fourcc)) dma-buf (eglCreateImageKHR: \(EGLError.name(ofCode: code)))")
             return nil
         }
+        // An error left from earlier in the frame must not read as this binding's.
+        var stale = 0
+        while stale < 8, glGetError() != GLenum(GL_NO_ERROR) { stale += 1 }
         glBindTexture(target, texture)
         targetTexture(target, image)
         if case let error = glGetError(), error != GLenum(GL_NO_ERROR) {
             _ = destroyImage(display, image)
-            refusal = "glEGLImageTargetTexture2DOES refused a \(DRMFourCC.name(picture.fourcc)) image (GL error 0x\(String(error, radix: 16)))"
+            refuse(picture, "glEGLImageTargetTexture2DOES refused a \(DRMFourCC.name(picture.fourcc)) image (GL error 0x\(String(error, radix: 16)))")
             return nil
         }
         return image
+    }
+
+    private func refuse(_ picture: DMABufPicture, _ reason: String) {
+        refused[picture.fourcc] = reason
+        if refusal == nil { refusal = reason }
     }
 
     /// The `eglCreateImageKHR` attributes that describe `picture`, or nil for one that is
@@ -121,8 +132,12 @@ final class DMABufImporter {
             }
         }
         if picture.isYUV {
+            // Chroma sited between its luma samples both ways, as the YUV shader samples it, so
+            // an imported picture and a copied one look the same.
             attributes += [EGL_YUV_COLOR_SPACE_HINT_EXT, picture.matrix == .bt709 ? EGL_ITU_REC709_EXT : EGL_ITU_REC601_EXT,
-                           EGL_SAMPLE_RANGE_HINT_EXT, picture.fullRange ? EGL_YUV_FULL_RANGE_EXT : EGL_YUV_NARROW_RANGE_EXT]
+                           EGL_SAMPLE_RANGE_HINT_EXT, picture.fullRange ? EGL_YUV_FULL_RANGE_EXT : EGL_YUV_NARROW_RANGE_EXT,
+                           EGL_YUV_CHROMA_HORIZONTAL_SITING_HINT_EXT, EGL_YUV_CHROMA_SITING_0_5_EXT,
+                           EGL_YUV_CHROMA_VERTICAL_SITING_HINT_EXT, EGL_YUV_CHROMA_SITING_0_5_EXT]
         }
         attributes.append(EGL_NONE)
         return attributes

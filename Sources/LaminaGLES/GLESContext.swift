@@ -113,6 +113,11 @@ public final class GLESContext: CustomStringConvertible {
     /// The corresponding C function is `glFinish`.
     public func finish() { glFinish() }
 
+    /// The current context's GL extensions (GL_EXTENSIONS split at spaces).
+    public static func currentExtensions() -> Set<String> {
+        Set((glGetString(GLenum(GL_EXTENSIONS)).map { String(cString: $0) } ?? "").split(separator: " ").map(String.init))
+    }
+
     /// "OpenGL ES context on EGL 1.5 (Mesa Project) on surfaceless".
     public var description: String { "OpenGL ES context on \(display)" }
 

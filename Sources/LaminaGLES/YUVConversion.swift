@@ -118,8 +118,7 @@ final class YUVConverter {
         glBindTexture(GLenum(GL_TEXTURE_2D), 0)
         glGenFramebuffers(1, &framebuffer)
         try GLESError.check("creating the YUV converter")
-        let extensions = (glGetString(GLenum(GL_EXTENSIONS)).map { String(cString: $0) } ?? "").split(separator: " ")
-        if extensions.contains("GL_OES_EGL_image_external_essl3"),
+        if GLESContext.currentExtensions().contains("GL_OES_EGL_image_external_essl3"),
            let externalProgram = try? ShaderProgram<ExternalUniforms>(name: "externalToRGB", fragment: ExternalUniforms.fragment, slot: -1) {
             var texture: GLuint = 0
             glGenTextures(1, &texture)
@@ -294,6 +293,13 @@ extension GLESRenderer {
               let address = eglGetProcAddress("glEGLImageTargetTexture2DOES") else { return nil }
         let targetTexture = unsafeBitCast(address, to: (@convention(c) (GLenum, UnsafeMutableRawPointer?) -> Void).self)
         var output: GLuint = 0, framebuffer: GLuint = 0
+        var boundTexture: GLint = 0, alignment: GLint = 4
+        glGetIntegerv(GLenum(GL_TEXTURE_BINDING_2D), &boundTexture)
+        glGetIntegerv(GLenum(GL_PACK_ALIGNMENT), &alignment)
+        defer {
+            glBindTexture(GLenum(GL_TEXTURE_2D), GLuint(boundTexture))
+            glPixelStorei(GLenum(GL_PACK_ALIGNMENT), alignment)
+        }
         glGenTextures(1, &output)
         glBindTexture(GLenum(GL_TEXTURE_2D), output)
         glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_RGBA8), GLsizei(width), GLsizei(height))

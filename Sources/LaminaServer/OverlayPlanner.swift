@@ -96,6 +96,12 @@ public enum OverlayPlanner {
             return .composite("the frame is in system memory (a plane scans out only a dma-buf the display can take)")
         }
         guard !picture.hasAlpha else { return .composite("the picture has alpha") }
+        // A YUV plane converts with its COLOR_ENCODING and COLOR_RANGE properties, which
+        // laminad does not set yet (the driver's default, often BT.601 limited, would show
+        // BT.709 or full-range video in the wrong colours); the renderer converts right.
+        guard !picture.isYUV else {
+            return .composite("the picture is YUV (\(DRMFourCC.name(picture.fourcc))): laminad does not set a plane's colour encoding and range yet")
+        }
         guard nesting == 0, contents.clip == nil, c.cornerRadii == .zero else {
             return .composite("the video is clipped, masked or in a group")
         }

@@ -674,7 +674,7 @@ final class GStreamerDecoder: VideoDecoder {
         // Offsets past 2 GiB are refused (-1), not added up.
         let planeOffsets = offsets.prefix(layout.planeCount).map { $0 <= gsize(Int32.max) ? Int($0) : -1 }
         let planeStrides = strides.prefix(layout.planeCount).map(Int.init)
-        if let picture = Self.dmabuf(sample, buffer, layout: layout, width: width, height: height, offsets: offsets,
+        if let picture = Self.dmabuf(sample, buffer, layout: layout, width: width, height: height, offsets: planeOffsets,
                                      strides: planeStrides, matrix: matrix, fullRange: fullRange != 0) {
             counts.dmabuf += 1
             counts.planar += 1
@@ -700,23 +700,34 @@ final class GStreamerDecoder: VideoDecoder {
                               offsets: offsets, strides: strides, matrix: matrix, fullRange: fullRange)
     }
 
-    /// The frame as a YUV picture in dma-buf memory, when every plane lies in a dma-buf's
-    /// memory (each plane's descriptor and offset in it found by the byte it starts at), with
-    /// a copy of its planes for a renderer that cannot import it; nil otherwise.
+    /// The frame as a YUV picture in dma-buf memory, when every plane lies whole in one dma-buf
+    /// memory (its first byte to the last byte of its last row; each plane's descriptor and
+    /// offset in it found from that range) and each stride holds a row, with a copy of its
+    /// planes for a renderer that cannot import it; nil otherwise (the planes are then mapped
+    /// and copied, which checks them again). `offsets` are the planes' in the buffer (-1: past
+    /// what is believed).
     static func dmabuf(_ sample: OpaquePointer, _ buffer: UnsafeMutablePointer<GstBuffer>, layout: PlanarLayout, width: Int,
-                       height: Int, offsets: [gsize], strides: [Int], matrix: PlanarPicture.Matrix, fullRange: Bool) -> DMABufPicture? {
+                       height: Int, offsets: [Int], strides: [Int], matrix: PlanarPicture.Matrix, fullRange: Bool) -> DMABufPicture? {
+        guard offsets.count >= layout.planeCount, strides.count >= layout.planeCount else { return nil }
+        let chroma = (width: (width + 1) / 2, height: (height + 1) / 2)
         var planes: [DMABufPicture.Plane] = []
         for i in 0..<layout.planeCount {
+            let rowBytes = i == 0 ? width : layout == .nv12 ? chroma.width * 2 : chroma.width
+            let rows = i == 0 ? height : chroma.height
+            let stride = strides[i], start = offsets[i]
+            // Bounded sizes (pictures are at most `maximumSide` a side; strides past 2^24 are
+            // refused), so the extent below cannot overflow.
+            guard start >= 0, stride >= rowBytes, stride <= 1 << 24 else { return nil }
+            let extent = stride * (rows - 1) + rowBytes
             var fd: gint = -1
             var at: gsize = 0
-            guard strides[i] > 0, lamina_gst_dmabuf_at(buffer, offsets[i], &fd, &at) != 0, at <= gsize(Int32.max) else { return nil }
-            planes.append(DMABufPicture.Plane(fd: fd, offset: Int(at), pitch: strides[i]))
+            guard lamina_gst_dmabuf_at(buffer, gsize(start), gsize(extent), &fd, &at) != 0, at <= gsize(Int32.max) else { return nil }
+            planes.append(DMABufPicture.Plane(fd: fd, offset: Int(at), pitch: stride))
         }
         let held = SampleKeeper(sample)
-        let bufferOffsets = offsets.prefix(layout.planeCount).map { $0 <= gsize(Int32.max) ? Int($0) : -1 }
         return DMABufPicture(width: width, height: height, fourcc: layout.fourcc, modifier: nil, planes: planes, matrix: matrix,
                              fullRange: fullRange, keeper: held) {
-            copyPlanes(gst_sample_get_buffer(held.sample), layout: layout, width: width, height: height, offsets: bufferOffsets,
+            copyPlanes(gst_sample_get_buffer(held.sample), layout: layout, width: width, height: height, offsets: offsets,
                        strides: strides, matrix: matrix, fullRange: fullRange)
         }
     }

@@ -35,7 +35,8 @@ case "pattern":
     }
     exit(0)
 case "import":
-    guard (3...6).contains(arguments.count), let fd = Int32(arguments[1]), fd >= 0, let pitch = Int(arguments[2]), pitch > 0,
+    // Not standard input, output or error: the check closes the descriptor it is given.
+    guard (3...6).contains(arguments.count), let fd = Int32(arguments[1]), fd > 2, let pitch = Int(arguments[2]), pitch > 0,
           pitch <= 1 << 16 else { usage() }
     let offset = arguments.count > 3 ? Int(arguments[3]) : 0
     let modifier: UInt64?? = arguments.count > 4 ? (arguments[4] == "none" ? .some(nil) : UInt64(arguments[4]).map { .some($0) }) : .some(nil)

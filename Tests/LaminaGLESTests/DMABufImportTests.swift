@@ -72,6 +72,8 @@ struct DMABufImportTests {
         #expect(p[EGL_DMA_BUF_PLANE0_MODIFIER_LO_EXT] == 1 && p[EGL_DMA_BUF_PLANE1_MODIFIER_LO_EXT] == 1
                 && p[EGL_DMA_BUF_PLANE1_MODIFIER_HI_EXT] == 0x0300_0000, "the modifier is given for every plane")
         #expect(p[EGL_YUV_COLOR_SPACE_HINT_EXT] == EGL_ITU_REC709_EXT && p[EGL_SAMPLE_RANGE_HINT_EXT] == EGL_YUV_NARROW_RANGE_EXT)
+        #expect(p[EGL_YUV_CHROMA_HORIZONTAL_SITING_HINT_EXT] == EGL_YUV_CHROMA_SITING_0_5_EXT
+                && p[EGL_YUV_CHROMA_VERTICAL_SITING_HINT_EXT] == EGL_YUV_CHROMA_SITING_0_5_EXT, "sited as the shader samples")
         let full = Self.pairs(try #require(DMABufImporter.attributes(
             for: Self.yuvPicture(fourcc: DRMFourCC.nv12, planes: planes, matrix: .bt601, fullRange: true), modifiers: true)))
         #expect(full[EGL_YUV_COLOR_SPACE_HINT_EXT] == EGL_ITU_REC601_EXT && full[EGL_SAMPLE_RANGE_HINT_EXT] == EGL_YUV_FULL_RANGE_EXT)

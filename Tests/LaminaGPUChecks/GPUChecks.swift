@@ -1,5 +1,4 @@
 import CEGL
-import CGLES
 import LaminaCore
 import LaminaGLES
 import LaminaHeadless
@@ -101,6 +100,7 @@ public enum GPUChecks {
     /// The check's picture, as XRGB8888 rows `pitch` bytes apart: what a producer of the
     /// external case writes into its buffer.
     public static func patternXRGB(pitch: Int) -> [UInt8] {
+        guard pitch >= TestPattern.width * 4, pitch <= 1 << 16 else { return [] }
         var bytes = [UInt8](repeating: 0, count: pitch * TestPattern.height)
         bytes.withUnsafeMutableBytes { TestPattern.writeXRGB(to: $0.baseAddress!, pitch: pitch) }
         return bytes
@@ -305,9 +305,9 @@ public enum GPUChecks {
             let names = ["EGL_EXT_image_dma_buf_import", "EGL_EXT_image_dma_buf_import_modifiers", "EGL_MESA_image_dma_buf_export",
                          "EGL_KHR_gl_texture_2D_image", "EGL_KHR_image_base"]
             lines.append("EGL: " + names.map { "\($0) \(ext.contains($0) ? "yes" : "no")" }.joined(separator: ", "))
-            let gl = (glGetString(GLenum(GL_EXTENSIONS)).map { String(cString: $0) } ?? "").split(separator: " ")
+            let gl = GLESContext.currentExtensions()
             lines.append("GL: " + ["GL_OES_EGL_image", "GL_OES_EGL_image_external", "GL_OES_EGL_image_external_essl3"]
-                .map { "\($0) \(gl.contains(Substring($0)) ? "yes" : "no")" }.joined(separator: ", "))
+                .map { "\($0) \(gl.contains($0) ? "yes" : "no")" }.joined(separator: ", "))
         } catch {
             lines.append("no headless renderer: \(error)")
         }

@@ -54,6 +54,13 @@ struct OverlayPlannerTests {
         #expect(OverlayPlanner.plan(DrawList(width: 1280, height: 720, commands: []), planes: Self.planes) == .noVideo)
         #expect(why(Self.list(Self.video(dmabuf: false))).contains("system memory"))
         #expect(why(Self.list(Self.video(alpha: true))).contains("alpha"))
+        // NV12 from a hardware decoder, and a plane that scans NV12 out: composited until the
+        // plane's colour encoding and range are set.
+        let nv12 = DMABufPicture(width: 640, height: 360, fourcc: DRMFourCC.nv12, modifier: nil,
+                                 planes: [.init(fd: 9, offset: 0, pitch: 640), .init(fd: 9, offset: 640 * 360, pitch: 640)],
+                                 matrix: .bt709, fullRange: false, keeper: Keeper()) { nil }
+        let yuv = ImageSource(owner: .session(1), number: 1, frame: VideoFrame(dmabuf: nv12, time: 0))
+        #expect(why(Self.list(yuv), planes: [OverlayPlane(id: 41, formats: [Self.xr24, DRMFourCC.nv12])]).contains("YUV (NV12)"))
         #expect(why(Self.list(opacity: 0.5)).contains("translucent"))
         #expect(why(Self.list(transform: Transform3D.rotation(angle: 0.1).concatenating(.translation(x: 100, y: 50)))).contains("rotated"))
         #expect(why(Self.list(transform: .translation(x: 100.5, y: 50))).contains("whole pixels"))

@@ -76,7 +76,7 @@ struct YUVDMABufFrameTests {
         gst_buffer_unref(buffer)
         defer { gst_sample_unref(sample) }
         let picture = try #require(GStreamerDecoder.dmabuf(sample, gst_sample_get_buffer(sample)!, layout: .nv12, width: Self.width,
-                                                           height: Self.height, offsets: [0, gsize(chromaAt)], strides: [Self.pitch, Self.pitch],
+                                                           height: Self.height, offsets: [0, chromaAt], strides: [Self.pitch, Self.pitch],
                                                            matrix: .bt709, fullRange: false))
         #expect(picture.isYUV && picture.fourcc == DRMFourCC.nv12 && picture.matrix == .bt709 && !picture.fullRange)
         #expect(picture.planes == [.init(fd: fd, offset: 0, pitch: Self.pitch), .init(fd: fd, offset: chromaAt, pitch: Self.pitch)])
@@ -103,6 +103,34 @@ struct YUVDMABufFrameTests {
                                                            matrix: .bt709, fullRange: false))
         #expect(picture.planes == [.init(fd: luma.1, offset: 0, pitch: Self.pitch), .init(fd: chroma.1, offset: 128, pitch: Self.pitch)])
         expectPlanes(picture.copyPlanar())
+    }
+
+    /// A decoder's numbers that do not fit its buffer never reach a driver: a stride shorter
+    /// than a row, a plane running past its memory or across two, an offset past the buffer.
+    @Test func planesThatDoNotFitTheirMemoryAreNotADMABuf() throws {
+        gst_init(nil, nil)
+        let allocator = try #require(gst_dmabuf_allocator_new())
+        defer { gst_object_unref(UnsafeMutableRawPointer(allocator)) }
+        let luma = try Self.memory(Self.lumaRows(), at: 0, size: 64, allocator: allocator)
+        let chroma = try Self.memory(Self.chromaRows(), at: 0, size: 64, allocator: allocator)
+        let buffer = try #require(gst_buffer_new())
+        gst_buffer_append_memory(buffer, luma.0)
+        gst_buffer_append_memory(buffer, chroma.0)
+        let sample = try Self.sample(buffer, offsets: [0, 64])
+        gst_buffer_unref(buffer)
+        defer { gst_sample_unref(sample) }
+        func picture(_ offsets: [Int], _ strides: [Int]) -> DMABufPicture? {
+            GStreamerDecoder.dmabuf(sample, gst_sample_get_buffer(sample)!, layout: .nv12, width: Self.width, height: Self.height,
+                                    offsets: offsets, strides: strides, matrix: .bt601, fullRange: false)
+        }
+        #expect(picture([0, 64], [8, 8]) != nil, "each plane in its own 64-byte memory")
+        #expect(picture([0, 64], [5, 8]) == nil, "a luma stride shorter than the 6-byte row")
+        #expect(picture([0, 64], [8, 5]) == nil, "a chroma stride shorter than the 6-byte pair row")
+        #expect(picture([0, 64], [20, 8]) == nil, "luma rows 20 apart run past the first memory")
+        #expect(picture([40, 64], [8, 8]) == nil, "luma from byte 40 runs across into the second memory")
+        #expect(picture([0, 120], [8, 8]) == nil, "chroma from byte 120 runs past the buffer")
+        #expect(picture([0, -1], [8, 8]) == nil, "an offset believed past 2 GiB")
+        #expect(picture([0, 64], [8, 1 << 30]) == nil, "a stride past 2^24")
     }
 
     @Test func planesInSystemMemoryAreNotADMABuf() throws {
