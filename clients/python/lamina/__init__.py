@@ -15,8 +15,8 @@ Core Animation, over laminad's Unix socket (docs/protocol.md). Pure standard lib
 from . import protocol, transform, wire
 from .animation import (FOREVER, Animation, AnimationGroup, BasicAnimation, KeyframeAnimation, SpringAnimation,
                         Transition)
-from .connection import (AnimationEvent, Connection, Event, InputEvent, Presentation, Screenshot, Transaction,
-                         TransactionCompleted, WatchEvent, connect, socket_candidates)
+from .connection import (AnimationEvent, Connection, ConnectionEvent, Event, InputEvent, Presentation, ReconnectPolicy,
+                         Screenshot, Transaction, TransactionCompleted, WatchEvent, connect, socket_candidates)
 from .errors import ConnectionClosed, LaminaError, ProtocolViolation
 from .image import Image
 from .layer import (INHERIT, GradientLayer, Layer, ReplicatorLayer, ShapeLayer, TextLayer, TransformLayer)
@@ -24,11 +24,11 @@ from .png import decode_png, encode_png, write_png
 from .values import Path, TimingFunction, TypedValue
 from .video import Video, VideoEvent
 
-__version__ = "1.4.0"
+__version__ = "1.5.0"
 
 __all__ = [
     "protocol", "transform", "wire", "FOREVER", "Animation", "AnimationGroup", "BasicAnimation", "KeyframeAnimation",
-    "SpringAnimation", "Transition", "AnimationEvent", "Connection", "Event", "InputEvent", "Presentation",
+    "SpringAnimation", "Transition", "AnimationEvent", "Connection", "ConnectionEvent", "ReconnectPolicy", "Event", "InputEvent", "Presentation",
     "Screenshot", "Transaction", "TransactionCompleted", "WatchEvent", "connect", "socket_candidates",
     "ConnectionClosed", "LaminaError", "ProtocolViolation", "Image", "INHERIT", "GradientLayer", "Layer",
     "ReplicatorLayer", "ShapeLayer", "TextLayer", "TransformLayer", "decode_png", "encode_png", "write_png", "Path",

@@ -15,6 +15,7 @@ import json
 import os
 import select
 import socket
+import time
 import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Set, Tuple, Union
@@ -171,9 +172,37 @@ def socket_candidates(path: Optional[str] = None) -> List[str]:
     return candidates
 
 
-def connect(path: Optional[str] = None, *, name: str = "lamina-python") -> "Connection":
-    """Connects to laminad and says hello. `path` is the socket (see `socket_candidates` for
-    the default lookup); `name` names the client in laminad's logs and tree."""
+@dataclass(frozen=True)
+class ReconnectPolicy:
+    """How a connection comes back when laminad goes away (a crash, a restart, or laminad
+    dropping this client), as Swift's ``Connection.ReconnectPolicy``: the call that finds the
+    connection gone connects again, after `initial_delay` seconds and then doubling the wait up
+    to `maximum_delay`, at most `maximum_attempts` times (None: until it succeeds), and replays
+    the whole model on the new connection in one commit with actions disabled: every layer this
+    connection made (alive in the program) with its values, sublayers, actions and explicit
+    animations, its images and its videos. Then the call goes on: a commit's changes were in the
+    replay, a `sync` waits for the replay to be applied, a request is sent again.
+
+    Unlike the Swift library, animations start again from their beginning and videos from 0
+    (with their loop, rate and play state), and kept sessions are not resumed."""
+    initial_delay: float = 0.05
+    maximum_delay: float = 2.0
+    maximum_attempts: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class ConnectionEvent:
+    """What ``Connection.on_connection_event`` hears: ``"disconnected"`` (laminad went away:
+    `error` says how), ``"reconnected"`` (after `attempts` tries, the model replayed) or
+    ``"gave_up"`` (`maximum_attempts` failed: the connection is closed; `error` is the last
+    failure)."""
+    kind: str
+    attempts: int = 0
+    error: Optional[LaminaError] = None
+
+
+def _open(path: Optional[str]) -> Tuple[socket.socket, str]:
+    """A socket connected to laminad at `path` (or the default lookup), with the path."""
     failures = []
     for candidate in socket_candidates(path):
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -183,17 +212,34 @@ def connect(path: Optional[str] = None, *, name: str = "lamina-python") -> "Conn
             sock.close()
             failures.append(f"{candidate}: {e.strerror or e}")
             continue
-        return Connection(sock, candidate, name)
+        return sock, candidate
     raise ConnectionClosed("cannot connect to laminad: " + "; ".join(failures))
+
+
+def connect(path: Optional[str] = None, *, name: str = "lamina-python",
+            reconnect: Union[bool, ReconnectPolicy, None] = None) -> "Connection":
+    """Connects to laminad and says hello. `path` is the socket (see `socket_candidates` for
+    the default lookup); `name` names the client in laminad's logs and tree. With `reconnect`
+    (True for the default `ReconnectPolicy`, or a policy) the connection comes back by itself
+    when laminad goes away."""
+    sock, where = _open(path)
+    policy = ReconnectPolicy() if reconnect is True else (reconnect or None)
+    return Connection(sock, where, name, reconnect=policy)
 
 
 class Connection:
     """A client's connection to laminad; made by `lamina.connect`. Usable as a context manager
     (closing at the end)."""
 
-    def __init__(self, sock: socket.socket, path: str, name: str) -> None:
+    def __init__(self, sock: socket.socket, path: str, name: str, reconnect: Optional[ReconnectPolicy] = None) -> None:
         self._sock = sock
         self.path = path
+        self._name = name
+        self._policy = reconnect
+        self._user_closed = False
+        #: Called with a `ConnectionEvent` when laminad goes away and when the connection is
+        #: back (only with a reconnect policy).
+        self.on_connection_event: Optional[Callable[[ConnectionEvent], Any]] = None
         self._decoder = wire.FrameDecoder()
         self._closed: Optional[LaminaError] = None
         self._fatal: Optional[LaminaError] = None
@@ -226,18 +272,31 @@ class Connection:
         self._images: Any = weakref.WeakKeyDictionary()
         self._videos: "weakref.WeakValueDictionary[int, Video]" = weakref.WeakValueDictionary()
 
-        self._send(wire.encode_hello(name))
-        welcome = None
-        while welcome is None:
+        welcome = self._hello()
+        #: Called with every event, after the layer and animation callbacks.
+        self.on_event: Optional[Callable[[Event], Any]] = None
+
+        root = Layer()
+        root._conn = self
+        root._id = 0
+        self._layers[0] = root
+        self._root = root
+        self._welcomed(welcome)
+
+    def _hello(self) -> "wire.Welcome":
+        """Says hello on the current socket and reads the welcome (the socket is closed if
+        laminad refuses)."""
+        self._send(wire.encode_hello(self._name))
+        while True:
             for msg in self._read(None):
                 if isinstance(msg, wire.Welcome):
-                    welcome = msg
-                elif isinstance(msg, LaminaError):
-                    sock.close()
+                    return msg
+                self._sock.close()
+                if isinstance(msg, LaminaError):
                     raise msg
-                else:
-                    sock.close()
-                    raise ProtocolViolation(f"laminad answered hello with {msg!r}")
+                raise ProtocolViolation(f"laminad answered hello with {msg!r}")
+
+    def _welcomed(self, welcome: "wire.Welcome") -> None:
         #: The server's version, number for this client, display size and clock.
         self.server_version = (welcome.major, welcome.minor)
         self.client_id = welcome.client_id
@@ -245,16 +304,8 @@ class Connection:
         self.clock = welcome.clock
         #: The clock's time as of the welcome and the last `advance_clock`.
         self.time = welcome.time
-        #: Called with every event, after the layer and animation callbacks.
-        self.on_event: Optional[Callable[[Event], Any]] = None
-
-        root = Layer()
-        root._values[1] = (0.0, 0.0, float(welcome.display_width), float(welcome.display_height))
-        root._values[2] = (welcome.display_width / 2, welcome.display_height / 2)
-        root._conn = self
-        root._id = 0
-        self._layers[0] = root
-        self._root = root
+        self._root._values[1] = (0.0, 0.0, float(welcome.display_width), float(welcome.display_height))
+        self._root._values[2] = (welcome.display_width / 2, welcome.display_height / 2)
 
     @property
     def root(self) -> Layer:
@@ -271,6 +322,7 @@ class Connection:
     def close(self) -> None:
         """Commits what is pending (if the connection is still up) and closes it. laminad
         removes this client's layers."""
+        self._user_closed = True
         if self._closed is None:
             with contextlib.suppress(LaminaError, OSError):
                 if not self._frames:
@@ -310,7 +362,7 @@ class Connection:
             if group:
                 self._closed_groups.append(frame)
             if not self._frames:
-                self._send_pending()
+                self._resilient(self._send_pending)
 
     def _settings(self) -> wire.Settings:
         duration = protocol.DEFAULT_TRANSACTION_DURATION
@@ -335,7 +387,7 @@ class Connection:
         if self._frames:
             raise LaminaError("commit() inside an open transaction: its changes are committed when the outermost "
                               "`with connection.transaction()` block ends")
-        self._send_pending()
+        self._resilient(self._send_pending)
 
     #: The same as `commit` (``CATransaction.flush``).
     flush = commit
@@ -382,11 +434,13 @@ class Connection:
         answered every commit sent. Raises the first `LaminaError` laminad reported about a
         commit since the last `sync` (a refused commit changed nothing in laminad; this client's
         layer objects keep the refused values)."""
-        if not self._frames:
-            self._send_pending()
-        try:
+        def wait() -> None:
+            if not self._frames:
+                self._send_pending()
             while self._answered < self._serial:
                 self._handle_all(self._read(None))
+        try:
+            self._resilient(wait)
             if self._unreported:
                 error = self._unreported[0]
                 self._unreported.clear()
@@ -456,15 +510,17 @@ class Connection:
         return self._request("displayPower", on, output)
 
     def _request(self, kind: str, *args: Any) -> Any:
-        if not self._frames:
-            self._send_pending()
-        ident = self._next_request
-        self._next_request = ident + 1 if ident < 0xFFFFFFFF else 1
-        self._send(wire.encode_request(ident, kind, *args))
-        try:
+        def ask() -> Any:
+            if not self._frames:
+                self._send_pending()
+            ident = self._next_request
+            self._next_request = ident + 1 if ident < 0xFFFFFFFF else 1
+            self._send(wire.encode_request(ident, kind, *args))
             while ident not in self._replies:
                 self._handle_all(self._read(None))
-            answer = self._replies.pop(ident)
+            return self._replies.pop(ident)
+        try:
+            answer = self._resilient(ask)
         finally:
             self._dispatch()
         if isinstance(answer, LaminaError):
@@ -476,7 +532,7 @@ class Connection:
     def poll_events(self) -> List[Event]:
         """The events that have arrived and not been handed out yet, reading what laminad has
         sent without waiting. Their callbacks have run."""
-        self._handle_all(self._read(0))
+        self._resilient(lambda: self._handle_all(self._read(0)))
         self._dispatch()
         events = list(self._events)
         self._events.clear()
@@ -495,6 +551,114 @@ class Connection:
                 return
             self._handle_all(messages)
             self._dispatch()
+
+    # MARK: Reconnection
+
+    def _resilient(self, body: Callable[[], Any]) -> Any:
+        """Runs `body`; where it finds laminad gone and a reconnect policy is set, connects
+        again, replays the model and runs `body` again (the replay carried every change, so a
+        commit sends nothing twice). Without a policy the `ConnectionClosed` propagates."""
+        while True:
+            try:
+                return body()
+            except ConnectionClosed as error:
+                if self._policy is None or self._user_closed:
+                    raise
+                self._reconnect(error)
+
+    def _connection_event(self, event: ConnectionEvent) -> None:
+        if self.on_connection_event is not None:
+            self.on_connection_event(event)
+
+    def _reconnect(self, error: LaminaError) -> None:
+        policy = self._policy
+        assert policy is not None
+        self._connection_event(ConnectionEvent("disconnected", 0, error))
+        delay, attempts, last = max(0.0, policy.initial_delay), 0, error
+        while True:
+            if policy.maximum_attempts is not None and attempts >= policy.maximum_attempts:
+                self._user_closed = True
+                self._closed = ConnectionClosed(f"gave up reconnecting to laminad after {attempts} attempts: {last}")
+                self._connection_event(ConnectionEvent("gave_up", attempts, last))
+                raise self._closed
+            attempts += 1
+            time.sleep(delay)
+            delay = min(max(delay * 2, 0.001), max(policy.maximum_delay, 0.0))
+            try:
+                sock, _ = _open(self.path)
+            except LaminaError as e:
+                last = e
+                continue
+            self._reset(sock)
+            try:
+                self._welcomed(self._hello())
+                self._replay()
+            except LaminaError as e:
+                last = e
+                with contextlib.suppress(OSError):
+                    self._sock.close()
+                self._closed = e if isinstance(e, ConnectionClosed) else ConnectionClosed(str(e))
+                continue
+            self._connection_event(ConnectionEvent("reconnected", attempts))
+            return
+
+    def _reset(self, sock: socket.socket) -> None:
+        """Forgets the old connection's traffic: what it had pending went away with it (the
+        replay sends the model as it is now)."""
+        with contextlib.suppress(OSError):
+            self._sock.close()
+        self._sock = sock
+        self._decoder = wire.FrameDecoder()
+        self._closed = None
+        self._fatal = None
+        self._serial = 0
+        self._answered = 0
+        self._unreported.clear()
+        self._replies.clear()
+        self._pending = []
+        self._pending_sets = {}
+        self._image_ops = []
+        self._image_fds = []
+        self._image_keep = []
+        self._image_destroys.clear()
+        self._released.clear()
+        # Completions of transactions cut off: their animations start again without them.
+        for group in list(self._completions):
+            self._undispatched.append(TransactionCompleted(group))
+        self._closed_groups = []
+
+    def _replay(self) -> None:
+        """The model on the new connection, one commit with actions disabled: images and
+        videos, then every live layer's create, its values, its sublayers in order, its actions
+        and explicit animations."""
+        ops: List[wire.Operation] = [wire.Settings(disable_actions=True)]
+        fds: List[int] = []
+        for image, number in sorted(self._images.items(), key=lambda pair: pair[1]):
+            ops.append(wire.CreateImage(number, image.width, image.height, image.width * 4, image.order, image.alpha, 0))
+            fds.append(image.fd)
+        for number, video in sorted(self._videos.items()):
+            if video.closed:
+                continue
+            ops.append(wire.CreateVideo(number, video.uri))
+            if video.loop:
+                ops.append(wire.ControlVideo(number, "loop", True))
+            if video.rate != 1.0:
+                ops.append(wire.ControlVideo(number, "rate", video.rate))
+            if video._play_requested:
+                ops.append(wire.ControlVideo(number, "play", None))
+        layers = sorted(self._layers.items())
+        ops += [wire.Create(i, protocol.LAYER_KINDS[l._kind]) for i, l in layers if i != 0]
+        for i, l in layers:
+            for prop_id in list(l._values):
+                if i == 0 and prop_id in (1, 2):
+                    continue  # the root's bounds and position are laminad's
+                ops.append(wire.Set(i, prop_id, self._wire_value(l, protocol.PROPERTIES_BY_ID[prop_id])))
+        for i, l in layers:
+            ops += [_insert(l, s, protocol.APPEND) for s in l._sublayers]
+            ops += [_action_operation(i, dictionary, key, action) for (dictionary, key), action in l._actions.items()]  # type: ignore[arg-type]
+            ops += [wire.AddAnimation(i, key, tag, animation.encode()) for key, (tag, animation) in l._animations.items()]
+        self._serial = 1
+        self._send(wire.encode_commit(self._serial, ops), fds)
 
     # MARK: Reading
 
@@ -712,21 +876,23 @@ class Connection:
             for key, animation, on_start, on_stop in unsent:
                 self._add_animation(l, key, animation, on_start, on_stop)
 
-    def _note_set(self, layer: Layer, prop: Property) -> None:
+    def _wire_value(self, layer: Layer, prop: Property) -> Any:
+        """What a property's value is on the wire: layers and images by number."""
         value = layer._values.get(prop.id)
         if prop.type == "layer":
             if value is not None:
                 self._attach(value)
-            wire_value = 0 if value is None else value._id
-        elif prop.type == "image":
+            return 0 if value is None else value._id
+        if prop.type == "image":
             if isinstance(value, Video):
                 if value._conn is not self:
                     raise ValueError(f"{value!r} belongs to another connection (make it with this one's video())")
-                wire_value = value.number
-            else:
-                wire_value = 0 if value is None else self._image_number(value)
-        else:
-            wire_value = value
+                return value.number
+            return 0 if value is None else self._image_number(value)
+        return value
+
+    def _note_set(self, layer: Layer, prop: Property) -> None:
+        wire_value = self._wire_value(layer, prop)
         assert layer._id is not None
         key = (layer._id, prop.id)
         earlier = self._pending_sets.get(key)

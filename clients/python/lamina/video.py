@@ -75,6 +75,8 @@ class Video:
         self._loop = False
         self._rate = 1.0
         self._closed = False
+        # Whether play was asked for last (a reconnection replays it).
+        self._play_requested = False
         #: Called with each `VideoEvent` of this video (after it is in `events`).
         self.on_event: Optional[Callable[[VideoEvent], Any]] = None
         #: Every event so far, oldest first.
@@ -96,10 +98,12 @@ class Video:
     def play(self) -> None:
         """Media time moves with laminad's clock (from the end of a video that does not loop: from 0)."""
         self._control("play")
+        self._play_requested = True
 
     def pause(self) -> None:
         """Media time stands still; the frame shown stays."""
         self._control("pause")
+        self._play_requested = False
 
     def seek(self, seconds: float) -> None:
         """Shows the frame at `seconds` of media time (past the end: the last frame)."""

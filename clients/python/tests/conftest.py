@@ -43,10 +43,13 @@ def laminad_path() -> Path:
 class Daemon:
     """A laminad process: headless, virtual clock, a socket in a fresh temporary folder."""
 
-    def __init__(self, size: str = "320x240") -> None:
-        self.directory = tempfile.mkdtemp(prefix="lamina-py-")
-        self.socket = os.path.join(self.directory, "lamina.sock")
-        self.log_path = os.path.join(self.directory, "laminad.log")
+    def __init__(self, size: str = "320x240", socket: str = "") -> None:
+        """`socket`: listen there (a laminad killed before left it: a restart on the same path)."""
+        self.directory = os.path.dirname(socket) if socket else tempfile.mkdtemp(prefix="lamina-py-")
+        self.socket = socket or os.path.join(self.directory, "lamina.sock")
+        if socket and os.path.exists(socket):
+            os.unlink(socket)
+        self.log_path = os.path.join(self.directory, f"laminad-{time.monotonic_ns()}.log")
         self._log = open(self.log_path, "wb")
         self.process = subprocess.Popen(
             [str(laminad_path()), "--backend", "headless", "--size", size, "--clock", "virtual",
@@ -64,6 +67,12 @@ class Daemon:
     def log(self) -> str:
         with open(self.log_path, "rb") as f:
             return f.read().decode("utf-8", "replace")
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash: the socket file stays, the folder too (for a restart on it)."""
+        self.process.kill()
+        self.process.wait()
+        self._log.close()
 
     def stop(self) -> None:
         if self.process.poll() is None:

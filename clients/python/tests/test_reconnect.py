@@ -1,0 +1,106 @@
+"""Reconnection (`lamina.connect(reconnect=...)`): laminad killed (SIGKILL, as a crash) and
+started again on the same socket; the connection comes back by itself on its next call and
+replays its model, checked in pixels and in laminad's tree."""
+
+from __future__ import annotations
+
+import pytest
+
+import lamina
+from conftest import Daemon, laminad_path
+
+RED, BLUE, GREEN = (255, 0, 0, 255), (0, 0, 255, 255), (0, 255, 0, 255)
+
+
+def near(p, q, tolerance=2):
+    return all(abs(a - b) <= tolerance for a, b in zip(p, q))
+
+
+@pytest.fixture
+def first():
+    if not laminad_path().exists():
+        pytest.skip(f"laminad is not built at {laminad_path()} (swift build --product laminad, or set LAMINAD)")
+    d = Daemon()
+    yield d
+    d.stop()
+
+
+def scene(conn):
+    """A red panel with a blue child, an image layer (a 2×2 checker scaled up), and a spinner
+    with a repeating animation."""
+    panel = lamina.Layer(bounds=(0, 0, 100, 60), position=(100, 80), background_color="#FF0000")
+    child = lamina.Layer(bounds=(0, 0, 20, 20), position=(80, 30), background_color="#0000FF")
+    panel.add_sublayer(child)
+    checker = lamina.Image(2, 2, bytes([255, 255, 255, 255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255, 255]))
+    picture = lamina.Layer(bounds=(0, 0, 40, 40), position=(250, 60), contents=checker, magnification_filter="nearest")
+    spinner = lamina.Layer(bounds=(0, 0, 30, 30), position=(250, 180), background_color="#00FF00")
+    spin = lamina.BasicAnimation("transform.rotation.z", from_value=0.0, to_value=6.283, duration=2, repeat_count=lamina.FOREVER)
+    spinner.add(spin, "spin")
+    for layer in (panel, picture, spinner):
+        conn.root.add_sublayer(layer)
+    conn.sync()
+    return panel, checker, spinner
+
+
+def test_a_connection_comes_back_with_its_model_after_laminad_restarts(first):
+    events = []
+    conn = lamina.connect(first.socket, name="reconnecting", reconnect=lamina.ReconnectPolicy(initial_delay=0))
+    conn.on_connection_event = events.append
+    panel, checker, spinner = scene(conn)
+    before = conn.screenshot()
+    first.kill()
+    second = Daemon(socket=first.socket)
+    try:
+        # The next call finds laminad gone, connects again, replays the model, asks again.
+        after = conn.screenshot()
+        assert [e.kind for e in events] == ["disconnected", "reconnected"] and events[1].attempts == 1, events
+        for x, y in [(100, 80), (130, 80), (240, 50), (260, 50), (240, 70), (100, 45)]:
+            assert near(after.pixel(x, y), before.pixel(x, y)), (x, y, after.pixel(x, y), before.pixel(x, y))
+        assert near(after.pixel(130, 80), BLUE) and near(after.pixel(70, 80), RED)
+        assert near(after.pixel(240, 50), (255, 255, 255, 255)) and near(after.pixel(260, 50), (0, 0, 0, 255))
+        # The explicit animation was replayed: laminad runs it again.
+        assert conn.stats()["animations"] == 1
+        # A change made while laminad was away goes with the next commit; the connection goes on.
+        second.kill()
+        third = Daemon(socket=first.socket)
+        try:
+            panel.background_color = "#00FF00"
+            conn.commit()          # finds laminad gone: the replay carries the new colour
+            conn.sync()
+            assert near(conn.screenshot().pixel(70, 80), GREEN)
+            assert [e.kind for e in events] == ["disconnected", "reconnected", "disconnected", "reconnected"], events
+            assert third.process.poll() is None, third.log()
+        finally:
+            third.stop()
+    finally:
+        conn.close()
+        second.stop()
+
+
+def test_a_connection_gives_up_after_its_attempts(first):
+    events = []
+    conn = lamina.connect(first.socket, reconnect=lamina.ReconnectPolicy(initial_delay=0, maximum_attempts=3))
+    conn.on_connection_event = events.append
+    conn.root.add_sublayer(lamina.Layer(bounds=(0, 0, 10, 10), background_color="#FF0000"))
+    conn.sync()
+    first.kill()
+    with pytest.raises(lamina.ConnectionClosed, match="gave up reconnecting to laminad after 3 attempts"):
+        conn.screenshot()
+    assert [e.kind for e in events] == ["disconnected", "gave_up"] and events[1].attempts == 3, events
+    # Closed for good: later calls fail at once, with no further attempts.
+    with pytest.raises(lamina.ConnectionClosed):
+        conn.sync() if conn.has_uncommitted_changes else conn.screenshot()
+    assert len(events) == 2
+
+
+def test_without_a_policy_a_lost_connection_is_an_error(first):
+    conn = lamina.connect(first.socket)
+    conn.root.add_sublayer(lamina.Layer(bounds=(0, 0, 10, 10)))
+    conn.sync()
+    first.kill()
+    second = Daemon(socket=first.socket)
+    try:
+        with pytest.raises(lamina.ConnectionClosed):
+            conn.screenshot()
+    finally:
+        second.stop()
