@@ -48,6 +48,8 @@ public struct LaminadConfiguration: Sendable {
     public var maxVideos: Int?
     /// Seconds a video's source has to give its first picture (`[video] open_timeout`).
     public var videoOpenTimeout: Double?
+    /// Seconds a playing video may go without a newer picture (`[video] stall_timeout`; 0: never).
+    public var videoStallTimeout: Double?
     /// Who converts planar YUV video pictures to RGB (`[video] yuv`): "auto", "renderer" or
     /// "decoder".
     public var videoYUV: String?
@@ -155,6 +157,7 @@ public struct LaminadConfiguration: Sendable {
         }
         if var t = try r.table("video") {
             c.videoOpenTimeout = try t.double("open_timeout", 0.1...3600)
+            c.videoStallTimeout = try t.double("stall_timeout", 0...3600)
             if let s = try t.string("yuv") {
                 guard ["auto", "renderer", "decoder"].contains(s) else { throw t.error("yuv", "must be auto, renderer or decoder (got '\(s)')") }
                 c.videoYUV = s

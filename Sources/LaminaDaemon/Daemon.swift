@@ -60,6 +60,9 @@ public final class Daemon {
         /// Seconds of real time a video's source has to give its first picture before it is an
         /// error event (`[video] open_timeout`): a server that accepts and never sends.
         public var videoOpenTimeout = 10.0
+        /// Seconds a playing video may go without a newer picture before it is an error event
+        /// (`[video] stall_timeout`; 0: never): a stream that stopped sending mid-way.
+        public var videoStallTimeout = 10.0
         /// Who converts planar YUV video pictures (`[video] yuv`): the renderer's shader, the
         /// decoder's videoconvert, or (nil, "auto") whichever the renderer prefers.
         public var videoYUVInRenderer: Bool?
@@ -194,6 +197,7 @@ public final class Daemon {
         do {
             let video = try GStreamerVideo()
             video.openTimeout = options.videoOpenTimeout
+            video.stallTimeout = options.videoStallTimeout
             video.planarYUV = options.videoYUVInRenderer ?? backend.renderer.planarVideo.preferred
             videoDecoding = video
             compositor.videoDecoding = video

@@ -31,6 +31,10 @@ public final class GStreamerVideo: VideoDecoding {
     /// still not ready (a server that accepts and never sends, a stalled stream) is an error
     /// (`[video] open_timeout`).
     public var openTimeout = 10.0
+    /// Seconds of real time a playing video may go without the newer picture its media time
+    /// needs (nothing decoded ahead, not at its end) before it is an error: a network stream
+    /// that stopped sending mid-way (`[video] stall_timeout`; 0: never).
+    public var stallTimeout = 10.0
     /// Whether files' planar YUV (I420) pictures come through as they are, for the renderer to
     /// convert (`[video] yuv`); otherwise `videoconvert` makes them RGBA. Cameras give packed RGB.
     public var planarYUV = false
@@ -54,7 +58,7 @@ public final class GStreamerVideo: VideoDecoding {
     public func open(uri: String) throws(VideoOpenError) -> any VideoDecoder {
         _ = gstreamerReady
         return try GStreamerDecoder(uri: try Self.resolve(uri), wakeup: wakeup, maximumSide: maximumSide, counts: counts,
-                                    openTimeout: openTimeout, planarYUV: planarYUV)
+                                    openTimeout: openTimeout, stallTimeout: stallTimeout, planarYUV: planarYUV)
     }
 
     /// `video.framesSystemMemory` and `video.framesDMABuf`: frames decoders gave in system
@@ -334,8 +338,14 @@ final class GStreamerDecoder: VideoDecoder {
     private let openTimeout: Double
     private let openDeadline: Double
     private var openAlarm: (clock: UnsafeMutablePointer<GstClock>, id: GstClockID)?
+    /// `GStreamerVideo.stallTimeout`, and since when (monotonic seconds) the media time has
+    /// wanted a picture newer than the one shown with none decoded ahead (nil: pictures keep up).
+    private let stallTimeout: Double
+    private var starvedSince: Double?
 
-    init(uri: String, wakeup: Int32, maximumSide: Int, counts: FrameCounts, openTimeout: Double, planarYUV: Bool) throws(VideoOpenError) {
+    init(uri: String, wakeup: Int32, maximumSide: Int, counts: FrameCounts, openTimeout: Double, stallTimeout: Double,
+         planarYUV: Bool) throws(VideoOpenError) {
+        self.stallTimeout = stallTimeout
         self.maximumSide = maximumSide
         self.counts = counts
         isCamera = Self.isCamera(uri)
@@ -559,7 +569,32 @@ final class GStreamerDecoder: VideoDecoder {
                 break
             }
         }
+        watchForStall(wanting: mediaTime)
         return current
+    }
+
+    /// A playing video whose media time is past the picture shown, with nothing decoded ahead
+    /// and the stream not at its end, is starving; past `stallTimeout` seconds of that it is an
+    /// error event (the decoder shows no further frames), so a client can open the stream again.
+    /// A paused video asks for the time of its picture, and a slow slideshow has its next
+    /// picture decoded ahead: neither starves.
+    private func watchForStall(wanting mediaTime: Double) {
+        let starving = stallTimeout > 0 && announcedReady && !failed && !endOfStream && pending == nil
+            && (seekTarget != nil || current.map { mediaTime > $0.time + 1e-3 } ?? true) && gst_app_sink_is_eos(sink) == 0
+        guard starving else {
+            starvedSince = nil
+            return
+        }
+        let now = monotonic()
+        guard let since = starvedSince else {
+            starvedSince = now
+            return
+        }
+        if now - since >= stallTimeout {
+            failed = true
+            let shown = current.map { " after the picture at \(Self.seconds(($0.time * 1000).rounded() / 1000)) s" } ?? ""
+            events.append(.error("\(uri): no new picture for \(Self.seconds(stallTimeout)) s while playing\(shown) (the stream stalled); laminad gives a playing stream [video] stall_timeout seconds"))
+        }
     }
 
     /// The media's length: from the ready event, or asked of the pipeline now.

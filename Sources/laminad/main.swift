@@ -186,6 +186,7 @@ struct Laminad: ParsableCommand {
         if let n = file.maxKeptLayers { options.compositor.limits.maxKeptLayers = n }
         if let n = file.maxVideos { options.compositor.maxVideos = n }
         if let t = file.videoOpenTimeout { options.videoOpenTimeout = t }
+        if let t = file.videoStallTimeout { options.videoStallTimeout = t }
         if let y = file.videoYUV, y != "auto" { options.videoYUVInRenderer = y == "renderer" }
         if let n = file.maxKeptSessions { options.compositor.limits.maxKeptSessions = n }
         if let n = file.maxKeptSessionsPerUser { options.compositor.limits.maxKeptSessionsPerUser = n }

@@ -95,7 +95,7 @@ struct ConfigurationTests {
         #expect(c.kms.virtualTerminal == nil, "vt = 0: the active VT")
         #expect(c.cursor == false && c.cursorPosition == nil)
         #expect(c.repaintWindowMilliseconds == 7)
-        #expect(c.videoOpenTimeout == 10)
+        #expect(c.videoOpenTimeout == 10 && c.videoStallTimeout == 10)
     }
 
     @Test func outputsAndKMS() throws {

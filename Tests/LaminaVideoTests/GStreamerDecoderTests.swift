@@ -152,6 +152,81 @@ struct GStreamerDecoderTests {
     }
 }
 
+extension GStreamerDecoderTests {
+    /// 6 s of a moving ball (64×48, 10 fps, VP8 with a key frame every half second, so WebM
+    /// clusters every half second): a stream a demuxer can play part of.
+    static func streamClip(in directory: String) throws -> [UInt8] {
+        let path = directory + "/stream.webm"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
+        p.arguments = ["-q", "videotestsrc", "pattern=ball", "num-buffers=60", "!", "video/x-raw,width=64,height=48,framerate=10/1", "!",
+                       "vp8enc", "deadline=1", "keyframe-max-dist=5", "!", "webmmux", "!", "filesink", "location=\(path)"]
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0, let data = FileManager.default.contents(atPath: path) else {
+            throw ClipError("gst-launch-1.0 could not make \(path)")
+        }
+        return Array(data)
+    }
+
+    @Test("a stream that stops sending mid-way is an error event once playing has starved stall_timeout seconds",
+          .enabled(if: MediaSupport.hasElement("souphttpsrc"), "GStreamer has no HTTP source (souphttpsrc, gstreamer1.0-plugins-good)"))
+    func stalledStream() throws {
+        let dir = try Clips.directory()
+        let clip = try Self.streamClip(in: dir)
+        try #require(clip.count > 1000)
+        // Half the clip, then silence: the first second or so decodes, then nothing comes.
+        let server = try MediaSupport.StallingServer(body: clip, sent: clip.count / 2)
+        defer { server.stop() }
+        let video = try GStreamerVideo()
+        video.stallTimeout = 0.5
+        let d = try video.open(uri: "http://127.0.0.1:\(server.port)/clip.webm")
+        defer { d.close() }
+        // Plays as laminad's loop does (the media time moving a tenth of a second a call, each
+        // call waiting at most that long for its picture), until an error or 30 s of real time.
+        var all: [VideoDecoderEvent] = []
+        var t = 0.0, lastShown = -1.0
+        let giveUp = Date().addingTimeInterval(30)
+        while !all.contains(where: { if case .error = $0 { true } else { false } }), Date() < giveUp {
+            if let f = d.frame(at: t, wait: 0.1) { lastShown = f.time }
+            all += d.takeEvents()
+            t += 0.1
+        }
+        let message = all.compactMap { if case .error(let m) = $0 { m } else { nil } }.first
+        #expect(message?.contains("stall_timeout") == true, "events: \(all)")
+        #expect(all.contains { if case .ready = $0 { true } else { false } }, "it played first: \(all)")
+        #expect(lastShown > 0 && lastShown < 5.5, "pictures from the half that came, not the end (last \(lastShown))")
+        #expect(!all.contains { $0 == .ended })
+    }
+
+    @Test("a paused video, or one whose stall_timeout is 0, never stalls",
+          .enabled(if: MediaSupport.hasElement("souphttpsrc"), "GStreamer has no HTTP source (souphttpsrc, gstreamer1.0-plugins-good)"))
+    func pausedOrUnwatchedNeverStalls() throws {
+        let dir = try Clips.directory()
+        let clip = try Self.streamClip(in: dir)
+        let server = try MediaSupport.StallingServer(body: clip, sent: clip.count / 2)
+        defer { server.stop() }
+        for timeout in [0.3, 0] {
+            let video = try GStreamerVideo()
+            video.stallTimeout = timeout
+            let d = try video.open(uri: "http://127.0.0.1:\(server.port)/clip.webm")
+            defer { d.close() }
+            var all: [VideoDecoderEvent] = []
+            // Paused at 0.2 s (the same time asked again and again) for a second of real time...
+            let pausedUntil = Date().addingTimeInterval(1)
+            while Date() < pausedUntil { _ = d.frame(at: 0.2, wait: 0.1); all += d.takeEvents() }
+            #expect(!all.contains { if case .error = $0 { true } else { false } }, "paused (timeout \(timeout)): \(all)")
+            if timeout == 0 {
+                // ...and with no timeout, playing into the gap for a second errs nothing either.
+                let playingUntil = Date().addingTimeInterval(1)
+                var t = 0.2
+                while Date() < playingUntil { _ = d.frame(at: t, wait: 0.1); all += d.takeEvents(); t += 0.5 }
+                #expect(!all.contains { if case .error = $0 { true } else { false } }, "stall_timeout 0: \(all)")
+            }
+        }
+    }
+}
+
 /// The packed RGB layouts the sink takes, copied into the premultiplied RGBA the renderer wants.
 @Suite("Packed video layouts")
 struct PackedLayoutTests {
