@@ -565,6 +565,7 @@ final class GStreamerDecoder: VideoDecoder {
                 current = next
                 pending = nil
                 seekTarget = nil
+                starvedSince = nil  // a new picture: a decoder slower than the media is not a stall
             } else {
                 break
             }
@@ -574,8 +575,9 @@ final class GStreamerDecoder: VideoDecoder {
     }
 
     /// A playing video whose media time is past the picture shown, with nothing decoded ahead
-    /// and the stream not at its end, is starving; past `stallTimeout` seconds of that it is an
-    /// error event (the decoder shows no further frames), so a client can open the stream again.
+    /// and the stream not at its end, is starving; past `stallTimeout` seconds of that with no
+    /// new picture at all it is an error event (the decoder shows no further frames), so a
+    /// client can open the stream again.
     /// A paused video asks for the time of its picture, and a slow slideshow has its next
     /// picture decoded ahead: neither starves.
     private func watchForStall(wanting mediaTime: Double) {
