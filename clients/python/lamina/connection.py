@@ -174,17 +174,18 @@ def socket_candidates(path: Optional[str] = None) -> List[str]:
 
 @dataclass(frozen=True)
 class ReconnectPolicy:
-    """How a connection comes back when laminad goes away (a crash, a restart, or laminad
-    dropping this client), as Swift's ``Connection.ReconnectPolicy``: the call that finds the
-    connection gone connects again, after `initial_delay` seconds and then doubling the wait up
-    to `maximum_delay`, at most `maximum_attempts` times (None: until it succeeds), and replays
-    the whole model on the new connection in one commit with actions disabled: every layer this
-    connection made (alive in the program) with its values, sublayers, actions and explicit
-    animations, its images and its videos. Then the call goes on: a commit's changes were in the
-    replay, a `sync` waits for the replay to be applied, a request is sent again.
+    """How a connection comes back when laminad goes away (a crash, a restart), as Swift's
+    ``Connection.ReconnectPolicy``: the call that finds the connection gone connects again,
+    after `initial_delay` seconds and then doubling the wait up to `maximum_delay`, at most
+    `maximum_attempts` times in that call (None: until it succeeds), and replays the whole model
+    on the new connection with actions disabled (in commits under laminad's limits): every layer
+    this connection made (alive in the program) with its values, sublayers, actions and explicit
+    animations, its images and its videos. Once laminad applied it, the call goes on: a commit's
+    changes were in the replay, a `sync` has waited for it, a request is sent again. laminad
+    refusing the replay closes the connection for good (``gave_up``).
 
     Unlike the Swift library, animations start again from their beginning and videos from 0
-    (with their loop, rate and play state), and kept sessions are not resumed."""
+    (with their loop, rate and play state), and kept sessions are not resumed (docs/clients.md)."""
     initial_delay: float = 0.05
     maximum_delay: float = 2.0
     maximum_attempts: Optional[int] = None
@@ -237,6 +238,7 @@ class Connection:
         self._name = name
         self._policy = reconnect
         self._user_closed = False
+        self._reconnecting = False
         #: Called with a `ConnectionEvent` when laminad goes away and when the connection is
         #: back (only with a reconnect policy).
         self.on_connection_event: Optional[Callable[[ConnectionEvent], Any]] = None
@@ -423,7 +425,7 @@ class Connection:
     def _wait_for_messages(self, timeout: float) -> None:
         """Reads and handles what laminad sends within `timeout` seconds, running callbacks."""
         try:
-            self._handle_all(self._read(timeout))
+            self._handle_all(self._resilient(lambda: self._read(timeout)))
         finally:
             self._dispatch()
 
@@ -546,7 +548,7 @@ class Connection:
             if self._events:
                 yield self._events.popleft()
                 continue
-            messages = self._read(timeout)
+            messages = self._resilient(lambda: self._read(timeout))
             if not messages:
                 return
             self._handle_all(messages)
@@ -554,57 +556,89 @@ class Connection:
 
     # MARK: Reconnection
 
+    #: A replay is split into commits of at most this many operations, descriptors and bytes,
+    #: under laminad's per-commit and per-frame limits and the kernel's descriptors per message.
+    REPLAY_OPERATIONS = 20_000
+    REPLAY_DESCRIPTORS = 200
+    REPLAY_BYTES = 4 << 20
+
     def _resilient(self, body: Callable[[], Any]) -> Any:
         """Runs `body`; where it finds laminad gone and a reconnect policy is set, connects
         again, replays the model and runs `body` again (the replay carried every change, so a
-        commit sends nothing twice). Without a policy the `ConnectionClosed` propagates."""
+        commit sends nothing twice), within one budget of attempts for the whole call. Without a
+        policy, or inside a reconnection (an `on_connection_event` handler calling back), the
+        `ConnectionClosed` propagates."""
+        budget: List[float] = []  # [attempts made, next delay], shared by every round of this call
         while True:
             try:
                 return body()
             except ConnectionClosed as error:
-                if self._policy is None or self._user_closed:
+                if self._policy is None or self._user_closed or self._reconnecting:
                     raise
-                self._reconnect(error)
+                self._reconnect(error, budget)
 
     def _connection_event(self, event: ConnectionEvent) -> None:
         if self.on_connection_event is not None:
             self.on_connection_event(event)
 
-    def _reconnect(self, error: LaminaError) -> None:
+    def _reconnect(self, error: LaminaError, budget: List[float]) -> None:
         policy = self._policy
         assert policy is not None
-        self._connection_event(ConnectionEvent("disconnected", 0, error))
-        delay, attempts, last = max(0.0, policy.initial_delay), 0, error
-        while True:
-            if policy.maximum_attempts is not None and attempts >= policy.maximum_attempts:
-                self._user_closed = True
-                self._closed = ConnectionClosed(f"gave up reconnecting to laminad after {attempts} attempts: {last}")
-                self._connection_event(ConnectionEvent("gave_up", attempts, last))
-                raise self._closed
-            attempts += 1
-            time.sleep(delay)
-            delay = min(max(delay * 2, 0.001), max(policy.maximum_delay, 0.0))
-            try:
-                sock, _ = _open(self.path)
-            except LaminaError as e:
-                last = e
-                continue
-            self._reset(sock)
-            try:
-                self._welcomed(self._hello())
-                self._replay()
-            except LaminaError as e:
-                last = e
-                with contextlib.suppress(OSError):
-                    self._sock.close()
-                self._closed = e if isinstance(e, ConnectionClosed) else ConnectionClosed(str(e))
-                continue
-            self._connection_event(ConnectionEvent("reconnected", attempts))
-            return
+        if not budget:
+            budget += [0, max(0.0, policy.initial_delay)]
+        self._reconnecting = True
+        try:
+            self._connection_event(ConnectionEvent("disconnected", int(budget[0]), error))
+            last = error
+            while True:
+                attempts, delay = int(budget[0]), budget[1]
+                if policy.maximum_attempts is not None and attempts >= policy.maximum_attempts:
+                    self._give_up(f"gave up reconnecting to laminad after {attempts} attempts: {last}", attempts, last)
+                attempts += 1
+                budget[0], budget[1] = attempts, min(max(delay * 2, 0.001), max(policy.maximum_delay, 0.0))
+                time.sleep(delay)
+                try:
+                    sock, _ = _open(self.path)
+                except LaminaError as e:
+                    last = e
+                    continue
+                try:
+                    self._reset(sock)
+                    self._welcomed(self._hello())
+                    refusal = self._replay()
+                except ConnectionClosed as e:
+                    last = e
+                    self._drop_socket(e)
+                    continue
+                except BaseException as e:
+                    # Anything else (laminad refusing the hello, a bug) must not leave a
+                    # half-made connection that looks healthy.
+                    self._drop_socket(e if isinstance(e, ConnectionClosed) else ConnectionClosed(f"reconnecting to laminad: {e}"))
+                    raise
+                if refusal is not None:
+                    # laminad took the connection but refused the model: retrying cannot help.
+                    self._give_up(f"laminad refused the replayed model: {refusal}", attempts, refusal)
+                self._connection_event(ConnectionEvent("reconnected", attempts))
+                return
+        finally:
+            self._reconnecting = False
+
+    def _give_up(self, message: str, attempts: int, error: LaminaError) -> None:
+        self._user_closed = True
+        self._drop_socket(ConnectionClosed(message))
+        self._connection_event(ConnectionEvent("gave_up", attempts, error))
+        assert self._closed is not None
+        raise self._closed
+
+    def _drop_socket(self, error: ConnectionClosed) -> None:
+        self._closed = error
+        with contextlib.suppress(OSError):
+            self._sock.close()
 
     def _reset(self, sock: socket.socket) -> None:
         """Forgets the old connection's traffic: what it had pending went away with it (the
-        replay sends the model as it is now)."""
+        replay sends the model as it is now). Refusals of its commits not yet reported stay,
+        for the next `sync`."""
         with contextlib.suppress(OSError):
             self._sock.close()
         self._sock = sock
@@ -613,52 +647,93 @@ class Connection:
         self._fatal = None
         self._serial = 0
         self._answered = 0
-        self._unreported.clear()
         self._replies.clear()
         self._pending = []
         self._pending_sets = {}
         self._image_ops = []
         self._image_fds = []
         self._image_keep = []
+        # Completions of transactions already ended: their animations start again without them.
+        # Those of transactions still open wait for their animations as usual.
+        open_groups = {f.group for f in self._frames if f.group}
+        for group in list(self._completions):
+            if group not in open_groups:
+                self._undispatched.append(TransactionCompleted(group))
+        self._closed_groups = []
+        for video in list(self._videos.values()):
+            video._reconnected()
+
+    def _replay(self) -> Optional[LaminaError]:
+        """Sends the model on the new connection, in commits with actions disabled: images and
+        videos, then every live layer's create, its values, its sublayers in order, its actions
+        and explicit animations; then waits until laminad answered them. Returns laminad's
+        refusal of one of them, if any."""
+        images = sorted(((number, image) for image, number in self._images.items()), key=lambda pair: pair[0])
+        videos = sorted(self._videos.items())
+        layers = sorted(self._layers.items())
+        # The objects above are held now; destroys queued before are of objects gone already,
+        # which the new laminad never had.
         self._image_destroys.clear()
         self._released.clear()
-        # Completions of transactions cut off: their animations start again without them.
-        for group in list(self._completions):
-            self._undispatched.append(TransactionCompleted(group))
-        self._closed_groups = []
-
-    def _replay(self) -> None:
-        """The model on the new connection, one commit with actions disabled: images and
-        videos, then every live layer's create, its values, its sublayers in order, its actions
-        and explicit animations."""
-        ops: List[wire.Operation] = [wire.Settings(disable_actions=True)]
-        fds: List[int] = []
-        for image, number in sorted(self._images.items(), key=lambda pair: pair[1]):
-            ops.append(wire.CreateImage(number, image.width, image.height, image.width * 4, image.order, image.alpha, 0))
-            fds.append(image.fd)
-        for number, video in sorted(self._videos.items()):
+        ops: List[Tuple[wire.Operation, Optional[int]]] = []
+        for number, image in images:
+            ops.append((wire.CreateImage(number, image.width, image.height, image.width * 4, image.order, image.alpha, 0), image.fd))
+        for number, video in videos:
             if video.closed:
                 continue
-            ops.append(wire.CreateVideo(number, video.uri))
+            ops.append((wire.CreateVideo(number, video.uri), None))
             if video.loop:
-                ops.append(wire.ControlVideo(number, "loop", True))
+                ops.append((wire.ControlVideo(number, "loop", True), None))
             if video.rate != 1.0:
-                ops.append(wire.ControlVideo(number, "rate", video.rate))
+                ops.append((wire.ControlVideo(number, "rate", video.rate), None))
             if video._play_requested:
-                ops.append(wire.ControlVideo(number, "play", None))
-        layers = sorted(self._layers.items())
-        ops += [wire.Create(i, protocol.LAYER_KINDS[l._kind]) for i, l in layers if i != 0]
+                ops.append((wire.ControlVideo(number, "play", None), None))
+        ops += [(wire.Create(i, protocol.LAYER_KINDS[l._kind]), None) for i, l in layers if i != 0]
         for i, l in layers:
             for prop_id in list(l._values):
                 if i == 0 and prop_id in (1, 2):
                     continue  # the root's bounds and position are laminad's
-                ops.append(wire.Set(i, prop_id, self._wire_value(l, protocol.PROPERTIES_BY_ID[prop_id])))
+                ops.append((wire.Set(i, prop_id, self._wire_value(l, protocol.PROPERTIES_BY_ID[prop_id], replaying=True)), None))
         for i, l in layers:
-            ops += [_insert(l, s, protocol.APPEND) for s in l._sublayers]
-            ops += [_action_operation(i, dictionary, key, action) for (dictionary, key), action in l._actions.items()]  # type: ignore[arg-type]
-            ops += [wire.AddAnimation(i, key, tag, animation.encode()) for key, (tag, animation) in l._animations.items()]
-        self._serial = 1
-        self._send(wire.encode_commit(self._serial, ops), fds)
+            ops += [(_insert(l, s, protocol.APPEND), None) for s in l._sublayers]
+            ops += [(_action_operation(i, dictionary, key, action), None)  # type: ignore[arg-type]
+                    for (dictionary, key), action in l._actions.items()]
+            ops += [(wire.AddAnimation(i, key, tag, animation.encode()), None) for key, (tag, animation) in l._animations.items()]
+        earlier = len(self._unreported)
+        self._send_replay(ops)
+        while self._answered < self._serial:
+            self._handle_all(self._read(None))
+        if len(self._unreported) > earlier:
+            refusal = self._unreported[earlier]
+            del self._unreported[earlier:]
+            return refusal
+        return None
+
+    def _send_replay(self, ops: List[Tuple[wire.Operation, Optional[int]]]) -> None:
+        """`ops` (with the descriptor each carries) as commits under the replay's limits."""
+        settings = wire.Settings(disable_actions=True)
+        body, count, fds = wire.Writer(), 0, []  # type: ignore[var-annotated]
+
+        def flush() -> None:
+            nonlocal body, count, fds
+            if count == 0:
+                return
+            self._serial += 1
+            head = wire.Writer()
+            head.u32(self._serial)
+            head.u32(count + 1)
+            wire.write_operation(head, settings)
+            self._send(wire.frame(protocol.MSG_COMMIT, head.buffer + body.buffer), fds)
+            body, count, fds = wire.Writer(), 0, []
+
+        for op, fd in ops:
+            if count >= self.REPLAY_OPERATIONS or len(body.buffer) >= self.REPLAY_BYTES or (fd is not None and len(fds) >= self.REPLAY_DESCRIPTORS):
+                flush()
+            wire.write_operation(body, op)
+            count += 1
+            if fd is not None:
+                fds.append(fd)
+        flush()
 
     # MARK: Reading
 
@@ -876,9 +951,12 @@ class Connection:
             for key, animation, on_start, on_stop in unsent:
                 self._add_animation(l, key, animation, on_start, on_stop)
 
-    def _wire_value(self, layer: Layer, prop: Property) -> Any:
-        """What a property's value is on the wire: layers and images by number."""
+    def _wire_value(self, layer: Layer, prop: Property, replaying: bool = False) -> Any:
+        """What a property's value is on the wire: layers and images by number (in a replay, an
+        image closed since or not yet registered is none: its create went with the old laminad)."""
         value = layer._values.get(prop.id)
+        if replaying and prop.type == "image" and isinstance(value, Image) and value not in self._images:
+            return 0
         if prop.type == "layer":
             if value is not None:
                 self._attach(value)

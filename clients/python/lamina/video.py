@@ -178,6 +178,12 @@ class Video:
                                    f"{[e.kind for e in self.events]}")
             conn._wait_for_messages(left)
 
+    def _reconnected(self) -> None:
+        """Made again in a new laminad (a reconnection): its events start afresh."""
+        self.events = []
+        self.playing = False
+        self.error = None
+
     def _received(self, event: VideoEvent) -> None:
         if event.kind == "ready":
             self.size = (event.width, event.height)
@@ -186,6 +192,8 @@ class Video:
             self.playing = True
         elif event.kind in ("paused", "ended"):
             self.playing = False
+            if event.kind == "ended":
+                self._play_requested = False  # a video that ended stays at its end after a reconnection
         elif event.kind == "error":
             self.error = event.message
             self.playing = False

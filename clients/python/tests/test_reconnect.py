@@ -104,3 +104,75 @@ def test_without_a_policy_a_lost_connection_is_an_error(first):
             conn.screenshot()
     finally:
         second.stop()
+
+
+def test_the_replay_keeps_order_actions_the_root_and_survives_a_closed_image(first):
+    """Sibling order, a null action, the root's own colour, a mask, a closed image as contents,
+    and a replay split into many small commits (as a big model is, under laminad's limits)."""
+    conn = lamina.connect(first.socket, reconnect=lamina.ReconnectPolicy(initial_delay=0))
+    conn.REPLAY_OPERATIONS = 3    # every few operations a commit of its own
+    conn.REPLAY_DESCRIPTORS = 1   # one image a commit
+    events = []
+    conn.on_connection_event = events.append
+    conn.root.background_color = "#202020"
+    below = lamina.Layer(bounds=(0, 0, 80, 80), position=(100, 100), background_color="#FF0000")
+    above = lamina.Layer(bounds=(0, 0, 80, 80), position=(140, 100), background_color="#0000FF")
+    above.set_action("backgroundColor", None)   # a null action: its colour changes at once
+    masked = lamina.Layer(bounds=(0, 0, 60, 60), position=(260, 60), background_color="#00FF00")
+    masked.mask = lamina.Layer(bounds=(0, 0, 30, 60), position=(15, 30), background_color="#FFFFFF")
+    images = [lamina.Image(1, 1, bytes([255, 255, 0, 255])) for _ in range(3)]
+    shown = [lamina.Layer(bounds=(0, 0, 10, 10), position=(20 + 15 * i, 200), contents=img) for i, img in enumerate(images)]
+    gone = lamina.Image(1, 1, bytes([255, 0, 255, 255]))
+    ghost = lamina.Layer(bounds=(0, 0, 10, 10), position=(200, 200), contents=gone)
+    for layer in [below, above, masked, ghost] + shown:
+        conn.root.add_sublayer(layer)
+    conn.sync()
+    gone.close()                 # its layer still names it
+    conn.sync()
+    first.kill()
+    second = Daemon(socket=first.socket)
+    try:
+        shot = conn.screenshot()
+        assert [e.kind for e in events] == ["disconnected", "reconnected"], events
+        assert near(shot.pixel(130, 100), BLUE), "the later sibling is still on top"
+        assert near(shot.pixel(70, 100), RED) and near(shot.pixel(5, 5), (32, 32, 32, 255)), "the root's colour"
+        assert near(shot.pixel(250, 60), GREEN) and near(shot.pixel(280, 60), (32, 32, 32, 255)), "the mask cuts the right half"
+        assert all(near(shot.pixel(20 + 15 * i, 200), (255, 255, 0, 255)) for i in range(3)), "every image"
+        assert near(shot.pixel(200, 200), (32, 32, 32, 255)), "the closed image shows nothing"
+        above.background_color = "#00FF00"
+        conn.sync()
+        assert near(conn.screenshot().pixel(130, 100), GREEN), "the null action was replayed: no implicit animation"
+        assert conn.stats().get("animations", 0) == 0
+    finally:
+        conn.close()
+        second.stop()
+
+
+def test_a_handler_calling_back_during_the_reconnection_gets_an_error_not_a_loop(first):
+    conn = lamina.connect(first.socket, reconnect=lamina.ReconnectPolicy(initial_delay=0, maximum_attempts=5))
+    seen = []
+
+    def handler(event):
+        seen.append(event.kind)
+        if event.kind == "disconnected":
+            conn.root.add_sublayer(lamina.Layer())   # something to send
+            try:
+                conn.commit()
+            except lamina.ConnectionClosed:
+                seen.append("commit refused while reconnecting")
+
+    conn.on_connection_event = handler
+    panel = lamina.Layer(bounds=(0, 0, 50, 50), position=(100, 100), background_color="#FF0000")
+    conn.root.add_sublayer(panel)
+    conn.sync()
+    first.kill()
+    second = Daemon(socket=first.socket)
+    try:
+        panel.background_color = "#0000FF"
+        conn.commit()
+        conn.sync()
+        assert seen == ["disconnected", "commit refused while reconnecting", "reconnected"], seen
+        assert near(conn.screenshot().pixel(100, 100), BLUE)
+    finally:
+        conn.close()
+        second.stop()
