@@ -342,6 +342,8 @@ final class GStreamerDecoder: VideoDecoder {
     /// wanted a picture newer than the one shown with none decoded ahead (nil: pictures keep up).
     private let stallTimeout: Double
     private var starvedSince: Double?
+    /// When (monotonic seconds) the last picture was asked for, and for which media time.
+    private var lastWatched = (time: 0.0, media: -Double.infinity)
 
     init(uri: String, wakeup: Int32, maximumSide: Int, counts: FrameCounts, openTimeout: Double, stallTimeout: Double,
          planarYUV: Bool) throws(VideoOpenError) {
@@ -548,9 +550,13 @@ final class GStreamerDecoder: VideoDecoder {
         if current == nil, pending == nil { pending = pull(until: deadline) }
         if let shown = current ?? pending {
             // Behind the frame shown (a loop, a seek back), or further ahead than decoding
-            // through would be worth: seek, and take the first frame that arrives.
-            let behind = mediaTime < shown.time - 1e-6
-            let farAhead = mediaTime > shown.time + 2 && (pending == nil || pending!.time < mediaTime - 2)
+            // through would be worth: seek, and take the first frame that arrives. While a seek
+            // is in flight the picture shown is from before it: what counts is where it goes,
+            // so a loop's wrap does not seek again at every frame until one arrives (with a
+            // real clock nothing waits, and a flushing seek each frame never let one arrive).
+            let reference = seekTarget ?? shown.time
+            let behind = mediaTime < reference - 1e-6
+            let farAhead = mediaTime > reference + 2 && (pending == nil || pending!.time < mediaTime - 2)
             if behind || farAhead {
                 // Past the end, the last frame: the greatest presentation time before it.
                 let end = queryDuration().map { max(0, $0 - 0.001) } ?? .infinity
@@ -574,21 +580,25 @@ final class GStreamerDecoder: VideoDecoder {
         return current
     }
 
-    /// A playing video whose media time is past the picture shown, with nothing decoded ahead
-    /// and the stream not at its end, is starving; past `stallTimeout` seconds of that with no
-    /// new picture at all it is an error event (the decoder shows no further frames), so a
-    /// client can open the stream again.
-    /// A paused video asks for the time of its picture, and a slow slideshow has its next
-    /// picture decoded ahead: neither starves.
+    /// A playing video whose media time moves past the picture shown, with nothing decoded
+    /// ahead and the stream not at its end, is starving; past `stallTimeout` seconds of that
+    /// with no new picture at all it is an error event (the decoder shows no further frames),
+    /// so a client can open the stream again. A paused video asks for the same time again and
+    /// never starves; a slideshow has its next picture decoded ahead; calls far apart (frames
+    /// not drawn for a while) start the count again. Cameras are exempt: a capture card without
+    /// a signal sends nothing until it has one again.
     private func watchForStall(wanting mediaTime: Double) {
-        let starving = stallTimeout > 0 && announcedReady && !failed && !endOfStream && pending == nil
+        let now = monotonic()
+        let moved = mediaTime > lastWatched.media + 1e-9
+        let gap = now - lastWatched.time
+        lastWatched = (now, mediaTime)
+        let starving = stallTimeout > 0 && !isCamera && announcedReady && !failed && !endOfStream && pending == nil && moved
             && (seekTarget != nil || current.map { mediaTime > $0.time + 1e-3 } ?? true) && gst_app_sink_is_eos(sink) == 0
         guard starving else {
             starvedSince = nil
             return
         }
-        let now = monotonic()
-        guard let since = starvedSince else {
+        guard let since = starvedSince, gap <= min(1, stallTimeout / 2) else {
             starvedSince = now
             return
         }
@@ -615,6 +625,7 @@ final class GStreamerDecoder: VideoDecoder {
             pending = nil
             seekTarget = time
             endOfStream = false
+            starvedSince = nil  // the wait for the seek's first picture starts now
         }
     }
 

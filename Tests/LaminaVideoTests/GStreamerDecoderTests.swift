@@ -199,6 +199,34 @@ extension GStreamerDecoderTests {
         #expect(!all.contains { $0 == .ended })
     }
 
+    /// With a real clock laminad waits for no picture (it shows the newest it has): at a
+    /// loop's wrap the decoder seeks back to 0 and, while that seek is in flight, must not seek
+    /// again at every frame (a flushing seek each frame let no picture through, and the stall
+    /// watch then failed a healthy looping video).
+    @Test("a loop's wrap on a real clock reaches the start's pictures and is no stall")
+    func loopWrapOnARealClock() throws {
+        let dir = try Clips.directory()
+        let video = try GStreamerVideo()
+        video.stallTimeout = 1
+        let d = try video.open(uri: try Clips.webm(in: dir))
+        defer { d.close() }
+        let end = try #require(d.frame(at: 2.95, wait: 5))
+        #expect(end.time > 2.5)
+        // Frames every 16 ms of real time (laminad's pace at 60 Hz; no wait), the media time
+        // starting again from 0, until the start's picture shows or 10 s pass.
+        var t = 0.0, shown = end.time
+        let giveUp = Date().addingTimeInterval(10)
+        var all: [VideoDecoderEvent] = []
+        while shown > 1, Date() < giveUp {
+            usleep(16_000)
+            t += 0.016
+            if let f = d.frame(at: t, wait: 0) { shown = f.time }
+            all += d.takeEvents()
+        }
+        #expect(shown < 1, "the wrap never showed the start (still \(shown) at media time \(t))")
+        #expect(!all.contains { if case .error = $0 { true } else { false } }, "\(all)")
+    }
+
     @Test("a paused video, or one whose stall_timeout is 0, never stalls",
           .enabled(if: MediaSupport.hasElement("souphttpsrc"), "GStreamer has no HTTP source (souphttpsrc, gstreamer1.0-plugins-good)"))
     func pausedOrUnwatchedNeverStalls() throws {
@@ -212,10 +240,13 @@ extension GStreamerDecoderTests {
             let d = try video.open(uri: "http://127.0.0.1:\(server.port)/clip.webm")
             defer { d.close() }
             var all: [VideoDecoderEvent] = []
-            // Paused at 0.2 s (the same time asked again and again) for a second of real time...
-            let pausedUntil = Date().addingTimeInterval(1)
-            while Date() < pausedUntil { _ = d.frame(at: 0.2, wait: 0.1); all += d.takeEvents() }
-            #expect(!all.contains { if case .error = $0 { true } else { false } }, "paused (timeout \(timeout)): \(all)")
+            // Paused at 0.25 s (between two pictures), then inside the gap where no picture
+            // came (the same time asked again and again), a second of real time each...
+            for paused in [0.25, 4.5] {
+                let pausedUntil = Date().addingTimeInterval(1)
+                while Date() < pausedUntil { _ = d.frame(at: paused, wait: 0.1); all += d.takeEvents() }
+                #expect(!all.contains { if case .error = $0 { true } else { false } }, "paused at \(paused) (timeout \(timeout)): \(all)")
+            }
             if timeout == 0 {
                 // ...and with no timeout, playing into the gap for a second errs nothing either.
                 let playingUntil = Date().addingTimeInterval(1)
