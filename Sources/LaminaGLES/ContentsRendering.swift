@@ -55,13 +55,15 @@ final class TextureCache {
     /// its rows bottom row first (a video frame's: draws read it with v flipped).
     @discardableResult
     func bind(_ source: ImageSource, mipmaps: Bool) throws(GLESError) -> Bool {
-        if let e = entries[source.id], e.packedDMABuf != Self.isPackedDMABuf(source) {
+        var existing = entries[source.id]
+        if let e = existing, e.packedDMABuf != Self.isPackedDMABuf(source) {
             // Packed RGB dma-bufs are imported into a top-down texture, every other video frame
             // is converted or copied into a bottom-up one: start again with the new kind.
             release(e)
             entries[source.id] = nil
+            existing = nil
         }
-        if var e = entries[source.id] {
+        if var e = existing {
             glBindTexture(GLenum(GL_TEXTURE_2D), e.texture)
             if let region = source.changedRegion(since: e.generation) {
                 if e.bottomUp {

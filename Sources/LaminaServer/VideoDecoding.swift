@@ -141,37 +141,35 @@ public final class DMABufPicture: @unchecked Sendable {
 
     /// A packed RGB picture: `keeper` holds the decoder's buffer; `copy` maps it and returns
     /// premultiplied RGBA.
-    public init(width: Int, height: Int, fourcc: UInt32, modifier: UInt64?, planes: [Plane], hasAlpha: Bool,
-                keeper: AnyObject, copy: @escaping () -> Bitmap?) {
+    public convenience init(width: Int, height: Int, fourcc: UInt32, modifier: UInt64?, planes: [Plane], hasAlpha: Bool,
+                            keeper: AnyObject, copy: @escaping () -> Bitmap?) {
+        self.init(width: width, height: height, fourcc: fourcc, modifier: modifier, planes: planes, hasAlpha: hasAlpha,
+                  matrix: .bt601, fullRange: false, keeper: keeper, copy: copy, copyPlanar: nil)
+    }
+
+    /// A planar YUV 4:2:0 picture (`DRMFourCC.nv12` or `.yuv420`, one plane entry each):
+    /// `copy` maps the buffer and copies its planes out (`PlanarPicture`), for a renderer that
+    /// cannot import it (it converts them in its shader, or on the CPU).
+    public convenience init(width: Int, height: Int, fourcc: UInt32, modifier: UInt64?, planes: [Plane], matrix: PlanarPicture.Matrix,
+                            fullRange: Bool, keeper: AnyObject, copy: @escaping () -> PlanarPicture?) {
+        self.init(width: width, height: height, fourcc: fourcc, modifier: modifier, planes: planes, hasAlpha: false,
+                  matrix: matrix, fullRange: fullRange, keeper: keeper, copy: { copy()?.rgba() }, copyPlanar: copy)
+    }
+
+    private init(width: Int, height: Int, fourcc: UInt32, modifier: UInt64?, planes: [Plane], hasAlpha: Bool,
+                 matrix: PlanarPicture.Matrix, fullRange: Bool, keeper: AnyObject, copy: @escaping () -> Bitmap?,
+                 copyPlanar: (() -> PlanarPicture?)?) {
         self.width = width
         self.height = height
         self.fourcc = fourcc
         self.modifier = modifier
         self.planes = planes
         self.hasAlpha = hasAlpha
-        matrix = .bt601
-        fullRange = false
-        self.keeper = keeper
-        self.copier = copy
-        planarCopier = nil
-    }
-
-    /// A planar YUV 4:2:0 picture (`DRMFourCC.nv12` or `.yuv420`, one plane entry each):
-    /// `copy` maps the buffer and copies its planes out (`PlanarPicture`), for a renderer that
-    /// cannot import it (it converts them in its shader, or on the CPU).
-    public init(width: Int, height: Int, fourcc: UInt32, modifier: UInt64?, planes: [Plane], matrix: PlanarPicture.Matrix,
-                fullRange: Bool, keeper: AnyObject, copy: @escaping () -> PlanarPicture?) {
-        self.width = width
-        self.height = height
-        self.fourcc = fourcc
-        self.modifier = modifier
-        self.planes = planes
-        hasAlpha = false
         self.matrix = matrix
         self.fullRange = fullRange
         self.keeper = keeper
-        self.copier = { copy()?.rgba() }
-        planarCopier = copy
+        copier = copy
+        planarCopier = copyPlanar
     }
 
     /// Planar YUV (NV12 or YU12) rather than packed RGB.

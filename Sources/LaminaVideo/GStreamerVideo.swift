@@ -675,13 +675,15 @@ final class GStreamerDecoder: VideoDecoder {
         let pts = lamina_gst_buffer_pts(buffer)
         let time: Double = pts == lamina_gst_clock_time_none() ? (pending?.time ?? current?.time ?? 0) : Double(pts) / 1e9
         announceReady(width: width, height: height)
-        let needed = offset + rowBytes * (height - 1) + width * 4
-        if gst_buffer_n_memory(buffer) == 1, let memory = gst_buffer_peek_memory(buffer, 0), gst_is_dmabuf_memory(memory) != 0 {
-            let fd = gst_dmabuf_memory_get_fd(memory)
-            if fd >= 0, memory.pointee.size >= gsize(needed), memory.pointee.offset <= gsize(Int32.max) {
+        // In dma-buf memory when one dma-buf's memory holds the picture, first byte to last (the
+        // same test as a YUV frame's planes).
+        var fd: gint = -1
+        var at: gsize = 0
+        if lamina_gst_dmabuf_at(buffer, gsize(offset), gsize(rowBytes * (height - 1) + width * 4), &fd, &at) != 0 {
+            if at <= gsize(Int32.max) {
                 counts.dmabuf += 1
                 let keeper = SampleKeeper(sample)
-                let plane = DMABufPicture.Plane(fd: fd, offset: Int(memory.pointee.offset) + offset, pitch: rowBytes)
+                let plane = DMABufPicture.Plane(fd: fd, offset: Int(at), pitch: rowBytes)
                 let picture = DMABufPicture(width: width, height: height, fourcc: layout.fourcc, modifier: nil, planes: [plane],
                                             hasAlpha: layout.hasAlpha, keeper: keeper) {
                     Self.copy(gst_sample_get_buffer(keeper.sample), layout: layout, width: width, height: height,

@@ -38,12 +38,30 @@ struct YUVDMABufFrameTests {
         return (memory, fd)
     }
 
-    static func sample(_ buffer: UnsafeMutablePointer<GstBuffer>, offsets: [gsize]) throws -> OpaquePointer {
-        var o = offsets + [0, 0], s: [gint] = [gint(pitch), gint(pitch), 0, 0]
+    /// GStreamer started, and its dma-buf allocator (unref it after).
+    static func allocator() throws -> UnsafeMutablePointer<GstAllocator> {
+        gst_init(nil, nil)
+        return try #require(gst_dmabuf_allocator_new())
+    }
+
+    /// A 6×4 NV12 sample (BT.709) over `memories` in order, its planes at `offsets` of the
+    /// buffer, `pitch` bytes a row; the sample holds the buffer.
+    static func sample(_ memories: [UnsafeMutablePointer<GstMemory>], offsets: [Int]) throws -> OpaquePointer {
+        let buffer = try #require(gst_buffer_new())
+        defer { gst_buffer_unref(buffer) }
+        for m in memories { gst_buffer_append_memory(buffer, m) }
+        var o = offsets.map { gsize($0) } + [0, 0], s: [gint] = [gint(pitch), gint(pitch), 0, 0]
         _ = gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_NV12, guint(width), guint(height), 2, &o, &s)
         let caps = try #require(gst_caps_from_string("video/x-raw,format=NV12,width=6,height=4,colorimetry=bt709"))
         defer { gst_caps_unref(caps) }
         return try #require(gst_sample_new(buffer, caps, nil, nil))
+    }
+
+    /// What the decoder makes of `sample`'s planes at `offsets` with `strides`.
+    static func picture(_ sample: OpaquePointer, offsets: [Int], strides: [Int] = [pitch, pitch],
+                        matrix: PlanarPicture.Matrix = .bt709) -> DMABufPicture? {
+        GStreamerDecoder.dmabuf(sample, gst_sample_get_buffer(sample)!, layout: .nv12, width: width, height: height,
+                                offsets: offsets, strides: strides, matrix: matrix, fullRange: false)
     }
 
     func expectPlanes(_ picture: PlanarPicture?) {
@@ -63,21 +81,15 @@ struct YUVDMABufFrameTests {
     }
 
     @Test func oneDMABufHoldingBothPlanes() throws {
-        gst_init(nil, nil)
-        let allocator = try #require(gst_dmabuf_allocator_new())
+        let allocator = try Self.allocator()
         defer { gst_object_unref(UnsafeMutableRawPointer(allocator)) }
         let chromaAt = 64
         var bytes = Self.lumaRows()
         bytes += [UInt8](repeating: 0, count: chromaAt - bytes.count) + Self.chromaRows()
         let (memory, fd) = try Self.memory(bytes, at: 0, size: 4096, allocator: allocator)
-        let buffer = try #require(gst_buffer_new())
-        gst_buffer_append_memory(buffer, memory)
-        let sample = try Self.sample(buffer, offsets: [0, gsize(chromaAt)])
-        gst_buffer_unref(buffer)
+        let sample = try Self.sample([memory], offsets: [0, chromaAt])
         defer { gst_sample_unref(sample) }
-        let picture = try #require(GStreamerDecoder.dmabuf(sample, gst_sample_get_buffer(sample)!, layout: .nv12, width: Self.width,
-                                                           height: Self.height, offsets: [0, chromaAt], strides: [Self.pitch, Self.pitch],
-                                                           matrix: .bt709, fullRange: false))
+        let picture = try #require(Self.picture(sample, offsets: [0, chromaAt]))
         #expect(picture.isYUV && picture.fourcc == DRMFourCC.nv12 && picture.matrix == .bt709 && !picture.fullRange)
         #expect(picture.planes == [.init(fd: fd, offset: 0, pitch: Self.pitch), .init(fd: fd, offset: chromaAt, pitch: Self.pitch)])
         expectPlanes(picture.copyPlanar())
@@ -85,22 +97,15 @@ struct YUVDMABufFrameTests {
     }
 
     @Test func aDMABufForEachPlane() throws {
-        gst_init(nil, nil)
-        let allocator = try #require(gst_dmabuf_allocator_new())
+        let allocator = try Self.allocator()
         defer { gst_object_unref(UnsafeMutableRawPointer(allocator)) }
         // The chroma plane's memory is a view 128 bytes into its dma-buf.
         let luma = try Self.memory(Self.lumaRows(), at: 0, size: 4096, allocator: allocator)
         let chroma = try Self.memory(Self.chromaRows(), at: 128, size: 4096, allocator: allocator)
         gst_memory_resize(chroma.0, 128, 2048)
-        let buffer = try #require(gst_buffer_new())
-        gst_buffer_append_memory(buffer, luma.0)
-        gst_buffer_append_memory(buffer, chroma.0)
-        let sample = try Self.sample(buffer, offsets: [0, 4096])
-        gst_buffer_unref(buffer)
+        let sample = try Self.sample([luma.0, chroma.0], offsets: [0, 4096])
         defer { gst_sample_unref(sample) }
-        let picture = try #require(GStreamerDecoder.dmabuf(sample, gst_sample_get_buffer(sample)!, layout: .nv12, width: Self.width,
-                                                           height: Self.height, offsets: [0, 4096], strides: [Self.pitch, Self.pitch],
-                                                           matrix: .bt709, fullRange: false))
+        let picture = try #require(Self.picture(sample, offsets: [0, 4096]))
         #expect(picture.planes == [.init(fd: luma.1, offset: 0, pitch: Self.pitch), .init(fd: chroma.1, offset: 128, pitch: Self.pitch)])
         expectPlanes(picture.copyPlanar())
     }
@@ -108,20 +113,14 @@ struct YUVDMABufFrameTests {
     /// A decoder's numbers that do not fit its buffer never reach a driver: a stride shorter
     /// than a row, a plane running past its memory or across two, an offset past the buffer.
     @Test func planesThatDoNotFitTheirMemoryAreNotADMABuf() throws {
-        gst_init(nil, nil)
-        let allocator = try #require(gst_dmabuf_allocator_new())
+        let allocator = try Self.allocator()
         defer { gst_object_unref(UnsafeMutableRawPointer(allocator)) }
         let luma = try Self.memory(Self.lumaRows(), at: 0, size: 64, allocator: allocator)
         let chroma = try Self.memory(Self.chromaRows(), at: 0, size: 64, allocator: allocator)
-        let buffer = try #require(gst_buffer_new())
-        gst_buffer_append_memory(buffer, luma.0)
-        gst_buffer_append_memory(buffer, chroma.0)
-        let sample = try Self.sample(buffer, offsets: [0, 64])
-        gst_buffer_unref(buffer)
+        let sample = try Self.sample([luma.0, chroma.0], offsets: [0, 64])
         defer { gst_sample_unref(sample) }
         func picture(_ offsets: [Int], _ strides: [Int]) -> DMABufPicture? {
-            GStreamerDecoder.dmabuf(sample, gst_sample_get_buffer(sample)!, layout: .nv12, width: Self.width, height: Self.height,
-                                    offsets: offsets, strides: strides, matrix: .bt601, fullRange: false)
+            Self.picture(sample, offsets: offsets, strides: strides, matrix: .bt601)
         }
         #expect(picture([0, 64], [8, 8]) != nil, "each plane in its own 64-byte memory")
         #expect(picture([0, 64], [5, 8]) == nil, "a luma stride shorter than the 6-byte row")
@@ -135,11 +134,9 @@ struct YUVDMABufFrameTests {
 
     @Test func planesInSystemMemoryAreNotADMABuf() throws {
         gst_init(nil, nil)
-        let buffer = try #require(gst_buffer_new_allocate(nil, 4096, nil))
-        let sample = try Self.sample(buffer, offsets: [0, 64])
-        gst_buffer_unref(buffer)
+        let memory = try #require(gst_allocator_alloc(nil, 4096, nil))
+        let sample = try Self.sample([memory], offsets: [0, 64])
         defer { gst_sample_unref(sample) }
-        #expect(GStreamerDecoder.dmabuf(sample, gst_sample_get_buffer(sample)!, layout: .nv12, width: Self.width, height: Self.height,
-                                        offsets: [0, 64], strides: [Self.pitch, Self.pitch], matrix: .bt601, fullRange: false) == nil)
+        #expect(Self.picture(sample, offsets: [0, 64], matrix: .bt601) == nil)
     }
 }
