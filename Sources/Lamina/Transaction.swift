@@ -10,6 +10,11 @@ import LaminaProtocol
 /// settings of the one around it, and its own settings do not leak out. Changes become visible
 /// when the outermost transaction commits.
 ///
+/// Transactions belong to the main actor, as Core Animation's belong to the main thread: an
+/// explicit transaction left open across an `await` also gathers the changes that other
+/// main-actor tasks make while it waits, and their implicit commits wait for it. Commit before
+/// suspending.
+///
 /// ```swift
 /// Transaction.begin()
 /// Transaction.animationDuration = 2
