@@ -307,6 +307,38 @@ int lamina_connection_advance_clock(lamina_connection *conn, double seconds, cha
 /** laminad's tree as JSON (docs/protocol.md, "The tree JSON"); *json is freed with lamina_free. */
 int lamina_connection_tree(lamina_connection *conn, char **json, char **error);
 
+/* MARK: Reconnection */
+
+/**
+ * Connects again to the socket this connection was made on (laminad restarted, crashed or
+ * dropped this client) and replays the model with actions disabled: every layer not destroyed,
+ * with the last value set for each property, its sublayers in order, its actions; the images,
+ * from their memory files as they are now; the animations still on their layers, re-timed so
+ * that on the real clock each carries on where it would have been (on a virtual clock, from
+ * where it was when the connection was lost). The replay goes in commits under laminad's
+ * limits, and the call returns once laminad has applied them. A connection still open is
+ * closed first. The socket changes: take lamina_connection_get_fd() again.
+ * After it, dispatch reports LAMINA_EVENT_RECONNECTED; animations removed before the loss
+ * whose stop never came stop (finished 0), and transactions committed before it complete.
+ * Pending changes, and those of a transaction still open, go with the replay.
+ * LAMINA_OK; LAMINA_ERROR_CLOSED when laminad cannot be reached (try again later);
+ * LAMINA_ERROR_SERVER when laminad refused the replayed model (a value it refuses, as a
+ * refused commit would have been); LAMINA_ERROR_STATE for a connection made from a descriptor
+ * or a call from a callback. *error says why. Not to be called from a callback.
+ */
+int lamina_connection_reconnect(lamina_connection *conn, char **error);
+
+/**
+ * Automatic reconnection: a call that finds laminad gone (commit, sync, the requests, dispatch,
+ * flush) reconnects as lamina_connection_reconnect() does, up to `attempts` tries within that
+ * call, waiting `initial_delay_ms` before the first and doubling the wait up to `max_delay_ms`;
+ * the call then carries on (a request is asked again; a commit's changes were in the replay).
+ * While laminad is away, changes are recorded in the model and go with the replay. Blocks for
+ * the waits: a poll loop should keep the attempts and delays small. 0 attempts (the default)
+ * turns it off. LAMINA_ERROR_STATE for a connection made from a descriptor.
+ */
+int lamina_connection_set_reconnect(lamina_connection *conn, int attempts, int initial_delay_ms, int max_delay_ms);
+
 /* MARK: Poll-loop integration */
 
 /** The socket to watch: POLLIN means call lamina_connection_dispatch(); POLLOUT (while flush says more remain) means call flush. -1 once closed. */
@@ -331,6 +363,7 @@ typedef enum lamina_event_type {
     LAMINA_EVENT_INPUT = 4,
     LAMINA_EVENT_CLOCK = 5,
     LAMINA_EVENT_WATCH = 6,
+    LAMINA_EVENT_RECONNECTED = 7, /**< connected again and the model replayed (lamina_connection_reconnect, or automatically) */
 } lamina_event_type;
 
 /** An event; valid during the callback only. */
@@ -352,6 +385,7 @@ typedef struct lamina_event {
     double delta_x, delta_y;
     uint32_t keysym;
     const char *key_name;
+    int attempts;              /**< reconnected: the tries it took */
 } lamina_event;
 
 typedef void (*lamina_event_callback)(const lamina_event *event, void *user);

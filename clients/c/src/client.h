@@ -4,15 +4,32 @@
 
 #include "internal.h"
 
+/* The last operation recorded for one of a layer's properties or actions (its bytes as sent). */
+typedef struct lm_entry {
+    uint32_t key; /* a property's number, or LM_ACTION_KEY | dictionary for an action */
+    char *name;   /* an action's key */
+    lm_buf op;
+} lm_entry;
+#define LM_ACTION_KEY 0x10000u
+#define LM_NO_PARENT UINT32_MAX
+
+/* A layer, and its model: what a reconnection replays (model.c). */
 struct lamina_layer {
     lamina_connection *conn;
     uint32_t number;
+    uint8_t kind;
+    uint32_t parent; /* LM_NO_PARENT when it has no superlayer */
+    uint32_t *children;
+    size_t child_count, child_capacity;
+    lm_entry *entries;
+    size_t entry_count, entry_capacity;
 };
 
 struct lamina_image {
     lamina_connection *conn;
     uint32_t number, width, height;
-    int fd; /* the memory file, kept for updates */
+    uint8_t format, alpha;
+    int fd; /* the memory file, kept for updates (and for a reconnection) */
 };
 
 struct lamina_path {
@@ -65,11 +82,15 @@ typedef struct lm_frame {
     uint32_t group;    /* 0: no completion */
 } lm_frame;
 
+/* An animation added with a tag, until laminad reports it stopped. */
 typedef struct lm_tag {
     uint32_t tag, layer;
     char *key;
     lamina_event_callback callback;
     void *user;
+    lamina_animation *animation; /* a copy, for a reconnection's replay */
+    double begin;                /* its beginTime resolved in the layer's time when it was added */
+    int gone;                    /* removed or replaced since (its stop event may still come) */
 } lm_tag;
 
 typedef struct lm_completion {
@@ -140,6 +161,12 @@ struct lamina_connection {
     lamina_image **images;
     size_t image_capacity;
     uint32_t next_image;
+
+    /* reconnection */
+    char *path, *client_name;   /* where and as whom it connected (NULL path: from a descriptor) */
+    int reconnect_attempts;     /* automatic reconnection's tries per call; 0 off */
+    int reconnect_initial_ms, reconnect_max_ms;
+    int reconnecting;
 };
 
 /* Grows an array of `size`-byte items so that `count + 1` fit. 0 or -1. */
@@ -156,5 +183,33 @@ int lm_send_pending(lamina_connection *conn);
 void lm_free_settings(lm_settings *s);
 int lm_timing_named(const char *name, double out[4]);
 void lm_encode_animation(lm_buf *b, const lamina_animation *a);
+/* Whether changes may be recorded now: the connection is open, or it may come back (automatic
+ * reconnection), in which case the model keeps them for the replay. */
+int lm_check_recordable(const lamina_connection *conn);
+
+/* model.c: the client-side model a reconnection replays. */
+/* Notes a recorded operation (its bytes in the pending main list) in the model. 0, or -1 when
+ * out of memory (the model is unchanged). */
+int lm_model_note(lamina_connection *conn, const uint8_t *op, size_t length);
+/* A layer is going: out of its superlayer, its sublayers without one, its animations gone. */
+void lm_model_destroyed(lamina_connection *conn, lamina_layer *layer);
+/* Frees a layer's model (not the layer). */
+void lm_model_free(lamina_layer *layer);
+/* Marks the tagged animations of `layer` under `key` (NULL: all) as gone. */
+void lm_model_animations_gone(lamina_connection *conn, uint32_t layer, const char *key);
+/* The clock's time now: the virtual clock's last reported time, or CLOCK_MONOTONIC seconds. */
+double lm_now(const lamina_connection *conn);
+/* `t` (the display's media time) in the time of `layer` (CA's convertTime:fromLayer:nil). */
+double lm_layer_time(lamina_connection *conn, const lamina_layer *layer, double t);
+lamina_animation *lm_animation_copy(const lamina_animation *a);
+/* One replay commit at a time: fills `ops` (with a settings operation first) and `fds` from
+ * position *cursor on, within the replay's limits; returns the operation count (0 when done). */
+typedef struct lm_replay {
+    int stage;      /* 0 images, 1 creates, 2 values, 3 sublayers, 4 actions, 5 animations, 6 done */
+    size_t index, sub;
+    double shift;   /* how far the clock jumped (0 on the real clock, which kept running) */
+    double last;    /* the clock's time before the loss */
+} lm_replay;
+uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int *fds, size_t *fd_count);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "client.h"
@@ -102,6 +103,12 @@ int lm_check_open(const lamina_connection *conn) {
     return conn->fd < 0 ? LAMINA_ERROR_CLOSED : LAMINA_OK;
 }
 
+int lm_check_recordable(const lamina_connection *conn) {
+    if (!conn)
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    return conn->fd >= 0 || (conn->reconnect_attempts > 0 && conn->path) ? LAMINA_OK : LAMINA_ERROR_CLOSED;
+}
+
 const char *lamina_connection_error(const lamina_connection *conn) {
     if (!conn)
         return "no connection";
@@ -117,6 +124,9 @@ static void status_error(lamina_connection *conn, int status, char **error) {
     else
         lm_set_error(error, "%s", lamina_status_string(status));
 }
+
+/* With automatic reconnection: connects again after a loss (`status`); see reconnect.c's part below. */
+static int recover(lamina_connection *conn, int status);
 
 /* MARK: Writing */
 
@@ -141,6 +151,8 @@ static int wait_for(lamina_connection *conn, short events, short *revents) {
 
 int lamina_connection_flush(lamina_connection *conn) {
     int s = lm_check_open(conn);
+    if (s && (s = recover(conn, s)) == LAMINA_OK)
+        return conn->out.length > 0;
     if (s)
         return s;
     while (conn->out.length > 0) {
@@ -555,8 +567,10 @@ static int dispatch_events(lamina_connection *conn) {
                 entry.callback(&e, entry.user);
             if (conn->on_event)
                 conn->on_event(&e, conn->on_event_user);
-            if (t && e.type == LAMINA_EVENT_ANIMATION_STOPPED)
+            if (t && e.type == LAMINA_EVENT_ANIMATION_STOPPED) {
                 free(entry.key);
+                lamina_animation_free(entry.animation);
+            }
         } else if (e.type == LAMINA_EVENT_TRANSACTION_COMPLETED) {
             lm_completion c = {0};
             for (size_t i = 0; i < conn->completion_count; i++)
@@ -587,6 +601,7 @@ int lamina_connection_dispatch(lamina_connection *conn) {
     int s = handle_input(conn, NULL);
     if (s == LAMINA_OK)
         s = read_available(conn);
+    s = recover(conn, s);
     int count = dispatch_events(conn);
     return s ? s : count;
 }
@@ -616,26 +631,12 @@ static lamina_connection *connection_new(int fd) {
     conn->current.duration = DEFAULT_DURATION;
     conn->root.conn = conn;
     conn->root.number = 0;
+    conn->root.parent = LM_NO_PARENT;
     return conn;
 }
 
-lamina_connection *lamina_connection_from_fd(int fd, const char *client_name, char **error) {
-    if (fd < 0) {
-        lm_set_error(error, "lamina_connection_from_fd: no socket");
-        return NULL;
-    }
-    int flags = fcntl(fd, F_GETFL);
-    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-        lm_set_error(error, "cannot make the socket non-blocking: %s", strerror(errno));
-        close(fd);
-        return NULL;
-    }
-    lamina_connection *conn = connection_new(fd);
-    if (!conn) {
-        lm_set_error(error, "out of memory");
-        close(fd);
-        return NULL;
-    }
+/* Says hello on conn->fd and waits for the welcome (or the refusal). */
+static int say_hello(lamina_connection *conn, const char *client_name, char **error) {
     lm_buf hello = {0};
     lm_encode_hello(&hello, client_name ? client_name : "lamina-c", "", 0, LAMINA_PROTOCOL_VERSION_MAJOR,
                     LAMINA_PROTOCOL_VERSION_MINOR);
@@ -661,6 +662,28 @@ lamina_connection *lamina_connection_from_fd(int fd, const char *client_name, ch
             lm_set_error(error, "no welcome from laminad within 30 s");
         else
             status_error(conn, s, error);
+    }
+    return s;
+}
+
+lamina_connection *lamina_connection_from_fd(int fd, const char *client_name, char **error) {
+    if (fd < 0) {
+        lm_set_error(error, "lamina_connection_from_fd: no socket");
+        return NULL;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+        lm_set_error(error, "cannot make the socket non-blocking: %s", strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    lamina_connection *conn = connection_new(fd);
+    if (!conn) {
+        lm_set_error(error, "out of memory");
+        close(fd);
+        return NULL;
+    }
+    if (say_hello(conn, client_name, error) != LAMINA_OK) {
         conn->on_event = NULL;
         lamina_connection_close(conn);
         return NULL;
@@ -714,6 +737,16 @@ lamina_connection *lamina_connect_named(const char *path, const char *client_nam
         if (fd >= 0) {
             char *hello_error = NULL;
             conn = lamina_connection_from_fd(fd, client_name, &hello_error);
+            if (conn) {
+                /* Kept for lamina_connection_reconnect(). */
+                conn->path = strdup(candidate);
+                conn->client_name = strdup(client_name ? client_name : "lamina-c");
+                if (!conn->path || !conn->client_name) {
+                    lamina_connection_close(conn);
+                    conn = NULL;
+                    hello_error = lm_strdup_printf("out of memory");
+                }
+            }
             if (!conn) {
                 if (failures.length)
                     lm_buf_bytes(&failures, "; ", 2);
@@ -782,11 +815,17 @@ void lamina_connection_close(lamina_connection *conn) {
         free(conn->events[i].key_name);
     }
     free(conn->events);
-    for (size_t i = 0; i < conn->tag_count; i++)
+    for (size_t i = 0; i < conn->tag_count; i++) {
         free(conn->tags[i].key);
+        lamina_animation_free(conn->tags[i].animation);
+    }
     free(conn->tags);
+    lm_model_free(&conn->root);
     for (size_t i = 0; i < conn->layer_capacity; i++)
-        free(conn->layers[i]);
+        if (conn->layers[i]) {
+            lm_model_free(conn->layers[i]);
+            free(conn->layers[i]);
+        }
     free(conn->layers);
     for (size_t i = 0; i < conn->image_capacity; i++)
         if (conn->images[i]) {
@@ -809,6 +848,8 @@ void lamina_connection_close(lamina_connection *conn) {
     free(conn->unreported);
     free(conn->fatal);
     free(conn->closed_reason);
+    free(conn->path);
+    free(conn->client_name);
     free(conn);
 }
 
@@ -878,17 +919,20 @@ int lm_send_pending(lamina_connection *conn) {
 }
 
 int lamina_connection_commit(lamina_connection *conn) {
-    int s = lm_check_open(conn);
+    int s = lm_check_recordable(conn);
     if (s)
         return s;
     if (conn->frame_count)
         return LAMINA_ERROR_STATE;
-    s = lm_send_pending(conn);
+    /* After a loss the replay carries what is pending. */
+    s = recover(conn, lm_check_open(conn));
+    if (s == LAMINA_OK)
+        s = recover(conn, lm_send_pending(conn));
     return s < 0 ? s : LAMINA_OK;
 }
 
 int lamina_connection_sync(lamina_connection *conn, char **error) {
-    int s = lm_check_open(conn);
+    int s = conn ? recover(conn, lm_check_open(conn)) : LAMINA_ERROR_INVALID_ARGUMENT;
     if (s) {
         if (conn)
             status_error(conn, s, error);
@@ -897,9 +941,9 @@ int lamina_connection_sync(lamina_connection *conn, char **error) {
         return s;
     }
     if (!conn->frame_count)
-        s = lm_send_pending(conn);
+        s = recover(conn, lm_send_pending(conn));
     while (s == LAMINA_OK && (int32_t)(conn->serial - conn->answered) > 0)
-        s = pump(conn);
+        s = recover(conn, pump(conn)); /* a replay is waited for before it returns */
     dispatch_events(conn);
     if (conn->unreported) {
         if (error)
@@ -918,8 +962,34 @@ int lamina_connection_sync(lamina_connection *conn, char **error) {
 
 /* Sends a request (committing first, outside a transaction) and waits for its answer: the reply's
  * body is then in conn->reply. `arguments` may be NULL. */
+static int request_once(lamina_connection *conn, uint32_t kind, const lm_buf *arguments, uint32_t reply_kind,
+                        char **error);
+
 static int request(lamina_connection *conn, uint32_t kind, const lm_buf *arguments, uint32_t reply_kind,
                    char **error) {
+    if (conn && conn->fd < 0 && recover(conn, LAMINA_ERROR_CLOSED) != LAMINA_OK) {
+        status_error(conn, LAMINA_ERROR_CLOSED, error);
+        return LAMINA_ERROR_CLOSED;
+    }
+    char *first = NULL;
+    int s = request_once(conn, kind, arguments, reply_kind, &first);
+    /* laminad went away before answering: once connected again (and replayed), ask again. */
+    if ((s == LAMINA_ERROR_CLOSED || s == LAMINA_ERROR_IO) && recover(conn, s) == LAMINA_OK) {
+        free(first);
+        first = NULL;
+        s = request_once(conn, kind, arguments, reply_kind, &first);
+    }
+    if (first) {
+        if (error)
+            *error = first;
+        else
+            free(first);
+    }
+    return s;
+}
+
+static int request_once(lamina_connection *conn, uint32_t kind, const lm_buf *arguments, uint32_t reply_kind,
+                        char **error) {
     int s = lm_check_open(conn);
     if (s) {
         if (conn)
@@ -1164,4 +1234,197 @@ int lamina_layer_presentation(lamina_layer *layer, lamina_property property, dou
         return LAMINA_ERROR_PROTOCOL;
     }
     return LAMINA_OK;
+}
+
+/* MARK: Reconnection */
+
+int lamina_connection_set_reconnect(lamina_connection *conn, int attempts, int initial_delay_ms, int max_delay_ms) {
+    if (!conn || attempts < 0 || initial_delay_ms < 0 || max_delay_ms < initial_delay_ms)
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    if (attempts > 0 && !conn->path)
+        return LAMINA_ERROR_STATE; /* made from a descriptor: nowhere to connect again */
+    conn->reconnect_attempts = attempts;
+    conn->reconnect_initial_ms = initial_delay_ms;
+    conn->reconnect_max_ms = max_delay_ms;
+    return LAMINA_OK;
+}
+
+/* Forgets the old socket's traffic: what was pending is in the model, answers will not come. */
+static void reset_stream(lamina_connection *conn) {
+    if (conn->fd >= 0)
+        close(conn->fd);
+    conn->fd = -1;
+    conn->in.length = conn->out.length = 0;
+    conn->in.failed = conn->out.failed = 0;
+    conn->welcomed = 0;
+    free(conn->fatal);
+    conn->fatal = NULL;
+    free(conn->closed_reason);
+    conn->closed_reason = NULL;
+    conn->awaiting = 0;
+    conn->reply_state = 0;
+    conn->reply.length = 0;
+    free(conn->reply_error);
+    conn->reply_error = NULL;
+    conn->serial = conn->answered = 0;
+    discard_pending(conn);
+}
+
+/* The replay: the model in commits under laminad's limits, then a wait for their answers. */
+static int replay(lamina_connection *conn, double last, int was_virtual, char **error) {
+    lm_replay r = {.last = last, .shift = was_virtual || conn->virtual_clock ? conn->time - last : 0};
+    lm_buf ops = {0};
+    int *fds = malloc(200 * sizeof *fds);
+    size_t fd_count = 0;
+    int s = fds ? LAMINA_OK : LAMINA_ERROR_NO_MEMORY;
+    while (s == LAMINA_OK) {
+        uint32_t count = lm_replay_next(conn, &r, &ops, fds, &fd_count);
+        if (ops.failed) {
+            s = LAMINA_ERROR_NO_MEMORY;
+        } else if (count > 0) {
+            uint32_t serial = conn->serial + 1;
+            lm_buf frame = {0};
+            size_t start = lm_frame_begin(&frame, LM_MSG_COMMIT);
+            lm_buf_u32(&frame, serial);
+            lm_buf_u32(&frame, count);
+            lm_buf_bytes(&frame, ops.data, ops.length);
+            lm_frame_end(&frame, start);
+            s = frame.failed ? LAMINA_ERROR_NO_MEMORY : send_frame(conn, &frame, fds, fd_count);
+            lm_buf_free(&frame);
+            if (s == LAMINA_OK)
+                conn->serial = serial;
+        }
+        for (size_t i = 0; i < fd_count; i++)
+            close(fds[i]);
+        fd_count = 0;
+        if (count == 0)
+            break;
+    }
+    free(fds);
+    lm_buf_free(&ops);
+    while (s == LAMINA_OK && (int32_t)(conn->serial - conn->answered) > 0)
+        s = pump(conn);
+    if (s == LAMINA_OK && conn->unreported) {
+        lm_set_error(error, "laminad refused the replayed model: %s", conn->unreported);
+        free(conn->unreported);
+        conn->unreported = NULL;
+        return close_with(conn, LAMINA_ERROR_SERVER, "laminad refused the replayed model");
+    }
+    if (s)
+        status_error(conn, s, error);
+    return s;
+}
+
+/* One attempt: a new socket, the hello, the replay; then the events the loss owes. */
+static int reconnect_once(lamina_connection *conn, int attempts, char **error) {
+    double last = lm_now(conn);
+    int was_virtual = conn->virtual_clock;
+    reset_stream(conn);
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    if (strlen(conn->path) >= sizeof address.sun_path) {
+        lm_set_error(error, "%s: the path is too long for a Unix socket", conn->path);
+        return close_with(conn, LAMINA_ERROR_CLOSED, "cannot connect again: the path is too long for a Unix socket");
+    }
+    memcpy(address.sun_path, conn->path, strlen(conn->path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&address, sizeof address) != 0 ||
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        lm_set_error(error, "cannot connect again to %s: %s", conn->path, strerror(e));
+        char *reason = lm_strdup_printf("cannot connect again to %s: %s", conn->path, strerror(e));
+        close_with(conn, LAMINA_ERROR_CLOSED, reason ? reason : "cannot connect again");
+        free(reason);
+        return LAMINA_ERROR_CLOSED;
+    }
+    conn->fd = fd;
+    /* Kept aside: a refusal of the replay is the replay's; the old ones are still the next sync's. */
+    char *unreported = conn->unreported;
+    conn->unreported = NULL;
+    int s = say_hello(conn, conn->client_name, error);
+    if (s == LAMINA_OK)
+        s = replay(conn, last, was_virtual, error);
+    else
+        close_with(conn, s, "laminad refused the hello");
+    if (conn->unreported) { /* a refusal that came with the replay's failure */
+        free(conn->unreported);
+        conn->unreported = NULL;
+    }
+    conn->unreported = unreported;
+    if (s)
+        return s;
+    /* Animations removed before the loss whose stop laminad never reported: stopped now. */
+    for (size_t i = 0; i < conn->tag_count; i++) {
+        if (!conn->tags[i].gone)
+            continue;
+        lm_queued_event *q = push_event(conn, LAMINA_EVENT_ANIMATION_STOPPED);
+        if (!q)
+            break;
+        q->tag = conn->tags[i].tag;
+        q->event.layer_number = conn->tags[i].layer;
+    }
+    /* Transactions committed before the loss: their animations went with the old laminad (those
+     * still running came back in the replay, in no transaction), so they are complete. */
+    for (size_t i = 0; i < conn->completion_count; i++) {
+        int open = 0;
+        for (size_t j = 0; j < conn->frame_count && !open; j++)
+            open = conn->frames[j].group == conn->completions[i].group;
+        if (open)
+            continue;
+        lm_queued_event *q = push_event(conn, LAMINA_EVENT_TRANSACTION_COMPLETED);
+        if (!q)
+            break;
+        q->event.group = conn->completions[i].group;
+    }
+    lm_queued_event *q = push_event(conn, LAMINA_EVENT_RECONNECTED);
+    if (q)
+        q->event.attempts = attempts;
+    return LAMINA_OK;
+}
+
+int lamina_connection_reconnect(lamina_connection *conn, char **error) {
+    if (!conn) {
+        lm_set_error(error, "no connection");
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    }
+    if (!conn->path) {
+        lm_set_error(error, "the connection was made from a descriptor: there is nowhere to connect again");
+        return LAMINA_ERROR_STATE;
+    }
+    if (conn->reconnecting || conn->dispatching) {
+        lm_set_error(error, "lamina_connection_reconnect cannot be called from a callback");
+        return LAMINA_ERROR_STATE;
+    }
+    conn->reconnecting = 1;
+    int s = reconnect_once(conn, 1, error);
+    conn->reconnecting = 0;
+    return s;
+}
+
+static int recover(lamina_connection *conn, int status) {
+    if ((status != LAMINA_ERROR_CLOSED && status != LAMINA_ERROR_IO) || conn->fd >= 0 ||
+        conn->reconnect_attempts <= 0 || !conn->path || conn->reconnecting || conn->dispatching)
+        return status;
+    conn->reconnecting = 1;
+    int delay = conn->reconnect_initial_ms, s = status;
+    char *why = NULL;
+    for (int attempt = 1; attempt <= conn->reconnect_attempts; attempt++) {
+        nanosleep(&(struct timespec){delay / 1000, (long)(delay % 1000) * 1000000L}, NULL);
+        free(why);
+        why = NULL;
+        s = reconnect_once(conn, attempt, &why);
+        if (s == LAMINA_OK || s == LAMINA_ERROR_SERVER || s == LAMINA_ERROR_NO_MEMORY)
+            break; /* connected, or laminad refused the model: another try would not change it */
+        delay = delay > conn->reconnect_max_ms / 2 ? conn->reconnect_max_ms : delay * 2;
+    }
+    conn->reconnecting = 0;
+    if (s != LAMINA_OK) {
+        free(conn->closed_reason);
+        conn->closed_reason = lm_strdup_printf("laminad went away and %d tries to connect again failed (the last: %s)",
+                                               conn->reconnect_attempts, why ? why : "?");
+        s = LAMINA_ERROR_CLOSED;
+    }
+    free(why);
+    return s;
 }

@@ -156,7 +156,7 @@ static int settings_now(const lamina_connection *conn, lm_settings *s) {
 }
 
 size_t lm_op_begin(lamina_connection *conn) {
-    if (lm_check_open(conn))
+    if (lm_check_recordable(conn))
         return (size_t)-1;
     lm_settings now;
     if (settings_now(conn, &now))
@@ -197,8 +197,7 @@ size_t lm_op_begin(lamina_connection *conn) {
 }
 
 int lm_op_end(lamina_connection *conn, lm_buf *list, uint32_t *count, size_t mark) {
-    (void)conn;
-    if (list->failed) {
+    if (list->failed || (list == &conn->ops && lm_model_note(conn, list->data + mark, list->length - mark))) {
         list->failed = 0;
         list->length = mark;
         return LAMINA_ERROR_NO_MEMORY;
@@ -210,14 +209,14 @@ int lm_op_end(lamina_connection *conn, lm_buf *list, uint32_t *count, size_t mar
 #define OP_BEGIN(conn)                                                                                             \
     size_t mark_ = lm_op_begin(conn);                                                                              \
     if (mark_ == (size_t)-1)                                                                                       \
-        return lm_check_open(conn) ? lm_check_open(conn) : LAMINA_ERROR_NO_MEMORY;                                 \
+        return lm_check_recordable(conn) ? lm_check_recordable(conn) : LAMINA_ERROR_NO_MEMORY;                     \
     lm_buf *b = &(conn)->ops
 #define OP_END(conn) lm_op_end(conn, &(conn)->ops, &(conn)->op_count, mark_)
 
 /* MARK: Layers */
 
 static lamina_layer *layer_create(lamina_connection *conn, int kind) {
-    if (lm_check_open(conn) || kind < 0 || kind > LAMINA_LAYER_KIND_TRANSFORM || conn->next_layer == UINT32_MAX)
+    if (lm_check_recordable(conn) || kind < 0 || kind > LAMINA_LAYER_KIND_TRANSFORM || conn->next_layer == UINT32_MAX)
         return NULL;
     uint32_t number = conn->next_layer;
     if (number >= conn->layer_capacity) {
@@ -231,11 +230,13 @@ static lamina_layer *layer_create(lamina_connection *conn, int kind) {
         conn->layers = layers;
         conn->layer_capacity = capacity;
     }
-    lamina_layer *layer = malloc(sizeof *layer);
+    lamina_layer *layer = calloc(1, sizeof *layer);
     if (!layer)
         return NULL;
     layer->conn = conn;
     layer->number = number;
+    layer->kind = (uint8_t)kind;
+    layer->parent = LM_NO_PARENT;
     size_t mark_ = lm_op_begin(conn);
     if (mark_ == (size_t)-1) {
         free(layer);
@@ -271,7 +272,7 @@ int lamina_layer_destroy(lamina_layer *layer) {
         return LAMINA_ERROR_INVALID_ARGUMENT;
     lamina_connection *conn = layer->conn;
     int s = LAMINA_OK;
-    if (conn->fd >= 0) {
+    if (lm_check_recordable(conn) == LAMINA_OK) {
         OP_BEGIN(conn);
         lm_buf_u8(b, LM_OP_DESTROY);
         lm_buf_u32(b, layer->number);
@@ -279,6 +280,7 @@ int lamina_layer_destroy(lamina_layer *layer) {
         if (s)
             return s;
     }
+    lm_model_destroyed(conn, layer);
     conn->layers[layer->number] = NULL;
     free(layer);
     return s;
@@ -503,7 +505,7 @@ int lamina_path_close(lamina_path *path) { return path_element(path, 4, NULL, 0)
 /* MARK: Transactions */
 
 int lamina_transaction_begin(lamina_connection *conn) {
-    int s = lm_check_open(conn);
+    int s = lm_check_recordable(conn);
     if (s)
         return s;
     if (lm_grow((void **)&conn->frames, &conn->frame_capacity, conn->frame_count, sizeof *conn->frames))
@@ -842,14 +844,20 @@ int lamina_layer_add_animation(lamina_layer *layer, const lamina_animation *anim
     if (!layer || !animation || (key && strlen(key) > LM_KEY_LIMIT))
         return LAMINA_ERROR_INVALID_ARGUMENT;
     lamina_connection *conn = layer->conn;
-    int s = lm_check_open(conn);
+    int s = lm_check_recordable(conn);
     if (s)
         return s;
     if (lm_grow((void **)&conn->tags, &conn->tag_capacity, conn->tag_count, sizeof *conn->tags))
         return LAMINA_ERROR_NO_MEMORY;
     char *key_copy = strdup(key ? key : "");
-    if (!key_copy)
+    lamina_animation *copy = lm_animation_copy(animation);
+    if (!key_copy || !copy) {
+        free(key_copy);
+        lamina_animation_free(copy);
         return LAMINA_ERROR_NO_MEMORY;
+    }
+    /* Where it begins in the layer's time, for a replay after a reconnection. */
+    double begin = animation->begin_time != 0 ? animation->begin_time : lm_layer_time(conn, layer, lm_now(conn));
     uint32_t tag = conn->next_tag;
     OP_BEGIN(conn);
     lm_buf_u8(b, LM_OP_ADD_ANIMATION);
@@ -857,13 +865,18 @@ int lamina_layer_add_animation(lamina_layer *layer, const lamina_animation *anim
     lm_buf_string(b, key_copy);
     lm_buf_u32(b, tag);
     lm_encode_animation(b, animation);
+    /* A duration of 0 takes the transaction's (laminad's rule): the replay runs under another. */
+    if (copy->duration == 0)
+        copy->duration = conn->current.duration;
     s = OP_END(conn);
     if (s) {
         free(key_copy);
+        lamina_animation_free(copy);
         return s;
     }
     conn->next_tag = tag == UINT32_MAX ? 1 : tag + 1;
-    conn->tags[conn->tag_count++] = (lm_tag){tag, layer->number, key_copy, animation->callback, animation->user};
+    conn->tags[conn->tag_count++] =
+        (lm_tag){tag, layer->number, key_copy, animation->callback, animation->user, copy, begin, 0};
     return LAMINA_OK;
 }
 
@@ -909,7 +922,7 @@ static int write_rows(int fd, uint32_t image_width, uint32_t x, uint32_t y, uint
 
 lamina_image *lamina_image_new(lamina_connection *conn, uint32_t width, uint32_t height, const void *pixels,
                                size_t stride, lamina_pixel_format format, lamina_alpha_mode alpha, char **error) {
-    if (lm_check_open(conn)) {
+    if (lm_check_recordable(conn)) {
         lm_set_error(error, "%s", conn ? lamina_connection_error(conn) : "no connection");
         return NULL;
     }
@@ -990,6 +1003,8 @@ lamina_image *lamina_image_new(lamina_connection *conn, uint32_t width, uint32_t
     image->width = width;
     image->height = height;
     image->fd = fd;
+    image->format = (uint8_t)format;
+    image->alpha = (uint8_t)alpha;
     conn->images[number] = image;
     conn->next_image++;
     return image;
@@ -1003,7 +1018,7 @@ int lamina_image_update(lamina_image *image, uint32_t x, uint32_t y, uint32_t wi
         width > image->width - x || height > image->height - y || (stride && stride < (size_t)width * 4))
         return LAMINA_ERROR_INVALID_ARGUMENT;
     lamina_connection *conn = image->conn;
-    int s = lm_check_open(conn);
+    int s = lm_check_recordable(conn);
     if (s)
         return s;
     if (write_rows(image->fd, image->width, x, y, width, height, pixels, stride ? stride : (size_t)width * 4))
@@ -1023,7 +1038,7 @@ int lamina_image_destroy(lamina_image *image) {
     if (!image)
         return LAMINA_ERROR_INVALID_ARGUMENT;
     lamina_connection *conn = image->conn;
-    if (conn->fd >= 0) {
+    if (lm_check_recordable(conn) == LAMINA_OK) {
         size_t mark = conn->tail_ops.length;
         lm_buf_u8(&conn->tail_ops, LM_OP_DESTROY_IMAGE);
         lm_buf_u32(&conn->tail_ops, image->number);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1036,6 +1037,258 @@ static void poll_loop(lamina_connection *conn) {
     printf("daemon: a %d-round non-blocking write of a 3 MB commit\n", rounds);
 }
 
+/* Kills laminad (SIGKILL: no goodbye) and starts another on the same socket. */
+static int daemon_restart(daemon_t *d, const char *laminad) {
+    if (d->pid > 0) {
+        kill(d->pid, SIGKILL);
+        int status;
+        waitpid(d->pid, &status, 0);
+        d->pid = 0;
+    }
+    unlink(d->socket); /* left behind by the kill; its return is what the start waits for */
+    char directory[256];
+    snprintf(directory, sizeof directory, "%s", d->directory);
+    daemon_t fresh;
+    memset(&fresh, 0, sizeof fresh);
+    memcpy(fresh.directory, directory, sizeof fresh.directory);
+    memcpy(fresh.socket, d->socket, sizeof fresh.socket);
+    memcpy(fresh.log, d->log, sizeof fresh.log);
+    fresh.pid = fork();
+    if (fresh.pid < 0)
+        return -1;
+    if (fresh.pid == 0) {
+        int fd = open(fresh.log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execl(laminad, laminad, "--backend", "headless", "--size", "320x240", "--clock", "virtual", "--socket",
+              fresh.socket, "--log-level", "debug", (char *)NULL);
+        _exit(127);
+    }
+    *d = fresh;
+    for (int i = 0; i < 1500; i++) {
+        if (access(d->socket, F_OK) == 0)
+            return 0;
+        nanosleep(&(struct timespec){0, 20000000}, NULL);
+    }
+    fprintf(stderr, "the restarted laminad did not listen on %s\n", d->socket);
+    return -1;
+}
+
+typedef struct reconnect_log {
+    int reconnected, attempts, stopped;
+} reconnect_log;
+
+static void on_reconnect_event(const lamina_event *e, void *user) {
+    reconnect_log *log = user;
+    if (e->type == LAMINA_EVENT_RECONNECTED) {
+        log->reconnected++;
+        log->attempts = e->attempts;
+    } else if (e->type == LAMINA_EVENT_ANIMATION_STOPPED) {
+        log->stopped++;
+    }
+}
+
+static lamina_layer *panel(lamina_connection *conn, lamina_layer *parent, double x, double y, double w, double h,
+                           double r, double g, double b) {
+    lamina_layer *l = lamina_layer_new(conn);
+    lamina_layer_set_bounds(l, 0, 0, w, h);
+    lamina_layer_set_position(l, x + w / 2, y + h / 2);
+    lamina_layer_set_background_color(l, r, g, b, 1);
+    if (parent)
+        lamina_layer_add_sublayer(parent, l);
+    return l;
+}
+
+/* The scene the reconnection tests expect, in pixels (see reconnection()). */
+static void check_scene(lamina_connection *conn, const char *when, rgba panel_b, double g_opacity) {
+    uint32_t w, h;
+    uint8_t *p = NULL;
+    char *error = NULL;
+    int s = lamina_connection_screenshot_pixels(conn, &w, &h, &p, &error);
+    CHECK(s == 0, "%s: screenshot: %s", when, error ? error : "?");
+    free(error);
+    if (s)
+        return;
+    const rgba root = {0, 0, 64, 255}, red = {255, 0, 0, 255}, yellow = {255, 255, 0, 255}, white = {255, 255, 255, 255};
+    int grey = (int)lround(255 * g_opacity + 64 * 0); /* white at g_opacity over the root's blue */
+    const rgba g = {grey, grey, (int)lround(255 * g_opacity + 64 * (1 - g_opacity)), 255};
+    struct {
+        const char *what;
+        uint32_t x, y;
+        rgba colour;
+        int tolerance;
+    } expected[] = {
+        {"the root's colour", 300, 230, root, 1},
+        {"panel A", 100, 60, red, 1},
+        {"A's sublayer B", 20, 20, panel_b, 1},
+        {"where removed layer C was", 150, 100, root, 1},
+        {"where destroyed layer D was", 250, 100, root, 1},
+        {"E inside its mask", 170, 20, yellow, 1},
+        {"E outside its mask", 230, 20, root, 1},
+        {"F's image, rewritten", 30, 140, white, 1},
+        {"G mid-animation", 220, 170, g, 3},
+        {"H, whose mask was destroyed", 300, 180, yellow, 1},
+    };
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
+        rgba got = pixel_at(p, w, expected[i].x, expected[i].y);
+        CHECK(close_to(got, expected[i].colour, expected[i].tolerance), "%s: %s at (%u, %u) is %d %d %d %d, expected %d %d %d %d",
+              when, expected[i].what, expected[i].x, expected[i].y, PIXEL(got), PIXEL(expected[i].colour));
+    }
+    free(p);
+}
+
+/* lamina_connection_reconnect and automatic reconnection against a laminad killed and started
+ * again on the same socket: the replayed model in pixels, re-timed animations, actions, many
+ * commits, changes made while laminad was away. */
+static void reconnection(daemon_t *d, const char *laminad) {
+    char *error = NULL;
+    lamina_connection *conn = lamina_connect_named(d->socket, "c-reconnect", &error);
+    CHECK(conn != NULL, "connect: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    if (!conn)
+        return;
+    lamina_connection_set_timeout(conn, 20000);
+    reconnect_log log = {0};
+    lamina_connection_set_event_callback(conn, on_reconnect_event, &log);
+    lamina_layer *root = lamina_connection_root(conn);
+    lamina_layer_set_background_color(root, 0, 0, 64 / 255.0, 1);
+    lamina_layer *a = panel(conn, root, 0, 0, 120, 80, 1, 0, 0);
+    lamina_layer *b = panel(conn, a, 10, 10, 20, 20, 0, 1, 0);
+    lamina_layer *c = panel(conn, root, 130, 90, 40, 40, 0, 0, 1);
+    lamina_layer_remove_from_superlayer(c);
+    lamina_layer *dd = panel(conn, root, 230, 90, 40, 40, 0, 0, 1);
+    lamina_layer_destroy(dd);
+    lamina_layer *e = panel(conn, root, 160, 0, 100, 60, 1, 1, 0);
+    lamina_layer *m = panel(conn, NULL, 0, 0, 50, 60, 1, 1, 1);
+    lamina_layer_set_layer(e, LAMINA_PROPERTY_MASK, m);
+    lamina_layer *hh = panel(conn, root, 270, 150, 40, 40, 1, 1, 0);
+    lamina_layer *m2 = panel(conn, NULL, 0, 0, 5, 5, 1, 1, 1);
+    lamina_layer_set_layer(hh, LAMINA_PROPERTY_MASK, m2);
+    lamina_layer_destroy(m2); /* laminad unmasks hh */
+    uint8_t magenta[16], white[16];
+    for (int i = 0; i < 16; i++) {
+        magenta[i] = (uint8_t)(i % 4 == 1 ? 0 : 255);
+        white[i] = 255;
+    }
+    lamina_image *image = lamina_image_new(conn, 2, 2, magenta, 0, LAMINA_PIXEL_FORMAT_RGBA, LAMINA_ALPHA_PREMULTIPLIED, &error);
+    CHECK(image != NULL, "image: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    lamina_layer *f = panel(conn, root, 10, 120, 40, 40, 0, 0, 0);
+    lamina_layer_set_contents(f, image);
+    lamina_image_update(image, 0, 0, 2, 2, white, 0);
+    lamina_layer *g = panel(conn, root, 200, 150, 40, 40, 1, 1, 1);
+    lamina_animation *fade = lamina_animation_basic_new("opacity");
+    lamina_animation_set_from_number(fade, 0);
+    lamina_animation_set_to_number(fade, 1);
+    lamina_animation_set_duration(fade, 10);
+    lamina_layer_add_animation(g, fade, "fade");
+    /* A second animation, removed at once: nothing of it may come back. */
+    lamina_layer_add_animation(g, fade, "gone");
+    lamina_animation_free(fade);
+    lamina_layer_remove_animation(g, "gone");
+    lamina_layer_set_action(a, "opacity", LAMINA_ACTION_NONE, NULL);
+    /* Many layers: the replay takes more than one commit (20 000 operations each). */
+    enum { MANY = 6000 };
+    lamina_layer *holder = panel(conn, root, 0, 239, 1, 1, 0, 0, 64 / 255.0);
+    lamina_layer *first = NULL, *last = NULL;
+    for (int i = 0; i < MANY; i++) {
+        lamina_layer *l = panel(conn, holder, 0, 0, 1, 1, 0, 0, 64 / 255.0);
+        if (!first)
+            first = l;
+        last = l;
+    }
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    advance(conn, 5);
+    const rgba green = {0, 255, 0, 255};
+    check_scene(conn, "before the restart", green, 0.5);
+
+    /* Killed and started again: lamina_connection_reconnect replays. */
+    CHECK(daemon_restart(d, laminad) == 0, "restart");
+    int s = lamina_connection_reconnect(conn, &error);
+    CHECK(s == 0, "reconnect: %d %s", s, error ? error : "?");
+    free(error);
+    error = NULL;
+    lamina_connection_dispatch(conn);
+    CHECK(log.reconnected == 1 && log.attempts == 1, "reconnected events %d (attempts %d)", log.reconnected, log.attempts);
+    CHECK(lamina_connection_time(conn) == 0, "the new laminad's clock: %g", lamina_connection_time(conn));
+    check_scene(conn, "after lamina_connection_reconnect", green, 0.5);
+    advance(conn, 2.5);
+    check_scene(conn, "2.5 s later", green, 0.75);
+    double bounds[4] = {0};
+    CHECK(lamina_layer_presentation(last, LAMINA_PROPERTY_BOUNDS, bounds, 4, &error) == 0 && bounds[2] == 1,
+          "the last of %d layers after the replay: %s", MANY, error ? error : "ok");
+    free(error);
+    error = NULL;
+    CHECK(lamina_layer_presentation(first, LAMINA_PROPERTY_BOUNDS, bounds, 4, &error) == 0 && bounds[2] == 1,
+          "the first of %d layers after the replay: %s", MANY, error ? error : "ok");
+    free(error);
+    error = NULL;
+    /* A's null action came back: its opacity changes at once, with no implicit animation. */
+    lamina_layer_set_opacity(a, 0.5);
+    rgba half = shot_pixel(conn, 100, 60);
+    CHECK(close_to(half, (rgba){128, 0, 32, 255}, 2), "A at opacity 0.5 with a null action: %d %d %d %d", PIXEL(half));
+    lamina_layer_set_opacity(a, 1);
+
+    /* Automatic: laminad killed; a sync finds it gone and gives up after two tries; a change
+     * made then is kept in the model; a request once laminad is back reconnects. */
+    CHECK(lamina_connection_set_reconnect(conn, 2, 1, 2) == 0, "set_reconnect");
+    if (d->pid > 0) {
+        kill(d->pid, SIGKILL);
+        waitpid(d->pid, &(int){0}, 0);
+        d->pid = 0;
+    }
+    unlink(d->socket);
+    lamina_layer_set_background_color(b, 0, 1, 1, 1);
+    s = lamina_connection_sync(conn, &error);
+    CHECK(s == LAMINA_ERROR_CLOSED && error && strstr(error, "tries to connect again failed"), "sync with laminad away: %d %s", s,
+          error ? error : "?");
+    free(error);
+    error = NULL;
+    CHECK(lamina_layer_set_background_color(b, 1, 1, 0, 1) == 0, "a change while laminad is away");
+    CHECK(daemon_restart(d, laminad) == 0, "second restart");
+    CHECK(lamina_connection_set_reconnect(conn, 20, 10, 100) == 0, "set_reconnect");
+    advance(conn, 0); /* the request finds laminad gone, reconnects, replays and asks again */
+    CHECK(log.reconnected == 2, "reconnected events %d", log.reconnected);
+    const rgba yellow = {255, 255, 0, 255};
+    /* G's animation keeps its progress: 7.5 s of 10 when the clock last moved. */
+    check_scene(conn, "after the automatic reconnection", yellow, 0.75);
+    /* Once more, found by a commit's sync rather than a request. */
+    CHECK(daemon_restart(d, laminad) == 0, "third restart");
+    lamina_layer_set_background_color(b, 0, 1, 0, 1);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync across a restart: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    CHECK(log.reconnected == 3, "reconnected events %d", log.reconnected);
+    check_scene(conn, "after a sync across a restart", green, 0.75);
+    CHECK(log.stopped == 1, "stop events for the removed animation: %d", log.stopped);
+    lamina_connection_close(conn);
+
+    /* A connection made from a descriptor has nowhere to connect again. */
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    if (strlen(d->socket) < sizeof address.sun_path)
+        memcpy(address.sun_path, d->socket, strlen(d->socket) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&address, sizeof address) == 0, "connect by hand");
+    lamina_connection *given = lamina_connection_from_fd(fd, "c-given", NULL);
+    CHECK(given != NULL, "from_fd");
+    if (given) {
+        CHECK(lamina_connection_set_reconnect(given, 3, 10, 100) == LAMINA_ERROR_STATE, "set_reconnect on a given descriptor");
+        s = lamina_connection_reconnect(given, &error);
+        CHECK(s == LAMINA_ERROR_STATE && error && strstr(error, "descriptor"), "reconnect on a given descriptor: %d %s", s,
+              error ? error : "?");
+        free(error);
+        error = NULL;
+        lamina_connection_close(given);
+    }
+    printf("daemon: reconnection replayed the model (%d layers) across three restarts\n", MANY);
+}
+
 static int run_daemon(void) {
     const char *laminad = getenv("LAMINAD");
     char fallback[4096];
@@ -1078,6 +1331,7 @@ static int run_daemon(void) {
     int status;
     int alive = waitpid(d.pid, &status, WNOHANG) == 0;
     CHECK(alive, "laminad exited during the test");
+    reconnection(&d, laminad);
     if (failures)
         print_log(&d);
     daemon_stop(&d);

@@ -1,0 +1,403 @@
+/* liblamina's model of the client's tree: what lamina_connection_reconnect() replays on a new
+ * laminad. Each layer keeps the last operation recorded for each of its properties and actions
+ * (its bytes as they were sent), its superlayer and its sublayers in order; tagged animations
+ * keep a copy and the beginTime they were given; images keep their memory file. */
+#define _GNU_SOURCE
+#include "client.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The replay's commits stay under laminad's default limits (docs/protocol.md). */
+#define REPLAY_MAX_OPERATIONS 20000u
+#define REPLAY_MAX_DESCRIPTORS 200u
+#define REPLAY_MAX_BYTES (4u << 20)
+
+#define PROPERTY_SPEED 21u
+#define PROPERTY_TIME_OFFSET 22u
+#define PROPERTY_BEGIN_TIME 23u
+
+static uint32_t read_u32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static double read_f64(const uint8_t *p) {
+    uint64_t bits = 0;
+    for (int i = 7; i >= 0; i--)
+        bits = bits << 8 | p[i];
+    double v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+static lamina_layer *layer_at(lamina_connection *conn, uint32_t number) {
+    if (number == 0)
+        return &conn->root;
+    return number < conn->layer_capacity ? conn->layers[number] : NULL;
+}
+
+double lm_now(const lamina_connection *conn) {
+    if (conn->virtual_clock)
+        return conn->time;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* MARK: Entries */
+
+static lm_entry *find_entry(lamina_layer *l, uint32_t key, const uint8_t *name, size_t name_length) {
+    for (size_t i = 0; i < l->entry_count; i++) {
+        lm_entry *e = &l->entries[i];
+        if (e->key == key && (!name || (strlen(e->name) == name_length && memcmp(e->name, name, name_length) == 0)))
+            return e;
+    }
+    return NULL;
+}
+
+/* The entry for `key` (and an action's `name`) now holds `op`. -1: out of memory, nothing changed. */
+static int store(lamina_layer *l, uint32_t key, const uint8_t *name, size_t name_length, const uint8_t *op,
+                 size_t length) {
+    lm_entry *e = find_entry(l, key, name, name_length);
+    if (e) {
+        lm_buf copy = {0};
+        lm_buf_bytes(&copy, op, length);
+        if (copy.failed) {
+            lm_buf_free(&copy);
+            return -1;
+        }
+        lm_buf_free(&e->op);
+        e->op = copy;
+        return 0;
+    }
+    if (lm_grow((void **)&l->entries, &l->entry_capacity, l->entry_count, sizeof *l->entries))
+        return -1;
+    lm_entry n = {.key = key};
+    if (name) {
+        n.name = malloc(name_length + 1);
+        if (!n.name)
+            return -1;
+        memcpy(n.name, name, name_length);
+        n.name[name_length] = 0;
+    }
+    lm_buf_bytes(&n.op, op, length);
+    if (n.op.failed) {
+        lm_buf_free(&n.op);
+        free(n.name);
+        return -1;
+    }
+    l->entries[l->entry_count++] = n;
+    return 0;
+}
+
+/* A number property's value in the model, or `otherwise`. */
+static double number_value(lamina_layer *l, uint32_t property, double otherwise) {
+    lm_entry *e = find_entry(l, property, NULL, 0);
+    return e && e->op.length == 15 ? read_f64(e->op.data + 7) : otherwise;
+}
+
+/* MARK: Sublayers */
+
+static void take_out(lamina_connection *conn, lamina_layer *child) {
+    lamina_layer *parent = child->parent == LM_NO_PARENT ? NULL : layer_at(conn, child->parent);
+    child->parent = LM_NO_PARENT;
+    if (!parent)
+        return;
+    for (size_t i = 0; i < parent->child_count; i++)
+        if (parent->children[i] == child->number) {
+            memmove(parent->children + i, parent->children + i + 1, (parent->child_count - i - 1) * sizeof *parent->children);
+            parent->child_count--;
+            return;
+        }
+}
+
+static int put_in(lamina_connection *conn, lamina_layer *parent, lamina_layer *child, uint32_t index) {
+    if (lm_grow((void **)&parent->children, &parent->child_capacity, parent->child_count, sizeof *parent->children))
+        return -1;
+    take_out(conn, child);
+    size_t at = index < parent->child_count ? index : parent->child_count; /* clamped, as laminad does */
+    memmove(parent->children + at + 1, parent->children + at, (parent->child_count - at) * sizeof *parent->children);
+    parent->children[at] = child->number;
+    parent->child_count++;
+    child->parent = parent->number;
+    return 0;
+}
+
+/* MARK: Noting operations */
+
+void lm_model_animations_gone(lamina_connection *conn, uint32_t layer, const char *key) {
+    for (size_t i = 0; i < conn->tag_count; i++) {
+        lm_tag *t = &conn->tags[i];
+        if (t->layer == layer && (!key || strcmp(t->key, key) == 0))
+            t->gone = 1;
+    }
+}
+
+int lm_model_note(lamina_connection *conn, const uint8_t *op, size_t length) {
+    if (length < 5)
+        return 0;
+    lamina_layer *l = layer_at(conn, read_u32(op + 1));
+    switch (op[0]) {
+    case LM_OP_SET:
+        return l && length >= 7 ? store(l, (uint32_t)op[5] | (uint32_t)op[6] << 8, NULL, 0, op, length) : 0;
+    case LM_OP_SET_ACTION: {
+        if (!l || length < 10)
+            return 0;
+        uint32_t n = read_u32(op + 6);
+        if (n > length - 10)
+            return 0;
+        return store(l, LM_ACTION_KEY | op[5], op + 10, n, op, length);
+    }
+    case LM_OP_INSERT: {
+        lamina_layer *child = length >= 13 ? layer_at(conn, read_u32(op + 5)) : NULL;
+        if (!l || !child || child == l || child->number == 0)
+            return 0; /* laminad refuses it: the model stays */
+        return put_in(conn, l, child, read_u32(op + 9));
+    }
+    case LM_OP_REMOVE:
+        if (l)
+            take_out(conn, l);
+        return 0;
+    case LM_OP_ADD_ANIMATION:
+    case LM_OP_REMOVE_ANIMATION: {
+        /* A keyed add replaces the layer's animation under that key; a remove removes it. */
+        uint32_t n = length >= 9 ? read_u32(op + 5) : 0;
+        if (!l || n > length - 9 || (op[0] == LM_OP_ADD_ANIMATION && n == 0))
+            return 0;
+        char *key = malloc(n + 1);
+        if (!key)
+            return -1;
+        memcpy(key, op + 9, n);
+        key[n] = 0;
+        lm_model_animations_gone(conn, l->number, key);
+        free(key);
+        return 0;
+    }
+    case LM_OP_REMOVE_ALL_ANIMATIONS:
+        if (l)
+            lm_model_animations_gone(conn, l->number, NULL);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+void lm_model_free(lamina_layer *layer) {
+    for (size_t i = 0; i < layer->entry_count; i++) {
+        free(layer->entries[i].name);
+        lm_buf_free(&layer->entries[i].op);
+    }
+    free(layer->entries);
+    free(layer->children);
+    layer->entries = NULL;
+    layer->children = NULL;
+    layer->entry_count = layer->entry_capacity = layer->child_count = layer->child_capacity = 0;
+}
+
+void lm_model_destroyed(lamina_connection *conn, lamina_layer *layer) {
+    take_out(conn, layer);
+    for (size_t i = 0; i < layer->child_count; i++) {
+        lamina_layer *child = layer_at(conn, layer->children[i]);
+        if (child)
+            child->parent = LM_NO_PARENT;
+    }
+    layer->child_count = 0;
+    lm_model_animations_gone(conn, layer->number, NULL);
+    lm_model_free(layer);
+}
+
+/* MARK: Time */
+
+double lm_layer_time(lamina_connection *conn, const lamina_layer *layer, double t) {
+    /* Ancestors first: t = (t − beginTime) × speed + timeOffset down the chain. The walk is
+     * bounded by the number of layers (the model never holds a cycle, but it is not trusted). */
+    size_t depth = 0, bound = (size_t)conn->next_layer + 1;
+    for (const lamina_layer *l = layer; l && depth < bound; depth++)
+        l = l->parent == LM_NO_PARENT ? NULL : layer_at(conn, l->parent);
+    lamina_layer **chain = malloc(depth * sizeof *chain);
+    if (!chain)
+        return t;
+    size_t n = 0;
+    for (lamina_layer *l = (lamina_layer *)layer; l && n < depth; n++) {
+        chain[n] = l;
+        l = l->parent == LM_NO_PARENT ? NULL : layer_at(conn, l->parent);
+    }
+    for (size_t i = n; i-- > 0;)
+        t = (t - number_value(chain[i], PROPERTY_BEGIN_TIME, 0)) * number_value(chain[i], PROPERTY_SPEED, 1) +
+            number_value(chain[i], PROPERTY_TIME_OFFSET, 0);
+    free(chain);
+    return t;
+}
+
+lamina_animation *lm_animation_copy(const lamina_animation *a) {
+    lamina_animation *c = malloc(sizeof *c);
+    if (!c)
+        return NULL;
+    *c = *a;
+    c->key_path = NULL;
+    if (a->key_path && !(c->key_path = strdup(a->key_path))) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* MARK: Replay */
+
+/* Whether a set operation names a layer or image that is gone (laminad cleared it with it). */
+static int dangling(lamina_connection *conn, const lm_entry *e) {
+    if (e->key >= LM_ACTION_KEY || e->op.length != 11)
+        return 0;
+    int type = (int)lamina_property_type((int)e->key);
+    uint32_t number = read_u32(e->op.data + 7);
+    if (number == 0)
+        return 0;
+    if (type == LAMINA_VALUE_LAYER)
+        return number >= conn->layer_capacity || !conn->layers[number];
+    if (type == LAMINA_VALUE_IMAGE)
+        return number >= conn->image_capacity || !conn->images[number];
+    return 0;
+}
+
+typedef struct batch {
+    lm_buf *ops;
+    uint32_t count;
+    int *fds;
+    size_t *fd_count;
+} batch;
+
+/* Whether an operation of `length` bytes (with `fds` descriptors) still fits; the first always does. */
+static int fits(const batch *b, size_t length, size_t fds) {
+    if (b->count <= 1)
+        return 1;
+    return b->count < REPLAY_MAX_OPERATIONS && b->ops->length + length <= REPLAY_MAX_BYTES &&
+           *b->fd_count + fds <= REPLAY_MAX_DESCRIPTORS;
+}
+
+uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int *fds, size_t *fd_count) {
+    batch b = {ops, 0, fds, fd_count};
+    ops->length = 0;
+    *fd_count = 0;
+    /* Every commit of the replay runs with actions disabled and the default duration. */
+    lm_buf_u8(ops, LM_OP_SETTINGS);
+    lm_buf_f64(ops, 0.25);
+    lm_buf_u8(ops, 1);
+    lm_buf_u32(ops, 0);
+    b.count = 1;
+    lm_buf one = {0};
+    while (r->stage < 6 && !ops->failed) {
+        one.length = 0;
+        int fd = -1;
+        int advance_sub = 0;
+        switch (r->stage) {
+        case 0: { /* images, each with its memory file */
+            if (r->index >= conn->image_capacity)
+                goto next_stage;
+            lamina_image *image = conn->images[r->index];
+            if (!image)
+                break;
+            lm_buf_u8(&one, LM_OP_CREATE_IMAGE);
+            lm_buf_u32(&one, image->number);
+            lm_buf_u32(&one, image->width);
+            lm_buf_u32(&one, image->height);
+            lm_buf_u32(&one, image->width * 4);
+            lm_buf_u8(&one, image->format);
+            lm_buf_u8(&one, image->alpha);
+            lm_buf_u64(&one, 0);
+            fd = image->fd;
+            break;
+        }
+        case 1: { /* the layers */
+            if (r->index >= conn->layer_capacity)
+                goto next_stage;
+            lamina_layer *l = r->index ? conn->layers[r->index] : NULL;
+            if (!l)
+                break;
+            lm_buf_u8(&one, l->kind ? LM_OP_CREATE_KIND : LM_OP_CREATE);
+            lm_buf_u32(&one, l->number);
+            if (l->kind)
+                lm_buf_u8(&one, l->kind);
+            break;
+        }
+        case 2:   /* their values (the root's too) */
+        case 4: { /* their actions */
+            if (r->index >= conn->layer_capacity && r->index > 0)
+                goto next_stage;
+            lamina_layer *l = layer_at(conn, (uint32_t)r->index);
+            if (!l || r->sub >= l->entry_count)
+                break;
+            const lm_entry *e = &l->entries[r->sub];
+            advance_sub = 1;
+            if ((e->key >= LM_ACTION_KEY) != (r->stage == 4) || dangling(conn, e))
+                break;
+            lm_buf_bytes(&one, e->op.data, e->op.length);
+            break;
+        }
+        case 3: { /* sublayers, in order */
+            if (r->index >= conn->layer_capacity && r->index > 0)
+                goto next_stage;
+            lamina_layer *l = layer_at(conn, (uint32_t)r->index);
+            if (!l || r->sub >= l->child_count)
+                break;
+            advance_sub = 1;
+            lm_buf_u8(&one, LM_OP_INSERT);
+            lm_buf_u32(&one, l->number);
+            lm_buf_u32(&one, l->children[r->sub]);
+            lm_buf_u32(&one, LM_APPEND);
+            break;
+        }
+        case 5: { /* animations still on their layers, re-timed */
+            if (r->index >= conn->tag_count)
+                goto next_stage;
+            lm_tag *t = &conn->tags[r->index];
+            lamina_layer *l = layer_at(conn, t->layer);
+            if (t->gone || !t->animation || !l)
+                break;
+            lamina_animation a = *t->animation;
+            double move = r->shift == 0 ? 0 : lm_layer_time(conn, l, r->last + r->shift) - lm_layer_time(conn, l, r->last);
+            a.begin_time = t->begin + move;
+            t->begin = a.begin_time; /* in the new laminad's time from now on */
+            lm_buf_u8(&one, LM_OP_ADD_ANIMATION);
+            lm_buf_u32(&one, t->layer);
+            lm_buf_string(&one, t->key);
+            lm_buf_u32(&one, t->tag);
+            lm_encode_animation(&one, &a);
+            break;
+        }
+        }
+        if (one.failed) {
+            ops->failed = 1;
+            break;
+        }
+        if (one.length) {
+            if (!fits(&b, one.length, fd >= 0 ? 1 : 0))
+                break; /* the next commit starts with it */
+            if (fd >= 0) {
+                int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+                if (copy < 0) {
+                    ops->failed = 1;
+                    break;
+                }
+                fds[(*fd_count)++] = copy;
+            }
+            lm_buf_bytes(ops, one.data, one.length);
+            b.count++;
+        }
+        if (advance_sub) {
+            r->sub++;
+        } else {
+            r->index++;
+            r->sub = 0;
+        }
+        continue;
+    next_stage:
+        r->stage++;
+        r->index = 0;
+        r->sub = 0;
+    }
+    lm_buf_free(&one);
+    return ops->failed ? 0 : (b.count > 1 ? b.count : 0);
+}
