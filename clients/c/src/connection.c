@@ -1268,6 +1268,7 @@ static void reset_stream(lamina_connection *conn) {
     conn->reply_error = NULL;
     conn->serial = conn->answered = 0;
     discard_pending(conn);
+    conn->closed_group_count = 0; /* their completions come with the reconnection */
 }
 
 /* The replay: the model in commits under laminad's limits, then a wait for their answers. */
@@ -1315,6 +1316,16 @@ static int replay(lamina_connection *conn, double last, int was_virtual, char **
     return s;
 }
 
+/* Whether an event of `type` for animation tag or transaction group `which` waits in the queue. */
+static int queued(const lamina_connection *conn, lamina_event_type type, uint32_t which) {
+    for (size_t i = conn->event_head; i < conn->event_count; i++) {
+        const lm_queued_event *q = &conn->events[i];
+        if (q->event.type == type && (type == LAMINA_EVENT_TRANSACTION_COMPLETED ? q->event.group : q->tag) == which)
+            return 1;
+    }
+    return 0;
+}
+
 /* One attempt: a new socket, the hello, the replay; then the events the loss owes. */
 static int reconnect_once(lamina_connection *conn, int attempts, char **error) {
     double last = lm_now(conn);
@@ -1356,7 +1367,7 @@ static int reconnect_once(lamina_connection *conn, int attempts, char **error) {
         return s;
     /* Animations removed before the loss whose stop laminad never reported: stopped now. */
     for (size_t i = 0; i < conn->tag_count; i++) {
-        if (!conn->tags[i].gone)
+        if (!conn->tags[i].gone || queued(conn, LAMINA_EVENT_ANIMATION_STOPPED, conn->tags[i].tag))
             continue;
         lm_queued_event *q = push_event(conn, LAMINA_EVENT_ANIMATION_STOPPED);
         if (!q)
@@ -1370,7 +1381,7 @@ static int reconnect_once(lamina_connection *conn, int attempts, char **error) {
         int open = 0;
         for (size_t j = 0; j < conn->frame_count && !open; j++)
             open = conn->frames[j].group == conn->completions[i].group;
-        if (open)
+        if (open || queued(conn, LAMINA_EVENT_TRANSACTION_COMPLETED, conn->completions[i].group))
             continue;
         lm_queued_event *q = push_event(conn, LAMINA_EVENT_TRANSACTION_COMPLETED);
         if (!q)

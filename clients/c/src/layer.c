@@ -158,6 +158,8 @@ static int settings_now(const lamina_connection *conn, lm_settings *s) {
 size_t lm_op_begin(lamina_connection *conn) {
     if (lm_check_recordable(conn))
         return (size_t)-1;
+    if (conn->fd < 0)
+        return conn->ops.length; /* recorded in the model only (lm_op_end) */
     lm_settings now;
     if (settings_now(conn, &now))
         return (size_t)-1;
@@ -201,6 +203,10 @@ int lm_op_end(lamina_connection *conn, lm_buf *list, uint32_t *count, size_t mar
         list->failed = 0;
         list->length = mark;
         return LAMINA_ERROR_NO_MEMORY;
+    }
+    if (conn->fd < 0) { /* laminad is away: the model has it for the replay; nothing piles up */
+        list->length = mark;
+        return LAMINA_OK;
     }
     (*count)++;
     return LAMINA_OK;
@@ -597,10 +603,8 @@ int lamina_transaction_commit(lamina_connection *conn) {
             conn->closed_groups[conn->closed_group_count++] = f->group;
     }
     conn->frame_count--;
-    if (conn->frame_count == 0) {
-        int s = lm_send_pending(conn);
-        return s < 0 ? s : LAMINA_OK;
-    }
+    if (conn->frame_count == 0)
+        return lamina_connection_commit(conn); /* (which reconnects, when that is on) */
     return LAMINA_OK;
 }
 
@@ -997,7 +1001,10 @@ lamina_image *lamina_image_new(lamina_connection *conn, uint32_t width, uint32_t
         free(image);
         return NULL;
     }
-    conn->fds[conn->fd_count++] = sent;
+    if (conn->fd >= 0)
+        conn->fds[conn->fd_count++] = sent;
+    else
+        close(sent); /* laminad is away: the replay sends the memory file itself */
     image->conn = conn;
     image->number = number;
     image->width = width;
