@@ -24,7 +24,7 @@ from . import protocol, wire
 from .animation import Animation
 from .errors import ConnectionClosed, LaminaError, ProtocolViolation
 from .image import Image
-from .layer import Layer, _action_operation, _insert
+from .layer import Layer, _action_operation, _copy as _copy_animation, _insert
 from .png import encode_png, write_png
 from .protocol import Property
 from .values import TimingFunction, TimingFunctionLike, timing_function as _timing_function
@@ -184,8 +184,10 @@ class ReconnectPolicy:
     changes were in the replay, a `sync` has waited for it, a request is sent again. laminad
     refusing the replay closes the connection for good (``gave_up``).
 
-    Unlike the Swift library, animations start again from their beginning and videos from 0
-    (with their loop, rate and play state), and kept sessions are not resumed (docs/clients.md)."""
+    Explicit animations are re-timed as the Swift library does: on the real clock each carries
+    on where it would have been; on a virtual clock, from where it was when laminad went away.
+    Unlike the Swift library, videos start again from 0 (with their loop, rate and play state),
+    and kept sessions are not resumed (docs/clients.md)."""
     initial_delay: float = 0.05
     maximum_delay: float = 2.0
     maximum_attempts: Optional[int] = None
@@ -270,6 +272,8 @@ class Connection:
         self._next_image = 1
         self._next_tag = 1
         self._tags: Dict[int, Tuple[Any, str, Animation, Any, Any]] = {}
+        #: Each tagged animation's beginTime resolved in its layer's time (for a replay).
+        self._begins: Dict[int, float] = {}
         self._layers: "weakref.WeakValueDictionary[int, Layer]" = weakref.WeakValueDictionary()
         self._images: Any = weakref.WeakKeyDictionary()
         self._videos: "weakref.WeakValueDictionary[int, Video]" = weakref.WeakValueDictionary()
@@ -603,9 +607,13 @@ class Connection:
                     last = e
                     continue
                 try:
+                    last, was_virtual = self._now(), self.clock == "virtual"
                     self._reset(sock)
                     self._welcomed(self._hello())
-                    refusal = self._replay()
+                    # The real clock kept running through the gap; a virtual one (either side)
+                    # jumps from its last reading to the new laminad's.
+                    shift = self.time - last if was_virtual or self.clock == "virtual" else 0.0
+                    refusal = self._replay(last, shift)
                 except ConnectionClosed as e:
                     last = e
                     self._drop_socket(e)
@@ -663,11 +671,12 @@ class Connection:
         for video in list(self._videos.values()):
             video._reconnected()
 
-    def _replay(self) -> Optional[LaminaError]:
+    def _replay(self, last: float = 0.0, shift: float = 0.0) -> Optional[LaminaError]:
         """Sends the model on the new connection, in commits with actions disabled: images and
         videos, then every live layer's create, its values, its sublayers in order, its actions
-        and explicit animations; then waits until laminad answered them. Returns laminad's
-        refusal of one of them, if any."""
+        and explicit animations (re-timed: each keeps the beginTime it was given, moved by how
+        far the clock jumped in the layer's time, `shift` from `last`); then waits until laminad
+        answered them. Returns laminad's refusal of one of them, if any."""
         images = sorted(((number, image) for image, number in self._images.items()), key=lambda pair: pair[0])
         videos = sorted(self._videos.items())
         layers = sorted(self._layers.items())
@@ -698,7 +707,13 @@ class Connection:
             ops += [(_insert(l, s, protocol.APPEND), None) for s in l._sublayers]
             ops += [(_action_operation(i, dictionary, key, action), None)  # type: ignore[arg-type]
                     for (dictionary, key), action in l._actions.items()]
-            ops += [(wire.AddAnimation(i, key, tag, animation.encode()), None) for key, (tag, animation) in l._animations.items()]
+            move = self._layer_time(l, last + shift) - self._layer_time(l, last) if shift else 0.0
+            for key, (tag, animation) in l._animations.items():
+                begin = self._begins.get(tag, animation.begin_time) + move
+                self._begins[tag] = begin  # in the new laminad's time from now on
+                retimed = _copy_animation(animation)
+                retimed.begin_time = begin
+                ops.append((wire.AddAnimation(i, key, tag, retimed.encode()), None))
         earlier = len(self._unreported)
         self._send_replay(ops)
         while self._answered < self._serial:
@@ -831,6 +846,8 @@ class Connection:
                 self._events.append(event)
                 if isinstance(event, AnimationEvent):
                     entry = self._tags.get(event.tag) if event.started else self._tags.pop(event.tag, None)
+                    if not event.started:
+                        self._begins.pop(event.tag, None)
                     callback = None if entry is None else entry[3] if event.started else entry[4]
                     if callback is not None:
                         callback(event)
@@ -985,8 +1002,30 @@ class Connection:
         self._next_tag = tag + 1 if tag < 0xFFFFFFFF else 1
         self._tags[tag] = (layer, key, animation, on_start, on_stop)
         layer._animations[key] = (tag, animation)
+        # Where it begins in the layer's time (laminad's reading of a beginTime of 0), so that a
+        # replay after a reconnection can carry it on where it was.
+        self._begins[tag] = animation.begin_time if animation.begin_time != 0 else self._layer_time(layer, self._now())
         assert layer._id is not None
         self._queue(wire.AddAnimation(layer._id, key, tag, animation.encode()))
+
+    def _now(self) -> float:
+        """laminad's clock now: the virtual clock's last known time, or CLOCK_MONOTONIC."""
+        return self.time if self.clock == "virtual" else time.monotonic()
+
+    @staticmethod
+    def _layer_time(layer: Layer, t: float) -> float:
+        """`t` (the display's time) in `layer`'s time: ``convertTime:fromLayer:nil``, down the
+        chain of superlayers (beginTime, speed and timeOffset of each)."""
+        chain: List[Layer] = []
+        seen: Set[int] = set()
+        current: Optional[Layer] = layer
+        while current is not None and id(current) not in seen:
+            seen.add(id(current))
+            chain.append(current)
+            current = current._superlayer
+        for l in reversed(chain):
+            t = (t - l._values.get(23, 0.0)) * l._values.get(21, 1.0) + l._values.get(22, 0.0)
+        return t
 
     def _image_number(self, image: Image) -> int:
         number = self._images.get(image)

@@ -176,3 +176,33 @@ def test_a_handler_calling_back_during_the_reconnection_gets_an_error_not_a_loop
     finally:
         conn.close()
         second.stop()
+
+
+def test_replayed_animations_carry_on_where_they_were(first):
+    """On a virtual clock a replayed animation keeps the progress it had when laminad went
+    away, in its layer's own time (a layer running at twice the speed): re-timed, not restarted."""
+    conn = lamina.connect(first.socket, name="retimed", reconnect=lamina.ReconnectPolicy(initial_delay=0))
+    fast = lamina.Layer(bounds=(0, 0, 40, 40), position=(60, 60), speed=2.0)
+    plain = lamina.Layer(bounds=(0, 0, 40, 40), position=(160, 60), background_color="#FFFFFF")
+    inner = lamina.Layer(bounds=(0, 0, 40, 40), position=(20, 20), background_color="#FFFFFF")
+    fast.add_sublayer(inner)
+    for layer in (fast, plain):
+        conn.root.add_sublayer(layer)
+    # 20 s in the fast layer's time is 10 s on the display; the plain one's is 10 s.
+    inner.add(lamina.BasicAnimation("opacity", from_value=0.0, to_value=1.0, duration=20), "fade")
+    plain.add(lamina.BasicAnimation("opacity", from_value=0.0, to_value=1.0, duration=10), "fade")
+    conn.sync()
+    conn.advance_clock(5)
+    assert abs(inner.presentation().opacity - 0.5) < 1e-3 and abs(plain.presentation().opacity - 0.5) < 1e-3
+    first.kill()
+    second = Daemon(socket=first.socket)
+    try:
+        # A new laminad's virtual clock starts again at 0: each animation carries on from 0.5.
+        assert conn.advance_clock(0) == 0.0
+        assert abs(inner.presentation().opacity - 0.5) < 1e-3, inner.presentation().opacity
+        assert abs(plain.presentation().opacity - 0.5) < 1e-3, plain.presentation().opacity
+        conn.advance_clock(2.5)
+        assert abs(inner.presentation().opacity - 0.75) < 1e-3 and abs(plain.presentation().opacity - 0.75) < 1e-3
+    finally:
+        conn.close()
+        second.stop()
