@@ -42,7 +42,34 @@ public enum Transaction {
     private static var outstanding: [UInt32: Int] = [:]
 
     /// Opens an explicit transaction, nested in any open one.
-    public static func begin() { frames.append(Frame()) }
+    public static func begin() {
+        let frame = Frame()
+        frames.append(frame)
+        if frames.count == 1 { watchForSuspension(frame) }
+    }
+
+    /// Called when the code that opened an explicit transaction suspended (an `await`) or
+    /// returned before committing it: what other main-actor tasks change meanwhile joins that
+    /// transaction, under its settings, and their implicit commits wait for it. nil (the
+    /// default) prints a warning to standard error, once.
+    public static var openAcrossSuspension: (@MainActor () -> Void)?
+    private static var warnedOpenAcrossSuspension = false
+
+    /// A task queued now runs only once the current stretch of main-actor code has suspended or
+    /// returned: if the outermost transaction it was queued for is still open then, the code
+    /// left it open across that point.
+    private static func watchForSuspension(_ frame: Frame) {
+        Task { @MainActor in
+            guard frames.first === frame else { return }
+            if let handler = openAcrossSuspension {
+                handler()
+            } else if !warnedOpenAcrossSuspension {
+                warnedOpenAcrossSuspension = true
+                var stderr = StandardError()
+                print("lamina: warning: an explicit Transaction was left open across an await (or a return); changes other tasks make meanwhile join it. Commit before suspending.", to: &stderr)
+            }
+        }
+    }
 
     /// Closes the innermost explicit transaction; closing the outermost sends its changes.
     public static func commit() {

@@ -250,6 +250,25 @@ struct EndToEndTests {
         c.close()
     }
 
+    /// A transaction left open across an `await` is reported (`Transaction.openAcrossSuspension`);
+    /// one committed before the code suspends is not. (The transaction held here sets nothing,
+    /// so changes of tests running beside this one that join it keep their own settings.)
+    @Test func aTransactionOpenAcrossAnAwaitIsReported() async {
+        var reports = 0
+        Transaction.openAcrossSuspension = { reports += 1 }
+        defer { Transaction.openAcrossSuspension = nil }
+        Transaction.begin()
+        Transaction.commit()
+        for _ in 0..<5 { await Task.yield() }
+        #expect(reports == 0)
+        Transaction.begin()
+        Transaction.begin()
+        Transaction.commit()
+        for _ in 0..<5 where reports == 0 { await Task.yield() }
+        Transaction.commit()
+        #expect(reports == 1)
+    }
+
     /// The `laminactl` session's layers from `laminactl tree`, as JSON text.
     func sceneSession(_ daemon: DaemonProcess) throws -> String {
         let out = try daemon.laminactl(["tree"]).output
