@@ -79,10 +79,10 @@ static inline gboolean lamina_gst_video_meta_plane(GstBuffer *buffer, gsize *off
 }
 /// A planar YUV picture's planes (I420: Y, U, V): each plane's offset and stride, from the
 /// buffer's video meta where it has one, else from the caps; the colour matrix (1: BT.709,
-/// else BT.601) and whether the range is full (0-255) rather than limited (16-235). Returns the
+/// 2: BT.2020, else BT.601) and whether the range is full (0-255) rather than limited (16-235). Returns the
 /// number of planes (0 when the caps are not raw video).
 static inline gint lamina_gst_video_planes(GstCaps *caps, GstBuffer *buffer, gsize offsets[4], gint strides[4],
-                                           gint *bt709, gint *fullRange) {
+                                           gint *matrix, gint *fullRange) {
     GstVideoInfo info;
     if (!gst_video_info_from_caps(&info, caps)) return 0;
     gint planes = GST_VIDEO_INFO_N_PLANES(&info);
@@ -92,7 +92,9 @@ static inline gint lamina_gst_video_planes(GstCaps *caps, GstBuffer *buffer, gsi
         offsets[i] = meta != NULL ? meta->offset[i] : GST_VIDEO_INFO_PLANE_OFFSET(&info, i);
         strides[i] = meta != NULL ? meta->stride[i] : GST_VIDEO_INFO_PLANE_STRIDE(&info, i);
     }
-    *bt709 = info.colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT709 ? 1 : 0;
+    *matrix = info.colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT709    ? 1
+              : info.colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT2020 ? 2
+                                                                        : 0;
     *fullRange = info.colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255 ? 1 : 0;
     return planes;
 }

@@ -134,7 +134,7 @@ final class DMABufImporter {
         if picture.isYUV {
             // Chroma sited between its luma samples both ways, as the YUV shader samples it, so
             // an imported picture and a copied one look the same.
-            attributes += [EGL_YUV_COLOR_SPACE_HINT_EXT, picture.matrix == .bt709 ? EGL_ITU_REC709_EXT : EGL_ITU_REC601_EXT,
+            attributes += [EGL_YUV_COLOR_SPACE_HINT_EXT, Self.colourSpaceHint(picture.matrix),
                            EGL_SAMPLE_RANGE_HINT_EXT, picture.fullRange ? EGL_YUV_FULL_RANGE_EXT : EGL_YUV_NARROW_RANGE_EXT,
                            EGL_YUV_CHROMA_HORIZONTAL_SITING_HINT_EXT, EGL_YUV_CHROMA_SITING_0_5_EXT,
                            EGL_YUV_CHROMA_VERTICAL_SITING_HINT_EXT, EGL_YUV_CHROMA_SITING_0_5_EXT]
@@ -145,4 +145,13 @@ final class DMABufImporter {
 
     /// Lets an image go (its texture shows another picture, or is deleted).
     func release(_ image: EGLImageKHR) { _ = destroyImage(display, image) }
+
+    /// EGL_YUV_COLOR_SPACE_HINT_EXT's value for a picture's colour matrix.
+    static func colourSpaceHint(_ matrix: PlanarPicture.Matrix) -> EGLint {
+        switch matrix {
+        case .bt601: EGL_ITU_REC601_EXT
+        case .bt709: EGL_ITU_REC709_EXT
+        case .bt2020: EGL_ITU_REC2020_EXT
+        }
+    }
 }

@@ -42,7 +42,18 @@ public struct VideoFrame: Sendable {
 /// shader (a third of the bytes of RGBA to copy and upload); `rgba()` is the same conversion on
 /// the CPU, for anything that needs the pixels.
 public struct PlanarPicture: Sendable {
-    public enum Matrix: Sendable { case bt601, bt709 }
+    public enum Matrix: Sendable {
+        case bt601, bt709, bt2020
+
+        /// The luma weights of red and blue (Kr, Kb).
+        var weights: (kr: Double, kb: Double) {
+            switch self {
+            case .bt601: (0.299, 0.114)
+            case .bt709: (0.2126, 0.0722)
+            case .bt2020: (0.2627, 0.0593)
+            }
+        }
+    }
     public let width: Int
     public let height: Int
     public var chromaWidth: Int { (width + 1) / 2 }
@@ -72,7 +83,7 @@ public struct PlanarPicture: Sendable {
     /// The conversion, as the shader applies it: rgb = M × (yuv − offset) with y, cb, cr in
     /// 0…1. `matrix` is column-major (for glUniformMatrix3fv), the range's scale folded in.
     public var conversion: (matrix: [Float], offset: (Float, Float, Float)) {
-        let (kr, kb): (Double, Double) = matrix == .bt709 ? (0.2126, 0.0722) : (0.299, 0.114)
+        let (kr, kb) = matrix.weights
         let kg = 1 - kr - kb
         let ys = fullRange ? 1.0 : 255.0 / 219.0, cs = fullRange ? 1.0 : 255.0 / 224.0
         // R = Y + 2(1-kr) Cr; G = Y - 2 kb(1-kb)/kg Cb - 2 kr(1-kr)/kg Cr; B = Y + 2(1-kb) Cb.

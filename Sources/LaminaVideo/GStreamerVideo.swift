@@ -714,13 +714,13 @@ final class GStreamerDecoder: VideoDecoder {
         }
         var offsets = [gsize](repeating: 0, count: 4)
         var strides = [gint](repeating: 0, count: 4)
-        var bt709: gint = 0, fullRange: gint = 0
-        let planes = lamina_gst_video_planes(caps, buffer, &offsets, &strides, &bt709, &fullRange)
+        var matrixCode: gint = 0, fullRange: gint = 0
+        let planes = lamina_gst_video_planes(caps, buffer, &offsets, &strides, &matrixCode, &fullRange)
         guard Int(planes) == layout.planeCount else { return nil }
         let pts = lamina_gst_buffer_pts(buffer)
         let time: Double = pts == lamina_gst_clock_time_none() ? (pending?.time ?? current?.time ?? 0) : Double(pts) / 1e9
         announceReady(width: width, height: height)
-        let matrix: PlanarPicture.Matrix = bt709 != 0 ? .bt709 : .bt601
+        let matrix: PlanarPicture.Matrix = matrixCode == 1 ? .bt709 : matrixCode == 2 ? .bt2020 : .bt601
         // Offsets past 2 GiB are refused (-1), not added up.
         let planeOffsets = offsets.prefix(layout.planeCount).map { $0 <= gsize(Int32.max) ? Int($0) : -1 }
         let planeStrides = strides.prefix(layout.planeCount).map(Int.init)

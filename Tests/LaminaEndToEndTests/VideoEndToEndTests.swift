@@ -405,6 +405,48 @@ struct VideoEndToEndTests {
         #expect(log.contains("converted to RGB in the renderer's shader") && log.contains("([video] yuv = renderer)"), "the choice is logged")
     }
 
+    /// A BT.2020 stream (VP9 tagged so in the bitstream): the renderer's shader converts it with
+    /// BT.2020's matrix, so it shows what GStreamer's videoconvert shows (the default on
+    /// llvmpipe); with BT.601's, saturated colours were ~10 off.
+    @Test("a BT.2020 stream converted in the renderer's shader matches videoconvert's conversion")
+    func bt2020InTheShader() async throws {
+        let config = NSTemporaryDirectory() + "lamina-video-2020-\(UUID().uuidString.prefix(8)).toml"
+        try "[video]\nyuv = \"renderer\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let shader = try DaemonProcess(extra: ["--config", config])
+        let reference = try DaemonProcess()
+        let clip = try VideoClips.clip(in: shader.directory, name: "bt2020.webm",
+                                       encoder: ["video/x-raw,format=I420,colorimetry=bt2020", "!", "vp9enc", "deadline=1", "!", "webmmux"])
+        func pixels(on daemon: DaemonProcess) async throws -> [(UInt8, UInt8, UInt8, UInt8)] {
+            let c = try Connection.connect(to: daemon.socket, name: "bt2020")
+            defer { c.close() }
+            let video = try VideoSource(contentsOfFile: clip, connection: c)
+            let layer = Layer()
+            layer.frame = Rect(x: 10, y: 10, width: 64, height: 48)
+            layer.video = video
+            c.rootLayer.addSublayer(layer)
+            try await c.sync()
+            let ready = await video.nextEvent { isReady($0) || isError($0) }
+            guard case .ready = ready else { Issue.record("\(ready)"); return [] }
+            var out: [(UInt8, UInt8, UInt8, UInt8)] = []
+            for t in [0.5, 1.5, 2.5] {
+                try video.seek(to: t)
+                try await c.sync()
+                out.append(try await c.screenshot().pixel(x: 42, y: 34))
+            }
+            return out
+        }
+        let converted = try await pixels(on: shader), expected = try await pixels(on: reference)
+        #expect(converted.count == 3 && expected.count == 3)
+        for (a, b) in zip(converted, expected) {
+            #expect(abs(Int(a.0) - Int(b.0)) <= 4 && abs(Int(a.1) - Int(b.1)) <= 4 && abs(Int(a.2) - Int(b.2)) <= 4,
+                    "shader \(a), videoconvert \(b)")
+        }
+        let c = try Connection.connect(to: shader.socket, name: "stats")
+        #expect(try await c.stats().first { $0.name == "video.yuvConversions" }?.value ?? 0 >= 3, "the shader converted them")
+        c.close()
+    }
+
     /// (No h264parse between them: it is in -bad; mp4mux takes x264enc's AVC stream as it is.
     /// x264enc without B-frames or look-ahead, `tune=zerolatency`: with them mp4mux, unparsed,
     /// wrote a 3.2-second clip whose frames showed 0.2 s late.)

@@ -77,6 +77,9 @@ struct DMABufImportTests {
         let full = Self.pairs(try #require(DMABufImporter.attributes(
             for: Self.yuvPicture(fourcc: DRMFourCC.nv12, planes: planes, matrix: .bt601, fullRange: true), modifiers: true)))
         #expect(full[EGL_YUV_COLOR_SPACE_HINT_EXT] == EGL_ITU_REC601_EXT && full[EGL_SAMPLE_RANGE_HINT_EXT] == EGL_YUV_FULL_RANGE_EXT)
+        let wide = Self.pairs(try #require(DMABufImporter.attributes(
+            for: Self.yuvPicture(fourcc: DRMFourCC.nv12, planes: planes, matrix: .bt2020, fullRange: false), modifiers: true)))
+        #expect(wide[EGL_YUV_COLOR_SPACE_HINT_EXT] == EGL_ITU_REC2020_EXT)
         #expect(Self.pairs(try #require(DMABufImporter.attributes(for: Self.picture(), modifiers: true)))[EGL_YUV_COLOR_SPACE_HINT_EXT] == nil,
                 "packed RGB carries no YUV hints")
     }

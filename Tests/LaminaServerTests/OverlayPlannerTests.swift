@@ -96,6 +96,10 @@ struct PlanarPictureTests {
         #expect(near(Self.solid(235, 128, 128), (255, 255, 255)))
         #expect(near(Self.solid(81, 90, 240), (255, 0, 0)), "\(Self.solid(81, 90, 240))")
         #expect(near(Self.solid(63, 102, 240, matrix: .bt709), (255, 0, 0)), "\(Self.solid(63, 102, 240, matrix: .bt709))")
+        // BT.2020 (Kr 0.2627, Kb 0.0593): red is Y 74, Cb 97, Cr 240; green Y 164, Cb 47, Cr 25.
+        #expect(near(Self.solid(74, 97, 240, matrix: .bt2020), (255, 0, 0)), "\(Self.solid(74, 97, 240, matrix: .bt2020))")
+        #expect(near(Self.solid(164, 47, 25, matrix: .bt2020), (0, 255, 0)), "\(Self.solid(164, 47, 25, matrix: .bt2020))")
+        #expect(!near(Self.solid(74, 97, 240), (255, 0, 0)), "BT.601's matrix on BT.2020's red is off")
         #expect(near(Self.solid(145, 54, 34), (0, 255, 0)) && near(Self.solid(41, 240, 110), (0, 0, 255)))
         // Full range: Y as it is.
         #expect(near(Self.solid(128, 128, 128, full: true), (128, 128, 128)))
