@@ -554,6 +554,58 @@ lamina_animation *lamina_animation_transition_new(lamina_transition_type type, l
 /** The part of the transition to run (0 and 1 by default). */
 int lamina_animation_set_transition_progress(lamina_animation *animation, double start, double end);
 
+/** A keyframe animation's interpolation between values ("animations.calculationModes"). */
+typedef enum lamina_calculation_mode {
+    LAMINA_CALCULATION_LINEAR = 0,
+    LAMINA_CALCULATION_DISCRETE = 1,
+    LAMINA_CALCULATION_PACED = 2,
+    LAMINA_CALCULATION_CUBIC = 3,
+    LAMINA_CALCULATION_CUBIC_PACED = 4,
+} lamina_calculation_mode;
+
+/** Whether a keyframe animation along a path turns the layer with it ("animations.rotationModes"). */
+typedef enum lamina_rotation_mode {
+    LAMINA_ROTATION_NONE = 0,
+    LAMINA_ROTATION_AUTO = 1,
+    LAMINA_ROTATION_AUTO_REVERSE = 2,
+} lamina_rotation_mode;
+
+/**
+ * A CAKeyframeAnimation on `key_path`: its values (or a path, for a point key path) at its key
+ * times. The media-timing setters above apply, and additive, cumulative and value function.
+ */
+lamina_animation *lamina_animation_keyframe_new(const char *key_path);
+/**
+ * Appends a keyframe value of `type` from `count` numbers: number 1, point 2, size 2, rect 4,
+ * colour 4 (each in [0, 1]), transform 16 (row-major, as lamina_layer_set_transform), bool 1.
+ * LAMINA_ERROR_INVALID_ARGUMENT for another type or count, or an animation that is not a keyframe one.
+ */
+int lamina_animation_add_value(lamina_animation *animation, lamina_value_type type, const double *components, size_t count);
+int lamina_animation_add_number(lamina_animation *animation, double value);
+int lamina_animation_add_point(lamina_animation *animation, double x, double y);
+int lamina_animation_add_color(lamina_animation *animation, double r, double g, double b, double a);
+/** The path the value follows (copied; NULL: none), instead of the values. */
+int lamina_animation_set_keyframe_path(lamina_animation *animation, const lamina_path *path);
+/** keyTimes, in [0, 1] and rising (NULL: none, spread evenly). */
+int lamina_animation_set_key_times(lamina_animation *animation, const double *times, size_t count);
+/** Appends a timing function between two keyframes, by name (as lamina_animation_set_timing_function) or by its control points. */
+int lamina_animation_add_keyframe_timing_function(lamina_animation *animation, const char *name);
+int lamina_animation_add_keyframe_timing_curve(lamina_animation *animation, double c1x, double c1y, double c2x, double c2y);
+int lamina_animation_set_calculation_mode(lamina_animation *animation, lamina_calculation_mode mode);
+int lamina_animation_set_rotation_mode(lamina_animation *animation, lamina_rotation_mode mode);
+/** The cubic modes' tension, continuity and bias values (NULL: none). */
+int lamina_animation_set_tension_values(lamina_animation *animation, const double *values, size_t count);
+int lamina_animation_set_continuity_values(lamina_animation *animation, const double *values, size_t count);
+int lamina_animation_set_bias_values(lamina_animation *animation, const double *values, size_t count);
+
+/**
+ * A CAAnimationGroup: its animations run together in the group's time (its duration cuts them
+ * off). The media-timing setters above apply to the group.
+ */
+lamina_animation *lamina_animation_group_new(void);
+/** Appends a copy of `child` (groups nest at most 8 deep: LAMINA_ERROR_INVALID_ARGUMENT past that). */
+int lamina_animation_group_add(lamina_animation *group, const lamina_animation *child);
+
 /** What a layer does when a property changes (CALayer's actions; "animations.actionKinds"). */
 typedef enum lamina_action {
     LAMINA_ACTION_INHERIT = 0,   /**< no entry: the style's, then the default implicit animation */

@@ -60,6 +60,24 @@ struct lamina_animation {
     double progress[2];
     lamina_event_callback callback;
     void *user;
+    /* keyframe (kind 2) */
+    lm_buf values; /* encoded typed values */
+    uint32_t value_count;
+    lm_buf path; /* encoded path elements; has_path: present */
+    uint32_t path_count;
+    int has_path;
+    double *key_times;
+    size_t key_time_count;
+    int has_key_times;
+    double (*timing_functions)[4];
+    size_t timing_function_count;
+    uint8_t calculation_mode, rotation_mode;
+    double *tcb[3]; /* tension, continuity, bias */
+    size_t tcb_count[3];
+    int has_tcb[3];
+    /* group (kind 4) */
+    lamina_animation **children;
+    size_t child_count;
 };
 
 /* A transaction's settings as sent in a settings operation. */

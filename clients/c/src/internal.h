@@ -45,6 +45,7 @@
 
 #define LM_APPEND 0xFFFFFFFFu
 #define LM_KEY_LIMIT 256u
+#define LM_MAX_GROUP_NESTING 8
 #define LM_MAX_IMAGE_DIMENSION 16384u
 #define LM_PROPERTY_COUNT 69
 /* The largest server frame body this client accepts (as the Python client; a 16384 x 16384

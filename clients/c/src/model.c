@@ -232,19 +232,6 @@ double lm_layer_time(lamina_connection *conn, const lamina_layer *layer, double 
     return t;
 }
 
-lamina_animation *lm_animation_copy(const lamina_animation *a) {
-    lamina_animation *c = malloc(sizeof *c);
-    if (!c)
-        return NULL;
-    *c = *a;
-    c->key_path = NULL;
-    if (a->key_path && !(c->key_path = strdup(a->key_path))) {
-        free(c);
-        return NULL;
-    }
-    return c;
-}
-
 /* MARK: Replay */
 
 /* Whether a set operation names a layer or image that is gone (laminad cleared it with it). */

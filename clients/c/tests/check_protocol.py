@@ -67,6 +67,8 @@ def main():
         ("lamina_value_function", "LAMINA_VALUE_FUNCTION_", list(a["valueFunctions"].items())),
         ("lamina_input_kind", "LAMINA_INPUT_", [(k["name"], k["kind"]) for k in j["inputEventKinds"]]),
         ("lamina_transition_type", "LAMINA_TRANSITION_", list(a["transitionTypes"].items())),
+        ("lamina_calculation_mode", "LAMINA_CALCULATION_", list(a["calculationModes"].items())),
+        ("lamina_rotation_mode", "LAMINA_ROTATION_", list(a["rotationModes"].items())),
         ("lamina_transition_subtype", "LAMINA_TRANSITION_SUBTYPE_", list(a["transitionSubtypes"].items())),
         ("lamina_action", "LAMINA_ACTION_", list(j["actionKinds"].items())),
     ]

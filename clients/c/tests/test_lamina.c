@@ -421,6 +421,77 @@ static void fixtures(const char *dir) {
         encoded.length = 0;
         lm_encode_animation(&encoded, push);
         CHECK(memmem(expected, fn, encoded.data, encoded.length) != NULL, "the transition is not in commit-animations.bin");
+        /* The keyframe animations and the group, as commit-animations.bin has them. */
+        lamina_animation *move = lamina_animation_keyframe_new("position");
+        lamina_animation_add_point(move, 0, 0);
+        lamina_animation_add_point(move, 100, 0);
+        lamina_animation_add_value(move, LAMINA_VALUE_POINT, (const double[]){100, 50}, 2);
+        lamina_animation_set_key_times(move, (const double[]){0, 0.5, 1}, 3);
+        lamina_animation_add_keyframe_timing_function(move, "easeIn");
+        lamina_animation_add_keyframe_timing_function(move, "easeOut");
+        lamina_animation_set_calculation_mode(move, LAMINA_CALCULATION_PACED);
+        lamina_animation_set_duration(move, 2);
+        lamina_animation_set_repeat_count(move, 2);
+        lamina_animation_set_autoreverses(move, 1);
+        lamina_animation_set_fill_mode(move, LAMINA_FILL_MODE_BOTH);
+        lamina_path *curve = lamina_path_new();
+        lamina_path_move_to(curve, 0, 0);
+        lamina_path_curve_to(curve, 10, 0, 20, 10, 20, 20);
+        lamina_animation *along = lamina_animation_keyframe_new("position");
+        lamina_animation_set_keyframe_path(along, curve);
+        lamina_path_free(curve);
+        lamina_animation_set_rotation_mode(along, LAMINA_ROTATION_AUTO);
+        lamina_animation_set_calculation_mode(along, LAMINA_CALCULATION_CUBIC_PACED);
+        lamina_animation *corner = lamina_animation_basic_new("cornerRadius");
+        lamina_animation_set_by_number(corner, 10);
+        lamina_animation_set_additive(corner, 1);
+        lamina_animation *turn = lamina_animation_basic_new("transform");
+        lamina_animation_set_to_number(turn, 3.14);
+        lamina_animation_set_value_function(turn, LAMINA_VALUE_FUNCTION_ROTATE_Z);
+        lamina_animation_set_speed(turn, 2);
+        lamina_animation_set_time_offset(turn, 0.5);
+        lamina_animation_set_repeat_duration(turn, 4);
+        lamina_animation *group = lamina_animation_group_new();
+        lamina_animation_set_duration(group, 3);
+        lamina_animation_set_repeat_count(group, INFINITY);
+        CHECK(lamina_animation_group_add(group, corner) == 0 && lamina_animation_group_add(group, turn) == 0, "group_add");
+        lamina_animation_free(corner);
+        lamina_animation_free(turn);
+        lamina_animation *copy = lm_animation_copy(group); /* a deep copy encodes the same */
+        const struct {
+            const char *name;
+            const lamina_animation *animation;
+        } parts[] = {{"keyframe values", move}, {"keyframe path", along}, {"group", group}, {"group's copy", copy}};
+        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+            encoded.length = 0;
+            lm_encode_animation(&encoded, parts[i].animation);
+            CHECK(!encoded.failed && memmem(expected, fn, encoded.data, encoded.length) != NULL,
+                  "the %s animation is not in commit-animations.bin", parts[i].name);
+        }
+        /* Refused: a value of the wrong size, a keyframe setter on a basic animation, a 9th group level. */
+        CHECK(lamina_animation_add_value(move, LAMINA_VALUE_POINT, (const double[]){1}, 1) == LAMINA_ERROR_INVALID_ARGUMENT &&
+                  lamina_animation_add_value(move, LAMINA_VALUE_STRING, (const double[]){1}, 1) == LAMINA_ERROR_INVALID_ARGUMENT &&
+                  lamina_animation_set_calculation_mode(push, LAMINA_CALCULATION_PACED) == LAMINA_ERROR_INVALID_ARGUMENT &&
+                  lamina_animation_set_calculation_mode(move, (lamina_calculation_mode)5) == LAMINA_ERROR_INVALID_ARGUMENT &&
+                  lamina_animation_add_keyframe_timing_curve(move, 1.5, 0, 0, 1) == LAMINA_ERROR_INVALID_ARGUMENT &&
+                  lamina_animation_group_add(group, group) == LAMINA_ERROR_INVALID_ARGUMENT,
+              "keyframe and group arguments");
+        lamina_animation *nest = lamina_animation_group_new();
+        int levels = 1, s = 0;
+        while (s == 0 && levels < 20) {
+            lamina_animation *outer = lamina_animation_group_new();
+            s = lamina_animation_group_add(outer, nest);
+            lamina_animation_free(nest);
+            nest = outer;
+            if (s == 0)
+                levels++;
+        }
+        CHECK(levels == 8 && s == LAMINA_ERROR_INVALID_ARGUMENT, "groups nest %d deep, then %d", levels, s);
+        lamina_animation_free(nest);
+        lamina_animation_free(move);
+        lamina_animation_free(along);
+        lamina_animation_free(group);
+        lamina_animation_free(copy);
         lm_buf_free(&encoded);
         CHECK(lamina_animation_set_spring(push, 1, 1, 1, 1) == LAMINA_ERROR_INVALID_ARGUMENT, "a transition is no spring");
         lamina_animation_free(bounce);
@@ -777,6 +848,60 @@ static double presentation_number(lamina_layer *layer, lamina_property property)
 }
 
 #define PIXEL(p) (p).r, (p).g, (p).b, (p).a
+
+/* A keyframe animation and a group on laminad's virtual clock, read back as presentation values. */
+static void keyframes_and_groups(lamina_connection *conn) {
+    lamina_layer *root = lamina_connection_root(conn);
+    lamina_layer *slider = lamina_layer_new(conn), *fader = lamina_layer_new(conn);
+    lamina_layer_set_bounds(slider, 0, 0, 10, 10);
+    lamina_layer_set_position(slider, 50, 200);
+    lamina_layer_set_bounds(fader, 0, 0, 10, 10);
+    lamina_layer_set_position(fader, 300, 200);
+    lamina_layer_add_sublayer(root, slider);
+    lamina_layer_add_sublayer(root, fader);
+    /* position.x through 50, 150, 250 with key times 0, 0.25, 1 over 2 s (linear between them). */
+    lamina_animation *slide = lamina_animation_keyframe_new("position.x");
+    lamina_animation_add_number(slide, 50);
+    lamina_animation_add_number(slide, 150);
+    lamina_animation_add_number(slide, 250);
+    lamina_animation_set_key_times(slide, (const double[]){0, 0.25, 1}, 3);
+    lamina_animation_set_duration(slide, 2);
+    /* A group of 2 s holding a 4 s fade: it is cut off half way. */
+    lamina_animation *fade = lamina_animation_basic_new("opacity");
+    lamina_animation_set_from_number(fade, 0);
+    lamina_animation_set_to_number(fade, 1);
+    lamina_animation_set_duration(fade, 4);
+    lamina_animation *group = lamina_animation_group_new();
+    lamina_animation_group_add(group, fade);
+    lamina_animation_set_duration(group, 2);
+    CHECK(lamina_layer_add_animation(slider, slide, "slide") == 0 && lamina_layer_add_animation(fader, group, "group") == 0,
+          "add keyframe and group");
+    lamina_animation_free(slide);
+    lamina_animation_free(fade);
+    lamina_animation_free(group);
+    char *error = NULL;
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync: %s", error ? error : "?");
+    free(error);
+    const struct {
+        double at, x, opacity;
+    } expected[] = {{0.25, 100, 0.0625}, {0.5, 150, 0.125}, {1.25, 200, 0.3125}, {2.5, 50, 1}};
+    double start = lamina_connection_time(conn), now = start;
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
+        advance(conn, start + expected[i].at - now);
+        now = start + expected[i].at;
+        double position[2] = {0}, opacity = presentation_number(fader, LAMINA_PROPERTY_OPACITY);
+        char *e = NULL;
+        CHECK(lamina_layer_presentation(slider, LAMINA_PROPERTY_POSITION, position, 2, &e) == 0, "presentation: %s", e ? e : "?");
+        free(e);
+        CHECK(fabs(position[0] - expected[i].x) < 1e-6, "keyframe x at %g s: %g, expected %g", expected[i].at, position[0],
+              expected[i].x);
+        CHECK(fabs(opacity - expected[i].opacity) < 1e-6, "grouped fade at %g s: %g, expected %g", expected[i].at, opacity,
+              expected[i].opacity);
+    }
+    lamina_layer_destroy(slider);
+    lamina_layer_destroy(fader);
+    printf("daemon: a keyframe animation and a group ran on the virtual clock\n");
+}
 
 static void readme_program(lamina_connection *conn, const char *directory) {
     const rgba black = {0, 0, 0, 255}, orange = {255, 136, 0, 255};
@@ -1313,6 +1438,7 @@ static int run_daemon(void) {
     if (conn) {
         lamina_connection_set_timeout(conn, 20000);
         readme_program(conn, d.directory);
+        keyframes_and_groups(conn);
         poll_loop(conn);
         lamina_connection_close(conn);
     }
