@@ -320,10 +320,12 @@ int lamina_connection_tree(lamina_connection *conn, char **json, char **error);
  * closed first. The socket changes: take lamina_connection_get_fd() again.
  * After it, dispatch reports LAMINA_EVENT_RECONNECTED; animations removed before the loss
  * whose stop never came stop (finished 0), and transactions committed before it complete.
- * Pending changes, and those of a transaction still open, go with the replay.
+ * Pending changes, and those of a transaction still open, go with the replay. An operation of
+ * the replay that laminad refuses (a change it refused before the loss, which the model took in)
+ * is left out and its commit sent again without it; the event's `text` says so.
  * LAMINA_OK; LAMINA_ERROR_CLOSED when laminad cannot be reached (try again later);
- * LAMINA_ERROR_SERVER when laminad refused the replayed model (a value it refuses, as a
- * refused commit would have been); LAMINA_ERROR_STATE for a connection made from a descriptor
+ * LAMINA_ERROR_SERVER when laminad still refused the replayed model (then the connection is
+ * closed for good and automatic reconnection stops); LAMINA_ERROR_STATE for a connection made from a descriptor
  * or a call from a callback. *error says why. Not to be called from a callback.
  */
 int lamina_connection_reconnect(lamina_connection *conn, char **error);
@@ -375,7 +377,7 @@ typedef struct lamina_event {
     int finished;              /**< a stop: 1 when it ran to its end, 0 when removed or replaced */
     uint32_t group;            /**< a completed transaction's group */
     double time;               /**< clock events: the new time; input: the event's time */
-    const char *text;          /**< watch: the JSON line; input: the text a key produced */
+    const char *text;          /**< watch: the JSON line; input: the text a key produced; reconnected: what the replay left out, if anything */
     /* input events */
     lamina_input_kind input_kind;
     int injected;

@@ -106,9 +106,10 @@ typedef struct lm_tag {
     char *key;
     lamina_event_callback callback;
     void *user;
-    lamina_animation *animation; /* a copy, for a reconnection's replay */
+    lamina_animation *animation; /* a copy, for a reconnection's replay (NULL once gone) */
     double begin;                /* its beginTime resolved in the layer's time when it was added */
     int gone;                    /* removed or replaced since (its stop event may still come) */
+    int finished;                /* ran to its end and stays (not removed on completion): replayed there, untagged */
 } lm_tag;
 
 typedef struct lm_completion {
@@ -185,6 +186,8 @@ struct lamina_connection {
     int reconnect_attempts;     /* automatic reconnection's tries per call; 0 off */
     int reconnect_initial_ms, reconnect_max_ms;
     int reconnecting;
+    uint32_t refused_serial; /* the last refused commit, and the operation laminad named (-1: none) */
+    int32_t refused_index;
 };
 
 /* Grows an array of `size`-byte items so that `count + 1` fit. 0 or -1. */
@@ -227,7 +230,26 @@ typedef struct lm_replay {
     size_t index, sub;
     double shift;   /* how far the clock jumped (0 on the real clock, which kept running) */
     double last;    /* the clock's time before the loss */
+    /* Layers and images laminad refused to create in this replay: left out, with all that names them. */
+    uint32_t skipped_layers[64], skipped_images[64];
+    size_t skipped_layer_count, skipped_image_count;
 } lm_replay;
-uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int *fds, size_t *fd_count);
+/* Where one operation of a replay commit came from (stage 6: the settings operation). */
+typedef struct lm_replay_source {
+    int stage;
+    size_t index, sub;
+} lm_replay_source;
+uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int *fds, size_t *fd_count,
+                        lm_replay_source *sources);
+/* laminad refused the replay's operation that came from `source`: the model leaves it out (an
+ * entry or a sublayer dropped, an animation gone, a layer or image skipped in this replay).
+ * -1 when it cannot (the settings operation, or too many skips). */
+int lm_replay_drop(lamina_connection *conn, lm_replay *r, const lm_replay_source *source);
+/* After a replay was applied: each animation's beginTime is in the new laminad's time from then on. */
+void lm_model_retimed(lamina_connection *conn, double last, double shift);
+/* Whether a stop for animation `tag` waits in the event queue: -1 none, else its finished flag. */
+int lm_queued_stop(const lamina_connection *conn, uint32_t tag);
+/* Queues a stop (finished 0) for a tagged animation gone while laminad is away. */
+void lm_queue_stop(lamina_connection *conn, const lm_tag *tag);
 
 #endif

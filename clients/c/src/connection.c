@@ -320,6 +320,8 @@ static int handle_frame(lamina_connection *conn, uint32_t type, const uint8_t *b
         if (subject == 1) {
             if ((int32_t)(serial - conn->answered) > 0)
                 conn->answered = serial;
+            conn->refused_serial = serial;
+            conn->refused_index = index;
             if (!conn->unreported)
                 conn->unreported = message;
             else
@@ -557,20 +559,32 @@ static int dispatch_events(lamina_connection *conn) {
             size_t index = 0;
             lm_tag *t = q.tag ? find_tag(conn, q.tag, &index) : NULL;
             lm_tag entry = {0};
+            int stays = 0;
             if (t) {
                 entry = *t;
-                if (e.type == LAMINA_EVENT_ANIMATION_STOPPED) /* the tag is done: take it out first */
+                /* One that ran to its end and is not removed on completion stays on its layer:
+                 * kept (finished) for a reconnection's replay. Any other is done: taken out first. */
+                stays = e.type == LAMINA_EVENT_ANIMATION_STOPPED && e.finished && !t->gone && t->animation &&
+                        !t->animation->removed_on_completion;
+                if (stays)
+                    t->finished = 1;
+                else if (e.type == LAMINA_EVENT_ANIMATION_STOPPED)
                     conn->tags[index] = conn->tags[--conn->tag_count];
             }
+            /* The kept one's key stays the tag's, which a callback may free: the event gets a copy. */
+            char *key_copy = stays ? strdup(entry.key) : NULL;
+            if (stays)
+                entry.key = key_copy;
             e.key = entry.key ? entry.key : "";
             if (entry.callback)
                 entry.callback(&e, entry.user);
             if (conn->on_event)
                 conn->on_event(&e, conn->on_event_user);
-            if (t && e.type == LAMINA_EVENT_ANIMATION_STOPPED) {
+            if (t && e.type == LAMINA_EVENT_ANIMATION_STOPPED && !stays) {
                 free(entry.key);
                 lamina_animation_free(entry.animation);
             }
+            free(key_copy);
         } else if (e.type == LAMINA_EVENT_TRANSACTION_COMPLETED) {
             lm_completion c = {0};
             for (size_t i = 0; i < conn->completion_count; i++)
@@ -1271,15 +1285,49 @@ static void reset_stream(lamina_connection *conn) {
     conn->closed_group_count = 0; /* their completions come with the reconnection */
 }
 
-/* The replay: the model in commits under laminad's limits, then a wait for their answers. */
-static int replay(lamina_connection *conn, double last, int was_virtual, char **error) {
-    lm_replay r = {.last = last, .shift = was_virtual || conn->virtual_clock ? conn->time - last : 0};
+/* Whether an event of `type` for animation tag or transaction group `which` waits in the queue. */
+static int queued(const lamina_connection *conn, lamina_event_type type, uint32_t which) {
+    for (size_t i = conn->event_head; i < conn->event_count; i++) {
+        const lm_queued_event *q = &conn->events[i];
+        if (q->event.type == type && (type == LAMINA_EVENT_TRANSACTION_COMPLETED ? q->event.group : q->tag) == which)
+            return 1;
+    }
+    return 0;
+}
+
+int lm_queued_stop(const lamina_connection *conn, uint32_t tag) {
+    for (size_t i = conn->event_head; i < conn->event_count; i++) {
+        const lm_queued_event *q = &conn->events[i];
+        if (q->event.type == LAMINA_EVENT_ANIMATION_STOPPED && q->tag == tag)
+            return q->event.finished != 0;
+    }
+    return -1;
+}
+
+void lm_queue_stop(lamina_connection *conn, const lm_tag *tag) {
+    if (lm_queued_stop(conn, tag->tag) >= 0)
+        return;
+    lm_queued_event *q = push_event(conn, LAMINA_EVENT_ANIMATION_STOPPED);
+    if (q) {
+        q->tag = tag->tag;
+        q->event.layer_number = tag->layer;
+    }
+}
+
+/* The replay: the model in commits under laminad's limits, each waited for. An operation
+ * laminad refuses (a value or sublayer it refused before the loss, which the model kept, or one
+ * that a changed configuration refuses) is left out of the model and the commit sent again
+ * without it, at most 64 times; *dropped counts them and *first_refusal keeps the first message. */
+static int replay(lamina_connection *conn, double last, double shift, int *dropped, char **first_refusal, char **error) {
+    lm_replay r = {.last = last, .shift = shift};
     lm_buf ops = {0};
     int *fds = malloc(200 * sizeof *fds);
+    lm_replay_source *sources = malloc(20000 * sizeof *sources);
     size_t fd_count = 0;
-    int s = fds ? LAMINA_OK : LAMINA_ERROR_NO_MEMORY;
+    int s = fds && sources ? LAMINA_OK : LAMINA_ERROR_NO_MEMORY;
     while (s == LAMINA_OK) {
-        uint32_t count = lm_replay_next(conn, &r, &ops, fds, &fd_count);
+        lm_replay before = r;
+        uint32_t count = lm_replay_next(conn, &r, &ops, fds, &fd_count, sources);
         if (ops.failed) {
             s = LAMINA_ERROR_NO_MEMORY;
         } else if (count > 0) {
@@ -1298,35 +1346,39 @@ static int replay(lamina_connection *conn, double last, int was_virtual, char **
         for (size_t i = 0; i < fd_count; i++)
             close(fds[i]);
         fd_count = 0;
-        if (count == 0)
+        if (count == 0 || s != LAMINA_OK)
             break;
+        while (s == LAMINA_OK && (int32_t)(conn->serial - conn->answered) > 0)
+            s = pump(conn);
+        if (s != LAMINA_OK || !conn->unreported)
+            continue;
+        /* Refused: which operation, and where it came from. */
+        int32_t index = conn->refused_serial == conn->serial ? conn->refused_index : -1;
+        if (index < 0 || (uint32_t)index >= count || *dropped >= 64 || lm_replay_drop(conn, &before, &sources[index])) {
+            lm_set_error(error, "laminad refused the replayed model: %s", conn->unreported);
+            free(conn->unreported);
+            conn->unreported = NULL;
+            s = LAMINA_ERROR_SERVER;
+            break;
+        }
+        if (!*first_refusal)
+            *first_refusal = conn->unreported;
+        else
+            free(conn->unreported);
+        conn->unreported = NULL;
+        (*dropped)++;
+        r = before; /* that commit again, without it */
     }
     free(fds);
+    free(sources);
     lm_buf_free(&ops);
-    while (s == LAMINA_OK && (int32_t)(conn->serial - conn->answered) > 0)
-        s = pump(conn);
-    if (s == LAMINA_OK && conn->unreported) {
-        lm_set_error(error, "laminad refused the replayed model: %s", conn->unreported);
-        free(conn->unreported);
-        conn->unreported = NULL;
-        return close_with(conn, LAMINA_ERROR_SERVER, "laminad refused the replayed model");
-    }
-    if (s)
+    if (s && s != LAMINA_ERROR_SERVER)
         status_error(conn, s, error);
     return s;
 }
 
-/* Whether an event of `type` for animation tag or transaction group `which` waits in the queue. */
-static int queued(const lamina_connection *conn, lamina_event_type type, uint32_t which) {
-    for (size_t i = conn->event_head; i < conn->event_count; i++) {
-        const lm_queued_event *q = &conn->events[i];
-        if (q->event.type == type && (type == LAMINA_EVENT_TRANSACTION_COMPLETED ? q->event.group : q->tag) == which)
-            return 1;
-    }
-    return 0;
-}
-
-/* One attempt: a new socket, the hello, the replay; then the events the loss owes. */
+/* One attempt: a new socket, the hello, the replay; then the events the loss owes. A failure
+ * leaves the connection closed (another attempt may follow). */
 static int reconnect_once(lamina_connection *conn, int attempts, char **error) {
     double last = lm_now(conn);
     int was_virtual = conn->virtual_clock;
@@ -1353,28 +1405,28 @@ static int reconnect_once(lamina_connection *conn, int attempts, char **error) {
     /* Kept aside: a refusal of the replay is the replay's; the old ones are still the next sync's. */
     char *unreported = conn->unreported;
     conn->unreported = NULL;
+    int dropped = 0;
+    char *first_refusal = NULL;
+    /* The real clock kept running through the gap; a virtual one (either side) jumps. */
+    double shift = 0;
     int s = say_hello(conn, conn->client_name, error);
-    if (s == LAMINA_OK)
-        s = replay(conn, last, was_virtual, error);
-    else
-        close_with(conn, s, "laminad refused the hello");
-    if (conn->unreported) { /* a refusal that came with the replay's failure */
-        free(conn->unreported);
-        conn->unreported = NULL;
+    if (s == LAMINA_OK) {
+        shift = was_virtual || conn->virtual_clock ? conn->time - last : 0;
+        s = replay(conn, last, shift, &dropped, &first_refusal, error);
     }
+    free(conn->unreported);
     conn->unreported = unreported;
-    if (s)
+    if (s) {
+        free(first_refusal);
+        if (conn->fd >= 0)
+            close_with(conn, s, s == LAMINA_ERROR_SERVER ? "laminad refused the replayed model" : "the replay failed");
         return s;
-    /* Animations removed before the loss whose stop laminad never reported: stopped now. */
-    for (size_t i = 0; i < conn->tag_count; i++) {
-        if (!conn->tags[i].gone || queued(conn, LAMINA_EVENT_ANIMATION_STOPPED, conn->tags[i].tag))
-            continue;
-        lm_queued_event *q = push_event(conn, LAMINA_EVENT_ANIMATION_STOPPED);
-        if (!q)
-            break;
-        q->tag = conn->tags[i].tag;
-        q->event.layer_number = conn->tags[i].layer;
     }
+    lm_model_retimed(conn, last, shift);
+    /* Animations removed before the loss whose stop laminad never reported: stopped now. */
+    for (size_t i = 0; i < conn->tag_count; i++)
+        if (conn->tags[i].gone)
+            lm_queue_stop(conn, &conn->tags[i]);
     /* Transactions committed before the loss: their animations went with the old laminad (those
      * still running came back in the replay, in no transaction), so they are complete. */
     for (size_t i = 0; i < conn->completion_count; i++) {
@@ -1389,8 +1441,13 @@ static int reconnect_once(lamina_connection *conn, int attempts, char **error) {
         q->event.group = conn->completions[i].group;
     }
     lm_queued_event *q = push_event(conn, LAMINA_EVENT_RECONNECTED);
-    if (q)
+    if (q) {
         q->event.attempts = attempts;
+        if (dropped)
+            q->text = lm_strdup_printf("laminad refused %d operation%s of the replayed model, left out of it (the first: %s)",
+                                       dropped, dropped == 1 ? "" : "s", first_refusal ? first_refusal : "?");
+    }
+    free(first_refusal);
     return LAMINA_OK;
 }
 
@@ -1430,7 +1487,14 @@ static int recover(lamina_connection *conn, int status) {
         delay = delay > conn->reconnect_max_ms / 2 ? conn->reconnect_max_ms : delay * 2;
     }
     conn->reconnecting = 0;
-    if (s != LAMINA_OK) {
+    if (s == LAMINA_ERROR_SERVER) {
+        /* laminad refuses the model itself: closed for good, no more tries. */
+        free(conn->closed_reason);
+        conn->closed_reason = why;
+        why = NULL;
+        conn->reconnect_attempts = 0;
+        s = LAMINA_ERROR_CLOSED;
+    } else if (s != LAMINA_OK) {
         free(conn->closed_reason);
         conn->closed_reason = lm_strdup_printf("laminad went away and %d tries to connect again failed (the last: %s)",
                                                conn->reconnect_attempts, why ? why : "?");

@@ -126,14 +126,37 @@ static int put_in(lamina_connection *conn, lamina_layer *parent, lamina_layer *c
     return 0;
 }
 
+/* Whether `outer` is `inner` or one of its superlayers (walked up, bounded by the layer count). */
+static int encloses(lamina_connection *conn, const lamina_layer *outer, const lamina_layer *inner) {
+    size_t steps = 0, bound = (size_t)conn->next_layer + 1;
+    for (const lamina_layer *l = inner; l && steps <= bound; steps++) {
+        if (l == outer)
+            return 1;
+        l = l->parent == LM_NO_PARENT ? NULL : layer_at(conn, l->parent);
+    }
+    return 0;
+}
+
 /* MARK: Noting operations */
 
 void lm_model_animations_gone(lamina_connection *conn, uint32_t layer, const char *key) {
+    size_t kept = 0;
     for (size_t i = 0; i < conn->tag_count; i++) {
-        lm_tag *t = &conn->tags[i];
-        if (t->layer == layer && (!key || strcmp(t->key, key) == 0))
-            t->gone = 1;
+        lm_tag t = conn->tags[i];
+        if (t.layer == layer && !t.gone && (!key || strcmp(t.key, key) == 0)) {
+            lamina_animation_free(t.animation); /* never replayed now */
+            t.animation = NULL;
+            t.gone = 1;
+            if (t.finished) { /* its stop was delivered: nothing more to say about it */
+                free(t.key);
+                continue;
+            }
+            if (conn->fd < 0) /* laminad is away: its stop is owed now, not at the reconnection */
+                lm_queue_stop(conn, &t);
+        }
+        conn->tags[kept++] = t;
     }
+    conn->tag_count = kept;
 }
 
 int lm_model_note(lamina_connection *conn, const uint8_t *op, size_t length) {
@@ -153,8 +176,8 @@ int lm_model_note(lamina_connection *conn, const uint8_t *op, size_t length) {
     }
     case LM_OP_INSERT: {
         lamina_layer *child = length >= 13 ? layer_at(conn, read_u32(op + 5)) : NULL;
-        if (!l || !child || child == l || child->number == 0)
-            return 0; /* laminad refuses it: the model stays */
+        if (!l || !child || child->number == 0 || encloses(conn, child, l))
+            return 0; /* laminad refuses it (a cycle): the model stays as laminad keeps it */
         return put_in(conn, l, child, read_u32(op + 9));
     }
     case LM_OP_REMOVE:
@@ -163,9 +186,10 @@ int lm_model_note(lamina_connection *conn, const uint8_t *op, size_t length) {
         return 0;
     case LM_OP_ADD_ANIMATION:
     case LM_OP_REMOVE_ANIMATION: {
-        /* A keyed add replaces the layer's animation under that key; a remove removes it. */
+        /* A keyed add replaces the layer's animation under that key; a remove removes it.
+         * Unkeyed animations have no key to match: neither touches them (laminad's rule). */
         uint32_t n = length >= 9 ? read_u32(op + 5) : 0;
-        if (!l || n > length - 9 || (op[0] == LM_OP_ADD_ANIMATION && n == 0))
+        if (!l || n > length - 9 || n == 0)
             return 0;
         char *key = malloc(n + 1);
         if (!key)
@@ -234,8 +258,16 @@ double lm_layer_time(lamina_connection *conn, const lamina_layer *layer, double 
 
 /* MARK: Replay */
 
-/* Whether a set operation names a layer or image that is gone (laminad cleared it with it). */
-static int dangling(lamina_connection *conn, const lm_entry *e) {
+static int listed(const uint32_t *list, size_t count, uint32_t number) {
+    for (size_t i = 0; i < count; i++)
+        if (list[i] == number)
+            return 1;
+    return 0;
+}
+
+/* Whether a set operation names a layer or image that is gone (destroyed: laminad cleared a
+ * mask, and draws no contents for an image it does not have) or left out of this replay. */
+static int dangling(lamina_connection *conn, const lm_replay *r, const lm_entry *e) {
     if (e->key >= LM_ACTION_KEY || e->op.length != 11)
         return 0;
     int type = (int)lamina_property_type((int)e->key);
@@ -243,10 +275,22 @@ static int dangling(lamina_connection *conn, const lm_entry *e) {
     if (number == 0)
         return 0;
     if (type == LAMINA_VALUE_LAYER)
-        return number >= conn->layer_capacity || !conn->layers[number];
+        return number >= conn->layer_capacity || !conn->layers[number] ||
+               listed(r->skipped_layers, r->skipped_layer_count, number);
     if (type == LAMINA_VALUE_IMAGE)
-        return number >= conn->image_capacity || !conn->images[number];
+        return number >= conn->image_capacity || !conn->images[number] ||
+               listed(r->skipped_images, r->skipped_image_count, number);
     return 0;
+}
+
+/* A layer this replay leaves out (or the root, never). */
+static int skipped(const lm_replay *r, uint32_t number) {
+    return number != 0 && listed(r->skipped_layers, r->skipped_layer_count, number);
+}
+
+/* How far a re-timed animation on `l` moves: the clock's jump, in the layer's time. */
+static double move_of(lamina_connection *conn, const lm_replay *r, const lamina_layer *l) {
+    return r->shift == 0 ? 0 : lm_layer_time(conn, l, r->last + r->shift) - lm_layer_time(conn, l, r->last);
 }
 
 typedef struct batch {
@@ -264,7 +308,8 @@ static int fits(const batch *b, size_t length, size_t fds) {
            *b->fd_count + fds <= REPLAY_MAX_DESCRIPTORS;
 }
 
-uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int *fds, size_t *fd_count) {
+uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int *fds, size_t *fd_count,
+                        lm_replay_source *sources) {
     batch b = {ops, 0, fds, fd_count};
     ops->length = 0;
     *fd_count = 0;
@@ -273,6 +318,7 @@ uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int 
     lm_buf_f64(ops, 0.25);
     lm_buf_u8(ops, 1);
     lm_buf_u32(ops, 0);
+    sources[0] = (lm_replay_source){6, 0, 0};
     b.count = 1;
     lm_buf one = {0};
     while (r->stage < 6 && !ops->failed) {
@@ -284,7 +330,7 @@ uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int 
             if (r->index >= conn->image_capacity)
                 goto next_stage;
             lamina_image *image = conn->images[r->index];
-            if (!image)
+            if (!image || listed(r->skipped_images, r->skipped_image_count, image->number))
                 break;
             lm_buf_u8(&one, LM_OP_CREATE_IMAGE);
             lm_buf_u32(&one, image->number);
@@ -301,7 +347,7 @@ uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int 
             if (r->index >= conn->layer_capacity)
                 goto next_stage;
             lamina_layer *l = r->index ? conn->layers[r->index] : NULL;
-            if (!l)
+            if (!l || skipped(r, l->number))
                 break;
             lm_buf_u8(&one, l->kind ? LM_OP_CREATE_KIND : LM_OP_CREATE);
             lm_buf_u32(&one, l->number);
@@ -314,11 +360,11 @@ uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int 
             if (r->index >= conn->layer_capacity && r->index > 0)
                 goto next_stage;
             lamina_layer *l = layer_at(conn, (uint32_t)r->index);
-            if (!l || r->sub >= l->entry_count)
+            if (!l || skipped(r, l->number) || r->sub >= l->entry_count)
                 break;
             const lm_entry *e = &l->entries[r->sub];
             advance_sub = 1;
-            if ((e->key >= LM_ACTION_KEY) != (r->stage == 4) || dangling(conn, e))
+            if ((e->key >= LM_ACTION_KEY) != (r->stage == 4) || dangling(conn, r, e))
                 break;
             lm_buf_bytes(&one, e->op.data, e->op.length);
             break;
@@ -327,9 +373,11 @@ uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int 
             if (r->index >= conn->layer_capacity && r->index > 0)
                 goto next_stage;
             lamina_layer *l = layer_at(conn, (uint32_t)r->index);
-            if (!l || r->sub >= l->child_count)
+            if (!l || skipped(r, l->number) || r->sub >= l->child_count)
                 break;
             advance_sub = 1;
+            if (skipped(r, l->children[r->sub]))
+                break;
             lm_buf_u8(&one, LM_OP_INSERT);
             lm_buf_u32(&one, l->number);
             lm_buf_u32(&one, l->children[r->sub]);
@@ -339,18 +387,21 @@ uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int 
         case 5: { /* animations still on their layers, re-timed */
             if (r->index >= conn->tag_count)
                 goto next_stage;
-            lm_tag *t = &conn->tags[r->index];
+            const lm_tag *t = &conn->tags[r->index];
             lamina_layer *l = layer_at(conn, t->layer);
-            if (t->gone || !t->animation || !l)
+            if (t->gone || !t->animation || !l || skipped(r, l->number))
+                break;
+            /* A stop read but not yet dispatched counts: a removed one is gone, a finished one stays. */
+            int stop = lm_queued_stop(conn, t->tag);
+            int finished = t->finished || stop == 1;
+            if (stop == 0 || (finished && t->animation->removed_on_completion))
                 break;
             lamina_animation a = *t->animation;
-            double move = r->shift == 0 ? 0 : lm_layer_time(conn, l, r->last + r->shift) - lm_layer_time(conn, l, r->last);
-            a.begin_time = t->begin + move;
-            t->begin = a.begin_time; /* in the new laminad's time from now on */
+            a.begin_time = t->begin + move_of(conn, r, l); /* written back once the replay is applied */
             lm_buf_u8(&one, LM_OP_ADD_ANIMATION);
             lm_buf_u32(&one, t->layer);
             lm_buf_string(&one, t->key);
-            lm_buf_u32(&one, t->tag);
+            lm_buf_u32(&one, finished ? 0 : t->tag); /* a finished one's events were all reported */
             lm_encode_animation(&one, &a);
             break;
         }
@@ -371,7 +422,7 @@ uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int 
                 fds[(*fd_count)++] = copy;
             }
             lm_buf_bytes(ops, one.data, one.length);
-            b.count++;
+            sources[b.count++] = (lm_replay_source){r->stage, r->index, r->sub};
         }
         if (advance_sub) {
             r->sub++;
@@ -387,4 +438,63 @@ uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int 
     }
     lm_buf_free(&one);
     return ops->failed ? 0 : (b.count > 1 ? b.count : 0);
+}
+
+int lm_replay_drop(lamina_connection *conn, lm_replay *r, const lm_replay_source *source) {
+    switch (source->stage) {
+    case 0: {
+        lamina_image *image = source->index < conn->image_capacity ? conn->images[source->index] : NULL;
+        if (!image || r->skipped_image_count == sizeof r->skipped_images / sizeof r->skipped_images[0])
+            return -1;
+        r->skipped_images[r->skipped_image_count++] = image->number;
+        return 0;
+    }
+    case 1:
+        if (r->skipped_layer_count == sizeof r->skipped_layers / sizeof r->skipped_layers[0])
+            return -1;
+        r->skipped_layers[r->skipped_layer_count++] = (uint32_t)source->index;
+        return 0;
+    case 2:
+    case 4: { /* a value or an action laminad refuses: the model forgets it */
+        lamina_layer *l = layer_at(conn, (uint32_t)source->index);
+        if (!l || source->sub >= l->entry_count)
+            return -1;
+        lm_entry *e = &l->entries[source->sub];
+        free(e->name);
+        lm_buf_free(&e->op);
+        memmove(e, e + 1, (l->entry_count - source->sub - 1) * sizeof *e);
+        l->entry_count--;
+        return 0;
+    }
+    case 3: { /* a sublayer laminad refuses (a cycle, a mask): out of its superlayer */
+        lamina_layer *l = layer_at(conn, (uint32_t)source->index);
+        lamina_layer *child = l && source->sub < l->child_count ? layer_at(conn, l->children[source->sub]) : NULL;
+        if (!child)
+            return -1;
+        take_out(conn, child);
+        return 0;
+    }
+    case 5: {
+        if (source->index >= conn->tag_count)
+            return -1;
+        lm_tag *t = &conn->tags[source->index]; /* this one only (others may share an empty key) */
+        lamina_animation_free(t->animation);
+        t->animation = NULL;
+        t->gone = 1;
+        return 0;
+    }
+    default:
+        return -1;
+    }
+}
+
+void lm_model_retimed(lamina_connection *conn, double last, double shift) {
+    if (shift == 0)
+        return;
+    lm_replay r = {.last = last, .shift = shift};
+    for (size_t i = 0; i < conn->tag_count; i++) {
+        lamina_layer *l = layer_at(conn, conn->tags[i].layer);
+        if (l && !conn->tags[i].gone)
+            conn->tags[i].begin += move_of(conn, &r, l);
+    }
 }

@@ -1202,7 +1202,8 @@ static int daemon_restart(daemon_t *d, const char *laminad) {
 }
 
 typedef struct reconnect_log {
-    int reconnected, attempts, stopped;
+    int reconnected, attempts, stopped, spin_stops;
+    char text[512];
 } reconnect_log;
 
 static void on_reconnect_event(const lamina_event *e, void *user) {
@@ -1210,9 +1211,22 @@ static void on_reconnect_event(const lamina_event *e, void *user) {
     if (e->type == LAMINA_EVENT_RECONNECTED) {
         log->reconnected++;
         log->attempts = e->attempts;
-    } else if (e->type == LAMINA_EVENT_ANIMATION_STOPPED) {
+        snprintf(log->text, sizeof log->text, "%s", e->text ? e->text : "");
+    } else if (e->type == LAMINA_EVENT_ANIMATION_STOPPED && strcmp(e->key, "gone") == 0) {
         log->stopped++;
+    } else if (e->type == LAMINA_EVENT_ANIMATION_STOPPED && strcmp(e->key, "spin") == 0) {
+        log->spin_stops++;
     }
+}
+
+/* A layer's presentation opacity (NAN when it cannot be read). */
+static double opacity_of(lamina_layer *l) {
+    double v = NAN;
+    char *e = NULL;
+    if (lamina_layer_presentation(l, LAMINA_PROPERTY_OPACITY, &v, 1, &e) != 0)
+        v = NAN;
+    free(e);
+    return v;
 }
 
 static lamina_layer *panel(lamina_connection *conn, lamina_layer *parent, double x, double y, double w, double h,
@@ -1316,20 +1330,59 @@ static void reconnection(daemon_t *d, const char *laminad) {
     lamina_animation_free(fade);
     lamina_layer_remove_animation(g, "gone");
     lamina_layer_set_action(a, "opacity", LAMINA_ACTION_NONE, NULL);
-    /* Many layers: the replay takes more than one commit (20 000 operations each). */
-    enum { MANY = 6000 };
+    /* K: a fade that ended and stays (fill forwards, not removed on completion): it holds 0.3. */
+    lamina_layer *k = panel(conn, root, 130, 200, 10, 10, 1, 1, 1);
+    lamina_animation *hold = lamina_animation_basic_new("opacity");
+    lamina_animation_set_to_number(hold, 0.3);
+    lamina_animation_set_duration(hold, 1);
+    lamina_animation_set_fill_mode(hold, LAMINA_FILL_MODE_FORWARDS);
+    lamina_animation_set_removed_on_completion(hold, 0);
+    lamina_layer_add_animation(k, hold, "kept");
+    lamina_animation_free(hold);
+    /* U: an unkeyed fade; removing the empty key touches nothing (laminad's rule). */
+    lamina_layer *u = panel(conn, root, 150, 200, 10, 10, 1, 1, 1);
+    lamina_animation *unkeyed = lamina_animation_basic_new("opacity");
+    lamina_animation_set_from_number(unkeyed, 0);
+    lamina_animation_set_to_number(unkeyed, 1);
+    lamina_animation_set_duration(unkeyed, 10);
+    lamina_layer_add_animation(u, unkeyed, NULL);
+    lamina_animation_free(unkeyed);
+    lamina_layer_remove_animation(u, "");
+    /* Many layers, each with a fade: the replay takes several commits (20 000 operations each),
+     * and a commit ends among the animations (each must be re-timed once). */
+    enum { MANY = 10000 };
     lamina_layer *holder = panel(conn, root, 0, 239, 1, 1, 0, 0, 64 / 255.0);
-    lamina_layer *first = NULL, *last = NULL;
+    static lamina_layer *many[MANY];
+    lamina_animation *slow = lamina_animation_basic_new("opacity");
+    lamina_animation_set_from_number(slow, 0);
+    lamina_animation_set_to_number(slow, 1);
+    lamina_animation_set_duration(slow, 10);
     for (int i = 0; i < MANY; i++) {
-        lamina_layer *l = panel(conn, holder, 0, 0, 1, 1, 0, 0, 64 / 255.0);
-        if (!first)
-            first = l;
-        last = l;
+        many[i] = panel(conn, holder, 0, 0, 1, 1, 0, 0, 64 / 255.0);
+        lamina_layer_add_animation(many[i], slow, "f");
     }
+    lamina_animation_free(slow);
+    lamina_layer *first = many[0], *last = many[MANY - 1];
     CHECK(lamina_connection_sync(conn, &error) == 0, "sync: %s", error ? error : "?");
     free(error);
     error = NULL;
+    /* Two commits laminad refuses (a NaN; E's mask made a sublayer): the model keeps them, and the
+     * replay leaves them out. A cycle is not even taken into the model. */
+    lamina_layer_set_opacity(a, NAN);
+    CHECK(lamina_connection_sync(conn, &error) == LAMINA_ERROR_SERVER, "a NaN opacity is refused");
+    free(error);
+    error = NULL;
+    lamina_layer_add_sublayer(root, m);
+    CHECK(lamina_connection_sync(conn, &error) == LAMINA_ERROR_SERVER, "a mask as a sublayer is refused");
+    free(error);
+    error = NULL;
+    lamina_layer_add_sublayer(b, a);
+    CHECK(lamina_connection_sync(conn, &error) == LAMINA_ERROR_SERVER, "a cycle is refused");
+    free(error);
+    error = NULL;
     advance(conn, 5);
+    CHECK(fabs(opacity_of(k) - 0.3) < 1e-6 && fabs(opacity_of(u) - 0.5) < 1e-6, "K %g, U %g before the restart",
+          opacity_of(k), opacity_of(u));
     const rgba green = {0, 255, 0, 255};
     check_scene(conn, "before the restart", green, 0.5);
 
@@ -1341,6 +1394,14 @@ static void reconnection(daemon_t *d, const char *laminad) {
     error = NULL;
     lamina_connection_dispatch(conn);
     CHECK(log.reconnected == 1 && log.attempts == 1, "reconnected events %d (attempts %d)", log.reconnected, log.attempts);
+    CHECK(strstr(log.text, "refused 2 operations") && strstr(log.text, "must be finite"), "the reconnection's note: '%s'", log.text);
+    CHECK(fabs(opacity_of(k) - 0.3) < 1e-6, "K holds its finished fade after the replay: %g", opacity_of(k));
+    CHECK(fabs(opacity_of(u) - 0.5) < 1e-6, "U's unkeyed fade carries on: %g", opacity_of(u));
+    int off = 0;
+    for (int i = 0; i < MANY; i++)
+        if (fabs(opacity_of(many[i]) - 0.5) > 1e-6 && off++ < 3)
+            fprintf(stderr, "filler %d: opacity %g\n", i, opacity_of(many[i]));
+    CHECK(off == 0, "%d of %d replayed fades are not at 0.5", off, MANY);
     CHECK(lamina_connection_time(conn) == 0, "the new laminad's clock: %g", lamina_connection_time(conn));
     check_scene(conn, "after lamina_connection_reconnect", green, 0.5);
     advance(conn, 2.5);
