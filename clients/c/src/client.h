@@ -6,9 +6,10 @@
 
 /* The last operation recorded for one of a layer's properties or actions (its bytes as sent). */
 typedef struct lm_entry {
-    uint32_t key; /* a property's number, or LM_ACTION_KEY | dictionary for an action */
-    char *name;   /* an action's key */
+    uint32_t key;    /* a property's number, or LM_ACTION_KEY | dictionary for an action */
+    char *name;      /* an action's key */
     lm_buf op;
+    lm_buf previous; /* the operation before it (empty: none), for a replay laminad refuses it in */
 } lm_entry;
 #define LM_ACTION_KEY 0x10000u
 #define LM_NO_PARENT UINT32_MAX

@@ -69,7 +69,8 @@ static int store(lamina_layer *l, uint32_t key, const uint8_t *name, size_t name
             lm_buf_free(&copy);
             return -1;
         }
-        lm_buf_free(&e->op);
+        lm_buf_free(&e->previous);
+        e->previous = e->op;
         e->op = copy;
         return 0;
     }
@@ -213,6 +214,7 @@ void lm_model_free(lamina_layer *layer) {
     for (size_t i = 0; i < layer->entry_count; i++) {
         free(layer->entries[i].name);
         lm_buf_free(&layer->entries[i].op);
+        lm_buf_free(&layer->entries[i].previous);
     }
     free(layer->entries);
     free(layer->children);
@@ -455,11 +457,17 @@ int lm_replay_drop(lamina_connection *conn, lm_replay *r, const lm_replay_source
         r->skipped_layers[r->skipped_layer_count++] = (uint32_t)source->index;
         return 0;
     case 2:
-    case 4: { /* a value or an action laminad refuses: the model forgets it */
+    case 4: { /* a value or an action laminad refuses: the one before it, else none */
         lamina_layer *l = layer_at(conn, (uint32_t)source->index);
         if (!l || source->sub >= l->entry_count)
             return -1;
         lm_entry *e = &l->entries[source->sub];
+        if (e->previous.length) {
+            lm_buf_free(&e->op);
+            e->op = e->previous;
+            e->previous = (lm_buf){0};
+            return 0;
+        }
         free(e->name);
         lm_buf_free(&e->op);
         memmove(e, e + 1, (l->entry_count - source->sub - 1) * sizeof *e);

@@ -1366,10 +1366,15 @@ static void reconnection(daemon_t *d, const char *laminad) {
     CHECK(lamina_connection_sync(conn, &error) == 0, "sync: %s", error ? error : "?");
     free(error);
     error = NULL;
-    /* Two commits laminad refuses (a NaN; E's mask made a sublayer): the model keeps them, and the
-     * replay leaves them out. A cycle is not even taken into the model. */
+    /* Three commits laminad refuses (a NaN; negative bounds; E's mask made a sublayer): the model
+     * keeps them, and the replay leaves them out (going back to A's bounds from before). A cycle
+     * is not even taken into the model. */
     lamina_layer_set_opacity(a, NAN);
     CHECK(lamina_connection_sync(conn, &error) == LAMINA_ERROR_SERVER, "a NaN opacity is refused");
+    free(error);
+    error = NULL;
+    lamina_layer_set_bounds(a, 0, 0, -120, 80); /* the replay goes back to the bounds before it */
+    CHECK(lamina_connection_sync(conn, &error) == LAMINA_ERROR_SERVER, "negative bounds are refused");
     free(error);
     error = NULL;
     lamina_layer_add_sublayer(root, m);
@@ -1394,7 +1399,7 @@ static void reconnection(daemon_t *d, const char *laminad) {
     error = NULL;
     lamina_connection_dispatch(conn);
     CHECK(log.reconnected == 1 && log.attempts == 1, "reconnected events %d (attempts %d)", log.reconnected, log.attempts);
-    CHECK(strstr(log.text, "refused 2 operations") && strstr(log.text, "must be finite"), "the reconnection's note: '%s'", log.text);
+    CHECK(strstr(log.text, "refused 3 operations") && strstr(log.text, "invalid-property"), "the reconnection's note: '%s'", log.text);
     CHECK(fabs(opacity_of(k) - 0.3) < 1e-6, "K holds its finished fade after the replay: %g", opacity_of(k));
     CHECK(fabs(opacity_of(u) - 0.5) < 1e-6, "U's unkeyed fade carries on: %g", opacity_of(u));
     int off = 0;

@@ -24,7 +24,7 @@ from .png import decode_png, encode_png, write_png
 from .values import Path, TimingFunction, TypedValue
 from .video import Video, VideoEvent
 
-__version__ = "1.5.1"
+__version__ = "1.5.2"
 
 __all__ = [
     "protocol", "transform", "wire", "FOREVER", "Animation", "AnimationGroup", "BasicAnimation", "KeyframeAnimation",

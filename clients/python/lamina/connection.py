@@ -181,8 +181,10 @@ class ReconnectPolicy:
     on the new connection with actions disabled (in commits under laminad's limits): every layer
     this connection made (alive in the program) with its values, sublayers, actions and explicit
     animations, its images and its videos. Once laminad applied it, the call goes on: a commit's
-    changes were in the replay, a `sync` has waited for it, a request is sent again. laminad
-    refusing the replay closes the connection for good (``gave_up``).
+    changes were in the replay, a `sync` has waited for it, a request is sent again. An operation
+    of the replay that laminad refuses (a value it refused before, which the layer kept) is left
+    out, the value going back to the one before it; laminad still refusing the replay closes the
+    connection for good (``gave_up``).
 
     Explicit animations are re-timed as the Swift library does: on the real clock each carries
     on where it would have been; on a virtual clock, from where it was when laminad went away.
@@ -196,12 +198,14 @@ class ReconnectPolicy:
 @dataclass(frozen=True)
 class ConnectionEvent:
     """What ``Connection.on_connection_event`` hears: ``"disconnected"`` (laminad went away:
-    `error` says how), ``"reconnected"`` (after `attempts` tries, the model replayed) or
-    ``"gave_up"`` (`maximum_attempts` failed: the connection is closed; `error` is the last
-    failure)."""
+    `error` says how), ``"reconnected"`` (after `attempts` tries, the model replayed; `error` is
+    laminad's first refusal of an operation the replay then left out, and `left_out` how many it
+    left out) or ``"gave_up"`` (`maximum_attempts` failed: the connection is closed; `error` is
+    the last failure)."""
     kind: str
     attempts: int = 0
     error: Optional[LaminaError] = None
+    left_out: int = 0
 
 
 def _open(path: Optional[str]) -> Tuple[socket.socket, str]:
@@ -613,7 +617,7 @@ class Connection:
                     # The real clock kept running through the gap; a virtual one (either side)
                     # jumps from its last reading to the new laminad's.
                     shift = self.time - last if was_virtual or self.clock == "virtual" else 0.0
-                    refusal = self._replay(last, shift)
+                    refusal, left_out, first_refusal = self._replay(last, shift)
                 except ConnectionClosed as e:
                     last = e
                     self._drop_socket(e)
@@ -626,7 +630,7 @@ class Connection:
                 if refusal is not None:
                     # laminad took the connection but refused the model: retrying cannot help.
                     self._give_up(f"laminad refused the replayed model: {refusal}", attempts, refusal)
-                self._connection_event(ConnectionEvent("reconnected", attempts))
+                self._connection_event(ConnectionEvent("reconnected", attempts, first_refusal, left_out))
                 return
         finally:
             self._reconnecting = False
@@ -671,12 +675,13 @@ class Connection:
         for video in list(self._videos.values()):
             video._reconnected()
 
-    def _replay(self, last: float = 0.0, shift: float = 0.0) -> Optional[LaminaError]:
+    def _replay(self, last: float = 0.0, shift: float = 0.0) -> Tuple[Optional[LaminaError], int, Optional[LaminaError]]:
         """Sends the model on the new connection, in commits with actions disabled: images and
         videos, then every live layer's create, its values, its sublayers in order, its actions
         and explicit animations (re-timed: each keeps the beginTime it was given, moved by how
         far the clock jumped in the layer's time, `shift` from `last`); then waits until laminad
-        answered them. Returns laminad's refusal of one of them, if any."""
+        answered them. Returns laminad's refusal that ended it (None when it was applied), how
+        many operations laminad refused and the replay left out, and the first such refusal."""
         images = sorted(((number, image) for image, number in self._images.items()), key=lambda pair: pair[0])
         videos = sorted(self._videos.items())
         layers = sorted(self._layers.items())
@@ -685,6 +690,7 @@ class Connection:
         self._image_destroys.clear()
         self._released.clear()
         ops: List[Tuple[wire.Operation, Optional[int]]] = []
+        sources: Dict[int, Tuple[Layer, int]] = {}  # a value's set operation → its layer and property
         for number, image in images:
             ops.append((wire.CreateImage(number, image.width, image.height, image.width * 4, image.order, image.alpha, 0), image.fd))
         for number, video in videos:
@@ -702,7 +708,9 @@ class Connection:
             for prop_id in list(l._values):
                 if i == 0 and prop_id in (1, 2):
                     continue  # the root's bounds and position are laminad's
-                ops.append((wire.Set(i, prop_id, self._wire_value(l, protocol.PROPERTIES_BY_ID[prop_id], replaying=True)), None))
+                op = wire.Set(i, prop_id, self._wire_value(l, protocol.PROPERTIES_BY_ID[prop_id], replaying=True))
+                sources[id(op)] = (l, prop_id)
+                ops.append((op, None))
         for i, l in layers:
             ops += [(_insert(l, s, protocol.APPEND), None) for s in l._sublayers]
             ops += [(_action_operation(i, dictionary, key, action), None)  # type: ignore[arg-type]
@@ -714,41 +722,64 @@ class Connection:
                 retimed = _copy_animation(animation)
                 retimed.begin_time = begin
                 ops.append((wire.AddAnimation(i, key, tag, retimed.encode()), None))
-        earlier = len(self._unreported)
-        self._send_replay(ops)
-        while self._answered < self._serial:
-            self._handle_all(self._read(None))
-        if len(self._unreported) > earlier:
-            refusal = self._unreported[earlier]
-            del self._unreported[earlier:]
-            return refusal
-        return None
+        return self._send_replay(ops, sources)
 
-    def _send_replay(self, ops: List[Tuple[wire.Operation, Optional[int]]]) -> None:
-        """`ops` (with the descriptor each carries) as commits under the replay's limits."""
+    #: How many refused operations a replay leaves out before it gives up.
+    REPLAY_LEFT_OUT = 64
+
+    def _send_replay(self, ops: List[Tuple[wire.Operation, Optional[int]]],
+                     sources: Optional[Dict[int, Tuple[Layer, int]]] = None) -> Tuple[Optional[LaminaError], int, Optional[LaminaError]]:
+        """`ops` (with the descriptor each carries) as commits under the replay's limits, each
+        waited for. An operation laminad refuses (a refused change the layers kept: a negative
+        size, an unknown gravity) is left out and its commit sent again without it, up to
+        `REPLAY_LEFT_OUT` times; a refused value goes back to the one before it (what laminad
+        showed), or to the default, on its layer too."""
         settings = wire.Settings(disable_actions=True)
-        body, count, fds = wire.Writer(), 0, []  # type: ignore[var-annotated]
-
-        def flush() -> None:
-            nonlocal body, count, fds
-            if count == 0:
-                return
+        left_out: List[LaminaError] = []
+        start = 0
+        while start < len(ops):
+            body, fds, end = wire.Writer(), [], start  # type: ignore[var-annotated]
+            while end < len(ops):
+                op, fd = ops[end]
+                if end > start and (end - start >= self.REPLAY_OPERATIONS or len(body.buffer) >= self.REPLAY_BYTES
+                                    or (fd is not None and len(fds) >= self.REPLAY_DESCRIPTORS)):
+                    break
+                wire.write_operation(body, op)
+                if fd is not None:
+                    fds.append(fd)
+                end += 1
             self._serial += 1
             head = wire.Writer()
             head.u32(self._serial)
-            head.u32(count + 1)
+            head.u32(end - start + 1)
             wire.write_operation(head, settings)
+            earlier = len(self._unreported)
             self._send(wire.frame(protocol.MSG_COMMIT, head.buffer + body.buffer), fds)
-            body, count, fds = wire.Writer(), 0, []
-
-        for op, fd in ops:
-            if count >= self.REPLAY_OPERATIONS or len(body.buffer) >= self.REPLAY_BYTES or (fd is not None and len(fds) >= self.REPLAY_DESCRIPTORS):
-                flush()
-            wire.write_operation(body, op)
-            count += 1
-            if fd is not None:
-                fds.append(fd)
-        flush()
+            while self._answered < self._serial:
+                self._handle_all(self._read(None))
+            if len(self._unreported) == earlier:
+                start = end
+                continue
+            refusal = self._unreported[earlier]
+            del self._unreported[earlier:]
+            index = refusal.operation_index - 1  # the settings operation comes first
+            if not 0 <= index < end - start or len(left_out) >= self.REPLAY_LEFT_OUT:
+                return refusal, len(left_out), left_out[0] if left_out else None
+            left_out.append(refusal)
+            source = (sources or {}).get(id(ops[start + index][0]))
+            if source is not None:
+                layer, prop_id = source
+                prop = protocol.PROPERTIES_BY_ID[prop_id]
+                if prop_id in layer._previous:
+                    layer._values[prop_id] = layer._previous.pop(prop_id)
+                    op = wire.Set(layer._id or 0, prop_id, self._wire_value(layer, prop, replaying=True))
+                    assert sources is not None
+                    sources[id(op)] = source
+                    ops[start + index] = (op, None)
+                    continue  # that commit again, with the value before
+                layer._values.pop(prop_id, None)
+            del ops[start + index]  # and that commit again, without it
+        return None, len(left_out), left_out[0] if left_out else None
 
     # MARK: Reading
 

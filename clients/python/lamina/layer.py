@@ -71,6 +71,9 @@ class Layer:
 
     def __init__(self, **properties: Any) -> None:
         self._values: Dict[int, Any] = {}
+        #: Each property's value before its last change (absent: the default), for a replay in
+        #: which laminad refuses the last one.
+        self._previous: Dict[int, Any] = {}
         self._superlayer: Optional[Layer] = None
         self._sublayers: List[Layer] = []
         self._conn: Optional["Connection"] = None
@@ -212,6 +215,11 @@ class Layer:
                 v = values.canonical(prop.type, value)
             except (TypeError, ValueError) as e:
                 raise type(e)(f"{prop.attribute}: {e}") from None
+        # (Not for images, videos and layers: the layer would keep them alive.)
+        if prop.id in self._values and prop.type not in ("image", "layer"):
+            self._previous[prop.id] = self._values[prop.id]
+        else:
+            self._previous.pop(prop.id, None)
         self._values[prop.id] = v
         if self._conn is not None:
             self._conn._note_set(self, prop)

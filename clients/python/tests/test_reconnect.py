@@ -206,3 +206,40 @@ def test_replayed_animations_carry_on_where_they_were(first):
     finally:
         conn.close()
         second.stop()
+
+
+def test_values_laminad_refused_are_left_out_of_the_replay(first):
+    """A refused commit's values stay on the layers (Python keeps what the program set); the
+    replay leaves out each operation laminad refuses and carries on, saying so in the event."""
+    events = []
+    conn = lamina.connect(first.socket, name="refusals", reconnect=lamina.ReconnectPolicy(initial_delay=0))
+    conn.on_connection_event = events.append
+    box = lamina.Layer(frame=(10, 10, 50, 50), background_color="#FF0000")
+    other = lamina.Layer(frame=(100, 10, 50, 50), background_color="#0000FF")
+    for layer in (box, other):
+        conn.root.add_sublayer(layer)
+    conn.sync()
+    box.bounds = (0, 0, -10, 50)
+    with pytest.raises(lamina.LaminaError):
+        conn.sync()
+    other.contents_gravity = "sideways"
+    with pytest.raises(lamina.LaminaError):
+        conn.sync()
+    first.kill()
+    second = Daemon(socket=first.socket)
+    try:
+        shot = conn.screenshot()
+        kinds = [e.kind for e in events]
+        assert kinds == ["disconnected", "reconnected"], events
+        assert events[1].left_out == 2 and events[1].error is not None and events[1].error.name == "invalid-property", events[1]
+        # laminad's own state before the loss: the box as it was, the other one too; the layers
+        # say so (the refused bounds went back to those before them, the gravity to its default).
+        assert near(shot.pixel(35, 35), RED) and near(shot.pixel(125, 35), BLUE)
+        assert box.bounds == (0.0, 0.0, 50.0, 50.0) and other.contents_gravity == "resize", (box.bounds, other.contents_gravity)
+        box.background_color = "#00FF00"
+        conn.sync()
+        conn.advance_clock(1)  # past the implicit animation
+        assert near(conn.screenshot().pixel(35, 35), GREEN), "the connection goes on"
+    finally:
+        conn.close()
+        second.stop()
