@@ -304,6 +304,18 @@ int lamina_connection_screenshot_pixels(lamina_connection *conn, uint32_t *width
 /** Moves laminad's virtual clock forward by `seconds` (privileged; laminad runs with --clock virtual) and renders that frame. */
 int lamina_connection_advance_clock(lamina_connection *conn, double seconds, char **error);
 
+/** One of laminad's counters. */
+typedef struct lamina_stat {
+    const char *name; /**< "frames", "layers", "commitsApplied", "video.framesYUV", … (docs/protocol.md, "stats") */
+    double value;
+} lamina_stat;
+
+/**
+ * laminad's counters now: *stats gets *count entries in one allocation (their names in it too),
+ * freed with lamina_free(*stats).
+ */
+int lamina_connection_stats(lamina_connection *conn, lamina_stat **stats, size_t *count, char **error);
+
 /** laminad's tree as JSON (docs/protocol.md, "The tree JSON"); *json is freed with lamina_free. */
 int lamina_connection_tree(lamina_connection *conn, char **json, char **error);
 

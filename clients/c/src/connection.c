@@ -1180,6 +1180,53 @@ int lamina_connection_tree(lamina_connection *conn, char **json, char **error) {
     return LAMINA_OK;
 }
 
+int lamina_connection_stats(lamina_connection *conn, lamina_stat **stats, size_t *count, char **error) {
+    if (!stats || !count) {
+        lm_set_error(error, "lamina_connection_stats: NULL result pointer");
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    }
+    *stats = NULL;
+    *count = 0;
+    int s = request(conn, LM_REQ_STATS, NULL, 4, error);
+    if (s)
+        return s;
+    /* Two passes over the reply: the sizes, then one allocation holding the array and the names. */
+    lm_reader r = {.data = conn->reply.data, .length = conn->reply.length};
+    uint32_t n = lm_read_u32(&r);
+    size_t text = 0;
+    for (uint32_t i = 0; i < n && !r.failed; i++) {
+        size_t length;
+        lm_read_string(&r, &length);
+        lm_read_f64(&r);
+        text += length + 1;
+    }
+    if (r.failed || lm_reader_remaining(&r) || n > conn->reply.length / 12) {
+        s = close_with(conn, LAMINA_ERROR_PROTOCOL, "laminad sent a malformed stats reply");
+        status_error(conn, s, error);
+        return s;
+    }
+    lamina_stat *out = malloc((size_t)n * sizeof *out + text + 1);
+    if (!out) {
+        lm_set_error(error, "out of memory for %u counters", n);
+        return LAMINA_ERROR_NO_MEMORY;
+    }
+    char *names = (char *)(out + n);
+    r = (lm_reader){.data = conn->reply.data, .length = conn->reply.length};
+    lm_read_u32(&r);
+    for (uint32_t i = 0; i < n; i++) {
+        size_t length;
+        const uint8_t *name = lm_read_string(&r, &length);
+        memcpy(names, name, length);
+        names[length] = 0;
+        out[i].name = names;
+        out[i].value = lm_read_f64(&r);
+        names += length + 1;
+    }
+    *stats = out;
+    *count = n;
+    return LAMINA_OK;
+}
+
 static size_t value_numbers(int type) {
     switch (type) {
     case LAMINA_VALUE_NUMBER:

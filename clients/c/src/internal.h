@@ -41,6 +41,7 @@
 #define LM_REQ_SCREENSHOT 1u
 #define LM_REQ_TREE 2u
 #define LM_REQ_ADVANCE_CLOCK 3u
+#define LM_REQ_STATS 4u
 #define LM_REQ_PRESENTATION 5u
 
 #define LM_APPEND 0xFFFFFFFFu

@@ -547,6 +547,20 @@ static void fixtures(const char *dir) {
     CHECK(lamina_layer_presentation(one, LAMINA_PROPERTY_OPACITY, values, 1, &error) == 0 && values[0] == 0.25,
           "presentation opacity %g", values[0]);
     expect_frame(server, dir, "request-presentation.bin");
+    /* Stats, asked as request 4 (the fixture's id), then the numbering as it was. */
+    {
+        uint32_t next = conn->next_request;
+        conn->next_request = 4;
+        write_fixture(server, dir, "reply-stats.bin");
+        lamina_stat *stats = NULL;
+        size_t count = 0;
+        CHECK(lamina_connection_stats(conn, &stats, &count, &error) == 0 && count == 2 && strcmp(stats[0].name, "frames") == 0 &&
+                  stats[0].value == 3 && strcmp(stats[1].name, "layers") == 0 && stats[1].value == 10,
+              "stats reply: %zu counters", count);
+        lamina_free(stats);
+        expect_frame(server, dir, "request-stats.bin");
+        conn->next_request = next;
+    }
     /* Only one request's reply was there: ask again for the bounds from another fixture copy. */
     write_fixture(server, dir, "applied.bin"); /* serial 7: answers the commits so far */
     write_fixture(server, dir, "error.bin");   /* commit 7 refused */
@@ -673,11 +687,14 @@ static void fixtures(const char *dir) {
                 char *message = NULL;
                 uint8_t *shot = NULL;
                 char *tree = NULL;
+                lamina_stat *stats = NULL;
+                size_t stat_count = 0;
                 double v[4];
                 switch (reply_kind) {
                 case 1: s = lamina_connection_screenshot_pixels(conn, &w, &h, &shot, &message); break;
                 case 2: s = lamina_connection_tree(conn, &tree, &message); break;
                 case 3: s = lamina_connection_advance_clock(conn, 1, &message); break;
+                case 4: s = lamina_connection_stats(conn, &stats, &stat_count, &message); break;
                 case 5: s = lamina_layer_presentation(lamina_connection_root(conn), LAMINA_PROPERTY_BOUNDS, v, 4, &message); break;
                 default: s = lamina_connection_dispatch(conn); break;
                 }
@@ -686,6 +703,7 @@ static void fixtures(const char *dir) {
                 free(message);
                 free(shot);
                 free(tree);
+                free(stats);
                 lamina_connection_close(conn);
                 close(server);
                 free(copy);
@@ -898,6 +916,15 @@ static void keyframes_and_groups(lamina_connection *conn) {
         CHECK(fabs(opacity - expected[i].opacity) < 1e-6, "grouped fade at %g s: %g, expected %g", expected[i].at, opacity,
               expected[i].opacity);
     }
+    lamina_stat *stats = NULL;
+    size_t count = 0;
+    double layers = -1;
+    CHECK(lamina_connection_stats(conn, &stats, &count, NULL) == 0, "stats");
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(stats[i].name, "layers") == 0)
+            layers = stats[i].value;
+    CHECK(layers >= 3, "laminad's stats count %g layers (%zu counters)", layers, count);
+    lamina_free(stats);
     lamina_layer_destroy(slider);
     lamina_layer_destroy(fader);
     printf("daemon: a keyframe animation and a group ran on the virtual clock\n");
