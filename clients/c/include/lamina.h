@@ -254,6 +254,33 @@ lamina_connection *lamina_connect(const char *path, char **error);
 lamina_connection *lamina_connect_named(const char *path, const char *client_name, char **error);
 
 /**
+ * As lamina_connect_named(), in session `session` (at most 256 bytes; NULL or "": none). With
+ * `keep_layers` (which needs a session name) the client's layers, images and running
+ * animations stay on screen after the connection closes — and after laminad restarts (they
+ * are journalled) — and a later connection to the same session takes them over: its layers
+ * are there as handles (lamina_connection_resumed(), lamina_connection_find_layer(),
+ * lamina_connection_layer(), lamina_layer_sublayer()) with their values, sublayers and actions;
+ * their animations run on in laminad (add one under the same key to replace it). A session
+ * held by a connected client is refused (session-in-use).
+ */
+lamina_connection *lamina_connect_session(const char *path, const char *client_name, const char *session, int keep_layers,
+                                          char **error);
+
+/** Whether this connection took over a kept session's layers (1) or started with none (0). */
+int lamina_connection_resumed(const lamina_connection *conn);
+
+/** The layer with protocol number `number` (0: the root), or NULL. Owned by the connection. */
+lamina_layer *lamina_connection_layer(lamina_connection *conn, uint32_t number);
+
+/** The first layer (by number) whose `name` property is `name`, or NULL. */
+lamina_layer *lamina_connection_find_layer(lamina_connection *conn, const char *name);
+
+/** The layer's superlayer as last set (NULL for none), its sublayers in order. */
+lamina_layer *lamina_layer_superlayer(const lamina_layer *layer);
+size_t lamina_layer_sublayer_count(const lamina_layer *layer);
+lamina_layer *lamina_layer_sublayer(const lamina_layer *layer, size_t index);
+
+/**
  * Says hello over an already connected stream socket `fd` (socket activation, tests); the
  * connection owns `fd` from then on, also on failure (it is closed), and makes it non-blocking.
  */

@@ -209,6 +209,82 @@ void lm_skip_value(lm_reader *r, int type) {
     }
 }
 
+/* An optional array of f64 (u8 presence, then u32 count and the numbers). */
+static void skip_numbers(lm_reader *r, size_t each) {
+    uint32_t present = lm_read_u8(r);
+    if (present > 1)
+        r->failed = 1;
+    else if (present)
+        lm_read_bytes(r, (size_t)read_count(r, each) * each);
+}
+
+/* A typed value (u8 type, 0 absent where `optional`, then the value); types 1-8 only. */
+static void skip_typed_value(lm_reader *r, int optional) {
+    uint32_t type = lm_read_u8(r);
+    if (type == 0 && optional)
+        return;
+    if (type < LAMINA_VALUE_NUMBER || type > LAMINA_VALUE_STRING)
+        r->failed = 1;
+    else
+        lm_skip_value(r, (int)type);
+}
+
+void lm_skip_animation(lm_reader *r, int depth) {
+    if (depth > LM_MAX_GROUP_NESTING) {
+        r->failed = 1;
+        return;
+    }
+    uint32_t kind = lm_read_u8(r);
+    lm_read_bytes(r, 6 * 8 + 2); /* begin, duration, speed, offset, repeat count and duration; autoreverses, fill */
+    uint32_t timing = lm_read_u8(r); /* a timing function? */
+    if (timing > 1)
+        r->failed = 1;
+    else if (timing)
+        lm_read_bytes(r, 4 * 8);
+    lm_read_u8(r); /* removedOnCompletion */
+    size_t n;
+    switch (kind) {
+    case 1: /* basic */
+    case 3: /* spring */
+        lm_read_string(r, &n);
+        for (int i = 0; i < 3; i++)
+            skip_typed_value(r, 1);
+        lm_read_bytes(r, 3);
+        if (kind == 3)
+            lm_read_bytes(r, 4 * 8);
+        break;
+    case 2: { /* keyframe */
+        lm_read_string(r, &n);
+        uint32_t values = read_count(r, 2);
+        for (uint32_t i = 0; i < values && !r->failed; i++)
+            skip_typed_value(r, 0);
+        uint32_t present = lm_read_u8(r);
+        if (present > 1)
+            r->failed = 1;
+        else if (present)
+            lm_skip_value(r, LAMINA_VALUE_PATH);
+        skip_numbers(r, 8);  /* keyTimes */
+        skip_numbers(r, 32); /* timingFunctions */
+        lm_read_bytes(r, 2); /* calculation and rotation modes */
+        for (int i = 0; i < 3; i++)
+            skip_numbers(r, 8); /* tension, continuity, bias */
+        lm_read_bytes(r, 3);
+        break;
+    }
+    case 4: { /* group */
+        uint32_t count = read_count(r, 1);
+        for (uint32_t i = 0; i < count && !r->failed; i++)
+            lm_skip_animation(r, depth + 1);
+        break;
+    }
+    case 5: /* transition */
+        lm_read_bytes(r, 2 + 2 * 8);
+        break;
+    default:
+        r->failed = 1;
+    }
+}
+
 /* MARK: Frames and hello */
 
 size_t lm_frame_begin(lm_buf *b, uint32_t type) {

@@ -189,6 +189,13 @@ struct lamina_connection {
     int reconnecting;
     uint32_t refused_serial; /* the last refused commit, and the operation laminad named (-1: none) */
     int32_t refused_index;
+
+    /* sessions */
+    char *session;         /* the session name said in the hello ("" or NULL: none) */
+    uint32_t hello_flags;  /* bit 0 keep-layers */
+    lm_buf snapshot;       /* the last welcome's snapshot operations (a session taken over) */
+    uint32_t snapshot_count;
+    int resumed;           /* the first welcome took over a kept session's layers */
 };
 
 /* Grows an array of `size`-byte items so that `count + 1` fit. 0 or -1. */
@@ -231,11 +238,16 @@ typedef struct lm_replay {
     size_t index, sub;
     double shift;   /* how far the clock jumped (0 on the real clock, which kept running) */
     double last;    /* the clock's time before the loss */
+    /* Operations of 5 bytes that go first (destroys of a taken-over session's layers and images),
+     * in the same commit as the layers made again where they fit: laminad destroys a session's
+     * images that no layer shows after each commit. */
+    lm_buf *prefix;
+    size_t prefix_index;
     /* Layers and images laminad refused to create in this replay: left out, with all that names them. */
     uint32_t skipped_layers[64], skipped_images[64];
     size_t skipped_layer_count, skipped_image_count;
 } lm_replay;
-/* Where one operation of a replay commit came from (stage 6: the settings operation). */
+/* Where one operation of a replay commit came from (stage 6: the settings operation; 7: the prefix). */
 typedef struct lm_replay_source {
     int stage;
     size_t index, sub;
@@ -248,6 +260,16 @@ uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int 
 int lm_replay_drop(lamina_connection *conn, lm_replay *r, const lm_replay_source *source);
 /* After a replay was applied: each animation's beginTime is in the new laminad's time from then on. */
 void lm_model_retimed(lamina_connection *conn, double last, double shift);
+/* Room in conn->layers for layer `number`. 0, or -1 when out of memory. */
+int lm_reserve_layer(lamina_connection *conn, uint32_t number);
+/* The largest layer number a taken-over session may bring (the table is indexed by number). */
+#define LM_MAX_RESTORED_LAYER (1u << 24)
+/* Builds layer handles and their model from the welcome's snapshot (a kept session taken over).
+ * LAMINA_OK, or LAMINA_ERROR_PROTOCOL for operations that do not decode. */
+int lm_model_restore(lamina_connection *conn);
+/* Destroy operations for every layer of the welcome's snapshot (a kept session laminad still
+ * holds, which a reconnection's replay makes again), appended to `ops`; *count says how many. */
+int lm_snapshot_destroys(lamina_connection *conn, lm_buf *ops, uint32_t *count);
 /* Whether a stop for animation `tag` waits in the event queue: -1 none, else its finished flag. */
 int lm_queued_stop(const lamina_connection *conn, uint32_t tag);
 /* Queues a stop (finished 0) for a tagged animation gone while laminad is away. */

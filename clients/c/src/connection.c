@@ -283,9 +283,16 @@ static int handle_frame(lamina_connection *conn, uint32_t type, const uint8_t *b
         conn->display_height = lm_read_u32(&r);
         uint32_t clock = lm_read_u8(&r);
         conn->time = lm_read_f64(&r);
-        lm_read_u32(&r); /* snapshot count: this client never resumes a session */
+        /* A kept session taken over: its layers as operations (lm_model_restore reads them). */
+        conn->snapshot_count = lm_read_u32(&r);
         if (r.failed) {
             *why = "a truncated welcome";
+            return LAMINA_ERROR_PROTOCOL;
+        }
+        conn->snapshot.length = 0;
+        lm_buf_bytes(&conn->snapshot, r.data + r.offset, length - r.offset);
+        if (conn->snapshot.failed) {
+            *why = "out of memory for the welcome's snapshot";
             return LAMINA_ERROR_PROTOCOL;
         }
         conn->virtual_clock = clock == 1;
@@ -652,8 +659,8 @@ static lamina_connection *connection_new(int fd) {
 /* Says hello on conn->fd and waits for the welcome (or the refusal). */
 static int say_hello(lamina_connection *conn, const char *client_name, char **error) {
     lm_buf hello = {0};
-    lm_encode_hello(&hello, client_name ? client_name : "lamina-c", "", 0, LAMINA_PROTOCOL_VERSION_MAJOR,
-                    LAMINA_PROTOCOL_VERSION_MINOR);
+    lm_encode_hello(&hello, client_name ? client_name : "lamina-c", conn->session ? conn->session : "", conn->hello_flags,
+                    LAMINA_PROTOCOL_VERSION_MAJOR, LAMINA_PROTOCOL_VERSION_MINOR);
     int s = hello.failed ? LAMINA_ERROR_NO_MEMORY : send_frame(conn, &hello, NULL, 0);
     lm_buf_free(&hello);
     /* The hello is answered by a welcome or by an error and a close. A welcome's wait is
@@ -680,7 +687,9 @@ static int say_hello(lamina_connection *conn, const char *client_name, char **er
     return s;
 }
 
-lamina_connection *lamina_connection_from_fd(int fd, const char *client_name, char **error) {
+/* The hello (in `session`, with hello `flags`) over `fd`, and a taken-over session's layers. */
+static lamina_connection *from_fd(int fd, const char *client_name, const char *session, uint32_t hello_flags,
+                                  char **error) {
     if (fd < 0) {
         lm_set_error(error, "lamina_connection_from_fd: no socket");
         return NULL;
@@ -697,16 +706,43 @@ lamina_connection *lamina_connection_from_fd(int fd, const char *client_name, ch
         close(fd);
         return NULL;
     }
+    conn->hello_flags = hello_flags;
+    if (session && *session && !(conn->session = strdup(session))) {
+        lm_set_error(error, "out of memory");
+        lamina_connection_close(conn);
+        return NULL;
+    }
     if (say_hello(conn, client_name, error) != LAMINA_OK) {
         conn->on_event = NULL;
         lamina_connection_close(conn);
         return NULL;
     }
+    if (conn->snapshot_count > 0) {
+        if (lm_model_restore(conn) != LAMINA_OK) {
+            lm_set_error(error, "laminad sent a session snapshot that does not decode");
+            lamina_connection_close(conn);
+            return NULL;
+        }
+        conn->resumed = 1;
+    }
     /* Events that came with the welcome run at the first dispatch. */
     return conn;
 }
 
+lamina_connection *lamina_connection_from_fd(int fd, const char *client_name, char **error) {
+    return from_fd(fd, client_name, NULL, 0, error);
+}
+
 lamina_connection *lamina_connect_named(const char *path, const char *client_name, char **error) {
+    return lamina_connect_session(path, client_name, NULL, 0, error);
+}
+
+lamina_connection *lamina_connect_session(const char *path, const char *client_name, const char *session, int keep_layers,
+                                          char **error) {
+    if ((session && strlen(session) > LM_KEY_LIMIT) || (keep_layers && (!session || !*session))) {
+        lm_set_error(error, keep_layers ? "keep_layers needs a session name (at most 256 bytes)" : "a session name has at most 256 bytes");
+        return NULL;
+    }
     const char *candidates[3];
     char *runtime_path = NULL;
     size_t count = 0;
@@ -750,7 +786,7 @@ lamina_connection *lamina_connect_named(const char *path, const char *client_nam
         }
         if (fd >= 0) {
             char *hello_error = NULL;
-            conn = lamina_connection_from_fd(fd, client_name, &hello_error);
+            conn = from_fd(fd, client_name, session, keep_layers ? 1u : 0u, &hello_error);
             if (conn) {
                 /* Kept for lamina_connection_reconnect(). */
                 conn->path = strdup(candidate);
@@ -864,6 +900,8 @@ void lamina_connection_close(lamina_connection *conn) {
     free(conn->closed_reason);
     free(conn->path);
     free(conn->client_name);
+    free(conn->session);
+    lm_buf_free(&conn->snapshot);
     free(conn);
 }
 
@@ -1372,6 +1410,22 @@ static int replay(lamina_connection *conn, double last, double shift, int *dropp
     lm_replay_source *sources = malloc(20000 * sizeof *sources);
     size_t fd_count = 0;
     int s = fds && sources ? LAMINA_OK : LAMINA_ERROR_NO_MEMORY;
+    /* A kept session laminad still holds (it dropped this client, or restored it from its
+     * journal): its layers and this connection's images are destroyed at the start of the
+     * first commit, which makes them again (a destroy laminad refuses is left out). */
+    lm_buf prefix = {0};
+    if (s == LAMINA_OK && conn->snapshot_count > 0) {
+        uint32_t count = 0;
+        s = lm_snapshot_destroys(conn, &prefix, &count);
+        for (size_t i = 0; i < conn->image_capacity && s == LAMINA_OK; i++)
+            if (conn->images[i]) {
+                lm_buf_u8(&prefix, LM_OP_DESTROY_IMAGE);
+                lm_buf_u32(&prefix, conn->images[i]->number);
+            }
+        if (prefix.failed)
+            s = LAMINA_ERROR_NO_MEMORY;
+        r.prefix = &prefix;
+    }
     while (s == LAMINA_OK) {
         lm_replay before = r;
         uint32_t count = lm_replay_next(conn, &r, &ops, fds, &fd_count, sources);
@@ -1419,6 +1473,7 @@ static int replay(lamina_connection *conn, double last, double shift, int *dropp
     free(fds);
     free(sources);
     lm_buf_free(&ops);
+    lm_buf_free(&prefix);
     if (s && s != LAMINA_ERROR_SERVER)
         status_error(conn, s, error);
     return s;

@@ -95,6 +95,8 @@ const uint8_t *lm_read_string(lm_reader *r, size_t *length);
 const uint8_t *lm_read_bytes(lm_reader *r, size_t n);
 /* Skips a value of a value type; fails on unknown types and impossible counts. */
 void lm_skip_value(lm_reader *r, int type);
+/* Skips an animation (docs/protocol.md "Animations"), groups at most 8 deep; `depth` 0 at the top. */
+void lm_skip_animation(lm_reader *r, int depth);
 size_t lm_reader_remaining(const lm_reader *r);
 
 /* Encoders used by the library and, byte for byte against protocol/fixtures, by the tests. */

@@ -221,21 +221,27 @@ int lm_op_end(lamina_connection *conn, lm_buf *list, uint32_t *count, size_t mar
 
 /* MARK: Layers */
 
-static lamina_layer *layer_create(lamina_connection *conn, int kind) {
-    if (lm_check_recordable(conn) || kind < 0 || kind > LAMINA_LAYER_KIND_TRANSFORM || conn->next_layer == UINT32_MAX)
-        return NULL;
-    uint32_t number = conn->next_layer;
+int lm_reserve_layer(lamina_connection *conn, uint32_t number) {
     if (number >= conn->layer_capacity) {
         size_t capacity = conn->layer_capacity ? conn->layer_capacity * 2 : 64;
         while (capacity <= number)
             capacity *= 2;
         lamina_layer **layers = realloc(conn->layers, capacity * sizeof *layers);
         if (!layers)
-            return NULL;
+            return -1;
         memset(layers + conn->layer_capacity, 0, (capacity - conn->layer_capacity) * sizeof *layers);
         conn->layers = layers;
         conn->layer_capacity = capacity;
     }
+    return 0;
+}
+
+static lamina_layer *layer_create(lamina_connection *conn, int kind) {
+    if (lm_check_recordable(conn) || kind < 0 || kind > LAMINA_LAYER_KIND_TRANSFORM || conn->next_layer == UINT32_MAX)
+        return NULL;
+    uint32_t number = conn->next_layer;
+    if (lm_reserve_layer(conn, number))
+        return NULL;
     lamina_layer *layer = calloc(1, sizeof *layer);
     if (!layer)
         return NULL;

@@ -19,6 +19,7 @@
 #define PROPERTY_SPEED 21u
 #define PROPERTY_TIME_OFFSET 22u
 #define PROPERTY_BEGIN_TIME 23u
+#define PROPERTY_NAME 11u
 
 static uint32_t read_u32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -235,6 +236,120 @@ void lm_model_destroyed(lamina_connection *conn, lamina_layer *layer) {
     lm_model_free(layer);
 }
 
+/* MARK: A kept session taken over */
+
+/* Visits each operation of the welcome's snapshot: its type, layer number and bytes. */
+typedef int (*snapshot_visitor)(lamina_connection *conn, uint32_t type, uint32_t number, const uint8_t *op, size_t length,
+                                void *context);
+
+static int walk_snapshot(lamina_connection *conn, snapshot_visitor visit, void *context) {
+    lm_reader r = {.data = conn->snapshot.data, .length = conn->snapshot.length};
+    for (uint32_t i = 0; i < conn->snapshot_count && !r.failed; i++) {
+        size_t start = r.offset;
+        uint32_t type = lm_read_u8(&r), number = lm_read_u32(&r);
+        switch (type) {
+        case LM_OP_CREATE:
+            break;
+        case LM_OP_CREATE_KIND:
+            lm_read_u8(&r);
+            break;
+        case LM_OP_SET: {
+            int value = (int)lamina_property_type((int)lm_read_u16(&r));
+            if (!value)
+                return LAMINA_ERROR_PROTOCOL;
+            lm_skip_value(&r, value);
+            break;
+        }
+        case LM_OP_INSERT:
+            lm_read_bytes(&r, 8);
+            break;
+        case LM_OP_SET_ACTION: {
+            size_t n;
+            lm_read_u8(&r);
+            lm_read_string(&r, &n);
+            uint32_t action = lm_read_u8(&r);
+            if (action > LAMINA_ACTION_ANIMATION)
+                return LAMINA_ERROR_PROTOCOL;
+            if (action == LAMINA_ACTION_ANIMATION)
+                lm_skip_animation(&r, 0);
+            break;
+        }
+        case LM_OP_ADD_ANIMATION: {
+            size_t n;
+            lm_read_string(&r, &n);
+            lm_read_u32(&r);
+            lm_skip_animation(&r, 0);
+            break;
+        }
+        default:
+            return LAMINA_ERROR_PROTOCOL;
+        }
+        if (r.failed || visit(conn, type, number, r.data + start, r.offset - start, context))
+            return LAMINA_ERROR_PROTOCOL;
+    }
+    return r.failed || lm_reader_remaining(&r) ? LAMINA_ERROR_PROTOCOL : LAMINA_OK;
+}
+
+static int restore_one(lamina_connection *conn, uint32_t type, uint32_t number, const uint8_t *op, size_t length,
+                       void *context) {
+    (void)context;
+    switch (type) {
+    case LM_OP_CREATE:
+    case LM_OP_CREATE_KIND: {
+        uint32_t kind = type == LM_OP_CREATE_KIND ? op[5] : 0;
+        if (number == 0 || number > LM_MAX_RESTORED_LAYER || kind > LAMINA_LAYER_KIND_TRANSFORM ||
+            lm_reserve_layer(conn, number) || conn->layers[number])
+            return -1;
+        lamina_layer *l = calloc(1, sizeof *l);
+        if (!l)
+            return -1;
+        l->conn = conn;
+        l->number = number;
+        l->kind = (uint8_t)kind;
+        l->parent = LM_NO_PARENT;
+        conn->layers[number] = l;
+        if (number >= conn->next_layer)
+            conn->next_layer = number + 1;
+        return 0;
+    }
+    case LM_OP_SET:
+        /* The session's images were made by an earlier client: new ones get numbers above them. */
+        if (length == 11 && lamina_property_type((int)(op[5] | op[6] << 8)) == LAMINA_VALUE_IMAGE) {
+            uint32_t image = read_u32(op + 7);
+            if (image >= conn->next_image && image < UINT32_MAX)
+                conn->next_image = image + 1;
+        }
+        return lm_model_note(conn, op, length);
+    case LM_OP_INSERT:
+    case LM_OP_SET_ACTION:
+        return lm_model_note(conn, op, length);
+    default: /* the animations run on in laminad: nothing to keep */
+        return 0;
+    }
+}
+
+int lm_model_restore(lamina_connection *conn) { return walk_snapshot(conn, restore_one, NULL); }
+
+static int destroy_one(lamina_connection *conn, uint32_t type, uint32_t number, const uint8_t *op, size_t length,
+                       void *context) {
+    (void)conn;
+    (void)op;
+    (void)length;
+    if (type == LM_OP_CREATE || type == LM_OP_CREATE_KIND) {
+        lm_buf *ops = context;
+        lm_buf_u8(ops, LM_OP_DESTROY);
+        lm_buf_u32(ops, number);
+    }
+    return 0;
+}
+
+int lm_snapshot_destroys(lamina_connection *conn, lm_buf *ops, uint32_t *count) {
+    size_t before = ops->length;
+    int s = walk_snapshot(conn, destroy_one, ops);
+    *count = (uint32_t)((ops->length - before) / 5);
+    return s || ops->failed ? LAMINA_ERROR_PROTOCOL : LAMINA_OK;
+}
+
 /* MARK: Time */
 
 double lm_layer_time(lamina_connection *conn, const lamina_layer *layer, double t) {
@@ -267,22 +382,15 @@ static int listed(const uint32_t *list, size_t count, uint32_t number) {
     return 0;
 }
 
-/* Whether a set operation names a layer or image that is gone (destroyed: laminad cleared a
- * mask, and draws no contents for an image it does not have) or left out of this replay. */
+/* Whether a set operation names a layer that is gone (destroyed: laminad cleared the mask) or
+ * left out of this replay. Images are never left out: laminad draws no contents for an image
+ * it does not have, and a taken-over session's images are laminad's, not this connection's. */
 static int dangling(lamina_connection *conn, const lm_replay *r, const lm_entry *e) {
-    if (e->key >= LM_ACTION_KEY || e->op.length != 11)
+    if (e->key >= LM_ACTION_KEY || e->op.length != 11 || lamina_property_type((int)e->key) != LAMINA_VALUE_LAYER)
         return 0;
-    int type = (int)lamina_property_type((int)e->key);
     uint32_t number = read_u32(e->op.data + 7);
-    if (number == 0)
-        return 0;
-    if (type == LAMINA_VALUE_LAYER)
-        return number >= conn->layer_capacity || !conn->layers[number] ||
-               listed(r->skipped_layers, r->skipped_layer_count, number);
-    if (type == LAMINA_VALUE_IMAGE)
-        return number >= conn->image_capacity || !conn->images[number] ||
-               listed(r->skipped_images, r->skipped_image_count, number);
-    return 0;
+    return number != 0 && (number >= conn->layer_capacity || !conn->layers[number] ||
+                           listed(r->skipped_layers, r->skipped_layer_count, number));
 }
 
 /* A layer this replay leaves out (or the root, never). */
@@ -322,6 +430,10 @@ uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int 
     lm_buf_u32(ops, 0);
     sources[0] = (lm_replay_source){6, 0, 0};
     b.count = 1;
+    while (r->prefix && r->prefix_index < r->prefix->length / 5 && fits(&b, 5, 0)) {
+        lm_buf_bytes(ops, r->prefix->data + r->prefix_index * 5, 5);
+        sources[b.count++] = (lm_replay_source){7, r->prefix_index++, 0};
+    }
     lm_buf one = {0};
     while (r->stage < 6 && !ops->failed) {
         one.length = 0;
@@ -482,6 +594,14 @@ int lm_replay_drop(lamina_connection *conn, lm_replay *r, const lm_replay_source
         take_out(conn, child);
         return 0;
     }
+    case 7: { /* a destroy of something laminad does not have after all */
+        if (!r->prefix || source->index >= r->prefix->length / 5)
+            return -1;
+        size_t at = source->index * 5;
+        memmove(r->prefix->data + at, r->prefix->data + at + 5, r->prefix->length - at - 5);
+        r->prefix->length -= 5;
+        return 0;
+    }
     case 5: {
         if (source->index >= conn->tag_count)
             return -1;
@@ -505,4 +625,36 @@ void lm_model_retimed(lamina_connection *conn, double last, double shift) {
         if (l && !conn->tags[i].gone)
             conn->tags[i].begin += move_of(conn, &r, l);
     }
+}
+
+/* MARK: Reading the model */
+
+int lamina_connection_resumed(const lamina_connection *conn) { return conn ? conn->resumed : 0; }
+
+lamina_layer *lamina_connection_layer(lamina_connection *conn, uint32_t number) {
+    return conn ? layer_at(conn, number) : NULL;
+}
+
+lamina_layer *lamina_connection_find_layer(lamina_connection *conn, const char *name) {
+    if (!conn || !name)
+        return NULL;
+    size_t n = strlen(name);
+    for (size_t i = 0; i <= conn->layer_capacity; i++) {
+        lamina_layer *l = i == 0 ? &conn->root : i < conn->layer_capacity ? conn->layers[i] : NULL;
+        lm_entry *e = l ? find_entry(l, PROPERTY_NAME, NULL, 0) : NULL;
+        /* A string set: type, layer, property, then u32 length and the bytes. */
+        if (e && e->op.length == 11 + n && read_u32(e->op.data + 7) == n && memcmp(e->op.data + 11, name, n) == 0)
+            return l;
+    }
+    return NULL;
+}
+
+lamina_layer *lamina_layer_superlayer(const lamina_layer *layer) {
+    return layer && layer->parent != LM_NO_PARENT ? layer_at(layer->conn, layer->parent) : NULL;
+}
+
+size_t lamina_layer_sublayer_count(const lamina_layer *layer) { return layer ? layer->child_count : 0; }
+
+lamina_layer *lamina_layer_sublayer(const lamina_layer *layer, size_t index) {
+    return layer && index < layer->child_count ? layer_at(layer->conn, layer->children[index]) : NULL;
 }

@@ -1507,6 +1507,133 @@ static void reconnection(daemon_t *d, const char *laminad) {
     printf("daemon: reconnection replayed the model (%d layers) across three restarts\n", MANY);
 }
 
+/* A stats counter by name (NAN when absent or the request failed). */
+static double stat_named(lamina_connection *conn, const char *name) {
+    lamina_stat *stats = NULL;
+    size_t count = 0;
+    double v = NAN;
+    if (lamina_connection_stats(conn, &stats, &count, NULL) == 0)
+        for (size_t i = 0; i < count; i++)
+            if (strcmp(stats[i].name, name) == 0)
+                v = stats[i].value;
+    lamina_free(stats);
+    return v;
+}
+
+/* Polls laminad's stats until its session journal holds every change so far (it writes 0.5 s
+ * of real time after a change, on a thread of its own); 0 after 20 s. */
+static int journal_written(lamina_connection *conn) {
+    for (int i = 0; i < 200; i++) {
+        if (stat_named(conn, "sessionJournal.pending") == 0 && stat_named(conn, "sessionJournal.writes") > 0)
+            return 1;
+        nanosleep(&(struct timespec){0, 100000000}, NULL);
+    }
+    return 0;
+}
+
+/* Kept sessions: layers that outlive the connection, taken over by the next one as handles (by
+ * name, number and sublayers), new numbers above the session's, session-in-use, and a
+ * reconnection across a laminad restart whose journal brought the session back. */
+static void kept_session(daemon_t *d, const char *laminad) {
+    char *error = NULL;
+    const rgba red = {255, 0, 0, 255}, green = {0, 255, 0, 255}, blue = {0, 0, 255, 255}, white = {255, 255, 255, 255};
+    lamina_connection *first = lamina_connect_session(d->socket, "c-kiosk", "kiosk", 1, &error);
+    CHECK(first != NULL && !lamina_connection_resumed(first), "connect to a new session: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    if (!first)
+        return;
+    lamina_connection_set_timeout(first, 20000);
+    lamina_layer *root = lamina_connection_root(first);
+    lamina_layer_set_background_color(root, 0, 0, 0, 0);
+    lamina_layer *p = panel(first, root, 10, 10, 60, 40, 1, 0, 0);
+    lamina_layer_set_string(p, LAMINA_PROPERTY_NAME, "panel");
+    lamina_layer *dot = panel(first, p, 5, 5, 10, 10, 0, 1, 0);
+    lamina_layer_set_string(dot, LAMINA_PROPERTY_NAME, "dot");
+    uint8_t pixels[4] = {255, 255, 255, 255};
+    lamina_image *image = lamina_image_new(first, 1, 1, pixels, 0, LAMINA_PIXEL_FORMAT_RGBA, LAMINA_ALPHA_PREMULTIPLIED, NULL);
+    lamina_layer *pic = panel(first, root, 100, 10, 20, 20, 0, 0, 0);
+    lamina_layer_set_contents(pic, image);
+    uint32_t panel_number = lamina_layer_number(p), image_number = lamina_image_number(image);
+    CHECK(lamina_connection_sync(first, &error) == 0, "sync: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    lamina_connection_close(first);
+
+    lamina_connection *watcher = lamina_connect_named(d->socket, "c-watcher", NULL);
+    CHECK(watcher != NULL, "watcher");
+    if (!watcher)
+        return;
+    lamina_connection_set_timeout(watcher, 20000);
+    CHECK(close_to(shot_pixel(watcher, 50, 40), red, 1) && close_to(shot_pixel(watcher, 110, 20), white, 1),
+          "the kept session stays on screen after its client closed");
+
+    lamina_connection *second = lamina_connect_session(d->socket, "c-kiosk", "kiosk", 1, &error);
+    CHECK(second != NULL && lamina_connection_resumed(second), "take the session over: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    if (!second) {
+        lamina_connection_close(watcher);
+        return;
+    }
+    lamina_connection_set_timeout(second, 20000);
+    lamina_connection *third = lamina_connect_session(d->socket, "c-kiosk", "kiosk", 1, &error);
+    CHECK(third == NULL && error && strstr(error, "session-in-use"), "a second connection to a held session: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    lamina_layer *p2 = lamina_connection_find_layer(second, "panel"), *dot2 = lamina_connection_find_layer(second, "dot");
+    CHECK(p2 && lamina_layer_number(p2) == panel_number && lamina_connection_layer(second, panel_number) == p2,
+          "the panel by name and number");
+    CHECK(p2 && dot2 && lamina_layer_sublayer_count(p2) == 1 && lamina_layer_sublayer(p2, 0) == dot2 &&
+              lamina_layer_superlayer(dot2) == p2 && lamina_layer_superlayer(p2) == lamina_connection_root(second) &&
+              lamina_connection_find_layer(second, "nothing") == NULL,
+          "the session's sublayers");
+    /* Changes to the taken-over layers; new layers and images get numbers above the session's. */
+    CHECK(p2 && lamina_layer_set_action(p2, "backgroundColor", LAMINA_ACTION_NONE, NULL) == 0 &&
+              lamina_layer_set_background_color(p2, 0, 0, 1, 1) == 0,
+          "change the panel");
+    lamina_layer *extra = panel(second, lamina_connection_root(second), 200, 10, 20, 20, 0, 1, 0);
+    lamina_image *image2 = lamina_image_new(second, 1, 1, pixels, 0, LAMINA_PIXEL_FORMAT_RGBA, LAMINA_ALPHA_PREMULTIPLIED, NULL);
+    CHECK(extra && lamina_layer_number(extra) > panel_number && image2 && lamina_image_number(image2) > image_number,
+          "new numbers above the session's");
+    lamina_layer *pic2 = panel(second, lamina_connection_root(second), 230, 10, 20, 20, 0, 0, 0);
+    lamina_layer_set_contents(pic2, image2);
+    CHECK(lamina_connection_sync(second, &error) == 0, "sync the taken-over session: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    CHECK(close_to(shot_pixel(second, 50, 40), blue, 1) && close_to(shot_pixel(second, 15, 15), green, 1) &&
+              close_to(shot_pixel(second, 210, 20), green, 1) && close_to(shot_pixel(second, 240, 20), white, 1) &&
+              close_to(shot_pixel(second, 110, 20), white, 1),
+          "the taken-over session changed");
+
+    /* laminad killed once its journal holds the session: the new one shows it again, and the
+     * connection reconnects to it (laminad's copy cleared, the model replayed, nothing refused). */
+    lamina_connection_close(watcher);
+    CHECK(journal_written(second), "the journal was written");
+    reconnect_log log = {0};
+    lamina_connection_set_event_callback(second, on_reconnect_event, &log);
+    CHECK(daemon_restart(d, laminad) == 0, "restart");
+    int s = lamina_connection_reconnect(second, &error);
+    CHECK(s == 0, "reconnect to the restored session: %d %s", s, error ? error : "?");
+    free(error);
+    error = NULL;
+    lamina_connection_dispatch(second);
+    CHECK(log.reconnected == 1 && log.text[0] == 0, "reconnected, nothing left out: '%s'", log.text);
+    const struct {
+        uint32_t x, y;
+        rgba colour;
+    } after[] = {{50, 40, blue}, {15, 15, green}, {210, 20, green}, {240, 20, white}, {110, 20, white}};
+    for (size_t i = 0; i < sizeof after / sizeof after[0]; i++) {
+        rgba got = shot_pixel(second, after[i].x, after[i].y);
+        CHECK(close_to(got, after[i].colour, 1), "the session after the restart at (%u, %u): %d %d %d %d", after[i].x, after[i].y,
+              PIXEL(got));
+    }
+    double layers = stat_named(second, "layers");
+    CHECK(layers >= 5 && layers < 12, "no layer twice after the replay: %g", layers);
+    lamina_connection_close(second);
+    printf("daemon: a kept session outlived its client and laminad, and was taken over\n");
+}
+
 static int run_daemon(void) {
     const char *laminad = getenv("LAMINAD");
     char fallback[4096];
@@ -1551,6 +1678,7 @@ static int run_daemon(void) {
     int alive = waitpid(d.pid, &status, WNOHANG) == 0;
     CHECK(alive, "laminad exited during the test");
     reconnection(&d, laminad);
+    kept_session(&d, laminad);
     if (failures)
         print_log(&d);
     daemon_stop(&d);
