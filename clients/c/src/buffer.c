@@ -218,15 +218,12 @@ static void skip_numbers(lm_reader *r, size_t each) {
         lm_read_bytes(r, (size_t)read_count(r, each) * each);
 }
 
-/* A typed value (u8 type, 0 absent where `optional`, then the value); types 1-8 only. */
+/* A typed value (u8 type, 0 absent where `optional`, then the value in its type's layout). */
 static void skip_typed_value(lm_reader *r, int optional) {
     uint32_t type = lm_read_u8(r);
     if (type == 0 && optional)
         return;
-    if (type < LAMINA_VALUE_NUMBER || type > LAMINA_VALUE_STRING)
-        r->failed = 1;
-    else
-        lm_skip_value(r, (int)type);
+    lm_skip_value(r, (int)type); /* fails on unknown types */
 }
 
 void lm_skip_animation(lm_reader *r, int depth) {

@@ -243,6 +243,9 @@ typedef struct lm_replay {
      * images that no layer shows after each commit. */
     lm_buf *prefix;
     size_t prefix_index;
+    /* Not 0: animations are replayed under tags tag_base + their index (laminad's own copies of
+     * them, destroyed by the prefix, report their stops under the old ones). */
+    uint32_t tag_base;
     /* Layers and images laminad refused to create in this replay: left out, with all that names them. */
     uint32_t skipped_layers[64], skipped_images[64];
     size_t skipped_layer_count, skipped_image_count;
@@ -263,13 +266,15 @@ void lm_model_retimed(lamina_connection *conn, double last, double shift);
 /* Room in conn->layers for layer `number`. 0, or -1 when out of memory. */
 int lm_reserve_layer(lamina_connection *conn, uint32_t number);
 /* The largest layer number a taken-over session may bring (the table is indexed by number). */
-#define LM_MAX_RESTORED_LAYER (1u << 24)
+#define LM_MAX_RESTORED_LAYER (1u << 22)
 /* Builds layer handles and their model from the welcome's snapshot (a kept session taken over).
  * LAMINA_OK, or LAMINA_ERROR_PROTOCOL for operations that do not decode. */
 int lm_model_restore(lamina_connection *conn);
 /* Destroy operations for every layer of the welcome's snapshot (a kept session laminad still
  * holds, which a reconnection's replay makes again), appended to `ops`; *count says how many. */
 int lm_snapshot_destroys(lamina_connection *conn, lm_buf *ops, uint32_t *count);
+/* Whether a layer of the welcome's snapshot shows image `number` as its contents. */
+int lm_snapshot_shows_image(lamina_connection *conn, uint32_t number);
 /* Whether a stop for animation `tag` waits in the event queue: -1 none, else its finished flag. */
 int lm_queued_stop(const lamina_connection *conn, uint32_t tag);
 /* Queues a stop (finished 0) for a tagged animation gone while laminad is away. */

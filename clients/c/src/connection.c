@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -585,7 +586,9 @@ static int dispatch_events(lamina_connection *conn) {
             e.key = entry.key ? entry.key : "";
             if (entry.callback)
                 entry.callback(&e, entry.user);
-            if (conn->on_event)
+            /* (An animation this connection did not add, or no longer holds: an earlier client's
+             * in a taken-over session, or laminad's own copy that a reconnection replaced.) */
+            if (conn->on_event && t)
                 conn->on_event(&e, conn->on_event_user);
             if (t && e.type == LAMINA_EVENT_ANIMATION_STOPPED && !stays) {
                 free(entry.key);
@@ -602,7 +605,7 @@ static int dispatch_events(lamina_connection *conn) {
                 }
             if (c.callback)
                 c.callback(c.user);
-            if (conn->on_event)
+            if (conn->on_event && c.group) /* (a group already completed at a reconnection: not twice) */
                 conn->on_event(&e, conn->on_event_user);
         } else if (conn->on_event) {
             conn->on_event(&e, conn->on_event_user);
@@ -724,6 +727,12 @@ static lamina_connection *from_fd(int fd, const char *client_name, const char *s
             return NULL;
         }
         conn->resumed = 1;
+        /* laminad reports the events of the animations an earlier client added to the session
+         * to this one, under that client's tags: this one's start far from them. */
+        uint32_t r = 0;
+        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+            r = (uint32_t)time(NULL) ^ (uint32_t)getpid();
+        conn->next_tag = 0x80000000u | (r & 0x3FFFFFFFu);
     }
     /* Events that came with the welcome run at the first dispatch. */
     return conn;
@@ -1417,14 +1426,16 @@ static int replay(lamina_connection *conn, double last, double shift, int *dropp
     if (s == LAMINA_OK && conn->snapshot_count > 0) {
         uint32_t count = 0;
         s = lm_snapshot_destroys(conn, &prefix, &count);
+        /* (laminad destroyed the session's images no layer shows when it was taken over.) */
         for (size_t i = 0; i < conn->image_capacity && s == LAMINA_OK; i++)
-            if (conn->images[i]) {
+            if (conn->images[i] && lm_snapshot_shows_image(conn, conn->images[i]->number)) {
                 lm_buf_u8(&prefix, LM_OP_DESTROY_IMAGE);
                 lm_buf_u32(&prefix, conn->images[i]->number);
             }
         if (prefix.failed)
             s = LAMINA_ERROR_NO_MEMORY;
         r.prefix = &prefix;
+        r.tag_base = (uint64_t)conn->next_tag + conn->tag_count < UINT32_MAX ? conn->next_tag : 1;
     }
     while (s == LAMINA_OK) {
         lm_replay before = r;
@@ -1469,6 +1480,19 @@ static int replay(lamina_connection *conn, double last, double shift, int *dropp
         conn->unreported = NULL;
         (*dropped)++;
         r = before; /* that commit again, without it */
+    }
+    if (s == LAMINA_OK && r.tag_base) {
+        /* The animations carry their new tags from now on (and events already queued with them). */
+        for (size_t i = 0; i < conn->tag_count; i++) {
+            uint32_t old = conn->tags[i].tag, renamed = r.tag_base + (uint32_t)i;
+            for (size_t e = conn->event_head; e < conn->event_count; e++)
+                if (conn->events[e].tag == old)
+                    conn->events[e].tag = renamed;
+            conn->tags[i].tag = renamed;
+        }
+        conn->next_tag = r.tag_base + (uint32_t)conn->tag_count;
+        if (conn->next_tag == 0 || conn->next_tag == UINT32_MAX)
+            conn->next_tag = 1;
     }
     free(fds);
     free(sources);

@@ -315,8 +315,9 @@ static int restore_one(lamina_connection *conn, uint32_t type, uint32_t number, 
     case LM_OP_SET:
         /* The session's images were made by an earlier client: new ones get numbers above them. */
         if (length == 11 && lamina_property_type((int)(op[5] | op[6] << 8)) == LAMINA_VALUE_IMAGE) {
+            /* (Numbers past the cap are left alone: the image table is indexed by number.) */
             uint32_t image = read_u32(op + 7);
-            if (image >= conn->next_image && image < UINT32_MAX)
+            if (image >= conn->next_image && image <= LM_MAX_RESTORED_LAYER)
                 conn->next_image = image + 1;
         }
         return lm_model_note(conn, op, length);
@@ -341,6 +342,22 @@ static int destroy_one(lamina_connection *conn, uint32_t type, uint32_t number, 
         lm_buf_u32(ops, number);
     }
     return 0;
+}
+
+static int find_image(lamina_connection *conn, uint32_t type, uint32_t number, const uint8_t *op, size_t length,
+                      void *context) {
+    (void)conn;
+    (void)number;
+    uint32_t *wanted = context;
+    if (type == LM_OP_SET && length == 11 && lamina_property_type((int)(op[5] | op[6] << 8)) == LAMINA_VALUE_IMAGE &&
+        read_u32(op + 7) == wanted[0])
+        wanted[1] = 1;
+    return 0;
+}
+
+int lm_snapshot_shows_image(lamina_connection *conn, uint32_t number) {
+    uint32_t wanted[2] = {number, 0};
+    return walk_snapshot(conn, find_image, wanted) == LAMINA_OK && wanted[1];
 }
 
 int lm_snapshot_destroys(lamina_connection *conn, lm_buf *ops, uint32_t *count) {
@@ -512,10 +529,13 @@ uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int 
                 break;
             lamina_animation a = *t->animation;
             a.begin_time = t->begin + move_of(conn, r, l); /* written back once the replay is applied */
+            if (a.begin_time == 0) /* 0 would mean "when added": a time an instant before it */
+                a.begin_time = -1e-9;
             lm_buf_u8(&one, LM_OP_ADD_ANIMATION);
             lm_buf_u32(&one, t->layer);
             lm_buf_string(&one, t->key);
-            lm_buf_u32(&one, finished ? 0 : t->tag); /* a finished one's events were all reported */
+            /* A finished one's events were all reported: none. */
+            lm_buf_u32(&one, finished ? 0 : r->tag_base ? r->tag_base + (uint32_t)r->index : t->tag);
             lm_encode_animation(&one, &a);
             break;
         }

@@ -1555,6 +1555,13 @@ static void kept_session(daemon_t *d, const char *laminad) {
     lamina_layer *pic = panel(first, root, 100, 10, 20, 20, 0, 0, 0);
     lamina_layer_set_contents(pic, image);
     uint32_t panel_number = lamina_layer_number(p), image_number = lamina_image_number(image);
+    /* An endless spin under "spin", tagged 1 by this client: its stop must not reach the next one. */
+    lamina_animation *spin = lamina_animation_basic_new("transform.rotation.z");
+    lamina_animation_set_from_number(spin, 0);
+    lamina_animation_set_to_number(spin, 6.283);
+    lamina_animation_set_duration(spin, 2);
+    lamina_animation_set_repeat_count(spin, INFINITY);
+    lamina_layer_add_animation(dot, spin, "spin");
     CHECK(lamina_connection_sync(first, &error) == 0, "sync: %s", error ? error : "?");
     free(error);
     error = NULL;
@@ -1598,6 +1605,15 @@ static void kept_session(daemon_t *d, const char *laminad) {
           "new numbers above the session's");
     lamina_layer *pic2 = panel(second, lamina_connection_root(second), 230, 10, 20, 20, 0, 0, 0);
     lamina_layer_set_contents(pic2, image2);
+    /* An image no layer shows (laminad drops such a session image when the session is taken over). */
+    lamina_image *unshown = lamina_image_new(second, 1, 1, pixels, 0, LAMINA_PIXEL_FORMAT_RGBA, LAMINA_ALPHA_PREMULTIPLIED, NULL);
+    CHECK(unshown != NULL, "an unshown image");
+    /* The spin replaced under its key: the earlier client's stop is not this one's. */
+    reconnect_log log = {0};
+    lamina_connection_set_event_callback(second, on_reconnect_event, &log);
+    lamina_animation_set_callback(spin, on_reconnect_event, &log);
+    CHECK(dot2 && lamina_layer_add_animation(dot2, spin, "spin") == 0, "replace the spin");
+    lamina_animation_free(spin);
     CHECK(lamina_connection_sync(second, &error) == 0, "sync the taken-over session: %s", error ? error : "?");
     free(error);
     error = NULL;
@@ -1608,10 +1624,11 @@ static void kept_session(daemon_t *d, const char *laminad) {
 
     /* laminad killed once its journal holds the session: the new one shows it again, and the
      * connection reconnects to it (laminad's copy cleared, the model replayed, nothing refused). */
+    advance(second, 0.5);
+    lamina_connection_dispatch(second);
+    CHECK(log.spin_stops == 0, "the earlier client's spin stopped, not this one's: %d stops heard", log.spin_stops);
     lamina_connection_close(watcher);
     CHECK(journal_written(second), "the journal was written");
-    reconnect_log log = {0};
-    lamina_connection_set_event_callback(second, on_reconnect_event, &log);
     CHECK(daemon_restart(d, laminad) == 0, "restart");
     int s = lamina_connection_reconnect(second, &error);
     CHECK(s == 0, "reconnect to the restored session: %d %s", s, error ? error : "?");
@@ -1630,6 +1647,36 @@ static void kept_session(daemon_t *d, const char *laminad) {
     }
     double layers = stat_named(second, "layers");
     CHECK(layers >= 5 && layers < 12, "no layer twice after the replay: %g", layers);
+    /* laminad's own copy of the spin went with the replay; its stop is not this connection's. */
+    advance(second, 0.5);
+    lamina_connection_dispatch(second);
+    CHECK(log.spin_stops == 0 && stat_named(second, "animations") >= 1, "the replayed spin runs: %d stops heard, %g animations",
+          log.spin_stops, stat_named(second, "animations"));
+    /* A fade added when the layer's time is 0 carries on through a reconnection to the same
+     * laminad (its beginTime 0 must not read as "from now"). */
+    lamina_layer *f0 = panel(second, lamina_connection_root(second), 260, 200, 10, 10, 1, 1, 1);
+    CHECK(lamina_connection_sync(second, NULL) == 0, "sync");
+    double t0 = lamina_connection_time(second);
+    lamina_layer_set_number(f0, LAMINA_PROPERTY_TIME_OFFSET, -t0); /* the layer's time is 0 now */
+    lamina_animation *fade0 = lamina_animation_basic_new("opacity");
+    lamina_animation_set_from_number(fade0, 0);
+    lamina_animation_set_to_number(fade0, 1);
+    lamina_animation_set_duration(fade0, 10);
+    lamina_layer_add_animation(f0, fade0, "fade0");
+    lamina_animation_free(fade0);
+    CHECK(lamina_connection_sync(second, NULL) == 0, "sync");
+    advance(second, 2);
+    s = lamina_connection_reconnect(second, &error);
+    CHECK(s == 0, "reconnect to the same laminad: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    CHECK(fabs(opacity_of(f0) - 0.2) < 1e-6, "a fade added at layer time 0, after a reconnection: %g", opacity_of(f0));
+    /* The session's copy of the spin that this reconnection replaced stopped under the old tag:
+     * not heard as this connection's (its spin carries a new tag). */
+    advance(second, 0.5);
+    lamina_connection_dispatch(second);
+    CHECK(log.spin_stops == 0 && log.reconnected == 2, "after reconnecting to the same laminad: %d spin stops heard, %d reconnections",
+          log.spin_stops, log.reconnected);
     lamina_connection_close(second);
     printf("daemon: a kept session outlived its client and laminad, and was taken over\n");
 }
