@@ -719,6 +719,8 @@ class Connection:
             for key, (tag, animation) in l._animations.items():
                 begin = self._begins.get(tag, animation.begin_time) + move
                 self._begins[tag] = begin  # in the new laminad's time from now on
+                if begin == 0:
+                    begin = -1e-9  # 0 would read as "when added": an instant before it
                 retimed = _copy_animation(animation)
                 retimed.begin_time = begin
                 ops.append((wire.AddAnimation(i, key, tag, retimed.encode()), None))

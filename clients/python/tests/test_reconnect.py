@@ -243,3 +243,4 @@ def test_values_laminad_refused_are_left_out_of_the_replay(first):
     finally:
         conn.close()
         second.stop()
+
