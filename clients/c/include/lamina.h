@@ -343,6 +343,30 @@ typedef struct lamina_stat {
  */
 int lamina_connection_stats(lamina_connection *conn, lamina_stat **stats, size_t *count, char **error);
 
+/** An output's name and whether it is on. */
+typedef struct lamina_output_state {
+    const char *name;
+    int on;
+} lamina_output_state;
+
+/** What lamina_connection_display_power() reports: the backend ("kms", "headless") and every output. */
+typedef struct lamina_display_state {
+    const char *backend;
+    size_t count;
+    lamina_output_state *outputs; /**< count entries (in the same allocation) */
+} lamina_display_state;
+
+/**
+ * Turns the display's outputs off (0: DPMS off, blanked; touch wakes them) or on (1), `output`
+ * naming one (NULL or "": every output). *state (when not NULL) gets the outputs' states
+ * afterwards in one allocation, freed with lamina_free. LAMINA_ERROR_SERVER naming an unknown output.
+ */
+int lamina_connection_display_power(lamina_connection *conn, int on, const char *output, lamina_display_state **state,
+                                    char **error);
+
+/** Takes the keyboard focus: key events come to this client until another takes it or receives a press. */
+int lamina_connection_take_keyboard_focus(lamina_connection *conn, char **error);
+
 /** laminad's tree as JSON (docs/protocol.md, "The tree JSON"); *json is freed with lamina_free. */
 int lamina_connection_tree(lamina_connection *conn, char **json, char **error);
 

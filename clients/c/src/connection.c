@@ -1274,6 +1274,77 @@ int lamina_connection_stats(lamina_connection *conn, lamina_stat **stats, size_t
     return LAMINA_OK;
 }
 
+int lamina_connection_display_power(lamina_connection *conn, int on, const char *output, lamina_display_state **state,
+                                    char **error) {
+    if (state)
+        *state = NULL;
+    if ((on != 0 && on != 1) || (output && strlen(output) > LM_KEY_LIMIT)) {
+        lm_set_error(error, "lamina_connection_display_power: on is 0 or 1, an output name at most 256 bytes");
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    }
+    lm_buf arguments = {0};
+    lm_buf_u8(&arguments, (uint32_t)on);
+    lm_buf_string(&arguments, output ? output : "");
+    int s = arguments.failed ? LAMINA_ERROR_NO_MEMORY : request(conn, LM_REQ_DISPLAY_POWER, &arguments, 8, error);
+    lm_buf_free(&arguments);
+    if (s)
+        return s;
+    /* Two passes: the sizes, then one allocation for the outputs and their names. */
+    lm_reader r = {.data = conn->reply.data, .length = conn->reply.length};
+    size_t backend_length, text = 0;
+    const uint8_t *backend = lm_read_string(&r, &backend_length);
+    uint32_t n = lm_read_u32(&r);
+    for (uint32_t i = 0; i < n && !r.failed; i++) {
+        size_t length;
+        lm_read_string(&r, &length);
+        if (lm_read_u8(&r) > 1)
+            r.failed = 1;
+        text += length + 1;
+    }
+    if (r.failed || lm_reader_remaining(&r) || n > conn->reply.length / 5) {
+        s = close_with(conn, LAMINA_ERROR_PROTOCOL, "laminad sent a malformed display-power reply");
+        status_error(conn, s, error);
+        return s;
+    }
+    if (!state)
+        return LAMINA_OK;
+    lamina_display_state *out = malloc(sizeof *out + (size_t)n * sizeof(lamina_output_state) + backend_length + 1 + text);
+    if (!out) {
+        lm_set_error(error, "out of memory");
+        return LAMINA_ERROR_NO_MEMORY;
+    }
+    out->outputs = (lamina_output_state *)(out + 1);
+    char *names = (char *)(out->outputs + n);
+    memcpy(names, backend, backend_length);
+    names[backend_length] = 0;
+    out->backend = names;
+    names += backend_length + 1;
+    out->count = n;
+    r = (lm_reader){.data = conn->reply.data, .length = conn->reply.length};
+    lm_read_string(&r, &backend_length);
+    lm_read_u32(&r);
+    for (uint32_t i = 0; i < n; i++) {
+        size_t length;
+        const uint8_t *name = lm_read_string(&r, &length);
+        memcpy(names, name, length);
+        names[length] = 0;
+        out->outputs[i].name = names;
+        out->outputs[i].on = (int)lm_read_u8(&r);
+        names += length + 1;
+    }
+    *state = out;
+    return LAMINA_OK;
+}
+
+int lamina_connection_take_keyboard_focus(lamina_connection *conn, char **error) {
+    int s = request(conn, LM_REQ_TAKE_KEYBOARD_FOCUS, NULL, 10, error);
+    if (s == LAMINA_OK && conn->reply.length != 0) {
+        s = close_with(conn, LAMINA_ERROR_PROTOCOL, "laminad sent a malformed done reply");
+        status_error(conn, s, error);
+    }
+    return s;
+}
+
 static size_t value_numbers(int type) {
     switch (type) {
     case LAMINA_VALUE_NUMBER:

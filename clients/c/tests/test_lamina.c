@@ -559,6 +559,24 @@ static void fixtures(const char *dir) {
               "stats reply: %zu counters", count);
         lamina_free(stats);
         expect_frame(server, dir, "request-stats.bin");
+        /* display-power as request 8, take-keyboard-focus as 12 (answered by the done reply, its id made 12). */
+        conn->next_request = 8;
+        write_fixture(server, dir, "reply-display-power.bin");
+        lamina_display_state *state = NULL;
+        CHECK(lamina_connection_display_power(conn, 0, "Virtual-1", &state, &error) == 0 && state && strcmp(state->backend, "kms") == 0 &&
+                  state->count == 1 && strcmp(state->outputs[0].name, "Virtual-1") == 0 && state->outputs[0].on == 0,
+              "display-power reply");
+        lamina_free(state);
+        expect_frame(server, dir, "request-display-power.bin");
+        conn->next_request = 12;
+        size_t dn;
+        uint8_t *done = read_file(dir, "reply-done.bin", &dn);
+        if (dn >= 12)
+            memcpy(done + 8, "\x0c\0\0\0", 4);
+        write_all(server, done, dn);
+        free(done);
+        CHECK(lamina_connection_take_keyboard_focus(conn, &error) == 0, "take-keyboard-focus");
+        expect_frame(server, dir, "request-take-keyboard-focus.bin");
         conn->next_request = next;
     }
     /* Only one request's reply was there: ask again for the bounds from another fixture copy. */
@@ -688,6 +706,7 @@ static void fixtures(const char *dir) {
                 uint8_t *shot = NULL;
                 char *tree = NULL;
                 lamina_stat *stats = NULL;
+                lamina_display_state *power = NULL;
                 size_t stat_count = 0;
                 double v[4];
                 switch (reply_kind) {
@@ -695,6 +714,8 @@ static void fixtures(const char *dir) {
                 case 2: s = lamina_connection_tree(conn, &tree, &message); break;
                 case 3: s = lamina_connection_advance_clock(conn, 1, &message); break;
                 case 4: s = lamina_connection_stats(conn, &stats, &stat_count, &message); break;
+                case 8: s = lamina_connection_display_power(conn, 1, NULL, &power, &message); break;
+                case 10: s = lamina_connection_take_keyboard_focus(conn, &message); break;
                 case 5: s = lamina_layer_presentation(lamina_connection_root(conn), LAMINA_PROPERTY_BOUNDS, v, 4, &message); break;
                 default: s = lamina_connection_dispatch(conn); break;
                 }
@@ -704,6 +725,7 @@ static void fixtures(const char *dir) {
                 free(shot);
                 free(tree);
                 free(stats);
+                free(power);
                 lamina_connection_close(conn);
                 close(server);
                 free(copy);
@@ -925,6 +947,18 @@ static void keyframes_and_groups(lamina_connection *conn) {
             layers = stats[i].value;
     CHECK(layers >= 3, "laminad's stats count %g layers (%zu counters)", layers, count);
     lamina_free(stats);
+    /* Display power and keyboard focus on the headless backend (no outputs). */
+    lamina_display_state *state = NULL;
+    CHECK(lamina_connection_display_power(conn, 1, NULL, &state, NULL) == 0 && state && strcmp(state->backend, "headless") == 0 &&
+              state->count == 0,
+          "display power on headless");
+    lamina_free(state);
+    char *refusal = NULL;
+    CHECK(lamina_connection_display_power(conn, 0, "HDMI-A-1", NULL, &refusal) == LAMINA_ERROR_SERVER && refusal &&
+              strstr(refusal, "no output named 'HDMI-A-1'"),
+          "an unknown output: %s", refusal ? refusal : "?");
+    free(refusal);
+    CHECK(lamina_connection_take_keyboard_focus(conn, NULL) == 0, "take the keyboard focus");
     lamina_layer_destroy(slider);
     lamina_layer_destroy(fader);
     printf("daemon: a keyframe animation and a group ran on the virtual clock\n");
