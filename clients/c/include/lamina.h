@@ -364,6 +364,37 @@ typedef struct lamina_display_state {
 int lamina_connection_display_power(lamina_connection *conn, int on, const char *output, lamina_display_state **state,
                                     char **error);
 
+/** Injected input events ("injections"), as laminactl input sends them. */
+typedef enum lamina_injection {
+    LAMINA_INJECT_TOUCH_DOWN = 1,
+    LAMINA_INJECT_TOUCH_MOTION = 2,
+    LAMINA_INJECT_TOUCH_UP = 3,
+    LAMINA_INJECT_TOUCH_CANCEL = 4,
+    LAMINA_INJECT_POINTER_MOTION = 5,
+    LAMINA_INJECT_POINTER_BUTTON = 6,
+    LAMINA_INJECT_SCROLL = 7,
+    LAMINA_INJECT_KEY = 8,
+} lamina_injection;
+
+/**
+ * Injects input as if a device sent it (privileged; for tests and remote control), routed like a
+ * real event; returns once it was, the input events it caused already queued. Touches: `kind`
+ * LAMINA_INJECT_TOUCH_DOWN/_MOTION take `id`, x and y in display points; _UP/_CANCEL only `id`.
+ */
+int lamina_connection_inject_touch(lamina_connection *conn, lamina_injection kind, int32_t id, double x, double y, char **error);
+int lamina_connection_inject_pointer_motion(lamina_connection *conn, double x, double y, char **error);
+/** `code`: the evdev button (BTN_LEFT 0x110, BTN_RIGHT 0x111, BTN_MIDDLE 0x112). */
+int lamina_connection_inject_button(lamina_connection *conn, uint32_t code, int pressed, char **error);
+int lamina_connection_inject_scroll(lamina_connection *conn, double horizontal, double vertical, char **error);
+/** `name`: an xkb keysym name ("a", "Return", "space", "F1"), typed through laminad's keymap. */
+int lamina_connection_inject_key(lamina_connection *conn, const char *name, int pressed, char **error);
+
+/**
+ * From now on LAMINA_EVENT_WATCH events carry a JSON line for each input event laminad delivers
+ * to `session`'s layers (allowed to the session's owner and to privileged peers).
+ */
+int lamina_connection_listen(lamina_connection *conn, const char *session, char **error);
+
 /** Takes the keyboard focus: key events come to this client until another takes it or receives a press. */
 int lamina_connection_take_keyboard_focus(lamina_connection *conn, char **error);
 

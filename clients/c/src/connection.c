@@ -1336,6 +1336,89 @@ int lamina_connection_display_power(lamina_connection *conn, int on, const char 
     return LAMINA_OK;
 }
 
+/* An inject-input request whose arguments are in `arguments` (kind first); answered by done. */
+static int inject(lamina_connection *conn, lm_buf *arguments, char **error) {
+    int s = arguments->failed ? LAMINA_ERROR_NO_MEMORY : request(conn, LM_REQ_INJECT_INPUT, arguments, 10, error);
+    lm_buf_free(arguments);
+    if (s == LAMINA_OK && conn->reply.length != 0) {
+        s = close_with(conn, LAMINA_ERROR_PROTOCOL, "laminad sent a malformed done reply");
+        status_error(conn, s, error);
+    }
+    return s;
+}
+
+int lamina_connection_inject_touch(lamina_connection *conn, lamina_injection kind, int32_t id, double x, double y, char **error) {
+    if (kind < LAMINA_INJECT_TOUCH_DOWN || kind > LAMINA_INJECT_TOUCH_CANCEL ||
+        (kind <= LAMINA_INJECT_TOUCH_MOTION && (!isfinite(x) || !isfinite(y)))) {
+        lm_set_error(error, "lamina_connection_inject_touch: a touch kind, and finite points for down and motion");
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    }
+    lm_buf a = {0};
+    lm_buf_u8(&a, (uint32_t)kind);
+    lm_buf_i32(&a, id);
+    if (kind <= LAMINA_INJECT_TOUCH_MOTION) {
+        lm_buf_f64(&a, x);
+        lm_buf_f64(&a, y);
+    }
+    return inject(conn, &a, error);
+}
+
+int lamina_connection_inject_pointer_motion(lamina_connection *conn, double x, double y, char **error) {
+    if (!isfinite(x) || !isfinite(y)) {
+        lm_set_error(error, "lamina_connection_inject_pointer_motion: the point must be finite");
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    }
+    lm_buf a = {0};
+    lm_buf_u8(&a, LAMINA_INJECT_POINTER_MOTION);
+    lm_buf_f64(&a, x);
+    lm_buf_f64(&a, y);
+    return inject(conn, &a, error);
+}
+
+int lamina_connection_inject_button(lamina_connection *conn, uint32_t code, int pressed, char **error) {
+    lm_buf a = {0};
+    lm_buf_u8(&a, LAMINA_INJECT_POINTER_BUTTON);
+    lm_buf_u32(&a, code);
+    lm_buf_u8(&a, pressed ? 1u : 0u);
+    return inject(conn, &a, error);
+}
+
+int lamina_connection_inject_scroll(lamina_connection *conn, double horizontal, double vertical, char **error) {
+    if (!isfinite(horizontal) || !isfinite(vertical)) {
+        lm_set_error(error, "lamina_connection_inject_scroll: the deltas must be finite");
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    }
+    lm_buf a = {0};
+    lm_buf_u8(&a, LAMINA_INJECT_SCROLL);
+    lm_buf_f64(&a, horizontal);
+    lm_buf_f64(&a, vertical);
+    return inject(conn, &a, error);
+}
+
+int lamina_connection_inject_key(lamina_connection *conn, const char *name, int pressed, char **error) {
+    if (!name || !*name || strlen(name) > 64) {
+        lm_set_error(error, "lamina_connection_inject_key: a keysym name of 1 to 64 bytes");
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    }
+    lm_buf a = {0};
+    lm_buf_u8(&a, LAMINA_INJECT_KEY);
+    lm_buf_string(&a, name);
+    lm_buf_u8(&a, pressed ? 1u : 0u);
+    return inject(conn, &a, error);
+}
+
+int lamina_connection_listen(lamina_connection *conn, const char *session, char **error) {
+    if (!session || strlen(session) > LM_KEY_LIMIT) {
+        lm_set_error(error, "lamina_connection_listen: a session name of at most 256 bytes");
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    }
+    lm_buf a = {0};
+    lm_buf_string(&a, session);
+    int s = a.failed ? LAMINA_ERROR_NO_MEMORY : request(conn, LM_REQ_LISTEN, &a, 7, error);
+    lm_buf_free(&a);
+    return s;
+}
+
 int lamina_connection_take_keyboard_focus(lamina_connection *conn, char **error) {
     int s = request(conn, LM_REQ_TAKE_KEYBOARD_FOCUS, NULL, 10, error);
     if (s == LAMINA_OK && conn->reply.length != 0) {

@@ -69,6 +69,7 @@ def main():
         ("lamina_transition_type", "LAMINA_TRANSITION_", list(a["transitionTypes"].items())),
         ("lamina_calculation_mode", "LAMINA_CALCULATION_", list(a["calculationModes"].items())),
         ("lamina_rotation_mode", "LAMINA_ROTATION_", list(a["rotationModes"].items())),
+        ("lamina_injection", "LAMINA_INJECT_", [(i["name"], i["kind"]) for i in j["injections"]]),
         ("lamina_transition_subtype", "LAMINA_TRANSITION_SUBTYPE_", list(a["transitionSubtypes"].items())),
         ("lamina_action", "LAMINA_ACTION_", list(j["actionKinds"].items())),
     ]

@@ -91,6 +91,20 @@ static void write_fixture(int fd, const char *dir, const char *name) {
     free(data);
 }
 
+/* A reply fixture as the answer to request `id` (its id bytes replaced). */
+static void write_reply_as(int fd, const char *dir, const char *name, uint32_t id) {
+    size_t n;
+    uint8_t *data = read_file(dir, name, &n);
+    if (n >= 12) {
+        data[8] = (uint8_t)id;
+        data[9] = (uint8_t)(id >> 8);
+        data[10] = (uint8_t)(id >> 16);
+        data[11] = (uint8_t)(id >> 24);
+    }
+    write_all(fd, data, n);
+    free(data);
+}
+
 /* Reads one frame (header and body) from the fake server's end; descriptors that came with it are counted and kept in fds. */
 static uint8_t *read_frame(int fd, size_t *length, int *fds, int *fd_count) {
     uint8_t header[8];
@@ -568,15 +582,22 @@ static void fixtures(const char *dir) {
               "display-power reply");
         lamina_free(state);
         expect_frame(server, dir, "request-display-power.bin");
-        conn->next_request = 12;
-        size_t dn;
-        uint8_t *done = read_file(dir, "reply-done.bin", &dn);
-        if (dn >= 12)
-            memcpy(done + 8, "\x0c\0\0\0", 4);
-        write_all(server, done, dn);
-        free(done);
+        conn->next_request = 10;
+        write_reply_as(server, dir, "reply-done.bin", 10);
+        CHECK(lamina_connection_inject_touch(conn, LAMINA_INJECT_TOUCH_DOWN, 1, 110, 220, &error) == 0, "inject touch");
+        expect_frame(server, dir, "request-inject-touch.bin");
+        write_reply_as(server, dir, "reply-done.bin", 11);
+        CHECK(lamina_connection_inject_key(conn, "Return", 1, &error) == 0, "inject key");
+        expect_frame(server, dir, "request-inject-key.bin");
+        write_reply_as(server, dir, "reply-done.bin", 12);
         CHECK(lamina_connection_take_keyboard_focus(conn, &error) == 0, "take-keyboard-focus");
         expect_frame(server, dir, "request-take-keyboard-focus.bin");
+        write_reply_as(server, dir, "reply-watching.bin", 13);
+        CHECK(lamina_connection_listen(conn, "kiosk", &error) == 0, "listen");
+        expect_frame(server, dir, "request-listen.bin");
+        CHECK(lamina_connection_inject_touch(conn, LAMINA_INJECT_TOUCH_DOWN, 1, NAN, 0, NULL) == LAMINA_ERROR_INVALID_ARGUMENT &&
+                  lamina_connection_inject_key(conn, "", 1, NULL) == LAMINA_ERROR_INVALID_ARGUMENT,
+              "injections refused before sending");
         conn->next_request = next;
     }
     /* Only one request's reply was there: ask again for the bounds from another fixture copy. */
@@ -889,6 +910,72 @@ static double presentation_number(lamina_layer *layer, lamina_property property)
 
 #define PIXEL(p) (p).r, (p).g, (p).b, (p).a
 
+typedef struct input_log {
+    int touch_down, touch_up, key_press, watch_touch;
+    uint32_t layer;
+} input_log;
+
+static void on_input(const lamina_event *e, void *user) {
+    input_log *log = user;
+    if (e->type == LAMINA_EVENT_INPUT && e->input_kind == LAMINA_INPUT_TOUCH_DOWN && e->injected && e->layer_number == log->layer &&
+        fabs(e->x - 10) < 1e-9 && fabs(e->y - 20) < 1e-9)
+        log->touch_down++;
+    if (e->type == LAMINA_EVENT_INPUT && e->input_kind == LAMINA_INPUT_TOUCH_UP && e->layer_number == log->layer)
+        log->touch_up++;
+    if (e->type == LAMINA_EVENT_INPUT && e->input_kind == LAMINA_INPUT_KEY_PRESS && e->key_name && strcmp(e->key_name, "Return") == 0)
+        log->key_press++;
+    if (e->type == LAMINA_EVENT_WATCH && e->text && strstr(e->text, "\"touchDown\"") && strstr(e->text, "\"session\":\"c-input\""))
+        log->watch_touch++;
+}
+
+/* Injected touches and keys reach the layer and the focused client; a listener on the session
+ * hears them as JSON lines. */
+static void input_events(lamina_connection *watcher) {
+    char *error = NULL;
+    lamina_connection *conn = lamina_connect_session(watcher->path, "c-input", "c-input", 0, &error);
+    CHECK(conn != NULL, "connect: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    if (!conn)
+        return;
+    lamina_connection_set_timeout(conn, 20000);
+    input_log log = {0}, heard = {0};
+    lamina_connection_set_event_callback(conn, on_input, &log);
+    lamina_connection_set_event_callback(watcher, on_input, &heard);
+    lamina_layer *button = lamina_layer_new(conn);
+    lamina_layer_set_bounds(button, 0, 0, 40, 30);
+    lamina_layer_set_position(button, 120, 215); /* frame (100, 200, 40, 30) */
+    lamina_layer_set_background_color(button, 1, 1, 1, 1);
+    lamina_layer_add_sublayer(lamina_connection_root(conn), button);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    log.layer = heard.layer = lamina_layer_number(button);
+    CHECK(lamina_connection_listen(watcher, "c-input", &error) == 0, "listen: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    CHECK(lamina_connection_inject_touch(conn, LAMINA_INJECT_TOUCH_DOWN, 1, 110, 220, &error) == 0 &&
+              lamina_connection_inject_touch(conn, LAMINA_INJECT_TOUCH_UP, 1, 0, 0, &error) == 0 &&
+              lamina_connection_take_keyboard_focus(conn, &error) == 0 && lamina_connection_inject_key(conn, "Return", 1, &error) == 0 &&
+              lamina_connection_inject_key(conn, "Return", 0, &error) == 0,
+          "injections: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    lamina_connection_dispatch(conn);
+    /* The watcher's lines come with its next round trip. */
+    CHECK(lamina_connection_sync(watcher, NULL) == 0, "sync the watcher");
+    lamina_connection_dispatch(watcher);
+    CHECK(log.touch_down == 1 && log.touch_up == 1 && log.key_press == 1, "input events: %d touch down at (10, 20), %d up, %d Return",
+          log.touch_down, log.touch_up, log.key_press);
+    CHECK(heard.watch_touch == 1, "the listener heard %d touch-down lines", heard.watch_touch);
+    lamina_connection_set_event_callback(watcher, NULL, NULL);
+    CHECK(lamina_connection_inject_key(conn, "NoSuchKeyName", 1, &error) == LAMINA_ERROR_SERVER && error && strstr(error, "invalid-request"),
+          "an unknown key: %s", error ? error : "?");
+    free(error);
+    lamina_connection_close(conn);
+    printf("daemon: injected touches and keys reached the layer, the focused client and a listener\n");
+}
+
 /* A keyframe animation and a group on laminad's virtual clock, read back as presentation values. */
 static void keyframes_and_groups(lamina_connection *conn) {
     lamina_layer *root = lamina_connection_root(conn);
@@ -959,6 +1046,7 @@ static void keyframes_and_groups(lamina_connection *conn) {
           "an unknown output: %s", refusal ? refusal : "?");
     free(refusal);
     CHECK(lamina_connection_take_keyboard_focus(conn, NULL) == 0, "take the keyboard focus");
+    input_events(conn);
     lamina_layer_destroy(slider);
     lamina_layer_destroy(fader);
     printf("daemon: a keyframe animation and a group ran on the virtual clock\n");
