@@ -214,3 +214,17 @@ class Transition(Animation):
 
 #: Repeats an animation forever (``repeat_count=FOREVER``).
 FOREVER = math.inf
+
+
+class EncodedAnimation(Animation):
+    """An animation as laminad sent it (an action of a taken-over session): sent back as it is."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__()
+        self._data = bytes(data)
+
+    def encode(self) -> bytes:
+        return self._data
+
+    def __repr__(self) -> str:
+        return f"EncodedAnimation({len(self._data)} bytes)"

@@ -23,7 +23,7 @@ from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Set, Tu
 from . import protocol, wire
 from .animation import Animation
 from .errors import ConnectionClosed, LaminaError, ProtocolViolation
-from .image import Image
+from .image import Image, SessionImage
 from .layer import Layer, _action_operation, _copy as _copy_animation, _insert
 from .png import encode_png, write_png
 from .protocol import Property
@@ -188,8 +188,9 @@ class ReconnectPolicy:
 
     Explicit animations are re-timed as the Swift library does: on the real clock each carries
     on where it would have been; on a virtual clock, from where it was when laminad went away.
-    Unlike the Swift library, videos start again from 0 (with their loop, rate and play state),
-    and kept sessions are not resumed (docs/clients.md)."""
+    Unlike the Swift library, videos start again from 0 (with their loop, rate and play state).
+    A kept session laminad still holds is taken over again: laminad's copy is replaced by the
+    replay in its first commit (docs/clients.md)."""
     initial_delay: float = 0.05
     maximum_delay: float = 2.0
     maximum_attempts: Optional[int] = None
@@ -224,24 +225,38 @@ def _open(path: Optional[str]) -> Tuple[socket.socket, str]:
 
 
 def connect(path: Optional[str] = None, *, name: str = "lamina-python",
-            reconnect: Union[bool, ReconnectPolicy, None] = None) -> "Connection":
+            reconnect: Union[bool, ReconnectPolicy, None] = None, session: str = "",
+            keep_layers: bool = False) -> "Connection":
     """Connects to laminad and says hello. `path` is the socket (see `socket_candidates` for
     the default lookup); `name` names the client in laminad's logs and tree. With `reconnect`
     (True for the default `ReconnectPolicy`, or a policy) the connection comes back by itself
-    when laminad goes away."""
+    when laminad goes away. With `session` and `keep_layers` the layers stay on screen after the
+    connection closes (and across a laminad restart), and the next connection to that session
+    takes them over: `conn.resumed`, `conn.root`'s sublayers, `conn.layer_named(name)`."""
+    if keep_layers and not session:
+        raise ValueError("keep_layers needs a session name")
+    if len(session.encode()) > 256:
+        raise ValueError("a session name has at most 256 bytes")
     sock, where = _open(path)
     policy = ReconnectPolicy() if reconnect is True else (reconnect or None)
-    return Connection(sock, where, name, reconnect=policy)
+    return Connection(sock, where, name, reconnect=policy, session=session, keep_layers=keep_layers)
 
 
 class Connection:
     """A client's connection to laminad; made by `lamina.connect`. Usable as a context manager
     (closing at the end)."""
 
-    def __init__(self, sock: socket.socket, path: str, name: str, reconnect: Optional[ReconnectPolicy] = None) -> None:
+    def __init__(self, sock: socket.socket, path: str, name: str, reconnect: Optional[ReconnectPolicy] = None,
+                 session: str = "", keep_layers: bool = False) -> None:
         self._sock = sock
         self.path = path
         self._name = name
+        self._session = session
+        self._keep_layers = keep_layers
+        #: Whether this connection took over a kept session's layers.
+        self.resumed = False
+        # Layers of a taken-over session in no tree (held, so they are not destroyed).
+        self._orphans: List[Layer] = []
         self._policy = reconnect
         self._user_closed = False
         self._reconnecting = False
@@ -278,6 +293,8 @@ class Connection:
         self._tags: Dict[int, Tuple[Any, str, Animation, Any, Any]] = {}
         #: Each tagged animation's beginTime resolved in its layer's time (for a replay).
         self._begins: Dict[int, float] = {}
+        #: Tags of animations that ran to their end and stay (not removed on completion).
+        self._finished: Set[int] = set()
         self._layers: "weakref.WeakValueDictionary[int, Layer]" = weakref.WeakValueDictionary()
         self._images: Any = weakref.WeakKeyDictionary()
         self._videos: "weakref.WeakValueDictionary[int, Video]" = weakref.WeakValueDictionary()
@@ -292,11 +309,14 @@ class Connection:
         self._layers[0] = root
         self._root = root
         self._welcomed(welcome)
+        if welcome.snapshot:
+            self._restore(welcome.snapshot)
+            self.resumed = True
 
     def _hello(self) -> "wire.Welcome":
         """Says hello on the current socket and reads the welcome (the socket is closed if
         laminad refuses)."""
-        self._send(wire.encode_hello(self._name))
+        self._send(wire.encode_hello(self._name, self._session, protocol.HELLO_KEEP_LAYERS if self._keep_layers else 0))
         while True:
             for msg in self._read(None):
                 if isinstance(msg, wire.Welcome):
@@ -613,11 +633,12 @@ class Connection:
                 try:
                     last, was_virtual = self._now(), self.clock == "virtual"
                     self._reset(sock)
-                    self._welcomed(self._hello())
+                    welcome = self._hello()
+                    self._welcomed(welcome)
                     # The real clock kept running through the gap; a virtual one (either side)
                     # jumps from its last reading to the new laminad's.
                     shift = self.time - last if was_virtual or self.clock == "virtual" else 0.0
-                    refusal, left_out, first_refusal = self._replay(last, shift)
+                    refusal, left_out, first_refusal = self._replay(last, shift, welcome.snapshot)
                 except ConnectionClosed as e:
                     last = e
                     self._drop_socket(e)
@@ -675,13 +696,18 @@ class Connection:
         for video in list(self._videos.values()):
             video._reconnected()
 
-    def _replay(self, last: float = 0.0, shift: float = 0.0) -> Tuple[Optional[LaminaError], int, Optional[LaminaError]]:
+    def _replay(self, last: float = 0.0, shift: float = 0.0, held: Sequence[wire.Operation] = ()) -> Tuple[Optional[LaminaError], int, Optional[LaminaError]]:
         """Sends the model on the new connection, in commits with actions disabled: images and
         videos, then every live layer's create, its values, its sublayers in order, its actions
         and explicit animations (re-timed: each keeps the beginTime it was given, moved by how
         far the clock jumped in the layer's time, `shift` from `last`); then waits until laminad
-        answered them. Returns laminad's refusal that ended it (None when it was applied), how
-        many operations laminad refused and the replay left out, and the first such refusal."""
+        answered them. `held`: the snapshot of a kept session laminad still holds (it dropped
+        this client, or brought the session back from its journal): its layers, and this
+        connection's images its layers show, are destroyed at the start of the first commit,
+        which makes them again (a separate commit would let laminad drop an earlier client's
+        images no layer shows), and animations are replayed under new tags. Returns laminad's
+        refusal that ended it (None when it was applied), how many operations laminad refused and
+        the replay left out, and the first such refusal."""
         images = sorted(((number, image) for image, number in self._images.items()), key=lambda pair: pair[0])
         videos = sorted(self._videos.items())
         layers = sorted(self._layers.items())
@@ -691,6 +717,10 @@ class Connection:
         self._released.clear()
         ops: List[Tuple[wire.Operation, Optional[int]]] = []
         sources: Dict[int, Tuple[Layer, int]] = {}  # a value's set operation → its layer and property
+        renumber = bool(held)
+        shown = {op.value for op in held if isinstance(op, wire.Set) and protocol.PROPERTIES_BY_ID[op.property].type == "image"}
+        ops += [(wire.Destroy(op.layer), None) for op in held if isinstance(op, wire.Create)]
+        ops += [(wire.DestroyImage(number), None) for number, _ in images if number in shown]
         for number, image in images:
             ops.append((wire.CreateImage(number, image.width, image.height, image.width * 4, image.order, image.alpha, 0), image.fd))
         for number, video in videos:
@@ -716,14 +746,24 @@ class Connection:
             ops += [(_action_operation(i, dictionary, key, action), None)  # type: ignore[arg-type]
                     for (dictionary, key), action in l._actions.items()]
             move = self._layer_time(l, last + shift) - self._layer_time(l, last) if shift else 0.0
-            for key, (tag, animation) in l._animations.items():
+            for key, (tag, animation) in list(l._animations.items()):
                 begin = self._begins.get(tag, animation.begin_time) + move
+                if renumber and tag not in self._finished:
+                    # laminad's own copy, destroyed above, reports its stop under the old tag.
+                    new_tag = self._next_tag
+                    self._next_tag = new_tag + 1 if new_tag < 0xFFFFFFFF else 1
+                    if tag in self._tags:
+                        self._tags[new_tag] = self._tags.pop(tag)
+                    self._begins.pop(tag, None)
+                    l._animations[key] = (new_tag, animation)
+                    tag = new_tag
                 self._begins[tag] = begin  # in the new laminad's time from now on
                 if begin == 0:
                     begin = -1e-9  # 0 would read as "when added": an instant before it
                 retimed = _copy_animation(animation)
                 retimed.begin_time = begin
-                ops.append((wire.AddAnimation(i, key, tag, retimed.encode()), None))
+                # A finished one (held at its end) has reported all its events: untagged.
+                ops.append((wire.AddAnimation(i, key, 0 if tag in self._finished else tag, retimed.encode()), None))
         return self._send_replay(ops, sources)
 
     #: How many refused operations a replay leaves out before it gives up.
@@ -842,11 +882,18 @@ class Connection:
                 self.time = m.value[0]
         elif isinstance(m, wire.AnimationNotice):
             entry = self._tags.get(m.tag)
+            if entry is None:
+                # Not this connection's: an earlier client's in a taken-over session, or
+                # laminad's own copy that a reconnection replaced.
+                return
             layer = self._layers.get(m.layer)
-            key, animation = (entry[1], entry[2]) if entry else ("", None)
+            key, animation = entry[1], entry[2]
             event = AnimationEvent(layer, key, animation, m.started, m.finished, m.tag)
             if not m.started and layer is not None and layer._animations.get(key, (0,))[0] == m.tag:
-                del layer._animations[key]
+                if m.finished and not animation.removed_on_completion:
+                    self._finished.add(m.tag)  # it stays on its layer, held at its end
+                else:
+                    del layer._animations[key]
             self._undispatched.append(event)
         elif isinstance(m, wire.TransactionCompleted):
             self._undispatched.append(TransactionCompleted(m.group))
@@ -879,7 +926,7 @@ class Connection:
                 self._events.append(event)
                 if isinstance(event, AnimationEvent):
                     entry = self._tags.get(event.tag) if event.started else self._tags.pop(event.tag, None)
-                    if not event.started:
+                    if not event.started and event.tag not in self._finished:
                         self._begins.pop(event.tag, None)
                     callback = None if entry is None else entry[3] if event.started else entry[4]
                     if callback is not None:
@@ -1012,6 +1059,8 @@ class Connection:
                 self._attach(value)
             return 0 if value is None else value._id
         if prop.type == "image":
+            if isinstance(value, SessionImage):
+                return value.number
             if isinstance(value, Video):
                 if value._conn is not self:
                     raise ValueError(f"{value!r} belongs to another connection (make it with this one's video())")
@@ -1059,6 +1108,61 @@ class Connection:
         for l in reversed(chain):
             t = (t - l._values.get(23, 0.0)) * l._values.get(21, 1.0) + l._values.get(22, 0.0)
         return t
+
+    # MARK: Kept sessions
+
+    def layer_named(self, name: str) -> Optional[Layer]:
+        """The first layer (by number) whose `name` is `name`: how a program finds the layers of a
+        session it took over."""
+        for _, layer in sorted(self._layers.items()):
+            if layer._values.get(protocol.PROPERTIES_BY_NAME["name"].id) == name:
+                return layer
+        return None
+
+    def _restore(self, snapshot: Sequence[wire.Operation]) -> None:
+        """Makes the layers of a taken-over session from the welcome's snapshot: their values,
+        sublayers and actions (their animations run on in laminad). New layers and images get
+        numbers above the session's; tags start far from the earlier client's (laminad reports
+        the events of its animations to this connection)."""
+        from .layer import GradientLayer, ReplicatorLayer, ShapeLayer, TextLayer, TransformLayer
+        from .animation import EncodedAnimation
+        classes = {c._kind: c for c in (Layer, GradientLayer, ShapeLayer, TextLayer, ReplicatorLayer, TransformLayer)}
+        kinds = {v: k for k, v in protocol.LAYER_KINDS.items()}
+        made: Dict[int, Layer] = {0: self._root}
+        references: List[Tuple[Layer, int, int]] = []
+        for op in snapshot:
+            if isinstance(op, wire.Create):
+                layer = classes.get(kinds.get(op.kind or 0, "layer"), Layer)()
+                layer._conn = self
+                layer._id = op.layer
+                made[op.layer] = layer
+                self._layers[op.layer] = layer
+                finalizer = weakref.finalize(layer, self._released.append, wire.Destroy(op.layer))
+                finalizer.atexit = False
+                self._next_layer = max(self._next_layer, op.layer + 1)
+            elif isinstance(op, wire.Set) and op.layer in made:
+                prop = protocol.PROPERTIES_BY_ID[op.property]
+                if prop.type == "layer":
+                    references.append((made[op.layer], op.property, op.value))
+                elif prop.type == "image":
+                    made[op.layer]._values[op.property] = SessionImage(op.value) if op.value else None
+                    self._next_image = max(self._next_image, op.value + 1)
+                else:
+                    made[op.layer]._values[op.property] = op.value
+            elif isinstance(op, wire.Insert) and op.parent in made and op.child in made:
+                parent, child = made[op.parent], made[op.child]
+                parent._sublayers.insert(min(op.index, len(parent._sublayers)), child)
+                child._superlayer = parent
+            elif isinstance(op, wire.SetAction) and op.layer in made and op.action != "inherit":
+                action = None if op.action == "none" else EncodedAnimation(op.action)  # type: ignore[arg-type]
+                made[op.layer]._actions[(op.dictionary, op.key)] = action
+        masks = set()
+        for layer, prop_id, number in references:
+            if number in made:
+                layer._values[prop_id] = made[number]
+                masks.add(number)
+        self._orphans = [l for n, l in made.items() if n != 0 and l._superlayer is None and n not in masks]
+        self._next_tag = 0x80000000 | (int.from_bytes(os.urandom(4), "little") & 0x3FFFFFFF)
 
     def _image_number(self, image: Image) -> int:
         number = self._images.get(image)

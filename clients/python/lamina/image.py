@@ -5,6 +5,7 @@ file's descriptor travels with the commit that creates the image (SCM_RIGHTS).""
 from __future__ import annotations
 
 import fcntl
+from dataclasses import dataclass
 import os
 import weakref
 from typing import Any
@@ -108,3 +109,11 @@ class Image:
 
 
 __all__ = ["Image"]
+
+
+@dataclass(frozen=True)
+class SessionImage:
+    """The contents of a taken-over session's layer: an image an earlier client made, which
+    laminad holds (this connection has no pixels for it). Assigning it back keeps it shown."""
+
+    number: int

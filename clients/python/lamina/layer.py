@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 
 from . import protocol, values
 from .animation import Animation
-from .image import Image
+from .image import Image, SessionImage
 from .protocol import Property
 from .video import Video
 
@@ -201,7 +201,7 @@ class Layer:
 
     def _set(self, prop: Property, value: Any) -> None:
         if prop.type == "image":
-            if value is not None and not isinstance(value, (Image, Video)):
+            if value is not None and not isinstance(value, (Image, Video, SessionImage)):
                 raise TypeError(f"{prop.attribute} takes a lamina.Image, a lamina.Video or None, not {value!r}")
             v = value
         elif prop.type == "layer":

@@ -7,7 +7,7 @@ objects of `lamina.layer` turn into these operations in `lamina.connection`.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import protocol
@@ -452,9 +452,60 @@ def write_operation(w: Writer, op: Operation) -> None:
         raise TypeError(f"not an operation: {op!r}")
 
 
+def skip_animation(r: Reader, depth: int = 0) -> None:
+    """Reads past one animation (docs/protocol.md, "Animations on the wire"), groups at most 8 deep."""
+    if depth > 8:
+        raise ProtocolViolation("animation groups nested more than 8 deep")
+    kind = r.u8("animation kind")
+    r.take(6 * 8 + 2, "animation timing")
+    if r.u8("timing function presence"):
+        r.take(32, "timing function")
+    r.u8("removedOnCompletion")
+
+    def typed(optional: bool) -> None:
+        tag = r.u8("value type")
+        if tag == 0 and optional:
+            return
+        name = protocol.VALUE_TYPE_NAMES.get(tag)
+        if name is None:
+            raise ProtocolViolation(f"unknown value type {tag} in an animation")
+        r.value(name, "animation value")
+
+    def numbers(each: int) -> None:
+        if r.u8("array presence"):
+            r.take(r.u32("count") * each, "array")
+
+    if kind in (1, 3):  # basic, spring
+        r.string("key path")
+        for _ in range(3):
+            typed(True)
+        r.take(3, "additive, cumulative, value function")
+        if kind == 3:
+            r.take(32, "spring")
+    elif kind == 2:  # keyframe
+        r.string("key path")
+        for _ in range(r.u32("value count")):
+            typed(False)
+        if r.u8("path presence"):
+            r.value("path", "keyframe path")
+        numbers(8)
+        numbers(32)
+        r.take(2, "modes")
+        for _ in range(3):
+            numbers(8)
+        r.take(3, "additive, cumulative, value function")
+    elif kind == 4:  # group
+        for _ in range(r.u32("group count")):
+            skip_animation(r, depth + 1)
+    elif kind == 5:  # transition
+        r.take(18, "transition")
+    else:
+        raise ProtocolViolation(f"unknown animation kind {kind}")
+
+
 def read_operation(r: Reader) -> Operation:
-    """Decodes one operation that carries no animation (a snapshot's creates, sets and inserts);
-    animation-bearing operations raise `ProtocolViolation`, as this client never needs them."""
+    """Decodes one operation of a snapshot or a commit: creates, sets, inserts and removes; an
+    action's or added animation's animation comes as its encoded bytes."""
     opcode = r.u8("opcode")
     o = protocol.OPCODES
     if opcode == o["create"]:
@@ -480,6 +531,23 @@ def read_operation(r: Reader) -> Operation:
         return RemoveAllAnimations(r.u32("layer"))
     if opcode == o["destroyImage"]:
         return DestroyImage(r.u32("image"))
+    if opcode == o["setAction"]:
+        layer, dictionary, key = r.u32("layer"), r.u8("dictionary"), r.string("key")
+        kind = r.u8("action kind")
+        names = {v: k for k, v in protocol.ACTION_DICTIONARIES.items()}
+        kinds = {v: k for k, v in protocol.ACTION_KINDS.items()}
+        if dictionary not in names or kind not in kinds:
+            raise ProtocolViolation(f"set-action with dictionary {dictionary}, kind {kind}")
+        if kinds[kind] == "animation":
+            start = r.offset
+            skip_animation(r)
+            return SetAction(layer, names[dictionary], key, bytes(r.data[start:r.offset]))
+        return SetAction(layer, names[dictionary], key, kinds[kind])
+    if opcode == o["addAnimation"]:
+        layer, key, tag = r.u32("layer"), r.string("key"), r.u32("tag")
+        start = r.offset
+        skip_animation(r)
+        return AddAnimation(layer, key, tag, bytes(r.data[start:r.offset]))
     raise ProtocolViolation(f"operation with opcode {opcode} is not decoded by this client")
 
 
@@ -563,8 +631,9 @@ class Welcome:
     display_height: int
     clock: str
     time: float
-    #: The operations that rebuild a resumed session's tree (this client never resumes one).
+    #: The operations that rebuild a taken-over session's tree.
     snapshot_count: int = 0
+    snapshot: List["Operation"] = field(default_factory=list)
 
 
 @dataclass
@@ -655,10 +724,9 @@ def decode_server(message_type: int, body: bytes) -> ServerMessage:
         width, height = r.u32("width"), r.u32("height")
         clock = r.u8("clock")
         time = r.f64("time")
-        count = r.u32("snapshot count")
-        # The snapshot's operations are not needed: this client never resumes a session.
-        r.offset = len(r.data)
-        msg = Welcome(major, minor, client, width, height, _CLOCK_NAMES.get(clock, str(clock)), time, count)
+        count = r.count("snapshot", 5)
+        snapshot = [read_operation(r) for _ in range(count)]
+        msg = Welcome(major, minor, client, width, height, _CLOCK_NAMES.get(clock, str(clock)), time, count, snapshot)
     elif message_type == protocol.MSG_APPLIED:
         msg = Applied(r.u32("serial"))
     elif message_type == protocol.MSG_ERROR:

@@ -244,3 +244,28 @@ def test_values_laminad_refused_are_left_out_of_the_replay(first):
         conn.close()
         second.stop()
 
+
+
+def test_a_finished_animation_that_stays_is_held_after_the_replay(first):
+    """A fade with fill forwards, not removed on completion, holds its end value; after a
+    reconnection it still does (replayed at its end), and its events are not reported twice."""
+    conn = lamina.connect(first.socket, name="held", reconnect=lamina.ReconnectPolicy(initial_delay=0))
+    layer = lamina.Layer(bounds=(0, 0, 10, 10), position=(50, 50), background_color="#FFFFFF")
+    conn.root.add_sublayer(layer)
+    stops = []
+    layer.add(lamina.BasicAnimation("opacity", to_value=0.3, duration=1, fill_mode="forwards", removed_on_completion=False),
+              "hold", on_stop=stops.append)
+    conn.sync()
+    conn.advance_clock(2)
+    conn.poll_events()
+    assert len(stops) == 1 and stops[0].finished and abs(layer.presentation().opacity - 0.3) < 1e-6
+    first.kill()
+    second = Daemon(socket=first.socket)
+    try:
+        assert abs(layer.presentation().opacity - 0.3) < 1e-6, "held at its end after the replay"
+        conn.advance_clock(1)
+        conn.poll_events()
+        assert len(stops) == 1, stops
+    finally:
+        conn.close()
+        second.stop()
