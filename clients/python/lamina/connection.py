@@ -196,6 +196,11 @@ class ReconnectPolicy:
     maximum_attempts: Optional[int] = None
 
 
+#: The largest layer or image number a taken-over session may bring (numbers are 32-bit and
+#: this client counts up from the largest).
+_MAX_RESTORED_NUMBER = 1 << 22
+
+
 @dataclass(frozen=True)
 class ConnectionEvent:
     """What ``Connection.on_connection_event`` hears: ``"disconnected"`` (laminad went away:
@@ -711,6 +716,11 @@ class Connection:
         images = sorted(((number, image) for image, number in self._images.items()), key=lambda pair: pair[0])
         videos = sorted(self._videos.items())
         layers = sorted(self._layers.items())
+        # Finished animations removed since (by key or all): forgotten.
+        held_tags = {tag for _, l in layers for tag, _ in l._animations.values()}
+        for tag in self._finished - held_tags:
+            self._begins.pop(tag, None)
+        self._finished &= held_tags
         # The objects above are held now; destroys queued before are of objects gone already,
         # which the new laminad never had.
         self._image_destroys.clear()
@@ -719,8 +729,12 @@ class Connection:
         sources: Dict[int, Tuple[Layer, int]] = {}  # a value's set operation → its layer and property
         renumber = bool(held)
         shown = {op.value for op in held if isinstance(op, wire.Set) and protocol.PROPERTIES_BY_ID[op.property].type == "image"}
+        # The animations laminad runs there that this connection did not add (an earlier
+        # program's): the destroys would end them, so they are added again as laminad has them.
+        foreign = self._held_animations() if held else []
         ops += [(wire.Destroy(op.layer), None) for op in held if isinstance(op, wire.Create)]
         ops += [(wire.DestroyImage(number), None) for number, _ in images if number in shown]
+        ops += [(wire.DestroyImage(number), None) for number, video in videos if number in shown and not video.closed]
         for number, image in images:
             ops.append((wire.CreateImage(number, image.width, image.height, image.width * 4, image.order, image.alpha, 0), image.fd))
         for number, video in videos:
@@ -764,6 +778,7 @@ class Connection:
                 retimed.begin_time = begin
                 # A finished one (held at its end) has reported all its events: untagged.
                 ops.append((wire.AddAnimation(i, key, 0 if tag in self._finished else tag, retimed.encode()), None))
+        ops += [(op, None) for op in foreign]
         return self._send_replay(ops, sources)
 
     #: How many refused operations a replay leaves out before it gives up.
@@ -1083,6 +1098,10 @@ class Connection:
         tag = self._next_tag
         self._next_tag = tag + 1 if tag < 0xFFFFFFFF else 1
         self._tags[tag] = (layer, key, animation, on_start, on_stop)
+        replaced = layer._animations.get(key)
+        if replaced is not None and replaced[0] in self._finished:  # its stop was reported: forgotten now
+            self._finished.discard(replaced[0])
+            self._begins.pop(replaced[0], None)
         layer._animations[key] = (tag, animation)
         # Where it begins in the layer's time (laminad's reading of a beginTime of 0), so that a
         # replay after a reconnection can carry it on where it was.
@@ -1111,6 +1130,25 @@ class Connection:
 
     # MARK: Kept sessions
 
+    def _held_animations(self) -> List[wire.Operation]:
+        """laminad's running animations on this session's layers under keys this connection does
+        not hold (an earlier program's), from a `snapshot` request, as add-animations (untagged,
+        their beginTimes resolved): asked during a reconnection, before the replay."""
+        ident = self._next_request
+        self._next_request = ident + 1 if ident < 0xFFFFFFFF else 1
+        self._send(wire.encode_request(ident, "snapshot"))
+        while ident not in self._replies:
+            self._handle_all(self._read(None))
+        answer = self._replies.pop(ident)
+        if isinstance(answer, LaminaError):
+            return []
+        kept = []
+        for op in answer.value:
+            layer = self._layers.get(op.layer) if isinstance(op, wire.AddAnimation) else None
+            if layer is not None and op.key not in layer._animations:
+                kept.append(wire.AddAnimation(op.layer, op.key, 0, op.animation))
+        return kept
+
     def layer_named(self, name: str) -> Optional[Layer]:
         """The first layer (by number) whose `name` is `name`: how a program finds the layers of a
         session it took over."""
@@ -1132,6 +1170,8 @@ class Connection:
         references: List[Tuple[Layer, int, int]] = []
         for op in snapshot:
             if isinstance(op, wire.Create):
+                if op.layer == 0 or op.layer in made or op.layer > _MAX_RESTORED_NUMBER or (op.kind or 0) not in kinds:
+                    raise ProtocolViolation(f"the session snapshot creates layer {op.layer} of kind {op.kind} (a duplicate, the root, too large or unknown)")
                 layer = classes.get(kinds.get(op.kind or 0, "layer"), Layer)()
                 layer._conn = self
                 layer._id = op.layer
@@ -1146,11 +1186,14 @@ class Connection:
                     references.append((made[op.layer], op.property, op.value))
                 elif prop.type == "image":
                     made[op.layer]._values[op.property] = SessionImage(op.value) if op.value else None
-                    self._next_image = max(self._next_image, op.value + 1)
+                    if op.value <= _MAX_RESTORED_NUMBER:  # (beyond, new numbers never reach it)
+                        self._next_image = max(self._next_image, op.value + 1)
                 else:
                     made[op.layer]._values[op.property] = op.value
             elif isinstance(op, wire.Insert) and op.parent in made and op.child in made:
                 parent, child = made[op.parent], made[op.child]
+                if op.child == 0 or child._superlayer is not None or child is parent or child._is_ancestor_of(parent):
+                    raise ProtocolViolation(f"the session snapshot inserts layer {op.child} into {op.parent} twice or in a cycle")
                 parent._sublayers.insert(min(op.index, len(parent._sublayers)), child)
                 child._superlayer = parent
             elif isinstance(op, wire.SetAction) and op.layer in made and op.action != "inherit":
@@ -1162,7 +1205,9 @@ class Connection:
                 layer._values[prop_id] = made[number]
                 masks.add(number)
         self._orphans = [l for n, l in made.items() if n != 0 and l._superlayer is None and n not in masks]
+        # Tags and completion groups far from the earlier program's (laminad reports both to this one).
         self._next_tag = 0x80000000 | (int.from_bytes(os.urandom(4), "little") & 0x3FFFFFFF)
+        self._next_group = 0x80000000 | (int.from_bytes(os.urandom(4), "little") & 0x3FFFFFFF)
 
     def _image_number(self, image: Image) -> int:
         number = self._images.get(image)

@@ -291,11 +291,13 @@ class Layer:
             self._conn._queue(RemoveAllAnimations(self._id))
 
     def animation_keys(self) -> List[str]:
-        """The keys of the explicit animations added and not yet reported stopped."""
+        """The keys of the explicit animations added and not yet reported stopped (or that ran to
+        their end and stay: not removed on completion)."""
         return [k for k in self._animations if k] + [a[0] for a in self._unsent_animations if a[0]]
 
     def animation(self, key: str) -> Optional[Animation]:
-        """The animation added under `key`, until laminad reports it stopped."""
+        """The animation added under `key`, until laminad reports it stopped (one that ran to its
+        end and is not removed on completion stays)."""
         entry = self._animations.get(key)
         if entry is not None:
             return entry[1]

@@ -51,6 +51,12 @@ def test_a_kept_session_is_taken_over_and_survives_a_restart(first):
         app.root.add_sublayer(layer)
     spin = lamina.BasicAnimation("transform.rotation.z", from_value=0.0, to_value=6.283, duration=2, repeat_count=lamina.FOREVER)
     dot.add(spin, "spin")
+    # A 100 s fade in a transaction with a completion (group 1 of this program): the next
+    # program never touches it.
+    glowing = lamina.Layer(frame=(150, 10, 10, 10), background_color="#FFFFFF", name="glowing")
+    app.root.add_sublayer(glowing)
+    with app.transaction(completion=lambda: None):
+        glowing.add(lamina.BasicAnimation("opacity", from_value=0.0, to_value=1.0, duration=100), "glow")
     app.sync()
     app.close()
 
@@ -72,6 +78,10 @@ def test_a_kept_session_is_taken_over_and_survives_a_restart(first):
     assert isinstance(second.layer_named("picture").contents, lamina.SessionImage)
     # The earlier program's spin stops when replaced under its key; that stop is not this one's.
     dot2.add(spin, "spin", on_stop=stops.append)
+    # Its own transaction completes when its own animation ends, not with the earlier program's.
+    completed = []
+    with second.transaction(duration=0.25, completion=lambda: completed.append(True)):
+        panel2.corner_radius = 2.0
     panel2.background_color = "#0000FF"  # its null action: at once
     extra = lamina.Layer(frame=(200, 10, 20, 20), background_color="#00FF00")
     second.root.add_sublayer(extra)
@@ -79,6 +89,7 @@ def test_a_kept_session_is_taken_over_and_survives_a_restart(first):
     second.advance_clock(0.5)
     second.poll_events()
     assert stops == [], stops
+    assert completed == [True], "this program's transaction completed by itself"
     shot = second.screenshot()
     assert near(shot.pixel(50, 40), BLUE) and near(shot.pixel(15, 15), GREEN) and near(shot.pixel(210, 20), GREEN)
     assert near(shot.pixel(110, 20), WHITE), "the earlier program's image is still shown"
@@ -104,12 +115,15 @@ def test_a_kept_session_is_taken_over_and_survives_a_restart(first):
         assert second.stats()["animations"] >= 1
         # The connection cut while laminad runs on: laminad keeps the session (with its running
         # spin), the connection takes it over again, and the old spin's stop is not this one's.
+        glow = second.layer_named("glowing").presentation().opacity
         second._sock.shutdown(socket.SHUT_RDWR)
         second.advance_clock(0.5)
         second.advance_clock(0.5)
         second.poll_events()
         assert [e.kind for e in events][-1] == "reconnected" and events[-1].left_out == 0, events
         assert stops == [], stops
+        # The earlier program's fade runs on through the replay, where it was.
+        assert abs(second.layer_named("glowing").presentation().opacity - (glow + 0.01)) < 1e-6, glow
         assert near(second.screenshot().pixel(50, 40), BLUE)
     finally:
         second.close()
