@@ -246,11 +246,16 @@ typedef struct lm_replay {
     /* Not 0: animations are replayed under tags tag_base + their index (laminad's own copies of
      * them, destroyed by the prefix, report their stops under the old ones). */
     uint32_t tag_base;
+    /* Operations that go last, each with a u32 length before it: an earlier client's animations
+     * in a held session, which the destroys end (added again as laminad ran them). */
+    lm_buf *suffix;
+    size_t suffix_offset;
     /* Layers and images laminad refused to create in this replay: left out, with all that names them. */
     uint32_t skipped_layers[64], skipped_images[64];
     size_t skipped_layer_count, skipped_image_count;
 } lm_replay;
-/* Where one operation of a replay commit came from (stage 6: the settings operation; 7: the prefix). */
+/* Where one operation of a replay commit came from (stage 6: the settings operation; 7: the
+ * prefix; 8: the suffix, index its offset). */
 typedef struct lm_replay_source {
     int stage;
     size_t index, sub;
@@ -273,6 +278,9 @@ int lm_model_restore(lamina_connection *conn);
 /* Destroy operations for every layer of the welcome's snapshot (a kept session laminad still
  * holds, which a reconnection's replay makes again), appended to `ops`; *count says how many. */
 int lm_snapshot_destroys(lamina_connection *conn, lm_buf *ops, uint32_t *count);
+/* The add-animations of a `snapshot` reply (`data`: its count and operations) on layers this
+ * connection holds under keys none of its animations has, untagged and length-prefixed, into `kept`. */
+int lm_foreign_animations(lamina_connection *conn, const uint8_t *data, size_t length, lm_buf *kept);
 /* Whether a layer of the welcome's snapshot shows image `number` as its contents. */
 int lm_snapshot_shows_image(lamina_connection *conn, uint32_t number);
 /* Whether a stop for animation `tag` waits in the event queue: -1 none, else its finished flag. */

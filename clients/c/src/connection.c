@@ -733,6 +733,8 @@ static lamina_connection *from_fd(int fd, const char *client_name, const char *s
         if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
             r = (uint32_t)time(NULL) ^ (uint32_t)getpid();
         conn->next_tag = 0x80000000u | (r & 0x3FFFFFFFu);
+        /* Completion groups too: laminad reports the session's, whoever made them. */
+        conn->next_group = 0x80000000u | ((r >> 7) & 0x3FFFFFFFu);
     }
     /* Events that came with the welcome run at the first dispatch. */
     return conn;
@@ -1566,6 +1568,30 @@ void lm_queue_stop(lamina_connection *conn, const lm_tag *tag) {
  * laminad refuses (a value or sublayer it refused before the loss, which the model kept, or one
  * that a changed configuration refuses) is left out of the model and the commit sent again
  * without it, at most 64 times; *dropped counts them and *first_refusal keeps the first message. */
+/* A request answered into conn->reply, with no events dispatched (inside a reconnection).
+ * LAMINA_ERROR_SERVER when laminad refused it or answered another kind. */
+static int ask_quietly(lamina_connection *conn, uint32_t kind, uint32_t reply_kind) {
+    uint32_t id = conn->next_request;
+    conn->next_request = id == UINT32_MAX ? 1 : id + 1;
+    lm_buf frame = {0};
+    size_t start = lm_frame_begin(&frame, LM_MSG_REQUEST);
+    lm_buf_u32(&frame, id);
+    lm_buf_u16(&frame, kind);
+    lm_frame_end(&frame, start);
+    conn->awaiting = id;
+    conn->reply_state = 0;
+    free(conn->reply_error);
+    conn->reply_error = NULL;
+    int s = frame.failed ? LAMINA_ERROR_NO_MEMORY : send_frame(conn, &frame, NULL, 0);
+    lm_buf_free(&frame);
+    while (s == LAMINA_OK && conn->reply_state == 0)
+        s = pump(conn);
+    conn->awaiting = 0;
+    if (s == LAMINA_OK && (conn->reply_state != 1 || conn->reply_kind != reply_kind))
+        s = LAMINA_ERROR_SERVER;
+    return s;
+}
+
 static int replay(lamina_connection *conn, double last, double shift, int *dropped, char **first_refusal, char **error) {
     lm_replay r = {.last = last, .shift = shift};
     lm_buf ops = {0};
@@ -1576,10 +1602,15 @@ static int replay(lamina_connection *conn, double last, double shift, int *dropp
     /* A kept session laminad still holds (it dropped this client, or restored it from its
      * journal): its layers and this connection's images are destroyed at the start of the
      * first commit, which makes them again (a destroy laminad refuses is left out). */
-    lm_buf prefix = {0};
+    lm_buf prefix = {0}, suffix = {0};
     if (s == LAMINA_OK && conn->snapshot_count > 0) {
+        /* The animations laminad runs there that this connection did not add (an earlier
+         * client's): the destroys would end them, so they go again at the end, as laminad has them. */
+        if (ask_quietly(conn, LM_REQ_SNAPSHOT, 9) == LAMINA_OK &&
+            lm_foreign_animations(conn, conn->reply.data, conn->reply.length, &suffix) == LAMINA_OK)
+            r.suffix = &suffix;
         uint32_t count = 0;
-        s = lm_snapshot_destroys(conn, &prefix, &count);
+        s = conn->fd < 0 ? LAMINA_ERROR_CLOSED : lm_snapshot_destroys(conn, &prefix, &count);
         /* (laminad destroyed the session's images no layer shows when it was taken over.) */
         for (size_t i = 0; i < conn->image_capacity && s == LAMINA_OK; i++)
             if (conn->images[i] && lm_snapshot_shows_image(conn, conn->images[i]->number)) {
@@ -1652,6 +1683,7 @@ static int replay(lamina_connection *conn, double last, double shift, int *dropp
     free(sources);
     lm_buf_free(&ops);
     lm_buf_free(&prefix);
+    lm_buf_free(&suffix);
     if (s && s != LAMINA_ERROR_SERVER)
         status_error(conn, s, error);
     return s;

@@ -242,9 +242,10 @@ void lm_model_destroyed(lamina_connection *conn, lamina_layer *layer) {
 typedef int (*snapshot_visitor)(lamina_connection *conn, uint32_t type, uint32_t number, const uint8_t *op, size_t length,
                                 void *context);
 
-static int walk_snapshot(lamina_connection *conn, snapshot_visitor visit, void *context) {
-    lm_reader r = {.data = conn->snapshot.data, .length = conn->snapshot.length};
-    for (uint32_t i = 0; i < conn->snapshot_count && !r.failed; i++) {
+static int walk_operations(lamina_connection *conn, const uint8_t *data, size_t length, uint32_t count,
+                           snapshot_visitor visit, void *context) {
+    lm_reader r = {.data = data, .length = length};
+    for (uint32_t i = 0; i < count && !r.failed; i++) {
         size_t start = r.offset;
         uint32_t type = lm_read_u8(&r), number = lm_read_u32(&r);
         switch (type) {
@@ -329,7 +330,43 @@ static int restore_one(lamina_connection *conn, uint32_t type, uint32_t number, 
     }
 }
 
+static int walk_snapshot(lamina_connection *conn, snapshot_visitor visit, void *context) {
+    return walk_operations(conn, conn->snapshot.data, conn->snapshot.length, conn->snapshot_count, visit, context);
+}
+
 int lm_model_restore(lamina_connection *conn) { return walk_snapshot(conn, restore_one, NULL); }
+
+/* An add-animation of the `snapshot` reply on a layer this connection holds, under a key none of
+ * its live animations has (an earlier client's): kept, untagged, length-prefixed in `context`. */
+static int keep_foreign(lamina_connection *conn, uint32_t type, uint32_t number, const uint8_t *op, size_t length,
+                        void *context) {
+    if (type != LM_OP_ADD_ANIMATION || !layer_at(conn, number) || length < 13)
+        return 0;
+    uint32_t n = read_u32(op + 5);
+    if (n > length - 13)
+        return -1;
+    for (size_t i = 0; i < conn->tag_count; i++) {
+        const lm_tag *t = &conn->tags[i];
+        if (!t->gone && t->layer == number && strlen(t->key) == n && memcmp(t->key, op + 9, n) == 0)
+            return 0; /* this connection's own, replayed as such */
+    }
+    lm_buf *kept = context;
+    lm_buf_u32(kept, (uint32_t)length);
+    size_t at = kept->length;
+    lm_buf_bytes(kept, op, length);
+    if (kept->failed)
+        return -1;
+    memset(kept->data + at + 9 + n, 0, 4); /* tag 0: no events for it */
+    return 0;
+}
+
+int lm_foreign_animations(lamina_connection *conn, const uint8_t *data, size_t length, lm_buf *kept) {
+    lm_reader r = {.data = data, .length = length};
+    uint32_t count = lm_read_u32(&r);
+    if (r.failed)
+        return LAMINA_ERROR_PROTOCOL;
+    return walk_operations(conn, data + 4, length - 4, count, keep_foreign, kept);
+}
 
 static int destroy_one(lamina_connection *conn, uint32_t type, uint32_t number, const uint8_t *op, size_t length,
                        void *context) {
@@ -570,6 +607,17 @@ uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int 
         r->index = 0;
         r->sub = 0;
     }
+    /* Then the earlier client's animations laminad ran there (length-prefixed). */
+    while (r->stage == 6 && r->suffix && !ops->failed) {
+        if (r->suffix_offset + 4 > r->suffix->length)
+            break;
+        uint32_t n = read_u32(r->suffix->data + r->suffix_offset);
+        if (!fits(&b, n, 0))
+            break;
+        lm_buf_bytes(ops, r->suffix->data + r->suffix_offset + 4, n);
+        sources[b.count++] = (lm_replay_source){8, r->suffix_offset, 0};
+        r->suffix_offset += 4 + (size_t)n;
+    }
     lm_buf_free(&one);
     return ops->failed ? 0 : (b.count > 1 ? b.count : 0);
 }
@@ -612,6 +660,14 @@ int lm_replay_drop(lamina_connection *conn, lm_replay *r, const lm_replay_source
         if (!child)
             return -1;
         take_out(conn, child);
+        return 0;
+    }
+    case 8: { /* an earlier client's animation laminad refuses now: left out */
+        if (!r->suffix || source->index + 4 > r->suffix->length)
+            return -1;
+        size_t n = 4 + (size_t)read_u32(r->suffix->data + source->index);
+        memmove(r->suffix->data + source->index, r->suffix->data + source->index + n, r->suffix->length - source->index - n);
+        r->suffix->length -= n;
         return 0;
     }
     case 7: { /* a destroy of something laminad does not have after all */

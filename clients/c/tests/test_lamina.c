@@ -1653,6 +1653,12 @@ static int journal_written(lamina_connection *conn) {
     return 0;
 }
 
+static int completions_heard;
+static void count_completion(void *user) {
+    (void)user;
+    completions_heard++;
+}
+
 /* Kept sessions: layers that outlive the connection, taken over by the next one as handles (by
  * name, number and sublayers), new numbers above the session's, session-in-use, and a
  * reconnection across a laminad restart whose journal brought the session back. */
@@ -1684,6 +1690,19 @@ static void kept_session(daemon_t *d, const char *laminad) {
     lamina_animation_set_duration(spin, 2);
     lamina_animation_set_repeat_count(spin, INFINITY);
     lamina_layer_add_animation(dot, spin, "spin");
+    /* A 100 s fade the next client never touches, in a transaction with a completion (a group of
+     * this client's). */
+    lamina_layer *glowing = panel(first, root, 170, 150, 10, 10, 1, 1, 1);
+    lamina_layer_set_string(glowing, LAMINA_PROPERTY_NAME, "glowing");
+    lamina_animation *glow = lamina_animation_basic_new("opacity");
+    lamina_animation_set_from_number(glow, 0);
+    lamina_animation_set_to_number(glow, 1);
+    lamina_animation_set_duration(glow, 100);
+    lamina_transaction_begin(first);
+    lamina_transaction_set_completion(first, count_completion, NULL);
+    lamina_layer_add_animation(glowing, glow, "glow");
+    lamina_transaction_commit(first);
+    lamina_animation_free(glow);
     CHECK(lamina_connection_sync(first, &error) == 0, "sync: %s", error ? error : "?");
     free(error);
     error = NULL;
@@ -1736,6 +1755,13 @@ static void kept_session(daemon_t *d, const char *laminad) {
     lamina_animation_set_callback(spin, on_reconnect_event, &log);
     CHECK(dot2 && lamina_layer_add_animation(dot2, spin, "spin") == 0, "replace the spin");
     lamina_animation_free(spin);
+    /* Its own transaction completes by itself (the earlier client's group 1 runs 100 s). */
+    completions_heard = 0;
+    lamina_transaction_begin(second);
+    lamina_transaction_set_completion(second, count_completion, NULL);
+    lamina_transaction_set_duration(second, 0.25);
+    lamina_layer_set_corner_radius(p2, 2);
+    lamina_transaction_commit(second);
     CHECK(lamina_connection_sync(second, &error) == 0, "sync the taken-over session: %s", error ? error : "?");
     free(error);
     error = NULL;
@@ -1749,6 +1775,7 @@ static void kept_session(daemon_t *d, const char *laminad) {
     advance(second, 0.5);
     lamina_connection_dispatch(second);
     CHECK(log.spin_stops == 0, "the earlier client's spin stopped, not this one's: %d stops heard", log.spin_stops);
+    CHECK(completions_heard == 1, "this client's transaction completed by itself: %d", completions_heard);
     lamina_connection_close(watcher);
     CHECK(journal_written(second), "the journal was written");
     CHECK(daemon_restart(d, laminad) == 0, "restart");
@@ -1788,11 +1815,15 @@ static void kept_session(daemon_t *d, const char *laminad) {
     lamina_animation_free(fade0);
     CHECK(lamina_connection_sync(second, NULL) == 0, "sync");
     advance(second, 2);
+    lamina_layer *glowing2 = lamina_connection_find_layer(second, "glowing");
+    double glowed = glowing2 ? opacity_of(glowing2) : NAN;
     s = lamina_connection_reconnect(second, &error);
     CHECK(s == 0, "reconnect to the same laminad: %s", error ? error : "?");
     free(error);
     error = NULL;
     CHECK(fabs(opacity_of(f0) - 0.2) < 1e-6, "a fade added at layer time 0, after a reconnection: %g", opacity_of(f0));
+    CHECK(glowing2 && fabs(opacity_of(glowing2) - glowed) < 1e-6 && glowed > 0 && glowed < 0.5,
+          "the earlier client's fade runs on through the replay: %g then %g", glowed, glowing2 ? opacity_of(glowing2) : NAN);
     /* The session's copy of the spin that this reconnection replaced stopped under the old tag:
      * not heard as this connection's (its spin carries a new tag). */
     advance(second, 0.5);
