@@ -111,6 +111,7 @@ typedef struct lm_tag {
     double begin;                /* its beginTime resolved in the layer's time when it was added */
     int gone;                    /* removed or replaced since (its stop event may still come) */
     int finished;                /* ran to its end and stays (not removed on completion): replayed there, untagged */
+    int started;                 /* its start was reported (a replay's start is not reported again) */
 } lm_tag;
 
 typedef struct lm_completion {

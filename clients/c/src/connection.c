@@ -568,6 +568,14 @@ static int dispatch_events(lamina_connection *conn) {
             lm_tag *t = q.tag ? find_tag(conn, q.tag, &index) : NULL;
             lm_tag entry = {0};
             int stays = 0;
+            if (t && e.type == LAMINA_EVENT_ANIMATION_STARTED && t->started) {
+                /* A replayed animation starting again: its start was reported once. */
+                free(q.text);
+                free(q.key_name);
+                continue;
+            }
+            if (t && e.type == LAMINA_EVENT_ANIMATION_STARTED)
+                t->started = 1;
             if (t) {
                 entry = *t;
                 /* One that ran to its end and is not removed on completion stays on its layer:

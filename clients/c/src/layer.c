@@ -1157,7 +1157,7 @@ int lamina_layer_add_animation(lamina_layer *layer, const lamina_animation *anim
     }
     conn->next_tag = tag == UINT32_MAX ? 1 : tag + 1;
     conn->tags[conn->tag_count++] =
-        (lm_tag){tag, layer->number, key_copy, animation->callback, animation->user, copy, begin, 0, 0};
+        (lm_tag){tag, layer->number, key_copy, animation->callback, animation->user, copy, begin, 0, 0, 0};
     return LAMINA_OK;
 }
 

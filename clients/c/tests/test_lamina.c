@@ -1351,7 +1351,7 @@ static int daemon_restart(daemon_t *d, const char *laminad) {
 }
 
 typedef struct reconnect_log {
-    int reconnected, attempts, stopped, spin_stops;
+    int reconnected, attempts, stopped, spin_stops, fade_starts;
     char text[512];
 } reconnect_log;
 
@@ -1365,6 +1365,8 @@ static void on_reconnect_event(const lamina_event *e, void *user) {
         log->stopped++;
     } else if (e->type == LAMINA_EVENT_ANIMATION_STOPPED && strcmp(e->key, "spin") == 0) {
         log->spin_stops++;
+    } else if (e->type == LAMINA_EVENT_ANIMATION_STARTED && strcmp(e->key, "fade") == 0) {
+        log->fade_starts++;
     }
 }
 
@@ -1607,6 +1609,7 @@ static void reconnection(daemon_t *d, const char *laminad) {
     CHECK(log.reconnected == 3, "reconnected events %d", log.reconnected);
     check_scene(conn, "after a sync across a restart", green, 0.75);
     CHECK(log.stopped == 1, "stop events for the removed animation: %d", log.stopped);
+    CHECK(log.fade_starts == 1, "G's fade started %d times (replays do not start it again)", log.fade_starts);
     lamina_connection_close(conn);
 
     /* A connection made from a descriptor has nowhere to connect again. */

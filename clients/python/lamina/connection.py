@@ -300,6 +300,8 @@ class Connection:
         self._begins: Dict[int, float] = {}
         #: Tags of animations that ran to their end and stay (not removed on completion).
         self._finished: Set[int] = set()
+        #: Tags whose start was reported (a replay's start is not reported again).
+        self._started: Set[int] = set()
         self._layers: "weakref.WeakValueDictionary[int, Layer]" = weakref.WeakValueDictionary()
         self._images: Any = weakref.WeakKeyDictionary()
         self._videos: "weakref.WeakValueDictionary[int, Video]" = weakref.WeakValueDictionary()
@@ -768,6 +770,9 @@ class Connection:
                     self._next_tag = new_tag + 1 if new_tag < 0xFFFFFFFF else 1
                     if tag in self._tags:
                         self._tags[new_tag] = self._tags.pop(tag)
+                    if tag in self._started:
+                        self._started.discard(tag)
+                        self._started.add(new_tag)
                     self._begins.pop(tag, None)
                     l._animations[key] = (new_tag, animation)
                     tag = new_tag
@@ -901,6 +906,12 @@ class Connection:
                 # Not this connection's: an earlier client's in a taken-over session, or
                 # laminad's own copy that a reconnection replaced.
                 return
+            if m.started:
+                if m.tag in self._started:
+                    return  # a replayed animation starting again: it was reported once
+                self._started.add(m.tag)
+            else:
+                self._started.discard(m.tag)
             layer = self._layers.get(m.layer)
             key, animation = entry[1], entry[2]
             event = AnimationEvent(layer, key, animation, m.started, m.finished, m.tag)

@@ -269,3 +269,30 @@ def test_a_finished_animation_that_stays_is_held_after_the_replay(first):
     finally:
         conn.close()
         second.stop()
+
+
+def test_a_replayed_animation_does_not_start_twice(first):
+    """``animationDidStart`` comes once: the replay's own start of a running animation is not
+    reported again; its stop still is, once."""
+    conn = lamina.connect(first.socket, name="starts", reconnect=lamina.ReconnectPolicy(initial_delay=0))
+    layer = lamina.Layer(bounds=(0, 0, 10, 10), position=(50, 50), background_color="#FFFFFF")
+    conn.root.add_sublayer(layer)
+    starts, stops = [], []
+    layer.add(lamina.BasicAnimation("opacity", from_value=0.0, to_value=1.0, duration=4), "fade",
+              on_start=starts.append, on_stop=stops.append)
+    conn.sync()
+    conn.advance_clock(1)
+    conn.poll_events()
+    assert len(starts) == 1 and stops == []
+    first.kill()
+    second = Daemon(socket=first.socket)
+    try:
+        conn.advance_clock(1)
+        conn.poll_events()
+        assert len(starts) == 1, starts
+        conn.advance_clock(3)
+        conn.poll_events()
+        assert len(starts) == 1 and len(stops) == 1 and stops[0].finished, (starts, stops)
+    finally:
+        conn.close()
+        second.stop()
