@@ -153,6 +153,12 @@ public final class Connection {
         rootLayer = Layer(root: .root, connection: self, properties: rootProps)
         relay.connection = self
         restore(welcome.snapshot)
+        if isResumedSession {
+            // laminad reports the events of an earlier client's animations and transactions in
+            // the session to this connection, under that client's numbers: start far from them.
+            nextTag = 0x8000_0000 | UInt32.random(in: 0...0x3FFF_FFFF)
+            Transaction.numberGroupsAwayFromEarlierClients()
+        }
     }
 
     /// The path that answered is the one a reconnection uses.

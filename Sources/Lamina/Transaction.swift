@@ -193,6 +193,12 @@ public enum Transaction {
         }
     }
 
+    /// A kept session was taken over: laminad reports its earlier client's completion groups to
+    /// this process too, so new groups are numbered far from that client's (which count from 1).
+    static func numberGroupsAwayFromEarlierClients() {
+        if nextGroup < 0x8000_0000 { nextGroup = 0x8000_0000 | UInt32.random(in: 0...0x3FFF_FFFF) }
+    }
+
     /// A connection reported that `group` completed.
     static func completionReported(_ group: UInt32) {
         guard let n = outstanding[group] else { return }
