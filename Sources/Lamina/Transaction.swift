@@ -43,9 +43,8 @@ public enum Transaction {
 
     /// Opens an explicit transaction, nested in any open one.
     public static func begin() {
-        let frame = Frame()
-        frames.append(frame)
-        if frames.count == 1 { watchForSuspension(frame) }
+        frames.append(Frame())
+        if frames.count == 1, !suspensionCheckQueued { queueSuspensionCheck() }
     }
 
     /// Called when the code that opened an explicit transaction suspended (an `await`) or
@@ -54,13 +53,16 @@ public enum Transaction {
     /// default) prints a warning to standard error, once.
     public static var openAcrossSuspension: (@MainActor () -> Void)?
     private static var warnedOpenAcrossSuspension = false
+    private static var suspensionCheckQueued = false
 
     /// A task queued now runs only once the current stretch of main-actor code has suspended or
-    /// returned: if the outermost transaction it was queued for is still open then, the code
-    /// left it open across that point.
-    private static func watchForSuspension(_ frame: Frame) {
+    /// returned: if a transaction is still open then, the code left it open across that point.
+    /// (One check serves every outermost `begin()` of the stretch.)
+    private static func queueSuspensionCheck() {
+        suspensionCheckQueued = true
         Task { @MainActor in
-            guard frames.first === frame else { return }
+            suspensionCheckQueued = false
+            guard !frames.isEmpty else { return }
             if let handler = openAcrossSuspension {
                 handler()
             } else if !warnedOpenAcrossSuspension {

@@ -354,15 +354,21 @@ struct VideoEndToEndTests {
     }
 
     /// Plays `path` far enough to see all three colours, paused, by seeking.
-    func checkColours(_ path: String, on daemon: DaemonProcess) async throws {
-        let c = try Connection.connect(to: daemon.socket, name: "formats")
+    /// `path` shown by a 64×48 layer at (10, 10) on a new connection, with the video's first
+    /// `ready` or `error` event.
+    func show(_ path: String, on daemon: DaemonProcess, name: String) async throws -> (Connection, VideoSource, VideoEvent) {
+        let c = try Connection.connect(to: daemon.socket, name: name)
         let video = try VideoSource(contentsOfFile: path, connection: c)
         let layer = Layer()
         layer.frame = Rect(x: 10, y: 10, width: 64, height: 48)
         layer.video = video
         c.rootLayer.addSublayer(layer)
         try await c.sync()
-        let ready = await video.nextEvent { isReady($0) || isError($0) }
+        return (c, video, await video.nextEvent { isReady($0) || isError($0) })
+    }
+
+    func checkColours(_ path: String, on daemon: DaemonProcess) async throws {
+        let (c, video, ready) = try await show(path, on: daemon, name: "formats")
         guard case .ready(let w, let h, let d) = ready else { Issue.record("\(path): \(ready)"); return }
         #expect(w == 64 && h == 48 && abs((d ?? 0) - 3) < 0.1, "\(path): \(ready)")
         for (t, colour) in [(0.5, 0), (1.5, 1), (2.5, 2), (0.2, 0)] {
@@ -418,15 +424,8 @@ struct VideoEndToEndTests {
         let clip = try VideoClips.clip(in: shader.directory, name: "bt2020.webm",
                                        encoder: ["video/x-raw,format=I420,colorimetry=bt2020", "!", "vp9enc", "deadline=1", "!", "webmmux"])
         func pixels(on daemon: DaemonProcess) async throws -> [(UInt8, UInt8, UInt8, UInt8)] {
-            let c = try Connection.connect(to: daemon.socket, name: "bt2020")
+            let (c, video, ready) = try await show(clip, on: daemon, name: "bt2020")
             defer { c.close() }
-            let video = try VideoSource(contentsOfFile: clip, connection: c)
-            let layer = Layer()
-            layer.frame = Rect(x: 10, y: 10, width: 64, height: 48)
-            layer.video = video
-            c.rootLayer.addSublayer(layer)
-            try await c.sync()
-            let ready = await video.nextEvent { isReady($0) || isError($0) }
             guard case .ready = ready else { Issue.record("\(ready)"); return [] }
             var out: [(UInt8, UInt8, UInt8, UInt8)] = []
             for t in [0.5, 1.5, 2.5] {

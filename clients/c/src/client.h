@@ -271,6 +271,10 @@ int lm_replay_drop(lamina_connection *conn, lm_replay *r, const lm_replay_source
 void lm_model_retimed(lamina_connection *conn, double last, double shift);
 /* Room in conn->layers for layer `number`. 0, or -1 when out of memory. */
 int lm_reserve_layer(lamina_connection *conn, uint32_t number);
+/* A replay's commits stay under laminad's default limits (docs/protocol.md). */
+#define LM_REPLAY_MAX_OPERATIONS 20000u
+#define LM_REPLAY_MAX_DESCRIPTORS 200u
+#define LM_REPLAY_MAX_BYTES (4u << 20)
 /* The largest layer number a taken-over session may bring (the table is indexed by number). */
 #define LM_MAX_RESTORED_LAYER (1u << 22)
 /* Builds layer handles and their model from the welcome's snapshot (a kept session taken over).

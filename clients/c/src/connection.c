@@ -1036,6 +1036,34 @@ int lamina_connection_sync(lamina_connection *conn, char **error) {
 static int request_once(lamina_connection *conn, uint32_t kind, const lm_buf *arguments, uint32_t reply_kind,
                         char **error);
 
+/* Sends a request and reads until its answer (a reply in conn->reply, or an error in
+ * conn->reply_error: conn->reply_state 1 or 2) or a failure; dispatches nothing. */
+static int exchange(lamina_connection *conn, uint32_t kind, const lm_buf *arguments) {
+    uint32_t id = conn->next_request;
+    conn->next_request = id == UINT32_MAX ? 1 : id + 1;
+    lm_buf frame = {0};
+    size_t start = lm_frame_begin(&frame, LM_MSG_REQUEST);
+    lm_buf_u32(&frame, id);
+    lm_buf_u16(&frame, kind);
+    if (arguments)
+        lm_buf_bytes(&frame, arguments->data, arguments->length);
+    lm_frame_end(&frame, start);
+    if (frame.failed) {
+        lm_buf_free(&frame);
+        return LAMINA_ERROR_NO_MEMORY;
+    }
+    conn->awaiting = id;
+    conn->reply_state = 0;
+    free(conn->reply_error);
+    conn->reply_error = NULL;
+    int s = send_frame(conn, &frame, NULL, 0);
+    lm_buf_free(&frame);
+    while (s == LAMINA_OK && conn->reply_state == 0)
+        s = pump(conn);
+    conn->awaiting = 0;
+    return s;
+}
+
 static int request(lamina_connection *conn, uint32_t kind, const lm_buf *arguments, uint32_t reply_kind,
                    char **error) {
     if (conn && conn->fd < 0 && recover(conn, LAMINA_ERROR_CLOSED) != LAMINA_OK) {
@@ -1074,29 +1102,11 @@ static int request_once(lamina_connection *conn, uint32_t kind, const lm_buf *ar
             return s;
         }
     }
-    uint32_t id = conn->next_request;
-    conn->next_request = id == UINT32_MAX ? 1 : id + 1;
-    lm_buf frame = {0};
-    size_t start = lm_frame_begin(&frame, LM_MSG_REQUEST);
-    lm_buf_u32(&frame, id);
-    lm_buf_u16(&frame, kind);
-    if (arguments)
-        lm_buf_bytes(&frame, arguments->data, arguments->length);
-    lm_frame_end(&frame, start);
-    if (frame.failed) {
-        lm_buf_free(&frame);
+    s = exchange(conn, kind, arguments);
+    if (s == LAMINA_ERROR_NO_MEMORY) {
         lm_set_error(error, "out of memory");
-        return LAMINA_ERROR_NO_MEMORY;
+        return s;
     }
-    conn->awaiting = id;
-    conn->reply_state = 0;
-    free(conn->reply_error);
-    conn->reply_error = NULL;
-    s = send_frame(conn, &frame, NULL, 0);
-    lm_buf_free(&frame);
-    while (s == LAMINA_OK && conn->reply_state == 0)
-        s = pump(conn);
-    conn->awaiting = 0;
     dispatch_events(conn);
     if (conn->reply_state != 0) /* the answer came, even if the connection closed after it */
         s = LAMINA_OK;
@@ -1373,16 +1383,21 @@ int lamina_connection_inject_touch(lamina_connection *conn, lamina_injection kin
     return inject(conn, &a, error);
 }
 
-int lamina_connection_inject_pointer_motion(lamina_connection *conn, double x, double y, char **error) {
-    if (!isfinite(x) || !isfinite(y)) {
-        lm_set_error(error, "lamina_connection_inject_pointer_motion: the point must be finite");
+/* An injection of two finite numbers (pointer motion, scroll); `what` names the call in an error. */
+static int inject_two(lamina_connection *conn, lamina_injection kind, double a0, double a1, const char *what, char **error) {
+    if (!isfinite(a0) || !isfinite(a1)) {
+        lm_set_error(error, "%s: the numbers must be finite", what);
         return LAMINA_ERROR_INVALID_ARGUMENT;
     }
     lm_buf a = {0};
-    lm_buf_u8(&a, LAMINA_INJECT_POINTER_MOTION);
-    lm_buf_f64(&a, x);
-    lm_buf_f64(&a, y);
+    lm_buf_u8(&a, (uint32_t)kind);
+    lm_buf_f64(&a, a0);
+    lm_buf_f64(&a, a1);
     return inject(conn, &a, error);
+}
+
+int lamina_connection_inject_pointer_motion(lamina_connection *conn, double x, double y, char **error) {
+    return inject_two(conn, LAMINA_INJECT_POINTER_MOTION, x, y, "lamina_connection_inject_pointer_motion", error);
 }
 
 int lamina_connection_inject_button(lamina_connection *conn, uint32_t code, int pressed, char **error) {
@@ -1394,15 +1409,7 @@ int lamina_connection_inject_button(lamina_connection *conn, uint32_t code, int 
 }
 
 int lamina_connection_inject_scroll(lamina_connection *conn, double horizontal, double vertical, char **error) {
-    if (!isfinite(horizontal) || !isfinite(vertical)) {
-        lm_set_error(error, "lamina_connection_inject_scroll: the deltas must be finite");
-        return LAMINA_ERROR_INVALID_ARGUMENT;
-    }
-    lm_buf a = {0};
-    lm_buf_u8(&a, LAMINA_INJECT_SCROLL);
-    lm_buf_f64(&a, horizontal);
-    lm_buf_f64(&a, vertical);
-    return inject(conn, &a, error);
+    return inject_two(conn, LAMINA_INJECT_SCROLL, horizontal, vertical, "lamina_connection_inject_scroll", error);
 }
 
 int lamina_connection_inject_key(lamina_connection *conn, const char *name, int pressed, char **error) {
@@ -1543,13 +1550,11 @@ static void reset_stream(lamina_connection *conn) {
     conn->closed_group_count = 0; /* their completions come with the reconnection */
 }
 
-/* Whether an event of `type` for animation tag or transaction group `which` waits in the queue. */
-static int queued(const lamina_connection *conn, lamina_event_type type, uint32_t which) {
-    for (size_t i = conn->event_head; i < conn->event_count; i++) {
-        const lm_queued_event *q = &conn->events[i];
-        if (q->event.type == type && (type == LAMINA_EVENT_TRANSACTION_COMPLETED ? q->event.group : q->tag) == which)
+/* Whether the completion of transaction group `group` waits in the queue. */
+static int completion_queued(const lamina_connection *conn, uint32_t group) {
+    for (size_t i = conn->event_head; i < conn->event_count; i++)
+        if (conn->events[i].event.type == LAMINA_EVENT_TRANSACTION_COMPLETED && conn->events[i].event.group == group)
             return 1;
-    }
     return 0;
 }
 
@@ -1579,22 +1584,7 @@ void lm_queue_stop(lamina_connection *conn, const lm_tag *tag) {
 /* A request answered into conn->reply, with no events dispatched (inside a reconnection).
  * LAMINA_ERROR_SERVER when laminad refused it or answered another kind. */
 static int ask_quietly(lamina_connection *conn, uint32_t kind, uint32_t reply_kind) {
-    uint32_t id = conn->next_request;
-    conn->next_request = id == UINT32_MAX ? 1 : id + 1;
-    lm_buf frame = {0};
-    size_t start = lm_frame_begin(&frame, LM_MSG_REQUEST);
-    lm_buf_u32(&frame, id);
-    lm_buf_u16(&frame, kind);
-    lm_frame_end(&frame, start);
-    conn->awaiting = id;
-    conn->reply_state = 0;
-    free(conn->reply_error);
-    conn->reply_error = NULL;
-    int s = frame.failed ? LAMINA_ERROR_NO_MEMORY : send_frame(conn, &frame, NULL, 0);
-    lm_buf_free(&frame);
-    while (s == LAMINA_OK && conn->reply_state == 0)
-        s = pump(conn);
-    conn->awaiting = 0;
+    int s = exchange(conn, kind, NULL);
     if (s == LAMINA_OK && (conn->reply_state != 1 || conn->reply_kind != reply_kind))
         s = LAMINA_ERROR_SERVER;
     return s;
@@ -1603,8 +1593,8 @@ static int ask_quietly(lamina_connection *conn, uint32_t kind, uint32_t reply_ki
 static int replay(lamina_connection *conn, double last, double shift, int *dropped, char **first_refusal, char **error) {
     lm_replay r = {.last = last, .shift = shift};
     lm_buf ops = {0};
-    int *fds = malloc(200 * sizeof *fds);
-    lm_replay_source *sources = malloc(20000 * sizeof *sources);
+    int *fds = malloc(LM_REPLAY_MAX_DESCRIPTORS * sizeof *fds);
+    lm_replay_source *sources = malloc(LM_REPLAY_MAX_OPERATIONS * sizeof *sources);
     size_t fd_count = 0;
     int s = fds && sources ? LAMINA_OK : LAMINA_ERROR_NO_MEMORY;
     /* A kept session laminad still holds (it dropped this client, or restored it from its
@@ -1753,7 +1743,7 @@ static int reconnect_once(lamina_connection *conn, int attempts, char **error) {
         int open = 0;
         for (size_t j = 0; j < conn->frame_count && !open; j++)
             open = conn->frames[j].group == conn->completions[i].group;
-        if (open || queued(conn, LAMINA_EVENT_TRANSACTION_COMPLETED, conn->completions[i].group))
+        if (open || completion_queued(conn, conn->completions[i].group))
             continue;
         lm_queued_event *q = push_event(conn, LAMINA_EVENT_TRANSACTION_COMPLETED);
         if (!q)

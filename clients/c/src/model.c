@@ -11,10 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The replay's commits stay under laminad's default limits (docs/protocol.md). */
-#define REPLAY_MAX_OPERATIONS 20000u
-#define REPLAY_MAX_DESCRIPTORS 200u
-#define REPLAY_MAX_BYTES (4u << 20)
 
 #define PROPERTY_SPEED 21u
 #define PROPERTY_TIME_OFFSET 22u
@@ -468,8 +464,8 @@ typedef struct batch {
 static int fits(const batch *b, size_t length, size_t fds) {
     if (b->count <= 1)
         return 1;
-    return b->count < REPLAY_MAX_OPERATIONS && b->ops->length + length <= REPLAY_MAX_BYTES &&
-           *b->fd_count + fds <= REPLAY_MAX_DESCRIPTORS;
+    return b->count < LM_REPLAY_MAX_OPERATIONS && b->ops->length + length <= LM_REPLAY_MAX_BYTES &&
+           *b->fd_count + fds <= LM_REPLAY_MAX_DESCRIPTORS;
 }
 
 uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int *fds, size_t *fd_count,

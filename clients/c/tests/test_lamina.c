@@ -808,6 +808,8 @@ static void print_log(const daemon_t *d) {
     fclose(f);
 }
 
+static int daemon_spawn(daemon_t *d, const char *laminad, int log_mode);
+
 /* Starts laminad: headless, 320 x 240, virtual clock, a socket in a fresh temporary folder. */
 static int daemon_start(daemon_t *d, const char *laminad) {
     memset(d, 0, sizeof *d);
@@ -819,11 +821,17 @@ static int daemon_start(daemon_t *d, const char *laminad) {
     }
     snprintf(d->socket, sizeof d->socket, "%s/lamina.sock", d->directory);
     snprintf(d->log, sizeof d->log, "%s/laminad.log", d->directory);
+    return daemon_spawn(d, laminad, O_TRUNC);
+}
+
+/* Runs laminad on d->socket (its log to d->log, opened with `log_mode`: O_TRUNC or O_APPEND) and
+ * waits until it listens: laminad renames its socket into place then (not a timing check). */
+static int daemon_spawn(daemon_t *d, const char *laminad, int log_mode) {
     d->pid = fork();
     if (d->pid < 0)
         return -1;
     if (d->pid == 0) {
-        int fd = open(d->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fd = open(d->log, O_WRONLY | O_CREAT | log_mode, 0644);
         if (fd >= 0) {
             dup2(fd, 1);
             dup2(fd, 2);
@@ -832,7 +840,6 @@ static int daemon_start(daemon_t *d, const char *laminad) {
               "--log-level", "debug", (char *)NULL);
         _exit(127);
     }
-    /* laminad renames its socket into place once it listens: wait for start-up (not a timing check). */
     for (int i = 0; i < 1500; i++) {
         if (access(d->socket, F_OK) == 0)
             return 0;
@@ -976,6 +983,19 @@ static void input_events(lamina_connection *watcher) {
     printf("daemon: injected touches and keys reached the layer, the focused client and a listener\n");
 }
 
+/* A stats counter by name (NAN when absent or the request failed). */
+static double stat_named(lamina_connection *conn, const char *name) {
+    lamina_stat *stats = NULL;
+    size_t count = 0;
+    double v = NAN;
+    if (lamina_connection_stats(conn, &stats, &count, NULL) == 0)
+        for (size_t i = 0; i < count; i++)
+            if (strcmp(stats[i].name, name) == 0)
+                v = stats[i].value;
+    lamina_free(stats);
+    return v;
+}
+
 /* A keyframe animation and a group on laminad's virtual clock, read back as presentation values. */
 static void keyframes_and_groups(lamina_connection *conn) {
     lamina_layer *root = lamina_connection_root(conn);
@@ -1025,15 +1045,8 @@ static void keyframes_and_groups(lamina_connection *conn) {
         CHECK(fabs(opacity - expected[i].opacity) < 1e-6, "grouped fade at %g s: %g, expected %g", expected[i].at, opacity,
               expected[i].opacity);
     }
-    lamina_stat *stats = NULL;
-    size_t count = 0;
-    double layers = -1;
-    CHECK(lamina_connection_stats(conn, &stats, &count, NULL) == 0, "stats");
-    for (size_t i = 0; i < count; i++)
-        if (strcmp(stats[i].name, "layers") == 0)
-            layers = stats[i].value;
-    CHECK(layers >= 3, "laminad's stats count %g layers (%zu counters)", layers, count);
-    lamina_free(stats);
+    double layers = stat_named(conn, "layers");
+    CHECK(layers >= 3, "laminad's stats count %g layers", layers);
     /* Display power and keyboard focus on the headless backend (no outputs). */
     lamina_display_state *state = NULL;
     CHECK(lamina_connection_display_power(conn, 1, NULL, &state, NULL) == 0 && state && strcmp(state->backend, "headless") == 0 &&
@@ -1320,34 +1333,7 @@ static int daemon_restart(daemon_t *d, const char *laminad) {
         d->pid = 0;
     }
     unlink(d->socket); /* left behind by the kill; its return is what the start waits for */
-    char directory[256];
-    snprintf(directory, sizeof directory, "%s", d->directory);
-    daemon_t fresh;
-    memset(&fresh, 0, sizeof fresh);
-    memcpy(fresh.directory, directory, sizeof fresh.directory);
-    memcpy(fresh.socket, d->socket, sizeof fresh.socket);
-    memcpy(fresh.log, d->log, sizeof fresh.log);
-    fresh.pid = fork();
-    if (fresh.pid < 0)
-        return -1;
-    if (fresh.pid == 0) {
-        int fd = open(fresh.log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        execl(laminad, laminad, "--backend", "headless", "--size", "320x240", "--clock", "virtual", "--socket",
-              fresh.socket, "--log-level", "debug", (char *)NULL);
-        _exit(127);
-    }
-    *d = fresh;
-    for (int i = 0; i < 1500; i++) {
-        if (access(d->socket, F_OK) == 0)
-            return 0;
-        nanosleep(&(struct timespec){0, 20000000}, NULL);
-    }
-    fprintf(stderr, "the restarted laminad did not listen on %s\n", d->socket);
-    return -1;
+    return daemon_spawn(d, laminad, O_APPEND);
 }
 
 typedef struct reconnect_log {
@@ -1368,6 +1354,13 @@ static void on_reconnect_event(const lamina_event *e, void *user) {
     } else if (e->type == LAMINA_EVENT_ANIMATION_STARTED && strcmp(e->key, "fade") == 0) {
         log->fade_starts++;
     }
+}
+
+/* Expects the next sync to report laminad's refusal of a commit. */
+static void expect_refused(lamina_connection *conn, const char *what) {
+    char *error = NULL;
+    CHECK(lamina_connection_sync(conn, &error) == LAMINA_ERROR_SERVER, "%s is refused", what);
+    free(error);
 }
 
 /* A layer's presentation opacity (NAN when it cannot be read). */
@@ -1521,21 +1514,13 @@ static void reconnection(daemon_t *d, const char *laminad) {
      * keeps them, and the replay leaves them out (going back to A's bounds from before). A cycle
      * is not even taken into the model. */
     lamina_layer_set_opacity(a, NAN);
-    CHECK(lamina_connection_sync(conn, &error) == LAMINA_ERROR_SERVER, "a NaN opacity is refused");
-    free(error);
-    error = NULL;
+    expect_refused(conn, "a NaN opacity");
     lamina_layer_set_bounds(a, 0, 0, -120, 80); /* the replay goes back to the bounds before it */
-    CHECK(lamina_connection_sync(conn, &error) == LAMINA_ERROR_SERVER, "negative bounds are refused");
-    free(error);
-    error = NULL;
+    expect_refused(conn, "negative bounds");
     lamina_layer_add_sublayer(root, m);
-    CHECK(lamina_connection_sync(conn, &error) == LAMINA_ERROR_SERVER, "a mask as a sublayer is refused");
-    free(error);
-    error = NULL;
+    expect_refused(conn, "a mask as a sublayer");
     lamina_layer_add_sublayer(b, a);
-    CHECK(lamina_connection_sync(conn, &error) == LAMINA_ERROR_SERVER, "a cycle is refused");
-    free(error);
-    error = NULL;
+    expect_refused(conn, "a cycle");
     advance(conn, 5);
     CHECK(fabs(opacity_of(k) - 0.3) < 1e-6 && fabs(opacity_of(u) - 0.5) < 1e-6, "K %g, U %g before the restart",
           opacity_of(k), opacity_of(u));
@@ -1630,19 +1615,6 @@ static void reconnection(daemon_t *d, const char *laminad) {
         lamina_connection_close(given);
     }
     printf("daemon: reconnection replayed the model (%d layers) across three restarts\n", MANY);
-}
-
-/* A stats counter by name (NAN when absent or the request failed). */
-static double stat_named(lamina_connection *conn, const char *name) {
-    lamina_stat *stats = NULL;
-    size_t count = 0;
-    double v = NAN;
-    if (lamina_connection_stats(conn, &stats, &count, NULL) == 0)
-        for (size_t i = 0; i < count; i++)
-            if (strcmp(stats[i].name, name) == 0)
-                v = stats[i].value;
-    lamina_free(stats);
-    return v;
 }
 
 /* Polls laminad's stats until its session journal holds every change so far (it writes 0.5 s

@@ -546,16 +546,21 @@ class Connection:
         empty. Returns the backend's name and each output's state afterwards."""
         return self._request("displayPower", on, output)
 
+    def _exchange(self, kind: str, *args: Any) -> Any:
+        """Sends a request and reads until its answer (a reply or a `LaminaError`), dispatching
+        nothing."""
+        ident = self._next_request
+        self._next_request = ident + 1 if ident < 0xFFFFFFFF else 1
+        self._send(wire.encode_request(ident, kind, *args))
+        while ident not in self._replies:
+            self._handle_all(self._read(None))
+        return self._replies.pop(ident)
+
     def _request(self, kind: str, *args: Any) -> Any:
         def ask() -> Any:
             if not self._frames:
                 self._send_pending()
-            ident = self._next_request
-            self._next_request = ident + 1 if ident < 0xFFFFFFFF else 1
-            self._send(wire.encode_request(ident, kind, *args))
-            while ident not in self._replies:
-                self._handle_all(self._read(None))
-            return self._replies.pop(ident)
+            return self._exchange(kind, *args)
         try:
             answer = self._resilient(ask)
         finally:
@@ -1145,12 +1150,7 @@ class Connection:
         """laminad's running animations on this session's layers under keys this connection does
         not hold (an earlier program's), from a `snapshot` request, as add-animations (untagged,
         their beginTimes resolved): asked during a reconnection, before the replay."""
-        ident = self._next_request
-        self._next_request = ident + 1 if ident < 0xFFFFFFFF else 1
-        self._send(wire.encode_request(ident, "snapshot"))
-        while ident not in self._replies:
-            self._handle_all(self._read(None))
-        answer = self._replies.pop(ident)
+        answer = self._exchange("snapshot")
         if isinstance(answer, LaminaError):
             return []
         kept = []

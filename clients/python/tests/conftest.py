@@ -96,3 +96,18 @@ def daemon() -> Iterator[Daemon]:
         assert d.process.poll() is None, f"laminad exited during the test:\n{d.log()}"
     finally:
         d.stop()
+
+
+@pytest.fixture
+def first() -> Iterator[Daemon]:
+    """A laminad the test may kill (reconnection, restarts): stopped at the end if still running."""
+    if not laminad_path().exists():
+        pytest.skip(f"laminad is not built at {laminad_path()} (swift build --product laminad, or set LAMINAD)")
+    d = Daemon()
+    yield d
+    d.stop()
+
+
+def near(p, q, tolerance: int = 2) -> bool:
+    """Whether two RGBA pixels differ by at most `tolerance` in every channel."""
+    return all(abs(a - b) <= tolerance for a, b in zip(p, q))

@@ -7,22 +7,9 @@ from __future__ import annotations
 import pytest
 
 import lamina
-from conftest import Daemon, laminad_path
+from conftest import Daemon, near
 
 RED, BLUE, GREEN = (255, 0, 0, 255), (0, 0, 255, 255), (0, 255, 0, 255)
-
-
-def near(p, q, tolerance=2):
-    return all(abs(a - b) <= tolerance for a, b in zip(p, q))
-
-
-@pytest.fixture
-def first():
-    if not laminad_path().exists():
-        pytest.skip(f"laminad is not built at {laminad_path()} (swift build --product laminad, or set LAMINAD)")
-    d = Daemon()
-    yield d
-    d.stop()
 
 
 def scene(conn):

@@ -4,28 +4,18 @@ brought back from its journal after SIGKILL."""
 
 from __future__ import annotations
 
+import functools
 import socket
 import time
 
 import pytest
 
 import lamina
-from conftest import Daemon, laminad_path
+import conftest
+from conftest import Daemon
 
+near = functools.partial(conftest.near, tolerance=1)
 RED, GREEN, BLUE, WHITE = (255, 0, 0, 255), (0, 255, 0, 255), (0, 0, 255, 255), (255, 255, 255, 255)
-
-
-def near(p, q, tolerance=1):
-    return all(abs(a - b) <= tolerance for a, b in zip(p, q))
-
-
-@pytest.fixture
-def first():
-    if not laminad_path().exists():
-        pytest.skip(f"laminad is not built at {laminad_path()} (swift build --product laminad, or set LAMINAD)")
-    d = Daemon()
-    yield d
-    d.stop()
 
 
 def journal_written(conn) -> bool:
