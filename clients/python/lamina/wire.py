@@ -632,7 +632,6 @@ class Welcome:
     clock: str
     time: float
     #: The operations that rebuild a taken-over session's tree.
-    snapshot_count: int = 0
     snapshot: List["Operation"] = field(default_factory=list)
 
 
@@ -726,7 +725,7 @@ def decode_server(message_type: int, body: bytes) -> ServerMessage:
         time = r.f64("time")
         count = r.count("snapshot", 5)
         snapshot = [read_operation(r) for _ in range(count)]
-        msg = Welcome(major, minor, client, width, height, _CLOCK_NAMES.get(clock, str(clock)), time, count, snapshot)
+        msg = Welcome(major, minor, client, width, height, _CLOCK_NAMES.get(clock, str(clock)), time, snapshot)
     elif message_type == protocol.MSG_APPLIED:
         msg = Applied(r.u32("serial"))
     elif message_type == protocol.MSG_ERROR:

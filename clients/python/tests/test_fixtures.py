@@ -114,7 +114,7 @@ def presentation_expected() -> Dict[str, object]:
 
 
 SERVER: Dict[str, object] = {
-    "welcome": wire.Welcome(1, 4, 3, 320, 240, "virtual", 12.5, 0),
+    "welcome": wire.Welcome(1, 4, 3, 320, 240, "virtual", 12.5, []),
     "clock": wire.ClockMoved(2.5),
     "video-ready": wire.VideoEvent(5, "ready", 64, 48, 3.0),
     "video-ended": wire.VideoEvent(5, "ended"),
