@@ -118,7 +118,7 @@ let package = Package(
 
         // MARK: Tests
         // Helpers every test target shares (a seeded generator, image differences): one copy.
-        .target(name: "LaminaTestSupport", dependencies: ["LaminaCore"], path: "Tests/LaminaTestSupport"),
+        .target(name: "LaminaTestSupport", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaServer"], path: "Tests/LaminaTestSupport"),
         // The GPU checks the test suite and lamina-gpu-check share (dma-bufs of several origins,
         // YUV shader vs CPU), through a real headless renderer.
         .target(name: "LaminaGPUChecks", dependencies: [

@@ -145,22 +145,11 @@ public final class Daemon {
     /// Counters for `stats`.
     private var droppedForQueue = 0
     private var droppedForHandshake = 0
-    private var frameTimer: LoopTimer?
+    /// The repaint loop's timer (the compositor arms it; it calls `Compositor.frameDue`).
+    private var frameTimer: DaemonFrameTimer!
     private var signals: SignalSource?
     /// SIGINT and SIGTERM stop laminad; SIGUSR1 blanks the displays and SIGUSR2 lights them.
     private static let handledSignals = [SIGINT, SIGTERM, SIGUSR1, SIGUSR2]
-    private var frameScheduled = false
-    /// The renderer's refusal to import dma-buf pictures was logged.
-    private var videoImportRefusalLogged = false
-    private var framesWritten = 0
-    /// Set for backends that page-flip (KMS): each output's frames follow its own presentation
-    /// events and refresh (`RepaintPlanner`, weston's per-output repaint loop).
-    private var planner: RepaintPlanner?
-    /// Draw the next frame even if the tree did not change (an output was lit or turned back on).
-    private var forcedRedraw = false
-    /// When the frame now waiting for its page flip was committed.
-    private var flipPendingSince: Double?
-    private var firstFrameShown = false
     private let ownsSocketPath: Bool
     private var watchdogTimer: LoopTimer?
     private(set) var idleTimer: LoopTimer?
@@ -183,8 +172,14 @@ public final class Daemon {
         // Before GStreamer and restored sessions' videos start threads (see `SignalSource.block`).
         try SignalSource.block(Self.handledSignals)
         loop = try EventLoop()
-        compositor = Compositor(backend: backend, clock: FrameClock(options.clock), configuration: options.compositor,
-                                logger: logger, realTime: { monotonicSeconds() })
+        let timer = try DaemonFrameTimer(loop: loop)
+        var configuration = options.compositor
+        configuration.repaintWindow = options.repaintWindow
+        configuration.startTime = options.startTime
+        compositor = Compositor(backend: backend, clock: FrameClock(options.clock), configuration: configuration,
+                                logger: logger, frameTimer: timer, realTime: { monotonicSeconds() })
+        frameTimer = timer
+        if let dir = options.framesDirectory { compositor.frameRecorder = PNGFrameRecorder(directory: dir) }
         // Shape and text layers are drawn on the CPU with cairo and pango.
         let rasterizer = ServerRasterizer()
         rasterizer.warn = { [logger] message in logger.warning("\(message)") }
@@ -237,7 +232,6 @@ public final class Daemon {
         compositor.isHeldBack = { [unowned self] id in (connections[id]?.queued ?? 0) >= options.pauseQueuedBytes }
         compositor.send = { [unowned self] id, bytes in send(bytes, to: id) }
         compositor.close = { [unowned self] id in closeAfterFlush(id) }
-        compositor.onFrameNeeded = { [unowned self] in scheduleFrame() }
         compositor.routeInjected = { [unowned self] action, origin in handleInput(action, origin: origin) }
         if let video = videoDecoding {
             try loop.add(video.wakeup) { [unowned self] _ in
@@ -263,26 +257,9 @@ public final class Daemon {
             // `laminactl display off|on [OUTPUT]`.
             compositor.displayPower = { [unowned self] on, output in try setDisplayPower(on, output: output) }
         }
-        compositor.onFrameRendered = { [unowned self] in
-            for note in compositor.presenter.takeNotes() { logger.info("\(note)") }
-            if !videoImportRefusalLogged, let why = compositor.backend.renderer.videoImportRefusal {
-                videoImportRefusalLogged = true
-                logger.notice("video pictures in dma-buf memory are copied from now on: \(why)")
-            }
-            // Frames drawn for requests (a screenshot, the virtual clock) flip outputs too.
-            planner?.noteFlipping(compositor.lastFlipping)
-            do { try writeFrameIfAsked() } catch { logger.error("writing frame: \(error)") }
-        }
-        if case .real = options.clock {
-            frameTimer = try LoopTimer(loop: loop) { [unowned self] _ in frameTick() }
-        }
+        timer.daemon = self
         if let fd = backend.eventDescriptor {
-            var planner = RepaintPlanner(repaintWindow: options.repaintWindow)
-            planner.setOutputs(backend.pagedOutputs)
-            self.planner = planner
             try loop.add(fd) { [unowned self] _ in backendEvents() }
-            // Light the displays with the background before any client connects.
-            forcedRedraw = true
         }
         signals = try SignalSource(loop: loop, signals: Self.handledSignals) { [unowned self] sig in
             switch sig {
@@ -319,7 +296,9 @@ public final class Daemon {
 
     /// Serves until SIGINT or SIGTERM.
     public func run() throws {
-        if forcedRedraw || compositor.needsFrame { scheduleFrame() }
+        // Lights the displays with the background before any client connects (new outputs
+        // owe a frame), and draws restored sessions.
+        compositor.scheduleRepaint()
         ServiceManager.notify("READY=1\nSTATUS=listening on \(options.socketPath), backend \(compositor.backend.name)")
         try loop.run()
         journal?.writeIfChanged(compositor)
@@ -338,12 +317,9 @@ public final class Daemon {
             throw BackendUnavailable(reason: "display \(on ? "on" : "off") needs the KMS backend; this daemon runs \(backend.name)")
         }
         try backend.setPower(on, output: output)
-        planner?.setOutputs(backend.pagedOutputs)
         blankedByIdle = false
-        if on {
-            forcedRedraw = true
-            scheduleFrame()
-        }
+        compositor.outputsChanged()
+        if on { compositor.requestFrame(.outputRelit) }
         return backend.outputPower.map { OutputPower(name: $0.name, isOn: $0.isOn) }
     }
 
@@ -351,13 +327,12 @@ public final class Daemon {
     /// while the displays are blanked for idleness (pointer motion does not wake them).
     func redrawWithoutChange() {
         guard !blankedByIdle else { return }
-        forcedRedraw = true
-        scheduleFrame()
+        compositor.requestFrame(.cursorMoved)
     }
 
     /// A hung display path (a flip that never completes) stops the pings, so systemd restarts laminad.
     private func watchdogTick() {
-        if let since = flipPendingSince, monotonicSeconds() - since > 2 {
+        if let since = compositor.repaint.flipPendingSince, monotonicSeconds() - since > 2 {
             logger.warning("a page flip has been pending for \(Int(monotonicSeconds() - since)) s: withholding the watchdog ping")
             return
         }
@@ -366,131 +341,24 @@ public final class Daemon {
 
     // MARK: Frames
 
-    private func scheduleFrame() {
-        guard !frameScheduled else { return }
-        if let seconds = options.idleBlankSeconds, let idleTimer {
-            try? idleTimer.arm(after: seconds)
-            if blankedByIdle {
-                blankedByIdle = false
-                do { try setDisplayPower(true) } catch { logger.error("unblank: \(error)") }
-                return
-            }
-        }
-        if let planner, !planner.outputs.isEmpty {
-            // The soonest repaint time of an output that is free and needs the frame; none while
-            // every output awaits its flip (the flip event schedules again).
-            let now = monotonicSeconds()
-            guard let at = planner.nextFrameTime(now: now, sceneChanged: forcedRedraw || compositor.needsFrame) else { return }
-            frameScheduled = true
-            if case .real = options.clock {
-                do { try frameTimer?.arm(after: at - now) } catch { logger.error("frame timer: \(error)") }
-            } else {
-                loop.afterCurrentEvent { [unowned self] in frameTick() }
-            }
-            return
-        }
-        frameScheduled = true
-        switch options.clock {
-        case .virtual:
-            // Everything read in this wake-up lands in one frame.
-            loop.afterCurrentEvent { [unowned self] in frameTick() }
-        case .real(let hz):
-            // Start the frame on the next refresh boundary of the monotonic clock.
-            let period = 1 / hz
-            let now = monotonicSeconds()
-            let next = (now / period).rounded(.down) * period + period
-            do { try frameTimer?.arm(after: next - now) } catch { logger.error("frame timer: \(error)") }
+    /// The repaint loop armed the frame timer: something will be drawn. Activity keeps idle
+    /// blanking away, and displays blanked for idleness light up again (after the current
+    /// event: the compositor is in the middle of scheduling).
+    fileprivate func frameWanted() {
+        guard let seconds = options.idleBlankSeconds, let idleTimer else { return }
+        try? idleTimer.arm(after: seconds)
+        guard blankedByIdle else { return }
+        blankedByIdle = false
+        loop.afterCurrentEvent { [unowned self] in
+            do { try setDisplayPower(true) } catch { logger.error("unblank: \(error)") }
         }
     }
 
-    private func frameTick() {
-        frameScheduled = false
-        if let planner, !planner.outputs.isEmpty {
-            pacedFrame()
-            return
-        }
-        do {
-            // No output to pace to (headless, or no display lit): animations still run and
-            // report their events.
-            if forcedRedraw {
-                forcedRedraw = false
-                try compositor.render()
-            } else {
-                try compositor.renderIfNeeded()
-            }
-        } catch {
-            logger.error("frame failed: \(error)")
-        }
-    }
-
-    /// One frame on the outputs that are free and need it, drawn for the soonest refresh among
-    /// them; the others keep their queued flips and owe the frame. The compositor builds the
-    /// draw list and hands it to the frame step (`FramePresenter`): for each of those outputs
-    /// `beginFrame` → `Renderer.draw(_:into:damage:)` → `commit`, then the backend's one
-    /// `flushCommit`.
-    private func pacedFrame() {
-        guard var planner = self.planner else { return }
-        let changed = forcedRedraw || compositor.needsFrame
-        let ready = planner.ready(sceneChanged: changed)
-        guard !ready.isEmpty else { return }
-        let start = monotonicSeconds()
-        // Drawn for the refresh it is aimed at: the compositor's clock reads that time while it
-        // draws (FrameClock.frameTarget; the virtual clock ignores it).
-        let target = planner.frameStarted(at: start, on: ready, sceneChanged: changed)
-        self.planner = planner
-        forcedRedraw = false
-        do {
-            try compositor.render(at: target, on: ready)
-        } catch {
-            logger.error("frame failed: \(error)")
-        }
-        let flipping = compositor.lastFlipping
-        self.planner?.frameSubmitted(ready, flipping: flipping, now: monotonicSeconds())
-        if flipping.isEmpty {
-            // Shown synchronously (a modeset), or nowhere to show it.
-            noteFirstFrame(at: monotonicSeconds())
-        } else if flipPendingSince == nil {
-            flipPendingSince = start
-        }
-        // Outputs that owe the frame and are free already (a modeset), or a scene still moving.
-        if forcedRedraw || compositor.needsFrame || !(self.planner?.ready(sceneChanged: false).isEmpty ?? true) { scheduleFrame() }
-    }
-
-    /// Page flips and hotplug from the backend.
+    /// Page flips and hotplug from the backend, for the repaint loop.
     private func backendEvents() {
-        let events: BackendEvents
-        do { events = try compositor.backend.dispatchEvents() } catch {
+        do { compositor.handle(try compositor.backend.dispatchEvents()) } catch {
             logger.error("display events: \(error)")
-            return
         }
-        for p in events.presented {
-            planner?.presented(p.output, at: p.time)
-            noteFirstFrame(at: p.time)
-        }
-        if planner?.anyAwaiting != true { flipPendingSince = nil }
-        if events.needsRedraw { forcedRedraw = true }
-        // A display plugged in, unplugged or changing mode can change the desktop's size.
-        let backend = compositor.backend
-        compositor.resize(width: backend.width, height: backend.height)
-        compositor.setOutputRoots(backend.outputRoots)
-        planner?.setOutputs(backend.pagedOutputs)
-        if forcedRedraw || compositor.needsFrame || !(planner?.ready(sceneChanged: false).isEmpty ?? true) { scheduleFrame() }
-    }
-
-    private func noteFirstFrame(at time: Double) {
-        let backend = compositor.backend
-        guard !firstFrameShown, !backend.outputNames.isEmpty else { return }
-        firstFrameShown = true
-        let since = options.startTime.map { " \(Int(((time - $0) * 1000).rounded())) ms after start" } ?? ""
-        logger.notice("first frame on screen\(since): \(backend.summary)")
-    }
-
-    private func writeFrameIfAsked() throws {
-        guard let dir = options.framesDirectory else { return }
-        framesWritten += 1
-        let n = String(framesWritten)
-        let path = dir + "/frame-" + String(repeating: "0", count: max(0, 5 - n.count)) + n + ".png"
-        try PNG.write(try compositor.presenter.screenshot(), toFile: path)
     }
 
     // MARK: Connections
@@ -604,7 +472,7 @@ public final class Daemon {
     /// not read: the frames are handled on later turns (`serveReady`), in turn with everyone.
     private func serviceInput(_ conn: Connection) {
         guard !conn.dead, !conn.closing else { return }
-        if conn.queued >= options.pauseQueuedBytes || conn.ready {
+        if conn.queued >= options.pauseQueuedBytes || conn.ready || compositor.isWaitingForFrame(conn.id) {
             updateInterest(conn)
             return
         }
@@ -643,7 +511,7 @@ public final class Daemon {
                 compositor.receive(UnsafeRawBufferPointer(rebasing: $0[0..<n]), attachments: attachments, from: conn.id,
                                    frameBudget: options.framesPerTurn)
             }
-            if compositor.hasPendingFrame(conn.id) || conn.queued >= options.pauseQueuedBytes { break }
+            if compositor.hasPendingFrame(conn.id) || conn.queued >= options.pauseQueuedBytes || compositor.isWaitingForFrame(conn.id) { break }
         }
         if !conn.dead, compositor.hasPendingFrame(conn.id) { markReady(conn) }
         updateInterest(conn)
@@ -681,7 +549,8 @@ public final class Daemon {
     /// writing while output is queued.
     private func updateInterest(_ conn: Connection) {
         guard !conn.dead else { return }
-        let read = !conn.closing && !conn.ready && conn.queued < options.pauseQueuedBytes
+        // Not read while a request waits for the next frame: its later frames wait with it.
+        let read = !conn.closing && !conn.ready && conn.queued < options.pauseQueuedBytes && !compositor.isWaitingForFrame(conn.id)
         let write = conn.queued > 0
         guard read != conn.interest.read || write != conn.interest.write else { return }
         conn.interest = (read, write)
@@ -791,6 +660,43 @@ public final class Daemon {
             list.append(Statistic(name: "queuedBytes.client.\(conn.id.rawValue)", value: Double(conn.queued)))
         }
         return list
+    }
+}
+
+/// The repaint loop's timer on laminad's event loop: a timerfd for a time, the end of the
+/// current event for "soon". Firing is the one way into the compositor per frame.
+private final class DaemonFrameTimer: FrameTimer {
+    private let loop: EventLoop
+    private var timer: LoopTimer!
+    /// Set once the daemon is made; armings before then (restoring the journal) only arm.
+    weak var daemon: Daemon?
+
+    init(loop: EventLoop) throws {
+        self.loop = loop
+        timer = try LoopTimer(loop: loop) { [unowned self] _ in daemon?.compositor.frameDue() }
+    }
+
+    func arm(at time: Double) {
+        daemon?.frameWanted()
+        do { try timer.arm(after: time - monotonicSeconds()) } catch { daemon?.logger.error("frame timer: \(error)") }
+    }
+
+    func armAfterCurrentEvent() {
+        daemon?.frameWanted()
+        loop.afterCurrentEvent { [unowned self] in daemon?.compositor.frameDue() }
+    }
+}
+
+/// Writes every presented frame as a numbered PNG file (`--frames-dir`, the headless demo).
+private final class PNGFrameRecorder: FrameRecording {
+    let directory: String
+    private var written = 0
+    init(directory: String) { self.directory = directory }
+
+    func record(_ frame: Bitmap) throws {
+        written += 1
+        let n = String(written)
+        try PNG.write(frame, toFile: directory + "/frame-" + String(repeating: "0", count: max(0, 5 - n.count)) + n + ".png")
     }
 }
 

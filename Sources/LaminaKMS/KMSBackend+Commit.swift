@@ -39,11 +39,6 @@ extension KMSBackend {
         try commit(flips)
     }
 
-    /// Waits for the queued flips (at most a second): a frame for every output at once.
-    public func waitForPendingFrames() throws {
-        try waitForFlips(timeout: 1)
-    }
-
     /// Commits the prepared flips: together where the committer can, else one by one.
     private func commit(_ flips: [(output: KMSOutput, flip: PageFlip)]) throws {
         guard !flips.isEmpty else { return }
@@ -106,11 +101,11 @@ extension KMSBackend {
         for o in lit { o.invalidate() }
     }
 
-    /// Reads the page-flip events waiting on the DRM descriptor. Returns each output's flip that
-    /// completed, with its time.
+    /// Reads the page-flip events waiting on the DRM descriptor: each output's flip that
+    /// completed, with its time, joins `unreportedFlips` (reported by `dispatchEvents`; read
+    /// anywhere else, the repaint loop would wait for them for ever).
     /// The corresponding C function is `drmHandleEvent`.
-    @discardableResult
-    func readFlipEvents() throws(DRMError) -> [BackendEvents.Presentation] {
+    func readFlipEvents() throws(DRMError) {
         var context = drmEventContext()
         context.version = 3
         context.page_flip_handler2 = { _, _, seconds, microseconds, crtc, data in
@@ -119,14 +114,12 @@ extension KMSBackend {
         }
         let r = drmHandleEvent(drm.fd, &context)
         if r != 0, errno != EAGAIN { throw DRMError("drmHandleEvent on \(drm.path)", errno: errno) }
-        var shown: [BackendEvents.Presentation] = []
         for flip in sink.flips {
             guard let output = lit.first(where: { $0.target.crtc == flip.crtc }) else { continue }
             output.flipCompleted()
-            shown.append(BackendEvents.Presentation(output: output.name, time: Self.presentationTime(flip.seconds, flip.microseconds)))
+            unreportedFlips.append(BackendEvents.Presentation(output: output.name, time: Self.presentationTime(flip.seconds, flip.microseconds)))
         }
         sink.flips.removeAll()
-        return shown
     }
 
     /// The event's CLOCK_MONOTONIC time, or now where the device gives none (virtual GPUs send 0).
@@ -136,8 +129,11 @@ extension KMSBackend {
         return stamp > 0 && stamp <= now && now - stamp < 1 ? stamp : now
     }
 
-    /// Blocks until no flip is queued, or throws after `timeout` seconds (a hung display path).
+    /// Blocks until no flip is queued, or throws after `timeout` seconds (a hung display path):
+    /// a modeset or a power change must not race a flip. The flips read here are reported by
+    /// the next `dispatchEvents`, which the wake descriptor makes sure comes.
     func waitForFlips(timeout: Double) throws {
+        defer { if !unreportedFlips.isEmpty { wakeDispatch() } }
         let deadline = monotonicSeconds() + timeout
         while lit.contains(where: \.isFlipPending) {
             let left = deadline - monotonicSeconds()

@@ -107,7 +107,7 @@ extension KMSBackend {
             }
             if lit.isEmpty { logger.notice("kms: no display connected: waiting for one to be plugged in") }
             placeCursor()
-            needsRedraw = true
+            repaint(.hotplug)
         } catch {
             logger.error("kms: hotplug rescan failed: \(error)")
         }

@@ -73,7 +73,7 @@ extension KMSBackend: DisplaySession {
         logger.notice("kms: VT \(terminal?.number ?? 0) acquired: restoring the outputs")
         for output in lit { output.invalidate() }
         rescan()
-        needsRedraw = true
+        repaint(.outputRelit)
         onSessionActiveChange?(true)
     }
 
@@ -83,7 +83,7 @@ extension KMSBackend: DisplaySession {
         logger.notice("kms: seat enabled: restoring the outputs")
         for output in lit { output.invalidate() }
         rescan()
-        needsRedraw = true
+        repaint(.outputRelit)
         onSessionActiveChange?(true)
     }
 }

@@ -51,8 +51,15 @@ public final class KMSBackend: DisplayBackend {
     /// False while the seat is disabled or the VT switched away from: nothing is drawn or flipped.
     public var isActive: Bool { seat?.isActive ?? terminal?.isActive ?? true }
     let epoll: FileDescriptor
-    /// The outputs changed (lit, relit, connected, the session back): the daemon draws again.
-    var needsRedraw = false
+    /// Made readable (inside `epoll`) while events wait that were taken off their own
+    /// descriptors already: flips read while waiting for a modeset, reasons to draw again.
+    let wake: FileDescriptor
+    /// Why the outputs must be drawn again though nothing in the scene changed (relit,
+    /// connected, the session back), reported by the next `dispatchEvents`.
+    var repaintReasons: Set<RepaintReason> = []
+    /// Page flips read outside `dispatchEvents` (`waitForFlips`, before a modeset or a power
+    /// change), reported by the next `dispatchEvents`: the repaint loop waits for every one.
+    var unreportedFlips: [BackendEvents.Presentation] = []
     /// The flips the outputs committed since `beginCommit`, for `flushCommit` to show together.
     var stagedFlips: [(output: KMSOutput, flip: PageFlip)] = []
     /// Whether the driver refused one commit for several outputs (then each flips alone).
@@ -184,7 +191,8 @@ public final class KMSBackend: DisplayBackend {
         }
         // One descriptor for the daemon's loop to watch, however many this backend has.
         let set = FileDescriptor(owning: try retryingEINTR("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) })
-        for fd in [drm.fd] + (hotplug.map { [$0.fd] } ?? []) + (seat.map { [$0.fd] } ?? []) + (terminal.map { [$0.fd] } ?? []) {
+        wake = FileDescriptor(owning: try retryingEINTR("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) })
+        for fd in [drm.fd, wake.rawValue] + (hotplug.map { [$0.fd] } ?? []) + (seat.map { [$0.fd] } ?? []) + (terminal.map { [$0.fd] } ?? []) {
             var event = epoll_event()
             event.events = EPOLLIN.rawValue
             event.data.fd = fd
@@ -252,6 +260,9 @@ public final class KMSBackend: DisplayBackend {
         for i in 0..<max(0, Int(n)) {
             if ready[i].data.fd == drm.fd {
                 drmReadable = true
+            } else if ready[i].data.fd == wake.rawValue {
+                var count: UInt64 = 0
+                _ = read(wake.rawValue, &count, 8)
             } else if ready[i].data.fd == seat?.fd {
                 seatReadable = true
             } else if ready[i].data.fd == terminal?.fd {
@@ -262,12 +273,27 @@ public final class KMSBackend: DisplayBackend {
         }
         if seatReadable, let seat { try seat.dispatch() }
         if terminalReadable, let terminal { terminal.dispatch() }
-        if drmReadable { events.presented += try readFlipEvents() }
+        if drmReadable { try readFlipEvents() }
         if hotplugReadable, let hotplug, hotplug.hotplugDevices().contains(drm.path), isActive {
             rescan()
         }
-        events.needsRedraw = needsRedraw
-        needsRedraw = false
+        events.presented = unreportedFlips
+        events.reasons = repaintReasons
+        unreportedFlips.removeAll()
+        repaintReasons.removeAll()
         return events
+    }
+
+    /// Something to report waits outside the descriptors `epoll` watches: make it readable,
+    /// so the daemon's loop calls `dispatchEvents`.
+    func wakeDispatch() {
+        var one: UInt64 = 1
+        _ = write(wake.rawValue, &one, 8)
+    }
+
+    /// The outputs must be drawn again (`reason`), reported with the next events.
+    func repaint(_ reason: RepaintReason) {
+        repaintReasons.insert(reason)
+        wakeDispatch()
     }
 }

@@ -190,7 +190,7 @@ final class KMSOutput: Output {
         }
         try backend.waitForFlips(timeout: 1)
         try setEnabled(on, committer: backend.committer)
-        if on { backend.needsRedraw = true }
+        if on { backend.repaint(.outputRelit) }
         backend.logger.notice("kms: display \(on ? "on" : "off"): \(name)")
     }
 

@@ -24,12 +24,16 @@ public final class Compositor {
         /// With a virtual clock, how long a frame waits for a video's picture to be decoded
         /// (real seconds): long enough for any small clip, bounded for a stream that never answers.
         public var videoFrameWait = 5.0
+        /// How long before a refresh a page-flipping output starts drawing (weston's repaint window).
+        public var repaintWindow = 0.007
+        /// When the process started (CLOCK_MONOTONIC seconds), for the time-to-first-frame log line.
+        public var startTime: Double?
         public init() {}
     }
 
     public let configuration: Configuration
     public internal(set) var display: DisplayTree
-    public private(set) var clock: FrameClock
+    public internal(set) var clock: FrameClock
     public let backend: any DisplayBackend
     /// The frame step onto the backend's outputs; it keeps the last desktop for screenshots.
     public let presenter: FramePresenter
@@ -37,7 +41,7 @@ public final class Compositor {
     /// Seconds of the real clock, supplied by the platform (CLOCK_MONOTONIC).
     let realTime: () -> Double
 
-    private var sessions: [ClientID: Session] = [:]
+    var sessions: [ClientID: Session] = [:]
     var nextClient: UInt32 = 1
     /// Nonzero while the compositor handles a frame or draws: a disconnect reported meanwhile
     /// (a callback's send failed) waits in `deferredDisconnects`, so no loop over the entries
@@ -93,14 +97,21 @@ public final class Compositor {
         onSessionsChanged()
     }
 
-    /// Something changed since the last frame.
-    public private(set) var needsFrame = false
-    /// Called when `needsFrame` becomes true, so the platform can schedule a frame.
-    public var onFrameNeeded: () -> Void = {}
+    /// When frames go out: the pending reasons and each output's repaint state
+    /// (CompositorFrames.swift).
+    public internal(set) var repaint: RepaintLoop
+    /// The platform's timer for the repaint loop; when it fires, the platform calls `frameDue()`.
+    let frameTimer: any FrameTimer
+    /// Requests waiting for the next frame (a screenshot while an output awaits its flip).
+    var frameWaiters: [FrameWaiter] = []
+    /// The first frame reached the screen (logged once).
+    var firstFrameShown = false
+    /// Receives every presented frame (`laminad --frames-dir`); nil records nothing.
+    public var frameRecorder: (any FrameRecording)?
+    /// The renderer's refusal to import dma-buf pictures was logged.
+    var videoImportRefusalLogged = false
     /// Sends bytes to a client (the platform queues them).
     public var send: (ClientID, [UInt8]) -> Void = { _, _ in }
-    /// Called after every frame is presented (headless: to write it out; stats, tests).
-    public var onFrameRendered: () -> Void = {}
     /// Draws shape and text layers on the CPU (laminad sets LaminaRaster's `ServerRasterizer`);
     /// without one they show only their background and border.
     public var layerRasters: (any LayerRasterizing)?
@@ -124,7 +135,7 @@ public final class Compositor {
 
     public internal(set) var stats = Counters()
     /// The display time of the last frame drawn.
-    public private(set) var lastFrameTime: Double = 0
+    public internal(set) var lastFrameTime: Double = 0
 
     public struct Counters: Sendable {
         public var framesRendered: UInt64 = 0
@@ -139,13 +150,19 @@ public final class Compositor {
         public var stagedSteps: UInt64 = 0
     }
     /// Trees whose truncation was logged (once each).
-    private var truncationReported: Set<UInt32> = []
+    var truncationReported: Set<UInt32> = []
 
+    /// `frameTimer`: the platform's timer the repaint loop arms (by default one that only
+    /// remembers, for a compositor whose frames are drawn with `flushFrame()`).
     public init(backend: any DisplayBackend, clock: FrameClock, configuration: Configuration = Configuration(),
-                logger: Logger = Logger(label: "lamina.server"), realTime: @escaping () -> Double) {
+                logger: Logger = Logger(label: "lamina.server"), frameTimer: any FrameTimer = ManualFrameTimer(),
+                realTime: @escaping () -> Double) {
         self.backend = backend
         presenter = FramePresenter(backend: backend)
         self.clock = clock
+        self.frameTimer = frameTimer
+        repaint = RepaintLoop(pacing: clock.pacing, repaintWindow: configuration.repaintWindow)
+        repaint.setOutputs(backend.pagedOutputs)
         self.configuration = configuration
         self.logger = logger
         self.realTime = realTime
@@ -190,15 +207,16 @@ public final class Compositor {
         }
         guard sessions.removeValue(forKey: client) != nil else { return }
         watchers.remove(client)
+        frameWaiters.removeAll { $0.client == client }
         inputDisconnected(client, serial: display.index(of: client).map { display.entries[$0].serial })
         staged[client] = nil
         if let i = display.index(of: client) {
             let serial = display.entries[i].serial
             if !display.entries[i].session.isEmpty { sessionsChanged() }
-            if display.detach(client) { markNeedsFrame() }
+            if display.detach(client) { requestFrame(.sceneChanged) }
             if display.entries.first(where: { $0.serial == serial }) == nil {
                 // The client's layers went with it: forget its animations and their bookkeeping.
-                if forgetAnimations(ofEntry: serial) { markNeedsFrame() }
+                if forgetAnimations(ofEntry: serial) { requestFrame(.sceneChanged) }
                 animationRecords = animationRecords.filter { $0.value.entry != serial }
                 groupCounts = groupCounts.filter { $0.key.entry != serial }
             }
@@ -238,9 +256,13 @@ public final class Compositor {
 
     /// Whether a whole frame from `client` waits to be handled (or a bad header to be refused).
     public func hasPendingFrame(_ client: ClientID) -> Bool {
-        guard let s = sessions[client], s.state != .closed else { return false }
+        guard let s = sessions[client], s.state != .closed, !s.waitsForFrame else { return false }
         return staged[client] != nil || s.decoder.hasWholeFrame
     }
+
+    /// Whether a request of `client`'s waits for the next frame: nothing more of the client's
+    /// is handled until it is answered, so the platform need not read from it meanwhile.
+    public func isWaitingForFrame(_ client: ClientID) -> Bool { sessions[client]?.waitsForFrame ?? false }
 
     /// Whether `client` is connected and has not said hello yet.
     public func isAwaitingHello(_ client: ClientID) -> Bool { sessions[client]?.state == .awaitingHello }
@@ -249,7 +271,7 @@ public final class Compositor {
         var handled = 0
         while sessions[client]?.state != .closed, sessions[client] != nil {
             // A staged commit holds the client's later frames back until it is done.
-            guard handled < frameBudget, !isHeldBack(client), staged[client] == nil else { return }
+            guard handled < frameBudget, !isHeldBack(client), staged[client] == nil, sessions[client]?.waitsForFrame == false else { return }
             handled += 1
             let frame: (type: UInt16, body: ArraySlice<UInt8>)?
             do {
@@ -427,7 +449,7 @@ public final class Compositor {
 
     /// A commit stands: answer it, animate its changes, and schedule its frame.
     func committed(serial: UInt32, operations: Int, _ result: CommitResult, snapshots: [LayerID: [DrawCommand]], from client: ClientID) {
-        if result.visibleChange { markNeedsFrame() }
+        if result.visibleChange { requestFrame(.sceneChanged) }
         stats.commitsApplied += 1
         if let i = display.index(of: client), !display.entries[i].session.isEmpty { sessionsChanged() }
         reply(client, .applied(serial: serial))
@@ -449,12 +471,6 @@ public final class Compositor {
                                           operationIndex: Int32(error.operationIndex), message: error.message)))
     }
 
-    func markNeedsFrame() {
-        guard !needsFrame else { return }
-        needsFrame = true
-        onFrameNeeded()
-    }
-
     // MARK: Frames
 
     /// The backend's desktop changed size (hotplug, unplug, a new mode): the display, every
@@ -468,7 +484,7 @@ public final class Compositor {
         for serial in Array(animationStates.keys) where animationStates[serial]!.renderTree != nil {
             animationStates[serial]!.fitRoot(width: Double(width), height: Double(height))
         }
-        markNeedsFrame()
+        requestFrame(.sceneChanged)
         return true
     }
 
@@ -478,66 +494,12 @@ public final class Compositor {
         guard roots != display.outputRoots else { return }
         logger.notice("output roots: \(roots.isEmpty ? "none (one desktop)" : roots.keys.sorted().joined(separator: ", "))")
         display.outputRoots = roots
-        markNeedsFrame()
-    }
-
-    /// Draws and presents the frame if anything changed (see `render(at:)`). Returns whether it drew.
-    @discardableResult
-    public func renderIfNeeded(at target: Double? = nil) throws -> Bool {
-        guard needsFrame else { return false }
-        try render(at: target)
-        return true
-    }
-
-    /// The outputs whose page flips the last `render` queued (`FramePresenter.present(_:on:)`).
-    public private(set) var lastFlipping: Set<String> = []
-
-    /// Draws and presents the state at `target`, the time the frame will be presented at where
-    /// the platform knows it (a page flip aimed at a refresh; the clock's `frameTarget` for the
-    /// frame's duration), by default `now`. The virtual clock's frames show its time.
-    /// `outputs`: draw on these only (the platform's repaint planner picks the outputs that are
-    /// free and need the frame); nil draws everywhere.
-    public func render(at target: Double? = nil, on outputs: [String]? = nil) throws {
-        clock.beginFrame(at: target)
-        defer { clock.endFrame() }
-        try whileBusy { try renderFrame(on: outputs) }
-    }
-
-    private func renderFrame(on outputs: [String]?) throws {
-        let start = realTime()
-        let t = now
-        needsFrame = false
-        tickAnimations(at: t)
-        if !liveVideos.isEmpty { updateVideoFrames(at: t) }
-        // The presentation tree as this tick left it, handed to the render walk as a value.
-        let presentation = PresentationTree(ticked: animationStates)
-        let list = display.drawList(at: t, presentation: presentation, transitions: transitionSnapshots,
-                                    rasters: layerRasters, cache: renderCache)
-        renderCache.endFrame()
-        layerRasters?.endFrame()
-        for serial in list.truncated where !truncationReported.contains(serial) {
-            truncationReported.insert(serial)
-            let who = display.entries.first { $0.serial == serial }.map { $0.client?.description ?? "session '\($0.session)'" } ?? "a client"
-            logger.warning("\(who)'s tree needs more than \(RenderWalkBudget.maximumVisits) layer draws in a frame (replicators multiply them): the rest is not drawn")
-        }
-        stats.truncatedFrames += list.truncated.isEmpty ? 0 : 1
-        presenter.videosShown = !liveVideos.isEmpty
-        lastFlipping = try presenter.present(list, on: outputs)
-        stats.framesRendered += 1
-        stats.lastFrameSeconds = realTime() - start
-        lastFrameTime = t
-        // With a real clock, a running animation asks for the next frame; a virtual clock
-        // only moves when told to.
-        if !clock.isVirtual, isAnimating || videosPlaying { markNeedsFrame() }
-        if !watchers.isEmpty {
-            watch(#"{"event":"frame","frame":\#(stats.framesRendered),"commits":\#(stats.commitsApplied),"time":\#(JSONWriter.format(t)),"renderMilliseconds":\#(JSONWriter.format((stats.lastFrameSeconds * 1000 * 1000).rounded() / 1000))}"#)
-        }
-        onFrameRendered()
+        requestFrame(.sceneChanged)
     }
 
     // MARK: Requests
 
-    private func serve(_ request: Request, id: UInt32, for client: ClientID, attachments: [MemoryAttachment] = []) {
+    func serve(_ request: Request, id: UInt32, for client: ClientID, attachments: [MemoryAttachment] = []) {
         func fail(_ code: ErrorCode, _ text: String) {
             reply(client, .error(ErrorMessage(code: code, subject: .request, serial: id, message: text)))
         }
@@ -548,8 +510,8 @@ public final class Compositor {
         do {
             switch request {
             case .screenshot:
-                if needsFrame || stats.framesRendered == 0 { try render() }
-                reply(client, .reply(id: id, .screenshot(try presenter.screenshot())))
+                guard try drawn(for: request, id: id, client: client, always: stats.framesRendered == 0) else { return }
+                try answerAfterFrame(request, id: id, client: client)
             case .tree:
                 // Without privilege, a client sees only its own layers.
                 let owner = peer.isPrivileged ? nil : peer.uid
@@ -564,7 +526,7 @@ public final class Compositor {
                 guard clock.advance(by: seconds) else {
                     return fail(.invalidRequest, "advance-clock by \(seconds) s would take the virtual clock from \(clock.virtualTime) past its maximum of \(FrameClock.maximumVirtualTime) s")
                 }
-                if isAnimating || videosPlaying { needsFrame = true }
+                if isAnimating || videosPlaying { repaint.request(.sceneChanged) }
                 if seconds > 0 { clockMoved(by: client) }
                 // Kept sessions' animations and playing videos are journalled against the clock:
                 // a restart puts them where the clock had taken them.
@@ -573,8 +535,8 @@ public final class Compositor {
                 }) {
                     sessionsChanged()
                 }
-                try renderIfNeeded()
-                reply(client, .reply(id: id, .advanced(time: clock.virtualTime, framesRendered: stats.framesRendered)))
+                guard try drawn(for: request, id: id, client: client, always: false) else { return }
+                try answerAfterFrame(request, id: id, client: client)
             case .snapshot:
                 // The client's own tree only: no privilege needed.
                 guard let i = display.index(of: client) else { return fail(.notHello, "\(client) is not attached") }
@@ -583,8 +545,8 @@ public final class Compositor {
             case .stats:
                 // Textures are uploaded and freed as frames are drawn: with the virtual clock, draw
                 // what is pending first (a real clock draws it within a refresh anyway, paced).
-                if needsFrame, clock.isVirtual { try render() }
-                reply(client, .reply(id: id, .stats(statistics())))
+                if clock.isVirtual, !(try drawn(for: request, id: id, client: client, always: false)) { return }
+                try answerAfterFrame(request, id: id, client: client)
             case .presentation(let layer):
                 guard let i = display.index(of: client), let p = presentation(of: layer, entry: i, at: now) else {
                     return fail(.unknownLayer, "layer \(layer) does not exist")

@@ -160,7 +160,7 @@ extension Compositor {
         animationRecords[aid] = AnimationRecord(entry: serial, layer: id, key: key, client: display.entries[i].client, tag: tag, groups: settings.completionGroups)
         for g in settings.completionGroups { groupCounts[GroupKey(entry: serial, group: g), default: 0] += 1 }
         deliver(events)
-        markNeedsFrame()
+        requestFrame(.sceneChanged)
         return aid
     }
 

@@ -148,7 +148,7 @@ extension Compositor {
         }
         if !journal.sessions.isEmpty {
             sessionsChanged()
-            markNeedsFrame()
+            requestFrame(.sceneChanged)
         }
         return report
     }

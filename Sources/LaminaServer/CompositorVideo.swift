@@ -64,11 +64,11 @@ extension Compositor {
                     v.loops = on
                     if on { v.endReported = false }
                 }
-                markNeedsFrame()
+                requestFrame(.sceneChanged)
             case .destroyed(let v):
                 v.destroy()
                 liveVideos.removeAll { $0 === v }
-                markNeedsFrame()
+                requestFrame(.sceneChanged)
             }
         }
     }
@@ -84,7 +84,7 @@ extension Compositor {
                 case let .ready(width, height, duration):
                     v.duration = duration.flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
                     notify(v, .ready(width: UInt32(clamping: width), height: UInt32(clamping: height), duration: v.duration))
-                    if !clock.isVirtual { markNeedsFrame() }
+                    if !clock.isVirtual { requestFrame(.sceneChanged) }
                 case .ended:
                     // The length was unknown (a stream): its end is the decoder's.
                     if v.duration == nil, !v.loops, !v.endReported {

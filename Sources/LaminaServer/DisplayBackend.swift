@@ -29,9 +29,6 @@ public protocol DisplayBackend: AnyObject {
     /// commit, so the outputs change on the same refresh (one output after another where the
     /// driver refuses that, or with legacy modesetting).
     func flushCommit() throws
-    /// Blocks until no output has a frame awaiting presentation (at most about a second).
-    func waitForPendingFrames() throws
-
     /// A descriptor the event loop watches for the backend's events (KMS: page flips and
     /// hotplug), or nil for a backend that has none. When it is readable, call `dispatchEvents`.
     var eventDescriptor: Int32? { get }
@@ -112,13 +109,13 @@ public struct BackendEvents: Sendable, Equatable {
     }
     /// Each output's frames that reached the screen since the last call, oldest first.
     public var presented: [Presentation]
-    /// The outputs changed (a display was connected, or turned back on): draw the current
-    /// state again even though nothing in the tree changed.
-    public var needsRedraw: Bool
+    /// Why the outputs must be drawn again though nothing in the tree changed: a display was
+    /// connected or changed mode (`hotplug`), or was turned back on (`outputRelit`).
+    public var reasons: Set<RepaintReason>
 
-    public init(presented: [Presentation] = [], needsRedraw: Bool = false) {
+    public init(presented: [Presentation] = [], reasons: Set<RepaintReason> = []) {
         self.presented = presented
-        self.needsRedraw = needsRedraw
+        self.reasons = reasons
     }
 }
 
@@ -129,7 +126,6 @@ extension DisplayBackend {
     public var isActive: Bool { true }
     public func beginCommit() {}
     public func flushCommit() throws {}
-    public func waitForPendingFrames() throws {}
     public var eventDescriptor: Int32? { nil }
     public func dispatchEvents() throws -> BackendEvents { BackendEvents() }
     public func redraw(_ list: DrawList) throws -> Bitmap {

@@ -14,6 +14,14 @@ public struct FrameClock: Sendable {
 
     public var isVirtual: Bool { kind == .virtual }
 
+    /// How frames follow this clock where no display paces them.
+    public var pacing: RepaintLoop.Pacing {
+        switch kind {
+        case .virtual: .virtualClock
+        case .real(let hz): .refreshRate(hz)
+        }
+    }
+
     /// The virtual clock never passes this (about 31 700 years): far beyond any test, and small
     /// enough that time stays finite and keeps sub-microsecond steps exact in a Double.
     public static let maximumVirtualTime = 1e12

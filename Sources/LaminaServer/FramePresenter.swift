@@ -32,17 +32,17 @@ public final class FramePresenter {
         self.backend = backend
     }
 
-    /// Draws `list` (the whole desktop, in points) on the named outputs (nil: every output,
-    /// after waiting for frames still on their way to the screen) that are lit and free, and
-    /// shows them. Returns the outputs whose frames are committed and not yet on screen (page
-    /// flips queued). An output whose frame fails is drawn whole next time; the others are
-    /// still drawn and committed, and the first error is thrown afterwards.
+    /// Draws `list` (the whole desktop, in points) on the named outputs (nil: every output)
+    /// that are lit and free, and shows them. Returns the outputs whose frames are committed
+    /// and not yet on screen (page flips queued). An output whose frame fails is drawn whole
+    /// next time; the others are still drawn and committed, and the first error is thrown
+    /// afterwards. An output still waiting for its flip is skipped: the repaint loop only asks
+    /// for free ones.
     @discardableResult
     public func present(_ list: DrawList, on names: [String]? = nil) throws -> Set<String> {
         lastList = list
         // Switched away: another session has the display; the frame waits for it to come back.
         guard backend.isActive else { return [] }
-        if names == nil { try backend.waitForPendingFrames() }
         let due = backend.outputs.filter { o in names.map { $0.contains(o.name) } ?? true }
         var firstError: (any Error)?
         backend.beginCommit()

@@ -88,12 +88,6 @@ public struct RepaintPlanner: Sendable {
         return o.owesFrame
     }
 
-    /// A frame drawn outside the planner (for a request: a screenshot, the virtual clock)
-    /// queued flips on `names`: they await them.
-    public mutating func noteFlipping(_ names: Set<String>) {
-        for name in names where outputs[name] != nil { outputs[name]?.isAwaiting = true }
-    }
-
     /// Whether any output awaits its flip (for the watchdog: a flip that never completes).
     public var anyAwaiting: Bool { outputs.values.contains { $0.isAwaiting } }
 }

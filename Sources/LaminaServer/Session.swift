@@ -17,6 +17,9 @@ struct Session {
     /// Descriptors received and not yet taken by a commit, oldest first, each with the stream
     /// range of the read that brought it: it belongs to a frame that starts in that range.
     var attachments: [(attachment: MemoryAttachment, start: Int, end: Int)] = []
+    /// A request of this client's waits for the next frame (`FrameWaiter`): its later frames
+    /// wait too, so that replies keep their order and the request sees the state it was sent in.
+    var waitsForFrame = false
 
     init(id: ClientID, frameLimit: Int, peer: PeerIdentity) {
         self.id = id

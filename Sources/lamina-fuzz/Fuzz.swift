@@ -66,7 +66,7 @@ func fuzzJournal(_ bytes: UnsafeBufferPointer<UInt8>) {
     compositor.restore(journal, bootID: "") { image in
         image.number % 2 == 1 || image.byteCount > 1 << 20 ? nil : HeapPixelMemory([UInt8](repeating: 0, count: image.byteCount))
     }
-    try? compositor.render()
+    try? compositor.flushFrame(always: true)
     _ = compositor.journal(bootID: "", filePrefix: "f").0.encoded()
 }
 
@@ -137,7 +137,7 @@ func fuzzCompositor(_ bytes: UnsafeBufferPointer<UInt8>) {
         i += length
         switch action {
         case 0, 1: compositor.receive(chunk, from: clients[Int(action)], frameBudget: 16)
-        case 2: try? compositor.render()
+        case 2: try? compositor.flushFrame(always: true)
         case 3:
             let k = chunk.first.map { Int($0) % 2 } ?? 0
             compositor.disconnected(clients[k])
@@ -149,5 +149,5 @@ func fuzzCompositor(_ bytes: UnsafeBufferPointer<UInt8>) {
         }
         for c in clients where compositor.hasPendingFrame(c) { compositor.handlePending(c, frameBudget: 64) }
     }
-    try? compositor.render()
+    try? compositor.flushFrame(always: true)
 }

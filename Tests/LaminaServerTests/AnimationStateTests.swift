@@ -95,7 +95,7 @@ final class AnimationStateTests {
     @Test func transitionSnapshotsAreTheRenderSidesAndGoWhenTheTransitionEnds() throws {
         let a = hello()
         feed(a, .commit(Commit(serial: 1, operations: square(1, x: 24, color: .red))))
-        try compositor.render()
+        try compositor.flushFrame(always: true)
         var push = Transition(type: .push, subtype: .fromRight, timing: MediaTiming(duration: 1))
         push.timingFunction = .linear
         feed(a, .commit(Commit(serial: 2, operations: [
@@ -118,7 +118,7 @@ final class AnimationStateTests {
         let fade = BasicAnimation(keyPath: "opacity", from: .number(1), to: .number(0.5), duration: 1, timingFunction: .linear)
         feed(a, .commit(Commit(serial: 1, operations: square(1, x: 24, color: .green) + square(2, x: 8, color: .red, in: LayerID(1))
             + [.setAction(LayerID(2), dictionary: .actions, key: "onOrderOut", .animation(.basic(fade)))])))
-        try compositor.render()
+        try compositor.flushFrame(always: true)
         #expect(colorsDrawn([.green, .red]) == [.green, .red])
         feed(a, .commit(Commit(serial: 2, operations: [.remove(LayerID(2))])))
         let state = try #require(compositor.animationState(entry: 0))

@@ -52,11 +52,11 @@ final class CompositorTests {
         _ = take(a)
         feed(a, ClientMessage.commit(Commit(serial: 1, operations: square(1, x: 16, color: .red))).encoded())
         _ = take(a)
-        try compositor.renderIfNeeded()
+        try compositor.flushFrame()
         #expect(!compositor.resize(width: 64, height: 48), "same size: nothing to do")
-        #expect(!compositor.needsFrame)
+        #expect(!compositor.repaintPending)
         #expect(compositor.resize(width: 32, height: 24))
-        #expect(compositor.needsFrame)
+        #expect(compositor.repaintPending)
         #expect(compositor.display.tree(of: a)?[.root]?.properties.bounds == Rect(x: 0, y: 0, width: 32, height: 24))
         #expect(compositor.display.tree(of: a)?[.root]?.properties.position == Point(x: 16, y: 12))
         let list = compositor.display.drawList()
@@ -74,12 +74,12 @@ final class CompositorTests {
         #expect(w.displayWidth == 64 && w.clock == .virtual)
         feed(a, ClientMessage.commit(Commit(serial: 1, operations: square(1, x: 16, color: .red))).encoded())
         #expect(take(a) == [.applied(serial: 1)])
-        #expect(compositor.needsFrame)
+        #expect(compositor.repaintPending)
         feed(a, ClientMessage.request(id: 7, .screenshot).encoded())
         guard case .reply(7, .screenshot(let shot)) = take(a).first else { Issue.record("no screenshot"); return }
         #expect(shot.pixel(x: 16, y: 24) == (255, 0, 0, 255))
         #expect(shot.pixel(x: 40, y: 24) == (0, 0, 0, 255))
-        #expect(!compositor.needsFrame)
+        #expect(!compositor.repaintPending)
     }
 
     @Test func garbageDropsOnlyThatClient() throws {
@@ -208,7 +208,7 @@ struct FrameClockTests {
         let compositor = Compositor(backend: try HeadlessBackend(width: 16, height: 16), clock: FrameClock(.real(refreshRate: 60)),
                                     realTime: { 100 })
         #expect(compositor.now == 100)
-        try compositor.render(at: 100.016)
+        try compositor.produce(RepaintLoop.Frame(outputs: nil, target: 100.016, reasons: []))
         #expect(compositor.lastFrameTime == 100.016, "the frame's animations were evaluated at its target")
         #expect(compositor.now == 100 && compositor.clock.frameTarget == nil, "the target holds for the frame only")
         var virtual = FrameClock(.virtual)

@@ -269,7 +269,7 @@ final class DamagePixelTests {
             if step > 0 { commit(changes(&rng)) }
             // laminad also draws a frame after the commit's batch of input, before any advance,
             // as often as not: the damage-tracked side draws such extra frames, the other not.
-            if extra.next() % 2 == 0 { try tracked.compositor.render() }
+            if extra.next() % 2 == 0 { try tracked.compositor.flushFrame(always: true) }
             let seconds = Double(rng.next() % 4) * 0.1
             let advance = ClientMessage.request(id: 3, .advanceClock(seconds: seconds)).encoded()
             tracked.feed(advance)

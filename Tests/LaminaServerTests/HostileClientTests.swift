@@ -53,7 +53,7 @@ final class HostileClientTests {
     @Test func aClientDroppedWhileItsEventsAreSentIsRemovedAfterTheFrame() throws {
         let a = hello("a"), b = hello("b"), c = hello("c")
         for (i, id) in [a, b, c].enumerated() { feed(id, .commit(Commit(serial: 1, operations: animated(UInt32(i + 1), tag: 7)))) }
-        try compositor.render()
+        try compositor.flushFrame(always: true)
         _ = take(a); _ = take(b); _ = take(c)
         // b's socket "fails" on its next event: the platform reports the disconnect at once.
         onSend = { [unowned self] id in
@@ -93,7 +93,7 @@ final class HostileClientTests {
         ops += hostile
         feed(a, .commit(Commit(serial: 1, operations: ops)))
         #expect(take(a).contains { if case .applied = $0 { true } else { false } })
-        try compositor.render()
+        try compositor.flushFrame(always: true)
         feed(a, .request(id: 2, .screenshot))
         #expect(take(a).contains { if case .reply(2, .screenshot) = $0 { true } else { false } })
     }

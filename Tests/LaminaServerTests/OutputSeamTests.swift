@@ -1,6 +1,7 @@
 import Testing
 import LaminaCore
 import LaminaHeadless
+import LaminaTestSupport
 @testable import LaminaServer
 
 /// The frame step over the `Output` seam, with outputs and a renderer that only record what
@@ -8,95 +9,6 @@ import LaminaHeadless
 /// how the backend's commit brackets them.
 @Suite("The frame step over outputs")
 struct OutputSeamTests {
-    /// Every call the backend, its outputs and the renderer receive, in order.
-    final class Journal {
-        var calls: [String] = []
-    }
-
-    final class Target: RenderTarget {
-        let width: Int, height: Int
-        init(width: Int, height: Int) { (self.width, self.height) = (width, height) }
-    }
-
-    final class RecordingRenderer: Renderer {
-        let journal: Journal
-        var failOn: String?
-        /// Each draw's list and damage, by output (the target's width names it here).
-        var draws: [(list: DrawList, damage: DamageRegion?)] = []
-        init(journal: Journal) { self.journal = journal }
-        var name: String { "recording" }
-        func draw(_ list: DrawList) throws {}
-        func draw(_ list: DrawList, into target: any RenderTarget, damage: DamageRegion?) throws {
-            journal.calls.append("draw \(target.width)x\(target.height)")
-            draws.append((list, damage))
-            if let failOn, target.width == Int(failOn) { throw ScreenshotUnavailable(reason: "draw failed") }
-        }
-        func readPixels() throws -> Bitmap { Bitmap(width: 1, height: 1) }
-    }
-
-    final class FakeOutput: Output {
-        let name: String
-        let layoutRect: Rect
-        let pixelWidth: Int, pixelHeight: Int
-        var scale: Double = 1
-        var transform: OutputTransform = .normal
-        var refreshInterval: Double? = 1.0 / 60
-        var isOn = true
-        var isFramePending = false
-        var damage = DamageTracker()
-        var damageStatistics = DamageStatistics()
-        var bufferAge = 1
-        var committed: [DamageRegion?] = []
-        var presented: Bitmap?
-        let journal: Journal
-        init(_ name: String, _ rect: Rect, journal: Journal) {
-            self.name = name
-            layoutRect = rect
-            pixelWidth = Int(rect.width)
-            pixelHeight = Int(rect.height)
-            self.journal = journal
-        }
-        func setPower(_ on: Bool) throws { isOn = on }
-        func beginFrame() throws -> OutputFrame {
-            journal.calls.append("begin \(name)")
-            return OutputFrame(target: Target(width: pixelWidth, height: pixelHeight), bufferAge: bufferAge)
-        }
-        func commit(damage: DamageRegion?) throws {
-            journal.calls.append("commit \(name)")
-            committed.append(damage)
-            presented = Bitmap(width: pixelWidth, height: pixelHeight, fill: (1, 2, 3, 255))
-        }
-        func readPresented() throws -> Bitmap? { presented }
-        /// Overlay planes: what the output offers, what its driver would say, what it was given.
-        var planes: [OverlayPlane] = []
-        var refusal: String?
-        var scanouts: [PlaneScanout?] = []
-        var overlayPlanes: [OverlayPlane] { planes }
-        func scanOut(_ scanout: PlaneScanout?) -> String? {
-            scanouts.append(scanout)
-            return scanout == nil ? nil : refusal
-        }
-    }
-
-    final class FakeBackend: DisplayBackend {
-        let journal = Journal()
-        lazy var recording = RecordingRenderer(journal: journal)
-        var renderer: any Renderer { recording }
-        var fakes: [FakeOutput] = []
-        var outputs: [any Output] { fakes }
-        var name: String { "fake" }
-        var width: Int { fakes.map { Int($0.layoutRect.maxX) }.max() ?? 0 }
-        var height: Int { fakes.map { Int($0.layoutRect.maxY) }.max() ?? 0 }
-        var damageTracking = true
-        var redrawn: [DrawList] = []
-        func beginCommit() { journal.calls.append("begin commit") }
-        func flushCommit() throws { journal.calls.append("flush") }
-        func redraw(_ list: DrawList) throws -> Bitmap {
-            redrawn.append(list)
-            return Bitmap(width: list.width, height: list.height)
-        }
-    }
-
     func square(x: Double, y: Double = 10) -> DrawCommand {
         DrawCommand(transform: .translation(x: x, y: y), bounds: Rect(x: 0, y: 0, width: 20, height: 20), color: .red, opacity: 1)
     }

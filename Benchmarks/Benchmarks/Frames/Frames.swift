@@ -48,7 +48,7 @@ private struct Session {
         client = compositor.connect()
         receive(.hello(Hello(clientName: "bench")))
         commit([.settings(TransactionSettings(disableActions: true))] + scene)
-        _ = try? compositor.render()
+        _ = try? compositor.flushFrame(always: true)
     }
 
     func receive(_ message: ClientMessage) {
@@ -97,7 +97,7 @@ let benchmarks: @Sendable () -> Void = {
             .settings(TransactionSettings(disableActions: true)), .set(LayerID(1), .opacity, .number(opacity))])).encoded()
         benchmark.startMeasurement()
         commit.withUnsafeBytes { session.compositor.receive($0, from: session.client) }
-        _ = try? session.compositor.renderIfNeeded()
+        _ = try? session.compositor.flushFrame()
         benchmark.stopMeasurement()
     }
 }

@@ -3,6 +3,7 @@
 // shims for the calls that need _GNU_SOURCE, which is defined for this target in Package.swift.
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
+#include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/types.h>

@@ -1,0 +1,127 @@
+import LaminaCore
+import LaminaServer
+
+/// A display backend, its outputs and a renderer that only record what they are asked (no GL,
+/// no KMS): for the frame step, the repaint loop and the compositor's requests, tested without
+/// EGL. Outputs with a refresh interval page-flip: a committed frame stays pending until the
+/// test completes its flip (`FakeBackend.completeFlips`), as a KMS output's does.
+
+/// Every call the backend, its outputs and the renderer receive, in order.
+public final class CallJournal {
+    public var calls: [String] = []
+    public init() {}
+}
+
+/// Where a fake output's frame is drawn: only its size.
+public final class FakeTarget: RenderTarget {
+    public let width: Int, height: Int
+    public init(width: Int, height: Int) { (self.width, self.height) = (width, height) }
+}
+
+public final class RecordingRenderer: Renderer {
+    public let journal: CallJournal
+    /// Draws into a target this wide fail.
+    public var failOn: String?
+    /// Each draw's list and damage, by output (the target's width names it here).
+    public var draws: [(list: DrawList, damage: DamageRegion?)] = []
+    public init(journal: CallJournal) { self.journal = journal }
+    public var name: String { "recording" }
+    public func draw(_ list: DrawList) throws {}
+    public func draw(_ list: DrawList, into target: any RenderTarget, damage: DamageRegion?) throws {
+        journal.calls.append("draw \(target.width)x\(target.height)")
+        draws.append((list, damage))
+        if let failOn, target.width == Int(failOn) { throw ScreenshotUnavailable(reason: "draw failed") }
+    }
+    public func readPixels() throws -> Bitmap { Bitmap(width: 1, height: 1) }
+}
+
+public final class FakeOutput: Output {
+    public let name: String
+    public let layoutRect: Rect
+    public let pixelWidth: Int, pixelHeight: Int
+    public var scale: Double = 1
+    public var transform: OutputTransform = .normal
+    public var refreshInterval: Double? = 1.0 / 60
+    public var isOn = true
+    public var isFramePending = false
+    /// Commits leave the frame pending until its flip completes (a KMS output); false: shown at once.
+    public var flips = false
+    public var damage = DamageTracker()
+    public var damageStatistics = DamageStatistics()
+    public var bufferAge = 1
+    public var committed: [DamageRegion?] = []
+    public var presented: Bitmap?
+    public let journal: CallJournal
+    public init(_ name: String, _ rect: Rect, journal: CallJournal) {
+        self.name = name
+        layoutRect = rect
+        pixelWidth = Int(rect.width)
+        pixelHeight = Int(rect.height)
+        self.journal = journal
+    }
+    public func setPower(_ on: Bool) throws { isOn = on }
+    public func beginFrame() throws -> OutputFrame {
+        journal.calls.append("begin \(name)")
+        return OutputFrame(target: FakeTarget(width: pixelWidth, height: pixelHeight), bufferAge: bufferAge)
+    }
+    public func commit(damage: DamageRegion?) throws {
+        journal.calls.append("commit \(name)")
+        committed.append(damage)
+        presented = Bitmap(width: pixelWidth, height: pixelHeight, fill: (1, 2, 3, 255))
+        if flips { isFramePending = true }
+    }
+    public func readPresented() throws -> Bitmap? { presented }
+    /// Overlay planes: what the output offers, what its driver would say, what it was given.
+    public var planes: [OverlayPlane] = []
+    public var refusal: String?
+    public var scanouts: [PlaneScanout?] = []
+    public var overlayPlanes: [OverlayPlane] { planes }
+    public func scanOut(_ scanout: PlaneScanout?) -> String? {
+        scanouts.append(scanout)
+        return scanout == nil ? nil : refusal
+    }
+}
+
+public final class FakeBackend: DisplayBackend {
+    public let journal = CallJournal()
+    public lazy var recording = RecordingRenderer(journal: journal)
+    public var renderer: any Renderer { recording }
+    public var fakes: [FakeOutput] = []
+    public var outputs: [any Output] { fakes }
+    public var name: String { "fake" }
+    public var width: Int { fakes.map { Int($0.layoutRect.maxX) }.max() ?? 0 }
+    public var height: Int { fakes.map { Int($0.layoutRect.maxY) }.max() ?? 0 }
+    public var damageTracking = true
+    public var redrawn: [DrawList] = []
+    /// Whether outputs can be blanked (the flipping fakes can, as KMS's).
+    public var canSetPower = false
+    public init() {}
+    public func beginCommit() { journal.calls.append("begin commit") }
+    public func flushCommit() throws { journal.calls.append("flush") }
+    public func redraw(_ list: DrawList) throws -> Bitmap {
+        redrawn.append(list)
+        return Bitmap(width: list.width, height: list.height)
+    }
+
+    /// Outputs side by side, `width` × `height` each, that page-flip at 60 Hz.
+    public static func flipping(_ names: [String], width: Int = 64, height: Int = 48) -> FakeBackend {
+        let backend = FakeBackend()
+        backend.canSetPower = true
+        for (i, name) in names.enumerated() {
+            let o = FakeOutput(name, Rect(x: Double(i * width), y: 0, width: Double(width), height: Double(height)), journal: backend.journal)
+            o.flips = true
+            backend.fakes.append(o)
+        }
+        return backend
+    }
+
+    /// The named outputs' pending flips complete at `time`: the events the backend reports.
+    public func completeFlips(_ names: [String], at time: Double) -> BackendEvents {
+        var events = BackendEvents()
+        for o in fakes where names.contains(o.name) && o.isFramePending {
+            o.isFramePending = false
+            events.presented.append(BackendEvents.Presentation(output: o.name, time: time))
+        }
+        return events
+    }
+}
