@@ -14,46 +14,7 @@
 
 #include "client.h"
 
-static const char *const error_names[] = {
-    NULL,
-    "malformed-frame", /* 1 */
-    "frame-too-large", /* 2 */
-    "unknown-message", /* 3 */
-    "unsupported-version", /* 4 */
-    "not-hello", /* 5 */
-    "malformed-message", /* 6 */
-    "unknown-layer", /* 7 */
-    "duplicate-layer", /* 8 */
-    "cycle", /* 9 */
-    "invalid-property", /* 10 */
-    "session-in-use", /* 11 */
-    "invalid-request", /* 12 */
-    "limit-exceeded", /* 13 */
-    "internal-error", /* 14 */
-    "not-allowed", /* 15 */
-    "invalid-animation", /* 16 */
-    "unknown-image", /* 17 */
-    "duplicate-image", /* 18 */
-    "invalid-image", /* 19 */
-    "permission-denied", /* 20 */
-};
-
 #define DEFAULT_DURATION 0.25
-
-const char *lamina_status_string(int status) {
-    switch (status) {
-    case LAMINA_OK: return "success";
-    case LAMINA_ERROR_INVALID_ARGUMENT: return "invalid argument";
-    case LAMINA_ERROR_NO_MEMORY: return "out of memory";
-    case LAMINA_ERROR_IO: return "input/output error";
-    case LAMINA_ERROR_CLOSED: return "the connection is closed";
-    case LAMINA_ERROR_PROTOCOL: return "laminad sent something that is not a protocol message";
-    case LAMINA_ERROR_SERVER: return "laminad refused the commit or request";
-    case LAMINA_ERROR_STATE: return "not allowed in this state";
-    case LAMINA_ERROR_TIMEOUT: return "timed out";
-    default: return "unknown status";
-    }
-}
 
 void lamina_free(void *pointer) { free(pointer); }
 
@@ -245,10 +206,6 @@ static int send_frame(lamina_connection *conn, const lm_buf *frame, const int *f
 }
 
 /* MARK: Decoding */
-
-const char *lamina_server_error_name(int code) {
-    return code > 0 && (size_t)code < sizeof error_names / sizeof error_names[0] ? error_names[code] : NULL;
-}
 
 static const char *error_name(uint32_t code) {
     const char *name = code <= INT32_MAX ? lamina_server_error_name((int)code) : NULL;

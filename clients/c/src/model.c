@@ -44,6 +44,21 @@ double lm_now(const lamina_connection *conn) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+int lm_reserve_layer(lamina_connection *conn, uint32_t number) {
+    if (number >= conn->layer_capacity) {
+        size_t capacity = conn->layer_capacity ? conn->layer_capacity * 2 : 64;
+        while (capacity <= number)
+            capacity *= 2;
+        lamina_layer **layers = realloc(conn->layers, capacity * sizeof *layers);
+        if (!layers)
+            return -1;
+        memset(layers + conn->layer_capacity, 0, (capacity - conn->layer_capacity) * sizeof *layers);
+        conn->layers = layers;
+        conn->layer_capacity = capacity;
+    }
+    return 0;
+}
+
 /* MARK: Entries */
 
 static lm_entry *find_entry(lamina_layer *l, uint32_t key, const uint8_t *name, size_t name_length) {
