@@ -199,8 +199,42 @@ struct lamina_connection {
     int resumed;           /* the first welcome took over a kept session's layers */
 };
 
-/* Grows an array of `size`-byte items so that `count + 1` fit. 0 or -1. */
-int lm_grow(void **items, size_t *capacity, size_t count, size_t size);
+/* The duration of a transaction that sets none (CA's). */
+#define LM_DEFAULT_DURATION 0.25
+
+/* Layer `number` of the connection (0: the root), or NULL. */
+static inline lamina_layer *lm_layer_at(lamina_connection *conn, uint32_t number) {
+    if (number == 0)
+        return &conn->root;
+    return number < conn->layer_capacity ? conn->layers[number] : NULL;
+}
+
+/* stream.c */
+/* Closes the socket; `reason` (formatted) says why. Returns `status` for convenience. */
+int lm_close_with(lamina_connection *conn, int status, const char *reason);
+/* *error for a call that failed with `status` on this connection. */
+void lm_status_error(lamina_connection *conn, int status, char **error);
+int lm_flush(lamina_connection *conn);
+int lm_flush_all(lamina_connection *conn);
+int lm_send_frame(lamina_connection *conn, const lm_buf *frame, const int *fds, size_t fd_count);
+int lm_handle_input(lamina_connection *conn, int *handled);
+int lm_read_available(lamina_connection *conn);
+int lm_pump(lamina_connection *conn);
+int lm_exchange(lamina_connection *conn, uint32_t kind, const lm_buf *arguments);
+/* messages.c */
+int lm_handle_frame(lamina_connection *conn, uint32_t type, const uint8_t *body, size_t length, const char **why);
+/* events.c */
+lm_queued_event *lm_push_event(lamina_connection *conn, lamina_event_type type);
+int lm_dispatch_events(lamina_connection *conn);
+int lm_completion_queued(const lamina_connection *conn, uint32_t group);
+/* connection.c */
+int lm_say_hello(lamina_connection *conn, const char *client_name, char **error);
+/* pending.c */
+void lm_discard_pending(lamina_connection *conn);
+/* reconnect.c */
+int lm_recover(lamina_connection *conn, int status);
+/* model.c */
+void lm_model_take_out(lamina_connection *conn, lamina_layer *child);
 
 /* Starts an operation in the pending commit's main list (emitting a settings operation first
  * when the transaction settings changed); returns the length to roll back to, or (size_t)-1

@@ -1,7 +1,9 @@
 /* The pending commit: the operations recorded since the last commit, under the settings of the
- * open transactions (a settings operation goes first whenever they change). */
+ * open transactions (a settings operation goes first whenever they change); sent as one commit,
+ * or dropped (a loss: the model has them for the replay). */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client.h"
 
@@ -96,4 +98,66 @@ int lm_op_end(lamina_connection *conn, lm_buf *list, uint32_t *count, size_t mar
     }
     (*count)++;
     return LAMINA_OK;
+}
+
+void lm_free_settings(lm_settings *s) {
+    free(s->groups);
+    s->groups = NULL;
+    s->group_count = 0;
+}
+
+void lm_discard_pending(lamina_connection *conn) {
+    for (size_t i = 0; i < conn->fd_count; i++)
+        close(conn->fds[i]);
+    conn->fd_count = 0;
+    conn->image_ops.length = conn->ops.length = conn->tail_ops.length = 0;
+    conn->image_op_count = conn->op_count = conn->tail_op_count = 0;
+    lm_free_settings(&conn->current);
+    conn->current.duration = LM_DEFAULT_DURATION;
+    conn->current.has_timing = 0;
+    conn->current.disable_actions = 0;
+    conn->sent_group_count = 0;
+}
+
+int lm_send_pending(lamina_connection *conn) {
+    int s = lm_check_open(conn);
+    if (s)
+        return s;
+    /* A transaction with a completion that sent nothing completes at once (after this commit). */
+    for (size_t i = 0; i < conn->closed_group_count; i++) {
+        uint32_t group = conn->closed_groups[i];
+        int sent = 0;
+        for (size_t j = 0; j < conn->sent_group_count && !sent; j++)
+            sent = conn->sent_groups[j] == group;
+        if (!sent) {
+            lm_queued_event *q = lm_push_event(conn, LAMINA_EVENT_TRANSACTION_COMPLETED);
+            if (q)
+                q->event.group = group;
+        }
+    }
+    conn->closed_group_count = 0;
+    uint32_t count = conn->image_op_count + conn->op_count + conn->tail_op_count;
+    if (count == 0) {
+        lm_discard_pending(conn);
+        return LAMINA_OK;
+    }
+    uint32_t serial = conn->serial == UINT32_MAX ? 1 : conn->serial + 1;
+    lm_buf frame = {0};
+    size_t start = lm_frame_begin(&frame, LM_MSG_COMMIT);
+    lm_buf_u32(&frame, serial);
+    lm_buf_u32(&frame, count);
+    lm_buf_bytes(&frame, conn->image_ops.data, conn->image_ops.length);
+    lm_buf_bytes(&frame, conn->ops.data, conn->ops.length);
+    lm_buf_bytes(&frame, conn->tail_ops.data, conn->tail_ops.length);
+    lm_frame_end(&frame, start);
+    if (frame.failed) {
+        lm_buf_free(&frame);
+        return LAMINA_ERROR_NO_MEMORY; /* the changes stay pending */
+    }
+    s = lm_send_frame(conn, &frame, conn->fds, conn->fd_count);
+    lm_buf_free(&frame);
+    lm_discard_pending(conn);
+    if (s == LAMINA_OK)
+        conn->serial = serial;
+    return s;
 }
