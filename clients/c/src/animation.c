@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client.h"
+#include "animation.h"
 
 lamina_animation *lamina_animation_basic_new(const char *key_path) {
     if (!key_path || strlen(key_path) > LM_KEY_LIMIT)

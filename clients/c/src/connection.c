@@ -11,7 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "client.h"
+#include "model.h"
+#include "snapshot.h"
+#include "stream.h"
+#include "pending.h"
+#include "connection.h"
 
 /* MARK: Connecting */
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client.h"
+#include "events.h"
 
 lm_queued_event *lm_push_event(lamina_connection *conn, lamina_event_type type) {
     if (conn->event_head > 0 && conn->event_head == conn->event_count)

@@ -8,7 +8,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "client.h"
+#include "stream.h"
+#include "pending.h"
 
 static int write_rows(int fd, uint32_t image_width, uint32_t x, uint32_t y, uint32_t width, uint32_t height,
                       const uint8_t *pixels, size_t stride) {

@@ -1,4 +1,5 @@
-/* Internal to liblamina: byte buffers, the little-endian codec, PNG. Not installed. */
+/* Internal to liblamina: byte buffers, the little-endian codec, the protocol's names, PNG. Not installed.
+ * The bottom of the internal headers (see client.h for their order). */
 #ifndef LAMINA_INTERNAL_H
 #define LAMINA_INTERNAL_H
 
@@ -122,6 +123,9 @@ char *lm_vstrdup_printf(const char *format, va_list args) __attribute__((format(
 char *lm_copy_string(const uint8_t *s, size_t n);
 /* Sets *error (when error is not NULL) to a malloc'd message. */
 void lm_set_error(char **error, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/* The control points of a named timing function (names.c). 0, or -1 for an unknown name. */
+int lm_timing_named(const char *name, double out[4]);
 
 /* PNG: CRC-32 (ISO 3309 / PNG), Adler-32 (zlib), an 8-bit RGBA PNG with stored deflate blocks. */
 uint32_t lm_crc32(uint32_t crc, const uint8_t *data, size_t n);

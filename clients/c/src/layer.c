@@ -8,7 +8,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "client.h"
+#include "animation.h"
+#include "model.h"
+#include "stream.h"
+#include "pending.h"
 
 #define OP_BEGIN(conn)                                                                                             \
     size_t mark_ = lm_op_begin(conn);                                                                              \

@@ -2,7 +2,8 @@
  * requests, and events queued for dispatch. */
 #include <stdlib.h>
 
-#include "client.h"
+#include "events.h"
+#include "messages.h"
 
 static const char *error_name(uint32_t code) {
     const char *name = code <= INT32_MAX ? lamina_server_error_name((int)code) : NULL;

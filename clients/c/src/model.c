@@ -7,7 +7,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "client.h"
+#include "events.h"
+#include "model.h"
 
 #define PROPERTY_SPEED 21u
 #define PROPERTY_TIME_OFFSET 22u

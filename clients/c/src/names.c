@@ -2,7 +2,7 @@
  * type, the timing functions' control points; and the library's own statuses. */
 #include <string.h>
 
-#include "client.h"
+#include "internal.h"
 
 static const char *const error_names[] = {
     NULL,

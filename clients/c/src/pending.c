@@ -5,7 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "client.h"
+#include "events.h"
+#include "model.h"
+#include "stream.h"
+#include "pending.h"
 
 static int settings_equal(const lm_settings *a, const lm_settings *b) {
     if (a->duration != b->duration || a->has_timing != b->has_timing || a->disable_actions != b->disable_actions ||

@@ -11,7 +11,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "client.h"
+#include "events.h"
+#include "model.h"
+#include "snapshot.h"
+#include "replay.h"
+#include "stream.h"
+#include "pending.h"
+#include "connection.h"
+#include "reconnect.h"
 
 int lamina_connection_set_reconnect(lamina_connection *conn, int attempts, int initial_delay_ms, int max_delay_ms) {
     if (!conn || attempts < 0 || initial_delay_ms < 0 || max_delay_ms < initial_delay_ms)

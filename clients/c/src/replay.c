@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client.h"
+#include "animation.h"
+#include "events.h"
+#include "model.h"
+#include "replay.h"
 
 static int listed(const uint32_t *list, size_t count, uint32_t number) {
     for (size_t i = 0; i < count; i++)

@@ -8,7 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "client.h"
+#include "events.h"
+#include "stream.h"
+#include "pending.h"
+#include "reconnect.h"
 
 /* Sends a request (committing first, outside a transaction) and waits for its answer: the reply's
  * body is then in conn->reply. `arguments` may be NULL. */

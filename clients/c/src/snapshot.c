@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client.h"
+#include "model.h"
+#include "snapshot.h"
 
 /* Visits each operation of the welcome's snapshot: its type, layer number and bytes. */
 typedef int (*snapshot_visitor)(lamina_connection *conn, uint32_t type, uint32_t number, const uint8_t *op, size_t length,

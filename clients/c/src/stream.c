@@ -9,7 +9,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "client.h"
+#include "messages.h"
+#include "stream.h"
 
 /* MARK: Closing */
 

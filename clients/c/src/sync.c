@@ -2,7 +2,10 @@
  * and, with automatic reconnection, connects again first (lm_recover). */
 #include <stdlib.h>
 
-#include "client.h"
+#include "events.h"
+#include "stream.h"
+#include "pending.h"
+#include "reconnect.h"
 
 int lamina_connection_commit(lamina_connection *conn) {
     int s = lm_check_recordable(conn);

@@ -2,7 +2,7 @@
  * changes recorded inside them; the outermost one's end commits. */
 #include <string.h>
 
-#include "client.h"
+#include "stream.h"
 
 int lamina_transaction_begin(lamina_connection *conn) {
     int s = lm_check_recordable(conn);
