@@ -107,9 +107,27 @@ void lm_buf_consume(lm_buf *b, size_t n) {
     b->length -= n;
 }
 
+int lm_grow(void **items, size_t *capacity, size_t count, size_t size) {
+    if (count < *capacity)
+        return 0;
+    size_t n = *capacity ? *capacity * 2 : 8;
+    if (n > SIZE_MAX / size)
+        return -1;
+    void *p = realloc(*items, n * size);
+    if (!p)
+        return -1;
+    *items = p;
+    *capacity = n;
+    return 0;
+}
+
 /* MARK: Reading */
 
 size_t lm_reader_remaining(const lm_reader *r) { return r->failed ? 0 : r->length - r->offset; }
+
+uint32_t lm_get_u32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 
 const uint8_t *lm_read_bytes(lm_reader *r, size_t n) {
     if (r->failed || n > r->length - r->offset) {
@@ -347,3 +365,15 @@ void lm_set_error(char **error, const char *format, ...) {
     *error = lm_vstrdup_printf(format, args);
     va_end(args);
 }
+
+char *lm_copy_string(const uint8_t *s, size_t n) {
+    char *c = malloc(n + 1);
+    if (!c)
+        return NULL;
+    if (n)
+        memcpy(c, s, n);
+    c[n] = 0;
+    return c;
+}
+
+void lamina_free(void *pointer) { free(pointer); }

@@ -1,4 +1,22 @@
-/* Internal to liblamina: the connection's state, shared by connection.c and layer.c. */
+/* Internal to liblamina: the connection's state, the types every part reads. Types only: each
+ * part declares its functions in its own header, and the parts depend one way, so that none
+ * calls back into one that builds on it: a part's .c includes its own header and those above it.
+ *
+ *   internal.h    buffer.c png.c names.c  the wire format, byte buffers, PNG, the protocol's names
+ *   client.h                              the connection's state (this file)
+ *   animation.h   animation.c             animations as values: copies, encoding
+ *   events.h      events.c                the event queue and its dispatch
+ *   model.h       model.c                 the model of the tree that a reconnection replays
+ *   snapshot.h    snapshot.c              a kept session's snapshot: restored, destroyed
+ *   replay.h      replay.c                the model as replay commits
+ *   messages.h    messages.c              laminad's messages decoded into the state
+ *   stream.h      stream.c                the socket: frames written and read, waiting, closing
+ *   pending.h     pending.c               the pending commit: recorded, sent, dropped
+ *   connection.h  connection.c            connecting, hello and welcome, closing
+ *   reconnect.h   reconnect.c             connecting again and replaying
+ *   (none)        sync.c requests.c layer.c transaction.c image.c: the public calls on top
+ *
+ * (transaction.c ends in lamina_connection_commit, sync.c's, through lamina.h.) */
 #ifndef LAMINA_CLIENT_H
 #define LAMINA_CLIENT_H
 
@@ -199,98 +217,14 @@ struct lamina_connection {
     int resumed;           /* the first welcome took over a kept session's layers */
 };
 
-/* Grows an array of `size`-byte items so that `count + 1` fit. 0 or -1. */
-int lm_grow(void **items, size_t *capacity, size_t count, size_t size);
+/* The duration of a transaction that sets none (CA's). */
+#define LM_DEFAULT_DURATION 0.25
 
-/* Starts an operation in the pending commit's main list (emitting a settings operation first
- * when the transaction settings changed); returns the length to roll back to, or (size_t)-1
- * when the connection is closed or out of memory. */
-size_t lm_op_begin(lamina_connection *conn);
-/* Ends it: 0, or LAMINA_ERROR_NO_MEMORY (rolled back). */
-int lm_op_end(lamina_connection *conn, lm_buf *list, uint32_t *count, size_t mark);
-int lm_check_open(const lamina_connection *conn);
-int lm_send_pending(lamina_connection *conn);
-void lm_free_settings(lm_settings *s);
-int lm_timing_named(const char *name, double out[4]);
-void lm_encode_animation(lm_buf *b, const lamina_animation *a);
-/* Whether changes may be recorded now: the connection is open, or it may come back (automatic
- * reconnection), in which case the model keeps them for the replay. */
-int lm_check_recordable(const lamina_connection *conn);
-
-/* model.c: the client-side model a reconnection replays. */
-/* Notes a recorded operation (its bytes in the pending main list) in the model. 0, or -1 when
- * out of memory (the model is unchanged). */
-int lm_model_note(lamina_connection *conn, const uint8_t *op, size_t length);
-/* A layer is going: out of its superlayer, its sublayers without one, its animations gone. */
-void lm_model_destroyed(lamina_connection *conn, lamina_layer *layer);
-/* Frees a layer's model (not the layer). */
-void lm_model_free(lamina_layer *layer);
-/* Marks the tagged animations of `layer` under `key` (NULL: all) as gone. */
-void lm_model_animations_gone(lamina_connection *conn, uint32_t layer, const char *key);
-/* The clock's time now: the virtual clock's last reported time, or CLOCK_MONOTONIC seconds. */
-double lm_now(const lamina_connection *conn);
-/* `t` (the display's media time) in the time of `layer` (CA's convertTime:fromLayer:nil). */
-double lm_layer_time(lamina_connection *conn, const lamina_layer *layer, double t);
-lamina_animation *lm_animation_copy(const lamina_animation *a);
-/* One replay commit at a time: fills `ops` (with a settings operation first) and `fds` from
- * position *cursor on, within the replay's limits; returns the operation count (0 when done). */
-typedef struct lm_replay {
-    int stage;      /* 0 images, 1 creates, 2 values, 3 sublayers, 4 actions, 5 animations, 6 done */
-    size_t index, sub;
-    double shift;   /* how far the clock jumped (0 on the real clock, which kept running) */
-    double last;    /* the clock's time before the loss */
-    /* Operations of 5 bytes that go first (destroys of a taken-over session's layers and images),
-     * in the same commit as the layers made again where they fit: laminad destroys a session's
-     * images that no layer shows after each commit. */
-    lm_buf *prefix;
-    size_t prefix_index;
-    /* Not 0: animations are replayed under tags tag_base + their index (laminad's own copies of
-     * them, destroyed by the prefix, report their stops under the old ones). */
-    uint32_t tag_base;
-    /* Operations that go last, each with a u32 length before it: an earlier client's animations
-     * in a held session, which the destroys end (added again as laminad ran them). */
-    lm_buf *suffix;
-    size_t suffix_offset;
-    /* Layers and images laminad refused to create in this replay: left out, with all that names them. */
-    uint32_t skipped_layers[64], skipped_images[64];
-    size_t skipped_layer_count, skipped_image_count;
-} lm_replay;
-/* Where one operation of a replay commit came from (stage 6: the settings operation; 7: the
- * prefix; 8: the suffix, index its offset). */
-typedef struct lm_replay_source {
-    int stage;
-    size_t index, sub;
-} lm_replay_source;
-uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int *fds, size_t *fd_count,
-                        lm_replay_source *sources);
-/* laminad refused the replay's operation that came from `source`: the model leaves it out (an
- * entry or a sublayer dropped, an animation gone, a layer or image skipped in this replay).
- * -1 when it cannot (the settings operation, or too many skips). */
-int lm_replay_drop(lamina_connection *conn, lm_replay *r, const lm_replay_source *source);
-/* After a replay was applied: each animation's beginTime is in the new laminad's time from then on. */
-void lm_model_retimed(lamina_connection *conn, double last, double shift);
-/* Room in conn->layers for layer `number`. 0, or -1 when out of memory. */
-int lm_reserve_layer(lamina_connection *conn, uint32_t number);
-/* A replay's commits stay under laminad's default limits (docs/protocol.md). */
-#define LM_REPLAY_MAX_OPERATIONS 20000u
-#define LM_REPLAY_MAX_DESCRIPTORS 200u
-#define LM_REPLAY_MAX_BYTES (4u << 20)
-/* The largest layer number a taken-over session may bring (the table is indexed by number). */
-#define LM_MAX_RESTORED_LAYER (1u << 22)
-/* Builds layer handles and their model from the welcome's snapshot (a kept session taken over).
- * LAMINA_OK, or LAMINA_ERROR_PROTOCOL for operations that do not decode. */
-int lm_model_restore(lamina_connection *conn);
-/* Destroy operations for every layer of the welcome's snapshot (a kept session laminad still
- * holds, which a reconnection's replay makes again), appended to `ops`; *count says how many. */
-int lm_snapshot_destroys(lamina_connection *conn, lm_buf *ops, uint32_t *count);
-/* The add-animations of a `snapshot` reply (`data`: its count and operations) on layers this
- * connection holds under keys none of its animations has, untagged and length-prefixed, into `kept`. */
-int lm_foreign_animations(lamina_connection *conn, const uint8_t *data, size_t length, lm_buf *kept);
-/* Whether a layer of the welcome's snapshot shows image `number` as its contents. */
-int lm_snapshot_shows_image(lamina_connection *conn, uint32_t number);
-/* Whether a stop for animation `tag` waits in the event queue: -1 none, else its finished flag. */
-int lm_queued_stop(const lamina_connection *conn, uint32_t tag);
-/* Queues a stop (finished 0) for a tagged animation gone while laminad is away. */
-void lm_queue_stop(lamina_connection *conn, const lm_tag *tag);
+/* Layer `number` of the connection (0: the root), or NULL. */
+static inline lamina_layer *lm_layer_at(lamina_connection *conn, uint32_t number) {
+    if (number == 0)
+        return &conn->root;
+    return number < conn->layer_capacity ? conn->layers[number] : NULL;
+}
 
 #endif

@@ -1,4 +1,5 @@
-/* Internal to liblamina: byte buffers, the little-endian codec, PNG. Not installed. */
+/* Internal to liblamina: byte buffers, the little-endian codec, the protocol's names, PNG. Not installed.
+ * The bottom of the internal headers (see client.h for their order). */
 #ifndef LAMINA_INTERNAL_H
 #define LAMINA_INTERNAL_H
 
@@ -79,6 +80,8 @@ void lm_buf_string(lm_buf *b, const char *s);
 void lm_buf_string_n(lm_buf *b, const char *s, size_t n);
 void lm_buf_put_u32_at(lm_buf *b, size_t offset, uint32_t v);
 void lm_buf_consume(lm_buf *b, size_t n);
+/* Grows an array of `size`-byte items so that `count + 1` fit. 0 or -1. */
+int lm_grow(void **items, size_t *capacity, size_t count, size_t size);
 
 /* A bounds-checked reader over bytes it does not own. Any short read sets `failed` and
  * returns zeros; callers check `failed` once at the end of a message. */
@@ -103,6 +106,8 @@ void lm_skip_value(lm_reader *r, int type);
 /* Skips an animation (docs/protocol.md "Animations"), groups at most 8 deep; `depth` 0 at the top. */
 void lm_skip_animation(lm_reader *r, int depth);
 size_t lm_reader_remaining(const lm_reader *r);
+/* The little-endian u32 at `p` (its 4 bytes checked by the caller). */
+uint32_t lm_get_u32(const uint8_t *p);
 
 /* Encoders used by the library and, byte for byte against protocol/fixtures, by the tests. */
 void lm_encode_hello(lm_buf *b, const char *client_name, const char *session, uint32_t flags, uint32_t major,
@@ -114,8 +119,13 @@ void lm_frame_end(lm_buf *b, size_t start);
 /* A malloc'd printf; NULL when out of memory. */
 char *lm_strdup_printf(const char *format, ...) __attribute__((format(printf, 1, 2)));
 char *lm_vstrdup_printf(const char *format, va_list args) __attribute__((format(printf, 1, 0)));
+/* A malloc'd copy of `n` bytes (NULs among them kept) with a NUL after them; NULL when out of memory. */
+char *lm_copy_string(const uint8_t *s, size_t n);
 /* Sets *error (when error is not NULL) to a malloc'd message. */
 void lm_set_error(char **error, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/* The control points of a named timing function (names.c). 0, or -1 for an unknown name. */
+int lm_timing_named(const char *name, double out[4]);
 
 /* PNG: CRC-32 (ISO 3309 / PNG), Adler-32 (zlib), an 8-bit RGBA PNG with stored deflate blocks. */
 uint32_t lm_crc32(uint32_t crc, const uint8_t *data, size_t n);

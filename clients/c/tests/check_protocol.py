@@ -84,8 +84,8 @@ def main():
     errors = {int(c): n for c, n in re.findall(r"^error (\d+) ([\w-]+)$", out, re.M)}
     compare("library error names", errors, {e["code"]: e["name"] for e in j["errors"]})
 
-    # Timing function control points in layer.c.
-    with open(os.path.join(HERE, "..", "src", "layer.c")) as f:
+    # Timing function control points in names.c.
+    with open(os.path.join(HERE, "..", "src", "names.c")) as f:
         source = f.read()
     curves = {n: [float(x) for x in v.split(",")] for n, v in re.findall(r'\{"(\w+)", \{([^}]*)\}\}', source)}
     compare("timing functions", curves, {k: [float(x) for x in v] for k, v in j["timingFunctions"].items()})

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "animation.h"
 #include "client.h"
 #include "lamina.h"
 
