@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Set, Tuple, Union
 
 from . import protocol, wire
-from .animation import Animation
+from .animation import Animation, EncodedAnimation
 from .errors import ConnectionClosed, LaminaError, ProtocolViolation
 from .image import Image, SessionImage
-from .layer import Layer, _action_operation, _copy as _copy_animation, _insert
+from .layer import (AnimationEvent, GradientLayer, InputEvent, Layer, Presentation, ReplicatorLayer, ShapeLayer, TextLayer,
+                    TransformLayer, _action_operation, _copy as _copy_animation, _insert)
 from .png import encode_png, write_png
 from .protocol import Property
 from .values import TimingFunction, TimingFunctionLike, timing_function as _timing_function
@@ -37,48 +38,10 @@ _UNSET: Any = object()
 
 
 @dataclass
-class AnimationEvent:
-    """An explicit animation started (``started``) or stopped; for a stop, ``finished`` says
-    whether it ran to the end of its active span (False: removed or replaced first)."""
-
-    layer: Optional[Layer]
-    key: str
-    animation: Optional[Animation]
-    started: bool
-    finished: bool
-    tag: int
-
-
-@dataclass
 class TransactionCompleted:
     """Every animation of a transaction with a completion callback has stopped."""
 
     group: int
-
-
-@dataclass
-class InputEvent:
-    """An input event for one of this client's layers (keys and focus name the root layer).
-
-    ``kind`` is ``"touchDown"``, ``"touchMove"``, ``"touchUp"``, ``"touchCancel"``,
-    ``"pointerEnter"``, ``"pointerLeave"``, ``"pointerMove"``, ``"buttonPress"``,
-    ``"buttonRelease"``, ``"scroll"``, ``"keyPress"``, ``"keyRelease"``, ``"focusIn"``,
-    ``"focusOut"`` or ``"pointerCancel"``; ``location`` is in the layer's own coordinates,
-    ``screen`` in display points."""
-
-    kind: str
-    layer: Optional[Layer]
-    layer_id: int
-    id: int
-    location: Tuple[float, float]
-    screen: Tuple[float, float]
-    time: float
-    device_time: float
-    delta: Tuple[float, float]
-    keysym: int
-    key_name: str
-    text: str
-    injected: bool
 
 
 @dataclass
@@ -114,17 +77,6 @@ class Screenshot:
     def save(self, path: str) -> None:
         """Writes the screenshot as a PNG file."""
         write_png(path, self.width, self.height, self.pixels)
-
-
-class Presentation(dict):
-    """A layer's presentation values by attribute name (``opacity``, ``background_color``, …),
-    readable as attributes too. ``contents`` and ``mask`` are wire numbers (0 for none)."""
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(f"no presentation value {name!r}") from None
 
 
 # MARK: Transactions
@@ -1173,8 +1125,6 @@ class Connection:
         sublayers and actions (their animations run on in laminad). New layers and images get
         numbers above the session's; tags start far from the earlier client's (laminad reports
         the events of its animations to this connection)."""
-        from .layer import GradientLayer, ReplicatorLayer, ShapeLayer, TextLayer, TransformLayer
-        from .animation import EncodedAnimation
         classes = {c._kind: c for c in (Layer, GradientLayer, ShapeLayer, TextLayer, ReplicatorLayer, TransformLayer)}
         kinds = {v: k for k, v in protocol.LAYER_KINDS.items()}
         made: Dict[int, Layer] = {0: self._root}
