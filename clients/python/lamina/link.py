@@ -328,11 +328,7 @@ class Link:
         ops += self._released
         fds = self._image_fds
         keep = self._image_keep
-        self._image_keep = []
-        self._pending = []
-        self._pending_sets = {}
-        self._image_ops = []
-        self._image_fds = []
+        self._forget_pending()
         # Cleared in place: finalizers of released layers and images append to these lists.
         self._image_destroys.clear()
         self._released.clear()
@@ -345,6 +341,14 @@ class Link:
             self._serial = self._serial + 1 if self._serial < 0xFFFFFFFF else 1
             self._send(wire.encode_commit(self._serial, ops), fds)
         del keep
+
+    def _forget_pending(self) -> None:
+        """Drops the recorded changes and image operations (sent, or gone with a lost connection)."""
+        self._pending = []
+        self._pending_sets = {}
+        self._image_ops = []
+        self._image_fds = []
+        self._image_keep = []
 
     def _queue(self, op: wire.Operation) -> None:
         self._pending.append((combined_settings(self._frames), op))

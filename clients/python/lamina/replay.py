@@ -171,11 +171,7 @@ class ResilientLink(Link):
         self._serial = 0
         self._answered = 0
         self._replies.clear()
-        self._pending = []
-        self._pending_sets = {}
-        self._image_ops = []
-        self._image_fds = []
-        self._image_keep = []
+        self._forget_pending()
         # Completions of transactions already ended: their animations start again without them.
         # Those of transactions still open wait for their animations as usual.
         open_groups = {f.group for f in self._frames if f.group}
