@@ -9,21 +9,25 @@ Properties are snake_case versions of the protocol's names (``background_color``
 defaults. Plain layers have the properties every layer draws; `GradientLayer`, `ShapeLayer`,
 `TextLayer` and `ReplicatorLayer` add their own. `Layer.set_value` sets any property by its
 protocol name on any layer.
+
+The events a layer's callbacks receive (`AnimationEvent`, `InputEvent`) and its `Presentation`
+are here too: they name layers, and layers name them. A layer reaches its connection only
+through `LayerHost`, so this module does not import the connection's.
 """
 
 from __future__ import annotations
 
+import copy
 import difflib
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Union
 
 from . import protocol, values
 from .animation import Animation
 from .image import Image, SessionImage
 from .protocol import Property
 from .video import Video
-
-if TYPE_CHECKING:
-    from .connection import AnimationEvent, Connection, InputEvent, Presentation
+from .wire import Insert, Operation, Remove, RemoveAllAnimations, RemoveAnimation, SetAction
 
 
 class _Inherit:
@@ -38,6 +42,76 @@ class _Inherit:
 INHERIT = _Inherit()
 
 Action = Union[Animation, None, _Inherit]
+
+
+# MARK: What a layer's callbacks and presentation() receive
+
+
+@dataclass
+class AnimationEvent:
+    """An explicit animation started (``started``) or stopped; for a stop, ``finished`` says
+    whether it ran to the end of its active span (False: removed or replaced first)."""
+
+    layer: Optional[Layer]
+    key: str
+    animation: Optional[Animation]
+    started: bool
+    finished: bool
+    tag: int
+
+
+@dataclass
+class InputEvent:
+    """An input event for one of this client's layers (keys and focus name the root layer).
+
+    ``kind`` is ``"touchDown"``, ``"touchMove"``, ``"touchUp"``, ``"touchCancel"``,
+    ``"pointerEnter"``, ``"pointerLeave"``, ``"pointerMove"``, ``"buttonPress"``,
+    ``"buttonRelease"``, ``"scroll"``, ``"keyPress"``, ``"keyRelease"``, ``"focusIn"``,
+    ``"focusOut"`` or ``"pointerCancel"``; ``location`` is in the layer's own coordinates,
+    ``screen`` in display points."""
+
+    kind: str
+    layer: Optional[Layer]
+    layer_id: int
+    id: int
+    location: Tuple[float, float]
+    screen: Tuple[float, float]
+    time: float
+    device_time: float
+    delta: Tuple[float, float]
+    keysym: int
+    key_name: str
+    text: str
+    injected: bool
+
+
+class Presentation(dict):
+    """A layer's presentation values by attribute name (``opacity``, ``background_color``, …),
+    readable as attributes too. ``contents`` and ``mask`` are wire numbers (0 for none)."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"no presentation value {name!r}") from None
+
+
+class LayerHost(Protocol):
+    """What a layer asks of the connection it is shown on (a `lamina.Connection`): given to the
+    layer rather than imported, so that layers need not know the connection module."""
+
+    @property
+    def root(self) -> Layer: ...
+
+    def presentation(self, layer: Layer) -> Presentation: ...
+
+    def _attach(self, layer: Layer) -> None: ...
+
+    def _queue(self, op: Operation) -> None: ...
+
+    def _note_set(self, layer: Layer, prop: Property) -> None: ...
+
+    def _add_animation(self, layer: Layer, key: str, animation: Animation, on_start: Any, on_stop: Any) -> None: ...
 
 
 class _PropertyAttribute:
@@ -67,7 +141,7 @@ class Layer:
     _kind = "layer"
     #: Called with each `lamina.InputEvent` laminad delivers to this layer, and to its sublayers
     #: that have no handler of their own (the event goes up to the first layer that has one).
-    on_input: Optional[Callable[["InputEvent"], Any]] = None
+    on_input: Optional[Callable[[InputEvent], Any]] = None
 
     def __init__(self, **properties: Any) -> None:
         self._values: Dict[int, Any] = {}
@@ -76,7 +150,7 @@ class Layer:
         self._previous: Dict[int, Any] = {}
         self._superlayer: Optional[Layer] = None
         self._sublayers: List[Layer] = []
-        self._conn: Optional["Connection"] = None
+        self._conn: Optional[LayerHost] = None
         self._id: Optional[int] = None
         # Explicit animations by key (and unkeyed ones under ""), as added: (tag, animation).
         self._animations: Dict[str, Tuple[int, Animation]] = {}
@@ -133,7 +207,7 @@ class Layer:
             self.add_sublayer(s)
 
     @property
-    def connection(self) -> Optional["Connection"]:
+    def connection(self) -> Optional[LayerHost]:
         """The connection whose tree the layer has been shown in, if any."""
         return self._conn
 
@@ -150,7 +224,7 @@ class Layer:
             raise ValueError("a layer cannot be its own sublayer or a sublayer of its sublayers")
         if layer._conn is not None and self._conn is not None and layer._conn is not self._conn:
             raise ValueError("the layer belongs to another connection")
-        if layer._conn is not None and layer._conn._root is layer:
+        if layer._conn is not None and layer._conn.root is layer:
             raise ValueError("a connection's root layer cannot be a sublayer")
         if layer._superlayer is not None:
             layer._superlayer._sublayers.remove(layer)
@@ -169,7 +243,6 @@ class Layer:
         parent._sublayers.remove(self)
         self._superlayer = None
         if self._conn is not None and self._id is not None:
-            from .wire import Remove
             self._conn._queue(Remove(self._id))
 
     def _is_ancestor_of(self, other: "Layer") -> bool:
@@ -258,8 +331,8 @@ class Layer:
     # MARK: Animations and actions
 
     def add(self, animation: Animation, key: Optional[str] = None, *,
-            on_start: Optional[Callable[["AnimationEvent"], Any]] = None,
-            on_stop: Optional[Callable[["AnimationEvent"], Any]] = None) -> None:
+            on_start: Optional[Callable[[AnimationEvent], Any]] = None,
+            on_stop: Optional[Callable[[AnimationEvent], Any]] = None) -> None:
         """``addAnimation:forKey:``: laminad runs `animation` on this layer, replacing the one
         under `key`. The animation is copied as it is now (later changes to the object do not
         reach it). `on_start` and `on_stop` are called with the `AnimationEvent` when laminad
@@ -279,7 +352,6 @@ class Layer:
         self._animations.pop(key, None)
         self._unsent_animations = [a for a in self._unsent_animations if a[0] != key]
         if self._conn is not None and self._id is not None:
-            from .wire import RemoveAnimation
             self._conn._queue(RemoveAnimation(self._id, key))
 
     def remove_all_animations(self) -> None:
@@ -287,7 +359,6 @@ class Layer:
         self._animations.clear()
         self._unsent_animations.clear()
         if self._conn is not None and self._id is not None:
-            from .wire import RemoveAllAnimations
             self._conn._queue(RemoveAllAnimations(self._id))
 
     def animation_keys(self) -> List[str]:
@@ -320,7 +391,7 @@ class Layer:
 
     # MARK: Presentation
 
-    def presentation(self) -> "Presentation":
+    def presentation(self) -> Presentation:
         """The values laminad shows now, animations applied (``presentationLayer``)."""
         if self._conn is None or self._id is None:
             raise ValueError("the layer is not on a connection: add it to connection.root's tree first")
@@ -401,18 +472,15 @@ def _property(name: str) -> Property:
 
 
 def _copy(animation: Animation) -> Animation:
-    import copy
     return copy.deepcopy(animation)
 
 
-def _insert(parent: Layer, child: Layer, index: int) -> Any:
-    from .wire import Insert
+def _insert(parent: Layer, child: Layer, index: int) -> Insert:
     assert parent._id is not None and child._id is not None
     return Insert(parent._id, child._id, index)
 
 
-def _action_operation(layer_id: int, dictionary: str, key: str, action: Action) -> Any:
-    from .wire import SetAction
+def _action_operation(layer_id: int, dictionary: str, key: str, action: Action) -> SetAction:
     if action is INHERIT:
         return SetAction(layer_id, dictionary, key, "inherit")
     if action is None:

@@ -22,15 +22,26 @@ import re
 import time
 import weakref
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Protocol, Tuple
 
 from . import wire
 
-if TYPE_CHECKING:
-    from .connection import Connection
-
 #: A URI's scheme: letters, digits, ``+ - .``, then a colon (RFC 3986).
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+class VideoHost(Protocol):
+    """What a video asks of the connection that made it (a `lamina.Connection`): given to the
+    video rather than imported, so that videos need not know the connection module."""
+
+    #: Destroys sent with the next commit (a released or closed video's goes here).
+    _image_destroys: List[wire.Operation]
+
+    def commit(self) -> None: ...
+
+    def _video_operation(self, op: wire.Operation) -> None: ...
+
+    def _wait_for_messages(self, timeout: float) -> None: ...
 
 
 @dataclass
@@ -67,8 +78,8 @@ class Video:
     It is destroyed in laminad when the object goes away (no layer holds it) or on `close`.
     """
 
-    def __init__(self, conn: "Connection", number: int, uri: str) -> None:
-        self._conn: Optional["Connection"] = conn
+    def __init__(self, conn: VideoHost, number: int, uri: str) -> None:
+        self._conn: Optional[VideoHost] = conn
         self.number = number
         #: What laminad plays: an absolute path or a URI.
         self.uri = uri

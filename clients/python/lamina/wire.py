@@ -1,7 +1,7 @@
 """The binary codec: frames, client messages, server messages (docs/protocol.md).
 
 Everything here works on canonical values (see `lamina.values`) and wire numbers; the layer
-objects of `lamina.layer` turn into these operations in `lamina.connection`.
+objects of `lamina.layer` turn into these operations in `lamina.link`.
 """
 
 from __future__ import annotations
