@@ -228,11 +228,6 @@ public final class Daemon {
         try loop.add(listener.rawValue) { [unowned self] _ in acceptAll() }
         acceptTimer = try LoopTimer(loop: loop) { [unowned self] _ in resumeAccepting() }
         handshakeTimer = try LoopTimer(loop: loop) { [unowned self] _ in checkHandshakes() }
-        compositor.platformStatistics = { [unowned self] in connectionStatistics() }
-        compositor.isHeldBack = { [unowned self] id in (connections[id]?.queued ?? 0) >= options.pauseQueuedBytes }
-        compositor.send = { [unowned self] id, bytes in send(bytes, to: id) }
-        compositor.close = { [unowned self] id in closeAfterFlush(id) }
-        compositor.routeInjected = { [unowned self] action, origin in handleInput(action, origin: origin) }
         if let video = videoDecoding {
             try loop.add(video.wakeup) { [unowned self] _ in
                 video.drainWakeup()
@@ -246,18 +241,12 @@ public final class Daemon {
                 journalWriteArmed = false
                 journal?.writeIfChanged(compositor)
             }
-            compositor.onSessionsChanged = { [unowned self] in
-                guard !journalWriteArmed else { return }
-                journalWriteArmed = true
-                do { try journalTimer?.arm(after: options.journalDelay) } catch { logger.error("journal timer: \(error)") }
-            }
         }
         if backend.canSetPower {
             compositor.setOutputRoots(backend.outputRoots)
-            // `laminactl display off|on [OUTPUT]`.
-            compositor.displayPower = { [unowned self] on, output in try setDisplayPower(on, output: output) }
         }
         timer.daemon = self
+        compositor.host = self
         if let fd = backend.eventDescriptor {
             try loop.add(fd) { [unowned self] _ in backendEvents() }
         }
@@ -284,8 +273,6 @@ public final class Daemon {
             try idleTimer?.arm(after: seconds)
         }
         inputHost = InputDeviceHost.start(for: self)
-        // Injected keys are translated by the same keymap as the keyboard's.
-        compositor.keyAction = { [unowned self] name, pressed in inputHost?.keyAction(named: name, pressed: pressed) }
         if options.cursor {
             cursor = try CursorPolicy(backend: backend, hideAfter: options.cursorHideSeconds, loop: loop, logger: logger) { [unowned self] in
                 redrawWithoutChange()
@@ -560,7 +547,7 @@ public final class Daemon {
         try? loop.modify(conn.fd.rawValue, interest: interest, hangup: read)
     }
 
-    private func send(_ bytes: [UInt8], to id: ClientID) {
+    public func send(_ bytes: [UInt8], to id: ClientID) {
         guard let conn = connections[id], !conn.dead else { return }
         guard conn.queued + bytes.count <= options.maxQueuedBytes else {
             logger.warning("\(id) is not reading: \(conn.queued + bytes.count) bytes would be queued for it, over max_queued_bytes (\(options.maxQueuedBytes)): dropping it")
@@ -612,7 +599,7 @@ public final class Daemon {
         updateInterest(conn)
     }
 
-    private func closeAfterFlush(_ id: ClientID) {
+    public func close(_ id: ClientID) {
         guard let conn = connections[id], !conn.dead else { return }
         conn.closing = true
         flush(conn)
@@ -641,7 +628,7 @@ public final class Daemon {
     }
 
     /// Connection counters for `stats`.
-    private func connectionStatistics() -> [Statistic] {
+    public func platformStatistics() -> [Statistic] {
         var list = [
             Statistic(name: "queuedBytes", value: Double(totalQueued)),
             Statistic(name: "budget.maxTotalQueuedBytes", value: Double(options.maxTotalQueuedBytes)),
@@ -660,6 +647,33 @@ public final class Daemon {
             list.append(Statistic(name: "queuedBytes.client.\(conn.id.rawValue)", value: Double(conn.queued)))
         }
         return list
+    }
+}
+
+/// What the compositor asks of laminad: the connections' queues, the journal, input routing
+/// through the devices' path, the keymap and display power.
+extension Daemon: CompositorHost {
+    public func isHeldBack(_ client: ClientID) -> Bool { (connections[client]?.queued ?? 0) >= options.pauseQueuedBytes }
+
+    public func sessionsChanged() {
+        guard journal != nil, !journalWriteArmed else { return }
+        journalWriteArmed = true
+        do { try journalTimer?.arm(after: options.journalDelay) } catch { logger.error("journal timer: \(error)") }
+    }
+
+    public func routeInjected(_ action: InputAction, origin: InputOrigin) -> Bool {
+        handleInput(action, origin: origin)
+        return true
+    }
+
+    /// Injected keys are translated by the same keymap as the keyboard's.
+    public var hasKeymap: Bool { true }
+    public func keyAction(named name: String, pressed: Bool) -> InputAction? { inputHost?.keyAction(named: name, pressed: pressed) }
+
+    /// `laminactl display off|on [OUTPUT]`; nil on a backend without outputs to blank.
+    public func displayPower(_ on: Bool, output: String?) throws -> [OutputPower]? {
+        guard compositor.backend.canSetPower else { return nil }
+        return try setDisplayPower(on, output: output)
     }
 }
 

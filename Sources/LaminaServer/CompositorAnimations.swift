@@ -180,10 +180,11 @@ extension Compositor {
 
     // MARK: Frames
 
-    /// Evaluates every animated layer at display time `t`: presentation values for the frame,
-    /// events for the clients, finished animations dropped, and the old renderings of
-    /// transitions that ended let go.
-    func tickAnimations(at t: Double) {
+    /// Evaluates every animated layer at display time `t`: presentation values for the frame
+    /// and finished animations dropped. Returns the animations' events, which the frame step
+    /// delivers once the frame that shows them is presented (nothing is sent mid-tick).
+    func tickAnimations(at t: Double) -> [AnimationEvent] {
+        var ticked: [AnimationEvent] = []
         for i in display.entries.indices {
             let serial = display.entries[i].serial
             // Ticked out of the dictionary (and put back after): every change below is made in
@@ -195,7 +196,6 @@ extension Compositor {
             for id in Array(state.animated.keys) {
                 guard let model = display.entries[i].tree[id]?.properties ?? state.departing[id]?.ghost?.properties else {
                     state.animated[id] = nil
-                    transitionSnapshots[entry: serial, layer: id] = nil
                     continue
                 }
                 let local = localTime(of: id, entry: i, departing: state.departing, at: t)
@@ -205,15 +205,9 @@ extension Compositor {
                 let shown = state.animated[id]!.animations.evaluate(model: model, time: local, events: &frameEvents)
                 if state.animated[id]!.animations.isEmpty {
                     state.animated[id] = nil
-                    transitionSnapshots[entry: serial, layer: id] = nil
                 } else {
                     state.animated[id]!.presentation = shown.properties
                     state.animated[id]!.transition = shown.transition
-                    // A transition's old rendering goes when it has ended and no other waits.
-                    if shown.transition == nil, transitionSnapshots[entry: serial, layer: id] != nil,
-                       !state.animated[id]!.animations.hasTransition {
-                        transitionSnapshots[entry: serial, layer: id] = nil
-                    }
                 }
                 guard !frameEvents.isEmpty else { continue }
                 for e in frameEvents {
@@ -222,11 +216,19 @@ extension Compositor {
                         departed = true
                     }
                 }
-                deliver(frameEvents)
+                ticked += frameEvents
             }
             if departed { state.rebuildRenderTree(from: display.entries[i].tree) }
             animationStates[serial] = state
         }
+        return ticked
+    }
+
+    /// Whether layer `layer` of entry `serial` still shows a transition, or has one waiting to
+    /// start: while it does, the render side keeps its old rendering.
+    func transitionInProgress(entry serial: UInt32, layer: LayerID) -> Bool {
+        guard let animated = animationStates[serial]?.animated[layer] else { return false }
+        return animated.transition != nil || animated.animations.hasTransition
     }
 
     /// Whether any animation is still moving (a finished one that only fills forwards is not).

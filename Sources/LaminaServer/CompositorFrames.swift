@@ -99,16 +99,6 @@ extension Compositor {
         return false
     }
 
-    /// The reply to a request that needed the current state drawn, once it is.
-    func answerAfterFrame(_ request: Request, id: UInt32, client: ClientID) throws {
-        switch request {
-        case .screenshot: reply(client, .reply(id: id, .screenshot(try presenter.screenshot())))
-        case .advanceClock: reply(client, .reply(id: id, .advanced(time: clock.virtualTime, framesRendered: stats.framesRendered)))
-        case .stats: reply(client, .reply(id: id, .stats(statistics())))
-        default: break
-        }
-    }
-
     /// Waiters whose outputs have all drawn since they asked (or are gone) are answered; their
     /// clients' frames are handled again.
     private func answerWaiters(drawn: [String]) {
@@ -123,7 +113,9 @@ extension Compositor {
         for w in answered.reversed() {
             // Cleared before the reply: the platform, told of the reply, reads the client again.
             sessions[w.client]?.waitsForFrame = false
-            do { try answerAfterFrame(w.request, id: w.id, client: w.client) } catch {
+            do {
+                if let answer = try replyAfterFrame(w.request) { reply(w.client, .reply(id: w.id, answer)) }
+            } catch {
                 logger.error("request \(w.id) from \(w.client) failed after its frame: \(error)")
                 reply(w.client, .error(ErrorMessage(code: .internalError, subject: .request, serial: w.id, message: "\(error)")))
             }
@@ -136,17 +128,21 @@ extension Compositor {
         clock.beginFrame(at: frame.target)
         defer { clock.endFrame() }
         var failure: (any Error)?
+        let start = realTime()
+        let events = tickAnimations(at: now)
         let flipping: Set<String>
         do {
-            flipping = try whileBusy { try renderFrame(on: frame.outputs) }
+            flipping = try renderFrame(on: frame.outputs, startedAt: start)
         } catch {
             failure = error
             flipping = Set(backend.outputs.filter(\.isFramePending).map(\.name))
         }
-        let now = realTime()
-        repaint.submitted(frame, flipping: flipping, now: now)
-        if flipping.isEmpty { noteFirstFrame(at: now) }
+        let submitted = realTime()
+        repaint.submitted(frame, flipping: flipping, now: submitted)
+        if flipping.isEmpty { noteFirstFrame(at: submitted) }
         frameProduced()
+        // The clients hear of their animations once the frame that shows them is presented.
+        if !events.isEmpty { deliver(events) }
         answerWaiters(drawn: frame.outputs ?? Array(repaint.planner.outputs.keys))
         scheduleRepaint()
         if let failure { throw failure }
@@ -171,12 +167,12 @@ extension Compositor {
         logger.notice("first frame on screen\(since): \(backend.summary)")
     }
 
-    /// One frame: animations ticked, videos' pictures taken, the draw list built and presented.
-    /// Returns the outputs whose page flips it queued.
-    private func renderFrame(on outputs: [String]?) throws -> Set<String> {
-        let start = realTime()
+    /// One frame of the state the animations were ticked to: videos' pictures taken, the draw
+    /// list built and presented. Returns the outputs whose page flips it queued.
+    private func renderFrame(on outputs: [String]?, startedAt start: Double) throws -> Set<String> {
         let t = now
-        tickAnimations(at: t)
+        // Transitions that ended let their old renderings go.
+        transitionSnapshots.keepOnly { transitionInProgress(entry: $0, layer: $1) }
         if !liveVideos.isEmpty { updateVideoFrames(at: t) }
         // The presentation tree as this tick left it, handed to the render walk as a value.
         let presentation = PresentationTree(ticked: animationStates)

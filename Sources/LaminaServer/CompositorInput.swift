@@ -38,7 +38,7 @@ extension Compositor {
     /// keeps implicit grabs, enter/leave and the keyboard focus, and sends `input` events to
     /// the clients owning the layers (and to listeners of their sessions).
     public func handleInput(_ action: InputAction, origin: InputOrigin) {
-        whileBusy { route(action, origin) }
+        route(action, origin)
     }
 
     private func route(_ action: InputAction, _ origin: InputOrigin) {
@@ -259,8 +259,8 @@ extension Compositor {
         case let .pointerButton(code, pressed): return .success(.pointerButton(code: code, pressed: pressed))
         case let .pointerAxis(h, v): return .success(.pointerAxis(horizontal: h, vertical: v))
         case let .key(name, pressed):
-            guard let keyAction else { return .failure(InjectionRefused(message: "this laminad has no keymap, so it cannot inject keys")) }
-            guard let a = keyAction(name, pressed) else {
+            guard let host, host.hasKeymap else { return .failure(InjectionRefused(message: "this laminad has no keymap, so it cannot inject keys")) }
+            guard let a = host.keyAction(named: name, pressed: pressed) else {
                 return .failure(InjectionRefused(message: "no key of the keymap types the keysym '\(name)' (names are xkbcommon's: a, A, Return, space, BackSpace, F1, …)"))
             }
             return .success(a)

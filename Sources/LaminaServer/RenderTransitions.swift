@@ -4,7 +4,7 @@ import LaminaProtocol
 /// The old renderings that transitions in progress show (`CATransition`), by client entry and
 /// layer: the render side's, taken just before the commit that added the transition
 /// (`DisplayTree.snapshot`, in the layer's own coordinates) and kept until the transition ends
-/// (`Compositor.tickAnimations` lets them go).
+/// (the frame step lets them go, `keepOnly(where:)`, once their transition has ended).
 public struct TransitionSnapshots: Sendable {
     struct Key: Hashable {
         let entry: UInt32
@@ -27,6 +27,13 @@ public struct TransitionSnapshots: Sendable {
             if newValue == nil, kept.isEmpty { return }
             kept[Key(entry: entry, layer: layer)] = newValue
         }
+    }
+
+    /// Keeps the snapshots whose layer still has a transition (`inProgress`); costs nothing
+    /// while none is kept.
+    public mutating func keepOnly(where inProgress: (_ entry: UInt32, _ layer: LayerID) -> Bool) {
+        guard !kept.isEmpty else { return }
+        kept = kept.filter { inProgress($0.key.entry, $0.key.layer) }
     }
 
     /// Forgets an entry's snapshots (its client went).

@@ -5,7 +5,7 @@
 //   decoder     bytes → FrameDecoder → ClientMessage.decode
 //   apply       one commit body → decode → ClientTree.apply (limits as laminad's)
 //   compositor  a script of chunks fed to a whole Compositor with two clients, frames drawn
-//               with a stub backend, clients dropped and reconnected
+//               with the shared recording fakes, clients dropped and reconnected
 //   journal     bytes → SessionJournal.decode → restored into a Compositor and written again
 #if canImport(Glibc)
 import Glibc
@@ -13,6 +13,7 @@ import Glibc
 import LaminaCore
 import LaminaProtocol
 import LaminaServer
+import LaminaTestSupport
 import Logging
 
 enum Target: String { case decoder, apply, compositor, journal }
@@ -62,7 +63,7 @@ func fuzzApply(_ bytes: UnsafeBufferPointer<UInt8>) {
 /// zeros of the right size, or missing for odd numbers), a frame drawn, and written again.
 func fuzzJournal(_ bytes: UnsafeBufferPointer<UInt8>) {
     guard let journal = try? SessionJournal.decode(Array(bytes), verifyingChecksum: false) else { return }
-    let compositor = Compositor(backend: StubBackend(), clock: FrameClock(.virtual), logger: quiet, realTime: { 0 })
+    let compositor = Compositor(backend: stubBackend(), clock: FrameClock(.virtual), logger: quiet, realTime: { 0 })
     compositor.restore(journal, bootID: "") { image in
         image.number % 2 == 1 || image.byteCount > 1 << 20 ? nil : HeapPixelMemory([UInt8](repeating: 0, count: image.byteCount))
     }
@@ -70,62 +71,29 @@ func fuzzJournal(_ bytes: UnsafeBufferPointer<UInt8>) {
     _ = compositor.journal(bootID: "", filePrefix: "f").0.encoded()
 }
 
-/// Draws nothing; the render list is still built, which is the walk worth fuzzing.
-final class StubRenderer: Renderer {
-    var name: String { "stub" }
-    func draw(_ list: DrawList) throws {}
-    func draw(_ list: DrawList, into target: any RenderTarget, damage: DamageRegion?) throws {}
-    func readPixels() throws -> Bitmap { Bitmap(width: 1, height: 1) }
+/// One 320×240 output whose frames go nowhere (the shared recording fakes); the render list is
+/// still built and the output's damage history kept, which is the walk worth fuzzing.
+func stubBackend() -> FakeBackend {
+    let backend = FakeBackend()
+    let output = FakeOutput("stub", Rect(x: 0, y: 0, width: 320, height: 240), journal: backend.journal)
+    output.refreshInterval = nil
+    backend.fakes = [output]
+    backend.recordsCalls = false
+    return backend
 }
-
-final class StubBackend: DisplayBackend {
-    let renderer: any Renderer = StubRenderer()
-    var name: String { "stub" }
-    var width: Int { 320 }
-    var height: Int { 240 }
-    var damageTracking = true
-    let output = StubOutput()
-    var outputs: [any Output] { [output] }
-}
-
-/// One output whose frames go nowhere; its damage history is still kept, which is worth fuzzing too.
-final class StubOutput: Output, RenderTarget {
-    var name: String { "stub" }
-    var layoutRect: Rect { Rect(x: 0, y: 0, width: 320, height: 240) }
-    var scale: Double { 1 }
-    var transform: OutputTransform { .normal }
-    var width: Int { 320 }
-    var height: Int { 240 }
-    var pixelWidth: Int { 320 }
-    var pixelHeight: Int { 240 }
-    var refreshInterval: Double? { nil }
-    var isOn: Bool { true }
-    func setPower(_ on: Bool) throws { throw PowerUnsupported(backend: "stub") }
-    var isFramePending: Bool { false }
-    var damage = DamageTracker()
-    var damageStatistics = DamageStatistics()
-    func beginFrame() throws -> OutputFrame { OutputFrame(target: self, bufferAge: 1) }
-    func commit(damage: DamageRegion?) throws {}
-    func readPresented() throws -> Bitmap? { nil }
-}
-
-/// Log lines would cost more than the input; only what cannot happen is worth printing.
-let quiet: Logger = {
-    var l = Logger(label: "fuzz")
-    l.logLevel = .critical
-    return l
-}()
 
 /// The input is a script: [action u8][length u8][bytes…]. Actions: 0/1 bytes to client A/B,
 /// 2 draw a frame, 3 drop client A or B and connect a new one, 4 advance the virtual clock.
 func fuzzCompositor(_ bytes: UnsafeBufferPointer<UInt8>) {
-    let compositor = Compositor(backend: StubBackend(), clock: FrameClock(.virtual), logger: quiet, realTime: { 0 })
+    let compositor = Compositor(backend: stubBackend(), clock: FrameClock(.virtual), logger: quiet, realTime: { 0 })
     var clients = [compositor.connect(), compositor.connect()]
     let hello = ClientMessage.hello(Hello(clientName: "fuzz")).encoded()
     for c in clients { hello.withUnsafeBytes { compositor.receive($0, from: c) } }
     var closed: Set<ClientID> = []
-    compositor.close = { closed.insert($0) }
-    compositor.send = { id, _ in
+    let host = TestHost()
+    compositor.host = host
+    host.onClose = { closed.insert($0) }
+    host.onSend = { id, _ in
         // A peer whose socket failed mid-send, as laminad reports it.
         if id.rawValue % 7 == 3 { compositor.disconnected(id) }
     }

@@ -1,4 +1,5 @@
 import Testing
+import LaminaTestSupport
 import LaminaCore
 import LaminaHeadless
 import LaminaProtocol
@@ -10,11 +11,13 @@ import LaminaProtocol
 @Suite("Animation state apart from the model", .serialized)
 final class AnimationStateTests {
     let compositor: Compositor
+    let host = TestHost()
     var closed: Set<ClientID> = []
 
     init() throws {
         compositor = Compositor(backend: try HeadlessBackend(width: 64, height: 48), clock: FrameClock(.virtual), realTime: { 0 })
-        compositor.close = { [unowned self] id in closed.insert(id) }
+        compositor.host = host
+        host.onClose = { [unowned self] id in closed.insert(id) }
     }
 
     func feed(_ id: ClientID, _ message: ClientMessage) {

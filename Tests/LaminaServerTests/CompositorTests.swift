@@ -1,4 +1,5 @@
 import Testing
+import LaminaTestSupport
 import LaminaCore
 import LaminaHeadless
 import LaminaProtocol
@@ -8,19 +9,21 @@ import LaminaProtocol
 @Suite("Compositor sessions", .serialized)
 final class CompositorTests {
     let compositor: Compositor
+    let host = TestHost()
     var outbox: [ClientID: [ServerMessage]] = [:]
     var closed: Set<ClientID> = []
     var decoders: [ClientID: FrameDecoder] = [:]
 
     init() throws {
         compositor = Compositor(backend: try HeadlessBackend(width: 64, height: 48), clock: FrameClock(.virtual), realTime: { 0 })
-        compositor.send = { [unowned self] id, bytes in
+        compositor.host = host
+        host.onSend = { [unowned self] id, bytes in
             var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
             d.append(bytes)
             while let f = try! d.next() { outbox[id, default: []].append(try! ServerMessage.decode(type: f.type, body: f.body)) }
             decoders[id] = d
         }
-        compositor.close = { [unowned self] id in closed.insert(id) }
+        host.onClose = { [unowned self] id in closed.insert(id) }
     }
 
     func feed(_ id: ClientID, _ bytes: [UInt8]) {

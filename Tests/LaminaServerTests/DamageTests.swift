@@ -152,6 +152,7 @@ final class DamagePixelTests {
     final class Side {
         let compositor: Compositor
         let client: ClientID
+        let host = TestHost()
         var outbox: [ServerMessage] = []
         var decoder = FrameDecoder(limit: 1 << 30)
 
@@ -165,7 +166,8 @@ final class DamagePixelTests {
             compositor.renderCache.isEnabled = damage
             compositor.layerRasters = ServerRasterizer()
             client = compositor.connect()
-            compositor.send = { [unowned self] _, bytes in
+            compositor.host = host
+            host.onSend = { [unowned self] _, bytes in
                 decoder.append(bytes)
                 while let f = try! decoder.next() { outbox.append(try! ServerMessage.decode(type: f.type, body: f.body)) }
             }

@@ -1,4 +1,5 @@
 import Testing
+import LaminaTestSupport
 import LaminaCore
 import LaminaHeadless
 import LaminaProtocol
@@ -8,6 +9,7 @@ import LaminaProtocol
 @Suite("Hostile clients cannot crash the compositor", .serialized)
 final class HostileClientTests {
     let compositor: Compositor
+    let host = TestHost()
     var outbox: [ClientID: [ServerMessage]] = [:]
     var decoders: [ClientID: FrameDecoder] = [:]
     /// Called before a message is recorded; a test can make a send fail like a full socket.
@@ -15,7 +17,8 @@ final class HostileClientTests {
 
     init() throws {
         compositor = Compositor(backend: try HeadlessBackend(width: 64, height: 48), clock: FrameClock(.virtual), realTime: { 0 })
-        compositor.send = { [unowned self] id, bytes in
+        compositor.host = host
+        host.onSend = { [unowned self] id, bytes in
             onSend(id)
             var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
             d.append(bytes)
@@ -133,6 +136,7 @@ final class HostileClientTests {
 /// budget suites below share.
 final class BudgetHarness {
     let compositor: Compositor
+    let host = TestHost()
     var outbox: [ClientID: [ServerMessage]] = [:]
     var decoders: [ClientID: FrameDecoder] = [:]
     var closed: Set<ClientID> = []
@@ -142,13 +146,14 @@ final class BudgetHarness {
         limits(&configuration.limits)
         compositor = Compositor(backend: try HeadlessBackend(width: 32, height: 32), clock: FrameClock(.virtual),
                                 configuration: configuration, realTime: { 0 })
-        compositor.send = { [unowned self] id, bytes in
+        host.onSend = { [unowned self] id, bytes in
             var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
             d.append(bytes)
             while let f = try! d.next() { outbox[id, default: []].append(try! ServerMessage.decode(type: f.type, body: f.body)) }
             decoders[id] = d
         }
-        compositor.close = { [unowned self] in closed.insert($0) }
+        compositor.host = host
+        host.onClose = { [unowned self] in closed.insert($0) }
     }
 
     /// A client of `uid` says hello; returns it and the first answer.

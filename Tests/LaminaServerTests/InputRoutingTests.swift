@@ -76,7 +76,7 @@ struct InputRoutingTests {
 
     @Test func keyboardFocusFollowsPressesAndRequests() throws {
         let (h, a, b) = try twoClients()
-        h.compositor.keyAction = { name, pressed in
+        h.host.keyAction = { name, pressed in
             name == "a" ? .key(code: 30, pressed: pressed, keysym: 0x61, name: "a", text: "a") : nil
         }
         // No focus yet: the key goes nowhere.

@@ -1,4 +1,5 @@
 import Testing
+import LaminaTestSupport
 import LaminaCore
 import LaminaHeadless
 import LaminaProtocol
@@ -9,6 +10,7 @@ import LaminaProtocol
 @Suite("Animated gradients and replicators", .serialized)
 final class LooksCompositorTests {
     let compositor: Compositor
+    let host = TestHost()
     var outbox: [ClientID: [ServerMessage]] = [:]
     var decoders: [ClientID: FrameDecoder] = [:]
     var client = ClientID(rawValue: 0)
@@ -16,7 +18,8 @@ final class LooksCompositorTests {
 
     init() throws {
         compositor = Compositor(backend: try HeadlessBackend(width: 64, height: 48), clock: FrameClock(.virtual), realTime: { 0 })
-        compositor.send = { [unowned self] id, bytes in
+        compositor.host = host
+        host.onSend = { [unowned self] id, bytes in
             var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
             d.append(bytes)
             while let f = try! d.next() { outbox[id, default: []].append(try! ServerMessage.decode(type: f.type, body: f.body)) }

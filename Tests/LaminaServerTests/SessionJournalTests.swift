@@ -125,7 +125,6 @@ struct SessionJournalTests {
     /// session carries on from where it was instead of jumping to the model value.
     @Test func implicitAnimationsCarryOnAfterARestore() throws {
         let a = Compositor(backend: try HeadlessBackend(width: 32, height: 32), clock: FrameClock(.virtual), realTime: { 0 })
-        a.send = { _, _ in }
         func feed(_ c: Compositor, _ client: ClientID, _ m: ClientMessage) { m.encoded().withUnsafeBytes { c.receive($0, from: client) } }
         let app = a.connect()
         feed(a, app, .hello(Hello(clientName: "app", session: "kiosk", flags: .keepLayers)))
@@ -145,7 +144,6 @@ struct SessionJournalTests {
 
         // A new laminad on a virtual clock at 0 (so times shift by -1.5 s).
         let b = Compositor(backend: try HeadlessBackend(width: 32, height: 32), clock: FrameClock(.virtual), realTime: { 0 })
-        b.send = { _, _ in }
         #expect(b.restore(journal, bootID: "boot-b", pixels: { _ in nil }) == ["session 'kiosk' of uid 0: 2 layers, 0 images, 2 animations"])
         let j = try #require(b.display.entries.firstIndex { $0.session == "kiosk" })
         for step in [0.0, 0.75, 1.0] {

@@ -1,4 +1,5 @@
 import Testing
+import LaminaTestSupport
 import LaminaCore
 import LaminaHeadless
 import LaminaProtocol
@@ -47,6 +48,7 @@ final class FakeVideo: VideoDecoding {
 @Suite("Compositor videos", .serialized)
 final class VideoCompositorTests {
     let compositor: Compositor
+    let host = TestHost()
     let video = FakeVideo()
     var outbox: [ClientID: [ServerMessage]] = [:]
     var decoders: [ClientID: FrameDecoder] = [:]
@@ -58,7 +60,8 @@ final class VideoCompositorTests {
         compositor = Compositor(backend: try HeadlessBackend(width: 64, height: 48), clock: FrameClock(.virtual),
                                 configuration: configuration, realTime: { 0 })
         compositor.videoDecoding = video
-        compositor.send = { [unowned self] id, bytes in
+        compositor.host = host
+        host.onSend = { [unowned self] id, bytes in
             var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
             d.append(bytes)
             while let f = try! d.next() { outbox[id, default: []].append(try! ServerMessage.decode(type: f.type, body: f.body)) }

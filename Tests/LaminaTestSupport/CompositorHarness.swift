@@ -5,7 +5,7 @@ import LaminaServer
 /// A compositor driven as laminad drives it, without sockets: clients' bytes fed in, replies
 /// decoded into an outbox per client, closes recorded, and the repaint loop's timer kept by
 /// hand (`ManualFrameTimer`): the test fires it with `fireFrameTimer()`.
-public final class CompositorHarness {
+public final class CompositorHarness: CompositorHost {
     public let compositor: Compositor
     public let timer: ManualFrameTimer
     public private(set) var outbox: [ClientID: [ServerMessage]] = [:]
@@ -16,16 +16,19 @@ public final class CompositorHarness {
                 configuration: Compositor.Configuration = Compositor.Configuration(), realTime: @escaping () -> Double = { 0 }) {
         timer = ManualFrameTimer()
         compositor = Compositor(backend: backend, clock: clock, configuration: configuration, frameTimer: timer, realTime: realTime)
-        compositor.send = { [unowned self] id, bytes in
-            var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
-            d.append(bytes)
-            while let f = try? d.next() {
-                if let message = try? ServerMessage.decode(type: f.type, body: f.body) { outbox[id, default: []].append(message) }
-            }
-            decoders[id] = d
-        }
-        compositor.close = { [unowned self] id in closed.insert(id) }
+        compositor.host = self
     }
+
+    public func send(_ bytes: [UInt8], to id: ClientID) {
+        var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
+        d.append(bytes)
+        while let f = try? d.next() {
+            if let message = try? ServerMessage.decode(type: f.type, body: f.body) { outbox[id, default: []].append(message) }
+        }
+        decoders[id] = d
+    }
+
+    public func close(_ id: ClientID) { closed.insert(id) }
 
     public func feed(_ id: ClientID, _ message: ClientMessage) {
         message.encoded().withUnsafeBytes { compositor.receive($0, from: id) }
@@ -61,4 +64,18 @@ public final class CompositorHarness {
          .set(LayerID(id), .position, .point(Point(x: x, y: 24))), .set(LayerID(id), .backgroundColor, .color(color)),
          .insert(parent: .root, child: LayerID(id), index: .max)]
     }
+}
+
+/// A compositor host whose calls go to closures (a test's outbox), with no budgets, journal,
+/// routing or outputs of its own. The compositor holds its host weakly: keep it.
+public final class TestHost: CompositorHost {
+    public var onSend: (ClientID, [UInt8]) -> Void = { _, _ in }
+    public var onClose: (ClientID) -> Void = { _ in }
+    /// A keymap for key injection; nil leaves it refused.
+    public var keyAction: ((_ name: String, _ pressed: Bool) -> InputAction?)?
+    public init() {}
+    public func send(_ bytes: [UInt8], to client: ClientID) { onSend(client, bytes) }
+    public func close(_ client: ClientID) { onClose(client) }
+    public var hasKeymap: Bool { keyAction != nil }
+    public func keyAction(named name: String, pressed: Bool) -> InputAction? { keyAction?(name, pressed) }
 }

@@ -9,7 +9,12 @@ import LaminaServer
 /// Every call the backend, its outputs and the renderer receive, in order.
 public final class CallJournal {
     public var calls: [String] = []
+    /// False keeps nothing (the fuzzer draws millions of frames).
+    public var isRecording = true
     public init() {}
+    public func note(_ call: @autoclosure () -> String) {
+        if isRecording { calls.append(call()) }
+    }
 }
 
 /// Where a fake output's frame is drawn: only its size.
@@ -28,8 +33,8 @@ public final class RecordingRenderer: Renderer {
     public var name: String { "recording" }
     public func draw(_ list: DrawList) throws {}
     public func draw(_ list: DrawList, into target: any RenderTarget, damage: DamageRegion?) throws {
-        journal.calls.append("draw \(target.width)x\(target.height)")
-        draws.append((list, damage))
+        journal.note("draw \(target.width)x\(target.height)")
+        if journal.isRecording { draws.append((list, damage)) }
         if let failOn, target.width == Int(failOn) { throw ScreenshotUnavailable(reason: "draw failed") }
     }
     public func readPixels() throws -> Bitmap { Bitmap(width: 1, height: 1) }
@@ -61,14 +66,15 @@ public final class FakeOutput: Output {
     }
     public func setPower(_ on: Bool) throws { isOn = on }
     public func beginFrame() throws -> OutputFrame {
-        journal.calls.append("begin \(name)")
+        journal.note("begin \(name)")
         return OutputFrame(target: FakeTarget(width: pixelWidth, height: pixelHeight), bufferAge: bufferAge)
     }
     public func commit(damage: DamageRegion?) throws {
-        journal.calls.append("commit \(name)")
+        journal.note("commit \(name)")
+        if flips { isFramePending = true }
+        guard journal.isRecording else { return }
         committed.append(damage)
         presented = Bitmap(width: pixelWidth, height: pixelHeight, fill: (1, 2, 3, 255))
-        if flips { isFramePending = true }
     }
     public func readPresented() throws -> Bitmap? { presented }
     /// Overlay planes: what the output offers, what its driver would say, what it was given.
@@ -93,13 +99,18 @@ public final class FakeBackend: DisplayBackend {
     public var height: Int { fakes.map { Int($0.layoutRect.maxY) }.max() ?? 0 }
     public var damageTracking = true
     public var redrawn: [DrawList] = []
+    /// False: the fakes keep no journal, draws or frames (the fuzzer).
+    public var recordsCalls: Bool {
+        get { journal.isRecording }
+        set { journal.isRecording = newValue }
+    }
     /// Whether outputs can be blanked (the flipping fakes can, as KMS's).
     public var canSetPower = false
     public init() {}
-    public func beginCommit() { journal.calls.append("begin commit") }
-    public func flushCommit() throws { journal.calls.append("flush") }
+    public func beginCommit() { journal.note("begin commit") }
+    public func flushCommit() throws { journal.note("flush") }
     public func redraw(_ list: DrawList) throws -> Bitmap {
-        redrawn.append(list)
+        if journal.isRecording { redrawn.append(list) }
         return Bitmap(width: list.width, height: list.height)
     }
 

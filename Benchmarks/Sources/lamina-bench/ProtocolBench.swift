@@ -5,6 +5,7 @@ import LaminaCore
 import LaminaHeadless
 import LaminaProtocol
 import LaminaServer
+import LaminaTestSupport
 
 /// Commits per second for a commit that sets 100 properties: encode on the client side, then
 /// frame, decode, validate and apply in the server (the whole path but the socket and the frame).
@@ -17,7 +18,9 @@ func runProtocolBenchmark() -> String {
     guard let backend = try? HeadlessBackend(width: 64, height: 64) else { return "protocol: no EGL" }
     let compositor = Compositor(backend: backend, clock: FrameClock(.virtual), realTime: now)
     var replies = 0
-    compositor.send = { _, _ in replies += 1 }
+    let host = TestHost()
+    compositor.host = host
+    host.onSend = { _, _ in replies += 1 }
     let client = compositor.connect()
     ClientMessage.hello(Hello(clientName: "bench")).encoded().withUnsafeBytes { compositor.receive($0, from: client) }
     // 10 layers, 10 properties each.

@@ -1,0 +1,48 @@
+import LaminaCore
+import LaminaProtocol
+
+/// What the compositor asks of the platform that runs it: laminad's daemon, or a test's
+/// harness. One protocol instead of a hook per call, so the seam reads in one place.
+///
+/// The host must not call back into the compositor from these methods: a connection it decides
+/// to drop (a send over budget) is reported with `disconnected` later (laminad: after the
+/// current event). The compositor never sends in the middle of walking its own state, so even
+/// a host that does is safe, but nothing relies on it.
+public protocol CompositorHost: AnyObject {
+    /// Queues `bytes` (whole frames) for `client`.
+    func send(_ bytes: [UInt8], to client: ClientID)
+    /// Closes `client`'s connection once the bytes queued for it are sent.
+    func close(_ client: ClientID)
+    /// Whether the platform holds `client`'s frames back for now (laminad: its unread output
+    /// is over budget); they stay queued and are handled by `handlePending` later.
+    func isHeldBack(_ client: ClientID) -> Bool
+    /// Counters the platform adds to `stats` (laminad: queued output, dropped connections).
+    func platformStatistics() -> [Statistic]
+    /// A named session changed (`Compositor.journalGeneration` moved): laminad schedules a
+    /// journal write.
+    func sessionsChanged()
+    /// An injected input event, to be routed as the platform routes its devices' events
+    /// (laminad wakes a blanked display first, then calls `Compositor.handleInput`). Returns
+    /// false where the platform has no routing of its own: the compositor routes it directly.
+    func routeInjected(_ action: InputAction, origin: InputOrigin) -> Bool
+    /// A key name translated through the keymap (laminad's xkbcommon keyboard); nil when the
+    /// name is unknown. A host without a keymap leaves key injection refused.
+    var hasKeymap: Bool { get }
+    func keyAction(named name: String, pressed: Bool) -> InputAction?
+    /// Turns the named output (nil: every output) off or on and returns every output's state
+    /// afterwards; throws `UnknownOutput` for a name the backend does not have. Nil where the
+    /// platform has no outputs to blank (headless): the request is answered with none.
+    func displayPower(_ on: Bool, output: String?) throws -> [OutputPower]?
+}
+
+/// The defaults describe a host with no budgets, statistics, journal, input routing, keymap or
+/// outputs of its own (tests, benchmarks, the fuzzer).
+extension CompositorHost {
+    public func isHeldBack(_ client: ClientID) -> Bool { false }
+    public func platformStatistics() -> [Statistic] { [] }
+    public func sessionsChanged() {}
+    public func routeInjected(_ action: InputAction, origin: InputOrigin) -> Bool { false }
+    public var hasKeymap: Bool { false }
+    public func keyAction(named name: String, pressed: Bool) -> InputAction? { nil }
+    public func displayPower(_ on: Bool, output: String?) throws -> [OutputPower]? { nil }
+}
