@@ -70,7 +70,7 @@ let package = Package(
         .target(name: "LaminaImage", dependencies: ["LaminaCore", "LaminaPlatform", "CPNG", "CJPEG"]),
         .target(name: "LaminaRaster", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaServer", "CCairo", "CPango", "CLinux"]),
         // Video decoding (GStreamer) for video layers: frames into ImageSources, no GL.
-        .target(name: "LaminaVideo", dependencies: ["LaminaCore", "LaminaServer", "CGStreamer"]),
+        .target(name: "LaminaVideo", dependencies: ["LaminaCore", "LaminaServer", "LaminaPlatform", "CGStreamer"]),
         .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaServer", "CEGL", "CGLES"]),
         .target(name: "LaminaHeadless", dependencies: ["LaminaCore", "LaminaServer", "LaminaGLES"]),
         .target(name: "LaminaKMS", dependencies: [

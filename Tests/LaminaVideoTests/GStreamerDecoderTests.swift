@@ -310,14 +310,14 @@ struct CameraURITests {
         _ = FileManager.default.createFile(atPath: file, contents: Data("not a camera".utf8))
         for (path, words) in [(fifo, "is not a V4L2 device"), (file, "is not a V4L2 device"), (dir + "/missing", "No such file")] {
             do {
-                _ = try GStreamerVideo.resolve("v4l2://" + path)
+                _ = try VideoSourcePolicy.resolve("v4l2://" + path)
                 Issue.record("v4l2://\(path) was accepted")
             } catch {
                 #expect(error.message.contains(words), "\(error.message)")
             }
         }
         // /dev/null is a character device: accepted here (v4l2src then reports it is no camera).
-        #expect(try GStreamerVideo.resolve("v4l2:///dev/null") == "v4l2:///dev/null")
+        #expect(try VideoSourcePolicy.resolve("v4l2:///dev/null") == "v4l2:///dev/null")
     }
 }
 

@@ -60,8 +60,8 @@ struct YUVDMABufFrameTests {
     /// What the decoder makes of `sample`'s planes at `offsets` with `strides`.
     static func picture(_ sample: OpaquePointer, offsets: [Int], strides: [Int] = [pitch, pitch],
                         matrix: PlanarPicture.Matrix = .bt709) -> DMABufPicture? {
-        GStreamerDecoder.dmabuf(sample, gst_sample_get_buffer(sample)!, layout: .nv12, width: width, height: height,
-                                offsets: offsets, strides: strides, matrix: matrix, fullRange: false)
+        SampleConverter.dmabuf(sample, gst_sample_get_buffer(sample)!, layout: .nv12, width: width, height: height,
+                               offsets: offsets, strides: strides, matrix: matrix, fullRange: false)
     }
 
     func expectPlanes(_ picture: PlanarPicture?) {

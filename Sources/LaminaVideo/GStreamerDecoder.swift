@@ -1,0 +1,201 @@
+import CGStreamer
+import LaminaPlatform
+import LaminaServer
+
+/// One video's decoder, pulled by the loop thread: which decoded picture a media time shows
+/// (seeking back, or far ahead), the bus's messages as events, the open deadline and the stall
+/// watch. Its `GStreamerPipeline` decodes; its `SampleConverter` makes the frames.
+final class GStreamerDecoder: VideoDecoder {
+    private let pipeline: GStreamerPipeline
+    private let converter: SampleConverter
+    private var events: [VideoDecoderEvent] = []
+    /// The frame shown last, and one pulled that is not due yet.
+    private var current: VideoFrame?
+    private var pending: VideoFrame?
+    /// After a seek to this time, the first frame pulled is the one that covers it.
+    private var seekTarget: Double?
+    private var announcedReady = false
+    /// The media's length, once known.
+    private var duration: Double?
+    private var endOfStream = false
+    private var failed = false
+    private let uri: String
+    /// When (monotonic seconds) a source that gave no picture yet is given up, and the system
+    /// clock's wait that wakes the loop thread then (GStreamer may post nothing at all).
+    private let openTimeout: Double
+    private let openDeadline: Double
+    private var openAlarm: OpenAlarm?
+    private var stallWatch: StallWatch
+
+    init(uri: String, wakeup: Int32, maximumSide: Int, counts: FrameCounts, openTimeout: Double, stallTimeout: Double,
+         planarYUV: Bool) throws(VideoOpenError) {
+        let camera = VideoSourcePolicy.isCamera(uri)
+        stallWatch = StallWatch(timeout: stallTimeout, camera: camera)
+        converter = SampleConverter(maximumSide: maximumSide, camera: camera, counts: counts)
+        self.uri = uri
+        self.openTimeout = openTimeout
+        openDeadline = monotonicSeconds() + openTimeout
+        pipeline = try GStreamerPipeline(uri: uri, camera: camera, planarYUV: planarYUV, wakeup: wakeup)
+        // The system clock's own thread writes the wake-up at the deadline, so the loop thread
+        // looks (pollBus) even when the source stays silent and the bus with it.
+        openAlarm = OpenAlarm(after: openTimeout, wakeup: wakeup)
+        if !pipeline.play() {
+            pollBus()
+            if !failed { events.append(.error("\(uri): GStreamer could not start playing it")) }
+            failed = true
+        }
+    }
+
+    deinit { close() }
+
+    func close() {
+        // Stops the open deadline's wait (the first picture came, or the decoder is closing).
+        openAlarm = nil
+        guard pipeline.isOpen else { return }
+        pipeline.close()
+        current = nil
+        pending = nil
+    }
+
+    func takeEvents() -> [VideoDecoderEvent] {
+        pollBus()
+        defer { events.removeAll() }
+        return events
+    }
+
+    private func pollBus() {
+        guard pipeline.isOpen else { return }
+        while let message = pipeline.nextMessage() {
+            switch message {
+            case .error(let text):
+                guard !failed else { continue }
+                failed = true
+                events.append(.error(text))
+            case .endOfStream:
+                if !endOfStream { events.append(.ended) }
+                endOfStream = true
+            case .asyncDone:
+                // The first picture's size from the preroll sample (or from the first frame
+                // pulled, when the loop thread took it first).
+                if !announcedReady, !failed, let size = pipeline.prerollSize() {
+                    announceReady(width: size.width, height: size.height)
+                }
+            }
+        }
+        if !announcedReady, !failed, monotonicSeconds() >= openDeadline {
+            failed = true
+            openAlarm = nil
+            events.append(.error("\(uri): no picture within \(Self.seconds(openTimeout)) s of opening it (the source did not answer, or sent nothing to decode); laminad gives a source [video] open_timeout seconds"))
+        }
+    }
+
+    private static func seconds(_ s: Double) -> String {
+        s == s.rounded() && abs(s) < 1e9 ? String(Int(s)) : String(s)
+    }
+
+    /// The first picture's size and the media's length: the ready event, once.
+    private func announceReady(width: Int, height: Int) {
+        guard !announcedReady else { return }
+        announcedReady = true
+        openAlarm = nil
+        duration = queryDuration()
+        events.append(.ready(width: width, height: height, duration: duration))
+    }
+
+    func frame(at mediaTime: Double, wait: Double) -> VideoFrame? {
+        guard pipeline.isOpen, mediaTime.isFinite else { return current }
+        let deadline = monotonicSeconds() + max(0, wait)
+        if current == nil, pending == nil { pending = pull(until: deadline) }
+        if let shown = current ?? pending {
+            // Behind the frame shown (a loop, a seek back), or further ahead than decoding
+            // through would be worth: seek, and take the first frame that arrives. While a seek
+            // is in flight the picture shown is from before it: what counts is where it goes,
+            // so a loop's wrap does not seek again at every frame until one arrives (with a
+            // real clock nothing waits, and a flushing seek each frame never let one arrive).
+            let reference = seekTarget ?? shown.time
+            let behind = mediaTime < reference - 1e-6
+            let farAhead = mediaTime > reference + 2 && (pending == nil || pending!.time < mediaTime - 2)
+            if behind || farAhead {
+                // Past the end, the last frame: the greatest presentation time before it.
+                let end = queryDuration().map { max(0, $0 - 0.001) } ?? .infinity
+                current = shown
+                seek(to: min(max(0, mediaTime), end))
+            }
+        }
+        while true {
+            if pending == nil { pending = pull(until: deadline) }
+            guard let next = pending else { break }
+            if seekTarget != nil || current == nil || next.time <= mediaTime + 1e-6 {
+                current = next
+                pending = nil
+                seekTarget = nil
+                stallWatch.pictureArrived()
+            } else {
+                break
+            }
+        }
+        watchForStall(wanting: mediaTime)
+        return current
+    }
+
+    /// Asks the stall watch about this picture's request; a stall is an error event (the
+    /// decoder shows no further frames), so a client can open the stream again.
+    private func watchForStall(wanting mediaTime: Double) {
+        let request = StallWatch.Request(mediaTime: mediaTime, shown: current?.time, seeking: seekTarget != nil,
+                                         decodedAhead: pending != nil,
+                                         streaming: announcedReady && !failed && !endOfStream && !pipeline.sinkAtEnd)
+        guard stallWatch.hasStalled(request, at: monotonicSeconds()) else { return }
+        failed = true
+        let shown = current.map { " after the picture at \(Self.seconds(($0.time * 1000).rounded() / 1000)) s" } ?? ""
+        events.append(.error("\(uri): no new picture for \(Self.seconds(stallWatch.timeout)) s while playing\(shown) (the stream stalled); laminad gives a playing stream [video] stall_timeout seconds"))
+    }
+
+    /// The media's length: from the ready event, or asked of the pipeline now.
+    private func queryDuration() -> Double? {
+        if let duration { return duration }
+        return pipeline.duration()
+    }
+
+    private func seek(to time: Double) {
+        guard !failed, pipeline.seek(to: time) else { return }
+        pending = nil
+        seekTarget = time
+        endOfStream = false
+        stallWatch.seekStarted()
+    }
+
+    /// The next decoded frame, waiting until `deadline` (monotonic seconds) at most; checks the
+    /// bus between short waits so an error ends the wait.
+    private func pull(until deadline: Double) -> VideoFrame? {
+        while true {
+            pollBus()
+            if failed { return nil }
+            let left = deadline - monotonicSeconds()
+            let slice = left > 0 ? min(left, 0.05) : 0
+            guard let sample = pipeline.pullSample(waiting: slice) else {
+                if pipeline.sinkAtEnd || left <= 0 { return nil }
+                continue
+            }
+            defer { gst_sample_unref(sample) }
+            guard let frame = convert(sample) else { return nil }
+            // A frame decoded before a flushing seek took effect: not the one asked for.
+            if let target = seekTarget, frame.time < target - 0.5 { continue }
+            return frame
+        }
+    }
+
+    /// The sample as a frame; a picture too large fails the decoder with an error event.
+    private func convert(_ sample: OpaquePointer) -> VideoFrame? {
+        do {
+            return try converter.frame(sample, fallbackTime: pending?.time ?? current?.time ?? 0) { width, height in
+                announceReady(width: width, height: height)
+            }
+        } catch {
+            if !failed {
+                failed = true
+                events.append(.error(error.message))
+            }
+            return nil
+        }
+    }
+}
