@@ -64,6 +64,12 @@ extension LaminadConfiguration {
             },
             .int("max_clients_per_user", 1...100_000, "Connected clients per user.") { $0.daemon.compositor.limits.maxClientsPerUser = $1 },
             .int("max_videos", 0...64, "Videos decoded at once over all clients.") { $0.daemon.compositor.maxVideos = $1 },
+            .int("max_image_bytes", 0...(1 << 36), "Pixel bytes (width × height × 4) of one client's images and video frames.") {
+                $0.daemon.compositor.limits.maxImageBytes = $1
+            },
+            .int("max_total_image_bytes", 0...(1 << 36), "Pixel bytes of all clients' images and video frames together.") {
+                $0.daemon.compositor.limits.maxTotalImageBytes = $1
+            },
         ]),
         KeyTable("video", [
             .double("open_timeout", 0.1...3600, "Seconds a video's source has to give its first picture.") { $0.daemon.videoOpenTimeout = $1 },

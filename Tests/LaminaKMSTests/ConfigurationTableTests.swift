@@ -35,11 +35,12 @@ struct ConfigurationTableTests {
         #expect(shown.subtracting(Self.declared).isEmpty, "keys config/laminad.toml shows that laminad does not know")
     }
 
-    /// The README and docs/ name only keys that exist: `[table] key` and `[[table]]`.
+    /// The README and docs/ name only keys that exist: `[table] key`, `[[table]]` and the budgets (`max_…`).
     @Test func theDocumentsNameOnlyKeys() throws {
         let root = ConfigurationTests.shipped.replacingOccurrences(of: "/config/laminad.toml", with: "")
         let docs = try FileManager.default.contentsOfDirectory(atPath: root + "/docs").filter { $0.hasSuffix(".md") }.map { "docs/" + $0 }
         let tables = Set(LaminadConfiguration.keys.compactMap(\.path))
+        let names = Set(LaminadConfiguration.keys.flatMap { $0.keys.map(\.name) })
         var unknown: [String] = []
         for file in ["README.md"] + docs {
             let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
@@ -47,6 +48,9 @@ struct ConfigurationTableTests {
                 unknown.append("\(file): \(match.0)")
             }
             for match in text.matches(of: /`\[\[?([a-z_.]+)\]\]?`/) where !tables.contains(String(match.1)) {
+                unknown.append("\(file): \(match.0)")
+            }
+            for match in text.matches(of: /`(max_[a-z_]+)`/) where !names.contains(String(match.1)) {
                 unknown.append("\(file): \(match.0)")
             }
         }
@@ -72,12 +76,14 @@ struct ConfigurationTableTests {
             idle_blank = 60
             [kms]
             max_outputs = 2
+            [limits]
+            max_total_image_bytes = 65536
             """)
         try c.apply(arguments: ["--refresh", "75", "--size=96x64", "--legacy-kms", "--damage", "off", "--idle-blank", "0",
                                 "--session-journal", "", "--socket", "/tmp/lamina-test.sock", "--clock", "virtual", "--log-level", "debug"])
         #expect(c.refreshRate == 75 && c.headlessSize.width == 96 && c.headlessSize.height == 64)
         #expect(c.kms.forceLegacy && c.kms.maxOutputs == 2 && !c.damageTracking && c.daemon.idleBlankSeconds == nil)
-        #expect(c.virtualClock && c.logLevel == .debug)
+        #expect(c.virtualClock && c.logLevel == .debug && c.daemon.compositor.limits.maxTotalImageBytes == 65536)
         let options = c.daemonOptions
         #expect(options.socketPath == "/tmp/lamina-test.sock" && options.sessionJournal == nil && options.clock == .virtual)
         c.sessionJournal = nil
