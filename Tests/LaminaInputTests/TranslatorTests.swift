@@ -119,30 +119,30 @@ struct InputConfigurationTests {
             [[input.device]]
             match = "QEMU Virtio Tablet"
             """)
-        #expect(c.input.enabled && c.input.seat == "seat1")
-        #expect(c.input.keymap == KeymapNames(model: "pc104", layout: "de,us", variant: "nodeadkeys,", options: "grp:alt_shift_toggle"))
-        #expect(c.input.devices == [
+        #expect(c.daemon.input.enabled && c.daemon.input.seat == "seat1")
+        #expect(c.daemon.input.keymap == KeymapNames(model: "pc104", layout: "de,us", variant: "nodeadkeys,", options: "grp:alt_shift_toggle"))
+        #expect(c.daemon.input.devices == [
             DeviceRule(match: "ILITEK", output: "HDMI-A-1", calibration: [0.5, 0, 0.1, 0, 0.5, 0.2]),
             DeviceRule(match: "QEMU Virtio Tablet"),
         ])
-        #expect(c.input.rule(forDeviceNamed: "ILITEK Multi-Touch V3000")?.output == "HDMI-A-1")
-        #expect(c.input.rule(forDeviceNamed: "ilitek") == nil, "match is case-sensitive")
+        #expect(c.daemon.input.rule(forDeviceNamed: "ILITEK Multi-Touch V3000")?.output == "HDMI-A-1")
+        #expect(c.daemon.input.rule(forDeviceNamed: "ilitek") == nil, "match is case-sensitive")
         let defaults = try LaminadConfiguration.parse("")
-        #expect(defaults.input == InputSettings())
-        #expect(try LaminadConfiguration.parse("[input]\nenabled = false\n").input.enabled == false)
+        #expect(defaults.daemon.input == InputSettings())
+        #expect(try LaminadConfiguration.parse("[input]\nenabled = false\n").daemon.input.enabled == false)
     }
 
     /// config/laminad.toml states the defaults, and its example device table is valid.
     @Test func theShippedFileStatesTheDefaults() throws {
         let path = #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
         let shipped = try LaminadConfiguration.load(path: "/" + path + "/config/laminad.toml")
-        #expect(shipped.input == InputSettings())
+        #expect(shipped.daemon.input == InputSettings())
         // The commented example, uncommented (its own comment lines stay comments).
         let text = try String(contentsOfFile: "/" + path + "/config/laminad.toml", encoding: .utf8)
         let example = text.components(separatedBy: "# [[input.device]]")[1].split(separator: "\n")
             .filter { !$0.hasPrefix("# #") }.map { $0.hasPrefix("# ") ? String($0.dropFirst(2)) : String($0) }.joined(separator: "\n")
         let c = try LaminadConfiguration.parse("[[input.device]]" + example)
-        #expect(c.input.devices == [DeviceRule(match: "ILITEK", output: "HDMI-A-1", calibration: [1, 0, 0, 0, 1, 0])])
+        #expect(c.daemon.input.devices == [DeviceRule(match: "ILITEK", output: "HDMI-A-1", calibration: [1, 0, 0, 0, 1, 0])])
     }
 
     @Test(arguments: [

@@ -111,9 +111,9 @@ struct CursorPlacementTests {
 struct CursorConfigurationTests {
     @Test func hideAfter() throws {
         let c = try LaminadConfiguration.parse("[display]\ncursor = true\ncursor_hide_after = 1.5\n")
-        #expect(c.cursor == true && c.cursorHideAfter == 1.5)
-        #expect(try LaminadConfiguration.parse("[display]\ncursor_hide_after = 0\n").cursorHideAfter == 0)
-        #expect(try LaminadConfiguration.load(path: ConfigurationTests.shipped).cursorHideAfter == 5)
+        #expect(c.kms.cursor == true && c.daemon.cursorHideSeconds == 1.5)
+        #expect(try LaminadConfiguration.parse("[display]\ncursor_hide_after = 0\n").daemon.cursorHideSeconds == 0)
+        #expect(try LaminadConfiguration.load(path: ConfigurationTests.shipped).daemon.cursorHideSeconds == 5)
         func message(_ text: String) -> String {
             do { _ = try LaminadConfiguration.parse(text) } catch { return error.description }
             return "accepted"

@@ -89,13 +89,13 @@ struct ConfigurationTests {
         let c = try LaminadConfiguration.load(path: Self.shipped)
         #expect(c.backend == .auto)
         #expect(c.logLevel == .info)
-        #expect(c.socketMode == 0o660)
+        #expect(c.daemon.socketMode == 0o660)
         #expect(c.kms.forceLegacy == false)
         #expect(c.kms.maxOutputs == 8)
         #expect(c.kms.virtualTerminal == nil, "vt = 0: the active VT")
-        #expect(c.cursor == false && c.cursorPosition == nil)
-        #expect(c.repaintWindowMilliseconds == 7)
-        #expect(c.videoOpenTimeout == 10 && c.videoStallTimeout == 10)
+        #expect(c.kms.cursor == false && c.kms.cursorPosition == nil)
+        #expect(c.daemon.repaintWindow == 0.007)
+        #expect(c.daemon.videoOpenTimeout == 10 && c.daemon.videoStallTimeout == 10)
     }
 
     @Test func outputsAndKMS() throws {
