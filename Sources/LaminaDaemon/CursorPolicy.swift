@@ -8,23 +8,22 @@ import Logging
 /// `cursor_hide_after` seconds without pointer motion. Until the first pointer motion it stays
 /// where the backend put it (`cursor_position`, or the first output's centre).
 final class CursorPolicy {
-    private let backend: any DisplayBackend
+    private unowned let compositor: Compositor
+    private unowned let power: DisplayPowerPolicy
+    private var backend: any DisplayBackend { compositor.backend }
     private let logger: Logger
     /// Seconds without pointer motion before the cursor hides; nil never hides it.
     private let hideAfter: Double?
     private var hideTimer: LoopTimer?
-    /// Asks for a frame: the renderer draws the cursor on an output without a cursor plane.
-    private let frameNeeded: () -> Void
     /// False after a touch or the inactivity timeout, until the pointer moves.
     private(set) var isShown = true
 
     /// `hideAfter` 0 never hides the cursor for inactivity.
-    init(backend: any DisplayBackend, hideAfter: Double, loop: EventLoop, logger: Logger,
-         frameNeeded: @escaping () -> Void) throws(SystemError) {
-        self.backend = backend
+    init(compositor: Compositor, power: DisplayPowerPolicy, hideAfter: Double, loop: EventLoop, logger: Logger) throws(SystemError) {
+        self.compositor = compositor
+        self.power = power
         self.logger = logger
         self.hideAfter = hideAfter > 0 && hideAfter.isFinite ? hideAfter : nil
-        self.frameNeeded = frameNeeded
         if let seconds = self.hideAfter {
             hideTimer = try LoopTimer(loop: loop) { [unowned self] _ in
                 hide(because: "\(seconds) s without pointer motion")
@@ -55,7 +54,7 @@ final class CursorPolicy {
     private func show(at point: Point, because reason: String) {
         if !isShown { logger.debug("cursor: shown (\(reason))") }
         isShown = true
-        if backend.setCursor(point) { frameNeeded() }
+        if backend.setCursor(point) { cursorMoved() }
         if let hideAfter, let hideTimer {
             do { try hideTimer.arm(after: hideAfter) } catch { logger.error("cursor timer: \(error)") }
         }
@@ -66,13 +65,14 @@ final class CursorPolicy {
         isShown = false
         if let hideTimer, hideTimer.isArmed { try? hideTimer.disarm() }
         logger.info("cursor: hidden (\(reason))")
-        if backend.setCursor(nil) { frameNeeded() }
+        if backend.setCursor(nil) { cursorMoved() }
     }
-}
 
-extension Daemon {
-    /// The cursor's part of `handleInput`: shows, moves or hides the configured cursor.
-    func cursorPolicy(_ action: InputAction) {
-        cursor?.handle(action)
+    /// The renderer draws the cursor on an output without a cursor plane: a frame shows the
+    /// change, though nothing in the tree changed; not while the displays are blanked for
+    /// idleness (pointer motion does not wake them).
+    private func cursorMoved() {
+        guard !power.blankedByIdle else { return }
+        compositor.requestFrame(.cursorMoved)
     }
 }

@@ -98,12 +98,8 @@ public final class Daemon {
     private static let handledSignals = [SIGINT, SIGTERM, SIGUSR1, SIGUSR2]
     private let ownsSocketPath: Bool
     private var watchdogTimer: LoopTimer?
-    private(set) var idleTimer: LoopTimer?
-    private(set) var blankedByIdle = false
-    /// Touches and buttons that woke a blanked display: the rest of them is not delivered.
-    var swallowedTouches: Set<Int32> = []
-    var swallowedButtons: Set<UInt32> = []
-    var swallowedKeys: Set<UInt32> = []
+    /// When the displays are lit and blanked (DisplayPowerPolicy.swift).
+    private(set) var power: DisplayPowerPolicy!
     /// Where a cursor is configured: when it shows (`CursorPolicy.swift`).
     private(set) var cursor: CursorPolicy?
     private var journal: SessionJournalStore?
@@ -205,7 +201,7 @@ public final class Daemon {
             switch sig {
             case SIGUSR1, SIGUSR2:
                 // USR1 blanks, USR2 relights every display, like `laminactl display off|on`.
-                do { try setDisplayPower(sig == SIGUSR2) } catch { logger.error("display \(sig == SIGUSR2 ? "on" : "off"): \(error)") }
+                do { try power.setPower(sig == SIGUSR2) } catch { logger.error("display \(sig == SIGUSR2 ? "on" : "off"): \(error)") }
             default:
                 logger.notice("signal \(sig): shutting down")
                 ServiceManager.notify("STOPPING=1")
@@ -216,18 +212,10 @@ public final class Daemon {
             watchdogTimer = try LoopTimer(loop: loop) { [unowned self] _ in watchdogTick() }
             try watchdogTimer?.arm(after: interval / 2, every: interval / 2)
         }
-        if let seconds = options.idleBlankSeconds, seconds > 0, backend.canSetPower {
-            idleTimer = try LoopTimer(loop: loop) { [unowned self] _ in
-                logger.info("idle for \(seconds) s: blanking the displays")
-                do { try setDisplayPower(false); blankedByIdle = true } catch { logger.error("idle blank: \(error)") }
-            }
-            try idleTimer?.arm(after: seconds)
-        }
+        power = try DisplayPowerPolicy(compositor: compositor, idleBlankSeconds: options.idleBlankSeconds, loop: loop, logger: logger)
         inputHost = InputDeviceHost.start(for: self)
         if options.cursor {
-            cursor = try CursorPolicy(backend: backend, hideAfter: options.cursorHideSeconds, loop: loop, logger: logger) { [unowned self] in
-                redrawWithoutChange()
-            }
+            cursor = try CursorPolicy(compositor: compositor, power: power, hideAfter: options.cursorHideSeconds, loop: loop, logger: logger)
         }
         logger.notice("listening on \(options.socketPath)\(ownsSocketPath ? "" : " (socket activation)"), backend \(backend.name) \(backend.width)x\(backend.height), renderer \(backend.renderer.name)")
     }
@@ -245,28 +233,6 @@ public final class Daemon {
         if ownsSocketPath { unlink(options.socketPath) }
     }
 
-    /// Blanks (false) or relights (true) the named display, or every display, and returns every
-    /// output's state afterwards. Headless has none to blank. An unknown name throws `UnknownOutput`.
-    @discardableResult
-    public func setDisplayPower(_ on: Bool, output: String? = nil) throws -> [OutputPower] {
-        let backend = compositor.backend
-        guard backend.canSetPower else {
-            throw BackendUnavailable(reason: "display \(on ? "on" : "off") needs the KMS backend; this daemon runs \(backend.name)")
-        }
-        try backend.setPower(on, output: output)
-        blankedByIdle = false
-        compositor.outputsChanged()
-        if on { compositor.requestFrame(.outputRelit) }
-        return backend.outputPower.map { OutputPower(name: $0.name, isOn: $0.isOn) }
-    }
-
-    /// Draws a frame although the tree did not change (the renderer-drawn cursor moved); not
-    /// while the displays are blanked for idleness (pointer motion does not wake them).
-    func redrawWithoutChange() {
-        guard !blankedByIdle else { return }
-        compositor.requestFrame(.cursorMoved)
-    }
-
     /// A hung display path (a flip that never completes) stops the pings, so systemd restarts laminad.
     private func watchdogTick() {
         if let since = compositor.repaint.flipPendingSince, monotonicSeconds() - since > 2 {
@@ -277,19 +243,6 @@ public final class Daemon {
     }
 
     // MARK: Frames
-
-    /// The repaint loop armed the frame timer: something will be drawn. Activity keeps idle
-    /// blanking away, and displays blanked for idleness light up again (after the current
-    /// event: the compositor is in the middle of scheduling).
-    fileprivate func frameWanted() {
-        guard let seconds = options.idleBlankSeconds, let idleTimer else { return }
-        try? idleTimer.arm(after: seconds)
-        guard blankedByIdle else { return }
-        blankedByIdle = false
-        loop.afterCurrentEvent { [unowned self] in
-            do { try setDisplayPower(true) } catch { logger.error("unblank: \(error)") }
-        }
-    }
 
     /// Page flips and hotplug from the backend, for the repaint loop.
     private func backendEvents() {
@@ -334,7 +287,7 @@ extension Daemon: CompositorHost {
     /// `laminactl display off|on [OUTPUT]`; nil on a backend without outputs to blank.
     public func displayPower(_ on: Bool, output: String?) throws -> [OutputPower]? {
         guard compositor.backend.canSetPower else { return nil }
-        return try setDisplayPower(on, output: output)
+        return try power.setPower(on, output: output)
     }
 }
 
@@ -352,12 +305,12 @@ private final class DaemonFrameTimer: FrameTimer {
     }
 
     func arm(at time: Double) {
-        daemon?.frameWanted()
+        daemon?.power.frameWanted()
         do { try timer.arm(after: time - monotonicSeconds()) } catch { daemon?.logger.error("frame timer: \(error)") }
     }
 
     func armAfterCurrentEvent() {
-        daemon?.frameWanted()
+        daemon?.power.frameWanted()
         loop.afterCurrentEvent { [unowned self] in daemon?.compositor.frameDue() }
     }
 }
