@@ -9,7 +9,7 @@ import LaminaServer
 import Logging
 
 /// The configured cursor (`[display] cursor`): on a CRTC's cursor plane where there is one
-/// (moved at once, no page flip), else drawn by the renderer on that output (`KMSOutput.overlay`).
+/// (moved at once, no page flip), else drawn by the renderer on that output (`KMSOutput.softwareCursor`).
 extension KMSBackend {
     /// Shows the cursor with its hot spot at `position` (desktop points; moved into the nearest
     /// output where it is outside them all), or hides it (nil). Only where a cursor is

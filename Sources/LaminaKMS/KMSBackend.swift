@@ -80,7 +80,7 @@ public final class KMSBackend: DisplayBackend {
     var cursorShownOn: String?
     /// The output (CRTC) whose frames draw the cursor, and where its tip is in desktop points,
     /// where that output has no cursor plane (the renderer draws the arrow there, on top of
-    /// everything: `KMSOutput.overlay`); nil otherwise.
+    /// everything: `KMSOutput.softwareCursor`); nil otherwise.
     var drawnCursor: (crtc: UInt32, x: Int, y: Int)?
     /// The desktop's size in points: the extent of the lit outputs. It changes when a display
     /// is plugged in or changes mode (the daemon then resizes the compositor's display); it

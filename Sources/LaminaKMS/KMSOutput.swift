@@ -108,7 +108,7 @@ final class KMSOutput: Output {
     /// The cursor, where this output's frames draw it (no cursor plane).
     var overlayPlanes: [OverlayPlane] { target.overlayPlanes }
 
-    var overlay: [DrawCommand] {
+    var softwareCursor: [DrawCommand] {
         guard let drawn = backend.drawnCursor, drawn.crtc == target.crtc else { return [] }
         return KMSBackend.cursorCommands(at: (drawn.x, drawn.y))
     }

@@ -61,13 +61,13 @@ public final class FramePresenter {
         return Set(due.filter(\.isFramePending).map(\.name))
     }
 
-    /// One output's frame: its part of the desktop (with its overlay), drawn where its next
+    /// One output's frame: its part of the desktop (with its software cursor), drawn where its next
     /// buffer lacks it, and committed. A video the output scans out on an overlay plane is left
     /// out of what the renderer draws (the plane lies above the primary plane there).
     private func draw(_ list: DrawList, on output: any Output) throws {
         var desktop = list
-        let overlay = output.overlay
-        if !overlay.isEmpty { desktop.commands += overlay }
+        let cursor = output.softwareCursor
+        if !cursor.isEmpty { desktop.commands += cursor }
         var local = desktop.forOutput(output)
         if let onPlane = placeVideo(local, on: output) { local.commands.remove(at: onPlane) }
         let frame = try output.beginFrame()

@@ -69,9 +69,9 @@ public protocol Output: AnyObject {
     /// The pixels of the buffer presented last, top row first, as they were drawn; nil where
     /// there is none yet or it cannot be read.
     func readPresented() throws -> Bitmap?
-    /// Commands drawn over everything on this output, in desktop points (the cursor, where the
-    /// renderer draws it because the output has no cursor plane).
-    var overlay: [DrawCommand] { get }
+    /// The cursor drawn by the renderer over everything on this output, in desktop points,
+    /// where the output has no cursor plane (not an overlay plane: see `overlayPlanes`).
+    var softwareCursor: [DrawCommand] { get }
     /// The overlay planes this output's CRTC can use (KMS), for scanning a video out rather
     /// than compositing it (`OverlayPlanner`); none elsewhere.
     var overlayPlanes: [OverlayPlane] { get }
@@ -83,7 +83,7 @@ public protocol Output: AnyObject {
 }
 
 extension Output {
-    public var overlay: [DrawCommand] { [] }
+    public var softwareCursor: [DrawCommand] { [] }
     public var overlayPlanes: [OverlayPlane] { [] }
     public func scanOut(_ scanout: PlaneScanout?) -> String? {
         scanout == nil ? nil : "\(name) has no overlay planes"
