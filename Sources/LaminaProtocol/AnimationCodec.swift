@@ -30,13 +30,37 @@ public enum AnimationWire {
 // Each enum's numbers are spelled out rather than derived from case order or raw strings, so
 // reordering or renaming a Swift case never changes the protocol, and a new case fails to compile
 // until it is given a number. Numbers are never reused.
+//
+// Each number is written once, in the enum's `wireNumber` switch, which is the table: decoding
+// (`init(wireNumber:)`) searches the cases for it, so the two directions cannot disagree.
+// AnimationCodecTests pins every number and checks that they round-trip.
 
 /// The first byte of an animation. 0 is unused, so zeroed memory is never a valid animation.
 enum AnimationKind: UInt8 {
     case basic = 1, keyframe, spring, group, transition
 }
 
-extension FillMode {
+/// The first byte of a path element; the numbers are CGPathElementType's.
+enum PathElementKind: UInt8 {
+    case moveTo = 0, lineTo, quadCurveTo, curveTo, closeSubpath
+}
+
+/// An enum sent as one byte: its number table is `wireNumber`, and decoding derives from it.
+protocol WireNumbered: CaseIterable, Equatable {
+    /// The case's number on the wire: the only place it is written.
+    var wireNumber: UInt8 { get }
+}
+
+extension WireNumbered {
+    /// The case whose `wireNumber` is `n`, or nil when no case has it.
+    init?(wireNumber n: UInt8) {
+        // At most a dozen cases, read once per field of an animation being decoded.
+        guard let match = Self.allCases.first(where: { $0.wireNumber == n }) else { return nil }
+        self = match
+    }
+}
+
+extension FillMode: WireNumbered {
     var wireNumber: UInt8 {
         switch self {
         case .removed: 0
@@ -45,20 +69,10 @@ extension FillMode {
         case .both: 3
         }
     }
-
-    init?(wireNumber n: UInt8) {
-        switch n {
-        case 0: self = .removed
-        case 1: self = .forwards
-        case 2: self = .backwards
-        case 3: self = .both
-        default: return nil
-        }
-    }
 }
 
-extension ValueFunction {
-    /// 1-based: 0 on the wire is "no value function".
+/// 1-based: 0 on the wire is "no value function".
+extension ValueFunction: WireNumbered {
     var wireNumber: UInt8 {
         switch self {
         case .rotateX: 1
@@ -74,26 +88,9 @@ extension ValueFunction {
         case .translateZ: 11
         }
     }
-
-    init?(wireNumber n: UInt8) {
-        switch n {
-        case 1: self = .rotateX
-        case 2: self = .rotateY
-        case 3: self = .rotateZ
-        case 4: self = .scale
-        case 5: self = .scaleX
-        case 6: self = .scaleY
-        case 7: self = .scaleZ
-        case 8: self = .translate
-        case 9: self = .translateX
-        case 10: self = .translateY
-        case 11: self = .translateZ
-        default: return nil
-        }
-    }
 }
 
-extension CalculationMode {
+extension CalculationMode: WireNumbered {
     var wireNumber: UInt8 {
         switch self {
         case .linear: 0
@@ -103,38 +100,19 @@ extension CalculationMode {
         case .cubicPaced: 4
         }
     }
-
-    init?(wireNumber n: UInt8) {
-        switch n {
-        case 0: self = .linear
-        case 1: self = .discrete
-        case 2: self = .paced
-        case 3: self = .cubic
-        case 4: self = .cubicPaced
-        default: return nil
-        }
-    }
 }
 
-extension RotationMode {
-    /// 1-based: 0 on the wire is nil (the layer keeps its rotation).
+/// 1-based: 0 on the wire is nil (the layer keeps its rotation).
+extension RotationMode: WireNumbered {
     var wireNumber: UInt8 {
         switch self {
         case .auto: 1
         case .autoReverse: 2
         }
     }
-
-    init?(wireNumber n: UInt8) {
-        switch n {
-        case 1: self = .auto
-        case 2: self = .autoReverse
-        default: return nil
-        }
-    }
 }
 
-extension Transition.Kind {
+extension Transition.Kind: WireNumbered {
     var wireNumber: UInt8 {
         switch self {
         case .fade: 0
@@ -143,36 +121,16 @@ extension Transition.Kind {
         case .reveal: 3
         }
     }
-
-    init?(wireNumber n: UInt8) {
-        switch n {
-        case 0: self = .fade
-        case 1: self = .moveIn
-        case 2: self = .push
-        case 3: self = .reveal
-        default: return nil
-        }
-    }
 }
 
-extension Transition.Direction {
-    /// 1-based: 0 on the wire is nil (Core Animation's default, fromLeft).
+/// 1-based: 0 on the wire is nil (Core Animation's default, fromLeft).
+extension Transition.Direction: WireNumbered {
     var wireNumber: UInt8 {
         switch self {
         case .fromLeft: 1
         case .fromRight: 2
         case .fromTop: 3
         case .fromBottom: 4
-        }
-    }
-
-    init?(wireNumber n: UInt8) {
-        switch n {
-        case 1: self = .fromLeft
-        case 2: self = .fromRight
-        case 3: self = .fromTop
-        case 4: self = .fromBottom
-        default: return nil
         }
     }
 }

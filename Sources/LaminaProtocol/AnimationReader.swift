@@ -63,18 +63,8 @@ extension ByteReader {
                                          isRemovedOnCompletion: removedOnCompletion))
         case .transition:
             let f = field + ".transition"
-            let rawType = try u8(f + ".type")
-            guard let type = Transition.Kind(wireNumber: rawType) else {
-                throw .invalid(field: f + ".type", reason: "unknown transition type \(rawType)")
-            }
-            let rawSubtype = try u8(f + ".subtype")
-            var subtype: Transition.Direction?
-            if rawSubtype != 0 {
-                guard let s = Transition.Direction(wireNumber: rawSubtype) else {
-                    throw .invalid(field: f + ".subtype", reason: "unknown transition subtype \(rawSubtype)")
-                }
-                subtype = s
-            }
+            let type: Transition.Kind = try wireEnum(f + ".type", "transition type")
+            let subtype: Transition.Direction? = try optionalWireEnum(f + ".subtype", "transition subtype")
             return .transition(Transition(type: type, subtype: subtype, startProgress: try f64(f + ".startProgress"),
                                           endProgress: try f64(f + ".endProgress"), timing: timing,
                                           timingFunction: function, isRemovedOnCompletion: removedOnCompletion))
@@ -108,24 +98,14 @@ extension ByteReader {
             for i in 0..<count { fs.append(try timingFunction(f + ".timingFunctions[\(i)]")) }
             functions = fs
         }
-        let rawMode = try u8(f + ".calculationMode")
-        guard let mode = CalculationMode(wireNumber: rawMode) else {
-            throw .invalid(field: f + ".calculationMode", reason: "unknown mode \(rawMode)")
-        }
-        let rawRotation = try u8(f + ".rotationMode")
-        var rotation: RotationMode?
-        if rawRotation != 0 {
-            guard let r = RotationMode(wireNumber: rawRotation) else {
-                throw .invalid(field: f + ".rotationMode", reason: "unknown rotation mode \(rawRotation)")
-            }
-            rotation = r
-        }
+        let mode: CalculationMode = try wireEnum(f + ".calculationMode", "mode")
+        let rotation: RotationMode? = try optionalWireEnum(f + ".rotationMode", "rotation mode")
         let tension = try optionalNumbers(f + ".tensionValues")
         let continuity = try optionalNumbers(f + ".continuityValues")
         let bias = try optionalNumbers(f + ".biasValues")
         let additive = try bool(f + ".additive")
         let cumulative = try bool(f + ".cumulative")
-        let valueFunction = try optionalValueFunction(f + ".valueFunction")
+        let valueFunction: ValueFunction? = try optionalWireEnum(f + ".valueFunction", "value function")
         return KeyframeAnimation(keyPath: keyPath, values: values, path: path, keyTimes: keyTimes,
                                  timingFunctions: functions, calculationMode: mode, rotationMode: rotation,
                                  tensionValues: tension, continuityValues: continuity, biasValues: bias,
@@ -141,10 +121,7 @@ extension ByteReader {
         let repeatCount = try f64(f + ".repeatCount")
         let repeatDuration = try f64(f + ".repeatDuration")
         let autoreverses = try bool(f + ".autoreverses")
-        let rawFill = try u8(f + ".fillMode")
-        guard let fillMode = FillMode(wireNumber: rawFill) else {
-            throw .invalid(field: f + ".fillMode", reason: "unknown fill mode \(rawFill)")
-        }
+        let fillMode: FillMode = try wireEnum(f + ".fillMode", "fill mode")
         return MediaTiming(beginTime: beginTime, duration: duration, speed: speed, timeOffset: timeOffset,
                            repeatCount: repeatCount, repeatDuration: repeatDuration, autoreverses: autoreverses,
                            fillMode: fillMode)
@@ -159,7 +136,7 @@ extension ByteReader {
          by: try optionalValue(f + ".byValue"),
          additive: try bool(f + ".additive"),
          cumulative: try bool(f + ".cumulative"),
-         valueFunction: try optionalValueFunction(f + ".valueFunction"))
+         valueFunction: try optionalWireEnum(f + ".valueFunction", "value function"))
     }
 
     /// The control points, refused rather than repaired when they are not finite or x leaves
@@ -192,13 +169,21 @@ extension ByteReader {
         return try value(type, f)
     }
 
-    private mutating func optionalValueFunction(_ f: String) throws(DecodeError) -> ValueFunction? {
+    /// A u8 that names a case of `E` (its `wireNumber`); `noun` names the field in the error
+    /// for a number no case has, e.g. "unknown fill mode 7".
+    private mutating func wireEnum<E: WireNumbered>(_ f: String, _ noun: String) throws(DecodeError) -> E {
+        try wireCase(try u8(f), f, noun)
+    }
+
+    /// `wireEnum` for the enums numbered from 1, where 0 is nil.
+    private mutating func optionalWireEnum<E: WireNumbered>(_ f: String, _ noun: String) throws(DecodeError) -> E? {
         let raw = try u8(f)
-        if raw == 0 { return nil }
-        guard let function = ValueFunction(wireNumber: raw) else {
-            throw .invalid(field: f, reason: "unknown value function \(raw)")
-        }
-        return function
+        return raw == 0 ? nil : try wireCase(raw, f, noun)
+    }
+
+    private func wireCase<E: WireNumbered>(_ raw: UInt8, _ f: String, _ noun: String) throws(DecodeError) -> E {
+        guard let value = E(wireNumber: raw) else { throw .invalid(field: f, reason: "unknown \(noun) \(raw)") }
+        return value
     }
 
     /// A presence byte of 1, then a u32 count and that many f64; or a presence byte of 0 for nil
@@ -221,13 +206,15 @@ extension ByteReader {
         for i in 0..<count {
             let ef = f + ".elements[\(i)]"
             let tag = try u8(ef + " type")
-            switch tag {
-            case 0: elements.append(.moveTo(try point(ef)))
-            case 1: elements.append(.lineTo(try point(ef)))
-            case 2: elements.append(.quadCurveTo(control: try point(ef), end: try point(ef)))
-            case 3: elements.append(.curveTo(control1: try point(ef), control2: try point(ef), end: try point(ef)))
-            case 4: elements.append(.closeSubpath)
-            default: throw .invalid(field: ef + " type", reason: "unknown path element type \(tag)")
+            guard let kind = PathElementKind(rawValue: tag) else {
+                throw .invalid(field: ef + " type", reason: "unknown path element type \(tag)")
+            }
+            switch kind {
+            case .moveTo: elements.append(.moveTo(try point(ef)))
+            case .lineTo: elements.append(.lineTo(try point(ef)))
+            case .quadCurveTo: elements.append(.quadCurveTo(control: try point(ef), end: try point(ef)))
+            case .curveTo: elements.append(.curveTo(control1: try point(ef), control2: try point(ef), end: try point(ef)))
+            case .closeSubpath: elements.append(.closeSubpath)
             }
         }
         return Path(elements)

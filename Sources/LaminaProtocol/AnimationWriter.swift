@@ -36,14 +36,14 @@ extension ByteWriter {
             } else {
                 u8(0)
             }
-            u8(k.calculationMode.wireNumber)
-            u8(k.rotationMode?.wireNumber ?? 0)
+            wireEnum(k.calculationMode)
+            optionalWireEnum(k.rotationMode)
             optionalNumbers(k.tensionValues)
             optionalNumbers(k.continuityValues)
             optionalNumbers(k.biasValues)
             bool(k.isAdditive)
             bool(k.isCumulative)
-            u8(k.valueFunction?.wireNumber ?? 0)
+            optionalWireEnum(k.valueFunction)
         case .spring(let s):
             u8(AnimationKind.spring.rawValue)
             animationHeader(s.timing, s.timingFunction, s.isRemovedOnCompletion)
@@ -61,8 +61,8 @@ extension ByteWriter {
         case .transition(let t):
             u8(AnimationKind.transition.rawValue)
             animationHeader(t.timing, t.timingFunction, t.isRemovedOnCompletion)
-            u8(t.type.wireNumber)
-            u8(t.subtype?.wireNumber ?? 0)
+            wireEnum(t.type)
+            optionalWireEnum(t.subtype)
             f64(t.startProgress)
             f64(t.endProgress)
         }
@@ -77,7 +77,7 @@ extension ByteWriter {
         f64(timing.repeatCount)
         f64(timing.repeatDuration)
         bool(timing.autoreverses)
-        u8(timing.fillMode.wireNumber)
+        wireEnum(timing.fillMode)
         if let function {
             u8(1)
             timingFunction(function)
@@ -97,7 +97,7 @@ extension ByteWriter {
         optionalValue(by)
         bool(additive)
         bool(cumulative)
-        u8(valueFunction?.wireNumber ?? 0)
+        optionalWireEnum(valueFunction)
     }
 
     mutating func timingFunction(_ f: TimingFunction) {
@@ -117,6 +117,16 @@ extension ByteWriter {
     /// Type tag 0 for nil, else `typedValue`.
     private mutating func optionalValue(_ v: PropertyValue?) {
         if let v { typedValue(v) } else { u8(0) }
+    }
+
+    /// The case's `wireNumber`.
+    private mutating func wireEnum(_ e: some WireNumbered) {
+        u8(e.wireNumber)
+    }
+
+    /// For the enums numbered from 1: 0 for nil, else the case's `wireNumber`.
+    private mutating func optionalWireEnum(_ e: (some WireNumbered)?) {
+        u8(e?.wireNumber ?? 0)
     }
 
     private mutating func optionalNumbers(_ numbers: [Double]?) {
@@ -140,15 +150,15 @@ extension ByteWriter {
     private mutating func pathElement(_ e: PathElement) {
         switch e {
         case .moveTo(let p):
-            u8(0); point(p)
+            u8(PathElementKind.moveTo.rawValue); point(p)
         case .lineTo(let p):
-            u8(1); point(p)
+            u8(PathElementKind.lineTo.rawValue); point(p)
         case let .quadCurveTo(control, end):
-            u8(2); point(control); point(end)
+            u8(PathElementKind.quadCurveTo.rawValue); point(control); point(end)
         case let .curveTo(control1, control2, end):
-            u8(3); point(control1); point(control2); point(end)
+            u8(PathElementKind.curveTo.rawValue); point(control1); point(control2); point(end)
         case .closeSubpath:
-            u8(4)
+            u8(PathElementKind.closeSubpath.rawValue)
         }
     }
 }

@@ -185,6 +185,23 @@ struct AnimationCodecTests {
         #expect(firstBytes == [1, 2, 3, 4, 5])
     }
 
+    /// Decoding derives from each enum's one number table: every case comes back as itself, no
+    /// two cases share a number, and the first number past the table decodes to nothing.
+    @Test func wireNumbersRoundTrip() {
+        func check<E: WireNumbered>(_: E.Type) {
+            let numbers = E.allCases.map(\.wireNumber)
+            #expect(Set(numbers).count == numbers.count, "\(E.self) has a number twice: \(numbers)")
+            for c in E.allCases { #expect(E(wireNumber: c.wireNumber) == c) }
+            #expect(E(wireNumber: numbers.max()! + 1) == nil)
+        }
+        check(FillMode.self)
+        check(ValueFunction.self)
+        check(CalculationMode.self)
+        check(RotationMode.self)
+        check(Transition.Kind.self)
+        check(Transition.Direction.self)
+    }
+
     /// The array-count checks rely on no animation being shorter than this.
     @Test func smallestAnimationIsAnEmptyGroup() {
         let minimal: [Animation] = [.basic(BasicAnimation(keyPath: "")), .keyframe(KeyframeAnimation(keyPath: "")),

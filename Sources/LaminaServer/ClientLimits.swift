@@ -1,0 +1,42 @@
+/// Limits that keep one client from exhausting the server.
+public struct ClientLimits: Sendable, Equatable {
+    /// Layers one client may hold, its root included.
+    public var maxLayers: Int
+    /// Operations in one commit.
+    public var maxOperationsPerCommit: Int
+    /// Images one client may hold at once.
+    public var maxImages: Int
+    /// The longest chain of superlayer (or mask-of) links in a client's tree: the root's
+    /// sublayers are at depth 1. The server walks trees recursively on the main thread's stack,
+    /// so depth is a budget like the others (docs/protocol.md, "Budgets").
+    public var maxDepth: Int
+    public static let defaultMaxDepth = 64
+    /// Layers all kept sessions may hold together (those that outlive their clients), and how
+    /// many kept sessions there may be in all and per user.
+    public var maxKeptLayers = 200_000
+    public var maxKeptSessions = 64
+    public var maxKeptSessionsPerUser = 16
+    /// Layers all sessions may hold together, connected or kept: with the other budgets, what
+    /// bounds laminad's memory however many clients connect (docs/protocol.md, "Budgets").
+    public var maxTotalLayers = 400_000
+    /// Connected clients, in all and per user (uid). Peers with privilege (laminad's user,
+    /// root, the configured group) are always admitted, so an administrator can still look.
+    public var maxClients = 64
+    public var maxClientsPerUser = 16
+    /// Pixel bytes (width × height × 4) of one client's images, and of every client's together
+    /// (one 16384² image made 3.2 GB of RSS once drawn).
+    public var maxImageBytes = 256 << 20
+    public var maxTotalImageBytes = 1 << 30
+    /// Set by the display tree: what `maxTotalImageBytes` leaves this client after the others.
+    var imageBytesLeft: Int?
+    /// Set by the display tree when a smaller budget than `maxLayers` is in force for this
+    /// commit (a kept session's share of `maxKeptLayers`).
+    var layerBudgetMessage: String?
+    public init(maxLayers: Int = 100_000, maxOperationsPerCommit: Int = 100_000, maxImages: Int = 4096,
+                maxDepth: Int = ClientLimits.defaultMaxDepth) {
+        self.maxLayers = maxLayers
+        self.maxOperationsPerCommit = maxOperationsPerCommit
+        self.maxImages = maxImages
+        self.maxDepth = maxDepth
+    }
+}

@@ -1,0 +1,131 @@
+import LaminaCore
+import LaminaProtocol
+
+// A commit's image and video operations (create-image, update-image, destroy-image,
+// create-video, control-video) and the images' lifetime: what a resumed session inherits, and
+// what a session's end destroys. Image changes reach the renderer only once the commit stands
+// (`finishCommit`).
+
+extension ClientTree {
+    /// Pixel bytes the client's images and its videos' current frames hold: what the image
+    /// budgets (`max_image_bytes`, and with the other clients' `max_total_image_bytes`) count.
+    public var imageBytes: Int {
+        images.values.reduce(0) { $0 + $1.byteCount } + videos.values.reduce(0) { $0 + ($1.image?.byteCount ?? 0) }
+    }
+
+    /// Applies image or video operation `op` (number `i` of its commit), taking its memory file
+    /// from `attachments`; returns whether pixels may have changed. Other operations are no-ops.
+    mutating func applyImage(_ op: Operation, index i: Int, attachments: [MemoryAttachment], limits: ClientLimits,
+                             journal: inout Journal) throws(CommitRejection) -> Bool {
+        func fail(_ code: ErrorCode, _ message: String) -> CommitRejection {
+            CommitRejection(code: code, operationIndex: i, message: message)
+        }
+        func saveImage(_ n: UInt32) { if journal.savedImages[n] == nil { journal.savedImages[n] = .some(images[n]) } }
+        func saveVideo(_ n: UInt32) { if journal.savedVideos[n] == nil { journal.savedVideos[n] = .some(videos[n]) } }
+        switch op {
+        case let .createVideo(n, uri):
+            guard n != 0 else { throw fail(.invalidImage, "video image number 0 is nil; choose a number ≥ 1") }
+            guard images[n] == nil, videos[n] == nil else {
+                throw fail(.duplicateImage, "image \(n) already exists (destroy it first); a video's pictures take an image number")
+            }
+            guard images.count + videos.count < limits.maxImages else {
+                throw fail(.limitExceeded, "a client may hold at most \(limits.maxImages) images and videos")
+            }
+            guard !uri.isEmpty else { throw fail(.invalidImage, "video \(n): the URI is empty (give an absolute path or a URI)") }
+            saveVideo(n)
+            let surface = VideoSurface(number: n, uri: uri)
+            videos[n] = surface
+            journal.videoChanges.append(.created(surface))
+            return false
+        case let .controlVideo(n, control):
+            guard let surface = videos[n] else {
+                throw fail(.unknownImage, images[n] == nil ? "video \(n) does not exist" : "image \(n) is an image, not a video")
+            }
+            journal.videoChanges.append(.controlled(surface, control))
+            return true
+        case let .destroyImage(n) where videos[n] != nil:
+            saveVideo(n)
+            let surface = videos.removeValue(forKey: n)!
+            journal.videoChanges.removeAll { $0.surface === surface }
+            journal.videoChanges.append(.destroyed(surface))
+            return layers.values.contains { $0.properties.contents == n }
+        case let .createImage(n, format):
+            guard journal.attachmentsTaken < attachments.count else {
+                throw fail(.invalidImage, "image \(n): the frame carried only \(attachments.count) file descriptor\(attachments.count == 1 ? "" : "s") for more create-image operations (send one memory file per create-image, in order, with the frame)")
+            }
+            let attachment = attachments[journal.attachmentsTaken]
+            journal.attachmentsTaken += 1
+            guard n != 0 else { throw fail(.invalidImage, "image number 0 is nil; choose a number ≥ 1") }
+            guard images[n] == nil else { throw fail(.duplicateImage, "image \(n) already exists (destroy it first)") }
+            guard videos[n] == nil else { throw fail(.duplicateImage, "image \(n) is a video's (destroy it first)") }
+            guard images.count + videos.count < limits.maxImages else {
+                throw fail(.limitExceeded, "a client may hold at most \(limits.maxImages) images")
+            }
+            let memory: any PixelMemory
+            switch attachment {
+            case .memory(let m): memory = m
+            case .unusable(let why): throw fail(.invalidImage, "image \(n): its file descriptor cannot be used: \(why)")
+            }
+            if let problem = format.problem(fileSize: memory.byteCount) { throw fail(.invalidImage, "image \(n): \(problem)") }
+            let bytes = Int(format.width) * Int(format.height) * 4
+            let held = imageBytes
+            guard held + bytes <= limits.maxImageBytes else {
+                throw fail(.limitExceeded, "image \(n) (\(format.width)×\(format.height), \(bytes) bytes) would take this client's images to \(held + bytes) bytes; the image budget (max_image_bytes) is \(limits.maxImageBytes)")
+            }
+            if let left = limits.imageBytesLeft, held + bytes > left {
+                throw fail(.limitExceeded, "image \(n) (\(bytes) bytes) does not fit: all clients' images may hold \(limits.maxTotalImageBytes) bytes together (max_total_image_bytes), and the others hold \(limits.maxTotalImageBytes - left)")
+            }
+            saveImage(n)
+            images[n] = ImageSource(owner: imageOwner, number: n, memory: memory, format: format)
+            return layers.values.contains { $0.properties.contents == n }
+        case let .updateImage(n, rect):
+            guard let source = images[n] else {
+                throw fail(.unknownImage, videos[n] == nil ? "image \(n) does not exist" : "image \(n) is a video's pictures: the decoder writes it, update-image cannot")
+            }
+            guard rect.fits(width: UInt32(source.width), height: UInt32(source.height)) else {
+                throw fail(.invalidImage, "update rectangle \(rect) is empty or reaches outside image \(n) (\(source.width)×\(source.height))")
+            }
+            journal.imageUpdates.append((source, rect))
+            return true
+        case let .destroyImage(n):
+            guard let source = images[n] else { throw fail(.unknownImage, "image \(n) does not exist") }
+            saveImage(n)
+            images[n] = nil
+            journal.destroyedImages.append(source)
+            journal.imageUpdates.removeAll { $0.0 === source }
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// A kept session was resumed by a new client, which has no handle on the images an
+    /// earlier client made: those no layer shows are destroyed now, the rest as soon as no
+    /// layer shows them any more (checked after each commit).
+    public mutating func adoptImages() {
+        inheritedImages = Set(images.keys)
+        inheritedVideos = Set(videos.keys)
+        destroyUnshownInheritedImages()
+    }
+
+    /// Destroys the inherited images and videos no layer shows.
+    mutating func destroyUnshownInheritedImages() {
+        guard !inheritedImages.isEmpty || !inheritedVideos.isEmpty else { return }
+        var shown = Set<UInt32>()
+        for l in layers.values where l.properties.contents != 0 { shown.insert(l.properties.contents) }
+        for n in inheritedImages where !shown.contains(n) {
+            images.removeValue(forKey: n)?.destroy()
+            inheritedImages.remove(n)
+        }
+        for n in inheritedVideos where !shown.contains(n) {
+            videos.removeValue(forKey: n)?.destroy()
+            inheritedVideos.remove(n)
+        }
+    }
+
+    /// Marks every image destroyed (the session ended): their textures go.
+    public func destroyImages() {
+        for source in images.values { source.destroy() }
+        for video in videos.values { video.destroy() }
+    }
+}
