@@ -140,6 +140,8 @@ let package = Package(
         .testTarget(name: "LaminaInputTests", dependencies: ["LaminaInput", "LaminaServer", "LaminaKMS", "LaminaCore"]),
         // KMS values (modes, cursor placement) and the KMS suites in a QEMU guest.
         .testTarget(name: "LaminaKMSTests", dependencies: ["LaminaKMS", "LaminaServer", "LaminaCore", "LaminaImage"]),
+        // The event loop, Unix sockets with descriptor passing, system call errors.
+        .testTarget(name: "LaminaPlatformTests", dependencies: ["LaminaPlatform"]),
         // PNG files.
         .testTarget(name: "LaminaImageTests", dependencies: ["LaminaCore", "LaminaImage", "LaminaTestSupport"]),
         // laminad's own code: laminad.toml and its key table, the input host, the systemd service.
