@@ -144,6 +144,9 @@ let package = Package(
         .testTarget(name: "LaminaPlatformTests", dependencies: ["LaminaPlatform"]),
         // PNG files.
         .testTarget(name: "LaminaImageTests", dependencies: ["LaminaCore", "LaminaImage", "LaminaTestSupport"]),
+        // The client library against a scripted peer (no laminad): the commits its layers,
+        // transactions, animations and images turn into.
+        .testTarget(name: "LaminaClientTests", dependencies: ["Lamina", "LaminaCore", "LaminaProtocol", "LaminaPlatform"]),
         // laminad's own code: laminad.toml and its key table, the input host, the systemd service.
         .testTarget(name: "LaminaDaemonTests", dependencies: [
             "LaminaDaemon", "LaminaInput", "LaminaKMS", "LaminaServer", "LaminaCore", "LaminaTestSupport",
