@@ -142,7 +142,7 @@ let package = Package(
         .testTarget(name: "LaminaKMSTests", dependencies: ["LaminaKMS", "LaminaServer", "LaminaCore", "LaminaImage"]),
         // The event loop, Unix sockets with descriptor passing, system call errors.
         .testTarget(name: "LaminaPlatformTests", dependencies: ["LaminaPlatform"]),
-        // PNG files.
+        // PNG and JPEG files, reference-image comparison.
         .testTarget(name: "LaminaImageTests", dependencies: ["LaminaCore", "LaminaImage", "LaminaTestSupport"]),
         // The client library against a scripted peer (no laminad): the commits its layers,
         // transactions, animations and images turn into.
