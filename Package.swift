@@ -137,8 +137,20 @@ let package = Package(
             "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaHeadless", "LaminaRaster", "LaminaTestSupport",
         ]),
         .testTarget(name: "LaminaSceneTests", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaScene", "Lamina"]),
-        .testTarget(name: "LaminaInputTests", dependencies: ["LaminaInput", "LaminaDaemon", "LaminaServer", "LaminaKMS", "LaminaCore"]),
-        .testTarget(name: "LaminaKMSTests", dependencies: ["LaminaDaemon", "LaminaKMS", "LaminaCore", "LaminaImage"]),
+        .testTarget(name: "LaminaInputTests", dependencies: ["LaminaInput", "LaminaServer", "LaminaKMS", "LaminaCore"]),
+        // KMS values (modes, cursor placement) and the KMS suites in a QEMU guest.
+        .testTarget(name: "LaminaKMSTests", dependencies: ["LaminaKMS", "LaminaServer", "LaminaCore", "LaminaImage"]),
+        // The event loop, Unix sockets with descriptor passing, system call errors.
+        .testTarget(name: "LaminaPlatformTests", dependencies: ["LaminaPlatform"]),
+        // PNG and JPEG files, reference-image comparison.
+        .testTarget(name: "LaminaImageTests", dependencies: ["LaminaCore", "LaminaImage", "LaminaTestSupport"]),
+        // The client library against a scripted peer (no laminad): the commits its layers,
+        // transactions, animations and images turn into.
+        .testTarget(name: "LaminaClientTests", dependencies: ["Lamina", "LaminaCore", "LaminaProtocol", "LaminaPlatform"]),
+        // laminad's own code: laminad.toml and its key table, the input host, the systemd service.
+        .testTarget(name: "LaminaDaemonTests", dependencies: [
+            "LaminaDaemon", "LaminaInput", "LaminaKMS", "LaminaServer", "LaminaCore", "LaminaTestSupport",
+        ]),
         .testTarget(name: "LaminaEndToEndTests", dependencies: [
             "Lamina", "LaminaCore", "LaminaProtocol", "LaminaImage", "LaminaPlatform", "LaminaTestSupport",
         ], exclude: ["Reference", "Fixtures"]),

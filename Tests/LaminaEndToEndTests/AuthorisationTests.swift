@@ -3,6 +3,7 @@ import Testing
 import Lamina
 import LaminaCore
 import LaminaProtocol
+import LaminaTestSupport
 
 /// Who may do what, decided by SO_PEERCRED (docs/protocol.md, "Authorisation"). The tests
 /// run as root; the unprivileged peer is laminactl run as `nobody` through setpriv.
@@ -13,16 +14,8 @@ struct AuthorisationTests {
 
     /// Runs laminactl as uid/gid 65534 with no supplementary groups.
     func asNobody(_ daemon: DaemonProcess, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: setpriv)
-        p.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", DaemonProcess.tool("laminactl")] + arguments + ["--socket", daemon.socket]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        try ChildProcess.run(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", DaemonProcess.tool("laminactl")]
+                             + arguments + ["--socket", daemon.socket])
     }
 
     func openDaemon() throws -> (DaemonProcess, String) {

@@ -1,6 +1,7 @@
 import Foundation
 import LaminaCore
 import LaminaImage
+import LaminaTestSupport
 
 /// A real laminad process on the headless backend with a virtual clock and a private socket,
 /// stopped (SIGTERM) when the value goes away.
@@ -10,17 +11,8 @@ final class DaemonProcess {
     let directory: String
     let log: String
 
-    /// The folder the test binaries were built into (laminad and laminactl sit next to the test bundle).
-    static var buildDirectory: String {
-        if let env = ProcessInfo.processInfo.environment["LAMINA_BUILD_DIR"] { return env }
-        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var dir = exe.deletingLastPathComponent()
-        // On Linux the test runner is <build>/debug/LaminaPackageTests.xctest.
-        if dir.lastPathComponent.hasSuffix(".xctest") { dir = dir.deletingLastPathComponent() }
-        return dir.path
-    }
-
-    static func tool(_ name: String) -> String { buildDirectory + "/" + name }
+    /// A program built beside the test bundle (laminad, laminactl, …).
+    static func tool(_ name: String) -> String { TestPaths.buildDirectory + "/" + name }
 
     /// `launcher` runs laminad through another program (`prlimit --nofile=N:N --`).
     /// `directory`: run in an earlier daemon's folder (same socket path, same session journal),
@@ -102,21 +94,7 @@ final class DaemonProcess {
     /// Runs laminactl with exactly `arguments`; `environment` replaces the named variables
     /// (nil removes one).
     static func laminactl(_ arguments: [String], environment: [String: String?] = [:]) throws -> (status: Int32, output: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.tool("laminactl"))
-        p.arguments = arguments
-        if !environment.isEmpty {
-            var env = ProcessInfo.processInfo.environment
-            for (k, v) in environment { env[k] = v }
-            p.environment = env
-        }
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        try ChildProcess.run(tool("laminactl"), arguments, environment: environment)
     }
 }
 

@@ -1,6 +1,5 @@
 import Foundation
 import LaminaCore
-import LaminaDaemon
 import LaminaInput
 import LaminaServer
 import Testing
@@ -95,69 +94,5 @@ struct TranslatorTests {
         #expect(InputAction.key(code: 28, pressed: true, keysym: 0xff0d, name: "Return", text: "\r").logDescription
                 == #"key(code: 28, pressed: true, keysym: 0xff0d, name: "Return", text: "\r")"#)
         #expect(InputAction.cancelAll.logDescription == "cancelAll")
-    }
-}
-
-/// `[input]` and `[[input.device]]` in laminad.toml.
-@Suite("input configuration")
-struct InputConfigurationTests {
-    @Test func parsesTheInputTables() throws {
-        let c = try LaminadConfiguration.parse("""
-            [input]
-            enabled = true
-            seat = "seat1"
-            keyboard_layout = "de,us"
-            keyboard_variant = "nodeadkeys,"
-            keyboard_options = "grp:alt_shift_toggle"
-            keyboard_model = "pc104"
-
-            [[input.device]]
-            match = "ILITEK"
-            output = "HDMI-A-1"
-            calibration = [0.5, 0, 0.1, 0, 0.5, 0.2]
-
-            [[input.device]]
-            match = "QEMU Virtio Tablet"
-            """)
-        #expect(c.daemon.input.enabled && c.daemon.input.seat == "seat1")
-        #expect(c.daemon.input.keymap == KeymapNames(model: "pc104", layout: "de,us", variant: "nodeadkeys,", options: "grp:alt_shift_toggle"))
-        #expect(c.daemon.input.devices == [
-            DeviceRule(match: "ILITEK", output: "HDMI-A-1", calibration: [0.5, 0, 0.1, 0, 0.5, 0.2]),
-            DeviceRule(match: "QEMU Virtio Tablet"),
-        ])
-        #expect(c.daemon.input.rule(forDeviceNamed: "ILITEK Multi-Touch V3000")?.output == "HDMI-A-1")
-        #expect(c.daemon.input.rule(forDeviceNamed: "ilitek") == nil, "match is case-sensitive")
-        let defaults = try LaminadConfiguration.parse("")
-        #expect(defaults.daemon.input == InputSettings())
-        #expect(try LaminadConfiguration.parse("[input]\nenabled = false\n").daemon.input.enabled == false)
-    }
-
-    /// config/laminad.toml states the defaults, and its example device table is valid.
-    @Test func theShippedFileStatesTheDefaults() throws {
-        let path = #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
-        let shipped = try LaminadConfiguration.load(path: "/" + path + "/config/laminad.toml")
-        #expect(shipped.daemon.input == InputSettings())
-        // The commented example, uncommented (its own comment lines stay comments).
-        let text = try String(contentsOfFile: "/" + path + "/config/laminad.toml", encoding: .utf8)
-        let example = text.components(separatedBy: "# [[input.device]]")[1].split(separator: "\n")
-            .filter { !$0.hasPrefix("# #") }.map { $0.hasPrefix("# ") ? String($0.dropFirst(2)) : String($0) }.joined(separator: "\n")
-        let c = try LaminadConfiguration.parse("[[input.device]]" + example)
-        #expect(c.daemon.input.devices == [DeviceRule(match: "ILITEK", output: "HDMI-A-1", calibration: [1, 0, 0, 0, 1, 0])])
-    }
-
-    @Test(arguments: [
-        ("[input]\nkeyboard_layot = \"us\"\n", "input.keyboard_layot: is not a setting laminad knows"),
-        ("[[input.device]]\noutput = \"HDMI-A-1\"\n", "input.device[0].match: every [[input.device]] needs"),
-        ("[[input.device]]\nmatch = \"x\"\ncalibration = [1, 0, 0, 0, 1]\n", "input.device[0].calibration: must be six numbers"),
-        ("[[input.device]]\nmatch = \"x\"\ncalibration = [1, 0, 0, 0, 1, \"a\"]\n", "item 6 is not a finite number"),
-        ("[[input.device]]\nmatch = \"x\"\nmatrix = [1, 0, 0, 0, 1, 0]\n", "input.device[0].matrix: is not a setting"),
-        ("[input]\nenabled = \"yes\"\n", "input.enabled: must be true or false"),
-    ])
-    func refusesMistakes(text: String, message: String) {
-        #expect {
-            _ = try LaminadConfiguration.parse(text)
-        } throws: { error in
-            "\(error)".contains(message)
-        }
     }
 }

@@ -1,5 +1,4 @@
 import LaminaCore
-import LaminaDaemon
 import LaminaKMS
 import LaminaServer
 import Testing
@@ -104,22 +103,5 @@ struct CursorPlacementTests {
         #expect(buffer[16] == 0xFF00_0000 && buffer[0] == 0 && buffer[17] == 0)
         #expect(buffer[10 * 64 + 6] == 0xFF00_0000)
         #expect(CursorSprite.argb8888(width: 64, height: 64) == CursorSprite.argb8888(width: 64, height: 64, transform: .normal))
-    }
-}
-
-@Suite("laminad.toml: cursor")
-struct CursorConfigurationTests {
-    @Test func hideAfter() throws {
-        let c = try LaminadConfiguration.parse("[display]\ncursor = true\ncursor_hide_after = 1.5\n")
-        #expect(c.kms.cursor == true && c.daemon.cursorHideSeconds == 1.5)
-        #expect(try LaminadConfiguration.parse("[display]\ncursor_hide_after = 0\n").daemon.cursorHideSeconds == 0)
-        #expect(try LaminadConfiguration.load(path: ConfigurationTests.shipped).daemon.cursorHideSeconds == 5)
-        func message(_ text: String) -> String {
-            do { _ = try LaminadConfiguration.parse(text) } catch { return error.description }
-            return "accepted"
-        }
-        #expect(message("[display]\ncursor_hide_after = -1").hasPrefix("display.cursor_hide_after: must be in 0"))
-        #expect(message("[display]\ncursor_hide_after = 100000").hasPrefix("display.cursor_hide_after: must be in 0"))
-        #expect(message("[display]\ncursor_hide_after = \"soon\"") == "display.cursor_hide_after: must be a number, not string")
     }
 }

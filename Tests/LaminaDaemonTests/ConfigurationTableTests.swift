@@ -1,6 +1,7 @@
 import Foundation
 import LaminaDaemon
 import LaminaServer
+import LaminaTestSupport
 import Testing
 
 /// `LaminadConfiguration.keys`: the one list laminad.toml, the command line, config/laminad.toml
@@ -37,7 +38,7 @@ struct ConfigurationTableTests {
 
     /// The README and docs/ name only keys that exist: `[table] key`, `[[table]]` and the budgets (`max_…`).
     @Test func theDocumentsNameOnlyKeys() throws {
-        let root = ConfigurationTests.shipped.replacingOccurrences(of: "/config/laminad.toml", with: "")
+        let root = TestPaths.repository
         let docs = try FileManager.default.contentsOfDirectory(atPath: root + "/docs").filter { $0.hasSuffix(".md") }.map { "docs/" + $0 }
         let tables = Set(LaminadConfiguration.keys.compactMap(\.path))
         let names = Set(LaminadConfiguration.keys.flatMap { $0.keys.map(\.name) })

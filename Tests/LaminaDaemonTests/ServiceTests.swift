@@ -3,15 +3,15 @@ import Glibc
 #endif
 import Foundation
 import LaminaDaemon
-import LaminaKMS
+import LaminaTestSupport
 import Testing
 
 /// laminad as a systemd service, on the host with the headless backend: sd_notify READY and
 /// STOPPING, socket activation with a passed descriptor, and `--backend auto` explaining its choice.
 @Suite("laminad under systemd", .serialized)
 struct ServiceTests {
-    static var laminad: String { VMHarness.buildDirectory + "/laminad" }
-    static var laminactl: String { VMHarness.buildDirectory + "/laminactl" }
+    static var laminad: String { TestPaths.buildDirectory + "/laminad" }
+    static var laminactl: String { TestPaths.buildDirectory + "/laminactl" }
 
     static func temporaryDirectory() throws -> String {
         let dir = NSTemporaryDirectory() + "lamina-service-" + UUID().uuidString.prefix(8)
@@ -74,6 +74,21 @@ struct ServiceTests {
         return false
     }
 
+    /// Waits until laminad's `log` contains `text` and returns the log so far; fails the test,
+    /// showing the log, when laminad exits or 60 s pass first.
+    static func logShowing(_ text: String, in log: String, pid: pid_t) throws -> String {
+        let seen = waitForLog(log, text, pid: pid)
+        let contents = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        try #require(seen, "laminad never logged '\(text)':\n\(contents)")
+        return contents
+    }
+
+    /// Stops laminad (SIGTERM) and reaps it.
+    static func stop(_ pid: pid_t) {
+        kill(pid, SIGTERM)
+        _ = waitExit(pid)
+    }
+
     static func waitExit(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0
         waitpid(pid, &status, 0)
@@ -115,24 +130,11 @@ struct ServiceTests {
         let pid = try Self.spawn(["/bin/sh", "-c", "LISTEN_PID=$$ LISTEN_FDS=1 exec \"$0\" \"$@\"", Self.laminad,
                                   "--backend", "headless", "--size", "64x48", "--socket", path],
                                  environment: [:], passing: listener, log: dir + "/laminad.log")
-        defer {
-            kill(pid, SIGTERM)
-            _ = Self.waitExit(pid)
-        }
-        let listening = Self.waitForLog(dir + "/laminad.log", "(socket activation)", pid: pid)
-        let log = (try? String(contentsOfFile: dir + "/laminad.log", encoding: .utf8)) ?? ""
-        try #require(listening, "laminad did not take the passed socket:\n\(log)")
-        let stats = Process()
-        stats.executableURL = URL(fileURLWithPath: Self.laminactl)
-        stats.arguments = ["stats", "--socket", path]
-        let pipe = Pipe()
-        stats.standardOutput = pipe
-        stats.standardError = pipe
-        try stats.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        stats.waitUntilExit()
-        #expect(stats.terminationStatus == 0, "\(output)")
-        #expect(output.contains("width 64"), "\(output)")
+        defer { Self.stop(pid) }
+        _ = try Self.logShowing("(socket activation)", in: dir + "/laminad.log", pid: pid)
+        let stats = try ChildProcess.run(Self.laminactl, ["stats", "--socket", path])
+        #expect(stats.status == 0, "\(stats.output)")
+        #expect(stats.output.contains("width 64"), "\(stats.output)")
     }
 
     /// A configuration file sets the backend, the socket's mode and the display size.
@@ -149,13 +151,8 @@ struct ServiceTests {
             size = "96x64"
             """.write(toFile: dir + "/laminad.toml", atomically: true, encoding: .utf8)
         let pid = try Self.spawn([Self.laminad, "--config", dir + "/laminad.toml"], environment: [:], log: dir + "/laminad.log")
-        defer {
-            kill(pid, SIGTERM)
-            _ = Self.waitExit(pid)
-        }
-        let listening = Self.waitForLog(dir + "/laminad.log", "listening on \(dir)/configured.sock", pid: pid)
-        let log = (try? String(contentsOfFile: dir + "/laminad.log", encoding: .utf8)) ?? ""
-        try #require(listening, "\(log)")
+        defer { Self.stop(pid) }
+        let log = try Self.logShowing("listening on \(dir)/configured.sock", in: dir + "/laminad.log", pid: pid)
         #expect(log.contains("backend headless 96x64"), "\(log)")
         var st = stat()
         #expect(stat(dir + "/configured.sock", &st) == 0)
@@ -169,25 +166,11 @@ struct ServiceTests {
 struct SystemdUnitTests {
     static let analyze = "/usr/bin/systemd-analyze"
 
-    func run(_ arguments: [String], in directory: String) throws -> (status: Int32, output: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.analyze)
-        p.arguments = arguments
-        p.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
     /// The units copied beside each other, ExecStart pointing at the laminad just built.
     func stagedUnits() throws -> String {
         let dir = try ServiceTests.temporaryDirectory()
         for unit in ["laminad.service", "laminad.socket"] {
-            var text = try String(contentsOfFile: VMHarness.repository + "/systemd/" + unit, encoding: .utf8)
+            var text = try String(contentsOfFile: TestPaths.repository + "/systemd/" + unit, encoding: .utf8)
             text = text.replacingOccurrences(of: "/usr/bin/laminad", with: ServiceTests.laminad)
             try text.write(toFile: dir + "/" + unit, atomically: true, encoding: .utf8)
         }
@@ -198,10 +181,10 @@ struct SystemdUnitTests {
         try #require(FileManager.default.isExecutableFile(atPath: Self.analyze), "systemd-analyze (Debian's systemd package, installed by scripts/deps.sh)")
         let dir = try stagedUnits()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let verify = try run(["verify", "./laminad.service", "./laminad.socket"], in: dir)
+        let verify = try ChildProcess.run(Self.analyze, ["verify", "./laminad.service", "./laminad.socket"], in: dir)
         #expect(verify.status == 0, "\(verify.output)")
         #expect(verify.output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "verify printed: \(verify.output)")
-        let security = try run(["security", "--offline=true", "--no-pager", "./laminad.service"], in: dir)
+        let security = try ChildProcess.run(Self.analyze, ["security", "--offline=true", "--no-pager", "./laminad.service"], in: dir)
         let line = security.output.split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
         let score = line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }
         #expect(score != nil, "\(security.output.suffix(800))")

@@ -1,0 +1,92 @@
+import LaminaDaemon
+import LaminaKMS
+import LaminaServer
+import LaminaTestSupport
+import Testing
+
+/// laminad.toml as `LaminadConfiguration` reads it: the shipped file, every table, and messages that name the key.
+@Suite("laminad.toml")
+struct ConfigurationTests {
+    static let shipped = TestPaths.repository + "/config/laminad.toml"
+
+    @Test func theShippedFileParses() throws {
+        let c = try LaminadConfiguration.load(path: Self.shipped)
+        #expect(c.backend == .auto)
+        #expect(c.logLevel == .info)
+        #expect(c.daemon.socketMode == 0o660)
+        #expect(c.kms.forceLegacy == false)
+        #expect(c.kms.maxOutputs == 8)
+        #expect(c.kms.virtualTerminal == nil, "vt = 0: the active VT")
+        #expect(c.kms.cursor == false && c.kms.cursorPosition == nil)
+        #expect(c.daemon.repaintWindow == 0.007)
+        #expect(c.daemon.videoOpenTimeout == 10 && c.daemon.videoStallTimeout == 10)
+    }
+
+    @Test func outputsAndKMS() throws {
+        let c = try LaminadConfiguration.parse("""
+            backend = "kms"
+            [kms]
+            device = "/dev/dri/card1"
+            atomic = false
+            max_outputs = 2
+            layout = "separate"
+            session = "direct"
+            vt = 7
+            [[output]]
+            name = "Virtual-1"
+            mode = "1024x768@60"
+            position = [0, 0]
+            transform = "90"
+            [[output]]
+            name = "HDMI-A-1"
+            enabled = false
+            """)
+        #expect(c.backend == .kms)
+        #expect(c.kms.devicePath == "/dev/dri/card1")
+        #expect(c.kms.forceLegacy)
+        #expect(c.kms.maxOutputs == 2)
+        #expect(c.kms.layout == .separate)
+        #expect(c.kms.session == .direct)
+        #expect(c.kms.virtualTerminal == 7)
+        #expect(c.kms.outputs.count == 2)
+        #expect(c.kms.outputs[0] == OutputConfiguration(name: "Virtual-1", mode: ModeRequest(width: 1024, height: 768, refreshRate: 60),
+                                                        position: (0, 0), transform: .rotate90))
+        #expect(c.kms.outputs[1].enabled == false)
+    }
+
+    @Test func mistakesNameTheKey() {
+        func message(_ text: String) -> String {
+            do { _ = try LaminadConfiguration.parse(text) } catch { return error.description }
+            return "accepted"
+        }
+        #expect(message("backend = \"drm\"") == "backend: must be auto, kms or headless (got 'drm')")
+        #expect(message("[display]\nbackground = \"red\"").hasPrefix("display.background: must be #RRGGBB"))
+        #expect(message("[[output]]\nname = \"A\"\ntransform = \"45\"").hasPrefix("output[0].transform: must be one of normal, 90"))
+        #expect(message("[kms]\nmax_outputs = \"two\"") == "kms.max_outputs: must be an integer, not string")
+        #expect(message("[kms]\nlayout = \"split\"") == "kms.layout: must be desktop or separate (got 'split')")
+        #expect(message("[video]\nyuv = \"gpu\"") == "video.yuv: must be auto, renderer or decoder (got 'gpu')")
+        #expect(message("[kms]\nsession = \"logind\"") == "kms.session: must be auto, libseat or direct (got 'logind')")
+        #expect(message("[display]\ncursor_position = [1]").hasPrefix("display.cursor_position:"))
+        #expect(message("[kms]\nvt = 64") == "kms.vt: must be in 0…63 (got 64)")
+        #expect(message("[socket]\nmdoe = \"0660\"") == "socket.mdoe: is not a setting laminad knows (see config/laminad.toml)")
+        #expect(message("[[output]]\nmode = \"1x1\"").hasPrefix("output[0].name: every [[output]] needs"))
+        #expect(message("backend = ").hasPrefix("not valid TOML"))
+    }
+}
+
+@Suite("laminad.toml: cursor")
+struct CursorConfigurationTests {
+    @Test func hideAfter() throws {
+        let c = try LaminadConfiguration.parse("[display]\ncursor = true\ncursor_hide_after = 1.5\n")
+        #expect(c.kms.cursor == true && c.daemon.cursorHideSeconds == 1.5)
+        #expect(try LaminadConfiguration.parse("[display]\ncursor_hide_after = 0\n").daemon.cursorHideSeconds == 0)
+        #expect(try LaminadConfiguration.load(path: ConfigurationTests.shipped).daemon.cursorHideSeconds == 5)
+        func message(_ text: String) -> String {
+            do { _ = try LaminadConfiguration.parse(text) } catch { return error.description }
+            return "accepted"
+        }
+        #expect(message("[display]\ncursor_hide_after = -1").hasPrefix("display.cursor_hide_after: must be in 0"))
+        #expect(message("[display]\ncursor_hide_after = 100000").hasPrefix("display.cursor_hide_after: must be in 0"))
+        #expect(message("[display]\ncursor_hide_after = \"soon\"") == "display.cursor_hide_after: must be a number, not string")
+    }
+}

@@ -1,0 +1,102 @@
+import Glibc
+import LaminaCore
+import LaminaImage
+import LaminaTestSupport
+import Testing
+
+/// `ImageFile` tells PNG from JPEG by the first bytes, not the name, and `JPEG` decodes
+/// through libjpeg to opaque RGBA.
+@Suite("image files")
+struct ImageFileTests {
+    /// 16×8 pixels of orange (255, 128, 0), also shown by the end-to-end contents tests.
+    static let orange = TestPaths.repository + "/Tests/LaminaEndToEndTests/Fixtures/orange.jpg"
+
+    static func temporaryPath(_ name: String) -> String { "/tmp/lamina-image-test-\(getpid())-\(name)" }
+
+    @Test func jpegDecodesToOpaqueRGBA() throws {
+        let bitmap = try JPEG.read(fromFile: Self.orange)
+        #expect((bitmap.width, bitmap.height) == (16, 8))
+        #expect(bitmap.bytes.count == 16 * 8 * 4)
+        let p = bitmap.pixel(x: 8, y: 4)
+        #expect(abs(Int(p.r) - 255) < 8 && abs(Int(p.g) - 128) < 8 && p.b < 8, "\(p)")
+        #expect(stride(from: 3, to: bitmap.bytes.count, by: 4).allSatisfy { bitmap.bytes[$0] == 255 }, "JPEG has no alpha")
+    }
+
+    /// The signature decides: a PNG named .jpg still reads as a PNG.
+    @Test func theSignatureDecidesNotTheName() throws {
+        let path = Self.temporaryPath("really-a-png.jpg")
+        defer { unlink(path) }
+        let bitmap = Bitmap(width: 3, height: 2, fill: (10, 20, 30, 128))
+        try PNG.write(bitmap, toFile: path)
+        #expect(try ImageFile.read(path) == bitmap)
+        #expect(try ImageFile.read(Self.orange) == JPEG.read(fromFile: Self.orange))
+    }
+
+    @Test func neitherPNGNorJPEGIsRefusedNamingThePath() throws {
+        let path = Self.temporaryPath("notes.png")
+        defer { unlink(path) }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        try #require(fd >= 0)
+        _ = write(fd, "GIF89a", 6)
+        close(fd)
+        #expect(throws: PNGError.decodingFailed(path: path, libpngMessage: "neither a PNG nor a JPEG file (unknown signature)")) {
+            try ImageFile.read(path)
+        }
+    }
+
+    /// A JPEG cut short: libjpeg's own message, through the same error as PNG's.
+    @Test func aBrokenJPEGCarriesLibjpegsMessage() {
+        do {
+            _ = try JPEG.decode([0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10], path: "cut.jpg")
+            Issue.record("a six-byte JPEG decoded")
+        } catch {
+            guard case let .decodingFailed(path, message) = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
+            #expect(path == "cut.jpg")
+            #expect(message.hasPrefix("libjpeg: ") && message.count > "libjpeg: ".count, "\(message)")
+        }
+    }
+}
+
+/// `ReferenceImage.mismatch`, which every pixel test leans on: within the tolerance is a
+/// match; past it, the message says by how much and where the rendering went.
+@Suite("reference images")
+struct ReferenceImageTests {
+    static func reference(_ bitmap: Bitmap, _ name: String) throws -> String {
+        let path = ImageFileTests.temporaryPath(name)
+        try PNG.write(bitmap, toFile: path)
+        return path
+    }
+
+    @Test func withinTheToleranceMatches() throws {
+        let path = try Self.reference(Bitmap(width: 4, height: 4, fill: (100, 100, 100, 255)), "within.png")
+        defer { unlink(path) }
+        #expect(ReferenceImage.mismatch(Bitmap(width: 4, height: 4, fill: (103, 97, 100, 255)), reference: path, tolerance: 3) == nil)
+    }
+
+    @Test func pixelsPastTheToleranceAreCountedAgainstTheAllowance() throws {
+        let path = try Self.reference(Bitmap(width: 4, height: 4, fill: (0, 0, 0, 255)), "past.png")
+        defer { unlink(path) }
+        var image = Bitmap(width: 4, height: 4, fill: (0, 0, 0, 255))
+        for x in 0..<3 { image.bytes[x * 4] = 50 }  // red 50 in the top row's first three pixels
+        // Three pixels differ by 50: allowed with 3, not with 2.
+        #expect(ReferenceImage.mismatch(image, reference: path, tolerance: 3, allowedPixels: 3) == nil)
+        let message = try #require(ReferenceImage.mismatch(image, reference: path, tolerance: 3, allowedPixels: 2))
+        #expect(message.hasPrefix("3 pixels differ from \(path) by more than 3 (largest difference 50)"), "\(message)")
+        let actual = "/tmp/lamina-actual-" + (path.split(separator: "/").last.map(String.init) ?? "")
+        defer { unlink(actual) }
+        #expect(message.hasSuffix("the rendering is in \(actual)"))
+        #expect(try PNG.read(fromFile: actual) == image)
+    }
+
+    @Test func aDifferentSizeOrNoReferenceIsSaidSo() throws {
+        let path = try Self.reference(Bitmap(width: 4, height: 4, fill: (0, 0, 0, 255)), "size.png")
+        defer { unlink(path) }
+        #expect(ReferenceImage.mismatch(Bitmap(width: 4, height: 3, fill: (0, 0, 0, 255)), reference: path)
+                == "rendered 4×3 but the reference is 4×4")
+        let missing = ReferenceImage.mismatch(Bitmap(width: 1, height: 1), reference: "/nonexistent/lamina/none.png")
+        #expect(missing?.hasPrefix("cannot read the reference (open(\"/nonexistent/lamina/none.png\") failed") == true, "\(missing ?? "nil")")
+    }
+}
