@@ -3,16 +3,18 @@ import LaminaProtocol
 
 // A layer's own commands: shadows, background, gradient, contents or raster, mask, border, and
 // the offscreen group around them when opacity, a shadow of its pixels or a mask needs one.
-// `RenderWalk.draw` runs the steps in order; the value types at the end hold what each step
-// decided (`OwnDraws`, `LayerMask`, `LayerShadows`, `LayerGroup`).
+// `RenderWalk.draw` runs the steps in order; the value types at the end hold what the steps
+// share (`LayerLook`, `PlainMask`, `LayerGroup`).
 
 extension RenderWalk {
     /// Lists the commands of a layer placed by `toDisplay`: its shadows, background, gradient,
     /// contents, sublayers and border, in a group when its opacity, shadow or mask needs one.
     ///
-    /// Each step decides one part (what the layer draws of its own, its mask, its shadow, its
-    /// group) or lists one; what they decide travels in small values on the stack, and the steps
-    /// are inlined into this function, so splitting it adds no work per layer.
+    /// The steps decide what the layer draws of its own, its mask, its shadow and its group,
+    /// then list the commands in painter's order. On this per-layer path the large values (a
+    /// layer, a command, contents) stay locals here and are lent to the steps; what the steps
+    /// share is small and plain (`LayerLook`, `LayerGroup`), so no step copies or retains more
+    /// than the single function did.
     mutating func draw(_ id: LayerID, _ layer: ServerLayer, _ p: LayerProperties, localTime: Double, toDisplay: Transform3D,
                        parentOpacity: Double, tint: Color?, into commands: inout [DrawCommand]) {
         guard !p.isHidden else { return }
@@ -21,104 +23,127 @@ extension RenderWalk {
         guard opacity > 0 else { return }
 
         let hasSublayers = !layer.sublayers.isEmpty
-        let own = ownDraws(id, p, toDisplay: toDisplay, tint: tint)
-        let mask = self.mask(of: p, over: own, hasSublayers: hasSublayers, localTime: localTime, toDisplay: toDisplay)
-        // A plain mask of alpha 0 hides the layer and everything in it.
-        guard mask.alpha > 0 else { return }
-        let shadows = LayerShadows(p, own, mask: mask, hasSublayers: hasSublayers, opacity: opacity, tint: tint,
-                                   toDisplay: toDisplay)
-        let group = LayerGroup(p, own, mask: mask, shadows: shadows, hasSublayers: hasSublayers, opacity: opacity)
+        let look = LayerLook(p, tint: tint)
+        let gradient = look.gradient(p, tint: tint)
+        let contents = contentsOrRaster(id, p, toDisplay: toDisplay, radii: look.radii)
+        let drawsImage = gradient != nil || contents != nil
 
-        shadows.appendBelowLayer(own, opacity: opacity, toDisplay: toDisplay, into: &commands)
+        let maskLayer = self.maskLayer(of: p)
+        var plainMask: PlainMask?
+        if let m = maskLayer, m.layer.sublayers.isEmpty, !hasSublayers, !drawsImage {
+            plainMask = self.plainMask(m, localTime: localTime, toDisplay: toDisplay)
+            // A plain mask of alpha 0 hides the layer and everything in it.
+            if let plainMask, !(plainMask.alpha > 0) { return }
+        }
+
+        // The shadow below the layer is listed first; a shadow of its pixels is cast by its group.
+        let shadowOfPixels = appendShadow(p, look, hasSublayers: hasSublayers, hasGradient: gradient != nil,
+                                          hasContents: contents != nil, hasMask: maskLayer != nil, opacity: opacity,
+                                          tint: tint, toDisplay: toDisplay, into: &commands)
+        let group = LayerGroup(p, look, drawsImage: drawsImage, hasMask: maskLayer != nil, plainMask: plainMask,
+                               shadowOfPixels: shadowOfPixels != nil, hasSublayers: hasSublayers, opacity: opacity)
         let groupStart = commands.count
-        group.begin(own, shadow: shadows.ofPixels, toDisplay: toDisplay, into: &commands)
+        group.begin(look, shadow: shadowOfPixels, toDisplay: toDisplay, into: &commands)
         let contentStart = commands.count
-        if let clip = mask.clip { commands.append(clip) }
+        if let plainMask { commands.append(plainMask.clip) }
         // The border goes above the gradient, contents and sublayers.
-        let borderAbove = (hasSublayers || own.hasImage) && own.borderVisible
-        own.appendBelowSublayers(p, borderAbove: borderAbove, opacity: group.inner, toDisplay: toDisplay, into: &commands)
-        if hasSublayers, own.hasArea || !p.masksToBounds {
-            drawSublayers(of: layer, p, own, localTime: localTime, toDisplay: toDisplay, opacity: group.inner, tint: tint,
+        let borderAbove = (hasSublayers || drawsImage) && look.borderVisible
+        look.appendFill(p, borderAbove: borderAbove, opacity: group.inner, toDisplay: toDisplay, into: &commands)
+        look.appendImage(gradient, contents, opacity: group.inner, toDisplay: toDisplay, into: &commands)
+        if hasSublayers, look.hasArea || !p.masksToBounds {
+            drawSublayers(of: layer, p, look, localTime: localTime, toDisplay: toDisplay, opacity: group.inner, tint: tint,
                           into: &commands)
         }
-        if borderAbove { own.appendBorder(p, opacity: group.inner, toDisplay: toDisplay, into: &commands) }
+        if borderAbove { look.appendBorder(p, opacity: group.inner, toDisplay: toDisplay, into: &commands) }
 
-        if mask.clip != nil {
+        if plainMask != nil {
             guard Self.closeMaskClip(groupStart: groupStart, contentStart: contentStart, into: &commands) else { return }
-        } else if let maskLayer = mask.layer {
-            drawOffscreenMask(maskLayer, of: p, own, group: group, localTime: localTime, toDisplay: toDisplay,
+        } else if let maskLayer {
+            drawOffscreenMask(maskLayer, of: p, look, group: group, localTime: localTime, toDisplay: toDisplay,
                               groupStart: groupStart, contentStart: contentStart, into: &commands)
             return
         }
-        if group.isNeeded { group.end(hasShadow: shadows.ofPixels != nil, groupStart: groupStart, into: &commands) }
+        if group.isNeeded { group.end(shadowOfPixels: shadowOfPixels != nil, groupStart: groupStart, into: &commands) }
     }
 
-    /// What the layer draws of its own, tinted: decides the background, border and gradient, and
-    /// lays out the contents (or a shape or text layer's raster).
+    /// The layer's contents, or a shape or text layer's raster, as a textured draw.
     @inline(__always)
-    private mutating func ownDraws(_ id: LayerID, _ p: LayerProperties, toDisplay: Transform3D, tint: Color?) -> OwnDraws {
-        let bounds = p.bounds
-        let hasArea = bounds.size.width > 0 && bounds.size.height > 0
-        let radii = hasArea && p.cornerRadius > 0
-            ? CornerRadii(radius: p.cornerRadius, mask: p.maskedCorners, size: bounds.size) : .zero
-        let background = p.backgroundColor.tinted(by: tint)
-        let borderColor = p.borderColor.tinted(by: tint)
-        var gradient = p.kind == .gradient && hasArea ? DrawGradient(p, bounds: bounds) : nil
-        if let t = tint, var g = gradient {
-            g.colors = g.colors.map { $0.tinted(by: t) }
-            gradient = g
-        }
-        if let g = gradient, !g.colors.contains(where: { $0.alpha > 0 }) { gradient = nil }
-        let rastered = p.kind == .shape || p.kind == .text
-        if rastered { rasterLayers?.append(id) }
-        let contents = rastered ? rasterDraw(id, p, toDisplay: toDisplay, radii: radii) : contentsDraw(p, radii: radii)
-        return OwnDraws(bounds: bounds, hasArea: hasArea, radii: radii, background: background, borderColor: borderColor,
-                        fillVisible: hasArea && background.alpha > 0,
-                        borderVisible: hasArea && p.borderWidth > 0 && borderColor.alpha > 0,
-                        gradient: gradient, contents: contents)
+    private mutating func contentsOrRaster(_ id: LayerID, _ p: LayerProperties, toDisplay: Transform3D,
+                                           radii: CornerRadii) -> DrawContents? {
+        guard p.kind == .shape || p.kind == .text else { return contentsDraw(p, radii: radii) }
+        rasterLayers?.append(id)
+        return rasterDraw(id, p, toDisplay: toDisplay, radii: radii)
     }
 
-    /// The layer's mask: a layer of the same client outside the sublayer tree (validated when
-    /// set), left out when it is already being drawn (a cycle) or masks nest too deep.
-    ///
-    /// The fast path for the commonest mask, a plain rounded rectangle of one alpha with no
-    /// sublayers, over a layer that draws in one pass (no sublayers, no gradient): it masks
-    /// exactly like a clip to its rounded bounds times that alpha, so nothing is drawn
-    /// offscreen. (Over several draws, clipping each one would let the lower ones show
-    /// through the antialiased edge, so those take the offscreen mask.)
+    /// The mask layer: a layer of the same client outside the sublayer tree (validated when
+    /// set); nil when there is none, when it is already being drawn (a cycle) or masks nest too
+    /// deep.
     @inline(__always)
-    private func mask(of p: LayerProperties, over own: OwnDraws, hasSublayers: Bool, localTime: Double,
-                      toDisplay: Transform3D) -> LayerMask {
-        var mask = LayerMask()
+    private func maskLayer(of p: LayerProperties) -> (id: LayerID, layer: ServerLayer)? {
         guard p.mask != 0, !masksInUse.contains(p.mask), masksInUse.count < Self.maximumMaskDepth,
-              let m = tree[LayerID(rawValue: p.mask)] else { return mask }
-        let maskID = LayerID(rawValue: p.mask)
-        mask.layer = (maskID, m)
-        guard m.sublayers.isEmpty, !hasSublayers, !own.hasImage else { return mask }
-        let (mp, _) = properties(of: maskID, m, parentTime: localTime)
+              let m = tree[LayerID(rawValue: p.mask)] else { return nil }
+        return (LayerID(rawValue: p.mask), m)
+    }
+
+    /// The fast path for the commonest mask, a plain rounded rectangle of one alpha with no
+    /// sublayers, over a layer that draws in one pass (no sublayers, no gradient or contents):
+    /// it masks exactly like a clip to its rounded bounds times that alpha, so nothing is drawn
+    /// offscreen. (Over several draws, clipping each one would let the lower ones show
+    /// through the antialiased edge, so those take the offscreen mask.) Nil: the mask is not
+    /// plain.
+    @inline(__always)
+    private func plainMask(_ m: (id: LayerID, layer: ServerLayer), localTime: Double, toDisplay: Transform3D) -> PlainMask? {
+        let (mp, _) = properties(of: m.id, m.layer, parentTime: localTime)
         let uniform = mp.borderWidth <= 0 || mp.borderColor.alpha == 0 || mp.borderColor.alpha == mp.backgroundColor.alpha
         let shadowless = mp.shadowOpacity <= 0 || mp.shadowColor.alpha == 0 || mp.masksToBounds
-        guard mp.kind == .layer, mp.contents == 0, mp.mask == 0, uniform, shadowless else { return mask }
+        guard mp.kind == .layer, mp.contents == 0, mp.mask == 0, uniform, shadowless else { return nil }
         let inPlane = mp.transformToSuperlayer
         let faces = mp.isDoubleSided || inPlane.facesViewer
         let area = mp.bounds.size.width > 0 && mp.bounds.size.height > 0
-        mask.alpha = mp.isHidden || !faces || !area ? 0 : Swift.max(0, mp.backgroundColor.alpha * mp.opacity)
-        guard mask.alpha > 0 else { return mask }
+        let alpha = mp.isHidden || !faces || !area ? 0 : Swift.max(0, mp.backgroundColor.alpha * mp.opacity)
         let r = mp.cornerRadius > 0 ? CornerRadii(radius: mp.cornerRadius, mask: mp.maskedCorners, size: mp.bounds.size) : .zero
-        mask.clip = DrawCommand(kind: .pushClip, transform: inPlane.concatenating(toDisplay.flatteningZ),
-                                bounds: mp.bounds, cornerRadii: r)
-        return mask
+        return PlainMask(alpha: alpha, transform: inPlane.concatenating(toDisplay.flatteningZ), bounds: mp.bounds, radii: r)
+    }
+
+    /// Lists the layer's shadow where it goes below the layer: shadowPath's shape, or for a
+    /// layer that is only a rounded rectangle of one alpha, the analytically blurred rectangle.
+    /// Returns the shadow its group must cast instead (of its pixels), if any. Core Animation
+    /// clips a layer's own shadow with masksToBounds, which leaves nothing outside the bounds
+    /// to see: no shadow then.
+    @inline(__always)
+    private func appendShadow(_ p: LayerProperties, _ look: LayerLook, hasSublayers: Bool, hasGradient: Bool,
+                              hasContents: Bool, hasMask: Bool, opacity: Double, tint: Color?, toDisplay: Transform3D,
+                              into commands: inout [DrawCommand]) -> DrawShadow? {
+        guard p.shadowOpacity > 0, p.shadowColor.alpha > 0, !p.masksToBounds else { return nil }
+        var shadow = DrawShadow(color: p.shadowColor.tinted(by: tint), opacity: p.shadowOpacity,
+                                offset: p.shadowOffset, radius: p.shadowRadius)
+        if !p.shadowPath.elements.isEmpty {
+            var c = DrawCommand(kind: .pathShadow, transform: toDisplay, bounds: look.bounds, opacity: opacity, shadow: shadow)
+            c.polygons = p.shadowPath.fillPolygons()
+            if !c.polygons.isEmpty { commands.append(c) }
+            return nil
+        }
+        // The alpha is uniform unless a border sits over a translucent fill (the ring is then
+        // more opaque than the inside) or a gradient or a mask changes it.
+        if !hasSublayers, !hasContents, look.fillVisible, !hasMask,
+           !look.borderVisible && !hasGradient || look.background.alpha == 1 {
+            shadow.opacity *= look.background.alpha
+            commands.append(DrawCommand(kind: .shadow, transform: toDisplay, bounds: look.bounds, opacity: opacity,
+                                        cornerRadii: look.radii, shadow: shadow))
+            return nil
+        }
+        return shadow
     }
 
     /// The sublayers, clipped to the rounded bounds with masksToBounds (a clip around nothing
     /// is taken back).
     @inline(__always)
-    private mutating func drawSublayers(of layer: ServerLayer, _ p: LayerProperties, _ own: OwnDraws, localTime: Double,
+    private mutating func drawSublayers(of layer: ServerLayer, _ p: LayerProperties, _ look: LayerLook, localTime: Double,
                                         toDisplay: Transform3D, opacity: Double, tint: Color?,
                                         into commands: inout [DrawCommand]) {
         let clipStart = commands.count
         if p.masksToBounds {
-            commands.append(DrawCommand(kind: .pushClip, transform: toDisplay, bounds: own.bounds, cornerRadii: own.radii))
+            commands.append(DrawCommand(kind: .pushClip, transform: toDisplay, bounds: look.bounds, cornerRadii: look.radii))
         }
         visitSublayers(of: layer, p, localTime: localTime, toDisplay: toDisplay, opacity: opacity, tint: tint, into: &commands)
         if p.masksToBounds {
@@ -126,7 +151,7 @@ extension RenderWalk {
         }
     }
 
-    /// Pops the fast-path mask's clip; false when nothing was drawn inside it, and the layer's
+    /// Pops the plain mask's clip; false when nothing was drawn inside it, and the layer's
     /// commands are taken back.
     @inline(__always)
     private static func closeMaskClip(groupStart: Int, contentStart: Int, into commands: inout [DrawCommand]) -> Bool {
@@ -141,15 +166,14 @@ extension RenderWalk {
     /// Draws the mask layer into the layer's group, which then shows the layer's pixels times
     /// the mask's composited alpha. Nothing drawn, or a mask that draws nothing (which hides
     /// everything): the layer's commands are taken back, no group.
-    @inline(__always)
-    private mutating func drawOffscreenMask(_ maskLayer: (id: LayerID, layer: ServerLayer), of p: LayerProperties, _ own: OwnDraws,
-                                            group: LayerGroup, localTime: Double, toDisplay: Transform3D,
+    private mutating func drawOffscreenMask(_ maskLayer: (id: LayerID, layer: ServerLayer), of p: LayerProperties,
+                                            _ look: LayerLook, group: LayerGroup, localTime: Double, toDisplay: Transform3D,
                                             groupStart: Int, contentStart: Int, into commands: inout [DrawCommand]) {
         guard commands.count > contentStart else {
             commands.removeSubrange(groupStart...)
             return
         }
-        commands.append(DrawCommand(kind: .beginMask, transform: toDisplay, bounds: own.bounds))
+        commands.append(DrawCommand(kind: .beginMask, transform: toDisplay, bounds: look.bounds))
         let maskStart = commands.count
         // The mask sits in the masked layer's bounds coordinates like a sublayer, but
         // without the sublayer transform; its own opacity counts, no replicator tint does.
@@ -197,8 +221,8 @@ extension RenderWalk {
     }
 }
 
-/// What a layer draws of its own, replicator tint applied.
-private struct OwnDraws {
+/// A layer's fill and border, replicator tint applied: plain values, cheap to lend.
+private struct LayerLook {
     let bounds: Rect
     let hasArea: Bool
     let radii: CornerRadii
@@ -206,24 +230,42 @@ private struct OwnDraws {
     let borderColor: Color
     let fillVisible: Bool
     let borderVisible: Bool
-    /// Nil unless a gradient layer has a colour that shows.
-    let gradient: DrawGradient?
-    let contents: DrawContents?
 
-    /// Whether a gradient or contents draw above the background.
-    var hasImage: Bool { gradient != nil || contents != nil }
-
-    /// The background (with the border when nothing goes above it), then the gradient and the
-    /// contents.
     @inline(__always)
-    func appendBelowSublayers(_ p: LayerProperties, borderAbove: Bool, opacity: Double, toDisplay: Transform3D,
-                              into commands: inout [DrawCommand]) {
-        if fillVisible || (borderVisible && !borderAbove) {
-            commands.append(DrawCommand(kind: .layer, transform: toDisplay, bounds: bounds,
-                                        color: fillVisible ? background : .clear, opacity: opacity,
-                                        cornerRadii: radii, borderWidth: borderVisible && !borderAbove ? p.borderWidth : 0,
-                                        borderColor: borderColor))
-        }
+    init(_ p: LayerProperties, tint: Color?) {
+        bounds = p.bounds
+        hasArea = bounds.size.width > 0 && bounds.size.height > 0
+        radii = hasArea && p.cornerRadius > 0
+            ? CornerRadii(radius: p.cornerRadius, mask: p.maskedCorners, size: bounds.size) : .zero
+        background = p.backgroundColor.tinted(by: tint)
+        borderColor = p.borderColor.tinted(by: tint)
+        fillVisible = hasArea && background.alpha > 0
+        borderVisible = hasArea && p.borderWidth > 0 && borderColor.alpha > 0
+    }
+
+    /// A gradient layer's gradient, tinted; nil when no colour of it shows.
+    @inline(__always)
+    func gradient(_ p: LayerProperties, tint: Color?) -> DrawGradient? {
+        guard p.kind == .gradient, hasArea, var g = DrawGradient(p, bounds: bounds) else { return nil }
+        if let t = tint { g.colors = g.colors.map { $0.tinted(by: t) } }
+        return g.colors.contains(where: { $0.alpha > 0 }) ? g : nil
+    }
+
+    /// The background, with the border when nothing goes above it.
+    @inline(__always)
+    func appendFill(_ p: LayerProperties, borderAbove: Bool, opacity: Double, toDisplay: Transform3D,
+                    into commands: inout [DrawCommand]) {
+        guard fillVisible || (borderVisible && !borderAbove) else { return }
+        commands.append(DrawCommand(kind: .layer, transform: toDisplay, bounds: bounds,
+                                    color: fillVisible ? background : .clear, opacity: opacity,
+                                    cornerRadii: radii, borderWidth: borderVisible && !borderAbove ? p.borderWidth : 0,
+                                    borderColor: borderColor))
+    }
+
+    /// The gradient, then the contents, above the background.
+    @inline(__always)
+    func appendImage(_ gradient: DrawGradient?, _ contents: DrawContents?, opacity: Double, toDisplay: Transform3D,
+                     into commands: inout [DrawCommand]) {
         if let gradient {
             commands.append(DrawCommand(kind: .gradient, transform: toDisplay, bounds: bounds, opacity: opacity,
                                         cornerRadii: radii, gradient: gradient))
@@ -242,59 +284,14 @@ private struct OwnDraws {
     }
 }
 
-/// How a layer's mask applies to it.
-private struct LayerMask {
-    /// The mask layer (nil: no mask, or one left out).
-    var layer: (id: LayerID, layer: ServerLayer)?
-    /// The fast path: the mask is this clip to its rounded bounds, times `alpha`.
-    var clip: DrawCommand?
-    var alpha = 1.0
-}
+/// A plain mask (`RenderWalk.plainMask`): a clip to its rounded bounds, times its alpha.
+private struct PlainMask {
+    let alpha: Double
+    let transform: Transform3D
+    let bounds: Rect
+    let radii: CornerRadii
 
-/// A layer's shadow, in the one form it is drawn. Core Animation clips a layer's own shadow
-/// with masksToBounds, which leaves nothing outside the bounds to see: no shadow then.
-private struct LayerShadows {
-    /// shadowPath: the shadow is the path's shape, whatever the layer draws.
-    var path: DrawCommand?
-    /// The fast path: a layer that is only a rounded rectangle of one alpha casts the
-    /// analytically blurred rectangle.
-    var shape: DrawShadow?
-    /// Otherwise the shadow of the layer's pixels, cast by its group.
-    var ofPixels: DrawShadow?
-
-    @inline(__always)
-    init(_ p: LayerProperties, _ own: OwnDraws, mask: LayerMask, hasSublayers: Bool, opacity: Double, tint: Color?,
-         toDisplay: Transform3D) {
-        guard p.shadowOpacity > 0, p.shadowColor.alpha > 0, !p.masksToBounds else { return }
-        let shadow = DrawShadow(color: p.shadowColor.tinted(by: tint), opacity: p.shadowOpacity,
-                                offset: p.shadowOffset, radius: p.shadowRadius)
-        if !p.shadowPath.elements.isEmpty {
-            var c = DrawCommand(kind: .pathShadow, transform: toDisplay, bounds: own.bounds, opacity: opacity, shadow: shadow)
-            c.polygons = p.shadowPath.fillPolygons()
-            path = c.polygons.isEmpty ? nil : c
-            return
-        }
-        // The alpha is uniform unless a border sits over a translucent fill (the ring is then
-        // more opaque than the inside) or a gradient or a mask changes it.
-        if !hasSublayers, own.contents == nil, own.fillVisible, mask.layer == nil,
-           !own.borderVisible && own.gradient == nil || own.background.alpha == 1 {
-            var s = shadow
-            s.opacity *= own.background.alpha
-            shape = s
-            return
-        }
-        ofPixels = shadow
-    }
-
-    /// The shadows that go below the layer, outside its group: the path's, or the rectangle's.
-    @inline(__always)
-    func appendBelowLayer(_ own: OwnDraws, opacity: Double, toDisplay: Transform3D, into commands: inout [DrawCommand]) {
-        if let path { commands.append(path) }
-        if let shape {
-            commands.append(DrawCommand(kind: .shadow, transform: toDisplay, bounds: own.bounds, opacity: opacity,
-                                        cornerRadii: own.radii, shadow: shape))
-        }
-    }
+    var clip: DrawCommand { DrawCommand(kind: .pushClip, transform: transform, bounds: bounds, cornerRadii: radii) }
 }
 
 /// The offscreen group a layer draws into, when one is needed, composited once.
@@ -302,7 +299,7 @@ private struct LayerGroup {
     let isNeeded: Bool
     /// The layer's opacity (what its draws take when there is no group).
     let layerOpacity: Double
-    /// The group's opacity: the layer's, times the fast-path mask's alpha.
+    /// The group's opacity: the layer's, times the plain mask's alpha.
     let opacity: Double
     /// A masked layer that also casts a shadow of its pixels: the shadow's group holds the
     /// mask's group, so the shadow is cast by the masked pixels.
@@ -312,36 +309,39 @@ private struct LayerGroup {
     var inner: Double { isNeeded ? 1 : layerOpacity }
 
     @inline(__always)
-    init(_ p: LayerProperties, _ own: OwnDraws, mask: LayerMask, shadows: LayerShadows, hasSublayers: Bool, opacity: Double) {
+    init(_ p: LayerProperties, _ look: LayerLook, drawsImage: Bool, hasMask: Bool, plainMask: PlainMask?,
+         shadowOfPixels: Bool, hasSublayers: Bool, opacity: Double) {
+        let maskAlpha = plainMask?.alpha ?? 1
+        let offscreenMask = hasMask && plainMask == nil
         // A translucent gradient layer with a background or border composites its own content
         // as one, like any layer's pixels (two draws at the opacity would show through).
-        let ownContentOverlaps = own.hasImage && (own.fillVisible || own.borderVisible) && opacity < 1
-        let maskNeedsGroup = mask.layer != nil && (mask.clip == nil || mask.alpha < 1)
-        isNeeded = shadows.ofPixels != nil || maskNeedsGroup || ownContentOverlaps
+        let ownContentOverlaps = drawsImage && (look.fillVisible || look.borderVisible) && opacity < 1
+        let maskNeedsGroup = offscreenMask || maskAlpha < 1
+        isNeeded = shadowOfPixels || maskNeedsGroup || ownContentOverlaps
             || (hasSublayers && p.allowsGroupOpacity && p.opacity < 1)
         layerOpacity = opacity
-        self.opacity = opacity * mask.alpha
-        isDouble = mask.layer != nil && mask.clip == nil && shadows.ofPixels != nil
+        self.opacity = opacity * maskAlpha
+        isDouble = offscreenMask && shadowOfPixels
     }
 
     @inline(__always)
-    func begin(_ own: OwnDraws, shadow: DrawShadow?, toDisplay: Transform3D, into commands: inout [DrawCommand]) {
+    func begin(_ look: LayerLook, shadow: DrawShadow?, toDisplay: Transform3D, into commands: inout [DrawCommand]) {
         if isNeeded {
-            commands.append(DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: own.bounds,
+            commands.append(DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: look.bounds,
                                         opacity: isDouble ? layerOpacity : opacity, shadow: shadow))
         }
         if isDouble {
-            commands.append(DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: own.bounds, opacity: 1))
+            commands.append(DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: look.bounds, opacity: 1))
         }
     }
 
     /// Ends the group; an empty group is taken back, and one draw alone in a group is that draw
     /// at the group's opacity, with no offscreen pass.
     @inline(__always)
-    func end(hasShadow: Bool, groupStart: Int, into commands: inout [DrawCommand]) {
+    func end(shadowOfPixels: Bool, groupStart: Int, into commands: inout [DrawCommand]) {
         if commands.count == groupStart + 1 {
             commands.removeLast()
-        } else if !hasShadow, commands.count == groupStart + 2, Self.isOneDraw(commands[groupStart + 1].kind) {
+        } else if !shadowOfPixels, commands.count == groupStart + 2, Self.isOneDraw(commands[groupStart + 1].kind) {
             var only = commands.removeLast()
             commands.removeLast()
             only.opacity *= opacity
