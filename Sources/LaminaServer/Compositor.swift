@@ -35,7 +35,8 @@ public final class Compositor {
     public internal(set) var display: DisplayTree
     public internal(set) var clock: FrameClock
     public let backend: any DisplayBackend
-    /// The frame step onto the backend's outputs; it keeps the last desktop for screenshots.
+    /// The frame step onto the backend's outputs, with the renderer; it keeps the last desktop
+    /// for screenshots.
     public let presenter: FramePresenter
     let logger: Logger
     /// Seconds of the real clock, supplied by the platform (CLOCK_MONOTONIC).
@@ -152,13 +153,15 @@ public final class Compositor {
     /// Trees whose truncation was logged (once each).
     var truncationReported: Set<UInt32> = []
 
+    /// `presenter`: the frame step, with the backend and the renderer the platform wired.
     /// `frameTimer`: the platform's timer the repaint loop arms (by default one that only
     /// remembers, for a compositor whose frames are drawn with `flushFrame()`).
-    public init(backend: any DisplayBackend, clock: FrameClock, configuration: Configuration = Configuration(),
+    public init(presenter: FramePresenter, clock: FrameClock, configuration: Configuration = Configuration(),
                 logger: Logger = Logger(label: "lamina.server"), frameTimer: any FrameTimer = ManualFrameTimer(),
                 realTime: @escaping () -> Double) {
+        let backend = presenter.backend
         self.backend = backend
-        presenter = FramePresenter(backend: backend)
+        self.presenter = presenter
         self.clock = clock
         self.frameTimer = frameTimer
         repaint = RepaintLoop(pacing: clock.pacing, repaintWindow: configuration.repaintWindow)
@@ -661,7 +664,7 @@ public final class Compositor {
             Statistic(name: "input.delivered", value: Double(input.delivered)),
             Statistic(name: "input.unclaimed", value: Double(input.unclaimed)),
             Statistic(name: "input.touches", value: Double(input.state.touches.count)),
-        ] + damageStatistics() + backend.renderer.cacheStatistics.map { Statistic(name: $0.name, value: $0.value) }
+        ] + damageStatistics() + presenter.renderer.cacheStatistics.map { Statistic(name: $0.name, value: $0.value) }
             + renderCache.statistics.map { Statistic(name: $0.name, value: $0.value) } + textureStatistics() + (layerRasters?.statistics ?? [])
             + (videoDecoding?.statistics.map { Statistic(name: $0.name, value: $0.value) } ?? []) + platformStatistics()
     }
@@ -682,7 +685,7 @@ public final class Compositor {
     /// client (by its client id), `textureBytes.session.NAME` for a kept session whose client
     /// has gone, and `textureBytes.server` for server rasters.
     private func textureStatistics() -> [Statistic] {
-        let usage = backend.renderer.textureUsage
+        let usage = presenter.renderer.textureUsage
         var list = [Statistic(name: "textureBytes", value: Double(usage.totalBytes)),
                     Statistic(name: "textures", value: Double(usage.totalTextures))]
         for (owner, bytes) in usage.bytes.sorted(by: { $0.key.description < $1.key.description }) {

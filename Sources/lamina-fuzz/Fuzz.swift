@@ -62,12 +62,17 @@ func fuzzApply(_ bytes: UnsafeBufferPointer<UInt8>) {
 /// zeros of the right size, or missing for odd numbers), a frame drawn, and written again.
 func fuzzJournal(_ bytes: UnsafeBufferPointer<UInt8>) {
     guard let journal = try? SessionJournal.decode(Array(bytes), verifyingChecksum: false) else { return }
-    let compositor = Compositor(backend: StubBackend(), clock: FrameClock(.virtual), logger: quiet, realTime: { 0 })
+    let compositor = Compositor(presenter: stubPresenter(), clock: FrameClock(.virtual), logger: quiet, realTime: { 0 })
     compositor.restore(journal, bootID: "") { image in
         image.number % 2 == 1 || image.byteCount > 1 << 20 ? nil : HeapPixelMemory([UInt8](repeating: 0, count: image.byteCount))
     }
     try? compositor.flushFrame(always: true)
     _ = compositor.journal(bootID: "", filePrefix: "f").0.encoded()
+}
+
+/// The frame step over a stub backend with a stub renderer.
+func stubPresenter() -> FramePresenter {
+    FramePresenter(backend: StubBackend(), renderer: StubRenderer(), offscreen: nil)
 }
 
 /// Draws nothing; the render list is still built, which is the walk worth fuzzing.
@@ -79,7 +84,6 @@ final class StubRenderer: Renderer {
 }
 
 final class StubBackend: DisplayBackend {
-    let renderer: any Renderer = StubRenderer()
     var name: String { "stub" }
     var width: Int { 320 }
     var height: Int { 240 }
@@ -119,7 +123,7 @@ let quiet: Logger = {
 /// The input is a script: [action u8][length u8][bytes…]. Actions: 0/1 bytes to client A/B,
 /// 2 draw a frame, 3 drop client A or B and connect a new one, 4 advance the virtual clock.
 func fuzzCompositor(_ bytes: UnsafeBufferPointer<UInt8>) {
-    let compositor = Compositor(backend: StubBackend(), clock: FrameClock(.virtual), logger: quiet, realTime: { 0 })
+    let compositor = Compositor(presenter: stubPresenter(), clock: FrameClock(.virtual), logger: quiet, realTime: { 0 })
     var clients = [compositor.connect(), compositor.connect()]
     let hello = ClientMessage.hello(Hello(clientName: "fuzz")).encoded()
     for c in clients { hello.withUnsafeBytes { compositor.receive($0, from: c) } }

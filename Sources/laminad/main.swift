@@ -164,10 +164,10 @@ struct Laminad: ParsableCommand {
         guard (1...HeadlessBackend.maximumBuffers).contains(bufferCount) else {
             throw ValidationError("--buffers must be 1…\(HeadlessBackend.maximumBuffers) (got \(bufferCount))")
         }
-        var display: any DisplayBackend
+        let display: FramePresenter
         do {
-            display = try openBackend(choice, width: headlessSize.0, height: headlessSize.1, buffers: bufferCount, kms: kms, logger: logger)
-            display.damageTracking = damageTracking
+            display = try openDisplay(choice, width: headlessSize.0, height: headlessSize.1, buffers: bufferCount, kms: kms, logger: logger)
+            display.backend.damageTracking = damageTracking
         } catch {
             logger.critical("\(error)")
             throw ExitCode(2)
@@ -196,7 +196,7 @@ struct Laminad: ParsableCommand {
         options.startTime = startTime
         options.input = file.input
         options.idleBlankSeconds = idleBlank ?? file.idleBlankSeconds.flatMap { $0 > 0 ? $0 : nil }
-        options.cursor = kms.cursor && display is KMSBackend
+        options.cursor = kms.cursor && display.backend is KMSBackend
         if let seconds = file.cursorHideAfter { options.cursorHideSeconds = seconds }
         if let ms = file.repaintWindowMilliseconds { options.repaintWindow = ms / 1000 }
         if let mode = file.socketMode { options.socketMode = mode }
@@ -218,7 +218,7 @@ struct Laminad: ParsableCommand {
         // 256 at most): 64 MiB is several times what 256 levels take in a debug build.
         let stack = reserveMainStack(64 << 20)
         if stack < 64 << 20 { logger.warning("the main thread's stack is limited to \(stack) bytes (RLIMIT_STACK); deep layer trees may not fit") }
-        let daemon = try Daemon(backend: display, options: options, logger: logger)
+        let daemon = try Daemon(display: display, options: options, logger: logger)
         try daemon.run()
     }
 }

@@ -1,6 +1,6 @@
+import LaminaTestSupport
 import Testing
 import LaminaCore
-import LaminaHeadless
 import LaminaProtocol
 @testable import LaminaServer
 
@@ -13,7 +13,7 @@ final class AnimationStateTests {
     var closed: Set<ClientID> = []
 
     init() throws {
-        compositor = Compositor(backend: try HeadlessBackend(width: 64, height: 48), clock: FrameClock(.virtual), realTime: { 0 })
+        compositor = Compositor(presenter: try HeadlessDisplay(width: 64, height: 48).presenter, clock: FrameClock(.virtual), realTime: { 0 })
         compositor.close = { [unowned self] id in closed.insert(id) }
     }
 

@@ -12,10 +12,10 @@ public final class CompositorHarness {
     public private(set) var closed: Set<ClientID> = []
     private var decoders: [ClientID: FrameDecoder] = [:]
 
-    public init(backend: any DisplayBackend, clock: FrameClock = FrameClock(.virtual),
+    public init(presenter: FramePresenter, clock: FrameClock = FrameClock(.virtual),
                 configuration: Compositor.Configuration = Compositor.Configuration(), realTime: @escaping () -> Double = { 0 }) {
         timer = ManualFrameTimer()
-        compositor = Compositor(backend: backend, clock: clock, configuration: configuration, frameTimer: timer, realTime: realTime)
+        compositor = Compositor(presenter: presenter, clock: clock, configuration: configuration, frameTimer: timer, realTime: realTime)
         compositor.send = { [unowned self] id, bytes in
             var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
             d.append(bytes)
