@@ -134,7 +134,7 @@ struct RendererPixelTests {
     func names() throws {
         let display = try HeadlessDisplay(width: 16, height: 16)
         #expect(display.backend.name == "headless")
-        #expect(display.width == 16 && display.height == 16)
+        #expect(display.backend.width == 16 && display.backend.height == 16)
         #expect(display.renderer.name.contains("OpenGL ES 3"))
         #expect(display.rendererDescription.contains("EGL 1."))
     }

@@ -28,11 +28,6 @@ public final class HeadlessDisplay {
     /// The renderer and the EGL display in one line.
     public var rendererDescription: String { graphics.summary }
 
-    /// The output's size in pixels.
-    public var width: Int { backend.width }
-    public var height: Int { backend.height }
-    /// The one output.
-    public var output: HeadlessOutput { backend.output }
     /// Whether frames redraw only their damage; false draws every frame whole.
     public var damageTracking: Bool {
         get { backend.damageTracking }
