@@ -72,7 +72,8 @@ let package = Package(
         // Video decoding (GStreamer) for video layers: frames into ImageSources, no GL.
         .target(name: "LaminaVideo", dependencies: ["LaminaCore", "LaminaServer", "LaminaPlatform", "CGStreamer"]),
         .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaServer", "CEGL", "CGLES"]),
-        .target(name: "LaminaHeadless", dependencies: ["LaminaCore", "LaminaServer", "LaminaGLES"]),
+        // No GL here: the output's buffers come from the renderer's side (a RenderTargetAllocator).
+        .target(name: "LaminaHeadless", dependencies: ["LaminaCore", "LaminaServer"]),
         .target(name: "LaminaKMS", dependencies: [
             // No GL here: the renderer's side makes the surfaces (ScanoutGraphics, from LaminaGLES).
             "LaminaCore", "LaminaServer", "LaminaPlatform", "CLinux", "CDRM", "CGBM", "CUdev", "CSeat",
@@ -117,12 +118,15 @@ let package = Package(
         .executableTarget(name: "lamina-gpu-check", dependencies: ["LaminaGPUChecks"]),
 
         // MARK: Tests
-        // Helpers every test target shares (a seeded generator, image differences): one copy.
-        .target(name: "LaminaTestSupport", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaServer"], path: "Tests/LaminaTestSupport"),
+        // Helpers every test target shares (a seeded generator, image differences, the headless
+        // backend wired to the GLES renderer as laminad wires them): one copy.
+        .target(name: "LaminaTestSupport", dependencies: [
+            "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless",
+        ], path: "Tests/LaminaTestSupport"),
         // The GPU checks the test suite and lamina-gpu-check share (dma-bufs of several origins,
         // YUV shader vs CPU), through a real headless renderer.
         .target(name: "LaminaGPUChecks", dependencies: [
-            "CDRM", "CEGL", "CGBM", "CGLES", "CLinux", "LaminaCore", "LaminaServer", "LaminaGLES", "LaminaHeadless",
+            "CDRM", "CEGL", "CGBM", "CGLES", "CLinux", "LaminaCore", "LaminaServer", "LaminaGLES", "LaminaTestSupport",
         ], path: "Tests/LaminaGPUChecks"),
         .testTarget(name: "LaminaCoreTests", dependencies: ["LaminaCore"]),
         .testTarget(name: "LaminaRasterTests", dependencies: ["LaminaCore", "LaminaRaster", "LaminaImage"],

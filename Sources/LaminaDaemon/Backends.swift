@@ -14,42 +14,76 @@ public enum BackendChoice: String, Sendable, CaseIterable {
     case kms
 }
 
-/// Opens the backend asked for, or the best available one for `.auto`, saying which and why.
+/// Opens the backend asked for, or the best available one for `.auto`, saying which and why,
+/// and wires it to the GLES renderer that draws its frames: the frame step the compositor runs.
+/// The backend's buffers come from the renderer's side (headless: its framebuffers; KMS:
+/// window surfaces over the backend's GBM surfaces), and screenshots of a desktop no output's
+/// buffer holds are redrawn into the renderer's framebuffers.
 ///
 /// `.kms` fails with a clear message when no card can be mastered (another compositor holds
 /// it), but starts with no display connected, lighting displays as they are plugged in.
-public func openBackend(
+public func openDisplay(
     _ choice: BackendChoice, width: Int, height: Int, buffers: Int = 1, kms: KMSConfiguration = KMSConfiguration(), logger: Logger
-) throws -> any DisplayBackend {
+) throws -> FramePresenter {
     switch choice {
     case .headless:
         logger.notice("backend: headless (asked for)")
-        return try HeadlessBackend(width: width, height: height, buffers: buffers)
+        return try headless(width: width, height: height, buffers: buffers)
     case .auto:
         do {
-            let backend = try KMSBackend.open(configuration: kms, requireConnectedOutput: true, graphics: gbmGraphics, logger: logger)
-            logger.notice("backend: kms (auto): \(backend.summary)")
-            return backend
+            let display = try scanout(kms, requireConnectedOutput: true, logger: logger)
+            logger.notice("backend: kms (auto): \(display.backend.summary)")
+            return display
         } catch {
             logger.notice("backend: headless (auto: no DRM device with a connected connector that can be mastered: \(error))")
-            return try HeadlessBackend(width: width, height: height, buffers: buffers)
+            return try headless(width: width, height: height, buffers: buffers)
         }
     case .kms:
         var settings = kms
         settings.fallbackSize = (width, height)
         do {
-            let backend = try KMSBackend.open(configuration: settings, requireConnectedOutput: false, graphics: gbmGraphics, logger: logger)
-            logger.notice("backend: kms (asked for): \(backend.summary)")
-            return backend
+            let display = try scanout(settings, requireConnectedOutput: false, logger: logger)
+            logger.notice("backend: kms (asked for): \(display.backend.summary)")
+            return display
         } catch let error as KMSUnavailable {
             throw BackendUnavailable(reason: "the KMS backend cannot start: \(error)")
         }
     }
 }
 
-/// The KMS backend's graphics: the GLES renderer on EGL's GBM platform.
-private func gbmGraphics(device: OpaquePointer, format: UInt32) throws -> any ScanoutGraphics {
-    try GBMGraphics(device: device, format: format)
+/// The headless backend, its buffers the framebuffers of a surfaceless GLES context.
+private func headless(width: Int, height: Int, buffers: Int) throws -> FramePresenter {
+    let graphics = try GLESGraphics.headless()
+    let backend = try HeadlessBackend(width: width, height: height, buffers: buffers, allocator: graphics.allocator)
+    return FramePresenter(backend: backend, renderer: graphics.renderer, offscreen: graphics.allocator)
+}
+
+/// The KMS backend, drawn with the GLES renderer on EGL's GBM platform.
+private func scanout(_ configuration: KMSConfiguration, requireConnectedOutput: Bool, logger: Logger) throws -> FramePresenter {
+    let backend = try KMSBackend.open(configuration: configuration, requireConnectedOutput: requireConnectedOutput, graphics: { device, format in
+        GBMScanoutGraphics(try GBMGraphics(device: device.handle, owner: device, format: format))
+    }, logger: logger)
+    // The graphics the backend keeps are the ones made just above.
+    guard let gles = (backend.graphics as? GBMScanoutGraphics)?.graphics.gles else {
+        throw BackendUnavailable(reason: "the KMS backend draws with \(type(of: backend.graphics)), not the GLES renderer")
+    }
+    return FramePresenter(backend: backend, renderer: gles.renderer, offscreen: gles.allocator)
+}
+
+/// LaminaGLES's `GBMGraphics` as the KMS backend sees it: swapchains over its GBM surfaces.
+/// (Neither module knows the other; the daemon joins them.)
+final class GBMScanoutGraphics: ScanoutGraphics {
+    let graphics: GBMGraphics
+
+    init(_ graphics: GBMGraphics) {
+        self.graphics = graphics
+    }
+
+    var summary: String { graphics.summary }
+
+    func makeSurface(over window: GBMSurface) throws -> any ScanoutSurface {
+        try graphics.makeSurface(window: window.handle, width: window.width, height: window.height, owner: window)
+    }
 }
 
 /// The backend asked for cannot run here.

@@ -108,7 +108,9 @@ public final class Daemon {
     /// Input devices and the keymap (InputDeviceHost.swift).
     var inputHost: InputDeviceHost?
 
-    public init(backend: any DisplayBackend, options: Options, logger: Logger) throws {
+    /// `display`: the backend wired to its renderer (`openDisplay`).
+    public init(display: FramePresenter, options: Options, logger: Logger) throws {
+        let backend = display.backend, renderer = display.renderer
         self.options = options
         self.logger = logger
         // Before GStreamer and restored sessions' videos start threads (see `SignalSource.block`).
@@ -118,7 +120,7 @@ public final class Daemon {
         var configuration = options.compositor
         configuration.repaintWindow = options.repaintWindow
         configuration.startTime = options.startTime
-        compositor = Compositor(backend: backend, clock: FrameClock(options.clock), configuration: configuration,
+        compositor = Compositor(presenter: display, clock: FrameClock(options.clock), configuration: configuration,
                                 logger: logger, frameTimer: timer, realTime: { monotonicSeconds() })
         frameTimer = timer
         if let dir = options.framesDirectory { compositor.frameRecorder = PNGFrameRecorder(directory: dir) }
@@ -135,7 +137,7 @@ public final class Daemon {
             let video = try GStreamerVideo()
             video.openTimeout = options.videoOpenTimeout
             video.stallTimeout = options.videoStallTimeout
-            video.planarYUV = options.videoYUVInRenderer ?? backend.renderer.planarVideo.preferred
+            video.planarYUV = options.videoYUVInRenderer ?? renderer.planarVideo.preferred
             videoDecoding = video
             compositor.videoDecoding = video
         } catch {
@@ -180,8 +182,8 @@ public final class Daemon {
                 video.drainWakeup()
                 compositor.pollVideos()
             }
-            let yuv = options.videoYUVInRenderer.map { "[video] yuv = \($0 ? "renderer" : "decoder")" } ?? backend.renderer.planarVideo.reason
-            logger.info("video frames: \(video.uploadPath) (\(yuv)); dma-buf pictures: \(backend.renderer.videoImport)")
+            let yuv = options.videoYUVInRenderer.map { "[video] yuv = \($0 ? "renderer" : "decoder")" } ?? renderer.planarVideo.reason
+            logger.info("video frames: \(video.uploadPath) (\(yuv)); dma-buf pictures: \(renderer.videoImport)")
         }
         if journal != nil {
             journalTimer = try LoopTimer(loop: loop) { [unowned self] _ in
@@ -217,7 +219,7 @@ public final class Daemon {
         if options.cursor {
             cursor = try CursorPolicy(compositor: compositor, power: power, hideAfter: options.cursorHideSeconds, loop: loop, logger: logger)
         }
-        logger.notice("listening on \(options.socketPath)\(ownsSocketPath ? "" : " (socket activation)"), backend \(backend.name) \(backend.width)x\(backend.height), renderer \(backend.renderer.name)")
+        logger.notice("listening on \(options.socketPath)\(ownsSocketPath ? "" : " (socket activation)"), backend \(backend.name) \(backend.width)x\(backend.height), renderer \(renderer.name)")
     }
 
     /// Serves until SIGINT or SIGTERM.

@@ -53,10 +53,14 @@ public final class EGLDisplayConnection: CustomStringConvertible {
     public let vendor: String
     /// The display extensions.
     public let extensions: EGLExtensions
+    /// What owns the native display (a GBM device), held until this display is terminated:
+    /// the native display must outlive the EGL display made on it.
+    private let nativeOwner: AnyObject?
 
-    /// Takes ownership of `display`, obtained from `eglGetPlatformDisplay`, and initialises it.
+    /// Takes ownership of `display`, obtained from `eglGetPlatformDisplay`, and initialises it;
+    /// `owner` (the native display's owner) is kept until the display is terminated.
     /// The corresponding C function is `eglInitialize`.
-    public init(adopting display: EGLDisplay, platform: EGLPlatform) throws(EGLError) {
+    public init(adopting display: EGLDisplay, platform: EGLPlatform, owner: AnyObject? = nil) throws(EGLError) {
         var major: EGLint = 0, minor: EGLint = 0
         let key = UInt(bitPattern: display)
         let initialized = displayInitializations.withLock { counts -> Bool in
@@ -67,22 +71,24 @@ public final class EGLDisplayConnection: CustomStringConvertible {
         guard initialized else { throw .lastError("eglInitialize") }
         handle = display
         self.platform = platform
+        nativeOwner = owner
         version = (Int(major), Int(minor))
         vendor = eglQueryString(display, EGL_VENDOR).map { String(cString: $0) } ?? "unknown vendor"
         extensions = EGLExtensions(eglQueryString(display, EGL_EXTENSIONS))
     }
 
     /// Gets the display for `nativeDisplay` on `platform` (a `gbm_device` pointer with
-    /// `EGL_PLATFORM_GBM_KHR`, say) and initialises it.
+    /// `EGL_PLATFORM_GBM_KHR`, say) and initialises it; `owner` (what owns `nativeDisplay`) is
+    /// kept until the display is terminated.
     /// The corresponding C function is `eglGetPlatformDisplay`.
     public convenience init(
-        platform: EGLenum, nativeDisplay: UnsafeMutableRawPointer?, attributes: [EGLAttrib] = []
+        platform: EGLenum, nativeDisplay: UnsafeMutableRawPointer?, attributes: [EGLAttrib] = [], owner: AnyObject? = nil
     ) throws(EGLError) {
         guard let display = Self.platformDisplay(platform, nativeDisplay, attributes) else {
             throw .lastError("eglGetPlatformDisplay")
         }
         let kind: EGLPlatform = platform == EGLenum(EGL_PLATFORM_SURFACELESS_MESA) ? .surfaceless : .other(platform: platform)
-        try self.init(adopting: display, platform: kind)
+        try self.init(adopting: display, platform: kind, owner: owner)
     }
 
     /// A display with no window system, for rendering into framebuffer objects.

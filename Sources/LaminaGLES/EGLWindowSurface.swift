@@ -3,8 +3,8 @@ import CGLES
 import LaminaCore
 import LaminaServer
 
-/// An EGL window surface over a native window (a GBM surface): an output's swapchain, as the
-/// KMS backend hands it to the renderer. Destroyed when released; it holds the window's owner,
+/// An EGL window surface over a native window (a GBM surface): an output's swapchain, made by
+/// `GBMGraphics` for the KMS backend. Destroyed when released; it holds the window's owner,
 /// so the window outlives it.
 public final class EGLWindowSurface: ScanoutSurface, GLESRenderTarget {
     public let handle: EGLSurface
@@ -85,52 +85,5 @@ public final class EGLWindowSurface: ScanoutSurface, GLESRenderTarget {
             _ = eglMakeCurrent(context.display.handle, nil, nil, eglGetCurrentContext())
         }
         _ = eglDestroySurface(context.display.handle, handle)
-    }
-}
-
-/// The GLES renderer on a scan-out device: EGL on the GBM platform (EGL_PLATFORM_GBM_KHR) with
-/// a config whose native visual is the scan-out format, one context and one `GLESRenderer` for
-/// every output, window surfaces over the backend's GBM surfaces, and an offscreen framebuffer
-/// for screenshots the scan-out buffers cannot give.
-public final class GBMGraphics: ScanoutGraphics {
-    public let context: GLESContext
-    public let gles: GLESRenderer
-    private let config: EGLConfig
-    private var readback: GLESFramebuffer?
-
-    /// `device` is a `gbm_device *`; `format` the DRM fourcc scan-out needs (XRGB8888).
-    public init(device: OpaquePointer, format: UInt32) throws {
-        let display = try EGLDisplayConnection(platform: EGLenum(EGL_PLATFORM_GBM_KHR), nativeDisplay: UnsafeMutableRawPointer(device))
-        let candidates = try display.chooseConfigs([
-            EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT,
-            EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 0,
-        ])
-        // The config's native visual is the GBM format.
-        let wanted = EGLint(bitPattern: format)
-        guard let config = candidates.first(where: { (try? display.attribute(EGL_NATIVE_VISUAL_ID, of: $0)) == wanted }) else {
-            throw EGLError.noMatchingConfig("EGL_NATIVE_VISUAL_ID = 0x\(String(format, radix: 16)) on \(display)")
-        }
-        self.config = config
-        context = try GLESContext(display: display, config: config)
-        try context.makeCurrent()
-        gles = try GLESRenderer(context: context)
-    }
-
-    public var renderer: any Renderer { gles }
-    public var summary: String { "\(gles.name); \(context.display)" }
-
-    public func makeSurface(window: OpaquePointer, width: Int, height: Int, owner: AnyObject) throws -> any ScanoutSurface {
-        try EGLWindowSurface(context: context, config: config, window: window, width: width, height: height, owner: owner)
-    }
-
-    /// The corresponding C function is `glReadPixels`.
-    public func redraw(_ list: DrawList) throws -> Bitmap {
-        if !context.isCurrent { try context.makeCurrent() }
-        if readback?.width != list.width || readback?.height != list.height {
-            readback = try GLESFramebuffer(context: context, width: list.width, height: list.height)
-        }
-        try gles.draw(list, into: readback!, damage: nil)
-        defer { glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0) }
-        return try gles.readPixels()
     }
 }

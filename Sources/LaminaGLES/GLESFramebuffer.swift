@@ -1,4 +1,5 @@
 import CGLES
+import LaminaCore
 import LaminaServer
 
 /// A render target of the GLES renderer: binding it makes the context current on it.
@@ -15,7 +16,7 @@ extension GLESRenderTarget {
 
 /// An offscreen framebuffer object with one RGBA8 colour renderbuffer, for headless output and
 /// screenshots. Its GL objects are deleted by `release()` or when it is deinitialised.
-public final class GLESFramebuffer: GLESRenderTarget {
+public final class GLESFramebuffer: GLESRenderTarget, OffscreenBuffer {
     public var isRGBA8: Bool { true }
     /// The context the objects belong to; kept alive so they can be deleted.
     public let context: GLESContext
@@ -64,6 +65,32 @@ public final class GLESFramebuffer: GLESRenderTarget {
         bind()
     }
 
+    /// The pixels, top row first: makes the context current and reads this framebuffer whole.
+    public func read() throws -> Bitmap {
+        try bindForDrawing()
+        // Its sides were checked when it was made.
+        return try Self.readBound(width: width, height: height, maximum: max(width, height))
+    }
+
+    /// The bottom-left `width` × `height` pixels of the bound framebuffer, top row first; a
+    /// side outside 1…`maximum` is refused. The context must be current.
+    /// The corresponding C function is `glReadPixels`.
+    static func readBound(width: Int, height: Int, maximum: Int) throws(GLESError) -> Bitmap {
+        guard (1...max(1, maximum)).contains(width), (1...max(1, maximum)).contains(height) else {
+            throw .invalidSize(width: width, height: height, maximum: maximum)
+        }
+        let rowBytes = width * 4
+        var bottomUp = [UInt8](repeating: 0, count: rowBytes * height)
+        glPixelStorei(GLenum(GL_PACK_ALIGNMENT), 1)
+        glReadPixels(0, 0, GLsizei(width), GLsizei(height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), &bottomUp)
+        try GLESError.check("glReadPixels(\(width)×\(height))")
+        // GL's row 0 is the bottom of the display; a Bitmap's is the top.
+        guard let bitmap = Bitmap(width: width, height: height, bytes: GLESRenderer.flipped(bottomUp, rowBytes: rowBytes)) else {
+            throw .invalidSize(width: width, height: height, maximum: maximum)
+        }
+        return bitmap
+    }
+
     /// Deletes the GL objects now rather than at deinitialisation; later binds draw nowhere.
     /// The corresponding C functions are `glDeleteFramebuffers` and `glDeleteRenderbuffers`.
     public func release() {
@@ -75,4 +102,30 @@ public final class GLESFramebuffer: GLESRenderTarget {
     }
 
     deinit { release() }
+}
+
+/// The GLES renderer's offscreen buffers (wlroots' allocator): framebuffers of one context,
+/// which the renderer of that context draws into. The headless output's swapchain and the
+/// frame step's redraws for screenshots come from here.
+public final class GLESFramebufferAllocator: RenderTargetAllocator {
+    public let context: GLESContext
+    /// Frames presented into its buffers are kept at most two behind, as a display's swapchain
+    /// keeps them.
+    private var pacing = FramePacing(depth: 2)
+
+    public init(context: GLESContext) {
+        self.context = context
+    }
+
+    /// A `width` × `height` `GLESFramebuffer`, made with the context current.
+    public func makeBuffer(width: Int, height: Int) throws -> any OffscreenBuffer {
+        if !context.isCurrent { try context.makeCurrent() }
+        return try GLESFramebuffer(context: context, width: width, height: height)
+    }
+
+    /// Fences and flushes the frame, and waits for the one two before it (`FramePacing`).
+    public func framePresented() {
+        guard context.isCurrent || (try? context.makeCurrent()) != nil else { return }
+        pacing.frameIssued()
+    }
 }

@@ -328,16 +328,7 @@ public final class GLESRenderer: Renderer {
     public func readPixels() throws(GLESError) -> Bitmap {
         guard context.isCurrent else { throw .contextNotCurrent }
         guard let (width, height) = drawnSize else { throw .nothingDrawn }
-        let rowBytes = width * 4
-        var bottomUp = [UInt8](repeating: 0, count: rowBytes * height)
-        glPixelStorei(GLenum(GL_PACK_ALIGNMENT), 1)
-        glReadPixels(0, 0, GLsizei(width), GLsizei(height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), &bottomUp)
-        try GLESError.check("glReadPixels(\(width)×\(height))")
-        // GL's row 0 is the bottom of the display; a Bitmap's is the top.
-        guard let bitmap = Bitmap(width: width, height: height, bytes: Self.flipped(bottomUp, rowBytes: rowBytes)) else {
-            throw .invalidSize(width: width, height: height, maximum: maximumViewport)
-        }
-        return bitmap
+        return try GLESFramebuffer.readBound(width: width, height: height, maximum: maximumViewport)
     }
 
     /// `rows` (each `rowBytes` long) in the opposite order: GL's bottom-first rows top first.

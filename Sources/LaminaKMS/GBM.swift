@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CDRM
 import CGBM
 import LaminaCore
 
@@ -84,80 +83,4 @@ public final class GBMSurface {
     }
 
     deinit { gbm_surface_destroy(handle) }
-}
-
-/// A DRM framebuffer made from a GBM buffer, removed when released. Cached on the buffer
-/// (gbm_bo_set_user_data) so each of the surface's few buffers gets one framebuffer, and
-/// removed by GBM's destroy callback when the buffer goes.
-final class DRMFramebuffer {
-    let id: UInt32
-    private let fd: Int32
-
-    private init(id: UInt32, fd: Int32) {
-        self.id = id
-        self.fd = fd
-    }
-
-    deinit { drmModeRmFB(fd, id) }
-
-    /// The framebuffer for `bo`, made on first use: AddFB2 with the buffer's modifier where the
-    /// device takes modifiers, without one otherwise (virtio-gpu).
-    /// The corresponding C functions are `drmModeAddFB2WithModifiers` and `drmModeAddFB2`.
-    static func of(_ bo: OpaquePointer, on drm: DRMDevice) throws(DRMError) -> DRMFramebuffer {
-        if let cached = gbm_bo_get_user_data(bo) {
-            return Unmanaged<DRMFramebuffer>.fromOpaque(cached).takeUnretainedValue()
-        }
-        let width = gbm_bo_get_width(bo), height = gbm_bo_get_height(bo), format = gbm_bo_get_format(bo)
-        var handles: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
-        var pitches: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
-        var offsets: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
-        var modifiers: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        let modifier = gbm_bo_get_modifier(bo)
-        let planes = max(1, min(4, Int(gbm_bo_get_plane_count(bo))))
-        withUnsafeMutableBytes(of: &handles) { h in
-            withUnsafeMutableBytes(of: &pitches) { p in
-                withUnsafeMutableBytes(of: &offsets) { o in
-                    withUnsafeMutableBytes(of: &modifiers) { m in
-                        for i in 0..<planes {
-                            h.storeBytes(of: gbm_bo_get_handle_for_plane(bo, Int32(i)).u32, toByteOffset: i * 4, as: UInt32.self)
-                            p.storeBytes(of: gbm_bo_get_stride_for_plane(bo, Int32(i)), toByteOffset: i * 4, as: UInt32.self)
-                            o.storeBytes(of: gbm_bo_get_offset(bo, Int32(i)), toByteOffset: i * 4, as: UInt32.self)
-                            m.storeBytes(of: modifier, toByteOffset: i * 8, as: UInt64.self)
-                        }
-                    }
-                }
-            }
-        }
-        var id: UInt32 = 0
-        let result: Int32
-        let call: String
-        if drm.supportsModifiers, modifier != DRMFormat.invalidModifier {
-            call = "drmModeAddFB2WithModifiers(\(width)x\(height))"
-            result = withUnsafePointer(to: &handles.0) { h in
-                withUnsafePointer(to: &pitches.0) { p in
-                    withUnsafePointer(to: &offsets.0) { o in
-                        withUnsafePointer(to: &modifiers.0) { m in
-                            drmModeAddFB2WithModifiers(drm.fd, width, height, format, h, p, o, m, &id, UInt32(DRM_MODE_FB_MODIFIERS))
-                        }
-                    }
-                }
-            }
-        } else {
-            call = "drmModeAddFB2(\(width)x\(height))"
-            result = withUnsafePointer(to: &handles.0) { h in
-                withUnsafePointer(to: &pitches.0) { p in
-                    withUnsafePointer(to: &offsets.0) { o in
-                        drmModeAddFB2(drm.fd, width, height, format, h, p, o, &id, 0)
-                    }
-                }
-            }
-        }
-        try drmCheck(call, result)
-        let framebuffer = DRMFramebuffer(id: id, fd: drm.fd)
-        // The buffer owns one reference; GBM drops it when the buffer is destroyed.
-        gbm_bo_set_user_data(bo, Unmanaged.passRetained(framebuffer).toOpaque()) { _, data in
-            if let data { Unmanaged<DRMFramebuffer>.fromOpaque(data).release() }
-        }
-        return framebuffer
-    }
 }

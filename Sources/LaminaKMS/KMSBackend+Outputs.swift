@@ -47,7 +47,7 @@ extension KMSBackend {
         }
         do {
             let surface = try GBMSurface(device: gbm, width: mode.width, height: mode.height, format: DRMFormat.xrgb8888)
-            let window = try graphics.makeSurface(window: surface.handle, width: mode.width, height: mode.height, owner: surface)
+            let window = try graphics.makeSurface(over: surface)
             var target = CommitTarget(connector: connector, crtc: crtc,
                                       crtcProperties: drm.properties(of: crtc, type: UInt32(DRM_MODE_OBJECT_CRTC)),
                                       plane: plane, mode: mode)

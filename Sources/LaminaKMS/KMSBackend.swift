@@ -15,8 +15,8 @@ public struct KMSUnavailable: Error, CustomStringConvertible {
 
 /// Shows frames on displays through DRM/KMS (kmscube's path, wlroots' DRM backend in small).
 /// Each lit connector is a `KMSOutput` (its CRTC, plane and swapchain: GBM surfaces drawn by
-/// the renderer's side through `ScanoutGraphics`, EGL on the GBM platform made by laminad; this
-/// module knows no GL). The backend does what concerns them all: finding them and following
+/// the renderer's side through `ScanoutGraphics`, EGL on the GBM platform wired in by laminad;
+/// this module knows no GL, and the renderer belongs to the frame step). The backend does what concerns them all: finding them and following
 /// hotplug (`KMSBackend+Outputs.swift`), the commit that flips every output's staged frame at
 /// once and the page-flip events (`KMSBackend+Commit.swift`, through a `KMSCommitter`: atomic,
 /// or legacy as the fallback), the seat or VT (`KMSBackend+Session.swift`) and the cursor
@@ -28,7 +28,7 @@ public final class KMSBackend: DisplayBackend {
     public let drm: DRMDevice
     /// Atomic, or legacy where atomic was refused or turned off.
     public internal(set) var committer: any KMSCommitter
-    /// What the outputs are drawn with (the renderer, surfaces over the GBM surfaces).
+    /// What makes the outputs' swapchains over their GBM surfaces (the renderer's side).
     public let graphics: any ScanoutGraphics
     /// One line on what was chosen and why: "/dev/dri/card0 (virtio_gpu, atomic): Virtual-1 1280x800@60".
     public var summary: String {
@@ -181,7 +181,7 @@ public final class KMSBackend: DisplayBackend {
         }
         gbm = try GBMDevice(drm: drm)
         // Scan-out needs XRGB8888 buffers.
-        graphics = try makeGraphics(gbm.handle, DRMFormat.xrgb8888)
+        graphics = try makeGraphics(gbm, DRMFormat.xrgb8888)
 
         do {
             hotplug = try UdevMonitor()
@@ -232,14 +232,10 @@ public final class KMSBackend: DisplayBackend {
     // MARK: DisplayBackend
 
     public var name: String { "kms" }
-    public var renderer: any Renderer { graphics.renderer }
     /// The lit outputs (blanked ones included), in desktop order.
     public var outputs: [any Output] { lit }
     /// Whether outputs redraw only what their buffers lack (`--damage on`, the default).
     public var damageTracking = true
-    /// Screenshots of a desktop no single buffer holds (several outputs, turned or scaled
-    /// ones) draw it again offscreen.
-    public func redraw(_ list: DrawList) throws -> Bitmap { try graphics.redraw(list) }
     /// Outputs can be blanked and relit.
     public var canSetPower: Bool { true }
     /// Under the separate layout each output has its own root layer.

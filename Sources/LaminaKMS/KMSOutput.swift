@@ -42,7 +42,7 @@ final class KMSOutput: Output {
     private var stagedPlane: PlaneContent?
     private var nextPlane: PlaneContent?
     /// The framebuffer made for the latest picture (a picture shows for several refreshes).
-    private var latestPicture: PictureFramebuffer?
+    private var latestPicture: DRMFramebuffer?
     /// The driver's answer to each plane configuration tried (nil: it takes it), bounded.
     private var planeVerdicts: [PlaneConfiguration: String?] = [:]
     /// A modeset is due (first frame, or after being blanked or losing master).
@@ -201,7 +201,7 @@ final class KMSOutput: Output {
         backend.logger.debug("kms: screenshot read from the buffer presented on \(name)")
         // What the display shows there: the video on the overlay plane above the primary's pixels.
         guard let plane = pending != nil ? pendingPlane : frontPlane else { return shot }
-        return plane.scanout.composite(plane.buffer.picture.copy(), onto: shot)
+        return plane.scanout.composite(plane.scanout.picture.copy(), onto: shot)
     }
 
     // MARK: Overlay plane
@@ -220,12 +220,12 @@ final class KMSOutput: Output {
         guard let atomic = backend.committer as? AtomicCommitter else { return "legacy modesetting drives no overlay planes" }
         guard !needsModeset, let front else { return "the output is lit by a modeset first" }
         guard let plane = target.overlays.first(where: { $0.id == scanout.plane }) else { return "plane \(scanout.plane) does not belong to \(name)" }
-        let buffer: PictureFramebuffer
+        let buffer: DRMFramebuffer
         if let latest = latestPicture, latest.picture === scanout.picture {
             buffer = latest
         } else {
             do {
-                buffer = try PictureFramebuffer(scanout.picture, drm: backend.drm)
+                buffer = try DRMFramebuffer(scanout.picture, on: backend.drm)
             } catch {
                 latestPicture = nil
                 return "the display cannot take the picture's dma-buf (\(error))"

@@ -1,64 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CDRM
 import LaminaCore
 import LaminaServer
-
-/// A DRM framebuffer over a video picture's dma-buf, for an overlay plane (wlroots'
-/// `drm_fb_import`, weston's `drm_fb_get_from_dmabuf`), removed when released. It holds the
-/// picture, so the decoder does not reuse the buffer while a plane may still scan it out.
-final class PictureFramebuffer {
-    let picture: DMABufPicture
-    let id: UInt32
-    private let fd: Int32
-
-    /// Imports each plane's descriptor as a GEM handle, makes the framebuffer (with the
-    /// picture's modifier where it has one and the device takes them), then closes the handles
-    /// (the framebuffer keeps its own reference to the buffer).
-    /// The corresponding C functions are `drmPrimeFDToHandle`, `drmModeAddFB2WithModifiers`,
-    /// `drmModeAddFB2` and `drmCloseBufferHandle`.
-    init(_ picture: DMABufPicture, drm: DRMDevice) throws(DRMError) {
-        let planes = picture.planes
-        guard (1...4).contains(planes.count) else {
-            throw DRMError("a framebuffer of \(planes.count) planes", errno: EINVAL)
-        }
-        guard let width = UInt32(exactly: picture.width), let height = UInt32(exactly: picture.height), width > 0, height > 0 else {
-            throw DRMError("a \(picture.width)x\(picture.height) framebuffer", errno: EINVAL)
-        }
-        var handles = [UInt32](repeating: 0, count: 4), pitches = [UInt32](repeating: 0, count: 4)
-        var offsets = [UInt32](repeating: 0, count: 4), modifiers = [UInt64](repeating: 0, count: 4)
-        var imported: Set<UInt32> = []
-        defer { for h in imported { _ = drmCloseBufferHandle(drm.fd, h) } }
-        for (i, plane) in planes.enumerated() {
-            guard let pitch = UInt32(exactly: plane.pitch), let offset = UInt32(exactly: plane.offset) else {
-                throw DRMError("a framebuffer plane at offset \(plane.offset), pitch \(plane.pitch)", errno: EINVAL)
-            }
-            var handle: UInt32 = 0
-            try drmCheck("drmPrimeFDToHandle(dma-buf \(plane.fd))", drmPrimeFDToHandle(drm.fd, plane.fd, &handle))
-            imported.insert(handle)
-            handles[i] = handle
-            pitches[i] = pitch
-            offsets[i] = offset
-            modifiers[i] = picture.modifier ?? 0
-        }
-        var id: UInt32 = 0
-        let size = "\(picture.width)x\(picture.height) \(DRMFourCC.name(picture.fourcc))"
-        if let modifier = picture.modifier, modifier != DRMFormat.invalidModifier, drm.supportsModifiers {
-            try drmCheck("drmModeAddFB2WithModifiers(\(size) dma-buf)",
-                         drmModeAddFB2WithModifiers(drm.fd, width, height, picture.fourcc, handles, pitches, offsets, modifiers,
-                                                    &id, UInt32(DRM_MODE_FB_MODIFIERS)))
-        } else {
-            try drmCheck("drmModeAddFB2(\(size) dma-buf)",
-                         drmModeAddFB2(drm.fd, width, height, picture.fourcc, handles, pitches, offsets, &id, 0))
-        }
-        self.picture = picture
-        self.id = id
-        self.fd = drm.fd
-    }
-
-    deinit { drmModeRmFB(fd, id) }
-}
 
 extension DRMDevice {
     /// Takes `plane` off `crtc` outside an atomic commit (the legacy path, and giving the CRTC
@@ -105,7 +47,7 @@ public struct OverlayState: Sendable, Equatable {
 /// framebuffer it holds, and the scan-out (for screenshots).
 struct PlaneContent {
     var state: OverlayState
-    var buffer: PictureFramebuffer
+    var buffer: DRMFramebuffer
     var scanout: PlaneScanout
 }
 

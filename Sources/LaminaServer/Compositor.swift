@@ -35,7 +35,8 @@ public final class Compositor {
     public internal(set) var display: DisplayTree
     public internal(set) var clock: FrameClock
     public let backend: any DisplayBackend
-    /// The frame step onto the backend's outputs; it keeps the last desktop for screenshots.
+    /// The frame step onto the backend's outputs, with the renderer; it keeps the last desktop
+    /// for screenshots.
     public let presenter: FramePresenter
     let logger: Logger
     /// Seconds of the real clock, supplied by the platform (CLOCK_MONOTONIC).
@@ -120,13 +121,15 @@ public final class Compositor {
     /// Trees whose truncation was logged (once each).
     var truncationReported: Set<UInt32> = []
 
+    /// `presenter`: the frame step, with the backend and the renderer the platform wired.
     /// `frameTimer`: the platform's timer the repaint loop arms (by default one that only
     /// remembers, for a compositor whose frames are drawn with `flushFrame()`).
-    public init(backend: any DisplayBackend, clock: FrameClock, configuration: Configuration = Configuration(),
+    public init(presenter: FramePresenter, clock: FrameClock, configuration: Configuration = Configuration(),
                 logger: Logger = Logger(label: "lamina.server"), frameTimer: any FrameTimer = ManualFrameTimer(),
                 realTime: @escaping () -> Double) {
+        let backend = presenter.backend
         self.backend = backend
-        presenter = FramePresenter(backend: backend)
+        self.presenter = presenter
         self.clock = clock
         self.frameTimer = frameTimer
         repaint = RepaintLoop(pacing: clock.pacing, repaintWindow: configuration.repaintWindow)

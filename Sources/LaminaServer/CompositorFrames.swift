@@ -151,7 +151,7 @@ extension Compositor {
     /// After each frame: what the frame step noted for the log, and the frame to the recorder.
     private func frameProduced() {
         for note in presenter.takeNotes() { logger.info("\(note)") }
-        if !videoImportRefusalLogged, let why = backend.renderer.videoImportRefusal {
+        if !videoImportRefusalLogged, let why = presenter.renderer.videoImportRefusal {
             videoImportRefusalLogged = true
             logger.notice("video pictures in dma-buf memory are copied from now on: \(why)")
         }

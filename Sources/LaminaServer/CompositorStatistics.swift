@@ -47,7 +47,7 @@ extension Compositor {
             Statistic(name: "input.delivered", value: Double(input.delivered)),
             Statistic(name: "input.unclaimed", value: Double(input.unclaimed)),
             Statistic(name: "input.touches", value: Double(input.state.touches.count)),
-        ] + damageStatistics() + backend.renderer.cacheStatistics.map { Statistic(name: $0.name, value: $0.value) }
+        ] + damageStatistics() + presenter.renderer.cacheStatistics.map { Statistic(name: $0.name, value: $0.value) }
             + renderCache.statistics.map { Statistic(name: $0.name, value: $0.value) } + textureStatistics() + (layerRasters?.statistics ?? [])
             + (videoDecoding?.statistics.map { Statistic(name: $0.name, value: $0.value) } ?? []) + (host?.platformStatistics() ?? [])
     }
@@ -68,7 +68,7 @@ extension Compositor {
     /// client (by its client id), `textureBytes.session.NAME` for a kept session whose client
     /// has gone, and `textureBytes.server` for server rasters.
     private func textureStatistics() -> [Statistic] {
-        let usage = backend.renderer.textureUsage
+        let usage = presenter.renderer.textureUsage
         var list = [Statistic(name: "textureBytes", value: Double(usage.totalBytes)),
                     Statistic(name: "textures", value: Double(usage.totalTextures))]
         for (owner, bytes) in usage.bytes.sorted(by: { $0.key.description < $1.key.description }) {

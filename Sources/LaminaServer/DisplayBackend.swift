@@ -4,7 +4,8 @@ import LaminaCore
 /// `wlr_backend`, made small). It hands out its `outputs` (`Output`), which the frame step
 /// draws one by one, and does what concerns all of them: the one commit that shows their
 /// frames together (`beginCommit`/`flushCommit`, weston's `repaint_begin`/`repaint_flush`),
-/// the event descriptor, the session and the cursor.
+/// the event descriptor, the session and the cursor. It does not draw: the renderer belongs
+/// to the frame step (`FramePresenter`), and the daemon wires the two.
 public protocol DisplayBackend: AnyObject {
     /// "headless" or "kms".
     var name: String { get }
@@ -14,8 +15,6 @@ public protocol DisplayBackend: AnyObject {
     /// no display is connected).
     var width: Int { get }
     var height: Int { get }
-    /// The renderer that draws into this backend's buffers.
-    var renderer: any Renderer { get }
     /// The outputs, lit or blanked, in desktop order (none while no display is connected).
     var outputs: [any Output] { get }
     /// False while the session is switched away (a VT switch, a disabled seat): nothing may
@@ -38,10 +37,6 @@ public protocol DisplayBackend: AnyObject {
     /// Whether frames redraw only what changed (`laminad --damage on`, the default) or every
     /// pixel (`--damage off`).
     var damageTracking: Bool { get set }
-    /// Draws `list` (the whole desktop) into an offscreen buffer and reads it back, top row
-    /// first: screenshots of a desktop that no single output's buffer holds (several outputs,
-    /// turned or scaled ones).
-    func redraw(_ list: DrawList) throws -> Bitmap
 
     /// Whether each output gets its own root layer (the "separate" layout,
     /// `DisplayTree.outputRoots`) rather than showing its part of one desktop.
@@ -87,7 +82,7 @@ public struct PowerUnsupported: Error, CustomStringConvertible {
     public var description: String { "display power needs the KMS backend; this daemon runs \(backend)" }
 }
 
-/// A screenshot was asked of a backend that cannot make one from what it showed.
+/// A screenshot was asked for where none can be made from what was shown.
 public struct ScreenshotUnavailable: Error, CustomStringConvertible {
     public var reason: String
     public init(reason: String) { self.reason = reason }
@@ -128,9 +123,6 @@ extension DisplayBackend {
     public func flushCommit() throws {}
     public var eventDescriptor: Int32? { nil }
     public func dispatchEvents() throws -> BackendEvents { BackendEvents() }
-    public func redraw(_ list: DrawList) throws -> Bitmap {
-        throw ScreenshotUnavailable(reason: "the \(name) backend cannot redraw the desktop offscreen")
-    }
     public var outputsHaveOwnRoots: Bool { false }
     public var canSetPower: Bool { false }
     public var onSessionActiveChange: ((_ active: Bool) -> Void)? {

@@ -6,11 +6,20 @@ import LaminaCore
 /// it lacks (everything with `damageTracking` off) → `commit(damage:)`; then the backend
 /// flushes the commits, in one atomic commit where the driver allows it.
 ///
+/// It owns the renderer, not the backend: the daemon wires a backend (its outputs and their
+/// buffers) to the renderer that draws into them, which made those buffers (wlroots keeps
+/// `wlr_renderer` apart from `wlr_backend` in the same way).
+///
 /// It keeps the desktop as last presented, so that a screenshot of a desktop no single buffer
-/// holds can be drawn from it; a screenshot is otherwise the presented buffer as drawn, never a
-/// fresh redraw.
+/// holds can be drawn from it into a buffer of `offscreen`; a screenshot is otherwise the
+/// presented buffer as drawn, never a fresh redraw.
 public final class FramePresenter {
     public let backend: any DisplayBackend
+    /// What draws the frames, into the targets the outputs' `beginFrame` hands out.
+    public let renderer: any Renderer
+    /// Where the buffer comes from that a screenshot of the whole desktop is redrawn into (the
+    /// renderer's side); nil: such screenshots are unavailable.
+    public let offscreen: (any RenderTargetAllocator)?
     /// The whole desktop as last presented.
     public private(set) var lastList: DrawList?
     /// A video is shown: each output's frame asks `OverlayPlanner` whether it could go on a
@@ -27,9 +36,15 @@ public final class FramePresenter {
     /// The last decision per output, and what changed since the daemon last looked (logged).
     private var overlayDecisions: [String: OverlayDecision] = [:]
     private var notes: [String] = []
+    /// The buffer the last redraw went into, kept while the desktop keeps its size.
+    private var redrawBuffer: (any OffscreenBuffer)?
 
-    public init(backend: any DisplayBackend) {
+    /// Frames go to `backend`'s outputs, drawn by `renderer`; screenshots of a desktop no
+    /// output's buffer holds are redrawn into a buffer `offscreen` makes.
+    public init(backend: any DisplayBackend, renderer: any Renderer, offscreen: (any RenderTargetAllocator)?) {
         self.backend = backend
+        self.renderer = renderer
+        self.offscreen = offscreen
     }
 
     /// Draws `list` (the whole desktop, in points) on the named outputs (nil: every output)
@@ -74,7 +89,7 @@ public final class FramePresenter {
         let changed = output.damage.record(local)
         let tracking = backend.damageTracking
         let region = tracking ? output.damage.damage(bufferAge: frame.bufferAge)?.orWhole(width: local.width, height: local.height) : nil
-        try backend.renderer.draw(local, into: frame.target, damage: region)
+        try renderer.draw(local, into: frame.target, damage: region)
         output.damageStatistics.record(region, width: local.width, height: local.height)
         try output.commit(damage: tracking ? changed : nil)
     }
@@ -130,6 +145,24 @@ public final class FramePresenter {
             return shot
         }
         guard let lastList else { throw ScreenshotUnavailable(reason: "nothing has been presented yet, so there is no frame to read") }
-        return try backend.redraw(lastList)
+        return try redraw(lastList)
+    }
+
+    /// Draws `list` (the whole desktop) whole into an offscreen buffer and reads it back, top
+    /// row first.
+    private func redraw(_ list: DrawList) throws -> Bitmap {
+        guard let offscreen else {
+            throw ScreenshotUnavailable(reason: "the \(backend.name) backend's desktop is not held by one buffer, and there is no offscreen buffer to redraw it in")
+        }
+        let buffer: any OffscreenBuffer
+        if let kept = redrawBuffer, kept.width == list.width, kept.height == list.height {
+            buffer = kept
+        } else {
+            redrawBuffer = nil
+            buffer = try offscreen.makeBuffer(width: list.width, height: list.height)
+            redrawBuffer = buffer
+        }
+        try renderer.draw(list, into: buffer, damage: nil)
+        return try buffer.read()
     }
 }

@@ -63,7 +63,7 @@ func fuzzApply(_ bytes: UnsafeBufferPointer<UInt8>) {
 /// zeros of the right size, or missing for odd numbers), a frame drawn, and written again.
 func fuzzJournal(_ bytes: UnsafeBufferPointer<UInt8>) {
     guard let journal = try? SessionJournal.decode(Array(bytes), verifyingChecksum: false) else { return }
-    let compositor = Compositor(backend: stubBackend(), clock: FrameClock(.virtual), logger: quiet, realTime: { 0 })
+    let compositor = Compositor(presenter: stubPresenter(), clock: FrameClock(.virtual), logger: quiet, realTime: { 0 })
     compositor.restore(journal, bootID: "") { image in
         image.number % 2 == 1 || image.byteCount > 1 << 20 ? nil : HeapPixelMemory([UInt8](repeating: 0, count: image.byteCount))
     }
@@ -71,21 +71,22 @@ func fuzzJournal(_ bytes: UnsafeBufferPointer<UInt8>) {
     _ = compositor.journal(bootID: "", filePrefix: "f").0.encoded()
 }
 
-/// One 320×240 output whose frames go nowhere (the shared recording fakes); the render list is
-/// still built and the output's damage history kept, which is the walk worth fuzzing.
-func stubBackend() -> FakeBackend {
+/// The frame step over one 320×240 output whose frames go nowhere (the shared recording fakes,
+/// recording off); the render list is still built and the output's damage history kept, which
+/// is the walk worth fuzzing.
+func stubPresenter() -> FramePresenter {
     let backend = FakeBackend()
     let output = FakeOutput("stub", Rect(x: 0, y: 0, width: 320, height: 240), journal: backend.journal)
     output.refreshInterval = nil
     backend.fakes = [output]
     backend.recordsCalls = false
-    return backend
+    return backend.makePresenter()
 }
 
 /// The input is a script: [action u8][length u8][bytes…]. Actions: 0/1 bytes to client A/B,
 /// 2 draw a frame, 3 drop client A or B and connect a new one, 4 advance the virtual clock.
 func fuzzCompositor(_ bytes: UnsafeBufferPointer<UInt8>) {
-    let compositor = Compositor(backend: stubBackend(), clock: FrameClock(.virtual), logger: quiet, realTime: { 0 })
+    let compositor = Compositor(presenter: stubPresenter(), clock: FrameClock(.virtual), logger: quiet, realTime: { 0 })
     var clients = [compositor.connect(), compositor.connect()]
     let hello = ClientMessage.hello(Hello(clientName: "fuzz")).encoded()
     for c in clients { hello.withUnsafeBytes { compositor.receive($0, from: c) } }
@@ -119,3 +120,10 @@ func fuzzCompositor(_ bytes: UnsafeBufferPointer<UInt8>) {
     }
     try? compositor.flushFrame(always: true)
 }
+
+/// Log lines would cost more than the input; only what cannot happen is worth printing.
+let quiet: Logger = {
+    var l = Logger(label: "fuzz")
+    l.logLevel = .critical
+    return l
+}()

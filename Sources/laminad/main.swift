@@ -65,12 +65,12 @@ struct Laminad: ParsableCommand {
         let logger = Logger(label: "laminad")
         if let config { logger.info("configuration: \(config)") }
 
-        var display: any DisplayBackend
+        let display: FramePresenter
         do {
             let size = settings.headlessSize
-            display = try openBackend(settings.backend, width: size.width, height: size.height, buffers: settings.headlessBuffers,
+            display = try openDisplay(settings.backend, width: size.width, height: size.height, buffers: settings.headlessBuffers,
                                       kms: settings.kms, logger: logger)
-            display.damageTracking = settings.damageTracking
+            display.backend.damageTracking = settings.damageTracking
         } catch {
             logger.critical("\(error)")
             throw ExitCode(2)
@@ -78,7 +78,7 @@ struct Laminad: ParsableCommand {
         var options = settings.daemonOptions
         options.framesDirectory = framesDir
         options.startTime = startTime
-        options.cursor = settings.kms.cursor && display is KMSBackend
+        options.cursor = settings.kms.cursor && display.backend is KMSBackend
         let passed = ServiceManager.listenDescriptors()
         if let fd = passed.first {
             guard ServiceManager.isListeningUnixSocket(fd) else {
@@ -90,7 +90,7 @@ struct Laminad: ParsableCommand {
         // 256 at most): 64 MiB is several times what 256 levels take in a debug build.
         let stack = reserveMainStack(64 << 20)
         if stack < 64 << 20 { logger.warning("the main thread's stack is limited to \(stack) bytes (RLIMIT_STACK); deep layer trees may not fit") }
-        let daemon = try Daemon(backend: display, options: options, logger: logger)
+        let daemon = try Daemon(display: display, options: options, logger: logger)
         try daemon.run()
     }
 }

@@ -1,9 +1,9 @@
 import LaminaCore
-import LaminaHeadless
 import LaminaImage
 import LaminaProtocol
 import LaminaRaster
 import LaminaServer
+import LaminaTestSupport
 import Testing
 
 /// A layer tree for appearance tests. It is committed to a real `DisplayTree`, so the pixels
@@ -59,7 +59,7 @@ func drawList(_ layers: [SceneLayer], width: Int, height: Int, background: Color
 /// Renders `layers` on the headless backend and reads the frame back.
 /// Shape and text layers are rasterised by a fresh `ServerRasterizer`, as laminad does.
 func render(_ layers: [SceneLayer], width: Int, height: Int, background: Color = .black) throws -> Bitmap {
-    let backend = try HeadlessBackend(width: width, height: height)
+    let backend = try HeadlessDisplay(width: width, height: height)
     try backend.present(try drawList(layers, width: width, height: height, background: background, rasters: ServerRasterizer()))
     return try backend.screenshot()
 }

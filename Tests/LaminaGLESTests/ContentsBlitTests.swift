@@ -1,6 +1,5 @@
 import LaminaCore
 @testable import LaminaGLES
-import LaminaHeadless
 import LaminaServer
 import Testing
 import LaminaTestSupport
@@ -41,8 +40,8 @@ struct ContentsBlitTests {
     /// The frames of `lists` drawn with the video source, and with an ordinary image in its place.
     static func compare(_ make: (ImageSource, Color) -> DrawList, expectBlits: Bool, buffers: Int = 1,
                         sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let video = try HeadlessBackend(width: 200, height: 150, buffers: buffers)
-        let plain = try HeadlessBackend(width: 200, height: 150, buffers: buffers)
+        let video = try HeadlessDisplay(width: 200, height: 150, buffers: buffers)
+        let plain = try HeadlessDisplay(width: 200, height: 150, buffers: buffers)
         plain.damageTracking = false
         let v = image(video: true), p = image(video: false)
         for (step, marker) in [Color.red, .green, .blue].enumerated() {
@@ -51,7 +50,7 @@ struct ContentsBlitTests {
             let d = try video.screenshot().difference(from: try plain.screenshot())
             #expect(d.worst <= 1, "step \(step): largest channel difference \(d.worst) (\(d.differing) pixels)", sourceLocation: sourceLocation)
         }
-        let blits = video.glesRenderer.contentsBlits
+        let blits = video.renderer.contentsBlits
         #expect(expectBlits ? blits > 0 : blits == 0, "\(blits) blits", sourceLocation: sourceLocation)
     }
 

@@ -1,7 +1,7 @@
 import LaminaCore
-import LaminaHeadless
 import LaminaProtocol
 import LaminaServer
+import LaminaTestSupport
 import Testing
 
 /// An image for contents tests: RGBA bytes, premultiplied unless said otherwise.
@@ -41,14 +41,14 @@ struct TestImage {
 /// headless backend, so updates and destroys can be applied between frames.
 final class ContentsStage {
     var display: DisplayTree
-    let backend: HeadlessBackend
+    let backend: HeadlessDisplay
     let client = ClientID(rawValue: 1)
     var memories: [UInt32: HeapPixelMemory] = [:]
     private var next: UInt32 = 1
 
     init(width: Int, height: Int, background: Color = .black) throws {
         display = DisplayTree(width: width, height: height, background: background)
-        backend = try HeadlessBackend(width: width, height: height)
+        backend = try HeadlessDisplay(width: width, height: height)
         _ = try display.attach(client, hello: Hello(clientName: "contents-tests"))
     }
 
@@ -208,7 +208,7 @@ struct ContentsTests {
                 #expect(p.r < 10 || p.r > 245, "nearest (\(x), \(y)): \(p)")
             }
         }
-        let usage = stage.backend.glesRenderer.textureUsage
+        let usage = stage.backend.renderer.textureUsage
         #expect(usage.totalBytes == 64 * 64 * 4 + 64 * 64 * 4 / 3, "mipmaps add a third: \(usage)")
     }
 
@@ -263,7 +263,7 @@ struct ContentsTests {
         try stage.add(image: 7, TestImage(width: side, height: side) { _, _ in (0, 0, 255, 255) })
         try stage.add([contentsLayer(Rect(0, 0, 64, 64), image: 7) { $0.magnificationFilter = .nearest; $0.minificationFilter = .nearest }])
         let before = try stage.render()
-        #expect(stage.backend.glesRenderer.textureUsage.totalBytes == side * side * 4)
+        #expect(stage.backend.renderer.textureUsage.totalBytes == side * side * 4)
         // The client writes red into rows 0–63 of columns 128–255 and names only half of that.
         let memory = stage.memories[7]!
         for y in 0..<64 { memory.write([UInt8](repeating: 0, count: 128 * 4).enumerated().map { $0.offset % 4 == 0 || $0.offset % 4 == 3 ? 255 : 0 }, at: (y * side + 128) * 4) }
@@ -280,8 +280,8 @@ struct ContentsTests {
         try stage.apply([.destroyImage(image: 7)])
         let gone = try stage.render()
         #expect(Pixel(gone, 40, 4) == Pixel(40, 40, 40), "the layer shows its background only")
-        #expect(stage.backend.glesRenderer.textureUsage.totalBytes == 0)
-        #expect(stage.backend.glesRenderer.textureUsage.totalTextures == 0)
+        #expect(stage.backend.renderer.textureUsage.totalBytes == 0)
+        #expect(stage.backend.renderer.textureUsage.totalTextures == 0)
     }
 
     @Test("bad image operations are refused with the reason and change nothing")

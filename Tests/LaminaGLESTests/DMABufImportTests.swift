@@ -2,7 +2,7 @@ import CEGL
 import LaminaCore
 @testable import LaminaGLES
 import LaminaServer
-import LaminaHeadless
+import LaminaTestSupport
 import Testing
 
 /// How a video picture in dma-buf memory is described to `eglCreateImageKHR`, and which ones
@@ -100,10 +100,10 @@ struct DMABufImportTests {
     /// The headless renderer here is llvmpipe on a display without the import extension: it
     /// copies, and says why.
     @Test func theHeadlessRendererSaysWhyItCopies() throws {
-        let backend = try HeadlessBackend(width: 64, height: 64)
-        let why = backend.glesRenderer.videoImport
+        let backend = try HeadlessDisplay(width: 64, height: 64)
+        let why = backend.renderer.videoImport
         #expect(why.hasPrefix("copied: "), "\(why)")
         #expect(why.contains("EGL_EXT_image_dma_buf_import") || why.contains("software rasteriser"), "\(why)")
-        #expect(backend.glesRenderer.videoImportRefusal == nil)
+        #expect(backend.renderer.videoImportRefusal == nil)
     }
 }

@@ -1,6 +1,5 @@
 import LaminaCore
 @testable import LaminaGLES
-import LaminaHeadless
 import LaminaServer
 import Testing
 import LaminaTestSupport
@@ -14,12 +13,12 @@ struct EdgeBandTests {
     @Test("the split draws the same pixels as the shader over the whole layer")
     func sameAsWholeQuad() throws {
         let list = try Self.randomLayers()
-        let backend = try HeadlessBackend(width: 400, height: 300)
+        let backend = try HeadlessDisplay(width: 400, height: 300)
         // The same list is drawn twice: damage tracking would find nothing to draw the second time.
         backend.damageTracking = false
         try backend.present(list)
         let split = try backend.screenshot()
-        backend.glesRenderer.usesEdgeBands = false
+        backend.renderer.usesEdgeBands = false
         try backend.present(list)
         let whole = try backend.screenshot()
         let d = split.difference(from: whole), (worst, differing) = (d.worst, d.differing)
@@ -33,17 +32,17 @@ struct EdgeBandTests {
     @Test("batched layers draw the same pixels as one draw per layer")
     func batchSameAsSeparate() throws {
         let list = try Self.randomLayers()
-        let backend = try HeadlessBackend(width: 400, height: 300)
+        let backend = try HeadlessDisplay(width: 400, height: 300)
         backend.damageTracking = false
-        let before = backend.glesRenderer.batchDraws
+        let before = backend.renderer.batchDraws
         try backend.present(list)
         let batched = try backend.screenshot()
-        #expect(backend.glesRenderer.batchDraws > before, "the layers went through the batch")
-        backend.glesRenderer.usesBatching = false
-        let unbatched = backend.glesRenderer.batchDraws
+        #expect(backend.renderer.batchDraws > before, "the layers went through the batch")
+        backend.renderer.usesBatching = false
+        let unbatched = backend.renderer.batchDraws
         try backend.present(list)
         let separate = try backend.screenshot()
-        #expect(backend.glesRenderer.batchDraws == unbatched)
+        #expect(backend.renderer.batchDraws == unbatched)
         let d = batched.difference(from: separate), (worst, differing) = (d.worst, d.differing)
         #expect(worst <= 1, "largest channel difference \(worst) (\(differing) pixels differ)")
         #expect(Set(batched.bytes.chunked(4)).count > 100, "a scene with many colours")
@@ -74,13 +73,13 @@ struct EdgeBandTests {
             })
         }
         let list = try drawList(layers, width: 400, height: 300, background: rgb(10, 10, 20))
-        let backend = try HeadlessBackend(width: 400, height: 300)
+        let backend = try HeadlessDisplay(width: 400, height: 300)
         backend.damageTracking = false
-        let before = backend.glesRenderer.similarBatchDraws
+        let before = backend.renderer.similarBatchDraws
         try backend.present(list)
         let batched = try backend.screenshot()
-        #expect(backend.glesRenderer.similarBatchDraws > before, "the similarity program drew the batch")
-        backend.glesRenderer.usesBatching = false
+        #expect(backend.renderer.similarBatchDraws > before, "the similarity program drew the batch")
+        backend.renderer.usesBatching = false
         try backend.present(list)
         let separate = try backend.screenshot()
         let d = batched.difference(from: separate), (worst, differing) = (d.worst, d.differing)
@@ -103,13 +102,13 @@ struct EdgeBandTests {
             })
         }
         let list = try drawList(layers, width: 400, height: 300, background: rgb(0, 0, 0))
-        let backend = try HeadlessBackend(width: 400, height: 300)
+        let backend = try HeadlessDisplay(width: 400, height: 300)
         backend.damageTracking = false
-        let before = backend.glesRenderer.batchDraws
+        let before = backend.renderer.batchDraws
         try backend.present(list)
         let batched = try backend.screenshot()
-        #expect(backend.glesRenderer.batchDraws - before <= 5, "one batch per row")
-        backend.glesRenderer.usesBatching = false
+        #expect(backend.renderer.batchDraws - before <= 5, "one batch per row")
+        backend.renderer.usesBatching = false
         try backend.present(list)
         let separate = try backend.screenshot()
         let d = batched.difference(from: separate), (worst, differing) = (d.worst, d.differing)

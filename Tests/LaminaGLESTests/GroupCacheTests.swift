@@ -1,6 +1,5 @@
 import LaminaCore
 @testable import LaminaGLES
-import LaminaHeadless
 import LaminaServer
 import LaminaTestSupport
 import Testing
@@ -28,14 +27,14 @@ struct GroupCacheTests {
     @Test("opacity, shadow and mask groups are drawn from the cache the second time, with the pixels of a fresh draw")
     func opacityGroupsAreKept() throws {
         let list = try Self.scene()
-        let backend = try HeadlessBackend(width: 400, height: 200)
+        let backend = try HeadlessDisplay(width: 400, height: 200)
         backend.damageTracking = false
         try backend.present(list)
-        let hitsBefore = backend.glesRenderer.groupCache.hits
+        let hitsBefore = backend.renderer.groupCache.hits
         try backend.present(list)
-        #expect(backend.glesRenderer.groupCache.hits - hitsBefore == 3, "the three groups (opacity, shadow, mask) came from the cache")
+        #expect(backend.renderer.groupCache.hits - hitsBefore == 3, "the three groups (opacity, shadow, mask) came from the cache")
         let cached = try backend.screenshot()
-        backend.glesRenderer.cachesGroups = false
+        backend.renderer.cachesGroups = false
         try backend.present(list)
         let d = cached.difference(from: try backend.screenshot())
         // The appearance is rounded to 8 bits once more than a direct composite: one step at most.

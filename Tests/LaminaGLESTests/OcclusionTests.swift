@@ -1,6 +1,5 @@
 import LaminaCore
 @testable import LaminaGLES
-import LaminaHeadless
 import LaminaServer
 import Testing
 import LaminaTestSupport
@@ -40,14 +39,14 @@ struct OcclusionTests {
     @Test("skipping hidden draws leaves the pixels of a full draw", arguments: [UInt64(1), 2, 3])
     func samePixels(seed: UInt64) throws {
         let list = try Self.stackedScene(seed: seed)
-        let backend = try HeadlessBackend(width: 400, height: 300)
+        let backend = try HeadlessDisplay(width: 400, height: 300)
         backend.damageTracking = false
-        let before = backend.glesRenderer.occludedDraws
+        let before = backend.renderer.occludedDraws
         try backend.present(list)
         let occluded = try backend.screenshot()
-        let skipped = backend.glesRenderer.occludedDraws - before
+        let skipped = backend.renderer.occludedDraws - before
         #expect(skipped >= 10, "draws under the full-screen card are skipped (\(skipped))")
-        backend.glesRenderer.occlusionEnabled = false
+        backend.renderer.occlusionEnabled = false
         try backend.present(list)
         let full = try backend.screenshot()
         let d = occluded.difference(from: full), (worst, differing) = (d.worst, d.differing)
@@ -63,18 +62,18 @@ struct OcclusionTests {
         layers.append(SceneLayer(frame: Rect(50, 40, 300, 200), color: rgb(30, 30, 30)) { $0.cornerRadius = 12; $0.borderWidth = 2; $0.borderColor = .white })
         let square = SceneLayer(frame: Rect(150, 100, 40, 40), color: rgb(0, 200, 255))
         layers.append(square)
-        let backend = try HeadlessBackend(width: 400, height: 300, buffers: 1)
+        let backend = try HeadlessDisplay(width: 400, height: 300, buffers: 1)
         try backend.present(try drawList(layers, width: 400, height: 300, background: .black))
         // The square moves a little: the damage lies inside the panel.
         layers[layers.count - 1] = SceneLayer(frame: Rect(160, 104, 40, 40), color: rgb(0, 200, 255))
-        let before = backend.glesRenderer.occludedDraws
+        let before = backend.renderer.occludedDraws
         let moved = try drawList(layers, width: 400, height: 300, background: .black)
         try backend.present(moved)
-        #expect(backend.glesRenderer.occludedDraws - before >= 1, "the layers under the panel were skipped")
+        #expect(backend.renderer.occludedDraws - before >= 1, "the layers under the panel were skipped")
         let partial = try backend.screenshot()
-        let whole = try HeadlessBackend(width: 400, height: 300)
+        let whole = try HeadlessDisplay(width: 400, height: 300)
         whole.damageTracking = false
-        whole.glesRenderer.occlusionEnabled = false
+        whole.renderer.occlusionEnabled = false
         try whole.present(moved)
         let d = partial.difference(from: try whole.screenshot()), (worst, differing) = (d.worst, d.differing)
         #expect(worst <= 1, "largest channel difference \(worst) (\(differing) pixels differ)")

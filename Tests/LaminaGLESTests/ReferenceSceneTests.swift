@@ -1,8 +1,8 @@
 import Glibc
 import LaminaCore
-import LaminaHeadless
 import LaminaImage
 import LaminaServer
+import LaminaTestSupport
 import Testing
 
 /// Renders scenes and compares them with committed PNGs in `Reference/` (weston's
@@ -39,7 +39,7 @@ struct ReferenceSceneTests {
                           ]),
             ])
         let list = DrawList(width: width, height: height, background: rgb(32, 32, 40), quads: root.quads())
-        let backend = try HeadlessBackend(width: width, height: height)
+        let backend = try HeadlessDisplay(width: width, height: height)
         try backend.present(list)
         try compare(try backend.screenshot(), withReference: "transformed-scene")
     }

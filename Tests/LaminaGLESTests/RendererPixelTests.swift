@@ -2,6 +2,7 @@ import LaminaCore
 import LaminaGLES
 import LaminaHeadless
 import LaminaServer
+import LaminaTestSupport
 import Testing
 
 /// Draws on the headless backend (real EGL and GLES; llvmpipe on CI) and checks exact pixels.
@@ -12,7 +13,7 @@ struct RendererPixelTests {
 
     @Test("an axis-aligned opaque quad covers exactly its frame")
     func axisAlignedQuad() throws {
-        let backend = try HeadlessBackend(width: 400, height: 400)
+        let backend = try HeadlessDisplay(width: 400, height: 400)
         // bounds (0,0,100,50) about the default anchor (0.5, 0.5) at (200,300): frame (150,275,100,50).
         let layer = TestLayer(bounds: Rect(0, 0, 100, 50), position: Point(200, 300), color: orange)
         try backend.present(DrawList(width: 400, height: 400, background: background, quads: layer.quads()))
@@ -36,7 +37,7 @@ struct RendererPixelTests {
 
     @Test("a bounds origin moves the content, not the frame")
     func boundsOrigin() throws {
-        let backend = try HeadlessBackend(width: 400, height: 400)
+        let backend = try HeadlessDisplay(width: 400, height: 400)
         let shifted = TestLayer(bounds: Rect(10, 20, 100, 50), position: Point(200, 300), color: orange)
         try backend.present(DrawList(width: 400, height: 400, background: background, quads: shifted.quads()))
         let image = try backend.screenshot()
@@ -48,7 +49,7 @@ struct RendererPixelTests {
 
     @Test("half-opaque red over blue blends premultiplied")
     func premultipliedBlending() throws {
-        let backend = try HeadlessBackend(width: 64, height: 64)
+        let backend = try HeadlessDisplay(width: 64, height: 64)
         let blue = TestLayer(bounds: Rect(0, 0, 64, 64), position: Point(32, 32), color: .blue)
         let red = TestLayer(bounds: Rect(0, 0, 32, 64), position: Point(16, 32), color: .red, opacity: 0.5)
         // A translucent colour and a translucent layer multiply: 0.5 × 0.5 of white over black.
@@ -67,7 +68,7 @@ struct RendererPixelTests {
 
     @Test("a translucent background stays premultiplied")
     func translucentBackground() throws {
-        let backend = try HeadlessBackend(width: 8, height: 8)
+        let backend = try HeadlessDisplay(width: 8, height: 8)
         try backend.present(DrawList(width: 8, height: 8, background: Color(red: 1, green: 0, blue: 0, alpha: 0.5)))
         let pixel = Pixel(try backend.screenshot(), 3, 3)
         #expect(pixel.isClose(to: Pixel(128, 0, 0, 128), tolerance: 1), "got \(pixel)")
@@ -75,7 +76,7 @@ struct RendererPixelTests {
 
     @Test("invisible and empty quads draw nothing")
     func invisibleQuads() throws {
-        let backend = try HeadlessBackend(width: 32, height: 32)
+        let backend = try HeadlessDisplay(width: 32, height: 32)
         let quads = [
             DrawQuad(transform: .identity, bounds: Rect(0, 0, 32, 32), color: .red, opacity: 0),
             DrawQuad(transform: .identity, bounds: Rect(0, 0, 32, 32), color: .clear, opacity: 1),
@@ -89,7 +90,7 @@ struct RendererPixelTests {
 
     @Test("a quad entirely behind the eye is clipped away")
     func behindTheEye() throws {
-        let backend = try HeadlessBackend(width: 64, height: 64)
+        let backend = try HeadlessDisplay(width: 64, height: 64)
         // Pushed 1000 points towards the viewer with the eye at 500: w < 0 at every corner.
         let transform = Transform3D.translation(x: 0, y: 0, z: 1000).concatenating(.perspective(distance: 500))
         let quad = DrawQuad(transform: transform, bounds: Rect(0, 0, 64, 64), color: .red, opacity: 1)
@@ -99,7 +100,7 @@ struct RendererPixelTests {
 
     @Test("later frames replace earlier ones and are counted")
     func successiveFrames() throws {
-        let backend = try HeadlessBackend(width: 16, height: 16)
+        let backend = try HeadlessDisplay(width: 16, height: 16)
         try backend.present(DrawList(width: 16, height: 16, background: .red))
         try backend.present(DrawList(width: 16, height: 16, background: .green))
         #expect(Pixel(try backend.screenshot(), 0, 15) == Pixel(0, 255, 0))
@@ -108,7 +109,7 @@ struct RendererPixelTests {
 
     @Test("a draw list of the wrong size is refused")
     func sizeMismatch() throws {
-        let backend = try HeadlessBackend(width: 16, height: 16)
+        let backend = try HeadlessDisplay(width: 16, height: 16)
         #expect(throws: HeadlessBackendError.sizeMismatch(listWidth: 32, listHeight: 16, outputWidth: 16, outputHeight: 16)) {
             try backend.present(DrawList(width: 32, height: 16))
         }
@@ -117,8 +118,9 @@ struct RendererPixelTests {
 
     @Test("reading pixels before drawing says so")
     func readBeforeDraw() throws {
-        let backend = try HeadlessBackend(width: 16, height: 16)
+        let backend = try HeadlessDisplay(width: 16, height: 16)
         #expect(throws: GLESError.nothingDrawn) { try backend.renderer.readPixels() }
+        #expect(throws: ScreenshotUnavailable.self) { try backend.screenshot() }
     }
 
     @Test("a framebuffer of impossible size is refused")
@@ -130,10 +132,10 @@ struct RendererPixelTests {
 
     @Test("the backend names itself and its renderer")
     func names() throws {
-        let backend = try HeadlessBackend(width: 16, height: 16)
-        #expect(backend.name == "headless")
-        #expect(backend.width == 16 && backend.height == 16)
-        #expect(backend.renderer.name.contains("OpenGL ES 3"))
-        #expect(backend.rendererDescription.contains("EGL 1."))
+        let display = try HeadlessDisplay(width: 16, height: 16)
+        #expect(display.backend.name == "headless")
+        #expect(display.backend.width == 16 && display.backend.height == 16)
+        #expect(display.renderer.name.contains("OpenGL ES 3"))
+        #expect(display.rendererDescription.contains("EGL 1."))
     }
 }

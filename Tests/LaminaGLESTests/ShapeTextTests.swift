@@ -1,9 +1,9 @@
 import Glibc
 import LaminaCore
-import LaminaHeadless
 import LaminaProtocol
 import LaminaRaster
 import LaminaServer
+import LaminaTestSupport
 import Testing
 
 /// A pentagram: one self-crossing subpath whose centre is wound twice.
@@ -325,7 +325,7 @@ struct ShapeTextTests {
 
     @Test("a raster is drawn once and reused while the layer moves; strokeEnd redraws it")
     func rastersAreCached() throws {
-        let backend = try HeadlessBackend(width: 120, height: 120)
+        let backend = try HeadlessDisplay(width: 120, height: 120)
         let rasters = ServerRasterizer()
         var display = DisplayTree(width: 120, height: 120)
         let client = ClientID(rawValue: 1)

@@ -1,8 +1,8 @@
 import LaminaCore
 @testable import LaminaGLES
 import LaminaGPUChecks
-import LaminaHeadless
 import LaminaServer
+import LaminaTestSupport
 import Testing
 
 /// A video's frames can change kind mid-stream (caps renegotiated: a decoder going from system
@@ -14,7 +14,7 @@ struct VideoFrameKindTests {
     final class Keeper {}
 
     @Test func aVideoWhoseFramesChangeKindGetsATextureOfTheRightKind() throws {
-        let backend = try HeadlessBackend(width: 64, height: 48)
+        let backend = try HeadlessDisplay(width: 64, height: 48)
         let picture = GPUChecks.planarPicture()
         let rgba = picture.rgba()
         let source = ImageSource(owner: .session(1), number: 1, frame: VideoFrame(planar: picture, time: 0))
@@ -32,7 +32,7 @@ struct VideoFrameKindTests {
                     worst = max(worst, abs(Int(p.r) - Int(q.r)), abs(Int(p.g) - Int(q.g)), abs(Int(p.b) - Int(q.b)))
                 }
             }
-            let e = try #require(backend.glesRenderer.textures.entries[source.id])
+            let e = try #require(backend.renderer.textures.entries[source.id])
             return (e.bottomUp, e.packedDMABuf, worst)
         }
         let first = try show()

@@ -1,7 +1,7 @@
 import LaminaCore
 import LaminaGPUChecks
-import LaminaHeadless
 import LaminaServer
+import LaminaTestSupport
 import Testing
 
 /// Planar YUV video pictures (I420, what software decoders give) are uploaded as three planes
@@ -41,7 +41,7 @@ struct YUVDMABufTests {
     }
 
     @Test func aPictureThatCannotBeMappedEitherIsCountedAndDrawsNoConversion() throws {
-        let backend = try HeadlessBackend(width: 64, height: 48)
+        let backend = try HeadlessDisplay(width: 64, height: 48)
         let dmabuf = DMABufPicture(width: 64, height: 48, fourcc: DRMFourCC.nv12, modifier: nil,
                                    planes: [.init(fd: -1, offset: 0, pitch: 64), .init(fd: -1, offset: 3072, pitch: 64)],
                                    matrix: .bt601, fullRange: false, keeper: Keeper()) { nil }
@@ -51,7 +51,7 @@ struct YUVDMABufTests {
         try backend.present(DrawList(width: 64, height: 48, commands: [
             DrawCommand(kind: .contents, transform: .identity, bounds: area, contents: DrawContents(source: source, destination: area, isOpaque: false)),
         ]))
-        let stats = Dictionary(backend.glesRenderer.cacheStatistics.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+        let stats = Dictionary(backend.renderer.cacheStatistics.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
         #expect(stats["video.dmabufCopied"] == 1 && stats["video.yuvConversions"] == 0, "\(stats)")
     }
 

@@ -1,7 +1,6 @@
 import CEGL
 import LaminaCore
 import LaminaGLES
-import LaminaHeadless
 import LaminaServer
 
 /// Checks of the renderer's GPU-only paths, run by pixels through a real headless renderer:
@@ -108,11 +107,11 @@ public enum GPUChecks {
 
     static func dmabufImport(name: String, summary: String,
                              make: (EGLDisplayConnection) throws(Unavailable) -> DMABufPicture) -> Outcome {
-        let backend: HeadlessBackend
-        do { backend = try HeadlessBackend(width: screen.width, height: screen.height) } catch {
+        let backend: HeadlessDisplay
+        do { backend = try HeadlessDisplay(width: screen.width, height: screen.height) } catch {
             return .skipped("no headless renderer: \(error)")
         }
-        let renderer = backend.glesRenderer
+        let renderer = backend.renderer
         let picture: DMABufPicture
         do {
             try backend.context.makeCurrent()
@@ -209,8 +208,8 @@ public enum GPUChecks {
     /// is, in system memory).
     public static func yuvShader(_ picture: PlanarPicture, scale: Double, origin: (Double, Double),
                                  frame: ((PlanarPicture) -> VideoFrame)? = nil) throws -> YUVComparison {
-        let yuv = try HeadlessBackend(width: screen.width, height: screen.height)
-        let rgb = try HeadlessBackend(width: screen.width, height: screen.height)
+        let yuv = try HeadlessDisplay(width: screen.width, height: screen.height)
+        let rgb = try HeadlessDisplay(width: screen.width, height: screen.height)
         let video = ImageSource(owner: .session(1), number: 1, frame: frame?(picture) ?? VideoFrame(planar: picture, time: 0))
         let image = ImageSource(owner: .session(1), number: 2, bitmap: picture.rgba())
         func list(_ source: ImageSource) -> DrawList {
@@ -228,10 +227,10 @@ public enum GPUChecks {
                 worst = max(worst, abs(Int(p.r) - Int(q.r)), abs(Int(p.g) - Int(q.g)), abs(Int(p.b) - Int(q.b)))
             }
         }
-        return YUVComparison(worst: worst, conversions: Int(statistic("video.yuvConversions", of: yuv.glesRenderer)),
-                             blits: Int(statistic("contents.blits", of: yuv.glesRenderer)),
-                             imported: Int(statistic("video.dmabufImported", of: yuv.glesRenderer)),
-                             copied: Int(statistic("video.dmabufCopied", of: yuv.glesRenderer)))
+        return YUVComparison(worst: worst, conversions: Int(statistic("video.yuvConversions", of: yuv.renderer)),
+                             blits: Int(statistic("contents.blits", of: yuv.renderer)),
+                             imported: Int(statistic("video.dmabufImported", of: yuv.renderer)),
+                             copied: Int(statistic("video.dmabufCopied", of: yuv.renderer)))
     }
 
     /// The three comparisons of the YUV test (1:1 BT.601, 2× BT.709, 1.5× full range): passed
@@ -266,14 +265,14 @@ public enum GPUChecks {
     /// at the top.
     public static func externalImage() -> Outcome {
         do {
-            let backend = try HeadlessBackend(width: TestPattern.width, height: TestPattern.height)
+            let backend = try HeadlessDisplay(width: TestPattern.width, height: TestPattern.height)
             try backend.context.makeCurrent()
             let holder = Holder()
             let image: EGLImageKHR
             do { image = try TestPattern.image(display: backend.context.display, holder: holder) } catch {
                 return .skipped("no EGLImage of a texture: \(error)")
             }
-            guard let drawn = try backend.glesRenderer.drawExternalImage(image, width: TestPattern.width, height: TestPattern.height) else {
+            guard let drawn = try backend.renderer.drawExternalImage(image, width: TestPattern.width, height: TestPattern.height) else {
                 return .skipped("the context cannot draw an external image (GL_OES_EGL_image_external_essl3, or binding the image, failed)")
             }
             var worst = 0, at = ""
@@ -298,9 +297,9 @@ public enum GPUChecks {
     public static func report() -> String {
         var lines: [String] = []
         do {
-            let backend = try HeadlessBackend(width: 64, height: 64)
+            let backend = try HeadlessDisplay(width: 64, height: 64)
             lines.append("renderer: \(backend.rendererDescription)")
-            lines.append("video import: \(backend.glesRenderer.videoImport)")
+            lines.append("video import: \(backend.renderer.videoImport)")
             let ext = backend.context.display.extensions
             let names = ["EGL_EXT_image_dma_buf_import", "EGL_EXT_image_dma_buf_import_modifiers", "EGL_MESA_image_dma_buf_export",
                          "EGL_KHR_gl_texture_2D_image", "EGL_KHR_image_base"]
@@ -320,4 +319,5 @@ public enum GPUChecks {
 
 #if canImport(Glibc)
 import Glibc
+import LaminaTestSupport
 #endif

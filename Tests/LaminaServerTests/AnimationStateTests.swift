@@ -1,7 +1,7 @@
+import LaminaTestSupport
 import Testing
 import LaminaTestSupport
 import LaminaCore
-import LaminaHeadless
 import LaminaProtocol
 @testable import LaminaServer
 
@@ -15,7 +15,7 @@ final class AnimationStateTests {
     var closed: Set<ClientID> = []
 
     init() throws {
-        compositor = Compositor(backend: try HeadlessBackend(width: 64, height: 48), clock: FrameClock(.virtual), realTime: { 0 })
+        compositor = Compositor(presenter: try HeadlessDisplay(width: 64, height: 48).presenter, clock: FrameClock(.virtual), realTime: { 0 })
         compositor.host = host
         host.onClose = { [unowned self] id in closed.insert(id) }
     }

@@ -15,7 +15,7 @@ struct CompositorRepaintTests {
     func screenshotWaitsForTheNextFrame() throws {
         let backend = FakeBackend.flipping(["A"])
         let clock = Clock()
-        let h = CompositorHarness(backend: backend, clock: FrameClock(.real(refreshRate: 60)), realTime: { clock.now })
+        let h = CompositorHarness(presenter: backend.makePresenter(), clock: FrameClock(.real(refreshRate: 60)), realTime: { clock.now })
         h.compositor.scheduleRepaint()
         #expect(h.fireFrameTimer(), "the background's first frame")
         let a = h.hello("a")
@@ -43,7 +43,7 @@ struct CompositorRepaintTests {
     @Test("with no flip out a screenshot is drawn at once, through the loop")
     func screenshotWithNoFlipOutIsImmediate() throws {
         let backend = FakeBackend.flipping(["A"])
-        let h = CompositorHarness(backend: backend, clock: FrameClock(.virtual))
+        let h = CompositorHarness(presenter: backend.makePresenter(), clock: FrameClock(.virtual))
         let a = h.hello("a")
         h.feed(a, .request(id: 3, .screenshot))
         guard case .reply(3, .screenshot)? = h.take(a).first else { Issue.record("no screenshot"); return }
@@ -56,7 +56,7 @@ struct CompositorRepaintTests {
     func blankingOneOutputKeepsTheOtherDrawing() throws {
         let backend = FakeBackend.flipping(["A", "B"])
         let clock = Clock()
-        let h = CompositorHarness(backend: backend, clock: FrameClock(.real(refreshRate: 60)), realTime: { clock.now })
+        let h = CompositorHarness(presenter: backend.makePresenter(), clock: FrameClock(.real(refreshRate: 60)), realTime: { clock.now })
         h.compositor.scheduleRepaint()
         #expect(h.fireFrameTimer())
         #expect(h.compositor.repaint.flipPendingSince != nil)
@@ -75,7 +75,7 @@ struct CompositorRepaintTests {
     @Test("advancing the virtual clock while a flip is out is answered after the frame that shows the new time")
     func advanceWaitsForTheFrame() throws {
         let backend = FakeBackend.flipping(["A"])
-        let h = CompositorHarness(backend: backend, clock: FrameClock(.virtual))
+        let h = CompositorHarness(presenter: backend.makePresenter(), clock: FrameClock(.virtual))
         h.compositor.scheduleRepaint()
         #expect(h.fireFrameTimer())
         let a = h.hello("a")

@@ -1,7 +1,7 @@
+import LaminaTestSupport
 import Testing
 import LaminaTestSupport
 import LaminaCore
-import LaminaHeadless
 import LaminaProtocol
 @testable import LaminaServer
 
@@ -15,7 +15,7 @@ final class CompositorTests {
     var decoders: [ClientID: FrameDecoder] = [:]
 
     init() throws {
-        compositor = Compositor(backend: try HeadlessBackend(width: 64, height: 48), clock: FrameClock(.virtual), realTime: { 0 })
+        compositor = Compositor(presenter: try HeadlessDisplay(width: 64, height: 48).presenter, clock: FrameClock(.virtual), realTime: { 0 })
         compositor.host = host
         host.onSend = { [unowned self] id, bytes in
             var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
@@ -208,7 +208,7 @@ final class CompositorTests {
 @Suite("Frame clock")
 struct FrameClockTests {
     @Test func aFrameIsDrawnAtItsTarget() throws {
-        let compositor = Compositor(backend: try HeadlessBackend(width: 16, height: 16), clock: FrameClock(.real(refreshRate: 60)),
+        let compositor = Compositor(presenter: try HeadlessDisplay(width: 16, height: 16).presenter, clock: FrameClock(.real(refreshRate: 60)),
                                     realTime: { 100 })
         #expect(compositor.now == 100)
         try compositor.produce(RepaintLoop.Frame(outputs: nil, target: 100.016, reasons: []))

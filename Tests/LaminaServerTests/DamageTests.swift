@@ -1,7 +1,6 @@
 import Testing
 import LaminaTestSupport
 import LaminaCore
-import LaminaHeadless
 import LaminaProtocol
 import LaminaRaster
 @testable import LaminaServer
@@ -157,11 +156,11 @@ final class DamagePixelTests {
         var decoder = FrameDecoder(limit: 1 << 30)
 
         init(buffers: Int, damage: Bool) throws {
-            let backend = try HeadlessBackend(width: 160, height: 120, buffers: buffers)
+            let backend = try HeadlessDisplay(width: 160, height: 120, buffers: buffers)
             backend.damageTracking = damage
             // The full redraw draws every shadowed group again: the cache is checked too.
-            backend.glesRenderer.cachesGroups = damage
-            compositor = Compositor(backend: backend, clock: FrameClock(.virtual), realTime: { 0 })
+            backend.renderer.cachesGroups = damage
+            compositor = Compositor(presenter: backend.presenter, clock: FrameClock(.virtual), realTime: { 0 })
             // And every layer walked every frame: the render-list cache is checked too.
             compositor.renderCache.isEnabled = damage
             compositor.layerRasters = ServerRasterizer()

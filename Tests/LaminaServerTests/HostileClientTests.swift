@@ -1,7 +1,7 @@
+import LaminaTestSupport
 import Testing
 import LaminaTestSupport
 import LaminaCore
-import LaminaHeadless
 import LaminaProtocol
 @testable import LaminaServer
 
@@ -16,7 +16,7 @@ final class HostileClientTests {
     var onSend: (ClientID) -> Void = { _ in }
 
     init() throws {
-        compositor = Compositor(backend: try HeadlessBackend(width: 64, height: 48), clock: FrameClock(.virtual), realTime: { 0 })
+        compositor = Compositor(presenter: try HeadlessDisplay(width: 64, height: 48).presenter, clock: FrameClock(.virtual), realTime: { 0 })
         compositor.host = host
         host.onSend = { [unowned self] id, bytes in
             onSend(id)
@@ -144,7 +144,7 @@ final class BudgetHarness {
     init(_ limits: (inout ClientLimits) -> Void) throws {
         var configuration = Compositor.Configuration()
         limits(&configuration.limits)
-        compositor = Compositor(backend: try HeadlessBackend(width: 32, height: 32), clock: FrameClock(.virtual),
+        compositor = Compositor(presenter: try HeadlessDisplay(width: 32, height: 32).presenter, clock: FrameClock(.virtual),
                                 configuration: configuration, realTime: { 0 })
         host.onSend = { [unowned self] id, bytes in
             var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)

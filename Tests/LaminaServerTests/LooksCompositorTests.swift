@@ -1,7 +1,7 @@
+import LaminaTestSupport
 import Testing
 import LaminaTestSupport
 import LaminaCore
-import LaminaHeadless
 import LaminaProtocol
 @testable import LaminaServer
 
@@ -17,7 +17,7 @@ final class LooksCompositorTests {
     var serial: UInt32 = 0
 
     init() throws {
-        compositor = Compositor(backend: try HeadlessBackend(width: 64, height: 48), clock: FrameClock(.virtual), realTime: { 0 })
+        compositor = Compositor(presenter: try HeadlessDisplay(width: 64, height: 48).presenter, clock: FrameClock(.virtual), realTime: { 0 })
         compositor.host = host
         host.onSend = { [unowned self] id, bytes in
             var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)

@@ -24,7 +24,7 @@ struct OutputSeamTests {
     @Test("each due output begins, draws and commits in turn, inside one commit the backend flushes once")
     func oneCommitBracketsEveryOutput() throws {
         let backend = twoOutputs()
-        let presenter = FramePresenter(backend: backend)
+        let presenter = backend.makePresenter()
         try presenter.present(DrawList(width: 160, height: 50, commands: [square(x: 110)]))
         #expect(backend.journal.calls == ["begin commit", "begin left", "draw 100x50", "commit left",
                                           "begin right", "draw 60x50", "commit right", "flush"])
@@ -37,7 +37,7 @@ struct OutputSeamTests {
     @Test("only the named outputs that are lit and free draw; the others keep what they show")
     func onlyDueOutputsDraw() throws {
         let backend = twoOutputs()
-        let presenter = FramePresenter(backend: backend)
+        let presenter = backend.makePresenter()
         let list = DrawList(width: 160, height: 50)
         try presenter.present(list, on: ["right"])
         #expect(backend.journal.calls == ["begin commit", "begin right", "draw 60x50", "commit right", "flush"])
@@ -53,7 +53,7 @@ struct OutputSeamTests {
     func bufferAgeAndDamageOff() throws {
         let backend = twoOutputs()
         backend.fakes.removeLast()
-        let presenter = FramePresenter(backend: backend)
+        let presenter = backend.makePresenter()
         let output = backend.fakes[0]
         try presenter.present(DrawList(width: 100, height: 50, commands: [square(x: 10)]))
         #expect(backend.recording.draws.last?.damage == nil, "the first frame is drawn whole")
@@ -75,7 +75,7 @@ struct OutputSeamTests {
     @Test("a frame that fails on one output resets that output's history; the others still commit, then the error is thrown")
     func failureResetsTheOutputsHistory() throws {
         let backend = twoOutputs()
-        let presenter = FramePresenter(backend: backend)
+        let presenter = backend.makePresenter()
         let list = DrawList(width: 160, height: 50, commands: [square(x: 10)])
         try presenter.present(list)
         #expect(backend.fakes[0].damage.history.count == 1)
@@ -90,19 +90,32 @@ struct OutputSeamTests {
     @Test("a screenshot is the presented buffer where one output shows the whole desktop, else the last desktop redrawn")
     func screenshotReadsThePresentedBuffer() throws {
         let backend = twoOutputs()
-        let presenter = FramePresenter(backend: backend)
+        let presenter = backend.makePresenter()
         #expect(throws: ScreenshotUnavailable.self) { try presenter.screenshot() }
         let list = DrawList(width: 160, height: 50, commands: [square(x: 10)])
         try presenter.present(list)
+        backend.journal.calls = []
         #expect(try presenter.screenshot().width == 160)
-        #expect(backend.redrawn == [list])
+        #expect(backend.journal.calls == ["allocate 160x50", "draw 160x50"], "the whole desktop redrawn offscreen")
+        #expect(backend.recording.draws.last?.list == list && backend.recording.draws.last?.damage == nil)
         backend.fakes.removeLast()
         try presenter.present(DrawList(width: 100, height: 50))
+        backend.journal.calls = []
         let shot = try presenter.screenshot()
         #expect(shot == Bitmap(width: 100, height: 50, fill: (1, 2, 3, 255)), "read from the output, not redrawn")
-        #expect(backend.redrawn.count == 1)
+        #expect(backend.journal.calls.isEmpty)
         backend.fakes[0].transform = .rotate180
         #expect(try presenter.screenshot() == Bitmap(width: 100, height: 50), "a turned output is redrawn")
+        #expect(try presenter.screenshot() == Bitmap(width: 100, height: 50))
+        #expect(backend.journal.calls == ["allocate 100x50", "draw 100x50", "draw 100x50"], "the redraw buffer is kept while the desktop keeps its size")
+    }
+
+    @Test("without an allocator, a desktop no output's buffer holds has no screenshot")
+    func noRedrawWithoutAnAllocator() throws {
+        let backend = twoOutputs()
+        let presenter = FramePresenter(backend: backend, renderer: backend.recording, offscreen: nil)
+        try presenter.present(DrawList(width: 160, height: 50))
+        #expect(throws: ScreenshotUnavailable.self) { try presenter.screenshot() }
     }
 
     @Test("the backend's outputs answer for placements, power, pacing, roots and damage statistics")
@@ -115,14 +128,18 @@ struct OutputSeamTests {
         #expect(backend.pagedOutputs.map(\.name) == ["left"], "an output without a refresh is not paced")
         #expect(backend.outputRoots.isEmpty)
         #expect(throws: PowerUnsupported.self) { try backend.setPower(false) }
-        try FramePresenter(backend: backend).present(DrawList(width: 160, height: 50))
+        try backend.makePresenter().present(DrawList(width: 160, height: 50))
         #expect(backend.damageStatistics.frames == 2)
     }
 
     @Test("the headless output rotates its buffers with buffer-age semantics; a frame begun but never committed leaves its buffer unknown")
     func headlessBufferAges() throws {
-        let backend = try HeadlessBackend(width: 8, height: 8, buffers: 3)
+        let journal = CallJournal()
+        let allocator = FakeAllocator(journal: journal)
+        let backend = try HeadlessBackend(width: 8, height: 8, buffers: 3, allocator: allocator)
+        #expect(journal.calls == ["allocate 8x8", "allocate 8x8", "allocate 8x8"], "its buffers come from the renderer's side")
         let output = backend.output
+        #expect(try output.readPresented() == nil, "nothing presented yet")
         var ages: [Int] = []
         for _ in 0..<5 {
             ages.append(try output.beginFrame().bufferAge)
@@ -134,6 +151,8 @@ struct OutputSeamTests {
         #expect(try output.beginFrame().bufferAge == 0)
         try output.commit(damage: nil)
         #expect(try output.beginFrame().bufferAge == 3)
+        #expect(allocator.framesPresented == 6, "each commit is told to the renderer's side, which paces its work")
+        #expect(try output.readPresented() == Bitmap(width: 8, height: 8))
         #expect(backend.outputNames == ["headless"] && output.refreshInterval == nil && backend.pagedOutputs.isEmpty)
     }
 
@@ -143,7 +162,7 @@ struct OutputSeamTests {
         let output = FakeOutput("panel", Rect(x: 0, y: 0, width: 1280, height: 720), journal: backend.journal)
         output.planes = OverlayPlannerTests.planes
         backend.fakes = [output]
-        let presenter = FramePresenter(backend: backend)
+        let presenter = backend.makePresenter()
         presenter.videosShown = true
         let list = OverlayPlannerTests.list()
         try presenter.present(list)

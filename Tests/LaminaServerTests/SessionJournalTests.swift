@@ -1,8 +1,8 @@
+import LaminaTestSupport
 import Testing
 import LaminaCore
 import LaminaProtocol
 @testable import LaminaServer
-import LaminaHeadless
 
 /// The session journal's envelope and its time rule (the restart itself is tested end to end
 /// in LaminaEndToEndTests/RestartTests.swift).
@@ -57,7 +57,7 @@ struct SessionJournalTests {
     @Test func restoredVideosPlayOnFromWhereTheyStood() throws {
         // The real clock of the same boot kept running 1 s since the write: media time 1.25 + 2 × 1.
         let video = FakeVideo()
-        let real = Compositor(backend: try HeadlessBackend(width: 32, height: 32), clock: FrameClock(.real(refreshRate: 60)),
+        let real = Compositor(presenter: try HeadlessDisplay(width: 32, height: 32).presenter, clock: FrameClock(.real(refreshRate: 60)),
                               realTime: { 14 })
         real.videoDecoding = video
         let report = real.restore(Self.withVideo, bootID: "boot-a", pixels: { _ in HeapPixelMemory([UInt8](repeating: 9, count: 32)) })
@@ -73,7 +73,7 @@ struct SessionJournalTests {
         #expect(again.sessions.first?.videos.first == SessionJournal.Video(number: 5, uri: "/clip.webm", loops: true, rate: 2,
                                                                              isPlaying: true, position: 3.25))
         // A virtual clock (or another boot): the media time stands where it was written.
-        let virtual = Compositor(backend: try HeadlessBackend(width: 32, height: 32), clock: FrameClock(.virtual), realTime: { 0 })
+        let virtual = Compositor(presenter: try HeadlessDisplay(width: 32, height: 32).presenter, clock: FrameClock(.virtual), realTime: { 0 })
         virtual.videoDecoding = FakeVideo()
         virtual.restore(Self.withVideo, bootID: "boot-a", pixels: { _ in nil })
         #expect(virtual.display.entries.first?.tree.videos[5]?.mediaTime(at: virtual.now) == 1.25)
@@ -105,7 +105,7 @@ struct SessionJournalTests {
     }
 
     @Test func restoringTwiceKeepsOneSessionAndAnimationsFollowTheShift() throws {
-        let compositor = Compositor(backend: try HeadlessBackend(width: 32, height: 32), clock: FrameClock(.virtual), realTime: { 0 })
+        let compositor = Compositor(presenter: try HeadlessDisplay(width: 32, height: 32).presenter, clock: FrameClock(.virtual), realTime: { 0 })
         let pixels = { (_: SessionJournal.Image) -> (any PixelMemory)? in HeapPixelMemory([UInt8](repeating: 9, count: 32)) }
         let report = compositor.restore(Self.sample, bootID: "boot-a", pixels: pixels)
         #expect(report == ["session 'kiosk' of uid 1000: 2 layers, 1 images, 1 animations"])
@@ -124,7 +124,7 @@ struct SessionJournalTests {
     /// not hold: the journal writes that value as the animation's fromValue, so a restored
     /// session carries on from where it was instead of jumping to the model value.
     @Test func implicitAnimationsCarryOnAfterARestore() throws {
-        let a = Compositor(backend: try HeadlessBackend(width: 32, height: 32), clock: FrameClock(.virtual), realTime: { 0 })
+        let a = Compositor(presenter: try HeadlessDisplay(width: 32, height: 32).presenter, clock: FrameClock(.virtual), realTime: { 0 })
         func feed(_ c: Compositor, _ client: ClientID, _ m: ClientMessage) { m.encoded().withUnsafeBytes { c.receive($0, from: client) } }
         let app = a.connect()
         feed(a, app, .hello(Hello(clientName: "app", session: "kiosk", flags: .keepLayers)))
@@ -143,7 +143,7 @@ struct SessionJournalTests {
         let (journal, _) = a.journal(bootID: "boot-a", filePrefix: "x")
 
         // A new laminad on a virtual clock at 0 (so times shift by -1.5 s).
-        let b = Compositor(backend: try HeadlessBackend(width: 32, height: 32), clock: FrameClock(.virtual), realTime: { 0 })
+        let b = Compositor(presenter: try HeadlessDisplay(width: 32, height: 32).presenter, clock: FrameClock(.virtual), realTime: { 0 })
         #expect(b.restore(journal, bootID: "boot-b", pixels: { _ in nil }) == ["session 'kiosk' of uid 0: 2 layers, 0 images, 2 animations"])
         let j = try #require(b.display.entries.firstIndex { $0.session == "kiosk" })
         for step in [0.0, 0.75, 1.0] {

@@ -1,7 +1,7 @@
+import LaminaTestSupport
 import Testing
 import LaminaTestSupport
 import LaminaCore
-import LaminaHeadless
 import LaminaProtocol
 @testable import LaminaServer
 
@@ -57,7 +57,7 @@ final class VideoCompositorTests {
         var configuration = Compositor.Configuration()
         configuration.limits.maxImageBytes = 64 * 64 * 4
         configuration.maxVideos = 2
-        compositor = Compositor(backend: try HeadlessBackend(width: 64, height: 48), clock: FrameClock(.virtual),
+        compositor = Compositor(presenter: try HeadlessDisplay(width: 64, height: 48).presenter, clock: FrameClock(.virtual),
                                 configuration: configuration, realTime: { 0 })
         compositor.videoDecoding = video
         compositor.host = host

@@ -12,10 +12,10 @@ public final class CompositorHarness: CompositorHost {
     public private(set) var closed: Set<ClientID> = []
     private var decoders: [ClientID: FrameDecoder] = [:]
 
-    public init(backend: any DisplayBackend, clock: FrameClock = FrameClock(.virtual),
+    public init(presenter: FramePresenter, clock: FrameClock = FrameClock(.virtual),
                 configuration: Compositor.Configuration = Compositor.Configuration(), realTime: @escaping () -> Double = { 0 }) {
         timer = ManualFrameTimer()
-        compositor = Compositor(backend: backend, clock: clock, configuration: configuration, frameTimer: timer, realTime: realTime)
+        compositor = Compositor(presenter: presenter, clock: clock, configuration: configuration, frameTimer: timer, realTime: realTime)
         compositor.host = self
     }
 

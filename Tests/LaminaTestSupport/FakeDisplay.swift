@@ -17,10 +17,23 @@ public final class CallJournal {
     }
 }
 
-/// Where a fake output's frame is drawn: only its size.
-public final class FakeTarget: RenderTarget {
+/// Where a fake output's frame is drawn: only its size. Read back, it is transparent black.
+public final class FakeTarget: OffscreenBuffer {
     public let width: Int, height: Int
     public init(width: Int, height: Int) { (self.width, self.height) = (width, height) }
+    public func read() throws -> Bitmap { Bitmap(width: width, height: height) }
+}
+
+/// Makes fake targets, and counts the frames presented into them.
+public final class FakeAllocator: RenderTargetAllocator {
+    public let journal: CallJournal
+    public private(set) var framesPresented = 0
+    public init(journal: CallJournal) { self.journal = journal }
+    public func makeBuffer(width: Int, height: Int) throws -> any OffscreenBuffer {
+        journal.note("allocate \(width)x\(height)")
+        return FakeTarget(width: width, height: height)
+    }
+    public func framePresented() { framesPresented += 1 }
 }
 
 public final class RecordingRenderer: Renderer {
@@ -91,14 +104,13 @@ public final class FakeOutput: Output {
 public final class FakeBackend: DisplayBackend {
     public let journal = CallJournal()
     public lazy var recording = RecordingRenderer(journal: journal)
-    public var renderer: any Renderer { recording }
+    public lazy var allocator = FakeAllocator(journal: journal)
     public var fakes: [FakeOutput] = []
     public var outputs: [any Output] { fakes }
     public var name: String { "fake" }
     public var width: Int { fakes.map { Int($0.layoutRect.maxX) }.max() ?? 0 }
     public var height: Int { fakes.map { Int($0.layoutRect.maxY) }.max() ?? 0 }
     public var damageTracking = true
-    public var redrawn: [DrawList] = []
     /// False: the fakes keep no journal, draws or frames (the fuzzer).
     public var recordsCalls: Bool {
         get { journal.isRecording }
@@ -109,9 +121,11 @@ public final class FakeBackend: DisplayBackend {
     public init() {}
     public func beginCommit() { journal.note("begin commit") }
     public func flushCommit() throws { journal.note("flush") }
-    public func redraw(_ list: DrawList) throws -> Bitmap {
-        if journal.isRecording { redrawn.append(list) }
-        return Bitmap(width: list.width, height: list.height)
+
+    /// The frame step over these outputs, drawing with the recording renderer; screenshots it
+    /// redraws go into the fake allocator's targets.
+    public func makePresenter() -> FramePresenter {
+        FramePresenter(backend: self, renderer: recording, offscreen: allocator)
     }
 
     /// Outputs side by side, `width` × `height` each, that page-flip at 60 Hz.

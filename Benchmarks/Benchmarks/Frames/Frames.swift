@@ -1,9 +1,9 @@
 import Benchmark
 import LaminaCore
-import LaminaHeadless
 import LaminaPlatform
 import LaminaProtocol
 import LaminaServer
+import LaminaTestSupport
 
 // What a frame costs in process, headless 1280×720 on the virtual clock, with 1,000 layers:
 // - the render list alone (the display tree walked into draw commands, no GL);
@@ -43,8 +43,8 @@ private struct Session {
     private var serial: UInt32 = 1
 
     init?() {
-        guard let backend = try? HeadlessBackend(width: 1280, height: 720) else { return nil }
-        compositor = Compositor(backend: backend, clock: FrameClock(.virtual), realTime: monotonicSeconds)
+        guard let backend = try? HeadlessDisplay(width: 1280, height: 720) else { return nil }
+        compositor = Compositor(presenter: backend.presenter, clock: FrameClock(.virtual), realTime: monotonicSeconds)
         client = compositor.connect()
         receive(.hello(Hello(clientName: "bench")))
         commit([.settings(TransactionSettings(disableActions: true))] + scene)

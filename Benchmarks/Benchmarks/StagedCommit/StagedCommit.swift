@@ -1,9 +1,9 @@
 import Benchmark
 import LaminaCore
-import LaminaHeadless
 import LaminaPlatform
 import LaminaProtocol
 import LaminaServer
+import LaminaTestSupport
 
 // A big commit served as laminad serves it: a step at a time, each step one turn of the loop,
 // so other clients wait at most one step. Reports the whole commit's wall time, CPU,
@@ -34,8 +34,8 @@ private func serve(operationsPerStep: Int, _ benchmark: Benchmark) -> Bool {
     var configuration = Compositor.Configuration()
     configuration.limits.maxLayers = count + 10
     configuration.commitStepOperations = operationsPerStep
-    guard let backend = try? HeadlessBackend(width: 32, height: 32) else { return false }
-    let compositor = Compositor(backend: backend, clock: FrameClock(.virtual), configuration: configuration, realTime: monotonicSeconds)
+    guard let backend = try? HeadlessDisplay(width: 32, height: 32) else { return false }
+    let compositor = Compositor(presenter: backend.presenter, clock: FrameClock(.virtual), configuration: configuration, realTime: monotonicSeconds)
     let client = compositor.connect()
     ClientMessage.hello(Hello(clientName: "bench")).encoded().withUnsafeBytes { compositor.receive($0, from: client) }
     var stepCount = 0, longest = 0.0

@@ -1,15 +1,15 @@
 import Glibc
 import LaminaCore
 import LaminaGLES
-import LaminaHeadless
 import LaminaServer
+import LaminaTestSupport
 
 /// Contents: texture bytes held per 256×256 contents layer (the number), the frame
 /// time of 100 such layers at 1280×720 (each its own image, a third rotated, linear filtering),
 /// and the cost of re-uploading a 64×64 sub-rectangle against the whole image.
 func runContentsBenchmark() throws -> String {
     let width = 1280, height = 720, side = 256, count = 100
-    let backend = try HeadlessBackend(width: width, height: height)
+    let backend = try HeadlessDisplay(width: width, height: height)
     var sources: [ImageSource] = []
     for i in 0..<count {
         var bytes = [UInt8](repeating: 0, count: side * side * 4)
@@ -46,7 +46,7 @@ func runContentsBenchmark() throws -> String {
         return (ms.reduce(0, +) / Double(ms.count), ms[ms.count / 2])
     }
     let firstUpload = try time(1) { try backend.present(list) }
-    let bytesPerLayer = backend.glesRenderer.textureUsage.totalBytes / count
+    let bytesPerLayer = backend.renderer.textureUsage.totalBytes / count
     for _ in 0..<10 { try backend.present(list); backend.context.finish() }
     let steady = try time(100) { try backend.present(list) }
     // One image changes a 64×64 rectangle each frame, then the whole image each frame.

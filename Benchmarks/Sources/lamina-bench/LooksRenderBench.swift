@@ -1,8 +1,8 @@
 import Glibc
 import LaminaCore
-import LaminaHeadless
 import LaminaProtocol
 import LaminaServer
+import LaminaTestSupport
 
 /// Frame times of the appearance features at 1280×720, each against the same count of plain
 /// layers in the same places, built through the server's render-list builder (so masks become
@@ -11,7 +11,7 @@ import LaminaServer
 /// layers. Layers are 200×200, placed by a fixed sequence.
 func runLooksRenderBenchmark() throws -> String {
     let width = 1280, height = 720
-    let backend = try HeadlessBackend(width: width, height: height)
+    let backend = try HeadlessDisplay(width: width, height: height)
     var lines = ["render (appearance): 100 layers of 200×200 at \(width)×\(height), present + glFinish, median of 100 frames after 10",
                  "  renderer: \(backend.rendererDescription)"]
     for scene in LooksScene.allCases {
@@ -88,7 +88,7 @@ private enum LooksScene: CaseIterable {
     }
 }
 
-private func medianFrameMilliseconds(_ backend: HeadlessBackend, _ list: DrawList) throws -> Double {
+private func medianFrameMilliseconds(_ backend: HeadlessDisplay, _ list: DrawList) throws -> Double {
     for _ in 0..<10 {
         try backend.present(list)
         backend.context.finish()

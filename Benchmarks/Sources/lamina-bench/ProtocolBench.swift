@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import LaminaCore
-import LaminaHeadless
 import LaminaProtocol
 import LaminaServer
 import LaminaTestSupport
@@ -15,8 +14,8 @@ func runProtocolBenchmark() -> String {
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
     }
-    guard let backend = try? HeadlessBackend(width: 64, height: 64) else { return "protocol: no EGL" }
-    let compositor = Compositor(backend: backend, clock: FrameClock(.virtual), realTime: now)
+    guard let backend = try? HeadlessDisplay(width: 64, height: 64) else { return "protocol: no EGL" }
+    let compositor = Compositor(presenter: backend.presenter, clock: FrameClock(.virtual), realTime: now)
     var replies = 0
     let host = TestHost()
     compositor.host = host

@@ -2,10 +2,10 @@
 import Glibc
 #endif
 import LaminaCore
-import LaminaHeadless
 import LaminaProtocol
 import LaminaRaster
 import LaminaServer
+import LaminaTestSupport
 
 // Benchmarks of CPU rasterisation (issue 6, shape and text layers): what redrawing costs when a
 // shape's strokeEnd animates (a raster every frame) and what a text layer costs once, against a
@@ -96,7 +96,7 @@ func runRasterBenchmark() -> String {
 /// Whole frames at 1280×720 (render list, rasters, texture upload, draw, glFinish) with 10
 /// stroked 200×200 circles and 10 text layers, the circles' strokeEnd changing every frame or not.
 private func frameCost(animating: Bool) throws -> String {
-    let backend = try HeadlessBackend(width: 1280, height: 720)
+    let backend = try HeadlessDisplay(width: 1280, height: 720)
     let rasters = ServerRasterizer()
     var display = DisplayTree(width: 1280, height: 720)
     let client = ClientID(rawValue: 1)

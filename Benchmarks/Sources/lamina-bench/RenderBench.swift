@@ -1,8 +1,8 @@
 import Glibc
 import LaminaCore
-import LaminaHeadless
 import LaminaProtocol
 import LaminaServer
+import LaminaTestSupport
 
 /// Frame times of the headless GLES backend at 1280×720 for the scenes issue 6 asks about.
 ///
@@ -59,7 +59,7 @@ enum RenderScene: CaseIterable {
 /// One scene in a display tree, moved and drawn frame after frame.
 struct SceneBench {
     let scene: RenderScene
-    let backend: HeadlessBackend
+    let backend: HeadlessDisplay
     private var display: DisplayTree
     private let client = ClientID(rawValue: 1)
     private var centres: [Point] = []
@@ -67,7 +67,7 @@ struct SceneBench {
 
     init(scene: RenderScene, width: Int, height: Int) throws {
         self.scene = scene
-        backend = try HeadlessBackend(width: width, height: height)
+        backend = try HeadlessDisplay(width: width, height: height)
         display = DisplayTree(width: width, height: height, background: .black)
         _ = try display.attach(client, hello: Hello(clientName: "lamina-bench"))
         var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
