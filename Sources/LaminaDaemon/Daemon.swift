@@ -57,6 +57,9 @@ public final class Daemon {
         public var sessionJournal: String?
         /// Seconds between a change to a kept session and the journal write that records it.
         public var journalDelay = 0.5
+        /// Seconds between a client leaving and the heap's free pages going back to the kernel
+        /// (`HeapTrimmer`); disconnects meanwhile share the trim.
+        public var heapTrimDelay = 1.0
         /// Seconds of real time a video's source has to give its first picture before it is an
         /// error event (`[video] open_timeout`): a server that accepts and never sends.
         public var videoOpenTimeout = 10.0
@@ -176,6 +179,7 @@ public final class Daemon {
     private var journalWriteArmed = false
     /// Input devices and the keymap (InputDeviceHost.swift).
     var inputHost: InputDeviceHost?
+    private var heapTrimmer: HeapTrimmer?
 
     public init(backend: any DisplayBackend, options: Options, logger: Logger) throws {
         self.options = options
@@ -233,6 +237,7 @@ public final class Daemon {
         try loop.add(listener.rawValue) { [unowned self] _ in acceptAll() }
         acceptTimer = try LoopTimer(loop: loop) { [unowned self] _ in resumeAccepting() }
         handshakeTimer = try LoopTimer(loop: loop) { [unowned self] _ in checkHandshakes() }
+        heapTrimmer = try HeapTrimmer(loop: loop, delay: options.heapTrimDelay, logger: logger)
         compositor.platformStatistics = { [unowned self] in connectionStatistics() }
         compositor.isHeldBack = { [unowned self] id in (connections[id]?.queued ?? 0) >= options.pauseQueuedBytes }
         compositor.send = { [unowned self] id, bytes in send(bytes, to: id) }
@@ -769,6 +774,7 @@ public final class Daemon {
         }
         conn.fd.close()
         compositor.disconnected(id)
+        heapTrimmer?.clientLeft()
     }
 
     /// Connection counters for `stats`.
@@ -787,6 +793,7 @@ public final class Daemon {
             list.append(Statistic(name: "sessionJournal.pending", value: journal.writtenGeneration == compositor.journalGeneration ? 0 : 1))
             list.append(Statistic(name: "sessionJournal.lastWriteSeconds", value: journal.lastWriteSeconds))
         }
+        list += heapTrimmer?.statistics ?? []
         for conn in connections.values.sorted(by: { $0.id < $1.id }) where conn.queued > 0 {
             list.append(Statistic(name: "queuedBytes.client.\(conn.id.rawValue)", value: Double(conn.queued)))
         }
