@@ -69,11 +69,12 @@ struct MemoryAfterLoadTests {
             // Five new layers in place of its five oldest: 53 all along.
             let k = UInt32(1000 + 5 * round), oldest = round == 0 ? 1..<6 : k - 5..<k
             try keeper.send(.commit(Commit(serial: UInt32(10 + round), operations: Self.layers(k, 5, &rng) + oldest.map { .destroy(LayerID($0)) })))
-            guard case .applied? = try keeper.next() else { throw DaemonError("the keeper's change was not applied") }
+            // Generous bounds on a hang, not budgets: a slow machine takes its time over 80 000 layers.
+            guard case .applied? = try keeper.next(within: 120) else { throw DaemonError("the keeper's change was not applied") }
             for (n, peer) in peers.enumerated() {
-                guard case .applied(1)? = try peer.next() else { throw DaemonError("a wave's commit was not applied") }
-                guard case .error? = try peer.next() else { throw DaemonError("the bad commit was not refused") }
-                guard case .reply(3, .screenshot)? = try peer.next(), case .reply(4, .stats)? = try peer.next() else {
+                guard case .applied(1)? = try peer.next(within: 120) else { throw DaemonError("a wave's commit was not applied") }
+                guard case .error? = try peer.next(within: 120) else { throw DaemonError("the bad commit was not refused") }
+                guard case .reply(3, .screenshot)? = try peer.next(within: 120), case .reply(4, .stats)? = try peer.next(within: 120) else {
                     throw DaemonError("a wave's requests were not answered")
                 }
                 peak = max(peak, try Self.residentBytes(pid))
