@@ -221,3 +221,15 @@ int CLinux_signal_pipe(const int *signals, int count) {
     }
     return fds[0];
 }
+
+#include <malloc.h>
+
+int CLinux_heap_trim(void) {
+    return malloc_trim(0);
+}
+
+void CLinux_heap_usage(unsigned long *held, unsigned long *in_use) {
+    struct mallinfo2 info = mallinfo2();
+    *held = info.arena + info.hblkhd;
+    *in_use = info.uordblks + info.hblkhd;
+}

@@ -111,8 +111,12 @@ final class ClientTransport {
     /// Counters for `stats`.
     private var droppedForQueue = 0
     private var droppedForHandshake = 0
+    /// Gives the heap back to the system a moment after clients leave (HeapTrimmer.swift).
+    private let heapTrimmer: HeapTrimmer?
 
-    init(listener: FileDescriptor, budgets: Budgets, peers: PeerPolicy, loop: EventLoop, compositor: Compositor, logger: Logger) throws {
+    init(listener: FileDescriptor, budgets: Budgets, heapTrimmer: HeapTrimmer?, peers: PeerPolicy, loop: EventLoop, compositor: Compositor,
+         logger: Logger) throws {
+        self.heapTrimmer = heapTrimmer
         self.listener = listener
         self.budgets = budgets
         self.peers = peers
@@ -408,6 +412,7 @@ final class ClientTransport {
         }
         conn.fd.close()
         compositor.disconnected(id)
+        heapTrimmer?.clientLeft()
     }
 
     /// Connection counters for `stats`.

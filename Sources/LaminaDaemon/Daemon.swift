@@ -60,6 +60,9 @@ public final class Daemon {
         public var sessionJournal: String?
         /// Seconds between a change to a kept session and the journal write that records it.
         public var journalDelay = 0.5
+        /// Seconds between a client leaving and the heap's free pages going back to the kernel
+        /// (`HeapTrimmer`); disconnects meanwhile share the trim.
+        public var heapTrimDelay = 1.0
         /// Seconds of real time a video's source has to give its first picture before it is an
         /// error event (`[video] open_timeout`): a server that accepts and never sends.
         public var videoOpenTimeout = 10.0
@@ -107,6 +110,7 @@ public final class Daemon {
     private var journalWriteArmed = false
     /// Input devices and the keymap (InputDeviceHost.swift).
     var inputHost: InputDeviceHost?
+    private var heapTrimmer: HeapTrimmer?
 
     /// `display`: the backend wired to its renderer (`openDisplay`).
     public init(display: FramePresenter, options: Options, logger: Logger) throws {
@@ -174,7 +178,8 @@ public final class Daemon {
             maxQueuedBytes: options.maxQueuedBytes, pauseQueuedBytes: options.pauseQueuedBytes,
             resumeQueuedBytes: min(options.resumeQueuedBytes, options.pauseQueuedBytes), maxTotalQueuedBytes: options.maxTotalQueuedBytes,
             framesPerTurn: options.framesPerTurn, bytesPerTurn: options.bytesPerTurn, handshakeTimeout: options.handshakeTimeout)
-        transport = try ClientTransport(listener: listener, budgets: budgets,
+        heapTrimmer = try HeapTrimmer(loop: loop, delay: options.heapTrimDelay, logger: logger)
+        transport = try ClientTransport(listener: listener, budgets: budgets, heapTrimmer: heapTrimmer,
                                         peers: ClientTransport.PeerPolicy(socketOwner: options.socketOwner, privilegedGroup: options.privilegedGroup),
                                         loop: loop, compositor: compositor, logger: logger)
         if let video = videoDecoding {
@@ -267,9 +272,9 @@ extension Daemon: CompositorHost {
             list.append(Statistic(name: "sessionJournal.pending", value: journal.writtenGeneration == compositor.journalGeneration ? 0 : 1))
             list.append(Statistic(name: "sessionJournal.lastWriteSeconds", value: journal.lastWriteSeconds))
         }
+        list += heapTrimmer?.statistics ?? []
         return list
     }
-
 
     public func sessionsChanged() {
         guard journal != nil, !journalWriteArmed else { return }

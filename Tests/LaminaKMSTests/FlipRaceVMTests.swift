@@ -17,7 +17,7 @@ struct FlipRaceVMTests {
     """
 
     @Test func blankingOneHeadMidFlipLeavesTheOtherFlipping() throws {
-        let run = try VMHarness.run("flip-race", outputs: 2, files: ["spin.json": Self.spinner], script: """
+        let run = try VMHarness.run("flip-race", outputs: 2, vncHead: 1, files: ["spin.json": Self.spinner], script: """
             # A stand-in for systemd's notify socket: counts the watchdog pings.
             python3 -c '
             import socket
@@ -31,7 +31,9 @@ struct FlipRaceVMTests {
             i=0; while [ ! -S /tmp/notify.sock ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
             export NOTIFY_SOCKET=/tmp/notify.sock WATCHDOG_USEC=1000000
             start_laminad
-            wait_log "Virtual-2" 200
+            # The second head is connected once laminad runs (virtio-gpu lights one at boot).
+            echo "VMKMS_RESIZE 1 1024 768"; read _
+            wait_log "Virtual-2 connected" 300
             apply $D/spin.json
             frames() { "$B/laminactl" stats | sed -n 's/^framesRendered //p'; }
             # Blank and relight the second head while both flip: each blank waits for the

@@ -37,6 +37,16 @@ int CLinux_memfd_seal(int fd);
 /// Whether the descriptor is sealed against shrinking: 1 yes, 0 no, -1 not sealable (errno).
 int CLinux_is_sealed_against_shrinking(int fd);
 
+// MARK: The C library's heap (malloc.h is not in Glibc's Swift module)
+
+/// malloc_trim(0): gives the free pages of every malloc arena back to the kernel, from anywhere
+/// in the heap (not only its top). Returns 1 when memory was released, else 0.
+int CLinux_heap_trim(void);
+
+/// mallinfo2(): bytes malloc holds from the kernel (arenas and mmapped blocks) to `*held`, and
+/// bytes of them in use to `*in_use`.
+void CLinux_heap_usage(unsigned long *held, unsigned long *in_use);
+
 // MARK: Virtual terminals (linux/vt.h, linux/kd.h): the ioctls are variadic in C, and
 // SIGRTMIN is a function-like macro, so Swift reaches them through these shims.
 
