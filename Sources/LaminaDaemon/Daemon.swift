@@ -161,6 +161,9 @@ public final class Daemon {
     /// When the frame now waiting for its page flip was committed.
     private var flipPendingSince: Double?
     private var firstFrameShown = false
+    /// Frames the outputs showed, one per output: page flips completed, and frames shown at once
+    /// by a modeset (`stats display.framesPresented`).
+    private var framesPresented = 0
     private let ownsSocketPath: Bool
     private var watchdogTimer: LoopTimer?
     private(set) var idleTimer: LoopTimer?
@@ -448,6 +451,7 @@ public final class Daemon {
         self.planner?.frameSubmitted(ready, flipping: flipping, now: monotonicSeconds())
         if flipping.isEmpty {
             // Shown synchronously (a modeset), or nowhere to show it.
+            if compositor.backend.isActive { framesPresented += ready.count }
             noteFirstFrame(at: monotonicSeconds())
         } else if flipPendingSince == nil {
             flipPendingSince = start
@@ -464,6 +468,7 @@ public final class Daemon {
             return
         }
         for p in events.presented {
+            framesPresented += 1
             planner?.presented(p.output, at: p.time)
             noteFirstFrame(at: p.time)
         }
@@ -781,6 +786,12 @@ public final class Daemon {
             Statistic(name: "clientsDroppedForOutput", value: Double(droppedForQueue)),
             Statistic(name: "clientsDroppedForHandshake", value: Double(droppedForHandshake)),
             Statistic(name: "acceptPaused", value: acceptPausedSince == nil ? 0 : 1),
+            // What the display shows has caught up with the tree when no frame is owed (0):
+            // nothing changed since the last frame, none is due, no flip is pending. Tests wait on
+            // these instead of sleeping (docs/testing.md).
+            Statistic(name: "display.framesPresented", value: Double(framesPresented)),
+            Statistic(name: "display.frameOwed", value: frameScheduled || forcedRedraw || compositor.needsFrame
+                      || compositor.backend.isFramePending ? 1 : 0),
         ]
         if let journal {
             list.append(Statistic(name: "sessionJournal.writes", value: Double(journal.writes)))
