@@ -14,9 +14,9 @@ extension KMSVMTests {
             apply $D/scene.json; settle
             "$B/laminactl" events --count 3 >/tmp/events.txt 2>/tmp/events.err &
             EV=$!
-            i=0; while ! grep -q listening /tmp/events.err && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+            poll 100 grep -q listening /tmp/events.err || echo "VMKMS_FAIL laminactl events did not listen"
             cat /tmp/events.err
-            wait_log "idle for 6" 200; sleep 0.5
+            wait_log "idle for 6" 200; nap 0.5
             shot idle
             "$B/laminactl" input touch down 1 200 150
             "$B/laminactl" input touch move 1 210 160
@@ -25,7 +25,7 @@ extension KMSVMTests {
             "$B/laminactl" input touch up 2
             settle
             shot woken
-            i=0; while kill -0 $EV 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+            poll 100 gone $EV
             cat /tmp/events.err
             value event_lines "$(wc -l </tmp/events.txt)"
             value events "$(tr '\\n' '|' </tmp/events.txt)"
