@@ -57,12 +57,13 @@ enum VMHarness {
             PID=$!
             poll 300 listening || { echo "VMKMS_FAIL laminad did not listen"; exit 3; }
         }
-        # shown: the display shows the tree (no frame owed: none due, no flip pending), or two
-        # more frames reached it since SHOWN_FROM (a scene that never rests: a video, an animation).
+        # shown: the display shows the tree (no frame owed: none due, no flip pending), or, for a
+        # scene that never rests (a video, an animation), a frame reached it after SHOWN_FROM was
+        # read: the screenshot's frame (it drew the change) or a later one.
         shown() {
             "$B/laminactl" stats >/tmp/shown || return 1
             [ "$(sed -n 's/^display.frameOwed //p' /tmp/shown)" = 0 ] \\
-                || [ "$(sed -n 's/^display.framesPresented //p' /tmp/shown)" -ge $((SHOWN_FROM + 2)) ]
+                || [ "$(sed -n 's/^display.framesPresented //p' /tmp/shown)" -gt "${SHOWN_FROM:-0}" ]
         }
         # settle: the last change has been drawn and its page flip has completed. (The
         # screenshot draws whatever is pending; then the frame must reach the display.)

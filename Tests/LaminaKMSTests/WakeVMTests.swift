@@ -10,13 +10,15 @@ extension KMSVMTests {
     /// `laminactl apply` made shows what was delivered.
     @Test func touchWakesAnIdleBlankedDisplayAndIsNotDelivered() throws {
         let run = try VMHarness.run("wake", files: ["scene.json": testScene], script: """
-            start_laminad --idle-blank 6
+            # 6 s, times the guest's speed factor: a slow guest shows the woken screen before it blanks again.
+            IDLE=$(scaled 6); value idle_blank $IDLE
+            start_laminad --idle-blank $IDLE
             apply $D/scene.json; settle
             "$B/laminactl" events --count 3 >/tmp/events.txt 2>/tmp/events.err &
             EV=$!
             poll 100 grep -q listening /tmp/events.err || echo "VMKMS_FAIL laminactl events did not listen"
             cat /tmp/events.err
-            wait_log "idle for 6" 200; nap 0.5
+            wait_log "idle for $IDLE" 200; nap 0.5
             shot idle
             "$B/laminactl" input touch down 1 200 150
             "$B/laminactl" input touch move 1 210 160
@@ -33,7 +35,7 @@ extension KMSVMTests {
             stop_laminad
             """)
         #expect(run.failures.isEmpty, "\(run.failures)")
-        expectPixel(try run.shot("idle"), 200, 150, (0, 0, 0), "blank after 6 s idle")
+        expectPixel(try run.shot("idle"), 200, 150, (0, 0, 0), "blank after \(run.values["idle_blank"] ?? "?") s idle")
         expectPixel(try run.shot("woken"), 200, 150, (255, 0, 0), "the touch woke the display")
         #expect(run.serial.contains("touch on a blanked display: waking it"))
         let values = run.values
