@@ -167,6 +167,7 @@ extension KMSVMTests {
             setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp/kiosk XDG_RUNTIME_DIR=/tmp/kiosk \
                 "$B/laminad" --backend kms --socket $LAMINA_SOCKET --log-level debug >>$LOG 2>&1 &
             PID=$!
+            poll 300 listening && calibrate
             wait_log "input: added 'QEMU Virtio Tablet'" 200
             qmp input-send-event '\(qmpTablet(32767, 0))'
             wait_log "pointerMotion(to: (1279.96, 0.0))" 100

@@ -153,9 +153,10 @@ struct KMSVMTests {
     /// A second laminad fails with a clear message while the first keeps the display; then
     /// `laminactl display off` blanks it (a commit meanwhile does not relight it), `display on`
     /// restores it, an unknown output is refused, and SIGUSR1/SIGUSR2 do the same as off/on.
-    /// Then laminad again with `--idle-blank` 4 s (times the guest's speed factor, so a slow
-    /// guest shows the woken screen before it blanks again): the screen goes black that long
-    /// after the last change, and the next commit lights it with that commit's scene.
+    /// Then laminad again with `--idle-blank` 10 s (times the guest's speed factor: the commit
+    /// that wakes the screen and its screendump, four laminactl calls, must come before it
+    /// blanks again): the screen goes black that long after the last change, and the next
+    /// commit lights it with that commit's scene.
     @Test func masterContentionAndBlanking() throws {
         let run = try VMHarness.run("control", files: ["scene.json": testScene, "alt.json": testSceneAlternate], script: """
             start_laminad
@@ -181,7 +182,7 @@ struct KMSVMTests {
             kill -USR2 $PID; wait_count "display on: Virtual-1" 2; nap 0.3; settle
             shot signal_on
             stop_laminad
-            IDLE=$(scaled 4); value idle_blank $IDLE
+            IDLE=$(scaled 10); value idle_blank $IDLE
             start_laminad --idle-blank $IDLE
             apply $D/scene.json; settle
             wait_log "idle for $IDLE" 100; nap 0.5
@@ -346,6 +347,7 @@ struct KMSVMTests {
                 "$B/laminad" --backend kms --socket $LAMINA_SOCKET --log-level debug >>$LOG 2>&1 &
             PID=$!
             poll 300 listening || echo "VMKMS_FAIL laminad did not listen"
+            calibrate
             value uid "$(awk '/^Uid/{print $2}' /proc/$PID/status)"
             apply $D/scene.json; settle
             shot seat

@@ -10,8 +10,9 @@ extension KMSVMTests {
     /// `laminactl apply` made shows what was delivered.
     @Test func touchWakesAnIdleBlankedDisplayAndIsNotDelivered() throws {
         let run = try VMHarness.run("wake", files: ["scene.json": testScene], script: """
-            # 6 s, times the guest's speed factor: a slow guest shows the woken screen before it blanks again.
-            IDLE=$(scaled 6); value idle_blank $IDLE
+            # 12 s, times the guest's speed factor: the five touches and the screendump after them
+            # (eight laminactl calls) must come before the display blanks again.
+            IDLE=$(scaled 12); value idle_blank $IDLE
             start_laminad --idle-blank $IDLE
             apply $D/scene.json; settle
             "$B/laminactl" events --count 3 >/tmp/events.txt 2>/tmp/events.err &

@@ -18,12 +18,17 @@ The guest command talks to the host over the serial console, one request per lin
                                to OUT/NAME (the guest's writes stay in its tmpfs otherwise)
   VMKMS_BOOTED                 printed by /init once it is ready to run the command; the host
                                answers with the guest's speed factor (below)
+  VMKMS_CALIBRATE SECONDS      how long the command's first request to laminad took (a Swift
+                               process started, one round trip); the host answers with the
+                               speed factor, raised where that was slower than the boot said
   VMKMS_EXIT=N                 printed by /init when the command ends
 
 Speed: the guest's boot (qemu started → VMKMS_BOOTED) is timed against REFERENCE_BOOT_SECONDS,
-the boot on the machine the tests' waits were written for. The ratio (never below 1, at most
+the boot on the machine the tests' waits were written for, and its first request to laminad
+(VMKMS_CALIBRATE) against REFERENCE_REQUEST_SECONDS. The larger ratio (never below 1, at most
 MAX_FACTOR), times LAMINA_VM_SLOWDOWN if set, is the speed factor: --timeout counts from the
-boot, multiplied by it, and the command sees it as $LAMINA_VM_FACTOR to scale its own waits.
+boot, multiplied by it, and the command sees it as $LAMINA_VM_FACTOR (then as the answer to
+VMKMS_CALIBRATE) to scale its own waits.
 LAMINA_VM_SLOW=N runs qemu only 1/N of the time (stopped and continued every 0.1 s, as cpulimit
 does), a guest N times slower, to try the tests as a slow machine would run them.
 
@@ -66,6 +71,11 @@ SKIP = 77
 # waits were written for: this project's 2-core machine with little else running boots in
 # 3.2–4.1 s (2026-11-27); the reference is a little under its quickest.
 REFERENCE_BOOT_SECONDS = 3.0
+# The guest command's first `laminactl stats` there (a Swift process started from the host's
+# files over 9p, one round trip); estimated from runs here: 1.1-2.0 s at boot factors 2-2.5.
+# A busy host can slow this far more than the boot (5.5 s at a boot factor of 3; among other
+# builds, 4-7 s a call at a boot factor of 4).
+REFERENCE_REQUEST_SECONDS = 0.8
 # A guest this many times slower still gets an end: a hung one must not run for ever.
 MAX_FACTOR = 12.0
 # The boot's own limit, before there is a factor (at the reference speed, times the knobs).
@@ -338,11 +348,15 @@ def prepare():
 
 # MARK: speed
 
-def speed_factor(boot_seconds, slowdown=1.0):
-    """How many times slower than the reference machine the guest runs, from its boot: never
-    below 1 (a quick boot does not shorten anything), at most MAX_FACTOR, then times
+def speed_factor(boot_seconds, slowdown=1.0, request_seconds=None):
+    """How many times slower than the reference machine the guest runs: the slower of its boot
+    and (once measured) its first request to laminad, each against the reference; never below
+    1 (a quick guest does not shorten anything), at most MAX_FACTOR, then times
     LAMINA_VM_SLOWDOWN (`slowdown`), which a person sets knowingly."""
-    return min(MAX_FACTOR, max(1.0, boot_seconds / REFERENCE_BOOT_SECONDS)) * slowdown
+    ratios = [1.0, boot_seconds / REFERENCE_BOOT_SECONDS]
+    if request_seconds is not None:
+        ratios.append(request_seconds / REFERENCE_REQUEST_SECONDS)
+    return min(MAX_FACTOR, max(ratios)) * slowdown
 
 
 def knob(name, environ):
@@ -590,13 +604,23 @@ def run(args):
                 if line.startswith("qemu-system-x86_64:") and "Could not" in line:
                     raise Unavailable(line)
                 if factor is None and line.endswith("VMKMS_BOOTED"):
-                    boot = time.monotonic() - started
+                    booted = time.monotonic()
+                    boot = booted - started
                     factor = speed_factor(boot, slowdown)
-                    deadline = time.monotonic() + args.timeout * factor
+                    deadline = booted + args.timeout * factor
                     qmp.deadline = deadline
                     log(f"booted in {boot:.1f} s (reference {REFERENCE_BOOT_SECONDS:g} s"
                         + (f", LAMINA_VM_SLOWDOWN={slowdown:g}" if slowdown != 1 else "")
                         + f"): speed factor {factor:.2f}, the command gets {args.timeout * factor:.0f} s")
+                    answer(f"{factor:.2f}\n".encode())
+                m = re.search(r"VMKMS_CALIBRATE ([0-9.]+)$", line)
+                if m and factor is not None and "echo" not in line:
+                    request = float(m.group(1))
+                    factor = max(factor, speed_factor(boot, slowdown, request))
+                    deadline = booted + args.timeout * factor
+                    qmp.deadline = deadline
+                    log(f"first request to laminad took {request:.1f} s (reference {REFERENCE_REQUEST_SECONDS:g} s): "
+                        f"speed factor {factor:.2f}, the command gets {args.timeout * factor:.0f} s from the boot")
                     answer(f"{factor:.2f}\n".encode())
                 m = re.search(r"VMKMS_SHOT (\S+)(?: (\d+))?", line)
                 if m and "echo" not in line:
