@@ -1,38 +1,100 @@
 #!/usr/bin/env bash
 # Runs every Lamina test: unit, protocol, real-EGL pixel tests, a real laminad over real
 # sockets, and the KMS tests in a QEMU guest. Installs what it needs first.
-set -euo pipefail
+#
+# Every step runs even when an earlier one failed (a failure must not hide what the later
+# steps would find); steps that need the build are skipped, saying so, when it failed. The end
+# lists each step's result; the exit status is non-zero when any step failed.
+set -uo pipefail
 cd "$(dirname "$0")/.."
+# Without the packages nothing builds: a failure to install them ends the run here.
+set -e
 source scripts/deps.sh
-bash scripts/preflight.sh
+set +e
+
+results=()
+passed=0
+failed=0
+skipped=0
+# step NAME COMMAND…: runs COMMAND as the step NAME and records how it ended.
+step() {
+  local name=$1 status
+  shift
+  echo "lamina: step '$name': $*" >&2
+  "$@"
+  status=$?
+  if [ $status -eq 0 ]; then
+    results+=("passed   $name")
+    passed=$((passed + 1))
+  else
+    results+=("FAILED   $name (exit status $status)")
+    failed=$((failed + 1))
+  fi
+  return $status
+}
+# skip NAME WHY: records the step NAME as not run, and why.
+skip() {
+  results+=("skipped  $1 ($2)")
+  skipped=$((skipped + 1))
+}
+
+# Every command and pkg-config module the tests use is here (a missing one fails loudly).
+step preflight bash scripts/preflight.sh
 
 # laminad and laminactl are run by the end-to-end tests as real processes: build them too.
-swift build --build-tests
+step build swift build --build-tests && built=1 || built=0
+
 # The nested benchmark package (Benchmarks/) is never built here (minutes in release), but its
 # manifest is resolved against this package's products, so a renamed or dropped product or target
 # the benchmarks use fails here (about 10 s, nothing built). LAMINA_BENCH_CHECK=0 skips it.
-if [ "${LAMINA_BENCH_CHECK:-1}" != 0 ]; then
-  swift package --package-path Benchmarks show-dependencies >/dev/null
+if [ "${LAMINA_BENCH_CHECK:-1}" = 0 ]; then
+  skip "benchmarks manifest" "LAMINA_BENCH_CHECK=0"
+else
+  step "benchmarks manifest" swift package --package-path Benchmarks show-dependencies >/dev/null
 fi
+
 # DRM tests must not run beside each other (one DRM master); Swift Testing suites that need it
 # are .serialized. Parallel suites otherwise.
-swift test --skip-build "$@"
+if [ $built = 1 ]; then
+  step "swift tests" swift test --skip-build "$@"
+else
+  skip "swift tests" "the build failed"
+fi
 
 # The Python client (clients/python) against the laminad just built; LAMINA_PYTHON_TESTS=0 skips it.
 # Debian's interpreter, not whatever python3 is first on PATH: the tests put the package from
 # this checkout on sys.path themselves, so nothing is installed.
-if [ "${LAMINA_PYTHON_TESTS:-1}" != 0 ]; then
-  LAMINAD="$PWD/.build/debug/laminad" /usr/bin/python3 -m pytest -q -p no:cacheprovider clients/python/tests
+if [ "${LAMINA_PYTHON_TESTS:-1}" = 0 ]; then
+  skip "python client" "LAMINA_PYTHON_TESTS=0"
+elif [ $built = 0 ]; then
+  skip "python client" "it needs the laminad the build failed to make"
+else
+  step "python client" env LAMINAD="$PWD/.build/debug/laminad" /usr/bin/python3 -m pytest -q -p no:cacheprovider clients/python/tests
 fi
 
 # The C client (clients/c): builds liblamina and its tests with -Wall -Wextra -Werror, checks the
 # header against the protocol JSON and the encoder against the fixtures, then runs the README
 # program against the laminad just built; LAMINA_C_TESTS=0 skips it.
-if [ "${LAMINA_C_TESTS:-1}" != 0 ]; then
-  make -C clients/c check LAMINAD="$PWD/.build/debug/laminad" PYTHON=/usr/bin/python3
+if [ "${LAMINA_C_TESTS:-1}" = 0 ]; then
+  skip "c client" "LAMINA_C_TESTS=0"
+elif [ $built = 0 ]; then
+  skip "c client" "it needs the laminad the build failed to make"
+else
+  step "c client" make -C clients/c check LAMINAD="$PWD/.build/debug/laminad" PYTHON=/usr/bin/python3
 fi
 
-# A short bounded pass of the coverage-guided fuzzers (docs/testing.md); LAMINA_FUZZ_SECONDS=0 skips it.
-if [ $# -eq 0 ] && [ "${LAMINA_FUZZ_SECONDS:-20}" != 0 ]; then
-  bash scripts/fuzz.sh "${LAMINA_FUZZ_SECONDS:-20}" all
+# A short bounded pass of the coverage-guided fuzzers (docs/testing.md); LAMINA_FUZZ_SECONDS=0
+# skips it. It builds its own binaries (.build-fuzz), so it runs even when the build failed.
+if [ $# -ne 0 ]; then
+  skip "fuzz" "arguments given: they select Swift tests"
+elif [ "${LAMINA_FUZZ_SECONDS:-20}" = 0 ]; then
+  skip "fuzz" "LAMINA_FUZZ_SECONDS=0"
+else
+  step "fuzz" bash scripts/fuzz.sh "${LAMINA_FUZZ_SECONDS:-20}" all
 fi
+
+echo
+echo "lamina: each step's result:"
+for r in "${results[@]}"; do echo "  $r"; done
+echo "steps: $passed passed, $failed failed, $skipped skipped"
+[ $failed -eq 0 ]

@@ -80,6 +80,9 @@ public final class Compositor {
     let frameTimer: any FrameTimer
     /// Requests waiting for the next frame (a screenshot while an output awaits its flip).
     var frameWaiters: [FrameWaiter] = []
+    /// Frames the outputs showed, one per output: page flips completed, and frames shown at once
+    /// (a modeset, headless) (`stats display.framesPresented`).
+    var framesPresented: UInt64 = 0
     /// The first frame reached the screen (logged once).
     var firstFrameShown = false
     /// Receives every presented frame (`laminad --frames-dir`); nil records nothing.

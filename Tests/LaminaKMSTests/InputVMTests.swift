@@ -160,13 +160,14 @@ extension KMSVMTests {
             start_udev
             seatd -u nobody -g nogroup -l info >/tmp/seatd.log 2>&1 &
             SEATD=$!
-            i=0; while [ ! -S /run/seatd.sock ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+            poll 50 test -S /run/seatd.sock || echo "VMKMS_FAIL seatd did not listen"
             value event_mode "$(stat -c %a:%U /dev/input/event2)"
             mkdir -p /tmp/kiosk; chown nobody /tmp/kiosk
             export LAMINA_SOCKET=/tmp/kiosk/lamina.sock
             setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp/kiosk XDG_RUNTIME_DIR=/tmp/kiosk \
                 "$B/laminad" --backend kms --socket $LAMINA_SOCKET --log-level debug >>$LOG 2>&1 &
             PID=$!
+            poll 300 listening && calibrate
             wait_log "input: added 'QEMU Virtio Tablet'" 200
             qmp input-send-event '\(qmpTablet(32767, 0))'
             wait_log "pointerMotion(to: (1279.96, 0.0))" 100
@@ -282,23 +283,24 @@ extension KMSVMTests {
             apply $D/scene.json; settle
             "$B/laminactl" events --count 5 >/tmp/events.txt 2>/tmp/events.err &
             EV=$!
-            i=0; while ! grep -q listening /tmp/events.err && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+            poll 100 grep -q listening /tmp/events.err || echo "VMKMS_FAIL laminactl events did not listen"
             qmp input-send-event '\(qmpTablet(8192, 16384))'
             qmp input-send-event '\(qmpButton(true))'
             qmp input-send-event '\(qmpButton(false))'
-            i=0; while kill -0 $EV 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+            poll 100 gone $EV
             value events "$(tr '\\n' '|' </tmp/events.txt)"
             "$B/lamina-probe" input-latency 20 100 >/tmp/latency.txt 2>&1 &
             LB=$!
-            i=0; while ! grep -q ready /tmp/latency.txt && [ $i -lt 900 ]; do sleep 0.1; i=$((i+1)); done
-            grep -q ready /tmp/latency.txt || echo "VMKMS_FAIL lamina-probe input-latency did not get ready"
-            # Tablet moves until it has its 20 events (a loaded host slows the guest a lot).
-            x=4000; n=0
-            while kill -0 $LB 2>/dev/null && [ $n -lt 80 ]; do
+            poll 900 grep -q ready /tmp/latency.txt || echo "VMKMS_FAIL lamina-probe input-latency did not get ready"
+            # Tablet moves until it has its 20 events (each move is one; a slow guest takes longer).
+            x=4000
+            nudge() {
+                gone $LB && return 0
                 qmp input-send-event "$(printf '{"events":[{"type":"abs","data":{"axis":"x","value":%d}},{"type":"abs","data":{"axis":"y","value":12000}}]}' $x)"
-                x=$((x + 300)); n=$((n + 1)); sleep 0.05
-            done
-            i=0; while kill -0 $LB 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+                x=$(( 4000 + (x - 4000 + 300) % 24000 ))
+                return 1
+            }
+            poll 300 nudge || echo "VMKMS_FAIL lamina-probe input-latency did not get its events"
             value latency "$(grep 'input latency' /tmp/latency.txt)"
             stop_laminad
             """)
@@ -335,7 +337,7 @@ extension KMSVMTests {
             start_laminad --config $D/off.toml
             wait_log "first frame on screen" 150
             \(type(["a", "ret"]))
-            i=0; while [ ! -s /tmp/tty1.txt ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
+            poll 50 test -s /tmp/tty1.txt
             value control "$(tr -d '\\r\\n' </tmp/tty1.txt)"
             stop_laminad
             : >/tmp/tty1.txt
@@ -344,12 +346,13 @@ extension KMSVMTests {
             wait_log "no longer reads the keyboard" 50
             \(type(["b", "ret"]))
             wait_log 'name: "Return", text: "\\\\r")' 100
-            sleep 0.5
+            nap 0.5
             value typed "$(tr -d '\\r\\n' </tmp/tty1.txt)x"
             \(ctrlAltF2)
             wait_log "input: session switched away" 100
             # The kernel finishes the switch once laminad has released the VT: look until it shows.
-            i=0; while [ "$(cat /sys/class/tty/tty0/active)" != tty2 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
+            on_tty2() { [ "$(cat /sys/class/tty/tty0/active)" = tty2 ]; }
+            poll 50 on_tty2
             value vt "$(cat /sys/class/tty/tty0/active)"
             busybox chvt 1
             wait_log "input: session back" 100

@@ -21,27 +21,68 @@ enum VMHarness {
     }
 
     /// Shell functions every guest script starts with.
+    ///
+    /// No wait counts on the machine's speed: each waits for a condition (`poll`), up to a limit
+    /// given at the reference speed and scaled by the guest's speed factor `F` (vmkms.py measures
+    /// it from the boot, `$LAMINA_VM_FACTOR`, and raises it where the first request to laminad,
+    /// `calibrate`, was slower still). A wait for something that must *not* happen (`nap`) is
+    /// scaled the same way.
     static var prelude: String {
         """
         B=\(buildDirectory)
+        F=${LAMINA_VM_FACTOR:-1}
         export LAMINA_SOCKET=/run/lamina.sock
         LOG=/tmp/laminad.log
         : >$LOG
         tail -f $LOG &
         TAIL=$!
+        # scaled X: X seconds (or tenths, or a count) at the reference speed, on this guest.
+        scaled() { awk -v x="$1" -v f="$F" 'BEGIN { printf "%d", x * f + 0.5 }'; }
+        # nap SECONDS: a wait for something not to happen, as long as it takes this guest.
+        nap() { sleep "$(awk -v x="$1" -v f="$F" 'BEGIN { printf "%.2f", x * f }')"; }
+        # tenths: the guest's uptime in tenths of a second.
+        tenths() { read t _ </proc/uptime; t=${t%?}; echo "${t%.*}${t#*.}"; }
+        # poll TENTHS COMMAND…: COMMAND until it succeeds, every 0.1 s, for at most TENTHS tenths
+        # of a second at the reference speed (a deadline, not a count of tries: a try may itself
+        # take long on a slow guest). Fails when the time is up.
+        poll() {
+            end=$(( $(tenths) + $(scaled $1) )); shift
+            until "$@"; do [ "$(tenths)" -lt $end ] || return 1; sleep 0.1; done
+        }
+        listening() { [ -S $LAMINA_SOCKET ]; }
+        gone() { ! kill -0 "$1" 2>/dev/null; }
+        # calibrate: once laminad first listens, time what the tests do most (a Swift process
+        # started from the host's files, one request): a busy host slows it far more than the
+        # boot. vmkms.py answers with the factor, raised if this was slower than the boot said.
+        calibrate() {
+            [ -z "$CALIBRATED" ] || return 0
+            CALIBRATED=1
+            t0=$(tenths); "$B/laminactl" stats >/dev/null; t=$(( $(tenths) - t0 ))
+            echo "VMKMS_CALIBRATE $((t / 10)).$((t % 10))"; read F
+            value vm_factor $F
+        }
         # start_laminad ARGS…: laminad on the KMS backend, waiting until it listens.
         start_laminad() {
             START=$(cut -d' ' -f1 /proc/uptime)
             "$B/laminad" --backend kms --socket $LAMINA_SOCKET --log-level debug "$@" >>$LOG 2>&1 &
             PID=$!
-            i=0
-            while [ ! -S $LAMINA_SOCKET ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
-            [ -S $LAMINA_SOCKET ] || { echo "VMKMS_FAIL laminad did not listen"; exit 3; }
+            poll 300 listening || { echo "VMKMS_FAIL laminad did not listen"; exit 3; }
+            calibrate
         }
-        # settle: the last change has been drawn and its page flip has completed.
+        # shown: the display shows the tree (no frame owed: none due, no flip pending), or, for a
+        # scene that never rests (a video, an animation), a frame reached it after SHOWN_FROM was
+        # read: the screenshot's frame (it drew the change) or a later one.
+        shown() {
+            "$B/laminactl" stats >/tmp/shown || return 1
+            [ "$(sed -n 's/^display.frameOwed //p' /tmp/shown)" = 0 ] \\
+                || [ "$(sed -n 's/^display.framesPresented //p' /tmp/shown)" -gt "${SHOWN_FROM:-0}" ]
+        }
+        # settle: the last change has been drawn and its page flip has completed. (The
+        # screenshot draws whatever is pending; then the frame must reach the display.)
         settle() {
             "$B/laminactl" screenshot /tmp/settle.png >/dev/null || echo "VMKMS_FAIL screenshot request failed"
-            sleep 0.3
+            SHOWN_FROM=$("$B/laminactl" stats | sed -n 's/^display.framesPresented //p')
+            poll 100 shown || echo "VMKMS_FAIL the display did not catch up: $(grep '^display\\.' /tmp/shown | paste -sd' ')"
         }
         # apply FILE: the scene at once (no implicit animations), for exact pixels.
         apply() { "$B/laminactl" apply --disable-actions "$1" >/dev/null || echo "VMKMS_FAIL apply $1"; }
@@ -58,15 +99,13 @@ enum VMHarness {
         # pull NAME FILE: a file of the guest's to the host's test folder (Run.file(NAME)).
         pull() { echo "VMKMS_FILE $1 $(base64 -w0 "$2")"; }
         value() { echo "VMKMS_VALUE $1 $2"; }
+        logged() { grep -q "$1" $LOG; }
+        counted() { [ "$(grep -c "$1" $LOG)" -ge "$2" ]; }
         wait_log() {  # wait_log PATTERN [TENTHS]
-            i=0
-            while ! grep -q "$1" $LOG && [ $i -lt ${2:-100} ]; do sleep 0.1; i=$((i+1)); done
-            grep -q "$1" $LOG || echo "VMKMS_FAIL no '$1' in the log"
+            poll ${2:-100} logged "$1" || echo "VMKMS_FAIL no '$1' in the log"
         }
         wait_count() {  # wait_count PATTERN N [TENTHS]: the log has N lines matching PATTERN
-            i=0
-            while [ "$(grep -c "$1" $LOG)" -lt "$2" ] && [ $i -lt ${3:-100} ]; do sleep 0.1; i=$((i+1)); done
-            [ "$(grep -c "$1" $LOG)" -ge "$2" ] || echo "VMKMS_FAIL fewer than $2 '$1' in the log"
+            poll ${3:-100} counted "$1" "$2" || echo "VMKMS_FAIL fewer than $2 '$1' in the log"
         }
         stop_laminad() { kill -TERM $PID; wait $PID; value laminad_exit $?; }
         # qmp COMMAND [JSON]: a QMP command run by the host (input-send-event needs --input).
@@ -77,11 +116,12 @@ enum VMHarness {
             /lib/systemd/systemd-udevd --daemon --resolve-names=never >/tmp/udevd.log 2>&1 || echo "VMKMS_FAIL systemd-udevd did not start"
             # udevadm refuses to trigger in a chroot ("Running in chroot, ignoring request") unless told.
             SYSTEMD_IGNORE_CHROOT=1 udevadm trigger --action=add --subsystem-match=input
-            SYSTEMD_IGNORE_CHROOT=1 udevadm settle --timeout=30 || echo "VMKMS_FAIL udevadm settle"
+            SYSTEMD_IGNORE_CHROOT=1 udevadm settle --timeout=$(scaled 30) || echo "VMKMS_FAIL udevadm settle"
         }
         # input_log: laminad's `input: ` lines, each once and whole, as VMKMS_INPUT lines (the
         # tail of the log may not have reached the console yet when the guest ends).
         input_log() { kill $TAIL 2>/dev/null; wait $TAIL 2>/dev/null; grep " input: " $LOG | sed 's/^/VMKMS_INPUT /'; }
+        value vm_factor $F
 
         """
     }
@@ -121,6 +161,10 @@ enum VMHarness {
             return result
         }
 
+        /// How many times slower than the reference machine the guest ran (vmkms.py's speed
+        /// factor, from its boot; 1 or more): the guest's waits were scaled by it.
+        var factor: Double { values["vm_factor"].flatMap(Double.init) ?? 1 }
+
         /// Failures the guest script reported.
         var failures: [String] {
             serial.split(whereSeparator: \.isNewline).filter { $0.contains("VMKMS_FAIL") && !$0.contains("echo") }.map(String.init)
@@ -129,10 +173,12 @@ enum VMHarness {
 
     /// Boots a guest that runs `script` (after `prelude`), with `files` written beside it.
     /// `input` adds QEMU's virtio keyboard and tablet (driven with `qmp input-send-event`).
+    /// `timeout`: seconds the script may take at the reference speed; vmkms.py scales it by the
+    /// guest's measured speed factor (and LAMINA_VM_SLOWDOWN), so a slow machine gets longer.
     /// Cancels the test (a skip, with the reason) when qemu or the kernel cannot be had here.
     static func run(
         _ name: String, device: String = "virtio", outputs: Int = 1, vncHead: Int? = nil, input: Bool = false,
-        files: [String: String] = [:], script: String
+        timeout: Int = 150, files: [String: String] = [:], script: String
     ) throws -> Run {
         let directory = repository + "/.cache/vm/tests/" + name
         try? FileManager.default.removeItem(atPath: directory)
@@ -146,7 +192,7 @@ enum VMHarness {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         var arguments = ["python3", repository + "/scripts/vm/vmkms.py", "run", "--script", scriptPath, "--out", directory,
-                         "--device", device, "--outputs", String(outputs), "--timeout", "150"]
+                         "--device", device, "--outputs", String(outputs), "--timeout", String(timeout)]
         if let vncHead { arguments += ["--vnc-head", String(vncHead)] }
         if input { arguments.append("--input") }
         process.arguments = arguments
@@ -168,6 +214,9 @@ enum VMHarness {
         }
         let serial = (try? String(contentsOfFile: directory + "/serial.log", encoding: .utf8)) ?? ""
         let run = Run(directory: directory, status: process.terminationStatus, serial: serial)
+        // The boot's timing and the factor, for whoever reads the test log.
+        let timing = stderr.split(whereSeparator: \.isNewline).filter { $0.contains("booted in") || $0.contains("first request") || $0.contains("guest exited") || $0.contains("timed out") }
+        print("VM \(name): \(timing.map { $0.replacingOccurrences(of: "vmkms: ", with: "") }.joined(separator: "; "))")
         #expect(run.status == 0, "the guest script failed (status \(run.status)):\n\(stderr)\n\(serial.suffix(4000))")
         #expect(run.failures.isEmpty, "\(run.failures)\n\(serial.suffix(4000))")
         return run

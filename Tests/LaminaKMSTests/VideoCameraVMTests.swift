@@ -25,8 +25,8 @@ extension KMSVMTests {
             wait_log "video 1 of session"
             # The camera keeps streaming while its buffers are held for the screen (a pool it
             # could run out of would stop it after a few frames): wait for 10 (slow under TCG).
-            i=0
-            while [ "$("$B/laminactl" stats | sed -n 's/^video.framesDMABuf //p')" -lt 10 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+            streamed() { n=$("$B/laminactl" stats | sed -n 's/^video.framesDMABuf //p'); [ "${n:-0}" -ge 10 ]; }
+            poll 600 streamed
             settle
             shot camera
             "$B/laminactl" stats > /tmp/stats

@@ -10,13 +10,16 @@ extension KMSVMTests {
     /// `laminactl apply` made shows what was delivered.
     @Test func touchWakesAnIdleBlankedDisplayAndIsNotDelivered() throws {
         let run = try VMHarness.run("wake", files: ["scene.json": testScene], script: """
-            start_laminad --idle-blank 6
+            # 12 s, times the guest's speed factor: the five touches and the screendump after them
+            # (eight laminactl calls) must come before the display blanks again.
+            IDLE=$(scaled 12); value idle_blank $IDLE
+            start_laminad --idle-blank $IDLE
             apply $D/scene.json; settle
             "$B/laminactl" events --count 3 >/tmp/events.txt 2>/tmp/events.err &
             EV=$!
-            i=0; while ! grep -q listening /tmp/events.err && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+            poll 100 grep -q listening /tmp/events.err || echo "VMKMS_FAIL laminactl events did not listen"
             cat /tmp/events.err
-            wait_log "idle for 6" 200; sleep 0.5
+            wait_log "idle for $IDLE" 200; nap 0.5
             shot idle
             "$B/laminactl" input touch down 1 200 150
             "$B/laminactl" input touch move 1 210 160
@@ -25,7 +28,7 @@ extension KMSVMTests {
             "$B/laminactl" input touch up 2
             settle
             shot woken
-            i=0; while kill -0 $EV 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+            poll 100 gone $EV
             cat /tmp/events.err
             value event_lines "$(wc -l </tmp/events.txt)"
             value events "$(tr '\\n' '|' </tmp/events.txt)"
@@ -33,7 +36,7 @@ extension KMSVMTests {
             stop_laminad
             """)
         #expect(run.failures.isEmpty, "\(run.failures)")
-        expectPixel(try run.shot("idle"), 200, 150, (0, 0, 0), "blank after 6 s idle")
+        expectPixel(try run.shot("idle"), 200, 150, (0, 0, 0), "blank after \(run.values["idle_blank"] ?? "?") s idle")
         expectPixel(try run.shot("woken"), 200, 150, (255, 0, 0), "the touch woke the display")
         #expect(run.serial.contains("touch on a blanked display: waking it"))
         let values = run.values

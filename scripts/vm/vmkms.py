@@ -16,12 +16,26 @@ The guest command talks to the host over the serial console, one request per lin
                                --input: key presses, tablet moves and clicks); then a newline
   VMKMS_FILE NAME BASE64       a file from the guest (its bytes in base64, on one line), written
                                to OUT/NAME (the guest's writes stay in its tmpfs otherwise)
+  VMKMS_BOOTED                 printed by /init once it is ready to run the command; the host
+                               answers with the guest's speed factor (below)
+  VMKMS_CALIBRATE SECONDS      how long the command's first request to laminad took (a Swift
+                               process started, one round trip); the host answers with the
+                               speed factor, raised where that was slower than the boot said
   VMKMS_EXIT=N                 printed by /init when the command ends
+
+Speed: the guest's boot (qemu started → VMKMS_BOOTED) is timed against REFERENCE_BOOT_SECONDS,
+the boot on the machine the tests' waits were written for, and its first request to laminad
+(VMKMS_CALIBRATE) against REFERENCE_REQUEST_SECONDS. The larger ratio (never below 1, at most
+MAX_FACTOR), times LAMINA_VM_SLOWDOWN if set, is the speed factor: --timeout counts from the
+boot, multiplied by it, and the command sees it as $LAMINA_VM_FACTOR (then as the answer to
+VMKMS_CALIBRATE) to scale its own waits.
+LAMINA_VM_SLOW=N runs qemu only 1/N of the time (stopped and continued every 0.1 s, as cpulimit
+does), a guest N times slower, to try the tests as a slow machine would run them.
 
 Usage:
   vmkms.py prepare                         fetch the kernel and build the initramfs (cached)
   vmkms.py run --script FILE --out DIR [--device virtio|bochs|vga|vkms] [--outputs N]
-               [--vnc-head H] [--input] [--timeout S]
+               [--vnc-head H] [--input] [--timeout S]   (S at the reference speed)
 
 Exit status: the guest command's, 124 on timeout, 77 when qemu cannot run at all here (with
 the reason on stderr), 1 on a harness error. Only the Python standard library is used.
@@ -40,16 +54,32 @@ import os
 import re
 import select
 import shutil
+import signal
 import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 CACHE = os.environ.get("LAMINA_VM_CACHE", os.path.join(REPO, ".cache", "vm"))
 SKIP = 77
+
+# The guest's boot (qemu started → /init ready to run the command) on the machine the tests'
+# waits were written for: this project's 2-core machine with little else running boots in
+# 3.2–4.1 s (2026-11-27); the reference is a little under its quickest.
+REFERENCE_BOOT_SECONDS = 3.0
+# The guest command's first `laminactl stats` there (a Swift process started from the host's
+# files over 9p, one round trip); estimated from runs here: 1.1-2.0 s at boot factors 2-2.5.
+# A busy host can slow this far more than the boot (5.5 s at a boot factor of 3; among other
+# builds, 4-7 s a call at a boot factor of 4).
+REFERENCE_REQUEST_SECONDS = 0.8
+# A guest this many times slower still gets an end: a hung one must not run for ever.
+MAX_FACTOR = 12.0
+# The boot's own limit, before there is a factor (at the reference speed, times the knobs).
+BOOT_LIMIT_SECONDS = 60.0
 
 MODULES = [
     "virtio_ring", "virtio_pci_modern_dev", "virtio_pci_legacy_dev", "virtio", "virtio_pci",
@@ -92,8 +122,12 @@ if [ -n "$vkms" ]; then insmod "/newroot$vkms" enable_overlay=1 || echo "VMKMS_E
 i=0
 while [ ! -e /newroot/dev/dri/card0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
 script=$(sed -n 's/.*vmscript=\([^ ]*\).*/\1/p' /newroot/proc/cmdline)
+# The host timed the boot up to here: it answers with how much slower than the reference this
+# guest runs, and the command's waits scale by it.
+echo "VMKMS_BOOTED"
+read factor
 chroot /newroot /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    HOME=/root XDG_RUNTIME_DIR=/run/user/0 TERM=dumb /bin/sh "$script" </dev/console
+    HOME=/root XDG_RUNTIME_DIR=/run/user/0 TERM=dumb LAMINA_VM_FACTOR="${factor:-1}" /bin/sh "$script" </dev/console
 echo "VMKMS_EXIT=$?"
 poweroff -f
 """
@@ -312,10 +346,82 @@ def prepare():
     return vmlinux, build_initramfs(modules)
 
 
+# MARK: speed
+
+def speed_factor(boot_seconds, slowdown=1.0, request_seconds=None):
+    """How many times slower than the reference machine the guest runs: the slower of its boot
+    and (once measured) its first request to laminad, each against the reference; never below
+    1 (a quick guest does not shorten anything), at most MAX_FACTOR, then times
+    LAMINA_VM_SLOWDOWN (`slowdown`), which a person sets knowingly."""
+    ratios = [1.0, boot_seconds / REFERENCE_BOOT_SECONDS]
+    if request_seconds is not None:
+        ratios.append(request_seconds / REFERENCE_REQUEST_SECONDS)
+    return min(MAX_FACTOR, max(ratios)) * slowdown
+
+
+def knob(name, environ):
+    """The number in the environment variable `name` (1 when unset): a multiplier ≥ 1."""
+    text = environ.get(name, "").strip()
+    if not text:
+        return 1.0
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value >= 1 or value == float("inf"):
+        raise HarnessError(f"{name}={text!r}: expected a number ≥ 1")
+    return value
+
+
+class TimedOut(Exception):
+    """The guest (or qemu, asked over QMP or RFB) did not finish before the deadline."""
+
+
+class Throttle:
+    """LAMINA_VM_SLOW=N: qemu runs 1/N of each 0.1 s and is stopped (SIGSTOP) for the rest,
+    as cpulimit does, so the guest sees a machine N times slower (its clock keeps real time)."""
+    PERIOD = 0.1
+
+    def __init__(self, pid, slow):
+        self.pid, self.slow = pid, slow
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _signal(self, sig):
+        try:
+            os.kill(self.pid, sig)
+        except ProcessLookupError:
+            self.done.set()
+
+    def _run(self):
+        running = self.PERIOD / self.slow
+        while not self.done.wait(running):
+            self._signal(signal.SIGSTOP)
+            self.done.wait(self.PERIOD - running)
+            self._signal(signal.SIGCONT)
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+        self._signal(signal.SIGCONT)
+
+
 # MARK: QMP and RFB
 
+def seconds_left(deadline):
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimedOut("the deadline passed")
+    return left
+
+
 class QMP:
+    """QMP commands; each must be answered before `deadline` (which run() moves once the
+    guest's speed is known)."""
+
     def __init__(self, path, deadline):
+        self.deadline = deadline
         while True:
             try:
                 self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -331,7 +437,11 @@ class QMP:
 
     def _read(self):
         while b"\n" not in self.buf:
-            chunk = self.sock.recv(65536)
+            self.sock.settimeout(seconds_left(self.deadline))
+            try:
+                chunk = self.sock.recv(65536)
+            except socket.timeout:
+                raise TimedOut("QMP did not answer")
             if not chunk:
                 raise HarnessError("QMP closed")
             self.buf += chunk
@@ -351,21 +461,27 @@ class QMP:
                 raise HarnessError(f"QMP {command}: {reply['error']}")
 
 
-def rfb_set_desktop_size(path, width, height):
-    """A minimal RFB 3.8 client: no authentication, SetEncodings(ExtendedDesktopSize), SetDesktopSize."""
+def rfb_set_desktop_size(path, width, height, deadline):
+    """A minimal RFB 3.8 client: no authentication, SetEncodings(ExtendedDesktopSize),
+    SetDesktopSize, then QEMU's answer to it (an ExtendedDesktopSize rectangle with x = 1 and
+    the status in y: 0 or 4, "forwarded", once it handed the size to the display)."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(10)
-    s.connect(path)
 
     def recv(n):
         data = b""
         while len(data) < n:
-            chunk = s.recv(n - len(data))
+            s.settimeout(seconds_left(deadline))
+            try:
+                chunk = s.recv(n - len(data))
+            except socket.timeout:
+                raise TimedOut("the RFB server did not answer")
             if not chunk:
                 raise HarnessError("RFB server closed")
             data += chunk
         return data
 
+    s.settimeout(seconds_left(deadline))
+    s.connect(path)
     recv(12)
     s.sendall(b"RFB 003.008\n")
     count = recv(1)[0]
@@ -382,9 +498,29 @@ def rfb_set_desktop_size(path, width, height):
     encodings = [0, -223, -308]  # raw, DesktopSize, ExtendedDesktopSize
     s.sendall(struct.pack(">BBH", 2, 0, len(encodings)) + b"".join(struct.pack(">i", e) for e in encodings))
     s.sendall(struct.pack(">BBHHBB", 251, 0, width, height, 1, 0) + struct.pack(">IHHHHI", 0, 0, 0, width, height, 0))
-    time.sleep(0.3)
-    s.close()
-    return w, h
+    # No FramebufferUpdateRequest was sent, so updates carry only size rectangles.
+    while True:
+        kind = recv(1)[0]
+        if kind == 2:  # Bell
+            continue
+        if kind == 3:  # ServerCutText
+            recv(3)
+            recv(struct.unpack(">I", recv(4))[0])
+            continue
+        if kind != 0:
+            raise HarnessError(f"unexpected RFB message {kind} while waiting for the SetDesktopSize answer")
+        recv(1)
+        for _ in range(struct.unpack(">H", recv(2))[0]):
+            x, y, _, _, encoding = struct.unpack(">HHHHi", recv(12))
+            if encoding == -308:
+                recv(16 * recv(4)[0])
+                if x == 1:
+                    s.close()
+                    if y not in (0, 4):
+                        raise HarnessError(f"QEMU refused SetDesktopSize {width}x{height} (status {y})")
+                    return w, h
+            elif encoding != -223:
+                raise HarnessError(f"unexpected RFB rectangle encoding {encoding} while waiting for the SetDesktopSize answer")
 
 
 # MARK: running
@@ -420,23 +556,34 @@ def run(args):
         cmd += ["-vnc", f"unix:{vnc_path},display=gpu0,head={args.vnc_head}"]
     if args.input:
         cmd += ["-device", "virtio-keyboard-pci", "-device", "virtio-tablet-pci"]
+    slowdown = knob("LAMINA_VM_SLOWDOWN", os.environ)
+    slow = knob("LAMINA_VM_SLOW", os.environ)
     started = time.monotonic()
-    deadline = started + args.timeout
+    # Until the boot is timed, only its own limit (a slow guest's boot is slow too).
+    deadline = started + BOOT_LIMIT_SECONDS * slowdown * slow
+    factor = None
     try:
         qemu = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     except OSError as e:
         raise Unavailable(f"cannot start qemu-system-x86_64: {e}")
+    throttle = Throttle(qemu.pid, slow) if slow > 1 else None
+    if throttle:
+        log(f"LAMINA_VM_SLOW={slow:g}: qemu runs 1/{slow:g} of the time")
     serial_log = open(os.path.join(out, "serial.log"), "wb")
     qmp = None
     pending = b""
     exit_code = None
+
+    def answer(text=b"\n"):
+        qemu.stdin.write(text)
+        qemu.stdin.flush()
+
     try:
         qmp = QMP(qmp_path, deadline)
         while exit_code is None:
             left = deadline - time.monotonic()
             if left <= 0:
-                log(f"timed out after {args.timeout} s")
-                return 124
+                raise TimedOut("the guest did not finish")
             ready, _, _ = select.select([qemu.stdout], [], [], min(left, 1))
             if not ready:
                 if qemu.poll() is not None:
@@ -456,27 +603,43 @@ def run(args):
                 line = raw.decode(errors="replace").strip()
                 if line.startswith("qemu-system-x86_64:") and "Could not" in line:
                     raise Unavailable(line)
+                if factor is None and line.endswith("VMKMS_BOOTED"):
+                    booted = time.monotonic()
+                    boot = booted - started
+                    factor = speed_factor(boot, slowdown)
+                    deadline = booted + args.timeout * factor
+                    qmp.deadline = deadline
+                    log(f"booted in {boot:.1f} s (reference {REFERENCE_BOOT_SECONDS:g} s"
+                        + (f", LAMINA_VM_SLOWDOWN={slowdown:g}" if slowdown != 1 else "")
+                        + f"): speed factor {factor:.2f}, the command gets {args.timeout * factor:.0f} s")
+                    answer(f"{factor:.2f}\n".encode())
+                m = re.search(r"VMKMS_CALIBRATE ([0-9.]+)$", line)
+                if m and factor is not None and "echo" not in line:
+                    request = float(m.group(1))
+                    factor = max(factor, speed_factor(boot, slowdown, request))
+                    deadline = booted + args.timeout * factor
+                    qmp.deadline = deadline
+                    log(f"first request to laminad took {request:.1f} s (reference {REFERENCE_REQUEST_SECONDS:g} s): "
+                        f"speed factor {factor:.2f}, the command gets {args.timeout * factor:.0f} s from the boot")
+                    answer(f"{factor:.2f}\n".encode())
                 m = re.search(r"VMKMS_SHOT (\S+)(?: (\d+))?", line)
                 if m and "echo" not in line:
                     name, head = m.group(1), int(m.group(2) or 0)
                     qmp.execute("screendump", filename=os.path.join(out, name + ".ppm"), device="gpu0", head=head)
                     log(f"{time.monotonic() - started:.1f} s: screendump {name} (head {head})")
-                    qemu.stdin.write(b"\n")
-                    qemu.stdin.flush()
+                    answer()
                 m = re.search(r"VMKMS_RESIZE (\d+) (\d+) (\d+)", line)
                 if m and "echo" not in line:
                     w, h = int(m.group(2)), int(m.group(3))
-                    rfb_set_desktop_size(vnc_path, w, h)
+                    rfb_set_desktop_size(vnc_path, w, h, deadline)
                     log(f"{time.monotonic() - started:.1f} s: SetDesktopSize {w}x{h} on head {m.group(1)}")
-                    qemu.stdin.write(b"\n")
-                    qemu.stdin.flush()
+                    answer()
                 m = re.search(r"VMKMS_QMP (\S+)(?: (.*))?$", line)
                 if m and "echo" not in line:
                     arguments = json.loads(m.group(2)) if m.group(2) else {}
                     qmp.execute(m.group(1), **arguments)
                     log(f"{time.monotonic() - started:.1f} s: QMP {m.group(1)}")
-                    qemu.stdin.write(b"\n")
-                    qemu.stdin.flush()
+                    answer()
                 m = re.search(r"VMKMS_FILE ([A-Za-z0-9._-]+) ([A-Za-z0-9+/=]*)$", line)
                 if m and "echo" not in line:
                     with open(os.path.join(out, m.group(1)), "wb") as f:
@@ -489,10 +652,17 @@ def run(args):
             raise HarnessError("the guest stopped without reporting an exit status (see serial.log)")
         log(f"guest exited {exit_code} after {time.monotonic() - started:.1f} s")
         return exit_code
+    except TimedOut as e:
+        where = "while booting" if factor is None else f"(speed factor {factor:.2f})"
+        log(f"timed out {where} after {time.monotonic() - started:.1f} s: {e}")
+        return 124
     finally:
+        if throttle:
+            throttle.stop()
         if qemu.poll() is None:
             try:
-                qemu.wait(timeout=5)
+                # A guest that reported its exit powers off (slowly, if it is slow); any other is killed.
+                qemu.wait(timeout=5 * (factor or 1) if exit_code is not None else 0)
             except subprocess.TimeoutExpired:
                 qemu.kill()
                 qemu.wait()
@@ -511,7 +681,8 @@ def main():
     r.add_argument("--outputs", type=int, default=1, help="virtio-gpu max_outputs")
     r.add_argument("--vnc-head", type=int, help="tie a VNC server to this head (for VMKMS_RESIZE)")
     r.add_argument("--input", action="store_true", help="add QEMU's virtio keyboard and tablet")
-    r.add_argument("--timeout", type=float, default=90)
+    r.add_argument("--timeout", type=float, default=90,
+                   help="seconds for the command at the reference speed, from the boot (scaled by the speed factor)")
     r.add_argument("--echo", action="store_true", help="copy the serial console to stdout")
     args = parser.parse_args()
     try:

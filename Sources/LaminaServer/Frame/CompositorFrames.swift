@@ -68,6 +68,7 @@ extension Compositor {
     /// presentations, the display follows the outputs, and the next frame is scheduled.
     public func handle(_ events: BackendEvents) {
         repaint.presented(events.presented)
+        framesPresented &+= UInt64(events.presented.count)
         for p in events.presented { noteFirstFrame(at: p.time) }
         for reason in events.reasons { repaint.request(reason) }
         // A display plugged in, unplugged or changing mode can change the desktop's size.
@@ -138,6 +139,10 @@ extension Compositor {
             flipping = Set(backend.outputs.filter(\.isFramePending).map(\.name))
         }
         let submitted = realTime()
+        if backend.isActive {
+            let drawn = frame.outputs ?? backend.outputs.filter(\.isOn).map(\.name)
+            framesPresented &+= UInt64(drawn.filter { !flipping.contains($0) }.count)
+        }
         repaint.submitted(frame, flipping: flipping, now: submitted)
         if flipping.isEmpty { noteFirstFrame(at: submitted) }
         frameProduced()

@@ -47,6 +47,11 @@ extension Compositor {
             Statistic(name: "input.delivered", value: Double(input.delivered)),
             Statistic(name: "input.unclaimed", value: Double(input.unclaimed)),
             Statistic(name: "input.touches", value: Double(input.state.touches.count)),
+            // What the display shows has caught up with the tree when no frame is owed (0):
+            // nothing changed since the last frame, none is due, no flip is pending. Tests wait
+            // on these instead of sleeping (docs/testing.md).
+            Statistic(name: "display.framesPresented", value: Double(framesPresented)),
+            Statistic(name: "display.frameOwed", value: repaint.isArmed || repaint.wantsFrame || backend.isFramePending ? 1 : 0),
         ] + damageStatistics() + presenter.renderer.cacheStatistics.map { Statistic(name: $0.name, value: $0.value) }
             + renderCache.statistics.map { Statistic(name: $0.name, value: $0.value) } + textureStatistics() + (layerRasters?.statistics ?? [])
             + (videoDecoding?.statistics.map { Statistic(name: $0.name, value: $0.value) } ?? []) + (host?.platformStatistics() ?? [])
