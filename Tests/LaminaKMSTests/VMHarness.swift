@@ -129,10 +129,12 @@ enum VMHarness {
 
     /// Boots a guest that runs `script` (after `prelude`), with `files` written beside it.
     /// `input` adds QEMU's virtio keyboard and tablet (driven with `qmp input-send-event`).
+    /// `systemd` boots the host's systemd as PID 1, the script running as a service
+    /// (`vmkms.py run --systemd`). `timeout`: seconds for the whole boot.
     /// Cancels the test (a skip, with the reason) when qemu or the kernel cannot be had here.
     static func run(
         _ name: String, device: String = "virtio", outputs: Int = 1, vncHead: Int? = nil, input: Bool = false,
-        files: [String: String] = [:], script: String
+        systemd: Bool = false, timeout: Int = 150, files: [String: String] = [:], script: String
     ) throws -> Run {
         let directory = repository + "/.cache/vm/tests/" + name
         try? FileManager.default.removeItem(atPath: directory)
@@ -146,9 +148,10 @@ enum VMHarness {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         var arguments = ["python3", repository + "/scripts/vm/vmkms.py", "run", "--script", scriptPath, "--out", directory,
-                         "--device", device, "--outputs", String(outputs), "--timeout", "150"]
+                         "--device", device, "--outputs", String(outputs), "--timeout", String(timeout)]
         if let vncHead { arguments += ["--vnc-head", String(vncHead)] }
         if input { arguments.append("--input") }
+        if systemd { arguments.append("--systemd") }
         process.arguments = arguments
         let errors = Pipe()
         process.standardError = errors
