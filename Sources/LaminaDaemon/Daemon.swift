@@ -142,6 +142,17 @@ public final class Daemon {
             video.openTimeout = options.videoOpenTimeout
             video.stallTimeout = options.videoStallTimeout
             video.planarYUV = options.videoYUVInRenderer ?? renderer.planarVideo.preferred
+            // Under a watchdog (the unit's WatchdogSec), GStreamer starts here, before READY=1:
+            // a registry scan (the first start after an install or an upgrade) takes seconds on a
+            // small board, and at the first video it would block the loop past the watchdog and
+            // get laminad killed mid-scan, at every restart again. Start-up counts against
+            // TimeoutStartSec instead. Elsewhere it starts with the first video, so a laminad
+            // that shows none pays nothing for it.
+            if ServiceManager.watchdogInterval != nil {
+                let started = monotonicSeconds()
+                video.start()
+                logger.info("video: GStreamer started before READY=1, in \(Int((monotonicSeconds() - started) * 1000)) ms")
+            }
             videoDecoding = video
             compositor.videoDecoding = video
         } catch {

@@ -57,7 +57,7 @@ public final class GStreamerVideo: VideoDecoding {
     public var planarYUV = false
 
     /// GStreamer itself starts with the first video (`gst_init` scans the plugin registry), so
-    /// a laminad that shows no video pays nothing for it.
+    /// a laminad that shows no video pays nothing for it; or at `start()`.
     public init() throws(VideoOpenError) {
         let fd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard fd >= 0 else { throw VideoOpenError("eventfd failed: errno \(errno)") }
@@ -70,6 +70,12 @@ public final class GStreamerVideo: VideoDecoding {
     public func drainWakeup() {
         var value: UInt64 = 0
         _ = read(wakeup, &value, 8)
+    }
+
+    /// Starts GStreamer now rather than with the first video (`gst_init`, which loads the plugin
+    /// registry, or scans every plugin when the registry is missing or out of date).
+    public func start() {
+        _ = gstreamerReady
     }
 
     public func open(uri: String) throws(VideoOpenError) -> any VideoDecoder {

@@ -95,15 +95,25 @@ struct ServiceTests {
         return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 
-    @Test func notifiesReadyAndStopping() throws {
+    /// With a watchdog (the unit's WatchdogSec), GStreamer also starts before READY=1, so a
+    /// slow registry scan counts against the start timeout rather than starving the watchdog at
+    /// the first video (ServiceUnitVMTests saw systemd kill laminad mid-scan); without one it
+    /// waits for the first video.
+    @Test(arguments: [false, true]) func notifiesReadyAndStopping(watchdog: Bool) throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let notify = try Self.notifySocket(dir + "/notify")
         defer { close(notify) }
+        var environment = ["NOTIFY_SOCKET": dir + "/notify"]
+        // Long enough that no WATCHDOG=1 ping comes before STOPPING=1.
+        if watchdog { environment["WATCHDOG_USEC"] = "600000000" }
         let pid = try Self.spawn([Self.laminad, "--backend", "auto", "--socket", dir + "/lamina.sock"],
-                                 environment: ["NOTIFY_SOCKET": dir + "/notify"], log: dir + "/laminad.log")
+                                 environment: environment, log: dir + "/laminad.log")
         let ready = Self.receive(notify, within: 60)
         #expect(ready?.contains("READY=1") == true, "got \(ready ?? "nothing")")
+        // Logged before READY=1 was sent.
+        let early = (try? String(contentsOfFile: dir + "/laminad.log", encoding: .utf8)) ?? ""
+        #expect(early.contains("video: GStreamer started before READY=1") == watchdog, "\(early)")
         kill(pid, SIGTERM)
         let stopping = Self.receive(notify, within: 20)
         #expect(stopping?.contains("STOPPING=1") == true, "got \(stopping ?? "nothing")")

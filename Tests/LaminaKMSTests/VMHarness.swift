@@ -175,10 +175,12 @@ enum VMHarness {
     /// `input` adds QEMU's virtio keyboard and tablet (driven with `qmp input-send-event`).
     /// `timeout`: seconds the script may take at the reference speed; vmkms.py scales it by the
     /// guest's measured speed factor (and LAMINA_VM_SLOWDOWN), so a slow machine gets longer.
+    /// `systemd` boots the host's systemd as PID 1, the script running as a service
+    /// (`vmkms.py run --systemd`); its boot counts against the timeout.
     /// Cancels the test (a skip, with the reason) when qemu or the kernel cannot be had here.
     static func run(
         _ name: String, device: String = "virtio", outputs: Int = 1, vncHead: Int? = nil, input: Bool = false,
-        timeout: Int = 150, files: [String: String] = [:], script: String
+        systemd: Bool = false, timeout: Int = 150, files: [String: String] = [:], script: String
     ) throws -> Run {
         let directory = repository + "/.cache/vm/tests/" + name
         try? FileManager.default.removeItem(atPath: directory)
@@ -195,6 +197,7 @@ enum VMHarness {
                          "--device", device, "--outputs", String(outputs), "--timeout", String(timeout)]
         if let vncHead { arguments += ["--vnc-head", String(vncHead)] }
         if input { arguments.append("--input") }
+        if systemd { arguments.append("--systemd") }
         process.arguments = arguments
         let errors = Pipe()
         process.standardError = errors

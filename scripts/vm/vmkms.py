@@ -35,7 +35,11 @@ does), a guest N times slower, to try the tests as a slow machine would run them
 Usage:
   vmkms.py prepare                         fetch the kernel and build the initramfs (cached)
   vmkms.py run --script FILE --out DIR [--device virtio|bochs|vga|vkms] [--outputs N]
-               [--vnc-head H] [--input] [--timeout S]   (S at the reference speed)
+               [--vnc-head H] [--input] [--systemd] [--timeout S]   (S at the reference speed)
+
+With --systemd the guest boots the host's systemd as PID 1 (udev, the journal, seatd and
+units as on a machine) and runs the script as vmkms-script.service, on the serial console;
+the guest powers off when it ends. Without it the script runs in a chroot from /init.
 
 Exit status: the guest command's, 124 on timeout, 77 when qemu cannot run at all here (with
 the reason on stderr), 1 on a harness error. Only the Python standard library is used.
@@ -126,6 +130,46 @@ script=$(sed -n 's/.*vmscript=\([^ ]*\).*/\1/p' /newroot/proc/cmdline)
 # guest runs, and the command's waits scale by it.
 echo "VMKMS_BOOTED"
 read factor
+if grep -q vmsystemd /newroot/proc/cmdline; then
+    # --systemd: boot the host's systemd as PID 1 (a real boot, with udev, the journal and
+    # services as on a machine); vmkms.target runs the script on the serial console and
+    # powers off after it.
+    # The host may be a container: its marker would make the guest's systemd think it is one
+    # too (a console getty, the kernel command line ignored).
+    rm -f /newroot/.dockerenv /newroot/run/.containerenv
+    mkdir -p /newroot/etc/systemd/system /newroot/etc/systemd/system.conf.d
+    # systemd-tmpfiles-setup empties /tmp at boot (D /tmp), which here is the host's /tmp seen
+    # through the overlay, where a checkout or build may be; and walking it over 9p takes a minute.
+    ln -sf /dev/null /newroot/etc/systemd/system/systemd-tmpfiles-setup.service
+    ln -sf /dev/null /newroot/etc/systemd/system/systemd-tmpfiles-clean.timer
+    printf '[Manager]\nShowStatus=no\n' >/newroot/etc/systemd/system.conf.d/vmkms.conf
+    ln -sf vmkms.target /newroot/etc/systemd/system/default.target
+    cat >/newroot/etc/systemd/system/vmkms.target <<EOT
+[Unit]
+Description=vmkms guest script
+Requires=basic.target
+Wants=vmkms-script.service
+After=basic.target vmkms-script.service
+AllowIsolate=yes
+EOT
+    cat >/newroot/etc/systemd/system/vmkms-script.service <<EOT
+[Unit]
+Description=vmkms guest script
+[Service]
+Type=exec
+Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root XDG_RUNTIME_DIR=/run/user/0 TERM=dumb LAMINA_VM_FACTOR=${factor:-1}
+ExecStart=/bin/sh -c '/bin/sh "\$\$0"; echo "VMKMS_EXIT=\$\$?"' $script
+StandardInput=tty-force
+StandardOutput=tty
+TTYPath=/dev/ttyS0
+TTYReset=no
+TTYVHangup=no
+TimeoutStartSec=infinity
+SuccessAction=poweroff-immediate
+FailureAction=poweroff-immediate
+EOT
+    exec switch_root /newroot /lib/systemd/systemd
+fi
 chroot /newroot /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     HOME=/root XDG_RUNTIME_DIR=/run/user/0 TERM=dumb LAMINA_VM_FACTOR="${factor:-1}" /bin/sh "$script" </dev/console
 echo "VMKMS_EXIT=$?"
@@ -546,7 +590,8 @@ def run(args):
         "qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max", "-machine", "q35",
         "-smp", "2", "-m", "1024", "-bios", "/usr/share/qemu/qboot.rom",
         "-kernel", vmlinux, "-initrd", initramfs,
-        "-append", f"console=ttyS0 loglevel=4 panic=-1 vmscript={script}" + (f" vmvkms={vkms}" if vkms else ""),
+        "-append", f"console=ttyS0 loglevel=4 panic=-1 vmscript={script}" + (f" vmvkms={vkms}" if vkms else "")
+        + (" vmsystemd systemd.unit=vmkms.target systemd.show_status=0 systemd.firstboot=0" if args.systemd else ""),
         "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
         "-vga", "none", *(["-device", devices[args.device]] if devices[args.device] else []),
         "-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot",
@@ -681,6 +726,8 @@ def main():
     r.add_argument("--outputs", type=int, default=1, help="virtio-gpu max_outputs")
     r.add_argument("--vnc-head", type=int, help="tie a VNC server to this head (for VMKMS_RESIZE)")
     r.add_argument("--input", action="store_true", help="add QEMU's virtio keyboard and tablet")
+    r.add_argument("--systemd", action="store_true",
+                   help="boot systemd as PID 1; the script runs as a service (vmkms-script.service)")
     r.add_argument("--timeout", type=float, default=90,
                    help="seconds for the command at the reference speed, from the boot (scaled by the speed factor)")
     r.add_argument("--echo", action="store_true", help="copy the serial console to stdout")
