@@ -140,15 +140,20 @@ extension Compositor {
         }
         let submitted = realTime()
         if backend.isActive {
-            let drawn = frame.outputs ?? backend.outputs.filter(\.isOn).map(\.name)
-            framesPresented &+= UInt64(drawn.filter { !flipping.contains($0) }.count)
+            // Shown at once: drawn and not waiting for a flip (counted without building lists:
+            // this runs every frame).
+            if let outputs = frame.outputs {
+                for name in outputs where !flipping.contains(name) { framesPresented &+= 1 }
+            } else {
+                for o in backend.outputs where o.isOn && !flipping.contains(o.name) { framesPresented &+= 1 }
+            }
         }
         repaint.submitted(frame, flipping: flipping, now: submitted)
         if flipping.isEmpty { noteFirstFrame(at: submitted) }
         frameProduced()
         // The clients hear of their animations once the frame that shows them is presented.
         if !events.isEmpty { deliver(events) }
-        answerWaiters(drawn: frame.outputs ?? Array(repaint.planner.outputs.keys))
+        if !frameWaiters.isEmpty { answerWaiters(drawn: frame.outputs ?? Array(repaint.planner.outputs.keys)) }
         scheduleRepaint()
         if let failure { throw failure }
     }

@@ -154,14 +154,14 @@ public struct RepaintLoop: Sendable {
         let reasons = pending
         guard isPaced else {
             guard everywhere || !reasons.isEmpty else { return nil }
-            pending.removeAll()
+            pending.removeAll(keepingCapacity: true)
             return Frame(outputs: nil, target: nil, reasons: reasons)
         }
         let changed = everywhere || !reasons.isEmpty
         let ready = planner.ready(sceneChanged: changed)
         guard !ready.isEmpty else { return nil }
         let target = planner.frameStarted(at: now, on: ready, sceneChanged: changed)
-        pending.removeAll()
+        pending.removeAll(keepingCapacity: true)
         return Frame(outputs: ready, target: target, reasons: reasons)
     }
 
