@@ -285,7 +285,7 @@ def build_initramfs(modules_dir):
         entries.append((f"modules/{name}.ko", 0o100644, open(path, "rb").read()))
         order.append(name)
     entries.append(("modules.order", 0o100644, ("\n".join(order) + "\n").encode()))
-    tmp = target + ".tmp"
+    tmp = f"{target}.{os.getpid()}.tmp"
     with gzip.open(tmp, "wb", compresslevel=1) as f:
         f.write(cpio_newc(entries))
     os.replace(tmp, target)
@@ -387,7 +387,11 @@ def prepare():
     if not os.path.exists("/usr/share/qemu/qboot.rom"):
         raise Unavailable("/usr/share/qemu/qboot.rom is missing (qemu-system-x86 installs it)")
     vmlinux, modules = fetch_kernel()
-    return vmlinux, build_initramfs(modules)
+    # Test suites boot guests side by side: in a fresh checkout the first ones build the
+    # initramfs at the same time, into the same cache file.
+    with open(os.path.join(CACHE, "initramfs.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return vmlinux, build_initramfs(modules)
 
 
 # MARK: speed
