@@ -343,8 +343,11 @@ struct KMSVMTests {
             value card_mode "$(stat -c %a:%U /dev/dri/card0)"
             mkdir -p /tmp/kiosk; chown nobody /tmp/kiosk
             export LAMINA_SOCKET=/tmp/kiosk/lamina.sock LAMINA_KMS_NO_ATOMIC=1
+            # A copy the ordinary user may run: the checkout may lie in a folder only root can
+            # enter (mktemp -d makes it 0700).
+            cp "$B/laminad" /tmp/kiosk/laminad; chmod 755 /tmp/kiosk/laminad
             setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp/kiosk XDG_RUNTIME_DIR=/tmp/kiosk \
-                "$B/laminad" --backend kms --socket $LAMINA_SOCKET --log-level debug >>$LOG 2>&1 &
+                /tmp/kiosk/laminad --backend kms --socket $LAMINA_SOCKET --log-level debug >>$LOG 2>&1 &
             PID=$!
             poll 300 listening || echo "VMKMS_FAIL laminad did not listen"
             calibrate
