@@ -78,9 +78,10 @@ extension KMSVMTests {
             value nonewprivs "$(awk '/^NoNewPrivs:/ {print $2}' /proc/$MAIN/status)"
             value devicepolicy "$(systemctl show -p DevicePolicy --value laminad.service)"
             # wait_videos N NAME: N videos play and the camera and the files have shown frames, or
-            # each of the scene's three videos plays or has failed (at most 300 s: TCG is slow).
+            # each of the scene's three videos plays or has failed (at most 300 s at the reference speed,
+            # scaled by the guest's speed factor: TCG on a busy host is slow).
             wait_videos() {
-              END=$(( $(cut -d. -f1 /proc/uptime) + 300 ))
+              END=$(( $(cut -d. -f1 /proc/uptime) + $(scaled 300) ))
               while [ "$(cut -d. -f1 /proc/uptime)" -lt $END ]; do
                 "$B/laminactl" stats > /tmp/stats
                 playing=$(sed -n 's/^videosPlaying //p' /tmp/stats)
