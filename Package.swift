@@ -17,7 +17,7 @@ let package = Package(
         // The server's modules, for the nested Benchmarks/ package (a package reaches another's
         // targets only through a product). Not a stable API: clients import `Lamina`.
         .library(name: "LaminaInternals", targets: [
-            "LaminaProtocol", "LaminaServer", "LaminaPlatform", "LaminaGLES", "LaminaHeadless", "LaminaRaster",
+            "LaminaProtocol", "LaminaCompositor", "LaminaPlatform", "LaminaGLES", "LaminaHeadless", "LaminaRaster",
             "LaminaTestSupport",
         ]),
     ],
@@ -30,7 +30,7 @@ let package = Package(
         // MARK: Pure Swift
         .target(name: "LaminaCore"),
         .target(name: "LaminaProtocol", dependencies: ["LaminaCore"]),
-        .target(name: "LaminaServer", dependencies: [
+        .target(name: "LaminaCompositor", dependencies: [
             "LaminaCore", "LaminaProtocol", .product(name: "Logging", package: "swift-log"),
         ]),
         // The event loop, descriptors, sockets, files, shared memory, and the systemd service
@@ -68,23 +68,23 @@ let package = Package(
 
         // MARK: Rendering and display
         .target(name: "LaminaImage", dependencies: ["LaminaCore", "LaminaPlatform", "CPNG", "CJPEG"]),
-        .target(name: "LaminaRaster", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaServer", "CCairo", "CPango", "CLinux"]),
+        .target(name: "LaminaRaster", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaCompositor", "CCairo", "CPango", "CLinux"]),
         // Video decoding (GStreamer) for video layers: frames into ImageSources, no GL.
-        .target(name: "LaminaVideo", dependencies: ["LaminaCore", "LaminaServer", "LaminaPlatform", "CGStreamer"]),
-        .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaServer", "CEGL", "CGLES"]),
+        .target(name: "LaminaVideo", dependencies: ["LaminaCore", "LaminaCompositor", "LaminaPlatform", "CGStreamer"]),
+        .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaCompositor", "CEGL", "CGLES"]),
         // No GL here: the output's buffers come from the renderer's side (a RenderTargetAllocator).
-        .target(name: "LaminaHeadless", dependencies: ["LaminaCore", "LaminaServer"]),
+        .target(name: "LaminaHeadless", dependencies: ["LaminaCore", "LaminaCompositor"]),
         .target(name: "LaminaKMS", dependencies: [
             // No GL here: the renderer's side makes the surfaces (ScanoutGraphics, from LaminaGLES).
-            "LaminaCore", "LaminaServer", "LaminaPlatform", "CLinux", "CDRM", "CGBM", "CUdev", "CSeat",
+            "LaminaCore", "LaminaCompositor", "LaminaPlatform", "CLinux", "CDRM", "CGBM", "CUdev", "CSeat",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "LaminaInput", dependencies: [
-            "LaminaCore", "LaminaServer", "LaminaPlatform", "CInput", "CXkb", "CUdev",
+            "LaminaCore", "LaminaCompositor", "LaminaPlatform", "CInput", "CXkb", "CUdev",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "LaminaDaemon", dependencies: [
-            "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaPlatform",
+            "LaminaCore", "LaminaProtocol", "LaminaCompositor", "LaminaPlatform",
             "LaminaGLES", "LaminaHeadless", "LaminaImage", "LaminaKMS", "LaminaRaster", "LaminaInput", "LaminaVideo",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "TOMLKit", package: "TOMLKit"),
@@ -121,29 +121,29 @@ let package = Package(
         // Helpers every test target shares (a seeded generator, image differences, the headless
         // backend wired to the GLES renderer as laminad wires them): one copy.
         .target(name: "LaminaTestSupport", dependencies: [
-            "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless",
+            "LaminaCore", "LaminaProtocol", "LaminaCompositor", "LaminaGLES", "LaminaHeadless",
         ], path: "Tests/LaminaTestSupport"),
         // The GPU checks the test suite and lamina-gpu-check share (dma-bufs of several origins,
         // YUV shader vs CPU), through a real headless renderer.
         .target(name: "LaminaGPUChecks", dependencies: [
-            "CDRM", "CEGL", "CGBM", "CGLES", "CLinux", "LaminaCore", "LaminaServer", "LaminaGLES", "LaminaTestSupport",
+            "CDRM", "CEGL", "CGBM", "CGLES", "CLinux", "LaminaCore", "LaminaCompositor", "LaminaGLES", "LaminaTestSupport",
         ], path: "Tests/LaminaGPUChecks"),
         .testTarget(name: "LaminaCoreTests", dependencies: ["LaminaCore"]),
         .testTarget(name: "LaminaRasterTests", dependencies: ["LaminaCore", "LaminaRaster", "LaminaImage"],
                     exclude: ["Reference"]),
-        .testTarget(name: "LaminaVideoTests", dependencies: ["LaminaCore", "LaminaServer", "LaminaVideo", "LaminaTestSupport", "CGStreamer", "CLinux"]),
+        .testTarget(name: "LaminaVideoTests", dependencies: ["LaminaCore", "LaminaCompositor", "LaminaVideo", "LaminaTestSupport", "CGStreamer", "CLinux"]),
         .testTarget(name: "LaminaProtocolTests", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaTestSupport"]),
         .testTarget(name: "LaminaGLESTests", dependencies: [
-            "CEGL", "CGLES", "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaGLES", "LaminaHeadless", "LaminaImage",
+            "CEGL", "CGLES", "LaminaCore", "LaminaProtocol", "LaminaCompositor", "LaminaGLES", "LaminaHeadless", "LaminaImage",
             "LaminaRaster", "LaminaTestSupport", "LaminaGPUChecks",
         ], exclude: ["Reference"]),
-        .testTarget(name: "LaminaServerTests", dependencies: [
-            "LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaHeadless", "LaminaRaster", "LaminaTestSupport",
+        .testTarget(name: "LaminaCompositorTests", dependencies: [
+            "LaminaCore", "LaminaProtocol", "LaminaCompositor", "LaminaHeadless", "LaminaRaster", "LaminaTestSupport",
         ]),
         .testTarget(name: "LaminaSceneTests", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaScene", "Lamina"]),
-        .testTarget(name: "LaminaInputTests", dependencies: ["LaminaInput", "LaminaServer", "LaminaKMS", "LaminaCore"]),
+        .testTarget(name: "LaminaInputTests", dependencies: ["LaminaInput", "LaminaCompositor", "LaminaKMS", "LaminaCore"]),
         // KMS values (modes, cursor placement) and the KMS suites in a QEMU guest.
-        .testTarget(name: "LaminaKMSTests", dependencies: ["LaminaKMS", "LaminaServer", "LaminaCore", "LaminaImage"]),
+        .testTarget(name: "LaminaKMSTests", dependencies: ["LaminaKMS", "LaminaCompositor", "LaminaCore", "LaminaImage"]),
         // The event loop, Unix sockets with descriptor passing, system call errors.
         .testTarget(name: "LaminaPlatformTests", dependencies: ["LaminaPlatform"]),
         // PNG and JPEG files, reference-image comparison.
@@ -153,7 +153,7 @@ let package = Package(
         .testTarget(name: "LaminaClientTests", dependencies: ["Lamina", "LaminaCore", "LaminaProtocol", "LaminaPlatform"]),
         // laminad's own code: laminad.toml and its key table, the input host, the systemd service.
         .testTarget(name: "LaminaDaemonTests", dependencies: [
-            "LaminaDaemon", "LaminaInput", "LaminaKMS", "LaminaServer", "LaminaCore", "LaminaTestSupport",
+            "LaminaDaemon", "LaminaInput", "LaminaKMS", "LaminaCompositor", "LaminaCore", "LaminaTestSupport",
         ]),
         .testTarget(name: "LaminaEndToEndTests", dependencies: [
             "Lamina", "LaminaCore", "LaminaProtocol", "LaminaImage", "LaminaPlatform", "LaminaTestSupport",
@@ -167,6 +167,6 @@ let package = Package(
 if Context.environment["LAMINA_FUZZ"] == "1" {
     package.products.append(.executable(name: "lamina-fuzz", targets: ["lamina-fuzz"]))
     package.targets.append(.executableTarget(
-        name: "lamina-fuzz", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaServer", "LaminaTestSupport", .product(name: "Logging", package: "swift-log")],
+        name: "lamina-fuzz", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaCompositor", "LaminaTestSupport", .product(name: "Logging", package: "swift-log")],
         swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
 }

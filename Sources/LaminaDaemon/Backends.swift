@@ -1,7 +1,7 @@
 import LaminaGLES
 import LaminaHeadless
 import LaminaKMS
-import LaminaServer
+import LaminaCompositor
 import Logging
 
 /// Which display backend laminad runs on.

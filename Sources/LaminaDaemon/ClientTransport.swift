@@ -3,7 +3,7 @@ import Glibc
 #endif
 import LaminaPlatform
 import LaminaProtocol
-import LaminaServer
+import LaminaCompositor
 import Logging
 
 /// laminad's clients on the wire: the listening socket, accepting (paused when out of

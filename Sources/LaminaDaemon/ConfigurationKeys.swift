@@ -2,7 +2,7 @@ import LaminaCore
 import LaminaHeadless
 import LaminaInput
 import LaminaKMS
-import LaminaServer
+import LaminaCompositor
 import Logging
 
 extension LaminadConfiguration {

@@ -1,6 +1,6 @@
 import LaminaCore
 import LaminaPlatform
-import LaminaServer
+import LaminaCompositor
 import Logging
 
 /// When the configured cursor (`[display] cursor = true`) shows: pointer motion shows it where

@@ -1,6 +1,6 @@
 import LaminaCore
 import LaminaInput
-import LaminaServer
+import LaminaCompositor
 
 extension Daemon {
     /// Every input event, from a device or injected, comes through here on its way to the

@@ -8,7 +8,7 @@ import LaminaKMS
 import LaminaPlatform
 import LaminaProtocol
 import LaminaRaster
-import LaminaServer
+import LaminaCompositor
 import LaminaVideo
 import Logging
 

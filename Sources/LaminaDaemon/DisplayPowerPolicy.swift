@@ -1,7 +1,7 @@
 import LaminaCore
 import LaminaPlatform
 import LaminaProtocol
-import LaminaServer
+import LaminaCompositor
 import Logging
 
 /// When the displays are lit (beside `CursorPolicy`, which says when the cursor shows):

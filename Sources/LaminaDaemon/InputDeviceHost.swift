@@ -5,7 +5,7 @@ import LaminaCore
 import LaminaInput
 import LaminaKMS
 import LaminaPlatform
-import LaminaServer
+import LaminaCompositor
 import Logging
 
 /// laminad's input devices: libinput on the daemon's event loop (KMS backend only), the keymap

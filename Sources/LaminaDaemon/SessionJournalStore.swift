@@ -5,7 +5,7 @@ import Musl
 #endif
 import Dispatch
 import LaminaPlatform
-import LaminaServer
+import LaminaCompositor
 import Logging
 import Synchronization
 

@@ -1,7 +1,7 @@
 import CEGL
 import CGLES
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// The renderer's textures for `ImageSource`s: client images and server rasters alike.
 ///

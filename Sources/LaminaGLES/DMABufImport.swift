@@ -1,6 +1,6 @@
 import CEGL
 import CGLES
-import LaminaServer
+import LaminaCompositor
 
 /// Shows video pictures that decoders leave in dma-buf memory without copying them: each is
 /// imported as an EGLImage (`EGL_EXT_image_dma_buf_import`) and a texture is made its sibling

@@ -1,7 +1,7 @@
 import CEGL
 import CGLES
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// An EGL window surface over a native window (a GBM surface): an output's swapchain, made by
 /// `GBMGraphics` for the KMS backend. Destroyed when released; it holds the window's owner,

@@ -1,5 +1,5 @@
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// Splits a layer's rounded rectangle (and its border) into the parts that need the
 /// antialiasing shader and the parts that are one flat colour, so that on a software rasteriser

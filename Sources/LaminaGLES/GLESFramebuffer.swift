@@ -1,6 +1,6 @@
 import CGLES
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// A render target of the GLES renderer: binding it makes the context current on it.
 public protocol GLESRenderTarget: RenderTarget {

@@ -1,6 +1,6 @@
 import CGLES
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// The `masksToBounds` clip stack: every fragment shader of the clipped variants tests the
 /// innermost `Shaders.maximumClips` clips of the current group, antialiased, under any transform.

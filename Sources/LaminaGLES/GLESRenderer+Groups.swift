@@ -1,6 +1,6 @@
 import CGLES
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// Offscreen groups (group opacity, additive composites, shadows of composited pixels): drawn
 /// into output-sized targets kept from frame to frame, composited into the target below, and

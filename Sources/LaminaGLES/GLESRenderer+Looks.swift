@@ -1,6 +1,6 @@
 import CGLES
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// What the gradient, mask and shadow-path drawing keeps from frame to frame.
 struct LooksState {

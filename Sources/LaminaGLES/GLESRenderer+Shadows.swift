@@ -1,7 +1,7 @@
 import CGLES
 import Glibc
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// Shadows: a layer's own in closed form (`Shaders.shadow`, erf), and the shadow of a group's
 /// pixels (or a shadow path's coverage) by a separable Gaussian blur in scratch targets.

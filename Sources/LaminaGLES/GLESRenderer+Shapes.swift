@@ -1,6 +1,6 @@
 import CGLES
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// Layers' rounded, bordered fills: split into flat cells and antialiased edge bands
 /// (`EdgeBands`), queued in the instanced batch (`ShapeBatch`) where they can wait, or drawn

@@ -1,6 +1,6 @@
 import CGLES
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// Making a program current and setting what every draw sets: the transform, the quad,
 /// corner radii and premultiplied colours.

@@ -1,6 +1,6 @@
 import CGLES
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// Draws a `DrawList` with OpenGL ES 3 into whatever framebuffer is bound: the headless
 /// backend's `GLESFramebuffer`, or a KMS output's window surface.

@@ -1,6 +1,6 @@
 import CGLES
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// Offscreen groups (a shadow of their pixels, group opacity), kept from frame to frame while
 /// their commands stay the same: the group's appearance (its blurred shadow, then its pixels at

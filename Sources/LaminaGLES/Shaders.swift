@@ -1,4 +1,4 @@
-import LaminaServer
+import LaminaCompositor
 
 /// The GLSL ES 3.00 sources of the renderer's programs.
 ///

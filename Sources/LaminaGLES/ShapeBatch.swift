@@ -1,6 +1,6 @@
 import CGLES
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// Layers' rounded rectangles batched into one instanced draw.
 ///

@@ -1,7 +1,7 @@
 import CEGL
 import CGLES
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 extension Shaders {
     /// Planar YUV 4:2:0 to RGB: the three planes sampled where the fragment lies in the

@@ -1,5 +1,5 @@
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// Why the headless backend could not present a frame.
 public enum HeadlessBackendError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// Turns device events into the router's `InputAction`s: absolute positions (touchscreens,
 /// tablets) mapped onto their output through the inverse of its transform and then to the

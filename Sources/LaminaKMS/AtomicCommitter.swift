@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CDRM
-import LaminaServer
+import LaminaCompositor
 import LaminaCore
 
 /// Atomic modesetting (kmscube's drm-atomic.c, wlroots' backend/drm/atomic.c): every change is

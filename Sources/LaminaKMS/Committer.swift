@@ -1,5 +1,5 @@
 import CDRM
-import LaminaServer
+import LaminaCompositor
 
 /// What a commit lights: one connector, the CRTC driving it, the primary plane feeding the CRTC,
 /// the mode, and the cursor if one is configured.

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CDRM
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// The cursor's picture: a small arrow, black outline and white fill, with its hot spot (the
 /// tip) at the top-left pixel. Generated here, so no image file is needed.

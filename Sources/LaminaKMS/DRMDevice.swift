@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CDRM
-import LaminaServer
+import LaminaCompositor
 
 /// An open DRM card (`/dev/dri/cardN`), closed when released. Closing it also gives up DRM
 /// master, so the next compositor (or the console) can take the display.

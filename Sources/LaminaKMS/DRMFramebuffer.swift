@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CDRM
 import CGBM
-import LaminaServer
+import LaminaCompositor
 
 /// A DRM framebuffer over a buffer's planes, removed when released: the one import that both
 /// the primary plane's GBM buffers and an overlay plane's dma-buf pictures go through

@@ -5,7 +5,7 @@ import CDRM
 import CLinux
 import LaminaCore
 import LaminaPlatform
-import LaminaServer
+import LaminaCompositor
 import Logging
 
 /// Collects page-flip events while `drmHandleEvent` runs; its address is the events' user data.

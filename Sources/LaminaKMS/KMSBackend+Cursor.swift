@@ -5,7 +5,7 @@ import CDRM
 import CLinux
 import LaminaCore
 import LaminaPlatform
-import LaminaServer
+import LaminaCompositor
 import Logging
 
 /// The configured cursor (`[display] cursor`): on a CRTC's cursor plane where there is one

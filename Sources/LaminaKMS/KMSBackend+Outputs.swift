@@ -5,7 +5,7 @@ import CDRM
 import CLinux
 import LaminaCore
 import LaminaPlatform
-import LaminaServer
+import LaminaCompositor
 import Logging
 
 /// Finding the outputs: each connected connector the configuration allows gets a free CRTC,

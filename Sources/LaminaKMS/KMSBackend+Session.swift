@@ -5,7 +5,7 @@ import CDRM
 import CLinux
 import LaminaCore
 import LaminaPlatform
-import LaminaServer
+import LaminaCompositor
 import Logging
 
 /// The seat (libseat) or the VT held directly (root): switching away stops drawing and gives

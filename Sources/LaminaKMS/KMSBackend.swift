@@ -5,7 +5,7 @@ import CDRM
 import CLinux
 import LaminaCore
 import LaminaPlatform
-import LaminaServer
+import LaminaCompositor
 import Logging
 /// No DRM device could be used; each reason names a card and why it was passed over.
 public struct KMSUnavailable: Error, CustomStringConvertible {

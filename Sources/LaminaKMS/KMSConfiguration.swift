@@ -1,4 +1,4 @@
-import LaminaServer
+import LaminaCompositor
 
 /// How the KMS backend picks its device and lays out its outputs (the `[kms]` and `[[output]]`
 /// tables of laminad.toml).

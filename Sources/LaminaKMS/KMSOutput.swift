@@ -4,7 +4,7 @@ import Glibc
 import CDRM
 import LaminaCore
 import LaminaPlatform
-import LaminaServer
+import LaminaCompositor
 
 /// One lit connector as an `Output`: its CRTC and plane, its swapchain (the GBM surface and
 /// the renderer's surface over it, with the buffers on screen, queued and staged), and its

@@ -1,5 +1,5 @@
 import CDRM
-import LaminaServer
+import LaminaCompositor
 
 /// The legacy KMS ioctls (kmscube's drm-legacy.c, wlroots' backend/drm/legacy.c): SetCrtc for
 /// a modeset, PageFlip with an event for each frame. Used where atomic is refused, or when

@@ -1,6 +1,6 @@
 import CDRM
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 extension DRMDevice {
     /// Takes `plane` off `crtc` outside an atomic commit (the legacy path, and giving the CRTC

@@ -1,4 +1,4 @@
-import LaminaServer
+import LaminaCompositor
 
 /// What the KMS backend draws its outputs with, made by the renderer's side for the backend's
 /// GBM device: each output's swapchain over its GBM surface. This module knows connectors,

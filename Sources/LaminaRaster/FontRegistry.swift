@@ -1,7 +1,7 @@
 import CLinux
 import CPango
 import LaminaProtocol
-import LaminaServer
+import LaminaCompositor
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 import LaminaCore
 import LaminaProtocol
-import LaminaServer
+import LaminaCompositor
 
 /// The compositor's `LayerRasterizing`: shape and text layers drawn with cairo and pango
 /// (`RasterCache`), handed to the renderer as server-owned `ImageSource`s through the contents
@@ -33,8 +33,8 @@ public final class ServerRasterizer: LayerRasterizing {
          Statistic(name: "rastersRefusedForBudget", value: Double(cache.refusedForBudget))]
     }
 
-    public func contents(tree: UInt32, layer: LayerID, _ p: LayerProperties, toDisplay: Transform3D) -> DrawContents? {
-        let key = RasterCache.Key(tree: Int(tree), layer: layer.rawValue)
+    public func contents(tree: EntrySerial, layer: LayerID, _ p: LayerProperties, toDisplay: Transform3D) -> DrawContents? {
+        let key = RasterCache.Key(tree: Int(tree.rawValue), layer: layer.rawValue)
         // Shapes are sized by their drawn extent, which is not known before drawing: measure
         // the magnification over the bounds (the path normally lies in them).
         let stretch = p.kind == .shape ? toDisplay.largestStretch(over: p.bounds) : 1
@@ -53,8 +53,8 @@ public final class ServerRasterizer: LayerRasterizing {
         return DrawContents(source: source, destination: raster.image.frame)
     }
 
-    public func keep(tree: UInt32, layers: [LayerID]) {
-        for layer in layers { cache.touch(RasterCache.Key(tree: Int(tree), layer: layer.rawValue)) }
+    public func keep(tree: EntrySerial, layers: [LayerID]) {
+        for layer in layers { cache.touch(RasterCache.Key(tree: Int(tree.rawValue), layer: layer.rawValue)) }
     }
 
     public func endFrame() {

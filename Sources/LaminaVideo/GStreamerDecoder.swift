@@ -1,6 +1,6 @@
 import CGStreamer
 import LaminaPlatform
-import LaminaServer
+import LaminaCompositor
 
 /// One video's decoder, pulled by the loop thread: which decoded picture a media time shows
 /// (seeking back, or far ahead), the bus's messages as events, the open deadline and the stall

@@ -1,6 +1,6 @@
 import CGStreamer
 import Glibc
-import LaminaServer
+import LaminaCompositor
 
 /// One video's GStreamer pipeline: its elements (playbin, or v4l2src for a camera, into
 /// `videoconvert ! capsfilter ! appsink`), its bus, its state and seeking. It decides nothing:

@@ -1,7 +1,7 @@
 import CGStreamer
 import Glibc
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// GStreamer, initialised once for the process (the first decoder). Its pooled threads are not
 /// kept idle (`g_thread_pool_set_max_unused_threads(0)`), so a closed decoder leaves no thread.

@@ -1,6 +1,6 @@
 import CGStreamer
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// The planar YUV 4:2:0 layouts the app sink takes where the renderer converts YUV: I420
 /// (three planes, what software decoders give) and NV12 (luma, then Cb and Cr interleaved:

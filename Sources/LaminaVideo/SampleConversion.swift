@@ -1,6 +1,6 @@
 import CGStreamer
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// Turns the app sink's samples into the frames the server takes: a packed RGB or planar YUV
 /// picture in dma-buf memory goes to the renderer to import in place (`DMABufPicture`, the

@@ -1,6 +1,6 @@
 import CGStreamer
 import Glibc
-import LaminaServer
+import LaminaCompositor
 
 /// Which sources a video may come from and how a client's text names one. An absolute path or
 /// a `file:` URI must be a readable regular file, a `v4l2:` URI a character device (both are

@@ -12,7 +12,7 @@ import Glibc
 #endif
 import LaminaCore
 import LaminaProtocol
-import LaminaServer
+import LaminaCompositor
 import LaminaTestSupport
 import Logging
 
@@ -48,7 +48,7 @@ func fuzzDecoder(_ bytes: UnsafeBufferPointer<UInt8>) {
 
 func fuzzApply(_ bytes: UnsafeBufferPointer<UInt8>) {
     guard case .commit(let commit)? = try? ClientMessage.decode(type: 2, body: ArraySlice(bytes)) else { return }
-    var tree = DisplayTree(width: 320, height: 240)
+    var tree = ModelTree(width: 320, height: 240)
     _ = try? tree.attach(ClientID(rawValue: 1), hello: Hello(clientName: "fuzz", session: "s", flags: .keepLayers))
     var limits = ClientLimits()
     limits.maxLayers = 5000

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import LaminaCore
 import LaminaProtocol
-import LaminaServer
+import LaminaCompositor
 
 /// Seed inputs made with the codec the golden-byte tests check (Tests/LaminaProtocolTests),
 /// written once into an empty corpus folder.

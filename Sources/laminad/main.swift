@@ -2,7 +2,7 @@ import ArgumentParser
 import LaminaDaemon
 import LaminaKMS
 import LaminaPlatform
-import LaminaServer
+import LaminaCompositor
 import Logging
 
 /// laminad: owns the display and composites clients' layer trees.

@@ -1,6 +1,6 @@
 import Foundation
 import LaminaDaemon
-import LaminaServer
+import LaminaCompositor
 import LaminaTestSupport
 import Testing
 

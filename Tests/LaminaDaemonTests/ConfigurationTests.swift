@@ -1,6 +1,6 @@
 import LaminaDaemon
 import LaminaKMS
-import LaminaServer
+import LaminaCompositor
 import LaminaTestSupport
 import Testing
 

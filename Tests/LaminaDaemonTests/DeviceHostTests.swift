@@ -1,7 +1,7 @@
 @testable import LaminaDaemon
 import LaminaCore
 import LaminaInput
-import LaminaServer
+import LaminaCompositor
 import Testing
 
 /// The daemon's input host without devices (as on headless): key injection goes through the

@@ -2,11 +2,11 @@ import LaminaCore
 import LaminaImage
 import LaminaProtocol
 import LaminaRaster
-import LaminaServer
+import LaminaCompositor
 import LaminaTestSupport
 import Testing
 
-/// A layer tree for appearance tests. It is committed to a real `DisplayTree`, so the pixels
+/// A layer tree for appearance tests. It is committed to a real `ModelTree`, so the pixels
 /// come through the server's render-list builder exactly as laminad draws them.
 struct SceneLayer {
     var properties = LayerProperties()
@@ -46,7 +46,7 @@ struct SceneLayer {
 /// The draw list laminad would build for `layers` on a display of the given size.
 func drawList(_ layers: [SceneLayer], width: Int, height: Int, background: Color,
               rasters: (any LayerRasterizing)? = nil) throws -> DrawList {
-    var display = DisplayTree(width: width, height: height, background: background)
+    var display = ModelTree(width: width, height: height, background: background)
     let client = ClientID(rawValue: 1)
     _ = try display.attach(client, hello: Hello(clientName: "appearance-tests"))
     var ops: [Operation] = []

@@ -1,6 +1,6 @@
 import Glibc
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 import Testing
 
 /// The layer's shape, border, culling, flipping, group opacity, clipping and shadows, drawn by

@@ -1,6 +1,6 @@
 import LaminaCore
 @testable import LaminaGLES
-import LaminaServer
+import LaminaCompositor
 import Testing
 import LaminaTestSupport
 
@@ -17,7 +17,7 @@ struct ContentsBlitTests {
     }
 
     static func image(video: Bool) -> ImageSource {
-        let s = ImageSource(owner: .session(1), number: 1, bitmap: picture())
+        let s = ImageSource(owner: .session(EntrySerial(1)), number: 1, bitmap: picture())
         s.isVideo = video
         s.pixelsAreOpaque = video
         return s

@@ -1,6 +1,6 @@
 import LaminaCore
 import LaminaProtocol
-import LaminaServer
+import LaminaCompositor
 import LaminaTestSupport
 import Testing
 
@@ -40,14 +40,14 @@ struct TestImage {
 /// A display tree with one client whose images are in heap memory, rendered by a real
 /// headless backend, so updates and destroys can be applied between frames.
 final class ContentsStage {
-    var display: DisplayTree
+    var display: ModelTree
     let backend: HeadlessDisplay
     let client = ClientID(rawValue: 1)
     var memories: [UInt32: HeapPixelMemory] = [:]
     private var next: UInt32 = 1
 
     init(width: Int, height: Int, background: Color = .black) throws {
-        display = DisplayTree(width: width, height: height, background: background)
+        display = ModelTree(width: width, height: height, background: background)
         backend = try HeadlessDisplay(width: width, height: height)
         _ = try display.attach(client, hello: Hello(clientName: "contents-tests"))
     }

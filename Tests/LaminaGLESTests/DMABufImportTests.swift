@@ -1,7 +1,7 @@
 import CEGL
 import LaminaCore
 @testable import LaminaGLES
-import LaminaServer
+import LaminaCompositor
 import LaminaTestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import LaminaCore
 @testable import LaminaGLES
-import LaminaServer
+import LaminaCompositor
 import Testing
 import LaminaTestSupport
 

@@ -1,5 +1,5 @@
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 import Testing
 
 /// Gradient layers (`CAGradientLayer`) drawn by the GLES renderer from trees built by the

@@ -1,6 +1,6 @@
 import Glibc
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 import Testing
 
 /// Mask layers, shadow paths, replicator layers and transform layers, drawn by the GLES

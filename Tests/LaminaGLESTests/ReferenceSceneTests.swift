@@ -1,7 +1,7 @@
 import Glibc
 import LaminaCore
 import LaminaImage
-import LaminaServer
+import LaminaCompositor
 import LaminaTestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import LaminaCore
 import LaminaGLES
 import LaminaHeadless
-import LaminaServer
+import LaminaCompositor
 import LaminaTestSupport
 import Testing
 

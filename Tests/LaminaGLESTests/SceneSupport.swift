@@ -1,5 +1,5 @@
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// A layer and its sublayers, flattened into draw quads the way the server's render pass does:
 /// each layer's transform to the display is its `transformToSuperlayer`, then its superlayer's

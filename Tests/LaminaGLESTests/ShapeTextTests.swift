@@ -2,7 +2,7 @@ import Glibc
 import LaminaCore
 import LaminaProtocol
 import LaminaRaster
-import LaminaServer
+import LaminaCompositor
 import LaminaTestSupport
 import Testing
 
@@ -327,7 +327,7 @@ struct ShapeTextTests {
     func rastersAreCached() throws {
         let backend = try HeadlessDisplay(width: 120, height: 120)
         let rasters = ServerRasterizer()
-        var display = DisplayTree(width: 120, height: 120)
+        var display = ModelTree(width: 120, height: 120)
         let client = ClientID(rawValue: 1)
         _ = try display.attach(client, hello: Hello(clientName: "raster-cache"))
         let id = LayerID(rawValue: 1)

@@ -1,7 +1,7 @@
 import LaminaCore
 @testable import LaminaGLES
 import LaminaGPUChecks
-import LaminaServer
+import LaminaCompositor
 import LaminaTestSupport
 import Testing
 
@@ -17,7 +17,7 @@ struct VideoFrameKindTests {
         let backend = try HeadlessDisplay(width: 64, height: 48)
         let picture = GPUChecks.planarPicture()
         let rgba = picture.rgba()
-        let source = ImageSource(owner: .session(1), number: 1, frame: VideoFrame(planar: picture, time: 0))
+        let source = ImageSource(owner: .session(EntrySerial(1)), number: 1, frame: VideoFrame(planar: picture, time: 0))
         let area = Rect(x: 0, y: 0, width: 64, height: 48)
         let list = DrawList(width: 64, height: 48, commands: [
             DrawCommand(kind: .contents, transform: .identity, bounds: area, contents: DrawContents(source: source, destination: area, isOpaque: false)),

@@ -1,6 +1,6 @@
 import LaminaCore
 import LaminaGPUChecks
-import LaminaServer
+import LaminaCompositor
 import LaminaTestSupport
 import Testing
 
@@ -46,7 +46,7 @@ struct YUVDMABufTests {
                                    planes: [.init(fd: -1, offset: 0, pitch: 64), .init(fd: -1, offset: 3072, pitch: 64)],
                                    matrix: .bt601, fullRange: false, keeper: Keeper()) { nil }
         #expect(dmabuf.copyPlanar() == nil && dmabuf.copy() == nil)
-        let source = ImageSource(owner: .session(1), number: 1, frame: VideoFrame(dmabuf: dmabuf, time: 0))
+        let source = ImageSource(owner: .session(EntrySerial(1)), number: 1, frame: VideoFrame(dmabuf: dmabuf, time: 0))
         let area = Rect(x: 0, y: 0, width: 64, height: 48)
         try backend.present(DrawList(width: 64, height: 48, commands: [
             DrawCommand(kind: .contents, transform: .identity, bounds: area, contents: DrawContents(source: source, destination: area, isOpaque: false)),

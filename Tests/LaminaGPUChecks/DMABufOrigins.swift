@@ -6,7 +6,7 @@ import CLinux
 import Glibc
 import LaminaCore
 import LaminaGLES
-import LaminaServer
+import LaminaCompositor
 
 /// Where a dma-buf for the import check comes from. Each is what some real producer gives
 /// laminad: a GPU's own buffer (tiled, with its modifier), a linear buffer of a render node (a

@@ -1,7 +1,7 @@
 import CEGL
 import LaminaCore
 import LaminaGLES
-import LaminaServer
+import LaminaCompositor
 
 /// Checks of the renderer's GPU-only paths, run by pixels through a real headless renderer:
 /// video pictures in dma-buf memory imported in place, and planar YUV converted in a shader.
@@ -130,12 +130,12 @@ public enum GPUChecks {
             return .skipped("made \(described), but the renderer does not import (\(renderer.videoImport.dropFirst("copied: ".count)))")
         }
         do {
-            let video = ImageSource(owner: .session(1), number: 1, frame: VideoFrame(dmabuf: picture, time: 0))
+            let video = ImageSource(owner: .session(EntrySerial(1)), number: 1, frame: VideoFrame(dmabuf: picture, time: 0))
             try backend.present(list(video))
             let shown = try backend.screenshot()
             let imported = statistic("video.dmabufImported", of: renderer)
             let refusal = renderer.videoImportRefusal
-            try backend.present(list(ImageSource(owner: .session(1), number: 2, bitmap: TestPattern.bitmap)))
+            try backend.present(list(ImageSource(owner: .session(EntrySerial(1)), number: 2, bitmap: TestPattern.bitmap)))
             let expected = try backend.screenshot()
             let (worst, at) = difference(shown, expected)
             if imported == 0, picture.copy() == nil {
@@ -210,8 +210,8 @@ public enum GPUChecks {
                                  frame: ((PlanarPicture) -> VideoFrame)? = nil) throws -> YUVComparison {
         let yuv = try HeadlessDisplay(width: screen.width, height: screen.height)
         let rgb = try HeadlessDisplay(width: screen.width, height: screen.height)
-        let video = ImageSource(owner: .session(1), number: 1, frame: frame?(picture) ?? VideoFrame(planar: picture, time: 0))
-        let image = ImageSource(owner: .session(1), number: 2, bitmap: picture.rgba())
+        let video = ImageSource(owner: .session(EntrySerial(1)), number: 1, frame: frame?(picture) ?? VideoFrame(planar: picture, time: 0))
+        let image = ImageSource(owner: .session(EntrySerial(1)), number: 2, bitmap: picture.rgba())
         func list(_ source: ImageSource) -> DrawList {
             Self.list(source, size: (picture.width, picture.height), placements: [(origin.0, origin.1, scale)])
         }

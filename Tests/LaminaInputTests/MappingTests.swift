@@ -1,7 +1,7 @@
 import LaminaCore
 import LaminaInput
 import LaminaKMS
-import LaminaServer
+import LaminaCompositor
 import Testing
 
 /// Touch and absolute pointer positions, reported in the panel's physical orientation, mapped

@@ -1,7 +1,7 @@
 import Foundation
 import LaminaCore
 import LaminaInput
-import LaminaServer
+import LaminaCompositor
 import Testing
 
 /// Device events in, the router's actions out, with made-up devices and outputs.

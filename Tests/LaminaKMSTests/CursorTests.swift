@@ -1,6 +1,6 @@
 import LaminaCore
 import LaminaKMS
-import LaminaServer
+import LaminaCompositor
 import Testing
 
 /// The cursor's arithmetic, hand-computed: a desktop point → the output holding it → the panel

@@ -1,6 +1,6 @@
 import LaminaCore
 import LaminaProtocol
-import LaminaServer
+import LaminaCompositor
 
 /// A compositor driven as laminad drives it, without sockets: clients' bytes fed in, replies
 /// decoded into an outbox per client, closes recorded, and the repaint loop's timer kept by

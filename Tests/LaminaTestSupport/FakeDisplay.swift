@@ -1,5 +1,5 @@
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 
 /// A display backend, its outputs and a renderer that only record what they are asked (no GL,
 /// no KMS): for the frame step, the repaint loop and the compositor's requests, tested without

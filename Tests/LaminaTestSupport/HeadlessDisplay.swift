@@ -1,7 +1,7 @@
 import LaminaCore
 import LaminaGLES
 import LaminaHeadless
-import LaminaServer
+import LaminaCompositor
 
 /// The headless backend wired to the GLES renderer, as laminad wires them
 /// (`openDisplay`): a surfaceless context's renderer draws the frame step's frames into the

@@ -1,7 +1,7 @@
 import CGStreamer
 import Foundation
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 import Testing
 import LaminaTestSupport
 @testable import LaminaVideo

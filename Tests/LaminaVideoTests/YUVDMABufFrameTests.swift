@@ -2,7 +2,7 @@ import CGStreamer
 import CLinux
 import Glibc
 import LaminaCore
-import LaminaServer
+import LaminaCompositor
 import Testing
 @testable import LaminaVideo
 

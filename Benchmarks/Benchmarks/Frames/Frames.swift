@@ -2,7 +2,7 @@ import Benchmark
 import LaminaCore
 import LaminaPlatform
 import LaminaProtocol
-import LaminaServer
+import LaminaCompositor
 import LaminaTestSupport
 
 // What a frame costs in process, headless 1280×720 on the virtual clock, with 1,000 layers:
@@ -66,7 +66,7 @@ let benchmarks: @Sendable () -> Void = {
         metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .peakMemoryResident],
         maxDuration: .seconds(2), maxIterations: 1_000)
 
-    var display = DisplayTree(width: 1280, height: 720, background: .black)
+    var display = ModelTree(width: 1280, height: 720, background: .black)
     var limits = ClientLimits()
     limits.maxLayers = count + 10
     _ = try? display.attach(ClientID(rawValue: 1), hello: Hello(clientName: "bench"))

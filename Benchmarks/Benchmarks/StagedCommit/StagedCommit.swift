@@ -2,7 +2,7 @@ import Benchmark
 import LaminaCore
 import LaminaPlatform
 import LaminaProtocol
-import LaminaServer
+import LaminaCompositor
 import LaminaTestSupport
 
 // A big commit served as laminad serves it: a step at a time, each step one turn of the loop,

@@ -1,7 +1,7 @@
 import Benchmark
 import LaminaCore
 import LaminaProtocol
-import LaminaServer
+import LaminaCompositor
 
 // How long one commit of tree edits holds laminad's loop, applied to a display tree as laminad
 // applies it (sublayers are an order-statistic list: an insert at any index, a reorder and a
@@ -13,7 +13,7 @@ private let count = 10_000
 
 /// A display tree with one client attached, and limits that let `count` layers in.
 private struct Fixture {
-    var tree = DisplayTree(width: 1280, height: 720)
+    var tree = ModelTree(width: 1280, height: 720)
     let client = ClientID(rawValue: 1)
     var limits = ClientLimits()
 

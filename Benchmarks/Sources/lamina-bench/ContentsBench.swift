@@ -1,7 +1,7 @@
 import Glibc
 import LaminaCore
 import LaminaGLES
-import LaminaServer
+import LaminaCompositor
 import LaminaTestSupport
 
 /// Contents: texture bytes held per 256×256 contents layer (the number), the frame
@@ -16,7 +16,7 @@ func runContentsBenchmark() throws -> String {
         for p in stride(from: 0, to: bytes.count, by: 4) {
             bytes[p] = UInt8((p / 4 + i * 7) % 256); bytes[p + 1] = UInt8(i * 2); bytes[p + 2] = 128; bytes[p + 3] = 255
         }
-        sources.append(ImageSource(owner: .session(1), number: UInt32(i + 1), memory: HeapPixelMemory(bytes),
+        sources.append(ImageSource(owner: .session(EntrySerial(1)), number: UInt32(i + 1), memory: HeapPixelMemory(bytes),
                                    format: ImageFormat(width: UInt32(side), height: UInt32(side))))
     }
     var seed: UInt64 = 0x9E37_79B9_7F4A_7C15

@@ -2,7 +2,7 @@ import LaminaCore
 import LaminaTestSupport
 import LaminaPlatform
 import LaminaProtocol
-import LaminaServer
+import LaminaCompositor
 
 /// `lamina-bench hittest [N]`: what one touch costs laminad's router with N (10⁴) layers on
 /// screen: 100 panels, each with N/100 sublayers in a grid, turned and scaled, one with a
@@ -13,7 +13,7 @@ import LaminaServer
 func runHitTestBenchmark(count n: Int) -> String {
     var limits = ClientLimits()
     limits.maxLayers = n + 200
-    var tree = DisplayTree(width: 1280, height: 720)
+    var tree = ModelTree(width: 1280, height: 720)
     let client = ClientID(rawValue: 1)
     _ = try? tree.attach(client, hello: Hello(clientName: "bench"))
     let panels = 100, perPanel = max(1, n / panels)

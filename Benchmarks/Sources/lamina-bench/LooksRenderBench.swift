@@ -1,7 +1,7 @@
 import Glibc
 import LaminaCore
 import LaminaProtocol
-import LaminaServer
+import LaminaCompositor
 import LaminaTestSupport
 
 /// Frame times of the appearance features at 1280×720, each against the same count of plain
@@ -35,7 +35,7 @@ private enum LooksScene: CaseIterable {
     }
 
     func drawList(width: Int, height: Int) throws -> DrawList {
-        var display = DisplayTree(width: width, height: height, background: .black)
+        var display = ModelTree(width: width, height: height, background: .black)
         let client = ClientID(rawValue: 1)
         _ = try display.attach(client, hello: Hello(clientName: "bench"))
         var seed: UInt64 = 0x9E37_79B9_7F4A_7C15

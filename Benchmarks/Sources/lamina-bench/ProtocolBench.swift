@@ -3,7 +3,7 @@ import Glibc
 #endif
 import LaminaCore
 import LaminaProtocol
-import LaminaServer
+import LaminaCompositor
 import LaminaTestSupport
 
 /// Commits per second for a commit that sets 100 properties: encode on the client side, then

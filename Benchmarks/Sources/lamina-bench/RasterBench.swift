@@ -4,7 +4,7 @@ import Glibc
 import LaminaCore
 import LaminaProtocol
 import LaminaRaster
-import LaminaServer
+import LaminaCompositor
 import LaminaTestSupport
 
 // Benchmarks of CPU rasterisation (issue 6, shape and text layers): what redrawing costs when a
@@ -98,7 +98,7 @@ func runRasterBenchmark() -> String {
 private func frameCost(animating: Bool) throws -> String {
     let backend = try HeadlessDisplay(width: 1280, height: 720)
     let rasters = ServerRasterizer()
-    var display = DisplayTree(width: 1280, height: 720)
+    var display = ModelTree(width: 1280, height: 720)
     let client = ClientID(rawValue: 1)
     _ = try display.attach(client, hello: Hello(clientName: "raster-bench"))
     var ops: [Operation] = []

@@ -1,12 +1,12 @@
 import Glibc
 import LaminaCore
 import LaminaProtocol
-import LaminaServer
+import LaminaCompositor
 import LaminaTestSupport
 
 /// Frame times of the headless GLES backend at 1280×720 for the scenes issue 6 asks about.
 ///
-/// Each scene is a real layer tree in a `DisplayTree` (the server's render-list builder makes
+/// Each scene is a real layer tree in a `ModelTree` (the server's render-list builder makes
 /// the draw list, as laminad does). Every frame moves every top-level layer a little (a
 /// fractional step, so edges never settle on the pixel grid), builds the list and draws it;
 /// only `present` + `glFinish` is timed, so the number is the renderer's (llvmpipe's) work.
@@ -60,7 +60,7 @@ enum RenderScene: CaseIterable {
 struct SceneBench {
     let scene: RenderScene
     let backend: HeadlessDisplay
-    private var display: DisplayTree
+    private var display: ModelTree
     private let client = ClientID(rawValue: 1)
     private var centres: [Point] = []
     private(set) var commandCount = 0
@@ -68,7 +68,7 @@ struct SceneBench {
     init(scene: RenderScene, width: Int, height: Int) throws {
         self.scene = scene
         backend = try HeadlessDisplay(width: width, height: height)
-        display = DisplayTree(width: width, height: height, background: .black)
+        display = ModelTree(width: width, height: height, background: .black)
         _ = try display.attach(client, hello: Hello(clientName: "lamina-bench"))
         var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next(_ range: Double) -> Double {

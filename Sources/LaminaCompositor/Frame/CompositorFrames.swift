@@ -1,0 +1,212 @@
+import LaminaCore
+import LaminaProtocol
+
+/// Receives each presented frame (laminad writes them as numbered PNG files for the headless
+/// demo, `--frames-dir`). The frame step hands it the frame; it calls nothing back.
+public protocol FrameRecording: AnyObject {
+    /// `frame` is the desktop as presented, top row first.
+    func record(_ frame: Bitmap) throws
+}
+
+/// A request that waits for the next frame: asked while some output still waited for its page
+/// flip, it is answered once every output has drawn a frame since (`owed` empties).
+struct FrameWaiter {
+    let client: ClientID
+    let id: UInt32
+    let request: Request
+    /// The paced outputs that have not drawn since the request.
+    var owed: Set<String>
+}
+
+/// The repaint loop (weston's output repaint, as one path): a reason for a frame arrives
+/// (`requestFrame`), the platform's timer is armed (`scheduleRepaint`), it fires (`frameDue`),
+/// the frame is produced and presented on the outputs that are due (`produce`), and the
+/// backend's events come back (`handle(_:)`). Requests that need the current state drawn ask
+/// the loop too (`drawn(for:…)`); nothing else draws.
+extension Compositor {
+    /// Something needs drawing: the loop notes why and arms the timer if it is not armed.
+    public func requestFrame(_ reason: RepaintReason) {
+        repaint.request(reason)
+        scheduleRepaint()
+    }
+
+    /// Arms the platform's timer where a frame is wanted and it is not armed yet (at start-up,
+    /// after a frame, after the backend's events).
+    public func scheduleRepaint() {
+        switch repaint.schedule(now: realTime()) {
+        case .at(let time)?: frameTimer.arm(at: time)
+        case .afterCurrentEvent?: frameTimer.armAfterCurrentEvent()
+        case nil: break
+        }
+    }
+
+    /// The platform's frame timer fired: draws the frame the loop says is due, on the outputs
+    /// that are free and need it, for the refresh it is aimed at.
+    public func frameDue() {
+        guard let frame = repaint.frameDue(now: realTime()) else {
+            scheduleRepaint()
+            return
+        }
+        do { try produce(frame) } catch { logger.error("frame failed: \(error)") }
+    }
+
+    /// Draws the current state on every output now if a frame is wanted (`always`: even if
+    /// not). Returns false where nothing was drawn: nothing was wanted, or an output still
+    /// waits for its flip (the loop's timer draws it when the flip is in). For compositors
+    /// driven by hand: tests, benchmarks, the fuzzer.
+    @discardableResult
+    public func flushFrame(always: Bool = false) throws -> Bool {
+        guard always || repaint.wantsFrame, let frame = repaint.flush(now: realTime()) else { return false }
+        try produce(frame)
+        return true
+    }
+
+    /// Whether a frame is wanted: a change not drawn yet, or an output that owes a frame.
+    public var repaintPending: Bool { repaint.wantsFrame }
+
+    /// The backend's events (page flips, hotplug, outputs relit): the loop takes the
+    /// presentations, the display follows the outputs, and the next frame is scheduled.
+    public func handle(_ events: BackendEvents) {
+        repaint.presented(events.presented)
+        framesPresented &+= UInt64(events.presented.count)
+        for p in events.presented { noteFirstFrame(at: p.time) }
+        for reason in events.reasons { repaint.request(reason) }
+        // A display plugged in, unplugged or changing mode can change the desktop's size.
+        resize(width: backend.width, height: backend.height)
+        setOutputRoots(backend.outputRoots)
+        outputsChanged()
+    }
+
+    /// The outputs were lit, blanked, connected or lost (power, hotplug, the session): the loop
+    /// paces the ones that are lit now.
+    public func outputsChanged() {
+        repaint.setOutputs(backend.pagedOutputs)
+        answerWaiters(drawn: [])
+        scheduleRepaint()
+    }
+
+    /// Answers a request that needs the current state drawn: true where it is drawn already (or
+    /// was just drawn, `always` drawing even without a change); false where the request waits
+    /// for the next frame, to be answered then (`FrameWaiter`).
+    func drawn(for request: Request, id: UInt32, client: ClientID, always: Bool) throws -> Bool {
+        guard always || repaint.wantsFrame else { return true }
+        if let frame = repaint.flush(now: realTime()) {
+            try produce(frame)
+            return true
+        }
+        sessions[client]?.waitsForFrame = true
+        frameWaiters.append(FrameWaiter(client: client, id: id, request: request, owed: Set(repaint.planner.outputs.keys)))
+        requestFrame(.request)
+        return false
+    }
+
+    /// Waiters whose outputs have all drawn since they asked (or are gone) are answered; their
+    /// clients' frames are handled again.
+    private func answerWaiters(drawn: [String]) {
+        guard !frameWaiters.isEmpty else { return }
+        let paced = Set(repaint.planner.outputs.keys)
+        var answered: [FrameWaiter] = []
+        for i in frameWaiters.indices.reversed() {
+            frameWaiters[i].owed.subtract(drawn)
+            frameWaiters[i].owed.formIntersection(paced)
+            if frameWaiters[i].owed.isEmpty { answered.append(frameWaiters.remove(at: i)) }
+        }
+        for w in answered.reversed() {
+            // Cleared before the reply: the platform, told of the reply, reads the client again.
+            sessions[w.client]?.waitsForFrame = false
+            do {
+                if let answer = try replyAfterFrame(w.request) { reply(w.client, .reply(id: w.id, answer)) }
+            } catch {
+                logger.error("request \(w.id) from \(w.client) failed after its frame: \(error)")
+                reply(w.client, .error(ErrorMessage(code: .internalError, subject: .request, serial: w.id, message: "\(error)")))
+            }
+        }
+    }
+
+    /// Draws and presents `frame`: the state at its target (the refresh it is aimed at; the
+    /// virtual clock's frames show its time) on its outputs (nil: every output).
+    func produce(_ frame: RepaintLoop.Frame) throws {
+        clock.beginFrame(at: frame.target)
+        defer { clock.endFrame() }
+        var failure: (any Error)?
+        let start = realTime()
+        let events = tickAnimations(at: now)
+        let flipping: Set<String>
+        do {
+            flipping = try renderFrame(on: frame.outputs, startedAt: start)
+        } catch {
+            failure = error
+            flipping = Set(backend.outputs.filter(\.isFramePending).map(\.name))
+        }
+        let submitted = realTime()
+        if backend.isActive {
+            // Shown at once: drawn and not waiting for a flip (counted without building lists:
+            // this runs every frame).
+            if let outputs = frame.outputs {
+                for name in outputs where !flipping.contains(name) { framesPresented &+= 1 }
+            } else {
+                for o in backend.outputs where o.isOn && !flipping.contains(o.name) { framesPresented &+= 1 }
+            }
+        }
+        repaint.submitted(frame, flipping: flipping, now: submitted)
+        if flipping.isEmpty { noteFirstFrame(at: submitted) }
+        frameProduced()
+        // The clients hear of their animations once the frame that shows them is presented.
+        if !events.isEmpty { deliver(events) }
+        if !frameWaiters.isEmpty { answerWaiters(drawn: frame.outputs ?? Array(repaint.planner.outputs.keys)) }
+        scheduleRepaint()
+        if let failure { throw failure }
+    }
+
+    /// After each frame: what the frame step noted for the log, and the frame to the recorder.
+    private func frameProduced() {
+        for note in presenter.takeNotes() { logger.info("\(note)") }
+        if !videoImportRefusalLogged, let why = presenter.renderer.videoImportRefusal {
+            videoImportRefusalLogged = true
+            logger.notice("video pictures in dma-buf memory are copied from now on: \(why)")
+        }
+        if let frameRecorder {
+            do { try frameRecorder.record(try presenter.screenshot()) } catch { logger.error("recording frame: \(error)") }
+        }
+    }
+
+    private func noteFirstFrame(at time: Double) {
+        guard !firstFrameShown, !backend.outputs.isEmpty else { return }
+        firstFrameShown = true
+        let since = configuration.startTime.map { " \(Int(((time - $0) * 1000).rounded())) ms after start" } ?? ""
+        logger.notice("first frame on screen\(since): \(backend.summary)")
+    }
+
+    /// One frame of the state the animations were ticked to: videos' pictures taken, the draw
+    /// list built and presented. Returns the outputs whose page flips it queued.
+    private func renderFrame(on outputs: [String]?, startedAt start: Double) throws -> Set<String> {
+        let t = now
+        // Transitions that ended let their old renderings go.
+        transitionSnapshots.keepOnly { transitionInProgress(entry: $0, layer: $1) }
+        if !liveVideos.isEmpty { updateVideoFrames(at: t) }
+        // The presentation tree as this tick left it, handed to the render walk as a value.
+        let presentation = PresentationTree(ticked: animationStates)
+        let list = model.drawList(at: t, presentation: presentation, transitions: transitionSnapshots,
+                                    rasters: layerRasters, cache: renderCache)
+        renderCache.endFrame()
+        layerRasters?.endFrame()
+        for serial in list.truncated where !truncationReported.contains(serial) {
+            truncationReported.insert(serial)
+            let who = model.entries.first { $0.serial == serial }.map { $0.client?.description ?? "session '\($0.session)'" } ?? "a client"
+            logger.warning("\(who)'s tree needs more than \(RenderWalkBudget.maximumVisits) layer draws in a frame (replicators multiply them): the rest is not drawn")
+        }
+        stats.truncatedFrames += list.truncated.isEmpty ? 0 : 1
+        presenter.videosShown = !liveVideos.isEmpty
+        let flipping = try presenter.present(list, on: outputs)
+        stats.framesRendered += 1
+        stats.lastFrameSeconds = realTime() - start
+        lastFrameTime = t
+        // With a real clock, a running animation asks for the next frame; a virtual clock
+        // only moves when told to.
+        if !clock.isVirtual, isAnimating || videosPlaying { repaint.request(.sceneChanged) }
+        if !watchers.isEmpty {
+            watch(#"{"event":"frame","frame":\#(stats.framesRendered),"commits":\#(stats.commitsApplied),"time":\#(JSONWriter.format(t)),"renderMilliseconds":\#(JSONWriter.format((stats.lastFrameSeconds * 1000 * 1000).rounded() / 1000))}"#)
+        }
+        return flipping
+    }
+}
