@@ -56,6 +56,9 @@ public final class Compositor {
     public internal(set) var animationStates: [EntrySerial: AnimationState] = [:]
     /// The old renderings of transitions in progress (the render side's, RenderTransitions.swift).
     var transitionSnapshots = TransitionSnapshots()
+    /// What commits since the last frame replaced on layers that transitions now animate: the
+    /// next frame draws their old renderings (CompositorFrames.swift, `drawReplacedRenderings`).
+    var replacedRenderings: [ReplacedRendering] = []
     /// Connections that asked to `watch` events.
     var watchers: Set<ClientID> = []
     /// Input routing (CompositorInput.swift).

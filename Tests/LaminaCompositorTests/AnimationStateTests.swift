@@ -7,7 +7,7 @@ import LaminaProtocol
 
 /// The three trees kept apart: what a commit replaced comes from `ClientTree.apply`, a
 /// client's animations live in its `AnimationState` (not in the model's entry), and a
-/// transition's old rendering is the render side's (`TransitionSnapshots`).
+/// transition's old rendering is the render side's (`TransitionSnapshots`), drawn from what its commit replaced.
 @Suite("Animation state apart from the model", .serialized)
 final class AnimationStateTests {
     let compositor: Compositor
@@ -105,7 +105,7 @@ final class AnimationStateTests {
             .settings(TransactionSettings(disableActions: true)),
             .set(LayerID(1), .backgroundColor, .color(.blue)),
             .addAnimation(LayerID(1), key: "transition", tag: 0, .transition(push))])))
-        #expect(compositor.transitionSnapshots.count == 1)
+        #expect(compositor.transitionSnapshots.isEmpty && compositor.replacedRenderings.count == 1, "the commit keeps what it replaced; the frame draws it")
         advance(a, 0.5)
         #expect(compositor.transitionSnapshots[entry: compositor.model.entries[0].serial, layer: LayerID(1)] != nil)
         #expect(colorsDrawn([.red, .blue]) == [.red, .blue], "halfway: the old rendering and the new")

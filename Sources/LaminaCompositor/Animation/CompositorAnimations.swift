@@ -260,23 +260,25 @@ extension Compositor {
         return scan.targets
     }
 
-    /// The current rendering of each layer in `ids`, in its own coordinates.
-    func snapshots(of ids: Set<LayerID>, entry i: Int) -> [LayerID: [DrawCommand]] {
+    /// What a commit about to be applied replaces on each layer in `ids`, as values: entry
+    /// `i`'s tree and animation state now, and each layer's presentation values and local time
+    /// now. No walk: the frame step draws the old renderings from it.
+    func replacedRendering(of ids: Set<LayerID>, entry i: Int) -> ReplacedRendering {
         let t = now
-        var out: [LayerID: [DrawCommand]] = [:]
-        let evaluated = PresentationTree(evaluating: animationStates)
+        var layers: [LayerID: ReplacedRendering.Layer] = [:]
         for id in ids {
             guard let p = presentation(of: id, entry: i, at: t) else { continue }
-            out[id] = model.snapshot(entry: i, layer: id, properties: p, localTime: localTime(of: id, entry: i, at: t),
-                                      rasters: layerRasters, presentation: evaluated)
+            layers[id] = ReplacedRendering.Layer(properties: p, localTime: localTime(of: id, entry: i, at: t))
         }
-        return out
+        let serial = model.entries[i].serial
+        return ReplacedRendering(entry: serial, tree: model.entries[i].tree,
+                                 state: animationStates[serial] ?? AnimationState(), layers: layers)
     }
 
-    /// Runs the `transition` action of layers whose sublayer was replaced, and hands the render
-    /// side (`transitionSnapshots`) the old rendering of every layer that now has a transition
-    /// attached.
-    func attachTransitions(_ snapshots: [LayerID: [DrawCommand]], _ changes: [TreeChange], entry i: Int) {
+    /// Runs the `transition` action of layers whose sublayer was replaced, and keeps what the
+    /// commit replaced on every layer that now has a transition attached, for the frame step to
+    /// draw (`replacedRenderings`).
+    func attachTransitions(_ old: ReplacedRendering?, _ changes: [TreeChange], entry i: Int) {
         var settings = TransactionSettings.default
         var replaced: Set<LayerID> = []
         var removedFrom: Set<LayerID> = []
@@ -295,10 +297,10 @@ extension Compositor {
                 break
             }
         }
+        guard var old else { return }
         let serial = model.entries[i].serial
-        for (id, snapshot) in snapshots where animationStates[serial]?.animated[id]?.animations.hasTransition == true {
-            transitionSnapshots[entry: serial, layer: id] = snapshot
-        }
+        old.layers = old.layers.filter { animationStates[serial]?.animated[$0.key]?.animations.hasTransition == true }
+        if !old.layers.isEmpty { keepReplaced(old) }
     }
 
     /// Puts departing layers back where they were, for drawing (`AnimationState.renderTree`).
@@ -313,6 +315,7 @@ extension Compositor {
     @discardableResult
     func forgetAnimations(ofEntry serial: EntrySerial) -> Bool {
         transitionSnapshots.removeAll(entry: serial)
+        replacedRenderings.removeAll { $0.entry == serial }
         guard let state = animationStates.removeValue(forKey: serial) else { return false }
         return !state.departing.isEmpty
     }

@@ -181,7 +181,9 @@ extension Compositor {
     /// list built and presented. Returns the outputs whose page flips it queued.
     private func renderFrame(on outputs: [String]?, startedAt start: Double) throws -> Set<String> {
         let t = now
-        // Transitions that ended let their old renderings go.
+        // Commits since the last frame that gave layers transitions: their old renderings are
+        // drawn; transitions that ended let theirs go.
+        drawReplacedRenderings()
         transitionSnapshots.keepOnly { transitionInProgress(entry: $0, layer: $1) }
         if !liveVideos.isEmpty { updateVideoFrames(at: t) }
         // The presentation tree as this tick left it, handed to the render walk as a value.
@@ -208,5 +210,24 @@ extension Compositor {
             watch(#"{"event":"frame","frame":\#(stats.framesRendered),"commits":\#(stats.commitsApplied),"time":\#(JSONWriter.format(t)),"renderMilliseconds":\#(JSONWriter.format((stats.lastFrameSeconds * 1000 * 1000).rounded() / 1000))}"#)
         }
         return flipping
+    }
+
+    /// At most this many commits' replaced renderings wait for a frame; more are drawn at once
+    /// (commits that transition faster than frames are drawn, or with the display off, hold no
+    /// more than this many old trees).
+    static let maximumReplacedRenderings = 16
+
+    /// Keeps what a commit replaced on layers that now have a transition, for the next frame.
+    func keepReplaced(_ replaced: ReplacedRendering) {
+        replacedRenderings.append(replaced)
+        if replacedRenderings.count > Self.maximumReplacedRenderings { drawReplacedRenderings() }
+    }
+
+    /// Draws the old renderings that commits since the last frame replaced, in commit order
+    /// (a later commit's rendering of a layer is the one its newer transition shows).
+    func drawReplacedRenderings() {
+        guard !replacedRenderings.isEmpty else { return }
+        for replaced in replacedRenderings { transitionSnapshots.draw(replaced, rasters: layerRasters) }
+        replacedRenderings.removeAll()
     }
 }

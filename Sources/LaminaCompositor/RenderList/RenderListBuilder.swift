@@ -62,23 +62,6 @@ extension ModelTree {
         }
         return list
     }
-
-    /// The commands that draw layer `id` of entry `i` and its subtree, with presentation
-    /// values `p` at its local time `localTime`, in the layer's own coordinates (its transform
-    /// to the display taken as the identity) and at full opacity above it: what a transition
-    /// keeps of the layer's old appearance.
-    /// A shape or text layer in the snapshot draws its current raster from `rasters`.
-    public func snapshot(entry i: Int, layer id: LayerID, properties p: LayerProperties, localTime: Double,
-                         rasters: (any LayerRasterizing)? = nil, presentation: PresentationTree) -> [DrawCommand] {
-        let entry = entries[i]
-        let shown = presentation.client(entry.serial)
-        let tree = shown.state.renderTree ?? entry.tree
-        guard let layer = tree[id] else { return [] }
-        var commands: [DrawCommand] = []
-        var walk = RenderWalk(tree: tree, serial: entry.serial, presentation: shown, transitions: nil, rasters: rasters, outputRoots: [:])
-        walk.draw(id, layer, p, localTime: localTime, toDisplay: .identity, parentOpacity: 1, tint: nil, into: &commands)
-        return commands
-    }
 }
 
 /// The per-frame draw budget, for messages and `stats`.

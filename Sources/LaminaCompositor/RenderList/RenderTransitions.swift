@@ -1,10 +1,39 @@
 import LaminaCore
 import LaminaProtocol
 
+/// What a commit replaced on layers that a transition now animates (`CATransition`), kept as
+/// values: the client's model tree and animation state from before the commit, and each such
+/// layer's presentation values and local time then. The commit walks nothing; the frame step
+/// draws the old renderings from it (`TransitionSnapshots.draw`) before its next frame.
+///
+/// The trees are copy-on-write values: holding them costs the copy the commit's first change
+/// made, and one is held only until the next frame.
+public struct ReplacedRendering: Sendable {
+    public struct Layer: Sendable {
+        public var properties: LayerProperties
+        public var localTime: Double
+    }
+
+    public let entry: EntrySerial
+    /// The client's model tree before the commit.
+    let tree: ClientTree
+    /// Its animation state before the commit (the render tree holds the departing layers).
+    let state: AnimationState
+    /// The layers whose old rendering a transition shows.
+    public internal(set) var layers: [LayerID: Layer]
+
+    init(entry: EntrySerial, tree: ClientTree, state: AnimationState, layers: [LayerID: Layer]) {
+        self.entry = entry
+        self.tree = tree
+        self.state = state
+        self.layers = layers
+    }
+}
+
 /// The old renderings that transitions in progress show (`CATransition`), by client entry and
-/// layer: the render side's, taken just before the commit that added the transition
-/// (`ModelTree.snapshot`, in the layer's own coordinates) and kept until the transition ends
-/// (the frame step lets them go, `keepOnly(where:)`, once their transition has ended).
+/// layer, in the layer's own coordinates: drawn by the frame step from what the commit that
+/// added the transition replaced (`draw(_:rasters:)`), and kept until the transition ends (the
+/// frame step lets them go, `keepOnly(where:)`, once their transition has ended).
 public struct TransitionSnapshots: Sendable {
     struct Key: Hashable {
         let entry: EntrySerial
@@ -36,6 +65,24 @@ public struct TransitionSnapshots: Sendable {
         kept = kept.filter { inProgress($0.key.entry, $0.key.layer) }
     }
 
+    /// Draws the old rendering of each layer `replaced` holds and keeps it: the layer and its
+    /// subtree as the tree and presentation before the commit showed them, in the layer's own
+    /// coordinates (its transform to the display taken as the identity) and at full opacity
+    /// above it. A shape or text layer in it draws its raster from `rasters`.
+    public mutating func draw(_ replaced: ReplacedRendering, rasters: (any LayerRasterizing)?) {
+        let shown = ClientPresentation(state: replaced.state, evaluates: true)
+        let tree = replaced.state.renderTree ?? replaced.tree
+        for (id, old) in replaced.layers {
+            guard let layer = tree[id] else { continue }
+            var commands: [DrawCommand] = []
+            var walk = RenderWalk(tree: tree, serial: replaced.entry, presentation: shown, transitions: nil,
+                                  rasters: rasters, outputRoots: [:])
+            walk.draw(id, layer, old.properties, localTime: old.localTime, toDisplay: .identity, parentOpacity: 1,
+                      tint: nil, into: &commands)
+            kept[Key(entry: replaced.entry, layer: id)] = commands
+        }
+    }
+
     /// Forgets an entry's snapshots (its client went).
     public mutating func removeAll(entry: EntrySerial) {
         guard kept.keys.contains(where: { $0.entry == entry }) else { return }
@@ -47,7 +94,7 @@ public struct TransitionSnapshots: Sendable {
 public struct ActiveTransition: Sendable {
     public var state: TransitionState
     /// The layer and its subtree as they were drawn when the transition was added, in the
-    /// layer's own coordinates (`ModelTree.snapshot`).
+    /// layer's own coordinates (`TransitionSnapshots.draw`).
     public var snapshot: [DrawCommand]
 
     public init(state: TransitionState, snapshot: [DrawCommand]) {

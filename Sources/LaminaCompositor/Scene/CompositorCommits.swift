@@ -6,21 +6,22 @@ import LaminaProtocol
 extension Compositor {
     func apply(_ commit: Commit, attachments: [MemoryAttachment] = [], from client: ClientID) {
         do {
-            // A layer given a transition keeps its rendering from before the commit.
-            var snapshots: [LayerID: [DrawCommand]] = [:]
+            // A layer given a transition shows its rendering from before the commit: what the
+            // commit replaces is kept as values, and the frame step draws it.
+            var replaced: ReplacedRendering?
             if let i = model.index(of: client) {
                 let targets = transitionTargets(commit.operations, entry: i)
-                if !targets.isEmpty { snapshots = self.snapshots(of: targets, entry: i) }
+                if !targets.isEmpty { replaced = replacedRendering(of: targets, entry: i) }
             }
             let result = try model.apply(commit.operations, attachments: attachments, from: client, limits: configuration.limits)
-            committed(serial: commit.serial, operations: commit.operations.count, result, snapshots: snapshots, from: client)
+            committed(serial: commit.serial, operations: commit.operations.count, result, replaced: replaced, from: client)
         } catch {
             rejected(serial: commit.serial, error, from: client)
         }
     }
 
     /// A commit stands: answer it, animate its changes, and schedule its frame.
-    func committed(serial: UInt32, operations: Int, _ result: CommitResult, snapshots: [LayerID: [DrawCommand]], from client: ClientID) {
+    func committed(serial: UInt32, operations: Int, _ result: CommitResult, replaced: ReplacedRendering?, from client: ClientID) {
         if result.visibleChange { requestFrame(.sceneChanged) }
         stats.commitsApplied += 1
         if let i = model.index(of: client), !model.entries[i].session.isEmpty { sessionsChanged() }
@@ -28,7 +29,7 @@ extension Compositor {
         if let i = model.index(of: client) {
             if !result.videoChanges.isEmpty { applyVideoChanges(result.videoChanges, entry: i) }
             animate(result, entry: i)
-            attachTransitions(snapshots, result.changes, entry: i)
+            attachTransitions(replaced, result.changes, entry: i)
         }
         if !watchers.isEmpty {
             watch(#"{"event":"commit","client":\#(client.rawValue),"serial":\#(serial),"operations":\#(operations),"time":\#(JSONWriter.format(now))}"#)

@@ -88,13 +88,13 @@ extension Compositor {
                 return
             }
             let result = try s.tree.finishCommit(&s.progress)
-            // The old renderings of transitioned layers: the display still shows the old tree.
-            let snapshots = s.transitions.targets.isEmpty ? [:] : self.snapshots(of: s.transitions.targets, entry: i)
+            // What the commit replaces on transitioned layers: the display still shows the old tree.
+            let replaced = s.transitions.targets.isEmpty ? nil : replacedRendering(of: s.transitions.targets, entry: i)
             // The display may have changed size meanwhile: the root follows it, as in `resize`.
             s.tree.fitRoot(width: Double(model.width), height: Double(model.height))
             model.entries[i].tree = s.tree
             logger.debug("\(client) commit \(s.serial): \(s.progress.total) operations applied in \(s.steps) steps")
-            committed(serial: s.serial, operations: s.progress.total, result, snapshots: snapshots, from: client)
+            committed(serial: s.serial, operations: s.progress.total, result, replaced: replaced, from: client)
         } catch {
             rejected(serial: s.serial, error, from: client)
         }
