@@ -14,18 +14,19 @@ final class CursorPolicy {
     private let logger: Logger
     /// Seconds without pointer motion before the cursor hides; nil never hides it.
     private let hideAfter: Double?
-    private var hideTimer: LoopTimer?
+    private var hideTimer: (any PolicyTimer)?
     /// False after a touch or the inactivity timeout, until the pointer moves.
     private(set) var isShown = true
 
-    /// `hideAfter` 0 never hides the cursor for inactivity.
-    init(compositor: Compositor, power: DisplayPowerPolicy, hideAfter: Double, loop: EventLoop, logger: Logger) throws(SystemError) {
+    /// `hideAfter` 0 never hides the cursor for inactivity. `loop` is laminad's event loop
+    /// (tests pass one whose time they advance by hand).
+    init(compositor: Compositor, power: DisplayPowerPolicy, hideAfter: Double, loop: any PolicyLoop, logger: Logger) throws(SystemError) {
         self.compositor = compositor
         self.power = power
         self.logger = logger
         self.hideAfter = hideAfter > 0 && hideAfter.isFinite ? hideAfter : nil
         if let seconds = self.hideAfter {
-            hideTimer = try LoopTimer(loop: loop) { [unowned self] _ in
+            hideTimer = try loop.makeTimer { [unowned self] in
                 hide(because: "\(seconds) s without pointer motion")
             }
         }

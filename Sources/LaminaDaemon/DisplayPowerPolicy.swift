@@ -12,10 +12,10 @@ import Logging
 /// wakes it.
 final class DisplayPowerPolicy {
     private unowned let compositor: Compositor
-    private let loop: EventLoop
+    private let loop: any PolicyLoop
     private let logger: Logger
     private let idleBlankSeconds: Double?
-    private var idleTimer: LoopTimer?
+    private var idleTimer: (any PolicyTimer)?
     /// The displays were blanked by the idle timer (not by a request): activity lights them.
     private(set) var blankedByIdle = false
     /// Touches, buttons and keys that woke a blanked display: the rest of them is not delivered.
@@ -24,14 +24,15 @@ final class DisplayPowerPolicy {
     private var swallowedKeys: Set<UInt32> = []
 
     /// `idleBlankSeconds` nil or 0 never blanks (nor on a backend without outputs to blank).
-    init(compositor: Compositor, idleBlankSeconds: Double?, loop: EventLoop, logger: Logger) throws(SystemError) {
+    /// `loop` is laminad's event loop (tests pass one whose time they advance by hand).
+    init(compositor: Compositor, idleBlankSeconds: Double?, loop: any PolicyLoop, logger: Logger) throws(SystemError) {
         self.compositor = compositor
         self.loop = loop
         self.logger = logger
         let seconds = idleBlankSeconds.flatMap { $0 > 0 && compositor.backend.canSetPower ? $0 : nil }
         self.idleBlankSeconds = seconds
         if let seconds {
-            idleTimer = try LoopTimer(loop: loop) { [unowned self] _ in
+            idleTimer = try loop.makeTimer { [unowned self] in
                 logger.info("idle for \(seconds) s: blanking the displays")
                 do {
                     try setPower(false)

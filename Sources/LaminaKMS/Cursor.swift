@@ -219,15 +219,20 @@ final class CursorBuffer {
     let drm: DRMDevice
     let transform: OutputTransform
     let handle: UInt32
+    /// The cursor plane's FB_ID: `imported`'s id.
     let framebuffer: UInt32
+    /// The framebuffer over the dumb buffer; nil only once deinit has removed it, before it
+    /// destroys the dumb buffer under it.
+    private var imported: DRMFramebuffer?
     let width: Int
     let height: Int
     /// The hot spot in the buffer (the turned arrow's tip).
     let hotX: Int
     let hotY: Int
 
+    /// The framebuffer is made by `DRMFramebuffer`, as the planes' are.
     /// The corresponding C functions are `drmGetCap(DRM_CAP_CURSOR_WIDTH/HEIGHT)`,
-    /// `drmModeCreateDumbBuffer`, `drmModeMapDumbBuffer`, `mmap` and `drmModeAddFB2`.
+    /// `drmModeCreateDumbBuffer`, `drmModeMapDumbBuffer` and `mmap`.
     init(drm: DRMDevice, transform: OutputTransform) throws(DRMError) {
         self.drm = drm
         self.transform = transform
@@ -262,11 +267,10 @@ final class CursorBuffer {
                 for y in 0..<height { (map + y * rowBytes).copyMemory(from: p.baseAddress! + y * width * 4, byteCount: width * 4) }
             }
             munmap(map, bytes)
-            var handles: [UInt32] = [handle, 0, 0, 0], pitches: [UInt32] = [pitch, 0, 0, 0], offsets: [UInt32] = [0, 0, 0, 0]
-            var fb: UInt32 = 0
-            try drmCheck("drmModeAddFB2(cursor, ARGB8888)",
-                         drmModeAddFB2(drm.fd, UInt32(width), UInt32(height), DRMFormat.argb8888, &handles, &pitches, &offsets, &fb, 0))
-            framebuffer = fb
+            let fb = try DRMFramebuffer(width: UInt32(width), height: UInt32(height), fourcc: DRMFormat.argb8888,
+                                        handle: handle, pitch: pitch, on: drm, what: "cursor dumb buffer")
+            imported = fb
+            framebuffer = fb.id
         } catch {
             drmModeDestroyDumbBuffer(drm.fd, handle)
             throw error
@@ -274,7 +278,7 @@ final class CursorBuffer {
     }
 
     deinit {
-        drmModeRmFB(drm.fd, framebuffer)
+        imported = nil  // drmModeRmFB, while the buffer it scans out still exists
         drmModeDestroyDumbBuffer(drm.fd, handle)
     }
 }

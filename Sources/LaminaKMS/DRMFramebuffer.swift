@@ -5,9 +5,10 @@ import CDRM
 import CGBM
 import LaminaCompositor
 
-/// A DRM framebuffer over a buffer's planes, removed when released: the one import that both
-/// the primary plane's GBM buffers and an overlay plane's dma-buf pictures go through
-/// (wlroots' `drm_fb_import`, weston's `drm_fb_get_from_bo` and `drm_fb_get_from_dmabuf`).
+/// A DRM framebuffer over a buffer's planes, removed when released: the one import that the
+/// primary plane's GBM buffers, an overlay plane's dma-buf pictures and the cursor's dumb
+/// buffer go through (wlroots' `drm_fb_import`, weston's `drm_fb_get_from_bo` and
+/// `drm_fb_get_from_dmabuf`).
 /// AddFB2 carries the buffer's modifier where it has one and the device takes modifiers, and
 /// none otherwise (virtio-gpu).
 final class DRMFramebuffer {
@@ -99,6 +100,16 @@ final class DRMFramebuffer {
             if let data { Unmanaged<DRMFramebuffer>.fromOpaque(data).release() }
         }
         return framebuffer
+    }
+
+    /// The framebuffer over a one-plane buffer the caller made and keeps (the cursor's dumb
+    /// buffer): its GEM handle and pitch, at offset 0, with no modifier (linear). The caller
+    /// destroys the buffer after releasing the framebuffer; `what` names it in an error.
+    convenience init(width: UInt32, height: UInt32, fourcc: UInt32, handle: UInt32, pitch: UInt32,
+                     on drm: DRMDevice, what: String) throws(DRMError) {
+        var layout = Layout(width: width, height: height, fourcc: fourcc, modifier: nil)
+        layout.append(handle: handle, pitch: pitch, offset: 0)
+        try self.init(layout, on: drm, what: what, picture: nil)
     }
 
     /// The framebuffer over a video picture's dma-buf, for an overlay plane: imports each

@@ -1,4 +1,3 @@
-import LaminaTestSupport
 import Testing
 import LaminaTestSupport
 import LaminaCore
@@ -10,28 +9,11 @@ import LaminaProtocol
 /// transition's old rendering is the render side's (`TransitionSnapshots`), drawn from what its commit replaced.
 @Suite("Animation state apart from the model", .serialized)
 final class AnimationStateTests {
-    let compositor: Compositor
-    let host = TestHost()
-    var closed: Set<ClientID> = []
+    let h: CompositorHarness
+    var compositor: Compositor { h.compositor }
 
     init() throws {
-        compositor = Compositor(presenter: try HeadlessDisplay(width: 64, height: 48).presenter, clock: FrameClock(.virtual), realTime: { 0 })
-        compositor.host = host
-        host.onClose = { [unowned self] id in closed.insert(id) }
-    }
-
-    func feed(_ id: ClientID, _ message: ClientMessage) {
-        message.encoded().withUnsafeBytes { compositor.receive($0, from: id) }
-    }
-
-    func hello() -> ClientID {
-        let id = compositor.connect()
-        feed(id, .hello(Hello(clientName: "a")))
-        return id
-    }
-
-    func advance(_ client: ClientID, _ seconds: Double) {
-        feed(client, .request(id: 1, .advanceClock(seconds: seconds)))
+        h = try CompositorHarness(headlessWidth: 64, height: 48)
     }
 
     /// A 16×16 square at x, filled with `color`, actions disabled.
@@ -72,23 +54,23 @@ final class AnimationStateTests {
 
     /// An implicit animation starts from the presentation of the value the commit replaced.
     @Test func animationsLiveInTheirOwnStateAndStartFromWhatWasReplaced() throws {
-        let a = hello()
-        feed(a, .commit(Commit(serial: 1, operations: square(1, x: 10, color: .red))))
+        let a = h.hello("a")
+        h.feed(a, .commit(Commit(serial: 1, operations: square(1, x: 10, color: .red))))
         #expect(compositor.animationState(entry: 0) == nil, "nothing animated yet: no state")
-        feed(a, .commit(Commit(serial: 2, operations: [
+        h.feed(a, .commit(Commit(serial: 2, operations: [
             .settings(TransactionSettings(duration: 1, timingFunction: .linear)),
             .set(LayerID(1), .position, .point(Point(x: 50, y: 24)))])))
-        advance(a, 0.5)
+        h.advance(a, 0.5)
         let state = try #require(compositor.animationState(entry: 0))
         #expect(state.animated[LayerID(1)]?.presentation.position == Point(x: 30, y: 24))
         #expect(compositor.model.entries[0].tree[LayerID(1)]?.properties.position == Point(x: 50, y: 24), "the model holds the new value")
         // Changed again halfway: the new animation starts where the layer is shown.
-        feed(a, .commit(Commit(serial: 3, operations: [
+        h.feed(a, .commit(Commit(serial: 3, operations: [
             .settings(TransactionSettings(duration: 1, timingFunction: .linear)),
             .set(LayerID(1), .position, .point(Point(x: 10, y: 24)))])))
-        advance(a, 0)
+        h.advance(a, 0)
         #expect(compositor.animationState(entry: 0)?.animated[LayerID(1)]?.presentation.position == Point(x: 30, y: 24))
-        feed(a, .commit(Commit(serial: 4, operations: [.settings(TransactionSettings(disableActions: true)), .destroy(LayerID(1))])))
+        h.feed(a, .commit(Commit(serial: 4, operations: [.settings(TransactionSettings(disableActions: true)), .destroy(LayerID(1))])))
         #expect(compositor.animationState(entry: 0)?.animated[LayerID(1)] == nil, "a destroyed layer's animations go")
         compositor.disconnected(a)
         #expect(compositor.animationStates.isEmpty, "the state goes with its entry")
@@ -96,20 +78,20 @@ final class AnimationStateTests {
 
     /// A transition's old rendering is kept by the render side from its commit until it ends.
     @Test func transitionSnapshotsAreTheRenderSidesAndGoWhenTheTransitionEnds() throws {
-        let a = hello()
-        feed(a, .commit(Commit(serial: 1, operations: square(1, x: 24, color: .red))))
+        let a = h.hello("a")
+        h.feed(a, .commit(Commit(serial: 1, operations: square(1, x: 24, color: .red))))
         try compositor.flushFrame(always: true)
         var push = Transition(type: .push, subtype: .fromRight, timing: MediaTiming(duration: 1))
         push.timingFunction = .linear
-        feed(a, .commit(Commit(serial: 2, operations: [
+        h.feed(a, .commit(Commit(serial: 2, operations: [
             .settings(TransactionSettings(disableActions: true)),
             .set(LayerID(1), .backgroundColor, .color(.blue)),
             .addAnimation(LayerID(1), key: "transition", tag: 0, .transition(push))])))
         #expect(compositor.transitionSnapshots.isEmpty && compositor.replacedRenderings.count == 1, "the commit keeps what it replaced; the frame draws it")
-        advance(a, 0.5)
+        h.advance(a, 0.5)
         #expect(compositor.transitionSnapshots[entry: compositor.model.entries[0].serial, layer: LayerID(1)] != nil)
         #expect(colorsDrawn([.red, .blue]) == [.red, .blue], "halfway: the old rendering and the new")
-        advance(a, 1)
+        h.advance(a, 1)
         #expect(compositor.transitionSnapshots.isEmpty, "the transition ended: its snapshot is let go")
         #expect(colorsDrawn([.red, .blue]) == [.blue])
     }
@@ -117,24 +99,24 @@ final class AnimationStateTests {
     /// A layer removed with an onOrderOut animation is drawn from the render tree until it
     /// ends, under a top-level layer the render-list cache serves once it is static again.
     @Test func departingLayersAreDrawnUntilTheirAnimationEnds() throws {
-        let a = hello()
+        let a = h.hello("a")
         let fade = BasicAnimation(keyPath: "opacity", from: .number(1), to: .number(0.5), duration: 1, timingFunction: .linear)
-        feed(a, .commit(Commit(serial: 1, operations: square(1, x: 24, color: .green) + square(2, x: 8, color: .red, in: LayerID(1))
+        h.feed(a, .commit(Commit(serial: 1, operations: square(1, x: 24, color: .green) + square(2, x: 8, color: .red, in: LayerID(1))
             + [.setAction(LayerID(2), dictionary: .actions, key: "onOrderOut", .animation(.basic(fade)))])))
         try compositor.flushFrame(always: true)
         #expect(colorsDrawn([.green, .red]) == [.green, .red])
-        feed(a, .commit(Commit(serial: 2, operations: [.remove(LayerID(2))])))
+        h.feed(a, .commit(Commit(serial: 2, operations: [.remove(LayerID(2))])))
         let state = try #require(compositor.animationState(entry: 0))
         #expect(state.departing[LayerID(2)] != nil && state.renderTree != nil)
-        advance(a, 0.5)
+        h.advance(a, 0.5)
         #expect(colorsDrawn([.green, .red]) == [.green, .red], "on its way out, still drawn")
         let changes = try #require(compositor.animationState(entry: 0)?.renderTreeChanges)
-        advance(a, 1)
+        h.advance(a, 1)
         let after = try #require(compositor.animationState(entry: 0))
         #expect(after.departing.isEmpty && after.renderTree == nil)
         #expect(after.renderTreeChanges > changes, "the render tree changed without the model changing")
         #expect(colorsDrawn([.green, .red]) == [.green])
-        advance(a, 0.1)
+        h.advance(a, 0.1)
         #expect(colorsDrawn([.green, .red]) == [.green], "served from the cache: still gone")
     }
 }

@@ -1,4 +1,3 @@
-import LaminaTestSupport
 import Testing
 import LaminaTestSupport
 import LaminaCore
@@ -8,53 +7,20 @@ import LaminaProtocol
 /// The server without sockets, driven byte by byte, drawing with real GLES on llvmpipe.
 @Suite("Compositor sessions", .serialized)
 final class CompositorTests {
-    let compositor: Compositor
-    let host = TestHost()
-    var outbox: [ClientID: [ServerMessage]] = [:]
-    var closed: Set<ClientID> = []
-    var decoders: [ClientID: FrameDecoder] = [:]
+    let h: CompositorHarness
+    var compositor: Compositor { h.compositor }
 
     init() throws {
-        compositor = Compositor(presenter: try HeadlessDisplay(width: 64, height: 48).presenter, clock: FrameClock(.virtual), realTime: { 0 })
-        compositor.host = host
-        host.onSend = { [unowned self] id, bytes in
-            var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
-            d.append(bytes)
-            while let f = try! d.next() { outbox[id, default: []].append(try! ServerMessage.decode(type: f.type, body: f.body)) }
-            decoders[id] = d
-        }
-        host.onClose = { [unowned self] id in closed.insert(id) }
-    }
-
-    func feed(_ id: ClientID, _ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { compositor.receive($0, from: id) }
-    }
-
-    func hello(_ name: String, session: String = "", flags: HelloFlags = []) -> ClientID {
-        let id = compositor.connect()
-        feed(id, ClientMessage.hello(Hello(clientName: name, session: session, flags: flags)).encoded())
-        return id
-    }
-
-    func take(_ id: ClientID) -> [ServerMessage] {
-        defer { outbox[id] = [] }
-        return outbox[id] ?? []
-    }
-
-    func square(_ id: UInt32, x: Double, color: Color) -> [Operation] {
-        [.create(LayerID(id)), .set(LayerID(id), .bounds, .rect(Rect(x: 0, y: 0, width: 16, height: 16))),
-         .set(LayerID(id), .position, .point(Point(x: x, y: 24))), .set(LayerID(id), .backgroundColor, .color(color)),
-         .insert(parent: .root, child: LayerID(id), index: .max)]
+        h = try CompositorHarness(headlessWidth: 64, height: 48)
     }
 
     /// A display resize (hotplug, a new mode): roots follow, the next frame has the new size,
     /// stats and new clients' welcomes report it, and a layer anchored to the root's bounds
     /// through a sublayer in the root's centre moves with it.
     @Test func resizeFollowsTheDisplay() throws {
-        let a = hello("a")
-        _ = take(a)
-        feed(a, ClientMessage.commit(Commit(serial: 1, operations: square(1, x: 16, color: .red))).encoded())
-        _ = take(a)
+        let a = h.hello("a")
+        h.feed(a, .commit(Commit(serial: 1, operations: CompositorHarness.square(1, x: 16, color: .red))))
+        _ = h.take(a)
         try compositor.flushFrame()
         #expect(!compositor.resize(width: 64, height: 48), "same size: nothing to do")
         #expect(!compositor.repaintPending)
@@ -65,135 +31,125 @@ final class CompositorTests {
         let list = compositor.model.drawList()
         #expect(list.width == 32 && list.height == 24)
         #expect(compositor.statistics().first { $0.name == "width" }?.value == 32)
-        let b = hello("b")
-        guard case .welcome(let w) = take(b).first else { Issue.record("no welcome"); return }
+        let b = h.sayHello("b").id
+        guard case .welcome(let w) = h.take(b).first else { Issue.record("no welcome"); return }
         #expect(w.displayWidth == 32 && w.displayHeight == 24)
         #expect(!compositor.resize(width: 0, height: 0), "an empty desktop keeps the last size")
     }
 
     @Test func helloCommitAndScreenshot() throws {
-        let a = hello("a")
-        guard case .welcome(let w) = take(a).first else { Issue.record("no welcome"); return }
+        let a = h.sayHello("a").id
+        guard case .welcome(let w) = h.take(a).first else { Issue.record("no welcome"); return }
         #expect(w.displayWidth == 64 && w.clock == .virtual)
-        feed(a, ClientMessage.commit(Commit(serial: 1, operations: square(1, x: 16, color: .red))).encoded())
-        #expect(take(a) == [.applied(serial: 1)])
+        h.feed(a, .commit(Commit(serial: 1, operations: CompositorHarness.square(1, x: 16, color: .red))))
+        #expect(h.take(a) == [.applied(serial: 1)])
         #expect(compositor.repaintPending)
-        feed(a, ClientMessage.request(id: 7, .screenshot).encoded())
-        guard case .reply(7, .screenshot(let shot)) = take(a).first else { Issue.record("no screenshot"); return }
+        h.feed(a, .request(id: 7, .screenshot))
+        guard case .reply(7, .screenshot(let shot)) = h.take(a).first else { Issue.record("no screenshot"); return }
         #expect(shot.pixel(x: 16, y: 24) == (255, 0, 0, 255))
         #expect(shot.pixel(x: 40, y: 24) == (0, 0, 0, 255))
         #expect(!compositor.repaintPending)
     }
 
     @Test func garbageDropsOnlyThatClient() throws {
-        let a = hello("a"), bad = hello("bad")
-        _ = take(a); _ = take(bad)
-        feed(a, ClientMessage.commit(Commit(serial: 1, operations: square(1, x: 16, color: .green))).encoded())
-        feed(bad, Array("GET / HTTP/1.1\r\nHost: lamina\r\n\r\n".utf8))
-        let answer = take(bad)
+        let a = h.hello("a"), bad = h.hello("bad")
+        h.feed(a, .commit(Commit(serial: 1, operations: CompositorHarness.square(1, x: 16, color: .green))))
+        h.feed(bad, bytes: Array("GET / HTTP/1.1\r\nHost: lamina\r\n\r\n".utf8))
+        let answer = h.take(bad)
         guard case .error(let e) = answer.first else { Issue.record("no error for garbage: \(answer)"); return }
         #expect(e.code == .frameTooLarge || e.code == .malformedFrame)
-        #expect(closed.contains(bad))
-        #expect(!closed.contains(a))
-        feed(a, ClientMessage.request(id: 1, .screenshot).encoded())
-        guard case .reply(1, .screenshot(let shot))? = take(a).last else { Issue.record("no screenshot"); return }
+        #expect(h.closed.contains(bad))
+        #expect(!h.closed.contains(a))
+        h.feed(a, .request(id: 1, .screenshot))
+        guard case .reply(1, .screenshot(let shot))? = h.take(a).last else { Issue.record("no screenshot"); return }
         #expect(shot.pixel(x: 16, y: 24) == (0, 255, 0, 255))
     }
 
     @Test func errorsNameTheOperationAndKeepTheConnection() {
-        let a = hello("a")
-        _ = take(a)
-        feed(a, ClientMessage.commit(Commit(serial: 3, operations: [.create(LayerID(1)), .insert(parent: LayerID(1), child: LayerID(1), index: 0)])).encoded())
-        #expect(take(a) == [.error(ErrorMessage(code: .cycle, subject: .commit, serial: 3, operationIndex: 1,
-                                                message: "inserting #1 into #1 would make #1 its own ancestor"))])
+        let a = h.hello("a")
+        h.feed(a, .commit(Commit(serial: 3, operations: [.create(LayerID(1)), .insert(parent: LayerID(1), child: LayerID(1), index: 0)])))
+        #expect(h.take(a) == [.error(ErrorMessage(code: .cycle, subject: .commit, serial: 3, operationIndex: 1,
+                                                  message: "inserting #1 into #1 would make #1 its own ancestor"))])
         // Layer #1 was never created: the commit was all-or-nothing.
-        feed(a, ClientMessage.commit(Commit(serial: 4, operations: [.create(LayerID(1))])).encoded())
-        #expect(take(a) == [.applied(serial: 4)])
-        #expect(!closed.contains(a))
+        h.feed(a, .commit(Commit(serial: 4, operations: [.create(LayerID(1))])))
+        #expect(h.take(a) == [.applied(serial: 4)])
+        #expect(!h.closed.contains(a))
     }
 
     @Test func messagesBeforeHelloAreRefused() {
         let c = compositor.connect()
-        feed(c, ClientMessage.request(id: 1, .tree).encoded())
-        guard case .error(let e) = take(c).first else { Issue.record("no error"); return }
+        h.feed(c, .request(id: 1, .tree))
+        guard case .error(let e) = h.take(c).first else { Issue.record("no error"); return }
         #expect(e.code == .notHello)
-        #expect(closed.contains(c))
+        #expect(h.closed.contains(c))
         let v = compositor.connect()
-        feed(v, ClientMessage.hello(Hello(major: 9, clientName: "future")).encoded())
-        guard case .error(let f) = take(v).first else { Issue.record("no error"); return }
+        h.feed(v, .hello(Hello(major: 9, clientName: "future")))
+        guard case .error(let f) = h.take(v).first else { Issue.record("no error"); return }
         #expect(f.code == .unsupportedVersion)
     }
 
     @Test func clientsCannotReachEachOthersLayers() {
-        let a = hello("a"), b = hello("b")
-        _ = take(a); _ = take(b)
-        feed(a, ClientMessage.commit(Commit(serial: 1, operations: square(5, x: 8, color: .red))).encoded())
+        let a = h.hello("a"), b = h.hello("b")
+        h.feed(a, .commit(Commit(serial: 1, operations: CompositorHarness.square(5, x: 8, color: .red))))
         // b names layer #5, which is a's: in b's own namespace it does not exist.
-        feed(b, ClientMessage.commit(Commit(serial: 1, operations: [.set(LayerID(5), .opacity, .number(0))])).encoded())
-        guard case .error(let e) = take(b).first else { Issue.record("expected an error"); return }
+        h.feed(b, .commit(Commit(serial: 1, operations: [.set(LayerID(5), .opacity, .number(0))])))
+        guard case .error(let e) = h.take(b).first else { Issue.record("expected an error"); return }
         #expect(e.code == .unknownLayer && e.operationIndex == 0)
         #expect(compositor.model.tree(of: a)?[LayerID(5)]?.properties.opacity == 1)
     }
 
     @Test func keptSessionsOutliveTheirClient() {
-        let a = hello("scene", session: "s", flags: .keepLayers)
-        _ = take(a)
-        feed(a, ClientMessage.commit(Commit(serial: 1, operations: square(1, x: 8, color: .blue))).encoded())
+        let a = h.hello("scene", session: "s", flags: .keepLayers)
+        h.feed(a, .commit(Commit(serial: 1, operations: CompositorHarness.square(1, x: 8, color: .blue))))
         compositor.disconnected(a)
-        let b = hello("scene again", session: "s", flags: .keepLayers)
-        guard case .welcome(let w) = take(b).first else { Issue.record("no welcome"); return }
+        let b = h.sayHello("scene again", session: "s", flags: .keepLayers).id
+        guard case .welcome(let w) = h.take(b).first else { Issue.record("no welcome"); return }
         #expect(w.snapshot.contains(.create(LayerID(1))))
-        let c = hello("intruder", session: "s")
-        guard case .error(let e) = take(c).first else { Issue.record("expected session-in-use"); return }
+        let c = h.sayHello("intruder", session: "s").id
+        guard case .error(let e) = h.take(c).first else { Issue.record("expected session-in-use"); return }
         #expect(e.code == .sessionInUse)
     }
 
     @Test func virtualClockRendersOnlyWhenSomethingChanged() throws {
-        let a = hello("a")
-        _ = take(a)
-        feed(a, ClientMessage.commit(Commit(serial: 1, operations: square(1, x: 8, color: .blue))).encoded())
-        feed(a, ClientMessage.request(id: 1, .advanceClock(seconds: 0.5)).encoded())
-        feed(a, ClientMessage.request(id: 2, .advanceClock(seconds: 0.5)).encoded())
-        let replies = take(a).compactMap { m -> (Double, UInt64)? in
+        let a = h.hello("a")
+        h.feed(a, .commit(Commit(serial: 1, operations: CompositorHarness.square(1, x: 8, color: .blue))))
+        h.feed(a, .request(id: 1, .advanceClock(seconds: 0.5)))
+        h.feed(a, .request(id: 2, .advanceClock(seconds: 0.5)))
+        let replies = h.take(a).compactMap { m -> (Double, UInt64)? in
             if case let .reply(_, .advanced(t, f)) = m { return (t, f) }
             return nil
         }
         #expect(replies.map(\.0) == [0.5, 1.0])
         #expect(replies.map(\.1) == [1, 1])  // the second advance had nothing new to draw
-        feed(a, ClientMessage.request(id: 3, .advanceClock(seconds: -1)).encoded())
-        guard case .error(let e) = take(a).first else { Issue.record("expected an error"); return }
+        h.feed(a, .request(id: 3, .advanceClock(seconds: -1)))
+        guard case .error(let e) = h.take(a).first else { Issue.record("expected an error"); return }
         #expect(e.code == .invalidRequest)
     }
 
     // MARK: Descriptors
 
-    func feed(_ id: ClientID, _ bytes: [UInt8], attachments: [MemoryAttachment]) {
-        bytes.withUnsafeBytes { compositor.receive($0, attachments: attachments, from: id) }
-    }
-
     @Test func descriptorsBelongToTheFrameStartingInTheBytesTheyCameWith() throws {
-        let a = hello("a")
-        _ = take(a)
-        let plain = ClientMessage.commit(Commit(serial: 1, operations: square(1, x: 0, color: .red))).encoded()
+        let a = h.hello("a")
+        let plain = ClientMessage.commit(Commit(serial: 1, operations: CompositorHarness.square(1, x: 0, color: .red))).encoded()
         let create = ClientMessage.commit(Commit(serial: 2, operations: [
             .createImage(image: 1, ImageFormat(width: 2, height: 2)), .set(LayerID(1), .contents, .image(1)),
         ])).encoded()
         let memory = HeapPixelMemory([UInt8](repeating: 255, count: 16))
         // One read holds the tail of a frame without images and the image commit with its descriptor.
-        feed(a, Array(plain[0..<10]))
-        feed(a, Array(plain[10...]) + create, attachments: [.memory(memory)])
-        #expect(take(a) == [.applied(serial: 1), .applied(serial: 2)])
+        h.feed(a, bytes: Array(plain[0..<10]))
+        h.feed(a, bytes: Array(plain[10...]) + create, attachments: [.memory(memory)])
+        #expect(h.take(a) == [.applied(serial: 1), .applied(serial: 2)])
         #expect(compositor.model.tree(of: a)?.images[1] != nil)
 
         // A descriptor whose read ended inside a frame that takes none is closed and reported.
-        feed(a, ClientMessage.request(id: 5, .tree).encoded(), attachments: [.memory(memory)])
-        let answers = take(a)
+        h.feed(a, .request(id: 5, .tree), attachments: [.memory(memory)])
+        let answers = h.take(a)
         #expect(answers.count == 2)
         #expect(answers.contains { if case .error(let e) = $0 { e.code == .invalidImage && e.message.contains("takes none") } else { false } })
         // …and is not taken by the next commit, which then lacks its own.
         let create2 = ClientMessage.commit(Commit(serial: 3, operations: [.createImage(image: 2, ImageFormat(width: 2, height: 2))])).encoded()
-        feed(a, create2)
-        guard case .error(let e) = take(a).first else { Issue.record("expected an error"); return }
+        h.feed(a, bytes: create2)
+        guard case .error(let e) = h.take(a).first else { Issue.record("expected an error"); return }
         #expect(e.code == .invalidImage && e.message.contains("carried 0 file descriptors"), "\(e)")
 
         // Disconnecting destroys the client's images.

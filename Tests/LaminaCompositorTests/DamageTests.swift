@@ -148,44 +148,26 @@ struct DamageTrackerTests {
 /// presented, as drawn) matches the second's within 2 per channel.
 @Suite("Damage-tracked frames equal full redraws", .serialized)
 final class DamagePixelTests {
+    /// One compositor of the pair, and its one client.
     final class Side {
-        let compositor: Compositor
+        let h: CompositorHarness
         let client: ClientID
-        let host = TestHost()
-        var outbox: [ServerMessage] = []
-        var decoder = FrameDecoder(limit: 1 << 30)
+        var compositor: Compositor { h.compositor }
+        /// What the client was sent since its last commit.
+        var answers: [ServerMessage] { h.outbox[client] ?? [] }
 
         init(buffers: Int, damage: Bool) throws {
             let backend = try HeadlessDisplay(width: 160, height: 120, buffers: buffers)
             backend.damageTracking = damage
             // The full redraw draws every shadowed group again: the cache is checked too.
             backend.renderer.cachesGroups = damage
-            compositor = Compositor(presenter: backend.presenter, clock: FrameClock(.virtual), realTime: { 0 })
+            h = CompositorHarness(presenter: backend.presenter)
             // And every layer walked every frame: the render-list cache is checked too.
-            compositor.renderCache.isEnabled = damage
-            compositor.layerRasters = ServerRasterizer()
-            client = compositor.connect()
-            compositor.host = host
-            host.onSend = { [unowned self] _, bytes in
-                decoder.append(bytes)
-                while let f = try! decoder.next() { outbox.append(try! ServerMessage.decode(type: f.type, body: f.body)) }
-            }
-            feed(ClientMessage.hello(Hello(clientName: "damage")).encoded())
-        }
-
-        func feed(_ bytes: [UInt8]) {
-            bytes.withUnsafeBytes { compositor.receive($0, from: client) }
-        }
-
-        func screenshot() throws -> Bitmap {
-            outbox = []
-            feed(ClientMessage.request(id: 9, .screenshot).encoded())
-            guard case .reply(9, .screenshot(let shot))? = outbox.last else { throw Failure.noScreenshot(outbox) }
-            return shot
+            h.compositor.renderCache.isEnabled = damage
+            h.compositor.layerRasters = ServerRasterizer()
+            client = h.hello("damage")
         }
     }
-
-    enum Failure: Error { case noScreenshot([ServerMessage]) }
 
     /// Layers 1…8 are plain, 9 a text layer, 10 a gradient, 11 a group of 12 and 13, 20 the mask.
     static let plain: [UInt32] = Array(1...8)
@@ -257,14 +239,12 @@ final class DamagePixelTests {
         var refused = 0
         func commit(_ ops: [Operation]) {
             serial += 1
-            let bytes = ClientMessage.commit(Commit(serial: serial, operations: ops)).encoded()
-            tracked.outbox = []
-            tracked.feed(bytes)
-            whole.feed(bytes)
-            if !tracked.outbox.contains(.applied(serial: serial)) { refused += 1 }
+            tracked.h.commit(tracked.client, ops, serial: serial)
+            whole.h.commit(whole.client, ops, serial: serial)
+            if !tracked.answers.contains(.applied(serial: serial)) { refused += 1 }
         }
         commit(setUp())
-        #expect(refused == 0, "the scene: \(tracked.outbox)")
+        #expect(refused == 0, "the scene: \(tracked.answers)")
         var partialFrames = 0
         for step in 0..<60 {
             if step > 0 { commit(changes(&rng)) }
@@ -272,10 +252,9 @@ final class DamagePixelTests {
             // as often as not: the damage-tracked side draws such extra frames, the other not.
             if extra.next() % 2 == 0 { try tracked.compositor.flushFrame(always: true) }
             let seconds = Double(rng.next() % 4) * 0.1
-            let advance = ClientMessage.request(id: 3, .advanceClock(seconds: seconds)).encoded()
-            tracked.feed(advance)
-            whole.feed(advance)
-            let a = try tracked.screenshot(), b = try whole.screenshot()
+            tracked.h.advance(tracked.client, seconds)
+            whole.h.advance(whole.client, seconds)
+            let a = try tracked.h.screenshot(tracked.client), b = try whole.h.screenshot(whole.client)
             let worst = a.difference(from: b)
             #expect(worst.worst <= 2, "buffers \(buffers), step \(step): \(worst.worst) apart at (\(worst.x), \(worst.y))")
             if worst.worst > 2 { break }
@@ -283,7 +262,7 @@ final class DamagePixelTests {
             if stats.lastFraction < 1 { partialFrames += 1 }
         }
         #expect(refused < 6, "\(refused) of 60 commits refused")
-        let colours = Set(try tracked.screenshot().bytes.chunks(4))
+        let colours = Set(try tracked.h.screenshot(tracked.client).bytes.chunks(4))
         #expect(colours.count > 20, "the last frame shows a scene: \(colours.count) colours")
         // The test proves something only if most frames were drawn in part.
         #expect(partialFrames >= 30, "only \(partialFrames) of 60 frames were drawn in part")

@@ -1,4 +1,3 @@
-import LaminaTestSupport
 import Testing
 import LaminaTestSupport
 import LaminaCore
@@ -8,38 +7,11 @@ import LaminaProtocol
 /// Crashes one client could cause, each turned into a bounded, named outcome (issue 11).
 @Suite("Hostile clients cannot crash the compositor", .serialized)
 final class HostileClientTests {
-    let compositor: Compositor
-    let host = TestHost()
-    var outbox: [ClientID: [ServerMessage]] = [:]
-    var decoders: [ClientID: FrameDecoder] = [:]
-    /// Called before a message is recorded; a test can make a send fail like a full socket.
-    var onSend: (ClientID) -> Void = { _ in }
+    let h: CompositorHarness
+    var compositor: Compositor { h.compositor }
 
     init() throws {
-        compositor = Compositor(presenter: try HeadlessDisplay(width: 64, height: 48).presenter, clock: FrameClock(.virtual), realTime: { 0 })
-        compositor.host = host
-        host.onSend = { [unowned self] id, bytes in
-            onSend(id)
-            var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
-            d.append(bytes)
-            while let f = try! d.next() { outbox[id, default: []].append(try! ServerMessage.decode(type: f.type, body: f.body)) }
-            decoders[id] = d
-        }
-    }
-
-    func feed(_ id: ClientID, _ message: ClientMessage) {
-        message.encoded().withUnsafeBytes { compositor.receive($0, from: id) }
-    }
-
-    func hello(_ name: String) -> ClientID {
-        let id = compositor.connect()
-        feed(id, .hello(Hello(clientName: name)))
-        return id
-    }
-
-    func take(_ id: ClientID) -> [ServerMessage] {
-        defer { outbox[id] = [] }
-        return outbox[id] ?? []
+        h = try CompositorHarness(headlessWidth: 64, height: 48)
     }
 
     func animated(_ n: UInt32, tag: UInt32) -> [Operation] {
@@ -54,21 +26,21 @@ final class HostileClientTests {
     /// while `tickAnimations` walked the entries (index out of range). Now the disconnect
     /// waits until the compositor is done, and everyone else's frame is drawn.
     @Test func aClientDroppedWhileItsEventsAreSentIsRemovedAfterTheFrame() throws {
-        let a = hello("a"), b = hello("b"), c = hello("c")
-        for (i, id) in [a, b, c].enumerated() { feed(id, .commit(Commit(serial: 1, operations: animated(UInt32(i + 1), tag: 7)))) }
+        let a = h.hello("a"), b = h.hello("b"), c = h.hello("c")
+        for (i, id) in [a, b, c].enumerated() { h.feed(id, .commit(Commit(serial: 1, operations: animated(UInt32(i + 1), tag: 7)))) }
         try compositor.flushFrame(always: true)
-        _ = take(a); _ = take(b); _ = take(c)
+        _ = h.take(a); _ = h.take(b); _ = h.take(c)
         // b's socket "fails" on its next event: the platform reports the disconnect at once.
-        onSend = { [unowned self] id in
-            if id == b { onSend = { _ in }; compositor.disconnected(b) }
+        h.beforeSend = { [unowned h] id in
+            if id == b { h.beforeSend = { _ in }; h.compositor.disconnected(b) }
         }
-        feed(a, .request(id: 1, .advanceClock(seconds: 2)))
+        h.feed(a, .request(id: 1, .advanceClock(seconds: 2)))
         #expect(compositor.clientCount == 2, "b went once the frame was done")
         #expect(compositor.model.index(of: b) == nil)
-        let replies = take(a)
+        let replies = h.take(a)
         #expect(replies.contains { if case .animationEvent(let n) = $0 { n.finished } else { false } }, "a's animation finished: \(replies)")
         #expect(replies.contains { if case .reply(1, .advanced) = $0 { true } else { false } })
-        #expect(take(c).contains { if case .animationEvent(let n) = $0 { n.finished } else { false } }, "c is unaffected")
+        #expect(h.take(c).contains { if case .animationEvent(let n) = $0 { n.finished } else { false } }, "c is unaffected")
     }
 
     /// shadowRadius 1e308 or a scale of 1e308 on a layer with a sublayer (a blurred shadow of
@@ -85,7 +57,7 @@ final class HostileClientTests {
          .set(LayerID(1), .transform, .transform(.scale(x: 1e200, y: 1e-200, z: 1)))],
     ])
     func hugeShadowsDrawWithoutTrapping(_ hostile: [Operation]) throws {
-        let a = hello("a")
+        let a = h.hello("a")
         var ops: [Operation] = [.create(LayerID(1)), .create(LayerID(2)),
                                 .set(LayerID(1), .bounds, .rect(Rect(x: 0, y: 0, width: 20, height: 20))),
                                 .set(LayerID(1), .position, .point(Point(x: 20, y: 20))),
@@ -94,25 +66,24 @@ final class HostileClientTests {
                                 .set(LayerID(2), .backgroundColor, .color(.red)),
                                 .insert(parent: .root, child: LayerID(1), index: 0), .insert(parent: LayerID(1), child: LayerID(2), index: 0)]
         ops += hostile
-        feed(a, .commit(Commit(serial: 1, operations: ops)))
-        #expect(take(a).contains { if case .applied = $0 { true } else { false } })
+        h.feed(a, .commit(Commit(serial: 1, operations: ops)))
+        #expect(h.take(a).contains { if case .applied = $0 { true } else { false } })
         try compositor.flushFrame(always: true)
-        feed(a, .request(id: 2, .screenshot))
-        #expect(take(a).contains { if case .reply(2, .screenshot) = $0 { true } else { false } })
+        h.feed(a, .request(id: 2, .screenshot))
+        #expect(h.take(a).contains { if case .reply(2, .screenshot) = $0 { true } else { false } })
     }
 
     /// advance-clock 1e308 twice made the shared clock +inf for every client.
     @Test func theVirtualClockStaysFinite() {
-        let a = hello("a")
-        _ = take(a)
-        feed(a, .request(id: 1, .advanceClock(seconds: 1e308)))
-        guard case .error(let e) = take(a).first else { Issue.record("expected an error"); return }
+        let a = h.hello("a")
+        h.feed(a, .request(id: 1, .advanceClock(seconds: 1e308)))
+        guard case .error(let e) = h.take(a).first else { Issue.record("expected an error"); return }
         #expect(e.code == .invalidRequest)
         #expect(e.message.contains("maximum"), "\(e.message)")
-        feed(a, .request(id: 2, .advanceClock(seconds: FrameClock.maximumVirtualTime)))
-        #expect(take(a).contains { if case .reply(2, .advanced(let t, _)) = $0 { t == FrameClock.maximumVirtualTime } else { false } })
-        feed(a, .request(id: 3, .advanceClock(seconds: 1)))
-        #expect(take(a).contains { if case .error = $0 { true } else { false } })
+        h.feed(a, .request(id: 2, .advanceClock(seconds: FrameClock.maximumVirtualTime)))
+        #expect(h.take(a).contains { if case .reply(2, .advanced(let t, _)) = $0 { t == FrameClock.maximumVirtualTime } else { false } })
+        h.feed(a, .request(id: 3, .advanceClock(seconds: 1)))
+        #expect(h.take(a).contains { if case .error = $0 { true } else { false } })
         #expect(compositor.now.isFinite)
     }
 
@@ -120,54 +91,14 @@ final class HostileClientTests {
     @Test func framesBeforeHelloAreSmall() {
         let id = compositor.connect()
         var header: [UInt8] = [0, 0, 2, 0, 1, 0, 0, 0]  // 128 KiB body, type 1 (hello)
-        header.withUnsafeBytes { compositor.receive($0, from: id) }
-        guard case .error(let e) = take(id).first else { Issue.record("expected an error"); return }
+        h.feed(id, bytes: header)
+        guard case .error(let e) = h.take(id).first else { Issue.record("expected an error"); return }
         #expect(e.code == .frameTooLarge)
         #expect(e.message.contains("before hello"), "\(e.message)")
         header = [0, 0, 2, 0, 2, 0, 0, 0]
-        let b = hello("b")
-        _ = take(b)
-        header.withUnsafeBytes { compositor.receive($0, from: b) }
-        #expect(take(b).isEmpty, "a 128 KiB commit header after hello is fine (the body is awaited)")
-    }
-}
-
-/// A compositor with the given limits, driven byte by byte by clients of chosen users: what the
-/// budget suites below share.
-final class BudgetHarness {
-    let compositor: Compositor
-    let host = TestHost()
-    var outbox: [ClientID: [ServerMessage]] = [:]
-    var decoders: [ClientID: FrameDecoder] = [:]
-    var closed: Set<ClientID> = []
-
-    init(_ limits: (inout ClientLimits) -> Void) throws {
-        var configuration = Compositor.Configuration()
-        limits(&configuration.limits)
-        compositor = Compositor(presenter: try HeadlessDisplay(width: 32, height: 32).presenter, clock: FrameClock(.virtual),
-                                configuration: configuration, realTime: { 0 })
-        host.onSend = { [unowned self] id, bytes in
-            var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
-            d.append(bytes)
-            while let f = try! d.next() { outbox[id, default: []].append(try! ServerMessage.decode(type: f.type, body: f.body)) }
-            decoders[id] = d
-        }
-        compositor.host = host
-        host.onClose = { [unowned self] in closed.insert($0) }
-    }
-
-    /// A client of `uid` says hello; returns it and the first answer.
-    func hello(uid: UInt32, privileged: Bool = false, session: String = "", flags: HelloFlags = []) -> (ClientID, ServerMessage?) {
-        let id = compositor.connect(peer: PeerIdentity(uid: uid, isPrivileged: privileged))
-        ClientMessage.hello(Hello(clientName: "c", session: session, flags: flags)).encoded().withUnsafeBytes { compositor.receive($0, from: id) }
-        return (id, outbox[id]?.first)
-    }
-
-    /// Commits `ops` for `id`; returns the first answer.
-    func commit(_ id: ClientID, _ ops: [LaminaProtocol.Operation]) -> ServerMessage? {
-        outbox[id] = []
-        ClientMessage.commit(Commit(serial: 1, operations: ops)).encoded().withUnsafeBytes { compositor.receive($0, from: id) }
-        return outbox[id]?.first
+        let b = h.hello("b")
+        h.feed(b, bytes: header)
+        #expect(h.take(b).isEmpty, "a 128 KiB commit header after hello is fine (the body is awaited)")
     }
 }
 
@@ -176,29 +107,27 @@ final class BudgetHarness {
 @Suite("Kept-session budgets")
 struct KeptSessionBudgetTests {
     @Test func keptSessionsAndTheirLayersAreBounded() throws {
-        let h = try BudgetHarness {
-            $0.maxKeptSessions = 2
-            $0.maxKeptSessionsPerUser = 1
-            $0.maxKeptLayers = 10
+        let h = try CompositorHarness(headlessWidth: 32, height: 32) {
+            $0.limits.maxKeptSessions = 2
+            $0.limits.maxKeptSessionsPerUser = 1
+            $0.limits.maxKeptLayers = 10
         }
         let compositor = h.compositor
-        func hello(_ session: String, uid: UInt32) -> (ClientID, ServerMessage?) { h.hello(uid: uid, session: session, flags: .keepLayers) }
-        let commit = h.commit
-        let (a, welcomeA) = hello("a", uid: 1000)
+        let (a, welcomeA) = h.sayHello(session: "a", flags: .keepLayers, peer: .user(1000))
         guard case .welcome = welcomeA else { Issue.record("a: \(String(describing: welcomeA))"); return }
-        let (_, second) = hello("a2", uid: 1000)
+        let (_, second) = h.sayHello(session: "a2", flags: .keepLayers, peer: .user(1000))
         guard case .error(let perUser)? = second else { Issue.record("expected a refusal"); return }
         #expect(perUser.code == .limitExceeded && perUser.message.contains("max_kept_sessions_per_user"), "\(perUser.message)")
-        let (b, welcomeB) = hello("b", uid: 1001)
+        let (b, welcomeB) = h.sayHello(session: "b", flags: .keepLayers, peer: .user(1001))
         guard case .welcome = welcomeB else { Issue.record("b: \(String(describing: welcomeB))"); return }
-        let (_, third) = hello("c", uid: 1002)
+        let (_, third) = h.sayHello(session: "c", flags: .keepLayers, peer: .user(1002))
         guard case .error(let total)? = third else { Issue.record("expected a refusal"); return }
         #expect(total.message.contains("max_kept_sessions"), "\(total.message)")
         // 10 layers in all: a takes 6 (root included), b may add 3 more, not 4.
-        guard case .applied = commit(a, (1...5).map { .create(LayerID(UInt32($0))) }) else { Issue.record("a's layers"); return }
-        guard case .error(let layers)? = commit(b, (1...4).map { .create(LayerID(UInt32($0))) }) else { Issue.record("expected a refusal"); return }
+        guard case .applied = h.commit(a, (1...5).map { .create(LayerID(UInt32($0))) }) else { Issue.record("a's layers"); return }
+        guard case .error(let layers)? = h.commit(b, (1...4).map { .create(LayerID(UInt32($0))) }) else { Issue.record("expected a refusal"); return }
         #expect(layers.code == .limitExceeded && layers.message.contains("max_kept_layers"), "\(layers.message)")
-        guard case .applied = commit(b, (1...3).map { .create(LayerID(UInt32($0))) }) else { Issue.record("b's 3 layers fit"); return }
+        guard case .applied = h.commit(b, (1...3).map { .create(LayerID(UInt32($0))) }) else { Issue.record("b's 3 layers fit"); return }
         #expect(compositor.statistics().first { $0.name == "keptLayers" }?.value == 10)
     }
 }
@@ -208,38 +137,36 @@ struct KeptSessionBudgetTests {
 @Suite("Connection and total-layer budgets")
 struct ConnectionBudgetTests {
     @Test func clientsPerUserInAllAndLayersInAllAreBounded() throws {
-        let h = try BudgetHarness {
-            $0.maxClients = 3
-            $0.maxClientsPerUser = 2
-            $0.maxTotalLayers = 12
+        let h = try CompositorHarness(headlessWidth: 32, height: 32) {
+            $0.limits.maxClients = 3
+            $0.limits.maxClientsPerUser = 2
+            $0.limits.maxTotalLayers = 12
         }
         let compositor = h.compositor
-        func hello(uid: UInt32, privileged: Bool = false) -> (ClientID, ServerMessage?) { h.hello(uid: uid, privileged: privileged) }
-        let commit = h.commit
-        let (a, wa) = hello(uid: 1000), (_, wb) = hello(uid: 1000)
+        let (a, wa) = h.sayHello(peer: .user(1000)), (_, wb) = h.sayHello(peer: .user(1000))
         guard case .welcome = wa, case .welcome = wb else { Issue.record("two clients of one user"); return }
-        let (third, refusedUser) = hello(uid: 1000)
+        let (third, refusedUser) = h.sayHello(peer: .user(1000))
         guard case .error(let perUser)? = refusedUser else { Issue.record("expected a refusal"); return }
         #expect(perUser.code == .limitExceeded && perUser.message.contains("max_clients_per_user"), "\(perUser.message)")
         #expect(h.closed.contains(third))
-        let (c, wc) = hello(uid: 1001)
+        let (c, wc) = h.sayHello(peer: .user(1001))
         guard case .welcome = wc else { Issue.record("a third client of another user"); return }
-        let (_, refusedAll) = hello(uid: 1002)
+        let (_, refusedAll) = h.sayHello(peer: .user(1002))
         guard case .error(let total)? = refusedAll else { Issue.record("expected a refusal"); return }
         #expect(total.message.contains("max_clients"), "\(total.message)")
         // An administrator still gets in.
-        let (adminID, admin) = hello(uid: 0, privileged: true)
+        let (adminID, admin) = h.sayHello(peer: .user(0, privileged: true))
         guard case .welcome = admin else { Issue.record("the privileged peer is admitted"); return }
         // 12 layers in all; four roots are held: a may add 5, then c only 3.
-        guard case .applied = commit(a, (1...5).map { .create(LayerID(UInt32($0))) }) else { Issue.record("a's layers"); return }
-        guard case .error(let layers)? = commit(c, (1...4).map { .create(LayerID(UInt32($0))) }) else { Issue.record("expected a refusal"); return }
+        guard case .applied = h.commit(a, (1...5).map { .create(LayerID(UInt32($0))) }) else { Issue.record("a's layers"); return }
+        guard case .error(let layers)? = h.commit(c, (1...4).map { .create(LayerID(UInt32($0))) }) else { Issue.record("expected a refusal"); return }
         #expect(layers.code == .limitExceeded && layers.message.contains("max_total_layers"), "\(layers.message)")
-        guard case .applied = commit(c, (1...3).map { .create(LayerID(UInt32($0))) }) else { Issue.record("c's 3 layers fit"); return }
+        guard case .applied = h.commit(c, (1...3).map { .create(LayerID(UInt32($0))) }) else { Issue.record("c's 3 layers fit"); return }
         #expect(compositor.statistics().first { $0.name == "budget.maxClients" }?.value == 3)
         // Clients leaving free their places (the administrator counted too).
         compositor.disconnected(a)
         compositor.disconnected(adminID)
-        let (_, again) = hello(uid: 1002)
+        let (_, again) = h.sayHello(peer: .user(1002))
         guard case .welcome = again else { Issue.record("a place was freed: \(String(describing: again))"); return }
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+import LaminaTestSupport
 import LaminaCore
 import LaminaProtocol
 @testable import LaminaCompositor
@@ -8,10 +9,10 @@ import LaminaProtocol
 struct InputRoutingTests {
     /// Two clients: A has layer 1 at (0,0,100,100) named "a"; B, connected later (in front),
     /// has layer 1 at (50,50,100,100) named "b".
-    func twoClients() throws -> (BudgetHarness, ClientID, ClientID) {
-        let h = try BudgetHarness { _ in }
-        let (a, _) = h.hello(uid: 1, session: "sa", flags: .keepLayers)
-        let (b, _) = h.hello(uid: 2)
+    func twoClients() throws -> (CompositorHarness, ClientID, ClientID) {
+        let h = try CompositorHarness(headlessWidth: 32, height: 32)
+        let (a, _) = h.sayHello(session: "sa", flags: .keepLayers, peer: .user(1))
+        let (b, _) = h.sayHello(peer: .user(2))
         for (c, x, name) in [(a, 0.0, "a"), (b, 50.0, "b")] {
             let r = h.commit(c, [.create(LayerID(1)), .set(LayerID(1), .bounds, .rect(Rect(x: 0, y: 0, width: 100, height: 100))),
                                  .set(LayerID(1), .position, .point(Point(x: x + 50, y: x + 50))),
@@ -23,7 +24,7 @@ struct InputRoutingTests {
         return (h, a, b)
     }
 
-    func inputs(_ h: BudgetHarness, _ c: ClientID) -> [InputEvent] {
+    func inputs(_ h: CompositorHarness, _ c: ClientID) -> [InputEvent] {
         (h.outbox[c] ?? []).compactMap { if case .input(let e) = $0 { e } else { nil } }
     }
 
@@ -76,7 +77,7 @@ struct InputRoutingTests {
 
     @Test func keyboardFocusFollowsPressesAndRequests() throws {
         let (h, a, b) = try twoClients()
-        h.host.keyAction = { name, pressed in
+        h.keyAction = { name, pressed in
             name == "a" ? .key(code: 30, pressed: pressed, keysym: 0x61, name: "a", text: "a") : nil
         }
         // No focus yet: the key goes nowhere.
@@ -89,18 +90,18 @@ struct InputRoutingTests {
         let keys = inputs(h, a).filter(\.kind.isKeyboard)
         #expect(keys.map(\.kind) == [.focusIn, .keyPress])
         #expect(keys[1].text == "a" && keys[1].keysym == 0x61 && keys[1].id == 30 && keys[1].keyName == "a")
-        let (tool, _) = h.hello(uid: 0, privileged: true)
+        let (tool, _) = h.sayHello(peer: .user(0, privileged: true))
         h.outbox = [:]
         // B asks for the keyboard; a tool injects a key release.
-        ClientMessage.request(id: 9, .takeKeyboardFocus).encoded().withUnsafeBytes { h.compositor.receive($0, from: b) }
-        ClientMessage.request(id: 10, .injectInput(.key(name: "a", pressed: false))).encoded().withUnsafeBytes { h.compositor.receive($0, from: tool) }
+        h.feed(b, .request(id: 9, .takeKeyboardFocus))
+        h.feed(tool, .request(id: 10, .injectInput(.key(name: "a", pressed: false))))
         #expect(inputs(h, a).map(\.kind) == [.focusOut])
         #expect(inputs(h, b).map(\.kind) == [.focusIn, .keyRelease])
         #expect(inputs(h, b).last?.text == "")
         #expect(h.outbox[b]?.contains(.reply(id: 9, .done)) == true)
         #expect(h.outbox[tool]?.contains(.reply(id: 10, .done)) == true)
         // An unknown key name is refused with a clear error.
-        ClientMessage.request(id: 11, .injectInput(.key(name: "NoSuchKey", pressed: true))).encoded().withUnsafeBytes { h.compositor.receive($0, from: tool) }
+        h.feed(tool, .request(id: 11, .injectInput(.key(name: "NoSuchKey", pressed: true))))
         guard case .error(let e) = h.outbox[tool]?.last else { Issue.record("no error"); return }
         #expect(e.code == .invalidRequest && e.message.contains("NoSuchKey"))
     }
@@ -108,7 +109,7 @@ struct InputRoutingTests {
     /// Injection is privileged; an unprivileged client is refused and nothing is routed.
     @Test func injectionIsPrivileged() throws {
         let (h, a, b) = try twoClients()
-        ClientMessage.request(id: 3, .injectInput(.touchDown(id: 1, at: Point(x: 10, y: 10)))).encoded().withUnsafeBytes { h.compositor.receive($0, from: b) }
+        h.feed(b, .request(id: 3, .injectInput(.touchDown(id: 1, at: Point(x: 10, y: 10)))))
         guard case .error(let e) = h.outbox[b]?.last else { Issue.record("no error"); return }
         #expect(e.code == .permissionDenied)
         #expect(inputs(h, a).isEmpty)
@@ -122,8 +123,8 @@ struct InputRoutingTests {
                                                   duration: 1, timingFunction: .linear))
         #expect(h.commit(a, [.set(LayerID(1), .position, .point(Point(x: 250, y: 50))),
                               .addAnimation(LayerID(1), key: "move", tag: 0, move)]) == .applied(serial: 1))
-        let (tool, _) = h.hello(uid: 0, privileged: true)
-        ClientMessage.request(id: 1, .advanceClock(seconds: 0.5)).encoded().withUnsafeBytes { h.compositor.receive($0, from: tool) }
+        let (tool, _) = h.sayHello(peer: .user(0, privileged: true))
+        h.feed(tool, .request(id: 1, .advanceClock(seconds: 0.5)))
         let p = h.compositor.animationState(entry: 0)?.animated[LayerID(1)]?.presentation.position
         #expect(p == Point(x: 150, y: 50))
         h.outbox = [:]
@@ -140,8 +141,8 @@ struct InputRoutingTests {
     /// session's listener still hears the events for its layers.
     @Test func clientLeavingMidTouchAndSessionListeners() throws {
         let (h, a, b) = try twoClients()
-        let (tool, _) = h.hello(uid: 1)
-        ClientMessage.request(id: 4, .listen(session: "sa")).encoded().withUnsafeBytes { h.compositor.receive($0, from: tool) }
+        let (tool, _) = h.sayHello(peer: .user(1))
+        h.feed(tool, .request(id: 4, .listen(session: "sa")))
         #expect(h.outbox[tool]?.contains(.reply(id: 4, .watching)) == true)
         h.compositor.handleInput(.touchDown(id: 1, at: Point(x: 120, y: 120)), origin: .injected)   // B's
         h.compositor.handleInput(.touchDown(id: 2, at: Point(x: 10, y: 10)), origin: .injected)     // A's
@@ -156,8 +157,8 @@ struct InputRoutingTests {
         #expect(lines.first?.contains(#""type":"touchUp","session":"sa","layer":"a","layerID":1,"id":2"#) == true)
         #expect(lines.first?.contains(#""injected":true"#) == true)
         // Another user may not listen to the session.
-        let (stranger, _) = h.hello(uid: 3)
-        ClientMessage.request(id: 5, .listen(session: "sa")).encoded().withUnsafeBytes { h.compositor.receive($0, from: stranger) }
+        let (stranger, _) = h.sayHello(peer: .user(3))
+        h.feed(stranger, .request(id: 5, .listen(session: "sa")))
         guard case .error(let e) = h.outbox[stranger]?.last else { Issue.record("no error"); return }
         #expect(e.code == .permissionDenied)
     }

@@ -1,4 +1,3 @@
-import LaminaTestSupport
 import Testing
 import LaminaTestSupport
 import LaminaCore
@@ -9,49 +8,20 @@ import LaminaProtocol
 /// with real GLES on llvmpipe.
 @Suite("Animated gradients and replicators", .serialized)
 final class LooksCompositorTests {
-    let compositor: Compositor
-    let host = TestHost()
-    var outbox: [ClientID: [ServerMessage]] = [:]
-    var decoders: [ClientID: FrameDecoder] = [:]
-    var client = ClientID(rawValue: 0)
+    let h: CompositorHarness
+    let client: ClientID
     var serial: UInt32 = 0
 
     init() throws {
-        compositor = Compositor(presenter: try HeadlessDisplay(width: 64, height: 48).presenter, clock: FrameClock(.virtual), realTime: { 0 })
-        compositor.host = host
-        host.onSend = { [unowned self] id, bytes in
-            var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
-            d.append(bytes)
-            while let f = try! d.next() { outbox[id, default: []].append(try! ServerMessage.decode(type: f.type, body: f.body)) }
-            decoders[id] = d
-        }
-        client = compositor.connect()
-        feed(ClientMessage.hello(Hello(clientName: "looks")).encoded())
-    }
-
-    func feed(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { compositor.receive($0, from: client) }
+        h = try CompositorHarness(headlessWidth: 64, height: 48)
+        client = h.hello("looks")
     }
 
     func commit(_ ops: [Operation]) {
         serial += 1
-        outbox[client] = []
-        feed(ClientMessage.commit(Commit(serial: serial, operations: ops)).encoded())
-        #expect(outbox[client]?.contains(.applied(serial: serial)) == true, "commit \(serial): \(outbox[client] ?? [])")
+        h.commit(client, ops, serial: serial)
+        #expect(h.outbox[client]?.contains(.applied(serial: serial)) == true, "commit \(serial): \(h.outbox[client] ?? [])")
     }
-
-    func advance(_ seconds: Double) {
-        feed(ClientMessage.request(id: 1, .advanceClock(seconds: seconds)).encoded())
-    }
-
-    func screenshot() throws -> Bitmap {
-        outbox[client] = []
-        feed(ClientMessage.request(id: 2, .screenshot).encoded())
-        guard case .reply(2, .screenshot(let shot))? = outbox[client]?.last else { throw LooksTestError.noScreenshot }
-        return shot
-    }
-
-    enum LooksTestError: Error { case noScreenshot }
 
     func pixel(_ b: Bitmap, _ x: Int, _ y: Int) -> [Int] {
         let p = b.pixel(x: x, y: y)
@@ -71,19 +41,19 @@ final class LooksCompositorTests {
                 .set(g, .startPoint, .point(Point(x: 0, y: 0.5))),
                 .set(g, .endPoint, .point(Point(x: 1, y: 0.5))),
                 .insert(parent: .root, child: g, index: .max)])
-        #expect(close(pixel(try screenshot(), 8, 24), [221, 0, 34]))
+        #expect(close(pixel(try h.screenshot(client), 8, 24), [221, 0, 34]))
         // One second, linear: at half time the stops are halfway, colours and locations.
         commit([.settings(TransactionSettings(duration: 1, timingFunction: .linear)),
                 .set(g, .colors, .colors([.green, .blue])),
                 .set(g, .locations, .numbers([0.5, 1]))])
-        advance(0.5)
-        let half = try screenshot()
+        h.advance(client, 0.5)
+        let half = try h.screenshot(client)
         // x = 8: t = 8.5/64 before the first location (0.25): the first stop, (0.5, 0.5, 0).
         #expect(close(pixel(half, 8, 24), [128, 128, 0]), "\(pixel(half, 8, 24))")
         // x = 40: t = 40.5/64, (t − 0.25)/0.75 = 0.5104 of the way to blue.
         #expect(close(pixel(half, 40, 24), [63, 63, 130]), "\(pixel(half, 40, 24))")
-        advance(0.6)
-        let done = try screenshot()
+        h.advance(client, 0.6)
+        let done = try h.screenshot(client)
         // Done: locations [0.5, 1]; x = 48 is 0.5156 of the way from green to blue.
         #expect(close(pixel(done, 8, 24), [0, 255, 0]), "\(pixel(done, 8, 24))")
         #expect(close(pixel(done, 48, 24), [0, 123, 131]), "\(pixel(done, 48, 24))")
@@ -106,16 +76,16 @@ final class LooksCompositorTests {
                 .insert(parent: r, child: s, index: .max),
                 .addAnimation(s, key: "fade", tag: 0,
                               .basic(BasicAnimation(keyPath: "backgroundColor", from: .color(.black), to: .color(.white), duration: 2)))])
-        advance(1.25)
-        let shot = try screenshot()
+        h.advance(client, 1.25)
+        let shot = try h.screenshot(client)
         // Copies at x = 2 + 20k + 8: progress 1.25/2, 0.75/2 and 0.25/2.
         for (k, progress) in [0.625, 0.375, 0.125].enumerated() {
             let v = Int((255 * progress).rounded())
             #expect(close(pixel(shot, 10 + 20 * k, 24), [v, v, v], 2), "copy \(k): \(pixel(shot, 10 + 20 * k, 24)), expected \(v)")
         }
         // After the animation, every copy shows the model value again.
-        advance(2)
-        let after = try screenshot()
+        h.advance(client, 2)
+        let after = try h.screenshot(client)
         for k in 0..<3 { #expect(pixel(after, 10 + 20 * k, 24) == [255, 255, 255]) }
     }
 }

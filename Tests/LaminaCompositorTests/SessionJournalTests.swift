@@ -124,32 +124,31 @@ struct SessionJournalTests {
     /// not hold: the journal writes that value as the animation's fromValue, so a restored
     /// session carries on from where it was instead of jumping to the model value.
     @Test func implicitAnimationsCarryOnAfterARestore() throws {
-        let a = Compositor(presenter: try HeadlessDisplay(width: 32, height: 32).presenter, clock: FrameClock(.virtual), realTime: { 0 })
-        func feed(_ c: Compositor, _ client: ClientID, _ m: ClientMessage) { m.encoded().withUnsafeBytes { c.receive($0, from: client) } }
-        let app = a.connect()
-        feed(a, app, .hello(Hello(clientName: "app", session: "kiosk", flags: .keepLayers)))
+        let h = try CompositorHarness(headlessWidth: 32, height: 32)
+        let a = h.compositor
+        let app = h.hello("app", session: "kiosk", flags: .keepLayers)
         let l = LayerID(1)
-        feed(a, app, .commit(Commit(serial: 1, operations: [.create(l), .set(l, .position, .point(Point(x: 0, y: 0))),
-                                                              .insert(parent: .root, child: l, index: 0)])))
-        feed(a, app, .request(id: 1, .advanceClock(seconds: 1)))
+        h.feed(app, .commit(Commit(serial: 1, operations: [.create(l), .set(l, .position, .point(Point(x: 0, y: 0))),
+                                                             .insert(parent: .root, child: l, index: 0)])))
+        h.feed(app, .request(id: 1, .advanceClock(seconds: 1)))
         // Implicit: opacity 1 → 0.2 and x 0 → 100 over 2 s, linear; then 0.5 s in.
-        feed(a, app, .commit(Commit(serial: 2, operations: [
+        h.feed(app, .commit(Commit(serial: 2, operations: [
             .settings(TransactionSettings(duration: 2, timingFunction: .linear)),
             .set(l, .opacity, .number(0.2)), .set(l, .position, .point(Point(x: 100, y: 0)))])))
-        feed(a, app, .request(id: 2, .advanceClock(seconds: 0.5)))
+        h.feed(app, .request(id: 2, .advanceClock(seconds: 0.5)))
         let i = try #require(a.model.entries.firstIndex { $0.session == "kiosk" })
         let shown = try #require(a.presentation(of: l, entry: i, at: a.now))
         #expect(abs(shown.opacity - 0.8) < 1e-9 && abs(shown.position.x - 25) < 1e-9, "a quarter of the way")
         let (journal, _) = a.journal(bootID: "boot-a", filePrefix: "x")
 
         // A new laminad on a virtual clock at 0 (so times shift by -1.5 s).
-        let b = Compositor(presenter: try HeadlessDisplay(width: 32, height: 32).presenter, clock: FrameClock(.virtual), realTime: { 0 })
+        let restored = try CompositorHarness(headlessWidth: 32, height: 32)
+        let b = restored.compositor
         #expect(b.restore(journal, bootID: "boot-b", pixels: { _ in nil }) == ["session 'kiosk' of uid 0: 2 layers, 0 images, 2 animations"])
         let j = try #require(b.model.entries.firstIndex { $0.session == "kiosk" })
         for step in [0.0, 0.75, 1.0] {
-            let ctl = b.connect()
-            feed(b, ctl, .hello(Hello(clientName: "ctl")))
-            feed(b, ctl, .request(id: 1, .advanceClock(seconds: step)))
+            let ctl = restored.hello("ctl")
+            restored.feed(ctl, .request(id: 1, .advanceClock(seconds: step)))
             let there = try #require(b.presentation(of: l, entry: j, at: b.now))
             let progress = min(1, (0.5 + b.now) / 2)
             #expect(abs(there.opacity - (1 - 0.8 * progress)) < 1e-9, "opacity at \(b.now) s after the restore")

@@ -1,4 +1,5 @@
 import Testing
+import LaminaTestSupport
 import LaminaCore
 import LaminaProtocol
 @testable import LaminaCompositor
@@ -16,24 +17,20 @@ struct StagedCommitTests {
         }
     }
 
-    func send(_ h: BudgetHarness, _ c: ClientID, _ m: ClientMessage) {
-        m.encoded().withUnsafeBytes { h.compositor.receive($0, from: c) }
-    }
-
     @Test func othersAreServedBetweenStepsAndTheCommitShowsWhole() throws {
-        let h = try BudgetHarness { _ in }
-        let (big, _) = h.hello(uid: 1)
-        let (other, _) = h.hello(uid: 2)
+        let h = try CompositorHarness(headlessWidth: 32, height: 32)
+        let (big, _) = h.sayHello(peer: .user(1))
+        let (other, _) = h.sayHello(peer: .user(2))
         h.outbox = [:]
         let step = h.compositor.configuration.commitStepOperations
         let ops = Self.creates(2000)                          // 6000 operations: three steps
-        send(h, big, .commit(Commit(serial: 7, operations: ops)))   // step 1
-        send(h, big, .request(id: 1, .stats))                 // step 2 (the request waits behind the commit)
+        h.feed(big, .commit(Commit(serial: 7, operations: ops)))   // step 1
+        h.feed(big, .request(id: 1, .stats))                 // step 2 (the request waits behind the commit)
         #expect(ops.count > 2 * step && ops.count <= 3 * step)
         #expect(h.outbox[big] == nil)
         #expect(h.compositor.hasPendingFrame(big))
         // Another client is answered meanwhile, and sees none of the commit yet.
-        send(h, other, .request(id: 2, .stats))
+        h.feed(other, .request(id: 2, .stats))
         guard case .reply(2, .stats(let stats))? = h.outbox[other]?.last else { Issue.record("no stats"); return }
         #expect(stats.first { $0.name == "layers" }?.value == 2)    // the two root layers
         #expect(h.compositor.model.layerCount == 2)
@@ -48,12 +45,12 @@ struct StagedCommitTests {
     }
 
     @Test func aBadOperationInTheLastStepRefusesAll() throws {
-        let h = try BudgetHarness { _ in }
-        let (c, _) = h.hello(uid: 1)
+        let h = try CompositorHarness(headlessWidth: 32, height: 32)
+        let (c, _) = h.sayHello(peer: .user(1))
         h.outbox = [:]
         var ops = Self.creates(1500)
         ops.append(.set(LayerID(99_999), .opacity, .number(0.5)))   // no such layer
-        send(h, c, .commit(Commit(serial: 3, operations: ops)))
+        h.feed(c, .commit(Commit(serial: 3, operations: ops)))
         for _ in 0..<4 where h.outbox[c] == nil { h.compositor.handlePending(c, frameBudget: 8) }
         guard case .error(let e)? = h.outbox[c]?.first else { Issue.record("no error: \(String(describing: h.outbox[c]))"); return }
         #expect(e.code == .unknownLayer && e.serial == 3 && e.operationIndex == Int32(ops.count - 1))
@@ -63,9 +60,9 @@ struct StagedCommitTests {
     }
 
     @Test func aClientLeavingMidCommitLeavesNothingBehind() throws {
-        let h = try BudgetHarness { _ in }
-        let (c, _) = h.hello(uid: 1, session: "kept", flags: .keepLayers)
-        send(h, c, .commit(Commit(serial: 1, operations: Self.creates(3000))))
+        let h = try CompositorHarness(headlessWidth: 32, height: 32)
+        let (c, _) = h.sayHello(session: "kept", flags: .keepLayers, peer: .user(1))
+        h.feed(c, .commit(Commit(serial: 1, operations: Self.creates(3000))))
         h.compositor.disconnected(c)
         #expect(!h.compositor.hasPendingFrame(c))
         h.compositor.handlePending(c, frameBudget: 8)
@@ -75,8 +72,8 @@ struct StagedCommitTests {
     /// A big commit is decoded a step at a time too: an undecodable operation far into it is
     /// refused as malformed, naming its index, with nothing applied.
     @Test func anUndecodableOperationRefusesAll() throws {
-        let h = try BudgetHarness { _ in }
-        let (c, _) = h.hello(uid: 1)
+        let h = try CompositorHarness(headlessWidth: 32, height: 32)
+        let (c, _) = h.sayHello(peer: .user(1))
         h.outbox = [:]
         var frame = ClientMessage.commit(Commit(serial: 4, operations: Self.creates(2000))).encoded()
         // Operation 4998 is a create; make its opcode unknown. Each create, set-bounds and
@@ -84,7 +81,7 @@ struct StagedCommitTests {
         let offset = 8 + 8 + 1666 * 57
         #expect(frame[offset] == 1)
         frame[offset] = 200
-        frame.withUnsafeBytes { h.compositor.receive($0, from: c) }
+        h.feed(c, bytes: frame)
         for _ in 0..<4 where h.outbox[c] == nil { h.compositor.handlePending(c, frameBudget: 8) }
         guard case .error(let e)? = h.outbox[c]?.first else { Issue.record("no error"); return }
         #expect(e.code == .malformedMessage && e.serial == 4 && e.operationIndex == 4998)
@@ -96,12 +93,12 @@ struct StagedCommitTests {
     /// Two big commits built at once cannot add up past a shared budget: the limits are taken
     /// again at every step, counting the other commit's copy.
     @Test func concurrentBigCommitsShareTheLayerBudget() throws {
-        let h = try BudgetHarness { $0.maxTotalLayers = 5000 }
-        let (a, _) = h.hello(uid: 1)
-        let (b, _) = h.hello(uid: 2)
+        let h = try CompositorHarness(headlessWidth: 32, height: 32) { $0.limits.maxTotalLayers = 5000 }
+        let (a, _) = h.sayHello(peer: .user(1))
+        let (b, _) = h.sayHello(peer: .user(2))
         h.outbox = [:]
-        send(h, a, .commit(Commit(serial: 1, operations: Self.creates(3000))))   // 9000 operations each
-        send(h, b, .commit(Commit(serial: 1, operations: Self.creates(3000))))
+        h.feed(a, .commit(Commit(serial: 1, operations: Self.creates(3000))))   // 9000 operations each
+        h.feed(b, .commit(Commit(serial: 1, operations: Self.creates(3000))))
         for _ in 0..<8 {
             h.compositor.handlePending(a, frameBudget: 8)
             h.compositor.handlePending(b, frameBudget: 8)

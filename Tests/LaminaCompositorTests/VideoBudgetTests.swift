@@ -1,4 +1,5 @@
 import Testing
+import LaminaTestSupport
 import LaminaCore
 import LaminaProtocol
 @testable import LaminaCompositor
@@ -10,14 +11,14 @@ import LaminaProtocol
 struct VideoBudgetTests {
     /// Budgets of 6000 bytes in all; videos of 32×32 pictures (4096 bytes a frame). Client a
     /// (privileged, for screenshots) shows video 1; b is another client.
-    func harness() throws -> (BudgetHarness, a: ClientID, b: ClientID) {
-        let h = try BudgetHarness { $0.maxTotalImageBytes = 6000 }
+    func harness() throws -> (CompositorHarness, a: ClientID, b: ClientID) {
+        let h = try CompositorHarness(headlessWidth: 32, height: 32) { $0.limits.maxTotalImageBytes = 6000 }
         let video = FakeVideo()
         video.width = 32
         video.height = 32
         h.compositor.videoDecoding = video
-        let (a, _) = h.hello(uid: 1, privileged: true)
-        let (b, _) = h.hello(uid: 2)
+        let (a, _) = h.sayHello(peer: .user(1, privileged: true))
+        let (b, _) = h.sayHello(peer: .user(2))
         let show: [LaminaProtocol.Operation] = [.createVideo(image: 1, uri: "/clip.webm"), .create(LayerID(1)),
                                                 .set(LayerID(1), .bounds, .rect(Rect(x: 0, y: 0, width: 32, height: 32))),
                                                 .set(LayerID(1), .contents, .image(1)),
@@ -27,18 +28,16 @@ struct VideoBudgetTests {
     }
 
     /// Draws a frame (a's screenshot): a's video takes its first picture.
-    func drawFrame(_ h: BudgetHarness, _ a: ClientID) {
-        ClientMessage.request(id: 9, .screenshot).encoded().withUnsafeBytes { h.compositor.receive($0, from: a) }
+    func drawFrame(_ h: CompositorHarness, _ a: ClientID) {
+        h.feed(a, .request(id: 9, .screenshot))
     }
 
-    func commitImage(_ h: BudgetHarness, _ client: ClientID, side: UInt32, serial: UInt32,
+    func commitImage(_ h: CompositorHarness, _ client: ClientID, side: UInt32, serial: UInt32,
                      then more: [LaminaProtocol.Operation] = []) -> ServerMessage? {
         h.outbox[client] = []
         let ops: [LaminaProtocol.Operation] = [.createImage(image: 7, ImageFormat(width: side, height: side))] + more
         let memory = HeapPixelMemory([UInt8](repeating: 0, count: Int(side * side * 4)))
-        ClientMessage.commit(Commit(serial: serial, operations: ops)).encoded().withUnsafeBytes {
-            h.compositor.receive($0, attachments: [.memory(memory)], from: client)
-        }
+        h.feed(client, .commit(Commit(serial: serial, operations: ops)), attachments: [.memory(memory)])
         return h.outbox[client]?.first
     }
 

@@ -118,7 +118,16 @@ public final class FakeBackend: DisplayBackend {
     }
     /// Whether outputs can be blanked (the flipping fakes can, as KMS's).
     public var canSetPower = false
+    /// Where the cursor was asked to show, in order (nil: hidden).
+    public var cursorRequests: [Point?] = []
+    /// Whether a cursor change needs a frame to show (a cursor the renderer draws); false: it
+    /// showed at once (a cursor plane).
+    public var cursorNeedsFrame = false
     public init() {}
+    public func setCursor(_ position: Point?) -> Bool {
+        cursorRequests.append(position)
+        return cursorNeedsFrame
+    }
     public func beginCommit() { journal.note("begin commit") }
     public func flushCommit() throws { journal.note("flush") }
 
