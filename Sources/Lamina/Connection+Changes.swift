@@ -29,6 +29,23 @@ extension Connection {
         Transaction.noteChange(on: self)
     }
 
+    /// `layer` needs layout before the next commit (`Layer.setNeedsLayout`).
+    func noteNeedsLayout(_ layer: Layer) {
+        needsLayout.append(WeakLayer(layer))
+        Transaction.noteChange(on: self)
+    }
+
+    /// Lays out the marked layers, top-down (`Layer.layoutIfNeeded`), before their changes are
+    /// committed: what layout sets joins the same commit. Bounded: layout that keeps marking
+    /// layers stops after a few rounds.
+    func layOutMarkedLayers() {
+        for _ in 0..<8 where !needsLayout.isEmpty {
+            let marked = needsLayout
+            needsLayout.removeAll()
+            for w in marked { w.layer?.layoutIfNeeded() }
+        }
+    }
+
     /// A property of `layer` changed. With `disableActions`, laminad must not animate it
     /// (the layer's delegate answered the action itself).
     func noteSet(_ layer: Layer, _ key: PropertyKey, disableActions: Bool = false) {

@@ -79,6 +79,8 @@ public final class Connection {
     var isDirty: Set<ObjectIdentifier> = []
     /// Changes since the last commit, in order.
     var log: [PendingChange] = []
+    /// Layers marked as needing layout since the last commit (`Layer.setNeedsLayout`).
+    var needsLayout: [WeakLayer] = []
     var released: [LayerID] = []
     var liveIDs: Set<LayerID> = [.root]
     /// Every layer laminad knows, by number, for events.

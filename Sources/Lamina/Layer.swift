@@ -56,6 +56,21 @@ public class Layer {
     /// Values set that the model cannot hold, sent to laminad as they are (it refuses them).
     private var unrepresentable: [PropertyKey: PropertyValue] = [:]
 
+    // MARK: Layout (Layer+Layout.swift)
+
+    /// `needsLayout`, kept here because the extension cannot hold storage.
+    var needsLayoutFlag = false
+
+    /// `layoutSublayers`: lays out the sublayers; runs before a commit when the layer is marked
+    /// (`setNeedsLayout()`, a change of bounds size, a sublayer added or removed). The default
+    /// asks the delegate (`LayerDelegate.layoutSublayers(of:)`); `autoresizingMask` and
+    /// `constraints` need nothing here, laminad applies them.
+    public func layoutSublayers() { delegate?.layoutSublayers(of: self) }
+
+    /// `preferredFrameSize`: the size the layer would like in its superlayer; by default its
+    /// bounds size.
+    public func preferredFrameSize() -> Size { bounds.size }
+
     /// A plain layer (`CALayer`).
     public init() {}
 
@@ -99,8 +114,11 @@ public class Layer {
         // The model keeps what the client set; laminad validates and answers with an error
         // naming the key if the value is not acceptable (NaN, a negative size, an unknown name).
         // A value the model cannot hold (a gravity name it does not know) is sent as it is.
+        let oldSize = model.bounds.size
         if model.store(key, value) { unrepresentable[key] = nil } else { unrepresentable[key] = value }
         propertyDidChange(key)
+        // Core Animation marks a layer whose bounds change size as needing layout.
+        if key == .bounds, model.bounds.size != oldSize { setNeedsLayout() }
     }
 
     /// The value laminad is sent for `key`.
@@ -306,6 +324,7 @@ public class Layer {
             c.attach(layer)
             c.noteChanged(self)
         }
+        setNeedsLayout()
     }
 
     /// Inserts `layer` just below `sibling` (or at the bottom when `sibling` is not a sublayer).
@@ -335,6 +354,7 @@ public class Layer {
         layer.superlayer = nil
         structureChanged = true
         connection?.noteChanged(self)
+        setNeedsLayout()
     }
 
     /// The first layer in this subtree (this layer included) with the given name.

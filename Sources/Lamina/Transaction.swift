@@ -85,6 +85,8 @@ public enum Transaction {
     /// still open are left open and their changes wait for them).
     public static func flush() {
         guard frames.isEmpty else { return }
+        // Core Animation lays out before it commits: what layout sets joins this commit.
+        for c in pending { c.layOutMarkedLayers() }
         if let f = implicitFrame { close(f, settings: currentSettings) }
         implicitFrame = nil
         let connections = pending

@@ -73,6 +73,14 @@ public struct JSONWriter: Sendable {
         case .image(let n), .layer(let n):
             separator()
             text += n == 0 ? "null" : String(n)
+        case .constraints(let v):
+            // As scene files write them.
+            separator()
+            text += "[" + v.map { c in
+                "{\"attribute\":\"\(c.attribute)\",\"relativeTo\":" + JSONWriter.quoted(c.relativeTo)
+                    + ",\"sourceAttribute\":\"\(c.sourceAttribute)\",\"scale\":" + JSONWriter.format(c.scale)
+                    + ",\"offset\":" + JSONWriter.format(c.offset) + "}"
+            }.joined(separator: ",") + "]"
         }
     }
 

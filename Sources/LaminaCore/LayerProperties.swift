@@ -131,6 +131,12 @@ public struct LayerProperties: Hashable, Sendable {
     public var instanceAlphaOffset: Double = 0
     public var instanceDelay: Double = 0
 
+    // Layout (Layout.swift): what laminad applies when the superlayer's bounds change.
+    /// How the frame follows the superlayer's size; none by default (`kCALayerNotSizable`).
+    public var autoresizingMask: AutoresizingMask = []
+    /// The frame's relations to the superlayer and siblings; none by default.
+    public var constraints: [LayoutConstraint] = []
+
     public init() {}
 
     /// The default properties of a new layer of `kind`.
@@ -220,6 +226,8 @@ public struct LayerProperties: Hashable, Sendable {
         case .instanceBlueOffset: .number(instanceBlueOffset)
         case .instanceAlphaOffset: .number(instanceAlphaOffset)
         case .instanceDelay: .number(instanceDelay)
+        case .autoresizingMask: .number(Double(autoresizingMask.rawValue))
+        case .constraints: .constraints(constraints)
         }
     }
 
@@ -247,6 +255,15 @@ public struct LayerProperties: Hashable, Sendable {
         case (.maskedCorners, .number(let x)):
             guard x >= 0, x <= 15, x.rounded() == x else {
                 throw .outOfRange(key: key, reason: "a corner mask is a whole number from 0 to 15 (got \(x))")
+            }
+        case (.autoresizingMask, .number(let x)):
+            guard x >= 0, x <= 63, x.rounded() == x else {
+                throw .outOfRange(key: key, reason: "an autoresizing mask is a whole number from 0 to 63 (got \(x))")
+            }
+        case (_, .constraints(let list)):
+            try Self.checkCount(key, list.count, limit: LayoutConstraint.perLayerLimit, noun: "constraints")
+            if let c = list.first(where: { $0.relativeTo.isEmpty }) {
+                throw .outOfRange(key: key, reason: "a constraint needs the name of a sibling or \"superlayer\" (\(c.attribute) relative to \"\")")
             }
         case (.contentsScale, .number(let x)):
             guard x > 0 else { throw .outOfRange(key: key, reason: "must be greater than 0 (got \(x))") }
@@ -326,6 +343,9 @@ public struct LayerProperties: Hashable, Sendable {
             case .instanceBlueOffset: instanceBlueOffset = v
             case .instanceAlphaOffset: instanceAlphaOffset = v
             case .instanceDelay: instanceDelay = v
+            case .autoresizingMask:
+                guard v >= 0, v <= 63, v.rounded() == v else { return false }
+                autoresizingMask = AutoresizingMask(rawValue: UInt8(v))
             default: return false
             }
         case .point(let p):
@@ -413,6 +433,9 @@ public struct LayerProperties: Hashable, Sendable {
         case .layer(let n):
             guard key == .mask else { return false }
             mask = n
+        case .constraints(let v):
+            guard key == .constraints else { return false }
+            constraints = v
         }
         return true
     }

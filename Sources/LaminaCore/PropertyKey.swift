@@ -82,6 +82,12 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     /// UIKit's `isUserInteractionEnabled`: false makes the layer and its subtree transparent to
     /// touches and the pointer (hit testing passes through to what is behind).
     case isUserInteractionEnabled = 69
+    // Layout (`CAAutoresizingMask`, `CAConstraint`; protocol 1.7): 100–101, applied by laminad
+    // when a superlayer's bounds change (Layout.swift, ConstraintLayout.swift).
+    /// `autoresizingMask`: a number holding the `AutoresizingMask` bits (0–63).
+    case autoresizingMask = 100
+    /// `constraints`: the layer's `LayoutConstraint`s.
+    case constraints = 101
 
     /// The protocol minor version that added the key: a server must not send it to a client
     /// that said hello with an older minor version (it could not decode it).
@@ -89,7 +95,8 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         switch rawValue {
         case ...26: 0
         case ...68: 1
-        default: 4
+        case ...69: 4
+        default: 7
         }
     }
 
@@ -165,6 +172,8 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .instanceAlphaOffset: "instanceAlphaOffset"
         case .instanceDelay: "instanceDelay"
         case .isUserInteractionEnabled: "userInteractionEnabled"
+        case .autoresizingMask: "autoresizingMask"
+        case .constraints: "constraints"
         }
     }
 
@@ -202,7 +211,8 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              .speed, .timeOffset, .beginTime, .maskedCorners, .contentsScale,
              .lineWidth, .miterLimit, .lineDashPhase, .strokeStart, .strokeEnd, .fontSize,
              .instanceCount, .instanceRedOffset, .instanceGreenOffset, .instanceBlueOffset, .instanceAlphaOffset,
-             .instanceDelay: .number
+             .instanceDelay,
+             .autoresizingMask: .number
         case .transform, .sublayerTransform, .instanceTransform: .transform
         case .isHidden, .masksToBounds, .isDoubleSided, .allowsGroupOpacity, .isGeometryFlipped, .isOpaque,
              .isWrapped, .isUserInteractionEnabled: .bool
@@ -215,6 +225,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .shadowPath, .path: .path
         case .colors: .colors
         case .locations, .lineDashPattern: .numbers
+        case .constraints: .constraints
         }
     }
 
@@ -243,7 +254,9 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              .mask, .gradientType, .fillRule, .lineCap, .lineJoin, .string, .font, .alignmentMode, .isWrapped,
              .truncationMode, .instanceCount,
              // UIKit's flag, not a Core Animation property: it changes at once.
-             .isUserInteractionEnabled: false
+             .isUserInteractionEnabled,
+             // What layout says, not values: the frames they produce animate (bounds, position).
+             .autoresizingMask, .constraints: false
         default: true
         }
     }
@@ -262,6 +275,8 @@ public enum PropertyValueType: UInt8, Sendable, CustomStringConvertible {
     case image = 12
     /// A client's layer number (`mask`); 0 is nil.
     case layer = 13
+    /// A layer's layout constraints (`constraints`; 20, leaving room for other list types).
+    case constraints = 20
 
     public var description: String {
         switch self {
@@ -278,6 +293,7 @@ public enum PropertyValueType: UInt8, Sendable, CustomStringConvertible {
         case .path: "path"
         case .image: "image"
         case .layer: "layer"
+        case .constraints: "constraint list"
         }
     }
 }
@@ -297,6 +313,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
     case path(Path)
     case image(UInt32)
     case layer(UInt32)
+    case constraints([LayoutConstraint])
 
     public var type: PropertyValueType {
         switch self {
@@ -313,6 +330,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .path: .path
         case .image: .image
         case .layer: .layer
+        case .constraints: .constraints
         }
     }
 
@@ -328,6 +346,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .numbers(let v): v.allSatisfy(\.isFinite)
         case .colors(let v): v.allSatisfy { $0.red.isFinite && $0.green.isFinite && $0.blue.isFinite && $0.alpha.isFinite }
         case .path(let p): p.isFinite
+        case .constraints(let v): v.allSatisfy(\.isFinite)
         case .bool, .string, .image, .layer: true
         }
     }
@@ -347,6 +366,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .path(let p): p.description
         case .image(let n): n == 0 ? "nil" : "image \(n)"
         case .layer(let n): n == 0 ? "nil" : "layer #\(n)"
+        case .constraints(let v): "[" + v.map(\.description).joined(separator: ", ") + "]"
         }
     }
 }

@@ -153,6 +153,11 @@ extension ByteWriter {
         case .colors(let v): u32(UInt32(v.count)); for c in v { f64(c.red); f64(c.green); f64(c.blue); f64(c.alpha) }
         case .path(let p): path(p)
         case .image(let n), .layer(let n): u32(n)
+        case .constraints(let v):
+            u32(UInt32(v.count))
+            for c in v {
+                u8(c.attribute.rawValue); u8(c.sourceAttribute.rawValue); string(c.relativeTo); f64(c.scale); f64(c.offset)
+            }
         }
     }
 }
@@ -201,6 +206,23 @@ extension ByteReader {
             return .path(p)
         case .image: return .image(try u32(field))
         case .layer: return .layer(try u32(field))
+        case .constraints:
+            // Attribute and source attribute (u8 each), relativeTo (string), scale, offset (f64).
+            let n = try listCount(field, elementSize: 22)
+            guard n <= LayoutConstraint.perLayerLimit else {
+                throw .invalid(field: field, reason: "\(n) constraints is more than the limit of \(LayoutConstraint.perLayerLimit) a layer may have")
+            }
+            var v: [LayoutConstraint] = []
+            for _ in 0..<n {
+                let a = try u8(field), s = try u8(field)
+                guard let attribute = ConstraintAttribute(rawValue: a), let source = ConstraintAttribute(rawValue: s) else {
+                    throw .invalid(field: field, reason: "a constraint attribute is 0–7 (minX, midX, maxX, width, minY, midY, maxY, height), got \(max(a, s))")
+                }
+                let relativeTo = try string(field, limit: PropertyWire.stringLimit)
+                v.append(LayoutConstraint(attribute: attribute, relativeTo: relativeTo, sourceAttribute: source,
+                                          scale: try f64(field), offset: try f64(field)))
+            }
+            return .constraints(v)
         }
     }
 

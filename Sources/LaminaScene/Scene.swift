@@ -198,6 +198,7 @@ enum SceneParser {
                     }
                     seen[n] = i
                 }
+                try SceneLayoutParser.checkSiblings(layer.sublayers, path: p)
             case "contents":
                 switch value {
                 case .null: layer.contentsFile = nil
@@ -252,7 +253,8 @@ enum SceneParser {
                 if pk == .position, fields["frame"] != nil {
                     throw SceneError(path: p, message: "give either frame or bounds/position, not both")
                 }
-                let v = try self.value(value, type: pk.valueType, key: pk, path: p)
+                let v = pk == .autoresizingMask ? try SceneLayoutParser.autoresizingMask(value, path: p)
+                    : try self.value(value, type: pk.valueType, key: pk, path: p)
                 var scratch = LayerProperties()
                 do throws(PropertyError) { try scratch.set(pk, v) } catch {
                     throw SceneError(path: p, message: error.description)
@@ -378,6 +380,8 @@ enum SceneParser {
         case .path:
             if case .null = json { return .path(Path()) }
             return .path(try ScenePathParser.path(json, path: path))
+        case .constraints:
+            return try SceneLayoutParser.constraints(json, path: path)
         case .image, .layer:
             throw SceneError(path: path, message: "'\(key)' cannot be set from a scene file yet")
         }

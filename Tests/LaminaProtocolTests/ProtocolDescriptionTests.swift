@@ -204,6 +204,10 @@ struct ProtocolDescriptionTests {
         #expect(Self.numbers(Self.object("cornerMask"))
                 == ["minXMinY": Int(CornerMask.minXMinY.rawValue), "maxXMinY": Int(CornerMask.maxXMinY.rawValue),
                     "minXMaxY": Int(CornerMask.minXMaxY.rawValue), "maxXMaxY": Int(CornerMask.maxXMaxY.rawValue)])
+        #expect(Self.numbers(Self.object("autoresizingMask"))
+                == Dictionary(uniqueKeysWithValues: AutoresizingMask.names.map { ($0.name, Int($0.bit.rawValue)) }))
+        #expect(Self.numbers(Self.object("constraintAttributes"))
+                == Dictionary(uniqueKeysWithValues: ConstraintAttribute.allCases.map { ($0.name, Int($0.rawValue)) }))
     }
 
     // MARK: Properties and values
@@ -223,6 +227,7 @@ struct ProtocolDescriptionTests {
         case .path: "path"
         case .image: "image"
         case .layer: "layer"
+        case .constraints: "constraintList"
         }
     }
 
@@ -280,6 +285,7 @@ struct ProtocolDescriptionTests {
         case .path: return (v as? [Any])?.isEmpty == true ? .path(Path()) : nil
         case .image: return (v as? Int).map { .image(UInt32($0)) }
         case .layer: return (v as? Int).map { .layer(UInt32($0)) }
+        case .constraints: return (v as? [Any])?.isEmpty == true ? .constraints([]) : nil
         }
     }
 

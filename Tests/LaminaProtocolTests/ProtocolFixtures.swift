@@ -185,6 +185,17 @@ enum ProtocolFixtures {
                     .controlVideo(image: 5, .seek(seconds: 1.5)), .controlVideo(image: 5, .play), .controlVideo(image: 5, .pause),
                     .destroyImage(image: 5),
                 ])))),
+        Fixture(name: "commit-layout",
+                description: "commit serial 3 (protocol 1.7 layout): create #1, set #1 autoresizingMask 18 (widthSizable | heightSizable), "
+                    + "set #1 constraints [midX = superlayer.midX × 1 + 0, minY = \"title\".maxY × 0.5 + 8]",
+                message: .client(.commit(Commit(serial: 3, operations: [
+                    .create(LayerID(1)),
+                    .set(LayerID(1), .autoresizingMask, .number(18)),
+                    .set(LayerID(1), .constraints, .constraints([
+                        LayoutConstraint(attribute: .midX),
+                        LayoutConstraint(attribute: .minY, relativeTo: "title", sourceAttribute: .maxY, scale: 0.5, offset: 8),
+                    ])),
+                ])))),
     ]
 
     static let server: [Fixture] = [

@@ -11,6 +11,9 @@ public struct ClientLimits: Sendable, Equatable {
     /// so depth is a budget like the others (docs/protocol.md, "Budgets").
     public var maxDepth: Int
     public static let defaultMaxDepth = 64
+    /// Constraints one layout pass (a commit's, or a display resize's for one client) may
+    /// solve: what bounds layout's work however the tree is built (docs/protocol.md, "Budgets").
+    public var maxLayoutConstraints = 20_000
     /// Layers all kept sessions may hold together (those that outlive their clients), and how
     /// many kept sessions there may be in all and per user.
     public var maxKeptLayers = 200_000

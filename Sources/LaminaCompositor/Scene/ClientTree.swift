@@ -53,9 +53,27 @@ public struct ClientTree: Sendable {
 
     public subscript(id: LayerID) -> ServerLayer? { layers[id] }
 
-    /// Sizes the root layer to a display of this size (`LayerProperties.fitRoot`).
-    mutating func fitRoot(width: Double, height: Double) {
-        layers[.root]?.properties.fitRoot(displayWidth: width, displayHeight: height)
+    /// Sizes the root layer to a display of this size (`LayerProperties.fitRoot`), at once, and
+    /// lays out what follows from the new size (autoresizing and constraints, ClientTreeLayout.swift).
+    /// Returns the layout's changes with the layers they replaced, for the compositor to animate
+    /// by the layers' actions; empty when nothing moved, or when the layout would exceed its
+    /// budget (then only the root follows).
+    @discardableResult
+    mutating func fitRoot(width: Double, height: Double, limits: ClientLimits = ClientLimits()) -> CommitResult {
+        guard let old = layers[.root]?.properties.bounds else { return CommitResult() }
+        layers[.root]!.properties.fitRoot(displayWidth: width, displayHeight: height)
+        guard layers[.root]!.properties.bounds != old else { return CommitResult() }
+        var result = CommitResult()
+        var journal = Journal()
+        do throws(LayoutFailure) {
+            result.visibleChange = try layOut(LayoutRequest(resized: .root, from: old), limits: limits,
+                                              journal: &journal, changes: &result.changes)
+        } catch {
+            for (id, layer) in journal.saved { layers[id] = layer }
+            return CommitResult()
+        }
+        result.replaced.saved = journal.saved
+        return result
     }
 
     /// Room for `count` layers in all, so a big commit's creates do not regrow the table in

@@ -183,6 +183,15 @@ extension ClientTree {
             }
             finishStructure(&commit.journal, changes: &commit.result.changes, limits: commit.limits)
             try checkDepth(of: commit.journal.movedRoots, limits: commit.limits, journal: &commit.journal)
+            // Layout last, on the commit's final tree (ClientTreeLayout.swift).
+            let request = LayoutRequest(changes: commit.result.changes, tree: self)
+            do throws(LayoutFailure) {
+                if try layOut(request, limits: commit.limits, journal: &commit.journal, changes: &commit.result.changes) {
+                    commit.result.visibleChange = true
+                }
+            } catch {
+                throw CommitRejection(code: error.code, operationIndex: -1, message: error.message)
+            }
         } catch {
             rollBack(commit.journal)
             throw error

@@ -7,7 +7,7 @@ import LaminaProtocol
 extension ClientTree {
     /// Keeps layer `id`'s value from before the commit in the journal, the first time the
     /// commit touches it.
-    private func save(_ id: LayerID, _ journal: inout Journal) {
+    func save(_ id: LayerID, _ journal: inout Journal) {
         guard journal.keepsUndo, !journal.created.contains(id), journal.saved.index(forKey: id) == nil else { return }
         // Read in place (a layer is over 1 KB); a layer that does not exist yet is only noted.
         if let k = layers.index(forKey: id) { journal.saved[id] = layers.values[k] } else { journal.created.insert(id) }

@@ -51,10 +51,13 @@ extension Compositor {
     public func resize(width: Int, height: Int) -> Bool {
         guard width > 0, height > 0, width != model.width || height != model.height else { return false }
         logger.notice("display resized from \(model.width)x\(model.height) to \(width)x\(height)")
-        model.resize(width: width, height: height)
+        let laidOut = model.resize(width: width, height: height, limits: configuration.limits)
         for serial in Array(animationStates.keys) where animationStates[serial]!.renderTree != nil {
             animationStates[serial]!.fitRoot(width: Double(width), height: Double(height))
         }
+        // The roots follow at once, as a window's root layer does; what layout moved under them
+        // animates by the layers' actions, as a commit's changes do (default transaction).
+        for (i, result) in laidOut.sorted(by: { $0.key < $1.key }) { animate(result, entry: i) }
         requestFrame(.sceneChanged)
         return true
     }

@@ -61,12 +61,18 @@ public struct ModelTree: Sendable {
     /// Gives the display a new size (a display was plugged in, unplugged or changed mode).
     /// Every client's root layer follows it, as a window's root layer follows the window:
     /// its bounds become the display's and its position the display's centre.
-    public mutating func resize(width: Int, height: Int) {
+    /// Layout follows (autoresizing, constraints): returns, by entry index, what it moved in
+    /// each client's tree, for the compositor to animate.
+    @discardableResult
+    public mutating func resize(width: Int, height: Int, limits: ClientLimits = ClientLimits()) -> [Int: CommitResult] {
         self.width = width
         self.height = height
+        var laidOut: [Int: CommitResult] = [:]
         for i in entries.indices {
-            entries[i].tree.fitRoot(width: Double(width), height: Double(height))
+            let result = entries[i].tree.fitRoot(width: Double(width), height: Double(height), limits: limits)
+            if !result.changes.isEmpty { laidOut[i] = result }
         }
+        return laidOut
     }
 
     public func index(of client: ClientID) -> Int? { entries.firstIndex { $0.client == client } }

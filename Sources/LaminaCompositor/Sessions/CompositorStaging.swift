@@ -87,11 +87,12 @@ extension Compositor {
                 staged[client] = s
                 return
             }
-            let result = try s.tree.finishCommit(&s.progress)
+            var result = try s.tree.finishCommit(&s.progress)
             // What the commit replaces on transitioned layers: the display still shows the old tree.
             let replaced = s.transitions.targets.isEmpty ? nil : replacedRendering(of: s.transitions.targets, entry: i)
             // The display may have changed size meanwhile: the root follows it, as in `resize`.
-            s.tree.fitRoot(width: Double(model.width), height: Double(model.height))
+            // Layout's moves join the commit's changes (what they replaced is in its `original`).
+            result.changes += s.tree.fitRoot(width: Double(model.width), height: Double(model.height), limits: configuration.limits).changes
             model.entries[i].tree = s.tree
             logger.debug("\(client) commit \(s.serial): \(s.progress.total) operations applied in \(s.steps) steps")
             committed(serial: s.serial, operations: s.progress.total, result, replaced: replaced, from: client)

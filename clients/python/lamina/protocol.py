@@ -1,4 +1,4 @@
-"""The numbers of the Lamina wire protocol, version 1.6.
+"""The numbers of the Lamina wire protocol, version 1.7.
 
 These constants mirror ``protocol/lamina-protocol.json`` in the Lamina repository (the
 machine-readable description of docs/protocol.md). They are written out here rather than read
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple, Optional, Tuple
 
 VERSION_MAJOR = 1
-VERSION_MINOR = 6
+VERSION_MINOR = 7
 #: "LAMN" as a little-endian u32: the first field of a hello.
 MAGIC = 0x4E4D414C
 HEADER_SIZE = 8
@@ -92,6 +92,7 @@ VALUE_TYPES = {
     "path": 11,
     "image": 12,
     "layer": 13,
+    "constraintList": 20,
 }
 VALUE_TYPE_NAMES = {tag: name for name, tag in VALUE_TYPES.items()}
 
@@ -222,6 +223,11 @@ TIMING_FUNCTIONS = {
 DEFAULT_TRANSACTION_DURATION = 0.25
 
 CORNER_MASK = {"minXMinY": 1, "maxXMinY": 2, "minXMaxY": 4, "maxXMaxY": 8}
+# Layout (1.7): CAAutoresizingMask's bits and CAConstraintAttribute's numbers.
+AUTORESIZING_MASK = {"minXMargin": 1, "widthSizable": 2, "maxXMargin": 4, "minYMargin": 8, "heightSizable": 16,
+                     "maxYMargin": 32}
+CONSTRAINT_ATTRIBUTES = {"minX": 0, "midX": 1, "maxX": 2, "width": 3, "minY": 4, "midY": 5, "maxY": 6, "height": 7}
+CONSTRAINT_ATTRIBUTE_NAMES = {n: name for name, n in CONSTRAINT_ATTRIBUTES.items()}
 
 
 class Property(NamedTuple):
@@ -318,6 +324,9 @@ PROPERTIES: Tuple[Property, ...] = (
     P(67, "instanceAlphaOffset", "instance_alpha_offset", "number", 0.0, True),
     P(68, "instanceDelay", "instance_delay", "number", 0.0, True),
     P(69, "userInteractionEnabled", "user_interaction_enabled", "bool", True, False),
+    # Layout (1.7), applied by laminad when a superlayer's bounds change.
+    P(100, "autoresizingMask", "autoresizing_mask", "number", 0.0, False),
+    P(101, "constraints", "constraints", "constraintList", (), False),
 )
 del P
 

@@ -294,6 +294,9 @@ def canonical(type_name: str, v: Any) -> Any:
         return tuple(color(x) for x in (v or ()))
     if type_name == "path":
         return path(v)
+    if type_name == "constraintList":
+        from .layout import constraint
+        return tuple(constraint(x) for x in (v or ()))
     if type_name in ("image", "layer"):
         if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 0xFFFFFFFF:
             raise TypeError(f"expected a u32 number, got {v!r}")

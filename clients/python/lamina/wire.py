@@ -91,6 +91,14 @@ class Writer:
                     self.f64(x)
         elif type_name == "path":
             self.path(v)
+        elif type_name == "constraintList":
+            self.u32(len(v))
+            for c in v:
+                self.u8(protocol.CONSTRAINT_ATTRIBUTES[c[0]])
+                self.u8(protocol.CONSTRAINT_ATTRIBUTES[c[2] or c[0]])
+                self.string(c[1])
+                self.f64(c[3])
+                self.f64(c[4])
         elif type_name in ("image", "layer"):
             self.u32(v)
         else:
@@ -191,6 +199,17 @@ class Reader:
             return tuple(tuple(self.f64(what) for _ in range(4)) for _ in range(self.count(what, 32)))
         if type_name == "path":
             return self.path(what)
+        if type_name == "constraintList":
+            from .layout import Constraint
+            out = []
+            for _ in range(self.count(what, 22)):
+                a, s = self.u8(what), self.u8(what)
+                if a not in protocol.CONSTRAINT_ATTRIBUTE_NAMES or s not in protocol.CONSTRAINT_ATTRIBUTE_NAMES:
+                    raise ProtocolViolation(f"{what}: constraint attribute {max(a, s)} is not 0-7")
+                relative_to = self.string(what)
+                out.append(Constraint(protocol.CONSTRAINT_ATTRIBUTE_NAMES[a], relative_to, protocol.CONSTRAINT_ATTRIBUTE_NAMES[s],
+                                      self.f64(what), self.f64(what)))
+            return tuple(out)
         if type_name in ("image", "layer"):
             return self.u32(what)
         raise ValueError(f"unknown value type {type_name!r}")
