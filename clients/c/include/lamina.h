@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define LAMINA_PROTOCOL_VERSION_MAJOR 1
-#define LAMINA_PROTOCOL_VERSION_MINOR 6
+#define LAMINA_PROTOCOL_VERSION_MINOR 7
 
 /** Results of the library's int functions (0 or negative). */
 typedef enum lamina_status {
@@ -126,7 +126,21 @@ typedef enum lamina_property {
     LAMINA_PROPERTY_INSTANCE_ALPHA_OFFSET = 67,
     LAMINA_PROPERTY_INSTANCE_DELAY = 68,
     LAMINA_PROPERTY_USER_INTERACTION_ENABLED = 69,
+    /* Layout (1.7): laminad applies them when a superlayer's bounds change. A number holding
+     * the CAAutoresizingMask bits (LAMINA_AUTORESIZING_*); constraints are not settable from C yet. */
+    LAMINA_PROPERTY_AUTORESIZING_MASK = 100,
+    LAMINA_PROPERTY_CONSTRAINTS = 101,
 } lamina_property;
+
+/** CAAutoresizingMask's bits, for LAMINA_PROPERTY_AUTORESIZING_MASK (y down: MIN_Y is the top margin). */
+enum {
+    LAMINA_AUTORESIZING_MIN_X_MARGIN = 1,
+    LAMINA_AUTORESIZING_WIDTH_SIZABLE = 2,
+    LAMINA_AUTORESIZING_MAX_X_MARGIN = 4,
+    LAMINA_AUTORESIZING_MIN_Y_MARGIN = 8,
+    LAMINA_AUTORESIZING_HEIGHT_SIZABLE = 16,
+    LAMINA_AUTORESIZING_MAX_Y_MARGIN = 32,
+};
 
 /** Value types ("valueTypes"); lamina_property_type() gives each property's. */
 typedef enum lamina_value_type {
@@ -143,6 +157,7 @@ typedef enum lamina_value_type {
     LAMINA_VALUE_PATH = 11,
     LAMINA_VALUE_IMAGE = 12,
     LAMINA_VALUE_LAYER = 13,
+    LAMINA_VALUE_CONSTRAINT_LIST = 20,
 } lamina_value_type;
 
 /** The codes of laminad's error messages ("errors"). */

@@ -223,6 +223,16 @@ void lm_skip_value(lm_reader *r, int type) {
     }
     case LAMINA_VALUE_IMAGE:
     case LAMINA_VALUE_LAYER: lm_read_bytes(r, 4); break;
+    case LAMINA_VALUE_CONSTRAINT_LIST: {
+        /* u8 attribute, u8 source attribute, string relativeTo, f64 scale, f64 offset. */
+        uint32_t count = read_count(r, 22);
+        for (uint32_t i = 0; i < count && !r->failed; i++) {
+            lm_read_bytes(r, 2);
+            lm_read_string(r, &n);
+            lm_read_bytes(r, 16);
+        }
+        break;
+    }
     default: r->failed = 1; break;
     }
 }

@@ -120,6 +120,9 @@ static const struct { const char *name; unsigned char type; } property_table[] =
     {"instanceAlphaOffset", 1}, /* 67 number */
     {"instanceDelay", 1}, /* 68 number */
     {"userInteractionEnabled", 7}, /* 69 bool */
+    /* Layout (1.7). */
+    [100] = {"autoresizingMask", 1}, /* 100 number */
+    [101] = {"constraints", 20}, /* 101 constraintList */
 };
 
 lamina_value_type lamina_property_type(int property) {

@@ -180,8 +180,9 @@ static void discard_frame(int server) {
 /* MARK: dump, png */
 
 static int dump(void) {
-    for (int id = 1; lamina_property_name(id); id++)
-        printf("property %d %s %d\n", id, lamina_property_name(id), (int)lamina_property_type(id));
+    for (int id = 1; id < 256; id++)
+        if (lamina_property_name(id))
+            printf("property %d %s %d\n", id, lamina_property_name(id), (int)lamina_property_type(id));
     for (int code = 1; lamina_server_error_name(code); code++)
         printf("error %d %s\n", code, lamina_server_error_name(code));
     return 0;

@@ -143,6 +143,10 @@ class Layer:
     #: that have no handler of their own (the event goes up to the first layer that has one).
     on_input: Optional[Callable[[InputEvent], Any]] = None
 
+    #: Python's stand-in for the layer delegate's ``layoutSublayersOfLayer:``: called with the
+    #: layer by `layout_sublayers` (lamina.layout explains layout in Python).
+    layout: Optional[Callable[["Layer"], Any]] = None
+
     def __init__(self, **properties: Any) -> None:
         self._values: Dict[int, Any] = {}
         #: Each property's value before its last change (absent: the default), for a replay in
@@ -158,6 +162,7 @@ class Layer:
         self._unsent_animations: List[Tuple[str, Animation, Any, Any]] = []
         self._actions: Dict[Tuple[str, str], Action] = {}
         self.on_input = None
+        self._needs_layout = False
         for name, value in properties.items():
             if not hasattr(type(self), name) or name.startswith("_"):
                 raise AttributeError(self._unknown(name))
@@ -234,6 +239,7 @@ class Layer:
         if self._conn is not None:
             self._conn._attach(layer)
             self._conn._queue(_insert(self, layer, index))
+        self.set_needs_layout()
 
     def remove_from_superlayer(self) -> None:
         """``removeFromSuperlayer``. The layer keeps its properties and may be added again."""
@@ -272,6 +278,50 @@ class Layer:
             return values.Path()
         return prop.default
 
+    # MARK: Layout (lamina.layout)
+
+    @property
+    def needs_layout(self) -> bool:
+        """Whether the layer is marked to lay out its sublayers before the next commit."""
+        return self._needs_layout
+
+    def set_needs_layout(self) -> None:
+        """``setNeedsLayout``: `layout_sublayers` runs before the next commit. A change of
+        bounds size, and a sublayer added or removed, mark the layer too."""
+        if self._needs_layout:
+            return
+        self._needs_layout = True
+        note = getattr(self._conn, "_note_needs_layout", None)
+        if note is not None:
+            note(self)
+
+    def layout_if_needed(self) -> None:
+        """``layoutIfNeeded``: from the highest superlayer in the unbroken run of marked ones,
+        down the whole subtree, each marked layer's `layout_sublayers` runs before its
+        sublayers are visited."""
+        top = self
+        while top._superlayer is not None and top._superlayer._needs_layout:
+            top = top._superlayer
+        stack = [top]
+        while stack:
+            layer = stack.pop()
+            if layer._needs_layout:
+                layer._needs_layout = False
+                layer.layout_sublayers()
+            stack.extend(reversed(layer._sublayers))
+
+    def layout_sublayers(self) -> None:
+        """``layoutSublayers``: calls the layer's ``layout`` callable, if any. Override it in a
+        subclass to lay the sublayers out in code; ``autoresizing_mask`` and ``constraints``
+        need nothing here (laminad applies them)."""
+        if self.layout is not None:
+            self.layout(self)
+
+    def preferred_frame_size(self) -> Tuple[float, float]:
+        """``preferredFrameSize``: by default the bounds size."""
+        b = self._get(_property("bounds"))
+        return (b[2], b[3])
+
     def _set(self, prop: Property, value: Any) -> None:
         if prop.type == "image":
             if value is not None and not isinstance(value, (Image, Video, SessionImage)):
@@ -293,9 +343,12 @@ class Layer:
             self._previous[prop.id] = self._values[prop.id]
         else:
             self._previous.pop(prop.id, None)
+        old_size = self._get(prop)[2:] if prop.name == "bounds" else None
         self._values[prop.id] = v
         if self._conn is not None:
             self._conn._note_set(self, prop)
+        if old_size is not None and tuple(v[2:]) != tuple(old_size):
+            self.set_needs_layout()
 
     @property
     def video(self) -> Optional[Video]:

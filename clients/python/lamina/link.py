@@ -308,10 +308,26 @@ class Link:
             self._closed = ConnectionClosed(f"writing to laminad: {e}")
             raise self._closed from None
 
+    def _note_needs_layout(self, layer: Any) -> None:
+        """`layer` is marked for layout before the next commit (`Layer.set_needs_layout`)."""
+        self.__dict__.setdefault("_layout_queue", []).append(layer)
+
+    def _lay_out_marked(self) -> None:
+        """Core Animation lays out before it commits: what layout sets joins this commit.
+        Bounded: layout that keeps marking layers stops after a few rounds."""
+        for _ in range(8):
+            queue = self.__dict__.get("_layout_queue") or []
+            if not queue:
+                return
+            self.__dict__["_layout_queue"] = []
+            for layer in queue:
+                layer.layout_if_needed()
+
     def _send_pending(self) -> None:
         """Sends everything recorded as one commit: image creates and updates first (so a
         `contents` can name a new image), the changes in order under their transaction
         settings, then image destroys and the destroys of layers that were released."""
+        self._lay_out_marked()
         ops: List[wire.Operation] = list(self._image_ops)
         current = wire.Settings()
         sent_groups: Set[int] = set()

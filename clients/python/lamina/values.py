@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import protocol
+from .layout import constraint
 
 Color = Tuple[float, float, float, float]
 ColorLike = Union[str, Sequence[float], None]
@@ -295,7 +296,6 @@ def canonical(type_name: str, v: Any) -> Any:
     if type_name == "path":
         return path(v)
     if type_name == "constraintList":
-        from .layout import constraint
         return tuple(constraint(x) for x in (v or ()))
     if type_name in ("image", "layer"):
         if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 0xFFFFFFFF:

@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import protocol
 from .errors import LaminaError, ProtocolViolation
+from .layout import Constraint
 from .values import Path, TimingFunction
 
 _U16 = struct.Struct("<H")
@@ -200,7 +201,6 @@ class Reader:
         if type_name == "path":
             return self.path(what)
         if type_name == "constraintList":
-            from .layout import Constraint
             out = []
             for _ in range(self.count(what, 22)):
                 a, s = self.u8(what), self.u8(what)

@@ -102,6 +102,12 @@ CLIENT: Dict[str, Callable[[], bytes]] = {
         wire.ControlVideo(5, "seek", 1.5), wire.ControlVideo(5, "play"), wire.ControlVideo(5, "pause"),
         wire.DestroyImage(5),
     ]),
+    "commit-layout": lambda: wire.encode_commit(3, [
+        wire.Create(1),
+        wire.Set(1, 100, 18.0),
+        wire.Set(1, 101, (lamina.Constraint("midX", "superlayer", "midX", 1.0, 0.0),
+                          lamina.Constraint("minY", "title", "maxY", 0.5, 8.0))),
+    ]),
 }
 
 
