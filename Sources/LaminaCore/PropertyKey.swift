@@ -82,6 +82,11 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     /// UIKit's `isUserInteractionEnabled`: false makes the layer and its subtree transparent to
     /// touches and the pointer (hit testing passes through to what is behind).
     case isUserInteractionEnabled = 69
+    // Blending and corners (protocol 1.7).
+    /// `compositingFilter`: a blend mode name (`BlendMode`), or "" for none.
+    case compositingFilter = 70
+    /// `cornerCurve`: circular or continuous corners (`CornerCurve`).
+    case cornerCurve = 71
 
     /// The protocol minor version that added the key: a server must not send it to a client
     /// that said hello with an older minor version (it could not decode it).
@@ -89,7 +94,8 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         switch rawValue {
         case ...26: 0
         case ...68: 1
-        default: 4
+        case ...69: 4
+        default: 7
         }
     }
 
@@ -165,6 +171,8 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .instanceAlphaOffset: "instanceAlphaOffset"
         case .instanceDelay: "instanceDelay"
         case .isUserInteractionEnabled: "userInteractionEnabled"
+        case .compositingFilter: "compositingFilter"
+        case .cornerCurve: "cornerCurve"
         }
     }
 
@@ -209,7 +217,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .backgroundColor, .borderColor, .shadowColor, .fillColor, .strokeColor, .foregroundColor,
              .instanceColor: .color
         case .name, .contentsGravity, .minificationFilter, .magnificationFilter, .gradientType, .fillRule,
-             .lineCap, .lineJoin, .string, .font, .alignmentMode, .truncationMode: .string
+             .lineCap, .lineJoin, .string, .font, .alignmentMode, .truncationMode, .compositingFilter, .cornerCurve: .string
         case .contents: .image
         case .mask: .layer
         case .shadowPath, .path: .path
@@ -230,8 +238,15 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .lineJoin: LineJoin.allCases.map(\.rawValue)
         case .alignmentMode: TextAlignment.allCases.map(\.rawValue)
         case .truncationMode: TruncationMode.allCases.map(\.rawValue)
+        case .compositingFilter: BlendMode.wireNames
+        case .cornerCurve: CornerCurve.allCases.map(\.rawValue)
         default: nil
         }
+    }
+
+    /// `names` for a message: comma-separated, the empty name (a nil `compositingFilter`) as `""`.
+    public static func listed(_ names: [String]) -> String {
+        names.map { $0.isEmpty ? "\"\" (none)" : $0 }.joined(separator: ", ")
     }
 
     /// Whether a change to this key starts an implicit animation (Core Animation's "animatable").
@@ -242,6 +257,8 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              .contents, .contentsGravity, .contentsScale, .minificationFilter, .magnificationFilter, .isOpaque,
              .mask, .gradientType, .fillRule, .lineCap, .lineJoin, .string, .font, .alignmentMode, .isWrapped,
              .truncationMode, .instanceCount,
+             // Core Animation switches these at once (neither is interpolable).
+             .compositingFilter, .cornerCurve,
              // UIKit's flag, not a Core Animation property: it changes at once.
              .isUserInteractionEnabled: false
         default: true

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define LAMINA_PROTOCOL_VERSION_MAJOR 1
-#define LAMINA_PROTOCOL_VERSION_MINOR 6
+#define LAMINA_PROTOCOL_VERSION_MINOR 7
 
 /** Results of the library's int functions (0 or negative). */
 typedef enum lamina_status {
@@ -126,6 +126,8 @@ typedef enum lamina_property {
     LAMINA_PROPERTY_INSTANCE_ALPHA_OFFSET = 67,
     LAMINA_PROPERTY_INSTANCE_DELAY = 68,
     LAMINA_PROPERTY_USER_INTERACTION_ENABLED = 69,
+    LAMINA_PROPERTY_COMPOSITING_FILTER = 70, /**< a blend mode name ("multiplyBlendMode", ...), "" for none (1.7) */
+    LAMINA_PROPERTY_CORNER_CURVE = 71,       /**< "circular" or "continuous" (1.7) */
 } lamina_property;
 
 /** Value types ("valueTypes"); lamina_property_type() gives each property's. */

@@ -54,7 +54,7 @@
 #define LM_KEY_LIMIT 256u
 #define LM_MAX_GROUP_NESTING 8
 #define LM_MAX_IMAGE_DIMENSION 16384u
-#define LM_PROPERTY_COUNT 69
+#define LM_PROPERTY_COUNT 71
 /* The largest server frame body this client accepts (as the Python client; a 16384 x 16384
  * screenshot fits). Memory is only taken as bytes arrive, never from the header's length. */
 #define LM_MAX_SERVER_BODY (1u << 30)

@@ -699,7 +699,7 @@ static void fixtures(const char *dir) {
         "reply-advance-clock.bin", "reply-stats.bin", "reply-presentation.bin", "reply-watching.bin",
         "reply-display-power.bin", "reply-snapshot.bin", "reply-done.bin", "animation-started.bin",
         "animation-stopped.bin", "transaction-completed.bin", "watch.bin", "clock.bin", "input-touch-down.bin",
-        "input-key-press.bin", "input-scroll.bin",
+        "input-key-press.bin", "input-scroll.bin", "reply-presentation-1.7.bin",
     };
     int cases = 0;
     for (size_t f = 0; f < sizeof server_fixtures / sizeof server_fixtures[0]; f++) {
