@@ -21,8 +21,8 @@ extension GLESRenderer {
             groupTargets[depth] = try OffscreenTarget(context: context, width: frame.width, height: frame.height)
         }
         // A top-level group (a shadow of its pixels, or group opacity) that ends plainly, under no
-        // clip and unblended: its appearance (shadow and pixels composited at its opacity) is kept in the
-        // cache and drawn from there while its commands stay the same.
+        // clip, unblended: its appearance (shadow and pixels composited at its opacity) is kept
+        // in the cache and drawn from there while its commands stay the same.
         var toCache: (hash: Int, generations: [UInt64], end: Int)?
         if cachesGroups, depth == 0, frame.clips.isEmpty, !c.compositesAdditively, c.blendMode == nil,
            let end = frame.extents.ends[index], commands[end].kind == .endGroup || commands[end].kind == .endMask {

@@ -4,75 +4,17 @@ import LaminaCore
 import LaminaCompositor
 import Testing
 import LaminaTestSupport
+import LaminaGPUChecks
 
 /// `cornerCurve = continuous`: the background, the border, the `masksToBounds` clip and the
 /// shadow of a continuous-cornered layer, drawn by the renderer, against the curve's own
-/// definition computed here: PaintCode's reverse-engineering of UIKit's rounded rectangle
-/// (three cubic Béziers per corner, leaving each edge 1.52866483 radii from the corner), blended
-/// towards the circular corner where that reach does not fit in half the shorter side.
+/// definition flattened on the CPU (`ContinuousCornerProfile`, shared with lamina-gpu-check):
+/// PaintCode's reverse-engineering of UIKit's rounded rectangle (three cubic Béziers per corner,
+/// leaving each edge 1.52866483 radii from the corner), blended towards the circular corner
+/// where that reach does not fit in half the shorter side.
 @Suite("Continuous corners")
 struct ContinuousCornerTests {
-    /// One corner's boundary in the corner's frame, in radii: distance along the edge from the
-    /// corner (a) and depth into the rectangle (b), flattened finely. Independent of the
-    /// renderer's solver: the published control points, sampled.
-    struct Profile {
-        /// (a, b) from the first edge round to the second: a falls, b rises.
-        var points: [(a: Double, b: Double)] = []
-        var reach: Double
-
-        static let continuous: [(Double, Double)] = [
-            (1.52866483, 0), (1.08849323, 0), (0.86840689, 0), (0.66993427, 0.065496),
-            (0.63149399, 0.074911),
-            (0.37282392, 0.16905899), (0.16905899, 0.37282392), (0.074911, 0.63149399),
-            (0.065496, 0.66993427),
-            (0, 0.86840689), (0, 1.08849323), (0, 1.52866483),
-        ]
-        static let circular: [(Double, Double)] = [
-            (1, 0), (1, 0), (1, 0), (1, 0), (1, 0),
-            (0.44771525, 0), (0, 0.44771525), (0, 1),
-            (0, 1), (0, 1), (0, 1), (0, 1),
-        ]
-
-        /// The corner of `radius` in a rectangle whose shorter side is twice `limit`.
-        init(radius: Double, limit: Double) {
-            let s = min(1, max(0, (limit / radius - 1) / (1.52866483 - 1)))
-            let p = zip(Self.circular, Self.continuous).map { c, k in (c.0 + (k.0 - c.0) * s, c.1 + (k.1 - c.1) * s) }
-            reach = p[0].0
-            func cubic(_ i: Int) {
-                for k in 0...512 {
-                    let t = Double(k) / 512, u = 1 - t
-                    let w = (u * u * u, 3 * u * u * t, 3 * u * t * t, t * t * t)
-                    points.append((w.0 * p[i].0 + w.1 * p[i + 1].0 + w.2 * p[i + 2].0 + w.3 * p[i + 3].0,
-                                   w.0 * p[i].1 + w.1 * p[i + 1].1 + w.2 * p[i + 2].1 + w.3 * p[i + 3].1))
-                }
-            }
-            cubic(0)
-            cubic(4)  // the lines (3 → 4, 7 → 8) join the cubics' ends
-            cubic(8)
-        }
-
-        /// Whether (a, b), in radii from the corner, lies inside the shape: on the side of the
-        /// curve away from the corner. The curve is convex towards the corner, so a point is
-        /// inside when it lies beyond the polyline segment its angle about the corner crosses.
-        func contains(a: Double, b: Double) -> Bool {
-            if a >= reach || b >= reach { return a >= 0 && b >= 0 }
-            if a < 0 || b < 0 { return false }
-            // The segment whose b range holds b, on the half where b is the steeper coordinate,
-            // else the one whose a range holds a.
-            if a >= b {
-                // b = f(a) along the first half: points with a falling.
-                var lo = 0, hi = points.count - 1
-                while hi - lo > 1 {
-                    let mid = (lo + hi) / 2
-                    if points[mid].a >= a { lo = mid } else { hi = mid }
-                }
-                let p = points[lo], q = points[hi]
-                let f = q.a == p.a ? p.b : p.b + (a - p.a) / (q.a - p.a) * (q.b - p.b)
-                return b >= f
-            }
-            return contains(a: b, b: a)  // the curve is symmetric about the diagonal
-        }
-    }
+    typealias Profile = ContinuousCornerProfile
 
     /// The fraction of pixel (x, y) inside the rectangle `r` with continuous corners of `radius`,
     /// by 16 × 16 samples.
@@ -82,15 +24,7 @@ struct ContinuousCornerTests {
     }
 
     static func coverage(_ x: Int, _ y: Int, _ r: Rect, radius: Double, profile: Profile) -> Double {
-        var inside = 0
-        for j in 0..<16 {
-            for i in 0..<16 {
-                let px = Double(x) + (Double(i) + 0.5) / 16, py = Double(y) + (Double(j) + 0.5) / 16
-                let a = min(px - r.minX, r.maxX - px) / radius, b = min(py - r.minY, r.maxY - py) / radius
-                if profile.contains(a: a, b: b) { inside += 1 }
-            }
-        }
-        return Double(inside) / 256
+        profile.coverage(x, y, r, radius: radius)
     }
 
     static func render(_ layers: [SceneLayer], width: Int, height: Int) throws -> Bitmap {
@@ -269,5 +203,12 @@ struct ContinuousCornerTests {
         let continuous = try worst(render(.continuous)), circular = try worst(render(.circular))
         #expect(continuous <= 6, "the shadow is \(continuous) from the blurred curve")
         #expect(circular > continuous + 4, "a circular corner's shadow would be further off (\(circular))")
+    }
+
+    /// lamina-gpu-check's check (a bordered rectangle's draw command) passes here too.
+    @Test("the GPU check passes on this renderer")
+    func gpuCheck() {
+        let outcome = GPUChecks.continuousCorners()
+        #expect(outcome.passed, "\(outcome.text)")
     }
 }
