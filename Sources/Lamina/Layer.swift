@@ -201,6 +201,22 @@ public class Layer {
         get { model.maskedCorners }
         set { setValue(.number(Double(newValue.rawValue)), forKey: .maskedCorners) }
     }
+    /// The shape of the rounded corners (`CALayer.cornerCurve`): `.circular` (the default), or
+    /// `.continuous`, Apple's smoother corner, for the background, border, shadow and
+    /// `masksToBounds` clip alike. Switches without animating. A new key in protocol 1.7: an
+    /// older laminad refuses it.
+    public var cornerCurve: CornerCurve {
+        get { model.cornerCurve }
+        set { setValue(.string(newValue.rawValue), forKey: .cornerCurve) }
+    }
+    /// How the layer, drawn with its sublayers as one group, blends with what lies behind it
+    /// (`CALayer.compositingFilter`, Core Image's blend modes by name: `.multiply` is
+    /// "multiplyBlendMode"); nil (the default) composites it normally. Switches without
+    /// animating. A new key in protocol 1.7: an older laminad refuses it.
+    public var compositingFilter: BlendMode? {
+        get { model.compositingFilter }
+        set { setValue(.string(newValue?.rawValue ?? ""), forKey: .compositingFilter) }
+    }
     /// Clips the sublayers to the bounds, rounded by `cornerRadius`.
     public var masksToBounds: Bool {
         get { model.masksToBounds }

@@ -86,3 +86,36 @@ public enum TextAlignment: String, CaseIterable, Sendable {
 public enum TruncationMode: String, CaseIterable, Sendable {
     case none, start, end, middle
 }
+
+/// `compositingFilter`: how a layer, drawn with its sublayers as one group, blends with what
+/// lies behind it. The names are Core Image's blend modes as Core Animation takes them; the
+/// separable modes follow the W3C Compositing and Blending Level 1 formulas, plusLighter and
+/// plusDarker Apple's (docs/protocol.md gives each). nil (the default, "" on the wire) is
+/// ordinary source-over compositing.
+public enum BlendMode: String, CaseIterable, Sendable {
+    case multiply = "multiplyBlendMode"
+    case screen = "screenBlendMode"
+    case overlay = "overlayBlendMode"
+    case darken = "darkenBlendMode"
+    case lighten = "lightenBlendMode"
+    case colorDodge = "colorDodgeBlendMode"
+    case colorBurn = "colorBurnBlendMode"
+    case softLight = "softLightBlendMode"
+    case hardLight = "hardLightBlendMode"
+    case difference = "differenceBlendMode"
+    case exclusion = "exclusionBlendMode"
+    /// Premultiplied colours added, each channel clamped to 1.
+    case plusLighter
+    /// Apple's `R = max(0, 1 − ((1 − D) + (1 − S)))`, with alpha as for plusLighter.
+    case plusDarker
+
+    /// The wire's names for `compositingFilter`, the default (nil, `""`) first.
+    public static let wireNames: [String] = [""] + allCases.map(\.rawValue)
+}
+
+/// `cornerCurve`: the shape of a rounded corner (`CALayerCornerCurve`). `circular` is a quarter
+/// circle of `cornerRadius`; `continuous` is Apple's smoother corner, whose curvature eases in
+/// from the straight edge: it leaves the edge about 1.53 radii before the corner.
+public enum CornerCurve: String, CaseIterable, Sendable {
+    case circular, continuous
+}

@@ -64,6 +64,12 @@ public struct LayerProperties: Hashable, Sendable {
     /// Whether the sublayers' coordinate system is flipped vertically: y grows upwards from
     /// the bottom of the bounds.
     public var isGeometryFlipped = false
+    /// How the layer, drawn with its sublayers as one group, blends with what lies behind it;
+    /// nil composites source-over. On the wire the blend mode's name, "" for nil.
+    public var compositingFilter: BlendMode?
+    /// The shape of the corners `cornerRadius` rounds (background, border, shadow and the
+    /// `masksToBounds` clip alike).
+    public var cornerCurve: CornerCurve = .circular
 
     /// The layer's class, fixed at creation (not a property key).
     public var kind: LayerKind = .layer
@@ -226,6 +232,8 @@ public struct LayerProperties: Hashable, Sendable {
         case .instanceBlueOffset: .number(instanceBlueOffset)
         case .instanceAlphaOffset: .number(instanceAlphaOffset)
         case .instanceDelay: .number(instanceDelay)
+        case .compositingFilter: .string(compositingFilter?.rawValue ?? "")
+        case .cornerCurve: .string(cornerCurve.rawValue)
         case .autoresizingMask: .number(Double(autoresizingMask.rawValue))
         case .constraints: .constraints(constraints)
         }
@@ -273,7 +281,7 @@ public struct LayerProperties: Hashable, Sendable {
             }
         case (_, .string(let s)):
             if let names = key.allowedNames, !names.contains(s) {
-                throw .outOfRange(key: key, reason: "'\(s)' is not one of \(names.joined(separator: ", "))")
+                throw .outOfRange(key: key, reason: "'\(s)' is not one of \(PropertyKey.listed(names))")
             }
         case (_, .numbers(let list)):
             try Self.checkCount(key, list.count, limit: Self.listLimit, noun: "entries")
@@ -410,6 +418,14 @@ public struct LayerProperties: Hashable, Sendable {
             case .lineJoin: return Self.storeNamed(s, into: &lineJoin)
             case .alignmentMode: return Self.storeNamed(s, into: &alignmentMode)
             case .truncationMode: return Self.storeNamed(s, into: &truncationMode)
+            case .cornerCurve: return Self.storeNamed(s, into: &cornerCurve)
+            case .compositingFilter:
+                if s.isEmpty {
+                    compositingFilter = nil
+                    return true
+                }
+                guard let mode = BlendMode(rawValue: s) else { return false }
+                compositingFilter = mode
             default: return false
             }
         case .numbers(let v):

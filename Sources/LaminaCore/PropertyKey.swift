@@ -82,6 +82,11 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     /// UIKit's `isUserInteractionEnabled`: false makes the layer and its subtree transparent to
     /// touches and the pointer (hit testing passes through to what is behind).
     case isUserInteractionEnabled = 69
+    // Blending and corners (protocol 1.7).
+    /// `compositingFilter`: a blend mode name (`BlendMode`), or "" for none.
+    case compositingFilter = 70
+    /// `cornerCurve`: circular or continuous corners (`CornerCurve`).
+    case cornerCurve = 71
     // Layout (`CAAutoresizingMask`, `CAConstraint`; protocol 1.7): 100–101, applied by laminad
     // when a superlayer's bounds change (Layout.swift, ConstraintLayout.swift).
     /// `autoresizingMask`: a number holding the `AutoresizingMask` bits (0–63).
@@ -172,6 +177,8 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .instanceAlphaOffset: "instanceAlphaOffset"
         case .instanceDelay: "instanceDelay"
         case .isUserInteractionEnabled: "userInteractionEnabled"
+        case .compositingFilter: "compositingFilter"
+        case .cornerCurve: "cornerCurve"
         case .autoresizingMask: "autoresizingMask"
         case .constraints: "constraints"
         }
@@ -219,7 +226,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .backgroundColor, .borderColor, .shadowColor, .fillColor, .strokeColor, .foregroundColor,
              .instanceColor: .color
         case .name, .contentsGravity, .minificationFilter, .magnificationFilter, .gradientType, .fillRule,
-             .lineCap, .lineJoin, .string, .font, .alignmentMode, .truncationMode: .string
+             .lineCap, .lineJoin, .string, .font, .alignmentMode, .truncationMode, .compositingFilter, .cornerCurve: .string
         case .contents: .image
         case .mask: .layer
         case .shadowPath, .path: .path
@@ -241,8 +248,15 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .lineJoin: LineJoin.allCases.map(\.rawValue)
         case .alignmentMode: TextAlignment.allCases.map(\.rawValue)
         case .truncationMode: TruncationMode.allCases.map(\.rawValue)
+        case .compositingFilter: BlendMode.wireNames
+        case .cornerCurve: CornerCurve.allCases.map(\.rawValue)
         default: nil
         }
+    }
+
+    /// `names` for a message: comma-separated, the empty name (a nil `compositingFilter`) as `""`.
+    public static func listed(_ names: [String]) -> String {
+        names.map { $0.isEmpty ? "\"\" (none)" : $0 }.joined(separator: ", ")
     }
 
     /// Whether a change to this key starts an implicit animation (Core Animation's "animatable").
@@ -253,6 +267,8 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              .contents, .contentsGravity, .contentsScale, .minificationFilter, .magnificationFilter, .isOpaque,
              .mask, .gradientType, .fillRule, .lineCap, .lineJoin, .string, .font, .alignmentMode, .isWrapped,
              .truncationMode, .instanceCount,
+             // Core Animation switches these at once (neither is interpolable).
+             .compositingFilter, .cornerCurve,
              // UIKit's flag, not a Core Animation property: it changes at once.
              .isUserInteractionEnabled,
              // What layout says, not values: the frames they produce animate (bounds, position).

@@ -56,6 +56,9 @@ extension LaminadConfiguration {
             .int("max_kept_sessions", 0...10_000, "Sessions whose layers outlive their clients.") { $0.daemon.compositor.limits.maxKeptSessions = $1 },
             .int("max_kept_sessions_per_user", 0...10_000, "Kept sessions per user.") { $0.daemon.compositor.limits.maxKeptSessionsPerUser = $1 },
             .int("max_kept_layers", 0...10_000_000, "Layers all kept sessions may hold together.") { $0.daemon.compositor.limits.maxKeptLayers = $1 },
+            .int("max_layout_constraints", 1...10_000_000, "Constraints laminad solves in one layout pass of a client's tree.") {
+                $0.daemon.compositor.limits.maxLayoutConstraints = $1
+            },
             .int("max_total_layers", 1...100_000_000, "Layers all sessions may hold together, connected and kept.") {
                 $0.daemon.compositor.limits.maxTotalLayers = $1
             },

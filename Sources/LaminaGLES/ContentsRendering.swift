@@ -299,7 +299,7 @@ extension GLESRenderer {
             return
         }
 
-        let program = use(programs.contents)
+        let program = use(programs.contents, continuous: d.clip?.radii.curve == .continuous)
         var area = d.destination
         if let clip = d.clip {
             // Only the part inside the clip can show.

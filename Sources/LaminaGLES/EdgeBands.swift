@@ -9,12 +9,16 @@ import LaminaCompositor
 /// Everything is in the layer's coordinates. `margin` is at least one display pixel in layer
 /// units in every direction, so a cell called flat is at least one pixel away from every edge
 /// and the shader would have computed a coverage of exactly 0 or 1 there: the flat cells show
-/// exactly what the shader would have drawn. Outside the corner squares (a corner's radius
-/// from each of its edges) the rounded rectangle's distance is the plain box distance, so the
-/// split works axis by axis.
+/// exactly what the shader would have drawn. Outside the corner squares (a corner's reach
+/// from each of its edges: its radius, or up to 1.53 radii for a continuous corner) the
+/// rounded rectangle's distance is the plain box distance, so the split works axis by axis.
 struct EdgeBands {
     /// Cells for the distance-field shader: the antialiased edges and the corners.
     var shaded: [Rect] = []
+    /// For continuous corners only, the shaded cells within a corner's square; the cells left in
+    /// `shaded` then see straight edges only, where a continuous corner's distance is a
+    /// circular one's (the box distance), so they can take the cheaper circular program.
+    var corners: [Rect] = []
     /// Cells fully inside the fill (and inside the border's inner edge).
     var fill: [Rect] = []
     /// Cells fully inside the border ring, away from both of its edges.
@@ -27,6 +31,7 @@ struct EdgeBands {
 
     mutating func removeAll() {
         shaded.removeAll(keepingCapacity: true)
+        corners.removeAll(keepingCapacity: true)
         fill.removeAll(keepingCapacity: true)
         border.removeAll(keepingCapacity: true)
         lastSplit = nil
@@ -54,6 +59,10 @@ struct EdgeBands {
         }
         removeAll()
         defer { lastSplit = (bounds, radii, borderWidth, margin, pad, merge, strips) }
+        // The squares the corners' curves fill: a continuous corner's reaches past its radius
+        // (the border's inner corners lie within the outer ones').
+        let separateCorners = radii.curve == .continuous
+        let radii = radii.reaches(within: bounds.size)
         let x0 = bounds.minX, x1 = bounds.maxX, y0 = bounds.minY, y1 = bounds.maxY
         let e = margin, w = borderWidth
         let innerExists = w > 0 && bounds.width > 2 * w && bounds.height > 2 * w
@@ -83,11 +92,13 @@ struct EdgeBands {
         let rows = strips && merge && !columns
         let left = columns ? max(radii.minXMinY, radii.minXMaxY) : 0, right = columns ? max(radii.maxXMinY, radii.maxXMaxY) : 0
         let top = rows ? max(radii.minXMinY, radii.maxXMinY) : 0, bottom = rows ? max(radii.minXMaxY, radii.maxXMaxY) : 0
-        func inCorner(_ a: Double, _ b: Double, _ c: Double, _ d: Double) -> Bool {
-            // The cell [a, b] × [c, d] lies in a corner square with a radius, or in a strip.
+        func inStrip(_ a: Double, _ b: Double, _ c: Double, _ d: Double) -> Bool {
             (left > 0 && b <= x0 + left) || (right > 0 && a >= x1 - right)
                 || (top > 0 && d <= y0 + top) || (bottom > 0 && c >= y1 - bottom)
-                || (radii.minXMinY > 0 && b <= x0 + radii.minXMinY && d <= y0 + radii.minXMinY)
+        }
+        func inSquare(_ a: Double, _ b: Double, _ c: Double, _ d: Double) -> Bool {
+            // The cell [a, b] × [c, d] lies in a corner square with a radius.
+            (radii.minXMinY > 0 && b <= x0 + radii.minXMinY && d <= y0 + radii.minXMinY)
                 || (radii.maxXMinY > 0 && a >= x1 - radii.maxXMinY && d <= y0 + radii.maxXMinY)
                 || (radii.maxXMaxY > 0 && a >= x1 - radii.maxXMaxY && c >= y1 - radii.maxXMaxY)
                 || (radii.minXMaxY > 0 && b <= x0 + radii.minXMaxY && c >= y1 - radii.minXMaxY)
@@ -104,7 +115,8 @@ struct EdgeBands {
             row.removeAll(keepingCapacity: true)
             for i in 0..<(xCuts.count - 1) {
                 let a = xCuts[i], b = xCuts[i + 1]
-                let kind = inCorner(a, b, c, d) ? 0 : min(axisClass(a, b, x0, x1), yClass)
+                let square = inSquare(a, b, c, d)
+                let kind = separateCorners && square ? 3 : square || inStrip(a, b, c, d) ? 0 : min(axisClass(a, b, x0, x1), yClass)
                 if merge, let last = row.last, last.kind == kind, last.b == a {
                     row[row.count - 1].b = b
                 } else {
@@ -119,6 +131,7 @@ struct EdgeBands {
                 let r = Rect(x: row[k].a, y: c, width: row[k].b - row[k].a, height: d - c)
                 switch row[k].kind {
                 case 0: row[k].at = shaded.count; shaded.append(r)
+                case 3: row[k].at = corners.count; corners.append(r)
                 case 1: row[k].at = border.count; border.append(r)
                 default: row[k].at = fill.count; fill.append(r)
                 }
@@ -131,6 +144,7 @@ struct EdgeBands {
     private mutating func grow(_ kind: Int, _ index: Int, to maxY: Double) {
         switch kind {
         case 0: shaded[index].size.height = maxY - shaded[index].minY
+        case 3: corners[index].size.height = maxY - corners[index].minY
         case 1: border[index].size.height = maxY - border[index].minY
         default: fill[index].size.height = maxY - fill[index].minY
         }

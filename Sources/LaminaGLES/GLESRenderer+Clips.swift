@@ -8,6 +8,12 @@ extension GLESRenderer {
     /// Whether a `masksToBounds` clip is in force for what is drawn now.
     var hasActiveClips: Bool { frame.clips.count > frame.clipBase }
 
+    /// Whether one of the clips the shaders test (the innermost in force) has continuous corners.
+    var hasContinuousClips: Bool {
+        let first = max(frame.clipBase, frame.clips.count - Shaders.maximumClips)
+        return first < frame.clips.count && frame.clips[first...].contains { $0.isContinuous }
+    }
+
     func pushClip(_ c: DrawCommand) {
         frame.clips.append(ClipPlane(c))
         frame.clipVersion += 1
@@ -44,6 +50,8 @@ struct ClipPlane {
     var fromDisplay: SIMD16<Float>
     var rect: SIMD4<Float>
     var radii: SIMD4<Float>
+    /// Its corners are continuous: the shaders need their continuous variant.
+    var isContinuous: Bool
 
     init(_ c: DrawCommand) {
         let t = c.transform
@@ -68,6 +76,7 @@ struct ClipPlane {
         fromDisplay = m
         let b = c.bounds, r = c.cornerRadii
         rect = SIMD4(Float(b.minX), Float(b.minY), Float(b.width), Float(b.height))
-        radii = SIMD4(Float(r.minXMinY), Float(r.maxXMinY), Float(r.maxXMaxY), Float(r.minXMaxY))
+        radii = r.shaderRadii
+        isContinuous = r.curve == .continuous
     }
 }

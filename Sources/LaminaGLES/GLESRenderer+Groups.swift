@@ -21,10 +21,10 @@ extension GLESRenderer {
             groupTargets[depth] = try OffscreenTarget(context: context, width: frame.width, height: frame.height)
         }
         // A top-level group (a shadow of its pixels, or group opacity) that ends plainly, under no
-        // clip: its appearance (shadow and pixels composited at its opacity) is kept in the
-        // cache and drawn from there while its commands stay the same.
+        // clip, unblended: its appearance (shadow and pixels composited at its opacity) is kept
+        // in the cache and drawn from there while its commands stay the same.
         var toCache: (hash: Int, generations: [UInt64], end: Int)?
-        if cachesGroups, depth == 0, frame.clips.isEmpty, !c.compositesAdditively,
+        if cachesGroups, depth == 0, frame.clips.isEmpty, !c.compositesAdditively, c.blendMode == nil,
            let end = frame.extents.ends[index], commands[end].kind == .endGroup || commands[end].kind == .endMask {
             let key = GroupCache.key(commands, index...end)
             if let hit = groupCache.lookup(commands, index...end, hash: key.hash, generations: key.generations,
@@ -61,6 +61,11 @@ extension GLESRenderer {
         let capture = try beginCapture(group, commands)
         bindCurrentTarget()
         if let shadow = c.shadow { try drawGroupShadow(source, group.box, c, shadow) }
+        if let mode = c.blendMode {
+            try drawBlended(source, mask: nil, group.box, opacity: c.opacity, mode)
+            endCapture(capture)
+            return
+        }
 
         let program = use(programs.composite)
         glBindTexture(GLenum(GL_TEXTURE_2D), source.texture)

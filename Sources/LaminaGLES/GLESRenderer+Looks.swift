@@ -21,7 +21,7 @@ extension GLESRenderer {
     /// Draws a gradient layer's gradient over its rounded bounds.
     func drawGradient(_ c: DrawCommand) {
         guard let g = c.gradient, g.colors.count >= 2, c.opacity > 0, c.bounds.width > 0, c.bounds.height > 0 else { return }
-        let program = use(programs.gradient)
+        let program = use(programs.gradient, continuous: c.cornerRadii.curve == .continuous)
         let b = c.bounds
         setQuad(program, c.transform, b.insetBy(-antialiasingPad(c.transform, b)))
         glUniform4f(program.uniforms.rect, GLfloat(b.minX), GLfloat(b.minY), GLfloat(b.width), GLfloat(b.height))
@@ -116,6 +116,11 @@ extension GLESRenderer {
         let capture = try beginCapture(group, commands)
         bindCurrentTarget()
         if let shadow = c.shadow { try drawGroupShadow(source, group.box, c, shadow) }
+        if let mode = c.blendMode {
+            try drawBlended(source, mask: maskTarget, group.box, opacity: c.opacity, mode)
+            endCapture(capture)
+            return
+        }
 
         let program = use(programs.maskedComposite)
         glActiveTexture(GLenum(GL_TEXTURE1))

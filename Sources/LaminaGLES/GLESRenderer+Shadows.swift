@@ -9,7 +9,7 @@ extension GLESRenderer {
     /// Draws a `shadow` command: the shadow of the layer's rounded bounds, in closed form.
     func drawShapeShadow(_ c: DrawCommand) {
         guard let s = c.shadow, s.color.alpha * s.opacity * c.opacity > 0, c.bounds.width > 0, c.bounds.height > 0 else { return }
-        let program = use(programs.shadow)
+        let program = use(programs.shadow, continuous: c.cornerRadii.curve == .continuous)
         let sigma = s.radius / 2
         let rect = Rect(x: c.bounds.minX + s.offset.width, y: c.bounds.minY + s.offset.height,
                         width: c.bounds.width, height: c.bounds.height)

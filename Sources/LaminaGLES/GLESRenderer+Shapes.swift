@@ -37,10 +37,10 @@ extension GLESRenderer {
         let b = c.bounds
         let borderWidth = borderAlpha > 0 ? c.borderWidth : 0
         let pad = antialiasingPad(c.transform, b)
-        func setShapeUniforms() -> ShaderProgram<ShapeUniforms> {
-            let program = use(programs.shape)
+        func setShapeUniforms(_ radii: CornerRadii) -> ShaderProgram<ShapeUniforms> {
+            let program = use(programs.shape, continuous: radii.curve == .continuous)
             glUniform4f(program.uniforms.rect, GLfloat(b.minX), GLfloat(b.minY), GLfloat(b.width), GLfloat(b.height))
-            setRadii(program.uniforms.radii, c.cornerRadii)
+            setRadii(program.uniforms.radii, radii)
             glUniform1f(program.uniforms.borderWidth, GLfloat(borderWidth))
             setPremultiplied(program.uniforms.fillColor, c.color, c.opacity)
             setPremultiplied(program.uniforms.borderColor, c.borderColor, c.opacity)
@@ -48,7 +48,7 @@ extension GLESRenderer {
         }
         guard usesEdgeBands, c.transform.isAffineInPlane, let margin = c.transform.layerUnitsPerPixel else {
             // Perspective: the pixel footprint varies over the layer; the shader does it all.
-            let program = setShapeUniforms()
+            let program = setShapeUniforms(c.cornerRadii)
             setQuad(program, c.transform, b.insetBy(-pad))
             glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
             return
@@ -57,7 +57,10 @@ extension GLESRenderer {
         // run the distance-field shader.
         bands.split(b, radii: c.cornerRadii, borderWidth: borderWidth, margin: margin, pad: pad)
         if !bands.shaded.isEmpty {
-            drawRects(setShapeUniforms(), c.transform, bands.shaded)
+            drawRects(setShapeUniforms(c.cornerRadii.straightEdged), c.transform, bands.shaded)
+        }
+        if !bands.corners.isEmpty {
+            drawRects(setShapeUniforms(c.cornerRadii), c.transform, bands.corners)
         }
         if fillAlpha > 0, !bands.fill.isEmpty {
             let fill = use(programs.fill)
@@ -108,9 +111,13 @@ extension GLESRenderer {
         bands.split(b, radii: c.cornerRadii, borderWidth: borderWidth, margin: margin, pad: antialiasingPad(c.transform, b),
                     merge: axisAligned, strips: axisAligned)
         if bands.fill.contains(where: { batch.conflicts(box($0, grow: ShapeBatch.margin)) })
-            || bands.border.contains(where: { batch.conflicts(box($0, grow: ShapeBatch.margin)) }) { flushBatch() }
+            || bands.border.contains(where: { batch.conflicts(box($0, grow: ShapeBatch.margin)) })
+            || bands.shaded.contains(where: { batch.conflictsWithCorners(box($0, grow: ShapeBatch.margin)) }) { flushBatch() }
         for cell in bands.shaded { batch.markShaded(box(cell, grow: ShapeBatch.margin)) }
-        batch.add(bands.shaded, transform: c.transform, rect: b, radii: c.cornerRadii, fill: fill, border: border,
+        for cell in bands.corners { batch.markCorner(box(cell, grow: ShapeBatch.margin)) }
+        batch.add(bands.shaded, transform: c.transform, rect: b, radii: c.cornerRadii.straightEdged, fill: fill, border: border,
+                  borderWidth: borderWidth, flat: nil)
+        batch.add(bands.corners, transform: c.transform, rect: b, radii: c.cornerRadii, fill: fill, border: border,
                   borderWidth: borderWidth, flat: nil)
         if fillAlpha > 0 {
             batch.add(bands.fill, transform: c.transform, rect: b, radii: c.cornerRadii, fill: fill, border: border,

@@ -6,11 +6,13 @@ import LaminaCompositor
 /// corner radii and premultiplied colours.
 extension GLESRenderer {
     /// Makes the program of `variants` current, with the clip stack when clips are in force (or
-    /// as `clipped` says), brings its per-frame and clip uniforms up to date and returns it.
+    /// as `clipped` says), and with continuous corners where the draw's own corners are
+    /// continuous (`continuous`) or a clip in force is; brings its per-frame and clip uniforms
+    /// up to date and returns it.
     @discardableResult
-    func use<U>(_ variants: ProgramVariants<U>, clipped: Bool? = nil) -> ShaderProgram<U> {
+    func use<U>(_ variants: ProgramVariants<U>, clipped: Bool? = nil, continuous: Bool = false) -> ShaderProgram<U> {
         let withClips = clipped ?? (frame.clips.count > frame.clipBase)
-        let program = variants[clipped: withClips]
+        let program = continuous || withClips && hasContinuousClips ? variants.continuous : variants[clipped: withClips]
         let index = program.slot
         if frame.currentProgram != program.program {
             glUseProgram(program.program)
@@ -24,6 +26,10 @@ extension GLESRenderer {
         if withClips, frame.uploadedClipVersion[index] != frame.clipVersion {
             uploadClips(program)
             frame.uploadedClipVersion[index] = frame.clipVersion
+        } else if !withClips, program.slot == variants.continuous.slot {
+            // The continuous variant has the clip stack; this draw takes none.
+            glUniform1i(program.clipCount, 0)
+            frame.uploadedClipVersion[index] = -1
         }
         return program
     }
@@ -34,8 +40,10 @@ extension GLESRenderer {
         glUniform4f(program.quad, GLfloat(r.minX), GLfloat(r.minY), GLfloat(r.width), GLfloat(r.height))
     }
 
+    /// Uploads corner radii as the shaders take them (a continuous corner's negated).
     func setRadii(_ location: GLint, _ r: CornerRadii) {
-        glUniform4f(location, GLfloat(r.minXMinY), GLfloat(r.maxXMinY), GLfloat(r.maxXMaxY), GLfloat(r.minXMaxY))
+        let k = r.shaderRadii
+        glUniform4f(location, k.x, k.y, k.z, k.w)
     }
 
     func setPremultiplied(_ location: GLint, _ c: Color, _ opacity: Double) {

@@ -61,11 +61,22 @@ public final class GLESRenderer: Renderer {
     let groupCache = GroupCache()
     /// Where a group to keep is composited (output-sized), before it is copied into the cache.
     var appearanceTarget: OffscreenTarget?
+    /// A copy of what lies behind a blended group (output-sized), where the backdrop is not
+    /// read with framebuffer fetch (GLESRenderer+Blend.swift).
+    var backdropTarget: OffscreenTarget?
+    /// Whether blended groups read their backdrop with framebuffer fetch where the context has
+    /// it; off copies it (tests compare the two).
+    public var usesFramebufferFetch = true
+    /// Whether the context can fetch the framebuffer in a shader (GL_EXT_shader_framebuffer_fetch).
+    public var hasFramebufferFetch: Bool { programs.fetchBlend != nil }
+    /// Blended groups composited, and backdrops copied for them, since start.
+    public internal(set) var blendedComposites = 0
+    public internal(set) var backdropCopies = 0
     /// Whether `groupCache` is used; off draws every group again (tests compare the two).
     public var cachesGroups = true
     /// Layers waiting to be drawn in one instanced draw (`ShapeBatch`).
     var batch = ShapeBatch()
-    var batchPrograms: (flat: BatchProgram, shaded: BatchProgram, shadedSimilar: BatchProgram)?
+    var batchPrograms: (flat: BatchProgram, shaded: BatchProgram, shadedSimilar: BatchProgram, shadedContinuous: BatchProgram)?
     /// Whether layers are batched; off draws each with its own calls (tests compare the two).
     public var usesBatching = true
     /// Whether an opaque video frame drawn one texel to a pixel, unclipped and outside groups,
@@ -117,7 +128,7 @@ public final class GLESRenderer: Renderer {
         textures.importer = dmabuf.importer
         videoImport = dmabuf.importer == nil
             ? "copied: \(dmabuf.reason)" : "imported in place (\(dmabuf.reason)) where the driver accepts the buffer"
-        programs = try RendererPrograms()
+        programs = try RendererPrograms(framebufferFetch: GLESContext.currentExtensions().contains("GL_EXT_shader_framebuffer_fetch"))
         var dimensions: [GLint] = [0, 0]
         glGetIntegerv(GLenum(GL_MAX_VIEWPORT_DIMS), &dimensions)
         maximumViewport = Int(min(dimensions[0], dimensions[1]))
@@ -140,9 +151,11 @@ public final class GLESRenderer: Renderer {
         glBindVertexArray(0)
         textures.yuv = try YUVConverter(vertexArray: vertexArray)
         batchPrograms = (try BatchProgram(name: "flat batch", fragment: Shaders.batchFlat, unitSquare: vertexBuffer),
-                         try BatchProgram(name: "shape batch", fragment: Shaders.batchShaded, unitSquare: vertexBuffer),
+                         try BatchProgram(name: "shape batch", fragment: Shaders.batchShaded(continuous: false), unitSquare: vertexBuffer),
                          try BatchProgram(name: "similar shape batch", vertex: Shaders.similarVertex,
-                                          fragment: Shaders.batchShadedSimilar, unitSquare: vertexBuffer))
+                                          fragment: Shaders.batchShadedSimilar, unitSquare: vertexBuffer),
+                         try BatchProgram(name: "continuous shape batch", fragment: Shaders.batchShaded(continuous: true),
+                                          unitSquare: vertexBuffer))
         frame.uploadedClipVersion = [Int](repeating: -1, count: programs.all.count)
         frame.uploadedFrame = [Int](repeating: -1, count: programs.all.count)
         try GLESError.check("creating the unit-square vertex array")
@@ -152,7 +165,9 @@ public final class GLESRenderer: Renderer {
     public var name: String { info.description }
 
     /// How many offscreen targets the renderer holds (groups and blur scratch), for stats.
-    public var offscreenTargetCount: Int { groupTargets.count + blurTargets.count + (looks.pathTarget == nil ? 0 : 1) }
+    public var offscreenTargetCount: Int {
+        groupTargets.count + blurTargets.count + (looks.pathTarget == nil ? 0 : 1) + (backdropTarget == nil ? 0 : 1)
+    }
 
     /// Clears to the list's background and paints its commands back to front.
     /// The context must be current with the target framebuffer bound.
@@ -347,6 +362,7 @@ public final class GLESRenderer: Renderer {
         blurTargets.forEach { $0.release() }
         groupCache.releaseAll()
         appearanceTarget?.release()
+        backdropTarget?.release()
         releaseLooks()
         glDeleteBuffers(1, &vertexBuffer)
         glDeleteVertexArrays(1, &vertexArray)
@@ -357,6 +373,7 @@ public final class GLESRenderer: Renderer {
         batchPrograms?.flat.delete()
         batchPrograms?.shaded.delete()
         batchPrograms?.shadedSimilar.delete()
+        batchPrograms?.shadedContinuous.delete()
     }
 }
 

@@ -85,17 +85,22 @@ struct ShaderProgram<Uniforms: ProgramUniforms> {
     }
 }
 
-/// A program kind's two variants: with the `masksToBounds` clip stack and without it.
+/// A program kind's variants: with the `masksToBounds` clip stack and without it, and with the
+/// clip stack and continuous corners (`Shaders.continuousCorner`) for draws whose own corners or
+/// clips are continuous.
 struct ProgramVariants<Uniforms: ProgramUniforms> {
     let plain: ShaderProgram<Uniforms>
     let clipped: ShaderProgram<Uniforms>
+    let continuous: ShaderProgram<Uniforms>
 
     subscript(clipped clipped: Bool) -> ShaderProgram<Uniforms> { clipped ? self.clipped : plain }
 }
 
-/// The renderer's programs, compiled once: each kind twice, with the `masksToBounds` clip stack
-/// and without it. On llvmpipe the clip stack's code costs about as much as the rest of a
-/// shader even when no clip is in force, so draws outside any clip use the variant without.
+/// The renderer's programs, compiled once: each kind with the `masksToBounds` clip stack and
+/// without it, and a third time with the clip stack and continuous corners. On llvmpipe the
+/// clip stack's code costs about as much as the rest of a shader even when no clip is in force,
+/// so draws outside any clip use the variant without; likewise the continuous corners' code.
+/// (Linking is cheap there: llvmpipe compiles a program's code when it first draws.)
 struct RendererPrograms {
     /// `Shaders.shape`: rounded rectangles with borders.
     let shape: ProgramVariants<ShapeUniforms>
@@ -115,20 +120,27 @@ struct RendererPrograms {
     let gradient: ProgramVariants<GradientUniforms>
     /// `Shaders.maskedComposite`: a group's pixels times its mask's alpha.
     let maskedComposite: ProgramVariants<MaskedCompositeUniforms>
+    /// `Shaders.blendComposite`: a group blended with a copy of its backdrop.
+    let blend: ProgramVariants<BlendUniforms>
+    /// The same reading the backdrop from the framebuffer, where the context can
+    /// (GL_EXT_shader_framebuffer_fetch); nil elsewhere.
+    let fetchBlend: ProgramVariants<FetchBlendUniforms>?
     /// Every program, in slot order.
     let all: [GLuint]
 
-    init() throws(GLESError) {
+    init(framebufferFetch: Bool) throws(GLESError) {
         var made: [GLuint] = []
         func variants<U>(_ kind: String) throws(GLESError) -> ProgramVariants<U> {
-            func program(clipped: Bool) throws(GLESError) -> ShaderProgram<U> {
-                let source = U.fragment.insertingAfterVersion("#define HAS_CLIPS \(clipped ? 1 : 0)")
-                let p = try ShaderProgram<U>(name: "\(kind)\(clipped ? " (clipped)" : "")", fragment: source, slot: made.count)
+            func program(clipped: Bool, continuous: Bool = false) throws(GLESError) -> ShaderProgram<U> {
+                let defines = "#define HAS_CLIPS \(clipped ? 1 : 0)" + (continuous ? "\n#define CONTINUOUS_CORNERS 1" : "")
+                let name = kind + (continuous ? " (continuous corners)" : clipped ? " (clipped)" : "")
+                let p = try ShaderProgram<U>(name: name, fragment: U.fragment.insertingAfterVersion(defines), slot: made.count)
                 made.append(p.program)
                 return p
             }
             let plain = try program(clipped: false)
-            return ProgramVariants(plain: plain, clipped: try program(clipped: true))
+            let clipped = try program(clipped: true)
+            return ProgramVariants(plain: plain, clipped: clipped, continuous: try program(clipped: true, continuous: true))
         }
         do throws(GLESError) {
             shape = try variants("shape")
@@ -140,6 +152,8 @@ struct RendererPrograms {
             contents = try variants("contents")
             gradient = try variants("gradient")
             maskedComposite = try variants("maskedComposite")
+            blend = try variants("blend")
+            fetchBlend = framebufferFetch ? try variants("fetch blend") : nil
         } catch {
             for p in made { glDeleteProgram(p) }
             throw error

@@ -38,17 +38,26 @@ enum Shaders {
         #version 300 es
         precision highp float;
         #define MAX_CLIPS \(maximumClips)
+        #ifdef FRAMEBUFFER_FETCH
+        // GL_EXT_shader_framebuffer_fetch: the fragment starts as the pixel behind it.
+        inout vec4 fragColor;
+        #else
         out vec4 fragColor;
+        #endif
 
+        \(continuousCorner)
         // Signed distance from p to the rectangle (origin.xy, size.zw) whose corners have the
         // radii (minXminY, maxXminY, maxXmaxY, minXmaxY), negative inside, and the distance's
         // gradient (a unit vector). Inigo Quilez's rounded box, with the corner picked by p's
-        // quadrant; y grows downward.
+        // quadrant; y grows downward. A negative radius is a continuous corner.
         vec3 roundedRectDistance(vec2 p, vec4 rect, vec4 radii) {
             vec2 halfSize = rect.zw * 0.5;
             vec2 q = p - (rect.xy + halfSize);
             vec2 row = q.y < 0.0 ? radii.xy : radii.wz;   // (minX corner, maxX corner) of p's row
             float r = q.x < 0.0 ? row.x : row.y;
+            #ifdef CONTINUOUS_CORNERS
+            if (r < 0.0) return continuousRectDistance(q, halfSize, -r);
+            #endif
             vec2 e = abs(q) - halfSize + r;
             vec2 outside = max(e, 0.0);
             float l = length(outside);
@@ -109,7 +118,7 @@ enum Shaders {
             vec4 innerRect = rect + vec4(borderWidth, borderWidth, -2.0 * borderWidth, -2.0 * borderWidth);
             float inner = 0.0;
             if (innerRect.z > 0.0 && innerRect.w > 0.0) {
-                inner = coverage(p, innerRect, max(radii - borderWidth, 0.0));
+                inner = coverage(p, innerRect, innerRadii(radii, borderWidth));
             }
             // The two coverages share the pixel: `inner` of it shows the fill, the ring
             // (outer - inner) shows the border over the fill.
@@ -163,10 +172,18 @@ enum Shaders {
             x *= x;
             return s - s / (x * x);
         }
-        // The blurred coverage along x of the row at height y of a rounded box centred on 0.
+        // The blurred coverage along x of the row at height y of a rounded box centred on 0
+        // (a negative corner radius: a continuous corner).
         float rowCoverage(float x, float y, float corner, vec2 halfSize) {
             float delta = min(halfSize.y - corner - abs(y), 0.0);
             float curved = halfSize.x - corner + sqrt(max(0.0, corner * corner - delta * delta));
+            #ifdef CONTINUOUS_CORNERS
+            if (corner < 0.0) {
+                float r = -corner, s = cornerSmoothing(r, halfSize);
+                float depth = halfSize.y - abs(y);
+                curved = halfSize.x - (depth < r * mix(1.0, CORNER_REACH, s) ? r * cornerInset(max(depth, 0.0) / r, s) : 0.0);
+            }
+            #endif
             vec2 integral = 0.5 + 0.5 * erf((x + vec2(-curved, curved)) * (0.70710678 / sigma));
             return integral.y - integral.x;
         }
@@ -179,13 +196,20 @@ enum Shaders {
             if (sigma < 0.05) {
                 value = coverage(local, rect, radii);
             } else {
-                // Integrate the Gaussian in y over the part of the box within 3 sigma.
+                // Integrate the Gaussian in y over the part of the box within 3 sigma: at four
+                // points, or eight for a continuous corner, whose rows' extents change over
+                // 1.5 times the distance a circular corner's do.
                 float low = p.y - halfSize.y, high = p.y + halfSize.y;
                 float start = clamp(-3.0 * sigma, low, high), end = clamp(3.0 * sigma, low, high);
-                float step = (end - start) / 4.0;
+                #ifdef CONTINUOUS_CORNERS
+                int rows = corner < 0.0 ? 8 : 4;
+                #else
+                const int rows = 4;
+                #endif
+                float step = (end - start) / float(rows);
                 float y = start + step * 0.5;
                 value = 0.0;
-                for (int i = 0; i < 4; i++) {
+                for (int i = 0; i < rows; i++) {
                     value += rowCoverage(p.x, p.y - y, corner, halfSize) * gaussian(y, sigma) * step;
                     y += step;
                 }

@@ -31,93 +31,55 @@ struct ShapeBatch {
     /// cell lies over a shaded cell queued before it (`conflicts`).
     var flat: [GLfloat] = []
     var shaded: [GLfloat] = []
-    var isEmpty: Bool { flat.isEmpty && shaded.isEmpty }
+    /// The cells of continuous corners (`EdgeBands.corners`), drawn last by the general
+    /// program's variant with them (`batchShaded(continuous: true)`), so that the shaded cells
+    /// of every other edge keep the cheaper programs.
+    var corners: [GLfloat] = []
+    var isEmpty: Bool { flat.isEmpty && shaded.isEmpty && corners.isEmpty }
     /// Whether some queued shaded cell needs the general program (`batchShaded`); while none
     /// does, the queue is drawn by the cheaper `batchShadedSimilar`.
     var shadedNeedsGeneral = false
 
-    /// Where the queued shaded cells lie, in tiles of `tile` display pixels: a flat cell queued
-    /// over one of them would be drawn under it (flat cells go first), so such a layer waits
-    /// for the queue to be drawn. Only those conflicts end a batch; layers that merely overlap
-    /// (flat over flat, shaded over anything) keep their order within it. Each tile keeps the
-    /// box around the shaded cells' parts inside it, so cells that share a tile without
-    /// touching (neighbours a few pixels apart) do not conflict.
-    static let tile = 8.0
+    /// Where the queued shaded cells lie, and the queued continuous corners (`TileBoxes`): a
+    /// flat cell queued over either would be drawn under it (flat cells go first), and a shaded
+    /// cell over a queued corner likewise (corners go last), so such a layer waits for the queue
+    /// to be drawn. Only those conflicts end a batch; layers that merely overlap (flat over
+    /// flat, shaded over shaded or flat, anything over a corner...) keep their order within it.
+    private var shadedTiles = TileBoxes()
+    private var cornerTiles = TileBoxes()
     /// How far cells' display boxes are grown for the conflict test. A cell's triangles cover
     /// the pixels whose centres lie inside it, so two cells conflict only where their boxes
     /// overlap; the margin absorbs the float rounding of the vertex shader (the rasteriser
     /// snaps to 1/256 pixel).
     static let margin = 1.0 / 16
-    private var shadedBoxes: [PixelBox] = []
-    private var marked: [Int] = []
-    private var columns = 0
-    private var rows = 0
 
-    /// Sizes the tile grid for a `width` × `height` output.
+    /// Sizes the tile grids for a `width` × `height` output.
     mutating func prepare(width: Int, height: Int) {
-        let c = Int((Double(width) / Self.tile).rounded(.up)), r = Int((Double(height) / Self.tile).rounded(.up))
-        guard c != columns || r != rows else { return }
-        columns = c
-        rows = r
-        shadedBoxes = [PixelBox](repeating: .empty, count: c * r)
-        marked.removeAll()
+        shadedTiles.prepare(width: width, height: height)
+        cornerTiles.prepare(width: width, height: height)
     }
 
-    /// The tiles `box` touches, clamped to the grid; empty when it misses the output.
-    private func tiles(_ box: PixelBox) -> (x: Range<Int>, y: Range<Int>) {
-        // Clamped as Doubles first: a client's huge or NaN geometry must not trap the conversion.
-        func index(_ v: Double, _ limit: Int) -> Int {
-            let q = (v / Self.tile).rounded(.down)
-            guard q.isFinite else { return q > 0 ? limit : 0 }
-            return Int(Swift.min(Swift.max(q, 0), Double(limit)))
-        }
-        guard !box.isEmpty, columns > 0, rows > 0 else { return (0..<0, 0..<0) }
-        let x0 = index(box.x0, columns), x1 = index(box.x1, columns - 1) + 1
-        let y0 = index(box.y0, rows), y1 = index(box.y1, rows - 1) + 1
-        return (x0 < x1 ? x0..<x1 : 0..<0, y0 < y1 ? y0..<y1 : 0..<0)
-    }
+    /// Whether a flat cell over `box` would lie under a queued shaded cell or corner.
+    func conflicts(_ box: PixelBox) -> Bool { shadedTiles.overlaps(box) || cornerTiles.overlaps(box) }
 
-    /// Whether a flat cell over `box` would lie under a queued shaded cell.
-    func conflicts(_ box: PixelBox) -> Bool {
-        let t = tiles(box)
-        for y in t.y {
-            for x in t.x {
-                let b = shadedBoxes[y * columns + x]
-                if !b.isEmpty, b.x0 < box.x1 && box.x0 < b.x1 && b.y0 < box.y1 && box.y0 < b.y1 { return true }
-            }
-        }
-        return false
-    }
+    /// Whether a shaded cell over `box` would lie under a queued continuous corner.
+    func conflictsWithCorners(_ box: PixelBox) -> Bool { cornerTiles.overlaps(box) }
 
     /// Notes a queued shaded cell over `box`.
-    mutating func markShaded(_ box: PixelBox) {
-        let t = tiles(box)
-        for y in t.y {
-            for x in t.x {
-                let i = y * columns + x
-                let b = shadedBoxes[i]
-                let tx = Double(x) * Self.tile, ty = Double(y) * Self.tile
-                // The part of `box` in this tile (the grid's last row and column take what lies beyond).
-                let part = PixelBox(x0: Swift.max(box.x0, x == 0 ? box.x0 : tx), y0: Swift.max(box.y0, y == 0 ? box.y0 : ty),
-                                    x1: x == columns - 1 ? box.x1 : Swift.min(box.x1, tx + Self.tile),
-                                    y1: y == rows - 1 ? box.y1 : Swift.min(box.y1, ty + Self.tile))
-                if b.isEmpty {
-                    shadedBoxes[i] = part
-                    marked.append(i)
-                } else {
-                    shadedBoxes[i] = PixelBox(x0: Swift.min(b.x0, part.x0), y0: Swift.min(b.y0, part.y0),
-                                              x1: Swift.max(b.x1, part.x1), y1: Swift.max(b.y1, part.y1))
-                }
-            }
-        }
-    }
+    mutating func markShaded(_ box: PixelBox) { shadedTiles.mark(box) }
 
-    /// Queues `cells` of a layer: with `flat`, one colour as they are; without, the distance field.
+    /// Notes a queued continuous corner over `box`.
+    mutating func markCorner(_ box: PixelBox) { cornerTiles.mark(box) }
+
+    /// Queues `cells` of a layer: with `flat`, one colour as they are; without, the distance
+    /// field (continuous corners in their own queue).
     mutating func add(_ cells: [Rect], transform t: Transform3D, rect: Rect, radii: CornerRadii,
                       fill: SIMD4<Float>, border: SIMD4<Float>, borderWidth: Double, flat colour: SIMD4<Float>?) {
         guard !cells.isEmpty else { return }
         if colour != nil {
             Self.append(cells, to: &flat, t, rect, radii, colour!, border, borderWidth, 0)
+        } else if radii.curve == .continuous {
+            Self.append(cells, to: &corners, t, rect, radii, fill, border, borderWidth, 0)
         } else {
             let scale = Self.similarityScale(t, radii: radii, borderWidth: borderWidth)
             if scale == 0 { shadedNeedsGeneral = true }
@@ -137,7 +99,8 @@ struct ShapeBatch {
         let tolerance = 1e-9 * squared.squareRoot()
         let rotation = abs(a - d) <= tolerance && abs(b + c) <= tolerance
         let reflection = abs(a + d) <= tolerance && abs(b - c) <= tolerance
-        guard rotation || reflection, squared > 1e-8, squared.isFinite else { return 0 }
+        // (Its distance field is the circular one: continuous corners take the general program.)
+        guard rotation || reflection, squared > 1e-8, squared.isFinite, radii.curve == .circular else { return 0 }
         if borderWidth > 0 {
             let smallest = min(min(radii.minXMinY, radii.maxXMinY), min(radii.maxXMaxY, radii.minXMaxY))
             guard smallest >= borderWidth else { return 0 }
@@ -151,7 +114,8 @@ struct ShapeBatch {
         let shared: (GLfloat, GLfloat, GLfloat, GLfloat, GLfloat, GLfloat) =
             (GLfloat(t.m11), GLfloat(t.m12), GLfloat(t.m21), GLfloat(t.m22), GLfloat(t.m41), GLfloat(t.m42))
         let r = (GLfloat(rect.minX), GLfloat(rect.minY), GLfloat(rect.width), GLfloat(rect.height))
-        let k = (GLfloat(radii.minXMinY), GLfloat(radii.maxXMinY), GLfloat(radii.maxXMaxY), GLfloat(radii.minXMaxY))
+        let shaderRadii = radii.shaderRadii
+        let k = (shaderRadii.x, shaderRadii.y, shaderRadii.z, shaderRadii.w)
         let start = data.count
         data.append(contentsOf: repeatElement(0, count: cells.count * stride))
         data.withUnsafeMutableBufferPointer { buffer in
@@ -173,9 +137,10 @@ struct ShapeBatch {
     mutating func removeAll() {
         flat.removeAll(keepingCapacity: true)
         shaded.removeAll(keepingCapacity: true)
+        corners.removeAll(keepingCapacity: true)
         shadedNeedsGeneral = false
-        for i in marked { shadedBoxes[i] = .empty }
-        marked.removeAll(keepingCapacity: true)
+        shadedTiles.clear()
+        cornerTiles.clear()
     }
 }
 
@@ -215,7 +180,13 @@ extension Shaders {
         """
 
     /// `shape` with per-instance values: the coverage of the rounded rectangle and its border.
-    static let batchShaded = fragmentCommon.insertingAfterVersion("#define HAS_CLIPS 0") + shapeColor + """
+    static func batchShaded(continuous: Bool) -> String {
+        fragmentCommon.insertingAfterVersion("#define HAS_CLIPS 0" + (continuous ? "\n#define CONTINUOUS_CORNERS 1" : ""))
+            + shapeColor + batchShadedMain
+    }
+
+    /// `batchShaded`'s per-instance inputs and main.
+    static let batchShadedMain = """
         in vec2 local;
         flat in vec4 rect;
         flat in vec4 radii;
@@ -349,13 +320,14 @@ extension GLESRenderer {
         usesBatching && usesEdgeBands && !hasActiveClips && c.transform.isAffineInPlane && c.transform.layerUnitsPerPixel != nil
     }
 
-    /// Draws what waits in the batch: the flat cells, then the shaded ones, each in one
-    /// instanced draw per `maximumInstances`.
+    /// Draws what waits in the batch: the flat cells, then the shaded ones, then continuous
+    /// corners, each in one instanced draw per `maximumInstances`.
     func flushBatch() {
         guard !batch.isEmpty, let programs = batchPrograms else { return }
         draw(batch.flat, with: programs.flat)
         if !batch.shaded.isEmpty && !batch.shadedNeedsGeneral { similarBatchDraws += 1 }
         draw(batch.shaded, with: batch.shadedNeedsGeneral ? programs.shaded : programs.shadedSimilar)
+        draw(batch.corners, with: programs.shadedContinuous)
         glBindVertexArray(vertexArray)
         batch.removeAll()
         batchDraws += 1

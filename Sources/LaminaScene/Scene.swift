@@ -355,7 +355,13 @@ enum SceneParser {
             guard case .bool(let b) = json else { throw SceneError(path: path, message: "expected true or false, not \(json.typeName)") }
             return .bool(b)
         case .string:
+            // A name whose empty form is nil (compositingFilter): null is none.
+            if case .null = json, key.allowedNames?.contains("") == true { return .string("") }
             guard case .string(let s) = json else { throw SceneError(path: path, message: "expected a string") }
+            if let names = key.allowedNames, !names.contains(s) {
+                let hint = Suggestion.phrase(for: s, amongNames: names)
+                throw SceneError(path: path, message: "'\(s)' is not a \(key.name) name\(hint) (one of \(PropertyKey.listed(names)))")
+            }
             return .string(s)
         case .point:
             let n = try numbers(json, count: 2, path: path, what: "[x, y]")

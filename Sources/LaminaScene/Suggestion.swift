@@ -18,6 +18,20 @@ public enum Suggestion {
         closest(to: word, among: candidates).map { "; did you mean '\($0)'?" } ?? ""
     }
 
+    /// `phrase(for:among:)` for a value that must be one of a key's names: also matched without
+    /// dashes and underscores, and without Core Image's "BlendMode" suffix, so the W3C and CSS
+    /// spellings of a blend mode ("soft-light", "multiply") point to Core Animation's
+    /// ("softLightBlendMode", "multiplyBlendMode").
+    public static func phrase(for value: String, amongNames names: [String]) -> String {
+        var aliases: [String: String] = [:]
+        for n in names where !n.isEmpty {
+            aliases[n] = n
+            if n.hasSuffix("BlendMode") { aliases[String(n.dropLast("BlendMode".count))] = n }
+        }
+        let word = String(value.filter { $0 != "-" && $0 != "_" })
+        return closest(to: word, among: aliases.keys.sorted()).flatMap { aliases[$0] }.map { "; did you mean '\($0)'?" } ?? ""
+    }
+
     /// Optimal-string-alignment distance: insertions, deletions, substitutions and swaps of
     /// neighbours each cost 1 (a swap is the commonest typo, "opactiy").
     static func distance(_ a: [Character], _ b: [Character]) -> Int {

@@ -4,7 +4,10 @@
 //   lamina-gpu-check dmabuf   a dma-buf of each origin shown through a headless renderer
 //   lamina-gpu-check yuv      planar YUV converted in the renderer's shader vs the CPU conversion,
 //                             and the external-image draw YUV dma-bufs get
-//   lamina-gpu-check          all three
+//   lamina-gpu-check blend    every blend mode (compositingFilter) against its formula, the
+//                             backdrop by framebuffer fetch (where the context has it) and by copy
+//   lamina-gpu-check corners  continuous corners against the curve's control points
+//   lamina-gpu-check          all five
 //   lamina-gpu-check pattern PITCH    writes the check's picture (64×48 XRGB8888) to stdout
 //   lamina-gpu-check import FD PITCH [OFFSET [MODIFIER [PRODUCER]]]
 //                             shows a dma-buf another program made (inherited descriptor FD,
@@ -19,7 +22,7 @@ import LaminaGPUChecks
 let arguments = Array(CommandLine.arguments.dropFirst())
 let what = arguments.first ?? "all"
 func usage() -> Never {
-    print("usage: lamina-gpu-check [info | dmabuf | yuv | all | pattern PITCH | import FD PITCH [OFFSET [MODIFIER [PRODUCER]]]]")
+    print("usage: lamina-gpu-check [info | dmabuf | yuv | blend | corners | all | pattern PITCH | import FD PITCH [OFFSET [MODIFIER [PRODUCER]]]]")
     exit(2)
 }
 
@@ -45,7 +48,7 @@ case "import":
                                          producer: arguments.count > 5 ? arguments[5] : "a dma-buf from another program")
     print("dmabuf import: \(outcome.text)")
     exit(outcome.failed ? 1 : outcome.passed ? 0 : 77)
-case "info", "dmabuf", "yuv", "all":
+case "info", "dmabuf", "yuv", "blend", "corners", "all":
     break
 default:
     usage()
@@ -69,5 +72,17 @@ if what == "yuv" || what == "all" {
     let external = GPUChecks.externalImage()
     print("external image: \(external.text)")
     failed = failed || outcome.failed || external.failed
+}
+if what == "blend" || what == "all" {
+    for fetch in [true, false] {
+        let outcome = GPUChecks.blendModes(fetch: fetch)
+        print("blend modes\(fetch ? "" : " (backdrop copied)"): \(outcome.text)")
+        failed = failed || outcome.failed
+    }
+}
+if what == "corners" || what == "all" {
+    let outcome = GPUChecks.continuousCorners()
+    print("continuous corners: \(outcome.text)")
+    failed = failed || outcome.failed
 }
 exit(failed ? 1 : 0)

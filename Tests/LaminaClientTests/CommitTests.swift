@@ -134,4 +134,25 @@ struct CommitTests {
         Transaction.flush()
         #expect(try server.nextCommit() == [.insert(parent: LayerID(1), child: LayerID(3), index: 0)])
     }
+
+    /// `compositingFilter` and `cornerCurve` (protocol 1.7) go as their Core Animation names;
+    /// a nil compositing filter as the empty name.
+    @Test func blendModeAndCornerCurveGoByName() throws {
+        let server = try ScriptedLaminad()
+        let (c, layer) = try server.connectWithOneLayer()
+        defer { server.finish(c) }
+        #expect(layer.compositingFilter == nil && layer.cornerCurve == .circular)
+        layer.compositingFilter = .softLight
+        layer.cornerCurve = .continuous
+        Transaction.flush()
+        #expect(try server.nextCommit() == [
+            .set(LayerID(1), .compositingFilter, .string("softLightBlendMode")),
+            .set(LayerID(1), .cornerCurve, .string("continuous")),
+        ])
+        #expect(layer.compositingFilter == .softLight && layer.cornerCurve == .continuous)
+        layer.compositingFilter = nil
+        Transaction.flush()
+        #expect(try server.nextCommit() == [.set(LayerID(1), .compositingFilter, .string(""))])
+        #expect(layer.compositingFilter == nil)
+    }
 }

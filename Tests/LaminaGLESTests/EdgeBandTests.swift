@@ -10,9 +10,10 @@ import LaminaTestSupport
 struct EdgeBandTests {
     /// Rounded, bordered, translucent layers at fractional positions under rotation and
     /// non-uniform scale, some with a clip, drawn both ways.
-    @Test("the split draws the same pixels as the shader over the whole layer")
-    func sameAsWholeQuad() throws {
-        let list = try Self.randomLayers()
+    @Test("the split draws the same pixels as the shader over the whole layer (circular and continuous corners)",
+          arguments: [false, true])
+    func sameAsWholeQuad(continuous: Bool) throws {
+        let list = try Self.randomLayers(continuous: continuous)
         let backend = try HeadlessDisplay(width: 400, height: 300)
         // The same list is drawn twice: damage tracking would find nothing to draw the second time.
         backend.damageTracking = false
@@ -29,9 +30,10 @@ struct EdgeBandTests {
 
     /// The batch (one instanced draw for consecutive layers outside clips) against a draw per
     /// layer, on the same random layers; and the batch is really used.
-    @Test("batched layers draw the same pixels as one draw per layer")
-    func batchSameAsSeparate() throws {
-        let list = try Self.randomLayers()
+    @Test("batched layers draw the same pixels as one draw per layer (circular and continuous corners)",
+          arguments: [false, true])
+    func batchSameAsSeparate(continuous: Bool) throws {
+        let list = try Self.randomLayers(continuous: continuous)
         let backend = try HeadlessDisplay(width: 400, height: 300)
         backend.damageTracking = false
         let before = backend.renderer.batchDraws
@@ -127,7 +129,9 @@ struct EdgeBandTests {
 
     /// Rounded, bordered, translucent layers at fractional positions under rotation and
     /// non-uniform scale, some with a clip.
-    static func randomLayers() throws -> DrawList {
+    /// With `continuous`, every other rounded layer has continuous corners (their corner
+    /// squares reach 1.53 radii).
+    static func randomLayers(continuous: Bool = false) throws -> DrawList {
         var seed: UInt64 = 12345
         func next(_ range: Double) -> Double {
             seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
@@ -150,6 +154,7 @@ struct EdgeBandTests {
                 if i % 2 == 0 { $0.transform = .rotation(angle: next(3)) }
                 if i % 6 == 3 { $0.transform = .scale(x: 1.7, y: 0.45) }
                 $0.masksToBounds = sub.isEmpty ? false : true
+                if continuous, i % 2 == 1 { $0.cornerCurve = .continuous }
             })
         }
         return try drawList(layers, width: 400, height: 300, background: rgb(10, 10, 20))

@@ -24,6 +24,8 @@ struct OcclusionTests {
             layers.append(SceneLayer(frame: Rect(next(300), next(200), w, h), color: rgb(40 + i * 5, 120, 255 - i * 6, opaque ? 255 : 150),
                                      sublayers: sub) {
                 $0.cornerRadius = [0, 6, 20, 0.5][i % 4]
+                // Continuous corners reach 1.53 radii along the edges: a cover is that much smaller.
+                if i % 8 == 2 { $0.cornerCurve = .continuous }
                 if i % 4 == 1 { $0.borderWidth = 3; $0.borderColor = rgb(255, 255, 255) }
                 if i % 7 == 3 { $0.transform = .rotation(angle: 0.3) }
                 if i % 6 == 4 { $0.shadowOpacity = 0.8; $0.shadowRadius = 6; $0.shadowOffset = Size(width: 3, height: 4) }

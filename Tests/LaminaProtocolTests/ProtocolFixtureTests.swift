@@ -73,7 +73,7 @@ struct ProtocolFixtureTests {
             decoder.append([UInt8](data))
             let frame = try #require(try decoder.next(), "\(f.name).bin is not a whole frame")
             #expect(decoder.bufferedCount == 0, "\(f.name).bin has bytes after its frame")
-            switch f.message {
+            switch f.decoded {
             case .client(let m): #expect(try ClientMessage.decode(type: frame.type, body: frame.body) == m, "\(f.name)")
             case .server(let m): #expect(try ServerMessage.decode(type: frame.type, body: frame.body) == m, "\(f.name)")
             }

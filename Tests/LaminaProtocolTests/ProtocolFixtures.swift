@@ -35,6 +35,13 @@ enum ProtocolFixtures {
         var descriptors: Int {
             if case .client(.commit(let c)) = message { c.descriptorCount } else { 0 }
         }
+
+        /// The message as decoding gives it back: a presentation reply written for an older
+        /// minor version decodes as this version's, the keys it lacks at their defaults.
+        var decoded: Message {
+            if case .server(.reply(let id, .presentation(let p, _))) = message { return .server(.reply(id: id, .presentation(p))) }
+            return message
+        }
     }
 
     static let fade = Animation.basic(BasicAnimation(keyPath: "opacity", from: .number(1), to: .number(0),
@@ -196,6 +203,14 @@ enum ProtocolFixtures {
                         LayoutConstraint(attribute: .minY, relativeTo: "title", sourceAttribute: .maxY, scale: 0.5, offset: 8),
                     ])),
                 ])))),
+        Fixture(name: "commit-blend-corners",
+                description: "commit serial 10 (protocol 1.7): set #1 compositingFilter \"multiplyBlendMode\", "
+                    + "set #1 cornerCurve \"continuous\", set #2 compositingFilter \"\" (none)",
+                message: .client(.commit(Commit(serial: 10, operations: [
+                    .set(LayerID(1), .compositingFilter, .string("multiplyBlendMode")),
+                    .set(LayerID(1), .cornerCurve, .string("continuous")),
+                    .set(LayerID(2), .compositingFilter, .string("")),
+                ])))),
     ]
 
     static let server: [Fixture] = [
@@ -222,7 +237,9 @@ enum ProtocolFixtures {
                 description: "reply to request 5: presentation of every property (1-69, in order) with the defaults except "
                     + "bounds (0, 0, 40, 40), position (100, 100), opacity 0.25, backgroundColor (1, 1, 1, 1), name \"box\", "
                     + "hidden true, colors [(1, 0, 0, 1)], path moveTo (1, 2) close, mask 3, contents 5",
-                message: .server(.reply(id: 5, .presentation(presentationSample)))),
+                // Written for 1.6 (the version is written out: a fixture never changes when the
+                // protocol grows); it decodes with 1.7's later keys at their defaults.
+                message: .server(.reply(id: 5, .presentation(presentationSample, minor: 6)))),
         Fixture(name: "reply-watching", description: "reply to request 7: watching (acknowledges watch or listen)",
                 message: .server(.reply(id: 7, .watching))),
         Fixture(name: "reply-display-power", description: "reply to request 8: display-power backend \"kms\", outputs \"Virtual-1\" off",
@@ -263,7 +280,19 @@ enum ProtocolFixtures {
                 description: "input: scroll, layer #9, location (1, 2), screen (3, 4), time 5, device time 6, delta (0, -15)",
                 message: .server(.input(InputEvent(kind: .scroll, layer: LayerID(9), location: Point(x: 1, y: 2), screen: Point(x: 3, y: 4),
                                                    time: 5, deviceTime: 6, delta: Point(x: 0, y: -15))))),
+        Fixture(name: "reply-presentation-1.7",
+                description: "reply to request 5 (protocol 1.7): presentation of every property (1-71, in order) with the "
+                    + "defaults except bounds (0, 0, 40, 40), compositingFilter \"screenBlendMode\", cornerCurve \"continuous\"",
+                message: .server(.reply(id: 5, .presentation(presentationSample17, minor: 7)))),
     ]
+
+    static var presentationSample17: LayerProperties {
+        var p = LayerProperties()
+        p.bounds = Rect(x: 0, y: 0, width: 40, height: 40)
+        p.compositingFilter = .screen
+        p.cornerCurve = .continuous
+        return p
+    }
 
     static var presentationSample: LayerProperties {
         var p = LayerProperties()

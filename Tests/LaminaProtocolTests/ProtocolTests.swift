@@ -214,13 +214,16 @@ struct ProtocolTests {
         #expect(throws: MessageError.self) { try ServerMessage.decode(type: type, body: body) }
     }
 
-    /// A client that said hello with 1.3 gets a presentation reply without the 1.4 key, so it
-    /// can decode it.
+    /// A client that said hello with 1.3 gets a presentation reply without the 1.4 key, and one
+    /// of 1.6 without the 1.7 keys (compositingFilter, cornerCurve, autoresizingMask, constraints), so each can decode it.
     @Test func presentationForAnOlderClientLeavesNewerKeysOut() throws {
-        let (_, body) = Self.split(ServerMessage.reply(id: 1, .presentation(LayerProperties(), minor: 3)).encoded())
-        var r = ByteReader(body)
-        _ = try r.u32("id"); _ = try r.u16("kind")
-        #expect(try r.u32("count") == UInt32(PropertyKey.allCases.filter { $0.minorVersion <= 3 }.count))
+        for (minor, count) in [(UInt16(3), 68), (6, 69), (7, 73)] {
+            let (_, body) = Self.split(ServerMessage.reply(id: 1, .presentation(LayerProperties(), minor: minor)).encoded())
+            var r = ByteReader(body)
+            _ = try r.u32("id"); _ = try r.u16("kind")
+            #expect(try r.u32("count") == UInt32(count), "minor \(minor)")
+        }
+        #expect(PropertyKey.allCases.count == 73)
     }
 
     // docs/protocol.md shows `display off Virtual-1` and its reply byte for byte.

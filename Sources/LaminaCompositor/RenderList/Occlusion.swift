@@ -5,7 +5,7 @@ import LaminaCore
 ///
 /// A *cover* is a `layer` command outside every group and clip whose fill is opaque (alpha 1,
 /// opacity 1, an opaque border or none) under a transform that only scales and translates; its
-/// opaque part is its rectangle less the corner radius and one pixel of antialiasing on every
+/// opaque part is its rectangle less the corners' reach and one pixel of antialiasing on every
 /// side, in whole pixels. A draw outside groups, or a whole group, is skipped where a cover later
 /// in the list contains everything it could draw within the box being drawn. Draws inside a
 /// group are never skipped one by one (a group's blur reads around its pixels); the group is,
@@ -58,8 +58,8 @@ public struct Occlusion: Sendable {
         guard t.m12 == 0, t.m21 == 0, t.m14 == 0, t.m24 == 0, t.m44 == 1 else { return nil }
         let b = c.bounds
         let xs = (b.minX * t.m11 + t.m41, b.maxX * t.m11 + t.m41), ys = (b.minY * t.m22 + t.m42, b.maxY * t.m22 + t.m42)
-        let r = c.cornerRadii
-        let radius = max(r.minXMinY, r.maxXMinY, r.maxXMaxY, r.minXMaxY) * max(abs(t.m11), abs(t.m22))
+        // A continuous corner curves further along the edges than its radius.
+        let radius = c.cornerRadii.reaches(within: b.size).largest * max(abs(t.m11), abs(t.m22))
         let inset = radius + 1
         let box = PixelBox(x0: (min(xs.0, xs.1) + inset).rounded(.up), y0: (min(ys.0, ys.1) + inset).rounded(.up),
                            x1: (max(xs.0, xs.1) - inset).rounded(.down), y1: (max(ys.0, ys.1) - inset).rounded(.down))

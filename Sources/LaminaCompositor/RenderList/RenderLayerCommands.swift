@@ -101,7 +101,8 @@ extension RenderWalk {
         let faces = mp.isDoubleSided || inPlane.facesViewer
         let area = mp.bounds.size.width > 0 && mp.bounds.size.height > 0
         let alpha = mp.isHidden || !faces || !area ? 0 : Swift.max(0, mp.backgroundColor.alpha * mp.opacity)
-        let r = mp.cornerRadius > 0 ? CornerRadii(radius: mp.cornerRadius, mask: mp.maskedCorners, size: mp.bounds.size) : .zero
+        let r = mp.cornerRadius > 0
+            ? CornerRadii(radius: mp.cornerRadius, mask: mp.maskedCorners, size: mp.bounds.size, curve: mp.cornerCurve) : .zero
         return PlainMask(alpha: alpha, transform: inPlane.concatenating(toDisplay.flatteningZ), bounds: mp.bounds, radii: r)
     }
 
@@ -236,7 +237,7 @@ private struct LayerLook {
         bounds = p.bounds
         hasArea = bounds.size.width > 0 && bounds.size.height > 0
         radii = hasArea && p.cornerRadius > 0
-            ? CornerRadii(radius: p.cornerRadius, mask: p.maskedCorners, size: bounds.size) : .zero
+            ? CornerRadii(radius: p.cornerRadius, mask: p.maskedCorners, size: bounds.size, curve: p.cornerCurve) : .zero
         background = p.backgroundColor.tinted(by: tint)
         borderColor = p.borderColor.tinted(by: tint)
         fillVisible = hasArea && background.alpha > 0
@@ -304,6 +305,9 @@ private struct LayerGroup {
     /// A masked layer that also casts a shadow of its pixels: the shadow's group holds the
     /// mask's group, so the shadow is cast by the masked pixels.
     let isDouble: Bool
+    /// `compositingFilter`: how the group (the outer one, when double) blends with what lies
+    /// behind it. A blended layer is always a group, even around one draw.
+    let blendMode: BlendMode?
     /// The opacity of the layer's own draws: inside a group the layer draws at full opacity, and
     /// the group is composited with it.
     var inner: Double { isNeeded ? 1 : layerOpacity }
@@ -317,7 +321,8 @@ private struct LayerGroup {
         // as one, like any layer's pixels (two draws at the opacity would show through).
         let ownContentOverlaps = drawsImage && (look.fillVisible || look.borderVisible) && opacity < 1
         let maskNeedsGroup = offscreenMask || maskAlpha < 1
-        isNeeded = shadowOfPixels || maskNeedsGroup || ownContentOverlaps
+        blendMode = p.compositingFilter
+        isNeeded = shadowOfPixels || maskNeedsGroup || ownContentOverlaps || blendMode != nil
             || (hasSublayers && p.allowsGroupOpacity && p.opacity < 1)
         layerOpacity = opacity
         self.opacity = opacity * maskAlpha
@@ -327,8 +332,10 @@ private struct LayerGroup {
     @inline(__always)
     func begin(_ look: LayerLook, shadow: DrawShadow?, toDisplay: Transform3D, into commands: inout [DrawCommand]) {
         if isNeeded {
-            commands.append(DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: look.bounds,
-                                        opacity: isDouble ? layerOpacity : opacity, shadow: shadow))
+            var c = DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: look.bounds,
+                                opacity: isDouble ? layerOpacity : opacity, shadow: shadow)
+            c.blendMode = blendMode
+            commands.append(c)
         }
         if isDouble {
             commands.append(DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: look.bounds, opacity: 1))
@@ -341,7 +348,7 @@ private struct LayerGroup {
     func end(shadowOfPixels: Bool, groupStart: Int, into commands: inout [DrawCommand]) {
         if commands.count == groupStart + 1 {
             commands.removeLast()
-        } else if !shadowOfPixels, commands.count == groupStart + 2, Self.isOneDraw(commands[groupStart + 1].kind) {
+        } else if !shadowOfPixels, blendMode == nil, commands.count == groupStart + 2, Self.isOneDraw(commands[groupStart + 1].kind) {
             var only = commands.removeLast()
             commands.removeLast()
             only.opacity *= opacity

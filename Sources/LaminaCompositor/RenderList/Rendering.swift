@@ -8,26 +8,46 @@ public struct CornerRadii: Sendable, Equatable {
     public var maxXMaxY: Double
     public var minXMaxY: Double
 
-    public init(minXMinY: Double, maxXMinY: Double, maxXMaxY: Double, minXMaxY: Double) {
+    /// The corners' shape (`cornerCurve`), the same for all four.
+    public var curve: CornerCurve
+
+    public init(minXMinY: Double, maxXMinY: Double, maxXMaxY: Double, minXMaxY: Double, curve: CornerCurve = .circular) {
         self.minXMinY = minXMinY
         self.maxXMinY = maxXMinY
         self.maxXMaxY = maxXMaxY
         self.minXMaxY = minXMaxY
+        self.curve = curve
     }
 
     /// Square corners.
     public static let zero = CornerRadii(minXMinY: 0, maxXMinY: 0, maxXMaxY: 0, minXMaxY: 0)
 
     /// Core Animation's corners for a layer of size `size`: `radius` on the corners in `mask`,
-    /// limited to half the shorter side so opposite corners never overlap.
-    public init(radius: Double, mask: CornerMask, size: Size) {
+    /// limited to half the shorter side so opposite corners never overlap, shaped by `curve`
+    /// (square corners are circular whatever the curve, so they compare equal to `.zero`).
+    public init(radius: Double, mask: CornerMask, size: Size, curve: CornerCurve = .circular) {
         let r = Swift.max(0, Swift.min(radius, Swift.min(size.width, size.height) / 2))
         self.init(minXMinY: mask.contains(.minXMinY) ? r : 0, maxXMinY: mask.contains(.maxXMinY) ? r : 0,
-                  maxXMaxY: mask.contains(.maxXMaxY) ? r : 0, minXMaxY: mask.contains(.minXMaxY) ? r : 0)
+                  maxXMaxY: mask.contains(.maxXMaxY) ? r : 0, minXMaxY: mask.contains(.minXMaxY) ? r : 0,
+                  curve: r > 0 && !mask.isEmpty ? curve : .circular)
     }
 
     /// True when every corner is square.
     public var isZero: Bool { minXMinY == 0 && maxXMinY == 0 && maxXMaxY == 0 && minXMaxY == 0 }
+
+    /// How far each corner's curve reaches along its edges, for a rectangle of `size`: its
+    /// radius for a circular corner, up to `ContinuousCorner.reach` radii for a continuous one.
+    /// Outside squares of these sides at the corners the shape's edges are straight.
+    public func reaches(within size: Size) -> CornerRadii {
+        guard curve == .continuous else { return self }
+        let limit = Swift.min(size.width, size.height) / 2
+        func reach(_ r: Double) -> Double { ContinuousCorner.reach(radius: r, limit: limit) }
+        return CornerRadii(minXMinY: reach(minXMinY), maxXMinY: reach(maxXMinY), maxXMaxY: reach(maxXMaxY),
+                           minXMaxY: reach(minXMaxY), curve: .continuous)
+    }
+
+    /// The largest radius.
+    public var largest: Double { Swift.max(minXMinY, maxXMinY, maxXMaxY, minXMaxY) }
 }
 
 /// A layer's shadow as the renderer draws it.
@@ -156,6 +176,10 @@ public struct DrawCommand: Sendable, Equatable {
     /// For `beginGroup`: the group is added to what lies below (premultiplied, `ONE, ONE`)
     /// instead of drawn over it, for a transition's cross-dissolve.
     public var compositesAdditively = false
+    /// For `beginGroup`: the layer's `compositingFilter`. The group's pixels (not a shadow it
+    /// casts, which is drawn below them as usual) blend with what lies behind them in the
+    /// target the group is composited into; nil composites source-over.
+    public var blendMode: BlendMode?
     /// The textured draw of a `contents` command.
     public var contents: DrawContents?
     /// The gradient (`gradient`).

@@ -126,6 +126,8 @@ typedef enum lamina_property {
     LAMINA_PROPERTY_INSTANCE_ALPHA_OFFSET = 67,
     LAMINA_PROPERTY_INSTANCE_DELAY = 68,
     LAMINA_PROPERTY_USER_INTERACTION_ENABLED = 69,
+    LAMINA_PROPERTY_COMPOSITING_FILTER = 70, /**< a blend mode name ("multiplyBlendMode", ...), "" for none (1.7) */
+    LAMINA_PROPERTY_CORNER_CURVE = 71,       /**< "circular" or "continuous" (1.7) */
     /* Layout (1.7): laminad applies them when a superlayer's bounds change. A number holding
      * the CAAutoresizingMask bits (LAMINA_AUTORESIZING_*); constraints are not settable from C yet. */
     LAMINA_PROPERTY_AUTORESIZING_MASK = 100,
@@ -533,6 +535,16 @@ int lamina_layer_set_corner_radius(lamina_layer *layer, double radius);
 int lamina_layer_set_opacity(lamina_layer *layer, double opacity);
 /** The image shown as the layer's contents; NULL for none. */
 int lamina_layer_set_contents(lamina_layer *layer, lamina_image *image);
+/** How the layer, drawn with its sublayers as one group, blends with what lies behind it
+ * (CALayer.compositingFilter): one of Core Image's blend mode names, "multiplyBlendMode",
+ * "screenBlendMode", "overlayBlendMode", "darkenBlendMode", "lightenBlendMode",
+ * "colorDodgeBlendMode", "colorBurnBlendMode", "softLightBlendMode", "hardLightBlendMode",
+ * "differenceBlendMode", "exclusionBlendMode", "plusLighter", "plusDarker"; NULL (or "") for
+ * normal compositing. laminad refuses another name, naming it and the valid ones. Protocol 1.7. */
+int lamina_layer_set_compositing_filter(lamina_layer *layer, const char *blend_mode);
+/** The corners' shape (CALayer.cornerCurve): "circular" (the default) or "continuous", Apple's
+ * smoother corner, for background, border, shadow and masksToBounds alike. Protocol 1.7. */
+int lamina_layer_set_corner_curve(lamina_layer *layer, const char *curve);
 
 /* Generic setters by protocol number: LAMINA_ERROR_INVALID_ARGUMENT when the property's type differs. */
 int lamina_layer_set_number(lamina_layer *layer, lamina_property property, double value);

@@ -251,6 +251,17 @@ int lamina_layer_set_opacity(lamina_layer *layer, double opacity) {
     return lamina_layer_set_number(layer, LAMINA_PROPERTY_OPACITY, opacity);
 }
 
+int lamina_layer_set_compositing_filter(lamina_layer *layer, const char *blend_mode) {
+    /* NULL goes as "", the wire's nil (lm_buf_string). */
+    return lamina_layer_set_string(layer, LAMINA_PROPERTY_COMPOSITING_FILTER, blend_mode);
+}
+
+int lamina_layer_set_corner_curve(lamina_layer *layer, const char *curve) {
+    if (!curve)
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    return lamina_layer_set_string(layer, LAMINA_PROPERTY_CORNER_CURVE, curve);
+}
+
 /* MARK: Paths */
 
 lamina_path *lamina_path_new(void) { return calloc(1, sizeof(lamina_path)); }

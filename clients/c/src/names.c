@@ -120,6 +120,8 @@ static const struct { const char *name; unsigned char type; } property_table[] =
     {"instanceAlphaOffset", 1}, /* 67 number */
     {"instanceDelay", 1}, /* 68 number */
     {"userInteractionEnabled", 7}, /* 69 bool */
+    {"compositingFilter", 8}, /* 70 string */
+    {"cornerCurve", 8}, /* 71 string */
     /* Layout (1.7). */
     [100] = {"autoresizingMask", 1}, /* 100 number */
     [101] = {"constraints", 20}, /* 101 constraintList */

@@ -700,7 +700,7 @@ static void fixtures(const char *dir) {
         "reply-advance-clock.bin", "reply-stats.bin", "reply-presentation.bin", "reply-watching.bin",
         "reply-display-power.bin", "reply-snapshot.bin", "reply-done.bin", "animation-started.bin",
         "animation-stopped.bin", "transaction-completed.bin", "watch.bin", "clock.bin", "input-touch-down.bin",
-        "input-key-press.bin", "input-scroll.bin",
+        "input-key-press.bin", "input-scroll.bin", "reply-presentation-1.7.bin",
     };
     int cases = 0;
     for (size_t f = 0; f < sizeof server_fixtures / sizeof server_fixtures[0]; f++) {
@@ -1065,6 +1065,61 @@ static void keyframes_and_groups(lamina_connection *conn) {
     lamina_layer_destroy(slider);
     lamina_layer_destroy(fader);
     printf("daemon: a keyframe animation and a group ran on the virtual clock\n");
+}
+
+/* compositingFilter and cornerCurve (protocol 1.7): a multiply layer over an opaque one, its
+ * continuous corner seen in the pixels and the tree; misspelt names refused by name. */
+static void blend_and_corners(lamina_connection *conn) {
+    lamina_layer *root = lamina_connection_root(conn);
+    lamina_layer *back = lamina_layer_new(conn), *card = lamina_layer_new(conn);
+    lamina_layer_set_bounds(back, 0, 0, 320, 240);
+    lamina_layer_set_position(back, 160, 120);
+    lamina_layer_set_background_color(back, 0.8, 0.5, 0.25, 1);
+    lamina_layer_set_bounds(card, 0, 0, 240, 160);
+    lamina_layer_set_position(card, 160, 120);                 /* frame (40, 40, 240, 160) */
+    lamina_layer_set_background_color(card, 0.5, 0.5, 1, 1);
+    lamina_layer_set_corner_radius(card, 40);
+    CHECK(lamina_layer_set_compositing_filter(card, "multiplyBlendMode") == 0 &&
+              lamina_layer_set_corner_curve(card, "continuous") == 0 && lamina_layer_set_corner_curve(card, NULL) < 0,
+          "blend and corner setters");
+    lamina_layer_add_sublayer(root, back);
+    lamina_layer_add_sublayer(root, card);
+    char *error = NULL, *json = NULL;
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync: %s", error ? error : "?");
+    /* Multiply: 204 x 128 / 255 = 102, 128 x 128 / 255 = 64, 64 x 255 / 255 = 64. */
+    rgba inside = shot_pixel(conn, 160, 120);
+    CHECK(close_to(inside, (rgba){102, 64, 64, 255}, 2), "multiplied %d %d %d %d", PIXEL(inside));
+    /* 34 px in along the top edge, a continuous corner of radius 40 covers 11 %% of the pixel
+     * (it leaves the edge 61 px before the corner), a circular one 61 %%. */
+    rgba corner = shot_pixel(conn, 40 + 34, 40);
+    CHECK(corner.r > 180, "the continuous corner keeps the backdrop at (74, 40): %d %d %d %d", PIXEL(corner));
+    CHECK(lamina_connection_tree(conn, &json, &error) == 0 && json && strstr(json, "\"compositingFilter\":\"multiplyBlendMode\"") &&
+              strstr(json, "\"cornerCurve\":\"continuous\""),
+          "the tree: %s", json ? json : (error ? error : "?"));
+    lamina_free(json);
+    /* Misspelt names: refused with the name and the valid ones; nothing else changes. */
+    lamina_layer_set_compositing_filter(card, "multiply");
+    int s = lamina_connection_sync(conn, &error);
+    CHECK(s == LAMINA_ERROR_SERVER && error && strstr(error, "'multiply'") && strstr(error, "multiplyBlendMode"),
+          "unknown blend mode: %d %s", s, error ? error : "(none)");
+    free(error);
+    error = NULL;
+    lamina_layer_set_corner_curve(card, "squircle");
+    s = lamina_connection_sync(conn, &error);
+    CHECK(s == LAMINA_ERROR_SERVER && error && strstr(error, "'squircle'") && strstr(error, "circular, continuous"),
+          "unknown corner curve: %d %s", s, error ? error : "(none)");
+    free(error);
+    error = NULL;
+    inside = shot_pixel(conn, 160, 120);
+    CHECK(close_to(inside, (rgba){102, 64, 64, 255}, 2), "still multiplied %d %d %d %d", PIXEL(inside));
+    /* NULL: normal compositing again. */
+    CHECK(lamina_layer_set_compositing_filter(card, NULL) == 0 && lamina_connection_sync(conn, &error) == 0, "no blend mode");
+    inside = shot_pixel(conn, 160, 120);
+    CHECK(close_to(inside, (rgba){128, 128, 255, 255}, 1), "source-over %d %d %d %d", PIXEL(inside));
+    lamina_layer_destroy(card);
+    lamina_layer_destroy(back);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync after");
+    printf("daemon: a multiply layer with continuous corners drew as the formulas say\n");
 }
 
 static void readme_program(lamina_connection *conn, const char *directory) {
@@ -1836,6 +1891,7 @@ static int run_daemon(void) {
         lamina_connection_set_timeout(conn, 20000);
         readme_program(conn, d.directory);
         keyframes_and_groups(conn);
+        blend_and_corners(conn);
         poll_loop(conn);
         lamina_connection_close(conn);
     }

@@ -271,8 +271,10 @@ class Layer:
 
     def _get(self, prop: Property) -> Any:
         if prop.id in self._values:
-            return self._values[prop.id]
-        if prop.type in ("image", "layer"):
+            value = self._values[prop.id]
+            # A name whose empty form is nil (compositing_filter): None.
+            return None if value == "" and _nil_name(prop) else value
+        if prop.type in ("image", "layer") or _nil_name(prop):
             return None
         if prop.type == "path":
             return values.Path()
@@ -333,6 +335,8 @@ class Layer:
             if value is self:
                 raise ValueError("a layer cannot be its own mask")
             v = value
+        elif value is None and _nil_name(prop):
+            v = ""
         else:
             try:
                 v = values.canonical(prop.type, value)
@@ -494,6 +498,11 @@ _CLASS_RANGES: Tuple[Tuple[range, type], ...] = (
     (range(54, 61), TextLayer),
     (range(61, 69), ReplicatorLayer),
 )
+
+
+def _nil_name(prop: Property) -> bool:
+    """Whether the property is a name whose empty form means nil (``compositingFilter``)."""
+    return prop.names is not None and "" in prop.names
 
 
 def _class_for(prop_id: int) -> type:

@@ -249,6 +249,10 @@ _BLACK = (0.0, 0.0, 0.0, 1.0)
 _WHITE = (1.0, 1.0, 1.0, 1.0)
 _CLEAR = (0.0, 0.0, 0.0, 0.0)
 _FILTERS = ("linear", "nearest", "trilinear")
+#: ``compositingFilter``'s blend modes: Core Image's names, as Core Animation takes them.
+BLEND_MODES = ("multiplyBlendMode", "screenBlendMode", "overlayBlendMode", "darkenBlendMode", "lightenBlendMode",
+               "colorDodgeBlendMode", "colorBurnBlendMode", "softLightBlendMode", "hardLightBlendMode",
+               "differenceBlendMode", "exclusionBlendMode", "plusLighter", "plusDarker")
 
 P = Property
 PROPERTIES: Tuple[Property, ...] = (
@@ -324,6 +328,9 @@ PROPERTIES: Tuple[Property, ...] = (
     P(67, "instanceAlphaOffset", "instance_alpha_offset", "number", 0.0, True),
     P(68, "instanceDelay", "instance_delay", "number", 0.0, True),
     P(69, "userInteractionEnabled", "user_interaction_enabled", "bool", True, False),
+    # Protocol 1.7. compositingFilter's "" is nil (normal compositing): None on a Layer.
+    P(70, "compositingFilter", "compositing_filter", "string", "", False, ("",) + BLEND_MODES),
+    P(71, "cornerCurve", "corner_curve", "string", "circular", False, ("circular", "continuous")),
     # Layout (1.7), applied by laminad when a superlayer's bounds change.
     P(100, "autoresizingMask", "autoresizing_mask", "number", 0.0, False),
     P(101, "constraints", "constraints", "constraintList", (), False),

@@ -94,6 +94,8 @@ def test_every_property_is_an_attribute_of_a_layer_class(protocol_json: dict) ->
         value = getattr(layer, prop.attribute)
         if prop.type in ("image", "layer"):
             assert value is None
+        elif prop.names and "" in prop.names:
+            assert value is None and prop.default == ""   # a nil name (compositingFilter): None
         elif prop.type == "path":
             assert value == Path()
         else:
