@@ -73,7 +73,28 @@ public struct JSONWriter: Sendable {
         case .image(let n), .layer(let n):
             separator()
             text += n == 0 ? "null" : String(n)
+        case .emitterCells(let cells):
+            emitterCells(cells)
         }
+    }
+
+    /// Cells as scene files write them: an object per cell with the fields that differ from a
+    /// default cell (contents as the image number), and `emitterCells` when it has any.
+    private mutating func emitterCells(_ cells: [EmitterCell]) {
+        beginArray()
+        for cell in cells {
+            beginObject()
+            for f in cell.changedFields {
+                key(f.name)
+                value(cell[f])
+            }
+            if !cell.emitterCells.isEmpty {
+                key("emitterCells")
+                emitterCells(cell.emitterCells)
+            }
+            endObject()
+        }
+        endArray()
     }
 
     /// Integers without a fraction; other numbers as Swift prints them (shortest round trip).

@@ -131,6 +131,9 @@ public struct LayerProperties: Hashable, Sendable {
     public var instanceAlphaOffset: Double = 0
     public var instanceDelay: Double = 0
 
+    // Emitter layers: their own struct (EmitterProperties.swift), keys 80–94.
+    public var emitter = EmitterProperties()
+
     public init() {}
 
     /// The default properties of a new layer of `kind`.
@@ -220,6 +223,8 @@ public struct LayerProperties: Hashable, Sendable {
         case .instanceBlueOffset: .number(instanceBlueOffset)
         case .instanceAlphaOffset: .number(instanceAlphaOffset)
         case .instanceDelay: .number(instanceDelay)
+        case .emitterPosition, .emitterZPosition, .emitterSize, .emitterDepth, .emitterShape, .emitterMode, .renderMode,
+             .birthRate, .lifetime, .velocity, .scale, .spin, .seed, .preservesDepth, .emitterCells: emitter[key]
         }
     }
 
@@ -237,7 +242,11 @@ public struct LayerProperties: Hashable, Sendable {
         guard value.type == key.valueType else {
             throw .typeMismatch(key: key, expected: key.valueType, got: value.type)
         }
-        guard value.isFinite else { throw .notFinite(key: key) }
+        guard value.isFinite else {
+            if case .emitterCells(let cells) = value { try EmitterCell.validate(cells) }
+            throw .notFinite(key: key)
+        }
+        if EmitterProperties.holds(key) { try EmitterProperties.check(key, value) }
         var v = value
         switch (key, value) {
         case (.bounds, .rect(let r)):
@@ -295,6 +304,7 @@ public struct LayerProperties: Hashable, Sendable {
     /// corner mask or instance count that is not a whole number in range.
     @discardableResult
     public mutating func store(_ key: PropertyKey, _ value: PropertyValue) -> Bool {
+        if EmitterProperties.holds(key) { return emitter.store(key, value) }
         switch value {
         case .number(let v):
             switch key {
@@ -413,6 +423,8 @@ public struct LayerProperties: Hashable, Sendable {
         case .layer(let n):
             guard key == .mask else { return false }
             mask = n
+        case .emitterCells:
+            return false
         }
         return true
     }

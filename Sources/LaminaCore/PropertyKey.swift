@@ -82,6 +82,22 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     /// UIKit's `isUserInteractionEnabled`: false makes the layer and its subtree transparent to
     /// touches and the pointer (hit testing passes through to what is behind).
     case isUserInteractionEnabled = 69
+    // Emitter layers (`CAEmitterLayer`, protocol 1.7): 80–94, in `EmitterProperties`.
+    case emitterPosition = 80
+    case emitterZPosition = 81
+    case emitterSize = 82
+    case emitterDepth = 83
+    case emitterShape = 84
+    case emitterMode = 85
+    case renderMode = 86
+    case birthRate = 87
+    case lifetime = 88
+    case velocity = 89
+    case scale = 90
+    case spin = 91
+    case seed = 92
+    case preservesDepth = 93
+    case emitterCells = 94
 
     /// The protocol minor version that added the key: a server must not send it to a client
     /// that said hello with an older minor version (it could not decode it).
@@ -89,7 +105,8 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         switch rawValue {
         case ...26: 0
         case ...68: 1
-        default: 4
+        case ...69: 4
+        default: 7
         }
     }
 
@@ -165,6 +182,21 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .instanceAlphaOffset: "instanceAlphaOffset"
         case .instanceDelay: "instanceDelay"
         case .isUserInteractionEnabled: "userInteractionEnabled"
+        case .emitterPosition: "emitterPosition"
+        case .emitterZPosition: "emitterZPosition"
+        case .emitterSize: "emitterSize"
+        case .emitterDepth: "emitterDepth"
+        case .emitterShape: "emitterShape"
+        case .emitterMode: "emitterMode"
+        case .renderMode: "renderMode"
+        case .birthRate: "birthRate"
+        case .lifetime: "lifetime"
+        case .velocity: "velocity"
+        case .scale: "scale"
+        case .spin: "spin"
+        case .seed: "seed"
+        case .preservesDepth: "preservesDepth"
+        case .emitterCells: "emitterCells"
         }
     }
 
@@ -196,25 +228,28 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     public var valueType: PropertyValueType {
         switch self {
         case .bounds, .contentsRect, .contentsCenter: .rect
-        case .position, .anchorPoint, .startPoint, .endPoint: .point
-        case .shadowOffset: .size
+        case .position, .anchorPoint, .startPoint, .endPoint, .emitterPosition: .point
+        case .shadowOffset, .emitterSize: .size
         case .anchorPointZ, .zPosition, .opacity, .cornerRadius, .borderWidth, .shadowOpacity, .shadowRadius,
              .speed, .timeOffset, .beginTime, .maskedCorners, .contentsScale,
              .lineWidth, .miterLimit, .lineDashPhase, .strokeStart, .strokeEnd, .fontSize,
              .instanceCount, .instanceRedOffset, .instanceGreenOffset, .instanceBlueOffset, .instanceAlphaOffset,
-             .instanceDelay: .number
+             .instanceDelay,
+             .emitterZPosition, .emitterDepth, .birthRate, .lifetime, .velocity, .scale, .spin, .seed: .number
         case .transform, .sublayerTransform, .instanceTransform: .transform
         case .isHidden, .masksToBounds, .isDoubleSided, .allowsGroupOpacity, .isGeometryFlipped, .isOpaque,
-             .isWrapped, .isUserInteractionEnabled: .bool
+             .isWrapped, .isUserInteractionEnabled, .preservesDepth: .bool
         case .backgroundColor, .borderColor, .shadowColor, .fillColor, .strokeColor, .foregroundColor,
              .instanceColor: .color
         case .name, .contentsGravity, .minificationFilter, .magnificationFilter, .gradientType, .fillRule,
-             .lineCap, .lineJoin, .string, .font, .alignmentMode, .truncationMode: .string
+             .lineCap, .lineJoin, .string, .font, .alignmentMode, .truncationMode,
+             .emitterShape, .emitterMode, .renderMode: .string
         case .contents: .image
         case .mask: .layer
         case .shadowPath, .path: .path
         case .colors: .colors
         case .locations, .lineDashPattern: .numbers
+        case .emitterCells: .emitterCells
         }
     }
 
@@ -230,6 +265,9 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .lineJoin: LineJoin.allCases.map(\.rawValue)
         case .alignmentMode: TextAlignment.allCases.map(\.rawValue)
         case .truncationMode: TruncationMode.allCases.map(\.rawValue)
+        case .emitterShape: EmitterShape.allCases.map(\.rawValue)
+        case .emitterMode: EmitterMode.allCases.map(\.rawValue)
+        case .renderMode: EmitterRenderMode.allCases.map(\.rawValue)
         default: nil
         }
     }
@@ -243,7 +281,10 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              .mask, .gradientType, .fillRule, .lineCap, .lineJoin, .string, .font, .alignmentMode, .isWrapped,
              .truncationMode, .instanceCount,
              // UIKit's flag, not a Core Animation property: it changes at once.
-             .isUserInteractionEnabled: false
+             .isUserInteractionEnabled,
+             // Emitter layers: the shape, modes, seed and cell list switch at once; the cells'
+             // own values animate by key path (`emitterCells.NAME.birthRate`).
+             .emitterShape, .emitterMode, .renderMode, .seed, .preservesDepth, .emitterCells: false
         default: true
         }
     }
@@ -262,6 +303,8 @@ public enum PropertyValueType: UInt8, Sendable, CustomStringConvertible {
     case image = 12
     /// A client's layer number (`mask`); 0 is nil.
     case layer = 13
+    /// An emitter layer's cells (`emitterCells`), each a list of fields and its own cells.
+    case emitterCells = 14
 
     public var description: String {
         switch self {
@@ -278,6 +321,7 @@ public enum PropertyValueType: UInt8, Sendable, CustomStringConvertible {
         case .path: "path"
         case .image: "image"
         case .layer: "layer"
+        case .emitterCells: "emitter cells"
         }
     }
 }
@@ -297,6 +341,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
     case path(Path)
     case image(UInt32)
     case layer(UInt32)
+    case emitterCells([EmitterCell])
 
     public var type: PropertyValueType {
         switch self {
@@ -313,6 +358,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .path: .path
         case .image: .image
         case .layer: .layer
+        case .emitterCells: .emitterCells
         }
     }
 
@@ -328,6 +374,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .numbers(let v): v.allSatisfy(\.isFinite)
         case .colors(let v): v.allSatisfy { $0.red.isFinite && $0.green.isFinite && $0.blue.isFinite && $0.alpha.isFinite }
         case .path(let p): p.isFinite
+        case .emitterCells(let cells): cells.allSatisfy(\.isFinite)
         case .bool, .string, .image, .layer: true
         }
     }
@@ -347,6 +394,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .path(let p): p.description
         case .image(let n): n == 0 ? "nil" : "image \(n)"
         case .layer(let n): n == 0 ? "nil" : "layer #\(n)"
+        case .emitterCells(let cells): "[" + cells.map { "cell '\($0.name)'" }.joined(separator: ", ") + "]"
         }
     }
 }

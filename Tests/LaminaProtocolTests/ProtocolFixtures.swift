@@ -42,6 +42,20 @@ enum ProtocolFixtures {
 
     static let all: [Fixture] = client + server
 
+    /// The emitter fixture's cell: a number, a colour, an image and a sub-cell with a bool.
+    static let snowCell: EmitterCell = {
+        var snow = EmitterCell(name: "snow")
+        snow.birthRate = 10
+        snow.lifetime = 2
+        snow.color = Color(red: 1, green: 0.5, blue: 0, alpha: 1)
+        snow.contents = 3
+        var spark = EmitterCell(name: "spark")
+        spark.velocity = 5
+        spark.isEnabled = false
+        snow.emitterCells = [spark]
+        return snow
+    }()
+
     static let client: [Fixture] = [
         Fixture(name: "hello", description: "hello: protocol 1.4, client name \"python-example\", session \"kiosk\", flags keep-layers",
                 // The version is written out: a fixture never changes when the protocol grows.
@@ -149,6 +163,18 @@ enum ProtocolFixtures {
                 message: .client(.commit(Commit(serial: 4, operations: [
                     .remove(LayerID(2)), .set(LayerID(2), .isHidden, .bool(true)), .insert(parent: LayerID(1), child: LayerID(2), index: 3),
                 ])))),
+        Fixture(name: "commit-emitter",
+                description: "commit serial 5 (protocol 1.7): create-kind #4 emitter, emitterShape \"rectangle\", renderMode \"additive\", "
+                    + "emitterSize (100, 20), seed 7, emitterCells [{name \"snow\", birthRate 10, lifetime 2, color (1, 0.5, 0, 1), "
+                    + "contents image 3, emitterCells [{name \"spark\", velocity 5, enabled false}]}]",
+                message: .client(.commit(Commit(serial: 5, operations: [
+                    .create(LayerID(4), kind: .emitter),
+                    .set(LayerID(4), .emitterShape, .string("rectangle")),
+                    .set(LayerID(4), .renderMode, .string("additive")),
+                    .set(LayerID(4), .emitterSize, .size(Size(width: 100, height: 20))),
+                    .set(LayerID(4), .seed, .number(7)),
+                    .set(LayerID(4), .emitterCells, .emitterCells([snowCell])),
+                ])))),
         Fixture(name: "request-screenshot", description: "request id 1: screenshot",
                 message: .client(.request(id: 1, .screenshot))),
         Fixture(name: "request-tree", description: "request id 2: tree",
@@ -211,7 +237,7 @@ enum ProtocolFixtures {
                 description: "reply to request 5: presentation of every property (1-69, in order) with the defaults except "
                     + "bounds (0, 0, 40, 40), position (100, 100), opacity 0.25, backgroundColor (1, 1, 1, 1), name \"box\", "
                     + "hidden true, colors [(1, 0, 0, 1)], path moveTo (1, 2) close, mask 3, contents 5",
-                message: .server(.reply(id: 5, .presentation(presentationSample)))),
+                message: .server(.reply(id: 5, .presentation(presentationSample, minor: 6)))),
         Fixture(name: "reply-watching", description: "reply to request 7: watching (acknowledges watch or listen)",
                 message: .server(.reply(id: 7, .watching))),
         Fixture(name: "reply-display-power", description: "reply to request 8: display-power backend \"kms\", outputs \"Virtual-1\" off",
