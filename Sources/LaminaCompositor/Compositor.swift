@@ -126,6 +126,8 @@ public final class Compositor {
     }
     /// Trees whose truncation was logged (once each).
     var truncationReported: Set<EntrySerial> = []
+    /// Emitter layers that shed in the last frame: their picture changes with the clock alone.
+    var liveEmitters = 0
 
     /// `presenter`: the frame step, with the backend and the renderer the platform wired.
     /// `frameTimer`: the platform's timer the repaint loop arms (by default one that only

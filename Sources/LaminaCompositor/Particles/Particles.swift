@@ -183,8 +183,8 @@ public struct ParticleField: Sendable {
     /// `particles` (in birth order) in `mode`'s draw order.
     static func ordered(_ particles: [Particle], _ mode: EmitterRenderMode) -> [Particle] {
         switch mode {
-        case .unordered, .additive, .oldestLast: particles
-        case .oldestFirst: particles.reversed()
+        case .unordered, .additive, .oldestFirst: particles
+        case .oldestLast: particles.reversed()
         case .backToFront: particles.sorted { $0.position.z < $1.position.z }
         }
     }

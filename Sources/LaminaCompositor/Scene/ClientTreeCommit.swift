@@ -183,6 +183,7 @@ extension ClientTree {
             }
             finishStructure(&commit.journal, changes: &commit.result.changes, limits: commit.limits)
             try checkDepth(of: commit.journal.movedRoots, limits: commit.limits, journal: &commit.journal)
+            if commit.journal.emittersChanged { try checkClientParticles(limits: commit.limits) }
         } catch {
             rollBack(commit.journal)
             throw error
@@ -233,5 +234,7 @@ extension ClientTree {
         var destroyedImages: [ImageSource] = []
         var savedVideos: [UInt32: VideoSurface?] = [:]
         var videoChanges: [VideoChange] = []
+        /// An emitter layer's properties were set: the client's particles are checked at the end.
+        var emittersChanged = false
     }
 }

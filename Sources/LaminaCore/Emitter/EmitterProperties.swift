@@ -31,9 +31,9 @@ public enum EmitterMode: String, CaseIterable, Sendable {
 public enum EmitterRenderMode: String, CaseIterable, Sendable {
     /// Cell by cell, in birth order (Lamina's "unordered" is deterministic).
     case unordered
-    /// The oldest particles drawn over the younger ones.
+    /// The oldest particles drawn first, the youngest over them.
     case oldestFirst
-    /// The youngest over the older ones.
+    /// The oldest drawn last, over the younger ones.
     case oldestLast
     /// By depth: the nearest (greatest z) over the rest.
     case backToFront
