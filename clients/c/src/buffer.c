@@ -223,6 +223,7 @@ void lm_skip_value(lm_reader *r, int type) {
     }
     case LAMINA_VALUE_IMAGE:
     case LAMINA_VALUE_LAYER: lm_read_bytes(r, 4); break;
+    case LAMINA_VALUE_EMITTER_CELLS: lm_skip_emitter_cells(r, 1); break;
     default: r->failed = 1; break;
     }
 }
