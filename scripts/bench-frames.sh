@@ -9,8 +9,9 @@
 # case on stdout, then the ratios (Benchmarks/README.md). It is a benchmark, not a test.
 #
 # Options: --runs N (1; medians when > 1)  --warmup S (3)  --window S (10)
-#          --cases "peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video"
-#          (video: a 1280x720 30 fps VP8 clip, made with gst-launch-1.0, full screen at 60 fps)
+#          --cases "peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow"
+#          (video: a 1280x720 30 fps VP8 clip, made with gst-launch-1.0, full screen at 60 fps;
+#          snow: an emitter layer with 5,000 live particles, 8x8 flakes falling and turning)
 #          --qt (also run the Qt Quick peer, /work/shared/peers/qt-bench.sh; $PEERS overrides the folder)
 #          --no-build (use the binaries in .build/release as they are)
 #          --keep (keep the scratch folder: laminad logs, stats, scenes, screenshots)
@@ -22,7 +23,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 RUNS=1 WARMUP=3 WINDOW=10 QT=0 BUILD=1 KEEP=0
-ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video"
+ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow"
 CASES=$ALL_CASES
 PEERS=${PEERS:-/work/shared/peers}
 while [ $# -gt 0 ]; do
@@ -95,6 +96,24 @@ for s in $SCENES; do
         ! filesink location="$TMP/clip.webm" >/dev/null 2>&1 || die "gst-launch-1.0 could not make the video clip"
       echo '{"sublayers": [{"name": "video", "bounds": [0, 0, 1280, 720], "position": [640, 360],
         "video": "clip.webm", "loop": true, "playing": true}]}' >"$TMP/video.json" ;;
+    snow)
+      # 500 flakes a second living 10 s: 5,000 live particles over the whole screen, each an
+      # 8x8 white disc (a PNG written here), falling, drifting and turning.
+      python3 - "$TMP/flake.png" <<'PNG' || die "could not write the flake image"
+import struct, sys, zlib
+rows = b"".join(b"\0" + b"".join(bytes([255, 255, 255, 255 if (x - 3.5) ** 2 + (y - 3.5) ** 2 <= 16 else 0])
+                                   for x in range(8)) for y in range(8))
+def chunk(kind, body):
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 8, 8, 8, 6, 0, 0, 0))
+                              + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+PNG
+      echo '{"sublayers": [{"name": "snow", "class": "emitter", "frame": [0, 0, 1280, 720],
+        "emitterPosition": [640, 360], "emitterSize": [1280, 720], "emitterShape": "rectangle", "seed": 1,
+        "emitterCells": [{"name": "flake", "contents": "flake.png", "birthRate": 500, "lifetime": 10,
+          "velocity": 40, "velocityRange": 20, "emissionLongitude": 1.5708, "emissionRange": 1,
+          "yAcceleration": 4, "spin": 0.5, "spinRange": 2, "scale": 1, "scaleRange": 0.5,
+          "color": [0.9, 0.95, 1, 0.9], "alphaRange": 0.1}]}]}' >"$TMP/snow.json" ;;
     *) python3 "$ROOT/Benchmarks/scenes/dashboard.py" "$s" >"$TMP/$s.json" || die "could not write the $s scene" ;;
   esac
   "$LAMINACTL" eval "$TMP/$s.json" --at 0 >/dev/null 2>"$TMP/$s.eval.err" \
@@ -203,6 +222,7 @@ label_of() {  # case -> (label scene damage)
     square) echo "lamina-square square on" ;;
     dashboard-static) echo "lamina-dashboard-static dashboard-static on" ;;
     video) echo "lamina-video video on" ;;
+    snow) echo "lamina-snow snow on" ;;
   esac
 }
 

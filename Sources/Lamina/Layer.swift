@@ -88,6 +88,7 @@ public class Layer {
         case .text: TextLayer()
         case .replicator: ReplicatorLayer()
         case .transform: TransformLayer()
+        case .emitter: EmitterLayer()
         }
     }
 

@@ -126,6 +126,8 @@ public final class Compositor {
     }
     /// Trees whose truncation was logged (once each).
     var truncationReported: Set<EntrySerial> = []
+    /// Emitter layers that shed in the last frame: their picture changes with the clock alone.
+    var liveEmitters = 0
 
     /// `presenter`: the frame step, with the backend and the renderer the platform wired.
     /// `frameTimer`: the platform's timer the repaint loop arms (by default one that only
@@ -152,10 +154,17 @@ public final class Compositor {
     public var clientCount: Int { sessions.count }
 
     /// `ops` without the property sets a client of protocol minor version `minor` could not
-    /// decode (a 1.3 client adopting a session a 1.4 client made).
+    /// decode (a 1.3 client adopting a session a 1.4 client made); layer kinds it does not know
+    /// (an emitter, 1.7) are made plain layers.
     static func operations(_ ops: [Operation], forMinor minor: UInt16) -> [Operation] {
         guard minor < ProtocolVersion.minor else { return ops }
-        return ops.filter { if case let .set(_, key, _) = $0 { key.minorVersion <= minor } else { true } }
+        return ops.compactMap { op in
+            switch op {
+            case let .set(_, key, _): key.minorVersion <= minor ? op : nil
+            case let .create(id, .emitter) where minor < 7: .create(id, kind: .layer)
+            default: op
+            }
+        }
     }
 
     /// The minor protocol version `client` said hello with.

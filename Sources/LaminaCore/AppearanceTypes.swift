@@ -14,6 +14,8 @@ public enum LayerKind: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     case replicator = 4
     /// `CATransformLayer`: its sublayers share its 3D space and are depth-sorted, not flattened.
     case transform = 5
+    /// `CAEmitterLayer`: particles shed by its `emitterCells` (protocol 1.7).
+    case emitter = 6
 
     /// The name used in scene files and tree dumps.
     public var name: String {
@@ -24,6 +26,7 @@ public enum LayerKind: UInt8, CaseIterable, Sendable, CustomStringConvertible {
         case .text: "text"
         case .replicator: "replicator"
         case .transform: "transform"
+        case .emitter: "emitter"
         }
     }
 

@@ -81,7 +81,28 @@ public struct JSONWriter: Sendable {
                     + ",\"sourceAttribute\":\"\(c.sourceAttribute)\",\"scale\":" + JSONWriter.format(c.scale)
                     + ",\"offset\":" + JSONWriter.format(c.offset) + "}"
             }.joined(separator: ",") + "]"
+        case .emitterCells(let cells):
+            emitterCells(cells)
         }
+    }
+
+    /// Cells as scene files write them: an object per cell with the fields that differ from a
+    /// default cell (contents as the image number), and `emitterCells` when it has any.
+    private mutating func emitterCells(_ cells: [EmitterCell]) {
+        beginArray()
+        for cell in cells {
+            beginObject()
+            for f in cell.changedFields {
+                key(f.name)
+                value(cell[f])
+            }
+            if !cell.emitterCells.isEmpty {
+                key("emitterCells")
+                emitterCells(cell.emitterCells)
+            }
+            endObject()
+        }
+        endArray()
     }
 
     /// Integers without a fraction; other numbers as Swift prints them (shortest round trip).

@@ -142,6 +142,8 @@ public struct LayerProperties: Hashable, Sendable {
     public var autoresizingMask: AutoresizingMask = []
     /// The frame's relations to the superlayer and siblings; none by default.
     public var constraints: [LayoutConstraint] = []
+    // Emitter layers: their own struct (EmitterProperties.swift), keys 80–94.
+    public var emitter = EmitterProperties()
 
     public init() {}
 
@@ -236,6 +238,8 @@ public struct LayerProperties: Hashable, Sendable {
         case .cornerCurve: .string(cornerCurve.rawValue)
         case .autoresizingMask: .number(Double(autoresizingMask.rawValue))
         case .constraints: .constraints(constraints)
+        case .emitterPosition, .emitterZPosition, .emitterSize, .emitterDepth, .emitterShape, .emitterMode, .renderMode,
+             .birthRate, .lifetime, .velocity, .scale, .spin, .seed, .preservesDepth, .emitterCells: emitter[key]
         }
     }
 
@@ -253,7 +257,11 @@ public struct LayerProperties: Hashable, Sendable {
         guard value.type == key.valueType else {
             throw .typeMismatch(key: key, expected: key.valueType, got: value.type)
         }
-        guard value.isFinite else { throw .notFinite(key: key) }
+        guard value.isFinite else {
+            if case .emitterCells(let cells) = value { try EmitterCell.validate(cells) }
+            throw .notFinite(key: key)
+        }
+        if EmitterProperties.holds(key) { try EmitterProperties.check(key, value) }
         var v = value
         switch (key, value) {
         case (.bounds, .rect(let r)):
@@ -320,6 +328,7 @@ public struct LayerProperties: Hashable, Sendable {
     /// corner mask or instance count that is not a whole number in range.
     @discardableResult
     public mutating func store(_ key: PropertyKey, _ value: PropertyValue) -> Bool {
+        if EmitterProperties.holds(key) { return emitter.store(key, value) }
         switch value {
         case .number(let v):
             switch key {
@@ -452,6 +461,8 @@ public struct LayerProperties: Hashable, Sendable {
         case .constraints(let v):
             guard key == .constraints else { return false }
             constraints = v
+        case .emitterCells:
+            return false
         }
         return true
     }

@@ -87,6 +87,22 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     case compositingFilter = 70
     /// `cornerCurve`: circular or continuous corners (`CornerCurve`).
     case cornerCurve = 71
+    // Emitter layers (`CAEmitterLayer`, protocol 1.7): 80–94, in `EmitterProperties`.
+    case emitterPosition = 80
+    case emitterZPosition = 81
+    case emitterSize = 82
+    case emitterDepth = 83
+    case emitterShape = 84
+    case emitterMode = 85
+    case renderMode = 86
+    case birthRate = 87
+    case lifetime = 88
+    case velocity = 89
+    case scale = 90
+    case spin = 91
+    case seed = 92
+    case preservesDepth = 93
+    case emitterCells = 94
     // Layout (`CAAutoresizingMask`, `CAConstraint`; protocol 1.7): 100–101, applied by laminad
     // when a superlayer's bounds change (Layout.swift, ConstraintLayout.swift).
     /// `autoresizingMask`: a number holding the `AutoresizingMask` bits (0–63).
@@ -179,6 +195,21 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .isUserInteractionEnabled: "userInteractionEnabled"
         case .compositingFilter: "compositingFilter"
         case .cornerCurve: "cornerCurve"
+        case .emitterPosition: "emitterPosition"
+        case .emitterZPosition: "emitterZPosition"
+        case .emitterSize: "emitterSize"
+        case .emitterDepth: "emitterDepth"
+        case .emitterShape: "emitterShape"
+        case .emitterMode: "emitterMode"
+        case .renderMode: "renderMode"
+        case .birthRate: "birthRate"
+        case .lifetime: "lifetime"
+        case .velocity: "velocity"
+        case .scale: "scale"
+        case .spin: "spin"
+        case .seed: "seed"
+        case .preservesDepth: "preservesDepth"
+        case .emitterCells: "emitterCells"
         case .autoresizingMask: "autoresizingMask"
         case .constraints: "constraints"
         }
@@ -212,27 +243,29 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     public var valueType: PropertyValueType {
         switch self {
         case .bounds, .contentsRect, .contentsCenter: .rect
-        case .position, .anchorPoint, .startPoint, .endPoint: .point
-        case .shadowOffset: .size
+        case .position, .anchorPoint, .startPoint, .endPoint, .emitterPosition: .point
+        case .shadowOffset, .emitterSize: .size
         case .anchorPointZ, .zPosition, .opacity, .cornerRadius, .borderWidth, .shadowOpacity, .shadowRadius,
              .speed, .timeOffset, .beginTime, .maskedCorners, .contentsScale,
              .lineWidth, .miterLimit, .lineDashPhase, .strokeStart, .strokeEnd, .fontSize,
              .instanceCount, .instanceRedOffset, .instanceGreenOffset, .instanceBlueOffset, .instanceAlphaOffset,
              .instanceDelay,
-             .autoresizingMask: .number
+             .autoresizingMask, .emitterZPosition, .emitterDepth, .birthRate, .lifetime, .velocity, .scale, .spin, .seed: .number
         case .transform, .sublayerTransform, .instanceTransform: .transform
         case .isHidden, .masksToBounds, .isDoubleSided, .allowsGroupOpacity, .isGeometryFlipped, .isOpaque,
-             .isWrapped, .isUserInteractionEnabled: .bool
+             .isWrapped, .isUserInteractionEnabled, .preservesDepth: .bool
         case .backgroundColor, .borderColor, .shadowColor, .fillColor, .strokeColor, .foregroundColor,
              .instanceColor: .color
         case .name, .contentsGravity, .minificationFilter, .magnificationFilter, .gradientType, .fillRule,
-             .lineCap, .lineJoin, .string, .font, .alignmentMode, .truncationMode, .compositingFilter, .cornerCurve: .string
+             .lineCap, .lineJoin, .string, .font, .alignmentMode, .truncationMode, .compositingFilter, .cornerCurve,
+             .emitterShape, .emitterMode, .renderMode: .string
         case .contents: .image
         case .mask: .layer
         case .shadowPath, .path: .path
         case .colors: .colors
         case .locations, .lineDashPattern: .numbers
         case .constraints: .constraints
+        case .emitterCells: .emitterCells
         }
     }
 
@@ -250,6 +283,9 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .truncationMode: TruncationMode.allCases.map(\.rawValue)
         case .compositingFilter: BlendMode.wireNames
         case .cornerCurve: CornerCurve.allCases.map(\.rawValue)
+        case .emitterShape: EmitterShape.allCases.map(\.rawValue)
+        case .emitterMode: EmitterMode.allCases.map(\.rawValue)
+        case .renderMode: EmitterRenderMode.allCases.map(\.rawValue)
         default: nil
         }
     }
@@ -272,7 +308,10 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              // UIKit's flag, not a Core Animation property: it changes at once.
              .isUserInteractionEnabled,
              // What layout says, not values: the frames they produce animate (bounds, position).
-             .autoresizingMask, .constraints: false
+             .autoresizingMask, .constraints,
+             // Emitter layers: the shape, modes, seed and cell list switch at once; the cells'
+             // own values animate by key path (`emitterCells.NAME.birthRate`).
+             .emitterShape, .emitterMode, .renderMode, .seed, .preservesDepth, .emitterCells: false
         default: true
         }
     }
@@ -291,6 +330,8 @@ public enum PropertyValueType: UInt8, Sendable, CustomStringConvertible {
     case image = 12
     /// A client's layer number (`mask`); 0 is nil.
     case layer = 13
+    /// An emitter layer's cells (`emitterCells`), each a list of fields and its own cells.
+    case emitterCells = 14
     /// A layer's layout constraints (`constraints`; 20, leaving room for other list types).
     case constraints = 20
 
@@ -310,6 +351,7 @@ public enum PropertyValueType: UInt8, Sendable, CustomStringConvertible {
         case .image: "image"
         case .layer: "layer"
         case .constraints: "constraint list"
+        case .emitterCells: "emitter cells"
         }
     }
 }
@@ -330,6 +372,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
     case image(UInt32)
     case layer(UInt32)
     case constraints([LayoutConstraint])
+    case emitterCells([EmitterCell])
 
     public var type: PropertyValueType {
         switch self {
@@ -347,6 +390,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .image: .image
         case .layer: .layer
         case .constraints: .constraints
+        case .emitterCells: .emitterCells
         }
     }
 
@@ -363,6 +407,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .colors(let v): v.allSatisfy { $0.red.isFinite && $0.green.isFinite && $0.blue.isFinite && $0.alpha.isFinite }
         case .path(let p): p.isFinite
         case .constraints(let v): v.allSatisfy(\.isFinite)
+        case .emitterCells(let cells): cells.allSatisfy(\.isFinite)
         case .bool, .string, .image, .layer: true
         }
     }
@@ -383,6 +428,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .image(let n): n == 0 ? "nil" : "image \(n)"
         case .layer(let n): n == 0 ? "nil" : "layer #\(n)"
         case .constraints(let v): "[" + v.map(\.description).joined(separator: ", ") + "]"
+        case .emitterCells(let cells): "[" + cells.map { "cell '\($0.name)'" }.joined(separator: ", ") + "]"
         }
     }
 }

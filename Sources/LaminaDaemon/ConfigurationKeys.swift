@@ -73,6 +73,13 @@ extension LaminadConfiguration {
             .int("max_total_image_bytes", 0...(1 << 36), "Pixel bytes of all clients' images and video frames together.") {
                 $0.daemon.compositor.limits.maxTotalImageBytes = $1
             },
+            // Emitter layers.
+            .int("max_particles_per_layer", 0...1_000_000, "Live particles one emitter layer may have (birthRate × lifetime of its cells).") {
+                $0.daemon.compositor.limits.maxParticlesPerLayer = $1
+            },
+            .int("max_particles_per_client", 0...10_000_000, "Live particles one client's emitter layers may have together.") {
+                $0.daemon.compositor.limits.maxParticlesPerClient = $1
+            },
         ]),
         KeyTable("video", [
             .double("open_timeout", 0.1...3600, "Seconds a video's source has to give its first picture.") { $0.daemon.videoOpenTimeout = $1 },

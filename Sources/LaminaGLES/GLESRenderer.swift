@@ -29,7 +29,7 @@ public final class GLESRenderer: Renderer {
     public let info: GLInfo
     let programs: RendererPrograms
     var vertexArray: GLuint = 0
-    private var vertexBuffer: GLuint = 0
+    private(set) var vertexBuffer: GLuint = 0
     /// Rectangles in layer coordinates, two triangles each, streamed per draw (edge bands).
     var streamArray: GLuint = 0
     var streamBuffer: GLuint = 0
@@ -77,6 +77,9 @@ public final class GLESRenderer: Renderer {
     /// Layers waiting to be drawn in one instanced draw (`ShapeBatch`).
     var batch = ShapeBatch()
     var batchPrograms: (flat: BatchProgram, shaded: BatchProgram, shadedSimilar: BatchProgram, shadedContinuous: BatchProgram)?
+    /// Emitter cells' instanced draws (ParticleRendering.swift), made on first use; and how many.
+    var particleProgram: ParticleProgram?
+    var particleDraws = 0
     /// Whether layers are batched; off draws each with its own calls (tests compare the two).
     public var usesBatching = true
     /// Whether an opaque video frame drawn one texel to a pixel, unclipped and outside groups,
@@ -260,7 +263,7 @@ public final class GLESRenderer: Renderer {
             if frame.groups.isEmpty, damage != nil || !frame.occlusion.covers.isEmpty {
                 let region = damage ?? frame.viewport
                 switch command.kind {
-                case .layer, .shadow, .contents, .gradient, .pathShadow:
+                case .layer, .shadow, .contents, .gradient, .pathShadow, .particles:
                     let box = frame.extents.boxes[index]
                     if !box.intersects(region) { continue }
                     if frame.occlusion.hides(box, drawnAt: index, within: region) {
@@ -300,6 +303,7 @@ public final class GLESRenderer: Renderer {
             case .pathShadow: try drawPathShadow(command)
             case .beginMask: try beginMask(index)
             case .endMask: try endMask(commands)
+            case .particles: drawParticles(command)
             }
         }
         flushBatch()
@@ -374,6 +378,7 @@ public final class GLESRenderer: Renderer {
         batchPrograms?.shaded.delete()
         batchPrograms?.shadedSimilar.delete()
         batchPrograms?.shadedContinuous.delete()
+        particleProgram?.delete()
     }
 }
 

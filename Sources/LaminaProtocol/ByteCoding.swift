@@ -158,6 +158,22 @@ extension ByteWriter {
             for c in v {
                 u8(c.attribute.rawValue); u8(c.sourceAttribute.rawValue); string(c.relativeTo); f64(c.scale); f64(c.offset)
             }
+        case .emitterCells(let cells): emitterCells(cells)
+        }
+    }
+
+    /// `emitterCells`: u32 count, then each cell as u16 field count, (u16 field, value)… for the
+    /// fields that differ from a default cell, then its own cells the same way.
+    public mutating func emitterCells(_ cells: [EmitterCell]) {
+        u32(UInt32(cells.count))
+        for cell in cells {
+            let fields = cell.changedFields
+            u16(UInt16(fields.count))
+            for f in fields {
+                u16(f.rawValue)
+                value(cell[f])
+            }
+            emitterCells(cell.emitterCells)
         }
     }
 }
@@ -223,7 +239,38 @@ extension ByteReader {
                                           scale: try f64(field), offset: try f64(field)))
             }
             return .constraints(v)
+        case .emitterCells: return .emitterCells(try emitterCells(field, depth: 1))
         }
+    }
+
+    /// Reads an `emitterCells` list, refusing more than `EmitterCell.maximumCells` a list,
+    /// nesting deeper than `EmitterCell.maximumDepth`, and unknown fields.
+    mutating func emitterCells(_ field: String, depth: Int) throws(DecodeError) -> [EmitterCell] {
+        let n = Int(try u32(field + " count"))
+        guard n <= EmitterCell.maximumCells else {
+            throw .invalid(field: field, reason: "\(n) emitter cells in one list is more than the limit of \(EmitterCell.maximumCells)")
+        }
+        guard n == 0 || depth <= EmitterCell.maximumDepth else {
+            throw .invalid(field: field, reason: "emitter cells nest at most \(EmitterCell.maximumDepth) deep")
+        }
+        var cells: [EmitterCell] = []
+        for _ in 0..<n {
+            var cell = EmitterCell()
+            let count = Int(try u16(field + " field count"))
+            for _ in 0..<count {
+                let raw = try u16(field + " field")
+                guard let f = EmitterCellField(rawValue: raw) else {
+                    throw .invalid(field: field, reason: "unknown emitter cell field \(raw)")
+                }
+                let v = try value(f.valueType, field + "." + f.name)
+                guard cell.store(f, v) else {
+                    throw .invalid(field: field + "." + f.name, reason: "\(v) is not one of \(f.allowedNames?.joined(separator: ", ") ?? "its values")")
+                }
+            }
+            cell.emitterCells = try emitterCells(field, depth: depth + 1)
+            cells.append(cell)
+        }
+        return cells
     }
 
     /// A u32 list length, refused when over `LayerProperties.listLimit` or longer than the bytes left.

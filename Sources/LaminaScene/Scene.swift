@@ -37,6 +37,9 @@ public struct SceneLayer: Sendable, Equatable {
     /// with laminad (`Connection.registerFont`); the layer's `font` becomes the file's family.
     /// Relative to the scene file once loaded with `Scene.load(path:)`.
     public var fontFile: String?
+    /// An emitter layer's cells' `"contents"` files, by the cell's index path (relative to the
+    /// scene file once loaded); the cells in `properties[.emitterCells]` hold 0 there.
+    public var cellContentsFiles: [[Int]: String] = [:]
 
     public init(name: String? = nil, properties: [PropertyKey: PropertyValue] = [:], sublayers: [SceneLayer] = [], path: String = "$") {
         self.name = name
@@ -134,6 +137,9 @@ public struct Scene: Sendable, Equatable {
         var seen: Set<String> = [], out: [String] = []
         func walk(_ l: SceneLayer) {
             if let f = l.contentsFile, seen.insert(f).inserted { out.append(f) }
+            for (_, f) in l.cellContentsFiles.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) where seen.insert(f).inserted {
+                out.append(f)
+            }
             if let m = l.mask { walk(m) }
             l.sublayers.forEach(walk)
         }
@@ -154,6 +160,7 @@ extension SceneLayer {
     mutating func resolveContentsFiles(relativeTo directory: String) {
         if let f = contentsFile, !f.hasPrefix("/") { contentsFile = directory + "/" + f }
         if let f = fontFile, !f.hasPrefix("/") { fontFile = directory + "/" + f }
+        for (k, f) in cellContentsFiles where !f.hasPrefix("/") { cellContentsFiles[k] = directory + "/" + f }
         if let f = videoFile, !f.hasPrefix("/"), !SceneLayer.isURI(f) { videoFile = directory + "/" + f }
         if var m = mask {
             m.resolveContentsFiles(relativeTo: directory)
@@ -229,6 +236,9 @@ enum SceneParser {
             case "font" where isFontFile(value):
                 guard case .string(let f) = value else { break }
                 layer.fontFile = f
+            case "emitterCells":
+                let cells = try SceneEmitterCellParser.cells(value, path: p, files: &layer.cellContentsFiles)
+                layer.properties[.emitterCells] = .emitterCells(cells)
             case "mask":
                 // null: no mask; an object: the mask layer, in this layer's coordinates.
                 if case .null = value { break }
@@ -388,7 +398,7 @@ enum SceneParser {
             return .path(try ScenePathParser.path(json, path: path))
         case .constraints:
             return try SceneLayoutParser.constraints(json, path: path)
-        case .image, .layer:
+        case .image, .layer, .emitterCells:
             throw SceneError(path: path, message: "'\(key)' cannot be set from a scene file yet")
         }
     }

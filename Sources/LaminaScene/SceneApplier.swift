@@ -59,6 +59,11 @@ public enum SceneApplier {
         let images = context.images, mediaTime = context.mediaTime
         var target = node.resolvedProperties
         if let file = node.fontFile, let family = context.fonts[file] { target.font = family }
+        if !node.cellContentsFiles.isEmpty {
+            let (cells, used) = node.emitterCells(target.emitter.emitterCells, images: images)
+            target.emitter.emitterCells = cells
+            (layer as? EmitterLayer)?.keep(used)
+        }
         if isRoot {
             // The root's geometry belongs to the display, unless the file says otherwise.
             if node.properties[.bounds] == nil { target.bounds = layer.bounds }

@@ -228,6 +228,7 @@ struct ProtocolDescriptionTests {
         case .image: "image"
         case .layer: "layer"
         case .constraints: "constraintList"
+        case .emitterCells: "emitterCells"
         }
     }
 
@@ -264,6 +265,25 @@ struct ProtocolDescriptionTests {
         }
     }
 
+    @Test func emitterCellFieldsBothWays() throws {
+        let table = Self.object("emitterCells")
+        #expect(table["maxCellsPerList"] as? Int == EmitterCell.maximumCells)
+        #expect(table["maxDepth"] as? Int == EmitterCell.maximumDepth)
+        let fields = try #require(table["fields"] as? [[String: Any]])
+        #expect(fields.map { $0["id"] as? Int ?? -1 } == EmitterCellField.allCases.map { Int($0.rawValue) },
+                "the JSON lists every cell field, in order, and no other")
+        let defaults = EmitterCell()
+        for (entry, field) in zip(fields, EmitterCellField.allCases) {
+            #expect(entry["name"] as? String == field.name, "cell field \(field.rawValue)")
+            #expect(entry["type"] as? String == Self.name(field.valueType), "type of \(field)")
+            #expect(entry["animatable"] as? Bool == field.isAnimatable, "animatable \(field)")
+            #expect(entry["names"] as? [String] == field.allowedNames, "names of \(field)")
+            #expect((entry["minimum"] as? Int == 0) == field.mustNotBeNegative, "minimum of \(field)")
+            let value = try #require(Self.value(entry["default"] as Any, field.valueType), "default of \(field)")
+            #expect(value == defaults[field], "default of \(field)")
+        }
+    }
+
     /// A JSON value in the form lamina-protocol.json gives defaults in.
     static func value(_ v: Any, _ type: PropertyValueType) -> PropertyValue? {
         let numbers = (v as? [Any])?.compactMap { ($0 as? NSNumber)?.doubleValue }
@@ -286,6 +306,7 @@ struct ProtocolDescriptionTests {
         case .image: return (v as? Int).map { .image(UInt32($0)) }
         case .layer: return (v as? Int).map { .layer(UInt32($0)) }
         case .constraints: return (v as? [Any])?.isEmpty == true ? .constraints([]) : nil
+        case .emitterCells: return (v as? [Any])?.isEmpty == true ? .emitterCells([]) : nil
         }
     }
 

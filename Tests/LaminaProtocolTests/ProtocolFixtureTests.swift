@@ -75,6 +75,9 @@ struct ProtocolFixtureTests {
             #expect(decoder.bufferedCount == 0, "\(f.name).bin has bytes after its frame")
             switch f.decoded {
             case .client(let m): #expect(try ClientMessage.decode(type: frame.type, body: frame.body) == m, "\(f.name)")
+            case .server(.reply(let id, .presentation(let p, _))):
+                // A reply written for an older client decodes with this version's keys at their defaults.
+                #expect(try ServerMessage.decode(type: frame.type, body: frame.body) == .reply(id: id, .presentation(p)), "\(f.name)")
             case .server(let m): #expect(try ServerMessage.decode(type: frame.type, body: frame.body) == m, "\(f.name)")
             }
         }

@@ -49,6 +49,20 @@ enum ProtocolFixtures {
 
     static let all: [Fixture] = client + server
 
+    /// The emitter fixture's cell: a number, a colour, an image and a sub-cell with a bool.
+    static let snowCell: EmitterCell = {
+        var snow = EmitterCell(name: "snow")
+        snow.birthRate = 10
+        snow.lifetime = 2
+        snow.color = Color(red: 1, green: 0.5, blue: 0, alpha: 1)
+        snow.contents = 3
+        var spark = EmitterCell(name: "spark")
+        spark.velocity = 5
+        spark.isEnabled = false
+        snow.emitterCells = [spark]
+        return snow
+    }()
+
     static let client: [Fixture] = [
         Fixture(name: "hello", description: "hello: protocol 1.4, client name \"python-example\", session \"kiosk\", flags keep-layers",
                 // The version is written out: a fixture never changes when the protocol grows.
@@ -155,6 +169,18 @@ enum ProtocolFixtures {
         Fixture(name: "commit-remove", description: "commit serial 4: remove #2, set #2 hidden true, insert #2 into #1 at 3",
                 message: .client(.commit(Commit(serial: 4, operations: [
                     .remove(LayerID(2)), .set(LayerID(2), .isHidden, .bool(true)), .insert(parent: LayerID(1), child: LayerID(2), index: 3),
+                ])))),
+        Fixture(name: "commit-emitter",
+                description: "commit serial 5 (protocol 1.7): create-kind #4 emitter, emitterShape \"rectangle\", renderMode \"additive\", "
+                    + "emitterSize (100, 20), seed 7, emitterCells [{name \"snow\", birthRate 10, lifetime 2, color (1, 0.5, 0, 1), "
+                    + "contents image 3, emitterCells [{name \"spark\", velocity 5, enabled false}]}]",
+                message: .client(.commit(Commit(serial: 5, operations: [
+                    .create(LayerID(4), kind: .emitter),
+                    .set(LayerID(4), .emitterShape, .string("rectangle")),
+                    .set(LayerID(4), .renderMode, .string("additive")),
+                    .set(LayerID(4), .emitterSize, .size(Size(width: 100, height: 20))),
+                    .set(LayerID(4), .seed, .number(7)),
+                    .set(LayerID(4), .emitterCells, .emitterCells([snowCell])),
                 ])))),
         Fixture(name: "request-screenshot", description: "request id 1: screenshot",
                 message: .client(.request(id: 1, .screenshot))),

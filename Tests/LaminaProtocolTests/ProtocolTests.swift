@@ -4,6 +4,22 @@ import LaminaCore
 
 @Suite("Wire protocol v1")
 struct ProtocolTests {
+    /// A cell with fields of every type and a sub-cell.
+    static let sparkCell: EmitterCell = {
+        var c = EmitterCell(name: "spark")
+        c.birthRate = 20
+        c.lifetime = 1.5
+        c.color = Color(red: 1, green: 0.5, blue: 0, alpha: 1)
+        c.contents = 3
+        c.contentsRect = Rect(x: 0, y: 0, width: 0.5, height: 0.5)
+        c.magnificationFilter = .nearest
+        c.autoreverses = true
+        var trail = EmitterCell(name: "trail")
+        trail.velocity = -4
+        c.emitterCells = [trail]
+        return c
+    }()
+
     static let everyValue: [Operation] = PropertyKey.allCases.map { key in
         let v: PropertyValue = switch key.valueType {
         case .number: .number(0.25)
@@ -21,6 +37,7 @@ struct ProtocolTests {
         case .layer: .layer(8)
         case .constraints: .constraints([LayoutConstraint(attribute: .midX),
                                          LayoutConstraint(attribute: .minY, relativeTo: "title", sourceAttribute: .maxY, scale: 0.5, offset: -8)])
+        case .emitterCells: .emitterCells([ProtocolTests.sparkCell])
         }
         return .set(LayerID(7), key, v)
     }
@@ -217,13 +234,44 @@ struct ProtocolTests {
     /// A client that said hello with 1.3 gets a presentation reply without the 1.4 key, and one
     /// of 1.6 without the 1.7 keys (compositingFilter, cornerCurve, autoresizingMask, constraints), so each can decode it.
     @Test func presentationForAnOlderClientLeavesNewerKeysOut() throws {
-        for (minor, count) in [(UInt16(3), 68), (6, 69), (7, 73)] {
+        for (minor, count) in [(UInt16(3), 68), (6, 69), (7, 88)] {
             let (_, body) = Self.split(ServerMessage.reply(id: 1, .presentation(LayerProperties(), minor: minor)).encoded())
             var r = ByteReader(body)
             _ = try r.u32("id"); _ = try r.u16("kind")
             #expect(try r.u32("count") == UInt32(count), "minor \(minor)")
         }
-        #expect(PropertyKey.allCases.count == 73)
+        #expect(PropertyKey.allCases.count == 88)
+    }
+
+    /// A 1.6 client's presentation reply leaves the emitter keys (1.7) out.
+    @Test func presentationFor16LeavesEmitterKeysOut() throws {
+        let (_, body) = Self.split(ServerMessage.reply(id: 1, .presentation(LayerProperties(), minor: 6)).encoded())
+        var r = ByteReader(body)
+        _ = try r.u32("id"); _ = try r.u16("kind")
+        #expect(try r.u32("count") == 69)
+    }
+
+    /// Emitter cells round-trip through the wire, sub-cells included; deep nesting, too many
+    /// cells and unknown fields are refused when decoded.
+    @Test func emitterCellsOnTheWire() throws {
+        var w = ByteWriter()
+        w.value(.emitterCells([Self.sparkCell, EmitterCell(name: "plain")]))
+        var r = ByteReader(w.bytes)
+        #expect(try r.value(.emitterCells, "v") == .emitterCells([Self.sparkCell, EmitterCell(name: "plain")]))
+        // Five levels deep: one more than EmitterCell.maximumDepth.
+        var deep = EmitterCell(name: "5")
+        for level in (1...4).reversed() {
+            var c = EmitterCell(name: "\(level)")
+            c.emitterCells = [deep]
+            deep = c
+        }
+        var w2 = ByteWriter()
+        w2.value(.emitterCells([deep]))
+        var r2 = ByteReader(w2.bytes)
+        #expect(throws: DecodeError.self) { try r2.value(.emitterCells, "v") }
+        // An unknown field number.
+        var r3 = ByteReader([1, 0, 0, 0, 1, 0, 0xFF, 0x00])
+        #expect(throws: DecodeError.self) { try r3.value(.emitterCells, "v") }
     }
 
     // docs/protocol.md shows `display off Virtual-1` and its reply byte for byte.
@@ -377,7 +425,7 @@ struct ProtocolTests {
             Malformed(name: "colour component out of range", type: 2, body: badColour,
                       expect: .commit(serial: 8, operationIndex: 0, .invalid(field: "operation 0 value of 'backgroundColor'", reason: "colour components must be in [0, 1], got 2.0"))),
             Malformed(name: "unknown layer kind", type: 2, body: badKind,
-                      expect: .commit(serial: 9, operationIndex: 0, .invalid(field: "operation 0 kind", reason: "unknown layer kind 42 (0–5)"))),
+                      expect: .commit(serial: 9, operationIndex: 0, .invalid(field: "operation 0 kind", reason: "unknown layer kind 42 (0–6)"))),
             Malformed(name: "list longer than the limit", type: 2, body: longList,
                       expect: .commit(serial: 10, operationIndex: 0, .invalid(field: "operation 0 value of 'locations'", reason: "a list of 1025 entries is longer than the limit of 1024"))),
             Malformed(name: "trailing bytes", type: 3, body: body(.request(id: 1, .tree)) + [0],

@@ -87,3 +87,38 @@ struct SceneTests {
         #expect(!(e?.message.isEmpty ?? true))
     }
 }
+
+/// Emitter layers in scene files: the class, names, cells with contents files, did-you-mean.
+@Suite("Scene files: emitter layers")
+struct SceneEmitterTests {
+    func parse(_ text: String) throws(SceneError) -> Scene { try Scene.parse(Data(text.utf8)) }
+
+    @Test func emitterWithCells() throws {
+        let scene = try parse(#"""
+            {"sublayers": [{"name": "snow", "class": "emitter", "emitterShape": "rectangle", "renderMode": "additive",
+              "emitterSize": [100, 20], "seed": 3,
+              "emitterCells": [{"name": "flake", "contents": "flake.png", "birthRate": 10, "lifetime": 2,
+                                "color": "#FF8800", "magnificationFilter": "nearest",
+                                "emitterCells": [{"name": "spark", "velocity": 5, "isEnabled": false}]}]}]}
+            """#)
+        let layer = try #require(scene.root.sublayers.first)
+        #expect(layer.kind == .emitter)
+        let p = layer.resolvedProperties
+        #expect(p.emitter.emitterShape == .rectangle && p.emitter.renderMode == .additive && p.emitter.seed == 3)
+        let flake = try #require(p.emitter.emitterCells.first)
+        #expect(flake.name == "flake" && flake.birthRate == 10 && flake.magnificationFilter == .nearest)
+        #expect(flake.emitterCells.first?.name == "spark" && flake.emitterCells.first?.isEnabled == false)
+        #expect(layer.cellContentsFiles == [[0]: "flake.png"])
+        #expect(scene.contentsFiles == ["flake.png"])
+    }
+
+    @Test func misspeltKeysAndValuesAreNamed() {
+        func message(_ text: String) -> String {
+            do { _ = try parse(text); return "" } catch { return error.description }
+        }
+        #expect(message(#"{"sublayers": [{"class": "emitter", "emitterCells": [{"birthRat": 1}]}]}"#).contains("did you mean 'birthRate'"))
+        #expect(message(#"{"sublayers": [{"class": "emiter"}]}"#).contains("emitter"))
+        #expect(message(#"{"sublayers": [{"class": "emitter", "emitterShape": "rectangel"}]}"#).contains("rectangle"))
+        #expect(message(#"{"sublayers": [{"class": "emitter", "emitterCells": [{"lifetime": -1}]}]}"#).contains("lifetime must not be negative"))
+    }
+}

@@ -182,7 +182,7 @@ public struct DamageTracker: Sendable {
             commands = list.commands
             let n = commands.count
             items.reserveCapacity(n)
-            generations = commands.map { $0.contents?.source.generation ?? 0 }
+            generations = commands.map { $0.contents?.source.generation ?? $0.particles?.source.generation ?? 0 }
             var clip = -1
             var i = 0
             while i < n {
@@ -216,7 +216,7 @@ public struct DamageTracker: Sendable {
                 case .endGroup, .endMask, .beginMask:
                     // Unbalanced: draws nothing of its own at the top level.
                     i += 1
-                case .layer, .shadow, .contents, .gradient, .pathShadow:
+                case .layer, .shadow, .contents, .gradient, .pathShadow, .particles:
                     add(i..<(i + 1), clip: clip, box: extents.boxes[i], viewport: viewport)
                     i += 1
                 }

@@ -162,6 +162,9 @@ public struct CommandExtents: Sendable {
                     let extent = d.clip?.rect ?? d.destination
                     box = c.transform.displayBox(of: extent, within: viewport).expanded(by: 2)
                 }
+            case .particles:
+                // Particles off the layer's plane (preservesDepth) may land anywhere.
+                box = c.particles?.preservesDepth == true ? viewport : c.transform.displayBox(of: c.bounds, within: viewport).expanded(by: 2)
             case .pushClip, .popClip:
                 break
             }

@@ -50,6 +50,7 @@ extension RenderWalk {
         let borderAbove = (hasSublayers || drawsImage) && look.borderVisible
         look.appendFill(p, borderAbove: borderAbove, opacity: group.inner, toDisplay: toDisplay, into: &commands)
         look.appendImage(gradient, contents, opacity: group.inner, toDisplay: toDisplay, into: &commands)
+        if p.kind == .emitter { appendParticles(p, opacity: group.inner, localTime: localTime, toDisplay: toDisplay, into: &commands) }
         if hasSublayers, look.hasArea || !p.masksToBounds {
             drawSublayers(of: layer, p, look, localTime: localTime, toDisplay: toDisplay, opacity: group.inner, tint: tint,
                           into: &commands)

@@ -40,8 +40,12 @@ extension ModelTree {
     ///   (`RenderListCache`), reused where nothing in them changed.
     /// - Parameter transitions: the old renderings of transitions in progress, kept by the
     ///   render side since their commits (`TransitionSnapshots`); nil draws no transitions.
+    ///
+    /// An emitter layer lists its particles (ParticleField at its local time) above its
+    /// contents, within `particleLimits`.
     public func drawList(at time: Double = 0, presentation: PresentationTree = .model, transitions: TransitionSnapshots? = nil,
-                         rasters: (any LayerRasterizing)? = nil, cache: RenderListCache? = nil) -> DrawList {
+                         rasters: (any LayerRasterizing)? = nil, cache: RenderListCache? = nil,
+                         particleLimits: ParticleLimits = ParticleLimits()) -> DrawList {
         var list = DrawList(width: width, height: height, background: background)
         list.commands.reserveCapacity(layerCount + layerCount / 2)
         // Most frames have no transition in flight: then the walk does not look for one.
@@ -52,6 +56,8 @@ extension ModelTree {
             let tree = shown.state.renderTree ?? entry.tree
             var walk = RenderWalk(tree: tree, serial: entry.serial, presentation: shown, transitions: transitions,
                                   rasters: rasters, outputRoots: outputRoots)
+            walk.particleLimits = particleLimits
+            walk.particlesLeft = particleLimits.perClient
             if let cache, cache.isEnabled, let dynamic = RenderListCache.dynamicTops(in: tree, shown.state) {
                 walk.cache = cache
                 walk.dynamicTops = dynamic
@@ -59,6 +65,7 @@ extension ModelTree {
             }
             walk.visitRoot(time: time, into: &list.commands)
             if walk.visits > RenderWalk.maximumVisits { list.truncated.append(entry.serial) }
+            list.liveEmitters += walk.liveEmitters
         }
         return list
     }
@@ -99,6 +106,11 @@ struct RenderWalk {
     static let maximumVisits = 100_000
     /// The masks being drawn, outermost first: a mask met again is a cycle and is left out.
     var masksInUse: [UInt32] = []
+    /// Particles the walk may still list for this client, and per emitter layer.
+    var particleLimits = ParticleLimits()
+    var particlesLeft = ParticleLimits().perClient
+    /// Emitter layers visited whose cells shed (their subtrees are never kept by the cache).
+    var liveEmitters = 0
 
     /// How deep masks may nest (a mask's sublayer with a mask of its own, …).
     static let maximumMaskDepth = 8

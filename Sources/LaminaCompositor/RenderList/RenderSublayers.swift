@@ -54,10 +54,15 @@ extension RenderWalk {
                         cache.hit()
                         continue
                     }
-                    let start = commands.count, visitsBefore = visits
+                    let start = commands.count, visitsBefore = visits, emittersBefore = liveEmitters
                     rasterLayers = []
                     visit(c.id, c.layer, c.props, localTime: c.time, superlayerSpace: space, superlayerToDisplay: toPlane,
                           parentOpacity: opacity, tint: tint, into: &commands)
+                    // Particles move with time alone: a subtree with a live emitter is walked every frame.
+                    if liveEmitters > emittersBefore {
+                        rasterLayers = nil
+                        continue
+                    }
                     cache.kept[key] = RenderListCache.Kept(version: version, place: toPlane, space: space, opacity: opacity,
                                                            commands: Array(commands[start...]), visits: visits - visitsBefore,
                                                            rasterLayers: rasterLayers ?? [], frame: cache.currentFrame)

@@ -151,6 +151,9 @@ public struct DrawCommand: Sendable, Equatable {
         /// Ends the mask and the group it belongs to, and composites the group multiplied by
         /// the mask's alpha, with the group's opacity.
         case endMask
+        /// Draws an emitter cell's `particles` in one instanced draw at `opacity`; `bounds` is
+        /// the rectangle they lie in.
+        case particles
     }
 
     public var kind: Kind
@@ -187,6 +190,8 @@ public struct DrawCommand: Sendable, Equatable {
     /// The shadow path flattened to closed polygons in layer coordinates (`pathShadow`),
     /// filled by the even-odd rule.
     public var polygons: [[Point]] = []
+    /// An emitter cell's particles (`particles`).
+    public var particles: DrawParticles?
 
     /// A command of any kind; the defaults draw nothing extra.
     public init(kind: Kind, transform: Transform3D = .identity, bounds: Rect = .zero, color: Color = .clear,
@@ -233,6 +238,9 @@ public struct DrawList: Sendable, Equatable {
     public var commands: [DrawCommand]
     /// The client trees (by serial) whose walk stopped at the per-frame draw budget.
     public var truncated: [EntrySerial] = []
+    /// Emitter layers with a cell that sheds: the picture changes with time alone, so a real
+    /// clock keeps drawing frames.
+    public var liveEmitters = 0
 
     public init(width: Int, height: Int, background: Color = .black, commands: [DrawCommand] = []) {
         self.width = width

@@ -30,6 +30,13 @@ public struct ClientLimits: Sendable, Equatable {
     /// (one 16384² image made 3.2 GB of RSS once drawn).
     public var maxImageBytes = 256 << 20
     public var maxTotalImageBytes = 1 << 30
+    /// Live particles: the most one emitter layer may have (its cells' `birthRate × lifetime`,
+    /// checked when set, and the walk's bound every frame) and one client's emitters together
+    /// in a frame (docs/protocol.md, "Budgets").
+    public var maxParticlesPerLayer = 10_000
+    public var maxParticlesPerClient = 50_000
+    /// The walk's particle budget.
+    public var particles: ParticleLimits { ParticleLimits(perLayer: maxParticlesPerLayer, perClient: maxParticlesPerClient) }
     /// Set by the display tree: what `maxTotalImageBytes` leaves this client after the others.
     var imageBytesLeft: Int?
     /// Set by the display tree when a smaller budget than `maxLayers` is in force for this

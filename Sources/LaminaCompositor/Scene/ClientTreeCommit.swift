@@ -192,6 +192,7 @@ extension ClientTree {
             } catch {
                 throw CommitRejection(code: error.code, operationIndex: -1, message: error.message)
             }
+            if commit.journal.emittersChanged { try checkClientParticles(limits: commit.limits) }
         } catch {
             rollBack(commit.journal)
             throw error
@@ -242,5 +243,7 @@ extension ClientTree {
         var destroyedImages: [ImageSource] = []
         var savedVideos: [UInt32: VideoSurface?] = [:]
         var videoChanges: [VideoChange] = []
+        /// An emitter layer's properties were set: the client's particles are checked at the end.
+        var emittersChanged = false
     }
 }

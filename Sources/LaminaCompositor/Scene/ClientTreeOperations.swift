@@ -104,6 +104,10 @@ extension ClientTree {
             if key == .mask, case .layer(let m) = new { try checkMask(m, for: id, i, limits: limits) }
             save(id, &journal)
             layers.values[k].properties.store(key, new)
+            if EmitterProperties.holds(key), layers.values[k].properties.kind == .emitter {
+                try checkParticles(layers.values[k].properties.emitter, of: id, i, limits: limits)
+                journal.emittersChanged = true
+            }
             if key == .mask, case .layer(let previous) = old {
                 let before = LayerID(rawValue: previous), after = LayerID(rawValue: layers.values[k].properties.mask)
                 if previous != 0, layers[before]?.maskOf == id {

@@ -54,11 +54,22 @@ public struct AnimationKeyPath: Hashable, Sendable, CustomStringConvertible {
     public let property: PropertyKey
     /// The field of the property animated, or `.whole`.
     public let component: Component
+    /// For `emitterCells.NAME(.emitterCells.NAME2…).field`: the cell names from the layer down
+    /// and the field (EmitterKeyPath.swift); nil for every other key path.
+    public let cell: EmitterCellKeyPath?
 
     /// A key path for a whole property or one of its fields. Use `parse(_:)` for text.
     public init(_ property: PropertyKey, _ component: Component = .whole) {
         self.property = property
         self.component = component
+        self.cell = nil
+    }
+
+    /// A key path to a field of an emitter cell.
+    public init(cell: EmitterCellKeyPath) {
+        self.property = .emitterCells
+        self.component = .whole
+        self.cell = cell
     }
 
     /// Parses a Core Animation key path. `transform.rotation` means `transform.rotation.z`.
@@ -72,6 +83,7 @@ public struct AnimationKeyPath: Hashable, Sendable, CustomStringConvertible {
             name = Substring(text)
             rest = ""
         }
+        if name == "emitterCells", !rest.isEmpty { return AnimationKeyPath(cell: try EmitterCellKeyPath.parse(text)) }
         guard let key = PropertyKey(name: String(name)) else {
             throw .unknownProperty(keyPath: text, property: String(name), valid: animatablePropertyNames)
         }
@@ -98,13 +110,14 @@ public struct AnimationKeyPath: Hashable, Sendable, CustomStringConvertible {
         case .rect: [.origin, .originX, .originY, .size, .sizeWidth, .sizeHeight]
         case .transform: [.rotationX, .rotationY, .rotationZ, .scale, .scaleX, .scaleY, .scaleZ,
                           .translation, .translationX, .translationY, .translationZ]
-        case .number, .color, .bool, .string, .numbers, .colors, .path, .image, .layer, .constraints: []
+        case .number, .color, .bool, .string, .numbers, .colors, .path, .image, .layer, .constraints, .emitterCells: []
         }
     }
 
     /// The type of the values an animation on this key path takes.
     public var valueType: PropertyValueType {
-        switch component {
+        if let cell { return cell.field.valueType }
+        return switch component {
         case .whole: property.valueType
         case .origin: .point
         case .size: .size
@@ -117,13 +130,15 @@ public struct AnimationKeyPath: Hashable, Sendable, CustomStringConvertible {
     public var isTransformField: Bool { property.valueType == .transform && component != .whole }
 
     public var description: String {
-        component == .whole ? property.name : property.name + "." + component.rawValue
+        if let cell { return cell.description }
+        return component == .whole ? property.name : property.name + "." + component.rawValue
     }
 
     // MARK: Reading
 
     /// The value at this key path in `props`.
     public func value(in props: LayerProperties) -> PropertyValue {
+        if let cell { return cell.value(in: props.emitter.emitterCells) }
         switch component {
         case .whole:
             return props[property]
@@ -168,6 +183,7 @@ public struct AnimationKeyPath: Hashable, Sendable, CustomStringConvertible {
     /// type or with a NaN/infinite number is ignored (the property keeps what it had), and values
     /// are clamped where the layer model clamps them (opacity to [0, 1], sizes and radii ≥ 0).
     public func apply(_ value: PropertyValue, to props: inout LayerProperties) {
+        if let cell { cell.apply(value, to: &props.emitter.emitterCells); return }
         switch component {
         case .whole:
             props.setPresentation(property, value)

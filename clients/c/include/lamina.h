@@ -128,6 +128,22 @@ typedef enum lamina_property {
     LAMINA_PROPERTY_USER_INTERACTION_ENABLED = 69,
     LAMINA_PROPERTY_COMPOSITING_FILTER = 70, /**< a blend mode name ("multiplyBlendMode", ...), "" for none (1.7) */
     LAMINA_PROPERTY_CORNER_CURVE = 71,       /**< "circular" or "continuous" (1.7) */
+    /* Emitter layers (protocol 1.7); 72–79 are not used. */
+    LAMINA_PROPERTY_EMITTER_POSITION = 80,
+    LAMINA_PROPERTY_EMITTER_ZPOSITION = 81,
+    LAMINA_PROPERTY_EMITTER_SIZE = 82,
+    LAMINA_PROPERTY_EMITTER_DEPTH = 83,
+    LAMINA_PROPERTY_EMITTER_SHAPE = 84,
+    LAMINA_PROPERTY_EMITTER_MODE = 85,
+    LAMINA_PROPERTY_RENDER_MODE = 86,
+    LAMINA_PROPERTY_BIRTH_RATE = 87,
+    LAMINA_PROPERTY_LIFETIME = 88,
+    LAMINA_PROPERTY_VELOCITY = 89,
+    LAMINA_PROPERTY_SCALE = 90,
+    LAMINA_PROPERTY_SPIN = 91,
+    LAMINA_PROPERTY_SEED = 92,
+    LAMINA_PROPERTY_PRESERVES_DEPTH = 93,
+    LAMINA_PROPERTY_EMITTER_CELLS = 94,
     /* Layout (1.7): laminad applies them when a superlayer's bounds change. A number holding
      * the CAAutoresizingMask bits (LAMINA_AUTORESIZING_*); constraints are not settable from C yet. */
     LAMINA_PROPERTY_AUTORESIZING_MASK = 100,
@@ -159,6 +175,7 @@ typedef enum lamina_value_type {
     LAMINA_VALUE_PATH = 11,
     LAMINA_VALUE_IMAGE = 12,
     LAMINA_VALUE_LAYER = 13,
+    LAMINA_VALUE_EMITTER_CELLS = 14,
     LAMINA_VALUE_CONSTRAINT_LIST = 20,
 } lamina_value_type;
 
@@ -194,6 +211,7 @@ typedef enum lamina_layer_kind {
     LAMINA_LAYER_KIND_TEXT = 3,
     LAMINA_LAYER_KIND_REPLICATOR = 4,
     LAMINA_LAYER_KIND_TRANSFORM = 5,
+    LAMINA_LAYER_KIND_EMITTER = 6,
 } lamina_layer_kind;
 
 /** Byte order of image pixels in memory ("pixelFormats"). */
@@ -565,6 +583,73 @@ int lamina_layer_set_path(lamina_layer *layer, lamina_property property, const l
 int lamina_layer_set_layer(lamina_layer *layer, lamina_property property, const lamina_layer *value);
 /** An image or layer property by wire number (0 for none), for what the handles do not cover. */
 int lamina_layer_set_reference(lamina_layer *layer, lamina_property property, uint32_t number);
+
+/** Emitter cell fields (CAEmitterCell; "emitterCells" "fields" in protocol/lamina-protocol.json). */
+typedef enum lamina_cell_field {
+    LAMINA_CELL_NAME = 1,
+    LAMINA_CELL_ENABLED = 2,
+    LAMINA_CELL_BIRTH_RATE = 3,
+    LAMINA_CELL_LIFETIME = 4,
+    LAMINA_CELL_LIFETIME_RANGE = 5,
+    LAMINA_CELL_VELOCITY = 6,
+    LAMINA_CELL_VELOCITY_RANGE = 7,
+    LAMINA_CELL_X_ACCELERATION = 8,
+    LAMINA_CELL_Y_ACCELERATION = 9,
+    LAMINA_CELL_Z_ACCELERATION = 10,
+    LAMINA_CELL_EMISSION_LATITUDE = 11,
+    LAMINA_CELL_EMISSION_LONGITUDE = 12,
+    LAMINA_CELL_EMISSION_RANGE = 13,
+    LAMINA_CELL_SPIN = 14,
+    LAMINA_CELL_SPIN_RANGE = 15,
+    LAMINA_CELL_SCALE = 16,
+    LAMINA_CELL_SCALE_RANGE = 17,
+    LAMINA_CELL_SCALE_SPEED = 18,
+    LAMINA_CELL_COLOR = 19,
+    LAMINA_CELL_RED_RANGE = 20,
+    LAMINA_CELL_GREEN_RANGE = 21,
+    LAMINA_CELL_BLUE_RANGE = 22,
+    LAMINA_CELL_ALPHA_RANGE = 23,
+    LAMINA_CELL_RED_SPEED = 24,
+    LAMINA_CELL_GREEN_SPEED = 25,
+    LAMINA_CELL_BLUE_SPEED = 26,
+    LAMINA_CELL_ALPHA_SPEED = 27,
+    LAMINA_CELL_CONTENTS = 28,
+    LAMINA_CELL_CONTENTS_RECT = 29,
+    LAMINA_CELL_CONTENTS_SCALE = 30,
+    LAMINA_CELL_MINIFICATION_FILTER = 31,
+    LAMINA_CELL_MAGNIFICATION_FILTER = 32,
+    LAMINA_CELL_BEGIN_TIME = 33,
+    LAMINA_CELL_DURATION = 34,
+    LAMINA_CELL_SPEED = 35,
+    LAMINA_CELL_TIME_OFFSET = 36,
+    LAMINA_CELL_REPEAT_COUNT = 37,
+    LAMINA_CELL_REPEAT_DURATION = 38,
+    LAMINA_CELL_AUTOREVERSES = 39,
+    LAMINA_CELL_FILL_MODE = 40,
+} lamina_cell_field;
+
+/**
+ * An emitter cell being built (CAEmitterCell): fields set by number, sub-cells added by copy.
+ * Give a list of them to lamina_layer_set_emitter_cells(); the layer takes a copy, so a cell
+ * may be changed and set again, and must be freed with lamina_emitter_cell_destroy().
+ */
+typedef struct lamina_emitter_cell lamina_emitter_cell;
+lamina_emitter_cell *lamina_emitter_cell_create(const char *name);
+void lamina_emitter_cell_destroy(lamina_emitter_cell *cell);
+/** A number field (birthRate, velocity, ...); LAMINA_ERROR_INVALID_ARGUMENT for another type. */
+int lamina_emitter_cell_set_number(lamina_emitter_cell *cell, lamina_cell_field field, double value);
+int lamina_emitter_cell_set_bool(lamina_emitter_cell *cell, lamina_cell_field field, int value);
+int lamina_emitter_cell_set_string(lamina_emitter_cell *cell, lamina_cell_field field, const char *value);
+/** `color` (straight alpha, each in [0, 1]). */
+int lamina_emitter_cell_set_color(lamina_emitter_cell *cell, double red, double green, double blue, double alpha);
+int lamina_emitter_cell_set_rect(lamina_emitter_cell *cell, lamina_cell_field field, double x, double y, double width,
+                                 double height);
+/** `contents`: an image's number (lamina_image_number()), 0 for none. */
+int lamina_emitter_cell_set_contents(lamina_emitter_cell *cell, uint32_t image);
+/** Adds a copy of `child` (as it is now) to the cell's own emitterCells. */
+int lamina_emitter_cell_add_cell(lamina_emitter_cell *cell, const lamina_emitter_cell *child);
+/** Sets an emitter layer's emitterCells to copies of `cells` (count 0: none). */
+int lamina_layer_set_emitter_cells(lamina_layer *layer, const lamina_emitter_cell *const *cells, size_t count);
 
 /** The protocol name of a server error code ("invalid-property"), or NULL. */
 const char *lamina_server_error_name(int code);

@@ -233,6 +233,7 @@ void lm_skip_value(lm_reader *r, int type) {
         }
         break;
     }
+    case LAMINA_VALUE_EMITTER_CELLS: lm_skip_emitter_cells(r, 1); break;
     default: r->failed = 1; break;
     }
 }

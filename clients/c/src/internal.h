@@ -103,6 +103,9 @@ const uint8_t *lm_read_string(lm_reader *r, size_t *length);
 const uint8_t *lm_read_bytes(lm_reader *r, size_t n);
 /* Skips a value of a value type; fails on unknown types and impossible counts. */
 void lm_skip_value(lm_reader *r, int type);
+/* Emitter cells (emitter.c). */
+int lm_emitter_cells(lm_buf *b, const lamina_emitter_cell *const *cells, size_t count);
+void lm_skip_emitter_cells(lm_reader *r, int depth);
 /* Skips an animation (docs/protocol.md "Animations"), groups at most 8 deep; `depth` 0 at the top. */
 void lm_skip_animation(lm_reader *r, int depth);
 size_t lm_reader_remaining(const lm_reader *r);

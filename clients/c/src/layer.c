@@ -23,7 +23,7 @@
 /* MARK: Layers */
 
 static lamina_layer *layer_create(lamina_connection *conn, int kind) {
-    if (lm_check_recordable(conn) || kind < 0 || kind > LAMINA_LAYER_KIND_TRANSFORM || conn->next_layer == UINT32_MAX)
+    if (lm_check_recordable(conn) || kind < 0 || kind > LAMINA_LAYER_KIND_EMITTER || conn->next_layer == UINT32_MAX)
         return NULL;
     uint32_t number = conn->next_layer;
     if (lm_reserve_layer(conn, number))
@@ -205,6 +205,17 @@ int lamina_layer_set_path(lamina_layer *layer, lamina_property property, const l
     lm_buf_u32(b, path ? path->count : 0);
     if (path)
         lm_buf_bytes(b, path->elements.data, path->elements.length);
+    return OP_END(layer->conn);
+}
+
+int lamina_layer_set_emitter_cells(lamina_layer *layer, const lamina_emitter_cell *const *cells, size_t count) {
+    if ((count && !cells) || count > 64)
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < count; i++)
+        if (!cells[i])
+            return LAMINA_ERROR_INVALID_ARGUMENT;
+    SET_BEGIN(layer, LAMINA_PROPERTY_EMITTER_CELLS, LAMINA_VALUE_EMITTER_CELLS);
+    lm_emitter_cells(b, cells, count);
     return OP_END(layer->conn);
 }
 

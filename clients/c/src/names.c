@@ -122,6 +122,29 @@ static const struct { const char *name; unsigned char type; } property_table[] =
     {"userInteractionEnabled", 7}, /* 69 bool */
     {"compositingFilter", 8}, /* 70 string */
     {"cornerCurve", 8}, /* 71 string */
+    {NULL, 0}, /* 72 unused */
+    {NULL, 0}, /* 73 unused */
+    {NULL, 0}, /* 74 unused */
+    {NULL, 0}, /* 75 unused */
+    {NULL, 0}, /* 76 unused */
+    {NULL, 0}, /* 77 unused */
+    {NULL, 0}, /* 78 unused */
+    {NULL, 0}, /* 79 unused */
+    {"emitterPosition", 2}, /* 80 point */
+    {"emitterZPosition", 1}, /* 81 number */
+    {"emitterSize", 3}, /* 82 size */
+    {"emitterDepth", 1}, /* 83 number */
+    {"emitterShape", 8}, /* 84 string */
+    {"emitterMode", 8}, /* 85 string */
+    {"renderMode", 8}, /* 86 string */
+    {"birthRate", 1}, /* 87 number */
+    {"lifetime", 1}, /* 88 number */
+    {"velocity", 1}, /* 89 number */
+    {"scale", 1}, /* 90 number */
+    {"spin", 1}, /* 91 number */
+    {"seed", 1}, /* 92 number */
+    {"preservesDepth", 7}, /* 93 bool */
+    {"emitterCells", 14}, /* 94 emitterCells */
     /* Layout (1.7). */
     [100] = {"autoresizingMask", 1}, /* 100 number */
     [101] = {"constraints", 20}, /* 101 constraintList */

@@ -1866,6 +1866,56 @@ static void kept_session(daemon_t *d, const char *laminad) {
     printf("daemon: a kept session outlived its client and laminad, and was taken over\n");
 }
 
+/* An emitter layer: a point emitter's still particles in the cell's colour at emitterPosition,
+ * a NaN cell refused naming the cell and field, and a cell builder that checks field types. */
+static void emitter_layers(lamina_connection *conn) {
+    char *error = NULL;
+    uint8_t white[4 * 4 * 4];
+    memset(white, 255, sizeof white);
+    lamina_image *image = lamina_image_new(conn, 4, 4, white, 0, LAMINA_PIXEL_FORMAT_RGBA, LAMINA_ALPHA_PREMULTIPLIED, &error);
+    CHECK(image != NULL, "emitter image: %s", error ? error : "?");
+    lamina_layer *emitter = lamina_layer_new_kind(conn, LAMINA_LAYER_KIND_EMITTER);
+    lamina_emitter_cell *dot = lamina_emitter_cell_create("dot");
+    lamina_emitter_cell *spark = lamina_emitter_cell_create("spark");
+    CHECK(lamina_emitter_cell_set_number(dot, LAMINA_CELL_COLOR, 1) == LAMINA_ERROR_INVALID_ARGUMENT, "cell field type");
+    CHECK(lamina_emitter_cell_set_number(dot, LAMINA_CELL_BIRTH_RATE, 5) == 0 &&
+              lamina_emitter_cell_set_number(dot, LAMINA_CELL_LIFETIME, 100) == 0 &&
+              lamina_emitter_cell_set_color(dot, 0, 0, 1, 1) == 0 &&
+              lamina_emitter_cell_set_string(dot, LAMINA_CELL_MAGNIFICATION_FILTER, "nearest") == 0 &&
+              lamina_emitter_cell_set_contents(dot, lamina_image_number(image)) == 0 &&
+              lamina_emitter_cell_add_cell(dot, spark) == 0,
+          "cell fields");
+    const lamina_emitter_cell *cells[] = {dot};
+    CHECK(lamina_layer_set_rect(emitter, LAMINA_PROPERTY_BOUNDS, 0, 0, 320, 240) == 0 &&
+              lamina_layer_set_point(emitter, LAMINA_PROPERTY_POSITION, 160, 120) == 0 &&
+              lamina_layer_set_point(emitter, LAMINA_PROPERTY_EMITTER_POSITION, 40, 30) == 0 &&
+              lamina_layer_set_emitter_cells(emitter, cells, 1) == 0 &&
+              lamina_layer_add_sublayer(lamina_connection_root(conn), emitter) == 0,
+          "emitter layer");
+    CHECK(lamina_connection_sync(conn, &error) == 0, "emitter sync: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    CHECK(lamina_connection_advance_clock(conn, 1, &error) == 0, "emitter advance");
+    uint32_t w = 0, h = 0;
+    uint8_t *pixels = NULL;
+    CHECK(lamina_connection_screenshot_pixels(conn, &w, &h, &pixels, &error) == 0 && pixels, "emitter screenshot");
+    if (pixels) {
+        CHECK(memcmp(pixels + (30 * w + 40) * 4, "\0\0\xFF\xFF", 4) == 0, "the particle at emitterPosition is blue");
+        CHECK(memcmp(pixels + (30 * w + 44) * 4, "\0\0\0\xFF", 4) == 0, "nothing beside it");
+    }
+    free(pixels);
+    lamina_emitter_cell *bad = lamina_emitter_cell_create("rain");
+    lamina_emitter_cell_set_number(bad, LAMINA_CELL_VELOCITY, NAN);
+    const lamina_emitter_cell *bad_cells[] = {bad};
+    lamina_layer_set_emitter_cells(emitter, bad_cells, 1);
+    CHECK(lamina_connection_sync(conn, &error) == LAMINA_ERROR_SERVER && error && strstr(error, "emitterCells.rain.velocity"),
+          "a NaN cell refused: %s", error ? error : "(accepted)");
+    free(error);
+    lamina_emitter_cell_destroy(bad);
+    lamina_emitter_cell_destroy(spark);
+    lamina_emitter_cell_destroy(dot);
+}
+
 static int run_daemon(void) {
     const char *laminad = getenv("LAMINAD");
     char fallback[4096];
@@ -1893,6 +1943,7 @@ static int run_daemon(void) {
         keyframes_and_groups(conn);
         blend_and_corners(conn);
         poll_loop(conn);
+        emitter_layers(conn);
         lamina_connection_close(conn);
     }
     /* The default lookup names every place it tried. */

@@ -19,8 +19,10 @@ from .connection import (AnimationEvent, Connection, ConnectionEvent, Event, Inp
                          Screenshot, Transaction, TransactionCompleted, WatchEvent, connect, socket_candidates)
 from .errors import ConnectionClosed, LaminaError, ProtocolViolation
 from .image import Image, SessionImage
+from .emitter import EmitterCell
 from .layout import AutoresizingMask, Constraint
-from .layer import (INHERIT, GradientLayer, Layer, ReplicatorLayer, ShapeLayer, TextLayer, TransformLayer)
+from .layer import (INHERIT, EmitterLayer, GradientLayer, Layer, ReplicatorLayer, ShapeLayer, TextLayer,
+                    TransformLayer)
 from .png import decode_png, encode_png, write_png
 from .values import Path, TimingFunction, TypedValue
 from .video import Video, VideoEvent
@@ -32,6 +34,6 @@ __all__ = [
     "SpringAnimation", "Transition", "AnimationEvent", "Connection", "ConnectionEvent", "ReconnectPolicy", "Event", "InputEvent", "Presentation",
     "Screenshot", "Transaction", "TransactionCompleted", "WatchEvent", "connect", "socket_candidates",
     "ConnectionClosed", "LaminaError", "ProtocolViolation", "Image", "SessionImage", "INHERIT", "GradientLayer", "Layer",
-    "ReplicatorLayer", "ShapeLayer", "TextLayer", "TransformLayer", "decode_png", "encode_png", "write_png", "Path",
+    "ReplicatorLayer", "ShapeLayer", "TextLayer", "TransformLayer", "EmitterLayer", "EmitterCell", "decode_png", "encode_png", "write_png", "Path",
     "TimingFunction", "TypedValue", "Video", "VideoEvent", "AutoresizingMask", "Constraint",
 ]

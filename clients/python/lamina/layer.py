@@ -22,7 +22,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Union
 
-from . import protocol, values
+from . import emitter, protocol, values
 from .animation import Animation
 from .image import Image, SessionImage
 from .protocol import Property
@@ -337,6 +337,8 @@ class Layer:
             v = value
         elif value is None and _nil_name(prop):
             v = ""
+        elif prop.type == "emitterCells":
+            v = emitter.cells(value)
         else:
             try:
                 v = values.canonical(prop.type, value)
@@ -492,11 +494,19 @@ class TransformLayer(Layer):
     _kind = "transform"
 
 
+class EmitterLayer(Layer):
+    """``CAEmitterLayer``: particles shed by its `emitter_cells` (`lamina.EmitterCell`),
+    computed and drawn by laminad from its `seed` and its time (protocol 1.7)."""
+
+    _kind = "emitter"
+
+
 _CLASS_RANGES: Tuple[Tuple[range, type], ...] = (
     (range(37, 42), GradientLayer),
     (range(42, 54), ShapeLayer),
     (range(54, 61), TextLayer),
     (range(61, 69), ReplicatorLayer),
+    (range(80, 95), EmitterLayer),
 )
 
 
@@ -521,7 +531,7 @@ del _p
 
 LAYER_CLASSES: Dict[str, type] = {
     "layer": Layer, "gradient": GradientLayer, "shape": ShapeLayer, "text": TextLayer,
-    "replicator": ReplicatorLayer, "transform": TransformLayer,
+    "replicator": ReplicatorLayer, "transform": TransformLayer, "emitter": EmitterLayer,
 }
 
 

@@ -17,7 +17,7 @@ import time
 import weakref
 from typing import Any, Callable, Deque, Dict, List, Optional, Set, Tuple, Union
 
-from . import protocol, wire
+from . import emitter, protocol, wire
 from .animation import Animation
 from .errors import ConnectionClosed, LaminaError, ProtocolViolation
 from .events import Event, TransactionCompleted, WatchEvent
@@ -427,6 +427,8 @@ class Link:
                     raise ValueError(f"{value!r} belongs to another connection (make it with this one's video())")
                 return value.number
             return 0 if value is None else self._image_number(value)
+        if prop.type == "emitterCells":
+            return emitter.wire(value or (), self._image_number)
         return value
 
     def _note_set(self, layer: Layer, prop: Property) -> None:

@@ -68,7 +68,7 @@ SETTINGS_TIMING_FUNCTION = 2
 ACTION_DICTIONARIES = {"actions": 0, "style": 1}
 ACTION_KINDS = {"inherit": 0, "none": 1, "animation": 2}
 
-LAYER_KINDS = {"layer": 0, "gradient": 1, "shape": 2, "text": 3, "replicator": 4, "transform": 5}
+LAYER_KINDS = {"layer": 0, "gradient": 1, "shape": 2, "text": 3, "replicator": 4, "transform": 5, "emitter": 6}
 PIXEL_FORMATS = {"bgra": 0, "rgba": 1}
 ALPHA_MODES = {"premultiplied": 0, "straight": 1}
 #: control-video's kinds and the video message's event kinds (protocol 1.6).
@@ -93,6 +93,7 @@ VALUE_TYPES = {
     "image": 12,
     "layer": 13,
     "constraintList": 20,
+    "emitterCells": 14,
 }
 VALUE_TYPE_NAMES = {tag: name for name, tag in VALUE_TYPES.items()}
 
@@ -331,11 +332,77 @@ PROPERTIES: Tuple[Property, ...] = (
     # Protocol 1.7. compositingFilter's "" is nil (normal compositing): None on a Layer.
     P(70, "compositingFilter", "compositing_filter", "string", "", False, ("",) + BLEND_MODES),
     P(71, "cornerCurve", "corner_curve", "string", "circular", False, ("circular", "continuous")),
+    # Emitter layers (protocol 1.7).
+    P(80, "emitterPosition", "emitter_position", "point", (0.0, 0.0), True),
+    P(81, "emitterZPosition", "emitter_z_position", "number", 0.0, True),
+    P(82, "emitterSize", "emitter_size", "size", (0.0, 0.0), True),
+    P(83, "emitterDepth", "emitter_depth", "number", 0.0, True),
+    P(84, "emitterShape", "emitter_shape", "string", "point", False,
+      ("point", "line", "rectangle", "cuboid", "circle", "sphere")),
+    P(85, "emitterMode", "emitter_mode", "string", "volume", False, ("volume", "points", "outline", "surface")),
+    P(86, "renderMode", "render_mode", "string", "unordered", False,
+      ("unordered", "oldestFirst", "oldestLast", "backToFront", "additive")),
+    P(87, "birthRate", "birth_rate", "number", 1.0, True),
+    P(88, "lifetime", "lifetime", "number", 1.0, True),
+    P(89, "velocity", "velocity", "number", 1.0, True),
+    P(90, "scale", "scale", "number", 1.0, True),
+    P(91, "spin", "spin", "number", 1.0, True),
+    P(92, "seed", "seed", "number", 0.0, False),
+    P(93, "preservesDepth", "preserves_depth", "bool", False, False),
+    P(94, "emitterCells", "emitter_cells", "emitterCells", (), False),
     # Layout (1.7), applied by laminad when a superlayer's bounds change.
     P(100, "autoresizingMask", "autoresizing_mask", "number", 0.0, False),
     P(101, "constraints", "constraints", "constraintList", (), False),
 )
 del P
+
+
+
+class CellField(NamedTuple):
+    """One field of an emitter cell (``CAEmitterCell``): its wire number, name and type."""
+
+    id: int
+    name: str
+    attribute: str
+    type: str
+    default: Any
+    animatable: bool
+    names: Optional[Tuple[str, ...]] = None
+
+
+_FILL = ("removed", "forwards", "backwards", "both")
+F = CellField
+EMITTER_CELL_FIELDS: Tuple[CellField, ...] = (
+    F(1, "name", "name", "string", "", False), F(2, "enabled", "enabled", "bool", True, False),
+    F(3, "birthRate", "birth_rate", "number", 0.0, True), F(4, "lifetime", "lifetime", "number", 0.0, True),
+    F(5, "lifetimeRange", "lifetime_range", "number", 0.0, True), F(6, "velocity", "velocity", "number", 0.0, True),
+    F(7, "velocityRange", "velocity_range", "number", 0.0, True), F(8, "xAcceleration", "x_acceleration", "number", 0.0, True),
+    F(9, "yAcceleration", "y_acceleration", "number", 0.0, True), F(10, "zAcceleration", "z_acceleration", "number", 0.0, True),
+    F(11, "emissionLatitude", "emission_latitude", "number", 0.0, True),
+    F(12, "emissionLongitude", "emission_longitude", "number", 0.0, True),
+    F(13, "emissionRange", "emission_range", "number", 0.0, True), F(14, "spin", "spin", "number", 0.0, True),
+    F(15, "spinRange", "spin_range", "number", 0.0, True), F(16, "scale", "scale", "number", 1.0, True),
+    F(17, "scaleRange", "scale_range", "number", 0.0, True), F(18, "scaleSpeed", "scale_speed", "number", 0.0, True),
+    F(19, "color", "color", "color", _WHITE, True), F(20, "redRange", "red_range", "number", 0.0, True),
+    F(21, "greenRange", "green_range", "number", 0.0, True), F(22, "blueRange", "blue_range", "number", 0.0, True),
+    F(23, "alphaRange", "alpha_range", "number", 0.0, True), F(24, "redSpeed", "red_speed", "number", 0.0, True),
+    F(25, "greenSpeed", "green_speed", "number", 0.0, True), F(26, "blueSpeed", "blue_speed", "number", 0.0, True),
+    F(27, "alphaSpeed", "alpha_speed", "number", 0.0, True), F(28, "contents", "contents", "image", 0, False),
+    F(29, "contentsRect", "contents_rect", "rect", (0.0, 0.0, 1.0, 1.0), True),
+    F(30, "contentsScale", "contents_scale", "number", 1.0, True),
+    F(31, "minificationFilter", "minification_filter", "string", "linear", False, _FILTERS),
+    F(32, "magnificationFilter", "magnification_filter", "string", "linear", False, _FILTERS),
+    F(33, "beginTime", "begin_time", "number", 0.0, False), F(34, "duration", "duration", "number", 0.0, False),
+    F(35, "speed", "speed", "number", 1.0, False), F(36, "timeOffset", "time_offset", "number", 0.0, False),
+    F(37, "repeatCount", "repeat_count", "number", 0.0, False),
+    F(38, "repeatDuration", "repeat_duration", "number", 0.0, False),
+    F(39, "autoreverses", "autoreverses", "bool", False, False), F(40, "fillMode", "fill_mode", "string", "removed", False, _FILL),
+)
+del F
+EMITTER_CELL_FIELDS_BY_ID = {f.id: f for f in EMITTER_CELL_FIELDS}
+EMITTER_CELL_FIELDS_BY_ATTRIBUTE = {f.attribute: f for f in EMITTER_CELL_FIELDS}
+MAX_EMITTER_CELLS = 64
+MAX_EMITTER_DEPTH = 4
 
 PROPERTIES_BY_ID = {p.id: p for p in PROPERTIES}
 PROPERTIES_BY_NAME = {p.name: p for p in PROPERTIES}

@@ -301,6 +301,9 @@ def canonical(type_name: str, v: Any) -> Any:
         if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 0xFFFFFFFF:
             raise TypeError(f"expected a u32 number, got {v!r}")
         return v
+    if type_name == "emitterCells":
+        # (lamina.EmitterLayer checks that they are EmitterCell objects.)
+        return tuple(v or ())
     raise ValueError(f"unknown value type {type_name!r}")
 
 

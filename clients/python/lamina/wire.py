@@ -102,8 +102,21 @@ class Writer:
                 self.f64(c[4])
         elif type_name in ("image", "layer"):
             self.u32(v)
+        elif type_name == "emitterCells":
+            self.emitter_cells(v)
         else:
             raise ValueError(f"unknown value type {type_name!r}")
+
+    def emitter_cells(self, cells: Any) -> None:
+        """The `emitterCells` layout from the cells' wire form (`lamina.emitter.wire`): u32 count,
+        then per cell u16 field count, (u16 field, value)…, then its own cells."""
+        self.u32(len(cells))
+        for fields, subcells in cells:
+            self.u16(len(fields))
+            for fid, type_name, v in fields:
+                self.u16(fid)
+                self.value(type_name, v)
+            self.emitter_cells(subcells)
 
     def typed_value(self, typed: Optional[Tuple[str, Any]]) -> None:
         """A type tag and the value, or tag 0 for None."""
@@ -212,7 +225,27 @@ class Reader:
             return tuple(out)
         if type_name in ("image", "layer"):
             return self.u32(what)
+        if type_name == "emitterCells":
+            return self.emitter_cells(what)
         raise ValueError(f"unknown value type {type_name!r}")
+
+    def emitter_cells(self, what: str, depth: int = 1) -> Any:
+        """An `emitterCells` value in its wire form: per cell, ``(field id, type, value)`` triples
+        and its own cells."""
+        n = self.u32(what)
+        if n > protocol.MAX_EMITTER_CELLS or (n and depth > protocol.MAX_EMITTER_DEPTH):
+            raise ProtocolViolation(f"{what}: {n} emitter cells at depth {depth} is past the limits")
+        out = []
+        for _ in range(n):
+            fields = []
+            for _ in range(self.u16(what)):
+                fid = self.u16(what)
+                field = protocol.EMITTER_CELL_FIELDS_BY_ID.get(fid)
+                if field is None:
+                    raise ProtocolViolation(f"{what}: unknown emitter cell field {fid}")
+                fields.append((field.id, field.type, self.value(field.type, what)))
+            out.append((tuple(fields), self.emitter_cells(what, depth + 1)))
+        return tuple(out)
 
     def finish(self, what: str) -> None:
         if self.remaining:

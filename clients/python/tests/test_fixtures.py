@@ -83,6 +83,13 @@ CLIENT: Dict[str, Callable[[], bytes]] = {
         wire.DestroyImage(5),
     ]),
     "commit-remove": lambda: wire.encode_commit(4, [wire.Remove(2), wire.Set(2, 9, True), wire.Insert(1, 2, 3)]),
+    "commit-emitter": lambda: wire.encode_commit(5, [
+        wire.Create(4, 6), wire.Set(4, 84, "rectangle"), wire.Set(4, 86, "additive"), wire.Set(4, 82, (100.0, 20.0)),
+        wire.Set(4, 92, 7.0),
+        wire.Set(4, 94, lamina.emitter.wire([lamina.EmitterCell(
+            "snow", birth_rate=10, lifetime=2, color=(1, 0.5, 0, 1), contents=object(),
+            emitter_cells=[lamina.EmitterCell("spark", velocity=5, enabled=False)])], lambda image: 3)),
+    ]),
     "request-screenshot": lambda: wire.encode_request(1, "screenshot"),
     "request-tree": lambda: wire.encode_request(2, "tree"),
     "request-advance-clock": lambda: wire.encode_request(3, "advanceClock", 0.25),
@@ -115,7 +122,7 @@ CLIENT: Dict[str, Callable[[], bytes]] = {
 
 
 def presentation_expected() -> Dict[str, object]:
-    values = {p.name: p.default for p in lamina.protocol.PROPERTIES}
+    values = {p.name: p.default for p in lamina.protocol.PROPERTIES if p.id <= 69}  # a 1.6 reply
     values.update(bounds=(0.0, 0.0, 40.0, 40.0), position=(100.0, 100.0), opacity=0.25, backgroundColor=(1.0, 1.0, 1.0, 1.0),
                   name="box", hidden=True, colors=((1.0, 0.0, 0.0, 1.0),), mask=3, contents=5,
                   path=Path().move_to(1, 2).close(), shadowPath=Path())

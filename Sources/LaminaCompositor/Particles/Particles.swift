@@ -1,0 +1,212 @@
+import LaminaCore
+
+/// One particle as it is at the evaluated time.
+public struct Particle: Equatable, Sendable {
+    /// Where it is, in the emitter layer's bounds coordinates (z along the layer's normal).
+    public var position: SIMD3<Double>
+    /// Its size factor (`scale`), never negative.
+    public var scale: Double
+    /// Its turn about its centre, radians.
+    public var rotation: Double
+    /// The colour multiplying its contents, straight alpha, each channel in [0, 1].
+    public var color: Color
+    /// Seconds since its birth, in its cell's time: orders `oldestFirst` and `oldestLast`.
+    public var age: Double
+}
+
+/// The particles of one cell (a top-level cell, or a sub-cell shed from its parent's particles).
+public struct CellParticles: Equatable, Sendable {
+    /// The cell's indices from the layer's `emitterCells` down.
+    public var path: [Int]
+    /// The cell, as presented (its sub-cells included).
+    public var cell: EmitterCell
+    /// Its live particles, in draw order (`renderMode`).
+    public var particles: [Particle]
+}
+
+/// An emitter layer's particles at one moment of its local time: a pure function of its
+/// presented properties and that time, with no state kept between frames.
+///
+/// A top-level cell's local time is `τ = (t − beginTime) · speed + timeOffset` of the layer's
+/// time `t`. At the rate `r = cell.birthRate × layer.birthRate` its k-th particle is born at
+/// `τ_k = k / r` (k ≥ 0, while τ_k lies in the cell's active span) and lives
+/// `(lifetime ± lifetimeRange) × layer.lifetime`; at age `a = τ − τ_k` it is at
+/// `p0 + v·a + ½·acc·a²`, with scale, spin and colour linear in `a`. Its random values come from
+/// `ParticleRandom` keyed by (seed, cell, k), so a seek or a `timeOffset` shows exactly the
+/// particles that would be there. The rate is the presented one: an animated birth rate takes
+/// effect as if it had always had its present value (births are re-timed, not integrated).
+///
+/// A sub-cell sheds from each of its parent's particles over the parent's life, its local time
+/// `(parentAge − beginTime) · speed + timeOffset`, its particles starting where the parent
+/// was when they were born.
+public struct ParticleField: Sendable {
+    public let emitter: EmitterProperties
+    /// The most particles listed: the newest are kept when more are alive.
+    public let limit: Int
+
+    public init(_ emitter: EmitterProperties, limit: Int) {
+        self.emitter = emitter
+        self.limit = limit
+    }
+
+    /// The particles at the layer's local time `time`, cell by cell: a cell, then the sub-cells
+    /// of its particles, in list order.
+    public func particles(at time: Double) -> [CellParticles] {
+        var out: [CellParticles] = []
+        var budget = limit
+        let seedKey = ParticleRandom.mix(UInt64(Swift.max(0, Swift.min(emitter.seed, 4_294_967_295))))
+        for (i, cell) in emitter.emitterCells.enumerated() {
+            let source = Source.shape(cellTime: cell.localTime(time))
+            shed(cell, path: [i], key: ParticleRandom.key(seedKey, UInt64(i)), from: [source], budget: &budget, into: &out)
+        }
+        return out
+    }
+
+    /// Where a cell's particles come from: the emitter's shape, or a parent particle's path.
+    enum Source {
+        /// The emitter's shape, at the cell's local time now.
+        case shape(cellTime: Double)
+        /// A parent particle: born at `origin` with `velocity` and `acceleration`, living `life`,
+        /// now `age` old; its key seeds its children.
+        case particle(origin: SIMD3<Double>, velocity: SIMD3<Double>, acceleration: SIMD3<Double>, life: Double,
+                      age: Double, key: UInt64)
+    }
+
+    /// A particle's birth values.
+    struct Birth {
+        var origin: SIMD3<Double>
+        var velocity: SIMD3<Double>
+        var life: Double
+        var age: Double
+        var key: UInt64
+    }
+
+    private func shed(_ cell: EmitterCell, path: [Int], key: UInt64, from sources: [Source], budget: inout Int,
+                      into out: inout [CellParticles]) {
+        let rate = cell.birthRate * emitter.birthRate
+        let maxLife = (cell.lifetime + cell.lifetimeRange) * emitter.lifetime
+        guard cell.isEnabled, rate > 0, maxLife > 0, budget > 0 else { return }
+        // Parents that died less than a child's life ago still have live children.
+        let reach = maxLife + Self.childReach(cell, lifetime: emitter.lifetime)
+        var births: [Birth] = []
+        for source in sources {
+            guard budget - births.count > 0 else { break }
+            let (time, shapeBorn): (Double, Bool)
+            var parentLife = Double.infinity
+            switch source {
+            case .shape(let t): (time, shapeBorn) = (t, true)
+            case let .particle(_, _, _, life, age, _):
+                guard cell.speed > 0 else { continue }
+                (time, shapeBorn) = (cell.localTime(age), false)
+                parentLife = life
+            }
+            // Births τ_k = k / r with τ − reach < τ_k ≤ min(τ, end), newest kept under the budget.
+            let last = Swift.min(time, cell.activeEnd.nextDown)
+            guard last >= 0, (last * rate).isFinite, last * rate < 1e15 else { continue }
+            let kMax = Int64((last * rate).rounded(.down))
+            var kMin = Swift.max(0, Int64(((time - reach) * rate).rounded(.down)))
+            kMin = Swift.max(kMin, kMax - Int64(budget - births.count) + 1)
+            guard kMin <= kMax else { continue }
+            let sourceKey: UInt64
+            if case let .particle(_, _, _, _, _, k) = source { sourceKey = k } else { sourceKey = key }
+            for k in kMin...kMax {
+                let born = Double(k) / rate
+                // A sub-cell sheds only while its parent lives: the parent's age at the birth.
+                if !shapeBorn, (born - cell.timeOffset) / cell.speed + cell.beginTime >= parentLife { break }
+                var random = ParticleRandom(key: ParticleRandom.key(sourceKey, UInt64(k)))
+                let life = (cell.lifetime + cell.lifetimeRange * random.signed()) * emitter.lifetime
+                let age = time - born
+                let speed = (cell.velocity + cell.velocityRange * random.signed()) * emitter.velocity
+                let longitude = cell.emissionLongitude + (random.unit() - 0.5) * cell.emissionRange
+                let latitude = cell.emissionLatitude
+                let direction = SIMD3(_cos(latitude) * _cos(longitude), _cos(latitude) * _sin(longitude), _sin(latitude))
+                let u = random.unit(), v = random.unit(), w = random.unit()
+                let origin: SIMD3<Double>
+                switch source {
+                case .shape: origin = EmitterShapePoint.point(emitter, u, v, w)
+                case let .particle(o, pv, pa, _, _, _):
+                    let a = (born - cell.timeOffset) / cell.speed + cell.beginTime
+                    origin = o + pv * a + pa * (0.5 * a * a)
+                }
+                births.append(Birth(origin: origin, velocity: direction * speed, life: life, age: age,
+                                    key: random.state))
+            }
+        }
+        let acceleration = SIMD3(cell.xAcceleration, cell.yAcceleration, cell.zAcceleration)
+        var particles: [Particle] = []
+        particles.reserveCapacity(births.count)
+        for b in births where b.age < b.life && b.age >= 0 {
+            particles.append(state(of: b, cell, acceleration: acceleration))
+        }
+        budget -= particles.count
+        out.append(CellParticles(path: path, cell: cell, particles: Self.ordered(particles, emitter.renderMode)))
+        guard !cell.emitterCells.isEmpty, budget > 0 else { return }
+        // Children are shed by every parent born within reach, alive or not (their own lives run on).
+        let parents = births.map {
+            Source.particle(origin: $0.origin, velocity: $0.velocity, acceleration: acceleration, life: $0.life, age: $0.age, key: $0.key)
+        }
+        for (i, child) in cell.emitterCells.enumerated() {
+            shed(child, path: path + [i], key: ParticleRandom.key(key, UInt64(i)), from: parents, budget: &budget, into: &out)
+        }
+    }
+
+    /// A particle's state at its age: position by the closed form, scale, spin and colour linear.
+    private func state(of b: Birth, _ cell: EmitterCell, acceleration: SIMD3<Double>) -> Particle {
+        var random = ParticleRandom(key: b.key)
+        let a = b.age
+        let scale = Swift.max(0, (cell.scale + cell.scaleRange * random.signed() + cell.scaleSpeed * a) * emitter.scale)
+        let spin = (cell.spin + cell.spinRange * random.signed()) * emitter.spin
+        func channel(_ base: Double, _ range: Double, _ speed: Double, _ r: inout ParticleRandom) -> Double {
+            let born = Swift.min(1, Swift.max(0, base + range * r.signed()))
+            return Swift.min(1, Swift.max(0, born + speed * a))
+        }
+        let c = cell.color
+        let color = Color(red: channel(c.red, cell.redRange, cell.redSpeed, &random),
+                          green: channel(c.green, cell.greenRange, cell.greenSpeed, &random),
+                          blue: channel(c.blue, cell.blueRange, cell.blueSpeed, &random),
+                          alpha: channel(c.alpha, cell.alphaRange, cell.alphaSpeed, &random))
+        var p = b.origin + b.velocity * a + acceleration * (0.5 * a * a)
+        if !emitter.preservesDepth { p.z = 0 }
+        return Particle(position: p, scale: scale, rotation: spin * a, color: color, age: a)
+    }
+
+    /// How long after a particle's death its sub-cells' particles may still live, in its time.
+    static func childReach(_ cell: EmitterCell, lifetime: Double) -> Double {
+        var reach = 0.0
+        for child in cell.emitterCells where child.speed > 0 {
+            let life = (child.lifetime + child.lifetimeRange) * lifetime
+            reach = Swift.max(reach, (life + childReach(child, lifetime: lifetime)) / child.speed)
+        }
+        return reach
+    }
+
+    /// `particles` (in birth order) in `mode`'s draw order.
+    static func ordered(_ particles: [Particle], _ mode: EmitterRenderMode) -> [Particle] {
+        switch mode {
+        case .unordered, .additive, .oldestFirst: particles
+        case .oldestLast: particles.reversed()
+        case .backToFront: particles.sorted { $0.position.z < $1.position.z }
+        }
+    }
+}
+
+extension ParticleField {
+    /// An upper bound on the particles `emitter` can have alive at once, from its model values:
+    /// each cell's `rate × longest life + 1` per source, a sub-cell's sources being its parent's
+    /// particles within reach. What a commit is checked against before anything is drawn.
+    public static func capacity(of emitter: EmitterProperties) -> Double {
+        func count(_ cells: [EmitterCell], sources: Double) -> Double {
+            var total = 0.0
+            for cell in cells where cell.isEnabled {
+                let rate = cell.birthRate * emitter.birthRate
+                let life = (cell.lifetime + cell.lifetimeRange) * emitter.lifetime
+                guard rate > 0, life > 0 else { continue }
+                total += sources * ((rate * life).rounded(.up) + 1)
+                let parents = sources * ((rate * (life + childReach(cell, lifetime: emitter.lifetime))).rounded(.up) + 1)
+                total += count(cell.emitterCells, sources: parents)
+            }
+            return total
+        }
+        return count(emitter.emitterCells, sources: 1)
+    }
+}

@@ -1,0 +1,146 @@
+import CGLES
+import LaminaCore
+import LaminaCompositor
+
+extension Shaders {
+    /// The particle program's vertex shader: the unit square centred on each instance's
+    /// particle, sized, turned (y down: positive angles turn clockwise on screen, as layers do)
+    /// and carried to the display by the emitter layer's transform.
+    static let particleVertex = """
+        #version 300 es
+        layout(location = 0) in vec2 unitVertex;
+        layout(location = 1) in vec4 placeIn;     // x, y, z, scale
+        layout(location = 2) in float rotationIn; // radians
+        layout(location = 3) in vec4 colorIn;     // premultiplied
+        uniform mat4 layerToDisplay;
+        uniform vec2 pointsToClip;
+        uniform vec2 size;                        // a particle at scale 1, layer units
+        uniform vec4 sourceRect;                  // u0, v0, u1, v1
+        out vec2 uv;
+        flat out vec4 color;
+        void main() {
+            vec2 corner = (unitVertex - 0.5) * size * placeIn.w;
+            float c = cos(rotationIn), s = sin(rotationIn);
+            vec2 local = placeIn.xy + vec2(corner.x * c - corner.y * s, corner.x * s + corner.y * c);
+            vec4 d = layerToDisplay * vec4(local, placeIn.z, 1.0);
+            gl_Position = vec4(d.x * pointsToClip.x - d.w, d.w - d.y * pointsToClip.y, 0.0, d.w);
+            uv = mix(sourceRect.xy, sourceRect.zw, unitVertex);
+            color = colorIn;
+        }
+        """
+
+    /// The image times the particle's colour and the layer's opacity, premultiplied.
+    static let particleFragment = """
+        #version 300 es
+        precision highp float;
+        in vec2 uv;
+        flat in vec4 color;
+        uniform sampler2D image;
+        uniform float opacity;
+        out vec4 fragColor;
+        void main() {
+            fragColor = texture(image, uv) * color * opacity;
+        }
+        """
+}
+
+/// The particle program and its vertex array: the unit square, and an instance buffer of
+/// `DrawParticles.stride` floats per particle.
+struct ParticleProgram {
+    let program: GLuint
+    let layerToDisplay: GLint
+    let pointsToClip: GLint
+    let size: GLint
+    let sourceRect: GLint
+    let opacity: GLint
+    var vertexArray: GLuint = 0
+    var instanceBuffer: GLuint = 0
+    /// The most instances drawn in one call; a longer list is drawn in parts.
+    static let maximumInstances = 16384
+
+    init(unitSquare: GLuint) throws(GLESError) {
+        program = try Shaders.link(name: "particles", vertex: Shaders.particleVertex, fragment: Shaders.particleFragment)
+        layerToDisplay = glGetUniformLocation(program, "layerToDisplay")
+        pointsToClip = glGetUniformLocation(program, "pointsToClip")
+        size = glGetUniformLocation(program, "size")
+        sourceRect = glGetUniformLocation(program, "sourceRect")
+        opacity = glGetUniformLocation(program, "opacity")
+        glUseProgram(program)
+        glUniform1i(glGetUniformLocation(program, "image"), 0)
+        glGenVertexArrays(1, &vertexArray)
+        glBindVertexArray(vertexArray)
+        glBindBuffer(GLenum(GL_ARRAY_BUFFER), unitSquare)
+        glVertexAttribPointer(Shaders.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
+        glEnableVertexAttribArray(Shaders.unitVertexLocation)
+        glGenBuffers(1, &instanceBuffer)
+        glBindBuffer(GLenum(GL_ARRAY_BUFFER), instanceBuffer)
+        let stride = GLsizei(DrawParticles.stride * MemoryLayout<GLfloat>.stride)
+        for (location, size, offset) in [(GLuint(1), GLint(4), 0), (2, 1, 4), (3, 4, 5)] {
+            glVertexAttribPointer(location, size, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride,
+                                  UnsafeRawPointer(bitPattern: offset * MemoryLayout<GLfloat>.stride))
+            glEnableVertexAttribArray(location)
+            glVertexAttribDivisor(location, 1)
+        }
+        glBindVertexArray(0)
+        try GLESError.check("creating the particle vertex array")
+    }
+
+    mutating func delete() {
+        glDeleteBuffers(1, &instanceBuffer)
+        glDeleteVertexArrays(1, &vertexArray)
+        glDeleteProgram(program)
+    }
+}
+
+extension GLESRenderer {
+    /// Draws a cell's particles in one instanced draw (per `maximumInstances`), added to what
+    /// lies below with `additive`. Not clipped by `masksToBounds` clips in force.
+    func drawParticles(_ c: DrawCommand) {
+        guard let d = c.particles, c.opacity > 0, d.count > 0 else { return }
+        let source = d.source
+        guard !source.isDestroyed, source.width > 0, source.height > 0, !textures.hasFailed(source) else { return }
+        if particleProgram == nil {
+            particleProgram = try? ParticleProgram(unitSquare: vertexBuffer)
+        }
+        guard let p = particleProgram else { return }
+        glActiveTexture(GLenum(GL_TEXTURE0))
+        let bottomUp: Bool
+        do { bottomUp = try textures.bind(source, mipmaps: d.minificationFilter == .trilinear) } catch { return }
+        func filter(_ f: ContentsFilter, minifying: Bool) -> GLint {
+            switch f {
+            case .nearest: GL_NEAREST
+            case .linear: GL_LINEAR
+            case .trilinear: minifying ? GL_LINEAR_MIPMAP_LINEAR : GL_LINEAR
+            }
+        }
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), filter(d.minificationFilter, minifying: true))
+        glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), filter(d.magnificationFilter, minifying: false))
+        glUseProgram(p.program)
+        frame.currentProgram = p.program
+        upload(c.transform, to: p.layerToDisplay)
+        glUniform2f(p.pointsToClip, GLfloat(2 / Double(frame.width)), GLfloat(2 / Double(frame.height)))
+        glUniform2f(p.size, GLfloat(d.size.width), GLfloat(d.size.height))
+        let r = d.sourceRect
+        let v0 = bottomUp ? 1 - r.minY : r.minY, v1 = bottomUp ? 1 - r.maxY : r.maxY
+        glUniform4f(p.sourceRect, GLfloat(r.minX), GLfloat(v0), GLfloat(r.maxX), GLfloat(v1))
+        glUniform1f(p.opacity, GLfloat(c.opacity))
+        if d.additive { glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE)) }
+        glBindVertexArray(p.vertexArray)
+        glBindBuffer(GLenum(GL_ARRAY_BUFFER), p.instanceBuffer)
+        let stride = DrawParticles.stride
+        let total = d.count
+        var start = 0
+        d.instances.withUnsafeBufferPointer { all in
+            while start < total {
+                let n = min(ParticleProgram.maximumInstances, total - start)
+                glBufferData(GLenum(GL_ARRAY_BUFFER), n * stride * MemoryLayout<GLfloat>.stride,
+                             all.baseAddress! + start * stride, GLenum(GL_STREAM_DRAW))
+                glDrawArraysInstanced(GLenum(GL_TRIANGLE_STRIP), 0, 4, GLsizei(n))
+                start += n
+            }
+        }
+        if d.additive { glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE_MINUS_SRC_ALPHA)) }
+        glBindVertexArray(vertexArray)
+        particleDraws += 1
+    }
+}
