@@ -73,6 +73,7 @@ public class Layer {
         case .text: TextLayer()
         case .replicator: ReplicatorLayer()
         case .transform: TransformLayer()
+        case .scroll: ScrollLayer()
         }
     }
 
@@ -102,6 +103,10 @@ public class Layer {
         if model.store(key, value) { unrepresentable[key] = nil } else { unrepresentable[key] = value }
         propertyDidChange(key)
     }
+
+    /// laminad scrolled the layer (`scrollsOnTouch`): its origin as laminad holds it, taken into
+    /// the model without being sent back.
+    func takeScrolledOrigin(_ origin: Point) { model.bounds.origin = origin }
 
     /// The value laminad is sent for `key`.
     func wireValue(_ key: PropertyKey) -> PropertyValue { unrepresentable[key] ?? model[key] }

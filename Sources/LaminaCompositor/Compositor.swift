@@ -152,10 +152,17 @@ public final class Compositor {
     public var clientCount: Int { sessions.count }
 
     /// `ops` without the property sets a client of protocol minor version `minor` could not
-    /// decode (a 1.3 client adopting a session a 1.4 client made).
+    /// decode (a 1.3 client adopting a session a 1.4 client made), and with the layer kinds it
+    /// does not know (a scroll layer, 1.7) created as plain layers.
     static func operations(_ ops: [Operation], forMinor minor: UInt16) -> [Operation] {
         guard minor < ProtocolVersion.minor else { return ops }
-        return ops.filter { if case let .set(_, key, _) = $0 { key.minorVersion <= minor } else { true } }
+        return ops.compactMap { op in
+            switch op {
+            case let .set(_, key, _): key.minorVersion <= minor ? op : nil
+            case let .create(id, kind) where kind.minorVersion > minor: .create(id, kind: .layer)
+            default: op
+            }
+        }
     }
 
     /// The minor protocol version `client` said hello with.

@@ -14,6 +14,9 @@ public enum LayerKind: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     case replicator = 4
     /// `CATransformLayer`: its sublayers share its 3D space and are depth-sorted, not flattened.
     case transform = 5
+    /// `CAScrollLayer`: shows part of its sublayers through `bounds.origin`, limited by
+    /// `scrollMode`; with `scrollsOnTouch`, laminad scrolls it by touch and wheel (protocol 1.7).
+    case scroll = 6
 
     /// The name used in scene files and tree dumps.
     public var name: String {
@@ -24,10 +27,15 @@ public enum LayerKind: UInt8, CaseIterable, Sendable, CustomStringConvertible {
         case .text: "text"
         case .replicator: "replicator"
         case .transform: "transform"
+        case .scroll: "scroll"
         }
     }
 
     public var description: String { name }
+
+    /// The protocol minor version that added the kind (a server creates it as a plain layer
+    /// for an older client).
+    public var minorVersion: UInt16 { self == .scroll ? 7 : 1 }
 
     /// The kind named `name` (`"gradient"`, …), or nil.
     public init?(name: String) {
@@ -85,4 +93,16 @@ public enum TextAlignment: String, CaseIterable, Sendable {
 /// `CATextLayer.truncationMode`: where an ellipsis replaces text that does not fit.
 public enum TruncationMode: String, CaseIterable, Sendable {
     case none, start, end, middle
+}
+
+/// `CAScrollLayer.scrollMode`: the axes along which a scroll layer's `bounds.origin` moves.
+public enum ScrollMode: String, CaseIterable, Sendable {
+    /// `kCAScrollBoth`, the default.
+    case both
+    case none, vertically, horizontally
+
+    /// Whether the origin may move along x.
+    public var scrollsHorizontally: Bool { self == .both || self == .horizontally }
+    /// Whether the origin may move along y.
+    public var scrollsVertically: Bool { self == .both || self == .vertically }
 }

@@ -82,6 +82,17 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     /// UIKit's `isUserInteractionEnabled`: false makes the layer and its subtree transparent to
     /// touches and the pointer (hit testing passes through to what is behind).
     case isUserInteractionEnabled = 69
+    // Scroll layers (`CAScrollLayer`; protocol 1.7).
+    /// `CAScrollLayer.scrollMode`: none, vertically, horizontally, both.
+    case scrollMode = 70
+    /// Beyond Core Animation: laminad scrolls the layer itself when a touch drags over it or a
+    /// wheel turns over it (momentum, rubber-banding, paging).
+    case scrollsOnTouch = 71
+    /// The size of what scrolls, from (0, 0) in the layer's bounds coordinates; (0, 0): the
+    /// union of the sublayers' frames.
+    case scrollContentSize = 72
+    /// A touch scroll settles on whole multiples of the bounds size.
+    case pagingEnabled = 73
 
     /// The protocol minor version that added the key: a server must not send it to a client
     /// that said hello with an older minor version (it could not decode it).
@@ -89,7 +100,8 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         switch rawValue {
         case ...26: 0
         case ...68: 1
-        default: 4
+        case ...69: 4
+        default: 7
         }
     }
 
@@ -165,6 +177,10 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .instanceAlphaOffset: "instanceAlphaOffset"
         case .instanceDelay: "instanceDelay"
         case .isUserInteractionEnabled: "userInteractionEnabled"
+        case .scrollMode: "scrollMode"
+        case .scrollsOnTouch: "scrollsOnTouch"
+        case .scrollContentSize: "scrollContentSize"
+        case .pagingEnabled: "pagingEnabled"
         }
     }
 
@@ -180,6 +196,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         d["isWrapped"] = .isWrapped
         d["gradientType"] = .gradientType
         d["isUserInteractionEnabled"] = .isUserInteractionEnabled
+        d["isPagingEnabled"] = .pagingEnabled
         return d
     }()
 
@@ -197,7 +214,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         switch self {
         case .bounds, .contentsRect, .contentsCenter: .rect
         case .position, .anchorPoint, .startPoint, .endPoint: .point
-        case .shadowOffset: .size
+        case .shadowOffset, .scrollContentSize: .size
         case .anchorPointZ, .zPosition, .opacity, .cornerRadius, .borderWidth, .shadowOpacity, .shadowRadius,
              .speed, .timeOffset, .beginTime, .maskedCorners, .contentsScale,
              .lineWidth, .miterLimit, .lineDashPhase, .strokeStart, .strokeEnd, .fontSize,
@@ -205,11 +222,11 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              .instanceDelay: .number
         case .transform, .sublayerTransform, .instanceTransform: .transform
         case .isHidden, .masksToBounds, .isDoubleSided, .allowsGroupOpacity, .isGeometryFlipped, .isOpaque,
-             .isWrapped, .isUserInteractionEnabled: .bool
+             .isWrapped, .isUserInteractionEnabled, .scrollsOnTouch, .pagingEnabled: .bool
         case .backgroundColor, .borderColor, .shadowColor, .fillColor, .strokeColor, .foregroundColor,
              .instanceColor: .color
         case .name, .contentsGravity, .minificationFilter, .magnificationFilter, .gradientType, .fillRule,
-             .lineCap, .lineJoin, .string, .font, .alignmentMode, .truncationMode: .string
+             .lineCap, .lineJoin, .string, .font, .alignmentMode, .truncationMode, .scrollMode: .string
         case .contents: .image
         case .mask: .layer
         case .shadowPath, .path: .path
@@ -230,6 +247,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .lineJoin: LineJoin.allCases.map(\.rawValue)
         case .alignmentMode: TextAlignment.allCases.map(\.rawValue)
         case .truncationMode: TruncationMode.allCases.map(\.rawValue)
+        case .scrollMode: ScrollMode.allCases.map(\.rawValue)
         default: nil
         }
     }
@@ -243,7 +261,9 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              .mask, .gradientType, .fillRule, .lineCap, .lineJoin, .string, .font, .alignmentMode, .isWrapped,
              .truncationMode, .instanceCount,
              // UIKit's flag, not a Core Animation property: it changes at once.
-             .isUserInteractionEnabled: false
+             .isUserInteractionEnabled,
+             // Scroll layers scroll through bounds.origin, which animates; their settings do not.
+             .scrollMode, .scrollsOnTouch, .scrollContentSize, .pagingEnabled: false
         default: true
         }
     }

@@ -218,7 +218,12 @@ struct ProtocolTests {
         let (_, body) = Self.split(ServerMessage.reply(id: 1, .presentation(LayerProperties(), minor: 3)).encoded())
         var r = ByteReader(body)
         _ = try r.u32("id"); _ = try r.u16("kind")
-        #expect(try r.u32("count") == UInt32(PropertyKey.allCases.count - 1))
+        #expect(try r.u32("count") == 68)
+        // A 1.6 client gets the keys up to 69, not the scroll layers' (1.7).
+        let (_, body6) = Self.split(ServerMessage.reply(id: 1, .presentation(LayerProperties(), minor: 6)).encoded())
+        var r6 = ByteReader(body6)
+        _ = try r6.u32("id"); _ = try r6.u16("kind")
+        #expect(try r6.u32("count") == 69)
     }
 
     // docs/protocol.md shows `display off Virtual-1` and its reply byte for byte.
@@ -372,7 +377,7 @@ struct ProtocolTests {
             Malformed(name: "colour component out of range", type: 2, body: badColour,
                       expect: .commit(serial: 8, operationIndex: 0, .invalid(field: "operation 0 value of 'backgroundColor'", reason: "colour components must be in [0, 1], got 2.0"))),
             Malformed(name: "unknown layer kind", type: 2, body: badKind,
-                      expect: .commit(serial: 9, operationIndex: 0, .invalid(field: "operation 0 kind", reason: "unknown layer kind 42 (0–5)"))),
+                      expect: .commit(serial: 9, operationIndex: 0, .invalid(field: "operation 0 kind", reason: "unknown layer kind 42 (0–6)"))),
             Malformed(name: "list longer than the limit", type: 2, body: longList,
                       expect: .commit(serial: 10, operationIndex: 0, .invalid(field: "operation 0 value of 'locations'", reason: "a list of 1025 entries is longer than the limit of 1024"))),
             Malformed(name: "trailing bytes", type: 3, body: body(.request(id: 1, .tree)) + [0],

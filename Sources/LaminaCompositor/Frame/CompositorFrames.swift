@@ -130,6 +130,8 @@ extension Compositor {
         defer { clock.endFrame() }
         var failure: (any Error)?
         let start = realTime()
+        // Scrolls move the model's origins first: the tick and the walk see where they are.
+        stepScrolls(at: now)
         let events = tickAnimations(at: now)
         let flipping: Set<String>
         do {
@@ -153,6 +155,7 @@ extension Compositor {
         frameProduced()
         // The clients hear of their animations once the frame that shows them is presented.
         if !events.isEmpty { deliver(events) }
+        deliverScrollEvents()
         if !frameWaiters.isEmpty { answerWaiters(drawn: frame.outputs ?? Array(repaint.planner.outputs.keys)) }
         scheduleRepaint()
         if let failure { throw failure }
@@ -205,7 +208,7 @@ extension Compositor {
         lastFrameTime = t
         // With a real clock, a running animation asks for the next frame; a virtual clock
         // only moves when told to.
-        if !clock.isVirtual, isAnimating || videosPlaying { repaint.request(.sceneChanged) }
+        if !clock.isVirtual, isAnimating || videosPlaying || isScrolling { repaint.request(.sceneChanged) }
         if !watchers.isEmpty {
             watch(#"{"event":"frame","frame":\#(stats.framesRendered),"commits":\#(stats.commitsApplied),"time":\#(JSONWriter.format(t)),"renderMilliseconds":\#(JSONWriter.format((stats.lastFrameSeconds * 1000 * 1000).rounded() / 1000))}"#)
         }
