@@ -19,18 +19,19 @@ from .connection import (AnimationEvent, Connection, ConnectionEvent, Event, Inp
                          Screenshot, Transaction, TransactionCompleted, WatchEvent, connect, socket_candidates)
 from .errors import ConnectionClosed, LaminaError, ProtocolViolation
 from .image import Image, SessionImage
-from .layer import (INHERIT, GradientLayer, Layer, ReplicatorLayer, ShapeLayer, TextLayer, TransformLayer)
+from .layer import (INHERIT, GradientLayer, Layer, ReplicatorLayer, ScrollEvent, ScrollLayer, ShapeLayer, TextLayer,
+                    TransformLayer)
 from .png import decode_png, encode_png, write_png
 from .values import Path, TimingFunction, TypedValue
 from .video import Video, VideoEvent
 
-__version__ = "1.6.0"
+__version__ = "1.7.0"
 
 __all__ = [
     "protocol", "transform", "wire", "FOREVER", "Animation", "AnimationGroup", "BasicAnimation", "KeyframeAnimation",
     "SpringAnimation", "Transition", "AnimationEvent", "Connection", "ConnectionEvent", "ReconnectPolicy", "Event", "InputEvent", "Presentation",
     "Screenshot", "Transaction", "TransactionCompleted", "WatchEvent", "connect", "socket_candidates",
     "ConnectionClosed", "LaminaError", "ProtocolViolation", "Image", "SessionImage", "INHERIT", "GradientLayer", "Layer",
-    "ReplicatorLayer", "ShapeLayer", "TextLayer", "TransformLayer", "decode_png", "encode_png", "write_png", "Path",
+    "ReplicatorLayer", "ScrollEvent", "ScrollLayer", "ShapeLayer", "TextLayer", "TransformLayer", "decode_png", "encode_png", "write_png", "Path",
     "TimingFunction", "TypedValue", "Video", "VideoEvent",
 ]

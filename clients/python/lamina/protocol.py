@@ -1,4 +1,4 @@
-"""The numbers of the Lamina wire protocol, version 1.6.
+"""The numbers of the Lamina wire protocol, version 1.7.
 
 These constants mirror ``protocol/lamina-protocol.json`` in the Lamina repository (the
 machine-readable description of docs/protocol.md). They are written out here rather than read
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple, Optional, Tuple
 
 VERSION_MAJOR = 1
-VERSION_MINOR = 6
+VERSION_MINOR = 7
 #: "LAMN" as a little-endian u32: the first field of a hello.
 MAGIC = 0x4E4D414C
 HEADER_SIZE = 8
@@ -36,11 +36,13 @@ SERVER_MESSAGES = {
     "input": 0x88,
     "clock": 0x89,
     "video": 0x8A,
+    "scroll": 0x8B,
 }
 MSG_HELLO, MSG_COMMIT, MSG_REQUEST = 1, 2, 3
 MSG_WELCOME, MSG_APPLIED, MSG_ERROR, MSG_REPLY = 0x81, 0x82, 0x83, 0x84
 MSG_ANIMATION_EVENT, MSG_TRANSACTION_COMPLETED, MSG_WATCH, MSG_INPUT, MSG_CLOCK = 0x85, 0x86, 0x87, 0x88, 0x89
 MSG_VIDEO = 0x8A
+MSG_SCROLL = 0x8B
 
 # Commit operations.
 OPCODES = {
@@ -68,12 +70,15 @@ SETTINGS_TIMING_FUNCTION = 2
 ACTION_DICTIONARIES = {"actions": 0, "style": 1}
 ACTION_KINDS = {"inherit": 0, "none": 1, "animation": 2}
 
-LAYER_KINDS = {"layer": 0, "gradient": 1, "shape": 2, "text": 3, "replicator": 4, "transform": 5}
+LAYER_KINDS = {"layer": 0, "gradient": 1, "shape": 2, "text": 3, "replicator": 4, "transform": 5, "scroll": 6}
 PIXEL_FORMATS = {"bgra": 0, "rgba": 1}
 ALPHA_MODES = {"premultiplied": 0, "straight": 1}
 #: control-video's kinds and the video message's event kinds (protocol 1.6).
 VIDEO_CONTROLS = {"play": 0, "pause": 1, "seek": 2, "rate": 3, "loop": 4}
 VIDEO_EVENT_KINDS = {"ready": 0, "playing": 1, "paused": 2, "ended": 3, "error": 4}
+#: The scroll message's phases and sources (protocol 1.7).
+SCROLL_PHASES = {"began": 0, "moved": 1, "ended": 2, "interrupted": 3}
+SCROLL_SOURCES = {"touch": 0, "wheel": 1}
 MAX_IMAGE_DIMENSION = 16384
 CLOCKS = {"real": 0, "virtual": 1}
 ERROR_SUBJECTS = {"none": 0, "commit": 1, "request": 2}
@@ -318,6 +323,10 @@ PROPERTIES: Tuple[Property, ...] = (
     P(67, "instanceAlphaOffset", "instance_alpha_offset", "number", 0.0, True),
     P(68, "instanceDelay", "instance_delay", "number", 0.0, True),
     P(69, "userInteractionEnabled", "user_interaction_enabled", "bool", True, False),
+    P(70, "scrollMode", "scroll_mode", "string", "both", False, ("both", "none", "vertically", "horizontally")),
+    P(71, "scrollsOnTouch", "scrolls_on_touch", "bool", False, False),
+    P(72, "scrollContentSize", "scroll_content_size", "size", (0.0, 0.0), False),
+    P(73, "pagingEnabled", "paging_enabled", "bool", False, False),
 )
 del P
 
