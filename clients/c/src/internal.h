@@ -23,6 +23,7 @@
 #define LM_MSG_WATCH 135u
 #define LM_MSG_INPUT 136u
 #define LM_MSG_CLOCK 137u
+#define LM_MSG_SCROLL 139u
 
 #define LM_OP_CREATE 1u
 #define LM_OP_DESTROY 2u
@@ -54,7 +55,7 @@
 #define LM_KEY_LIMIT 256u
 #define LM_MAX_GROUP_NESTING 8
 #define LM_MAX_IMAGE_DIMENSION 16384u
-#define LM_PROPERTY_COUNT 69
+#define LM_PROPERTY_COUNT 73
 /* The largest server frame body this client accepts (as the Python client; a 16384 x 16384
  * screenshot fits). Memory is only taken as bytes arrive, never from the header's length. */
 #define LM_MAX_SERVER_BODY (1u << 30)

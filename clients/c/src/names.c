@@ -120,6 +120,10 @@ static const struct { const char *name; unsigned char type; } property_table[] =
     {"instanceAlphaOffset", 1}, /* 67 number */
     {"instanceDelay", 1}, /* 68 number */
     {"userInteractionEnabled", 7}, /* 69 bool */
+    {"scrollMode", 8}, /* 70 string */
+    {"scrollsOnTouch", 7}, /* 71 bool */
+    {"scrollContentSize", 3}, /* 72 size */
+    {"pagingEnabled", 7}, /* 73 bool */
 };
 
 lamina_value_type lamina_property_type(int property) {
