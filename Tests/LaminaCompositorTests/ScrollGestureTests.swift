@@ -297,4 +297,35 @@ struct ScrollGestureTests {
         #expect(mode.code == .invalidProperty && mode.message.contains("scrollMode") && mode.message.contains("vertically"))
         #expect(h.compositor.model.entries[0].tree[LayerID(1)]!.properties.scrollContentSize == .zero, "nothing else changed")
     }
+
+    @Test("a client of protocol 1.6 that adopts a session with a scroll layer gets no scroll events, and a plain layer in its snapshot")
+    func olderClients() throws {
+        #expect(Compositor.operations([.create(LayerID(1), kind: .scroll), .set(LayerID(1), .scrollsOnTouch, .bool(true)),
+                                       .set(LayerID(1), .opacity, .number(0.5))], forMinor: 6)
+                == [.create(LayerID(1)), .set(LayerID(1), .opacity, .number(0.5))])
+        let backend = FakeBackend()
+        backend.fakes.append(FakeOutput("A", Rect(x: 0, y: 0, width: 320, height: 480), journal: backend.journal))
+        let h = CompositorHarness(presenter: backend.makePresenter(), clock: FrameClock(.virtual))
+        let maker = h.compositor.connect()
+        h.feed(maker, .hello(Hello(clientName: "maker", session: "kiosk", flags: .keepLayers)))
+        h.feed(maker, .commit(Commit(serial: 1, operations: [
+            .create(LayerID(1), kind: .scroll), .set(LayerID(1), .bounds, .rect(Rect(x: 0, y: 0, width: 50, height: 50))),
+            .set(LayerID(1), .position, .point(Point(x: 25, y: 25))), .set(LayerID(1), .scrollsOnTouch, .bool(true)),
+            .set(LayerID(1), .scrollContentSize, .size(Size(width: 50, height: 500))),
+            .insert(parent: .root, child: LayerID(1), index: .max)])))
+        h.compositor.disconnected(maker)
+        let old = h.compositor.connect()
+        h.feed(old, .hello(Hello(minor: 6, clientName: "old", session: "kiosk")))
+        guard case .welcome(let welcome)? = h.take(old).first else { Issue.record("no welcome"); return }
+        #expect(welcome.snapshot.contains(.create(LayerID(1))) && !welcome.snapshot.contains(.create(LayerID(1), kind: .scroll)))
+        #expect(!welcome.snapshot.contains { if case let .set(_, key, _) = $0 { key.minorVersion > 6 } else { false } })
+        try h.compositor.flushFrame(always: true)
+        h.compositor.handleInput(.pointerMotion(to: Point(x: 25, y: 25)), origin: .injected)
+        h.compositor.handleInput(.pointerAxis(horizontal: 0, vertical: 10), origin: .injected)
+        _ = h.compositor.clock.advance(by: 1)
+        try h.compositor.flushFrame(always: true)
+        #expect(h.compositor.model.entries[0].tree[LayerID(1)]?.properties.bounds.origin == Point(x: 0, y: 10),
+                "laminad scrolled the session's layer")
+        #expect(!h.take(old).contains { if case .scroll = $0 { true } else { false } }, "the 1.6 client heard nothing it cannot decode")
+    }
 }

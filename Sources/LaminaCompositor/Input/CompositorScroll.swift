@@ -141,8 +141,9 @@ extension Compositor {
 
     // MARK: Frames
 
-    /// Whether a scroll is moving (or waiting to end): the real clock keeps drawing frames.
-    public var isScrolling: Bool { !input.scroll.active.isEmpty }
+    /// Whether a scroll moves by itself (momentum, a spring, a wheel waiting to end): the real
+    /// clock keeps drawing frames. One a finger holds asks for a frame when the finger moves.
+    public var isScrolling: Bool { input.scroll.active.values.contains { $0.touch == nil } }
 
     /// Moves every scroll to display time `t` and writes its origin into the model tree; the
     /// events wait for the frame (`deliverScrollEvents`). Runs before the animation tick.

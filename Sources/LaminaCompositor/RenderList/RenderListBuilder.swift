@@ -99,6 +99,10 @@ struct RenderWalk {
     static let maximumVisits = 100_000
     /// The masks being drawn, outermost first: a mask met again is a cycle and is left out.
     var masksInUse: [UInt32] = []
+    /// Commands the walk may still sort against the clips around them (`ClipPartition`): each
+    /// clip scans what it encloses, so nested clips would scan a subtree once per level;
+    /// past this, clips are kept whole.
+    var clipPartitionBudget = 4 * RenderWalk.maximumVisits
 
     /// How deep masks may nest (a mask's sublayer with a mask of its own, …).
     static let maximumMaskDepth = 8
