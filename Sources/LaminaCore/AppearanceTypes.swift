@@ -16,7 +16,7 @@ public enum LayerKind: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     case transform = 5
     /// `CAScrollLayer`: shows part of its sublayers through `bounds.origin`, limited by
     /// `scrollMode`; with `scrollsOnTouch`, laminad scrolls it by touch and wheel (protocol 1.7).
-    case scroll = 6
+    case scroll = 7
 
     /// The name used in scene files and tree dumps.
     public var name: String {

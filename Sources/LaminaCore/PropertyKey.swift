@@ -84,15 +84,15 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     case isUserInteractionEnabled = 69
     // Scroll layers (`CAScrollLayer`; protocol 1.7).
     /// `CAScrollLayer.scrollMode`: none, vertically, horizontally, both.
-    case scrollMode = 70
+    case scrollMode = 72
     /// Beyond Core Animation: laminad scrolls the layer itself when a touch drags over it or a
     /// wheel turns over it (momentum, rubber-banding, paging).
-    case scrollsOnTouch = 71
+    case scrollsOnTouch = 73
     /// The size of what scrolls, from (0, 0) in the layer's bounds coordinates; (0, 0): the
     /// union of the sublayers' frames.
-    case scrollContentSize = 72
+    case scrollContentSize = 74
     /// A touch scroll settles on whole multiples of the bounds size.
-    case pagingEnabled = 73
+    case pagingEnabled = 75
 
     /// The protocol minor version that added the key: a server must not send it to a client
     /// that said hello with an older minor version (it could not decode it).

@@ -377,7 +377,7 @@ struct ProtocolTests {
             Malformed(name: "colour component out of range", type: 2, body: badColour,
                       expect: .commit(serial: 8, operationIndex: 0, .invalid(field: "operation 0 value of 'backgroundColor'", reason: "colour components must be in [0, 1], got 2.0"))),
             Malformed(name: "unknown layer kind", type: 2, body: badKind,
-                      expect: .commit(serial: 9, operationIndex: 0, .invalid(field: "operation 0 kind", reason: "unknown layer kind 42 (0–6)"))),
+                      expect: .commit(serial: 9, operationIndex: 0, .invalid(field: "operation 0 kind", reason: "unknown layer kind 42 (0–7)"))),
             Malformed(name: "list longer than the limit", type: 2, body: longList,
                       expect: .commit(serial: 10, operationIndex: 0, .invalid(field: "operation 0 value of 'locations'", reason: "a list of 1025 entries is longer than the limit of 1024"))),
             Malformed(name: "trailing bytes", type: 3, body: body(.request(id: 1, .tree)) + [0],

@@ -126,10 +126,10 @@ typedef enum lamina_property {
     LAMINA_PROPERTY_INSTANCE_ALPHA_OFFSET = 67,
     LAMINA_PROPERTY_INSTANCE_DELAY = 68,
     LAMINA_PROPERTY_USER_INTERACTION_ENABLED = 69,
-    LAMINA_PROPERTY_SCROLL_MODE = 70,          /**< "both", "none", "vertically", "horizontally" (1.7) */
-    LAMINA_PROPERTY_SCROLLS_ON_TOUCH = 71,     /**< laminad scrolls the layer by touch and wheel (1.7) */
-    LAMINA_PROPERTY_SCROLL_CONTENT_SIZE = 72,  /**< a size; (0, 0): the union of the sublayers' frames (1.7) */
-    LAMINA_PROPERTY_PAGING_ENABLED = 73,       /**< touch scrolls settle on multiples of the bounds (1.7) */
+    LAMINA_PROPERTY_SCROLL_MODE = 72,          /**< "both", "none", "vertically", "horizontally" (1.7) */
+    LAMINA_PROPERTY_SCROLLS_ON_TOUCH = 73,     /**< laminad scrolls the layer by touch and wheel (1.7) */
+    LAMINA_PROPERTY_SCROLL_CONTENT_SIZE = 74,  /**< a size; (0, 0): the union of the sublayers' frames (1.7) */
+    LAMINA_PROPERTY_PAGING_ENABLED = 75,       /**< touch scrolls settle on multiples of the bounds (1.7) */
 } lamina_property;
 
 /** Value types ("valueTypes"); lamina_property_type() gives each property's. */
@@ -181,7 +181,7 @@ typedef enum lamina_layer_kind {
     LAMINA_LAYER_KIND_TEXT = 3,
     LAMINA_LAYER_KIND_REPLICATOR = 4,
     LAMINA_LAYER_KIND_TRANSFORM = 5,
-    LAMINA_LAYER_KIND_SCROLL = 6, /**< CAScrollLayer (1.7) */
+    LAMINA_LAYER_KIND_SCROLL = 7, /**< CAScrollLayer (1.7) */
 } lamina_layer_kind;
 
 /** The phases of a scroll laminad drives ("scrollPhases"; LAMINA_EVENT_SCROLL's scroll_phase). */

@@ -512,7 +512,7 @@ _CLASS_RANGES: Tuple[Tuple[range, type], ...] = (
     (range(42, 54), ShapeLayer),
     (range(54, 61), TextLayer),
     (range(61, 69), ReplicatorLayer),
-    (range(70, 74), ScrollLayer),
+    (range(72, 76), ScrollLayer),
 )
 
 

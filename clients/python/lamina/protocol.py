@@ -70,7 +70,7 @@ SETTINGS_TIMING_FUNCTION = 2
 ACTION_DICTIONARIES = {"actions": 0, "style": 1}
 ACTION_KINDS = {"inherit": 0, "none": 1, "animation": 2}
 
-LAYER_KINDS = {"layer": 0, "gradient": 1, "shape": 2, "text": 3, "replicator": 4, "transform": 5, "scroll": 6}
+LAYER_KINDS = {"layer": 0, "gradient": 1, "shape": 2, "text": 3, "replicator": 4, "transform": 5, "scroll": 7}
 PIXEL_FORMATS = {"bgra": 0, "rgba": 1}
 ALPHA_MODES = {"premultiplied": 0, "straight": 1}
 #: control-video's kinds and the video message's event kinds (protocol 1.6).
@@ -323,10 +323,10 @@ PROPERTIES: Tuple[Property, ...] = (
     P(67, "instanceAlphaOffset", "instance_alpha_offset", "number", 0.0, True),
     P(68, "instanceDelay", "instance_delay", "number", 0.0, True),
     P(69, "userInteractionEnabled", "user_interaction_enabled", "bool", True, False),
-    P(70, "scrollMode", "scroll_mode", "string", "both", False, ("both", "none", "vertically", "horizontally")),
-    P(71, "scrollsOnTouch", "scrolls_on_touch", "bool", False, False),
-    P(72, "scrollContentSize", "scroll_content_size", "size", (0.0, 0.0), False),
-    P(73, "pagingEnabled", "paging_enabled", "bool", False, False),
+    P(72, "scrollMode", "scroll_mode", "string", "both", False, ("both", "none", "vertically", "horizontally")),
+    P(73, "scrollsOnTouch", "scrolls_on_touch", "bool", False, False),
+    P(74, "scrollContentSize", "scroll_content_size", "size", (0.0, 0.0), False),
+    P(75, "pagingEnabled", "paging_enabled", "bool", False, False),
 )
 del P
 

@@ -103,8 +103,8 @@ CLIENT: Dict[str, Callable[[], bytes]] = {
         wire.DestroyImage(5),
     ]),
     "commit-scroll-layer": lambda: wire.encode_commit(10, [
-        wire.Create(4, kind=6), wire.Set(4, 70, "vertically"), wire.Set(4, 71, True), wire.Set(4, 72, (320.0, 2000.0)),
-        wire.Set(4, 73, True), wire.Set(4, 1, (0.0, 120.0, 320.0, 240.0)),
+        wire.Create(4, kind=7), wire.Set(4, 72, "vertically"), wire.Set(4, 73, True), wire.Set(4, 74, (320.0, 2000.0)),
+        wire.Set(4, 75, True), wire.Set(4, 1, (0.0, 120.0, 320.0, 240.0)),
     ]),
 }
 
