@@ -9,9 +9,11 @@
 # case on stdout, then the ratios (Benchmarks/README.md). It is a benchmark, not a test.
 #
 # Options: --runs N (1; medians when > 1)  --warmup S (3)  --window S (10)
-#          --cases "peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow"
+#          --cases "peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll"
 #          (video: a 1280x720 30 fps VP8 clip, made with gst-launch-1.0, full screen at 60 fps;
-#          snow: an emitter layer with 5,000 live particles, 8x8 flakes falling and turning)
+#          snow: an emitter layer with 5,000 live particles, 8x8 flakes falling and turning;
+#          scroll: Benchmarks/scenes/scroll_list.py's 1,000-row list, flung up and down by injected
+#          touches every 1.5 s through warm-up and window, so laminad scrolls it every frame)
 #          --qt (also run the Qt Quick peer, /work/shared/peers/qt-bench.sh; $PEERS overrides the folder)
 #          --no-build (use the binaries in .build/release as they are)
 #          --keep (keep the scratch folder: laminad logs, stats, scenes, screenshots)
@@ -23,7 +25,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 RUNS=1 WARMUP=3 WINDOW=10 QT=0 BUILD=1 KEEP=0
-ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow"
+ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll"
 CASES=$ALL_CASES
 PEERS=${PEERS:-/work/shared/peers}
 while [ $# -gt 0 ]; do
@@ -35,7 +37,7 @@ while [ $# -gt 0 ]; do
     --qt) QT=1; shift ;;
     --no-build) BUILD=0; shift ;;
     --keep) KEEP=1; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "bench-frames: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -114,6 +116,7 @@ PNG
           "velocity": 40, "velocityRange": 20, "emissionLongitude": 1.5708, "emissionRange": 1,
           "yAcceleration": 4, "spin": 0.5, "spinRange": 2, "scale": 1, "scaleRange": 0.5,
           "color": [0.9, 0.95, 1, 0.9], "alphaRange": 0.1}]}]}' >"$TMP/snow.json" ;;
+    scroll) python3 "$ROOT/Benchmarks/scenes/scroll_list.py" >"$TMP/scroll.json" || die "could not write the scroll scene" ;;
     *) python3 "$ROOT/Benchmarks/scenes/dashboard.py" "$s" >"$TMP/$s.json" || die "could not write the $s scene" ;;
   esac
   "$LAMINACTL" eval "$TMP/$s.json" --at 0 >/dev/null 2>"$TMP/$s.eval.err" \
@@ -139,6 +142,25 @@ sched_ns() {  # on-CPU nanoseconds of every thread (first field of /proc/PID/tas
 status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 stat_value() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 now() { echo "$EPOCHREALTIME"; }
+
+# fling SOCKET: flings the scroll case's list with injected touches, up and down by turns, one
+# every 1.5 s until killed: 5 moves of 120 points about 10 ms apart, released at once, so
+# laminad's momentum moves the list on every frame in between.
+fling() {
+  local sock=$1 dir=-1 y
+  while true; do
+    y=$((dir < 0 ? 620 : 100))
+    "$LAMINACTL" input --socket "$sock" touch down 1 640 "$y" >/dev/null 2>&1 || return 0
+    for _ in 1 2 3 4 5; do
+      y=$((y + dir * 120))
+      sleep 0.01
+      "$LAMINACTL" input --socket "$sock" touch move 1 640 "$y" >/dev/null 2>&1 || return 0
+    done
+    "$LAMINACTL" input --socket "$sock" touch up 1 >/dev/null 2>&1 || return 0
+    dir=$((-dir))
+    sleep 1.5
+  done
+}
 
 # run_case LABEL SCENE DAMAGE RUN: one laminad, one scene, one measuring window.
 # Appends "label run key=value ..." to $TMP/results.
@@ -168,6 +190,8 @@ run_case() {
     echo "--- $log:" >&2; tail -n 30 "$log" >&2
     die "the $scene scene was refused"
   fi
+  local driver=
+  if [ "$scene" = scroll ]; then fling "$sock" & driver=$!; fi
   sleep "$WARMUP"
   kill -0 "$pid" 2>/dev/null || { echo "--- $log:" >&2; tail -n 30 "$log" >&2; die "laminad died during the warm-up of $label"; }
 
@@ -177,6 +201,7 @@ run_case() {
   sleep "$WINDOW"
   "$LAMINACTL" stats --socket "$sock" >"$dir/stats1" || die "laminactl stats failed for $label"
   c1=$(cpu_ticks "$pid"); n1=$(sched_ns "$pid"); t1=$(now)
+  if [ -n "$driver" ]; then kill "$driver" 2>/dev/null || true; wait "$driver" 2>/dev/null || true; fi
   local hwm
   hwm=$(status_kb "$pid" VmHWM)
   kill -0 "$pid" 2>/dev/null || { echo "--- $log:" >&2; tail -n 30 "$log" >&2; die "laminad died during the window of $label"; }
@@ -223,6 +248,7 @@ label_of() {  # case -> (label scene damage)
     dashboard-static) echo "lamina-dashboard-static dashboard-static on" ;;
     video) echo "lamina-video video on" ;;
     snow) echo "lamina-snow snow on" ;;
+    scroll) echo "lamina-scroll scroll on" ;;
   esac
 }
 
@@ -309,6 +335,9 @@ print(f"  dashboard damage on / off:         {ratio('lamina-dashboard', 'lamina-
 if "lamina-video" in per:
     print(f"  video 1280x720 30 fps at 60 fps:   {f(med('lamina-video', 'cpu_ms_per_frame'), 2)} ms per frame, "
           f"{f(med('lamina-video', 'cpu_ms_per_s'))} ms of CPU per s, {f(med('lamina-video', 'fps'))} fps (system-memory upload; no overlay plane headless)")
+if "lamina-scroll" in per:
+    print(f"  scroll, a 1,000-row list flung:    {f(med('lamina-scroll', 'cpu_ms_per_frame'), 2)} ms per frame, "
+          f"{f(med('lamina-scroll', 'cpu_ms_per_s'))} ms of CPU per s, {f(med('lamina-scroll', 'fps'))} fps (target: 60 fps)")
 print("idle (static scenes; target 0 frames, 0 CPU; the two stats requests around the window cost ~0.05 ms/s):")
 for label in ("lamina-peer-static", "lamina-dashboard-static", "qt-static"):
     if label in per:

@@ -291,6 +291,8 @@ public final class Connection {
             clockMoved()
         case let .video(number, event):
             liveVideos[number]?.video?.received(event)
+        case .scroll(let e):
+            receivedScroll(e)
         default:
             break
         }

@@ -89,6 +89,7 @@ public class Layer {
         case .replicator: ReplicatorLayer()
         case .transform: TransformLayer()
         case .emitter: EmitterLayer()
+        case .scroll: ScrollLayer()
         }
     }
 
@@ -121,6 +122,10 @@ public class Layer {
         // Core Animation marks a layer whose bounds change size as needing layout.
         if key == .bounds, model.bounds.size != oldSize { setNeedsLayout() }
     }
+
+    /// laminad scrolled the layer (`scrollsOnTouch`): its origin as laminad holds it, taken into
+    /// the model without being sent back.
+    func takeScrolledOrigin(_ origin: Point) { model.bounds.origin = origin }
 
     /// The value laminad is sent for `key`.
     func wireValue(_ key: PropertyKey) -> PropertyValue { unrepresentable[key] ?? model[key] }

@@ -154,14 +154,14 @@ public final class Compositor {
     public var clientCount: Int { sessions.count }
 
     /// `ops` without the property sets a client of protocol minor version `minor` could not
-    /// decode (a 1.3 client adopting a session a 1.4 client made); layer kinds it does not know
-    /// (an emitter, 1.7) are made plain layers.
+    /// decode (a 1.3 client adopting a session a 1.4 client made), and with the layer kinds it
+    /// does not know (an emitter or a scroll layer, 1.7) created as plain layers.
     static func operations(_ ops: [Operation], forMinor minor: UInt16) -> [Operation] {
         guard minor < ProtocolVersion.minor else { return ops }
         return ops.compactMap { op in
             switch op {
             case let .set(_, key, _): key.minorVersion <= minor ? op : nil
-            case let .create(id, .emitter) where minor < 7: .create(id, kind: .layer)
+            case let .create(id, kind) where kind.minorVersion > minor: .create(id, kind: .layer)
             default: op
             }
         }

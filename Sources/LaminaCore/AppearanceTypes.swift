@@ -16,6 +16,9 @@ public enum LayerKind: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     case transform = 5
     /// `CAEmitterLayer`: particles shed by its `emitterCells` (protocol 1.7).
     case emitter = 6
+    /// `CAScrollLayer`: shows part of its sublayers through `bounds.origin`, limited by
+    /// `scrollMode`; with `scrollsOnTouch`, laminad scrolls it by touch and wheel (protocol 1.7).
+    case scroll = 7
 
     /// The name used in scene files and tree dumps.
     public var name: String {
@@ -27,10 +30,15 @@ public enum LayerKind: UInt8, CaseIterable, Sendable, CustomStringConvertible {
         case .replicator: "replicator"
         case .transform: "transform"
         case .emitter: "emitter"
+        case .scroll: "scroll"
         }
     }
 
     public var description: String { name }
+
+    /// The protocol minor version that added the kind (a server creates it as a plain layer
+    /// for an older client).
+    public var minorVersion: UInt16 { self == .scroll || self == .emitter ? 7 : 1 }
 
     /// The kind named `name` (`"gradient"`, …), or nil.
     public init?(name: String) {
@@ -121,4 +129,16 @@ public enum BlendMode: String, CaseIterable, Sendable {
 /// from the straight edge: it leaves the edge about 1.53 radii before the corner.
 public enum CornerCurve: String, CaseIterable, Sendable {
     case circular, continuous
+}
+
+/// `CAScrollLayer.scrollMode`: the axes along which a scroll layer's `bounds.origin` moves.
+public enum ScrollMode: String, CaseIterable, Sendable {
+    /// `kCAScrollBoth`, the default.
+    case both
+    case none, vertically, horizontally
+
+    /// Whether the origin may move along x.
+    public var scrollsHorizontally: Bool { self == .both || self == .horizontally }
+    /// Whether the origin may move along y.
+    public var scrollsVertically: Bool { self == .both || self == .vertically }
 }

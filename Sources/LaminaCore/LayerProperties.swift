@@ -144,6 +144,14 @@ public struct LayerProperties: Hashable, Sendable {
     public var constraints: [LayoutConstraint] = []
     // Emitter layers: their own struct (EmitterProperties.swift), keys 80–94.
     public var emitter = EmitterProperties()
+    // Scroll layers.
+    public var scrollMode: ScrollMode = .both
+    /// laminad scrolls the layer by touch and wheel (beyond Core Animation).
+    public var scrollsOnTouch = false
+    /// What scrolls, from (0, 0); zero: the union of the sublayers' frames.
+    public var scrollContentSize: Size = .zero
+    /// Touch scrolls settle on whole multiples of the bounds size.
+    public var pagingEnabled = false
 
     public init() {}
 
@@ -240,6 +248,10 @@ public struct LayerProperties: Hashable, Sendable {
         case .constraints: .constraints(constraints)
         case .emitterPosition, .emitterZPosition, .emitterSize, .emitterDepth, .emitterShape, .emitterMode, .renderMode,
              .birthRate, .lifetime, .velocity, .scale, .spin, .seed, .preservesDepth, .emitterCells: emitter[key]
+        case .scrollMode: .string(scrollMode.rawValue)
+        case .scrollsOnTouch: .bool(scrollsOnTouch)
+        case .scrollContentSize: .size(scrollContentSize)
+        case .pagingEnabled: .bool(pagingEnabled)
         }
     }
 
@@ -267,6 +279,10 @@ public struct LayerProperties: Hashable, Sendable {
         case (.bounds, .rect(let r)):
             guard r.size.width >= 0, r.size.height >= 0 else {
                 throw .outOfRange(key: key, reason: "size must not be negative (got \(r.size))")
+            }
+        case (.scrollContentSize, .size(let size)):
+            guard size.width >= 0, size.height >= 0 else {
+                throw .outOfRange(key: key, reason: "a content size must not be negative (got \(size)); (0, 0) takes the sublayers' frames")
             }
         case (.maskedCorners, .number(let x)):
             guard x >= 0, x <= 15, x.rounded() == x else {
@@ -374,8 +390,11 @@ public struct LayerProperties: Hashable, Sendable {
             default: return false
             }
         case .size(let s):
-            guard key == .shadowOffset else { return false }
-            shadowOffset = s
+            switch key {
+            case .shadowOffset: shadowOffset = s
+            case .scrollContentSize: scrollContentSize = s
+            default: return false
+            }
         case .rect(let r):
             switch key {
             case .bounds: bounds = r
@@ -411,6 +430,8 @@ public struct LayerProperties: Hashable, Sendable {
             case .isGeometryFlipped: isGeometryFlipped = b
             case .isOpaque: isOpaque = b
             case .isWrapped: isWrapped = b
+            case .scrollsOnTouch: scrollsOnTouch = b
+            case .pagingEnabled: pagingEnabled = b
             default: return false
             }
         case .string(let s):
@@ -427,6 +448,7 @@ public struct LayerProperties: Hashable, Sendable {
             case .lineJoin: return Self.storeNamed(s, into: &lineJoin)
             case .alignmentMode: return Self.storeNamed(s, into: &alignmentMode)
             case .truncationMode: return Self.storeNamed(s, into: &truncationMode)
+            case .scrollMode: return Self.storeNamed(s, into: &scrollMode)
             case .cornerCurve: return Self.storeNamed(s, into: &cornerCurve)
             case .compositingFilter:
                 if s.isEmpty {

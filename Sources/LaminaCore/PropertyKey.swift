@@ -87,6 +87,17 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     case compositingFilter = 70
     /// `cornerCurve`: circular or continuous corners (`CornerCurve`).
     case cornerCurve = 71
+    // Scroll layers (`CAScrollLayer`; protocol 1.7).
+    /// `CAScrollLayer.scrollMode`: none, vertically, horizontally, both.
+    case scrollMode = 72
+    /// Beyond Core Animation: laminad scrolls the layer itself when a touch drags over it or a
+    /// wheel turns over it (momentum, rubber-banding, paging).
+    case scrollsOnTouch = 73
+    /// The size of what scrolls, from (0, 0) in the layer's bounds coordinates; (0, 0): the
+    /// union of the sublayers' frames.
+    case scrollContentSize = 74
+    /// A touch scroll settles on whole multiples of the bounds size.
+    case pagingEnabled = 75
     // Emitter layers (`CAEmitterLayer`, protocol 1.7): 80–94, in `EmitterProperties`.
     case emitterPosition = 80
     case emitterZPosition = 81
@@ -195,6 +206,10 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .isUserInteractionEnabled: "userInteractionEnabled"
         case .compositingFilter: "compositingFilter"
         case .cornerCurve: "cornerCurve"
+        case .scrollMode: "scrollMode"
+        case .scrollsOnTouch: "scrollsOnTouch"
+        case .scrollContentSize: "scrollContentSize"
+        case .pagingEnabled: "pagingEnabled"
         case .emitterPosition: "emitterPosition"
         case .emitterZPosition: "emitterZPosition"
         case .emitterSize: "emitterSize"
@@ -227,6 +242,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         d["isWrapped"] = .isWrapped
         d["gradientType"] = .gradientType
         d["isUserInteractionEnabled"] = .isUserInteractionEnabled
+        d["isPagingEnabled"] = .pagingEnabled
         return d
     }()
 
@@ -244,7 +260,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         switch self {
         case .bounds, .contentsRect, .contentsCenter: .rect
         case .position, .anchorPoint, .startPoint, .endPoint, .emitterPosition: .point
-        case .shadowOffset, .emitterSize: .size
+        case .shadowOffset, .emitterSize, .scrollContentSize: .size
         case .anchorPointZ, .zPosition, .opacity, .cornerRadius, .borderWidth, .shadowOpacity, .shadowRadius,
              .speed, .timeOffset, .beginTime, .maskedCorners, .contentsScale,
              .lineWidth, .miterLimit, .lineDashPhase, .strokeStart, .strokeEnd, .fontSize,
@@ -253,12 +269,12 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              .autoresizingMask, .emitterZPosition, .emitterDepth, .birthRate, .lifetime, .velocity, .scale, .spin, .seed: .number
         case .transform, .sublayerTransform, .instanceTransform: .transform
         case .isHidden, .masksToBounds, .isDoubleSided, .allowsGroupOpacity, .isGeometryFlipped, .isOpaque,
-             .isWrapped, .isUserInteractionEnabled, .preservesDepth: .bool
+             .isWrapped, .isUserInteractionEnabled, .preservesDepth, .scrollsOnTouch, .pagingEnabled: .bool
         case .backgroundColor, .borderColor, .shadowColor, .fillColor, .strokeColor, .foregroundColor,
              .instanceColor: .color
         case .name, .contentsGravity, .minificationFilter, .magnificationFilter, .gradientType, .fillRule,
              .lineCap, .lineJoin, .string, .font, .alignmentMode, .truncationMode, .compositingFilter, .cornerCurve,
-             .emitterShape, .emitterMode, .renderMode: .string
+             .emitterShape, .emitterMode, .renderMode, .scrollMode: .string
         case .contents: .image
         case .mask: .layer
         case .shadowPath, .path: .path
@@ -286,6 +302,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .emitterShape: EmitterShape.allCases.map(\.rawValue)
         case .emitterMode: EmitterMode.allCases.map(\.rawValue)
         case .renderMode: EmitterRenderMode.allCases.map(\.rawValue)
+        case .scrollMode: ScrollMode.allCases.map(\.rawValue)
         default: nil
         }
     }
@@ -311,7 +328,9 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              .autoresizingMask, .constraints,
              // Emitter layers: the shape, modes, seed and cell list switch at once; the cells'
              // own values animate by key path (`emitterCells.NAME.birthRate`).
-             .emitterShape, .emitterMode, .renderMode, .seed, .preservesDepth, .emitterCells: false
+             .emitterShape, .emitterMode, .renderMode, .seed, .preservesDepth, .emitterCells,
+             // Scroll layers scroll through bounds.origin, which animates; their settings do not.
+             .scrollMode, .scrollsOnTouch, .scrollContentSize, .pagingEnabled: false
         default: true
         }
     }

@@ -422,6 +422,8 @@ extension ServerMessage {
             case .playing, .paused, .ended: break
             case .error(let message): w.string(message)
             }
+        case .scroll(let e):
+            w.scrollEvent(e)
         }
         return Frame.end(w)
     }
@@ -556,6 +558,8 @@ extension ServerMessage {
                 default: throw DecodeError.invalid(field: "video event", reason: "unknown video event \(kind)")
                 }
                 msg = .video(image: image, event)
+            case 0x8B:
+                msg = .scroll(try r.scrollEvent())
             default:
                 throw MessageError.unknownType(type)
             }

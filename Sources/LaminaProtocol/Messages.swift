@@ -541,6 +541,9 @@ public enum ServerMessage: Hashable, Sendable {
     /// Something happened to one of this client's videos (protocol 1.6; only to clients of 1.6
     /// or later): `image` is the video's number.
     case video(image: UInt32, VideoEvent)
+    /// laminad scrolled one of this client's scroll layers (protocol 1.7; only to clients of
+    /// 1.7 or later).
+    case scroll(ScrollEvent)
 
     public var type: UInt16 {
         switch self {
@@ -554,6 +557,7 @@ public enum ServerMessage: Hashable, Sendable {
         case .input: 0x88
         case .clock: 0x89
         case .video: 0x8A
+        case .scroll: 0x8B
         }
     }
 }

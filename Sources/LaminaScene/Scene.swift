@@ -267,7 +267,9 @@ enum SceneParser {
                     : try self.value(value, type: pk.valueType, key: pk, path: p)
                 var scratch = LayerProperties()
                 do throws(PropertyError) { try scratch.set(pk, v) } catch {
-                    throw SceneError(path: p, message: error.description)
+                    // A misspelt name ("verticaly") gets the nearest one it could have meant.
+                    let hint = if case .string(let s) = v, let names = pk.allowedNames { Suggestion.phrase(for: s, among: names) } else { "" }
+                    throw SceneError(path: p, message: error.description + hint)
                 }
                 layer.properties[pk] = v
             }

@@ -91,6 +91,7 @@ struct ProtocolDescriptionTests {
         case .input: "input"
         case .clock: "clock"
         case .video: "video"
+        case .scroll: "scroll"
         }
     }
 
@@ -103,7 +104,7 @@ struct ProtocolDescriptionTests {
             .error(ErrorMessage(code: .cycle, message: "")), .reply(id: 0, .done),
             .animationEvent(AnimationNotice(layer: .root, tag: 0, started: true, finished: false)),
             .transactionCompleted(group: 0), .watch(""), .input(InputEvent(kind: .focusIn)), .clock(time: 0),
-            .video(image: 1, .playing),
+            .video(image: 1, .playing), .scroll(ScrollEvent(layer: .root, phase: .began, offset: .zero)),
         ]
         #expect(Self.table(Self.list("messages", "server"), number: "type")
                 == Dictionary(uniqueKeysWithValues: server.map { (Self.name($0), Int($0.type)) }))
@@ -195,6 +196,11 @@ struct ProtocolDescriptionTests {
         let events: [(String, VideoEvent)] = [("ready", .ready(width: 1, height: 1, duration: nil)), ("playing", .playing),
                                               ("paused", .paused), ("ended", .ended), ("error", .error(""))]
         #expect(Self.numbers(Self.object("videoEventKinds")) == Dictionary(uniqueKeysWithValues: events.map { ($0.0, Int($0.1.kind)) }))
+        #expect(Self.numbers(Self.object("scrollPhases"))
+                == ["began": 0, "moved": 1, "ended": 2, "interrupted": 3])
+        #expect(ScrollEvent.Phase.allCases.map { Int($0.rawValue) } == [0, 1, 2, 3])
+        #expect(Self.numbers(Self.object("scrollSources"))
+                == Dictionary(uniqueKeysWithValues: ScrollEvent.Source.allCases.map { ($0.description, Int($0.rawValue)) }))
         #expect(Self.table(Self.list("layerKinds"), number: "kind")
                 == Dictionary(uniqueKeysWithValues: LayerKind.allCases.map { ($0.name, Int($0.rawValue)) }))
         let defaults = Self.object("transactionDefaults")

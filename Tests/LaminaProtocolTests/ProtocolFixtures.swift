@@ -237,6 +237,16 @@ enum ProtocolFixtures {
                     .set(LayerID(1), .cornerCurve, .string("continuous")),
                     .set(LayerID(2), .compositingFilter, .string("")),
                 ])))),
+        Fixture(name: "commit-scroll-layer",
+                description: "commit serial 10 (protocol 1.7): create-kind #4 scroll, set #4 scrollMode \"vertically\", "
+                    + "scrollsOnTouch true, scrollContentSize (320, 2000), pagingEnabled true, bounds (0, 120, 320, 240)",
+                message: .client(.commit(Commit(serial: 10, operations: [
+                    .create(LayerID(4), kind: .scroll), .set(LayerID(4), .scrollMode, .string("vertically")),
+                    .set(LayerID(4), .scrollsOnTouch, .bool(true)),
+                    .set(LayerID(4), .scrollContentSize, .size(Size(width: 320, height: 2000))),
+                    .set(LayerID(4), .pagingEnabled, .bool(true)),
+                    .set(LayerID(4), .bounds, .rect(Rect(x: 0, y: 120, width: 320, height: 240))),
+                ])))),
     ]
 
     static let server: [Fixture] = [
@@ -260,7 +270,7 @@ enum ProtocolFixtures {
         Fixture(name: "reply-stats", description: "reply to request 4: stats frames = 3, layers = 10",
                 message: .server(.reply(id: 4, .stats([Statistic(name: "frames", value: 3), Statistic(name: "layers", value: 10)])))),
         Fixture(name: "reply-presentation",
-                description: "reply to request 5: presentation of every property (1-69, in order) with the defaults except "
+                description: "reply to request 5: presentation of every property (1-73, in order) with the defaults except "
                     + "bounds (0, 0, 40, 40), position (100, 100), opacity 0.25, backgroundColor (1, 1, 1, 1), name \"box\", "
                     + "hidden true, colors [(1, 0, 0, 1)], path moveTo (1, 2) close, mask 3, contents 5",
                 // Written for 1.6 (the version is written out: a fixture never changes when the
@@ -293,6 +303,14 @@ enum ProtocolFixtures {
                 message: .server(.video(image: 5, .ended))),
         Fixture(name: "video-error", description: "video: image 6 error \"no such file\" (protocol 1.6)",
                 message: .server(.video(image: 6, .error("no such file")))),
+        Fixture(name: "scroll-began", description: "scroll: layer #4 began by touch at offset (0, 120), at rest, time 1.5 (protocol 1.7)",
+                message: .server(.scroll(ScrollEvent(layer: LayerID(4), phase: .began, source: .touch, offset: Point(x: 0, y: 120), time: 1.5)))),
+        Fixture(name: "scroll-moved",
+                description: "scroll: layer #4 moved by touch to offset (0, 180.5), velocity (0, 1200) points per second, time 1.75 (protocol 1.7)",
+                message: .server(.scroll(ScrollEvent(layer: LayerID(4), phase: .moved, source: .touch, offset: Point(x: 0, y: 180.5),
+                                                     velocity: Point(x: 0, y: 1200), time: 1.75)))),
+        Fixture(name: "scroll-ended", description: "scroll: layer #4 ended (wheel) at offset (0, 480), time 2.25 (protocol 1.7)",
+                message: .server(.scroll(ScrollEvent(layer: LayerID(4), phase: .ended, source: .wheel, offset: Point(x: 0, y: 480), time: 2.25)))),
         Fixture(name: "input-touch-down",
                 description: "input: touch down, injected, layer #3, touch 1, location (10, 20), screen (110, 220), time 1.5 "
                     + "(docs/protocol.md's worked example)",

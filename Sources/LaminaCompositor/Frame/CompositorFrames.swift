@@ -130,6 +130,8 @@ extension Compositor {
         defer { clock.endFrame() }
         var failure: (any Error)?
         let start = realTime()
+        // Scrolls move the model's origins first: the tick and the walk see where they are.
+        stepScrolls(at: now)
         let events = tickAnimations(at: now)
         let flipping: Set<String>
         do {
@@ -153,6 +155,7 @@ extension Compositor {
         frameProduced()
         // The clients hear of their animations once the frame that shows them is presented.
         if !events.isEmpty { deliver(events) }
+        deliverScrollEvents()
         if !frameWaiters.isEmpty { answerWaiters(drawn: frame.outputs ?? Array(repaint.planner.outputs.keys)) }
         scheduleRepaint()
         if let failure { throw failure }
@@ -206,7 +209,7 @@ extension Compositor {
         // With a real clock, a running animation asks for the next frame; a virtual clock
         // only moves when told to.
         liveEmitters = list.liveEmitters
-        if !clock.isVirtual, isAnimating || videosPlaying || liveEmitters > 0 { repaint.request(.sceneChanged) }
+        if !clock.isVirtual, isAnimating || videosPlaying || liveEmitters > 0 || isScrolling { repaint.request(.sceneChanged) }
         if !watchers.isEmpty {
             watch(#"{"event":"frame","frame":\#(stats.framesRendered),"commits":\#(stats.commitsApplied),"time":\#(JSONWriter.format(t)),"renderMilliseconds":\#(JSONWriter.format((stats.lastFrameSeconds * 1000 * 1000).rounded() / 1000))}"#)
         }

@@ -59,22 +59,36 @@ extension Compositor {
             input.state.touches[id] = (hit.map { InputState.Target(serial: $0.serial, layer: $0.layer) }, p)
             guard let hit else { input.unclaimed &+= 1; return }
             let target = InputState.Target(serial: hit.serial, layer: hit.layer)
+            // A finger on a scroll in motion stops it and is the scroll's (CompositorScroll.swift).
+            if scrollTouchDown(id, at: p, hit: target) {
+                input.state.touches[id]?.target = nil
+                return
+            }
             setFocus(target.serial, origin)
             deliver(InputEvent(kind: .touchDown, layer: hit.layer, id: id, location: hit.location, screen: p), to: target, origin)
         case let .touchMotion(id, p):
             guard let touch = input.state.touches[id] else { return }
             input.state.touches[id]?.last = p
+            if scrollTouchMoved(id, to: p) { return }
             if let t = touch.target, !send(.touchMove, to: t, id: id, at: p, origin) {
                 // Its layer is gone or out of its tree: the touch ends now with a cancel, and
                 // the rest of it goes nowhere.
                 send(.touchCancel, to: t, id: id, at: p, origin)
                 input.state.touches[id]?.target = nil
             }
+            // Past the pan threshold a scroll layer above takes the touch: the layer it hit
+            // gets a cancel (no tap, no long press).
+            if scrollTakesOver(id, at: p), let t = input.state.touches[id]?.target {
+                send(.touchCancel, to: t, id: id, at: p, origin)
+                input.state.touches[id]?.target = nil
+            }
         case .touchUp(let id):
             guard let touch = input.state.touches.removeValue(forKey: id) else { return }
+            if scrollTouchEnded(id, cancelled: false) { return }
             if let t = touch.target { send(.touchUp, to: t, id: id, at: touch.last, origin) }
         case .touchCancel(let id):
             guard let touch = input.state.touches.removeValue(forKey: id) else { return }
+            if scrollTouchEnded(id, cancelled: true) { return }
             if let t = touch.target { send(.touchCancel, to: t, id: id, at: touch.last, origin) }
         case .pointerMotion(let p):
             input.state.pointer = p
@@ -112,6 +126,8 @@ extension Compositor {
                 input.unclaimed &+= 1
                 return
             }
+            // A scroll layer above that scrolls on touch takes the wheel.
+            if scrollWheel(Point(x: h, y: v), over: t) { return }
             send(.scroll, to: t, id: 0, at: input.state.pointer, origin, delta: Point(x: h, y: v))
         case let .key(code, pressed, keysym, name, text):
             guard let focus = input.state.focus else { input.unclaimed &+= 1; return }
@@ -122,6 +138,7 @@ extension Compositor {
             let touches = input.state.touches.sorted { $0.key < $1.key }
             input.state.touches.removeAll()
             for (id, touch) in touches {
+                if scrollTouchEnded(id, cancelled: true) { continue }
                 if let t = touch.target { send(.touchCancel, to: t, id: id, at: touch.last, origin) }
             }
             if let grab = input.state.buttonGrab {
@@ -163,7 +180,7 @@ extension Compositor {
 
     /// Where layers are as last drawn: an animated layer's presentation geometry (nil: the
     /// model's), for hit testing and locating points.
-    private var shownGeometry: (_ entry: Int, _ layer: LayerID) -> HitGeometry? {
+    var shownGeometry: (_ entry: Int, _ layer: LayerID) -> HitGeometry? {
         // Each entry's animated layers, by entry index (the hit test's numbering).
         let animated = model.entries.map { animationStates[$0.serial]?.animated ?? [:] }
         return { entry, id in animated[entry][id].map { HitGeometry($0.presentation) } }
@@ -283,6 +300,10 @@ struct InjectionRefused: Error {
 /// What the compositor keeps for input.
 struct CompositorInput {
     var state = InputState()
+    /// Scrolls laminad drives (CompositorScroll.swift).
+    var scroll = ScrollState()
+    /// Scroll events of the frame being drawn, by entry serial: sent once it is presented.
+    var scrollEvents: [(EntrySerial, ScrollEvent)] = []
     var routed: UInt64 = 0
     var delivered: UInt64 = 0
     var unclaimed: UInt64 = 0

@@ -138,7 +138,7 @@ extension RenderWalk {
     }
 
     /// The sublayers, clipped to the rounded bounds with masksToBounds (a clip around nothing
-    /// is taken back).
+    /// is taken back; `ClipPartition` keeps it only around the sublayers it cuts).
     @inline(__always)
     private mutating func drawSublayers(of layer: ServerLayer, _ p: LayerProperties, _ look: LayerLook, localTime: Double,
                                         toDisplay: Transform3D, opacity: Double, tint: Color?,
@@ -149,7 +149,14 @@ extension RenderWalk {
         }
         visitSublayers(of: layer, p, localTime: localTime, toDisplay: toDisplay, opacity: opacity, tint: tint, into: &commands)
         if p.masksToBounds {
-            if commands.count == clipStart + 1 { commands.removeLast() } else { commands.append(DrawCommand(kind: .popClip)) }
+            if commands.count == clipStart + 1 { commands.removeLast(); return }
+            // The clip kept only around the sublayers it cuts (a list's rows out of view dropped).
+            var clipOpen = true
+            if clipPartitionBudget >= commands.count - clipStart {
+                clipPartitionBudget -= commands.count - clipStart
+                clipOpen = ClipPartition.apply(&commands, clipAt: clipStart)
+            }
+            if clipOpen { commands.append(DrawCommand(kind: .popClip)) }
         }
     }
 

@@ -111,6 +111,10 @@ struct RenderWalk {
     var particlesLeft = ParticleLimits().perClient
     /// Emitter layers visited whose cells shed (their subtrees are never kept by the cache).
     var liveEmitters = 0
+    /// Commands the walk may still sort against the clips around them (`ClipPartition`): each
+    /// clip scans what it encloses, so nested clips would scan a subtree once per level;
+    /// past this, clips are kept whole.
+    var clipPartitionBudget = 4 * RenderWalk.maximumVisits
 
     /// How deep masks may nest (a mask's sublayer with a mask of its own, …).
     static let maximumMaskDepth = 8

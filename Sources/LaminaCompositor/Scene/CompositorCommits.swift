@@ -30,6 +30,7 @@ extension Compositor {
             if !result.videoChanges.isEmpty { applyVideoChanges(result.videoChanges, entry: i) }
             animate(result, entry: i)
             attachTransitions(replaced, result.changes, entry: i)
+            scrollsCommitted(result, entry: i)
         }
         if !watchers.isEmpty {
             watch(#"{"event":"commit","client":\#(client.rawValue),"serial":\#(serial),"operations":\#(operations),"time":\#(JSONWriter.format(now))}"#)

@@ -1,5 +1,5 @@
 /*
- * lamina.h: a C client for laminad, the Lamina compositor (protocol 1.5).
+ * lamina.h: a C client for laminad, the Lamina compositor (protocol 1.7).
  *
  * Written in C against the wire protocol (docs/protocol.md, protocol/lamina-protocol.json):
  * no Swift runtime, no dependencies beyond libc, one non-blocking socket that fits any poll
@@ -128,7 +128,11 @@ typedef enum lamina_property {
     LAMINA_PROPERTY_USER_INTERACTION_ENABLED = 69,
     LAMINA_PROPERTY_COMPOSITING_FILTER = 70, /**< a blend mode name ("multiplyBlendMode", ...), "" for none (1.7) */
     LAMINA_PROPERTY_CORNER_CURVE = 71,       /**< "circular" or "continuous" (1.7) */
-    /* Emitter layers (protocol 1.7); 72–79 are not used. */
+    LAMINA_PROPERTY_SCROLL_MODE = 72,          /**< "both", "none", "vertically", "horizontally" (1.7) */
+    LAMINA_PROPERTY_SCROLLS_ON_TOUCH = 73,     /**< laminad scrolls the layer by touch and wheel (1.7) */
+    LAMINA_PROPERTY_SCROLL_CONTENT_SIZE = 74,  /**< a size; (0, 0): the union of the sublayers' frames (1.7) */
+    LAMINA_PROPERTY_PAGING_ENABLED = 75,       /**< touch scrolls settle on multiples of the bounds (1.7) */
+    /* Emitter layers (protocol 1.7); 76–79 are not used. */
     LAMINA_PROPERTY_EMITTER_POSITION = 80,
     LAMINA_PROPERTY_EMITTER_ZPOSITION = 81,
     LAMINA_PROPERTY_EMITTER_SIZE = 82,
@@ -212,7 +216,16 @@ typedef enum lamina_layer_kind {
     LAMINA_LAYER_KIND_REPLICATOR = 4,
     LAMINA_LAYER_KIND_TRANSFORM = 5,
     LAMINA_LAYER_KIND_EMITTER = 6,
+    LAMINA_LAYER_KIND_SCROLL = 7, /**< CAScrollLayer (1.7) */
 } lamina_layer_kind;
+
+/** The phases of a scroll laminad drives ("scrollPhases"; LAMINA_EVENT_SCROLL's scroll_phase). */
+typedef enum lamina_scroll_phase {
+    LAMINA_SCROLL_BEGAN = 0,       /**< a drag passed the pan threshold, or a wheel turned */
+    LAMINA_SCROLL_MOVED = 1,       /**< the origin moved (once per frame that moved it) */
+    LAMINA_SCROLL_ENDED = 2,       /**< at rest */
+    LAMINA_SCROLL_INTERRUPTED = 3, /**< stopped early: the client set the origin, or the layer left the tree */
+} lamina_scroll_phase;
 
 /** Byte order of image pixels in memory ("pixelFormats"). */
 typedef enum lamina_pixel_format {
@@ -495,6 +508,7 @@ typedef enum lamina_event_type {
     LAMINA_EVENT_CLOCK = 5,
     LAMINA_EVENT_WATCH = 6,
     LAMINA_EVENT_RECONNECTED = 7, /**< connected again and the model replayed (lamina_connection_reconnect, or automatically) */
+    LAMINA_EVENT_SCROLL = 8,      /**< laminad scrolled a scroll layer of this client (scrolls_on_touch; 1.7) */
 } lamina_event_type;
 
 /** An event; valid during the callback only. */
@@ -517,6 +531,11 @@ typedef struct lamina_event {
     uint32_t keysym;
     const char *key_name;
     int attempts;              /**< reconnected: the tries it took */
+    /* scroll events (the layer's bounds origin has taken the offset: lamina_layer_get_bounds) */
+    lamina_scroll_phase scroll_phase;
+    int scroll_source;         /**< 0 touch, 1 wheel ("scrollSources") */
+    double offset_x, offset_y; /**< the layer's bounds origin now */
+    double velocity_x, velocity_y; /**< points per second */
 } lamina_event;
 
 typedef void (*lamina_event_callback)(const lamina_event *event, void *user);
@@ -543,6 +562,22 @@ int lamina_layer_add_sublayer(lamina_layer *parent, lamina_layer *child);
 /** Inserts at `index` among the parent's sublayers (past the end appends). */
 int lamina_layer_insert_sublayer(lamina_layer *parent, lamina_layer *child, uint32_t index);
 int lamina_layer_remove_from_superlayer(lamina_layer *layer);
+
+/*
+ * Scroll layers (LAMINA_LAYER_KIND_SCROLL, CAScrollLayer). With LAMINA_PROPERTY_SCROLLS_ON_TOUCH
+ * set laminad scrolls the layer itself by touch and wheel (momentum, rubber band, paging) and
+ * reports LAMINA_EVENT_SCROLL; setting the bounds while it scrolls ends its scroll.
+ */
+
+/** scrollToPoint: the bounds origin to (x, y) on the axes the layer's scroll mode allows (its bounds' other values kept). */
+int lamina_layer_scroll_to(lamina_layer *layer, double x, double y);
+/** scrollToRect: the origin moved as little as shows the rectangle (in the layer's bounds coordinates). */
+int lamina_layer_scroll_to_rect(lamina_layer *layer, double x, double y, double width, double height);
+/**
+ * The layer's bounds as last set (the root's: the display's), with the origin laminad last
+ * reported for a scroll it drove since (LAMINA_EVENT_SCROLL). bounds[4]: x, y, width, height.
+ */
+int lamina_layer_get_bounds(const lamina_layer *layer, double bounds[4]);
 
 /* Convenience setters. */
 int lamina_layer_set_bounds(lamina_layer *layer, double x, double y, double width, double height);

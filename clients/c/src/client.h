@@ -14,7 +14,7 @@
  *   pending.h     pending.c               the pending commit: recorded, sent, dropped
  *   connection.h  connection.c            connecting, hello and welcome, closing
  *   reconnect.h   reconnect.c             connecting again and replaying
- *   (none)        sync.c requests.c layer.c transaction.c image.c: the public calls on top
+ *   (none)        sync.c requests.c layer.c scroll.c transaction.c image.c: the public calls on top
  *
  * (transaction.c ends in lamina_connection_commit, sync.c's, through lamina.h.) */
 #ifndef LAMINA_CLIENT_H
@@ -42,6 +42,12 @@ struct lamina_layer {
     size_t child_count, child_capacity;
     lm_entry *entries;
     size_t entry_count, entry_capacity;
+    /* The origin laminad reported for a scroll it drove, until the client sets the bounds again;
+     * the commit that carries the client's last set of the bounds (a scroll event from before
+     * laminad applied it does not override it). */
+    int scrolled;
+    double scroll_x, scroll_y;
+    uint32_t bounds_serial;
 };
 
 struct lamina_image {

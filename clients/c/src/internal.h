@@ -23,6 +23,7 @@
 #define LM_MSG_WATCH 135u
 #define LM_MSG_INPUT 136u
 #define LM_MSG_CLOCK 137u
+#define LM_MSG_SCROLL 139u
 
 #define LM_OP_CREATE 1u
 #define LM_OP_DESTROY 2u

@@ -4,6 +4,7 @@
 
 #include "events.h"
 #include "messages.h"
+#include "model.h"
 
 static const char *error_name(uint32_t code) {
     const char *name = code <= INT32_MAX ? lamina_server_error_name((int)code) : NULL;
@@ -179,6 +180,26 @@ int lm_handle_frame(lamina_connection *conn, uint32_t type, const uint8_t *body,
         q->event = e;
         if (!(q->key_name = lm_copy_string(name, name_n)) || !(q->text = lm_copy_string(text, text_n)))
             goto oom;
+        return LAMINA_OK;
+    }
+    case LM_MSG_SCROLL: {
+        lamina_event e = {.type = LAMINA_EVENT_SCROLL};
+        e.layer_number = lm_read_u32(&r);
+        uint32_t phase = lm_read_u8(&r), source = lm_read_u8(&r);
+        e.offset_x = lm_read_f64(&r);
+        e.offset_y = lm_read_f64(&r);
+        e.velocity_x = lm_read_f64(&r);
+        e.velocity_y = lm_read_f64(&r);
+        e.time = lm_read_f64(&r);
+        if (r.failed || r.offset != length || phase > LAMINA_SCROLL_INTERRUPTED || source > 1)
+            break;
+        e.scroll_phase = (lamina_scroll_phase)phase;
+        e.scroll_source = (int)source;
+        lm_scrolled(conn, e.layer_number, e.offset_x, e.offset_y);
+        lm_queued_event *q = lm_push_event(conn, LAMINA_EVENT_SCROLL);
+        if (!q)
+            goto oom;
+        q->event = e;
         return LAMINA_OK;
     }
     default:

@@ -100,6 +100,24 @@ static double number_value(lamina_layer *l, uint32_t property, double otherwise)
     return e && e->op.length == 15 ? read_f64(e->op.data + 7) : otherwise;
 }
 
+void lm_scrolled(lamina_connection *conn, uint32_t number, double x, double y) {
+    lamina_layer *l = lm_layer_at(conn, number);
+    /* A set of the bounds laminad has not applied yet wins: its commit ends the scroll. */
+    if (!l || (l->bounds_serial && (int32_t)(l->bounds_serial - conn->answered) > 0))
+        return;
+    l->scrolled = 1;
+    l->scroll_x = x;
+    l->scroll_y = y;
+}
+
+const uint8_t *lm_model_value(const lamina_layer *l, uint32_t property, size_t *length) {
+    lm_entry *e = find_entry((lamina_layer *)l, property, NULL, 0);
+    if (!e || e->op.length < 7)
+        return NULL;
+    *length = e->op.length - 7;
+    return e->op.data + 7;
+}
+
 /* MARK: Sublayers */
 
 void lm_model_take_out(lamina_connection *conn, lamina_layer *child) {
@@ -166,6 +184,10 @@ int lm_model_note(lamina_connection *conn, const uint8_t *op, size_t length) {
     lamina_layer *l = lm_layer_at(conn, lm_get_u32(op + 1));
     switch (op[0]) {
     case LM_OP_SET:
+        if (l && length >= 7 && op[5] == 1 && op[6] == 0) {
+            l->scrolled = 0; /* the client's bounds win over laminad's last scroll */
+            l->bounds_serial = conn->serial == UINT32_MAX ? 1 : conn->serial + 1;
+        }
         return l && length >= 7 ? store(l, (uint32_t)op[5] | (uint32_t)op[6] << 8, NULL, 0, op, length) : 0;
     case LM_OP_SET_ACTION: {
         if (!l || length < 10)

@@ -7,6 +7,11 @@
 /* Notes a recorded operation (its bytes in the pending main list) in the model. 0, or -1 when
  * out of memory (the model is unchanged). */
 int lm_model_note(lamina_connection *conn, const uint8_t *op, size_t length);
+/* laminad scrolled layer `number` to (x, y): its bounds read back with that origin (scroll.c)
+ * until the client sets them again. */
+void lm_scrolled(lamina_connection *conn, uint32_t number, double x, double y);
+/* The value bytes of the last set of `property` recorded on `l` (*length of them), or NULL. */
+const uint8_t *lm_model_value(const lamina_layer *l, uint32_t property, size_t *length);
 /* A layer is going: out of its superlayer, its sublayers without one, its animations gone. */
 void lm_model_destroyed(lamina_connection *conn, lamina_layer *layer);
 /* Frees a layer's model (not the layer). */

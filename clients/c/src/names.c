@@ -122,10 +122,10 @@ static const struct { const char *name; unsigned char type; } property_table[] =
     {"userInteractionEnabled", 7}, /* 69 bool */
     {"compositingFilter", 8}, /* 70 string */
     {"cornerCurve", 8}, /* 71 string */
-    {NULL, 0}, /* 72 unused */
-    {NULL, 0}, /* 73 unused */
-    {NULL, 0}, /* 74 unused */
-    {NULL, 0}, /* 75 unused */
+    {"scrollMode", 8}, /* 72 string */
+    {"scrollsOnTouch", 7}, /* 73 bool */
+    {"scrollContentSize", 3}, /* 74 size */
+    {"pagingEnabled", 7}, /* 75 bool */
     {NULL, 0}, /* 76 unused */
     {NULL, 0}, /* 77 unused */
     {NULL, 0}, /* 78 unused */

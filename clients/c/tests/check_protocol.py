@@ -73,6 +73,7 @@ def main():
         ("lamina_transition_subtype", "LAMINA_TRANSITION_SUBTYPE_", list(a["transitionSubtypes"].items())),
         ("lamina_action", "LAMINA_ACTION_", list(j["actionKinds"].items())),
         ("lamina_cell_field", "LAMINA_CELL_", [(f["name"], f["id"]) for f in j["emitterCells"]["fields"]]),
+        ("lamina_scroll_phase", "LAMINA_SCROLL_", list(j["scrollPhases"].items())),
     ]
     for tag, prefix, items in enums:
         compare(f"enum {tag}", header_enum(text, tag), {prefix + upper(name): value for name, value in items})

@@ -280,6 +280,73 @@ static lamina_connection *fake_connection(const char *dir, int *server) {
     return conn;
 }
 
+static void on_scroll_event(const lamina_event *e, void *user) {
+    if (e->type == LAMINA_EVENT_SCROLL)
+        record(user, "scroll %u phase %d source %d offset %.1f,%.1f velocity %.0f,%.0f time %.2f;", e->layer_number,
+               (int)e->scroll_phase, e->scroll_source, e->offset_x, e->offset_y, e->velocity_x, e->velocity_y, e->time);
+}
+
+/* Scroll layers: commit-scroll-layer.bin through the public API; the scroll fixtures decoded into
+ * events, the layer's bounds reading back laminad's origin until the client sets them. */
+static void scroll_fixtures(const char *dir) {
+    int server;
+    lamina_connection *conn = fake_connection(dir, &server);
+    discard_frame(server); /* the hello */
+    conn->next_layer = 4;  /* the fixture's layer number */
+    lamina_layer *list = lamina_layer_new_kind(conn, LAMINA_LAYER_KIND_SCROLL);
+    CHECK(list && lamina_layer_number(list) == 4 &&
+              lamina_layer_set_string(list, LAMINA_PROPERTY_SCROLL_MODE, "vertically") == 0 &&
+              lamina_layer_set_bool(list, LAMINA_PROPERTY_SCROLLS_ON_TOUCH, 1) == 0 &&
+              lamina_layer_set_size(list, LAMINA_PROPERTY_SCROLL_CONTENT_SIZE, 320, 2000) == 0 &&
+              lamina_layer_set_bool(list, LAMINA_PROPERTY_PAGING_ENABLED, 1) == 0 &&
+              lamina_layer_set_bounds(list, 0, 120, 320, 240) == 0,
+          "a scroll layer's setters");
+    CHECK(lamina_property_type(LAMINA_PROPERTY_SCROLL_CONTENT_SIZE) == LAMINA_VALUE_SIZE &&
+              strcmp(lamina_property_name(LAMINA_PROPERTY_PAGING_ENABLED), "pagingEnabled") == 0,
+          "scroll properties' names and types");
+    conn->serial = 9; /* the fixture's serial is 10 */
+    CHECK(lamina_connection_commit(conn) == 0, "commit the scroll layer");
+    expect_frame(server, dir, "commit-scroll-layer.bin");
+    write_all(server, "\x04\0\0\0\x82\0\0\0\x0A\0\0\0", 12); /* applied 10 */
+    recorder events = {{0}};
+    lamina_connection_set_event_callback(conn, on_scroll_event, &events);
+    write_fixture(server, dir, "scroll-began.bin");
+    write_fixture(server, dir, "scroll-moved.bin");
+    int dispatched = 0;
+    for (int i = 0; i < 100 && dispatched < 2; i++) {
+        int d = lamina_connection_dispatch(conn);
+        if (d < 0)
+            break;
+        dispatched += d;
+    }
+    double b[4];
+    CHECK(lamina_layer_get_bounds(list, b) == 0 && b[0] == 0 && b[1] == 180.5 && b[2] == 320 && b[3] == 240,
+          "bounds follow the scroll: %g %g %g %g", b[0], b[1], b[2], b[3]);
+    /* scroll_to limited by the mode (vertically): x stays. */
+    CHECK(lamina_layer_scroll_to(list, 50, 600) == 0 && lamina_layer_get_bounds(list, b) == 0 && b[0] == 0 && b[1] == 600,
+          "scroll_to: %g %g", b[0], b[1]);
+    /* A scroll event from before laminad applied the client's set does not override it. */
+    write_fixture(server, dir, "scroll-ended.bin");
+    for (int i = 0; i < 100 && dispatched < 3; i++) {
+        int d = lamina_connection_dispatch(conn);
+        if (d < 0)
+            break;
+        dispatched += d;
+    }
+    CHECK(lamina_layer_get_bounds(list, b) == 0 && b[1] == 600, "the client's pending origin stays: %g", b[1]);
+    CHECK(lamina_layer_scroll_to_rect(list, 0, 900, 10, 40) == 0 && lamina_layer_get_bounds(list, b) == 0 && b[1] == 700,
+          "scroll_to_rect brings the far edge in: %g", b[1]);
+    CHECK(lamina_layer_scroll_to_rect(list, 0, 750, 10, 40) == 0 && lamina_layer_get_bounds(list, b) == 0 && b[1] == 700,
+          "scroll_to_rect of what shows moves nothing: %g", b[1]);
+    const char *expected =
+        "scroll 4 phase 0 source 0 offset 0.0,120.0 velocity 0,0 time 1.50;"
+        "scroll 4 phase 1 source 0 offset 0.0,180.5 velocity 0,1200 time 1.75;"
+        "scroll 4 phase 2 source 1 offset 0.0,480.0 velocity 0,0 time 2.25;";
+    CHECK(dispatched == 3 && strcmp(events.log, expected) == 0, "scroll events: %s", events.log);
+    lamina_connection_close(conn);
+    close(server);
+}
+
 static void fixtures(const char *dir) {
     /* hello: the library's encoder with the fixture's fields. */
     lm_buf hello = {0};
@@ -693,6 +760,8 @@ static void fixtures(const char *dir) {
         close(pair[1]);
     }
 
+    scroll_fixtures(dir);
+
     /* Every server fixture cut short at every length, and with every byte flipped: the
      * connection closes or carries on, and nothing reads out of bounds (run under valgrind). */
     static const char *server_fixtures[] = {
@@ -701,6 +770,7 @@ static void fixtures(const char *dir) {
         "reply-display-power.bin", "reply-snapshot.bin", "reply-done.bin", "animation-started.bin",
         "animation-stopped.bin", "transaction-completed.bin", "watch.bin", "clock.bin", "input-touch-down.bin",
         "input-key-press.bin", "input-scroll.bin", "reply-presentation-1.7.bin",
+        "scroll-began.bin", "scroll-moved.bin", "scroll-ended.bin",
     };
     int cases = 0;
     for (size_t f = 0; f < sizeof server_fixtures / sizeof server_fixtures[0]; f++) {
@@ -983,6 +1053,90 @@ static void input_events(lamina_connection *watcher) {
     free(error);
     lamina_connection_close(conn);
     printf("daemon: injected touches and keys reached the layer, the focused client and a listener\n");
+}
+
+typedef struct scroll_log {
+    int began, moved, ended;
+    double last_y;
+} scroll_log;
+
+static void on_scroll_log(const lamina_event *e, void *user) {
+    scroll_log *log = user;
+    if (e->type != LAMINA_EVENT_SCROLL)
+        return;
+    log->began += e->scroll_phase == LAMINA_SCROLL_BEGAN;
+    log->moved += e->scroll_phase == LAMINA_SCROLL_MOVED;
+    log->ended += e->scroll_phase == LAMINA_SCROLL_ENDED;
+    log->last_y = e->offset_y;
+}
+
+/* A scroll layer of 100 rows: scroll_to read back from laminad's tree and pixels; a drag laminad
+ * scrolls itself, reported as scroll events with the bounds following; a refused content size. */
+static void scroll_layers(lamina_connection *conn) {
+    char *error = NULL;
+    lamina_layer *list = lamina_layer_new_kind(conn, LAMINA_LAYER_KIND_SCROLL);
+    lamina_layer_set_bounds(list, 0, 0, 320, 240);
+    lamina_layer_set_position(list, 160, 120);
+    lamina_layer_set_string(list, LAMINA_PROPERTY_SCROLL_MODE, "vertically");
+    lamina_layer_set_bool(list, LAMINA_PROPERTY_SCROLLS_ON_TOUCH, 1);
+    lamina_layer_set_bool(list, LAMINA_PROPERTY_MASKS_TO_BOUNDS, 1);
+    for (int i = 0; i < 100; i++) {
+        lamina_layer *row = lamina_layer_new(conn);
+        lamina_layer_set_bounds(row, 0, 0, 320, 40);
+        lamina_layer_set_position(row, 160, 20 + 40 * i);
+        lamina_layer_set_background_color(row, i % 2, 0, 1 - i % 2, 1);
+        lamina_layer_add_sublayer(list, row);
+    }
+    lamina_layer_add_sublayer(lamina_connection_root(conn), list);
+    lamina_transaction_begin(conn);
+    lamina_transaction_set_disable_actions(conn, 1);
+    CHECK(lamina_layer_scroll_to(list, 99, 400) == 0, "scroll_to");
+    lamina_transaction_commit(conn);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    char *json = NULL;
+    CHECK(lamina_connection_tree(conn, &json, &error) == 0 && json && strstr(json, "\"class\":\"scroll\"") &&
+              strstr(json, "\"bounds\":[0,400,320,240]"),
+          "laminad holds the scrolled origin: %s", error ? error : "?");
+    free(json);
+    uint32_t w, h;
+    uint8_t *shot = NULL;
+    CHECK(lamina_connection_screenshot_pixels(conn, &w, &h, &shot, &error) == 0 && shot &&
+              shot[(20 * w + 160) * 4 + 2] == 255 && shot[(20 * w + 160) * 4] == 0,
+          "row 10 (blue) at the top");
+    free(shot);
+    /* Back to the top, then a drag of 8 moves of 20 points, held, lifted. */
+    lamina_transaction_begin(conn);
+    lamina_transaction_set_disable_actions(conn, 1);
+    lamina_layer_scroll_to(list, 0, 0);
+    lamina_transaction_commit(conn);
+    scroll_log log = {0};
+    lamina_connection_set_event_callback(conn, on_scroll_log, &log);
+    int ok = lamina_connection_inject_touch(conn, LAMINA_INJECT_TOUCH_DOWN, 1, 160, 200, &error) == 0;
+    for (int i = 1; i <= 8 && ok; i++)
+        ok = lamina_connection_advance_clock(conn, 1.0 / 60, &error) == 0 &&
+             lamina_connection_inject_touch(conn, LAMINA_INJECT_TOUCH_MOTION, 1, 160, 200 - 20 * i, &error) == 0;
+    ok = ok && lamina_connection_advance_clock(conn, 0.5, &error) == 0 &&
+         lamina_connection_inject_touch(conn, LAMINA_INJECT_TOUCH_UP, 1, 0, 0, &error) == 0 &&
+         lamina_connection_advance_clock(conn, 0.1, &error) == 0 && lamina_connection_sync(conn, &error) == 0;
+    CHECK(ok, "the drag: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    lamina_connection_dispatch(conn);
+    double b[4];
+    lamina_layer_get_bounds(list, b);
+    CHECK(log.began == 1 && log.moved >= 1 && log.ended == 1 && log.last_y == 140 && b[1] == 140,
+          "scroll events: %d began, %d moved, %d ended, at %g; bounds at %g", log.began, log.moved, log.ended, log.last_y, b[1]);
+    lamina_connection_set_event_callback(conn, NULL, NULL);
+    /* A negative content size is refused, naming the property. */
+    lamina_layer_set_size(list, LAMINA_PROPERTY_SCROLL_CONTENT_SIZE, -1, 10);
+    CHECK(lamina_connection_sync(conn, &error) == LAMINA_ERROR_SERVER && error && strstr(error, "scrollContentSize"),
+          "a negative content size: %s", error ? error : "?");
+    free(error);
+    lamina_layer_remove_from_superlayer(list);
+    lamina_connection_sync(conn, NULL);
+    printf("daemon: a scroll layer scrolled by scroll_to and by a drag laminad drove\n");
 }
 
 /* A stats counter by name (NAN when absent or the request failed). */
@@ -1944,6 +2098,7 @@ static int run_daemon(void) {
         blend_and_corners(conn);
         poll_loop(conn);
         emitter_layers(conn);
+        scroll_layers(conn);
         lamina_connection_close(conn);
     }
     /* The default lookup names every place it tried. */

@@ -21,7 +21,8 @@ from .errors import ConnectionClosed, LaminaError, ProtocolViolation
 from .image import Image, SessionImage
 from .emitter import EmitterCell
 from .layout import AutoresizingMask, Constraint
-from .layer import (INHERIT, EmitterLayer, GradientLayer, Layer, ReplicatorLayer, ShapeLayer, TextLayer,
+from .layer import (INHERIT, EmitterLayer, GradientLayer, Layer, ReplicatorLayer, ScrollEvent, ScrollLayer,
+                    ShapeLayer, TextLayer,
                     TransformLayer)
 from .png import decode_png, encode_png, write_png
 from .values import Path, TimingFunction, TypedValue
@@ -34,6 +35,7 @@ __all__ = [
     "SpringAnimation", "Transition", "AnimationEvent", "Connection", "ConnectionEvent", "ReconnectPolicy", "Event", "InputEvent", "Presentation",
     "Screenshot", "Transaction", "TransactionCompleted", "WatchEvent", "connect", "socket_candidates",
     "ConnectionClosed", "LaminaError", "ProtocolViolation", "Image", "SessionImage", "INHERIT", "GradientLayer", "Layer",
-    "ReplicatorLayer", "ShapeLayer", "TextLayer", "TransformLayer", "EmitterLayer", "EmitterCell", "decode_png", "encode_png", "write_png", "Path",
+    "ReplicatorLayer", "ScrollEvent", "ScrollLayer", "ShapeLayer", "TextLayer", "TransformLayer", "EmitterLayer",
+    "EmitterCell", "decode_png", "encode_png", "write_png", "Path",
     "TimingFunction", "TypedValue", "Video", "VideoEvent", "AutoresizingMask", "Constraint",
 ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Union
 
-from .layer import AnimationEvent, InputEvent
+from .layer import AnimationEvent, InputEvent, ScrollEvent
 from .video import VideoEvent
 
 
@@ -25,4 +25,4 @@ class WatchEvent:
     data: Dict[str, Any]
 
 
-Event = Union[AnimationEvent, TransactionCompleted, InputEvent, WatchEvent, VideoEvent]
+Event = Union[AnimationEvent, TransactionCompleted, InputEvent, WatchEvent, VideoEvent, ScrollEvent]

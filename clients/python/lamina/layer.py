@@ -7,10 +7,10 @@ recorded in the current transaction and sent when the transaction commits.
 Properties are snake_case versions of the protocol's names (``background_color`` for
 ``backgroundColor``): see `lamina.protocol.PROPERTIES` and docs/protocol.md for their types and
 defaults. Plain layers have the properties every layer draws; `GradientLayer`, `ShapeLayer`,
-`TextLayer` and `ReplicatorLayer` add their own. `Layer.set_value` sets any property by its
+`TextLayer`, `ReplicatorLayer` and `ScrollLayer` add their own. `Layer.set_value` sets any property by its
 protocol name on any layer.
 
-The events a layer's callbacks receive (`AnimationEvent`, `InputEvent`) and its `Presentation`
+The events a layer's callbacks receive (`AnimationEvent`, `InputEvent`, `ScrollEvent`) and its `Presentation`
 are here too: they name layers, and layers name them. A layer reaches its connection only
 through `LayerHost`, so this module does not import the connection's.
 """
@@ -22,7 +22,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Union
 
-from . import emitter, protocol, values
+from . import emitter, protocol, scrolling, values
 from .animation import Animation
 from .image import Image, SessionImage
 from .protocol import Property
@@ -83,6 +83,24 @@ class InputEvent:
     key_name: str
     text: str
     injected: bool
+
+
+@dataclass
+class ScrollEvent:
+    """laminad scrolled one of this client's scroll layers (``scrolls_on_touch``, protocol 1.7).
+
+    ``phase`` is ``"began"``, ``"moved"`` (once per frame that moved it), ``"ended"`` (at rest)
+    or ``"interrupted"`` (the client set the origin, or the layer left the tree); ``source`` is
+    ``"touch"`` or ``"wheel"``; ``offset`` is the layer's bounds origin now (its ``bounds``
+    has taken it already); ``velocity`` in points per second; ``time`` laminad's clock."""
+
+    layer: Optional[Layer]
+    layer_id: int
+    phase: str
+    source: str
+    offset: Tuple[float, float]
+    velocity: Tuple[float, float]
+    time: float
 
 
 class Presentation(dict):
@@ -387,6 +405,28 @@ class Layer:
         self.bounds = (bx, by, w, h)
         self.position = (x + ax * w, y + ay * h)
 
+    # MARK: Scrolling (the nearest scroll layer above)
+
+    def scroll_point(self, point: Any) -> None:
+        """``scrollPoint:``: scrolls the nearest scroll layer above this one so that `point` (in
+        this layer's coordinates) lies at its origin. Does nothing outside a scroll layer."""
+        s = scrolling.enclosing_scroll_layer(self)
+        if s is not None:
+            s.scroll_to(scrolling.point_to_ancestor(self, s, values.point(point)))
+
+    def scroll_rect_to_visible(self, rect: Any) -> None:
+        """``scrollRectToVisible:``: scrolls the nearest scroll layer above this one as little as
+        shows `rect` (in this layer's coordinates). Does nothing outside a scroll layer."""
+        s = scrolling.enclosing_scroll_layer(self)
+        if s is not None:
+            s.scroll_to_rect(scrolling.rect_to_ancestor(self, s, values.rect(rect)))
+
+    @property
+    def visible_rect(self) -> values.Rect:
+        """``visibleRect``: the part of the bounds the nearest scroll layer above shows, in this
+        layer's coordinates (zero-sized where none of it does); the bounds outside one."""
+        return scrolling.visible_rect(self)
+
     # MARK: Animations and actions
 
     def add(self, animation: Animation, key: Optional[str] = None, *,
@@ -501,12 +541,45 @@ class EmitterLayer(Layer):
     _kind = "emitter"
 
 
+class ScrollLayer(Layer):
+    """``CAScrollLayer``: shows its sublayers from `bounds` origin; ``scroll_to`` moves it along
+    the axes `scroll_mode` allows. With `scrolls_on_touch` laminad scrolls it by touch and wheel
+    itself (momentum, rubber band, `paging_enabled`): `bounds` follows and `on_scroll` hears it.
+    Setting `bounds` (or ``scroll_to``) while laminad scrolls ends its scroll."""
+
+    _kind = "scroll"
+    #: Called with each `lamina.ScrollEvent` laminad reports for this layer.
+    on_scroll: Optional[Callable[[ScrollEvent], Any]] = None
+
+    def __init__(self, **properties: Any) -> None:
+        super().__init__(**properties)
+        self.on_scroll = None
+
+    def scroll_to(self, point: Any) -> None:
+        """``scrollToPoint:``: the origin to `point` on the axes `scroll_mode` allows (a change
+        of `bounds`, animated unless the transaction disables actions)."""
+        x, y = scrolling.scroll_origin(self.bounds, self.scroll_mode, values.point(point))
+        _, _, w, h = self.bounds
+        if (x, y) != tuple(self.bounds[:2]):
+            self.bounds = (x, y, w, h)
+
+    def scroll_to_rect(self, rect: Any) -> None:
+        """``scrollToRect:``: the origin moved as little as shows `rect` (this layer's coordinates)."""
+        self.scroll_to(scrolling.origin_showing(self.bounds, self.scroll_mode, values.rect(rect)))
+
+    def _scrolled(self, offset: Tuple[float, float]) -> None:
+        """laminad moved the origin: the model takes it without sending it back."""
+        _, _, w, h = self.bounds
+        self._values[1] = (float(offset[0]), float(offset[1]), w, h)
+
+
 _CLASS_RANGES: Tuple[Tuple[range, type], ...] = (
     (range(37, 42), GradientLayer),
     (range(42, 54), ShapeLayer),
     (range(54, 61), TextLayer),
     (range(61, 69), ReplicatorLayer),
     (range(80, 95), EmitterLayer),
+    (range(72, 76), ScrollLayer),
 )
 
 
@@ -532,6 +605,7 @@ del _p
 LAYER_CLASSES: Dict[str, type] = {
     "layer": Layer, "gradient": GradientLayer, "shape": ShapeLayer, "text": TextLayer,
     "replicator": ReplicatorLayer, "transform": TransformLayer, "emitter": EmitterLayer,
+    "scroll": ScrollLayer,
 }
 
 

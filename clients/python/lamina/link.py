@@ -22,7 +22,7 @@ from .animation import Animation
 from .errors import ConnectionClosed, LaminaError, ProtocolViolation
 from .events import Event, TransactionCompleted, WatchEvent
 from .image import Image, SessionImage
-from .layer import AnimationEvent, InputEvent, Layer, _action_operation, _insert
+from .layer import AnimationEvent, InputEvent, Layer, ScrollEvent, ScrollLayer, _action_operation, _insert
 from .protocol import Property
 from .transaction import Transaction, combined_settings
 from .video import Video, VideoEvent
@@ -253,6 +253,12 @@ class Link:
             if video is not None:
                 video._received(event)
             self._undispatched.append(event)
+        elif isinstance(m, wire.ScrollMessage):
+            layer = self._layers.get(m.layer)
+            # laminad moved the origin; a set of the bounds not yet sent wins (it ends the scroll).
+            if isinstance(layer, ScrollLayer) and (m.layer, 1) not in self._pending_sets:
+                layer._scrolled(m.offset)
+            self._undispatched.append(ScrollEvent(layer, m.layer, m.phase, m.source, m.offset, m.velocity, m.time))
         elif isinstance(m, wire.Welcome):
             raise ProtocolViolation("a second welcome from laminad")
 
@@ -282,6 +288,9 @@ class Link:
                         layer = layer.superlayer
                     if layer is not None and layer.on_input is not None:
                         layer.on_input(event)
+                elif isinstance(event, ScrollEvent):
+                    if isinstance(event.layer, ScrollLayer) and event.layer.on_scroll is not None:
+                        event.layer.on_scroll(event)
                 elif isinstance(event, VideoEvent):
                     video = event.video
                     if video is not None and video.on_event is not None:

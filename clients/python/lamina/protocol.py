@@ -36,11 +36,13 @@ SERVER_MESSAGES = {
     "input": 0x88,
     "clock": 0x89,
     "video": 0x8A,
+    "scroll": 0x8B,
 }
 MSG_HELLO, MSG_COMMIT, MSG_REQUEST = 1, 2, 3
 MSG_WELCOME, MSG_APPLIED, MSG_ERROR, MSG_REPLY = 0x81, 0x82, 0x83, 0x84
 MSG_ANIMATION_EVENT, MSG_TRANSACTION_COMPLETED, MSG_WATCH, MSG_INPUT, MSG_CLOCK = 0x85, 0x86, 0x87, 0x88, 0x89
 MSG_VIDEO = 0x8A
+MSG_SCROLL = 0x8B
 
 # Commit operations.
 OPCODES = {
@@ -68,12 +70,15 @@ SETTINGS_TIMING_FUNCTION = 2
 ACTION_DICTIONARIES = {"actions": 0, "style": 1}
 ACTION_KINDS = {"inherit": 0, "none": 1, "animation": 2}
 
-LAYER_KINDS = {"layer": 0, "gradient": 1, "shape": 2, "text": 3, "replicator": 4, "transform": 5, "emitter": 6}
+LAYER_KINDS = {"layer": 0, "gradient": 1, "shape": 2, "text": 3, "replicator": 4, "transform": 5, "emitter": 6, "scroll": 7}
 PIXEL_FORMATS = {"bgra": 0, "rgba": 1}
 ALPHA_MODES = {"premultiplied": 0, "straight": 1}
 #: control-video's kinds and the video message's event kinds (protocol 1.6).
 VIDEO_CONTROLS = {"play": 0, "pause": 1, "seek": 2, "rate": 3, "loop": 4}
 VIDEO_EVENT_KINDS = {"ready": 0, "playing": 1, "paused": 2, "ended": 3, "error": 4}
+#: The scroll message's phases and sources (protocol 1.7).
+SCROLL_PHASES = {"began": 0, "moved": 1, "ended": 2, "interrupted": 3}
+SCROLL_SOURCES = {"touch": 0, "wheel": 1}
 MAX_IMAGE_DIMENSION = 16384
 CLOCKS = {"real": 0, "virtual": 1}
 ERROR_SUBJECTS = {"none": 0, "commit": 1, "request": 2}
@@ -332,6 +337,10 @@ PROPERTIES: Tuple[Property, ...] = (
     # Protocol 1.7. compositingFilter's "" is nil (normal compositing): None on a Layer.
     P(70, "compositingFilter", "compositing_filter", "string", "", False, ("",) + BLEND_MODES),
     P(71, "cornerCurve", "corner_curve", "string", "circular", False, ("circular", "continuous")),
+    P(72, "scrollMode", "scroll_mode", "string", "both", False, ("both", "none", "vertically", "horizontally")),
+    P(73, "scrollsOnTouch", "scrolls_on_touch", "bool", False, False),
+    P(74, "scrollContentSize", "scroll_content_size", "size", (0.0, 0.0), False),
+    P(75, "pagingEnabled", "paging_enabled", "bool", False, False),
     # Emitter layers (protocol 1.7).
     P(80, "emitterPosition", "emitter_position", "point", (0.0, 0.0), True),
     P(81, "emitterZPosition", "emitter_z_position", "number", 0.0, True),

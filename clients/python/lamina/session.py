@@ -13,7 +13,7 @@ from . import protocol, wire
 from .animation import EncodedAnimation
 from .errors import LaminaError, ProtocolViolation
 from .image import SessionImage
-from .layer import GradientLayer, Layer, ReplicatorLayer, ShapeLayer, TextLayer, TransformLayer
+from .layer import GradientLayer, Layer, ReplicatorLayer, ScrollLayer, ShapeLayer, TextLayer, TransformLayer
 from .link import Link
 
 #: The largest layer or image number a taken-over session may bring (numbers are 32-bit and
@@ -27,7 +27,7 @@ def take_over(link: Link, snapshot: Sequence[wire.Operation]) -> List[Layer]:
     numbers above the session's; tags start far from the earlier client's (laminad reports
     the events of its animations to this connection). Returns the layers in no tree, which the
     connection must hold (a layer released is destroyed in laminad)."""
-    classes = {c._kind: c for c in (Layer, GradientLayer, ShapeLayer, TextLayer, ReplicatorLayer, TransformLayer)}
+    classes = {c._kind: c for c in (Layer, GradientLayer, ShapeLayer, TextLayer, ReplicatorLayer, TransformLayer, ScrollLayer)}
     kinds = {v: k for k, v in protocol.LAYER_KINDS.items()}
     made: Dict[int, Layer] = {0: link._root}
     references: List[Tuple[Layer, int, int]] = []

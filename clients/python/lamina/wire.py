@@ -755,13 +755,27 @@ class VideoEvent:
     message: str = ""
 
 
+@dataclass
+class ScrollMessage:
+    """laminad scrolled one of this client's scroll layers (protocol 1.7): `phase` is began,
+    moved, ended or interrupted; `source` touch or wheel; `offset` the layer's bounds origin now."""
+    layer: int
+    phase: str
+    source: str
+    offset: Tuple[float, float]
+    velocity: Tuple[float, float]
+    time: float
+
+
 ServerMessage = Union[Welcome, Applied, LaminaError, Reply, AnimationNotice, TransactionCompleted, WatchLine, InputMessage,
-                      ClockMoved, VideoEvent]
+                      ClockMoved, VideoEvent, ScrollMessage]
 
 _REPLY_NAMES = {v: k for k, v in protocol.REPLIES.items()}
 _INPUT_NAMES = {v: k for k, v in protocol.INPUT_EVENT_KINDS.items()}
 _CLOCK_NAMES = {v: k for k, v in protocol.CLOCKS.items()}
 _VIDEO_EVENT_NAMES = {v: k for k, v in protocol.VIDEO_EVENT_KINDS.items()}
+_SCROLL_PHASE_NAMES = {v: k for k, v in protocol.SCROLL_PHASES.items()}
+_SCROLL_SOURCE_NAMES = {v: k for k, v in protocol.SCROLL_SOURCES.items()}
 _SUBJECT_NAMES = {v: k for k, v in protocol.ERROR_SUBJECTS.items()}
 
 
@@ -827,6 +841,15 @@ def decode_server(message_type: int, body: bytes) -> ServerMessage:
             msg = VideoEvent(image, kind, message=r.string("video error"))
         else:
             msg = VideoEvent(image, kind)
+    elif message_type == protocol.MSG_SCROLL:
+        layer = r.u32("scroll layer")
+        phase, source = r.u8("scroll phase"), r.u8("scroll source")
+        if phase not in _SCROLL_PHASE_NAMES or source not in _SCROLL_SOURCE_NAMES:
+            raise ProtocolViolation(f"unknown scroll phase {phase} or source {source}")
+        offset = (r.f64("scroll offset x"), r.f64("scroll offset y"))
+        velocity = (r.f64("scroll velocity x"), r.f64("scroll velocity y"))
+        msg = ScrollMessage(layer, _SCROLL_PHASE_NAMES[phase], _SCROLL_SOURCE_NAMES[source], offset, velocity,
+                            r.f64("scroll time"))
     else:
         raise ProtocolViolation(f"unknown message type {message_type:#x}")
     r.finish(f"message type {message_type:#x}")
