@@ -119,7 +119,9 @@ enum ClipPartition {
             case .layer, .gradient:
                 area = c.bounds
             case .contents:
-                guard let d = c.contents else { return .cut }
+                // A video keeps its clip: the overlay planner scans out only unclipped videos,
+                // and a clipped one is composited as it was before clips were partitioned.
+                guard let d = c.contents, !d.source.isVideo else { return .cut }
                 area = d.clip?.rect ?? d.destination
             case .shadow:
                 guard let s = c.shadow else { return .cut }
