@@ -7,13 +7,13 @@ struct OutputCommand: AsyncParsableCommand {
         commandName: "output",
         abstract: "List laminad's outputs, or change one's mode.",
         discussion: """
-            laminactl output [--json]                 one line per output: name, mode, transform, scale, position, power, modes
-            laminactl output NAME [--json]            the output NAME only
-            laminactl output NAME mode WxH[@HZ]       switch NAME to a mode (headless: any size, no @HZ); the display, \
-            every root layer and laminad's layout follow, and 1.7 clients get display-changed
-
-            Privileged. Changing a mode on the KMS backend is not supported yet (set [[output]] mode in \
-            laminad.toml and restart). transform, scale, position, enable and disable are not supported yet.
+            Without arguments, one line per output: its name, then mode, transform, scale, position, \
+            size (points), power and modes; with NAME, that output only; --json prints one JSON object. \
+            NAME mode WxH[@HZ] switches NAME to that mode (headless: any size, no @HZ): the display, \
+            every root layer and laminad's layout follow, and 1.7 clients get display-changed. \
+            Privileged. A mode change on the KMS backend is not supported yet (set [[output]] mode \
+            in laminad.toml and restart); transform, scale, position, enable and disable are not \
+            supported yet.
             """)
     @OptionGroup var connection: ConnectionOptions
     @Flag(help: "Print the outputs as one JSON object ({\"backend\": …, \"outputs\": […]}).") var json = false
