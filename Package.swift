@@ -73,10 +73,10 @@ let package = Package(
         .target(name: "LaminaVideo", dependencies: ["LaminaCore", "LaminaCompositor", "LaminaPlatform", "CGStreamer"]),
         .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaCompositor", "CEGL", "CGLES"]),
         // No GL here: the output's buffers come from the renderer's side (a RenderTargetAllocator).
-        .target(name: "LaminaHeadless", dependencies: ["LaminaCore", "LaminaCompositor"]),
+        .target(name: "LaminaHeadless", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaCompositor"]),
         .target(name: "LaminaKMS", dependencies: [
             // No GL here: the renderer's side makes the surfaces (ScanoutGraphics, from LaminaGLES).
-            "LaminaCore", "LaminaCompositor", "LaminaPlatform", "CLinux", "CDRM", "CGBM", "CUdev", "CSeat",
+            "LaminaCore", "LaminaProtocol", "LaminaCompositor", "LaminaPlatform", "CLinux", "CDRM", "CGBM", "CUdev", "CSeat",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "LaminaInput", dependencies: [

@@ -21,8 +21,14 @@ public final class Connection {
     /// This client's root layer: laminad sizes it to the display and stacks the roots of all
     /// clients in connection order. Add layers to it to show them.
     public private(set) var rootLayer: Layer!
-    /// The display's size in points (as of the last welcome).
+    /// The display's size in points: the welcome's, then each `display-changed`'s.
     public internal(set) var displaySize: Size
+    /// The outputs and where each shows the desktop, as of the last `display-changed`; nil
+    /// until laminad sends one (protocol 1.7: after an output changed).
+    public internal(set) var displayLayout: DisplayLayout?
+    /// Called on the main actor after the display changed (an output's mode, a display plugged
+    /// in or out), with `displaySize` and `rootLayer` already following it.
+    public var onDisplayChange: (DisplayLayout) -> Void = { _ in }
     /// The clock laminad's frames follow.
     public internal(set) var clock: ClockKind
     /// laminad's protocol minor version (its welcome's): what it can be sent.
@@ -293,6 +299,8 @@ public final class Connection {
             liveVideos[number]?.video?.received(event)
         case .scroll(let e):
             receivedScroll(e)
+        case .displayChanged(let layout):
+            displayChanged(layout)
         default:
             break
         }

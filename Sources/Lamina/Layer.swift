@@ -126,6 +126,13 @@ public class Layer {
     /// laminad scrolled the layer (`scrollsOnTouch`): its origin as laminad holds it, taken into
     /// the model without being sent back.
     func takeScrolledOrigin(_ origin: Point) { model.bounds.origin = origin }
+    /// The root's bounds and position as laminad fitted them to a resized display (not sent
+    /// back); a client that lays out its root's sublayers does so again.
+    func takeFittedRoot(displayWidth: Double, displayHeight: Double) {
+        let sizeChanged = model.bounds.size != Size(width: displayWidth, height: displayHeight)
+        model.fitRoot(displayWidth: displayWidth, displayHeight: displayHeight)
+        if sizeChanged { setNeedsLayout() }
+    }
 
     /// The value laminad is sent for `key`.
     func wireValue(_ key: PropertyKey) -> PropertyValue { unrepresentable[key] ?? model[key] }

@@ -59,6 +59,8 @@ public final class Compositor {
     /// What commits since the last frame replaced on layers that transitions now animate: the
     /// next frame draws their old renderings (CompositorFrames.swift, `drawReplacedRenderings`).
     var replacedRenderings: [ReplacedRendering] = []
+    /// The display's layout as clients were last told it (`display-changed`, CompositorOutputs.swift).
+    var announcedDisplay: DisplayLayout
     /// Connections that asked to `watch` events.
     var watchers: Set<ClientID> = []
     /// Input routing (CompositorInput.swift).
@@ -146,6 +148,7 @@ public final class Compositor {
         self.logger = logger
         self.realTime = realTime
         model = ModelTree(width: backend.width, height: backend.height, background: configuration.background)
+        announcedDisplay = backend.displayLayout
     }
 
     /// The time the next frame shows.

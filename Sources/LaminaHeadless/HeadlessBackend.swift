@@ -1,9 +1,10 @@
 import LaminaCore
 import LaminaCompositor
+import LaminaProtocol
 
 /// Why the headless backend could not present a frame.
 public enum HeadlessBackendError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The draw list's size is not the output's: a headless output does not change size.
+    /// The draw list's size is not the output's (a frame drawn for the size before a mode change).
     case sizeMismatch(listWidth: Int, listHeight: Int, outputWidth: Int, outputHeight: Int)
 
     public var description: String {
@@ -40,19 +41,29 @@ public final class HeadlessBackend: DisplayBackend {
 
     /// "headless".
     public var name: String { "headless" }
-    /// The output's width in pixels, fixed at creation.
+    /// The output's width in pixels (its mode's).
     public var width: Int { output.pixelWidth }
-    /// The output's height in pixels, fixed at creation.
+    /// The output's height in pixels.
     public var height: Int { output.pixelHeight }
     /// The one output.
     public var outputs: [any Output] { [output] }
+
+    /// Gives the output new buffers of the mode's size (`laminactl output headless mode WxH`).
+    /// Any size is taken; a refresh is refused, as nothing paces headless frames.
+    public func setMode(_ mode: OutputMode, output name: String) throws {
+        guard name == output.name else { throw UnknownOutput(name: name, known: outputNames, backend: self.name) }
+        guard mode.refresh == 0 else {
+            throw OutputChangeRefused("a headless output shows frames at once and has no refresh: give the mode as \(mode.width)x\(mode.height), without @\(mode.refresh)")
+        }
+        try output.resize(width: Int(mode.width), height: Int(mode.height))
+    }
 
     /// How many frames have been presented.
     public var framesPresented: Int { output.framesPresented }
     /// What the frames drew.
     public var damageStatistics: DamageStatistics { output.damageStatistics }
 
-    /// Checks that `list` is the output's size, which a headless output never changes.
+    /// Checks that `list` is the output's size.
     public func checkSize(of list: DrawList) throws(HeadlessBackendError) {
         guard list.width == width, list.height == height else {
             throw .sizeMismatch(listWidth: list.width, listHeight: list.height, outputWidth: width, outputHeight: height)
@@ -66,7 +77,7 @@ public final class HeadlessBackend: DisplayBackend {
 /// (`laminad --buffers N`). A frame shows as soon as it is committed.
 public final class HeadlessOutput: Output {
     /// The offscreen buffers frames are drawn into, in turn.
-    public let buffers: [any OffscreenBuffer]
+    public private(set) var buffers: [any OffscreenBuffer]
     /// Where they came from, told of every frame presented (it paces the renderer's work).
     private let allocator: any RenderTargetAllocator
     /// How many frames have been committed.
@@ -100,6 +111,16 @@ public final class HeadlessOutput: Output {
     public var isOn: Bool { true }
     public func setPower(_ on: Bool) throws { throw PowerUnsupported(backend: "headless") }
     public var isFramePending: Bool { false }
+
+    /// New buffers of `width` × `height`, as many as before, of unknown content: the next
+    /// frames are drawn whole. The buffers before are kept where the allocator fails.
+    func resize(width: Int, height: Int) throws {
+        let fresh = try buffers.map { _ in try allocator.makeBuffer(width: width, height: height) }
+        buffers = fresh
+        drawing = nil
+        drawnAt = [Int?](repeating: nil, count: buffers.count)
+        damage = DamageTracker()
+    }
 
     /// The next buffer in turn, and its age: 1 for the buffer drawn last frame, 0 for one never
     /// drawn, or whose last frame was begun but never committed.

@@ -4,6 +4,7 @@ import Glibc
 import CDRM
 import LaminaCore
 import LaminaPlatform
+import LaminaProtocol
 import LaminaCompositor
 
 /// One lit connector as an `Output`: its CRTC and plane, its swapchain (the GBM surface and
@@ -102,6 +103,10 @@ final class KMSOutput: Output {
     var pixelHeight: Int { mode.height }
     var refreshInterval: Double? { mode.refreshInterval }
     var isOn: Bool { isEnabled }
+    /// The connector's modes (`laminactl output`).
+    var modes: [OutputMode] {
+        target.connector.modes.map { OutputMode(width: UInt32($0.width), height: UInt32($0.height), refresh: $0.refreshRate) }
+    }
     /// A flip is queued, or staged for the backend's next commit.
     var isFramePending: Bool { pending != nil || staged != nil }
 

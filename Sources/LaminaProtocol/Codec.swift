@@ -266,6 +266,7 @@ extension ClientMessage {
             case .injectInput(let i): w.injection(i)
             case .listen(let session): w.string(session)
             case .registerFont(let n): w.u64(n)
+            case let .output(name, change): w.outputRequest(name: name, change)
             default: break
             }
         }
@@ -316,6 +317,7 @@ extension ClientMessage {
                 case 11: msg = .request(id: id, .takeKeyboardFocus)
                 case 12: msg = .request(id: id, .listen(session: try r.string("listen session", limit: 256)))
                 case 13: msg = .request(id: id, .registerFont(byteCount: try r.u64("register-font byte count")))
+                case 14: msg = .request(id: id, try r.outputRequest())
                 default: throw DecodeError.invalid(field: "request kind", reason: "unknown request kind \(kind)")
                 }
             default:
@@ -397,6 +399,8 @@ extension ServerMessage {
             case .fontRegistered(let families):
                 w.u32(UInt32(families.count))
                 for f in families { w.string(f) }
+            case let .outputs(backend, outputs):
+                w.outputStates(backend: backend, outputs)
             }
         case .animationEvent(let n):
             w.u32(n.layer.rawValue)
@@ -424,6 +428,8 @@ extension ServerMessage {
             }
         case .scroll(let e):
             w.scrollEvent(e)
+        case .displayChanged(let d):
+            w.displayLayout(d)
         }
         return Frame.end(w)
     }
@@ -526,6 +532,7 @@ extension ServerMessage {
                     var families: [String] = []
                     for i in 0..<n { families.append(try r.string("font family \(i)", limit: 1024)) }
                     msg = .reply(id: id, .fontRegistered(families: families))
+                case 12: msg = .reply(id: id, try r.outputStates())
                 default: throw DecodeError.invalid(field: "reply kind", reason: "unknown reply kind \(kind)")
                 }
             case 0x85:
@@ -560,6 +567,8 @@ extension ServerMessage {
                 msg = .video(image: image, event)
             case 0x8B:
                 msg = .scroll(try r.scrollEvent())
+            case 0x8C:
+                msg = .displayChanged(try r.displayLayout())
             default:
                 throw MessageError.unknownType(type)
             }

@@ -252,6 +252,9 @@ public enum Request: Hashable, Sendable {
     /// file the frame carries (SCM_RIGHTS, one descriptor). Answered with the font's family
     /// names, which text layers then name in `font` (protocol 1.5).
     case registerFont(byteCount: UInt64)
+    /// Lists the outputs, or changes the one named (protocol 1.7, `laminactl output`): `name`
+    /// is empty with `.none` to list them all.
+    case output(name: String, OutputChange)
 
     /// The number of memory-file descriptors the request takes from its frame.
     public var descriptorCount: Int { if case .registerFont = self { 1 } else { 0 } }
@@ -271,6 +274,7 @@ public enum Request: Hashable, Sendable {
         case .takeKeyboardFocus: 11
         case .listen: 12
         case .registerFont: 13
+        case .output: 14
         }
     }
 
@@ -283,6 +287,7 @@ public enum Request: Hashable, Sendable {
         case .watch: "watch (every client's events)"
         case .displayPower: "display-power"
         case .injectInput: "input injection"
+        case .output: "output (the display's configuration is every client's)"
         case .tree, .stats, .presentation, .presentationTree, .snapshot, .takeKeyboardFocus, .listen, .registerFont: nil
         }
     }
@@ -503,6 +508,9 @@ public enum Reply: Hashable, Sendable {
     case done
     /// Answers `registerFont`: the families the font file provides (protocol 1.5).
     case fontRegistered(families: [String])
+    /// Answers `output`: the backend's name and every output, after the change asked for
+    /// (protocol 1.7).
+    case outputs(backend: String, [OutputState])
 
     public var kind: UInt16 {
         switch self {
@@ -516,6 +524,7 @@ public enum Reply: Hashable, Sendable {
         case .snapshot: 9
         case .done: 10
         case .fontRegistered: 11
+        case .outputs: 12
         }
     }
 }
@@ -544,6 +553,9 @@ public enum ServerMessage: Hashable, Sendable {
     /// laminad scrolled one of this client's scroll layers (protocol 1.7; only to clients of
     /// 1.7 or later).
     case scroll(ScrollEvent)
+    /// The outputs changed (a mode, a display plugged in or out): the desktop's new size and
+    /// where each output shows it (protocol 1.7; only to clients of 1.7 or later).
+    case displayChanged(DisplayLayout)
 
     public var type: UInt16 {
         switch self {
@@ -558,6 +570,7 @@ public enum ServerMessage: Hashable, Sendable {
         case .clock: 0x89
         case .video: 0x8A
         case .scroll: 0x8B
+        case .displayChanged: 0x8C
         }
     }
 }

@@ -92,6 +92,7 @@ struct ProtocolDescriptionTests {
         case .clock: "clock"
         case .video: "video"
         case .scroll: "scroll"
+        case .displayChanged: "displayChanged"
         }
     }
 
@@ -105,6 +106,7 @@ struct ProtocolDescriptionTests {
             .animationEvent(AnimationNotice(layer: .root, tag: 0, started: true, finished: false)),
             .transactionCompleted(group: 0), .watch(""), .input(InputEvent(kind: .focusIn)), .clock(time: 0),
             .video(image: 1, .playing), .scroll(ScrollEvent(layer: .root, phase: .began, offset: .zero)),
+            .displayChanged(DisplayLayout(width: 1, height: 1, outputs: [])),
         ]
         #expect(Self.table(Self.list("messages", "server"), number: "type")
                 == Dictionary(uniqueKeysWithValues: server.map { (Self.name($0), Int($0.type)) }))
@@ -333,6 +335,7 @@ struct ProtocolDescriptionTests {
         case .takeKeyboardFocus: "takeKeyboardFocus"
         case .listen: "listen"
         case .registerFont: "registerFont"
+        case .output: "output"
         }
     }
 
@@ -348,13 +351,14 @@ struct ProtocolDescriptionTests {
         case .snapshot: "snapshot"
         case .done: "done"
         case .fontRegistered: "fontRegistered"
+        case .outputs: "outputs"
         }
     }
 
     static let everyRequest: [Request] = [
         .screenshot, .tree, .advanceClock(seconds: 0), .stats, .presentation(.root), .presentationTree, .watch,
         .displayPower(on: true, output: ""), .snapshot, .injectInput(.touchUp(id: 0)), .takeKeyboardFocus, .listen(session: ""),
-        .registerFont(byteCount: 0),
+        .registerFont(byteCount: 0), .output(name: "", .none),
     ]
 
     @Test func requestKindsAndPrivilege() {
@@ -379,7 +383,7 @@ struct ProtocolDescriptionTests {
         let replies: [Reply] = [
             .screenshot(Bitmap(width: 1, height: 1)), .tree(""), .advanced(time: 0, framesRendered: 0), .stats([]),
             .presentation(LayerProperties()), .watching, .displayPower(backend: "", outputs: []), .snapshot([]), .done,
-            .fontRegistered(families: []),
+            .fontRegistered(families: []), .outputs(backend: "", []),
         ]
         let described = Self.list("replies")
         #expect(Self.table(described, number: "kind") == Dictionary(uniqueKeysWithValues: replies.map { (Self.name($0), Int($0.kind)) }))
@@ -389,6 +393,7 @@ struct ProtocolDescriptionTests {
             "screenshot": "screenshot", "tree": "tree", "advanceClock": "advanced", "stats": "stats", "presentation": "presentation",
             "presentationTree": "tree", "watch": "watching", "displayPower": "displayPower", "snapshot": "snapshot",
             "injectInput": "done", "takeKeyboardFocus": "done", "listen": "watching", "registerFont": "fontRegistered",
+            "output": "outputs",
         ]
         for entry in Self.list("requests") {
             let name = entry["name"] as? String ?? "?"

@@ -210,6 +210,10 @@ enum ProtocolFixtures {
                 message: .client(.request(id: 13, .listen(session: "kiosk")))),
         Fixture(name: "request-register-font", description: "request id 14: register-font of 70 000 bytes (protocol 1.5; the frame carries one memory-file descriptor)",
                 message: .client(.request(id: 14, .registerFont(byteCount: 70_000)))),
+        Fixture(name: "request-output-list", description: "request id 15: output, no name, change none: list the outputs (protocol 1.7)",
+                message: .client(.request(id: 15, .output(name: "", .none)))),
+        Fixture(name: "request-output-mode", description: "request id 16: output \"headless\", change mode 800x600, refresh 0 (any) (protocol 1.7)",
+                message: .client(.request(id: 16, .output(name: "headless", .mode(OutputMode(width: 800, height: 600)))))),
         Fixture(name: "commit-video",
                 description: "commit serial 9 (protocol 1.6): create-video image 5 \"/srv/clip.webm\", control-video 5 loop true, "
                     + "rate 2, seek 1.5, play, pause, then destroy-image 5",
@@ -287,6 +291,15 @@ enum ProtocolFixtures {
                 message: .server(.reply(id: 10, .done))),
         Fixture(name: "reply-font-registered", description: "reply to request 14: font-registered, families [\"Inter\"] (protocol 1.5)",
                 message: .server(.reply(id: 14, .fontRegistered(families: ["Inter"])))),
+        Fixture(name: "reply-outputs",
+                description: "reply to request 16: outputs, backend \"kms\", one output \"Virtual-1\" at (0, 0) 640x400 points, scale 2, "
+                    + "transform \"90\", mode 800x1280@60, on, modes 800x1280@60 and 1024x768@59.94 (protocol 1.7)",
+                message: .server(.reply(id: 16, .outputs(backend: "kms", [
+                    OutputState(name: "Virtual-1", frame: Rect(x: 0, y: 0, width: 640, height: 400), scale: 2, transform: "90",
+                                mode: OutputMode(width: 800, height: 1280, refresh: 60), modes: [
+                                    OutputMode(width: 800, height: 1280, refresh: 60), OutputMode(width: 1024, height: 768, refresh: 59.94),
+                                ], isOn: true),
+                ])))),
         Fixture(name: "animation-started", description: "animation-event: layer #1, tag 1, did start",
                 message: .server(.animationEvent(AnimationNotice(layer: LayerID(1), tag: 1, started: true, finished: false)))),
         Fixture(name: "animation-stopped", description: "animation-event: layer #1, tag 1, did stop, finished",
@@ -311,6 +324,14 @@ enum ProtocolFixtures {
                                                      velocity: Point(x: 0, y: 1200), time: 1.75)))),
         Fixture(name: "scroll-ended", description: "scroll: layer #4 ended (wheel) at offset (0, 480), time 2.25 (protocol 1.7)",
                 message: .server(.scroll(ScrollEvent(layer: LayerID(4), phase: .ended, source: .wheel, offset: Point(x: 0, y: 480), time: 2.25)))),
+        Fixture(name: "display-changed",
+                description: "display-changed: desktop 1824x600; \"DP-1\" at (0, 0) 800x600, scale 1, \"normal\", 60 Hz; "
+                    + "\"HDMI-A-1\" at (800, 0) 1024x576, scale 1.875, \"flipped-270\", 50 Hz (protocol 1.7)",
+                message: .server(.displayChanged(DisplayLayout(width: 1824, height: 600, outputs: [
+                    DisplayLayout.Output(name: "DP-1", frame: Rect(x: 0, y: 0, width: 800, height: 600), refresh: 60),
+                    DisplayLayout.Output(name: "HDMI-A-1", frame: Rect(x: 800, y: 0, width: 1024, height: 576), scale: 1.875,
+                                         transform: "flipped-270", refresh: 50),
+                ])))),
         Fixture(name: "input-touch-down",
                 description: "input: touch down, injected, layer #3, touch 1, location (10, 20), screen (110, 220), time 1.5 "
                     + "(docs/protocol.md's worked example)",

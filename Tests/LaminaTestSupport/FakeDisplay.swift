@@ -1,5 +1,6 @@
 import LaminaCore
 import LaminaCompositor
+import LaminaProtocol
 
 /// A display backend, its outputs and a renderer that only record what they are asked (no GL,
 /// no KMS): for the frame step, the repaint loop and the compositor's requests, tested without
@@ -55,8 +56,8 @@ public final class RecordingRenderer: Renderer {
 
 public final class FakeOutput: Output {
     public let name: String
-    public let layoutRect: Rect
-    public let pixelWidth: Int, pixelHeight: Int
+    public var layoutRect: Rect
+    public var pixelWidth: Int, pixelHeight: Int
     public var scale: Double = 1
     public var transform: OutputTransform = .normal
     public var refreshInterval: Double? = 1.0 / 60
@@ -124,6 +125,17 @@ public final class FakeBackend: DisplayBackend {
     /// showed at once (a cursor plane).
     public var cursorNeedsFrame = false
     public init() {}
+    /// Where set, a mode change is refused with this reason (a driver that will not).
+    public var modeRefusal: String?
+    /// Resizes the named fake to the mode (its rectangle keeps its origin).
+    public func setMode(_ mode: OutputMode, output name: String) throws {
+        if let modeRefusal { throw OutputChangeRefused(modeRefusal) }
+        guard let o = fakes.first(where: { $0.name == name }) else { throw UnknownOutput(name: name, known: outputNames, backend: self.name) }
+        o.pixelWidth = Int(mode.width)
+        o.pixelHeight = Int(mode.height)
+        o.layoutRect = Rect(x: o.layoutRect.minX, y: o.layoutRect.minY, width: Double(mode.width), height: Double(mode.height))
+        journal.note("mode \(name) \(mode)")
+    }
     public func setCursor(_ position: Point?) -> Bool {
         cursorRequests.append(position)
         return cursorNeedsFrame

@@ -1,4 +1,5 @@
 import LaminaCore
+import LaminaProtocol
 
 /// A place frames go: the headless framebuffers, or the displays of a DRM device (wlroots'
 /// `wlr_backend`, made small). It hands out its `outputs` (`Output`), which the frame step
@@ -55,6 +56,18 @@ public protocol DisplayBackend: AnyObject {
     /// The seat or VT the display is held through, which input devices and VT switches go
     /// through too; nil where there is none (headless).
     var session: (any DisplaySession)? { get }
+    /// Switches the named output to `mode` (`laminactl output NAME mode WxH[@HZ]`); the caller
+    /// has checked the name and the size. Throws `OutputChangeRefused` with the reason where
+    /// the backend or the driver will not. Afterwards the caller handles the change as a
+    /// hotplug (`Compositor.outputsReconfigured`).
+    func setMode(_ mode: OutputMode, output name: String) throws
+}
+
+/// An output change (`laminactl output NAME …`) the backend or the driver refused.
+public struct OutputChangeRefused: Error, CustomStringConvertible {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
 }
 
 /// How a backend holds the display: through a libseat seat, or a VT taken directly (root).
@@ -132,6 +145,9 @@ extension DisplayBackend {
     @discardableResult
     public func setCursor(_ position: Point?) -> Bool { false }
     public var session: (any DisplaySession)? { nil }
+    public func setMode(_ mode: OutputMode, output name: String) throws {
+        throw OutputChangeRefused("changing an output's mode at run time is not yet on the \(self.name) backend (set it in laminad.toml's [[output]] mode and restart)")
+    }
 }
 
 /// What the daemon and the compositor read of the outputs, all outputs together.
@@ -163,6 +179,14 @@ extension DisplayBackend {
         var roots: [String: Rect] = [:]
         for o in outputs { roots[o.name] = o.layoutRect }
         return roots
+    }
+
+    /// The display as the `display-changed` message tells it.
+    public var displayLayout: DisplayLayout {
+        DisplayLayout(width: UInt32(max(0, width)), height: UInt32(max(0, height)), outputs: outputs.map {
+            DisplayLayout.Output(name: $0.name, frame: $0.layoutRect, scale: $0.scale, transform: $0.transform.rawValue,
+                                 refresh: $0.refreshInterval.map { 1 / $0 } ?? 0)
+        })
     }
 
     /// What the outputs' frames drew, all outputs together.

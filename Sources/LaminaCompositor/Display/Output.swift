@@ -1,4 +1,5 @@
 import LaminaCore
+import LaminaProtocol
 
 /// The buffer an output's next frame is drawn into (`Output.beginFrame`), and how much of it
 /// is still good.
@@ -80,6 +81,9 @@ public protocol Output: AnyObject {
     /// output takes it, else why not (the video is then composited): KMS asks the driver with
     /// an atomic TEST_ONLY commit first.
     func scanOut(_ scanout: PlaneScanout?) -> String?
+    /// The modes it can show (`laminactl output`): the connector's on KMS; by default only the
+    /// current one.
+    var modes: [OutputMode] { get }
 }
 
 extension Output {
@@ -87,6 +91,17 @@ extension Output {
     public var overlayPlanes: [OverlayPlane] { [] }
     public func scanOut(_ scanout: PlaneScanout?) -> String? {
         scanout == nil ? nil : "\(name) has no overlay planes"
+    }
+    public var modes: [OutputMode] { [currentMode] }
+
+    /// The mode it shows now: its buffers' size and its refresh (0 where nothing paces it).
+    public var currentMode: OutputMode {
+        OutputMode(width: UInt32(pixelWidth), height: UInt32(pixelHeight), refresh: refreshInterval.map { 1 / $0 } ?? 0)
+    }
+
+    /// The output as the `output` request lists it.
+    public var state: OutputState {
+        OutputState(name: name, frame: layoutRect, scale: scale, transform: transform.rawValue, mode: currentMode, modes: modes, isOn: isOn)
     }
 
     /// Where the output is, for mapping touchscreens and pointers onto the desktop.

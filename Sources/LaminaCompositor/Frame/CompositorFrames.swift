@@ -75,6 +75,7 @@ extension Compositor {
         resize(width: backend.width, height: backend.height)
         setOutputRoots(backend.outputRoots)
         outputsChanged()
+        announceDisplay()
     }
 
     /// The outputs were lit, blanked, connected or lost (power, hotplug, the session): the loop

@@ -36,6 +36,7 @@ extension Compositor {
             case .takeKeyboardFocus: answer = takeKeyboardFocus(for: client)
             case .listen(let session): answer = try listen(to: session, by: client, peer: peer)
             case let .displayPower(on, output): answer = try displayPower(on, output: output)
+            case let .output(name, change): answer = try outputRequest(name: name, change)
             }
             if let answer { reply(client, .reply(id: id, answer)) }
         } catch let refused as RequestRefused {

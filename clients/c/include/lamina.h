@@ -370,7 +370,7 @@ void lamina_connection_close(lamina_connection *conn);
 /** The client's root layer (number 0), sized by laminad to the display. Owned by the connection. */
 lamina_layer *lamina_connection_root(lamina_connection *conn);
 
-/** The display size laminad reported in its welcome. */
+/** The display's size in points: the welcome's, then each LAMINA_EVENT_DISPLAY_CHANGED's (the root's bounds follow). */
 void lamina_connection_display_size(const lamina_connection *conn, uint32_t *width, uint32_t *height);
 
 /** Whether laminad runs a virtual clock (1) or the real one (0). */
@@ -416,6 +416,15 @@ typedef struct lamina_stat {
  * freed with lamina_free(*stats).
  */
 int lamina_connection_stats(lamina_connection *conn, lamina_stat **stats, size_t *count, char **error);
+
+/**
+ * Switches output `name` to a `width` × `height` mode (`refresh` 0: any; privileged, as
+ * `laminactl output NAME mode WxH[@HZ]`). laminad resizes the display and lays it out; every 1.7
+ * client gets LAMINA_EVENT_DISPLAY_CHANGED. LAMINA_ERROR_SERVER with laminad's reason (an unknown
+ * output, a size out of range, a backend that cannot).
+ */
+int lamina_connection_set_output_mode(lamina_connection *conn, const char *name, uint32_t width, uint32_t height,
+                                      double refresh, char **error);
 
 /** An output's name and whether it is on. */
 typedef struct lamina_output_state {
@@ -535,7 +544,17 @@ typedef enum lamina_event_type {
     LAMINA_EVENT_WATCH = 6,
     LAMINA_EVENT_RECONNECTED = 7, /**< connected again and the model replayed (lamina_connection_reconnect, or automatically) */
     LAMINA_EVENT_SCROLL = 8,      /**< laminad scrolled a scroll layer of this client (scrolls_on_touch; 1.7) */
+    LAMINA_EVENT_DISPLAY_CHANGED = 9, /**< laminad's outputs changed: display size and outputs (1.7) */
 } lamina_event_type;
+
+/** One output as LAMINA_EVENT_DISPLAY_CHANGED tells it; valid during the callback only. */
+typedef struct lamina_display_output {
+    const char *name;              /**< the connector's name ("HDMI-A-1"; "headless") */
+    double x, y, width, height;    /**< its rectangle in the desktop, in points */
+    double scale;                  /**< pixels per point */
+    const char *transform;         /**< "normal", "90", "180", "270", "flipped", "flipped-90", … ("outputTransforms") */
+    double refresh;                /**< Hz; 0 where nothing paces it (headless) */
+} lamina_display_output;
 
 /** An event; valid during the callback only. */
 typedef struct lamina_event {
@@ -562,6 +581,10 @@ typedef struct lamina_event {
     int scroll_source;         /**< 0 touch, 1 wheel ("scrollSources") */
     double offset_x, offset_y; /**< the layer's bounds origin now */
     double velocity_x, velocity_y; /**< points per second */
+    /* display-changed events (lamina_connection_display_size and the root's bounds have followed) */
+    uint32_t display_width, display_height;  /**< the desktop's new size in points */
+    size_t output_count;
+    const lamina_display_output *outputs;    /**< output_count entries */
 } lamina_event;
 
 typedef void (*lamina_event_callback)(const lamina_event *event, void *user);

@@ -148,6 +148,7 @@ typedef struct lm_queued_event {
     lamina_event event; /* pointers filled in at dispatch */
     uint32_t tag;
     char *text, *key_name;
+    lamina_display_output *outputs; /* a display-changed's outputs and their names, one allocation */
 } lm_queued_event;
 
 struct lamina_connection {

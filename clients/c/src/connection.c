@@ -233,6 +233,7 @@ void lamina_connection_close(lamina_connection *conn) {
     for (size_t i = conn->event_head; i < conn->event_count; i++) {
         free(conn->events[i].text);
         free(conn->events[i].key_name);
+        free(conn->events[i].outputs);
     }
     free(conn->events);
     for (size_t i = 0; i < conn->tag_count; i++) {

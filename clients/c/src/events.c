@@ -65,6 +65,7 @@ int lm_dispatch_events(lamina_connection *conn) {
         e.layer = lm_layer_at(conn, e.layer_number);
         e.text = q.text;
         e.key_name = q.key_name;
+        e.outputs = q.outputs;
         e.key = "";
         if (e.type == LAMINA_EVENT_ANIMATION_STARTED || e.type == LAMINA_EVENT_ANIMATION_STOPPED) {
             size_t index = 0;
@@ -123,6 +124,7 @@ int lm_dispatch_events(lamina_connection *conn) {
         }
         free(q.text);
         free(q.key_name);
+        free(q.outputs);
         count++;
     }
     conn->event_head = conn->event_count = 0;

@@ -202,6 +202,8 @@ int lm_handle_frame(lamina_connection *conn, uint32_t type, const uint8_t *body,
         q->event = e;
         return LAMINA_OK;
     }
+    case LM_MSG_DISPLAY_CHANGED:
+        return lm_display_changed(conn, &r, why);
     default:
         *why = "a message of an unknown type";
         return LAMINA_ERROR_PROTOCOL;

@@ -8,4 +8,8 @@
  * not a message. */
 int lm_handle_frame(lamina_connection *conn, uint32_t type, const uint8_t *body, size_t length, const char **why);
 
+/* A display-changed message (display.c): the connection's display size follows, and the event is
+ * queued with the outputs; LAMINA_ERROR_PROTOCOL (the reason in *why) when malformed. */
+int lm_display_changed(lamina_connection *conn, lm_reader *r, const char **why);
+
 #endif

@@ -309,6 +309,24 @@ int lamina_connection_display_power(lamina_connection *conn, int on, const char 
     return LAMINA_OK;
 }
 
+int lamina_connection_set_output_mode(lamina_connection *conn, const char *name, uint32_t width, uint32_t height,
+                                      double refresh, char **error) {
+    if (!name || !*name || strlen(name) > LM_KEY_LIMIT || !(refresh >= 0)) {
+        lm_set_error(error, "lamina_connection_set_output_mode: an output name of 1 to 256 bytes and a refresh >= 0 (0: any)");
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    }
+    lm_buf arguments = {0};
+    lm_buf_string(&arguments, name);
+    lm_buf_u8(&arguments, 1); /* outputChanges: mode */
+    lm_buf_u32(&arguments, width);
+    lm_buf_u32(&arguments, height);
+    lm_buf_f64(&arguments, refresh);
+    /* The reply lists every output afterwards; the display-changed event carries what a client needs. */
+    int s = arguments.failed ? LAMINA_ERROR_NO_MEMORY : request(conn, LM_REQ_OUTPUT, &arguments, 12, error);
+    lm_buf_free(&arguments);
+    return s;
+}
+
 /* An inject-input request whose arguments are in `arguments` (kind first); answered by done. */
 static int inject(lamina_connection *conn, lm_buf *arguments, char **error) {
     int s = arguments->failed ? LAMINA_ERROR_NO_MEMORY : request(conn, LM_REQ_INJECT_INPUT, arguments, 10, error);

@@ -286,6 +286,45 @@ static void on_scroll_event(const lamina_event *e, void *user) {
                (int)e->scroll_phase, e->scroll_source, e->offset_x, e->offset_y, e->velocity_x, e->velocity_y, e->time);
 }
 
+static void on_display_event(const lamina_event *e, void *user) {
+    if (e->type != LAMINA_EVENT_DISPLAY_CHANGED)
+        return;
+    record(user, "display %ux%u:", e->display_width, e->display_height);
+    for (size_t i = 0; i < e->output_count; i++) {
+        const lamina_display_output *o = &e->outputs[i];
+        record(user, " %s %g,%g %gx%g scale %g %s %g Hz;", o->name, o->x, o->y, o->width, o->height, o->scale, o->transform,
+               o->refresh);
+    }
+}
+
+/* display-changed.bin decoded into LAMINA_EVENT_DISPLAY_CHANGED; the display size and the
+ * root's bounds follow. */
+static void display_fixture(const char *dir) {
+    int server;
+    lamina_connection *conn = fake_connection(dir, &server);
+    discard_frame(server); /* the hello */
+    recorder events = {{0}};
+    lamina_connection_set_event_callback(conn, on_display_event, &events);
+    write_fixture(server, dir, "display-changed.bin");
+    int dispatched = 0;
+    for (int i = 0; i < 100 && dispatched < 1; i++) {
+        int d = lamina_connection_dispatch(conn);
+        if (d < 0)
+            break;
+        dispatched += d;
+    }
+    const char *expected = "display 1824x600: DP-1 0,0 800x600 scale 1 normal 60 Hz; HDMI-A-1 800,0 1024x576 scale 1.875 "
+                           "flipped-270 50 Hz;";
+    CHECK(dispatched == 1 && strcmp(events.log, expected) == 0, "display-changed event: %s", events.log);
+    uint32_t w = 0, h = 0;
+    double b[4];
+    lamina_connection_display_size(conn, &w, &h);
+    CHECK(w == 1824 && h == 600 && lamina_layer_get_bounds(lamina_connection_root(conn), b) == 0 && b[2] == 1824 && b[3] == 600,
+          "display size %ux%u, root %gx%g", w, h, b[2], b[3]);
+    lamina_connection_close(conn);
+    close(server);
+}
+
 /* Scroll layers: commit-scroll-layer.bin through the public API; the scroll fixtures decoded into
  * events, the layer's bounds reading back laminad's origin until the client sets them. */
 static void scroll_fixtures(const char *dir) {
@@ -795,6 +834,7 @@ static void fixtures(const char *dir) {
     }
 
     scroll_fixtures(dir);
+    display_fixture(dir);
     layout_fixture(dir);
 
     /* Every server fixture cut short at every length, and with every byte flipped: the
@@ -1107,6 +1147,40 @@ static void on_scroll_log(const lamina_event *e, void *user) {
 
 /* A scroll layer of 100 rows: scroll_to read back from laminad's tree and pixels; a drag laminad
  * scrolls itself, reported as scroll events with the bounds following; a refused content size. */
+/* An output's mode changed at run time (protocol 1.7): the event with laminad's numbers, the
+ * display size and the root following; bad requests refused with what was wrong. Puts the
+ * display back to 320x240 for the tests after it. */
+static void display_changes(lamina_connection *conn) {
+    recorder events = {{0}};
+    lamina_connection_set_event_callback(conn, on_display_event, &events);
+    char *error = NULL;
+    CHECK(lamina_connection_set_output_mode(conn, "headless", 200, 150, 0, &error) == 0, "output mode: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    lamina_connection_dispatch(conn);
+    CHECK(strcmp(events.log, "display 200x150: headless 0,0 200x150 scale 1 normal 0 Hz;") == 0, "display-changed: %s", events.log);
+    uint32_t w = 0, h = 0;
+    double b[4];
+    lamina_connection_display_size(conn, &w, &h);
+    CHECK(w == 200 && h == 150 && lamina_layer_get_bounds(lamina_connection_root(conn), b) == 0 && b[2] == 200 && b[3] == 150,
+          "display size %ux%u, root %gx%g", w, h, b[2], b[3]);
+    CHECK(lamina_connection_set_output_mode(conn, "nope", 800, 600, 0, &error) == LAMINA_ERROR_SERVER && error &&
+              strstr(error, "no output named 'nope' (outputs: headless)"),
+          "an unknown output: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    CHECK(lamina_connection_set_output_mode(conn, "headless", 0, 0, 0, &error) == LAMINA_ERROR_SERVER && error &&
+              strstr(error, "mode 0x0 is out of range"),
+          "a 0x0 mode: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    CHECK(lamina_connection_set_output_mode(conn, "headless", 320, 240, 0, &error) == 0, "back to 320x240: %s", error ? error : "?");
+    free(error);
+    lamina_connection_dispatch(conn);
+    lamina_connection_set_event_callback(conn, NULL, NULL);
+    printf("daemon: an output's mode changed at run time and display-changed said so\n");
+}
+
 static void scroll_layers(lamina_connection *conn) {
     char *error = NULL;
     lamina_layer *list = lamina_layer_new_kind(conn, LAMINA_LAYER_KIND_SCROLL);
@@ -2134,6 +2208,7 @@ static int run_daemon(void) {
         poll_loop(conn);
         emitter_layers(conn);
         scroll_layers(conn);
+        display_changes(conn);
         lamina_connection_close(conn);
     }
     /* The default lookup names every place it tried. */

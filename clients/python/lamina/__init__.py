@@ -18,6 +18,7 @@ from .animation import (FOREVER, Animation, AnimationGroup, BasicAnimation, Keyf
 from .connection import (AnimationEvent, Connection, ConnectionEvent, Event, InputEvent, Presentation, ReconnectPolicy,
                          Screenshot, Transaction, TransactionCompleted, WatchEvent, connect, socket_candidates)
 from .errors import ConnectionClosed, LaminaError, ProtocolViolation
+from .events import DisplayChangedEvent
 from .image import Image, SessionImage
 from .emitter import EmitterCell
 from .layout import AutoresizingMask, Constraint
@@ -38,4 +39,5 @@ __all__ = [
     "ReplicatorLayer", "ScrollEvent", "ScrollLayer", "ShapeLayer", "TextLayer", "TransformLayer", "EmitterLayer",
     "EmitterCell", "decode_png", "encode_png", "write_png", "Path",
     "TimingFunction", "TypedValue", "Video", "VideoEvent", "AutoresizingMask", "Constraint",
+    "DisplayChangedEvent",
 ]

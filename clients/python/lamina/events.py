@@ -5,10 +5,11 @@ connection's own below."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Union
+from typing import Any, Dict, List, Tuple, Union
 
 from .layer import AnimationEvent, InputEvent, ScrollEvent
 from .video import VideoEvent
+from .wire import DisplayOutput
 
 
 @dataclass
@@ -25,4 +26,14 @@ class WatchEvent:
     data: Dict[str, Any]
 
 
-Event = Union[AnimationEvent, TransactionCompleted, InputEvent, WatchEvent, VideoEvent, ScrollEvent]
+@dataclass
+class DisplayChangedEvent:
+    """laminad's outputs changed (a mode, a display plugged in or out; protocol 1.7): `size` is
+    the desktop's new size in points (``Connection.display_size`` has it already, and the root
+    layer's bounds), `outputs` each output's name, rectangle, scale, transform and refresh."""
+
+    size: Tuple[int, int]
+    outputs: List[DisplayOutput]
+
+
+Event = Union[AnimationEvent, TransactionCompleted, InputEvent, WatchEvent, VideoEvent, ScrollEvent, DisplayChangedEvent]

@@ -20,7 +20,7 @@ from typing import Any, Callable, Deque, Dict, List, Optional, Set, Tuple, Union
 from . import emitter, protocol, wire
 from .animation import Animation
 from .errors import ConnectionClosed, LaminaError, ProtocolViolation
-from .events import Event, TransactionCompleted, WatchEvent
+from .events import DisplayChangedEvent, Event, TransactionCompleted, WatchEvent
 from .image import Image, SessionImage
 from .layer import AnimationEvent, InputEvent, Layer, ScrollEvent, ScrollLayer, _action_operation, _insert
 from .protocol import Property
@@ -259,6 +259,12 @@ class Link:
             if isinstance(layer, ScrollLayer) and (m.layer, 1) not in self._pending_sets:
                 layer._scrolled(m.offset)
             self._undispatched.append(ScrollEvent(layer, m.layer, m.phase, m.source, m.offset, m.velocity, m.time))
+        elif isinstance(m, wire.DisplayChanged):
+            # laminad fitted the root to the new display already: take its values, send nothing.
+            self.display_size = (m.width, m.height)
+            self._root._values[1] = (0.0, 0.0, float(m.width), float(m.height))
+            self._root._values[2] = (m.width / 2, m.height / 2)
+            self._undispatched.append(DisplayChangedEvent((m.width, m.height), m.outputs))
         elif isinstance(m, wire.Welcome):
             raise ProtocolViolation("a second welcome from laminad")
 

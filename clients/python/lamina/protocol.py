@@ -37,12 +37,14 @@ SERVER_MESSAGES = {
     "clock": 0x89,
     "video": 0x8A,
     "scroll": 0x8B,
+    "displayChanged": 0x8C,
 }
 MSG_HELLO, MSG_COMMIT, MSG_REQUEST = 1, 2, 3
 MSG_WELCOME, MSG_APPLIED, MSG_ERROR, MSG_REPLY = 0x81, 0x82, 0x83, 0x84
 MSG_ANIMATION_EVENT, MSG_TRANSACTION_COMPLETED, MSG_WATCH, MSG_INPUT, MSG_CLOCK = 0x85, 0x86, 0x87, 0x88, 0x89
 MSG_VIDEO = 0x8A
 MSG_SCROLL = 0x8B
+MSG_DISPLAY_CHANGED = 0x8C
 
 # Commit operations.
 OPCODES = {
@@ -119,7 +121,12 @@ REQUESTS = {
     "takeKeyboardFocus": 11,
     "listen": 12,
     "registerFont": 13,
+    "output": 14,
 }
+#: What an ``output`` request changes (protocol 1.7).
+OUTPUT_CHANGES = {"none": 0, "mode": 1}
+#: How an output's picture is turned, as ``outputs`` replies and ``displayChanged`` name it.
+OUTPUT_TRANSFORMS = ["normal", "90", "180", "270", "flipped", "flipped-90", "flipped-180", "flipped-270"]
 REPLIES = {
     "screenshot": 1,
     "tree": 2,
@@ -131,6 +138,7 @@ REPLIES = {
     "snapshot": 9,
     "done": 10,
     "fontRegistered": 11,
+    "outputs": 12,
 }
 INJECTIONS = {
     "touchDown": 1,

@@ -104,6 +104,18 @@ class Requests:
         """Key events go to this client until another takes the focus or receives a press."""
         self._request("takeKeyboardFocus")
 
+    def outputs(self) -> Tuple[str, List[Any]]:
+        """Every output (privileged, ``laminactl output``): the backend's name and a list of
+        `wire.OutputInfo` (name, frame, scale, transform, mode, on, modes)."""
+        return self._request("output", "", "none")
+
+    def set_output_mode(self, name: str, width: int, height: int, refresh: float = 0) -> Tuple[str, List[Any]]:
+        """Switches output `name` to a `width` × `height` mode (`refresh` 0: any; privileged,
+        ``laminactl output NAME mode WxH``). laminad resizes the display and lays it out; every
+        1.7 client gets a `DisplayChangedEvent`. Returns every output afterwards; a refusal
+        (unknown name, size out of range, a backend that cannot) raises `LaminaError`."""
+        return self._request("output", name, "mode", width, height, refresh)
+
     def display_power(self, on: bool, output: str = "") -> Tuple[str, List[Tuple[str, bool]]]:
         """Blanks (`on` False) or lights displays (privileged): `output`, or every one when
         empty. Returns the backend's name and each output's state afterwards."""

@@ -666,6 +666,17 @@ def encode_request(request_id: int, kind: str, *args: Any) -> bytes:
         w.string(args[0])
     elif kind == "registerFont":
         w.u64(int(args[0]))   # the font's bytes travel in a sealed memory file (one descriptor)
+    elif kind == "output":
+        # (name, "none") or (name, "mode", width, height, refresh)
+        change = args[1] if len(args) > 1 else "none"
+        if change not in protocol.OUTPUT_CHANGES:
+            raise ValueError(f"unknown output change {change!r}; known: {', '.join(protocol.OUTPUT_CHANGES)}")
+        w.string(args[0] if args else "")
+        w.u8(protocol.OUTPUT_CHANGES[change])
+        if change == "mode":
+            w.u32(args[2])
+            w.u32(args[3])
+            w.f64(float(args[4]) if len(args) > 4 else 0.0)
     elif args:
         raise ValueError(f"{kind} takes no arguments")
     return frame(protocol.MSG_REQUEST, w.buffer)
@@ -767,8 +778,48 @@ class ScrollMessage:
     time: float
 
 
+@dataclass
+class OutputMode:
+    """A display mode: the panel's pixels (before the transform) and refreshes per second (0:
+    not paced, or in a request any)."""
+    width: int
+    height: int
+    refresh: float = 0.0
+
+
+@dataclass
+class OutputInfo:
+    """One output as an ``outputs`` reply lists it (protocol 1.7): `frame` is its rectangle in
+    the desktop (x, y, width, height) in points; `transform` one of `OUTPUT_TRANSFORMS`."""
+    name: str
+    frame: Tuple[float, float, float, float]
+    scale: float
+    transform: str
+    mode: OutputMode
+    on: bool
+    modes: List[OutputMode]
+
+
+@dataclass
+class DisplayOutput:
+    """One output as a ``displayChanged`` message tells it."""
+    name: str
+    frame: Tuple[float, float, float, float]
+    scale: float
+    transform: str
+    refresh: float
+
+
+@dataclass
+class DisplayChanged:
+    """The outputs changed (protocol 1.7): the desktop's size in points and each output."""
+    width: int
+    height: int
+    outputs: List[DisplayOutput]
+
+
 ServerMessage = Union[Welcome, Applied, LaminaError, Reply, AnimationNotice, TransactionCompleted, WatchLine, InputMessage,
-                      ClockMoved, VideoEvent, ScrollMessage]
+                      ClockMoved, VideoEvent, ScrollMessage, DisplayChanged]
 
 _REPLY_NAMES = {v: k for k, v in protocol.REPLIES.items()}
 _INPUT_NAMES = {v: k for k, v in protocol.INPUT_EVENT_KINDS.items()}
@@ -850,6 +901,14 @@ def decode_server(message_type: int, body: bytes) -> ServerMessage:
         velocity = (r.f64("scroll velocity x"), r.f64("scroll velocity y"))
         msg = ScrollMessage(layer, _SCROLL_PHASE_NAMES[phase], _SCROLL_SOURCE_NAMES[source], offset, velocity,
                             r.f64("scroll time"))
+    elif message_type == protocol.MSG_DISPLAY_CHANGED:
+        width, height = r.u32("display width"), r.u32("display height")
+        outputs = []
+        for _ in range(r.count("display outputs", 52)):
+            name = r.string("output name")
+            frame = (r.f64("x"), r.f64("y"), r.f64("width"), r.f64("height"))
+            outputs.append(DisplayOutput(name, frame, r.f64("scale"), r.string("transform"), r.f64("refresh")))
+        msg = DisplayChanged(width, height, outputs)
     else:
         raise ProtocolViolation(f"unknown message type {message_type:#x}")
     r.finish(f"message type {message_type:#x}")
@@ -894,6 +953,19 @@ def _decode_reply(r: Reader) -> Reply:
         value = [read_operation(r) for _ in range(r.count("snapshot", 5))]
     elif kind == "fontRegistered":
         value = [r.string("family") for _ in range(r.count("families", 4))]
+    elif kind == "outputs":
+        backend = r.string("backend")
+        outputs = []
+        for _ in range(r.count("outputs", 60)):
+            name = r.string("output name")
+            frame = (r.f64("x"), r.f64("y"), r.f64("width"), r.f64("height"))
+            scale, transform = r.f64("scale"), r.string("transform")
+            mode = OutputMode(r.u32("mode width"), r.u32("mode height"), r.f64("mode refresh"))
+            on = r.bool("power")
+            modes = [OutputMode(r.u32("mode width"), r.u32("mode height"), r.f64("mode refresh"))
+                     for _ in range(r.count("modes", 16))]
+            outputs.append(OutputInfo(name, frame, scale, transform, mode, on, modes))
+        value = (backend, outputs)
     return Reply(ident, kind, value)
 
 
@@ -916,5 +988,5 @@ __all__ = [
     "RemoveAnimation", "RemoveAllAnimations", "SetAction", "Settings", "CreateImage", "UpdateImage", "DestroyImage",
     "Operation", "write_operation", "read_operation", "encode_hello", "encode_commit", "encode_request",
     "encode_injection", "decode_server", "Welcome", "Applied", "Reply", "AnimationNotice", "TransactionCompleted",
-    "WatchLine", "InputMessage", "split_frames",
+    "WatchLine", "InputMessage", "OutputMode", "OutputInfo", "DisplayOutput", "DisplayChanged", "split_frames",
 ]

@@ -104,6 +104,8 @@ CLIENT: Dict[str, Callable[[], bytes]] = {
     "request-take-keyboard-focus": lambda: wire.encode_request(12, "takeKeyboardFocus"),
     "request-listen": lambda: wire.encode_request(13, "listen", "kiosk"),
     "request-register-font": lambda: wire.encode_request(14, "registerFont", 70000),
+    "request-output-list": lambda: wire.encode_request(15, "output", "", "none"),
+    "request-output-mode": lambda: wire.encode_request(16, "output", "headless", "mode", 800, 600, 0),
     "commit-video": lambda: wire.encode_commit(9, [
         wire.CreateVideo(5, "/srv/clip.webm"), wire.ControlVideo(5, "loop", True), wire.ControlVideo(5, "rate", 2),
         wire.ControlVideo(5, "seek", 1.5), wire.ControlVideo(5, "play"), wire.ControlVideo(5, "pause"),
@@ -164,6 +166,12 @@ SERVER: Dict[str, object] = {
     "reply-snapshot": wire.Reply(9, "snapshot", [wire.Create(2), wire.Set(2, 8, 0.25), wire.Insert(0, 2, 0)]),
     "reply-done": wire.Reply(10, "done"),
     "reply-font-registered": wire.Reply(14, "fontRegistered", ["Inter"]),
+    "reply-outputs": wire.Reply(16, "outputs", ("kms", [wire.OutputInfo(
+        "Virtual-1", (0.0, 0.0, 640.0, 400.0), 2.0, "90", wire.OutputMode(800, 1280, 60.0), True,
+        [wire.OutputMode(800, 1280, 60.0), wire.OutputMode(1024, 768, 59.94)])])),
+    "display-changed": wire.DisplayChanged(1824, 600, [
+        wire.DisplayOutput("DP-1", (0.0, 0.0, 800.0, 600.0), 1.0, "normal", 60.0),
+        wire.DisplayOutput("HDMI-A-1", (800.0, 0.0, 1024.0, 576.0), 1.875, "flipped-270", 50.0)]),
     "animation-started": wire.AnimationNotice(1, 1, True, False),
     "animation-stopped": wire.AnimationNotice(1, 1, False, True),
     "transaction-completed": wire.TransactionCompleted(1),

@@ -1,0 +1,36 @@
+/// The display's outputs (protocol 1.7): listing and changing them (privileged, as
+/// `laminactl output` does), and following the display when laminad says it changed.
+extension Connection {
+    /// Every output laminad drives: its name, rectangle, scale, transform, mode, the modes it
+    /// can show and its power. A privileged request.
+    public func outputs() async throws -> (backend: String, outputs: [OutputState]) {
+        try await outputRequest(name: "", .none)
+    }
+
+    /// Switches the output `name` to `mode` (a refresh of 0: any) and returns every output as
+    /// it is afterwards. laminad resizes the display, fits every root layer to it and lays out
+    /// what follows it; every 1.7 client is sent `display-changed`. Refused with the reason
+    /// (an unknown name, a size out of range, a backend that cannot) as `LaminaError.server`.
+    @discardableResult
+    public func setOutputMode(_ name: String, _ mode: OutputMode) async throws -> (backend: String, outputs: [OutputState]) {
+        try await outputRequest(name: name, .mode(mode))
+    }
+
+    private func outputRequest(name: String, _ change: OutputChange) async throws -> (backend: String, outputs: [OutputState]) {
+        try await connected()
+        guard case let .outputs(backend, outputs) = try await channel.request(.output(name: name, change)) else {
+            throw unexpected("output")
+        }
+        return (backend, outputs)
+    }
+
+    /// laminad's display changed (`display-changed`): `displaySize` and the root layer's
+    /// bounds and position follow (laminad has fitted the root already, so nothing is sent
+    /// back), the root is laid out again, and `onDisplayChange` is called.
+    func displayChanged(_ layout: DisplayLayout) {
+        displaySize = Size(width: Double(layout.width), height: Double(layout.height))
+        displayLayout = layout
+        rootLayer.takeFittedRoot(displayWidth: displaySize.width, displayHeight: displaySize.height)
+        onDisplayChange(layout)
+    }
+}

@@ -1,0 +1,37 @@
+"""Outputs changed at run time (protocol 1.7): the ``output`` request and the display-changed
+event, through a real headless laminad."""
+
+from __future__ import annotations
+
+import pytest
+
+import lamina
+from lamina.errors import LaminaError
+
+
+def test_a_mode_change_reaches_the_client_with_the_right_numbers(daemon) -> None:
+    with lamina.connect(daemon.socket) as conn:
+        assert conn.display_size == (320, 240)
+        backend, outputs = conn.outputs()
+        assert backend == "headless" and [o.name for o in outputs] == ["headless"]
+        assert (outputs[0].mode.width, outputs[0].mode.height) == (320, 240)
+        assert outputs[0].frame == (0.0, 0.0, 320.0, 240.0) and outputs[0].transform == "normal" and outputs[0].on
+
+        backend, outputs = conn.set_output_mode("headless", 200, 150)
+        assert (outputs[0].mode.width, outputs[0].mode.height) == (200, 150)
+        changes = [e for e in conn.poll_events() if isinstance(e, lamina.DisplayChangedEvent)]
+        assert len(changes) == 1
+        assert changes[0].size == (200, 150)
+        (o,) = changes[0].outputs
+        assert (o.name, o.frame, o.scale, o.transform, o.refresh) == ("headless", (0.0, 0.0, 200.0, 150.0), 1.0, "normal", 0.0)
+        assert conn.display_size == (200, 150)
+        assert conn.root.bounds == (0.0, 0.0, 200.0, 150.0)
+
+
+def test_bad_output_requests_name_what_was_wrong(daemon) -> None:
+    with lamina.connect(daemon.socket) as conn:
+        with pytest.raises(LaminaError, match=r"no output named 'nope' \(outputs: headless\)"):
+            conn.set_output_mode("nope", 800, 600)
+        with pytest.raises(LaminaError, match="mode 0x0 is out of range"):
+            conn.set_output_mode("headless", 0, 0)
+        assert conn.display_size == (320, 240)
