@@ -20,6 +20,7 @@ from .connection import (AnimationEvent, Connection, ConnectionEvent, Event, Inp
 from .errors import ConnectionClosed, LaminaError, ProtocolViolation
 from .image import Image, SessionImage
 from .emitter import EmitterCell
+from .filters import Filter
 from .layout import AutoresizingMask, Constraint
 from .layer import (INHERIT, EmitterLayer, GradientLayer, Layer, ReplicatorLayer, ScrollEvent, ScrollLayer,
                     ShapeLayer, TextLayer,
@@ -37,5 +38,5 @@ __all__ = [
     "ConnectionClosed", "LaminaError", "ProtocolViolation", "Image", "SessionImage", "INHERIT", "GradientLayer", "Layer",
     "ReplicatorLayer", "ScrollEvent", "ScrollLayer", "ShapeLayer", "TextLayer", "TransformLayer", "EmitterLayer",
     "EmitterCell", "decode_png", "encode_png", "write_png", "Path",
-    "TimingFunction", "TypedValue", "Video", "VideoEvent", "AutoresizingMask", "Constraint",
+    "TimingFunction", "TypedValue", "Video", "VideoEvent", "AutoresizingMask", "Constraint", "Filter",
 ]
