@@ -108,6 +108,20 @@ struct LayerFilterRenderingTests {
         #expect(image.pixel(x: lo - Int(radius / 2), y: 60).r > 0)
     }
 
+    /// A masked layer's filters apply to its pixels, and its mask to what they make.
+    @Test("a masked layer is filtered, then masked")
+    func maskedLayer() throws {
+        let mask = SceneLayer(frame: Rect(x: 0, y: 0, width: 10, height: 20), color: .white)
+        let layer = SceneLayer(frame: Rect(x: 0, y: 0, width: 20, height: 20), color: rgb(255, 0, 0), mask: mask) {
+            $0.filters = [LayerFilter(name: "neg", type: .invert)]
+        }
+        let display = try HeadlessDisplay(width: 20, height: 20)
+        try display.present(try drawList([layer], width: 20, height: 20, background: .black))
+        let image = try display.screenshot()
+        #expect(Pixel(image, 5, 10).isClose(to: Pixel(0, 255, 255), tolerance: 2), "\(Pixel(image, 5, 10))")
+        #expect(Pixel(image, 15, 10).isClose(to: Pixel(0, 0, 0), tolerance: 2), "\(Pixel(image, 15, 10))")
+    }
+
     @Test("bad filters are refused naming the filter, and nothing else in the commit is applied",
           arguments: [
               ([LayerFilter.gaussianBlur("soft", radius: 500)], "filters.soft.inputRadius"),
