@@ -37,4 +37,21 @@ struct SceneFilterTests {
         #expect(message(#"{"filters": [{"name": "a"}]}"#).contains("needs a \"type\""))
         #expect(message(#"{"filtres": []}"#).contains("filters"))
     }
+
+    /// `"keyPath": "filters.soft.inputRadius"` animates the named filter's input, as
+    /// `laminactl eval` shows.
+    @Test func inputsAnimateByKeyPath() throws {
+        let scene = try parse(#"""
+            {"sublayers": [{"name": "panel", "filters": [{"name": "soft", "type": "gaussianBlur", "inputRadius": 2}],
+              "animations": {"widen": {"type": "basic", "keyPath": "filters.soft.inputRadius", "fromValue": 0, "toValue": 20,
+                                       "duration": 1, "timingFunction": [0, 0, 1, 1]}}}]}
+            """#)
+        let e = try SceneEvaluator(scene)
+        let p = try #require(e.presentation(of: "panel", at: 0.5))
+        #expect(abs((p.filters.first?.values.first ?? 0) - 10) < 1e-6, "\(p.filters)")
+        let text = try e.evaluate(at: [0.25], layer: "panel", keyPath: "filters.soft.inputRadius")
+        #expect(text.contains("5"), "\(text)")
+        #expect(message(#"{"sublayers": [{"animations": {"x": {"type": "basic", "keyPath": "filters.soft.inputRadios"}}}]}"#)
+            .contains("inputRadius"))
+    }
 }
