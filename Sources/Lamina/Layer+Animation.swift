@@ -7,6 +7,9 @@ public protocol LayerDelegate: AnyObject {
     /// style, the default, on laminad), `.noAnimation` for no animation, or an animation to run
     /// (its key path defaults to `key`).
     @MainActor func action(for layer: Layer, forKey key: String) -> Action?
+    /// `layoutSublayersOfLayer:`: lays out `layer`'s sublayers (Layer+Layout.swift); a
+    /// requirement, so a delegate's own implementation is the one `layoutSublayers()` calls.
+    @MainActor func layoutSublayers(of layer: Layer)
 }
 
 /// Hears when an explicit animation starts and stops (`CAAnimationDelegate`).

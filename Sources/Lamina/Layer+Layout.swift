@@ -9,7 +9,10 @@ import LaminaCore
 extension LayerDelegate {
     /// `layoutSublayersOfLayer:`: lays out `layer`'s sublayers instead of the layer's own
     /// `layoutSublayers()` (which calls it). Does nothing by default.
-    public func layoutSublayers(of layer: Layer) {}
+    @MainActor public func layoutSublayers(of layer: Layer) {}
+
+    /// No action of its own by default: the search goes on.
+    @MainActor public func action(for layer: Layer, forKey key: String) -> Action? { nil }
 }
 
 extension Layer {

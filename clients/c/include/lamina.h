@@ -150,7 +150,8 @@ typedef enum lamina_property {
     LAMINA_PROPERTY_PRESERVES_DEPTH = 93,
     LAMINA_PROPERTY_EMITTER_CELLS = 94,
     /* Layout (1.7): laminad applies them when a superlayer's bounds change. A number holding
-     * the CAAutoresizingMask bits (LAMINA_AUTORESIZING_*); constraints are not settable from C yet. */
+     * the CAAutoresizingMask bits (LAMINA_AUTORESIZING_*), and a list of lamina_constraint
+     * (lamina_layer_set_constraints). */
     LAMINA_PROPERTY_AUTORESIZING_MASK = 100,
     LAMINA_PROPERTY_CONSTRAINTS = 101,
 } lamina_property;
@@ -164,6 +165,31 @@ enum {
     LAMINA_AUTORESIZING_HEIGHT_SIZABLE = 16,
     LAMINA_AUTORESIZING_MAX_Y_MARGIN = 32,
 };
+
+/** CAConstraintAttribute ("constraintAttributes"), for lamina_constraint. */
+typedef enum lamina_constraint_attribute {
+    LAMINA_CONSTRAINT_MIN_X = 0,
+    LAMINA_CONSTRAINT_MID_X = 1,
+    LAMINA_CONSTRAINT_MAX_X = 2,
+    LAMINA_CONSTRAINT_WIDTH = 3,
+    LAMINA_CONSTRAINT_MIN_Y = 4,
+    LAMINA_CONSTRAINT_MID_Y = 5,
+    LAMINA_CONSTRAINT_MAX_Y = 6,
+    LAMINA_CONSTRAINT_HEIGHT = 7,
+} lamina_constraint_attribute;
+
+/**
+ * One CAConstraint: attribute = relative_to.source_attribute × scale + offset. relative_to is
+ * "superlayer" (or NULL) or a sibling's name; laminad resolves them in dependency order and
+ * refuses the commit on a cycle or an unknown name (docs/protocol.md, "Layout").
+ */
+typedef struct lamina_constraint {
+    lamina_constraint_attribute attribute;
+    const char *relative_to;
+    lamina_constraint_attribute source_attribute;
+    double scale;
+    double offset;
+} lamina_constraint;
 
 /** Value types ("valueTypes"); lamina_property_type() gives each property's. */
 typedef enum lamina_value_type {
@@ -687,6 +713,13 @@ int lamina_emitter_cell_set_contents(lamina_emitter_cell *cell, uint32_t image);
 int lamina_emitter_cell_add_cell(lamina_emitter_cell *cell, const lamina_emitter_cell *child);
 /** Sets an emitter layer's emitterCells to copies of `cells` (count 0: none). */
 int lamina_layer_set_emitter_cells(lamina_layer *layer, const lamina_emitter_cell *const *cells, size_t count);
+
+/**
+ * Sets the layer's layout constraints (LAMINA_PROPERTY_CONSTRAINTS; at most 16, replacing the
+ * list; count 0 clears it). The strings are copied. LAMINA_ERROR_INVALID_ARGUMENT for an
+ * attribute out of range, a non-finite scale or offset, or more than 16.
+ */
+int lamina_layer_set_constraints(lamina_layer *layer, const lamina_constraint *constraints, size_t count);
 
 /** Filter types ("filters" in lamina-protocol.json), each with Core Image's one input. */
 typedef enum lamina_filter_type {

@@ -219,6 +219,29 @@ int lamina_layer_set_emitter_cells(lamina_layer *layer, const lamina_emitter_cel
     return OP_END(layer->conn);
 }
 
+int lamina_layer_set_constraints(lamina_layer *layer, const lamina_constraint *constraints, size_t count) {
+    if ((count && !constraints) || count > 16)
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < count; i++) {
+        const lamina_constraint *c = &constraints[i];
+        if ((int)c->attribute < 0 || c->attribute > LAMINA_CONSTRAINT_HEIGHT || (int)c->source_attribute < 0 ||
+            c->source_attribute > LAMINA_CONSTRAINT_HEIGHT || !isfinite(c->scale) || !isfinite(c->offset) ||
+            (c->relative_to && strlen(c->relative_to) > 65536))
+            return LAMINA_ERROR_INVALID_ARGUMENT;
+    }
+    SET_BEGIN(layer, LAMINA_PROPERTY_CONSTRAINTS, LAMINA_VALUE_CONSTRAINT_LIST);
+    lm_buf_u32(b, (uint32_t)count);
+    for (size_t i = 0; i < count; i++) {
+        const lamina_constraint *c = &constraints[i];
+        lm_buf_u8(b, (uint8_t)c->attribute);
+        lm_buf_u8(b, (uint8_t)c->source_attribute);
+        lm_buf_string(b, c->relative_to ? c->relative_to : "superlayer");
+        lm_buf_f64(b, c->scale);
+        lm_buf_f64(b, c->offset);
+    }
+    return OP_END(layer->conn);
+}
+
 int lamina_layer_set_filters(lamina_layer *layer, const lamina_filter *filters, size_t count) {
     if ((count && !filters) || count > 8)
         return LAMINA_ERROR_INVALID_ARGUMENT;

@@ -383,6 +383,40 @@ static void scroll_fixtures(const char *dir) {
     close(server);
 }
 
+/* Layout: commit-layout.bin through the public API (an autoresizing mask and two constraints),
+ * and the constraint setter's refusals. */
+static void layout_fixture(const char *dir) {
+    int server;
+    lamina_connection *conn = fake_connection(dir, &server);
+    discard_frame(server); /* the hello */
+    conn->next_layer = 1;
+    lamina_layer *panel = lamina_layer_new(conn);
+    lamina_constraint constraints[2] = {
+        {LAMINA_CONSTRAINT_MID_X, "superlayer", LAMINA_CONSTRAINT_MID_X, 1, 0},
+        {LAMINA_CONSTRAINT_MIN_Y, "title", LAMINA_CONSTRAINT_MAX_Y, 0.5, 8},
+    };
+    CHECK(panel && lamina_layer_number(panel) == 1 &&
+              lamina_layer_set_number(panel, LAMINA_PROPERTY_AUTORESIZING_MASK,
+                                      LAMINA_AUTORESIZING_WIDTH_SIZABLE | LAMINA_AUTORESIZING_HEIGHT_SIZABLE) == 0 &&
+              lamina_layer_set_constraints(panel, constraints, 2) == 0,
+          "a layer's layout setters");
+    lamina_constraint bad = {(lamina_constraint_attribute)8, NULL, LAMINA_CONSTRAINT_MIN_X, 1, 0};
+    lamina_constraint nan_offset = {LAMINA_CONSTRAINT_MIN_X, NULL, LAMINA_CONSTRAINT_MIN_X, 1, NAN};
+    lamina_constraint many[17];
+    for (int i = 0; i < 17; i++)
+        many[i] = constraints[0];
+    CHECK(lamina_layer_set_constraints(panel, &bad, 1) == LAMINA_ERROR_INVALID_ARGUMENT &&
+              lamina_layer_set_constraints(panel, &nan_offset, 1) == LAMINA_ERROR_INVALID_ARGUMENT &&
+              lamina_layer_set_constraints(panel, many, 17) == LAMINA_ERROR_INVALID_ARGUMENT &&
+              lamina_layer_set_constraints(panel, NULL, 1) == LAMINA_ERROR_INVALID_ARGUMENT,
+          "constraints refused: an attribute out of range, a NaN offset, more than 16, no list");
+    conn->serial = 2; /* the fixture's serial is 3 */
+    CHECK(lamina_connection_commit(conn) == 0, "commit the layout");
+    expect_frame(server, dir, "commit-layout.bin");
+    lamina_connection_close(conn);
+    close(server);
+}
+
 static void fixtures(const char *dir) {
     /* hello: the library's encoder with the fixture's fields. */
     lm_buf hello = {0};
@@ -797,6 +831,7 @@ static void fixtures(const char *dir) {
     }
 
     scroll_fixtures(dir);
+    layout_fixture(dir);
     filter_fixture(dir);
 
     /* Every server fixture cut short at every length, and with every byte flipped: the
