@@ -122,6 +122,28 @@ struct LayerFilterRenderingTests {
         #expect(Pixel(image, 15, 10).isClose(to: Pixel(0, 0, 0), tolerance: 2), "\(Pixel(image, 15, 10))")
     }
 
+    /// A still filtered layer is a group like any other: kept in the group cache, its passes
+    /// run once, and drawn from there with the pixels of a fresh draw.
+    @Test("a still filtered layer is drawn from the group cache")
+    func cached() throws {
+        let layer = SceneLayer(frame: Rect(x: 20, y: 20, width: 40, height: 40), color: rgb(200, 80, 40)) {
+            $0.filters = [.gaussianBlur("soft", radius: 6), .amount("s", .saturate, 0.5)]
+        }
+        let list = try drawList([layer], width: 100, height: 100, background: .black)
+        let backend = try HeadlessDisplay(width: 100, height: 100)
+        backend.damageTracking = false
+        try backend.present(list)
+        let passes = backend.renderer.filterPasses, hits = backend.renderer.groupCache.hits
+        try backend.present(list)
+        #expect(backend.renderer.groupCache.hits - hits == 1 && backend.renderer.filterPasses == passes)
+        let cached = try backend.screenshot()
+        backend.renderer.cachesGroups = false
+        try backend.present(list)
+        #expect(backend.renderer.filterPasses == passes + 3, "a blur's two passes and one colour pass")
+        let d = cached.difference(from: try backend.screenshot())
+        #expect(d.worst <= 1, "largest channel difference \(d.worst)")
+    }
+
     @Test("bad filters are refused naming the filter, and nothing else in the commit is applied",
           arguments: [
               ([LayerFilter.gaussianBlur("soft", radius: 500)], "filters.soft.inputRadius"),
