@@ -76,6 +76,21 @@ struct LayerFilterRenderingTests {
         }
     }
 
+    /// Colour filters act on straight colour: a translucent layer's colour is inverted, and its
+    /// alpha kept, before it is composited.
+    @Test("colour filters act on straight colour, keeping alpha")
+    func translucent() throws {
+        let layer = SceneLayer(frame: Rect(x: 0, y: 0, width: 8, height: 8), color: rgb(200, 100, 50, 128)) {
+            $0.filters = [LayerFilter(name: "neg", type: .invert)]
+        }
+        let display = try HeadlessDisplay(width: 8, height: 8)
+        try display.present(try drawList([layer], width: 8, height: 8, background: .black))
+        let a = 128.0 / 255
+        let want = Pixel(Int((55 * a).rounded()), Int((155 * a).rounded()), Int((205 * a).rounded()))
+        let got = Pixel(try display.screenshot(), 4, 4)
+        #expect(got.isClose(to: want, tolerance: 2), "\(got), formula \(want)")
+    }
+
     /// The discrete Gaussian of σ = radius / 3 over ±⌈3σ⌉ pixels, normalised, as a CPU
     /// reference: a white square's blur is the product of the blurred edges along x and y.
     static func blurredEdge(_ x: Int, from lo: Int, to hi: Int, radius: Double) -> Double {
