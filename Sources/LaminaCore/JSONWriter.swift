@@ -83,6 +83,17 @@ public struct JSONWriter: Sendable {
             }.joined(separator: ",") + "]"
         case .emitterCells(let cells):
             emitterCells(cells)
+        case .filters(let list):
+            // As scene files write them: {"name", "type", input}.
+            beginArray()
+            for f in list {
+                beginObject()
+                key("name"); value(.string(f.name))
+                key("type"); value(.string(f.type.rawValue))
+                if let input = f.type.input, let v = f[input] { key(input.rawValue); value(v) }
+                endObject()
+            }
+            endArray()
         }
     }
 

@@ -70,6 +70,8 @@ public struct LayerProperties: Hashable, Sendable {
     /// The shape of the corners `cornerRadius` rounds (background, border, shadow and the
     /// `masksToBounds` clip alike).
     public var cornerCurve: CornerCurve = .circular
+    /// Filters applied, in order, to the layer and its sublayers drawn as one group.
+    public var filters: [LayerFilter] = []
 
     /// The layer's class, fixed at creation (not a property key).
     public var kind: LayerKind = .layer
@@ -246,6 +248,7 @@ public struct LayerProperties: Hashable, Sendable {
         case .cornerCurve: .string(cornerCurve.rawValue)
         case .autoresizingMask: .number(Double(autoresizingMask.rawValue))
         case .constraints: .constraints(constraints)
+        case .filters: .filters(filters)
         case .emitterPosition, .emitterZPosition, .emitterSize, .emitterDepth, .emitterShape, .emitterMode, .renderMode,
              .birthRate, .lifetime, .velocity, .scale, .spin, .seed, .preservesDepth, .emitterCells: emitter[key]
         case .scrollMode: .string(scrollMode.rawValue)
@@ -271,6 +274,7 @@ public struct LayerProperties: Hashable, Sendable {
         }
         guard value.isFinite else {
             if case .emitterCells(let cells) = value { try EmitterCell.validate(cells) }
+            if case .filters(let list) = value { try LayerFilter.validate(list) }
             throw .notFinite(key: key)
         }
         if EmitterProperties.holds(key) { try EmitterProperties.check(key, value) }
@@ -292,6 +296,8 @@ public struct LayerProperties: Hashable, Sendable {
             guard x >= 0, x <= 63, x.rounded() == x else {
                 throw .outOfRange(key: key, reason: "an autoresizing mask is a whole number from 0 to 63 (got \(x))")
             }
+        case (_, .filters(let list)):
+            try LayerFilter.validate(list)
         case (_, .constraints(let list)):
             try Self.checkCount(key, list.count, limit: LayoutConstraint.perLayerLimit, noun: "constraints")
             if let c = list.first(where: { $0.relativeTo.isEmpty }) {
@@ -483,6 +489,9 @@ public struct LayerProperties: Hashable, Sendable {
         case .constraints(let v):
             guard key == .constraints else { return false }
             constraints = v
+        case .filters(let v):
+            guard key == .filters else { return false }
+            filters = v
         case .emitterCells:
             return false
         }

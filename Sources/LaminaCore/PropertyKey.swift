@@ -98,6 +98,10 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     case scrollContentSize = 74
     /// A touch scroll settles on whole multiples of the bounds size.
     case pagingEnabled = 75
+    // Filters (protocol 1.7).
+    /// `filters`: named filters applied to the layer and its sublayers drawn as a group
+    /// (`LayerFilter`); their inputs animate by key path (`filters.NAME.inputRadius`).
+    case filters = 76
     // Emitter layers (`CAEmitterLayer`, protocol 1.7): 80–94, in `EmitterProperties`.
     case emitterPosition = 80
     case emitterZPosition = 81
@@ -210,6 +214,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .scrollsOnTouch: "scrollsOnTouch"
         case .scrollContentSize: "scrollContentSize"
         case .pagingEnabled: "pagingEnabled"
+        case .filters: "filters"
         case .emitterPosition: "emitterPosition"
         case .emitterZPosition: "emitterZPosition"
         case .emitterSize: "emitterSize"
@@ -282,6 +287,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .locations, .lineDashPattern: .numbers
         case .constraints: .constraints
         case .emitterCells: .emitterCells
+        case .filters: .filters
         }
     }
 
@@ -330,7 +336,10 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              // own values animate by key path (`emitterCells.NAME.birthRate`).
              .emitterShape, .emitterMode, .renderMode, .seed, .preservesDepth, .emitterCells,
              // Scroll layers scroll through bounds.origin, which animates; their settings do not.
-             .scrollMode, .scrollsOnTouch, .scrollContentSize, .pagingEnabled: false
+             .scrollMode, .scrollsOnTouch, .scrollContentSize, .pagingEnabled,
+             // The list switches at once; each filter's input animates by key path
+             // (`filters.NAME.inputRadius`).
+             .filters: false
         default: true
         }
     }
@@ -351,6 +360,8 @@ public enum PropertyValueType: UInt8, Sendable, CustomStringConvertible {
     case layer = 13
     /// An emitter layer's cells (`emitterCells`), each a list of fields and its own cells.
     case emitterCells = 14
+    /// A layer's filters (`filters`): each a name, a type and its input's numbers.
+    case filters = 15
     /// A layer's layout constraints (`constraints`; 20, leaving room for other list types).
     case constraints = 20
 
@@ -371,6 +382,7 @@ public enum PropertyValueType: UInt8, Sendable, CustomStringConvertible {
         case .layer: "layer"
         case .constraints: "constraint list"
         case .emitterCells: "emitter cells"
+        case .filters: "filter list"
         }
     }
 }
@@ -392,6 +404,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
     case layer(UInt32)
     case constraints([LayoutConstraint])
     case emitterCells([EmitterCell])
+    case filters([LayerFilter])
 
     public var type: PropertyValueType {
         switch self {
@@ -410,6 +423,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .layer: .layer
         case .constraints: .constraints
         case .emitterCells: .emitterCells
+        case .filters: .filters
         }
     }
 
@@ -427,6 +441,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .path(let p): p.isFinite
         case .constraints(let v): v.allSatisfy(\.isFinite)
         case .emitterCells(let cells): cells.allSatisfy(\.isFinite)
+        case .filters(let list): list.allSatisfy { $0.values.allSatisfy(\.isFinite) }
         case .bool, .string, .image, .layer: true
         }
     }
@@ -448,6 +463,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .layer(let n): n == 0 ? "nil" : "layer #\(n)"
         case .constraints(let v): "[" + v.map(\.description).joined(separator: ", ") + "]"
         case .emitterCells(let cells): "[" + cells.map { "cell '\($0.name)'" }.joined(separator: ", ") + "]"
+        case .filters(let list): "[" + list.map(\.description).joined(separator: ", ") + "]"
         }
     }
 }

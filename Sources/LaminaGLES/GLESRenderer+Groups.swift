@@ -39,7 +39,9 @@ extension GLESRenderer {
         // A shadow's blur reads around the box (at most twice the reach of a full-resolution
         // kernel, sigma < 3: 18 pixels): clear that too, so nothing an earlier group left there
         // leaks into the shadow.
-        scissor(c.shadow == nil ? box : box.expanded(by: 20).intersection(frame.viewport))
+        // A filter's blur reads as far around the box as it reaches.
+        let ring = (c.shadow == nil ? 0 : 20) + (c.filters.map { Self.filterMargin($0, c.transform) } ?? 0)
+        scissor(ring == 0 ? box : box.expanded(by: ring).intersection(frame.viewport).pixelAligned)
         glClearColor(0, 0, 0, 0)
         glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
         scissor(box)
@@ -56,8 +58,9 @@ extension GLESRenderer {
         if frame.clips.count > frame.clipBase { frame.clips.removeSubrange(frame.clipBase...) }
         frame.clipBase = group.clipBase
         frame.clipVersion += 1
-        let source = groupTargets[frame.groups.count]
         let c = commands[group.command]
+        var source = groupTargets[frame.groups.count]
+        if let filters = c.filters { source = try applyFilters(filters, to: source, group.box, transform: c.transform) }
         let capture = try beginCapture(group, commands)
         bindCurrentTarget()
         if let shadow = c.shadow { try drawGroupShadow(source, group.box, c, shadow) }

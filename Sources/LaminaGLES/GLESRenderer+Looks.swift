@@ -109,9 +109,11 @@ extension GLESRenderer {
         if frame.clips.count > frame.clipBase { frame.clips.removeSubrange(frame.clipBase...) }
         frame.clipBase = group.clipBase
         frame.clipVersion += 1
-        let source = groupTargets[frame.groups.count]
         let maskTarget = groupTargets[frame.groups.count + 1]
         let c = commands[group.command]
+        // The filters apply to the group's pixels, and the mask to what they make.
+        var source = groupTargets[frame.groups.count]
+        if let filters = c.filters { source = try applyFilters(filters, to: source, group.box, transform: c.transform) }
         // A masked group kept in the cache composites into its appearance first.
         let capture = try beginCapture(group, commands)
         bindCurrentTarget()

@@ -45,6 +45,10 @@ public final class GLESRenderer: Renderer {
     var groupTargets: [OffscreenTarget] = []
     /// The scratch targets of a shadow's blur passes.
     var blurTargets: [OffscreenTarget] = []
+    /// The scratch target a group's `filters` ping-pong with (GLESRenderer+Filters.swift).
+    var filterTarget: OffscreenTarget?
+    /// Filter passes drawn since start (a blur counts two).
+    public internal(set) var filterPasses = 0
     /// What gradients, masks and path shadows keep between frames (GLESRenderer+Looks.swift).
     var looks = LooksState()
     /// Reused for uniform arrays so uploads allocate nothing.

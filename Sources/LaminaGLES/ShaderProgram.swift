@@ -125,6 +125,10 @@ struct RendererPrograms {
     /// The same reading the backdrop from the framebuffer, where the context can
     /// (GL_EXT_shader_framebuffer_fetch); nil elsewhere.
     let fetchBlend: ProgramVariants<FetchBlendUniforms>?
+    /// `Shaders.filterBlur`: one pass of a group's gaussianBlur filter.
+    let filterBlur: ProgramVariants<FilterBlurUniforms>
+    /// `Shaders.colorMatrix`: a group's colour filters.
+    let colorMatrix: ProgramVariants<ColorMatrixUniforms>
     /// Every program, in slot order.
     let all: [GLuint]
 
@@ -154,6 +158,8 @@ struct RendererPrograms {
             maskedComposite = try variants("maskedComposite")
             blend = try variants("blend")
             fetchBlend = framebufferFetch ? try variants("fetch blend") : nil
+            filterBlur = try variants("filter blur")
+            colorMatrix = try variants("colour matrix")
         } catch {
             for p in made { glDeleteProgram(p) }
             throw error

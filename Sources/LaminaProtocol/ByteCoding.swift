@@ -159,6 +159,13 @@ extension ByteWriter {
                 u8(c.attribute.rawValue); u8(c.sourceAttribute.rawValue); string(c.relativeTo); f64(c.scale); f64(c.offset)
             }
         case .emitterCells(let cells): emitterCells(cells)
+        case .filters(let list):
+            // u32 count, then per filter: string name, u8 type, u8 number count, the numbers.
+            u32(UInt32(list.count))
+            for f in list {
+                string(f.name); u8(f.type.wireTag); u8(UInt8(clamping: f.values.count))
+                for d in f.values { f64(d) }
+            }
         }
     }
 
@@ -240,7 +247,35 @@ extension ByteReader {
             }
             return .constraints(v)
         case .emitterCells: return .emitterCells(try emitterCells(field, depth: 1))
+        case .filters: return .filters(try filters(field))
         }
+    }
+
+    /// Reads a `filters` list, refusing more than `LayerFilter.maximumCount`, an unknown type, and
+    /// an input of the wrong size for its type (ranges are the layer model's to check).
+    mutating func filters(_ field: String) throws(DecodeError) -> [LayerFilter] {
+        let n = Int(try u32(field + " count"))
+        guard n <= LayerFilter.maximumCount else {
+            throw .invalid(field: field, reason: "\(n) filters is more than the limit of \(LayerFilter.maximumCount) a layer may have")
+        }
+        var list: [LayerFilter] = []
+        for _ in 0..<n {
+            let name = try string(field + " name", limit: LayerFilter.maximumNameLength)
+            let tag = try u8(field + " type")
+            guard let type = FilterType(wireTag: tag) else {
+                throw .invalid(field: field + "." + name, reason: "unknown filter type \(tag); 1–7 are "
+                               + FilterType.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            let count = Int(try u8(field + " input count"))
+            let expected = type.input?.count ?? 0
+            guard count == expected else {
+                throw .invalid(field: field + "." + name, reason: "\(type.rawValue) takes \(expected) input number\(expected == 1 ? "" : "s"), got \(count)")
+            }
+            var values: [Double] = []
+            for _ in 0..<count { values.append(try f64(field + "." + name)) }
+            list.append(LayerFilter(name: name, type: type, values: values))
+        }
+        return list
     }
 
     /// Reads an `emitterCells` list, refusing more than `EmitterCell.maximumCells` a list,

@@ -400,6 +400,8 @@ enum SceneParser {
             return .path(try ScenePathParser.path(json, path: path))
         case .constraints:
             return try SceneLayoutParser.constraints(json, path: path)
+        case .filters:
+            return try SceneFilterParser.filters(json, path: path)
         case .image, .layer, .emitterCells:
             throw SceneError(path: path, message: "'\(key)' cannot be set from a scene file yet")
         }

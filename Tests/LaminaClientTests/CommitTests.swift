@@ -155,4 +155,26 @@ struct CommitTests {
         #expect(try server.nextCommit() == [.set(LayerID(1), .compositingFilter, .string(""))])
         #expect(layer.compositingFilter == nil)
     }
+
+    /// `filters` go as one filter-list value; an input animates by `filters.NAME.input`.
+    @Test func filtersGoAsAListAndAnimateByKeyPath() throws {
+        let server = try ScriptedLaminad()
+        let (c, layer) = try server.connectWithOneLayer()
+        defer { server.finish(c) }
+        #expect(layer.filters.isEmpty)
+        let list: [Filter] = [.gaussianBlur("soft", radius: 8), .amount("grey", .saturate, 0.2)]
+        layer.filters = list
+        Transaction.flush()
+        #expect(try server.nextCommit() == [.set(LayerID(1), .filters, .filters(list))])
+        #expect(layer.filters == list)
+        let blur = BasicAnimation(keyPath: "filters.soft.inputRadius", fromValue: .number(8), toValue: .number(20))
+        layer.add(.basic(blur), forKey: "blur")
+        Transaction.flush()
+        let ops = try server.nextCommit()
+        guard case .addAnimation(LayerID(1), "blur", _, .basic(let sent))? = ops.first else {
+            Issue.record("expected the blur animation, got \(ops)")
+            return
+        }
+        #expect(sent.keyPath == "filters.soft.inputRadius" && sent.toValue == .number(20))
+    }
 }

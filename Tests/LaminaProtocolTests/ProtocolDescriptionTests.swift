@@ -237,6 +237,7 @@ struct ProtocolDescriptionTests {
         case .layer: "layer"
         case .constraints: "constraintList"
         case .emitterCells: "emitterCells"
+        case .filters: "filterList"
         }
     }
 
@@ -292,6 +293,21 @@ struct ProtocolDescriptionTests {
         }
     }
 
+    @Test func filterTypesBothWays() throws {
+        let table = Self.object("filters")
+        #expect(table["maxFilters"] as? Int == LayerFilter.maximumCount)
+        #expect(table["maxBlurRadius"] as? Int == Int(LayerFilter.maximumRadius))
+        let types = try #require(table["types"] as? [[String: Any]])
+        #expect(types.map { $0["name"] as? String ?? "" } == FilterType.allCases.map(\.rawValue))
+        for (entry, type) in zip(types, FilterType.allCases) {
+            #expect(entry["tag"] as? Int == Int(type.wireTag), "tag of \(type)")
+            #expect(entry["input"] as? String == type.input?.rawValue, "input of \(type)")
+            #expect(entry["count"] as? Int == (type.input?.count ?? 0), "count of \(type)")
+            let defaults = (entry["default"] as? [Any])?.compactMap { ($0 as? NSNumber)?.doubleValue }
+            #expect(defaults == type.defaultValues, "default of \(type)")
+        }
+    }
+
     /// A JSON value in the form lamina-protocol.json gives defaults in.
     static func value(_ v: Any, _ type: PropertyValueType) -> PropertyValue? {
         let numbers = (v as? [Any])?.compactMap { ($0 as? NSNumber)?.doubleValue }
@@ -315,6 +331,7 @@ struct ProtocolDescriptionTests {
         case .layer: return (v as? Int).map { .layer(UInt32($0)) }
         case .constraints: return (v as? [Any])?.isEmpty == true ? .constraints([]) : nil
         case .emitterCells: return (v as? [Any])?.isEmpty == true ? .emitterCells([]) : nil
+        case .filters: return (v as? [Any])?.isEmpty == true ? .filters([]) : nil
         }
     }
 

@@ -251,6 +251,16 @@ enum ProtocolFixtures {
                     .set(LayerID(4), .pagingEnabled, .bool(true)),
                     .set(LayerID(4), .bounds, .rect(Rect(x: 0, y: 120, width: 320, height: 240))),
                 ])))),
+        Fixture(name: "commit-filters",
+                description: "commit serial 11 (protocol 1.7): set #1 filters [gaussianBlur \"soft\" inputRadius 8, "
+                    + "saturate \"grey\" inputAmount 0.5, invert \"neg\", colorMatrix \"swap\" inputMatrix "
+                    + "(R ← G, G ← R, B, A; bias 0.1 on blue)]",
+                message: .client(.commit(Commit(serial: 11, operations: [
+                    .set(LayerID(1), .filters, .filters([
+                        .gaussianBlur("soft", radius: 8), .amount("grey", .saturate, 0.5), LayerFilter(name: "neg", type: .invert),
+                        .colorMatrix("swap", [0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0.1, 0]),
+                    ])),
+                ])))),
     ]
 
     static let server: [Fixture] = [

@@ -80,6 +80,16 @@ extension Transform3D {
     }
 }
 
+extension DrawFilters {
+    /// The blurs' reach in display pixels under `transform`, and a pixel for the linear taps.
+    public func displayReach(_ transform: Transform3D) -> Double {
+        let r = reach
+        guard r > 0 else { return 0 }
+        let scale = transform.approximateScale
+        return r * (scale.isFinite ? scale : 0) + 2
+    }
+}
+
 extension DrawCommand {
     /// The box around the points of `polygons`, or nil for none.
     public static func boundingRect(_ polygons: [[Point]]) -> Rect? { Rect(bounding: polygons.joined()) }
@@ -148,9 +158,14 @@ public struct CommandExtents: Sendable {
             case .endGroup:
                 guard let begin = open.popLast() else { break }
                 if let g = groupsOpen.popLast() { ends[g] = i }
+                let g = commands[begin]
+                if let f = g.filters, !boxes[begin].isEmpty {
+                    // A blur spreads the group's pixels by its reach: the group is drawn and
+                    // composited over that much more, and damage inside it grows as far.
+                    boxes[begin] = boxes[begin].expanded(by: f.displayReach(g.transform))
+                }
                 let content = boxes[begin]
                 box = content
-                let g = commands[begin]
                 if let s = g.shadow, !content.isEmpty {
                     let reach = 1.5 * s.radius * g.transform.approximateScale + 2
                     let o = g.transform.displayOffset(of: s.offset, at: Point(x: g.bounds.midX, y: g.bounds.midY))

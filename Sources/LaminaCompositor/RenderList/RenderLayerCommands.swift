@@ -316,6 +316,8 @@ private struct LayerGroup {
     /// `compositingFilter`: how the group (the outer one, when double) blends with what lies
     /// behind it. A blended layer is always a group, even around one draw.
     let blendMode: BlendMode?
+    /// `filters`: applied to the group's pixels. A filtered layer is always a group.
+    let filters: DrawFilters?
     /// The opacity of the layer's own draws: inside a group the layer draws at full opacity, and
     /// the group is composited with it.
     var inner: Double { isNeeded ? 1 : layerOpacity }
@@ -330,7 +332,8 @@ private struct LayerGroup {
         let ownContentOverlaps = drawsImage && (look.fillVisible || look.borderVisible) && opacity < 1
         let maskNeedsGroup = offscreenMask || maskAlpha < 1
         blendMode = p.compositingFilter
-        isNeeded = shadowOfPixels || maskNeedsGroup || ownContentOverlaps || blendMode != nil
+        filters = p.filters.isEmpty ? nil : DrawFilters(p.filters)
+        isNeeded = shadowOfPixels || maskNeedsGroup || ownContentOverlaps || blendMode != nil || filters != nil
             || (hasSublayers && p.allowsGroupOpacity && p.opacity < 1)
         layerOpacity = opacity
         self.opacity = opacity * maskAlpha
@@ -343,6 +346,7 @@ private struct LayerGroup {
             var c = DrawCommand(kind: .beginGroup, transform: toDisplay, bounds: look.bounds,
                                 opacity: isDouble ? layerOpacity : opacity, shadow: shadow)
             c.blendMode = blendMode
+            c.filters = filters
             commands.append(c)
         }
         if isDouble {
@@ -356,7 +360,7 @@ private struct LayerGroup {
     func end(shadowOfPixels: Bool, groupStart: Int, into commands: inout [DrawCommand]) {
         if commands.count == groupStart + 1 {
             commands.removeLast()
-        } else if !shadowOfPixels, blendMode == nil, commands.count == groupStart + 2, Self.isOneDraw(commands[groupStart + 1].kind) {
+        } else if !shadowOfPixels, blendMode == nil, filters == nil, commands.count == groupStart + 2, Self.isOneDraw(commands[groupStart + 1].kind) {
             var only = commands.removeLast()
             commands.removeLast()
             only.opacity *= opacity

@@ -183,6 +183,10 @@ public struct DrawCommand: Sendable, Equatable {
     /// casts, which is drawn below them as usual) blend with what lies behind them in the
     /// target the group is composited into; nil composites source-over.
     public var blendMode: BlendMode?
+    /// For `beginGroup`: the layer's `filters`, applied to the group's pixels before it is
+    /// composited (and before a shadow of its pixels is cast); the group's box grows by their
+    /// reach.
+    public var filters: DrawFilters?
     /// The textured draw of a `contents` command.
     public var contents: DrawContents?
     /// The gradient (`gradient`).

@@ -57,12 +57,16 @@ public struct AnimationKeyPath: Hashable, Sendable, CustomStringConvertible {
     /// For `emitterCells.NAME(.emitterCells.NAME2…).field`: the cell names from the layer down
     /// and the field (EmitterKeyPath.swift); nil for every other key path.
     public let cell: EmitterCellKeyPath?
+    /// For `filters.NAME.inputKey`: the filter's name and input (FilterKeyPath.swift); nil for
+    /// every other key path.
+    public let filter: FilterKeyPath?
 
     /// A key path for a whole property or one of its fields. Use `parse(_:)` for text.
     public init(_ property: PropertyKey, _ component: Component = .whole) {
         self.property = property
         self.component = component
         self.cell = nil
+        self.filter = nil
     }
 
     /// A key path to a field of an emitter cell.
@@ -70,6 +74,15 @@ public struct AnimationKeyPath: Hashable, Sendable, CustomStringConvertible {
         self.property = .emitterCells
         self.component = .whole
         self.cell = cell
+        self.filter = nil
+    }
+
+    /// A key path to an input of a filter.
+    public init(filter: FilterKeyPath) {
+        self.property = .filters
+        self.component = .whole
+        self.cell = nil
+        self.filter = filter
     }
 
     /// Parses a Core Animation key path. `transform.rotation` means `transform.rotation.z`.
@@ -84,6 +97,7 @@ public struct AnimationKeyPath: Hashable, Sendable, CustomStringConvertible {
             rest = ""
         }
         if name == "emitterCells", !rest.isEmpty { return AnimationKeyPath(cell: try EmitterCellKeyPath.parse(text)) }
+        if name == "filters", !rest.isEmpty { return AnimationKeyPath(filter: try FilterKeyPath.parse(text)) }
         guard let key = PropertyKey(name: String(name)) else {
             throw .unknownProperty(keyPath: text, property: String(name), valid: animatablePropertyNames)
         }
@@ -110,13 +124,14 @@ public struct AnimationKeyPath: Hashable, Sendable, CustomStringConvertible {
         case .rect: [.origin, .originX, .originY, .size, .sizeWidth, .sizeHeight]
         case .transform: [.rotationX, .rotationY, .rotationZ, .scale, .scaleX, .scaleY, .scaleZ,
                           .translation, .translationX, .translationY, .translationZ]
-        case .number, .color, .bool, .string, .numbers, .colors, .path, .image, .layer, .constraints, .emitterCells: []
+        case .number, .color, .bool, .string, .numbers, .colors, .path, .image, .layer, .constraints, .emitterCells, .filters: []
         }
     }
 
     /// The type of the values an animation on this key path takes.
     public var valueType: PropertyValueType {
         if let cell { return cell.field.valueType }
+        if let filter { return filter.valueType }
         return switch component {
         case .whole: property.valueType
         case .origin: .point
@@ -131,6 +146,7 @@ public struct AnimationKeyPath: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         if let cell { return cell.description }
+        if let filter { return filter.description }
         return component == .whole ? property.name : property.name + "." + component.rawValue
     }
 
@@ -139,6 +155,7 @@ public struct AnimationKeyPath: Hashable, Sendable, CustomStringConvertible {
     /// The value at this key path in `props`.
     public func value(in props: LayerProperties) -> PropertyValue {
         if let cell { return cell.value(in: props.emitter.emitterCells) }
+        if let filter { return filter.value(in: props.filters) }
         switch component {
         case .whole:
             return props[property]
@@ -184,6 +201,7 @@ public struct AnimationKeyPath: Hashable, Sendable, CustomStringConvertible {
     /// are clamped where the layer model clamps them (opacity to [0, 1], sizes and radii ≥ 0).
     public func apply(_ value: PropertyValue, to props: inout LayerProperties) {
         if let cell { cell.apply(value, to: &props.emitter.emitterCells); return }
+        if let filter { filter.apply(value, to: &props.filters); return }
         switch component {
         case .whole:
             props.setPresentation(property, value)

@@ -132,7 +132,8 @@ typedef enum lamina_property {
     LAMINA_PROPERTY_SCROLLS_ON_TOUCH = 73,     /**< laminad scrolls the layer by touch and wheel (1.7) */
     LAMINA_PROPERTY_SCROLL_CONTENT_SIZE = 74,  /**< a size; (0, 0): the union of the sublayers' frames (1.7) */
     LAMINA_PROPERTY_PAGING_ENABLED = 75,       /**< touch scrolls settle on multiples of the bounds (1.7) */
-    /* Emitter layers (protocol 1.7); 76–79 are not used. */
+    LAMINA_PROPERTY_FILTERS = 76,              /**< a filter list: lamina_layer_set_filters() (1.7) */
+    /* Emitter layers (protocol 1.7); 77–79 are not used. */
     LAMINA_PROPERTY_EMITTER_POSITION = 80,
     LAMINA_PROPERTY_EMITTER_ZPOSITION = 81,
     LAMINA_PROPERTY_EMITTER_SIZE = 82,
@@ -206,6 +207,7 @@ typedef enum lamina_value_type {
     LAMINA_VALUE_IMAGE = 12,
     LAMINA_VALUE_LAYER = 13,
     LAMINA_VALUE_EMITTER_CELLS = 14,
+    LAMINA_VALUE_FILTER_LIST = 15,
     LAMINA_VALUE_CONSTRAINT_LIST = 20,
 } lamina_value_type;
 
@@ -741,6 +743,35 @@ int lamina_layer_set_emitter_cells(lamina_layer *layer, const lamina_emitter_cel
  * attribute out of range, a non-finite scale or offset, or more than 16.
  */
 int lamina_layer_set_constraints(lamina_layer *layer, const lamina_constraint *constraints, size_t count);
+
+/** Filter types ("filters" in lamina-protocol.json), each with Core Image's one input. */
+typedef enum lamina_filter_type {
+    LAMINA_FILTER_GAUSSIAN_BLUR = 1, /**< inputRadius: 0–64 points (σ = radius / 3) */
+    LAMINA_FILTER_COLOR_MATRIX = 2,  /**< inputMatrix: 20 numbers, CIColorMatrix's R, G, B, A vectors then the bias */
+    LAMINA_FILTER_SATURATE = 3,      /**< inputAmount: 0 grey, 1 unchanged */
+    LAMINA_FILTER_BRIGHTNESS = 4,    /**< inputAmount: added to red, green and blue */
+    LAMINA_FILTER_CONTRAST = 5,      /**< inputAmount: scaled about 0.5 */
+    LAMINA_FILTER_INVERT = 6,        /**< no input */
+    LAMINA_FILTER_HUE_ROTATE = 7,    /**< inputAngle: radians */
+} lamina_filter_type;
+
+/** One of a layer's filters: a name for key paths ("filters.NAME.inputRadius"), a type and its
+ * input's numbers (1; 20 for LAMINA_FILTER_COLOR_MATRIX; 0 for LAMINA_FILTER_INVERT). */
+typedef struct lamina_filter {
+    const char *name;
+    lamina_filter_type type;
+    const double *values;
+    size_t value_count;
+} lamina_filter;
+
+/**
+ * Sets the layer's filters (CALayer.filters, protocol 1.7): applied in order to the layer and its
+ * sublayers drawn as one group. At most 8; the input count must be the type's. laminad checks the
+ * ranges (a blur's radius 0–64) and refuses bad values naming the filter. Animate an input with
+ * a basic animation on "filters.NAME.inputRadius" (or inputAmount, inputAngle, inputMatrix).
+ * Returns 0 or LAMINA_ERROR_INVALID_ARGUMENT.
+ */
+int lamina_layer_set_filters(lamina_layer *layer, const lamina_filter *filters, size_t count);
 
 /** The protocol name of a server error code ("invalid-property"), or NULL. */
 const char *lamina_server_error_name(int code);

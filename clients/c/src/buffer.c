@@ -234,6 +234,16 @@ void lm_skip_value(lm_reader *r, int type) {
         break;
     }
     case LAMINA_VALUE_EMITTER_CELLS: lm_skip_emitter_cells(r, 1); break;
+    case LAMINA_VALUE_FILTER_LIST: {
+        /* string name, u8 type, u8 input count, that many f64. */
+        uint32_t count = read_count(r, 6);
+        for (uint32_t i = 0; i < count && !r->failed; i++) {
+            lm_read_string(r, &n);
+            lm_read_bytes(r, 1);
+            lm_read_bytes(r, (size_t)lm_read_u8(r) * 8);
+        }
+        break;
+    }
     default: r->failed = 1; break;
     }
 }

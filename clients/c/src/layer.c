@@ -242,6 +242,28 @@ int lamina_layer_set_constraints(lamina_layer *layer, const lamina_constraint *c
     return OP_END(layer->conn);
 }
 
+int lamina_layer_set_filters(lamina_layer *layer, const lamina_filter *filters, size_t count) {
+    if ((count && !filters) || count > 8)
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < count; i++) {
+        const lamina_filter *f = &filters[i];
+        size_t expected = f->type == LAMINA_FILTER_COLOR_MATRIX ? 20 : f->type == LAMINA_FILTER_INVERT ? 0 : 1;
+        if (f->type < LAMINA_FILTER_GAUSSIAN_BLUR || f->type > LAMINA_FILTER_HUE_ROTATE || f->value_count != expected ||
+            (expected && !f->values) || (f->name && strlen(f->name) > 64))
+            return LAMINA_ERROR_INVALID_ARGUMENT;
+    }
+    SET_BEGIN(layer, LAMINA_PROPERTY_FILTERS, LAMINA_VALUE_FILTER_LIST);
+    lm_buf_u32(b, (uint32_t)count);
+    for (size_t i = 0; i < count; i++) {
+        lm_buf_string(b, filters[i].name ? filters[i].name : "");
+        lm_buf_u8(b, (uint32_t)filters[i].type);
+        lm_buf_u8(b, (uint32_t)filters[i].value_count);
+        for (size_t k = 0; k < filters[i].value_count; k++)
+            lm_buf_f64(b, filters[i].values[k]);
+    }
+    return OP_END(layer->conn);
+}
+
 int lamina_layer_set_reference(lamina_layer *layer, lamina_property property, uint32_t number) {
     int type = lamina_property_type(property);
     if (type != LAMINA_VALUE_IMAGE && type != LAMINA_VALUE_LAYER)

@@ -126,7 +126,7 @@ static const struct { const char *name; unsigned char type; } property_table[] =
     {"scrollsOnTouch", 7}, /* 73 bool */
     {"scrollContentSize", 3}, /* 74 size */
     {"pagingEnabled", 7}, /* 75 bool */
-    {NULL, 0}, /* 76 unused */
+    {"filters", 15}, /* 76 filterList */
     {NULL, 0}, /* 77 unused */
     {NULL, 0}, /* 78 unused */
     {NULL, 0}, /* 79 unused */

@@ -325,6 +325,42 @@ static void display_fixture(const char *dir) {
     close(server);
 }
 
+/* Filters: commit-filters.bin through the public API, and bad lists refused before sending. */
+static void filter_fixture(const char *dir) {
+    int server;
+    lamina_connection *conn = fake_connection(dir, &server);
+    discard_frame(server); /* the hello */
+    conn->next_layer = 1; /* the fixture's layer number */
+    lamina_layer *layer = lamina_layer_new(conn);
+    CHECK(layer && lamina_layer_number(layer) == 1, "a layer numbered 1");
+    lamina_connection_commit(conn);
+    discard_frame(server); /* the create */
+    write_all(server, "\x04\0\0\0\x82\0\0\0\x01\0\0\0", 12); /* applied 1 */
+    conn->serial = 10; /* the fixture's serial is 11 */
+    double radius = 8, amount = 0.5;
+    double swap[20] = {0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0.1, 0};
+    lamina_filter filters[] = {
+        {"soft", LAMINA_FILTER_GAUSSIAN_BLUR, &radius, 1},
+        {"grey", LAMINA_FILTER_SATURATE, &amount, 1},
+        {"neg", LAMINA_FILTER_INVERT, NULL, 0},
+        {"swap", LAMINA_FILTER_COLOR_MATRIX, swap, 20},
+    };
+    lamina_filter wrong_size[] = {{"swap", LAMINA_FILTER_COLOR_MATRIX, swap, 3}};
+    lamina_filter unknown[] = {{"x", (lamina_filter_type)9, &radius, 1}};
+    CHECK(lamina_layer_set_filters(layer, wrong_size, 1) == LAMINA_ERROR_INVALID_ARGUMENT &&
+              lamina_layer_set_filters(layer, unknown, 1) == LAMINA_ERROR_INVALID_ARGUMENT &&
+              lamina_layer_set_filters(layer, filters, 9) == LAMINA_ERROR_INVALID_ARGUMENT,
+          "bad filter lists are refused");
+    CHECK(lamina_layer_set_filters(layer, filters, 4) == 0, "set filters");
+    CHECK(lamina_property_type(LAMINA_PROPERTY_FILTERS) == LAMINA_VALUE_FILTER_LIST &&
+              strcmp(lamina_property_name(LAMINA_PROPERTY_FILTERS), "filters") == 0,
+          "the filters property's name and type");
+    CHECK(lamina_connection_commit(conn) == 0, "commit the filters");
+    expect_frame(server, dir, "commit-filters.bin");
+    lamina_connection_close(conn);
+    close(server);
+}
+
 /* Scroll layers: commit-scroll-layer.bin through the public API; the scroll fixtures decoded into
  * events, the layer's bounds reading back laminad's origin until the client sets them. */
 static void scroll_fixtures(const char *dir) {
@@ -836,6 +872,7 @@ static void fixtures(const char *dir) {
     scroll_fixtures(dir);
     display_fixture(dir);
     layout_fixture(dir);
+    filter_fixture(dir);
 
     /* Every server fixture cut short at every length, and with every byte flipped: the
      * connection closes or carries on, and nothing reads out of bounds (run under valgrind). */

@@ -21,6 +21,7 @@ from .errors import ConnectionClosed, LaminaError, ProtocolViolation
 from .events import DisplayChangedEvent
 from .image import Image, SessionImage
 from .emitter import EmitterCell
+from .filters import Filter
 from .layout import AutoresizingMask, Constraint
 from .layer import (INHERIT, EmitterLayer, GradientLayer, Layer, ReplicatorLayer, ScrollEvent, ScrollLayer,
                     ShapeLayer, TextLayer,
@@ -38,6 +39,6 @@ __all__ = [
     "ConnectionClosed", "LaminaError", "ProtocolViolation", "Image", "SessionImage", "INHERIT", "GradientLayer", "Layer",
     "ReplicatorLayer", "ScrollEvent", "ScrollLayer", "ShapeLayer", "TextLayer", "TransformLayer", "EmitterLayer",
     "EmitterCell", "decode_png", "encode_png", "write_png", "Path",
-    "TimingFunction", "TypedValue", "Video", "VideoEvent", "AutoresizingMask", "Constraint",
+    "TimingFunction", "TypedValue", "Video", "VideoEvent", "AutoresizingMask", "Constraint", "Filter",
     "DisplayChangedEvent",
 ]

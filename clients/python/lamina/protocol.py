@@ -101,6 +101,7 @@ VALUE_TYPES = {
     "layer": 13,
     "constraintList": 20,
     "emitterCells": 14,
+    "filterList": 15,
 }
 VALUE_TYPE_NAMES = {tag: name for name, tag in VALUE_TYPES.items()}
 
@@ -349,6 +350,8 @@ PROPERTIES: Tuple[Property, ...] = (
     P(73, "scrollsOnTouch", "scrolls_on_touch", "bool", False, False),
     P(74, "scrollContentSize", "scroll_content_size", "size", (0.0, 0.0), False),
     P(75, "pagingEnabled", "paging_enabled", "bool", False, False),
+    # Filters (1.7): lamina.Filter values; inputs animate by "filters.NAME.inputRadius".
+    P(76, "filters", "filters", "filterList", (), False),
     # Emitter layers (protocol 1.7).
     P(80, "emitterPosition", "emitter_position", "point", (0.0, 0.0), True),
     P(81, "emitterZPosition", "emitter_z_position", "number", 0.0, True),
@@ -419,6 +422,20 @@ del F
 EMITTER_CELL_FIELDS_BY_ID = {f.id: f for f in EMITTER_CELL_FIELDS}
 EMITTER_CELL_FIELDS_BY_ATTRIBUTE = {f.attribute: f for f in EMITTER_CELL_FIELDS}
 MAX_EMITTER_CELLS = 64
+#: Filter types by name: (wire tag, input name or None, input count, default input).
+FILTER_TYPES = {
+    "gaussianBlur": (1, "inputRadius", 1, (10.0,)),
+    "colorMatrix": (2, "inputMatrix", 20, (1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+                                           0.0, 0.0, 0.0, 0.0)),
+    "saturate": (3, "inputAmount", 1, (1.0,)),
+    "brightness": (4, "inputAmount", 1, (0.0,)),
+    "contrast": (5, "inputAmount", 1, (1.0,)),
+    "invert": (6, None, 0, ()),
+    "hueRotate": (7, "inputAngle", 1, (0.0,)),
+}
+FILTER_TYPE_NAMES = {t[0]: name for name, t in FILTER_TYPES.items()}
+MAX_FILTERS = 8
+MAX_BLUR_RADIUS = 64
 MAX_EMITTER_DEPTH = 4
 
 PROPERTIES_BY_ID = {p.id: p for p in PROPERTIES}

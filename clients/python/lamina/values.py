@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import protocol
+from . import filters
 from .layout import constraint
 
 Color = Tuple[float, float, float, float]
@@ -304,6 +305,8 @@ def canonical(type_name: str, v: Any) -> Any:
     if type_name == "emitterCells":
         # (lamina.EmitterLayer checks that they are EmitterCell objects.)
         return tuple(v or ())
+    if type_name == "filterList":
+        return filters.canonical_list(v)
     raise ValueError(f"unknown value type {type_name!r}")
 
 
@@ -311,6 +314,13 @@ def key_path_type(key_path: str) -> Optional[str]:
     """The value type an animation on `key_path` takes (``"position.x"`` → ``"number"``), or
     None when the key path names no property (laminad then refuses it by name)."""
     name, _, rest = key_path.partition(".")
+    if name == "filters" and rest:
+        # filters.NAME.inputKey: a number, or 20 numbers for inputMatrix.
+        _, _, input_name = rest.rpartition(".")
+        inputs = {t[1] for t in protocol.FILTER_TYPES.values() if t[1]}
+        if input_name not in inputs:
+            return None
+        return "numberList" if input_name == "inputMatrix" else "number"
     prop = protocol.PROPERTIES_BY_NAME.get(name)
     if prop is None:
         return None

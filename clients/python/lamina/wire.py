@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import protocol
 from .errors import LaminaError, ProtocolViolation
+from .filters import Filter
 from .layout import Constraint
 from .values import Path, TimingFunction
 
@@ -104,6 +105,15 @@ class Writer:
             self.u32(v)
         elif type_name == "emitterCells":
             self.emitter_cells(v)
+        elif type_name == "filterList":
+            # u32 count, then per filter: string name, u8 type, u8 input count, the numbers.
+            self.u32(len(v))
+            for f in v:
+                self.string(f[0])
+                self.u8(protocol.FILTER_TYPES[f[1]][0])
+                self.u8(len(f[2]))
+                for x in f[2]:
+                    self.f64(x)
         else:
             raise ValueError(f"unknown value type {type_name!r}")
 
@@ -227,6 +237,17 @@ class Reader:
             return self.u32(what)
         if type_name == "emitterCells":
             return self.emitter_cells(what)
+        if type_name == "filterList":
+            n = self.u32(what)
+            if n > protocol.MAX_FILTERS:
+                raise ProtocolViolation(f"{what}: {n} filters is past the limit of {protocol.MAX_FILTERS}")
+            out = []
+            for _ in range(n):
+                name, tag, count = self.string(what), self.u8(what), self.u8(what)
+                if tag not in protocol.FILTER_TYPE_NAMES:
+                    raise ProtocolViolation(f"{what}: unknown filter type {tag}")
+                out.append(Filter(name, protocol.FILTER_TYPE_NAMES[tag], tuple(self.f64(what) for _ in range(count))))
+            return tuple(out)
         raise ValueError(f"unknown value type {type_name!r}")
 
     def emitter_cells(self, what: str, depth: int = 1) -> Any:

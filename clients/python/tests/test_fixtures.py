@@ -13,6 +13,7 @@ import lamina
 from lamina import wire
 from lamina.errors import LaminaError
 from lamina.values import Path, TimingFunction
+from lamina.filters import Filter, canonical_list
 
 from conftest import FIXTURES
 
@@ -123,6 +124,10 @@ CLIENT: Dict[str, Callable[[], bytes]] = {
     "commit-scroll-layer": lambda: wire.encode_commit(10, [
         wire.Create(4, kind=7), wire.Set(4, 72, "vertically"), wire.Set(4, 73, True), wire.Set(4, 74, (320.0, 2000.0)),
         wire.Set(4, 75, True), wire.Set(4, 1, (0.0, 120.0, 320.0, 240.0)),
+    ]),
+    "commit-filters": lambda: wire.encode_commit(11, [
+        wire.Set(1, 76, canonical_list([Filter("soft", "gaussianBlur", 8), Filter("grey", "saturate", 0.5), Filter("neg", "invert"),
+                                        Filter("swap", "colorMatrix", [0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0.1, 0])])),
     ]),
 }
 
