@@ -83,6 +83,8 @@ public final class GLESRenderer: Renderer {
     var batchPrograms: (flat: BatchProgram, shaded: BatchProgram, shadedSimilar: BatchProgram, shadedContinuous: BatchProgram)?
     /// Emitter cells' instanced draws (ParticleRendering.swift), made on first use; and how many.
     var particleProgram: ParticleProgram?
+    /// The same under `masksToBounds` clips, made on first use.
+    var particleClippedProgram: ParticleProgram?
     var particleDraws = 0
     /// Whether layers are batched; off draws each with its own calls (tests compare the two).
     public var usesBatching = true
@@ -383,6 +385,7 @@ public final class GLESRenderer: Renderer {
         batchPrograms?.shadedSimilar.delete()
         batchPrograms?.shadedContinuous.delete()
         particleProgram?.delete()
+        particleClippedProgram?.delete()
     }
 }
 

@@ -42,6 +42,19 @@ extension Shaders {
             fragColor = texture(image, uv) * color * opacity;
         }
         """
+
+    /// The variant under `masksToBounds` clips: the common clip stack (continuous corners
+    /// included) multiplies each particle's pixels, as it does every layer's.
+    static let particleFragmentClipped = fragmentCommon.insertingAfterVersion("#define HAS_CLIPS 1\n#define CONTINUOUS_CORNERS 1") + """
+        in vec2 uv;
+        flat in vec4 color;
+        uniform sampler2D image;
+        uniform float opacity;
+        void main() {
+            float clipped = clipCoverage();
+            fragColor = texture(image, uv) * color * (opacity * clipped);
+        }
+        """
 }
 
 /// The particle program and its vertex array: the unit square, and an instance buffer of
@@ -53,13 +66,21 @@ struct ParticleProgram {
     let size: GLint
     let sourceRect: GLint
     let opacity: GLint
+    /// The clip stack's uniforms (-1 in the unclipped variant).
+    let displayHeight, clipCount, clipFromDisplay, clipRect, clipRadii: GLint
     var vertexArray: GLuint = 0
     var instanceBuffer: GLuint = 0
     /// The most instances drawn in one call; a longer list is drawn in parts.
     static let maximumInstances = 16384
 
-    init(unitSquare: GLuint) throws(GLESError) {
-        program = try Shaders.link(name: "particles", vertex: Shaders.particleVertex, fragment: Shaders.particleFragment)
+    init(unitSquare: GLuint, clipped: Bool = false) throws(GLESError) {
+        program = try Shaders.link(name: clipped ? "particles (clipped)" : "particles", vertex: Shaders.particleVertex,
+                                   fragment: clipped ? Shaders.particleFragmentClipped : Shaders.particleFragment)
+        displayHeight = glGetUniformLocation(program, "displayHeight")
+        clipCount = glGetUniformLocation(program, "clipCount")
+        clipFromDisplay = glGetUniformLocation(program, "clipFromDisplay")
+        clipRect = glGetUniformLocation(program, "clipRect")
+        clipRadii = glGetUniformLocation(program, "clipRadii")
         layerToDisplay = glGetUniformLocation(program, "layerToDisplay")
         pointsToClip = glGetUniformLocation(program, "pointsToClip")
         size = glGetUniformLocation(program, "size")
@@ -94,15 +115,18 @@ struct ParticleProgram {
 
 extension GLESRenderer {
     /// Draws a cell's particles in one instanced draw (per `maximumInstances`), added to what
-    /// lies below with `additive`. Not clipped by `masksToBounds` clips in force.
+    /// lies below with `additive`, clipped by the `masksToBounds` clips in force.
     func drawParticles(_ c: DrawCommand) {
         guard let d = c.particles, c.opacity > 0, d.count > 0 else { return }
         let source = d.source
         guard !source.isDestroyed, source.width > 0, source.height > 0, !textures.hasFailed(source) else { return }
-        if particleProgram == nil {
+        let clipped = hasActiveClips
+        if clipped, particleClippedProgram == nil {
+            particleClippedProgram = try? ParticleProgram(unitSquare: vertexBuffer, clipped: true)
+        } else if !clipped, particleProgram == nil {
             particleProgram = try? ParticleProgram(unitSquare: vertexBuffer)
         }
-        guard let p = particleProgram else { return }
+        guard let p = clipped ? particleClippedProgram : particleProgram else { return }
         glActiveTexture(GLenum(GL_TEXTURE0))
         let bottomUp: Bool
         do { bottomUp = try textures.bind(source, mipmaps: d.minificationFilter == .trilinear) } catch { return }
@@ -124,6 +148,7 @@ extension GLESRenderer {
         let v0 = bottomUp ? 1 - r.minY : r.minY, v1 = bottomUp ? 1 - r.maxY : r.maxY
         glUniform4f(p.sourceRect, GLfloat(r.minX), GLfloat(v0), GLfloat(r.maxX), GLfloat(v1))
         glUniform1f(p.opacity, GLfloat(c.opacity))
+        if clipped { uploadParticleClips(p) }
         if d.additive { glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE)) }
         glBindVertexArray(p.vertexArray)
         glBindBuffer(GLenum(GL_ARRAY_BUFFER), p.instanceBuffer)
@@ -142,5 +167,25 @@ extension GLESRenderer {
         if d.additive { glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE_MINUS_SRC_ALPHA)) }
         glBindVertexArray(vertexArray)
         particleDraws += 1
+    }
+}
+
+extension GLESRenderer {
+    /// The clips in force (the innermost, up to the shader's limit) for the clipped particle
+    /// program, as `uploadClips` gives them to the layer programs.
+    func uploadParticleClips(_ p: ParticleProgram) {
+        glUniform1f(p.displayHeight, GLfloat(frame.height))
+        let count = min(frame.clips.count - frame.clipBase, Shaders.maximumClips)
+        glUniform1i(p.clipCount, GLint(count))
+        guard count > 0 else { return }
+        let first = frame.clips.count - count
+        for k in 0..<count {
+            let clip = frame.clips[first + k]
+            for j in 0..<9 { clipMatrices[k * 9 + j] = clip.fromDisplay[j] }
+            for j in 0..<4 { clipRects[k * 4 + j] = clip.rect[j]; clipRadii[k * 4 + j] = clip.radii[j] }
+        }
+        glUniformMatrix3fv(p.clipFromDisplay, GLsizei(count), GLboolean(GL_FALSE), clipMatrices)
+        glUniform4fv(p.clipRect, GLsizei(count), clipRects)
+        glUniform4fv(p.clipRadii, GLsizei(count), clipRadii)
     }
 }

@@ -121,6 +121,37 @@ struct EmitterEndToEndTests {
         c.close()
     }
 
+    @Test("particles are clipped by a masksToBounds superlayer, as every layer is")
+    func clippedBySuperlayer() async throws {
+        let daemon = try DaemonProcess()
+        let c = try Connection.connect(to: daemon.socket, name: "clip")
+        let image = try Self.square(4, c)
+        // The clip's right edge is x = 100: the particle centred on (100, 80) is cut in half.
+        let frame = Layer()
+        frame.frame = Rect(x: 0, y: 0, width: 100, height: 240)
+        frame.masksToBounds = true
+        let e = EmitterLayer()
+        e.frame = Rect(x: 0, y: 0, width: 320, height: 240)
+        e.emitterPosition = Point(x: 100, y: 80)
+        var cell = EmitterCell(name: "dot")
+        cell.setContents(image)
+        cell.birthRate = 5
+        cell.lifetime = 100
+        cell.color = Color(red: 1, green: 0, blue: 0, alpha: 1)
+        cell.magnificationFilter = .nearest
+        e.setEmitterCells([cell], images: [image])
+        frame.addSublayer(e)
+        c.rootLayer.addSublayer(frame)
+        try await c.sync()
+        _ = try await c.advanceClock(by: 1)
+        let shot = try await c.screenshot()
+        for y in 78...81 {
+            for x in 98...99 { #expect(shot.pixel(x: x, y: y) == (255, 0, 0, 255), "inside the clip (\(x), \(y))") }
+            for x in 100...101 { #expect(shot.pixel(x: x, y: y) == (0, 0, 0, 255), "outside the clip (\(x), \(y))") }
+        }
+        c.close()
+    }
+
     @Test("a huge birth rate, deep nesting and NaN are refused, naming the budget, depth or cell")
     func badInput() async throws {
         let daemon = try DaemonProcess()
