@@ -57,8 +57,11 @@ public final class DrawParticles: Sendable, Equatable {
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
         for p in particles where p.scale > 0 && p.color.alpha > 0 {
             let c = p.color
-            instances += [Float(p.position.x), Float(p.position.y), Float(p.position.z), Float(p.scale), Float(p.rotation),
-                          Float(c.red * c.alpha), Float(c.green * c.alpha), Float(c.blue * c.alpha), Float(c.alpha)]
+            // One append per lane: an array literal here would allocate for every particle.
+            instances.append(Float(p.position.x)); instances.append(Float(p.position.y))
+            instances.append(Float(p.position.z)); instances.append(Float(p.scale)); instances.append(Float(p.rotation))
+            instances.append(Float(c.red * c.alpha)); instances.append(Float(c.green * c.alpha))
+            instances.append(Float(c.blue * c.alpha)); instances.append(Float(c.alpha))
             let reach = halfDiagonal * p.scale
             minX = Swift.min(minX, p.position.x - reach); maxX = Swift.max(maxX, p.position.x + reach)
             minY = Swift.min(minY, p.position.y - reach); maxY = Swift.max(maxY, p.position.y + reach)
