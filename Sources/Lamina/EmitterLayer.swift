@@ -84,7 +84,7 @@ public final class EmitterLayer: Layer {
     }
     /// Seeds the particles' random values (0…2³²−1).
     public var seed: UInt32 {
-        get { UInt32(model.emitter.seed) }
+        get { UInt32(exactly: model.emitter.seed) ?? 0 }  // laminad keeps it a whole number in range
         set { setValue(.number(Double(newValue)), forKey: .seed) }
     }
     public var preservesDepth: Bool {

@@ -16,7 +16,7 @@ public struct OutputMode: Hashable, Sendable, CustomStringConvertible {
 
     /// "1280x720" or "1280x720@60".
     public var description: String {
-        "\(width)x\(height)" + (refresh > 0 ? "@\(refresh == refresh.rounded() ? String(Int(refresh)) : String(refresh))" : "")
+        "\(width)x\(height)" + (refresh > 0 ? "@\(Int(exactly: refresh).map(String.init) ?? String(refresh))" : "")
     }
 
     /// Parses "WIDTHxHEIGHT" or "WIDTHxHEIGHT@HZ" (`laminactl output NAME mode …`); nil when the

@@ -89,11 +89,9 @@ struct EmitterEndToEndTests {
         #expect(pngs[0] != nil && pngs[1] == pngs[0] && pngs[2] == pngs[0])
     }
 
-    @Test("a point emitter of still particles draws the cell's colour exactly at emitterPosition")
-    func knownConfiguration() async throws {
-        let daemon = try DaemonProcess()
-        let c = try Connection.connect(to: daemon.socket, name: "point")
-        let image = try Self.square(4, c)
+    /// A 320×240 emitter shedding still red 4×4 particles at (100, 80), nearest-filtered.
+    static func pointEmitter(_ c: Connection) throws -> EmitterLayer {
+        let image = try square(4, c)
         let e = EmitterLayer()
         e.frame = Rect(x: 0, y: 0, width: 320, height: 240)
         e.emitterPosition = Point(x: 100, y: 80)
@@ -104,6 +102,14 @@ struct EmitterEndToEndTests {
         cell.color = Color(red: 1, green: 0, blue: 0, alpha: 1)
         cell.magnificationFilter = .nearest
         e.setEmitterCells([cell], images: [image])
+        return e
+    }
+
+    @Test("a point emitter of still particles draws the cell's colour exactly at emitterPosition")
+    func knownConfiguration() async throws {
+        let daemon = try DaemonProcess()
+        let c = try Connection.connect(to: daemon.socket, name: "point")
+        let e = try Self.pointEmitter(c)
         c.rootLayer.addSublayer(e)
         try await c.sync()
         _ = try await c.advanceClock(by: 1)
@@ -125,21 +131,11 @@ struct EmitterEndToEndTests {
     func clippedBySuperlayer() async throws {
         let daemon = try DaemonProcess()
         let c = try Connection.connect(to: daemon.socket, name: "clip")
-        let image = try Self.square(4, c)
         // The clip's right edge is x = 100: the particle centred on (100, 80) is cut in half.
         let frame = Layer()
         frame.frame = Rect(x: 0, y: 0, width: 100, height: 240)
         frame.masksToBounds = true
-        let e = EmitterLayer()
-        e.frame = Rect(x: 0, y: 0, width: 320, height: 240)
-        e.emitterPosition = Point(x: 100, y: 80)
-        var cell = EmitterCell(name: "dot")
-        cell.setContents(image)
-        cell.birthRate = 5
-        cell.lifetime = 100
-        cell.color = Color(red: 1, green: 0, blue: 0, alpha: 1)
-        cell.magnificationFilter = .nearest
-        e.setEmitterCells([cell], images: [image])
+        let e = try Self.pointEmitter(c)
         frame.addSublayer(e)
         c.rootLayer.addSublayer(frame)
         try await c.sync()
