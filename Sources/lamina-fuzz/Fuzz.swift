@@ -67,7 +67,7 @@ func fuzzJournal(_ bytes: UnsafeBufferPointer<UInt8>) {
     compositor.restore(journal, bootID: "") { image in
         image.number % 2 == 1 || image.byteCount > 1 << 20 ? nil : HeapPixelMemory([UInt8](repeating: 0, count: image.byteCount))
     }
-    try? compositor.flushFrame(always: true)
+    _ = try? compositor.flushFrame(always: true)
     _ = compositor.journal(bootID: "", filePrefix: "f").0.encoded()
 }
 
@@ -106,7 +106,7 @@ func fuzzCompositor(_ bytes: UnsafeBufferPointer<UInt8>) {
         i += length
         switch action {
         case 0, 1: compositor.receive(chunk, from: clients[Int(action)], frameBudget: 16)
-        case 2: try? compositor.flushFrame(always: true)
+        case 2: _ = try? compositor.flushFrame(always: true)
         case 3:
             let k = chunk.first.map { Int($0) % 2 } ?? 0
             compositor.disconnected(clients[k])
@@ -118,7 +118,7 @@ func fuzzCompositor(_ bytes: UnsafeBufferPointer<UInt8>) {
         }
         for c in clients where compositor.hasPendingFrame(c) { compositor.handlePending(c, frameBudget: 64) }
     }
-    try? compositor.flushFrame(always: true)
+    _ = try? compositor.flushFrame(always: true)
 }
 
 /// Log lines would cost more than the input; only what cannot happen is worth printing.
