@@ -12,8 +12,9 @@ final class GStreamerDecoder: VideoDecoder {
     /// The frame shown last, and one pulled that is not due yet.
     private var current: VideoFrame?
     private var pending: VideoFrame?
-    /// After a seek to this time, the first frame pulled is the one that covers it.
-    private var seekTarget: Double?
+    /// Whether to seek, and the seek in flight: after a seek, the first frame pulled is the
+    /// one that covers its target.
+    private var planner = SeekPlanner()
     private var announcedReady = false
     /// The media's length, once known.
     private var duration: Double?
@@ -106,29 +107,24 @@ final class GStreamerDecoder: VideoDecoder {
         guard pipeline.isOpen, mediaTime.isFinite else { return current }
         let deadline = monotonicSeconds() + max(0, wait)
         if current == nil, pending == nil { pending = pull(until: deadline) }
-        if let shown = current ?? pending {
-            // Behind the frame shown (a loop, a seek back), or further ahead than decoding
-            // through would be worth: seek, and take the first frame that arrives. While a seek
-            // is in flight the picture shown is from before it: what counts is where it goes,
-            // so a loop's wrap does not seek again at every frame until one arrives (with a
-            // real clock nothing waits, and a flushing seek each frame never let one arrive).
-            let reference = seekTarget ?? shown.time
-            let behind = mediaTime < reference - 1e-6
-            let farAhead = mediaTime > reference + 2 && (pending == nil || pending!.time < mediaTime - 2)
-            if behind || farAhead {
-                // Past the end, the last frame: the greatest presentation time before it.
-                let end = queryDuration().map { max(0, $0 - 0.001) } ?? .infinity
-                current = shown
-                seek(to: min(max(0, mediaTime), end))
-            }
+        if planner.isSeeking, pending == nil, pipeline.sinkAtEnd {
+            // The seek went past the last picture: the stream's end is where it landed.
+            planner.abandoned()
+        }
+        if case .seek(let target) = planner.decide(mediaTime: mediaTime, shown: current?.time, decodedAhead: pending?.time) {
+            // Past the end, the last frame: the greatest presentation time before it. The
+            // picture shown stays until the seek's first arrives.
+            let end = queryDuration().map { max(0, $0 - 0.001) } ?? .infinity
+            current = current ?? pending
+            seek(to: min(target, end))
         }
         while true {
             if pending == nil { pending = pull(until: deadline) }
             guard let next = pending else { break }
-            if seekTarget != nil || current == nil || next.time <= mediaTime + 1e-6 {
+            if planner.isSeeking || current == nil || next.time <= mediaTime + 1e-6 {
                 current = next
                 pending = nil
-                seekTarget = nil
+                planner.landed(at: monotonicSeconds())
                 stallWatch.pictureArrived()
             } else {
                 break
@@ -141,7 +137,7 @@ final class GStreamerDecoder: VideoDecoder {
     /// Asks the stall watch about this picture's request; a stall is an error event (the
     /// decoder shows no further frames), so a client can open the stream again.
     private func watchForStall(wanting mediaTime: Double) {
-        let request = StallWatch.Request(mediaTime: mediaTime, shown: current?.time, seeking: seekTarget != nil,
+        let request = StallWatch.Request(mediaTime: mediaTime, shown: current?.time, seeking: planner.isSeeking,
                                          decodedAhead: pending != nil,
                                          streaming: announcedReady && !failed && !endOfStream && !pipeline.sinkAtEnd)
         guard stallWatch.hasStalled(request, at: monotonicSeconds()) else { return }
@@ -159,7 +155,7 @@ final class GStreamerDecoder: VideoDecoder {
     private func seek(to time: Double) {
         guard !failed, pipeline.seek(to: time) else { return }
         pending = nil
-        seekTarget = time
+        planner.started(time, at: monotonicSeconds())
         endOfStream = false
         stallWatch.seekStarted()
     }
@@ -179,7 +175,7 @@ final class GStreamerDecoder: VideoDecoder {
             defer { gst_sample_unref(sample) }
             guard let frame = convert(sample) else { return nil }
             // A frame decoded before a flushing seek took effect: not the one asked for.
-            if let target = seekTarget, frame.time < target - 0.5 { continue }
+            if let target = planner.inFlight?.target, frame.time < target - 0.5 { continue }
             return frame
         }
     }
