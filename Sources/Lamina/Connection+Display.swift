@@ -16,6 +16,16 @@ extension Connection {
         try await outputRequest(name: name, .mode(mode))
     }
 
+    /// Applies `change` to the output `name` (`laminactl output NAME transform|scale|position|
+    /// enable|disable …`) and returns every output as it is afterwards. The display is laid
+    /// out again as for a mode change, and input follows a new transform at once. Refused with
+    /// the reason (an unknown name or transform, a scale out of 0.25…8, the last output
+    /// disabled, a backend or driver that cannot) as `LaminaError.server`.
+    @discardableResult
+    public func configureOutput(_ name: String, _ change: OutputChange) async throws -> (backend: String, outputs: [OutputState]) {
+        try await outputRequest(name: name, change)
+    }
+
     private func outputRequest(name: String, _ change: OutputChange) async throws -> (backend: String, outputs: [OutputState]) {
         try await connected()
         guard case let .outputs(backend, outputs) = try await channel.request(.output(name: name, change)) else {

@@ -41,21 +41,38 @@ public final class HeadlessBackend: DisplayBackend {
 
     /// "headless".
     public var name: String { "headless" }
-    /// The output's width in pixels (its mode's).
-    public var width: Int { output.pixelWidth }
-    /// The output's height in pixels.
-    public var height: Int { output.pixelHeight }
+    /// The desktop's width in points: the output's right edge (its position, its mode turned
+    /// by its transform and divided by its scale).
+    public var width: Int { Int(output.layoutRect.maxX.rounded()) }
+    /// The desktop's height in points.
+    public var height: Int { Int(output.layoutRect.maxY.rounded()) }
     /// The one output.
     public var outputs: [any Output] { [output] }
 
-    /// Gives the output new buffers of the mode's size (`laminactl output headless mode WxH`).
-    /// Any size is taken; a refresh is refused, as nothing paces headless frames.
-    public func setMode(_ mode: OutputMode, output name: String) throws {
+    /// Changes the output (`laminactl output headless mode|transform|scale|position …`): a mode
+    /// gives it new buffers of that size (any size; a refresh is refused, as nothing paces
+    /// headless frames); a transform, scale or position changes how the desktop maps onto them.
+    /// Its one output cannot be disabled.
+    public func configure(_ change: OutputChange, output name: String) throws {
         guard name == output.name else { throw UnknownOutput(name: name, known: outputNames, backend: self.name) }
-        guard mode.refresh == 0 else {
-            throw OutputChangeRefused("a headless output shows frames at once and has no refresh: give the mode as \(mode.width)x\(mode.height), without @\(mode.refresh)")
+        switch change {
+        case .none:
+            break
+        case .mode(let mode):
+            guard mode.refresh == 0 else {
+                throw OutputChangeRefused("a headless output shows frames at once and has no refresh: give the mode as \(mode.width)x\(mode.height), without @\(mode.refresh)")
+            }
+            try output.resize(width: Int(mode.width), height: Int(mode.height))
+        case .transform(let text):
+            guard let transform = OutputTransform(rawValue: text) else { throw OutputChangeRefused("unknown transform '\(text)'") }
+            output.place(transform: transform)
+        case .scale(let scale):
+            output.place(scale: scale)
+        case let .position(x, y):
+            output.place(origin: Point(x: Double(x), y: Double(y)))
+        case .enabled(let on):
+            guard on else { throw OutputChangeRefused("the headless backend's one output cannot be disabled") }
         }
-        try output.resize(width: Int(mode.width), height: Int(mode.height))
     }
 
     /// How many frames have been presented.
@@ -63,7 +80,7 @@ public final class HeadlessBackend: DisplayBackend {
     /// What the frames drew.
     public var damageStatistics: DamageStatistics { output.damageStatistics }
 
-    /// Checks that `list` is the output's size.
+    /// Checks that `list` is the desktop's size.
     public func checkSize(of list: DrawList) throws(HeadlessBackendError) {
         guard list.width == width, list.height == height else {
             throw .sizeMismatch(listWidth: list.width, listHeight: list.height, outputWidth: width, outputHeight: height)
@@ -101,9 +118,16 @@ public final class HeadlessOutput: Output {
     public var presentedBuffer: any OffscreenBuffer { buffers[current] }
     /// "headless".
     public var name: String { "headless" }
-    public var layoutRect: Rect { Rect(x: 0, y: 0, width: Double(pixelWidth), height: Double(pixelHeight)) }
-    public var scale: Double { 1 }
-    public var transform: OutputTransform { .normal }
+    /// Its top-left corner in the desktop, in points.
+    public private(set) var origin = Point(x: 0, y: 0)
+    public private(set) var scale = 1.0
+    public private(set) var transform = OutputTransform.normal
+    /// Where it sits in the desktop: its mode turned by its transform, divided by its scale.
+    public var layoutRect: Rect {
+        let turned = transform.logicalSize(width: pixelWidth, height: pixelHeight)
+        return Rect(x: origin.x, y: origin.y, width: (Double(turned.width) / scale).rounded(),
+                    height: (Double(turned.height) / scale).rounded())
+    }
     public var pixelWidth: Int { buffers[0].width }
     public var pixelHeight: Int { buffers[0].height }
     /// Nothing paces headless frames: they show when committed.
@@ -111,6 +135,16 @@ public final class HeadlessOutput: Output {
     public var isOn: Bool { true }
     public func setPower(_ on: Bool) throws { throw PowerUnsupported(backend: "headless") }
     public var isFramePending: Bool { false }
+
+    /// A new place in the desktop or a new mapping onto the buffers: their content no longer
+    /// matches what a frame would draw, so the next frames are drawn whole.
+    func place(origin: Point? = nil, scale: Double? = nil, transform: OutputTransform? = nil) {
+        if let origin { self.origin = origin }
+        if let scale { self.scale = scale }
+        if let transform { self.transform = transform }
+        drawnAt = [Int?](repeating: nil, count: buffers.count)
+        damage = DamageTracker()
+    }
 
     /// New buffers of `width` × `height`, as many as before, of unknown content: the next
     /// frames are drawn whole. The buffers before are kept where the allocator fails.

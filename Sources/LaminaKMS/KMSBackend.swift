@@ -37,7 +37,7 @@ public final class KMSBackend: DisplayBackend {
     }
 
     let gbm: GBMDevice
-    let configuration: KMSConfiguration
+    var configuration: KMSConfiguration
     let logger: Logger
     /// The lit outputs, in desktop order.
     var lit: [KMSOutput] = []

@@ -40,11 +40,38 @@ public enum OutputChange: Hashable, Sendable {
     case none
     /// Switches the output to a mode (`laminactl output NAME mode WxH[@HZ]`).
     case mode(OutputMode)
+    /// Turns the picture on the panel: one of `OutputState.transform`'s names
+    /// (`laminactl output NAME transform 90`).
+    case transform(String)
+    /// Pixels per point (`laminactl output NAME scale 2`).
+    case scale(Double)
+    /// Moves the output's top-left corner in the desktop, in points
+    /// (`laminactl output NAME position X Y`).
+    case position(x: Int32, y: Int32)
+    /// Lights an output left dark (`laminactl output NAME enable`), or takes one out of the
+    /// desktop and leaves it dark (`disable`).
+    case enabled(Bool)
 
     public var opcode: UInt8 {
         switch self {
         case .none: 0
         case .mode: 1
+        case .transform: 2
+        case .scale: 3
+        case .position: 4
+        case .enabled(let on): on ? 5 : 6
+        }
+    }
+
+    /// The change as laminactl's words say it ("mode 800x600", "transform 90").
+    public var description: String {
+        switch self {
+        case .none: "nothing"
+        case .mode(let m): "mode \(m)"
+        case .transform(let t): "transform \(t)"
+        case .scale(let s): "scale \(s)"
+        case let .position(x, y): "position \(x) \(y)"
+        case .enabled(let on): on ? "enable" : "disable"
         }
     }
 }
@@ -117,7 +144,13 @@ extension ByteWriter {
     mutating func outputRequest(name: String, _ change: OutputChange) {
         string(name)
         u8(change.opcode)
-        if case .mode(let m) = change { outputMode(m) }
+        switch change {
+        case .none, .enabled: break
+        case .mode(let m): outputMode(m)
+        case .transform(let t): string(t)
+        case .scale(let s): f64(s)
+        case let .position(x, y): i32(x); i32(y)
+        }
     }
 
     mutating func outputMode(_ m: OutputMode) {
@@ -163,7 +196,13 @@ extension ByteReader {
         switch op {
         case 0: return .output(name: name, .none)
         case 1: return .output(name: name, .mode(try outputMode("output mode")))
-        default: throw DecodeError.invalid(field: "output change", reason: "unknown change \(op) (0 none, 1 mode)")
+        case 2: return .output(name: name, .transform(try string("output transform", limit: 32)))
+        case 3: return .output(name: name, .scale(try f64("output scale")))
+        case 4: return .output(name: name, .position(x: try i32("output position x"), y: try i32("output position y")))
+        case 5: return .output(name: name, .enabled(true))
+        case 6: return .output(name: name, .enabled(false))
+        default:
+            throw DecodeError.invalid(field: "output change", reason: "unknown change \(op) (0 none, 1 mode, 2 transform, 3 scale, 4 position, 5 enable, 6 disable)")
         }
     }
 

@@ -5,41 +5,55 @@ import Lamina
 struct OutputCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "output",
-        abstract: "List laminad's outputs, or change one's mode.",
+        abstract: "List laminad's outputs, or change one.",
         discussion: """
             Without arguments, one line per output: its name, then mode, transform, scale, position, \
             size (points), power and modes; with NAME, that output only; --json prints one JSON object. \
-            NAME mode WxH[@HZ] switches NAME to that mode (headless: any size, no @HZ): the display, \
-            every root layer and laminad's layout follow, and 1.7 clients get display-changed. \
-            Privileged. A mode change on the KMS backend is not supported yet (set [[output]] mode \
-            in laminad.toml and restart); transform, scale, position, enable and disable are not \
-            supported yet.
+            NAME mode WxH[@HZ] switches NAME to that mode (headless: any size, no @HZ); NAME transform \
+            normal|90|180|270|flipped|flipped-90|flipped-180|flipped-270 turns its picture; NAME scale S \
+            sets pixels per point (0.25 to 8); NAME position X Y moves it in the desktop; NAME enable and \
+            NAME disable light it or take it out of the desktop (not the last one). The display, every \
+            root layer, laminad's layout and input follow, and 1.7 clients get display-changed. Privileged.
             """)
     @OptionGroup var connection: ConnectionOptions
     @Flag(help: "Print the outputs as one JSON object ({\"backend\": …, \"outputs\": […]}).") var json = false
-    @Argument(help: "NAME, then what to change (mode WxH[@HZ]).") var words: [String] = []
+    @Argument(help: "NAME, then what to change (mode WxH[@HZ], transform T, scale S, position X Y, enable, disable).") var words: [String] = []
 
     /// What the words ask for.
     enum Action {
         case list(name: String?)
-        case mode(name: String, OutputMode)
+        case change(name: String, OutputChange)
     }
 
+    static let usage = "output takes [NAME], or NAME and one of: mode WxH[@HZ], transform normal|90|180|270|flipped|flipped-90|flipped-180|flipped-270, scale S, position X Y, enable, disable"
+
     func action() throws -> Action {
-        switch words.count {
-        case 0: return .list(name: nil)
-        case 1: return .list(name: words[0])
-        case 3 where words[1] == "mode":
-            guard let mode = OutputMode(parsing: words[2]) else {
-                throw ValidationError("malformed mode '\(words[2])': give WIDTHxHEIGHT or WIDTHxHEIGHT@HZ, e.g. 800x600 or 1920x1080@60")
+        guard words.count > 1 else { return .list(name: words.first) }
+        let name = words[0], value = Array(words.dropFirst(2))
+        switch (words[1], value.count) {
+        case ("mode", 1):
+            guard let mode = OutputMode(parsing: value[0]) else {
+                throw ValidationError("malformed mode '\(value[0])': give WIDTHxHEIGHT or WIDTHxHEIGHT@HZ, e.g. 800x600 or 1920x1080@60")
             }
-            return .mode(name: words[0], mode)
+            return .change(name: name, .mode(mode))
+        case ("transform", 1):
+            return .change(name: name, .transform(value[0]))
+        case ("scale", 1):
+            guard let scale = Double(value[0]), scale.isFinite else {
+                throw ValidationError("malformed scale '\(value[0])': give pixels per point, e.g. 2 or 1.5")
+            }
+            return .change(name: name, .scale(scale))
+        case ("position", 2):
+            guard let x = Int32(value[0]), let y = Int32(value[1]) else {
+                throw ValidationError("malformed position '\(value.joined(separator: " "))': give X Y in whole points, e.g. 1920 0")
+            }
+            return .change(name: name, .position(x: x, y: y))
+        case ("enable", 0):
+            return .change(name: name, .enabled(true))
+        case ("disable", 0):
+            return .change(name: name, .enabled(false))
         default:
-            let what = words.count > 1 ? words[1] : ""
-            if ["transform", "scale", "position", "enable", "disable"].contains(what) {
-                throw ValidationError("output \(what) is not supported yet; only 'mode WxH[@HZ]' is")
-            }
-            throw ValidationError("output takes [NAME] or NAME mode WxH[@HZ] (got '\(words.joined(separator: " "))')")
+            throw ValidationError("\(Self.usage) (got '\(words.joined(separator: " "))')")
         }
     }
 
@@ -61,9 +75,10 @@ struct OutputCommand: AsyncParsableCommand {
                     throw CommandFailure(ExitStatus.dataError, "there is no output named '\(name)' (outputs: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
                 }
             }
-        case let .mode(name, mode):
-            (backend, shown) = try await c.setOutputMode(name, mode)
-            shown = shown.filter { $0.name == name }
+        case let .change(name, change):
+            (backend, shown) = try await c.configureOutput(name, change)
+            // A disabled output is no longer listed: every output then.
+            if shown.contains(where: { $0.name == name }) { shown = shown.filter { $0.name == name } }
         }
         if json {
             print(Self.json(backend: backend, shown))

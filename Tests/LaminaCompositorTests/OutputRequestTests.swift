@@ -79,6 +79,12 @@ struct OutputRequestTests {
         ("A", OutputChange.mode(OutputMode(width: 0, height: 0)), "A: mode 0x0 is out of range: width and height must each be 1 to 8192 pixels"),
         ("A", OutputChange.mode(OutputMode(width: 100_000, height: 600)), "A: mode 100000x600 is out of range"),
         ("A", OutputChange.mode(OutputMode(width: 800, height: 600, refresh: -1)), "A: refresh -1.0 Hz is out of range"),
+        ("A", OutputChange.transform("sideways"), "A: unknown transform 'sideways' (transforms: normal, 90, 180, 270, flipped, flipped-90, flipped-180, flipped-270)"),
+        ("A", OutputChange.scale(0.1), "A: scale 0.1 is out of range: give 0.25 to 8.0 pixels per point"),
+        ("A", OutputChange.scale(.nan), "A: scale nan is out of range"),
+        ("A", OutputChange.position(x: -1, y: 0), "A: position -1,0 is out of range: each must be 0 to 16384 points"),
+        ("A", OutputChange.position(x: 0, y: 20000), "A: position 0,20000 is out of range"),
+        ("A", OutputChange.enabled(false), "A is the only output: disabling it would leave laminad nothing to draw on"),
     ])
     func badInputIsRefused(name: String, change: OutputChange, message: String) throws {
         let (backend, h) = harness()
@@ -87,7 +93,27 @@ struct OutputRequestTests {
         let e = try #require(refusal(h.take(a), id: 5))
         #expect(e.code == .invalidRequest)
         #expect(e.message.contains(message), "\(e.message)")
-        #expect(h.compositor.model.width == 64 && !backend.journal.calls.contains { $0.hasPrefix("mode") })
+        #expect(h.compositor.model.width == 64 && backend.journal.calls.allSatisfy { !["mode", "transform", "scale", "position", "disable"].contains($0.split(separator: " ").first ?? "") })
+    }
+
+    @Test("transform, scale, position and enable reach the backend and are announced; one already so changes nothing")
+    func otherChanges() throws {
+        let (backend, h) = harness()
+        let a = h.hello("a")
+        func announced(_ m: [ServerMessage]) -> [DisplayLayout] { m.compactMap { if case .displayChanged(let d) = $0 { d } else { nil } } }
+        h.feed(a, .request(id: 8, .output(name: "A", .transform("90"))))
+        h.feed(a, .request(id: 9, .output(name: "A", .scale(2))))
+        h.feed(a, .request(id: 10, .output(name: "A", .position(x: 10, y: 20))))
+        let moved = h.take(a)
+        let changes = backend.journal.calls.filter { ["transform", "scale", "position"].contains($0.split(separator: " ").first ?? "") }
+        #expect(changes == ["transform A 90", "scale A 2.0", "position A 10 20"], "\(backend.journal.calls)")
+        #expect(announced(moved).last?.outputs.first?.frame.origin == Point(x: 10, y: 20), "the fake moves; the move is announced")
+        let before = backend.journal.calls.count
+        // Enabling a lit output, or moving it where it is, changes nothing.
+        h.feed(a, .request(id: 11, .output(name: "A", .enabled(true))))
+        h.feed(a, .request(id: 12, .output(name: "A", .position(x: 10, y: 20))))
+        #expect(announced(h.take(a)).isEmpty)
+        #expect(backend.journal.calls.count == before)
     }
 
     @Test("a backend's refusal is passed on with the output's name; an unprivileged client is refused")

@@ -78,6 +78,41 @@ struct OutputEndToEndTests {
         c.close()
     }
 
+    /// The same scene turned a quarter at run time (`transform 90`): the desktop becomes 720×1280,
+    /// the panel keeps its margins along the new edges and the badge is centred; the screenshot
+    /// is the desktop, upright. Then scale 2 halves the desktop in points.
+    @Test func aRotationLaysTheSceneOutAgain() async throws {
+        let daemon = try DaemonProcess(size: "1280x720")
+        let scene = daemon.directory + "/scene.json"
+        try write(##"""
+            {"sublayers": [
+              {"name": "panel", "frame": [40, 40, 1200, 640], "backgroundColor": "#0000FF", "autoresizingMask": ["widthSizable", "heightSizable"]},
+              {"name": "badge", "frame": [590, 310, 100, 100], "backgroundColor": "#FF0000",
+               "autoresizingMask": ["minXMargin", "maxXMargin", "minYMargin", "maxYMargin"]}
+            ]}
+            """##, to: scene)
+        #expect(try daemon.laminactl(["apply", scene]).status == 0)
+        var r = try daemon.laminactl(["output", "headless", "transform", "90"])
+        #expect(r.status == 0 && r.output.hasPrefix("headless mode 1280x720 transform 90 scale 1 position 0,0 size 720x1280 "), "\(r.output)")
+        #expect(try daemon.laminactl(["advance", "1"]).status == 0)
+        #expect(try pixel(daemon, 20, 640) == Self.black, "left margin")
+        #expect(try pixel(daemon, 50, 640) == Self.blue)
+        #expect(try pixel(daemon, 700, 640) == Self.black, "right margin kept (panel 40…680)")
+        #expect(try pixel(daemon, 670, 640) == Self.blue)
+        #expect(try pixel(daemon, 360, 1260) == Self.black, "bottom margin kept (panel 40…1240)")
+        #expect(try pixel(daemon, 360, 1230) == Self.blue)
+        #expect(try pixel(daemon, 360, 640) == Self.red, "the badge stays centred (310…410, 590…690)")
+        #expect(try pixel(daemon, 300, 640) == Self.blue)
+        #expect(try pixel(daemon, 360, 580) == Self.blue)
+
+        r = try daemon.laminactl(["output", "headless", "scale", "2"])
+        #expect(r.status == 0 && r.output.contains(" scale 2 position 0,0 size 360x640 "), "\(r.output)")
+        #expect(try daemon.laminactl(["advance", "1"]).status == 0)
+        #expect(try pixel(daemon, 180, 320) == Self.red, "centred in 360×640")
+        #expect(try pixel(daemon, 300, 320) == Self.blue, "panel 40…320")
+        #expect(try pixel(daemon, 340, 320) == Self.black, "right margin kept")
+    }
+
     @Test func badOutputRequestsAreRefusedWithWhatWasWrong() throws {
         let daemon = try DaemonProcess()
         var r = try daemon.laminactl(["output", "nope", "mode", "800x600"])
@@ -92,8 +127,14 @@ struct OutputEndToEndTests {
         #expect(r.status == 65 && r.output.contains("mode 100000x100000 is out of range"), "\(r.output)")
         r = try daemon.laminactl(["output", "headless", "mode", "800x600@60"])
         #expect(r.status == 65 && r.output.contains("has no refresh"), "\(r.output)")
-        r = try daemon.laminactl(["output", "headless", "transform", "90"])
-        #expect(r.status == 64 && r.output.contains("output transform is not supported yet"), "\(r.output)")
+        r = try daemon.laminactl(["output", "headless", "transform", "sideways"])
+        #expect(r.status == 65 && r.output.contains("unknown transform 'sideways'"), "\(r.output)")
+        r = try daemon.laminactl(["output", "headless", "scale", "lots"])
+        #expect(r.status == 64 && r.output.contains("malformed scale 'lots'"), "\(r.output)")
+        r = try daemon.laminactl(["output", "headless", "position", "1"])
+        #expect(r.status == 64 && r.output.contains("position X Y"), "\(r.output)")
+        r = try daemon.laminactl(["output", "headless", "disable"])
+        #expect(r.status == 65 && r.output.contains("headless is the only output"), "\(r.output)")
         // Nothing changed.
         r = try daemon.laminactl(["output"])
         #expect(r.output.hasPrefix("headless mode 320x240 "), "\(r.output)")

@@ -214,6 +214,12 @@ enum ProtocolFixtures {
                 message: .client(.request(id: 15, .output(name: "", .none)))),
         Fixture(name: "request-output-mode", description: "request id 16: output \"headless\", change mode 800x600, refresh 0 (any) (protocol 1.7)",
                 message: .client(.request(id: 16, .output(name: "headless", .mode(OutputMode(width: 800, height: 600)))))),
+        Fixture(name: "request-output-transform", description: "request id 17: output \"HDMI-A-1\", change transform \"90\" (protocol 1.7)",
+                message: .client(.request(id: 17, .output(name: "HDMI-A-1", .transform("90"))))),
+        Fixture(name: "request-output-position", description: "request id 18: output \"HDMI-A-1\", change position 1920, 0 (protocol 1.7)",
+                message: .client(.request(id: 18, .output(name: "HDMI-A-1", .position(x: 1920, y: 0))))),
+        Fixture(name: "request-output-disable", description: "request id 19: output \"DP-1\", change disable (protocol 1.7)",
+                message: .client(.request(id: 19, .output(name: "DP-1", .enabled(false))))),
         Fixture(name: "commit-video",
                 description: "commit serial 9 (protocol 1.6): create-video image 5 \"/srv/clip.webm\", control-video 5 loop true, "
                     + "rate 2, seek 1.5, play, pause, then destroy-image 5",

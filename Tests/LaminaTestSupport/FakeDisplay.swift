@@ -127,14 +127,24 @@ public final class FakeBackend: DisplayBackend {
     public init() {}
     /// Where set, a mode change is refused with this reason (a driver that will not).
     public var modeRefusal: String?
-    /// Resizes the named fake to the mode (its rectangle keeps its origin).
-    public func setMode(_ mode: OutputMode, output name: String) throws {
+    /// Resizes the named fake to a mode (its rectangle keeps its origin), or moves it; other
+    /// changes are journalled only.
+    public func configure(_ change: OutputChange, output name: String) throws {
         if let modeRefusal { throw OutputChangeRefused(modeRefusal) }
         guard let o = fakes.first(where: { $0.name == name }) else { throw UnknownOutput(name: name, known: outputNames, backend: self.name) }
-        o.pixelWidth = Int(mode.width)
-        o.pixelHeight = Int(mode.height)
-        o.layoutRect = Rect(x: o.layoutRect.minX, y: o.layoutRect.minY, width: Double(mode.width), height: Double(mode.height))
-        journal.note("mode \(name) \(mode)")
+        switch change {
+        case .mode(let mode):
+            o.pixelWidth = Int(mode.width)
+            o.pixelHeight = Int(mode.height)
+            o.layoutRect = Rect(x: o.layoutRect.minX, y: o.layoutRect.minY, width: Double(mode.width), height: Double(mode.height))
+        case let .position(x, y):
+            o.layoutRect.origin = Point(x: Double(x), y: Double(y))
+        default:
+            break
+        }
+        // "mode A 96x64", "transform A 90": the change's verb, the name, its value.
+        let words = change.description.split(separator: " ", maxSplits: 1).map(String.init)
+        journal.note(([words[0], name] + words.dropFirst()).joined(separator: " "))
     }
     public func setCursor(_ position: Point?) -> Bool {
         cursorRequests.append(position)

@@ -15,22 +15,28 @@ extension Compositor {
         switch change {
         case .none:
             if !name.isEmpty { _ = try output(named: name) }
-        case .mode(let mode):
+        case .enabled(true) where !name.isEmpty && !backend.outputNames.contains(name):
+            // An output left dark is not among the backend's outputs: the backend knows it.
+            try configure(change, name: name)
+        default:
             let output = try output(named: name)
-            try check(mode, for: output.name)
-            guard mode != output.currentMode else { break }
-            do {
-                try backend.setMode(mode, output: output.name)
-            } catch let refused as OutputChangeRefused {
-                throw RequestRefused(.invalidRequest, "\(output.name): \(refused.reason)")
-            }
-            logger.notice("output \(output.name): mode \(mode) asked for")
-            outputsReconfigured()
+            guard try check(change, for: output) else { break }
+            try configure(change, name: output.name)
         }
         return .outputs(backend: backend.name, backend.outputs.map(\.state))
     }
 
-    /// The backend's outputs changed by request (a mode): handled as a hotplug.
+    private func configure(_ change: OutputChange, name: String) throws {
+        do {
+            try backend.configure(change, output: name)
+        } catch let refused as OutputChangeRefused {
+            throw RequestRefused(.invalidRequest, "\(name): \(refused.reason)")
+        }
+        logger.notice("output \(name): \(change.description)")
+        outputsReconfigured()
+    }
+
+    /// The backend's outputs changed by request: handled as a hotplug.
     public func outputsReconfigured() {
         handle(BackendEvents(reasons: [.hotplug]))
     }
@@ -60,13 +66,48 @@ extension Compositor {
         return output
     }
 
-    private func check(_ mode: OutputMode, for name: String) throws {
-        let limit = Self.maximumOutputDimension
-        guard (1...limit).contains(mode.width), (1...limit).contains(mode.height) else {
-            throw RequestRefused(.invalidRequest, "\(name): mode \(mode.width)x\(mode.height) is out of range: width and height must each be 1 to \(limit) pixels")
-        }
-        guard mode.refresh.isFinite, mode.refresh >= 0, mode.refresh <= 1000 else {
-            throw RequestRefused(.invalidRequest, "\(name): refresh \(mode.refresh) Hz is out of range: give 0 (any) or up to 1000 Hz")
+    /// Whether `change` changes `output` (false: it is so already), or throws why it is refused.
+    private func check(_ change: OutputChange, for output: any Output) throws -> Bool {
+        let name = output.name
+        switch change {
+        case .none:
+            return false
+        case .mode(let mode):
+            let limit = Self.maximumOutputDimension
+            guard (1...limit).contains(mode.width), (1...limit).contains(mode.height) else {
+                throw RequestRefused(.invalidRequest, "\(name): mode \(mode.width)x\(mode.height) is out of range: width and height must each be 1 to \(limit) pixels")
+            }
+            guard mode.refresh.isFinite, mode.refresh >= 0, mode.refresh <= 1000 else {
+                throw RequestRefused(.invalidRequest, "\(name): refresh \(mode.refresh) Hz is out of range: give 0 (any) or up to 1000 Hz")
+            }
+            return mode != output.currentMode
+        case .transform(let text):
+            guard let transform = OutputTransform(rawValue: text) else {
+                throw RequestRefused(.invalidRequest, "\(name): unknown transform '\(text)' (transforms: \(OutputTransform.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            return transform != output.transform
+        case .scale(let scale):
+            guard scale.isFinite, (Self.outputScales).contains(scale) else {
+                throw RequestRefused(.invalidRequest, "\(name): scale \(scale) is out of range: give \(Self.outputScales.lowerBound) to \(Self.outputScales.upperBound) pixels per point")
+            }
+            return scale != output.scale
+        case let .position(x, y):
+            let limit = Int32(Self.maximumOutputPosition)
+            guard (0...limit).contains(x), (0...limit).contains(y) else {
+                throw RequestRefused(.invalidRequest, "\(name): position \(x),\(y) is out of range: each must be 0 to \(limit) points")
+            }
+            return Point(x: Double(x), y: Double(y)) != output.layoutRect.origin
+        case .enabled(let on):
+            if on { return false }
+            guard backend.outputs.contains(where: { $0.name != name }) else {
+                throw RequestRefused(.invalidRequest, "\(name) is the only output: disabling it would leave laminad nothing to draw on")
+            }
+            return true
         }
     }
+
+    /// The pixels per point an output may be given (as laminad.toml's [[output]] scale).
+    public static let outputScales: ClosedRange<Double> = 0.25...8
+    /// The largest x or y, in points, an output's top-left corner may be moved to.
+    public static let maximumOutputPosition = 16384
 }

@@ -56,11 +56,13 @@ public protocol DisplayBackend: AnyObject {
     /// The seat or VT the display is held through, which input devices and VT switches go
     /// through too; nil where there is none (headless).
     var session: (any DisplaySession)? { get }
-    /// Switches the named output to `mode` (`laminactl output NAME mode WxH[@HZ]`); the caller
-    /// has checked the name and the size. Throws `OutputChangeRefused` with the reason where
-    /// the backend or the driver will not. Afterwards the caller handles the change as a
-    /// hotplug (`Compositor.outputsReconfigured`).
-    func setMode(_ mode: OutputMode, output name: String) throws
+    /// Applies `change` to the named output (`laminactl output NAME mode|transform|scale|
+    /// position|enable|disable …`): all of it or nothing. The caller has checked the values
+    /// (a size, a known transform, a scale in range, not the last output disabled). Throws
+    /// `OutputChangeRefused` with the reason where the backend or the driver will not, and
+    /// `UnknownOutput` for a name it does not have. Afterwards the caller handles the change as
+    /// a hotplug (`Compositor.outputsReconfigured`).
+    func configure(_ change: OutputChange, output name: String) throws
 }
 
 /// An output change (`laminactl output NAME …`) the backend or the driver refused.
@@ -145,8 +147,8 @@ extension DisplayBackend {
     @discardableResult
     public func setCursor(_ position: Point?) -> Bool { false }
     public var session: (any DisplaySession)? { nil }
-    public func setMode(_ mode: OutputMode, output name: String) throws {
-        throw OutputChangeRefused("changing an output's mode at run time is not yet on the \(self.name) backend (set it in laminad.toml's [[output]] mode and restart)")
+    public func configure(_ change: OutputChange, output name: String) throws {
+        throw OutputChangeRefused("the \(self.name) backend cannot change an output at run time (\(change.description))")
     }
 }
 

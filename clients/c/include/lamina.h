@@ -428,6 +428,24 @@ int lamina_connection_stats(lamina_connection *conn, lamina_stat **stats, size_t
 int lamina_connection_set_output_mode(lamina_connection *conn, const char *name, uint32_t width, uint32_t height,
                                       double refresh, char **error);
 
+/**
+ * Turns output `name`'s picture (privileged, `laminactl output NAME transform T`): "normal", "90",
+ * "180", "270", "flipped", "flipped-90", "flipped-180" or "flipped-270". Input follows at once.
+ */
+int lamina_connection_set_output_transform(lamina_connection *conn, const char *name, const char *transform, char **error);
+
+/** Sets output `name`'s pixels per point (privileged; laminad takes 0.25 to 8). */
+int lamina_connection_set_output_scale(lamina_connection *conn, const char *name, double scale, char **error);
+
+/** Moves output `name`'s top-left corner in the desktop to (`x`, `y`) points (privileged). */
+int lamina_connection_set_output_position(lamina_connection *conn, const char *name, int32_t x, int32_t y, char **error);
+
+/**
+ * Lights output `name` (`enabled` 1) or takes it out of the desktop, dark (0; privileged).
+ * laminad refuses to disable the last output it draws on.
+ */
+int lamina_connection_set_output_enabled(lamina_connection *conn, const char *name, int enabled, char **error);
+
 /** An output's name and whether it is on. */
 typedef struct lamina_output_state {
     const char *name;

@@ -327,6 +327,52 @@ int lamina_connection_set_output_mode(lamina_connection *conn, const char *name,
     return s;
 }
 
+/* An output request changing `name` by opcode `change`; `arguments` holds what follows the opcode. */
+static int output_change(lamina_connection *conn, const char *function, const char *name, uint8_t change, lm_buf *tail,
+                         char **error) {
+    if (!name || !*name || strlen(name) > LM_KEY_LIMIT) {
+        lm_set_error(error, "%s: an output name of 1 to 256 bytes", function);
+        lm_buf_free(tail);
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    }
+    lm_buf arguments = {0};
+    lm_buf_string(&arguments, name);
+    lm_buf_u8(&arguments, change);
+    if (tail->length) lm_buf_bytes(&arguments, tail->data, tail->length);
+    int s = arguments.failed || tail->failed ? LAMINA_ERROR_NO_MEMORY : request(conn, LM_REQ_OUTPUT, &arguments, 12, error);
+    lm_buf_free(&arguments);
+    lm_buf_free(tail);
+    return s;
+}
+
+int lamina_connection_set_output_transform(lamina_connection *conn, const char *name, const char *transform, char **error) {
+    if (!transform || strlen(transform) > 32) {
+        lm_set_error(error, "lamina_connection_set_output_transform: a transform such as \"90\" or \"flipped-180\"");
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    }
+    lm_buf tail = {0};
+    lm_buf_string(&tail, transform);
+    return output_change(conn, "lamina_connection_set_output_transform", name, 2, &tail, error); /* outputChanges: transform */
+}
+
+int lamina_connection_set_output_scale(lamina_connection *conn, const char *name, double scale, char **error) {
+    lm_buf tail = {0};
+    lm_buf_f64(&tail, scale);
+    return output_change(conn, "lamina_connection_set_output_scale", name, 3, &tail, error); /* outputChanges: scale */
+}
+
+int lamina_connection_set_output_position(lamina_connection *conn, const char *name, int32_t x, int32_t y, char **error) {
+    lm_buf tail = {0};
+    lm_buf_i32(&tail, x);
+    lm_buf_i32(&tail, y);
+    return output_change(conn, "lamina_connection_set_output_position", name, 4, &tail, error); /* outputChanges: position */
+}
+
+int lamina_connection_set_output_enabled(lamina_connection *conn, const char *name, int enabled, char **error) {
+    lm_buf tail = {0};
+    return output_change(conn, "lamina_connection_set_output_enabled", name, enabled ? 5 : 6, &tail, error); /* enable, disable */
+}
+
 /* An inject-input request whose arguments are in `arguments` (kind first); answered by done. */
 static int inject(lamina_connection *conn, lm_buf *arguments, char **error) {
     int s = arguments->failed ? LAMINA_ERROR_NO_MEMORY : request(conn, LM_REQ_INJECT_INPUT, arguments, 10, error);

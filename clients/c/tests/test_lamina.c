@@ -1213,6 +1213,29 @@ static void display_changes(lamina_connection *conn) {
     error = NULL;
     CHECK(lamina_connection_set_output_mode(conn, "headless", 320, 240, 0, &error) == 0, "back to 320x240: %s", error ? error : "?");
     free(error);
+    error = NULL;
+    lamina_connection_dispatch(conn);
+    /* Turned, scaled and moved: each a display-changed with laminad's numbers. */
+    events.log[0] = 0;
+    CHECK(lamina_connection_set_output_transform(conn, "headless", "90", &error) == 0, "transform 90: %s", error ? error : "?");
+    lamina_connection_dispatch(conn);
+    CHECK(lamina_connection_set_output_scale(conn, "headless", 2, &error) == 0, "scale 2: %s", error ? error : "?");
+    lamina_connection_dispatch(conn);
+    CHECK(lamina_connection_set_output_position(conn, "headless", 10, 20, &error) == 0, "position: %s", error ? error : "?");
+    lamina_connection_dispatch(conn);
+    CHECK(strcmp(events.log, "display 240x320: headless 0,0 240x320 scale 1 90 0 Hz;display 120x160: headless 0,0 120x160 scale 2 90 0 Hz;"
+                             "display 130x180: headless 10,20 120x160 scale 2 90 0 Hz;") == 0,
+          "turned, scaled, moved: %s", events.log);
+    CHECK(lamina_connection_set_output_enabled(conn, "headless", 0, &error) == LAMINA_ERROR_SERVER && error &&
+              strstr(error, "headless is the only output"),
+          "the only output disabled: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    CHECK(lamina_connection_set_output_position(conn, "headless", 0, 0, &error) == 0 &&
+              lamina_connection_set_output_scale(conn, "headless", 1, &error) == 0 &&
+              lamina_connection_set_output_transform(conn, "headless", "normal", &error) == 0,
+          "back to normal: %s", error ? error : "?");
+    free(error);
     lamina_connection_dispatch(conn);
     lamina_connection_set_event_callback(conn, NULL, NULL);
     printf("daemon: an output's mode changed at run time and display-changed said so\n");

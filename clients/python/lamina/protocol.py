@@ -125,7 +125,7 @@ REQUESTS = {
     "output": 14,
 }
 #: What an ``output`` request changes (protocol 1.7).
-OUTPUT_CHANGES = {"none": 0, "mode": 1}
+OUTPUT_CHANGES = {"none": 0, "mode": 1, "transform": 2, "scale": 3, "position": 4, "enable": 5, "disable": 6}
 #: How an output's picture is turned, as ``outputs`` replies and ``displayChanged`` name it.
 OUTPUT_TRANSFORMS = ["normal", "90", "180", "270", "flipped", "flipped-90", "flipped-180", "flipped-270"]
 REPLIES = {

@@ -116,6 +116,25 @@ class Requests:
         (unknown name, size out of range, a backend that cannot) raises `LaminaError`."""
         return self._request("output", name, "mode", width, height, refresh)
 
+    def set_output_transform(self, name: str, transform: str) -> Tuple[str, List[Any]]:
+        """Turns output `name`'s picture (privileged, ``laminactl output NAME transform T``):
+        one of "normal", "90", "180", "270", "flipped", "flipped-90", "flipped-180",
+        "flipped-270". Input follows the new transform at once. Returns every output afterwards."""
+        return self._request("output", name, "transform", transform)
+
+    def set_output_scale(self, name: str, scale: float) -> Tuple[str, List[Any]]:
+        """Sets output `name`'s pixels per point (privileged, 0.25 to 8). Returns every output."""
+        return self._request("output", name, "scale", scale)
+
+    def set_output_position(self, name: str, x: int, y: int) -> Tuple[str, List[Any]]:
+        """Moves output `name`'s top-left corner in the desktop, in points (privileged)."""
+        return self._request("output", name, "position", x, y)
+
+    def set_output_enabled(self, name: str, enabled: bool) -> Tuple[str, List[Any]]:
+        """Lights output `name` (True) or takes it out of the desktop, dark (False; privileged).
+        laminad refuses to disable the last output it draws on."""
+        return self._request("output", name, "enable" if enabled else "disable")
+
     def display_power(self, on: bool, output: str = "") -> Tuple[str, List[Tuple[str, bool]]]:
         """Blanks (`on` False) or lights displays (privileged): `output`, or every one when
         empty. Returns the backend's name and each output's state afterwards."""

@@ -688,7 +688,8 @@ def encode_request(request_id: int, kind: str, *args: Any) -> bytes:
     elif kind == "registerFont":
         w.u64(int(args[0]))   # the font's bytes travel in a sealed memory file (one descriptor)
     elif kind == "output":
-        # (name, "none") or (name, "mode", width, height, refresh)
+        # (name, "none"), (name, "mode", width, height, refresh), (name, "transform", NAME),
+        # (name, "scale", S), (name, "position", X, Y), (name, "enable"), (name, "disable")
         change = args[1] if len(args) > 1 else "none"
         if change not in protocol.OUTPUT_CHANGES:
             raise ValueError(f"unknown output change {change!r}; known: {', '.join(protocol.OUTPUT_CHANGES)}")
@@ -698,6 +699,15 @@ def encode_request(request_id: int, kind: str, *args: Any) -> bytes:
             w.u32(args[2])
             w.u32(args[3])
             w.f64(float(args[4]) if len(args) > 4 else 0.0)
+        elif change == "transform":
+            if args[2] not in protocol.OUTPUT_TRANSFORMS:
+                raise ValueError(f"unknown output transform {args[2]!r}; known: {', '.join(protocol.OUTPUT_TRANSFORMS)}")
+            w.string(args[2])
+        elif change == "scale":
+            w.f64(float(args[2]))
+        elif change == "position":
+            w.i32(int(args[2]))
+            w.i32(int(args[3]))
     elif args:
         raise ValueError(f"{kind} takes no arguments")
     return frame(protocol.MSG_REQUEST, w.buffer)

@@ -35,3 +35,34 @@ def test_bad_output_requests_name_what_was_wrong(daemon) -> None:
         with pytest.raises(LaminaError, match="mode 0x0 is out of range"):
             conn.set_output_mode("headless", 0, 0)
         assert conn.display_size == (320, 240)
+
+
+def test_transform_scale_and_position_reach_the_client(daemon) -> None:
+    with lamina.connect(daemon.socket) as conn:
+        try:
+            backend, outputs = conn.set_output_transform("headless", "90")
+            assert outputs[0].transform == "90" and outputs[0].frame == (0.0, 0.0, 240.0, 320.0)
+            (change,) = [e for e in conn.poll_events() if isinstance(e, lamina.DisplayChangedEvent)]
+            assert change.size == (240, 320) and change.outputs[0].transform == "90"
+            assert conn.display_size == (240, 320) and conn.root.bounds == (0.0, 0.0, 240.0, 320.0)
+
+            _, outputs = conn.set_output_scale("headless", 2)
+            assert outputs[0].scale == 2.0 and outputs[0].frame == (0.0, 0.0, 120.0, 160.0)
+            _, outputs = conn.set_output_position("headless", 10, 20)
+            assert outputs[0].frame == (10.0, 20.0, 120.0, 160.0)
+            # Enabling a lit output changes nothing; the only output cannot be disabled.
+            _, outputs = conn.set_output_enabled("headless", True)
+            assert outputs[0].frame == (10.0, 20.0, 120.0, 160.0)
+            with pytest.raises(LaminaError, match="headless is the only output"):
+                conn.set_output_enabled("headless", False)
+            with pytest.raises(LaminaError, match="scale 9.0 is out of range"):
+                conn.set_output_scale("headless", 9)
+            with pytest.raises(ValueError, match="unknown output transform 'sideways'"):
+                conn.set_output_transform("headless", "sideways")
+        finally:
+            conn.set_output_position("headless", 0, 0)
+            conn.set_output_scale("headless", 1)
+            conn.set_output_transform("headless", "normal")
+        conn.poll_events()
+        assert conn.display_size == (320, 240)
+        assert conn.outputs()[1][0].frame == (0.0, 0.0, 320.0, 240.0)
