@@ -107,6 +107,9 @@ CLIENT: Dict[str, Callable[[], bytes]] = {
     "request-register-font": lambda: wire.encode_request(14, "registerFont", 70000),
     "request-output-list": lambda: wire.encode_request(15, "output", "", "none"),
     "request-output-mode": lambda: wire.encode_request(16, "output", "headless", "mode", 800, 600, 0),
+    "request-output-transform": lambda: wire.encode_request(17, "output", "HDMI-A-1", "transform", "90"),
+    "request-output-position": lambda: wire.encode_request(18, "output", "HDMI-A-1", "position", 1920, 0),
+    "request-output-disable": lambda: wire.encode_request(19, "output", "DP-1", "disable"),
     "commit-video": lambda: wire.encode_commit(9, [
         wire.CreateVideo(5, "/srv/clip.webm"), wire.ControlVideo(5, "loop", True), wire.ControlVideo(5, "rate", 2),
         wire.ControlVideo(5, "seek", 1.5), wire.ControlVideo(5, "play"), wire.ControlVideo(5, "pause"),
