@@ -14,9 +14,13 @@ public struct OutputMode: Hashable, Sendable, CustomStringConvertible {
         self.refresh = refresh
     }
 
-    /// "1280x720" or "1280x720@60".
+    /// "1280x720", "1280x720@60" or "1920x1080@59.94": the refresh to two decimals, as
+    /// `init(parsing:)` takes it back (a mode request picks the nearest refresh).
     public var description: String {
-        "\(width)x\(height)" + (refresh > 0 ? "@\(Int(exactly: refresh).map(String.init) ?? String(refresh))" : "")
+        guard refresh > 0 else { return "\(width)x\(height)" }
+        let hundredths = (refresh * 100).rounded()
+        let hz = Int(exactly: hundredths / 100).map(String.init) ?? String(hundredths / 100)
+        return "\(width)x\(height)@\(hz)"
     }
 
     /// Parses "WIDTHxHEIGHT" or "WIDTHxHEIGHT@HZ" (`laminactl output NAME mode …`); nil when the
