@@ -74,6 +74,10 @@ public final class Daemon {
         public var videoYUVInRenderer: Bool?
         /// Input devices and the keymap (`[input]`).
         public var input = InputSettings()
+        /// The configuration file laminad read (`--config`), read again at SIGHUP; nil: none.
+        public var configurationFile: String?
+        /// Its `[[output]]` settings (with `--output`'s) as laminad started with them.
+        public var outputs: [OutputConfiguration] = []
 
         /// The journal's default place: beside the socket, named after it
         /// (`/run/lamina/laminad.sock` → `/run/lamina/laminad.sessions`).
@@ -97,8 +101,11 @@ public final class Daemon {
     /// The repaint loop's timer (the compositor arms it; it calls `Compositor.frameDue`).
     private var frameTimer: DaemonFrameTimer!
     private var signals: SignalSource?
-    /// SIGINT and SIGTERM stop laminad; SIGUSR1 blanks the displays and SIGUSR2 lights them.
-    private static let handledSignals = [SIGINT, SIGTERM, SIGUSR1, SIGUSR2]
+    /// SIGINT and SIGTERM stop laminad; SIGUSR1 blanks the displays and SIGUSR2 lights them;
+    /// SIGHUP reads the configuration's `[[output]]` settings again (`OutputSettingsKeeper`).
+    private static let handledSignals = [SIGINT, SIGTERM, SIGUSR1, SIGUSR2, SIGHUP]
+    /// Outputs changed at run time, kept across restarts, and SIGHUP's reload.
+    private(set) var outputSettings: OutputSettingsKeeper!
     private let ownsSocketPath: Bool
     private var watchdogTimer: LoopTimer?
     /// When the displays are lit and blanked (DisplayPowerPolicy.swift).
@@ -207,6 +214,7 @@ public final class Daemon {
                 journal?.writeIfChanged(compositor)
             }
         }
+        outputSettings = OutputSettingsKeeper(compositor: compositor, options: options, logger: logger)
         if backend.canSetPower {
             compositor.setOutputRoots(backend.outputRoots)
         }
@@ -220,6 +228,8 @@ public final class Daemon {
             case SIGUSR1, SIGUSR2:
                 // USR1 blanks, USR2 relights every display, like `laminactl display off|on`.
                 do { try power.setPower(sig == SIGUSR2) } catch { logger.error("display \(sig == SIGUSR2 ? "on" : "off"): \(error)") }
+            case SIGHUP:
+                outputSettings.reload()
             default:
                 logger.notice("signal \(sig): shutting down")
                 ServiceManager.notify("STOPPING=1")
@@ -291,6 +301,10 @@ extension Daemon: CompositorHost {
         guard journal != nil, !journalWriteArmed else { return }
         journalWriteArmed = true
         do { try journalTimer?.arm(after: options.journalDelay) } catch { logger.error("journal timer: \(error)") }
+    }
+
+    public func outputChanged(_ change: OutputChange, output: String) {
+        outputSettings.record(change, output: output)
     }
 
     public func routeInjected(_ action: InputAction, origin: InputOrigin) -> Bool {

@@ -105,7 +105,7 @@ final class SessionJournalStore {
         let directory = directory
         // Not on disk once the writes before it are done: not kept by the last write handed
         // over (which removes what it does not keep), or, with none, not there now.
-        let keep = Set(images.map(\.file) + ["index", "index.corrupt"])
+        let keep = Set(images.map(\.file) + ["index", "index.corrupt"]).union(OutputSettingsKeeper.files)
         let newImages = images.filter { image in
             lastKeep.map { !$0.contains(image.file) } ?? !Files.exists(directory + "/" + image.file)
         }.map { ($0.file, $0.pixels()) }

@@ -77,6 +77,8 @@ struct Laminad: ParsableCommand {
         }
         var options = settings.daemonOptions
         options.framesDirectory = framesDir
+        options.configurationFile = config
+        options.outputs = settings.kms.outputs
         options.startTime = startTime
         options.cursor = settings.kms.cursor && display.backend is KMSBackend
         let passed = ServiceManager.listenDescriptors()

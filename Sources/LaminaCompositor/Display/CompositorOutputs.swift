@@ -15,18 +15,24 @@ extension Compositor {
         switch change {
         case .none:
             if !name.isEmpty { _ = try output(named: name) }
-        case .enabled(true) where !name.isEmpty && !backend.outputNames.contains(name):
-            // An output left dark is not among the backend's outputs: the backend knows it.
-            try configure(change, name: name)
         default:
-            let output = try output(named: name)
-            guard try check(change, for: output) else { break }
-            try configure(change, name: output.name)
+            if try configureOutput(name, change) { host?.outputChanged(change, output: name) }
         }
         return .outputs(backend: backend.name, backend.outputs.map(\.state))
     }
 
-    private func configure(_ change: OutputChange, name: String) throws {
+    /// Applies `change` to the output `name` as the `output` request does (laminad also at start
+    /// and at SIGHUP, from its configuration): checked, applied by the backend, then laid out
+    /// as a hotplug. Returns false where the output already was so. Throws `RequestRefused`
+    /// naming what was wrong, or `UnknownOutput`.
+    @discardableResult
+    public func configureOutput(_ name: String, _ change: OutputChange) throws -> Bool {
+        if case .none = change { return false }
+        // An output left dark is not among the backend's outputs: the backend knows its name.
+        let lightsDarkOutput = change == .enabled(true) && !name.isEmpty && !backend.outputNames.contains(name)
+        if !lightsDarkOutput {
+            guard try check(change, for: try output(named: name)) else { return false }
+        }
         do {
             try backend.configure(change, output: name)
         } catch let refused as OutputChangeRefused {
@@ -34,6 +40,7 @@ extension Compositor {
         }
         logger.notice("output \(name): \(change.description)")
         outputsReconfigured()
+        return true
     }
 
     /// The backend's outputs changed by request: handled as a hotplug.

@@ -33,6 +33,9 @@ public protocol CompositorHost: AnyObject {
     /// afterwards; throws `UnknownOutput` for a name the backend does not have. Nil where the
     /// platform has no outputs to blank (headless): the request is answered with none.
     func displayPower(_ on: Bool, output: String?) throws -> [OutputPower]?
+    /// An `output` request changed an output (`laminactl output NAME …`): laminad keeps the
+    /// change across restarts (`OutputSettingsKeeper`).
+    func outputChanged(_ change: OutputChange, output: String)
 }
 
 /// The defaults describe a host with no budgets, statistics, journal, input routing, keymap or
@@ -45,4 +48,5 @@ extension CompositorHost {
     public var hasKeymap: Bool { false }
     public func keyAction(named name: String, pressed: Bool) -> InputAction? { nil }
     public func displayPower(_ on: Bool, output: String?) throws -> [OutputPower]? { nil }
+    public func outputChanged(_ change: OutputChange, output: String) {}
 }

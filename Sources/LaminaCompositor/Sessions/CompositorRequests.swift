@@ -2,9 +2,10 @@ import LaminaCore
 import LaminaProtocol
 
 /// A request refused: the error its client is told, with the request's serial.
-struct RequestRefused: Error {
+struct RequestRefused: Error, CustomStringConvertible {
     let code: ErrorCode
     let message: String
+    var description: String { message }
     init(_ code: ErrorCode, _ message: String) {
         self.code = code
         self.message = message
