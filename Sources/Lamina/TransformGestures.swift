@@ -1,4 +1,3 @@
-import Foundation
 import LaminaCore
 import LaminaProtocol
 
@@ -109,7 +108,7 @@ public final class RotationRecognizer: GestureRecognizer {
     private var angle: Double? {
         guard touches.count >= 2 else { return nil }
         let a = touches[0].screen, b = touches[1].screen
-        return atan2(b.y - a.y, b.x - a.x)
+        return _atan2(b.y - a.y, b.x - a.x)
     }
 
     override func touchBegan(_ e: LayerInputEvent) {

@@ -123,4 +123,51 @@ struct GestureEndToEndTests {
         ])
         #expect(beforeInterval == log.count - 1)     // the single tap came only after 0.3 s
     }
+
+    /// The same gestures from `laminactl input touch down 0 X Y / down 1 X Y / move … / up …`,
+    /// the tool a kiosk's tests would use: several touch ids at once reach one layer.
+    @Test func pinchRotationAndSwipeFromLaminactl() async throws {
+        let daemon = try DaemonProcess(size: "640x480")
+        let c = try Connection.connect(to: daemon.socket, name: "gestures")
+        defer { c.close() }
+        let pinchPad = pad(Rect(x: 0, y: 0, width: 320, height: 240), "pinch")
+        let rotationPad = pad(Rect(x: 320, y: 0, width: 320, height: 240), "rotation")
+        let swipePad = pad(Rect(x: 0, y: 240, width: 320, height: 240), "swipe")
+        for p in [pinchPad, rotationPad, swipePad] { c.rootLayer.addSublayer(p) }
+        var log: [String] = []
+        func fmt(_ v: Double) -> String { String(format: "%.3f", v) }
+        pinchPad.addGestureRecognizer(PinchRecognizer { log.append("pinch \($0.state) \(fmt($0.scale))") })
+        rotationPad.addGestureRecognizer(RotationRecognizer { log.append("rotation \($0.state) \(fmt($0.rotation))") })
+        swipePad.addGestureRecognizer(SwipeRecognizer { log.append("swipe \($0.direction)") })
+        try await c.sync()
+        func touch(_ words: String) throws {
+            let r = try daemon.laminactl(["input", "touch"] + words.split(separator: " ").map(String.init))
+            #expect(r.status == 0, "laminactl input touch \(words): \(r.output)")
+        }
+        func advance(_ s: Double) async throws {
+            _ = try await c.stats()
+            try await c.advanceClock(by: s)
+        }
+        try touch("down 0 110 120")
+        try touch("down 1 210 120")
+        try await advance(0.1)
+        try touch("move 0 60 120")
+        try touch("move 1 260 120")
+        try touch("up 0")
+        try touch("up 1")
+        try touch("down 0 430 120")
+        try touch("down 1 530 120")
+        try await advance(0.1)
+        try touch("move 1 430 220")
+        try touch("up 1")
+        try touch("up 0")
+        try touch("down 0 40 360")
+        try await advance(0.1)
+        try touch("move 0 40 260")
+        try touch("up 0")
+        _ = try await c.stats()
+        await Task.yield()
+        #expect(log == ["pinch began 1.500", "pinch changed 2.000", "pinch ended 2.000",
+                        "rotation began 1.571", "rotation ended 1.571", "swipe up"])
+    }
 }
