@@ -40,6 +40,23 @@ struct GestureTests {
         #expect(r.state == .possible)
     }
 
+    /// `scale = 1` makes later changes relative to now (the rate goes on); a removed
+    /// recogniser leaves its layer.
+    @Test func pinchScaleResetAndRemoval() {
+        var seen: [(GestureRecognizer.State, Double, Double)] = []
+        let r = PinchRecognizer { seen.append(($0.state, $0.scale, $0.velocity)) }
+        layer.addGestureRecognizer(r)
+        send(r, .touchDown, 0, 100, 100, at: 0)
+        send(r, .touchDown, 1, 200, 100, at: 0)
+        send(r, .touchMove, 1, 300, 100, at: 0.5)
+        r.scale = 1
+        send(r, .touchMove, 1, 400, 100, at: 1)
+        #expect(seen.map(\.0) == [.began, .changed] && seen[1].1 == 1.5 && abs(seen[1].2 - 1) < 1e-12)
+        #expect(r.numberOfTouches == 2 && r.screenLocation(ofTouch: 1) == Point(x: 400, y: 100))
+        layer.removeGestureRecognizer(r)
+        #expect(r.layer == nil && layer.gestureRecognizers.isEmpty)
+    }
+
     @Test func rotationAngleBeyondAHalfTurn() {
         var seen: [(GestureRecognizer.State, Double, Double)] = []
         let r = RotationRecognizer { seen.append(($0.state, $0.rotation, $0.velocity)) }

@@ -2281,6 +2281,10 @@ static void on_pan(lamina_gesture_recognizer *r, void *context) {
     log_line(context, "pan %s %.3f,%.3f velocity %.3f,%.3f", state_name(lamina_gesture_recognizer_state(r)), t[0], t[1], v[0], v[1]);
 }
 
+static void on_press(lamina_gesture_recognizer *r, void *context) {
+    log_line(context, "press %s", state_name(lamina_gesture_recognizer_state(r)));
+}
+
 static void on_single_tap(lamina_gesture_recognizer *r, void *context) {
     double p[2];
     lamina_gesture_recognizer_location(r, p);
@@ -2332,6 +2336,46 @@ static void gesture_arithmetic(lamina_connection *conn) {
     feed(conn, pad, LAMINA_INPUT_TOUCH_UP, 0, 0, 100, t0 + 1.5);
     CHECK_LOG(log, "pinch began scale 2.000 velocity 2.375\npinch changed scale 3.000 velocity 2.000\npinch ended scale 3.000 velocity 2.000\n");
     lamina_gesture_recognizer_free(pinch);
+
+    /* scale = 1 makes later changes relative to now (the rate goes on); removal takes it off. */
+    log.text[0] = 0;
+    pinch = lamina_pinch_recognizer_new(on_pinch, &log);
+    lamina_layer_add_gesture_recognizer(pad, pinch);
+    CHECK(lamina_gesture_recognizer_layer(pinch) == pad, "the recogniser's layer");
+    feed(conn, pad, LAMINA_INPUT_TOUCH_DOWN, 0, 100, 100, t0);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_DOWN, 1, 200, 100, t0);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_MOVE, 1, 300, 100, t0 + 0.5);
+    CHECK(lamina_pinch_recognizer_set_scale(pinch, 1) == 0 && lamina_pinch_recognizer_set_scale(pinch, 0) < 0, "set the scale");
+    feed(conn, pad, LAMINA_INPUT_TOUCH_MOVE, 1, 400, 100, t0 + 1);
+    CHECK_LOG(log, "pinch began scale 2.000 velocity 2.000\npinch changed scale 1.500 velocity 1.000\n");
+    CHECK(lamina_gesture_recognizer_touch_count(pinch) == 2 && lamina_gesture_recognizer_touch_location(pinch, 1, p) == 0 &&
+              p[0] == 400 && p[1] == 100 && lamina_gesture_recognizer_touch_location(pinch, 2, p) < 0,
+          "touch locations");
+    CHECK(lamina_layer_remove_gesture_recognizer(pad, pinch) == 0 && lamina_gesture_recognizer_layer(pinch) == NULL, "removed");
+    feed(conn, pad, LAMINA_INPUT_TOUCH_UP, 0, 100, 100, t0 + 1);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_UP, 1, 400, 100, t0 + 1);
+    CHECK(strstr(log.text, "ended") == NULL, "a removed recogniser hears nothing more");
+    lamina_gesture_recognizer_free(pinch);
+
+    /* A long press on the connection's clock. */
+    log.text[0] = 0;
+    lamina_gesture_recognizer *press = lamina_long_press_recognizer_new(on_press, &log);
+    CHECK(lamina_long_press_recognizer_set_minimum_duration(press, 0.5) == 0 &&
+              lamina_gesture_recognizer_set_allowable_movement(press, 10) == 0 &&
+              lamina_tap_recognizer_set_durations(press, 1, 1) == LAMINA_ERROR_INVALID_ARGUMENT,
+          "long press settings");
+    lamina_layer_add_gesture_recognizer(pad, press);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_DOWN, 0, 100, 100, t0);
+    double kept_time = conn->time;
+    conn->time = t0 + 0.4;
+    lm_dispatch_events(conn);
+    CHECK_LOG(log, "");
+    conn->time = t0 + 0.5;
+    lm_dispatch_events(conn);
+    conn->time = kept_time;
+    feed(conn, pad, LAMINA_INPUT_TOUCH_UP, 0, 100, 100, t0 + 0.7);
+    CHECK_LOG(log, "press began\npress ended\n");
+    lamina_gesture_recognizer_free(press);
 
     log.text[0] = 0;
     lamina_gesture_recognizer *rotation = lamina_rotation_recognizer_new(on_rotation, &log);

@@ -61,6 +61,35 @@ def test_pinch_scale_and_velocity() -> None:
     assert r.state == "possible"
 
 
+def test_pinch_scale_reset_and_removal() -> None:
+    seen: List[Tuple[str, float, float]] = []
+    r = lamina.PinchRecognizer(lambda r: seen.append((r.state, r.scale, r.velocity)))
+    layer = pad()
+    layer.add_gesture_recognizer(r)
+    assert layer.gesture_recognizers == (r,) and r.layer is layer
+    send(r, "touchDown", 0, 100, 100, 0)
+    send(r, "touchDown", 1, 200, 100, 0)
+    send(r, "touchMove", 1, 300, 100, 0.5)
+    r.scale = 1
+    send(r, "touchMove", 1, 400, 100, 1)
+    assert [s for s, _, _ in seen] == ["began", "changed"] and seen[1][1] == 1.5 and close(seen[1][2], 1)
+    assert r.number_of_touches == 2 and r.screen_location_of_touch(1) == (400, 100)
+    layer.remove_gesture_recognizer(r)
+    assert r.layer is None and layer.gesture_recognizers == ()
+
+
+def test_long_press_on_the_event_clock() -> None:
+    seen: List[str] = []
+    r = lamina.LongPressRecognizer(lambda r: seen.append(r.state))
+    pad().add_gesture_recognizer(r)
+    send(r, "touchDown", 0, 100, 100, 0)
+    r._time_passed(0.4)
+    assert seen == []
+    send(r, "touchMove", 0, 105, 100, 0.6)     # an event past the 0.5 s recognises it first
+    send(r, "touchUp", 0, 105, 100, 0.7)
+    assert seen == ["began", "changed", "ended"]
+
+
 def test_rotation_beyond_a_half_turn() -> None:
     seen: List[Tuple[str, float, float]] = []
     r = lamina.RotationRecognizer(lambda r: seen.append((r.state, r.rotation, r.velocity)))
