@@ -39,14 +39,22 @@ public class Layer {
     /// have no handler (or recognisers) of their own: the event goes up the superlayers to the
     /// first layer that handles it.
     public var onInput: ((LayerInputEvent) -> Void)?
-    /// Tap, long-press and pan recognisers (Input.swift); they see the events that reach this
-    /// layer before `onInput` does.
+    /// Gesture recognisers (Gestures.swift); they see the events that reach this layer before
+    /// `onInput` does.
     public private(set) var gestureRecognizers: [GestureRecognizer] = []
 
     /// Adds a recogniser that sees this layer's input events.
-    public func addGestureRecognizer(_ recognizer: GestureRecognizer) { gestureRecognizers.append(recognizer) }
+    public func addGestureRecognizer(_ recognizer: GestureRecognizer) {
+        guard !gestureRecognizers.contains(where: { $0 === recognizer }) else { return }
+        recognizer.layer?.removeGestureRecognizer(recognizer)
+        recognizer.layer = self
+        gestureRecognizers.append(recognizer)
+    }
     /// Removes a recogniser.
-    public func removeGestureRecognizer(_ recognizer: GestureRecognizer) { gestureRecognizers.removeAll { $0 === recognizer } }
+    public func removeGestureRecognizer(_ recognizer: GestureRecognizer) {
+        gestureRecognizers.removeAll { $0 === recognizer }
+        if recognizer.layer === self { recognizer.layer = nil }
+    }
 
     /// The image named by `contents`, kept alive while the layer shows it.
     var contentsImage: Image?

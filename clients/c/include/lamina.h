@@ -967,6 +967,130 @@ int lamina_layer_set_action(lamina_layer *layer, const char *key, lamina_action 
 int lamina_layer_set_style_action(lamina_layer *layer, const char *key, lamina_action action,
                                   const lamina_animation *animation);
 
+/* MARK: Gestures and geometry */
+
+/*
+ * Client-side geometry with laminad's rules (CA's, as the Swift client's Layer.hitTest/convert):
+ * through anchor points, transforms, positions, bounds origins, geometry flips and sublayer
+ * transforms (perspective included), on the model values last set. Hidden layers, layers with
+ * userInteractionEnabled off, and single-sided layers facing away are not hit; masksToBounds
+ * clips hits; a layer is hit inside its bounds, half-open ([min, max)); sublayers before their
+ * superlayer, front-most first (higher zPosition, then later ones).
+ */
+
+/** hitTest: the farthest descendant of `layer` (or itself) containing (x, y), given in the
+ * layer's superlayer's coordinates (the display's for the root); NULL if none. */
+lamina_layer *lamina_layer_hit_test(lamina_layer *layer, double x, double y);
+/** containsPoint: whether (x, y), in the layer's coordinates, is inside its bounds (1) or not (0). */
+int lamina_layer_contains(const lamina_layer *layer, double x, double y);
+
+/** Which way a conversion goes: convertPoint:toLayer: or convertPoint:fromLayer:. */
+typedef enum lamina_conversion {
+    LAMINA_CONVERT_TO = 0,   /**< from `layer`'s coordinates to `other`'s */
+    LAMINA_CONVERT_FROM = 1, /**< from `other`'s coordinates to `layer`'s */
+} lamina_conversion;
+
+/** Converts (x, y) between `layer` and `other` (NULL: the display) into out[2]; NaN where the
+ * point does not map (a layer seen edge-on). LAMINA_ERROR_INVALID_ARGUMENT for a NULL layer or out. */
+int lamina_layer_convert_point(lamina_layer *layer, double x, double y, lamina_layer *other, lamina_conversion direction,
+                               double out[2]);
+/** The same for rect[4] (x, y, width, height): the bounding box of its converted corners. */
+int lamina_layer_convert_rect(lamina_layer *layer, const double rect[4], lamina_layer *other, lamina_conversion direction,
+                              double out[4]);
+
+/*
+ * Gesture recognisers, as the Swift client's (and UIKit's): tap, long press, pan (with a
+ * minimum and maximum number of touches), pinch, rotation and swipe. Added to a layer, a
+ * recogniser sees the input events that reach it (a touch goes to the layer laminad hits, then
+ * up the superlayers to the first layer with recognisers) and follows every touch that went
+ * down there by its id (and the pointer while its left button is held); each touch's point in
+ * the layer's own coordinates is derived from the events (lamina_gesture_recognizer_touch_location).
+ * Its callback runs from dispatch (and sync and the requests, as every callback) with the
+ * recogniser, whose state and values it reads. Time is the events' and the connection's clock:
+ * a wait (a long press, a double tap's interval) ends at the first event past it, or when the
+ * clock passes it (lamina_connection_advance_clock on the virtual clock, any dispatch on the
+ * real one). The caller owns a recogniser: free it with lamina_gesture_recognizer_free (not
+ * from its own callback). Recognisers on one layer recognise independently of each other.
+ */
+typedef struct lamina_gesture_recognizer lamina_gesture_recognizer;
+typedef void (*lamina_gesture_callback)(lamina_gesture_recognizer *recognizer, void *context);
+
+typedef enum lamina_gesture_state {
+    LAMINA_GESTURE_POSSIBLE = 0,
+    LAMINA_GESTURE_BEGAN = 1,
+    LAMINA_GESTURE_CHANGED = 2,
+    LAMINA_GESTURE_ENDED = 3,
+    LAMINA_GESTURE_RECOGNIZED = 3, /**< a discrete gesture (tap, swipe) recognised: the same as ended */
+    LAMINA_GESTURE_CANCELLED = 4,
+    LAMINA_GESTURE_FAILED = 5,
+} lamina_gesture_state;
+
+/** Swipe directions, on the display (y grows downwards); a mask of them for the permitted ones. */
+typedef enum lamina_swipe_direction {
+    LAMINA_SWIPE_RIGHT = 1,
+    LAMINA_SWIPE_LEFT = 2,
+    LAMINA_SWIPE_UP = 4,
+    LAMINA_SWIPE_DOWN = 8,
+} lamina_swipe_direction;
+
+/** A tap: one touch down and up within the allowable movement (10 points) and 0.5 s; with
+ * lamina_tap_recognizer_set_taps_required, several, each within 0.3 s of the last one's release. */
+lamina_gesture_recognizer *lamina_tap_recognizer_new(lamina_gesture_callback callback, void *context);
+/** A long press: a touch held within the allowable movement for 0.5 s: began, changed, ended. */
+lamina_gesture_recognizer *lamina_long_press_recognizer_new(lamina_gesture_callback callback, void *context);
+/** A pan: 1 or more touches whose centroid moved past the allowable movement: began, changed, ended. */
+lamina_gesture_recognizer *lamina_pan_recognizer_new(lamina_gesture_callback callback, void *context);
+/** A pinch: two touches apart or together; scale and its velocity. */
+lamina_gesture_recognizer *lamina_pinch_recognizer_new(lamina_gesture_callback callback, void *context);
+/** A rotation: two touches turning; rotation in radians (clockwise on the display positive) and its velocity. */
+lamina_gesture_recognizer *lamina_rotation_recognizer_new(lamina_gesture_callback callback, void *context);
+/** A swipe: one touch travelling 50 points at 200 points per second or more, any direction, recognised when lifted. */
+lamina_gesture_recognizer *lamina_swipe_recognizer_new(lamina_gesture_callback callback, void *context);
+/** Takes the recogniser off its layer, out of failure requirements, and frees it. */
+void lamina_gesture_recognizer_free(lamina_gesture_recognizer *recognizer);
+
+/** Adds the recogniser to the layer (taking it off any other). */
+int lamina_layer_add_gesture_recognizer(lamina_layer *layer, lamina_gesture_recognizer *recognizer);
+int lamina_layer_remove_gesture_recognizer(lamina_layer *layer, lamina_gesture_recognizer *recognizer);
+/** requireGestureRecognizerToFail: `recognizer` recognises only once `other` failed, and fails if it recognises. */
+int lamina_gesture_recognizer_require_to_fail(lamina_gesture_recognizer *recognizer, lamina_gesture_recognizer *other);
+
+lamina_gesture_state lamina_gesture_recognizer_state(const lamina_gesture_recognizer *recognizer);
+/** The layer it is on (NULL: none). */
+lamina_layer *lamina_gesture_recognizer_layer(const lamina_gesture_recognizer *recognizer);
+/** The touches' centroid in the layer's coordinates. */
+void lamina_gesture_recognizer_location(const lamina_gesture_recognizer *recognizer, double out[2]);
+/** The touches' centroid in display points. */
+void lamina_gesture_recognizer_screen_location(const lamina_gesture_recognizer *recognizer, double out[2]);
+size_t lamina_gesture_recognizer_touch_count(const lamina_gesture_recognizer *recognizer);
+/** Touch `index`'s latest point (in the order they went down) in the layer's coordinates. */
+int lamina_gesture_recognizer_touch_location(const lamina_gesture_recognizer *recognizer, size_t index, double out[2]);
+/** Pinch: the distance between the touches over the distance when the second went down. */
+double lamina_gesture_recognizer_scale(const lamina_gesture_recognizer *recognizer);
+/** Rotation: the angle turned since the second touch went down, radians. */
+double lamina_gesture_recognizer_rotation(const lamina_gesture_recognizer *recognizer);
+/** Pan and swipe: points per second in x and y; pinch: scale per second in out[0]; rotation: radians per second in out[0]. */
+void lamina_gesture_recognizer_velocity(const lamina_gesture_recognizer *recognizer, double out[2]);
+/** Pan: the centroid's movement since the pan's touches went down, display points. */
+void lamina_gesture_recognizer_translation(const lamina_gesture_recognizer *recognizer, double out[2]);
+/** Swipe: the recognised swipe's direction. */
+lamina_swipe_direction lamina_gesture_recognizer_direction(const lamina_gesture_recognizer *recognizer);
+
+/** How far a touch may move (display points) and still be a tap or long press; how far touches
+ * move before a pan, pinch or rotation begins. Default 10. */
+int lamina_gesture_recognizer_set_allowable_movement(lamina_gesture_recognizer *recognizer, double points);
+/** Taps: how many (2: a double tap), the longest tap and the longest wait between taps, seconds. */
+int lamina_tap_recognizer_set_taps_required(lamina_gesture_recognizer *recognizer, int taps);
+int lamina_tap_recognizer_set_durations(lamina_gesture_recognizer *recognizer, double maximum_duration, double maximum_interval);
+int lamina_long_press_recognizer_set_minimum_duration(lamina_gesture_recognizer *recognizer, double seconds);
+int lamina_pan_recognizer_set_touches(lamina_gesture_recognizer *recognizer, size_t minimum, size_t maximum);
+/** A mask of lamina_swipe_direction, the minimum distance (points) and average speed (points per second). */
+int lamina_swipe_recognizer_set(lamina_gesture_recognizer *recognizer, unsigned directions, double minimum_distance,
+                                double minimum_speed);
+/** Pinch: sets the scale (1 makes later changes relative to now); rotation: sets the angle. */
+int lamina_pinch_recognizer_set_scale(lamina_gesture_recognizer *recognizer, double scale);
+int lamina_rotation_recognizer_set_rotation(lamina_gesture_recognizer *recognizer, double radians);
+
 /* MARK: Images */
 
 /**

@@ -14,7 +14,11 @@
  *   pending.h     pending.c               the pending commit: recorded, sent, dropped
  *   connection.h  connection.c            connecting, hello and welcome, closing
  *   reconnect.h   reconnect.c             connecting again and replaying
- *   (none)        sync.c requests.c layer.c scroll.c transaction.c image.c: the public calls on top
+ *   gestures.h    gestures.c              gesture recognisers: input events routed to them, their clock
+ *                                         (on top, like the public calls; events.c's dispatch calls
+ *                                         lm_gestures_route, the one call up this list, so that
+ *                                         recognisers run in order with the other callbacks)
+ *   (none)        sync.c requests.c layer.c scroll.c transaction.c image.c geometry.c: the public calls on top
  *
  * (transaction.c ends in lamina_connection_commit, sync.c's, through lamina.h.) */
 #ifndef LAMINA_CLIENT_H
@@ -103,6 +107,59 @@ struct lamina_animation {
     /* group (kind 4) */
     lamina_animation **children;
     size_t child_count;
+};
+
+/* One touch a gesture recogniser follows (the pointer while its left button is down is one). */
+typedef struct lm_touch {
+    int32_t id;
+    int is_touch;
+    double start[2], screen[2], local[2], start_time;
+} lm_touch;
+#define LM_MAX_TOUCHES 32 /* laminad's own bound on touches in progress */
+
+/* A quantity's rate over the events' times (two components; pinch and rotation use the first). */
+typedef struct lm_rate {
+    int has_previous;
+    double previous_time, previous[2], latest_time, latest[2];
+} lm_rate;
+
+typedef enum lm_gesture_kind { LM_TAP, LM_LONG_PRESS, LM_PAN, LM_PINCH, LM_ROTATION, LM_SWIPE } lm_gesture_kind;
+
+struct lamina_gesture_recognizer {
+    lm_gesture_kind kind;
+    lamina_gesture_callback callback;
+    void *context;
+    lamina_connection *conn; /* the connection of the layer it is on (NULL: on none) */
+    lamina_layer *layer;
+    lamina_gesture_state state;
+    double location[2], screen_location[2], allowable_movement;
+    lm_touch touches[LM_MAX_TOUCHES];
+    size_t touch_count;
+    int has_deadline, held;
+    double deadline, last_time;
+    lamina_gesture_state held_state;
+    lamina_gesture_recognizer **requirements, **dependents;
+    size_t requirement_count, dependent_count;
+    /* tap */
+    int taps_required, tap_count, has_first;
+    double maximum_duration, maximum_interval, first[2];
+    /* long press */
+    double minimum_duration;
+    /* pan */
+    size_t minimum_touches, maximum_touches;
+    double translation[2], origin[2];
+    /* pan, swipe (x, y); pinch, rotation ([0]) */
+    double velocity[2];
+    lm_rate rate;
+    /* pinch */
+    double start_span, span;
+    /* rotation */
+    double rotation, turned, last_angle;
+    int has_last_angle;
+    /* swipe */
+    unsigned directions;
+    double minimum_distance, minimum_speed;
+    lamina_swipe_direction direction;
 };
 
 /* A transaction's settings as sent in a settings operation. */
@@ -199,6 +256,10 @@ struct lamina_connection {
     uint32_t next_group, next_tag;
     lm_tag *tags;
     size_t tag_count, tag_capacity;
+
+    /* gesture recognisers on this connection's layers, in the order added */
+    lamina_gesture_recognizer **recognizers;
+    size_t recognizer_count, recognizer_capacity;
 
     lamina_layer root;
     lamina_layer **layers; /* by number; NULL once destroyed */

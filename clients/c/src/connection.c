@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gestures.h"
 #include "model.h"
 #include "snapshot.h"
 #include "stream.h"
@@ -241,6 +242,7 @@ void lamina_connection_close(lamina_connection *conn) {
         lamina_animation_free(conn->tags[i].animation);
     }
     free(conn->tags);
+    lm_gestures_detach_all(conn);
     lm_model_free(&conn->root);
     for (size_t i = 0; i < conn->layer_capacity; i++)
         if (conn->layers[i]) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "events.h"
+#include "gestures.h"
 
 lm_queued_event *lm_push_event(lamina_connection *conn, lamina_event_type type) {
     if (conn->event_head > 0 && conn->event_head == conn->event_count)
@@ -119,8 +120,11 @@ int lm_dispatch_events(lamina_connection *conn) {
                 c.callback(c.user);
             if (conn->on_event && c.group) /* (a group already completed at a reconnection: not twice) */
                 conn->on_event(&e, conn->on_event_user);
-        } else if (conn->on_event) {
-            conn->on_event(&e, conn->on_event_user);
+        } else {
+            if (e.type == LAMINA_EVENT_INPUT)
+                lm_gestures_route(conn, &e);
+            if (conn->on_event)
+                conn->on_event(&e, conn->on_event_user);
         }
         free(q.text);
         free(q.key_name);
@@ -128,6 +132,7 @@ int lm_dispatch_events(lamina_connection *conn) {
         count++;
     }
     conn->event_head = conn->event_count = 0;
+    lm_gestures_tick(conn);
     conn->dispatching = 0;
     return count;
 }

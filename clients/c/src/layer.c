@@ -8,6 +8,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "gestures.h"
+
 #include "animation.h"
 #include "model.h"
 #include "stream.h"
@@ -79,6 +81,7 @@ int lamina_layer_destroy(lamina_layer *layer) {
             return s;
     }
     lm_model_destroyed(conn, layer);
+    lm_gestures_layer_gone(conn, layer);
     conn->layers[layer->number] = NULL;
     free(layer);
     return s;

@@ -173,6 +173,7 @@ int lamina_connection_advance_clock(lamina_connection *conn, double seconds, cha
         return s;
     }
     conn->time = t;
+    lm_dispatch_events(conn); /* gesture recognisers waiting on the clock see the new time */
     return LAMINA_OK;
 }
 

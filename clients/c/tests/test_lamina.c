@@ -28,6 +28,7 @@
 
 #include "animation.h"
 #include "client.h"
+#include "events.h"
 #include "lamina.h"
 
 static int failures;
@@ -993,6 +994,8 @@ static void print_log(const daemon_t *d) {
 }
 
 static int daemon_spawn(daemon_t *d, const char *laminad, int log_mode);
+/* The display laminad starts with (the gesture program's is larger). */
+static const char *daemon_size = "320x240";
 
 /* Starts laminad: headless, 320 x 240, virtual clock, a socket in a fresh temporary folder. */
 static int daemon_start(daemon_t *d, const char *laminad) {
@@ -1020,7 +1023,7 @@ static int daemon_spawn(daemon_t *d, const char *laminad, int log_mode) {
             dup2(fd, 1);
             dup2(fd, 2);
         }
-        execl(laminad, laminad, "--backend", "headless", "--size", "320x240", "--clock", "virtual", "--socket", d->socket,
+        execl(laminad, laminad, "--backend", "headless", "--size", daemon_size, "--clock", "virtual", "--socket", d->socket,
               "--log-level", "debug", (char *)NULL);
         _exit(127);
     }
@@ -2239,6 +2242,399 @@ static void emitter_layers(lamina_connection *conn) {
     lamina_emitter_cell_destroy(dot);
 }
 
+/* MARK: Gestures and geometry (the same cases as the Swift GestureTests and Python test_gestures.py) */
+
+typedef struct gesture_log {
+    char text[4096];
+} gesture_log;
+
+static void log_line(gesture_log *log, const char *format, ...) {
+    size_t n = strlen(log->text);
+    if (n + 1 >= sizeof log->text)
+        return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(log->text + n, sizeof log->text - n, format, args);
+    va_end(args);
+    n = strlen(log->text);
+    if (n + 1 < sizeof log->text)
+        strcat(log->text, "\n");
+}
+
+static const char *state_name(lamina_gesture_state s) {
+    switch (s) {
+    case LAMINA_GESTURE_POSSIBLE: return "possible";
+    case LAMINA_GESTURE_BEGAN: return "began";
+    case LAMINA_GESTURE_CHANGED: return "changed";
+    case LAMINA_GESTURE_ENDED: return "ended";
+    case LAMINA_GESTURE_CANCELLED: return "cancelled";
+    case LAMINA_GESTURE_FAILED: return "failed";
+    }
+    return "?";
+}
+
+static const char *direction_name(lamina_swipe_direction d) {
+    return d == LAMINA_SWIPE_RIGHT ? "right" : d == LAMINA_SWIPE_LEFT ? "left" : d == LAMINA_SWIPE_UP ? "up" : "down";
+}
+
+static void on_pinch(lamina_gesture_recognizer *r, void *context) {
+    double v[2];
+    lamina_gesture_recognizer_velocity(r, v);
+    log_line(context, "pinch %s scale %.3f velocity %.3f", state_name(lamina_gesture_recognizer_state(r)),
+             lamina_gesture_recognizer_scale(r), v[0]);
+}
+
+static void on_rotation(lamina_gesture_recognizer *r, void *context) {
+    double v[2];
+    lamina_gesture_recognizer_velocity(r, v);
+    log_line(context, "rotation %s %.3f velocity %.3f", state_name(lamina_gesture_recognizer_state(r)),
+             lamina_gesture_recognizer_rotation(r), v[0]);
+}
+
+static void on_swipe(lamina_gesture_recognizer *r, void *context) {
+    double v[2];
+    lamina_gesture_recognizer_velocity(r, v);
+    log_line(context, "swipe %s velocity %.3f,%.3f", direction_name(lamina_gesture_recognizer_direction(r)), v[0], v[1]);
+}
+
+static void on_pan(lamina_gesture_recognizer *r, void *context) {
+    double t[2], v[2];
+    lamina_gesture_recognizer_translation(r, t);
+    lamina_gesture_recognizer_velocity(r, v);
+    log_line(context, "pan %s %.3f,%.3f velocity %.3f,%.3f", state_name(lamina_gesture_recognizer_state(r)), t[0], t[1], v[0], v[1]);
+}
+
+static void on_press(lamina_gesture_recognizer *r, void *context) {
+    log_line(context, "press %s", state_name(lamina_gesture_recognizer_state(r)));
+}
+
+static void on_single_tap(lamina_gesture_recognizer *r, void *context) {
+    double p[2];
+    lamina_gesture_recognizer_location(r, p);
+    log_line(context, "single tap at %.3f,%.3f", p[0], p[1]);
+}
+
+static void on_double_tap(lamina_gesture_recognizer *r, void *context) {
+    (void)r;
+    log_line(context, "double tap");
+}
+
+/* An input event for `layer` as laminad would send it (display and layer points alike), dispatched. */
+static void feed(lamina_connection *conn, lamina_layer *layer, lamina_input_kind kind, int32_t id, double x, double y, double time) {
+    lm_queued_event *q = lm_push_event(conn, LAMINA_EVENT_INPUT);
+    if (!q)
+        return;
+    q->event.layer_number = lamina_layer_number(layer);
+    q->event.input_kind = kind;
+    q->event.id = id;
+    q->event.x = q->event.screen_x = x;
+    q->event.y = q->event.screen_y = y;
+    q->event.time = time;
+    lm_dispatch_events(conn);
+}
+
+#define CHECK_LOG(log, expected) CHECK(strcmp((log).text, expected) == 0, "gestures:\n%s\nexpected:\n%s", (log).text, expected)
+
+/* The recognisers' arithmetic, fed events by hand (times well past the connection's clock, so
+ * that no wait ends by it but where the test says). */
+static void gesture_arithmetic(lamina_connection *conn) {
+    double t0 = lamina_connection_time(conn) + 100;
+    lamina_layer *pad = lamina_layer_new(conn);
+    lamina_layer_set_bounds(pad, 0, 0, 400, 400);
+    lamina_layer_set_position(pad, 200, 200);
+    gesture_log log = {{0}};
+
+    lamina_gesture_recognizer *pinch = lamina_pinch_recognizer_new(on_pinch, &log);
+    lamina_layer_add_gesture_recognizer(pad, pinch);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_DOWN, 0, 100, 100, t0);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_DOWN, 1, 200, 100, t0);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_MOVE, 1, 205, 100, t0 + 0.1);
+    CHECK_LOG(log, "");
+    feed(conn, pad, LAMINA_INPUT_TOUCH_MOVE, 1, 300, 100, t0 + 0.5);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_MOVE, 0, 0, 100, t0 + 1);
+    double p[2];
+    lamina_gesture_recognizer_location(pinch, p);
+    CHECK(p[0] == 150 && p[1] == 100, "pinch centroid %g,%g", p[0], p[1]);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_UP, 1, 300, 100, t0 + 1.5);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_UP, 0, 0, 100, t0 + 1.5);
+    CHECK_LOG(log, "pinch began scale 2.000 velocity 2.375\npinch changed scale 3.000 velocity 2.000\npinch ended scale 3.000 velocity 2.000\n");
+    lamina_gesture_recognizer_free(pinch);
+
+    /* scale = 1 makes later changes relative to now (the rate goes on); removal takes it off. */
+    log.text[0] = 0;
+    pinch = lamina_pinch_recognizer_new(on_pinch, &log);
+    lamina_layer_add_gesture_recognizer(pad, pinch);
+    CHECK(lamina_gesture_recognizer_layer(pinch) == pad, "the recogniser's layer");
+    feed(conn, pad, LAMINA_INPUT_TOUCH_DOWN, 0, 100, 100, t0);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_DOWN, 1, 200, 100, t0);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_MOVE, 1, 300, 100, t0 + 0.5);
+    CHECK(lamina_pinch_recognizer_set_scale(pinch, 1) == 0 && lamina_pinch_recognizer_set_scale(pinch, 0) < 0, "set the scale");
+    feed(conn, pad, LAMINA_INPUT_TOUCH_MOVE, 1, 400, 100, t0 + 1);
+    CHECK_LOG(log, "pinch began scale 2.000 velocity 2.000\npinch changed scale 1.500 velocity 1.000\n");
+    CHECK(lamina_gesture_recognizer_touch_count(pinch) == 2 && lamina_gesture_recognizer_touch_location(pinch, 1, p) == 0 &&
+              p[0] == 400 && p[1] == 100 && lamina_gesture_recognizer_touch_location(pinch, 2, p) < 0,
+          "touch locations");
+    CHECK(lamina_layer_remove_gesture_recognizer(pad, pinch) == 0 && lamina_gesture_recognizer_layer(pinch) == NULL, "removed");
+    feed(conn, pad, LAMINA_INPUT_TOUCH_UP, 0, 100, 100, t0 + 1);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_UP, 1, 400, 100, t0 + 1);
+    CHECK(strstr(log.text, "ended") == NULL, "a removed recogniser hears nothing more");
+    lamina_gesture_recognizer_free(pinch);
+
+    /* A long press on the connection's clock. */
+    log.text[0] = 0;
+    lamina_gesture_recognizer *press = lamina_long_press_recognizer_new(on_press, &log);
+    CHECK(lamina_long_press_recognizer_set_minimum_duration(press, 0.5) == 0 &&
+              lamina_gesture_recognizer_set_allowable_movement(press, 10) == 0 &&
+              lamina_tap_recognizer_set_durations(press, 1, 1) == LAMINA_ERROR_INVALID_ARGUMENT,
+          "long press settings");
+    lamina_layer_add_gesture_recognizer(pad, press);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_DOWN, 0, 100, 100, t0);
+    double kept_time = conn->time;
+    conn->time = t0 + 0.4;
+    lm_dispatch_events(conn);
+    CHECK_LOG(log, "");
+    conn->time = t0 + 0.5;
+    lm_dispatch_events(conn);
+    conn->time = kept_time;
+    feed(conn, pad, LAMINA_INPUT_TOUCH_UP, 0, 100, 100, t0 + 0.7);
+    CHECK_LOG(log, "press began\npress ended\n");
+    lamina_gesture_recognizer_free(press);
+
+    log.text[0] = 0;
+    lamina_gesture_recognizer *rotation = lamina_rotation_recognizer_new(on_rotation, &log);
+    lamina_layer_add_gesture_recognizer(pad, rotation);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_DOWN, 0, 200, 200, t0);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_DOWN, 1, 300, 200, t0);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_MOVE, 1, 200, 300, t0 + 0.5);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_MOVE, 1, 100, 200, t0 + 1);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_MOVE, 1, 200, 100, t0 + 1.5);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_CANCEL, 1, 0, 0, t0 + 2);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_UP, 0, 200, 200, t0 + 2);
+    CHECK_LOG(log, "rotation began 1.571 velocity 3.142\nrotation changed 3.142 velocity 3.142\nrotation changed 4.712 velocity 3.142\n"
+                   "rotation cancelled 4.712 velocity 3.142\n");
+    lamina_gesture_recognizer_free(rotation);
+
+    log.text[0] = 0;
+    lamina_gesture_recognizer *swipe = lamina_swipe_recognizer_new(on_swipe, &log);
+    lamina_layer_add_gesture_recognizer(pad, swipe);
+    const struct {
+        double x0, y0, x1, y1, t, dt;
+        unsigned directions;
+    } strokes[] = {{100, 100, 200, 110, 0, 0.2, 15}, {100, 100, 200, 100, 1, 1, 15}, {100, 100, 100, 60, 3, 0.01, 15},
+                   {100, 300, 100, 100, 4, 0.1, LAMINA_SWIPE_LEFT | LAMINA_SWIPE_RIGHT}, {100, 300, 100, 100, 5, 0.1, LAMINA_SWIPE_UP}};
+    for (size_t i = 0; i < sizeof strokes / sizeof strokes[0]; i++) {
+        lamina_swipe_recognizer_set(swipe, strokes[i].directions, 50, 200);
+        feed(conn, pad, LAMINA_INPUT_TOUCH_DOWN, 0, strokes[i].x0, strokes[i].y0, t0 + strokes[i].t);
+        feed(conn, pad, LAMINA_INPUT_TOUCH_UP, 0, strokes[i].x1, strokes[i].y1, t0 + strokes[i].t + strokes[i].dt);
+    }
+    CHECK_LOG(log, "swipe right velocity 500.000,50.000\nswipe up velocity 0.000,-2000.000\n");
+    CHECK(lamina_swipe_recognizer_set(swipe, 16, 50, 200) == LAMINA_ERROR_INVALID_ARGUMENT, "an unknown direction refused");
+    lamina_gesture_recognizer_free(swipe);
+
+    log.text[0] = 0;
+    lamina_gesture_recognizer *pan = lamina_pan_recognizer_new(on_pan, &log);
+    lamina_pan_recognizer_set_touches(pan, 2, 2);
+    lamina_layer_add_gesture_recognizer(pad, pan);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_DOWN, 0, 100, 100, t0);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_MOVE, 0, 200, 100, t0 + 0.5);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_DOWN, 1, 200, 200, t0 + 0.5);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_MOVE, 0, 220, 100, t0 + 1);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_MOVE, 1, 220, 200, t0 + 1);
+    feed(conn, pad, LAMINA_INPUT_TOUCH_DOWN, 2, 0, 0, t0 + 1.5);
+    CHECK_LOG(log, "pan began 20.000,0.000 velocity 40.000,0.000\npan ended 20.000,0.000 velocity 40.000,0.000\n");
+    CHECK(lamina_gesture_recognizer_touch_count(pan) == 3, "3 touches down");
+    for (int id = 0; id < 3; id++)
+        feed(conn, pad, LAMINA_INPUT_TOUCH_UP, id, 0, 0, t0 + 2);
+    lamina_gesture_recognizer_free(pan);
+
+    /* A double tap beats a single tap by the failure requirement; a lone tap waits for it. */
+    log.text[0] = 0;
+    lamina_gesture_recognizer *single = lamina_tap_recognizer_new(on_single_tap, &log);
+    lamina_gesture_recognizer *twice = lamina_tap_recognizer_new(on_double_tap, &log);
+    lamina_tap_recognizer_set_taps_required(twice, 2);
+    lamina_gesture_recognizer_require_to_fail(single, twice);
+    lamina_layer_add_gesture_recognizer(pad, single);
+    lamina_layer_add_gesture_recognizer(pad, twice);
+    const double taps[][2] = {{50, 0}, {52, 0.2}, {60, 2}};
+    for (size_t i = 0; i < 3; i++) {
+        feed(conn, pad, LAMINA_INPUT_TOUCH_DOWN, 0, taps[i][0], 50, t0 + taps[i][1]);
+        feed(conn, pad, LAMINA_INPUT_TOUCH_UP, 0, taps[i][0], 50, t0 + taps[i][1] + 0.05);
+    }
+    CHECK_LOG(log, "double tap\n");
+    double kept = conn->time;
+    conn->time = t0 + 2.4; /* the double tap's wait (0.3 s after 2.05) passes on the clock */
+    lm_dispatch_events(conn);
+    conn->time = kept;
+    CHECK_LOG(log, "double tap\nsingle tap at 60.000,50.000\n");
+    lamina_gesture_recognizer_free(single);
+    lamina_gesture_recognizer_free(twice);
+    lamina_layer_destroy(pad);
+    printf("daemon: pinch, rotation, swipe, two-finger pan and the double tap's failure requirement by hand\n");
+}
+
+/* hitTest, contains and convert through a rotated, scaled layer: the Swift client's numbers. */
+static void geometry_reference(lamina_connection *conn) {
+    lamina_layer *root = lamina_layer_new(conn), *parent = lamina_layer_new(conn), *child = lamina_layer_new(conn);
+    lamina_layer_set_bounds(root, 0, 0, 640, 480);
+    lamina_layer_set_position(root, 320, 240);
+    lamina_layer_set_bounds(parent, 10, 20, 200, 100);
+    lamina_layer_set_position(parent, 300, 200);
+    lamina_layer_set_point(parent, LAMINA_PROPERTY_ANCHOR_POINT, 0.25, 0.75);
+    double c = cos(M_PI / 6), s = sin(M_PI / 6);
+    const double scaled_rotation[16] = {1.5 * c, 1.5 * s, 0, 0, -1.5 * s, 1.5 * c, 0, 0, 0, 0, 1.5, 0, 0, 0, 0, 1};
+    const double shrink[16] = {0.8, 0, 0, 0, 0, 0.8, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    lamina_layer_set_transform(parent, LAMINA_PROPERTY_TRANSFORM, scaled_rotation);
+    lamina_layer_set_transform(parent, LAMINA_PROPERTY_SUBLAYER_TRANSFORM, shrink);
+    lamina_layer_set_bounds(child, 0, 0, 60, 40);
+    lamina_layer_set_position(child, 100, 70);
+    double c4 = cos(-M_PI / 4), s4 = sin(-M_PI / 4);
+    const double turn[16] = {c4, s4, 0, 0, -s4, c4, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    lamina_layer_set_transform(child, LAMINA_PROPERTY_TRANSFORM, turn);
+    lamina_layer_add_sublayer(root, parent);
+    lamina_layer_add_sublayer(parent, child);
+#define NEAR2(p, a, b) (fabs((p)[0] - (a)) < 1e-9 && fabs((p)[1] - (b)) < 1e-9)
+    double centre[2], p[2], r[4];
+    lamina_layer_convert_point(child, 30, 20, NULL, LAMINA_CONVERT_TO, centre);
+    CHECK(NEAR2(centre, 356.56921938165306, 198.01923788646684), "the child's centre on the display: %.12g,%.12g", centre[0], centre[1]);
+    lamina_layer_convert_point(child, centre[0], centre[1], NULL, LAMINA_CONVERT_FROM, p);
+    CHECK(NEAR2(p, 30, 20), "and back: %.12g,%.12g", p[0], p[1]);
+    CHECK(lamina_layer_hit_test(root, centre[0], centre[1]) == child, "the centre hits the child");
+    CHECK(lamina_layer_hit_test(root, 300, 200) == parent && lamina_layer_hit_test(root, 250, 150) == parent &&
+              lamina_layer_hit_test(root, 400, 300) == parent && lamina_layer_hit_test(root, 260, 190) == parent,
+          "points on the parent");
+    CHECK(lamina_layer_hit_test(root, 600, 50) == root && lamina_layer_hit_test(root, 700, 10) == NULL, "the root, then nothing");
+    lamina_layer_convert_point(child, 0, 0, NULL, LAMINA_CONVERT_TO, p);
+    CHECK(NEAR2(p, 315.5842325527861, 184.15450367921994), "corner %.12g,%.12g", p[0], p[1]);
+    lamina_layer_convert_point(child, 60, 40, parent, LAMINA_CONVERT_TO, p);
+    CHECK(NEAR2(p, 120.2842712474619, 69.34314575050763), "corner in the parent %.12g,%.12g", p[0], p[1]);
+    lamina_layer_convert_rect(child, (const double[]){0, 0, 60, 40}, parent, LAMINA_CONVERT_TO, r);
+    CHECK(NEAR2(r, 63.715728752538084, 46.71572875253812) && NEAR2(r + 2, 56.56854249492382, 56.56854249492377),
+          "rect in the parent %.12g %.12g %.12g %.12g", r[0], r[1], r[2], r[3]);
+    lamina_layer_convert_rect(child, (const double[]){250, 150, 20, 10}, NULL, LAMINA_CONVERT_FROM, r);
+    CHECK(NEAR2(r, -47.581548702419404, -41.63763802578108) && NEAR2(r + 2, 18.255589147338814, 12.363032637450914),
+          "rect from the display %.12g %.12g %.12g %.12g", r[0], r[1], r[2], r[3]);
+    lamina_layer_convert_point(parent, 10, 20, child, LAMINA_CONVERT_TO, p);
+    CHECK(NEAR2(p, 6.135146134954023, -101.09203627819626), "the parent's origin in the child %.12g,%.12g", p[0], p[1]);
+    CHECK(lamina_layer_contains(parent, 10, 20) && !lamina_layer_contains(parent, 210, 50) && lamina_layer_contains(parent, 209.9, 119.9),
+          "contains is half-open");
+    lamina_layer_set_bool(child, LAMINA_PROPERTY_HIDDEN, 1);
+    CHECK(lamina_layer_hit_test(root, centre[0], centre[1]) == parent, "a hidden child is not hit");
+    lamina_layer_set_bool(child, LAMINA_PROPERTY_HIDDEN, 0);
+    lamina_layer_set_bool(parent, LAMINA_PROPERTY_USER_INTERACTION_ENABLED, 0);
+    CHECK(lamina_layer_hit_test(root, centre[0], centre[1]) == root, "nor a non-interactive parent's subtree");
+#undef NEAR2
+    lamina_layer_destroy(child);
+    lamina_layer_destroy(parent);
+    lamina_layer_destroy(root);
+    printf("daemon: hit testing and conversion gave the Swift client's numbers\n");
+}
+
+/* docs/clients.md's gesture program over its own laminad (640 x 480), as the Swift
+ * GestureEndToEndTests and Python test_gestures.py run it. */
+static void touch(lamina_connection *conn, lamina_injection kind, int32_t id, double x, double y) {
+    char *error = NULL;
+    CHECK(lamina_connection_inject_touch(conn, kind, id, x, y, &error) == 0, "inject: %s", error ? error : "?");
+    free(error);
+}
+
+static void gesture_program(const char *laminad) {
+    daemon_t d;
+    daemon_size = "640x480";
+    int started = daemon_start(&d, laminad);
+    daemon_size = "320x240";
+    if (started != 0) {
+        failures++;
+        daemon_stop(&d);
+        return;
+    }
+    char *error = NULL;
+    lamina_connection *conn = lamina_connect_named(d.socket, "gestures", &error);
+    CHECK(conn != NULL, "connect: %s", error ? error : "?");
+    free(error);
+    if (!conn) {
+        daemon_stop(&d);
+        return;
+    }
+    lamina_connection_set_timeout(conn, 20000);
+    gesture_log log = {{0}};
+    const double frames[4][4] = {{0, 0, 320, 240}, {320, 0, 320, 240}, {0, 240, 320, 240}, {320, 240, 320, 240}};
+    lamina_layer *pads[4];
+    for (int i = 0; i < 4; i++) {
+        pads[i] = lamina_layer_new(conn);
+        lamina_layer_set_bounds(pads[i], 0, 0, frames[i][2], frames[i][3]);
+        lamina_layer_set_position(pads[i], frames[i][0] + frames[i][2] / 2, frames[i][1] + frames[i][3] / 2);
+        lamina_layer_set_background_color(pads[i], 0, 0, 1, 1);
+        lamina_layer_add_sublayer(lamina_connection_root(conn), pads[i]);
+    }
+    lamina_gesture_recognizer *pinch = lamina_pinch_recognizer_new(on_pinch, &log);
+    lamina_gesture_recognizer *rotation = lamina_rotation_recognizer_new(on_rotation, &log);
+    lamina_gesture_recognizer *swipe = lamina_swipe_recognizer_new(on_swipe, &log);
+    lamina_gesture_recognizer *single = lamina_tap_recognizer_new(on_single_tap, &log);
+    lamina_gesture_recognizer *twice = lamina_tap_recognizer_new(on_double_tap, &log);
+    lamina_tap_recognizer_set_taps_required(twice, 2);
+    lamina_gesture_recognizer_require_to_fail(single, twice);
+    lamina_layer_add_gesture_recognizer(pads[0], pinch);
+    lamina_layer_add_gesture_recognizer(pads[1], rotation);
+    lamina_layer_add_gesture_recognizer(pads[2], swipe);
+    lamina_layer_add_gesture_recognizer(pads[3], single);
+    lamina_layer_add_gesture_recognizer(pads[3], twice);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync: %s", error ? error : "?");
+    free(error);
+
+    const lamina_injection down = LAMINA_INJECT_TOUCH_DOWN, move = LAMINA_INJECT_TOUCH_MOTION, up = LAMINA_INJECT_TOUCH_UP;
+    /* Pinch: two fingers 100 apart move to 200 apart in two steps of 0.1 s. */
+    touch(conn, down, 0, 110, 120), touch(conn, down, 1, 210, 120);
+    advance(conn, 0.1);
+    touch(conn, move, 0, 85, 120), touch(conn, move, 1, 235, 120);
+    advance(conn, 0.1);
+    touch(conn, move, 0, 60, 120), touch(conn, move, 1, 260, 120);
+    touch(conn, up, 0, 0, 0), touch(conn, up, 1, 0, 0);
+    /* Rotation: a quarter turn clockwise about the pad's centre in 0.1 s. */
+    touch(conn, down, 0, 430, 120), touch(conn, down, 1, 530, 120);
+    advance(conn, 0.1);
+    touch(conn, move, 0, 480, 70), touch(conn, move, 1, 480, 170);
+    touch(conn, up, 0, 0, 0), touch(conn, up, 1, 0, 0);
+    /* Swipes: right, fast; left, too slow; up, fast. */
+    touch(conn, down, 0, 40, 360);
+    advance(conn, 0.1);
+    touch(conn, move, 0, 140, 365), touch(conn, up, 0, 0, 0);
+    touch(conn, down, 0, 280, 300), touch(conn, move, 0, 180, 300);
+    advance(conn, 1);
+    touch(conn, up, 0, 0, 0);
+    touch(conn, down, 0, 160, 460);
+    advance(conn, 0.05);
+    touch(conn, move, 0, 160, 300), touch(conn, up, 0, 0, 0);
+    /* A double tap, then a lone tap that waits for the double tap's 0.3 s to pass. */
+    for (int i = 0; i < 2; i++)
+        touch(conn, down, 0, 400, 300), touch(conn, up, 0, 0, 0);
+    touch(conn, down, 0, 500, 400), touch(conn, up, 0, 0, 0);
+    advance(conn, 0.2);
+    size_t before_interval = strlen(log.text);
+    advance(conn, 0.2);
+    lamina_connection_dispatch(conn);
+    CHECK_LOG(log, "pinch began scale 1.250 velocity 2.500\n"
+                   "pinch changed scale 1.500 velocity 5.000\n"
+                   "pinch changed scale 1.750 velocity 2.500\n"
+                   "pinch changed scale 2.000 velocity 5.000\n"
+                   "pinch ended scale 2.000 velocity 5.000\n"
+                   "rotation began 0.785 velocity 7.854\n"
+                   "rotation changed 1.571 velocity 15.708\n"
+                   "rotation ended 1.571 velocity 15.708\n"
+                   "swipe right velocity 1000.000,50.000\n"
+                   "swipe up velocity 0.000,-3200.000\n"
+                   "double tap\n"
+                   "single tap at 180.000,160.000\n");
+    CHECK(strcmp(log.text + before_interval, "single tap at 180.000,160.000\n") == 0, "the single tap came only after 0.3 s");
+    lamina_gesture_recognizer *all[] = {pinch, rotation, swipe, single, twice};
+    for (int i = 0; i < 5; i++)
+        lamina_gesture_recognizer_free(all[i]);
+    lamina_connection_close(conn);
+    if (failures)
+        print_log(&d);
+    daemon_stop(&d);
+    printf("daemon: the gesture program (pinch, rotation, swipes, double and single taps) over laminad\n");
+}
+
 static int run_daemon(void) {
     const char *laminad = getenv("LAMINAD");
     char fallback[4096];
@@ -2269,6 +2665,8 @@ static int run_daemon(void) {
         emitter_layers(conn);
         scroll_layers(conn);
         display_changes(conn);
+        gesture_arithmetic(conn);
+        geometry_reference(conn);
         lamina_connection_close(conn);
     }
     /* The default lookup names every place it tried. */
@@ -2288,6 +2686,7 @@ static int run_daemon(void) {
     CHECK(alive, "laminad exited during the test");
     reconnection(&d, laminad);
     kept_session(&d, laminad);
+    gesture_program(laminad);
     if (failures)
         print_log(&d);
     daemon_stop(&d);

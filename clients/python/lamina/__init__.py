@@ -12,7 +12,7 @@ Core Animation, over laminad's Unix socket (docs/protocol.md). Pure standard lib
         box.opacity = 0              # laminad fades it over 1 s
 """
 
-from . import protocol, transform, wire
+from . import geometry, gestures, protocol, transform, wire
 from .animation import (FOREVER, Animation, AnimationGroup, BasicAnimation, KeyframeAnimation, SpringAnimation,
                         Transition)
 from .connection import (AnimationEvent, Connection, ConnectionEvent, Event, InputEvent, Presentation, ReconnectPolicy,
@@ -22,6 +22,8 @@ from .events import DisplayChangedEvent
 from .image import Image, SessionImage
 from .emitter import EmitterCell
 from .filters import Filter
+from .gestures import (GestureRecognizer, LongPressRecognizer, PanRecognizer, PinchRecognizer, RotationRecognizer,
+                       SwipeRecognizer, TapRecognizer)
 from .layout import AutoresizingMask, Constraint
 from .layer import (INHERIT, EmitterLayer, GradientLayer, Layer, ReplicatorLayer, ScrollEvent, ScrollLayer,
                     ShapeLayer, TextLayer,
@@ -33,12 +35,13 @@ from .video import Video, VideoEvent
 __version__ = "1.7.0"
 
 __all__ = [
-    "protocol", "transform", "wire", "FOREVER", "Animation", "AnimationGroup", "BasicAnimation", "KeyframeAnimation",
+    "geometry", "gestures", "protocol", "transform", "wire", "FOREVER", "Animation", "AnimationGroup", "BasicAnimation", "KeyframeAnimation",
     "SpringAnimation", "Transition", "AnimationEvent", "Connection", "ConnectionEvent", "ReconnectPolicy", "Event", "InputEvent", "Presentation",
     "Screenshot", "Transaction", "TransactionCompleted", "WatchEvent", "connect", "socket_candidates",
     "ConnectionClosed", "LaminaError", "ProtocolViolation", "Image", "SessionImage", "INHERIT", "GradientLayer", "Layer",
     "ReplicatorLayer", "ScrollEvent", "ScrollLayer", "ShapeLayer", "TextLayer", "TransformLayer", "EmitterLayer",
     "EmitterCell", "decode_png", "encode_png", "write_png", "Path",
     "TimingFunction", "TypedValue", "Video", "VideoEvent", "AutoresizingMask", "Constraint", "Filter",
-    "DisplayChangedEvent",
+    "DisplayChangedEvent", "GestureRecognizer", "TapRecognizer", "LongPressRecognizer", "PanRecognizer",
+    "PinchRecognizer", "RotationRecognizer", "SwipeRecognizer",
 ]

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import copy
 import difflib
+import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Union
 
-from . import emitter, protocol, scrolling, values
+from . import emitter, geometry, protocol, scrolling, values
 from .animation import Animation
 from .image import Image, SessionImage
 from .protocol import Property
@@ -180,6 +181,7 @@ class Layer:
         self._unsent_animations: List[Tuple[str, Animation, Any, Any]] = []
         self._actions: Dict[Tuple[str, str], Action] = {}
         self.on_input = None
+        self._recognizers: List[Any] = []
         self._needs_layout = False
         for name, value in properties.items():
             if not hasattr(type(self), name) or name.startswith("_"):
@@ -276,6 +278,52 @@ class Layer:
                 return True
             p = p._superlayer
         return False
+
+    # MARK: Gestures and geometry (lamina.gestures, lamina.geometry)
+
+    @property
+    def gesture_recognizers(self) -> Tuple[Any, ...]:
+        """The recognisers added to this layer; they see the input events that reach it before
+        ``on_input`` does."""
+        return tuple(self._recognizers)
+
+    def add_gesture_recognizer(self, recognizer: Any) -> None:
+        """Adds a `lamina.GestureRecognizer` (moving it from any layer it was on)."""
+        if any(r is recognizer for r in self._recognizers):
+            return
+        old = recognizer.layer
+        if old is not None:
+            old.remove_gesture_recognizer(recognizer)
+        recognizer._layer_ref = weakref.ref(self)
+        self._recognizers.append(recognizer)
+
+    def remove_gesture_recognizer(self, recognizer: Any) -> None:
+        self._recognizers = [r for r in self._recognizers if r is not recognizer]
+        if recognizer.layer is self:
+            recognizer._layer_ref = None
+
+    def hit_test(self, point: Sequence[float]) -> Optional["Layer"]:
+        """``hitTest:``: the farthest descendant of this layer (or itself) that contains
+        `point`, given in this layer's superlayer's coordinates; None if none. laminad's rules
+        with the model values (`lamina.geometry`)."""
+        return geometry.hit_test(self, (point[0], point[1]))
+
+    def contains(self, point: Sequence[float]) -> bool:
+        """``containsPoint:``: whether `point`, in this layer's coordinates, is inside its bounds
+        (half-open: the max edges are outside)."""
+        return geometry.contains(self.bounds, (float(point[0]), float(point[1])))
+
+    def convert_point(self, point: Sequence[float], to: Any = geometry.UNSET, from_: Any = geometry.UNSET) -> Tuple[float, float]:
+        """``convertPoint:toLayer:`` (``to=layer``) or ``convertPoint:fromLayer:``
+        (``from_=layer``; ``from`` is Python's keyword); None names the display. NaN where the
+        point does not map (a layer seen edge-on)."""
+        other, towards = geometry.direction(to, from_)
+        return geometry.convert_point(self, (point[0], point[1]), other, towards)
+
+    def convert_rect(self, rect: Sequence[float], to: Any = geometry.UNSET, from_: Any = geometry.UNSET) -> Tuple[float, float, float, float]:
+        """``convertRect:toLayer:``/``fromLayer:``: the bounding box of the converted corners."""
+        other, towards = geometry.direction(to, from_)
+        return geometry.convert_rect(self, rect, other, towards)
 
     # MARK: Properties
 

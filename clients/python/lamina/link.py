@@ -81,6 +81,8 @@ class Link:
         self._events: Deque[Event] = collections.deque(maxlen=65536)
         self._undispatched: Deque[Event] = collections.deque()
         self._dispatching = False
+        #: Gesture recognisers waiting on the clock (lamina.gestures).
+        self._waiting_recognizers: "weakref.WeakSet[Any]" = weakref.WeakSet()
         #: Called with every event, after the layer and animation callbacks.
         self.on_event: Optional[Callable[[Event], Any]] = None
 
@@ -289,11 +291,7 @@ class Link:
                     if completion is not None:
                         completion()
                 elif isinstance(event, InputEvent):
-                    layer = event.layer
-                    while layer is not None and layer.on_input is None:
-                        layer = layer.superlayer
-                    if layer is not None and layer.on_input is not None:
-                        layer.on_input(event)
+                    self._route_input(event)
                 elif isinstance(event, ScrollEvent):
                     if isinstance(event.layer, ScrollLayer) and event.layer.on_scroll is not None:
                         event.layer.on_scroll(event)
@@ -303,8 +301,44 @@ class Link:
                         video.on_event(event)
                 if self.on_event is not None:
                     self.on_event(event)
+            self._tick_recognizers()
         finally:
             self._dispatching = False
+
+    def _route_input(self, event: InputEvent) -> None:
+        """The event to the recognisers and handler of its layer, or of the nearest superlayer
+        that has any (a responder chain), as the Swift client routes it."""
+        if event.kind in ("touchCancel", "pointerCancel"):
+            # A cancel may name a layer this client no longer has: every recogniser hears it
+            # (each follows only its own touches), so none waits for an end that will not come.
+            for layer in list(self._layers.values()):
+                for r in list(layer._recognizers):
+                    r._handle(event)
+        layer = event.layer
+        while layer is not None:
+            if layer._recognizers and event.kind not in ("touchCancel", "pointerCancel"):
+                for r in list(layer._recognizers):
+                    r._handle(event)
+            if layer.on_input is not None:
+                layer.on_input(event)
+                return
+            if layer._recognizers:
+                return
+            layer = layer.superlayer
+
+    def _tick_recognizers(self) -> None:
+        """Recognisers waiting on the clock (a long press, a double tap's interval) see its
+        time now: on the virtual clock after `advance_clock` (or another client's move), on the
+        real clock at each `poll_events`."""
+        waiting = self.__dict__.get("_waiting_recognizers")
+        if not waiting:
+            return
+        now = self._now()
+        for r in list(waiting):
+            if r._deadline is None:
+                waiting.discard(r)
+            else:
+                r._time_passed(now)
 
     # MARK: Sending
 

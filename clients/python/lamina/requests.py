@@ -77,6 +77,7 @@ class Requests:
         ``--clock virtual``) and renders the frame at the new time. Returns the new time."""
         time, _frames = self._request("advanceClock", seconds)
         self.time = time
+        self._dispatch()     # recognisers waiting on the clock see the new time
         return time
 
     def stats(self) -> Dict[str, float]:
