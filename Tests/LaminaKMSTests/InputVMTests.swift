@@ -371,3 +371,44 @@ extension KMSVMTests {
         #expect(values["laminad_exit"] == "0")
     }
 }
+
+extension KMSVMTests {
+    /// Input follows a rotation made at run time at once (issue 27): a uinput touchscreen's touch
+    /// at the panel's (0.25, 0.5) lands at (320, 400) of the 1280x800 desktop; after
+    /// `laminactl output Virtual-1 transform 90` the same touch lands where the finger is on the
+    /// turned picture (800x1280): (400, 960), as when laminad starts turned.
+    @Test func touchFollowsARotationMadeAtRunTime() throws {
+        try requireUdev()
+        let run = try VMHarness.run("input-turned", script: """
+            start_udev
+            start_laminad
+            wait_log "input: libinput on seat" 100
+            mkfifo /tmp/touch1
+            "$B/lamina-uinput" --name "Lamina Test Touch" </tmp/touch1 >>$LOG 2>&1 &
+            exec 3>/tmp/touch1
+            wait_log "input: added 'Lamina Test Touch'" 150
+            echo "down 0 0.25 0.5" >&3
+            wait_log "touchDown(id: 0" 100
+            echo "up 0" >&3
+            wait_log "touchUp(id: 0)" 100
+            "$B/laminactl" output Virtual-1 transform 90 >/tmp/out 2>&1 || echo "VMKMS_FAIL output transform: $(cat /tmp/out)"
+            echo "down 0 0.25 0.5" >&3
+            wait_count "touchDown(id: 0" 2 100
+            echo "up 0" >&3
+            wait_count "touchUp(id: 0)" 2 100
+            exec 3>&-
+            wait_log "input: removed 'Lamina Test Touch'" 150
+            stop_laminad
+            input_log
+            """)
+        let log = InputLog(run)
+        #expect(run.serial.contains("desktop 1280x800 → 800x1280"))
+        log.expectActions([
+            "touchDown(id: 0, at: (320.0, 400.0))",
+            "touchUp(id: 0)",
+            "touchDown(id: 0, at: (400.0, 960.0))",
+            "touchUp(id: 0)",
+        ])
+        #expect(run.values["laminad_exit"] == "0")
+    }
+}
