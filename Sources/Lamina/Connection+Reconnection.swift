@@ -118,6 +118,9 @@ extension Connection {
         reconnectTask = nil
         let oldClock = clock
         displaySize = Size(width: Double(welcome.displayWidth), height: Double(welcome.displayHeight))
+        // A laminad back on another display size: the root fits it before the replay carries
+        // it, and its sublayers are laid out again before the next commit.
+        rootLayer.takeFittedRoot(displayWidth: displaySize.width, displayHeight: displaySize.height)
         clock = welcome.clock
         serverMinorVersion = welcome.minor
         clientID = welcome.clientID
@@ -132,6 +135,9 @@ extension Connection {
         } catch {
             onError(error)
         }
+        // The replay took the place of what was pending; layout still owed (a new display
+        // size) runs before the next commit.
+        if !needsLayout.isEmpty { Transaction.noteChange(on: self) }
         let waiters = reconnectWaiters
         reconnectWaiters.removeAll()
         for w in waiters { w.resume() }

@@ -225,6 +225,41 @@ struct ReconnectionTests {
         c.close()
     }
 
+    /// laminad back on a bigger display: the client's root is fitted to it (the replay carries
+    /// the new bounds) and its delegate's layout runs again before the next commit.
+    @Test func aClientBackOnAnotherDisplaySizeFitsItsRootAndLaysOut() async throws {
+        final class Layout: LayerDelegate {
+            var sizes: [Size] = []
+            func layoutSublayers(of layer: Layer) {
+                sizes.append(layer.bounds.size)
+                for s in layer.sublayers { s.frame = Rect(x: 10, y: 10, width: layer.bounds.width - 20, height: 20) }
+            }
+        }
+        let first = try DaemonProcess(size: "320x240")
+        let c = try Connection.connect(to: first.socket, name: "app", reconnect: .init(initialDelay: 0.02, maximumDelay: 0.2))
+        let layout = Layout()
+        c.rootLayer.delegate = layout
+        let bar = Layer()
+        bar.name = "bar"
+        c.rootLayer.addSublayer(bar)
+        c.rootLayer.setNeedsLayout()
+        try await c.sync()
+        #expect(bar.frame == Rect(x: 10, y: 10, width: 300, height: 20))
+        first.kill(SIGKILL)
+        #expect(try await eventually { !c.isConnected })
+        let second = try DaemonProcess(size: "640x480", directory: first.directory)
+        try await c.sync()
+        #expect(c.displaySize == Size(width: 640, height: 480))
+        #expect(c.rootLayer.bounds == Rect(x: 0, y: 0, width: 640, height: 480))
+        try await c.sync()
+        #expect(layout.sizes.last == Size(width: 640, height: 480), "\(layout.sizes)")
+        #expect(bar.frame == Rect(x: 10, y: 10, width: 620, height: 20))
+        let tree = try await c.treeJSON()
+        #expect(tree.contains("\"bounds\":[0,0,640,480]"), "laminad has the fitted root: \(tree.prefix(400))")
+        _ = second
+        c.close()
+    }
+
     @Test func withoutAPolicyTheConnectionEnds() async throws {
         let daemon = try DaemonProcess()
         let c = try Connection.connect(to: daemon.socket, name: "app")
