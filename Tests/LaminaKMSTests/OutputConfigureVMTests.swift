@@ -55,3 +55,54 @@ extension KMSVMTests {
         #expect(values["laminad_exit"] == "0")
     }
 }
+
+extension KMSVMTests {
+    /// Two heads (issue 27): `laminactl output Virtual-2 disable` takes the second head out of
+    /// the desktop and leaves it dark (its connector unbound), `enable` lights it again after the
+    /// first, and `position 0 800` puts it under the first: the desktop follows each time.
+    @Test func aSecondHeadDisabledEnabledAndMovedAtRunTime() throws {
+        let scene = """
+        {"sublayers":[
+         {"name":"red","bounds":[0,0,400,300],"position":[200,150],"backgroundColor":"#FF0000FF"},
+         {"name":"yellow","bounds":[0,0,400,300],"position":[1580,250],"backgroundColor":"#FFFF00FF"},
+         {"name":"cyan","bounds":[0,0,400,300],"position":[300,1000],"backgroundColor":"#00FFFFFF"}
+        ]}
+        """
+        let run = try VMHarness.run("output-heads", outputs: 2, vncHead: 1, files: ["scene.json": scene], script: """
+            size() { value $1 "$("$B/laminactl" stats | awk '/^width /{w=$2} /^height /{h=$2} END{print w "x" h}')"; }
+            names() { value $1 "$("$B/laminactl" output | cut -d' ' -f1 | paste -sd,)"; }
+            start_laminad
+            echo "VMKMS_RESIZE 1 1024 768"; read _
+            wait_log "Virtual-2 connected" 100
+            apply $D/scene.json; nap 1; settle
+            size size_two; names names_two
+            "$B/laminactl" output Virtual-2 disable >/tmp/out 2>&1 || echo "VMKMS_FAIL disable: $(cat /tmp/out)"
+            nap 0.5; settle
+            size size_disabled; names names_disabled
+            value enabled_disabled "$(cat /sys/class/drm/card0-Virtual-2/enabled)"
+            "$B/laminactl" output Virtual-2 enable >/tmp/out 2>&1 || echo "VMKMS_FAIL enable: $(cat /tmp/out)"
+            nap 0.5; settle
+            size size_enabled; names names_enabled
+            shot enabled 1
+            "$B/laminactl" output Virtual-2 position 0 800 >/tmp/out 2>&1 || echo "VMKMS_FAIL position: $(cat /tmp/out)"
+            value moved_line "$(cat /tmp/out)"
+            nap 0.5; settle
+            size size_moved
+            shot moved 1
+            stop_laminad
+            """)
+        let values = run.values
+        #expect(values["size_two"] == "2304x800" && values["names_two"] == "Virtual-1,Virtual-2", "\(values)")
+        #expect(values["size_disabled"] == "1280x800" && values["names_disabled"] == "Virtual-1", "\(values)")
+        #expect(values["enabled_disabled"] == "disabled", "the dark head's connector is released: \(values)")
+        #expect(values["size_enabled"] == "2304x800" && values["names_enabled"] == "Virtual-1,Virtual-2", "\(values)")
+        expectPixel(try run.shot("enabled"), 300, 250, (255, 255, 0), "yellow on the second head again")
+        #expect(values["moved_line"]?.hasPrefix("Virtual-2 mode 1024x768@") == true && values["moved_line"]?.contains(" position 0,800 size 1024x768 ") == true,
+                "\(values)")
+        #expect(values["size_moved"] == "1280x1568")
+        let moved = try run.shot("moved")
+        expectPixel(moved, 300, 200, (0, 255, 255), "cyan at desktop (100…500, 850…1150) on the head under the first")
+        expectPixel(moved, 700, 500, (0, 0, 0), "background")
+        #expect(values["laminad_exit"] == "0")
+    }
+}
