@@ -30,37 +30,9 @@ public final class AtomicCommitter: KMSCommitter {
     /// The corresponding C functions are `drmModeCreatePropertyBlob` and `drmModeAtomicCommit`
     /// (TEST_ONLY, then ALLOW_MODESET).
     public func modeset(_ target: CommitTarget, framebuffer: UInt32) throws(DRMError) {
-        var info = target.mode.info
-        var blob: UInt32 = 0
-        try drmCheck("drmModeCreatePropertyBlob(mode \(target.mode))",
-                     drmModeCreatePropertyBlob(drm.fd, &info, MemoryLayout<drmModeModeInfo>.size, &blob))
+        let blob = try modeBlob(target)
         do throws(DRMError) {
-            let request = try AtomicRequest()
-            try request.add(target.connector.id, target.connector.properties, "CRTC_ID", UInt64(target.crtc), target.connector.name)
-            try request.add(target.crtc, target.crtcProperties, "MODE_ID", UInt64(blob), "CRTC \(target.crtc)")
-            try request.add(target.crtc, target.crtcProperties, "ACTIVE", 1, "CRTC \(target.crtc)")
-            try addPlane(request, target, framebuffer: framebuffer)
-            if let lit = target.litOverlay { try clear(lit, in: request) }
-            if let plane = target.cursorPlane {
-                // The cursor plane keeps this state through the page flips, which touch only the
-                // primary plane; the legacy cursor ioctls move it in between.
-                let what = "cursor plane \(plane.id)"
-                if let cursor = target.cursor {
-                    try request.add(plane.id, plane.properties, "FB_ID", UInt64(cursor.framebuffer), what)
-                    try request.add(plane.id, plane.properties, "CRTC_ID", UInt64(target.crtc), what)
-                    try request.add(plane.id, plane.properties, "SRC_X", 0, what)
-                    try request.add(plane.id, plane.properties, "SRC_Y", 0, what)
-                    try request.add(plane.id, plane.properties, "SRC_W", UInt64(cursor.width) << 16, what)
-                    try request.add(plane.id, plane.properties, "SRC_H", UInt64(cursor.height) << 16, what)
-                    try request.add(plane.id, plane.properties, "CRTC_X", UInt64(bitPattern: Int64(cursor.x)), what)
-                    try request.add(plane.id, plane.properties, "CRTC_Y", UInt64(bitPattern: Int64(cursor.y)), what)
-                    try request.add(plane.id, plane.properties, "CRTC_W", UInt64(cursor.width), what)
-                    try request.add(plane.id, plane.properties, "CRTC_H", UInt64(cursor.height), what)
-                } else {
-                    try request.add(plane.id, plane.properties, "FB_ID", 0, what)
-                    try request.add(plane.id, plane.properties, "CRTC_ID", 0, what)
-                }
-            }
+            let request = try modesetRequest(target, framebuffer: framebuffer, blob: blob)
             let flags = UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET)
             try request.commit(drm, flags: flags | UInt32(DRM_MODE_ATOMIC_TEST_ONLY), what: "TEST_ONLY modeset of \(target.connector.name) \(target.mode)")
             try request.commit(drm, flags: flags, what: "modeset of \(target.connector.name) \(target.mode)")
@@ -69,6 +41,58 @@ public final class AtomicCommitter: KMSCommitter {
             throw error
         }
         if let old = modeBlobs.updateValue(blob, forKey: target.crtc) { drmModeDestroyPropertyBlob(drm.fd, old) }
+    }
+
+    /// The modeset `modeset` would make, as TEST_ONLY only. The corresponding C function is
+    /// `drmModeAtomicCommit` (TEST_ONLY | ALLOW_MODESET).
+    public func testModeset(_ target: CommitTarget, framebuffer: UInt32) throws(DRMError) -> Bool {
+        let blob = try modeBlob(target)
+        defer { drmModeDestroyPropertyBlob(drm.fd, blob) }
+        let request = try modesetRequest(target, framebuffer: framebuffer, blob: blob)
+        try request.commit(drm, flags: UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET | DRM_MODE_ATOMIC_TEST_ONLY),
+                           what: "TEST_ONLY modeset of \(target.connector.name) \(target.mode)")
+        return true
+    }
+
+    /// The mode as a property blob (the caller destroys it, or keeps it while the CRTC shows it).
+    private func modeBlob(_ target: CommitTarget) throws(DRMError) -> UInt32 {
+        var info = target.mode.info
+        var blob: UInt32 = 0
+        try drmCheck("drmModeCreatePropertyBlob(mode \(target.mode))",
+                     drmModeCreatePropertyBlob(drm.fd, &info, MemoryLayout<drmModeModeInfo>.size, &blob))
+        return blob
+    }
+
+    /// Connector → CRTC, the CRTC's mode and activity, the primary plane with `framebuffer`, a
+    /// lit overlay cleared, and the cursor plane as it should be.
+    private func modesetRequest(_ target: CommitTarget, framebuffer: UInt32, blob: UInt32) throws(DRMError) -> AtomicRequest {
+        let request = try AtomicRequest()
+        try request.add(target.connector.id, target.connector.properties, "CRTC_ID", UInt64(target.crtc), target.connector.name)
+        try request.add(target.crtc, target.crtcProperties, "MODE_ID", UInt64(blob), "CRTC \(target.crtc)")
+        try request.add(target.crtc, target.crtcProperties, "ACTIVE", 1, "CRTC \(target.crtc)")
+        try addPlane(request, target, framebuffer: framebuffer)
+        if let lit = target.litOverlay { try clear(lit, in: request) }
+        if let plane = target.cursorPlane {
+            // The cursor plane keeps this state through the page flips, which touch only the
+            // primary plane; the legacy cursor ioctls move it in between.
+            let what = "cursor plane \(plane.id)"
+            if let cursor = target.cursor {
+                try request.add(plane.id, plane.properties, "FB_ID", UInt64(cursor.framebuffer), what)
+                try request.add(plane.id, plane.properties, "CRTC_ID", UInt64(target.crtc), what)
+                try request.add(plane.id, plane.properties, "SRC_X", 0, what)
+                try request.add(plane.id, plane.properties, "SRC_Y", 0, what)
+                try request.add(plane.id, plane.properties, "SRC_W", UInt64(cursor.width) << 16, what)
+                try request.add(plane.id, plane.properties, "SRC_H", UInt64(cursor.height) << 16, what)
+                try request.add(plane.id, plane.properties, "CRTC_X", UInt64(bitPattern: Int64(cursor.x)), what)
+                try request.add(plane.id, plane.properties, "CRTC_Y", UInt64(bitPattern: Int64(cursor.y)), what)
+                try request.add(plane.id, plane.properties, "CRTC_W", UInt64(cursor.width), what)
+                try request.add(plane.id, plane.properties, "CRTC_H", UInt64(cursor.height), what)
+            } else {
+                try request.add(plane.id, plane.properties, "FB_ID", 0, what)
+                try request.add(plane.id, plane.properties, "CRTC_ID", 0, what)
+            }
+        }
+        return request
     }
 
     /// Where the primary plane has `FB_DAMAGE_CLIPS`, the damage goes with the flip as a blob

@@ -55,6 +55,10 @@ public protocol KMSCommitter: AnyObject {
     func pageFlip(_ flips: [PageFlip], userData: UnsafeMutableRawPointer?) throws(DRMError)
     /// Whether `pageFlip(_:userData:)` queues several outputs in one commit.
     var flipsOutputsTogether: Bool { get }
+    /// Asks the driver whether it would light `target` with a framebuffer like `framebuffer` in
+    /// `target.mode`, changing nothing (an output changed at run time is refused with the
+    /// driver's answer before it is taken). Returns false where the interface cannot ask.
+    func testModeset(_ target: CommitTarget, framebuffer: UInt32) throws(DRMError) -> Bool
 }
 
 /// One output's part of a frame: what its primary plane shows next, and what changed; with
@@ -79,4 +83,6 @@ extension KMSCommitter {
         for f in flips { try pageFlip(f.target, framebuffer: f.framebuffer, damage: f.damage, userData: userData) }
     }
     public var flipsOutputsTogether: Bool { false }
+    /// Legacy modesetting has no test: a mode the driver refuses fails at the first frame.
+    public func testModeset(_ target: CommitTarget, framebuffer: UInt32) throws(DRMError) -> Bool { false }
 }

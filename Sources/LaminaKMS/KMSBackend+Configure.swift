@@ -5,8 +5,10 @@ import LaminaProtocol
 /// Outputs changed at run time (`laminactl output NAME mode|transform|scale|position|enable|
 /// disable …`): the output's settings change in the configuration, and the output is made
 /// again from them as a hotplug makes one (a new GBM surface of the mode's size, the modeset
-/// with its first frame). Where the output cannot be made with the new settings, the old ones
-/// come back and the change is refused.
+/// with its first frame). The new output is made and the driver asked (a TEST_ONLY modeset of
+/// the new mode with a probe buffer, where modesetting is atomic) while the old one still
+/// shows; where the driver refuses, or the output cannot be made, nothing changes and the
+/// change is refused with the reason.
 extension KMSBackend {
     public func configure(_ change: OutputChange, output name: String) throws {
         let resources = try drm.resources()
@@ -45,23 +47,35 @@ extension KMSBackend {
             }
         }
         try waitForFlips(timeout: 1)
-        setSettings(settings)
-        if let index {
-            try? committer.disable(lit[index].target)
-            lit.remove(at: index)
-        }
+        // The new output is made and the driver asked while the old one still shows: a refusal
+        // leaves the screen as it was.
+        let others = lit.filter { $0.name != name }
+        var made: KMSOutput?
         if settings.enabled {
-            guard let output = makeOutput(connector, resources: resources, taken: lit) else {
-                // Back as it was: the old settings, the old output made again.
+            setSettings(settings)
+            guard let output = makeOutput(connector, resources: resources, taken: others) else {
                 setSettings(before)
-                if index != nil, let old = makeOutput(connector, resources: resources, taken: lit) {
-                    lit.insert(old, at: min(index ?? lit.count, lit.count))
-                }
-                relayOut()
                 throw OutputChangeRefused("the display could not be set up with \(change.description) (laminad's log says why)")
             }
-            lit.insert(output, at: min(index ?? lit.count, lit.count))
+            // The driver's answer before the change is taken: a TEST_ONLY modeset (atomic).
+            do {
+                let probe = try ProbeFramebuffer(drm: drm, width: output.mode.width, height: output.mode.height)
+                _ = try committer.testModeset(output.target, framebuffer: probe.id)
+            } catch {
+                setSettings(before)
+                throw OutputChangeRefused("the driver will not show \(output.mode) with \(change.description): \(error)")
+            }
+            made = output
+        } else {
+            setSettings(settings)
         }
+        if let index {
+            let old = lit.remove(at: index)
+            // What the CRTC showed before laminad (restored at exit) stays the old output's.
+            if let made, made.target.crtc == old.target.crtc { made.saved = old.saved }
+            if made?.target.crtc != old.target.crtc { try? committer.disable(old.target) }
+        }
+        if let made { lit.insert(made, at: min(index ?? lit.count, lit.count)) }
         relayOut()
     }
 

@@ -27,7 +27,7 @@ final class KMSOutput: Output {
     /// The desktop point at the output's top-left corner.
     var origin: (x: Int, y: Int)
     /// The CRTC's state before Lamina took it, restored on exit.
-    let saved: SavedCRTC?
+    var saved: SavedCRTC?
 
     /// The buffer on screen, locked until the next one replaces it.
     private var front: OpaquePointer?
