@@ -19,6 +19,7 @@ from .connection import (AnimationEvent, Connection, ConnectionEvent, Event, Inp
                          Screenshot, Transaction, TransactionCompleted, WatchEvent, connect, socket_candidates)
 from .errors import ConnectionClosed, LaminaError, ProtocolViolation
 from .events import DisplayChangedEvent
+from .display_link import DisplayLink, FrameEvent, FrameRateRange
 from .image import Image, SessionImage
 from .emitter import EmitterCell
 from .filters import Filter
@@ -40,5 +41,5 @@ __all__ = [
     "ReplicatorLayer", "ScrollEvent", "ScrollLayer", "ShapeLayer", "TextLayer", "TransformLayer", "EmitterLayer",
     "EmitterCell", "decode_png", "encode_png", "write_png", "Path",
     "TimingFunction", "TypedValue", "Video", "VideoEvent", "AutoresizingMask", "Constraint", "Filter",
-    "DisplayChangedEvent",
+    "DisplayChangedEvent", "DisplayLink", "FrameEvent", "FrameRateRange",
 ]
