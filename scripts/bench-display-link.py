@@ -22,6 +22,7 @@ usage: scripts/bench-display-link.py [--warmup S] [--window S] [--laminad PATH] 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import select
 import subprocess
@@ -70,7 +71,7 @@ def main() -> int:
                 if os.path.exists(sock):
                     break
                 time.sleep(0.02)
-            subprocess.run([laminactl, "--socket", sock, "apply", scene], check=True, stdout=subprocess.DEVNULL)
+            subprocess.run([laminactl, "apply", scene, "--socket", sock], check=True, stdout=subprocess.DEVNULL)
 
             watcher = lamina.connect(sock, name="bench-watcher")
             watcher.watch()
@@ -122,7 +123,8 @@ def main() -> int:
     late = {}
     on_time = 0
     for s in counted:
-        frames = round((shown[s] - targets[s]) / period)
+        # The frame's time is when it was drawn: its refresh boundary, or a little after.
+        frames = math.floor((shown[s] - targets[s]) / period + 0.01)
         if frames == 0:
             on_time += 1
         else:

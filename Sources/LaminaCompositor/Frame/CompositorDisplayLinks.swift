@@ -65,8 +65,10 @@ extension Compositor {
         let fastest = paced.min { ($0.value.scheduler.refreshInterval, $0.key) < ($1.value.scheduler.refreshInterval, $1.key) }
         if paced.isEmpty || clock.isVirtual {
             let interval = fastest.map { $0.value.scheduler.refreshInterval } ?? 1 / unpacedLinkRate
+            // The boundary the frame was drawn at: the timer fires on it (or a little after, under
+            // load), so the last boundary reached, with room for a timer a hair early.
             let t = now
-            let k = clock.isVirtual ? (t / interval + 1e-6).rounded(.down) : (t / interval).rounded()
+            let k = (t / interval + (clock.isVirtual ? 1e-6 : 0.01)).rounded(.down)
             let timing = DisplayLinkTiming(timestamp: k * interval, interval: interval)
             return { _ in timing }
         }
