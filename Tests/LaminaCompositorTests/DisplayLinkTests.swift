@@ -145,6 +145,32 @@ struct DisplayLinkTests {
         #expect(FrameRateRange.default.divisor(refresh: 144) == 1)
     }
 
+    @Test("a link follows the output it names, or the fastest; each at its output's refresh")
+    func followsOutputs() {
+        let backend = FakeBackend()
+        for (i, (name, hz)) in [("slow", 30.0), ("fast", 60.0)].enumerated() {
+            let o = FakeOutput(name, Rect(x: Double(i * 64), y: 0, width: 64, height: 48), journal: backend.journal)
+            o.refreshInterval = 1 / hz
+            backend.fakes.append(o)
+        }
+        let h = CompositorHarness(presenter: backend.makePresenter(), clock: FrameClock(.virtual))
+        let a = h.hello("a")
+        setLink(h, a, 1, output: "slow")
+        setLink(h, a, 2, id: 51)
+        var slow: [DisplayLinkFrame] = [], fast: [DisplayLinkFrame] = []
+        for step in 1...60 {
+            h.advance(a, 1.0 / 60)
+            for f in frames(h.take(a)) {
+                if f.links.contains(1) { slow.append(f) }
+                if f.links.contains(2) { fast.append(f) }
+                #expect(!(f.links.contains(1) && f.links.contains(2)), "outputs of other rates: separate messages")
+            }
+            answer(h, a, serial: UInt32(step))
+        }
+        #expect(fast.count == 60 && fast.allSatisfy { abs($0.duration - 1.0 / 60) < 1e-12 })
+        #expect(slow.count == 30 && slow.allSatisfy { abs($0.duration - 1.0 / 30) < 1e-12 && abs($0.targetTimestamp - $0.timestamp - 1.0 / 30) < 1e-9 })
+    }
+
     @Test("bad values, unknown outputs, the budget and old clients are refused with what was wrong")
     func refusals() {
         let h = harness(configure: { $0.limits.maxDisplayLinks = 2 })

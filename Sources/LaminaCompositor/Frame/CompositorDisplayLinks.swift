@@ -21,7 +21,7 @@ extension Compositor {
             }
             // On the virtual clock a link starts counting from the refresh the clock is at, so
             // its first callback comes with the next one; on the real clock, with the next frame.
-            let start = clock.isVirtual ? displayLinkTiming(forFrameOn: nil)("")?.timestamp : nil
+            let start = clock.isVirtual ? displayLinkTiming(forFrameOn: nil)(output)?.timestamp : nil
             if let problem = displayLinks.set(client: client, link: link, isPaused: paused, range: range, output: output,
                                               startAt: start, maximumLinks: configuration.limits.maxDisplayLinks) {
                 throw RequestRefused(.limitExceeded, problem)
@@ -64,13 +64,16 @@ extension Compositor {
         let paced = repaint.planner.outputs
         let fastest = paced.min { ($0.value.scheduler.refreshInterval, $0.key) < ($1.value.scheduler.refreshInterval, $1.key) }
         if paced.isEmpty || clock.isVirtual {
-            let interval = fastest.map { $0.value.scheduler.refreshInterval } ?? 1 / unpacedLinkRate
             // The boundary the frame was drawn at: the timer fires on it (or a little after, under
-            // load), so the last boundary reached, with room for a timer a hair early.
+            // load), so the last boundary reached, with room for a timer a hair early. On the
+            // virtual clock, the followed output's refreshes (else the fastest's, else the rate's).
             let t = now
-            let k = (t / interval + (clock.isVirtual ? 1e-6 : 0.01)).rounded(.down)
-            let timing = DisplayLinkTiming(timestamp: k * interval, interval: interval)
-            return { _ in timing }
+            let slack = clock.isVirtual ? 1e-6 : 0.01
+            let unpaced = 1 / unpacedLinkRate
+            return { name in
+                let interval = (paced[name] ?? fastest?.value)?.scheduler.refreshInterval ?? unpaced
+                return DisplayLinkTiming(timestamp: (t / interval + slack).rounded(.down) * interval, interval: interval)
+            }
         }
         let drawn = Set(frame?.outputs ?? Array(paced.keys))
         let target = frame?.target ?? now

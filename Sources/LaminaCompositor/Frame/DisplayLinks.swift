@@ -68,7 +68,7 @@ public struct DisplayLinks: Sendable {
         if let problem = range.problem { return "display link \(link): \(problem)" }
         var c = clients[client] ?? ClientLinks()
         if c.links[link] == nil, c.links.count >= maximumLinks {
-            return "display link \(link) would be this client's \(c.links.count + 1)th; the budget (max_display_links_per_client) is \(maximumLinks)"
+            return "display link \(link) would be one more than the \(maximumLinks) links a client may have (max_display_links_per_client)"
         }
         let old = c.links[link]
         let resumed = old == nil || (old!.isPaused && !isPaused)

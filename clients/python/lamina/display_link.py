@@ -141,6 +141,11 @@ def make(conn: Any, callback: Callable[[DisplayLink], Any], output: str = "", pa
     number = conn._next_display_link
     conn._next_display_link += 1
     link = DisplayLink(conn, number, callback, output, paused, preferred_frame_rate_range or FrameRateRange())
-    conn._request("displayLink", number, "set", paused, link._range.as_tuple(), output)
     conn._display_links[number] = link
+    try:
+        conn._request("displayLink", number, "set", paused, link._range.as_tuple(), output)
+    except BaseException:
+        del conn._display_links[number]
+        link.is_valid = False
+        raise
     return link
