@@ -4,9 +4,9 @@ show in the frame it targeted, on the real clock, at 60 Hz, on the peer scene?
 
 Starts a headless laminad (1280x720, real clock, --refresh 60), applies the peer scene (100
 animated rounded rectangles, /work/shared/peers/lamina-scene.py; $PEERS overrides the folder),
-then runs two Python clients on it: a watcher (the privileged `watch` stream: a `commit` line for
-each commit applied, a `frame` line for each frame presented, with its presentation time) and a
-client whose display link moves a small layer in each callback, recording the callback's
+then a watcher (`laminactl watch`, its own process: a `commit` line for each commit applied, a
+`frame` line for each frame presented, with its presentation time) and a Python client whose
+display link moves a small layer in each callback, recording the callback's
 targetTimestamp against the serial of the commit that answers it. A commit is shown in the first
 frame line after its commit line (laminad applies commits before it builds the next frame); it
 was on time when that frame's time is the targetTimestamp (within half a refresh).
@@ -22,6 +22,7 @@ usage: scripts/bench-display-link.py [--warmup S] [--window S] [--laminad PATH] 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import select
@@ -73,8 +74,13 @@ def main() -> int:
                 time.sleep(0.02)
             subprocess.run([laminactl, "apply", scene, "--socket", sock], check=True, stdout=subprocess.DEVNULL)
 
-            watcher = lamina.connect(sock, name="bench-watcher")
-            watcher.watch()
+            # The watcher is its own process (laminactl watch), so reading and parsing its lines
+            # takes nothing from the link client's deadline.
+            lines_path = os.path.join(tmp, "watch.jsonl")
+            lines = open(lines_path, "w")
+            watcher = subprocess.Popen([laminactl, "watch", "--socket", sock], stdout=lines, stderr=subprocess.PIPE, text=True)
+            if "watching" not in (watcher.stderr.readline() or ""):
+                sys.exit("bench-display-link: laminactl watch did not start")
             conn = lamina.connect(sock, name="bench-link")
             marker = lamina.Layer()
             marker.bounds = (0, 0, 8, 8)
@@ -92,33 +98,36 @@ def main() -> int:
                 callback_at[conn._serial] = time.monotonic()
 
             link = conn.display_link(tick)
-            shown = {}        # serial -> the time of the first frame after its commit line
-            waiting = []      # this client's serials applied, no frame line since
             start = time.monotonic()
             end = start + args.warmup + args.window
             while time.monotonic() < end:
-                ready, _, _ = select.select([conn._sock, watcher._sock], [], [], 0.1)
-                if conn._sock in ready:
-                    conn.poll_events()
-                if watcher._sock in ready:
-                    for e in watcher.poll_events():
-                        if not isinstance(e, lamina.WatchEvent):
-                            continue
-                        d = e.data
-                        if d.get("event") == "commit" and d.get("client") == conn.client_id:
-                            waiting.append(d["serial"])
-                        elif d.get("event") == "frame":
-                            for s in waiting:
-                                shown[s] = d["time"]
-                            waiting = []
+                select.select([conn._sock], [], [], 0.1)
+                conn.poll_events()
             link.invalidate()
+            client_id = conn.client_id
             conn.close()
-            watcher.close()
+            time.sleep(0.2)  # the last lines reach the watcher (a benchmark, not a test)
+            watcher.terminate()
+            watcher.wait(timeout=10)
+            lines.close()
         finally:
             daemon.terminate()
             daemon.wait(timeout=10)
             log.close()
+        with open(lines_path) as f:
+            watch_lines = f.read().splitlines()
 
+    shown = {}        # serial -> the time of the first frame after its commit line
+    waiting = []      # this client's serials applied, no frame line since
+    for line in watch_lines:
+        if line.strip():
+            d = json.loads(line)
+            if d.get("event") == "commit" and d.get("client") == client_id:
+                waiting.append(d["serial"])
+            elif d.get("event") == "frame":
+                for serial in waiting:
+                    shown[serial] = d["time"]
+                waiting = []
     counted = [s for s in sorted(targets) if callback_at[s] >= start + args.warmup and s in shown]
     late = {}
     on_time = 0
