@@ -132,6 +132,8 @@ extension Connection {
         } catch {
             onError(error)
         }
+        // The display links are made again on the new connection, as they were.
+        for link in displayLinks.values.sorted(by: { $0.number < $1.number }) { link.replay() }
         let waiters = reconnectWaiters
         reconnectWaiters.removeAll()
         for w in waiters { w.resume() }

@@ -72,6 +72,9 @@ public final class DisplayLink {
         connection?.sendDisplayLink(number, .remove)
     }
 
+    /// Tells a new connection of the link (after a reconnection).
+    func replay() { update() }
+
     private func update() {
         guard isValid else { return }
         connection?.sendDisplayLink(number, .set(isPaused: isPaused, range: preferredFrameRateRange, output: output))

@@ -83,4 +83,25 @@ struct DisplayLinkEndToEndTests {
         running.invalidate()
         c.close()
     }
+
+    @Test func aReconnectingClientMakesItsLinksAgain() async throws {
+        let first = try DaemonProcess()
+        let c = try Connection.connect(to: first.socket, name: "link-app", reconnect: .init(initialDelay: 0.02, maximumDelay: 0.2))
+        var count = 0
+        let link = DisplayLink(connection: c) { _ in count += 1 }
+        link.preferredFrameRateRange = FrameRateRange(minimum: 15, maximum: 30, preferred: 30)
+        try await settle(c)
+        first.kill(SIGKILL)
+        for _ in 0..<2000 where c.isConnected { try await Task.sleep(nanoseconds: 10_000_000) }  // waits for the loss, not a timing assertion
+        #expect(!c.isConnected, "the client did not notice laminad going away")
+        let second = try DaemonProcess(directory: first.directory)
+        try await c.sync()
+        try await settle(c)
+        #expect(try await stat(c, "displayLink.running") == 1)
+        for _ in 0..<4 { try await c.advanceClock(by: 1.0 / 60); try await settle(c) }
+        #expect(count == 2, "30 Hz on the new laminad: every other refresh")
+        link.invalidate()
+        _ = second
+        c.close()
+    }
 }

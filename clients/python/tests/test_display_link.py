@@ -87,3 +87,25 @@ def test_bad_values_are_refused_with_what_was_wrong(daemon) -> None:
         with pytest.raises(LaminaError, match="must be a finite number"):
             link.preferred_frame_rate_range = lamina.FrameRateRange(float("nan"), 0, 0)
         assert link.preferred_frame_rate_range == lamina.FrameRateRange()
+
+
+def test_a_link_comes_back_after_laminad_restarts() -> None:
+    from conftest import Daemon
+    first = Daemon()
+    conn = lamina.connect(first.socket, name="link-reconnecting", reconnect=lamina.ReconnectPolicy(initial_delay=0))
+    second = None
+    try:
+        ticks = []
+        link = conn.display_link(lambda l: ticks.append(l.target_timestamp), preferred_frame_rate_range=(15, 30, 30))
+        first.kill()
+        second = Daemon(socket=first.socket)
+        for _ in range(4):
+            conn.advance_clock(1 / 60)   # the first finds laminad gone and replays, the link too
+        conn.poll_events()
+        assert conn.stats()["displayLink.running"] == 1
+        assert len(ticks) == 2 and link.preferred_frame_rate_range == lamina.FrameRateRange(15, 30, 30)
+    finally:
+        conn.close()
+        first.stop()
+        if second is not None:
+            second.stop()
