@@ -22,18 +22,40 @@ struct lamina_display_link {
     uint64_t frame_count;
 };
 
+static void link_arguments(lm_buf *arguments, const lamina_display_link *link, int remove) {
+    lm_buf_u32(arguments, link->number);
+    lm_buf_u8(arguments, remove ? 0 : 1); /* displayLinkChanges */
+    if (!remove) {
+        lm_buf_u8(arguments, link->paused ? 1 : 0);
+        lm_buf_f64(arguments, link->range.minimum);
+        lm_buf_f64(arguments, link->range.maximum);
+        lm_buf_f64(arguments, link->range.preferred);
+        lm_buf_string(arguments, link->output ? link->output : "");
+    }
+}
+
+void lm_display_links_replay(lamina_connection *conn) {
+    for (size_t i = 0; i < conn->display_link_capacity; i++) {
+        lamina_display_link *link = conn->display_links[i];
+        if (!link)
+            continue;
+        for (int attempt = 0; attempt < 2; attempt++) {
+            lm_buf arguments = {0};
+            link_arguments(&arguments, link, 0);
+            int s = arguments.failed ? LAMINA_ERROR_NO_MEMORY : lm_exchange(conn, LM_REQ_DISPLAY_LINK, &arguments);
+            lm_buf_free(&arguments);
+            /* An output the new laminad lacks: the link follows the fastest. */
+            if (s != LAMINA_OK || conn->reply_state != 2 || !link->output || !*link->output)
+                break;
+            link->output[0] = 0;
+        }
+    }
+}
+
 /* The display-link request: set (create or update) or remove. */
 static int send_link(lamina_display_link *link, int remove, char **error) {
     lm_buf arguments = {0};
-    lm_buf_u32(&arguments, link->number);
-    lm_buf_u8(&arguments, remove ? 0 : 1); /* displayLinkChanges */
-    if (!remove) {
-        lm_buf_u8(&arguments, link->paused ? 1 : 0);
-        lm_buf_f64(&arguments, link->range.minimum);
-        lm_buf_f64(&arguments, link->range.maximum);
-        lm_buf_f64(&arguments, link->range.preferred);
-        lm_buf_string(&arguments, link->output ? link->output : "");
-    }
+    link_arguments(&arguments, link, remove);
     int s = arguments.failed ? LAMINA_ERROR_NO_MEMORY : lm_request(link->conn, LM_REQ_DISPLAY_LINK, &arguments, 10, error);
     lm_buf_free(&arguments);
     return s;

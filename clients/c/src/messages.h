@@ -22,6 +22,9 @@ void lm_display_link_fire(lamina_connection *conn, const lamina_event *e);
 /* A request (requests.c) answered by a reply of `reply_kind`, reconnecting as the others do. */
 int lm_request(lamina_connection *conn, uint32_t kind, const lm_buf *arguments, uint32_t reply_kind, char **error);
 
+/* Tells a new connection of the links, as they were (after a reconnection's replay). */
+void lm_display_links_replay(lamina_connection *conn);
+
 /* Frees the connection's links (at close). */
 void lm_display_links_free(lamina_connection *conn);
 

@@ -2003,6 +2003,15 @@ static void reconnection(daemon_t *d, const char *laminad) {
           opacity_of(k), opacity_of(u));
     const rgba green = {0, 255, 0, 255};
     check_scene(conn, "before the restart", green, 0.5);
+    /* A paused display link at 30 Hz: the new laminad is told of it as it was. */
+    link_log ticks = {0, 0, 1};
+    lamina_display_link *link = lamina_display_link_create(conn, NULL, on_tick, &ticks, &error);
+    CHECK(link != NULL, "display link: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    lamina_frame_rate_range thirty = {15, 30, 30};
+    CHECK(link && lamina_display_link_set_preferred_frame_rate_range(link, thirty, NULL) == 0 && lamina_display_link_set_paused(link, 1, NULL) == 0,
+          "the link paused at 30 Hz");
 
     /* Killed and started again: lamina_connection_reconnect replays. */
     CHECK(daemon_restart(d, laminad) == 0, "restart");
@@ -2013,6 +2022,12 @@ static void reconnection(daemon_t *d, const char *laminad) {
     lamina_connection_dispatch(conn);
     CHECK(log.reconnected == 1 && log.attempts == 1, "reconnected events %d (attempts %d)", log.reconnected, log.attempts);
     CHECK(strstr(log.text, "refused 3 operations") && strstr(log.text, "invalid-property"), "the reconnection's note: '%s'", log.text);
+    CHECK(stat_named(conn, "displayLink.links") == 1 && stat_named(conn, "displayLink.running") == 0, "the link replayed, paused");
+    /* (The clock stays put: the scene's checks below read opacities at this time.) */
+    lamina_display_link_set_paused(link, 0, NULL);
+    CHECK(stat_named(conn, "displayLink.running") == 1 && ticks.count == 0, "the replayed link runs again");
+    lamina_display_link_invalidate(link);
+    CHECK(stat_named(conn, "displayLink.links") == 0, "and is gone once invalidated");
     CHECK(fabs(opacity_of(k) - 0.3) < 1e-6, "K holds its finished fade after the replay: %g", opacity_of(k));
     CHECK(fabs(opacity_of(u) - 0.5) < 1e-6, "U's unkeyed fade carries on: %g", opacity_of(u));
     int off = 0;
