@@ -231,4 +231,45 @@ struct DisplayLinkTests {
         #expect(h.compositor.stats.framesRendered == rendered + 1 && abs(h.compositor.lastFrameTime - t) < 1e-9)
         #expect(frames(h.take(a)).count == 1)
     }
+
+    final class Clock: @unchecked Sendable { var now = 100.0 }
+
+    @Test("with a page-flipping output the message targets the refresh after the frame's, and the callback's commit makes it")
+    func pagedOutputTargetsTheNextRefresh() throws {
+        let backend = FakeBackend.flipping(["A"])
+        let clock = Clock()
+        let window = Compositor.Configuration().repaintWindow
+        let h = CompositorHarness(presenter: backend.makePresenter(), clock: FrameClock(.real(refreshRate: 60)), realTime: { clock.now })
+        h.compositor.scheduleRepaint()
+        #expect(h.fireFrameTimer(), "the background's first frame")
+        h.compositor.handle(backend.completeFlips(["A"], at: 100.0167))
+        clock.now = 100.02
+        if h.fireFrameTimer() { h.compositor.handle(backend.completeFlips(["A"], at: 100.0333)) }
+        let a = h.hello("a")
+        setLink(h, a, 1)
+        // The link's first frame: drawn at the repaint time, aimed at the next refresh.
+        let wake = try #require(h.timer.armedAt)
+        clock.now = wake
+        #expect(h.fireFrameTimer())
+        let f = try #require(frames(h.take(a)).first)
+        #expect(abs(f.duration - 1.0 / 60) < 1e-9)
+        #expect(abs(f.timestamp - (wake + window)) < 1e-6, "timestamp: the refresh the frame was drawn for (\(f.timestamp), woke \(wake))")
+        #expect(abs(f.targetTimestamp - f.timestamp - 1.0 / 60) < 1e-9)
+        // The client commits in the callback before the flip completes; the next frame is aimed
+        // at the target and shows the commit.
+        clock.now = wake + 0.002
+        h.feed(a, .commit(Commit(serial: 1, operations: CompositorHarness.square(1, x: 16, color: .red))))
+        _ = h.take(a)
+        #expect(!h.fireFrameTimer(), "nothing is drawn while the output awaits its flip")
+        clock.now = f.timestamp
+        h.compositor.handle(backend.completeFlips(["A"], at: f.timestamp))
+        let next = try #require(h.timer.armedAt)
+        #expect(next < f.targetTimestamp, "the frame showing the commit starts before its refresh (\(next))")
+        clock.now = next
+        #expect(h.fireFrameTimer())
+        #expect(abs(h.compositor.lastFrameTime - f.targetTimestamp) < 1e-6, "drawn for the target: \(h.compositor.lastFrameTime)")
+        #expect(h.compositor.presenter.lastList?.commands.contains { $0.color == .red } == true, "the callback's commit is in it")
+        let g = try #require(frames(h.take(a)).first, "answered: the next message")
+        #expect(abs(g.timestamp - f.targetTimestamp) < 1e-6)
+    }
 }
