@@ -9,11 +9,13 @@
 # case on stdout, then the ratios (Benchmarks/README.md). It is a benchmark, not a test.
 #
 # Options: --runs N (1; medians when > 1)  --warmup S (3)  --window S (10)
-#          --cases "peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll"
+#          --cases "peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll sparkline"
 #          (video: a 1280x720 30 fps VP8 clip, made with gst-launch-1.0, full screen at 60 fps;
 #          snow: an emitter layer with 5,000 live particles, 8x8 flakes falling and turning;
 #          scroll: Benchmarks/scenes/scroll_list.py's 1,000-row list, flung up and down by injected
-#          touches every 1.5 s through warm-up and window, so laminad scrolls it every frame)
+#          touches every 1.5 s through warm-up and window, so laminad scrolls it every frame;
+#          sparkline: Benchmarks/scenes/sparkline.py, a Python client whose display link sets a
+#          240-point sparkline's path at every refresh, so laminad rasterises a new shape per frame)
 #          --qt (also run the Qt Quick peer, /work/shared/peers/qt-bench.sh; $PEERS overrides the folder)
 #          --no-build (use the binaries in .build/release as they are)
 #          --keep (keep the scratch folder: laminad logs, stats, scenes, screenshots)
@@ -25,7 +27,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 RUNS=1 WARMUP=3 WINDOW=10 QT=0 BUILD=1 KEEP=0
-ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll"
+ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll sparkline"
 CASES=$ALL_CASES
 PEERS=${PEERS:-/work/shared/peers}
 while [ $# -gt 0 ]; do
@@ -37,7 +39,7 @@ while [ $# -gt 0 ]; do
     --qt) QT=1; shift ;;
     --no-build) BUILD=0; shift ;;
     --keep) KEEP=1; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "bench-frames: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -117,6 +119,8 @@ PNG
           "yAcceleration": 4, "spin": 0.5, "spinRange": 2, "scale": 1, "scaleRange": 0.5,
           "color": [0.9, 0.95, 1, 0.9], "alphaRange": 0.1}]}]}' >"$TMP/snow.json" ;;
     scroll) python3 "$ROOT/Benchmarks/scenes/scroll_list.py" >"$TMP/scroll.json" || die "could not write the scroll scene" ;;
+    # The sparkline is the client's (started with laminad); the scene is only the backdrop.
+    sparkline) echo '{"sublayers": [{"name": "backdrop", "frame": [0, 0, 1280, 720], "backgroundColor": "#000000"}]}' >"$TMP/sparkline.json" ;;
     *) python3 "$ROOT/Benchmarks/scenes/dashboard.py" "$s" >"$TMP/$s.json" || die "could not write the $s scene" ;;
   esac
   "$LAMINACTL" eval "$TMP/$s.json" --at 0 >/dev/null 2>"$TMP/$s.eval.err" \
@@ -192,6 +196,9 @@ run_case() {
   fi
   local driver=
   if [ "$scene" = scroll ]; then fling "$sock" & driver=$!; fi
+  if [ "$scene" = sparkline ]; then
+    PYTHONPATH="$ROOT/clients/python" python3 "$ROOT/Benchmarks/scenes/sparkline.py" "$sock" >"$dir/sparkline.log" 2>&1 & driver=$!
+  fi
   sleep "$WARMUP"
   kill -0 "$pid" 2>/dev/null || { echo "--- $log:" >&2; tail -n 30 "$log" >&2; die "laminad died during the warm-up of $label"; }
 
@@ -249,6 +256,7 @@ label_of() {  # case -> (label scene damage)
     video) echo "lamina-video video on" ;;
     snow) echo "lamina-snow snow on" ;;
     scroll) echo "lamina-scroll scroll on" ;;
+    sparkline) echo "lamina-sparkline sparkline on" ;;
   esac
 }
 

@@ -246,10 +246,13 @@ final class Channel: Sendable {
             guard t.isFinite else { return }
             state.withLock { $0.clock = Swift.max($0.clock ?? t, t) }
             onEvent(message)
-        case .animationEvent, .transactionCompleted, .watch, .input, .video, .scroll, .displayChanged:
+        case .animationEvent, .transactionCompleted, .watch, .input, .video, .scroll, .displayChanged, .frame:
             onEvent(message)
         }
     }
+
+    /// Commits sent so far (the next serial less one).
+    var commitsSent: UInt32 { state.withLock { $0.nextSerial &- 1 } }
 
     /// The latest virtual-clock time laminad announced on this channel, if any.
     var announcedClock: Double? { state.withLock { $0.clock } }

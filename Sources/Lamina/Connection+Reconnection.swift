@@ -138,6 +138,8 @@ extension Connection {
         // The replay took the place of what was pending; layout still owed (a new display
         // size) runs before the next commit.
         if !needsLayout.isEmpty { Transaction.noteChange(on: self) }
+        // The display links are made again on the new connection, as they were.
+        for link in displayLinks.values.sorted(by: { $0.number < $1.number }) { link.replay() }
         let waiters = reconnectWaiters
         reconnectWaiters.removeAll()
         for w in waiters { w.resume() }

@@ -114,6 +114,9 @@ public final class Connection {
     var imageDescriptors: [Int32] = []
     var imageMemories: [SharedMemoryFile] = []
     var nextImage: UInt32 = 1
+    /// Display links until invalidated, by number (`DisplayLink`).
+    var displayLinks: [UInt32: DisplayLink] = [:]
+    var nextDisplayLink: UInt32 = 1
 
     /// A new tag for an explicit animation's events.
     func makeTag() -> UInt32 {
@@ -301,6 +304,8 @@ public final class Connection {
             receivedScroll(e)
         case .displayChanged(let layout):
             displayChanged(layout)
+        case .frame(let f):
+            receivedFrame(f)
         default:
             break
         }

@@ -26,6 +26,9 @@ public final class Compositor {
         public var videoFrameWait = 5.0
         /// How long before a refresh a page-flipping output starts drawing (weston's repaint window).
         public var repaintWindow = 0.007
+        /// The refresh rate display links follow where no output paces frames and the clock is
+        /// virtual (laminad's `refresh`, 60 by default); the real clock's own rate otherwise.
+        public var displayLinkRefreshRate = 60.0
         /// When the process started (CLOCK_MONOTONIC seconds), for the time-to-first-frame log line.
         public var startTime: Double?
         public init() {}
@@ -85,6 +88,10 @@ public final class Compositor {
     let frameTimer: any FrameTimer
     /// Requests waiting for the next frame (a screenshot while an output awaits its flip).
     var frameWaiters: [FrameWaiter] = []
+    /// The clients' display links (`DisplayLinks.swift`): frame messages after each frame.
+    public internal(set) var displayLinks = DisplayLinks()
+    /// Times the repaint loop armed the frame timer (`stats`: `repaint.wakeups`).
+    var timerArmings: UInt64 = 0
     /// Frames the outputs showed, one per output: page flips completed, and frames shown at once
     /// (a modeset, headless) (`stats display.framesPresented`).
     var framesPresented: UInt64 = 0

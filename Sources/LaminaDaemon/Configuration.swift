@@ -47,6 +47,7 @@ public struct LaminadConfiguration: Sendable {
         let journal = sessionJournal ?? Daemon.Options.defaultSessionJournal(socketPath: options.socketPath)
         options.sessionJournal = journal.isEmpty ? nil : journal
         options.clock = virtualClock ? .virtual : .real(refreshRate: refreshRate)
+        options.compositor.displayLinkRefreshRate = refreshRate
         return options
     }
 

@@ -59,6 +59,9 @@ extension LaminadConfiguration {
             .int("max_layout_constraints", 1...10_000_000, "Constraints laminad solves in one layout pass of a client's tree.") {
                 $0.daemon.compositor.limits.maxLayoutConstraints = $1
             },
+            .int("max_display_links_per_client", 1...1024, "Display links (CADisplayLink) one client may have.") {
+                $0.daemon.compositor.limits.maxDisplayLinks = $1
+            },
             .int("max_total_layers", 1...100_000_000, "Layers all sessions may hold together, connected and kept.") {
                 $0.daemon.compositor.limits.maxTotalLayers = $1
             },
@@ -96,7 +99,7 @@ extension LaminadConfiguration {
                   parse: { Color(hex: $0) }) { $0.daemon.compositor.background = $1 },
             .choice("clock", [("real", false), ("virtual", true)], flag: "clock",
                     "The frame clock: CLOCK_MONOTONIC, or one that moves only when a client advances it (tests).") { $0.virtualClock = $1 },
-            .double("refresh", 1...1000, flag: "refresh", "Frames per second of the headless backend's real clock.") { $0.refreshRate = $1 },
+            .double("refresh", 1...1000, flag: "refresh", "Frames per second of the headless backend's real clock, and of display links on the virtual clock.") { $0.refreshRate = $1 },
             .text("size", "WIDTHxHEIGHT, each side 1…16384", flag: "size",
                   "The headless output's size, and the KMS desktop's while no display is connected.",
                   parse: { s in ModeRequest(parsing: s).flatMap { $0.refreshRate == nil && $0.width <= 16384 && $0.height <= 16384 ? ($0.width, $0.height) : nil } }) {

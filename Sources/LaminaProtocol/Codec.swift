@@ -267,6 +267,7 @@ extension ClientMessage {
             case .listen(let session): w.string(session)
             case .registerFont(let n): w.u64(n)
             case let .output(name, change): w.outputRequest(name: name, change)
+            case let .displayLink(link, change): w.displayLinkRequest(link: link, change)
             default: break
             }
         }
@@ -318,6 +319,7 @@ extension ClientMessage {
                 case 12: msg = .request(id: id, .listen(session: try r.string("listen session", limit: 256)))
                 case 13: msg = .request(id: id, .registerFont(byteCount: try r.u64("register-font byte count")))
                 case 14: msg = .request(id: id, try r.outputRequest())
+                case 15: msg = .request(id: id, try r.displayLinkRequest())
                 default: throw DecodeError.invalid(field: "request kind", reason: "unknown request kind \(kind)")
                 }
             default:
@@ -430,6 +432,8 @@ extension ServerMessage {
             w.scrollEvent(e)
         case .displayChanged(let d):
             w.displayLayout(d)
+        case .frame(let f):
+            w.displayLinkFrame(f)
         }
         return Frame.end(w)
     }
@@ -569,6 +573,8 @@ extension ServerMessage {
                 msg = .scroll(try r.scrollEvent())
             case 0x8C:
                 msg = .displayChanged(try r.displayLayout())
+            case 0x8D:
+                msg = .frame(try r.displayLinkFrame())
             default:
                 throw MessageError.unknownType(type)
             }

@@ -255,6 +255,9 @@ public enum Request: Hashable, Sendable {
     /// Lists the outputs, or changes the one named (protocol 1.7, `laminactl output`): `name`
     /// is empty with `.none` to list them all.
     case output(name: String, OutputChange)
+    /// Creates, updates or removes one of the client's display links (protocol 1.7): laminad
+    /// sends `frame` messages while one of them runs. Answered by `done`.
+    case displayLink(link: UInt32, DisplayLinkChange)
 
     /// The number of memory-file descriptors the request takes from its frame.
     public var descriptorCount: Int { if case .registerFont = self { 1 } else { 0 } }
@@ -275,6 +278,7 @@ public enum Request: Hashable, Sendable {
         case .listen: 12
         case .registerFont: 13
         case .output: 14
+        case .displayLink: 15
         }
     }
 
@@ -288,7 +292,7 @@ public enum Request: Hashable, Sendable {
         case .displayPower: "display-power"
         case .injectInput: "input injection"
         case .output: "output (the display's configuration is every client's)"
-        case .tree, .stats, .presentation, .presentationTree, .snapshot, .takeKeyboardFocus, .listen, .registerFont: nil
+        case .tree, .stats, .presentation, .presentationTree, .snapshot, .takeKeyboardFocus, .listen, .registerFont, .displayLink: nil
         }
     }
 }
@@ -556,6 +560,9 @@ public enum ServerMessage: Hashable, Sendable {
     /// The outputs changed (a mode, a display plugged in or out): the desktop's new size and
     /// where each output shows it (protocol 1.7; only to clients of 1.7 or later).
     case displayChanged(DisplayLayout)
+    /// A frame is being prepared: the display links named run their callbacks (protocol 1.7;
+    /// only while one of the client's links runs, at most one unanswered at a time).
+    case frame(DisplayLinkFrame)
 
     public var type: UInt16 {
         switch self {
@@ -571,6 +578,7 @@ public enum ServerMessage: Hashable, Sendable {
         case .video: 0x8A
         case .scroll: 0x8B
         case .displayChanged: 0x8C
+        case .frame: 0x8D
         }
     }
 }

@@ -93,6 +93,7 @@ struct ProtocolDescriptionTests {
         case .video: "video"
         case .scroll: "scroll"
         case .displayChanged: "displayChanged"
+        case .frame: "frame"
         }
     }
 
@@ -107,6 +108,7 @@ struct ProtocolDescriptionTests {
             .transactionCompleted(group: 0), .watch(""), .input(InputEvent(kind: .focusIn)), .clock(time: 0),
             .video(image: 1, .playing), .scroll(ScrollEvent(layer: .root, phase: .began, offset: .zero)),
             .displayChanged(DisplayLayout(width: 1, height: 1, outputs: [])),
+            .frame(DisplayLinkFrame(links: [1], timestamp: 0, targetTimestamp: 1, duration: 1)),
         ]
         #expect(Self.table(Self.list("messages", "server"), number: "type")
                 == Dictionary(uniqueKeysWithValues: server.map { (Self.name($0), Int($0.type)) }))
@@ -353,6 +355,7 @@ struct ProtocolDescriptionTests {
         case .listen: "listen"
         case .registerFont: "registerFont"
         case .output: "output"
+        case .displayLink: "displayLink"
         }
     }
 
@@ -375,7 +378,7 @@ struct ProtocolDescriptionTests {
     static let everyRequest: [Request] = [
         .screenshot, .tree, .advanceClock(seconds: 0), .stats, .presentation(.root), .presentationTree, .watch,
         .displayPower(on: true, output: ""), .snapshot, .injectInput(.touchUp(id: 0)), .takeKeyboardFocus, .listen(session: ""),
-        .registerFont(byteCount: 0), .output(name: "", .none),
+        .registerFont(byteCount: 0), .output(name: "", .none), .displayLink(link: 1, .remove),
     ]
 
     @Test func requestKindsAndPrivilege() {
@@ -410,7 +413,7 @@ struct ProtocolDescriptionTests {
             "screenshot": "screenshot", "tree": "tree", "advanceClock": "advanced", "stats": "stats", "presentation": "presentation",
             "presentationTree": "tree", "watch": "watching", "displayPower": "displayPower", "snapshot": "snapshot",
             "injectInput": "done", "takeKeyboardFocus": "done", "listen": "watching", "registerFont": "fontRegistered",
-            "output": "outputs",
+            "output": "outputs", "displayLink": "done",
         ]
         for entry in Self.list("requests") {
             let name = entry["name"] as? String ?? "?"

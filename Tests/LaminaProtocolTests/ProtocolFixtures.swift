@@ -220,6 +220,11 @@ enum ProtocolFixtures {
                 message: .client(.request(id: 18, .output(name: "HDMI-A-1", .position(x: 1920, y: 0))))),
         Fixture(name: "request-output-disable", description: "request id 19: output \"DP-1\", change disable (protocol 1.7)",
                 message: .client(.request(id: 19, .output(name: "DP-1", .enabled(false))))),
+        Fixture(name: "request-display-link",
+                description: "request id 17: display-link 2, set, running, range minimum 20, maximum 60, preferred 30, output \"\" (the fastest) (protocol 1.7)",
+                message: .client(.request(id: 17, .displayLink(link: 2, .set(isPaused: false, range: FrameRateRange(minimum: 20, maximum: 60, preferred: 30), output: ""))))),
+        Fixture(name: "request-display-link-remove", description: "request id 18: display-link 2, remove (protocol 1.7)",
+                message: .client(.request(id: 18, .displayLink(link: 2, .remove)))),
         Fixture(name: "commit-video",
                 description: "commit serial 9 (protocol 1.6): create-video image 5 \"/srv/clip.webm\", control-video 5 loop true, "
                     + "rate 2, seek 1.5, play, pause, then destroy-image 5",
@@ -348,6 +353,9 @@ enum ProtocolFixtures {
                     DisplayLayout.Output(name: "HDMI-A-1", frame: Rect(x: 800, y: 0, width: 1024, height: 576), scale: 1.875,
                                          transform: "flipped-270", refresh: 50),
                 ])))),
+        Fixture(name: "frame",
+                description: "frame: links 1 and 3 fire; timestamp 1.5, target 1.5 + 1/60, duration 1/60 (protocol 1.7)",
+                message: .server(.frame(DisplayLinkFrame(links: [1, 3], timestamp: 1.5, targetTimestamp: 1.5 + 1.0 / 60, duration: 1.0 / 60)))),
         Fixture(name: "input-touch-down",
                 description: "input: touch down, injected, layer #3, touch 1, location (10, 20), screen (110, 220), time 1.5 "
                     + "(docs/protocol.md's worked example)",

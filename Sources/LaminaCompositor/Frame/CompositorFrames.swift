@@ -34,8 +34,12 @@ extension Compositor {
     /// after a frame, after the backend's events).
     public func scheduleRepaint() {
         switch repaint.schedule(now: realTime()) {
-        case .at(let time)?: frameTimer.arm(at: time)
-        case .afterCurrentEvent?: frameTimer.armAfterCurrentEvent()
+        case .at(let time)?:
+            timerArmings &+= 1
+            frameTimer.arm(at: time)
+        case .afterCurrentEvent?:
+            timerArmings &+= 1
+            frameTimer.armAfterCurrentEvent()
         case nil: break
         }
     }
@@ -157,6 +161,9 @@ extension Compositor {
         // The clients hear of their animations once the frame that shows them is presented.
         if !events.isEmpty { deliver(events) }
         deliverScrollEvents()
+        // Display links hear of the frame after it went out, well before the next one's
+        // deadline: a commit made in their callback is shown in the frame they target.
+        sendDisplayLinkFrames(for: frame)
         if !frameWaiters.isEmpty { answerWaiters(drawn: frame.outputs ?? Array(repaint.planner.outputs.keys)) }
         scheduleRepaint()
         if let failure { throw failure }

@@ -10,6 +10,9 @@ public enum RepaintReason: String, Sendable, Hashable, CaseIterable, Comparable 
     case request
     /// A display was plugged in, unplugged or changed mode.
     case hotplug
+    /// A display link runs and its client answered its last frame message: the loop ticks
+    /// at the refresh so the next one goes out (`DisplayLinks`).
+    case displayLink
 
     public static func < (a: RepaintReason, b: RepaintReason) -> Bool { a.rawValue < b.rawValue }
 }

@@ -35,6 +35,8 @@ public struct ClientLimits: Sendable, Equatable {
     /// in a frame (docs/protocol.md, "Budgets").
     public var maxParticlesPerLayer = 10_000
     public var maxParticlesPerClient = 50_000
+    /// Display links one client may have (`CADisplayLink`, protocol 1.7).
+    public var maxDisplayLinks = 16
     /// The walk's particle budget.
     public var particles: ParticleLimits { ParticleLimits(perLayer: maxParticlesPerLayer, perClient: maxParticlesPerClient) }
     /// Set by the display tree: what `maxTotalImageBytes` leaves this client after the others.

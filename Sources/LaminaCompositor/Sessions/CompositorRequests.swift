@@ -38,6 +38,7 @@ extension Compositor {
             case .listen(let session): answer = try listen(to: session, by: client, peer: peer)
             case let .displayPower(on, output): answer = try displayPower(on, output: output)
             case let .output(name, change): answer = try outputRequest(name: name, change)
+            case let .displayLink(link, change): answer = try displayLinkRequest(link: link, change, for: client)
             }
             if let answer { reply(client, .reply(id: id, answer)) }
         } catch let refused as RequestRefused {
@@ -81,6 +82,9 @@ extension Compositor {
             throw RequestRefused(.invalidRequest, "advance-clock by \(seconds) s would take the virtual clock from \(clock.virtualTime) past its maximum of \(FrameClock.maximumVirtualTime) s")
         }
         if isAnimating || videosPlaying || liveEmitters > 0 || isScrolling { repaint.request(.sceneChanged) }
+        // A running display link hears of every refresh the clock passes (at most one message
+        // per advance: the latest).
+        if seconds > 0, displayLinks.isActive { repaint.request(.displayLink) }
         if seconds > 0 { clockMoved(by: client) }
         // Kept sessions' animations and playing videos are journalled against the clock:
         // a restart puts them where the clock had taken them.

@@ -19,6 +19,7 @@ extension Compositor {
         guard sessions.removeValue(forKey: client) != nil else { return }
         watchers.remove(client)
         frameWaiters.removeAll { $0.client == client }
+        displayLinks.removeClient(client)
         inputDisconnected(client, serial: model.index(of: client).map { model.entries[$0].serial })
         staged[client] = nil
         if let i = model.index(of: client) {
@@ -171,6 +172,7 @@ extension Compositor {
             case .decode(let e):
                 reply(client, .error(ErrorMessage(code: .malformedMessage, message: e.description)))
             case let .commit(serial, index, e):
+                displayLinkAnswered(client)
                 stats.commitsRejected += 1
                 reply(client, .error(ErrorMessage(code: .malformedMessage, subject: .commit, serial: serial,
                                                   operationIndex: Int32(index), message: e.description)))
@@ -185,6 +187,7 @@ extension Compositor {
         case (.ready, .hello):
             drop(client, ErrorMessage(code: .notHello, message: "hello was already received"))
         case (.ready, .commit(let commit)):
+            displayLinkAnswered(client)
             let attachments = commit.descriptorCount > 0 ? takeAttachments(frameStart: frameStart, for: client) : []
             apply(commit, attachments: attachments, from: client)
         case let (.ready, .request(id, request)):

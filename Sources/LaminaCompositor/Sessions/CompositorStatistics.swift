@@ -52,6 +52,14 @@ extension Compositor {
             // on these instead of sleeping (docs/testing.md).
             Statistic(name: "display.framesPresented", value: Double(framesPresented)),
             Statistic(name: "display.frameOwed", value: repaint.isArmed || repaint.wantsFrame || backend.isFramePending ? 1 : 0),
+            // The repaint loop's wake-ups (timer armings) and the display links: with no link
+            // running and nothing changing, neither frames nor wake-ups happen.
+            Statistic(name: "repaint.wakeups", value: Double(timerArmings)),
+            Statistic(name: "displayLink.links", value: Double(displayLinks.linkCount)),
+            Statistic(name: "displayLink.running", value: Double(displayLinks.runningCount)),
+            Statistic(name: "displayLink.frames", value: Double(displayLinks.framesSent)),
+            Statistic(name: "displayLink.coalesced", value: Double(displayLinks.coalesced)),
+            Statistic(name: "budget.maxDisplayLinksPerClient", value: Double(configuration.limits.maxDisplayLinks)),
         ] + damageStatistics() + presenter.renderer.cacheStatistics.map { Statistic(name: $0.name, value: $0.value) }
             + renderCache.statistics.map { Statistic(name: $0.name, value: $0.value) } + textureStatistics() + (layerRasters?.statistics ?? [])
             + (videoDecoding?.statistics.map { Statistic(name: $0.name, value: $0.value) } ?? []) + (host?.platformStatistics() ?? [])

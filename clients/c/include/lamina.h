@@ -565,6 +565,7 @@ typedef enum lamina_event_type {
     LAMINA_EVENT_RECONNECTED = 7, /**< connected again and the model replayed (lamina_connection_reconnect, or automatically) */
     LAMINA_EVENT_SCROLL = 8,      /**< laminad scrolled a scroll layer of this client (scrolls_on_touch; 1.7) */
     LAMINA_EVENT_DISPLAY_CHANGED = 9, /**< laminad's outputs changed: display size and outputs (1.7) */
+    LAMINA_EVENT_FRAME = 10,      /**< a display-link frame: the links' callbacks ran (1.7; lamina_display_link_create) */
 } lamina_event_type;
 
 /** One output as LAMINA_EVENT_DISPLAY_CHANGED tells it; valid during the callback only. */
@@ -605,6 +606,12 @@ typedef struct lamina_event {
     uint32_t display_width, display_height;  /**< the desktop's new size in points */
     size_t output_count;
     const lamina_display_output *outputs;    /**< output_count entries */
+    /* frame events (display links; their callbacks have run): times in laminad's media time */
+    double timestamp;          /**< the presentation time of the last frame */
+    double target_timestamp;   /**< the presentation time of the frame being prepared */
+    double duration;           /**< the output's refresh interval, seconds */
+    size_t link_count;
+    const uint32_t *links;     /**< the numbers of the links that fired (lamina_display_link_number) */
 } lamina_event;
 
 typedef void (*lamina_event_callback)(const lamina_event *event, void *user);
@@ -612,6 +619,51 @@ typedef void (*lamina_completion_callback)(void *user);
 
 /** Called with every event (after an animation's own callback). Callbacks run from dispatch, sync and requests, after the call's reading is done; they may use the connection. */
 void lamina_connection_set_event_callback(lamina_connection *conn, lamina_event_callback callback, void *user);
+
+/* MARK: Display links (CADisplayLink, protocol 1.7) */
+
+/**
+ * A display link: `callback` runs at each refresh of the output it follows while it is not
+ * paused, from lamina_connection_dispatch (and sync and every request, like other callbacks),
+ * with lamina_display_link_timestamp (the presentation time of the last frame),
+ * lamina_display_link_target_timestamp (that of the frame being prepared: what the callback
+ * changes is committed after it and shown then) and lamina_display_link_duration (the refresh
+ * interval). After the callbacks of a frame the connection commits (an empty commit when they
+ * changed nothing): that answers the frame; laminad sends no other until it is answered, so a
+ * slow client gets the latest frame, never a backlog.
+ */
+typedef struct lamina_display_link lamina_display_link;
+typedef void (*lamina_display_link_callback)(lamina_display_link *link, void *user);
+
+/** CAFrameRateRange: frames per second, each 0 to 1000; all 0 is the output's own rate. */
+typedef struct lamina_frame_rate_range {
+    double minimum, maximum, preferred;
+} lamina_frame_rate_range;
+
+/**
+ * A link running at once, following `output` (an output's name; NULL or "" the fastest).
+ * NULL on failure, with the reason in *error (free it): laminad older than 1.7, an unknown
+ * output, the budget (max_display_links_per_client).
+ */
+lamina_display_link *lamina_display_link_create(lamina_connection *conn, const char *output,
+                                                lamina_display_link_callback callback, void *user, char **error);
+/** Pauses (1) or resumes (0) the link: a paused link gets no callbacks and keeps no frames coming. */
+int lamina_display_link_set_paused(lamina_display_link *link, int paused, char **error);
+int lamina_display_link_is_paused(const lamina_display_link *link);
+/** The rates the callbacks would like; LAMINA_ERROR_SERVER with laminad's reason for a bad range (the old one stays). */
+int lamina_display_link_set_preferred_frame_rate_range(lamina_display_link *link, lamina_frame_rate_range range, char **error);
+lamina_frame_rate_range lamina_display_link_preferred_frame_rate_range(const lamina_display_link *link);
+/** Follows another output (NULL or "": the fastest). */
+int lamina_display_link_set_output(lamina_display_link *link, const char *output, char **error);
+double lamina_display_link_timestamp(const lamina_display_link *link);
+double lamina_display_link_target_timestamp(const lamina_display_link *link);
+double lamina_display_link_duration(const lamina_display_link *link);
+/** Callbacks run so far. */
+uint64_t lamina_display_link_frame_count(const lamina_display_link *link);
+/** Its number on the connection (as LAMINA_EVENT_FRAME's links name it). */
+uint32_t lamina_display_link_number(const lamina_display_link *link);
+/** Stops the link for good and frees it (also from its own callback). Closing the connection frees the links left. */
+void lamina_display_link_invalidate(lamina_display_link *link);
 
 /* MARK: Layers */
 

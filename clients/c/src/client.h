@@ -206,6 +206,7 @@ typedef struct lm_queued_event {
     uint32_t tag;
     char *text, *key_name;
     lamina_display_output *outputs; /* a display-changed's outputs and their names, one allocation */
+    uint32_t *links;                /* a frame's link numbers */
 } lm_queued_event;
 
 struct lamina_connection {
@@ -276,6 +277,11 @@ struct lamina_connection {
     int reconnecting;
     uint32_t refused_serial; /* the last refused commit, and the operation laminad named (-1: none) */
     int32_t refused_index;
+
+    /* display links, by number (NULL once invalidated) */
+    struct lamina_display_link **display_links;
+    size_t display_link_capacity;
+    uint32_t next_display_link;
 
     /* sessions */
     char *session;         /* the session name said in the hello ("" or NULL: none) */

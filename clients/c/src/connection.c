@@ -17,6 +17,7 @@
 #include "stream.h"
 #include "pending.h"
 #include "connection.h"
+#include "messages.h"
 
 /* MARK: Connecting */
 
@@ -235,7 +236,9 @@ void lamina_connection_close(lamina_connection *conn) {
         free(conn->events[i].text);
         free(conn->events[i].key_name);
         free(conn->events[i].outputs);
+        free(conn->events[i].links);
     }
+    lm_display_links_free(conn);
     free(conn->events);
     for (size_t i = 0; i < conn->tag_count; i++) {
         free(conn->tags[i].key);

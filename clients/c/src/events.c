@@ -6,6 +6,7 @@
 
 #include "events.h"
 #include "gestures.h"
+#include "messages.h"
 
 lm_queued_event *lm_push_event(lamina_connection *conn, lamina_event_type type) {
     if (conn->event_head > 0 && conn->event_head == conn->event_count)
@@ -67,6 +68,7 @@ int lm_dispatch_events(lamina_connection *conn) {
         e.text = q.text;
         e.key_name = q.key_name;
         e.outputs = q.outputs;
+        e.links = q.links;
         e.key = "";
         if (e.type == LAMINA_EVENT_ANIMATION_STARTED || e.type == LAMINA_EVENT_ANIMATION_STOPPED) {
             size_t index = 0;
@@ -123,12 +125,15 @@ int lm_dispatch_events(lamina_connection *conn) {
         } else {
             if (e.type == LAMINA_EVENT_INPUT)
                 lm_gestures_route(conn, &e);
+            if (e.type == LAMINA_EVENT_FRAME)
+                lm_display_link_fire(conn, &e);
             if (conn->on_event)
                 conn->on_event(&e, conn->on_event_user);
         }
         free(q.text);
         free(q.key_name);
         free(q.outputs);
+        free(q.links);
         count++;
     }
     conn->event_head = conn->event_count = 0;

@@ -25,6 +25,7 @@
 #define LM_MSG_CLOCK 137u
 #define LM_MSG_SCROLL 139u
 #define LM_MSG_DISPLAY_CHANGED 140u
+#define LM_MSG_FRAME 141u
 
 #define LM_OP_CREATE 1u
 #define LM_OP_DESTROY 2u
@@ -52,6 +53,7 @@
 #define LM_REQ_TAKE_KEYBOARD_FOCUS 11u
 #define LM_REQ_LISTEN 12u
 #define LM_REQ_OUTPUT 14u
+#define LM_REQ_DISPLAY_LINK 15u
 
 #define LM_APPEND 0xFFFFFFFFu
 #define LM_KEY_LIMIT 256u

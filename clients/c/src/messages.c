@@ -204,6 +204,8 @@ int lm_handle_frame(lamina_connection *conn, uint32_t type, const uint8_t *body,
     }
     case LM_MSG_DISPLAY_CHANGED:
         return lm_display_changed(conn, &r, why);
+    case LM_MSG_FRAME:
+        return lm_display_link_frame(conn, &r, why);
     default:
         *why = "a message of an unknown type";
         return LAMINA_ERROR_PROTOCOL;

@@ -19,6 +19,7 @@
 #include "pending.h"
 #include "connection.h"
 #include "reconnect.h"
+#include "messages.h"
 
 int lamina_connection_set_reconnect(lamina_connection *conn, int attempts, int initial_delay_ms, int max_delay_ms) {
     if (!conn || attempts < 0 || initial_delay_ms < 0 || max_delay_ms < initial_delay_ms)
@@ -209,6 +210,7 @@ static int reconnect_once(lamina_connection *conn, int attempts, char **error) {
         return s;
     }
     lm_model_retimed(conn, last, shift);
+    lm_display_links_replay(conn);
     /* Animations removed before the loss whose stop laminad never reported: stopped now. */
     for (size_t i = 0; i < conn->tag_count; i++)
         if (conn->tags[i].gone)

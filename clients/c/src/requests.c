@@ -78,6 +78,10 @@ static int request(lamina_connection *conn, uint32_t kind, const lm_buf *argumen
     return s;
 }
 
+int lm_request(lamina_connection *conn, uint32_t kind, const lm_buf *arguments, uint32_t reply_kind, char **error) {
+    return request(conn, kind, arguments, reply_kind, error);
+}
+
 int lamina_connection_screenshot_pixels(lamina_connection *conn, uint32_t *width, uint32_t *height,
                                         uint8_t **pixels, char **error) {
     if (!width || !height || !pixels) {

@@ -326,6 +326,68 @@ static void display_fixture(const char *dir) {
     close(server);
 }
 
+/* A done reply to request `id`. */
+static void write_done(int server, uint32_t id) {
+    uint8_t reply[14] = {6, 0, 0, 0, 0x84, 0, 0, 0, (uint8_t)id, (uint8_t)(id >> 8), (uint8_t)(id >> 16), (uint8_t)(id >> 24), 10, 0};
+    write_all(server, reply, sizeof reply);
+}
+
+static void on_link(lamina_display_link *link, void *user) {
+    record(user, "link %u %g %.6f %.6f;", lamina_display_link_number(link), lamina_display_link_timestamp(link),
+           lamina_display_link_target_timestamp(link) - lamina_display_link_timestamp(link), lamina_display_link_duration(link));
+}
+
+/* Display links: request-display-link.bin and request-display-link-remove.bin through the public
+ * API; frame.bin runs links 1 and 3's callbacks and is answered by an empty commit. */
+static void display_link_fixture(const char *dir) {
+    int server;
+    lamina_connection *conn = fake_connection(dir, &server);
+    discard_frame(server); /* the hello */
+    conn->server_minor = 7; /* the welcome fixture says 1.4 */
+    recorder log = {{0}};
+    char *error = NULL;
+    lamina_display_link *links[4] = {0};
+    uint32_t numbers[3] = {1, 3, 2};
+    for (int i = 0; i < 3; i++) {
+        conn->next_display_link = numbers[i];
+        write_done(server, conn->next_request);
+        links[numbers[i]] = lamina_display_link_create(conn, NULL, on_link, &log, &error);
+        CHECK(links[numbers[i]] && lamina_display_link_number(links[numbers[i]]) == numbers[i], "display link %u: %s", numbers[i],
+              error ? error : "?");
+        discard_frame(server);
+    }
+    conn->next_request = 17;
+    write_done(server, 17);
+    lamina_frame_rate_range range = {20, 60, 30};
+    CHECK(lamina_display_link_set_preferred_frame_rate_range(links[2], range, &error) == 0, "set range: %s", error ? error : "?");
+    expect_frame(server, dir, "request-display-link.bin");
+    write_done(server, 18);
+    lamina_display_link_invalidate(links[2]);
+    expect_frame(server, dir, "request-display-link-remove.bin");
+    uint32_t serial = conn->serial;
+    write_fixture(server, dir, "frame.bin");
+    int dispatched = 0;
+    for (int i = 0; i < 100 && dispatched < 1; i++) {
+        int d = lamina_connection_dispatch(conn);
+        if (d < 0)
+            break;
+        dispatched += d;
+    }
+    CHECK(strcmp(log.log, "link 1 1.5 0.016667 0.016667;link 3 1.5 0.016667 0.016667;") == 0, "frame callbacks: %s", log.log);
+    CHECK(lamina_display_link_frame_count(links[1]) == 1 && lamina_display_link_target_timestamp(links[3]) == 1.5 + 1.0 / 60,
+          "link state after the frame");
+    /* The answer: an empty commit with the next serial. */
+    size_t n;
+    int fds[8], fd_count;
+    uint8_t *frame = read_frame(server, &n, fds, &fd_count);
+    uint8_t expected[16] = {8, 0, 0, 0, 2, 0, 0, 0, (uint8_t)(serial + 1), 0, 0, 0, 0, 0, 0, 0};
+    CHECK(n == 16 && memcmp(frame, expected, 16) == 0 && conn->serial == serial + 1, "the frame answered by an empty commit");
+    free(frame);
+    lamina_display_link_invalidate(NULL);
+    lamina_connection_close(conn); /* frees links 1 and 3 */
+    close(server);
+}
+
 /* Filters: commit-filters.bin through the public API, and bad lists refused before sending. */
 static void filter_fixture(const char *dir) {
     int server;
@@ -872,6 +934,7 @@ static void fixtures(const char *dir) {
 
     scroll_fixtures(dir);
     display_fixture(dir);
+    display_link_fixture(dir);
     layout_fixture(dir);
     filter_fixture(dir);
 
@@ -883,7 +946,7 @@ static void fixtures(const char *dir) {
         "reply-display-power.bin", "reply-snapshot.bin", "reply-done.bin", "animation-started.bin",
         "animation-stopped.bin", "transaction-completed.bin", "watch.bin", "clock.bin", "input-touch-down.bin",
         "input-key-press.bin", "input-scroll.bin", "reply-presentation-1.7.bin",
-        "scroll-began.bin", "scroll-moved.bin", "scroll-ended.bin",
+        "scroll-began.bin", "scroll-moved.bin", "scroll-ended.bin", "frame.bin",
     };
     int cases = 0;
     for (size_t f = 0; f < sizeof server_fixtures / sizeof server_fixtures[0]; f++) {
@@ -1242,6 +1305,63 @@ static void display_changes(lamina_connection *conn) {
     lamina_connection_dispatch(conn);
     lamina_connection_set_event_callback(conn, NULL, NULL);
     printf("daemon: an output's mode changed at run time and display-changed said so\n");
+}
+
+static double stat_named(lamina_connection *conn, const char *name);
+
+typedef struct link_log {
+    int count;
+    double last_target;
+    int evenly;
+} link_log;
+
+static void on_tick(lamina_display_link *link, void *user) {
+    link_log *log = user;
+    double target = lamina_display_link_target_timestamp(link);
+    if (log->count > 0 && fabs(target - log->last_target - 1.0 / 60) > 1e-9)
+        log->evenly = 0;
+    log->last_target = target;
+    log->count++;
+}
+
+/* Display links on the virtual clock: one second at 60 Hz is 60 callbacks a sixtieth apart; a
+ * paused link keeps the screen idle (no frames, no wake-ups); bad values refused. */
+static void display_links(lamina_connection *conn) {
+    char *error = NULL;
+    link_log log = {0, 0, 1};
+    lamina_display_link *link = lamina_display_link_create(conn, "", on_tick, &log, &error);
+    CHECK(link != NULL, "display link: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    for (int i = 0; i < 60; i++)
+        lamina_connection_advance_clock(conn, 1.0 / 60, NULL);
+    lamina_connection_dispatch(conn);
+    CHECK(log.count == 60 && log.evenly && lamina_display_link_frame_count(link) == 60, "60 callbacks a sixtieth apart: %d", log.count);
+    CHECK(fabs(lamina_display_link_duration(link) - 1.0 / 60) < 1e-12, "duration %g", lamina_display_link_duration(link));
+    CHECK(lamina_display_link_set_paused(link, 1, &error) == 0 && lamina_display_link_is_paused(link), "pause: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    lamina_connection_sync(conn, NULL);
+    /* (Earlier tests on this connection leave emitters running, so framesRendered moves with the
+     * clock here; the Swift and Python tests show it still on a quiet display.) */
+    double sent = stat_named(conn, "displayLink.frames"), wakeups = stat_named(conn, "repaint.wakeups");
+    for (int i = 0; i < 30; i++)
+        lamina_connection_advance_clock(conn, 1.0 / 60, NULL);
+    double sent2 = stat_named(conn, "displayLink.frames"), wakeups2 = stat_named(conn, "repaint.wakeups");
+    CHECK(sent2 == sent && wakeups2 == wakeups && log.count == 60 && stat_named(conn, "displayLink.running") == 0,
+          "paused: no frame messages (%g then %g), no wake-ups (%g then %g), no callbacks (%d)", sent, sent2, wakeups, wakeups2, log.count);
+    lamina_frame_rate_range bad = {60, 30, 0};
+    CHECK(lamina_display_link_set_preferred_frame_rate_range(link, bad, &error) == LAMINA_ERROR_SERVER && error &&
+              strstr(error, "minimum 60.0 is above its maximum 30.0"),
+          "a bad range: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    CHECK(lamina_display_link_set_output(link, "nope", &error) == LAMINA_ERROR_SERVER && error && strstr(error, "no output by that name"),
+          "an unknown output: %s", error ? error : "?");
+    free(error);
+    lamina_display_link_invalidate(link);
+    CHECK(stat_named(conn, "displayLink.links") == 0, "invalidated");
+    printf("daemon: a display link called back 60 times in a virtual second, and a paused one got nothing\n");
 }
 
 static void scroll_layers(lamina_connection *conn) {
@@ -1909,6 +2029,15 @@ static void reconnection(daemon_t *d, const char *laminad) {
           opacity_of(k), opacity_of(u));
     const rgba green = {0, 255, 0, 255};
     check_scene(conn, "before the restart", green, 0.5);
+    /* A paused display link at 30 Hz: the new laminad is told of it as it was. */
+    link_log ticks = {0, 0, 1};
+    lamina_display_link *link = lamina_display_link_create(conn, NULL, on_tick, &ticks, &error);
+    CHECK(link != NULL, "display link: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    lamina_frame_rate_range thirty = {15, 30, 30};
+    CHECK(link && lamina_display_link_set_preferred_frame_rate_range(link, thirty, NULL) == 0 && lamina_display_link_set_paused(link, 1, NULL) == 0,
+          "the link paused at 30 Hz");
 
     /* Killed and started again: lamina_connection_reconnect replays. */
     CHECK(daemon_restart(d, laminad) == 0, "restart");
@@ -1919,6 +2048,12 @@ static void reconnection(daemon_t *d, const char *laminad) {
     lamina_connection_dispatch(conn);
     CHECK(log.reconnected == 1 && log.attempts == 1, "reconnected events %d (attempts %d)", log.reconnected, log.attempts);
     CHECK(strstr(log.text, "refused 3 operations") && strstr(log.text, "invalid-property"), "the reconnection's note: '%s'", log.text);
+    CHECK(stat_named(conn, "displayLink.links") == 1 && stat_named(conn, "displayLink.running") == 0, "the link replayed, paused");
+    /* (The clock stays put: the scene's checks below read opacities at this time.) */
+    lamina_display_link_set_paused(link, 0, NULL);
+    CHECK(stat_named(conn, "displayLink.running") == 1 && ticks.count == 0, "the replayed link runs again");
+    lamina_display_link_invalidate(link);
+    CHECK(stat_named(conn, "displayLink.links") == 0, "and is gone once invalidated");
     CHECK(fabs(opacity_of(k) - 0.3) < 1e-6, "K holds its finished fade after the replay: %g", opacity_of(k));
     CHECK(fabs(opacity_of(u) - 0.5) < 1e-6, "U's unkeyed fade carries on: %g", opacity_of(u));
     int off = 0;
@@ -2667,6 +2802,7 @@ static int run_daemon(void) {
         display_changes(conn);
         gesture_arithmetic(conn);
         geometry_reference(conn);
+        display_links(conn);
         lamina_connection_close(conn);
     }
     /* The default lookup names every place it tried. */

@@ -19,6 +19,7 @@ from .connection import (AnimationEvent, Connection, ConnectionEvent, Event, Inp
                          Screenshot, Transaction, TransactionCompleted, WatchEvent, connect, socket_candidates)
 from .errors import ConnectionClosed, LaminaError, ProtocolViolation
 from .events import DisplayChangedEvent
+from .display_link import DisplayLink, FrameEvent, FrameRateRange
 from .image import Image, SessionImage
 from .emitter import EmitterCell
 from .filters import Filter
@@ -44,4 +45,5 @@ __all__ = [
     "TimingFunction", "TypedValue", "Video", "VideoEvent", "AutoresizingMask", "Constraint", "Filter",
     "DisplayChangedEvent", "GestureRecognizer", "TapRecognizer", "LongPressRecognizer", "PanRecognizer",
     "PinchRecognizer", "RotationRecognizer", "SwipeRecognizer",
+    "DisplayLink", "FrameEvent", "FrameRateRange",
 ]

@@ -19,6 +19,7 @@ import socket
 from typing import Any, Callable, Iterator, List, Optional, Union
 
 from . import protocol, wire
+from . import display_link as _display_link
 from .errors import ConnectionClosed, LaminaError
 from .events import Event, TransactionCompleted, WatchEvent
 from .layer import AnimationEvent, InputEvent, Layer, Presentation
@@ -158,6 +159,21 @@ class Connection(Requests, ResilientLink):
         self._videos[number] = video
         self._image_ops.append(wire.CreateVideo(number, uri))
         return video
+
+    # MARK: Display links
+
+    def display_link(self, callback: Callable[[Any], Any], output: str = "", paused: bool = False,
+                     preferred_frame_rate_range: Any = None) -> Any:
+        """A display link (``CADisplayLink``, protocol 1.7), running at once unless `paused`,
+        following `output` (an output's name; "" the fastest): `callback(link)` runs at each
+        refresh from `poll_events` (and every call that reads laminad's messages) with
+        ``link.timestamp``, ``link.target_timestamp`` and ``link.duration`` set; what it changes
+        is committed after it and shown at the target. Returns the `lamina.DisplayLink`
+        (``is_paused``, ``preferred_frame_rate_range``, ``output``, ``invalidate()``). Raises
+        LaminaError for laminad's refusals (a bad range, an unknown output, the budget)."""
+        if preferred_frame_rate_range is not None and not isinstance(preferred_frame_rate_range, _display_link.FrameRateRange):
+            preferred_frame_rate_range = _display_link.FrameRateRange(*preferred_frame_rate_range)
+        return _display_link.make(self, callback, output, paused, preferred_frame_rate_range)
 
     def _video_operation(self, op: wire.Operation) -> None:
         """A video's control, sent with the next commit after its create, in order."""

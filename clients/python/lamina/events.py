@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Tuple, Union
 
 from .layer import AnimationEvent, InputEvent, ScrollEvent
 from .video import VideoEvent
+from .display_link import FrameEvent
 from .wire import DisplayOutput
 
 
@@ -36,4 +37,4 @@ class DisplayChangedEvent:
     outputs: List[DisplayOutput]
 
 
-Event = Union[AnimationEvent, TransactionCompleted, InputEvent, WatchEvent, VideoEvent, ScrollEvent, DisplayChangedEvent]
+Event = Union[AnimationEvent, TransactionCompleted, InputEvent, WatchEvent, VideoEvent, ScrollEvent, DisplayChangedEvent, FrameEvent]

@@ -20,6 +20,7 @@ from typing import Any, Callable, Deque, Dict, List, Optional, Set, Tuple, Union
 from . import emitter, protocol, wire
 from .animation import Animation
 from .errors import ConnectionClosed, LaminaError, ProtocolViolation
+from .display_link import DisplayLink, FrameEvent
 from .events import DisplayChangedEvent, Event, TransactionCompleted, WatchEvent
 from .image import Image, SessionImage
 from .layer import AnimationEvent, InputEvent, Layer, ScrollEvent, ScrollLayer, _action_operation, _insert
@@ -111,6 +112,9 @@ class Link:
         self._layers: "weakref.WeakValueDictionary[int, Layer]" = weakref.WeakValueDictionary()
         self._images: Any = weakref.WeakKeyDictionary()
         self._videos: "weakref.WeakValueDictionary[int, Video]" = weakref.WeakValueDictionary()
+        #: Display links until invalidated, by number (held, as a run loop holds a CADisplayLink).
+        self._display_links: Dict[int, DisplayLink] = {}
+        self._next_display_link = 1
 
         root = Layer()
         root._conn = self
@@ -267,6 +271,8 @@ class Link:
             self._root._values[1] = (0.0, 0.0, float(m.width), float(m.height))
             self._root._values[2] = (m.width / 2, m.height / 2)
             self._undispatched.append(DisplayChangedEvent((m.width, m.height), m.outputs))
+        elif isinstance(m, wire.DisplayLinkFrame):
+            self._undispatched.append(FrameEvent(m.links, m.timestamp, m.target_timestamp, m.duration))
         elif isinstance(m, wire.Welcome):
             raise ProtocolViolation("a second welcome from laminad")
 
@@ -299,6 +305,14 @@ class Link:
                     video = event.video
                     if video is not None and video.on_event is not None:
                         video.on_event(event)
+                elif isinstance(event, FrameEvent):
+                    try:
+                        for number in event.links:
+                            link = self._display_links.get(number)
+                            if link is not None:
+                                link._fire(event)
+                    finally:
+                        self._answer_frame()
                 if self.on_event is not None:
                     self.on_event(event)
             self._tick_recognizers()
@@ -406,6 +420,17 @@ class Link:
             self._serial = self._serial + 1 if self._serial < 0xFFFFFFFF else 1
             self._send(wire.encode_commit(self._serial, ops), fds)
         del keep
+
+    def _answer_frame(self) -> None:
+        """Commits what the display links' callbacks changed, or an empty commit: it answers
+        the frame, so laminad sends the next (inside an open transaction, its end answers)."""
+        if self._frames or self._closed is not None:
+            return
+        before = self._serial
+        self._send_pending()
+        if self._serial == before:
+            self._serial = self._serial + 1 if self._serial < 0xFFFFFFFF else 1
+            self._send(wire.encode_commit(self._serial, []))
 
     def _forget_pending(self) -> None:
         """Drops the recorded changes and image operations (sent, or gone with a lost connection)."""

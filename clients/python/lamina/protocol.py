@@ -38,6 +38,7 @@ SERVER_MESSAGES = {
     "video": 0x8A,
     "scroll": 0x8B,
     "displayChanged": 0x8C,
+    "frame": 0x8D,
 }
 MSG_HELLO, MSG_COMMIT, MSG_REQUEST = 1, 2, 3
 MSG_WELCOME, MSG_APPLIED, MSG_ERROR, MSG_REPLY = 0x81, 0x82, 0x83, 0x84
@@ -45,6 +46,7 @@ MSG_ANIMATION_EVENT, MSG_TRANSACTION_COMPLETED, MSG_WATCH, MSG_INPUT, MSG_CLOCK 
 MSG_VIDEO = 0x8A
 MSG_SCROLL = 0x8B
 MSG_DISPLAY_CHANGED = 0x8C
+MSG_FRAME = 0x8D
 
 # Commit operations.
 OPCODES = {
@@ -123,9 +125,12 @@ REQUESTS = {
     "listen": 12,
     "registerFont": 13,
     "output": 14,
+    "displayLink": 15,
 }
 #: What an ``output`` request changes (protocol 1.7).
 OUTPUT_CHANGES = {"none": 0, "mode": 1, "transform": 2, "scale": 3, "position": 4, "enable": 5, "disable": 6}
+#: What a ``displayLink`` request does to a link (protocol 1.7).
+DISPLAY_LINK_CHANGES = {"remove": 0, "set": 1}
 #: How an output's picture is turned, as ``outputs`` replies and ``displayChanged`` name it.
 OUTPUT_TRANSFORMS = ["normal", "90", "180", "270", "flipped", "flipped-90", "flipped-180", "flipped-270"]
 REPLIES = {

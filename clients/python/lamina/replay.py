@@ -129,6 +129,8 @@ class ResilientLink(Link):
                     # jumps from its last reading to the new laminad's.
                     shift = self.time - last if was_virtual or self.clock == "virtual" else 0.0
                     refusal, left_out, first_refusal = self._replay(last, shift, welcome.snapshot)
+                    if refusal is None:
+                        self._replay_display_links()
                 except ConnectionClosed as e:
                     last = e
                     self._drop_socket(e)
@@ -145,6 +147,15 @@ class ResilientLink(Link):
                 return
         finally:
             self._reconnecting = False
+
+    def _replay_display_links(self) -> None:
+        """The display links, made again on the new connection as they were (one whose output
+        the new laminad lacks follows the fastest)."""
+        for number, link in sorted(self._display_links.items()):
+            answer = self._exchange("displayLink", number, "set", link._paused, link._range.as_tuple(), link._output)
+            if isinstance(answer, LaminaError) and link._output:
+                link._output = ""
+                self._exchange("displayLink", number, "set", link._paused, link._range.as_tuple(), "")
 
     def _give_up(self, message: str, attempts: int, error: LaminaError) -> None:
         self._user_closed = True

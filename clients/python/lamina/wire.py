@@ -708,6 +708,18 @@ def encode_request(request_id: int, kind: str, *args: Any) -> bytes:
         elif change == "position":
             w.i32(int(args[2]))
             w.i32(int(args[3]))
+    elif kind == "displayLink":
+        # (link, "remove") or (link, "set", paused, (minimum, maximum, preferred), output)
+        change = args[1] if len(args) > 1 else "remove"
+        if change not in protocol.DISPLAY_LINK_CHANGES:
+            raise ValueError(f"unknown display-link change {change!r}; known: {', '.join(protocol.DISPLAY_LINK_CHANGES)}")
+        w.u32(args[0])
+        w.u8(protocol.DISPLAY_LINK_CHANGES[change])
+        if change == "set":
+            w.bool(bool(args[2]))
+            for rate in args[3]:
+                w.f64(float(rate))
+            w.string(args[4] if len(args) > 4 else "")
     elif args:
         raise ValueError(f"{kind} takes no arguments")
     return frame(protocol.MSG_REQUEST, w.buffer)
@@ -849,8 +861,19 @@ class DisplayChanged:
     outputs: List[DisplayOutput]
 
 
+@dataclass
+class DisplayLinkFrame:
+    """A ``frame`` message (protocol 1.7): the display links named fire; `timestamp` is the
+    presentation time of the last frame, `target_timestamp` that of the frame being prepared,
+    `duration` the output's refresh interval, all in laminad's media time."""
+    links: List[int]
+    timestamp: float
+    target_timestamp: float
+    duration: float
+
+
 ServerMessage = Union[Welcome, Applied, LaminaError, Reply, AnimationNotice, TransactionCompleted, WatchLine, InputMessage,
-                      ClockMoved, VideoEvent, ScrollMessage, DisplayChanged]
+                      ClockMoved, VideoEvent, ScrollMessage, DisplayChanged, DisplayLinkFrame]
 
 _REPLY_NAMES = {v: k for k, v in protocol.REPLIES.items()}
 _INPUT_NAMES = {v: k for k, v in protocol.INPUT_EVENT_KINDS.items()}
@@ -940,6 +963,9 @@ def decode_server(message_type: int, body: bytes) -> ServerMessage:
             frame = (r.f64("x"), r.f64("y"), r.f64("width"), r.f64("height"))
             outputs.append(DisplayOutput(name, frame, r.f64("scale"), r.string("transform"), r.f64("refresh")))
         msg = DisplayChanged(width, height, outputs)
+    elif message_type == protocol.MSG_FRAME:
+        timestamp, target, duration = r.f64("frame timestamp"), r.f64("frame target timestamp"), r.f64("frame duration")
+        msg = DisplayLinkFrame([r.u32("frame link") for _ in range(r.count("frame links", 4))], timestamp, target, duration)
     else:
         raise ProtocolViolation(f"unknown message type {message_type:#x}")
     r.finish(f"message type {message_type:#x}")
@@ -1019,5 +1045,5 @@ __all__ = [
     "RemoveAnimation", "RemoveAllAnimations", "SetAction", "Settings", "CreateImage", "UpdateImage", "DestroyImage",
     "Operation", "write_operation", "read_operation", "encode_hello", "encode_commit", "encode_request",
     "encode_injection", "decode_server", "Welcome", "Applied", "Reply", "AnimationNotice", "TransactionCompleted",
-    "WatchLine", "InputMessage", "OutputMode", "OutputInfo", "DisplayOutput", "DisplayChanged", "split_frames",
+    "WatchLine", "InputMessage", "OutputMode", "OutputInfo", "DisplayOutput", "DisplayChanged", "DisplayLinkFrame", "split_frames",
 ]

@@ -110,6 +110,8 @@ CLIENT: Dict[str, Callable[[], bytes]] = {
     "request-output-transform": lambda: wire.encode_request(17, "output", "HDMI-A-1", "transform", "90"),
     "request-output-position": lambda: wire.encode_request(18, "output", "HDMI-A-1", "position", 1920, 0),
     "request-output-disable": lambda: wire.encode_request(19, "output", "DP-1", "disable"),
+    "request-display-link": lambda: wire.encode_request(17, "displayLink", 2, "set", False, (20, 60, 30), ""),
+    "request-display-link-remove": lambda: wire.encode_request(18, "displayLink", 2, "remove"),
     "commit-video": lambda: wire.encode_commit(9, [
         wire.CreateVideo(5, "/srv/clip.webm"), wire.ControlVideo(5, "loop", True), wire.ControlVideo(5, "rate", 2),
         wire.ControlVideo(5, "seek", 1.5), wire.ControlVideo(5, "play"), wire.ControlVideo(5, "pause"),
@@ -177,6 +179,7 @@ SERVER: Dict[str, object] = {
     "reply-outputs": wire.Reply(16, "outputs", ("kms", [wire.OutputInfo(
         "Virtual-1", (0.0, 0.0, 640.0, 400.0), 2.0, "90", wire.OutputMode(800, 1280, 60.0), True,
         [wire.OutputMode(800, 1280, 60.0), wire.OutputMode(1024, 768, 59.94)])])),
+    "frame": wire.DisplayLinkFrame([1, 3], 1.5, 1.5 + 1.0 / 60, 1.0 / 60),
     "display-changed": wire.DisplayChanged(1824, 600, [
         wire.DisplayOutput("DP-1", (0.0, 0.0, 800.0, 600.0), 1.0, "normal", 60.0),
         wire.DisplayOutput("HDMI-A-1", (800.0, 0.0, 1024.0, 576.0), 1.875, "flipped-270", 50.0)]),

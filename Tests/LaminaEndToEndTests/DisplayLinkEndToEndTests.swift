@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import Lamina
+import LaminaCore
+import LaminaProtocol
+
+/// `DisplayLink` (`CADisplayLink`, protocol 1.7) through a real headless laminad on the virtual
+/// clock: the callback count and timestamps, the callback's commit in the frame it targets, and an
+/// idle screen (no frames, no wake-ups) while no link runs.
+@Suite("Display links end to end", .serialized)
+@MainActor
+struct DisplayLinkEndToEndTests {
+    func stat(_ c: Connection, _ name: String) async throws -> Double {
+        try await c.stats().first { $0.name == name }?.value ?? -1
+    }
+
+    /// Lets the main actor run the frame messages' tasks the reader queued (the callbacks), then
+    /// waits for their commits to be answered: no clock, no sleeping.
+    func settle(_ c: Connection) async throws {
+        for _ in 0..<20 { await Task.yield() }
+        try await c.sync()
+    }
+
+    @Test func oneSecondAtSixtyHertzIsSixtyCallbacksAndEachCommitIsInItsTargetFrame() async throws {
+        let daemon = try DaemonProcess(size: "320x240")
+        let c = try Connection.connect(to: daemon.socket, name: "link")
+        let dot = Layer()
+        dot.bounds = Rect(x: 0, y: 0, width: 10, height: 10)
+        dot.backgroundColor = .red
+        c.rootLayer.addSublayer(dot)
+        try await c.sync()
+        var targets: [Double] = []
+        var stamps: [(Double, Double, Double)] = []
+        let link = DisplayLink(connection: c) { link in
+            targets.append(link.targetTimestamp)
+            stamps.append((link.timestamp, link.targetTimestamp, link.duration))
+            Transaction.disableActions = true
+            dot.position = Point(x: 5 + Double(targets.count), y: 5)
+        }
+        #expect(!link.isPaused && link.preferredFrameRateRange == .default && link.output == "")
+        try await settle(c)
+        for step in 1...60 {
+            try await c.advanceClock(by: 1.0 / 60)
+            try await settle(c)
+            #expect(targets.count == step, "step \(step)")
+        }
+        #expect(targets.count == 60 && link.frameCount == 60)
+        for (a, b) in zip(targets, targets.dropFirst()) { #expect(abs(b - a - 1.0 / 60) < 1e-9) }
+        for (t, target, d) in stamps { #expect(abs(target - t - 1.0 / 60) < 1e-9 && abs(d - 1.0 / 60) < 1e-12) }
+        #expect(abs((stamps.first?.0 ?? 0) - 1.0 / 60) < 1e-9)
+        // The last callback's commit is on screen at the frame it targeted: the dot at x 65.
+        try await c.advanceClock(by: 1.0 / 60)
+        try await settle(c)
+        let shot = try await c.screenshot()
+        #expect(shot.pixel(x: 5 + 60, y: 5).r == 255, "the dot where the 60th callback put it")
+        #expect(try await stat(c, "displayLink.frames") >= 61)
+        link.invalidate()
+        try await settle(c)
+        #expect(try await stat(c, "displayLink.links") == 0)
+        c.close()
+    }
+
+    @Test func withNoLinkRunningTheScreenStaysIdle() async throws {
+        let daemon = try DaemonProcess(size: "320x240")
+        let c = try Connection.connect(to: daemon.socket, name: "idle")
+        try await c.sync()
+        let link = DisplayLink(connection: c, paused: true) { _ in Issue.record("a paused link was called") }
+        try await settle(c)
+        let frames = try await stat(c, "framesRendered"), wakeups = try await stat(c, "repaint.wakeups")
+        for _ in 0..<60 { try await c.advanceClock(by: 1.0 / 60) }
+        try await settle(c)
+        #expect(try await stat(c, "framesRendered") == frames)
+        #expect(try await stat(c, "repaint.wakeups") == wakeups)
+        link.isPaused = false
+        try await settle(c)
+        // Not called while paused, so the closure above must not run now: replace the link.
+        link.invalidate()
+        var count = 0
+        let running = DisplayLink(connection: c) { _ in count += 1 }
+        try await settle(c)
+        for _ in 0..<6 { try await c.advanceClock(by: 1.0 / 60); try await settle(c) }
+        #expect(count == 6)
+        running.invalidate()
+        c.close()
+    }
+
+    @Test func aReconnectingClientMakesItsLinksAgain() async throws {
+        let first = try DaemonProcess()
+        let c = try Connection.connect(to: first.socket, name: "link-app", reconnect: .init(initialDelay: 0.02, maximumDelay: 0.2))
+        var count = 0
+        let link = DisplayLink(connection: c) { _ in count += 1 }
+        link.preferredFrameRateRange = FrameRateRange(minimum: 15, maximum: 30, preferred: 30)
+        try await settle(c)
+        first.kill(SIGKILL)
+        for _ in 0..<2000 where c.isConnected { try await Task.sleep(nanoseconds: 10_000_000) }  // waits for the loss, not a timing assertion
+        #expect(!c.isConnected, "the client did not notice laminad going away")
+        let second = try DaemonProcess(directory: first.directory)
+        try await c.sync()
+        try await settle(c)
+        #expect(try await stat(c, "displayLink.running") == 1)
+        for _ in 0..<4 { try await c.advanceClock(by: 1.0 / 60); try await settle(c) }
+        #expect(count == 2, "30 Hz on the new laminad: every other refresh")
+        link.invalidate()
+        _ = second
+        c.close()
+    }
+}
