@@ -694,6 +694,16 @@ int lamina_layer_remove_from_superlayer(lamina_layer *layer);
 int lamina_layer_scroll_to(lamina_layer *layer, double x, double y);
 /** scrollToRect: the origin moved as little as shows the rectangle (in the layer's bounds coordinates). */
 int lamina_layer_scroll_to_rect(lamina_layer *layer, double x, double y, double width, double height);
+/** scrollPoint: scrolls the nearest scroll layer above `layer` so that (x, y), in `layer`'s
+ * coordinates, lies at its origin; does nothing outside a scroll layer. */
+int lamina_layer_scroll_point(lamina_layer *layer, double x, double y);
+/** scrollRectToVisible: scrolls the nearest scroll layer above `layer` as little as shows the
+ * rectangle (in `layer`'s coordinates); does nothing outside a scroll layer. */
+int lamina_layer_scroll_rect_to_visible(lamina_layer *layer, double x, double y, double width, double height);
+/** visibleRect: the part of `layer`'s bounds the nearest scroll layer above it shows, in
+ * `layer`'s coordinates, into out[4]; its bounds outside a scroll layer; a zero size where
+ * none of it shows. */
+int lamina_layer_visible_rect(lamina_layer *layer, double out[4]);
 /**
  * The layer's bounds as last set (the root's: the display's), with the origin laminad last
  * reported for a scroll it drove since (LAMINA_EVENT_SCROLL). bounds[4]: x, y, width, height.

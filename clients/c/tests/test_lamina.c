@@ -1372,14 +1372,31 @@ static void scroll_layers(lamina_connection *conn) {
     lamina_layer_set_string(list, LAMINA_PROPERTY_SCROLL_MODE, "vertically");
     lamina_layer_set_bool(list, LAMINA_PROPERTY_SCROLLS_ON_TOUCH, 1);
     lamina_layer_set_bool(list, LAMINA_PROPERTY_MASKS_TO_BOUNDS, 1);
+    lamina_layer *row50 = NULL;
     for (int i = 0; i < 100; i++) {
         lamina_layer *row = lamina_layer_new(conn);
         lamina_layer_set_bounds(row, 0, 0, 320, 40);
         lamina_layer_set_position(row, 160, 20 + 40 * i);
         lamina_layer_set_background_color(row, i % 2, 0, 1 - i % 2, 1);
         lamina_layer_add_sublayer(list, row);
+        if (i == 50)
+            row50 = row;
     }
     lamina_layer_add_sublayer(lamina_connection_root(conn), list);
+    /* scrollRectToVisible, visibleRect and scrollPoint from a row (2000…2040 in the list). */
+    double sb[4], v[4];
+    CHECK(lamina_layer_visible_rect(row50, v) == 0 && v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0,
+          "row 50 is out of sight at first: %g,%g %gx%g", v[0], v[1], v[2], v[3]);
+    CHECK(lamina_layer_scroll_rect_to_visible(row50, 0, 0, 320, 40) == 0 && lamina_layer_get_bounds(list, sb) == 0 && sb[1] == 1800,
+          "scroll_rect_to_visible brings row 50's bottom in: origin %g", sb[1]);
+    CHECK(lamina_layer_visible_rect(row50, v) == 0 && v[0] == 0 && v[1] == 0 && v[2] == 320 && v[3] == 40,
+          "row 50 is all visible: %g,%g %gx%g", v[0], v[1], v[2], v[3]);
+    CHECK(lamina_layer_scroll_point(row50, 0, 20) == 0 && lamina_layer_get_bounds(list, sb) == 0 && sb[1] == 2020,
+          "scroll_point puts row 50's middle at the top: origin %g", sb[1]);
+    CHECK(lamina_layer_visible_rect(row50, v) == 0 && v[1] == 20 && v[3] == 20, "the lower half shows: %g %g", v[1], v[3]);
+    CHECK(lamina_layer_scroll_point(lamina_connection_root(conn), 0, 0) == 0 &&
+              lamina_layer_visible_rect(lamina_connection_root(conn), v) == 0 && v[2] == 320,
+          "outside a scroll layer: nothing scrolls, the bounds are visible");
     lamina_transaction_begin(conn);
     lamina_transaction_set_disable_actions(conn, 1);
     CHECK(lamina_layer_scroll_to(list, 99, 400) == 0, "scroll_to");
