@@ -144,7 +144,8 @@ extension GLESRenderer {
     /// (draws and groups an opaque layer drawn later hid, since start); `video.dmabufImport` (1
     /// while dma-buf pictures are imported in place), `video.dmabufImported` and
     /// `video.dmabufCopied` (pictures imported, and mapped and copied instead, since start);
-    /// `video.yuvConversions` (planar YUV pictures converted to RGB in a shader, since start).
+    /// `video.yuvConversions` (planar YUV pictures converted to RGB in a shader, since start);
+    /// and the `backdrop.` counts (GLESRenderer+Backdrop.swift).
     public var cacheStatistics: [(name: String, value: Double)] {
         [("groupCache.entries", Double(groupCache.count)), ("groupCache.bytes", Double(groupCache.totalBytes)),
          ("groupCache.budgetBytes", Double(groupCache.budgetBytes)), ("groupCache.hits", Double(groupCache.hits)),
@@ -154,7 +155,7 @@ extension GLESRenderer {
          ("video.dmabufImport", textures.importer.map { $0.refusal == nil ? 1 : 0 } ?? 0),
          ("video.dmabufImported", Double(textures.dmabufImported)),
          ("video.dmabufCopied", Double(textures.dmabufCopied)),
-         ("video.yuvConversions", Double(textures.yuv?.conversions ?? 0))]
+         ("video.yuvConversions", Double(textures.yuv?.conversions ?? 0))] + backdropStatistics
     }
 
     /// Copies `box` (display pixels, y down) of `source` into the same-size region `to` of
