@@ -53,6 +53,9 @@ public final class GLESRenderer: Renderer {
     var backdrops = BackdropState()
     /// Where a backdrop is copied before its filters run (output-sized).
     var backdropSource: OffscreenTarget?
+    /// Where a wide backdrop blur runs at a half and a quarter of the resolution (output-sized,
+    /// used in their bottom-left part).
+    var backdropLow: [OffscreenTarget] = []
     /// Whether filtered backdrops are kept while unchanged; off filters every one again (tests
     /// compare the two).
     public var cachesBackdrops = true
@@ -391,6 +394,7 @@ public final class GLESRenderer: Renderer {
         appearanceTarget?.release()
         backdropTarget?.release()
         backdropSource?.release()
+        backdropLow.forEach { $0.release() }
         backdrops.cache.releaseAll()
         releaseLooks()
         glDeleteBuffers(1, &vertexBuffer)

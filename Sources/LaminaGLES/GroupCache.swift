@@ -162,7 +162,7 @@ extension GLESRenderer {
     /// `destination`; both framebuffers `height` rows tall (rows count from the bottom).
     /// The corresponding C function is `glBlitFramebuffer`.
     func blit(from source: GLuint, _ box: PixelBox, height sourceHeight: Int,
-              to destination: GLuint, _ to: PixelBox, height destinationHeight: Int) {
+              to destination: GLuint, _ to: PixelBox, height destinationHeight: Int, linear: Bool = false) {
         glDisable(GLenum(GL_SCISSOR_TEST))
         glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), source)
         glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), destination)
@@ -171,7 +171,7 @@ extension GLESRenderer {
                           GLint(saturating: box.x1), GLint(saturating: sh - box.y0),
                           GLint(saturating: to.x0), GLint(saturating: dh - to.y1),
                           GLint(saturating: to.x1), GLint(saturating: dh - to.y0),
-                          GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(GL_NEAREST))
+                          GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(linear ? GL_LINEAR : GL_NEAREST))
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
     }
 }

@@ -43,7 +43,9 @@ struct BackdropRenderingTests {
                 worst = max(worst, abs(Int(image.pixel(x: x, y: y).r) - want))
             }
         }
-        #expect(worst <= 3, "largest difference from the CPU Gaussian inside the glass: \(worst) of 255")
+        // σ ≥ 6 pixels runs at a quarter of the resolution (GLESRenderer+Backdrop.swift): the
+        // averaging down and bilinear way back up are compensated in σ, within 4 levels.
+        #expect(worst <= (radius >= 18 ? 4 : 3), "largest difference from the CPU Gaussian inside the glass: \(worst) of 255")
         // Outside the glass the square is sharp, and nothing spreads there.
         #expect(image.pixel(x: 30, y: 80).r == 0)
         #expect(image.pixel(x: 150, y: 80).r == 0)

@@ -12,9 +12,10 @@ import LaminaCore
 /// the same pixels behind it.
 public enum BackdropRegions {
     /// How far around its box a backdrop with `filters` under `transform` reads, in pixels:
-    /// the blurs' display reach and the taps' margin; 0 for colour filters alone.
+    /// the blurs' display reach, the taps' margin and two blocks of the renderer's reduced
+    /// resolution (a wide blur is run at a half or a quarter of it); 0 for colour filters alone.
     public static func margin(_ filters: DrawFilters, _ transform: Transform3D) -> Double {
-        filters.reach > 0 ? filters.displayReach(transform) + 2 : 0
+        filters.reach > 0 ? filters.displayReach(transform) + 10 : 0
     }
 
     /// The display box the backdrop `c` (whose own extent is `box`) reads, whole pixels within
