@@ -75,14 +75,51 @@ extension GLESRenderer {
 
         // Drawn back over the layer's box, inside its rounded shape and the clips in force.
         bindCurrentTarget()
+        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
+        // Where no other clip is in force and the layer lies square on the display, the inside
+        // away from its edges and corners needs no clip (llvmpipe pays for the clip's distance
+        // function at every pixel): only the ring around it is drawn clipped.
+        let inner = hasActiveClips ? PixelBox.empty : Self.unclippedInside(c, own)
+        if !inner.isEmpty {
+            let program = use(programs.composite, clipped: false)
+            compositeBackdrop(program, inner, opacity: c.opacity, origin: origin)
+        }
         pushClip(c)
         let program = use(programs.composite)
-        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
-        setQuad(program, .identity, own.rect)
-        glUniform1f(program.uniforms.opacity, GLfloat(c.opacity))
+        for part in Self.ring(own, around: inner) {
+            compositeBackdrop(program, part, opacity: c.opacity, origin: origin)
+        }
+        popClip()
+    }
+
+    private func compositeBackdrop(_ program: ShaderProgram<CompositeUniforms>, _ box: PixelBox, opacity: Double,
+                                   origin: (x: GLint, y: GLint)) {
+        setQuad(program, .identity, box.rect)
+        glUniform1f(program.uniforms.opacity, GLfloat(opacity))
         glUniform2i(program.uniforms.origin, origin.x, origin.y)
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
-        popClip()
+    }
+
+    /// The whole pixels inside the layer's shape, away from its corners and antialiased edges,
+    /// for a layer whose transform only scales (positively) and moves; empty otherwise.
+    static func unclippedInside(_ c: DrawCommand, _ own: PixelBox) -> PixelBox {
+        let t = c.transform
+        guard t.m12 == 0, t.m21 == 0, t.m14 == 0, t.m24 == 0, t.m44 == 1, t.m11 > 0, t.m22 > 0 else { return .empty }
+        let r = c.cornerRadii.reaches(within: c.bounds.size).largest
+        let inset = Swift.max(r * Swift.max(t.m11, t.m22), 0) + 1
+        let box = PixelBox(x0: c.bounds.minX * t.m11 + t.m41 + inset, y0: c.bounds.minY * t.m22 + t.m42 + inset,
+                           x1: c.bounds.maxX * t.m11 + t.m41 - inset, y1: c.bounds.maxY * t.m22 + t.m42 - inset)
+        let whole = PixelBox(x0: box.x0.rounded(.up), y0: box.y0.rounded(.up), x1: box.x1.rounded(.down), y1: box.y1.rounded(.down))
+        return whole.intersection(own)
+    }
+
+    /// `outer` less `inner` (inside it), as up to four boxes: above, below, left, right.
+    static func ring(_ outer: PixelBox, around inner: PixelBox) -> [PixelBox] {
+        guard !inner.isEmpty else { return [outer] }
+        return [PixelBox(x0: outer.x0, y0: outer.y0, x1: outer.x1, y1: inner.y0),
+                PixelBox(x0: outer.x0, y0: inner.y1, x1: outer.x1, y1: outer.y1),
+                PixelBox(x0: outer.x0, y0: inner.y0, x1: inner.x0, y1: inner.y1),
+                PixelBox(x0: inner.x1, y0: inner.y0, x1: outer.x1, y1: inner.y1)].filter { !$0.isEmpty }
     }
 
     /// Runs `filters` over `read` of `source` (the target behind) in `scratch`; returns the target
