@@ -9,13 +9,15 @@
 # case on stdout, then the ratios (Benchmarks/README.md). It is a benchmark, not a test.
 #
 # Options: --runs N (1; medians when > 1)  --warmup S (3)  --window S (10)
-#          --cases "peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll sparkline"
+#          --cases "peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll sparkline glass"
 #          (video: a 1280x720 30 fps VP8 clip, made with gst-launch-1.0, full screen at 60 fps;
 #          snow: an emitter layer with 5,000 live particles, 8x8 flakes falling and turning;
 #          scroll: Benchmarks/scenes/scroll_list.py's 1,000-row list, flung up and down by injected
 #          touches every 1.5 s through warm-up and window, so laminad scrolls it every frame;
 #          sparkline: Benchmarks/scenes/sparkline.py, a Python client whose display link sets a
-#          240-point sparkline's path at every refresh, so laminad rasterises a new shape per frame)
+#          240-point sparkline's path at every refresh, so laminad rasterises a new shape per frame;
+#          glass: the peer scene with a 400x300 frosted panel over its moving rectangles, a
+#          background blur of radius 20 under a translucent white, rounded 16)
 #          --qt (also run the Qt Quick peer, /work/shared/peers/qt-bench.sh; $PEERS overrides the folder)
 #          --no-build (use the binaries in .build/release as they are)
 #          --keep (keep the scratch folder: laminad logs, stats, scenes, screenshots)
@@ -27,7 +29,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 RUNS=1 WARMUP=3 WINDOW=10 QT=0 BUILD=1 KEEP=0
-ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll sparkline"
+ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll sparkline glass"
 CASES=$ALL_CASES
 PEERS=${PEERS:-/work/shared/peers}
 while [ $# -gt 0 ]; do
@@ -39,7 +41,7 @@ while [ $# -gt 0 ]; do
     --qt) QT=1; shift ;;
     --no-build) BUILD=0; shift ;;
     --keep) KEEP=1; shift ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "bench-frames: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -121,6 +123,14 @@ PNG
     scroll) python3 "$ROOT/Benchmarks/scenes/scroll_list.py" >"$TMP/scroll.json" || die "could not write the scroll scene" ;;
     # The sparkline is the client's (started with laminad); the scene is only the backdrop.
     sparkline) echo '{"sublayers": [{"name": "backdrop", "frame": [0, 0, 1280, 720], "backgroundColor": "#000000"}]}' >"$TMP/sparkline.json" ;;
+    glass)
+      # The peer scene's moving rectangles under a 400x300 frosted panel in the middle.
+      python3 "$PEERS/lamina-scene.py" animated | python3 -c '
+import json, sys
+scene = json.load(sys.stdin)
+scene["sublayers"].append({"name": "glass", "frame": [440, 210, 400, 300], "backgroundColor": [1, 1, 1, 0.25],
+                           "cornerRadius": 16, "backgroundFilters": [{"name": "frost", "type": "gaussianBlur", "inputRadius": 20}]})
+json.dump(scene, sys.stdout)' >"$TMP/glass.json" || die "could not write the glass scene" ;;
     *) python3 "$ROOT/Benchmarks/scenes/dashboard.py" "$s" >"$TMP/$s.json" || die "could not write the $s scene" ;;
   esac
   "$LAMINACTL" eval "$TMP/$s.json" --at 0 >/dev/null 2>"$TMP/$s.eval.err" \
@@ -257,6 +267,7 @@ label_of() {  # case -> (label scene damage)
     snow) echo "lamina-snow snow on" ;;
     scroll) echo "lamina-scroll scroll on" ;;
     sparkline) echo "lamina-sparkline sparkline on" ;;
+    glass) echo "lamina-glass glass on" ;;
   esac
 }
 
@@ -339,6 +350,8 @@ print(f"  dashboard / square:                {ratio('lamina-dashboard', 'lamina-
 print(f"  peer lamina / qt:                  {ratio('lamina-peer', 'qt-animated', 'cpu_ms_per_frame', 0.5, '<=')}")
 print(f"  peer lamina / qt, peak RSS:        {ratio('lamina-peer', 'qt-animated', 'rss_mb', 1, '<')}")
 print(f"  peer damage on / off:              {ratio('lamina-peer', 'lamina-peer-damage-off', 'cpu_ms_per_frame')}")
+if "lamina-glass" in per:
+    print(f"  glass / peer:                      {ratio('lamina-glass', 'lamina-peer', 'cpu_ms_per_frame', 1.5, '<=')}")
 print(f"  dashboard damage on / off:         {ratio('lamina-dashboard', 'lamina-dashboard-damage-off', 'cpu_ms_per_frame')}")
 if "lamina-video" in per:
     print(f"  video 1280x720 30 fps at 60 fps:   {f(med('lamina-video', 'cpu_ms_per_frame'), 2)} ms per frame, "

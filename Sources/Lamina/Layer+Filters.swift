@@ -15,3 +15,15 @@ extension Layer {
         set { setValue(.filters(newValue), forKey: .filters) }
     }
 }
+
+extension Layer {
+    /// Filters applied, in order, to what lies behind the layer inside its bounds, clipped by its
+    /// corners and mask, before the layer draws (`CALayer.backgroundFilters`): a blur under a
+    /// translucent `backgroundColor` is frosted glass. The same filters and limits as `filters`;
+    /// laminad keeps the filtered backdrop while nothing behind changes. An input animates by
+    /// key path, `backgroundFilters.frost.inputRadius`. A new key in protocol 1.7.
+    public var backgroundFilters: [Filter] {
+        get { model.backgroundFilters }
+        set { setValue(.filters(newValue), forKey: .backgroundFilters) }
+    }
+}

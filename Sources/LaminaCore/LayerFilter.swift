@@ -157,28 +157,29 @@ extension LayerFilter {
     /// Checks `filters` as laminad stores them: at most `maximumCount`, names without dots, the
     /// input's size right for the type, every number finite, a blur radius in 0…`maximumRadius`
     /// and amounts of saturate and contrast not negative. The error names the filter.
-    public static func validate(_ filters: [LayerFilter]) throws(PropertyError) {
+    /// `key` is the property the list is for (`filters` or `backgroundFilters`), named in errors.
+    public static func validate(_ filters: [LayerFilter], key: PropertyKey = .filters) throws(PropertyError) {
         guard filters.count <= maximumCount else {
-            throw .outOfRange(key: .filters, reason: "at most \(maximumCount) filters a layer (got \(filters.count))")
+            throw .outOfRange(key: key, reason: "at most \(maximumCount) filters a layer (got \(filters.count))")
         }
         for (i, f) in filters.enumerated() {
-            let here = "filters." + (f.name.isEmpty ? "[\(i)]" : f.name)
+            let here = key.name + "." + (f.name.isEmpty ? "[\(i)]" : f.name)
             if f.name.contains(".") || f.name.utf8.count > maximumNameLength {
-                throw .outOfRange(key: .filters, reason: "\(here): a filter name has no dots and at most \(maximumNameLength) bytes")
+                throw .outOfRange(key: key, reason: "\(here): a filter name has no dots and at most \(maximumNameLength) bytes")
             }
             let expected = f.type.input?.count ?? 0
             guard f.values.count == expected else {
                 let what = f.type.input.map { "\($0.rawValue) of \(expected) number\(expected == 1 ? "" : "s")" } ?? "no inputs"
-                throw .outOfRange(key: .filters, reason: "\(here): \(f.type.rawValue) takes \(what) (got \(f.values.count))")
+                throw .outOfRange(key: key, reason: "\(here): \(f.type.rawValue) takes \(what) (got \(f.values.count))")
             }
             guard f.values.allSatisfy(\.isFinite) else {
-                throw .outOfRange(key: .filters, reason: "\(here).\(f.type.input?.rawValue ?? "input") must be finite (got NaN or infinity)")
+                throw .outOfRange(key: key, reason: "\(here).\(f.type.input?.rawValue ?? "input") must be finite (got NaN or infinity)")
             }
             if f.type == .gaussianBlur, let r = f.values.first, !(r >= 0 && r <= maximumRadius) {
-                throw .outOfRange(key: .filters, reason: "\(here).inputRadius must be from 0 to \(Int(maximumRadius)) points (got \(r))")
+                throw .outOfRange(key: key, reason: "\(here).inputRadius must be from 0 to \(Int(maximumRadius)) points (got \(r))")
             }
             if f.type == .saturate || f.type == .contrast, let a = f.values.first, a < 0 {
-                throw .outOfRange(key: .filters, reason: "\(here).inputAmount must not be negative (got \(a))")
+                throw .outOfRange(key: key, reason: "\(here).inputAmount must not be negative (got \(a))")
             }
         }
     }

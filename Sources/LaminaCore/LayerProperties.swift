@@ -72,6 +72,9 @@ public struct LayerProperties: Hashable, Sendable {
     public var cornerCurve: CornerCurve = .circular
     /// Filters applied, in order, to the layer and its sublayers drawn as one group.
     public var filters: [LayerFilter] = []
+    /// Filters applied, in order, to what lies behind the layer inside its bounds, clipped by
+    /// its corners and mask, before the layer draws (frosted glass).
+    public var backgroundFilters: [LayerFilter] = []
 
     /// The layer's class, fixed at creation (not a property key).
     public var kind: LayerKind = .layer
@@ -249,6 +252,7 @@ public struct LayerProperties: Hashable, Sendable {
         case .autoresizingMask: .number(Double(autoresizingMask.rawValue))
         case .constraints: .constraints(constraints)
         case .filters: .filters(filters)
+        case .backgroundFilters: .filters(backgroundFilters)
         case .emitterPosition, .emitterZPosition, .emitterSize, .emitterDepth, .emitterShape, .emitterMode, .renderMode,
              .birthRate, .lifetime, .velocity, .scale, .spin, .seed, .preservesDepth, .emitterCells: emitter[key]
         case .scrollMode: .string(scrollMode.rawValue)
@@ -274,7 +278,7 @@ public struct LayerProperties: Hashable, Sendable {
         }
         guard value.isFinite else {
             if case .emitterCells(let cells) = value { try EmitterCell.validate(cells) }
-            if case .filters(let list) = value { try LayerFilter.validate(list) }
+            if case .filters(let list) = value { try LayerFilter.validate(list, key: key) }
             throw .notFinite(key: key)
         }
         if EmitterProperties.holds(key) { try EmitterProperties.check(key, value) }
@@ -297,7 +301,7 @@ public struct LayerProperties: Hashable, Sendable {
                 throw .outOfRange(key: key, reason: "an autoresizing mask is a whole number from 0 to 63 (got \(x))")
             }
         case (_, .filters(let list)):
-            try LayerFilter.validate(list)
+            try LayerFilter.validate(list, key: key)
         case (_, .constraints(let list)):
             try Self.checkCount(key, list.count, limit: LayoutConstraint.perLayerLimit, noun: "constraints")
             if let c = list.first(where: { $0.relativeTo.isEmpty }) {
@@ -490,8 +494,11 @@ public struct LayerProperties: Hashable, Sendable {
             guard key == .constraints else { return false }
             constraints = v
         case .filters(let v):
-            guard key == .filters else { return false }
-            filters = v
+            switch key {
+            case .filters: filters = v
+            case .backgroundFilters: backgroundFilters = v
+            default: return false
+            }
         case .emitterCells:
             return false
         }

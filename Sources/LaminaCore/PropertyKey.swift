@@ -102,6 +102,10 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     /// `filters`: named filters applied to the layer and its sublayers drawn as a group
     /// (`LayerFilter`); their inputs animate by key path (`filters.NAME.inputRadius`).
     case filters = 76
+    /// `backgroundFilters`: the same filters applied to what lies behind the layer inside its
+    /// bounds (clipped by its corners and mask) before the layer draws: frosted glass. Inputs
+    /// animate by key path (`backgroundFilters.NAME.inputRadius`).
+    case backgroundFilters = 77
     // Emitter layers (`CAEmitterLayer`, protocol 1.7): 80–94, in `EmitterProperties`.
     case emitterPosition = 80
     case emitterZPosition = 81
@@ -215,6 +219,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .scrollContentSize: "scrollContentSize"
         case .pagingEnabled: "pagingEnabled"
         case .filters: "filters"
+        case .backgroundFilters: "backgroundFilters"
         case .emitterPosition: "emitterPosition"
         case .emitterZPosition: "emitterZPosition"
         case .emitterSize: "emitterSize"
@@ -287,7 +292,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .locations, .lineDashPattern: .numbers
         case .constraints: .constraints
         case .emitterCells: .emitterCells
-        case .filters: .filters
+        case .filters, .backgroundFilters: .filters
         }
     }
 
@@ -339,7 +344,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              .scrollMode, .scrollsOnTouch, .scrollContentSize, .pagingEnabled,
              // The list switches at once; each filter's input animates by key path
              // (`filters.NAME.inputRadius`).
-             .filters: false
+             .filters, .backgroundFilters: false
         default: true
         }
     }

@@ -25,7 +25,9 @@ extension GLESRenderer {
         // in the cache and drawn from there while its commands stay the same.
         var toCache: (hash: Int, generations: [UInt64], end: Int)?
         if cachesGroups, depth == 0, frame.clips.isEmpty, !c.compositesAdditively, c.blendMode == nil,
-           let end = frame.extents.ends[index], commands[end].kind == .endGroup || commands[end].kind == .endMask {
+           let end = frame.extents.ends[index], commands[end].kind == .endGroup || commands[end].kind == .endMask,
+           // A background-filtered layer's pixels are not its own: they show what lies behind.
+           !commands[index...end].contains(where: { $0.kind == .backdrop }) {
             let key = GroupCache.key(commands, index...end)
             if let hit = groupCache.lookup(commands, index...end, hash: key.hash, generations: key.generations,
                                            width: frame.width, height: frame.height, frame: frame.number) {

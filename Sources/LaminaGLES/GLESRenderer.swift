@@ -49,6 +49,16 @@ public final class GLESRenderer: Renderer {
     var filterTarget: OffscreenTarget?
     /// Filter passes drawn since start (a blur counts two).
     public internal(set) var filterPasses = 0
+    /// What background filters keep between frames, and their counts (GLESRenderer+Backdrop.swift).
+    var backdrops = BackdropState()
+    /// Where a backdrop is copied before its filters run (output-sized).
+    var backdropSource: OffscreenTarget?
+    /// Where a wide backdrop blur runs at a half and a quarter of the resolution (output-sized,
+    /// used in their bottom-left part).
+    var backdropLow: [OffscreenTarget] = []
+    /// Whether filtered backdrops are kept while unchanged; off filters every one again (tests
+    /// compare the two).
+    public var cachesBackdrops = true
     /// What gradients, masks and path shadows keep between frames (GLESRenderer+Looks.swift).
     var looks = LooksState()
     /// Reused for uniform arrays so uploads allocate nothing.
@@ -218,18 +228,27 @@ public final class GLESRenderer: Renderer {
         }
 
         let commands = list.commands
-        frame.occlusion.measure(occlusionEnabled ? commands : [])
-        if boxes != nil || !frame.occlusion.covers.isEmpty || commands.contains(where: { $0.kind == .beginGroup }) {
+        // A backdrop reads what was drawn before it over its whole read box: that must all be
+        // drawn in the same pass (one box around the damage, grown over read boxes it touches
+        // by `BackdropRegions.grow`), and nothing behind it may be skipped as hidden.
+        let hasBackdrops = commands.contains { $0.kind == .backdrop }
+        if hasBackdrops, let b = boxes, b.count > 1 { boxes = [b.reduce(PixelBox.empty) { $0.union($1) }] }
+        backdrops.drawNumber += 1
+        backdrops.pixelsThisFrame = 0
+        frame.occlusion.measure(occlusionEnabled && !hasBackdrops ? commands : [])
+        if boxes != nil || hasBackdrops || !frame.occlusion.covers.isEmpty || commands.contains(where: { $0.kind == .beginGroup }) {
             frame.extents.measure(commands, within: viewport)
         }
         for box in boxes ?? [viewport] {
             frame.begin(width: list.width, height: list.height, output: GLuint(bound))
+            frame.background = list.background
             frame.damage = boxes == nil ? nil : box
             try drawPass(list)
         }
         if boxes?.isEmpty == true { glBindFramebuffer(GLenum(GL_FRAMEBUFFER), GLuint(bound)) }
         textures.endFrame()
         groupCache.endFrame(frame.number)
+        backdrops.cache.endDraw(backdrops.drawNumber)
         try GLESError.check("drawing \(commands.count) commands at \(list.width)×\(list.height)")
         drawnSize = (list.width, list.height)
     }
@@ -269,7 +288,7 @@ public final class GLESRenderer: Renderer {
             if frame.groups.isEmpty, damage != nil || !frame.occlusion.covers.isEmpty {
                 let region = damage ?? frame.viewport
                 switch command.kind {
-                case .layer, .shadow, .contents, .gradient, .pathShadow, .particles:
+                case .layer, .shadow, .contents, .gradient, .pathShadow, .particles, .backdrop:
                     let box = frame.extents.boxes[index]
                     if !box.intersects(region) { continue }
                     if frame.occlusion.hides(box, drawnAt: index, within: region) {
@@ -310,6 +329,7 @@ public final class GLESRenderer: Renderer {
             case .beginMask: try beginMask(index)
             case .endMask: try endMask(commands)
             case .particles: drawParticles(command)
+            case .backdrop: try drawBackdrop(index, command, commands)
             }
         }
         flushBatch()
@@ -373,6 +393,9 @@ public final class GLESRenderer: Renderer {
         groupCache.releaseAll()
         appearanceTarget?.release()
         backdropTarget?.release()
+        backdropSource?.release()
+        backdropLow.forEach { $0.release() }
+        backdrops.cache.releaseAll()
         releaseLooks()
         glDeleteBuffers(1, &vertexBuffer)
         glDeleteVertexArrays(1, &vertexArray)
@@ -413,6 +436,8 @@ struct FrameState {
     /// The damage box being drawn: everything drawn into the output is scissored to it and
     /// what lies outside it is skipped. Nil when the frame is drawn whole.
     var damage: PixelBox?
+    /// The list's background colour (a backdrop's cache key).
+    var background = Color.clear
 
     var viewport: PixelBox { PixelBox(x0: 0, y0: 0, x1: Double(width), y1: Double(height)) }
 

@@ -144,7 +144,8 @@ extension GLESRenderer {
     /// (draws and groups an opaque layer drawn later hid, since start); `video.dmabufImport` (1
     /// while dma-buf pictures are imported in place), `video.dmabufImported` and
     /// `video.dmabufCopied` (pictures imported, and mapped and copied instead, since start);
-    /// `video.yuvConversions` (planar YUV pictures converted to RGB in a shader, since start).
+    /// `video.yuvConversions` (planar YUV pictures converted to RGB in a shader, since start);
+    /// and the `backdrop.` counts (GLESRenderer+Backdrop.swift).
     public var cacheStatistics: [(name: String, value: Double)] {
         [("groupCache.entries", Double(groupCache.count)), ("groupCache.bytes", Double(groupCache.totalBytes)),
          ("groupCache.budgetBytes", Double(groupCache.budgetBytes)), ("groupCache.hits", Double(groupCache.hits)),
@@ -154,14 +155,14 @@ extension GLESRenderer {
          ("video.dmabufImport", textures.importer.map { $0.refusal == nil ? 1 : 0 } ?? 0),
          ("video.dmabufImported", Double(textures.dmabufImported)),
          ("video.dmabufCopied", Double(textures.dmabufCopied)),
-         ("video.yuvConversions", Double(textures.yuv?.conversions ?? 0))]
+         ("video.yuvConversions", Double(textures.yuv?.conversions ?? 0))] + backdropStatistics
     }
 
     /// Copies `box` (display pixels, y down) of `source` into the same-size region `to` of
     /// `destination`; both framebuffers `height` rows tall (rows count from the bottom).
     /// The corresponding C function is `glBlitFramebuffer`.
     func blit(from source: GLuint, _ box: PixelBox, height sourceHeight: Int,
-              to destination: GLuint, _ to: PixelBox, height destinationHeight: Int) {
+              to destination: GLuint, _ to: PixelBox, height destinationHeight: Int, linear: Bool = false) {
         glDisable(GLenum(GL_SCISSOR_TEST))
         glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), source)
         glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), destination)
@@ -170,7 +171,7 @@ extension GLESRenderer {
                           GLint(saturating: box.x1), GLint(saturating: sh - box.y0),
                           GLint(saturating: to.x0), GLint(saturating: dh - to.y1),
                           GLint(saturating: to.x1), GLint(saturating: dh - to.y0),
-                          GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(GL_NEAREST))
+                          GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(linear ? GL_LINEAR : GL_NEAREST))
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
     }
 }

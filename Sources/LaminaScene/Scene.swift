@@ -401,7 +401,7 @@ enum SceneParser {
         case .constraints:
             return try SceneLayoutParser.constraints(json, path: path)
         case .filters:
-            return try SceneFilterParser.filters(json, path: path)
+            return try SceneFilterParser.filters(json, path: path, key: key)
         case .image, .layer, .emitterCells:
             throw SceneError(path: path, message: "'\(key)' cannot be set from a scene file yet")
         }

@@ -1,10 +1,12 @@
 import LaminaCore
 
-/// `"filters": [{"name": "soft", "type": "gaussianBlur", "inputRadius": 8}, …]` in scene files:
+/// `"filters": [{"name": "soft", "type": "gaussianBlur", "inputRadius": 8}, …]` in scene files,
+/// and `"backgroundFilters"` in the same form:
 /// each filter an object of its name, its type and its type's input (Core Image's names), with
 /// did-you-mean for a misspelt type or input.
 enum SceneFilterParser {
-    static func filters(_ json: JSONValue, path: String) throws(SceneError) -> PropertyValue {
+    /// `key` is `filters` or `backgroundFilters` (the same filters, named in errors).
+    static func filters(_ json: JSONValue, path: String, key: PropertyKey = .filters) throws(SceneError) -> PropertyValue {
         guard case .array(let items) = json else {
             throw SceneError(path: path, message: "expected an array of filters ({\"name\": \"soft\", \"type\": \"gaussianBlur\", \"inputRadius\": 8}), not \(json.typeName)")
         }
@@ -12,7 +14,7 @@ enum SceneFilterParser {
         for (i, item) in items.enumerated() {
             out.append(try filter(item, path: "\(path)[\(i)]"))
         }
-        do throws(PropertyError) { try LayerFilter.validate(out) } catch {
+        do throws(PropertyError) { try LayerFilter.validate(out, key: key) } catch {
             if case .outOfRange(_, let reason) = error { throw SceneError(path: path, message: reason) }
             throw SceneError(path: path, message: error.description)
         }

@@ -111,4 +111,28 @@ struct LayerFilterTests {
             #expect(error.description.contains("inputRadius"))
         }
     }
+
+    @Test("backgroundFilters: stored beside filters, key paths into them, errors naming them")
+    func backgroundFilters() throws {
+        var p = LayerProperties()
+        try p.set(.backgroundFilters, .filters([.gaussianBlur("frost", radius: 20), .amount("pale", .saturate, 1.5)]))
+        #expect(p.filters.isEmpty && p.backgroundFilters.count == 2)
+        #expect(p[.backgroundFilters] == .filters(p.backgroundFilters))
+        #expect(PropertyKey(rawValue: 77) == .backgroundFilters && PropertyKey.backgroundFilters.valueType == .filters)
+        let radius = try AnimationKeyPath.parse("backgroundFilters.frost.inputRadius")
+        #expect(radius.property == .backgroundFilters && radius.description == "backgroundFilters.frost.inputRadius")
+        #expect(radius.value(in: p) == .number(20))
+        radius.apply(.number(90), to: &p)
+        #expect(p.backgroundFilters[0].values == [64], "kept within the radius bound")
+        p.filters = [.gaussianBlur("frost", radius: 2)]
+        radius.apply(.number(5), to: &p)
+        #expect(p.filters[0].values == [2] && p.backgroundFilters[0].values == [5], "the key path writes its own list only")
+        #expect(throws: KeyPathError.self) { try AnimationKeyPath.parse("backgroundFilters.frost.inputRadios") }
+        do {
+            try p.set(.backgroundFilters, .filters([.gaussianBlur("frost", radius: 100)]))
+            Issue.record("a radius of 100 was stored")
+        } catch {
+            #expect(error.description.contains("backgroundFilters.frost.inputRadius must be from 0 to 64"), "\(error)")
+        }
+    }
 }

@@ -272,6 +272,12 @@ enum ProtocolFixtures {
                         .colorMatrix("swap", [0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0.1, 0]),
                     ])),
                 ])))),
+        Fixture(name: "commit-background-filters",
+                description: "commit serial 12 (protocol 1.7): set #1 backgroundFilters [gaussianBlur \"frost\" inputRadius 12, "
+                    + "saturate \"pale\" inputAmount 1.5]",
+                message: .client(.commit(Commit(serial: 12, operations: [
+                    .set(LayerID(1), .backgroundFilters, .filters([.gaussianBlur("frost", radius: 12), .amount("pale", .saturate, 1.5)])),
+                ])))),
     ]
 
     static let server: [Fixture] = [

@@ -54,4 +54,30 @@ struct SceneFilterTests {
         #expect(message(#"{"sublayers": [{"animations": {"x": {"type": "basic", "keyPath": "filters.soft.inputRadios"}}}]}"#)
             .contains("inputRadius"))
     }
+
+    /// `backgroundFilters` in the same form, its errors named by it, did-you-mean for the key,
+    /// and `backgroundFilters.NAME.inputKey` animating as `laminactl eval` shows.
+    @Test func backgroundFilters() throws {
+        let scene = try parse(#"""
+            {"sublayers": [{"name": "glass", "backgroundColor": [1, 1, 1, 0.25],
+              "backgroundFilters": [{"name": "frost", "type": "gaussianBlur", "inputRadius": 4}, {"name": "pale", "type": "saturate", "inputAmount": 1.5}],
+              "animations": {"thicken": {"type": "basic", "keyPath": "backgroundFilters.frost.inputRadius", "fromValue": 0, "toValue": 40,
+                                         "duration": 1, "timingFunction": [0, 0, 1, 1]}}}]}
+            """#)
+        let p = try #require(scene.root.sublayers.first).resolvedProperties
+        #expect(p.backgroundFilters == [.gaussianBlur("frost", radius: 4), .amount("pale", .saturate, 1.5)])
+        #expect(p.filters.isEmpty)
+        let e = try SceneEvaluator(scene)
+        let at = try #require(e.presentation(of: "glass", at: 0.5))
+        #expect(abs((at.backgroundFilters.first?.values.first ?? 0) - 20) < 1e-6, "\(at.backgroundFilters)")
+        let text = try e.evaluate(at: [0.25], layer: "glass", keyPath: "backgroundFilters.frost.inputRadius")
+        #expect(text.contains("10"), "\(text)")
+        #expect(message(#"{"backgroundFilters": [{"name": "a", "type": "gaussianBlur", "inputRadius": 100}]}"#)
+            .contains("backgroundFilters.a.inputRadius must be from 0 to 64"))
+        #expect(message(#"{"backgroundFilters": [{"name": "a", "type": "blur"}]}"#).contains("unknown filter type 'blur'"))
+        #expect(message(#"{"backgroundFilters": [{"name": "a", "type": "colorMatrix", "inputMatrix": [1]}]}"#).contains("inputMatrix takes 20 numbers"))
+        #expect(message(#"{"backgroundFilter": []}"#).contains("backgroundFilters"))
+        #expect(message(#"{"sublayers": [{"animations": {"x": {"type": "basic", "keyPath": "backgroundFilters.frost.inputRadios"}}}]}"#)
+            .contains("inputRadius"))
+    }
 }

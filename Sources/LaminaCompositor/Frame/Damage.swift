@@ -122,7 +122,10 @@ public struct DamageTracker: Sendable {
         let frame = Frame(list: list, extents: extents, viewport: viewport)
         var damage: DamageRegion?
         if let old = previous, old.width == list.width, old.height == list.height, old.background == list.background {
-            damage = Self.difference(old, frame)
+            var d = Self.difference(old, frame)
+            // A change behind or near a background-filtered layer changes all it shows.
+            BackdropRegions.grow(&d, list.commands, extents, within: viewport)
+            damage = d
         }
         previous = frame
         history.insert(damage, at: 0)
@@ -216,7 +219,7 @@ public struct DamageTracker: Sendable {
                 case .endGroup, .endMask, .beginMask:
                     // Unbalanced: draws nothing of its own at the top level.
                     i += 1
-                case .layer, .shadow, .contents, .gradient, .pathShadow, .particles:
+                case .layer, .shadow, .contents, .gradient, .pathShadow, .particles, .backdrop:
                     add(i..<(i + 1), clip: clip, box: extents.boxes[i], viewport: viewport)
                     i += 1
                 }

@@ -143,7 +143,7 @@ enum ClipPartition {
                 return .cut
             case .pushClip, .popClip, .beginMask, .endMask:
                 break
-            case .pathShadow:
+            case .pathShadow, .backdrop:
                 return .cut
             }
             if let area { reach = reach.union(c.transform.displayBox(of: area, within: everything).expanded(by: 2)) }

@@ -134,7 +134,7 @@ public struct CommandExtents: Sendable {
         for (i, c) in commands.enumerated() {
             var box = PixelBox.empty
             switch c.kind {
-            case .layer, .gradient:
+            case .layer, .gradient, .backdrop:
                 box = c.transform.displayBox(of: c.bounds, within: viewport).expanded(by: 2)
             case .pathShadow:
                 box = c.pathShadowBox(within: viewport)

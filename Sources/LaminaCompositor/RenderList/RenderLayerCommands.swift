@@ -46,6 +46,14 @@ extension RenderWalk {
         group.begin(look, shadow: shadowOfPixels, toDisplay: toDisplay, into: &commands)
         let contentStart = commands.count
         if let plainMask { commands.append(plainMask.clip) }
+        // Background filters first: what lies behind, filtered, under the layer's own draws.
+        if !p.backgroundFilters.isEmpty, let filters = DrawFilters(p.backgroundFilters) {
+            var c = DrawCommand(kind: .backdrop, transform: toDisplay, bounds: look.bounds, opacity: group.inner,
+                                cornerRadii: look.radii)
+            c.filters = filters
+            c.backdropDepth = group.depth
+            commands.append(c)
+        }
         // The border goes above the gradient, contents and sublayers.
         let borderAbove = (hasSublayers || drawsImage) && look.borderVisible
         look.appendFill(p, borderAbove: borderAbove, opacity: group.inner, toDisplay: toDisplay, into: &commands)
@@ -321,6 +329,8 @@ private struct LayerGroup {
     /// The opacity of the layer's own draws: inside a group the layer draws at full opacity, and
     /// the group is composited with it.
     var inner: Double { isNeeded ? 1 : layerOpacity }
+    /// How many groups `begin` opens.
+    var depth: Int { (isNeeded ? 1 : 0) + (isDouble ? 1 : 0) }
 
     @inline(__always)
     init(_ p: LayerProperties, _ look: LayerLook, drawsImage: Bool, hasMask: Bool, plainMask: PlainMask?,

@@ -154,6 +154,11 @@ public struct DrawCommand: Sendable, Equatable {
         /// Draws an emitter cell's `particles` in one instanced draw at `opacity`; `bounds` is
         /// the rectangle they lie in.
         case particles
+        /// `backgroundFilters`: what the target holds behind `bounds` (read from below the
+        /// `backdropDepth` groups the layer itself opened) goes through `filters` and is drawn
+        /// back inside `bounds` rounded by `cornerRadii`, at `opacity`, before the layer's own
+        /// draws (frosted glass).
+        case backdrop
     }
 
     public var kind: Kind
@@ -187,6 +192,9 @@ public struct DrawCommand: Sendable, Equatable {
     /// composited (and before a shadow of its pixels is cast); the group's box grows by their
     /// reach.
     public var filters: DrawFilters?
+    /// For `backdrop`: how many of the open groups the layer opened itself (for its opacity,
+    /// mask or shadow); what lies behind is read from the target below them.
+    public var backdropDepth = 0
     /// The textured draw of a `contents` command.
     public var contents: DrawContents?
     /// The gradient (`gradient`).

@@ -1,18 +1,22 @@
 /// The part of an animation key path that reaches into a layer's filters:
-/// `filters.NAME.inputKey` (`filters.soft.inputRadius`), as in Core Animation on macOS. The
+/// `filters.NAME.inputKey` (`filters.soft.inputRadius`), or its background filters
+/// (`backgroundFilters.frost.inputRadius`), as in Core Animation on macOS. The
 /// filter is found by name; a name no filter has reads as the input's default and writes nothing.
 public struct FilterKeyPath: Hashable, Sendable, CustomStringConvertible {
+    /// The filter list: `filters` or `backgroundFilters`.
+    public let property: PropertyKey
     /// The filter's name.
     public let name: String
     /// The animated input.
     public let input: FilterInput
 
-    public init(name: String, input: FilterInput) {
+    public init(name: String, input: FilterInput, property: PropertyKey = .filters) {
+        self.property = property == .backgroundFilters ? .backgroundFilters : .filters
         self.name = name
         self.input = input
     }
 
-    /// Parses a whole key path that starts `filters.`.
+    /// Parses a whole key path that starts `filters.` or `backgroundFilters.`.
     public static func parse(_ text: String) throws(KeyPathError) -> FilterKeyPath {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         let inputs = FilterInput.allCases.map(\.rawValue)
@@ -23,10 +27,10 @@ public struct FilterKeyPath: Hashable, Sendable, CustomStringConvertible {
         guard let input = FilterInput(rawValue: parts[2]) else {
             throw .unknownComponent(keyPath: text, component: parts[2], valid: inputs)
         }
-        return FilterKeyPath(name: parts[1], input: input)
+        return FilterKeyPath(name: parts[1], input: input, property: parts[0] == "backgroundFilters" ? .backgroundFilters : .filters)
     }
 
-    public var description: String { "filters.\(name).\(input.rawValue)" }
+    public var description: String { "\(property.name).\(name).\(input.rawValue)" }
 
     /// The type of the values an animation on the input takes.
     public var valueType: PropertyValueType { input == .inputMatrix ? .numbers : .number }

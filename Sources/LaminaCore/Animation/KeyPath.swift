@@ -57,8 +57,8 @@ public struct AnimationKeyPath: Hashable, Sendable, CustomStringConvertible {
     /// For `emitterCells.NAME(.emitterCells.NAME2…).field`: the cell names from the layer down
     /// and the field (EmitterKeyPath.swift); nil for every other key path.
     public let cell: EmitterCellKeyPath?
-    /// For `filters.NAME.inputKey`: the filter's name and input (FilterKeyPath.swift); nil for
-    /// every other key path.
+    /// For `filters.NAME.inputKey` and `backgroundFilters.NAME.inputKey`: the list, the
+    /// filter's name and input (FilterKeyPath.swift); nil for every other key path.
     public let filter: FilterKeyPath?
 
     /// A key path for a whole property or one of its fields. Use `parse(_:)` for text.
@@ -79,7 +79,7 @@ public struct AnimationKeyPath: Hashable, Sendable, CustomStringConvertible {
 
     /// A key path to an input of a filter.
     public init(filter: FilterKeyPath) {
-        self.property = .filters
+        self.property = filter.property
         self.component = .whole
         self.cell = nil
         self.filter = filter
@@ -97,7 +97,7 @@ public struct AnimationKeyPath: Hashable, Sendable, CustomStringConvertible {
             rest = ""
         }
         if name == "emitterCells", !rest.isEmpty { return AnimationKeyPath(cell: try EmitterCellKeyPath.parse(text)) }
-        if name == "filters", !rest.isEmpty { return AnimationKeyPath(filter: try FilterKeyPath.parse(text)) }
+        if name == "filters" || name == "backgroundFilters", !rest.isEmpty { return AnimationKeyPath(filter: try FilterKeyPath.parse(text)) }
         guard let key = PropertyKey(name: String(name)) else {
             throw .unknownProperty(keyPath: text, property: String(name), valid: animatablePropertyNames)
         }
@@ -155,7 +155,7 @@ public struct AnimationKeyPath: Hashable, Sendable, CustomStringConvertible {
     /// The value at this key path in `props`.
     public func value(in props: LayerProperties) -> PropertyValue {
         if let cell { return cell.value(in: props.emitter.emitterCells) }
-        if let filter { return filter.value(in: props.filters) }
+        if let filter { return filter.value(in: filter.property == .backgroundFilters ? props.backgroundFilters : props.filters) }
         switch component {
         case .whole:
             return props[property]
@@ -201,7 +201,10 @@ public struct AnimationKeyPath: Hashable, Sendable, CustomStringConvertible {
     /// are clamped where the layer model clamps them (opacity to [0, 1], sizes and radii ≥ 0).
     public func apply(_ value: PropertyValue, to props: inout LayerProperties) {
         if let cell { cell.apply(value, to: &props.emitter.emitterCells); return }
-        if let filter { filter.apply(value, to: &props.filters); return }
+        if let filter {
+            if filter.property == .backgroundFilters { filter.apply(value, to: &props.backgroundFilters) } else { filter.apply(value, to: &props.filters) }
+            return
+        }
         switch component {
         case .whole:
             props.setPresentation(property, value)

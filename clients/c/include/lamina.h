@@ -133,7 +133,8 @@ typedef enum lamina_property {
     LAMINA_PROPERTY_SCROLL_CONTENT_SIZE = 74,  /**< a size; (0, 0): the union of the sublayers' frames (1.7) */
     LAMINA_PROPERTY_PAGING_ENABLED = 75,       /**< touch scrolls settle on multiples of the bounds (1.7) */
     LAMINA_PROPERTY_FILTERS = 76,              /**< a filter list: lamina_layer_set_filters() (1.7) */
-    /* Emitter layers (protocol 1.7); 77–79 are not used. */
+    LAMINA_PROPERTY_BACKGROUND_FILTERS = 77,   /**< a filter list: lamina_layer_set_background_filters() (1.7) */
+    /* Emitter layers (protocol 1.7); 78–79 are not used. */
     LAMINA_PROPERTY_EMITTER_POSITION = 80,
     LAMINA_PROPERTY_EMITTER_ZPOSITION = 81,
     LAMINA_PROPERTY_EMITTER_SIZE = 82,
@@ -852,6 +853,15 @@ typedef struct lamina_filter {
  * Returns 0 or LAMINA_ERROR_INVALID_ARGUMENT.
  */
 int lamina_layer_set_filters(lamina_layer *layer, const lamina_filter *filters, size_t count);
+
+/**
+ * Sets the layer's background filters (CALayer.backgroundFilters, protocol 1.7): the same filters
+ * applied to what lies behind the layer inside its bounds, clipped by its corners and mask, before
+ * the layer draws (a blur under a translucent background colour is frosted glass). The same
+ * limits as lamina_layer_set_filters(); inputs animate by "backgroundFilters.NAME.inputRadius".
+ * Returns 0 or LAMINA_ERROR_INVALID_ARGUMENT.
+ */
+int lamina_layer_set_background_filters(lamina_layer *layer, const lamina_filter *filters, size_t count);
 
 /** The protocol name of a server error code ("invalid-property"), or NULL. */
 const char *lamina_server_error_name(int code);

@@ -245,7 +245,8 @@ int lamina_layer_set_constraints(lamina_layer *layer, const lamina_constraint *c
     return OP_END(layer->conn);
 }
 
-int lamina_layer_set_filters(lamina_layer *layer, const lamina_filter *filters, size_t count) {
+/* A filter list for `property` (filters or backgroundFilters). */
+static int set_filter_list(lamina_layer *layer, lamina_property property, const lamina_filter *filters, size_t count) {
     if ((count && !filters) || count > 8)
         return LAMINA_ERROR_INVALID_ARGUMENT;
     for (size_t i = 0; i < count; i++) {
@@ -255,7 +256,7 @@ int lamina_layer_set_filters(lamina_layer *layer, const lamina_filter *filters, 
             (expected && !f->values) || (f->name && strlen(f->name) > 64))
             return LAMINA_ERROR_INVALID_ARGUMENT;
     }
-    SET_BEGIN(layer, LAMINA_PROPERTY_FILTERS, LAMINA_VALUE_FILTER_LIST);
+    SET_BEGIN(layer, property, LAMINA_VALUE_FILTER_LIST);
     lm_buf_u32(b, (uint32_t)count);
     for (size_t i = 0; i < count; i++) {
         lm_buf_string(b, filters[i].name ? filters[i].name : "");
@@ -265,6 +266,14 @@ int lamina_layer_set_filters(lamina_layer *layer, const lamina_filter *filters, 
             lm_buf_f64(b, filters[i].values[k]);
     }
     return OP_END(layer->conn);
+}
+
+int lamina_layer_set_filters(lamina_layer *layer, const lamina_filter *filters, size_t count) {
+    return set_filter_list(layer, LAMINA_PROPERTY_FILTERS, filters, count);
+}
+
+int lamina_layer_set_background_filters(lamina_layer *layer, const lamina_filter *filters, size_t count) {
+    return set_filter_list(layer, LAMINA_PROPERTY_BACKGROUND_FILTERS, filters, count);
 }
 
 int lamina_layer_set_reference(lamina_layer *layer, lamina_property property, uint32_t number) {

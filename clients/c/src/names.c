@@ -127,7 +127,7 @@ static const struct { const char *name; unsigned char type; } property_table[] =
     {"scrollContentSize", 3}, /* 74 size */
     {"pagingEnabled", 7}, /* 75 bool */
     {"filters", 15}, /* 76 filterList */
-    {NULL, 0}, /* 77 unused */
+    {"backgroundFilters", 15}, /* 77 filterList */
     {NULL, 0}, /* 78 unused */
     {NULL, 0}, /* 79 unused */
     {"emitterPosition", 2}, /* 80 point */

@@ -420,6 +420,16 @@ static void filter_fixture(const char *dir) {
           "the filters property's name and type");
     CHECK(lamina_connection_commit(conn) == 0, "commit the filters");
     expect_frame(server, dir, "commit-filters.bin");
+    double frost = 12, pale = 1.5;
+    lamina_filter glass[] = {{"frost", LAMINA_FILTER_GAUSSIAN_BLUR, &frost, 1}, {"pale", LAMINA_FILTER_SATURATE, &pale, 1}};
+    CHECK(lamina_layer_set_background_filters(layer, wrong_size, 1) == LAMINA_ERROR_INVALID_ARGUMENT,
+          "a bad background filter list is refused");
+    CHECK(lamina_layer_set_background_filters(layer, glass, 2) == 0, "set background filters");
+    CHECK(lamina_property_type(LAMINA_PROPERTY_BACKGROUND_FILTERS) == LAMINA_VALUE_FILTER_LIST &&
+              strcmp(lamina_property_name(LAMINA_PROPERTY_BACKGROUND_FILTERS), "backgroundFilters") == 0,
+          "the backgroundFilters property's name and type");
+    CHECK(lamina_connection_commit(conn) == 0, "commit the background filters");
+    expect_frame(server, dir, "commit-background-filters.bin");
     lamina_connection_close(conn);
     close(server);
 }

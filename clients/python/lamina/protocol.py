@@ -357,6 +357,8 @@ PROPERTIES: Tuple[Property, ...] = (
     P(75, "pagingEnabled", "paging_enabled", "bool", False, False),
     # Filters (1.7): lamina.Filter values; inputs animate by "filters.NAME.inputRadius".
     P(76, "filters", "filters", "filterList", (), False),
+    # The same filters on what lies behind the layer (frosted glass); "backgroundFilters.NAME.inputRadius".
+    P(77, "backgroundFilters", "background_filters", "filterList", (), False),
     # Emitter layers (protocol 1.7).
     P(80, "emitterPosition", "emitter_position", "point", (0.0, 0.0), True),
     P(81, "emitterZPosition", "emitter_z_position", "number", 0.0, True),

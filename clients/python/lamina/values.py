@@ -314,8 +314,8 @@ def key_path_type(key_path: str) -> Optional[str]:
     """The value type an animation on `key_path` takes (``"position.x"`` → ``"number"``), or
     None when the key path names no property (laminad then refuses it by name)."""
     name, _, rest = key_path.partition(".")
-    if name == "filters" and rest:
-        # filters.NAME.inputKey: a number, or 20 numbers for inputMatrix.
+    if name in ("filters", "backgroundFilters") and rest:
+        # filters.NAME.inputKey (and backgroundFilters.…): a number, or 20 numbers for inputMatrix.
         _, _, input_name = rest.rpartition(".")
         inputs = {t[1] for t in protocol.FILTER_TYPES.values() if t[1]}
         if input_name not in inputs:

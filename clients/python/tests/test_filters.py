@@ -60,3 +60,17 @@ def test_key_paths_into_filters() -> None:
     assert values.key_path_type("filters.soft.inputRadius") == "number"
     assert values.key_path_type("filters.m.inputMatrix") == "numberList"
     assert values.key_path_type("filters.soft.inputRadios") is None
+
+
+def test_background_filters() -> None:
+    layer = lamina.Layer()
+    assert layer.background_filters == ()
+    layer.background_filters = [Filter("frost", "gaussianBlur", 12), {"name": "pale", "type": "saturate", "inputAmount": 0.5}]
+    assert layer.background_filters == (Filter("frost", "gaussianBlur", (12.0,)), Filter("pale", "saturate", (0.5,)))
+    with pytest.raises(ValueError) as e:
+        layer.background_filters = [Filter("frost", "gaussianBlur", 500)]
+    assert "inputRadius must be from 0 to 64" in str(e.value)
+    assert p.PROPERTIES_BY_NAME["backgroundFilters"].id == 77
+    assert values.key_path_type("backgroundFilters.frost.inputRadius") == "number"
+    assert values.key_path_type("backgroundFilters.m.inputMatrix") == "numberList"
+    assert values.key_path_type("backgroundFilters.frost.inputRadios") is None

@@ -134,6 +134,9 @@ CLIENT: Dict[str, Callable[[], bytes]] = {
         wire.Set(1, 76, canonical_list([Filter("soft", "gaussianBlur", 8), Filter("grey", "saturate", 0.5), Filter("neg", "invert"),
                                         Filter("swap", "colorMatrix", [0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0.1, 0])])),
     ]),
+    "commit-background-filters": lambda: wire.encode_commit(12, [
+        wire.Set(1, 77, canonical_list([Filter("frost", "gaussianBlur", 12), Filter("pale", "saturate", 1.5)])),
+    ]),
 }
 
 

@@ -1,0 +1,298 @@
+import CGLES
+import LaminaCore
+import LaminaCompositor
+
+/// Background filters (`backdrop` commands, frosted glass): what the target holds behind the
+/// layer's box, and around it as far as its blurs reach (`BackdropRegions.readBox`), is copied
+/// into `backdropSource`, goes through the filters' passes (`applyFilters`, as a filtered
+/// group's pixels do), and is drawn back over the layer's box clipped to its rounded shape,
+/// before the layer's own draws. A layer in a group of its own (opacity, mask, shadow) reads
+/// the target below that group, so the group's mask and opacity apply to the filtered backdrop.
+///
+/// The result is kept in `BackdropCache` while the draws before it that reach its read box
+/// stay the same (`BackdropRegions.dependencies`), and drawn from there (stats
+/// `backdrop.cached`, against `backdrop.filtered`). Damage that touches a read box grows over
+/// all of it (`BackdropRegions.grow`), and a frame with backdrops is drawn in one damage box,
+/// so every pixel a backdrop reads is drawn again before it is read. At most
+/// `maximumBackdropFraction` of the output's pixels are read by backdrops a frame; backdrops
+/// past that draw unfiltered (`backdrop.skipped`).
+extension GLESRenderer {
+    /// The most backdrop pixels read in a frame, as a share of the output's pixels.
+    public static let maximumBackdropFraction = 2.0
+
+    func drawBackdrop(_ index: Int, _ c: DrawCommand, _ commands: [DrawCommand]) throws(GLESError) {
+        guard let filters = c.filters, c.opacity > 0 else { return }
+        let own = frame.extents.boxes[index].intersection(frame.viewport).pixelAligned
+        guard !own.isEmpty else { return }
+        if let damage = frame.damage, !own.intersects(damage) { return }
+        // Measured as the damage tracker measures it, so a damage box grown over it holds it.
+        let read = BackdropRegions.readBox(c, box: frame.extents.boxes[index], within: frame.viewport)
+        let budget = Self.maximumBackdropFraction * frame.viewport.area
+        guard backdrops.pixelsThisFrame + read.area <= budget else {
+            backdrops.skipped += 1
+            return
+        }
+        backdrops.pixelsThisFrame += read.area
+        flushBatch()
+
+        // The target the layer's own groups composite into: what lies behind it.
+        let below = frame.groups.count - c.backdropDepth
+        let source: GLuint = below <= 0 ? frame.output : groupTargets[below - 1].framebuffer
+        // Only what this pass has drawn again is right to read and keep.
+        let fresh = frame.damage.map { $0.contains(read) } ?? true
+
+        BackdropRegions.dependencies(of: index, commands, frame.extents, read: read, into: &backdrops.dependencies)
+        let key = BackdropCache.Key(command: c, commands: commands, dependencies: backdrops.dependencies,
+                                    width: frame.width, height: frame.height, background: frame.background)
+        var texture: GLuint
+        var origin = (x: GLint(0), y: GLint(0))
+        if cachesBackdrops, fresh, let hit = backdrops.cache.lookup(key, box: own, draw: backdrops.drawNumber) {
+            texture = hit.texture
+            origin = (GLint(saturating: own.x0), GLint(saturating: Double(frame.height) - own.y1))
+            backdrops.cached += 1
+        } else {
+            if backdropSource?.width != frame.width || backdropSource?.height != frame.height {
+                backdropSource = try OffscreenTarget(context: context, width: frame.width, height: frame.height)
+            }
+            let scratch = backdropSource!
+            let result = try filterBackdrop(filters, from: source, scratch, read: read, own: own, transform: c.transform)
+            texture = result.texture
+            backdrops.filtered += 1
+            // Kept in the texture this backdrop had (an unscaled copy, which llvmpipe makes
+            // with memcpy), or a new one when its size changed.
+            if cachesBackdrops, fresh {
+                let (w, h) = (Int(own.x1 - own.x0), Int(own.y1 - own.y0))
+                var reused = backdrops.cache.target(for: c, width: w, height: h)
+                if reused == nil { reused = try OffscreenTarget(context: context, width: w, height: h) }
+                let kept = reused!
+                blit(from: result.framebuffer, own, height: frame.height,
+                     to: kept.framebuffer, PixelBox(width: kept.width, height: kept.height), height: kept.height)
+                backdrops.cache.insert(key, box: own, target: kept, draw: backdrops.drawNumber)
+                texture = kept.texture
+                origin = (GLint(saturating: own.x0), GLint(saturating: Double(frame.height) - own.y1))
+            }
+        }
+
+        // Drawn back over the layer's box, inside its rounded shape and the clips in force.
+        bindCurrentTarget()
+        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
+        // Where no other clip is in force and the layer lies square on the display, the inside
+        // away from its edges and corners needs no clip (llvmpipe pays for the clip's distance
+        // function at every pixel): only the ring around it is drawn clipped.
+        let inner = hasActiveClips ? PixelBox.empty : Self.unclippedInside(c, own)
+        if !inner.isEmpty {
+            let program = use(programs.composite, clipped: false)
+            compositeBackdrop(program, inner, opacity: c.opacity, origin: origin)
+        }
+        pushClip(c)
+        let program = use(programs.composite)
+        for part in Self.ring(own, around: inner) {
+            compositeBackdrop(program, part, opacity: c.opacity, origin: origin)
+        }
+        popClip()
+    }
+
+    private func compositeBackdrop(_ program: ShaderProgram<CompositeUniforms>, _ box: PixelBox, opacity: Double,
+                                   origin: (x: GLint, y: GLint)) {
+        setQuad(program, .identity, box.rect)
+        glUniform1f(program.uniforms.opacity, GLfloat(opacity))
+        glUniform2i(program.uniforms.origin, origin.x, origin.y)
+        glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+    }
+
+    /// The whole pixels inside the layer's shape, away from its corners and antialiased edges,
+    /// for a layer whose transform only scales (positively) and moves; empty otherwise.
+    static func unclippedInside(_ c: DrawCommand, _ own: PixelBox) -> PixelBox {
+        let t = c.transform
+        guard t.m12 == 0, t.m21 == 0, t.m14 == 0, t.m24 == 0, t.m44 == 1, t.m11 > 0, t.m22 > 0 else { return .empty }
+        let r = c.cornerRadii.reaches(within: c.bounds.size).largest
+        let inset = Swift.max(r * Swift.max(t.m11, t.m22), 0) + 1
+        let box = PixelBox(x0: c.bounds.minX * t.m11 + t.m41 + inset, y0: c.bounds.minY * t.m22 + t.m42 + inset,
+                           x1: c.bounds.maxX * t.m11 + t.m41 - inset, y1: c.bounds.maxY * t.m22 + t.m42 - inset)
+        let whole = PixelBox(x0: box.x0.rounded(.up), y0: box.y0.rounded(.up), x1: box.x1.rounded(.down), y1: box.y1.rounded(.down))
+        return whole.intersection(own)
+    }
+
+    /// `outer` less `inner` (inside it), as up to four boxes: above, below, left, right.
+    static func ring(_ outer: PixelBox, around inner: PixelBox) -> [PixelBox] {
+        guard !inner.isEmpty else { return [outer] }
+        return [PixelBox(x0: outer.x0, y0: outer.y0, x1: outer.x1, y1: inner.y0),
+                PixelBox(x0: outer.x0, y0: inner.y1, x1: outer.x1, y1: outer.y1),
+                PixelBox(x0: outer.x0, y0: inner.y0, x1: inner.x0, y1: inner.y1),
+                PixelBox(x0: inner.x1, y0: inner.y0, x1: outer.x1, y1: inner.y1)].filter { !$0.isEmpty }
+    }
+
+    /// Runs `filters` over `read` of `source` (the target behind) in `scratch`; returns the target
+    /// whose `own` box holds the result. A blur of σ ≥ 3 display pixels runs at half the
+    /// resolution, of σ ≥ 6 at a quarter, as Core Image and Qt's MultiEffect do: `read` is
+    /// averaged down by exact 2×2 linear blits, filtered there with the blur's σ reduced by the
+    /// variance the box average and the bilinear way back up add (so the whole is the Gaussian
+    /// asked for, within 4 levels of 255 against a CPU Gaussian), and blitted back up bilinearly
+    /// into `scratch`.
+    func filterBackdrop(_ filters: DrawFilters, from source: GLuint, _ scratch: OffscreenTarget, read: PixelBox, own: PixelBox,
+                        transform: Transform3D) throws(GLESError) -> OffscreenTarget {
+        let scale = transform.approximateScale
+        var sigmas: [Double] = []
+        for stage in filters.stages { if case .blur(let r) = stage { sigmas.append(r / 3 * (scale.isFinite ? scale : 0)) } }
+        let variance = sigmas.reduce(0) { $0 + $1 * $1 }
+        let factor = variance >= 36 ? 4 : variance >= 9 ? 2 : 1
+        let h = frame.height
+        // `read` in GL's rows from the bottom, shrunk to whole blocks of `factor` pixels.
+        let f = Double(factor)
+        let a = (x0: (read.x0 / f).rounded(.up) * f, y0: ((Double(h) - read.y1) / f).rounded(.up) * f,
+                 x1: (read.x1 / f).rounded(.down) * f, y1: ((Double(h) - read.y0) / f).rounded(.down) * f)
+        let aligned = PixelBox(x0: a.x0, y0: Double(h) - a.y1, x1: a.x1, y1: Double(h) - a.y0)
+        guard factor > 1, aligned.contains(own) else {
+            // Around the read box the taps see clear pixels, as around a filtered group.
+            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), scratch.framebuffer)
+            scissor(read.expanded(by: Self.filterMargin(filters, transform) + 2).intersection(frame.viewport).pixelAligned)
+            glClearColor(0, 0, 0, 0)
+            glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+            blit(from: source, read, height: h, to: scratch.framebuffer, read, height: h)
+            return try applyFilters(filters, to: scratch, read, transform: transform)
+        }
+        if backdropLow.count < 2 || backdropLow[0].width != frame.width || backdropLow[0].height != frame.height {
+            backdropLow.forEach { $0.release() }
+            backdropLow = [try OffscreenTarget(context: context, width: frame.width, height: frame.height),
+                           try OffscreenTarget(context: context, width: frame.width, height: frame.height)]
+        }
+        // The box at 1/k resolution, in the same y-down display pixels (hugging the bottom rows).
+        func low(_ k: Double) -> PixelBox {
+            PixelBox(x0: a.x0 / k, y0: Double(h) - a.y1 / k, x1: a.x1 / k, y1: Double(h) - a.y0 / k)
+        }
+        // The blurs at the reduced resolution: the widest one gives up what the averaging and
+        // the way back up spread ((f² − 1) / 12 and f² / 6 display pixels², per axis).
+        let extra = (f * f - 1) / 12 + f * f / 6
+        let widest = sigmas.indices.max { sigmas[$0] < sigmas[$1] } ?? 0
+        var blur = 0
+        var stages: [DrawFilters.Stage] = []
+        for stage in filters.stages {
+            if case .blur = stage {
+                var sigma = sigmas[blur]
+                if blur == widest { sigma = Swift.max(sigma * sigma - extra, 0.25).squareRoot() }
+                stages.append(.blur(radius: 3 * sigma / f))
+                blur += 1
+            } else {
+                stages.append(stage)
+            }
+        }
+        var reduced = filters
+        reduced.stages = stages
+        // Clear around the reduced box, so the taps past it read clear, then average down.
+        let lowBox = low(f)
+        let target = backdropLow[factor == 4 ? 1 : 0]
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebuffer)
+        scissor(lowBox.expanded(by: Self.filterMargin(reduced, .identity) + 2).intersection(frame.viewport).pixelAligned)
+        glClearColor(0, 0, 0, 0)
+        glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+        blit(from: source, aligned, height: h, to: backdropLow[0].framebuffer, low(2), height: h, linear: true)
+        if factor == 4 {
+            blit(from: backdropLow[0].framebuffer, low(2), height: h, to: backdropLow[1].framebuffer, low(4), height: h, linear: true)
+        }
+        let result = try applyFilters(reduced, to: target, lowBox, transform: .identity)
+        blit(from: result.framebuffer, lowBox, height: h, to: scratch.framebuffer, aligned, height: h, linear: true)
+        bindCurrentTarget()
+        return scratch
+    }
+
+    /// `backdrop.filtered` (backdrops filtered), `backdrop.cached` (drawn from the cache),
+    /// `backdrop.skipped` (past the area budget, drawn unfiltered) since start, and
+    /// `backdrop.entries` (filtered backdrops kept now).
+    var backdropStatistics: [(name: String, value: Double)] {
+        [("backdrop.filtered", Double(backdrops.filtered)), ("backdrop.cached", Double(backdrops.cached)),
+         ("backdrop.skipped", Double(backdrops.skipped)), ("backdrop.entries", Double(backdrops.cache.count))]
+    }
+}
+
+/// What the renderer keeps for background filters between frames.
+struct BackdropState {
+    var cache = BackdropCache()
+    /// Counts since start.
+    var filtered = 0
+    var cached = 0
+    var skipped = 0
+    /// Backdrop pixels read in the frame being drawn (the area budget).
+    var pixelsThisFrame = 0.0
+    /// `draw` calls since start: entries not used in the last one are let go.
+    var drawNumber = 0
+    /// Reused for `BackdropRegions.dependencies`.
+    var dependencies: [Int] = []
+}
+
+/// Filtered backdrops kept while what lies behind them is unchanged, at most `maximumEntries`;
+/// an entry not used by the frame just drawn is let go.
+struct BackdropCache {
+    static let maximumEntries = 8
+
+    /// The target of the entry kept for `c` if it is `width` × `height`, taken out of the cache
+    /// for reuse.
+    mutating func target(for c: DrawCommand, width: Int, height: Int) -> OffscreenTarget? {
+        guard let i = entries.firstIndex(where: { $0.key.command == c }),
+              entries[i].target.width == width, entries[i].target.height == height else { return nil }
+        return entries.remove(at: i).target
+    }
+
+    /// What a filtered backdrop depends on: its own command, the commands before it that reach
+    /// what it reads (with their contents' generations), and the output.
+    struct Key: Equatable {
+        var command: DrawCommand
+        var dependencies: [DrawCommand]
+        var generations: [UInt64]
+        var width: Int
+        var height: Int
+        var background: Color
+
+        init(command: DrawCommand, commands: [DrawCommand], dependencies: [Int], width: Int, height: Int, background: Color) {
+            self.command = command
+            self.dependencies = dependencies.map { commands[$0] }
+            self.generations = dependencies.map { commands[$0].contents?.source.generation ?? commands[$0].particles?.source.generation ?? 0 }
+            self.width = width
+            self.height = height
+            self.background = background
+        }
+    }
+
+    struct Entry {
+        var key: Key
+        var box: PixelBox
+        var target: OffscreenTarget
+        var draw: Int
+    }
+
+    private(set) var entries: [Entry] = []
+    var count: Int { entries.count }
+
+    /// The kept backdrop for `key` over `box`, marked used in `draw`.
+    mutating func lookup(_ key: Key, box: PixelBox, draw: Int) -> OffscreenTarget? {
+        guard let i = entries.firstIndex(where: { $0.box == box && $0.key == key }) else { return nil }
+        entries[i].draw = draw
+        return entries[i].target
+    }
+
+    mutating func insert(_ key: Key, box: PixelBox, target: OffscreenTarget, draw: Int) {
+        if let i = entries.firstIndex(where: { $0.key.command == key.command }) {
+            entries[i].target.release()
+            entries.remove(at: i)
+        }
+        if entries.count >= Self.maximumEntries {
+            let oldest = entries.indices.min { entries[$0].draw < entries[$1].draw }!
+            entries[oldest].target.release()
+            entries.remove(at: oldest)
+        }
+        entries.append(Entry(key: key, box: box, target: target, draw: draw))
+    }
+
+    /// Lets go of the entries `draw` did not use.
+    mutating func endDraw(_ draw: Int) {
+        entries.removeAll { e in
+            guard e.draw < draw else { return false }
+            e.target.release()
+            return true
+        }
+    }
+
+    mutating func releaseAll() {
+        for e in entries { e.target.release() }
+        entries.removeAll()
+    }
+}
