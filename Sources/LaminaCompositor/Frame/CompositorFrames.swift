@@ -210,7 +210,8 @@ extension Compositor {
         // With a real clock, a running animation asks for the next frame; a virtual clock
         // only moves when told to.
         liveEmitters = list.liveEmitters
-        if !clock.isVirtual, isAnimating || videosPlaying || liveEmitters > 0 || isScrolling { repaint.request(.sceneChanged) }
+        noteTiles(list, time: t)
+        if !clock.isVirtual, isAnimating || videosPlaying || liveEmitters > 0 || isScrolling || tilesFading { repaint.request(.sceneChanged) }
         if !watchers.isEmpty {
             watch(#"{"event":"frame","frame":\#(stats.framesRendered),"commits":\#(stats.commitsApplied),"time":\#(JSONWriter.format(t)),"renderMilliseconds":\#(JSONWriter.format((stats.lastFrameSeconds * 1000 * 1000).rounded() / 1000))}"#)
         }

@@ -79,7 +79,7 @@ extension Compositor {
         guard clock.advance(by: seconds) else {
             throw RequestRefused(.invalidRequest, "advance-clock by \(seconds) s would take the virtual clock from \(clock.virtualTime) past its maximum of \(FrameClock.maximumVirtualTime) s")
         }
-        if isAnimating || videosPlaying || liveEmitters > 0 || isScrolling { repaint.request(.sceneChanged) }
+        if isAnimating || videosPlaying || liveEmitters > 0 || isScrolling || tilesFading { repaint.request(.sceneChanged) }
         if seconds > 0 { clockMoved(by: client) }
         // Kept sessions' animations and playing videos are journalled against the clock:
         // a restart puts them where the clock had taken them.
