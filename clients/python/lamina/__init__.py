@@ -24,7 +24,7 @@ from .emitter import EmitterCell
 from .filters import Filter
 from .layout import AutoresizingMask, Constraint
 from .layer import (INHERIT, EmitterLayer, GradientLayer, Layer, ReplicatorLayer, ScrollEvent, ScrollLayer,
-                    ShapeLayer, TextLayer,
+                    ShapeLayer, TextLayer, TiledLayer, TilesWantedEvent,
                     TransformLayer)
 from .png import decode_png, encode_png, write_png
 from .values import Path, TimingFunction, TypedValue
@@ -40,5 +40,5 @@ __all__ = [
     "ReplicatorLayer", "ScrollEvent", "ScrollLayer", "ShapeLayer", "TextLayer", "TransformLayer", "EmitterLayer",
     "EmitterCell", "decode_png", "encode_png", "write_png", "Path",
     "TimingFunction", "TypedValue", "Video", "VideoEvent", "AutoresizingMask", "Constraint", "Filter",
-    "DisplayChangedEvent",
+    "DisplayChangedEvent", "TiledLayer", "TilesWantedEvent",
 ]
