@@ -48,6 +48,9 @@ struct lamina_layer {
     int scrolled;
     double scroll_x, scroll_y;
     uint32_t bounds_serial;
+    /* A tiled layer's tile provider (tiled.c). */
+    lamina_tile_provider tile_provider;
+    void *tile_provider_user;
 };
 
 struct lamina_image {
@@ -149,6 +152,7 @@ typedef struct lm_queued_event {
     uint32_t tag;
     char *text, *key_name;
     lamina_display_output *outputs; /* a display-changed's outputs and their names, one allocation */
+    lamina_tile *tiles;             /* a tiles-wanted's tiles */
 } lm_queued_event;
 
 struct lamina_connection {

@@ -66,6 +66,7 @@ int lm_dispatch_events(lamina_connection *conn) {
         e.text = q.text;
         e.key_name = q.key_name;
         e.outputs = q.outputs;
+        e.tiles = q.tiles;
         e.key = "";
         if (e.type == LAMINA_EVENT_ANIMATION_STARTED || e.type == LAMINA_EVENT_ANIMATION_STOPPED) {
             size_t index = 0;
@@ -119,9 +120,13 @@ int lm_dispatch_events(lamina_connection *conn) {
                 c.callback(c.user);
             if (conn->on_event && c.group) /* (a group already completed at a reconnection: not twice) */
                 conn->on_event(&e, conn->on_event_user);
-        } else if (conn->on_event) {
-            conn->on_event(&e, conn->on_event_user);
+        } else {
+            if (e.type == LAMINA_EVENT_TILES_WANTED)
+                lm_tiles_wanted(conn, &e);
+            if (conn->on_event)
+                conn->on_event(&e, conn->on_event_user);
         }
+        free(q.tiles);
         free(q.text);
         free(q.key_name);
         free(q.outputs);
