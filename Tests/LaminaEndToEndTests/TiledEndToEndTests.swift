@@ -20,6 +20,8 @@ struct TiledEndToEndTests {
         let connection: Connection
         var supplying = true
         var asked: [TileKey] = []
+        /// What was asked since `frame` last took it.
+        var fresh: [TileKey] = []
         init(_ c: Connection) { connection = c }
 
         func image(_ k: TileKey, side: Int = 256) throws -> Image {
@@ -32,6 +34,7 @@ struct TiledEndToEndTests {
         func tiledLayer(_ layer: TiledLayer, imageForTileAt tile: TileIndex, level: Int) -> Image? {
             let k = TileKey(level: level, column: tile.column, row: tile.row)
             asked.append(k)
+            fresh.append(k)
             return supplying ? try? image(k) : nil
         }
     }
@@ -73,9 +76,9 @@ struct TiledEndToEndTests {
     }
 
     /// A frame drawn (by a screenshot), laminad's tiles-wanted handled by the provider, and its
-    /// tiles committed; returns what was asked for meanwhile.
+    /// tiles committed; returns what was asked for since the last call (laminad may have drawn
+    /// the frame that asked before the screenshot, right after the commit).
     static func frame(_ f: Fixture) async throws -> (shot: Bitmap, asked: Set<TileKey>) {
-        let before = f.picture.asked.count
         let shot = try await f.c.screenshot()
         // The tiles-wanted message comes before the screenshot's reply; its handling is a task
         // on the main actor: a round trip and a yield let it run.
@@ -84,7 +87,8 @@ struct TiledEndToEndTests {
             await Task.yield()
         }
         try await f.c.sync()
-        return (shot, Set(f.picture.asked[before...]))
+        defer { f.picture.fresh = [] }
+        return (shot, Set(f.picture.fresh))
     }
 
     static func keys(_ level: Int, columns: ClosedRange<Int>, rows: ClosedRange<Int>) -> Set<TileKey> {

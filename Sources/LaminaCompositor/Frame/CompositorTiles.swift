@@ -12,8 +12,10 @@ extension Compositor {
         for i in model.entries.indices {
             let views = list.tileViews[model.entries[i].serial]
             guard views != nil || !model.entries[i].tree.tiles.layers.isEmpty else { continue }
-            let asks = model.entries[i].tree.noteTileViews(views ?? TileViews(), time: time, limit: limit)
-            guard !asks.isEmpty, let client = model.entries[i].client, (sessionMinor(client) ?? 0) >= 7 else { continue }
+            // Only a connected 1.7 client is asked (a kept session's tiles wait for its next client).
+            let client = model.entries[i].client.flatMap { (sessionMinor($0) ?? 0) >= 7 ? $0 : nil }
+            let asks = model.entries[i].tree.noteTileViews(views ?? TileViews(), time: time, limit: client == nil ? 0 : limit)
+            guard !asks.isEmpty, let client else { continue }
             for ask in asks {
                 stats.tilesRequested += UInt64(ask.tiles.count)
                 var start = 0

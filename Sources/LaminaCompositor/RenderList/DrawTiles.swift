@@ -54,11 +54,12 @@ extension RenderWalk {
             let a = own.map(alpha) ?? 0
             if own != nil, a < 1 { tileViewsFading = true }
             if a < 1 {
-                // The nearest coarser tile shown, scaled, while this one is on its way.
+                // The nearest coarser tile held, scaled, while this one is on its way (one not
+                // shown before fades in from now, as any new tile does).
                 var l = k.level + 1
                 while l <= grid.coarsestLevel {
                     let (parent, unit) = grid.ancestor(of: k, level: l)
-                    if let e = held[parent], let shown = e.firstShown, p.tiled.tileFadeDuration <= 0 || clockTime >= shown {
+                    if let e = held[parent] {
                         let pa = alpha(e)
                         if pa < 1 { tileViewsFading = true }
                         draw(e, over: k, unit: unit, alpha: pa)
