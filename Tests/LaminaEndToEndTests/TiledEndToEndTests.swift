@@ -177,6 +177,38 @@ struct TiledEndToEndTests {
         #expect(stats.first { $0.name == "tiles" }?.value == 10)
     }
 
+    @Test("inside a 160 × 120 scroll layer: only the tiles its clip shows are asked for, and scrolling its bounds origin asks for the new ones")
+    func insideAScrollLayer() async throws {
+        let f = try Self.open()
+        defer { f.c.close() }
+        f.layer.fadeDuration = 0
+        let scroll = ScrollLayer()
+        scroll.anchorPoint = .zero
+        scroll.position = Point(x: 100, y: 60)
+        scroll.bounds = Rect(x: 0, y: 0, width: 160, height: 120)
+        scroll.masksToBounds = true
+        Self.place(f, scale: 1, origin: .zero)
+        scroll.addSublayer(f.layer)
+        f.c.rootLayer.addSublayer(scroll)
+        try await f.c.sync()
+        // 0…160 × 0…120: tiles (0, 0) only, not the display's 2 × 1.
+        var (shot, asked) = try await Self.frame(f)
+        #expect(asked == Self.keys(0, columns: 0...0, rows: 0...0))
+        (shot, _) = try await Self.frame(f)
+        Self.near(shot, 110, 70, Self.colour(TileKey(level: 0, column: 0, row: 0)), "the tile through the clip")
+        Self.near(shot, 50, 30, (0, 0, 0), "outside the scroll layer")
+        // Scrolled to (5000, 3000): 5000…5160 × 3000…3120, tiles (19…20, 11…12).
+        Transaction.begin()
+        Transaction.disableActions = true
+        scroll.scroll(to: Point(x: 5000, y: 3000))
+        Transaction.commit()
+        try await f.c.sync()
+        (_, asked) = try await Self.frame(f)
+        #expect(asked == Self.keys(0, columns: 19...20, rows: 11...12))
+        (shot, _) = try await Self.frame(f)
+        Self.near(shot, 110, 70, Self.colour(TileKey(level: 0, column: 19, row: 11)), "the scrolled-to tile")
+    }
+
     @Test("memory stays within max_tile_bytes while a pan runs across the picture: least recently seen tiles go first")
     func memoryBounded() async throws {
         // Twelve tiles' worth: the display needs six.

@@ -98,6 +98,18 @@ extension RenderWalk {
         return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
+    /// `viewport` narrowed to the box around `bounds` placed by `toDisplay` (a `masksToBounds`
+    /// clip, for the tiled layers inside it); unchanged under a perspective.
+    static func narrowed(_ viewport: Rect, to bounds: Rect, toDisplay t: Transform3D) -> Rect {
+        guard t.m14 == 0, t.m24 == 0, t.m44 == 1 else { return viewport }
+        let pts = bounds.corners.map { c in Point(x: c.x * t.m11 + c.y * t.m21 + t.m41, y: c.x * t.m12 + c.y * t.m22 + t.m42) }
+        guard let box = Rect(bounding: pts) else { return viewport }
+        let x0 = Swift.max(box.minX, viewport.minX), x1 = Swift.min(box.maxX, viewport.maxX)
+        let y0 = Swift.max(box.minY, viewport.minY), y1 = Swift.min(box.maxY, viewport.maxY)
+        guard x1 > x0, y1 > y0 else { return .zero }
+        return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
     /// Display points per layer point: the longer of the transform's two axes (so neither is
     /// shown blurred).
     static func pixelScale(of t: Transform3D) -> Double {

@@ -148,7 +148,11 @@ extension RenderWalk {
         if p.masksToBounds {
             commands.append(DrawCommand(kind: .pushClip, transform: toDisplay, bounds: look.bounds, cornerRadii: look.radii))
         }
+        // What tiled layers below can show: the display narrowed to this clip's box.
+        let outerViewport = viewport
+        if p.masksToBounds { viewport = Self.narrowed(viewport, to: p.bounds, toDisplay: toDisplay) }
         visitSublayers(of: layer, p, localTime: localTime, toDisplay: toDisplay, opacity: opacity, tint: tint, into: &commands)
+        viewport = outerViewport
         if p.masksToBounds {
             if commands.count == clipStart + 1 { commands.removeLast(); return }
             // The clip kept only around the sublayers it cuts (a list's rows out of view dropped).
