@@ -193,7 +193,8 @@ extension Compositor {
         // The presentation tree as this tick left it, handed to the render walk as a value.
         let presentation = PresentationTree(ticked: animationStates)
         let list = model.drawList(at: t, presentation: presentation, transitions: transitionSnapshots,
-                                    rasters: layerRasters, cache: renderCache, particleLimits: configuration.limits.particles)
+                                    rasters: layerRasters, cache: renderCache, particleLimits: configuration.limits.particles,
+                                    displayScale: backend.outputs.map(\.scale).max() ?? 1)
         renderCache.endFrame()
         layerRasters?.endFrame()
         for serial in list.truncated where !truncationReported.contains(serial) {

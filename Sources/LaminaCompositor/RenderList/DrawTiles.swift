@@ -17,7 +17,7 @@ extension RenderWalk {
         let grid = TileGrid(p)
         let visible = Self.visibleRect(of: p.bounds, toDisplay: toDisplay, viewport: viewport)
         guard visible.width > 0, visible.height > 0 else { return }
-        var level = grid.level(forScale: Self.pixelScale(of: toDisplay))
+        var level = grid.level(forScale: Self.pixelScale(of: toDisplay) * displayScale)
         var found = grid.tiles(level: level, in: visible, limit: Self.maximumTilesPerLayer)
         while found == nil, level < grid.coarsestLevel {
             level += 1
