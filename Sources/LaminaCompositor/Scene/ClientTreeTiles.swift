@@ -31,24 +31,27 @@ public struct TileCache: Sendable {
     public internal(set) var evictions = 0
     public init() {}
 
-    /// Puts `source` in as `key` of `layer` (replacing a tile there), then evicts the least
-    /// recently seen tiles (unseen ones first) until the cache is within `maxBytes` and
-    /// `maxTiles`; the new tile goes last.
-    mutating func insert(_ source: ImageSource, key: TileKey, layer: LayerID, frame: UInt64, maxBytes: Int, maxTiles: Int) {
+    /// Puts `source` in as `key` of `layer` (replacing a tile there), stamped `seen` (the
+    /// commit's place in the count frames stamp seen tiles with: newer than all of them).
+    mutating func insert(_ source: ImageSource, key: TileKey, layer: LayerID, seen: UInt64) {
         if let old = layers[layer]?.entries.removeValue(forKey: key) { forget(old) }
-        let entry = TileEntry(source: source, firstShown: nil, lastSeen: frame)
+        let entry = TileEntry(source: source, firstShown: nil, lastSeen: seen)
         layers[layer, default: LayerTiles()].entries[key] = entry
         layers[layer]!.requested.remove(key)
         bytes += entry.bytes
         count += 1
+    }
+
+    /// Evicts the least recently seen tiles (unseen ones first; the newest last) until the cache
+    /// is within `maxBytes` and `maxTiles`: one sort for a whole commit's tiles.
+    mutating func evict(maxBytes: Int, maxTiles: Int) {
         guard bytes > maxBytes || count > maxTiles else { return }
-        // Least recently seen first; the new tile last of all.
         var order: [(seen: UInt64, layer: LayerID, key: TileKey)] = []
         order.reserveCapacity(count)
         for (id, l) in layers {
-            for (k, e) in l.entries where !(id == layer && k == key) { order.append((e.lastSeen, id, k)) }
+            for (k, e) in l.entries { order.append((e.lastSeen, id, k)) }
         }
-        order.sort { ($0.seen, $0.key) < ($1.seen, $1.key) }
+        order.sort { ($0.seen, $0.layer.rawValue, $0.key) < ($1.seen, $1.layer.rawValue, $1.key) }
         for victim in order {
             guard bytes > maxBytes || count > maxTiles else { break }
             drop(victim.key, of: victim.layer, evicted: true)
@@ -167,14 +170,18 @@ extension ClientTree {
 
     /// A standing commit's tile changes, in order, into the cache.
     mutating func finishTiles(_ changes: [TileChange], limits: ClientLimits) {
+        guard !changes.isEmpty else { return }
+        // Frames and commits share one count: a tile supplied now is newer than every tile seen so far.
+        tileFrame &+= 1
         for change in changes {
             switch change {
             case let .supply(id, key, source):
-                tiles.insert(source, key: key, layer: id, frame: tileFrame, maxBytes: limits.tiles.maxBytes, maxTiles: limits.tiles.maxTiles)
+                tiles.insert(source, key: key, layer: id, seen: tileFrame)
             case .drop(let id):
                 tiles.dropAll(of: id)
             }
         }
+        tiles.evict(maxBytes: limits.tiles.maxBytes, maxTiles: limits.tiles.maxTiles)
     }
 
     /// What a frame's walk saw, at clock time `time`: tiles shown for the first time start
