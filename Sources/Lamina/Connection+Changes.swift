@@ -100,6 +100,7 @@ extension Connection {
 
     var hasChanges: Bool {
         !dirty.isEmpty || !released.isEmpty || !log.isEmpty || !imageOperations.isEmpty || !imageDestroys.isEmpty
+            || !tileOperations.isEmpty
     }
 
     /// A number for a new image.
@@ -272,11 +273,12 @@ extension Connection {
         // Disconnected: the model keeps the changes, and the replay on reconnection sends them.
         guard isConnected else { return discardPending() }
         noteSentDuringResync()
-        let ops = imageOperations + takeOperations() + imageDestroys
+        let ops = imageOperations + takeOperations() + tileOperations + imageDestroys
         let descriptors = imageDescriptors
         let memories = imageMemories
         imageOperations = []
         imageDestroys = []
+        tileOperations = []
         imageDescriptors = []
         imageMemories = []
         guard !ops.isEmpty else { return }

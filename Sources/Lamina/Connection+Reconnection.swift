@@ -233,6 +233,8 @@ extension Connection {
         released.removeAll()
         imageOperations.removeAll()
         imageDestroys.removeAll()
+        // Tiles are laminad's cache: a new connection asks again for those in view.
+        tileOperations.removeAll()
         imageDescriptors.removeAll()
         imageMemories.removeAll()
         Transaction.forget(self)

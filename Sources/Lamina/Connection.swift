@@ -110,6 +110,8 @@ public final class Connection {
     /// changes (so `contents` can name a new image), destroys after them.
     var imageOperations: [Operation] = []
     var imageDestroys: [Operation] = []
+    /// Supply-tile and drop-tiles operations (TiledLayer.swift), after the layers' and images'.
+    var tileOperations: [Operation] = []
     /// The memory files of the creates in `imageOperations`, in order, sent with the commit.
     var imageDescriptors: [Int32] = []
     var imageMemories: [SharedMemoryFile] = []
@@ -306,6 +308,8 @@ public final class Connection {
             displayChanged(layout)
         case .frame(let f):
             receivedFrame(f)
+        case .tilesWanted(let m):
+            receivedTilesWanted(m)
         default:
             break
         }

@@ -91,6 +91,9 @@ public final class Image {
         connection?.noteImageOperation(.updateImage(image: number, rect))
     }
 
+    /// The image was used up in laminad (it became a tile): nothing more is sent for it.
+    func markUsedUp() { isDestroyed = true }
+
     /// Destroys the image in laminad now (with the next commit) rather than when it is released.
     public func destroy() {
         guard !isDestroyed else { return }

@@ -98,6 +98,7 @@ public class Layer {
         case .transform: TransformLayer()
         case .emitter: EmitterLayer()
         case .scroll: ScrollLayer()
+        case .tiled: TiledLayer()
         }
     }
 

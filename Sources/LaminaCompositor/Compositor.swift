@@ -132,11 +132,15 @@ public final class Compositor {
         /// Commits applied a step at a time (over `commitStepOperations` operations), and steps.
         public var commitsStaged: UInt64 = 0
         public var stagedSteps: UInt64 = 0
+        /// Tiles asked of clients (tiles-wanted messages' tiles).
+        public var tilesRequested: UInt64 = 0
     }
     /// Trees whose truncation was logged (once each).
     var truncationReported: Set<EntrySerial> = []
     /// Emitter layers that shed in the last frame: their picture changes with the clock alone.
     var liveEmitters = 0
+    /// A tile faded in during the last frame: the picture changes with the clock alone.
+    var tilesFading = false
 
     /// `presenter`: the frame step, with the backend and the renderer the platform wired.
     /// `frameTimer`: the platform's timer the repaint loop arms (by default one that only

@@ -19,6 +19,9 @@ public enum LayerKind: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     /// `CAScrollLayer`: shows part of its sublayers through `bounds.origin`, limited by
     /// `scrollMode`; with `scrollsOnTouch`, laminad scrolls it by touch and wheel (protocol 1.7).
     case scroll = 7
+    /// `CATiledLayer`: a picture too large to hold at once, drawn from tiles at levels of
+    /// detail that laminad asks the owning client for as they come into view (protocol 1.7).
+    case tiled = 8
 
     /// The name used in scene files and tree dumps.
     public var name: String {
@@ -31,6 +34,7 @@ public enum LayerKind: UInt8, CaseIterable, Sendable, CustomStringConvertible {
         case .transform: "transform"
         case .emitter: "emitter"
         case .scroll: "scroll"
+        case .tiled: "tiled"
         }
     }
 
@@ -38,7 +42,7 @@ public enum LayerKind: UInt8, CaseIterable, Sendable, CustomStringConvertible {
 
     /// The protocol minor version that added the kind (a server creates it as a plain layer
     /// for an older client).
-    public var minorVersion: UInt16 { self == .scroll || self == .emitter ? 7 : 1 }
+    public var minorVersion: UInt16 { self == .scroll || self == .emitter || self == .tiled ? 7 : 1 }
 
     /// The kind named `name` (`"gradient"`, …), or nil.
     public init?(name: String) {

@@ -149,6 +149,8 @@ public struct LayerProperties: Hashable, Sendable {
     public var constraints: [LayoutConstraint] = []
     // Emitter layers: their own struct (EmitterProperties.swift), keys 80–94.
     public var emitter = EmitterProperties()
+    // Tiled layers: their own struct (TiledProperties.swift), keys 78–79 and 95–96.
+    public var tiled = TiledProperties()
     // Scroll layers.
     public var scrollMode: ScrollMode = .both
     /// laminad scrolls the layer by touch and wheel (beyond Core Animation).
@@ -255,6 +257,7 @@ public struct LayerProperties: Hashable, Sendable {
         case .backgroundFilters: .filters(backgroundFilters)
         case .emitterPosition, .emitterZPosition, .emitterSize, .emitterDepth, .emitterShape, .emitterMode, .renderMode,
              .birthRate, .lifetime, .velocity, .scale, .spin, .seed, .preservesDepth, .emitterCells: emitter[key]
+        case .tileSize, .levelsOfDetail, .levelsOfDetailBias, .tileFadeDuration: tiled[key]
         case .scrollMode: .string(scrollMode.rawValue)
         case .scrollsOnTouch: .bool(scrollsOnTouch)
         case .scrollContentSize: .size(scrollContentSize)
@@ -282,6 +285,7 @@ public struct LayerProperties: Hashable, Sendable {
             throw .notFinite(key: key)
         }
         if EmitterProperties.holds(key) { try EmitterProperties.check(key, value) }
+        if TiledProperties.holds(key) { try TiledProperties.check(key, value) }
         var v = value
         switch (key, value) {
         case (.bounds, .rect(let r)):
@@ -355,6 +359,7 @@ public struct LayerProperties: Hashable, Sendable {
     @discardableResult
     public mutating func store(_ key: PropertyKey, _ value: PropertyValue) -> Bool {
         if EmitterProperties.holds(key) { return emitter.store(key, value) }
+        if TiledProperties.holds(key) { return tiled.store(key, value) }
         switch value {
         case .number(let v):
             switch key {

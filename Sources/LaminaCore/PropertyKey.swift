@@ -106,6 +106,11 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     /// bounds (clipped by its corners and mask) before the layer draws: frosted glass. Inputs
     /// animate by key path (`backgroundFilters.NAME.inputRadius`).
     case backgroundFilters = 77
+    // Tiled layers (`CATiledLayer`, protocol 1.7): 78–79 and 95–96, in `TiledProperties`.
+    /// `tileSize`: each tile's size in image pixels (256 × 256 by default).
+    case tileSize = 78
+    /// `levelsOfDetail`: how many levels, each half the resolution of the one before (1).
+    case levelsOfDetail = 79
     // Emitter layers (`CAEmitterLayer`, protocol 1.7): 80–94, in `EmitterProperties`.
     case emitterPosition = 80
     case emitterZPosition = 81
@@ -122,6 +127,11 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     case seed = 92
     case preservesDepth = 93
     case emitterCells = 94
+    /// `levelsOfDetailBias`: how many magnified levels (2×, 4×, …) come before level 0 (0).
+    case levelsOfDetailBias = 95
+    /// `CATiledLayer.fadeDuration` (a class property in Core Animation): how long a new tile
+    /// takes to fade in, in seconds (0.25).
+    case tileFadeDuration = 96
     // Layout (`CAAutoresizingMask`, `CAConstraint`; protocol 1.7): 100–101, applied by laminad
     // when a superlayer's bounds change (Layout.swift, ConstraintLayout.swift).
     /// `autoresizingMask`: a number holding the `AutoresizingMask` bits (0–63).
@@ -235,6 +245,10 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .seed: "seed"
         case .preservesDepth: "preservesDepth"
         case .emitterCells: "emitterCells"
+        case .tileSize: "tileSize"
+        case .levelsOfDetail: "levelsOfDetail"
+        case .levelsOfDetailBias: "levelsOfDetailBias"
+        case .tileFadeDuration: "tileFadeDuration"
         case .autoresizingMask: "autoresizingMask"
         case .constraints: "constraints"
         }
@@ -270,13 +284,14 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         switch self {
         case .bounds, .contentsRect, .contentsCenter: .rect
         case .position, .anchorPoint, .startPoint, .endPoint, .emitterPosition: .point
-        case .shadowOffset, .emitterSize, .scrollContentSize: .size
+        case .shadowOffset, .emitterSize, .scrollContentSize, .tileSize: .size
         case .anchorPointZ, .zPosition, .opacity, .cornerRadius, .borderWidth, .shadowOpacity, .shadowRadius,
              .speed, .timeOffset, .beginTime, .maskedCorners, .contentsScale,
              .lineWidth, .miterLimit, .lineDashPhase, .strokeStart, .strokeEnd, .fontSize,
              .instanceCount, .instanceRedOffset, .instanceGreenOffset, .instanceBlueOffset, .instanceAlphaOffset,
              .instanceDelay,
-             .autoresizingMask, .emitterZPosition, .emitterDepth, .birthRate, .lifetime, .velocity, .scale, .spin, .seed: .number
+             .autoresizingMask, .emitterZPosition, .emitterDepth, .birthRate, .lifetime, .velocity, .scale, .spin, .seed,
+             .levelsOfDetail, .levelsOfDetailBias, .tileFadeDuration: .number
         case .transform, .sublayerTransform, .instanceTransform: .transform
         case .isHidden, .masksToBounds, .isDoubleSided, .allowsGroupOpacity, .isGeometryFlipped, .isOpaque,
              .isWrapped, .isUserInteractionEnabled, .preservesDepth, .scrollsOnTouch, .pagingEnabled: .bool
@@ -344,7 +359,9 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              .scrollMode, .scrollsOnTouch, .scrollContentSize, .pagingEnabled,
              // The list switches at once; each filter's input animates by key path
              // (`filters.NAME.inputRadius`).
-             .filters, .backgroundFilters: false
+             .filters, .backgroundFilters,
+             // Tiled layers: the tiling changes at once (new tiles fade in).
+             .tileSize, .levelsOfDetail, .levelsOfDetailBias, .tileFadeDuration: false
         default: true
         }
     }

@@ -83,6 +83,16 @@ extension LaminadConfiguration {
             .int("max_particles_per_client", 0...10_000_000, "Live particles one client's emitter layers may have together.") {
                 $0.daemon.compositor.limits.maxParticlesPerClient = $1
             },
+            // Tiled layers.
+            .int("max_tile_bytes", 0...(1 << 36), "Pixel bytes of one client's tiled layers' tiles; the least recently seen tiles are evicted beyond it.") {
+                $0.daemon.compositor.limits.tiles.maxBytes = $1
+            },
+            .int("max_tiles_per_client", 1...1_000_000, "Tiles one client's tiled layers may hold together (evicted beyond it, as for max_tile_bytes).") {
+                $0.daemon.compositor.limits.tiles.maxTiles = $1
+            },
+            .int("max_tile_requests_per_frame", 1...65_536, "Tiles laminad asks one client for in one frame (the rest in later frames).") {
+                $0.daemon.compositor.limits.tiles.requestsPerFrame = $1
+            },
         ]),
         KeyTable("video", [
             .double("open_timeout", 0.1...3600, "Seconds a video's source has to give its first picture.") { $0.daemon.videoOpenTimeout = $1 },

@@ -72,6 +72,14 @@ extension ByteWriter {
             case .rate(let r): f64(r)
             case .loop(let on): bool(on)
             }
+        case let .supplyTile(layer, level, column, row, image):
+            u32(layer.rawValue)
+            i32(level)
+            u32(column)
+            u32(row)
+            u32(image)
+        case .dropTiles(let layer):
+            u32(layer.rawValue)
         }
     }
 
@@ -212,6 +220,12 @@ extension ByteReader {
             case 4: return .controlVideo(image: image, .loop(try bool("video loop")))
             default: throw .invalid(field: "video control", reason: "unknown video control \(kind) (0 play, 1 pause, 2 seek, 3 rate, 4 loop)")
             }
+        case 18:
+            let layer = LayerID(try u32("layer"))
+            let level = try i32("tile level")
+            let column = try u32("tile column"), row = try u32("tile row")
+            return .supplyTile(layer, level: level, column: column, row: row, image: try u32("tile image"))
+        case 19: return .dropTiles(LayerID(try u32("layer")))
         default:
             throw .invalid(field: "opcode", reason: "unknown opcode \(opcode)")
         }
@@ -434,6 +448,8 @@ extension ServerMessage {
             w.displayLayout(d)
         case .frame(let f):
             w.displayLinkFrame(f)
+        case .tilesWanted(let m):
+            w.tilesWanted(m)
         }
         return Frame.end(w)
     }
@@ -575,6 +591,8 @@ extension ServerMessage {
                 msg = .displayChanged(try r.displayLayout())
             case 0x8D:
                 msg = .frame(try r.displayLinkFrame())
+            case 0x8F:
+                msg = .tilesWanted(try r.tilesWanted())
             default:
                 throw MessageError.unknownType(type)
             }

@@ -52,6 +52,14 @@ public enum Operation: Hashable, Sendable {
     case createVideo(image: UInt32, uri: String)
     /// Plays, pauses, seeks, sets the rate of, or loops a video (protocol 1.6).
     case controlVideo(image: UInt32, VideoControl)
+    /// Supplies a tile of a tiled layer (protocol 1.7): image `image` (made by create-image,
+    /// exactly `tileSize` pixels) becomes the tile at `column`, `row` of level `level` (0 full
+    /// resolution, 1 half, −1 twice, …). laminad takes the pixels into the layer's tile cache:
+    /// the image stays the client's to destroy (its tile keeps them).
+    case supplyTile(LayerID, level: Int32, column: UInt32, row: UInt32, image: UInt32)
+    /// Drops every tile of a tiled layer (protocol 1.7; `CATiledLayer`'s `setNeedsDisplay`):
+    /// laminad asks again for the tiles in view.
+    case dropTiles(LayerID)
 
     /// The number of memory-file descriptors the operation takes from its frame.
     public var descriptorCount: Int { if case .createImage = self { 1 } else { 0 } }
@@ -74,6 +82,8 @@ public enum Operation: Hashable, Sendable {
         case .destroyImage: 14
         case .createVideo: 16
         case .controlVideo: 17
+        case .supplyTile: 18
+        case .dropTiles: 19
         }
     }
 }
@@ -563,6 +573,8 @@ public enum ServerMessage: Hashable, Sendable {
     /// A frame is being prepared: the display links named run their callbacks (protocol 1.7;
     /// only while one of the client's links runs, at most one unanswered at a time).
     case frame(DisplayLinkFrame)
+    /// laminad wants tiles of one of this client's tiled layers (protocol 1.7).
+    case tilesWanted(TilesWanted)
 
     public var type: UInt16 {
         switch self {
@@ -579,6 +591,7 @@ public enum ServerMessage: Hashable, Sendable {
         case .scroll: 0x8B
         case .displayChanged: 0x8C
         case .frame: 0x8D
+        case .tilesWanted: 0x8F
         }
     }
 }

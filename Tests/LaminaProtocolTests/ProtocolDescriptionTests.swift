@@ -94,6 +94,7 @@ struct ProtocolDescriptionTests {
         case .scroll: "scroll"
         case .displayChanged: "displayChanged"
         case .frame: "frame"
+        case .tilesWanted: "tilesWanted"
         }
     }
 
@@ -109,6 +110,7 @@ struct ProtocolDescriptionTests {
             .video(image: 1, .playing), .scroll(ScrollEvent(layer: .root, phase: .began, offset: .zero)),
             .displayChanged(DisplayLayout(width: 1, height: 1, outputs: [])),
             .frame(DisplayLinkFrame(links: [1], timestamp: 0, targetTimestamp: 1, duration: 1)),
+            .tilesWanted(TilesWanted(layer: LayerID(1), level: 0, tiles: [])),
         ]
         #expect(Self.table(Self.list("messages", "server"), number: "type")
                 == Dictionary(uniqueKeysWithValues: server.map { (Self.name($0), Int($0.type)) }))
@@ -135,6 +137,8 @@ struct ProtocolDescriptionTests {
         case .destroyImage: "destroyImage"
         case .createVideo: "createVideo"
         case .controlVideo: "controlVideo"
+        case .supplyTile: "supplyTile"
+        case .dropTiles: "dropTiles"
         }
     }
 
@@ -146,6 +150,7 @@ struct ProtocolDescriptionTests {
         .setAction(LayerID(1), dictionary: .actions, key: "opacity", .noAnimation), .settings(.default),
         .createImage(image: 1, ImageFormat(width: 1, height: 1)), .updateImage(image: 1, PixelRect(x: 0, y: 0, width: 1, height: 1)),
         .destroyImage(image: 1), .createVideo(image: 2, uri: "/v.webm"), .controlVideo(image: 2, .play),
+        .supplyTile(LayerID(1), level: -1, column: 2, row: 3, image: 4), .dropTiles(LayerID(1)),
     ]
 
     @Test func operationOpcodes() {

@@ -262,6 +262,23 @@ enum ProtocolFixtures {
                     .set(LayerID(4), .pagingEnabled, .bool(true)),
                     .set(LayerID(4), .bounds, .rect(Rect(x: 0, y: 120, width: 320, height: 240))),
                 ])))),
+        Fixture(name: "commit-tiled-layer",
+                description: "commit serial 12 (protocol 1.7): create-kind #5 tiled, set #5 tileSize (512, 256), "
+                    + "levelsOfDetail 4, levelsOfDetailBias 2, tileFadeDuration 0.5, supply-tile #5 level -1 column 3 "
+                    + "row 7 image 9, drop-tiles #5",
+                message: .client(.commit(Commit(serial: 12, operations: [
+                    .create(LayerID(5), kind: .tiled), .set(LayerID(5), .tileSize, .size(Size(width: 512, height: 256))),
+                    .set(LayerID(5), .levelsOfDetail, .number(4)), .set(LayerID(5), .levelsOfDetailBias, .number(2)),
+                    .set(LayerID(5), .tileFadeDuration, .number(0.5)),
+                    .supplyTile(LayerID(5), level: -1, column: 3, row: 7, image: 9), .dropTiles(LayerID(5)),
+                ])))),
+        Fixture(name: "tiles-wanted",
+                description: "tiles-wanted (protocol 1.7): layer #5, level 2, tiles (0, 1) at (0, 1024, 2048, 1024) "
+                    + "and (1, 1) at (2048, 1024, 2048, 1024)",
+                message: .server(.tilesWanted(TilesWanted(layer: LayerID(5), level: 2, tiles: [
+                    TilesWanted.Tile(column: 0, row: 1, rect: Rect(x: 0, y: 1024, width: 2048, height: 1024)),
+                    TilesWanted.Tile(column: 1, row: 1, rect: Rect(x: 2048, y: 1024, width: 2048, height: 1024)),
+                ])))),
         Fixture(name: "commit-filters",
                 description: "commit serial 11 (protocol 1.7): set #1 filters [gaussianBlur \"soft\" inputRadius 8, "
                     + "saturate \"grey\" inputAmount 0.5, invert \"neg\", colorMatrix \"swap\" inputMatrix "

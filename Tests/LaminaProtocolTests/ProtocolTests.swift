@@ -234,15 +234,15 @@ struct ProtocolTests {
     }
 
     /// A client that said hello with 1.3 gets a presentation reply without the 1.4 key, and one
-    /// of 1.6 without the 1.7 keys (blend, corners, filters, background filters, emitters, scroll layers, layout), so each can decode it.
+    /// of 1.6 without the 1.7 keys (blend, corners, filters, background filters, emitters, scroll and tiled layers, layout), so each can decode it.
     @Test func presentationForAnOlderClientLeavesNewerKeysOut() throws {
-        for (minor, count) in [(UInt16(3), 68), (6, 69), (7, 94)] {
+        for (minor, count) in [(UInt16(3), 68), (6, 69), (7, 98)] {
             let (_, body) = Self.split(ServerMessage.reply(id: 1, .presentation(LayerProperties(), minor: minor)).encoded())
             var r = ByteReader(body)
             _ = try r.u32("id"); _ = try r.u16("kind")
             #expect(try r.u32("count") == UInt32(count), "minor \(minor)")
         }
-        #expect(PropertyKey.allCases.count == 94)
+        #expect(PropertyKey.allCases.count == 98)
     }
 
     /// A 1.6 client's presentation reply leaves the emitter keys (1.7) out.
@@ -427,7 +427,7 @@ struct ProtocolTests {
             Malformed(name: "colour component out of range", type: 2, body: badColour,
                       expect: .commit(serial: 8, operationIndex: 0, .invalid(field: "operation 0 value of 'backgroundColor'", reason: "colour components must be in [0, 1], got 2.0"))),
             Malformed(name: "unknown layer kind", type: 2, body: badKind,
-                      expect: .commit(serial: 9, operationIndex: 0, .invalid(field: "operation 0 kind", reason: "unknown layer kind 42 (0–7)"))),
+                      expect: .commit(serial: 9, operationIndex: 0, .invalid(field: "operation 0 kind", reason: "unknown layer kind 42 (0–8)"))),
             Malformed(name: "list longer than the limit", type: 2, body: longList,
                       expect: .commit(serial: 10, operationIndex: 0, .invalid(field: "operation 0 value of 'locations'", reason: "a list of 1025 entries is longer than the limit of 1024"))),
             Malformed(name: "trailing bytes", type: 3, body: body(.request(id: 1, .tree)) + [0],

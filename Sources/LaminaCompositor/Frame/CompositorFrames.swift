@@ -200,7 +200,8 @@ extension Compositor {
         // The presentation tree as this tick left it, handed to the render walk as a value.
         let presentation = PresentationTree(ticked: animationStates)
         let list = model.drawList(at: t, presentation: presentation, transitions: transitionSnapshots,
-                                    rasters: layerRasters, cache: renderCache, particleLimits: configuration.limits.particles)
+                                    rasters: layerRasters, cache: renderCache, particleLimits: configuration.limits.particles,
+                                    displayScale: backend.outputs.map(\.scale).max() ?? 1)
         renderCache.endFrame()
         layerRasters?.endFrame()
         for serial in list.truncated where !truncationReported.contains(serial) {
@@ -217,7 +218,8 @@ extension Compositor {
         // With a real clock, a running animation asks for the next frame; a virtual clock
         // only moves when told to.
         liveEmitters = list.liveEmitters
-        if !clock.isVirtual, isAnimating || videosPlaying || liveEmitters > 0 || isScrolling { repaint.request(.sceneChanged) }
+        noteTiles(list, time: t)
+        if !clock.isVirtual, isAnimating || videosPlaying || liveEmitters > 0 || isScrolling || tilesFading { repaint.request(.sceneChanged) }
         if !watchers.isEmpty {
             watch(#"{"event":"frame","frame":\#(stats.framesRendered),"commits":\#(stats.commitsApplied),"time":\#(JSONWriter.format(t)),"renderMilliseconds":\#(JSONWriter.format((stats.lastFrameSeconds * 1000 * 1000).rounded() / 1000))}"#)
         }

@@ -26,7 +26,7 @@ extension RenderWalk {
         let look = LayerLook(p, tint: tint)
         let gradient = look.gradient(p, tint: tint)
         let contents = contentsOrRaster(id, p, toDisplay: toDisplay, radii: look.radii)
-        let drawsImage = gradient != nil || contents != nil
+        let drawsImage = gradient != nil || contents != nil || p.kind == .tiled
 
         let maskLayer = self.maskLayer(of: p)
         var plainMask: PlainMask?
@@ -58,6 +58,7 @@ extension RenderWalk {
         let borderAbove = (hasSublayers || drawsImage) && look.borderVisible
         look.appendFill(p, borderAbove: borderAbove, opacity: group.inner, toDisplay: toDisplay, into: &commands)
         look.appendImage(gradient, contents, opacity: group.inner, toDisplay: toDisplay, into: &commands)
+        if p.kind == .tiled { appendTiles(id, p, opacity: group.inner, toDisplay: toDisplay, into: &commands) }
         if p.kind == .emitter { appendParticles(p, opacity: group.inner, localTime: localTime, toDisplay: toDisplay, into: &commands) }
         if hasSublayers, look.hasArea || !p.masksToBounds {
             drawSublayers(of: layer, p, look, localTime: localTime, toDisplay: toDisplay, opacity: group.inner, tint: tint,
@@ -155,7 +156,11 @@ extension RenderWalk {
         if p.masksToBounds {
             commands.append(DrawCommand(kind: .pushClip, transform: toDisplay, bounds: look.bounds, cornerRadii: look.radii))
         }
+        // What tiled layers below can show: the display narrowed to this clip's box.
+        let outerViewport = viewport
+        if p.masksToBounds { viewport = Self.narrowed(viewport, to: p.bounds, toDisplay: toDisplay) }
         visitSublayers(of: layer, p, localTime: localTime, toDisplay: toDisplay, opacity: opacity, tint: tint, into: &commands)
+        viewport = outerViewport
         if p.masksToBounds {
             if commands.count == clipStart + 1 { commands.removeLast(); return }
             // The clip kept only around the sublayers it cuts (a list's rows out of view dropped).

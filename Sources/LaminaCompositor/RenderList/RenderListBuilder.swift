@@ -45,7 +45,7 @@ extension ModelTree {
     /// contents, within `particleLimits`.
     public func drawList(at time: Double = 0, presentation: PresentationTree = .model, transitions: TransitionSnapshots? = nil,
                          rasters: (any LayerRasterizing)? = nil, cache: RenderListCache? = nil,
-                         particleLimits: ParticleLimits = ParticleLimits()) -> DrawList {
+                         particleLimits: ParticleLimits = ParticleLimits(), displayScale: Double = 1) -> DrawList {
         var list = DrawList(width: width, height: height, background: background)
         list.commands.reserveCapacity(layerCount + layerCount / 2)
         // Most frames have no transition in flight: then the walk does not look for one.
@@ -58,6 +58,9 @@ extension ModelTree {
                                   rasters: rasters, outputRoots: outputRoots)
             walk.particleLimits = particleLimits
             walk.particlesLeft = particleLimits.perClient
+            walk.clockTime = time
+            walk.displayScale = displayScale > 0 && displayScale.isFinite ? displayScale : 1
+            walk.viewport = Rect(x: 0, y: 0, width: Double(width), height: Double(height))
             if let cache, cache.isEnabled, let dynamic = RenderListCache.dynamicTops(in: tree, shown.state) {
                 walk.cache = cache
                 walk.dynamicTops = dynamic
@@ -66,6 +69,12 @@ extension ModelTree {
             walk.visitRoot(time: time, into: &list.commands)
             if walk.visits > RenderWalk.maximumVisits { list.truncated.append(entry.serial) }
             list.liveEmitters += walk.liveEmitters
+            if walk.tiledLayers > 0 {
+                var views = TileViews()
+                views.views = walk.tileViews
+                views.fading = walk.tileViewsFading
+                list.tileViews[entry.serial] = views
+            }
         }
         return list
     }
@@ -111,6 +120,16 @@ struct RenderWalk {
     var particlesLeft = ParticleLimits().perClient
     /// Emitter layers visited whose cells shed (their subtrees are never kept by the cache).
     var liveEmitters = 0
+    /// Tiled layers drawn (a subtree with one is walked every frame), what they showed and
+    /// wanted, whether a tile was fading in, the clock the fades run on, and the display's
+    /// rectangle (what is in view).
+    var tiledLayers = 0
+    var tileViews: [TileViews.View] = []
+    var tileViewsFading = false
+    var clockTime = 0.0
+    var viewport = Rect.zero
+    /// Pixels per display point on the densest output (tiles are chosen for it).
+    var displayScale = 1.0
     /// Commands the walk may still sort against the clips around them (`ClipPartition`): each
     /// clip scans what it encloses, so nested clips would scan a subtree once per level;
     /// past this, clips are kept whole.

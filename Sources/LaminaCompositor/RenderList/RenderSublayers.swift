@@ -54,12 +54,13 @@ extension RenderWalk {
                         cache.hit()
                         continue
                     }
-                    let start = commands.count, visitsBefore = visits, emittersBefore = liveEmitters
+                    let start = commands.count, visitsBefore = visits, emittersBefore = liveEmitters, tiledBefore = tiledLayers
                     rasterLayers = []
                     visit(c.id, c.layer, c.props, localTime: c.time, superlayerSpace: space, superlayerToDisplay: toPlane,
                           parentOpacity: opacity, tint: tint, into: &commands)
                     // Particles move with time alone: a subtree with a live emitter is walked every frame.
-                    if liveEmitters > emittersBefore {
+                    // Tiled layers' tiles come and fade with time: walked every frame too.
+                    if liveEmitters > emittersBefore || tiledLayers > tiledBefore {
                         rasterLayers = nil
                         continue
                     }

@@ -253,6 +253,10 @@ public struct DrawList: Sendable, Equatable {
     /// Emitter layers with a cell that sheds: the picture changes with time alone, so a real
     /// clock keeps drawing frames.
     public var liveEmitters = 0
+    /// What each client's tiled layers showed and wanted (DrawTiles.swift), by tree serial.
+    public var tileViews: [EntrySerial: TileViews] = [:]
+    /// A tile was fading in: the picture changes with time alone.
+    public var tilesFading: Bool { tileViews.values.contains { $0.fading } }
 
     public init(width: Int, height: Int, background: Color = .black, commands: [DrawCommand] = []) {
         self.width = width

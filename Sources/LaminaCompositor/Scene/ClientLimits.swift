@@ -37,6 +37,9 @@ public struct ClientLimits: Sendable, Equatable {
     public var maxParticlesPerClient = 50_000
     /// Display links one client may have (`CADisplayLink`, protocol 1.7).
     public var maxDisplayLinks = 16
+    /// Tiled layers' tiles: bytes and tiles one client's tile cache may hold (least recently
+    /// seen evicted first), and tiles asked for per client per frame (docs/protocol.md, "Budgets").
+    public var tiles = TileLimits()
     /// The walk's particle budget.
     public var particles: ParticleLimits { ParticleLimits(perLayer: maxParticlesPerLayer, perClient: maxParticlesPerClient) }
     /// Set by the display tree: what `maxTotalImageBytes` leaves this client after the others.

@@ -43,6 +43,10 @@ public struct ClientTree: Sendable {
     var inheritedVideos: Set<UInt32> = []
     /// Whose texture bytes this tree's images count towards (set when the session is attached).
     public var imageOwner: ImageSource.Owner = .server
+    /// Tiled layers' tiles (ClientTreeTiles.swift), and a count of the frames that looked at
+    /// them and the commits that supplied some (their stamps, for least-recently-seen eviction).
+    public internal(set) var tiles = TileCache()
+    var tileFrame: UInt64 = 0
 
     /// A tree holding only the root layer, sized to the display.
     public init(displayWidth: Double, displayHeight: Double) {

@@ -159,6 +159,8 @@ extension ClientTree {
                 switch op {
                 case .createImage, .updateImage, .destroyImage, .createVideo, .controlVideo:
                     visible = try applyImage(op, index: i, attachments: commit.attachments, limits: commit.limits, journal: &commit.journal)
+                case .supplyTile, .dropTiles:
+                    visible = try applyTile(op, index: i, limits: commit.limits, journal: &commit.journal)
                 default:
                     visible = try applyOne(op, index: i, limits: commit.limits, journal: &commit.journal, changes: &commit.result.changes)
                 }
@@ -201,6 +203,7 @@ extension ClientTree {
         // Only now that the commit stands do image changes reach the sources the renderer reads.
         for (source, rect) in journal.imageUpdates { source.markChanged(rect) }
         for source in journal.destroyedImages { source.destroy() }
+        finishTiles(journal.tileChanges, limits: commit.limits)
         for source in journal.destroyedImages { inheritedImages.remove(source.number) }
         for change in journal.videoChanges { if case .destroyed(let v) = change { inheritedVideos.remove(v.number) } }
         destroyUnshownInheritedImages()
@@ -245,5 +248,7 @@ extension ClientTree {
         var videoChanges: [VideoChange] = []
         /// An emitter layer's properties were set: the client's particles are checked at the end.
         var emittersChanged = false
+        /// Tiles supplied and dropped, in order: they reach the tile cache once the commit stands.
+        var tileChanges: [TileChange] = []
     }
 }

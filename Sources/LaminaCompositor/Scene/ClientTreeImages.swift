@@ -127,5 +127,6 @@ extension ClientTree {
     public func destroyImages() {
         for source in images.values { source.destroy() }
         for video in videos.values { video.destroy() }
+        for l in tiles.layers.values { for e in l.entries.values { e.source.destroy() } }
     }
 }

@@ -190,6 +190,8 @@ extension ClientTree {
 
         case .createImage, .updateImage, .destroyImage, .createVideo, .controlVideo:
             return false  // applyImage
+        case .supplyTile, .dropTiles:
+            return false  // applyTile
         }
     }
 

@@ -134,7 +134,10 @@ typedef enum lamina_property {
     LAMINA_PROPERTY_PAGING_ENABLED = 75,       /**< touch scrolls settle on multiples of the bounds (1.7) */
     LAMINA_PROPERTY_FILTERS = 76,              /**< a filter list: lamina_layer_set_filters() (1.7) */
     LAMINA_PROPERTY_BACKGROUND_FILTERS = 77,   /**< a filter list: lamina_layer_set_background_filters() (1.7) */
-    /* Emitter layers (protocol 1.7); 78–79 are not used. */
+    /* Tiled layers (protocol 1.7): 78-79 and 95-96. */
+    LAMINA_PROPERTY_TILE_SIZE = 78,            /**< a size in pixels, whole numbers 1-4096 (256 x 256) */
+    LAMINA_PROPERTY_LEVELS_OF_DETAIL = 79,     /**< 1-30 levels at and below full resolution (1) */
+    /* Emitter layers (protocol 1.7). */
     LAMINA_PROPERTY_EMITTER_POSITION = 80,
     LAMINA_PROPERTY_EMITTER_ZPOSITION = 81,
     LAMINA_PROPERTY_EMITTER_SIZE = 82,
@@ -149,6 +152,8 @@ typedef enum lamina_property {
     LAMINA_PROPERTY_SPIN = 91,
     LAMINA_PROPERTY_SEED = 92,
     LAMINA_PROPERTY_PRESERVES_DEPTH = 93,
+    LAMINA_PROPERTY_LEVELS_OF_DETAIL_BIAS = 95, /**< 0-30 magnified levels, -1, -2, ... (0; tiled layers, 1.7) */
+    LAMINA_PROPERTY_TILE_FADE_DURATION = 96,    /**< seconds a new tile fades in over (0.25; tiled layers, 1.7) */
     LAMINA_PROPERTY_EMITTER_CELLS = 94,
     /* Layout (1.7): laminad applies them when a superlayer's bounds change. A number holding
      * the CAAutoresizingMask bits (LAMINA_AUTORESIZING_*), and a list of lamina_constraint
@@ -246,6 +251,7 @@ typedef enum lamina_layer_kind {
     LAMINA_LAYER_KIND_TRANSFORM = 5,
     LAMINA_LAYER_KIND_EMITTER = 6,
     LAMINA_LAYER_KIND_SCROLL = 7, /**< CAScrollLayer (1.7) */
+    LAMINA_LAYER_KIND_TILED = 8,  /**< CATiledLayer (1.7): lamina_tiled_layer_set_provider() */
 } lamina_layer_kind;
 
 /** The phases of a scroll laminad drives ("scrollPhases"; LAMINA_EVENT_SCROLL's scroll_phase). */
@@ -567,7 +573,15 @@ typedef enum lamina_event_type {
     LAMINA_EVENT_SCROLL = 8,      /**< laminad scrolled a scroll layer of this client (scrolls_on_touch; 1.7) */
     LAMINA_EVENT_DISPLAY_CHANGED = 9, /**< laminad's outputs changed: display size and outputs (1.7) */
     LAMINA_EVENT_FRAME = 10,      /**< a display-link frame: the links' callbacks ran (1.7; lamina_display_link_create) */
+    LAMINA_EVENT_TILES_WANTED = 11,   /**< laminad wants tiles of a tiled layer (after its provider was asked; 1.7) */
 } lamina_event_type;
+
+/** A tile laminad wants (LAMINA_EVENT_TILES_WANTED): its column and row in the level's grid and
+ * the whole tile's rectangle in the layer's bounds coordinates. */
+typedef struct lamina_tile {
+    uint32_t column, row;
+    double x, y, width, height;
+} lamina_tile;
 
 /** One output as LAMINA_EVENT_DISPLAY_CHANGED tells it; valid during the callback only. */
 typedef struct lamina_display_output {
@@ -613,6 +627,10 @@ typedef struct lamina_event {
     double duration;           /**< the output's refresh interval, seconds */
     size_t link_count;
     const uint32_t *links;     /**< the numbers of the links that fired (lamina_display_link_number) */
+    /* tiles-wanted events */
+    int32_t tile_level;        /**< 0 full resolution, 1 half, -1 twice, ... */
+    size_t tile_count;
+    const lamina_tile *tiles;  /**< tile_count entries */
 } lamina_event;
 
 typedef void (*lamina_event_callback)(const lamina_event *event, void *user);
@@ -1162,6 +1180,24 @@ int lamina_swipe_recognizer_set(lamina_gesture_recognizer *recognizer, unsigned 
 /** Pinch: sets the scale (1 makes later changes relative to now); rotation: sets the angle. */
 int lamina_pinch_recognizer_set_scale(lamina_gesture_recognizer *recognizer, double scale);
 int lamina_rotation_recognizer_set_rotation(lamina_gesture_recognizer *recognizer, double radians);
+/* MARK: Tiled layers */
+
+/**
+ * Tiled layers (LAMINA_LAYER_KIND_TILED, CATiledLayer): laminad asks for the tiles in view at the
+ * scale they are shown (each once until supplied or out of view), keeps them within its tile
+ * budget, shows the nearest coarser tile while a finer one is on its way and fades new ones in.
+ * Level 0 is full resolution (contentsScale pixels a point), each later level half the one
+ * before, the levelsOfDetailBias magnified levels -1, -2, ... twice, four times; every tile is
+ * tileSize pixels, its grid starting at the bounds' origin.
+ */
+/** Draws tile (column, row) of `level`: an image of exactly tileSize pixels, or NULL to supply it later. */
+typedef lamina_image *(*lamina_tile_provider)(lamina_layer *layer, int32_t level, uint32_t column, uint32_t row, void *user);
+/** The layer's tile provider: run from dispatch (sync, requests) for each tile laminad asks for; what it returns is supplied and committed at once. */
+int lamina_tiled_layer_set_provider(lamina_layer *layer, lamina_tile_provider provider, void *user);
+/** Supplies `image` as tile (column, row) of `level` with the next commit: laminad takes its pixels and the handle is freed here. */
+int lamina_tiled_layer_supply_tile(lamina_layer *layer, lamina_image *image, uint32_t column, uint32_t row, int32_t level);
+/** setNeedsDisplay: every tile laminad holds for the layer goes (with the next commit); it asks again for those in view. */
+int lamina_tiled_layer_drop_tiles(lamina_layer *layer);
 
 /* MARK: Images */
 

@@ -52,6 +52,9 @@ struct lamina_layer {
     int scrolled;
     double scroll_x, scroll_y;
     uint32_t bounds_serial;
+    /* A tiled layer's tile provider (tiled.c). */
+    lamina_tile_provider tile_provider;
+    void *tile_provider_user;
 };
 
 struct lamina_image {
@@ -207,6 +210,7 @@ typedef struct lm_queued_event {
     char *text, *key_name;
     lamina_display_output *outputs; /* a display-changed's outputs and their names, one allocation */
     uint32_t *links;                /* a frame's link numbers */
+    lamina_tile *tiles;             /* a tiles-wanted's tiles */
 } lm_queued_event;
 
 struct lamina_connection {

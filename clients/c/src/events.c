@@ -69,6 +69,7 @@ int lm_dispatch_events(lamina_connection *conn) {
         e.key_name = q.key_name;
         e.outputs = q.outputs;
         e.links = q.links;
+        e.tiles = q.tiles;
         e.key = "";
         if (e.type == LAMINA_EVENT_ANIMATION_STARTED || e.type == LAMINA_EVENT_ANIMATION_STOPPED) {
             size_t index = 0;
@@ -127,9 +128,12 @@ int lm_dispatch_events(lamina_connection *conn) {
                 lm_gestures_route(conn, &e);
             if (e.type == LAMINA_EVENT_FRAME)
                 lm_display_link_fire(conn, &e);
+            if (e.type == LAMINA_EVENT_TILES_WANTED)
+                lm_tiles_wanted(conn, &e);
             if (conn->on_event)
                 conn->on_event(&e, conn->on_event_user);
         }
+        free(q.tiles);
         free(q.text);
         free(q.key_name);
         free(q.outputs);

@@ -14,5 +14,7 @@ int lm_completion_queued(const lamina_connection *conn, uint32_t group);
 int lm_queued_stop(const lamina_connection *conn, uint32_t tag);
 /* Queues a stop (finished 0) for a tagged animation gone while laminad is away. */
 void lm_queue_stop(lamina_connection *conn, const lm_tag *tag);
+/* A tiles-wanted event: the layer's tile provider asked for each tile, its answers committed (tiled.c). */
+void lm_tiles_wanted(lamina_connection *conn, const lamina_event *event);
 
 #endif

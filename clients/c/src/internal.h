@@ -26,6 +26,7 @@
 #define LM_MSG_SCROLL 139u
 #define LM_MSG_DISPLAY_CHANGED 140u
 #define LM_MSG_FRAME 141u
+#define LM_MSG_TILES_WANTED 143u
 
 #define LM_OP_CREATE 1u
 #define LM_OP_DESTROY 2u
@@ -41,6 +42,8 @@
 #define LM_OP_CREATE_IMAGE 12u
 #define LM_OP_UPDATE_IMAGE 13u
 #define LM_OP_DESTROY_IMAGE 14u
+#define LM_OP_SUPPLY_TILE 18u
+#define LM_OP_DROP_TILES 19u
 
 #define LM_REQ_SCREENSHOT 1u
 #define LM_REQ_TREE 2u

@@ -25,7 +25,7 @@
 /* MARK: Layers */
 
 static lamina_layer *layer_create(lamina_connection *conn, int kind) {
-    if (lm_check_recordable(conn) || kind < 0 || kind > LAMINA_LAYER_KIND_SCROLL || conn->next_layer == UINT32_MAX)
+    if (lm_check_recordable(conn) || kind < 0 || kind > LAMINA_LAYER_KIND_TILED || conn->next_layer == UINT32_MAX)
         return NULL;
     uint32_t number = conn->next_layer;
     if (lm_reserve_layer(conn, number))

@@ -206,6 +206,35 @@ int lm_handle_frame(lamina_connection *conn, uint32_t type, const uint8_t *body,
         return lm_display_changed(conn, &r, why);
     case LM_MSG_FRAME:
         return lm_display_link_frame(conn, &r, why);
+    case LM_MSG_TILES_WANTED: {
+        lamina_event e = {.type = LAMINA_EVENT_TILES_WANTED};
+        e.layer_number = lm_read_u32(&r);
+        e.tile_level = (int32_t)lm_read_u32(&r);
+        uint32_t count = lm_read_u32(&r);
+        /* 40 bytes a tile: a count the body cannot hold is refused before allocating. */
+        if (r.failed || count > 4096 || (size_t)count * 40 != length - r.offset)
+            break;
+        lamina_tile *tiles = count ? calloc(count, sizeof *tiles) : NULL;
+        if (count && !tiles)
+            goto oom;
+        for (uint32_t i = 0; i < count; i++) {
+            tiles[i].column = lm_read_u32(&r);
+            tiles[i].row = lm_read_u32(&r);
+            tiles[i].x = lm_read_f64(&r);
+            tiles[i].y = lm_read_f64(&r);
+            tiles[i].width = lm_read_f64(&r);
+            tiles[i].height = lm_read_f64(&r);
+        }
+        e.tile_count = count;
+        lm_queued_event *q = lm_push_event(conn, LAMINA_EVENT_TILES_WANTED);
+        if (!q) {
+            free(tiles);
+            goto oom;
+        }
+        q->event = e;
+        q->tiles = tiles;
+        return LAMINA_OK;
+    }
     default:
         *why = "a message of an unknown type";
         return LAMINA_ERROR_PROTOCOL;

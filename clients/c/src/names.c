@@ -128,8 +128,8 @@ static const struct { const char *name; unsigned char type; } property_table[] =
     {"pagingEnabled", 7}, /* 75 bool */
     {"filters", 15}, /* 76 filterList */
     {"backgroundFilters", 15}, /* 77 filterList */
-    {NULL, 0}, /* 78 unused */
-    {NULL, 0}, /* 79 unused */
+    {"tileSize", 3}, /* 78 size */
+    {"levelsOfDetail", 1}, /* 79 number */
     {"emitterPosition", 2}, /* 80 point */
     {"emitterZPosition", 1}, /* 81 number */
     {"emitterSize", 3}, /* 82 size */
@@ -145,6 +145,8 @@ static const struct { const char *name; unsigned char type; } property_table[] =
     {"seed", 1}, /* 92 number */
     {"preservesDepth", 7}, /* 93 bool */
     {"emitterCells", 14}, /* 94 emitterCells */
+    {"levelsOfDetailBias", 1}, /* 95 number */
+    {"tileFadeDuration", 1}, /* 96 number */
     /* Layout (1.7). */
     [100] = {"autoresizingMask", 1}, /* 100 number */
     [101] = {"constraints", 20}, /* 101 constraintList */

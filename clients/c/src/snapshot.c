@@ -67,7 +67,7 @@ static int restore_one(lamina_connection *conn, uint32_t type, uint32_t number, 
     case LM_OP_CREATE:
     case LM_OP_CREATE_KIND: {
         uint32_t kind = type == LM_OP_CREATE_KIND ? op[5] : 0;
-        if (number == 0 || number > LM_MAX_RESTORED_LAYER || kind > LAMINA_LAYER_KIND_SCROLL ||
+        if (number == 0 || number > LM_MAX_RESTORED_LAYER || kind > LAMINA_LAYER_KIND_TILED ||
             lm_reserve_layer(conn, number) || conn->layers[number])
             return -1;
         lamina_layer *l = calloc(1, sizeof *l);

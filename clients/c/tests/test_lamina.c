@@ -1458,6 +1458,91 @@ static void scroll_layers(lamina_connection *conn) {
     printf("daemon: a scroll layer scrolled by scroll_to and by a drag laminad drove\n");
 }
 
+/* A tiled layer's tile provider: every tile one colour from its level, column and row; records
+ * what laminad asked for. */
+static double stat_named(lamina_connection *conn, const char *name);
+
+typedef struct tile_log {
+    lamina_connection *conn;
+    int asked, supplying;
+    int32_t levels[64];
+    uint32_t columns[64], rows[64];
+} tile_log;
+
+static lamina_image *provide_tile(lamina_layer *layer, int32_t level, uint32_t column, uint32_t row, void *user) {
+    tile_log *log = user;
+    if (log->asked < 64) {
+        log->levels[log->asked] = level;
+        log->columns[log->asked] = column;
+        log->rows[log->asked] = row;
+    }
+    log->asked++;
+    if (!log->supplying)
+        return NULL;
+    static uint8_t pixels[64 * 64 * 4];
+    for (int i = 0; i < 64 * 64; i++) {
+        pixels[4 * i] = (uint8_t)(column * 40 + 20);
+        pixels[4 * i + 1] = (uint8_t)(row * 20 + 10);
+        pixels[4 * i + 2] = (uint8_t)(60 + (level + 1) * 20);
+        pixels[4 * i + 3] = 255;
+    }
+    (void)layer;
+    return lamina_image_new(log->conn, 64, 64, pixels, 0, LAMINA_PIXEL_FORMAT_RGBA, LAMINA_ALPHA_PREMULTIPLIED, NULL);
+}
+
+/* A tiled layer with 64-pixel tiles over the 320x240 display at scale 1: the provider is asked
+ * for exactly the 5 x 4 tiles in view, once, and what it supplies shows (fade 0); a tile of the
+ * wrong size is refused naming the tile size. */
+static void tiled_layers(lamina_connection *conn) {
+    char *error = NULL;
+    lamina_layer *tiled = lamina_layer_new_kind(conn, LAMINA_LAYER_KIND_TILED);
+    lamina_layer_set_bounds(tiled, 0, 0, 10000, 10000);
+    lamina_layer_set_point(tiled, LAMINA_PROPERTY_ANCHOR_POINT, 0, 0);
+    lamina_layer_set_position(tiled, 0, 0);
+    lamina_layer_set_size(tiled, LAMINA_PROPERTY_TILE_SIZE, 64, 64);
+    lamina_layer_set_number(tiled, LAMINA_PROPERTY_TILE_FADE_DURATION, 0);
+    tile_log log = {0};
+    log.conn = conn;
+    log.supplying = 1;
+    CHECK(lamina_tiled_layer_set_provider(tiled, provide_tile, &log) == 0, "set_provider");
+    CHECK(lamina_tiled_layer_set_provider(lamina_connection_root(conn), provide_tile, &log) == LAMINA_ERROR_INVALID_ARGUMENT,
+          "a provider only for a tiled layer");
+    lamina_layer_add_sublayer(lamina_connection_root(conn), tiled);
+    uint32_t w, h;
+    uint8_t *shot = NULL;
+    int ok = lamina_connection_sync(conn, &error) == 0 && lamina_connection_screenshot_pixels(conn, &w, &h, &shot, &error) == 0 &&
+             lamina_connection_sync(conn, &error) == 0;
+    free(shot);
+    shot = NULL;
+    lamina_connection_dispatch(conn);
+    ok = ok && lamina_connection_sync(conn, &error) == 0 && lamina_connection_screenshot_pixels(conn, &w, &h, &shot, &error) == 0;
+    CHECK(ok, "frames: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    int exact = log.asked == 20;
+    for (int i = 0; i < log.asked && i < 64; i++)
+        exact = exact && log.levels[i] == 0 && log.columns[i] < 5 && log.rows[i] < 4;
+    CHECK(exact, "asked for %d tiles (the 5 x 4 in view, level 0)", log.asked);
+    /* Pixel (100, 70): tile (1, 1). */
+    CHECK(shot && shot[(70 * w + 100) * 4] == 60 && shot[(70 * w + 100) * 4 + 1] == 30 && shot[(70 * w + 100) * 4 + 2] == 80,
+          "tile (1, 1) shows: %d %d %d", shot ? shot[(70 * w + 100) * 4] : -1, shot ? shot[(70 * w + 100) * 4 + 1] : -1,
+          shot ? shot[(70 * w + 100) * 4 + 2] : -1);
+    free(shot);
+    CHECK(stat_named(conn, "tiles") == 20, "laminad holds %g tiles", stat_named(conn, "tiles"));
+    /* A 32-pixel tile is refused by laminad, naming the tile size. */
+    static uint8_t small[32 * 32 * 4];
+    lamina_image *wrong = lamina_image_new(conn, 32, 32, small, 0, LAMINA_PIXEL_FORMAT_RGBA, LAMINA_ALPHA_PREMULTIPLIED, NULL);
+    CHECK(lamina_tiled_layer_supply_tile(tiled, wrong, 0, 0, 0) == 0, "supply_tile");
+    CHECK(lamina_connection_sync(conn, &error) == LAMINA_ERROR_SERVER && error && strstr(error, "tileSize is 64×64"),
+          "a tile of the wrong size: %s", error ? error : "?");
+    free(error);
+    CHECK(lamina_tiled_layer_drop_tiles(tiled) == 0 && lamina_connection_sync(conn, NULL) == 0 && stat_named(conn, "tiles") == 0,
+          "drop_tiles");
+    lamina_layer_remove_from_superlayer(tiled);
+    lamina_connection_sync(conn, NULL);
+    printf("daemon: a tiled layer's provider was asked for the tiles in view and its tiles shown\n");
+}
+
 /* A stats counter by name (NAN when absent or the request failed). */
 static double stat_named(lamina_connection *conn, const char *name) {
     lamina_stat *stats = NULL;
@@ -2826,6 +2911,7 @@ static int run_daemon(void) {
         poll_loop(conn);
         emitter_layers(conn);
         scroll_layers(conn);
+        tiled_layers(conn);
         display_changes(conn);
         gesture_arithmetic(conn);
         geometry_reference(conn);

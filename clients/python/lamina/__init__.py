@@ -27,7 +27,7 @@ from .gestures import (GestureRecognizer, LongPressRecognizer, PanRecognizer, Pi
                        SwipeRecognizer, TapRecognizer)
 from .layout import AutoresizingMask, Constraint
 from .layer import (INHERIT, EmitterLayer, GradientLayer, Layer, ReplicatorLayer, ScrollEvent, ScrollLayer,
-                    ShapeLayer, TextLayer,
+                    ShapeLayer, TextLayer, TiledLayer, TilesWantedEvent,
                     TransformLayer)
 from .png import decode_png, encode_png, write_png
 from .values import Path, TimingFunction, TypedValue
@@ -46,4 +46,5 @@ __all__ = [
     "DisplayChangedEvent", "GestureRecognizer", "TapRecognizer", "LongPressRecognizer", "PanRecognizer",
     "PinchRecognizer", "RotationRecognizer", "SwipeRecognizer",
     "DisplayLink", "FrameEvent", "FrameRateRange",
+    "TiledLayer", "TilesWantedEvent",
 ]

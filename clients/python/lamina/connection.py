@@ -138,7 +138,7 @@ class Connection(Requests, ResilientLink):
 
     @property
     def has_uncommitted_changes(self) -> bool:
-        return any(e is not None for e in self._pending) or bool(self._image_ops or self._image_destroys or self._released)
+        return any(e is not None for e in self._pending) or bool(self._image_ops or self._image_destroys or self._released or self._tile_ops)
 
     # MARK: Videos
 

@@ -132,6 +132,10 @@ class LayerHost(Protocol):
 
     def _add_animation(self, layer: Layer, key: str, animation: Animation, on_start: Any, on_stop: Any) -> None: ...
 
+    def _supply_tile(self, layer_id: int, image: Any, column: int, row: int, level: int) -> None: ...
+
+    def _drop_tiles(self, layer_id: int) -> None: ...
+
 
 class _PropertyAttribute:
     """A layer attribute backed by one protocol property."""
@@ -621,6 +625,64 @@ class ScrollLayer(Layer):
         self._values[1] = (float(offset[0]), float(offset[1]), w, h)
 
 
+@dataclass
+class TilesWantedEvent:
+    """laminad wants tiles of one of this client's tiled layers (protocol 1.7): ``level`` (0 full
+    resolution, 1 half, -1 twice, ...) and ``tiles``, each ``(column, row, rect)`` with ``rect``
+    the whole tile in the layer's bounds coordinates. The layer's ``tile_provider`` has been
+    asked for each already."""
+
+    layer: Optional[Layer]
+    layer_id: int
+    level: int
+    tiles: List[Tuple[int, int, Tuple[float, float, float, float]]]
+
+
+class TiledLayer(Layer):
+    """``CATiledLayer``: a picture too large to hold at once, drawn from tiles laminad asks for
+    as they come into view at the scale they are shown. ``tile_provider(layer, level, column,
+    row)`` returns a `lamina.Image` of exactly ``tile_size`` pixels (or None to supply it later
+    with ``supply_tile``); it runs from ``poll_events()`` (and the other calls that read events),
+    and what it returns is sent at once. Level 0 is full resolution (``contents_scale`` pixels a
+    point), each of the ``levels_of_detail - 1`` later levels half the one before, the
+    ``levels_of_detail_bias`` magnified levels -1, -2, ... twice, four times. laminad keeps the
+    tiles within its tile budget, shows the nearest coarser tile while a finer one is on its way
+    and fades new tiles in over ``tile_fade_duration`` seconds."""
+
+    _kind = "tiled"
+    #: ``(layer, level, column, row) -> Image | None``: draws a tile laminad asks for.
+    tile_provider: Optional[Callable[["TiledLayer", int, int, int], Any]] = None
+
+    def __init__(self, **properties: Any) -> None:
+        super().__init__(**properties)
+        self.tile_provider = None
+
+    def tile_rect(self, column: int, row: int, level: int) -> Tuple[float, float, float, float]:
+        """The part of the bounds tile (`column`, `row`) of `level` shows (an edge tile may
+        reach past them)."""
+        x, y, _, _ = self.bounds
+        tw, th = self.tile_size
+        scale = (self.contents_scale or 1.0) * 2.0 ** -level
+        w, h = tw / scale, th / scale
+        return (x + column * w, y + row * h, w, h)
+
+    def supply_tile(self, image: Any, column: int, row: int, level: int) -> None:
+        """Sends `image` (exactly ``tile_size`` pixels) as tile (`column`, `row`) of `level`
+        with the next commit; laminad takes its pixels. Raises ValueError for the wrong size."""
+        tw, th = self.tile_size
+        if (image.width, image.height) != (int(tw), int(th)):
+            raise ValueError(f"a tile is {int(tw)}x{int(th)} pixels (tile_size), the image is {image.width}x{image.height}")
+        if self._conn is None or self._id is None:
+            raise ValueError("the tiled layer is not in a connection's layer tree yet")
+        self._conn._supply_tile(self._id, image, column, row, level)
+
+    def set_needs_display(self) -> None:
+        """Drops every tile laminad holds for this layer (with the next commit): it asks again
+        for those in view."""
+        if self._conn is not None and self._id is not None:
+            self._conn._drop_tiles(self._id)
+
+
 _CLASS_RANGES: Tuple[Tuple[range, type], ...] = (
     (range(37, 42), GradientLayer),
     (range(42, 54), ShapeLayer),
@@ -628,6 +690,8 @@ _CLASS_RANGES: Tuple[Tuple[range, type], ...] = (
     (range(61, 69), ReplicatorLayer),
     (range(80, 95), EmitterLayer),
     (range(72, 76), ScrollLayer),
+    (range(78, 80), TiledLayer),
+    (range(95, 97), TiledLayer),
 )
 
 
@@ -653,7 +717,7 @@ del _p
 LAYER_CLASSES: Dict[str, type] = {
     "layer": Layer, "gradient": GradientLayer, "shape": ShapeLayer, "text": TextLayer,
     "replicator": ReplicatorLayer, "transform": TransformLayer, "emitter": EmitterLayer,
-    "scroll": ScrollLayer,
+    "scroll": ScrollLayer, "tiled": TiledLayer,
 }
 
 

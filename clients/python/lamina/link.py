@@ -23,7 +23,8 @@ from .errors import ConnectionClosed, LaminaError, ProtocolViolation
 from .display_link import DisplayLink, FrameEvent
 from .events import DisplayChangedEvent, Event, TransactionCompleted, WatchEvent
 from .image import Image, SessionImage
-from .layer import AnimationEvent, InputEvent, Layer, ScrollEvent, ScrollLayer, _action_operation, _insert
+from .layer import (AnimationEvent, InputEvent, Layer, ScrollEvent, ScrollLayer, TiledLayer, TilesWantedEvent,
+                    _action_operation, _insert)
 from .protocol import Property
 from .transaction import Transaction, combined_settings
 from .video import Video, VideoEvent
@@ -94,6 +95,10 @@ class Link:
         # The images whose descriptors wait in _image_fds: alive (their files open) until sent.
         self._image_keep: List[Image] = []
         self._image_destroys: List[wire.Operation] = []
+        # Tiles supplied (their images' creates, then supply-tile) and dropped: after the layers.
+        self._tile_ops: List[wire.Operation] = []
+        self._tile_fds: List[int] = []
+        self._tile_keep: List[Image] = []
         self._released: List[wire.Operation] = []
         self._frames: List[Transaction] = []
         self._closed_groups: List[Transaction] = []
@@ -265,6 +270,8 @@ class Link:
             if isinstance(layer, ScrollLayer) and (m.layer, 1) not in self._pending_sets:
                 layer._scrolled(m.offset)
             self._undispatched.append(ScrollEvent(layer, m.layer, m.phase, m.source, m.offset, m.velocity, m.time))
+        elif isinstance(m, wire.TilesWanted):
+            self._undispatched.append(TilesWantedEvent(self._layers.get(m.layer), m.layer, m.level, m.tiles))
         elif isinstance(m, wire.DisplayChanged):
             # laminad fitted the root to the new display already: take its values, send nothing.
             self.display_size = (m.width, m.height)
@@ -298,6 +305,14 @@ class Link:
                         completion()
                 elif isinstance(event, InputEvent):
                     self._route_input(event)
+                elif isinstance(event, TilesWantedEvent):
+                    layer = event.layer
+                    if isinstance(layer, TiledLayer) and layer.tile_provider is not None:
+                        for column, row, _ in event.tiles:
+                            image = layer.tile_provider(layer, event.level, column, row)
+                            if image is not None:
+                                layer.supply_tile(image, column, row, event.level)
+                        self._resilient(self._send_tiles)
                 elif isinstance(event, ScrollEvent):
                     if isinstance(event.layer, ScrollLayer) and event.layer.on_scroll is not None:
                         event.layer.on_scroll(event)
@@ -403,10 +418,11 @@ class Link:
                 current = settings
                 sent_groups.update(settings.completion_groups)
             ops.append(op)
+        ops += self._tile_ops
         ops += self._image_destroys
         ops += self._released
-        fds = self._image_fds
-        keep = self._image_keep
+        fds = self._image_fds + self._tile_fds
+        keep = self._image_keep + self._tile_keep
         self._forget_pending()
         # Cleared in place: finalizers of released layers and images append to these lists.
         self._image_destroys.clear()
@@ -439,6 +455,33 @@ class Link:
         self._image_ops = []
         self._image_fds = []
         self._image_keep = []
+        self._tile_ops = []
+        self._tile_fds = []
+        self._tile_keep = []
+
+    def _supply_tile(self, layer_id: int, image: Image, column: int, row: int, level: int) -> None:
+        """`image` created as a new number and given to the layer as a tile: laminad takes it,
+        so no destroy follows (the number is not reused here)."""
+        number = self._next_image
+        self._next_image += 1
+        self._tile_ops.append(wire.CreateImage(number, image.width, image.height, image.width * 4, image.order, image.alpha, 0))
+        self._tile_fds.append(image.fd)
+        self._tile_keep.append(image)
+        self._tile_ops.append(wire.SupplyTile(layer_id, level, column, row, number))
+
+    def _drop_tiles(self, layer_id: int) -> None:
+        self._tile_ops.append(wire.DropTiles(layer_id))
+
+    def _send_tiles(self) -> None:
+        """Sends the tiles supplied so far as a commit of their own (a tile provider's answers,
+        from the event dispatch: the client's other changes wait for its commit)."""
+        if not self._tile_ops:
+            return
+        ops, fds, keep = self._tile_ops, self._tile_fds, self._tile_keep
+        self._tile_ops, self._tile_fds, self._tile_keep = [], [], []
+        self._serial = self._serial + 1 if self._serial < 0xFFFFFFFF else 1
+        self._send(wire.encode_commit(self._serial, ops), fds)
+        del keep
 
     def _queue(self, op: wire.Operation) -> None:
         self._pending.append((combined_settings(self._frames), op))

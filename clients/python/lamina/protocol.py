@@ -39,6 +39,7 @@ SERVER_MESSAGES = {
     "scroll": 0x8B,
     "displayChanged": 0x8C,
     "frame": 0x8D,
+    "tilesWanted": 0x8F,
 }
 MSG_HELLO, MSG_COMMIT, MSG_REQUEST = 1, 2, 3
 MSG_WELCOME, MSG_APPLIED, MSG_ERROR, MSG_REPLY = 0x81, 0x82, 0x83, 0x84
@@ -47,6 +48,7 @@ MSG_VIDEO = 0x8A
 MSG_SCROLL = 0x8B
 MSG_DISPLAY_CHANGED = 0x8C
 MSG_FRAME = 0x8D
+MSG_TILES_WANTED = 0x8F
 
 # Commit operations.
 OPCODES = {
@@ -66,6 +68,8 @@ OPCODES = {
     "destroyImage": 14,
     "createVideo": 16,
     "controlVideo": 17,
+    "supplyTile": 18,
+    "dropTiles": 19,
 }
 #: An insert index that appends.
 APPEND = 0xFFFFFFFF
@@ -74,7 +78,7 @@ SETTINGS_TIMING_FUNCTION = 2
 ACTION_DICTIONARIES = {"actions": 0, "style": 1}
 ACTION_KINDS = {"inherit": 0, "none": 1, "animation": 2}
 
-LAYER_KINDS = {"layer": 0, "gradient": 1, "shape": 2, "text": 3, "replicator": 4, "transform": 5, "emitter": 6, "scroll": 7}
+LAYER_KINDS = {"layer": 0, "gradient": 1, "shape": 2, "text": 3, "replicator": 4, "transform": 5, "emitter": 6, "scroll": 7, "tiled": 8}
 PIXEL_FORMATS = {"bgra": 0, "rgba": 1}
 ALPHA_MODES = {"premultiplied": 0, "straight": 1}
 #: control-video's kinds and the video message's event kinds (protocol 1.6).
@@ -359,6 +363,9 @@ PROPERTIES: Tuple[Property, ...] = (
     P(76, "filters", "filters", "filterList", (), False),
     # The same filters on what lies behind the layer (frosted glass); "backgroundFilters.NAME.inputRadius".
     P(77, "backgroundFilters", "background_filters", "filterList", (), False),
+    # Tiled layers (1.7): 78-79 and 95-96.
+    P(78, "tileSize", "tile_size", "size", (256.0, 256.0), False),
+    P(79, "levelsOfDetail", "levels_of_detail", "number", 1.0, False),
     # Emitter layers (protocol 1.7).
     P(80, "emitterPosition", "emitter_position", "point", (0.0, 0.0), True),
     P(81, "emitterZPosition", "emitter_z_position", "number", 0.0, True),
@@ -377,6 +384,8 @@ PROPERTIES: Tuple[Property, ...] = (
     P(92, "seed", "seed", "number", 0.0, False),
     P(93, "preservesDepth", "preserves_depth", "bool", False, False),
     P(94, "emitterCells", "emitter_cells", "emitterCells", (), False),
+    P(95, "levelsOfDetailBias", "levels_of_detail_bias", "number", 0.0, False),
+    P(96, "tileFadeDuration", "tile_fade_duration", "number", 0.25, False),
     # Layout (1.7), applied by laminad when a superlayer's bounds change.
     P(100, "autoresizingMask", "autoresizing_mask", "number", 0.0, False),
     P(101, "constraints", "constraints", "constraintList", (), False),

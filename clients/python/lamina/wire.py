@@ -416,6 +416,23 @@ class DestroyImage:
 
 
 @dataclass(frozen=True)
+class SupplyTile:
+    """Image `image` becomes tile `column`, `row` of `level` of tiled layer `layer` (protocol 1.7);
+    laminad takes its pixels and the image number is free again."""
+    layer: int
+    level: int
+    column: int
+    row: int
+    image: int
+
+
+@dataclass(frozen=True)
+class DropTiles:
+    """Every tile laminad holds for tiled layer `layer` goes (``setNeedsDisplay``; protocol 1.7)."""
+    layer: int
+
+
+@dataclass(frozen=True)
 class CreateVideo:
     """A video whose pictures are image `image` (protocol 1.6); `uri` a path or URI laminad reads."""
     image: int
@@ -509,6 +526,15 @@ def write_operation(w: Writer, op: Operation) -> None:
     elif isinstance(op, DestroyImage):
         w.u8(o["destroyImage"])
         w.u32(op.image)
+    elif isinstance(op, SupplyTile):
+        w.u8(o["supplyTile"])
+        w.u32(op.layer)
+        w.u32(op.level & 0xFFFFFFFF)
+        for v in (op.column, op.row, op.image):
+            w.u32(v)
+    elif isinstance(op, DropTiles):
+        w.u8(o["dropTiles"])
+        w.u32(op.layer)
     elif isinstance(op, CreateVideo):
         w.u8(o["createVideo"])
         w.u32(op.image)
@@ -604,6 +630,11 @@ def read_operation(r: Reader) -> Operation:
         return RemoveAllAnimations(r.u32("layer"))
     if opcode == o["destroyImage"]:
         return DestroyImage(r.u32("image"))
+    if opcode == o["supplyTile"]:
+        layer, level = r.u32("layer"), r.i32("tile level")
+        return SupplyTile(layer, level, r.u32("tile column"), r.u32("tile row"), r.u32("tile image"))
+    if opcode == o["dropTiles"]:
+        return DropTiles(r.u32("layer"))
     if opcode == o["setAction"]:
         layer, dictionary, key = r.u32("layer"), r.u8("dictionary"), r.string("key")
         kind = r.u8("action kind")
@@ -872,8 +903,18 @@ class DisplayLinkFrame:
     duration: float
 
 
+
+@dataclass
+class TilesWanted:
+    """laminad wants tiles of one of this client's tiled layers (protocol 1.7): `level`, and per
+    tile its column, row and rectangle in the layer's bounds coordinates."""
+    layer: int
+    level: int
+    tiles: List[Tuple[int, int, Tuple[float, float, float, float]]]
+
+
 ServerMessage = Union[Welcome, Applied, LaminaError, Reply, AnimationNotice, TransactionCompleted, WatchLine, InputMessage,
-                      ClockMoved, VideoEvent, ScrollMessage, DisplayChanged, DisplayLinkFrame]
+                      ClockMoved, VideoEvent, ScrollMessage, DisplayChanged, DisplayLinkFrame, TilesWanted]
 
 _REPLY_NAMES = {v: k for k, v in protocol.REPLIES.items()}
 _INPUT_NAMES = {v: k for k, v in protocol.INPUT_EVENT_KINDS.items()}
@@ -966,6 +1007,13 @@ def decode_server(message_type: int, body: bytes) -> ServerMessage:
     elif message_type == protocol.MSG_FRAME:
         timestamp, target, duration = r.f64("frame timestamp"), r.f64("frame target timestamp"), r.f64("frame duration")
         msg = DisplayLinkFrame([r.u32("frame link") for _ in range(r.count("frame links", 4))], timestamp, target, duration)
+    elif message_type == protocol.MSG_TILES_WANTED:
+        layer, level = r.u32("tiles-wanted layer"), r.i32("tiles-wanted level")
+        tiles = []
+        for _ in range(r.count("tiles-wanted tiles", 40)):
+            column, row = r.u32("tile column"), r.u32("tile row")
+            tiles.append((column, row, (r.f64("tile x"), r.f64("tile y"), r.f64("tile width"), r.f64("tile height"))))
+        msg = TilesWanted(layer, level, tiles)
     else:
         raise ProtocolViolation(f"unknown message type {message_type:#x}")
     r.finish(f"message type {message_type:#x}")

@@ -126,6 +126,10 @@ CLIENT: Dict[str, Callable[[], bytes]] = {
     "commit-blend-corners": lambda: wire.encode_commit(10, [
         wire.Set(1, 70, "multiplyBlendMode"), wire.Set(1, 71, "continuous"), wire.Set(2, 70, ""),
     ]),
+    "commit-tiled-layer": lambda: wire.encode_commit(12, [
+        wire.Create(5, kind=8), wire.Set(5, 78, (512.0, 256.0)), wire.Set(5, 79, 4.0), wire.Set(5, 95, 2.0),
+        wire.Set(5, 96, 0.5), wire.SupplyTile(5, -1, 3, 7, 9), wire.DropTiles(5),
+    ]),
     "commit-scroll-layer": lambda: wire.encode_commit(10, [
         wire.Create(4, kind=7), wire.Set(4, 72, "vertically"), wire.Set(4, 73, True), wire.Set(4, 74, (320.0, 2000.0)),
         wire.Set(4, 75, True), wire.Set(4, 1, (0.0, 120.0, 320.0, 240.0)),
@@ -161,6 +165,8 @@ SERVER: Dict[str, object] = {
     "video-ready": wire.VideoEvent(5, "ready", 64, 48, 3.0),
     "video-ended": wire.VideoEvent(5, "ended"),
     "video-error": wire.VideoEvent(6, "error", message="no such file"),
+    "tiles-wanted": wire.TilesWanted(5, 2, [(0, 1, (0.0, 1024.0, 2048.0, 1024.0)),
+                                            (1, 1, (2048.0, 1024.0, 2048.0, 1024.0))]),
     "scroll-began": wire.ScrollMessage(4, "began", "touch", (0.0, 120.0), (0.0, 0.0), 1.5),
     "scroll-moved": wire.ScrollMessage(4, "moved", "touch", (0.0, 180.5), (0.0, 1200.0), 1.75),
     "scroll-ended": wire.ScrollMessage(4, "ended", "wheel", (0.0, 480.0), (0.0, 0.0), 2.25),

@@ -35,7 +35,7 @@ def test_messages(protocol_json: dict) -> None:
     assert by_name(protocol_json["messages"]["server"], "type") == p.SERVER_MESSAGES
     assert (p.MSG_HELLO, p.MSG_COMMIT, p.MSG_REQUEST) == tuple(p.CLIENT_MESSAGES[n] for n in ("hello", "commit", "request"))
     assert (p.MSG_WELCOME, p.MSG_APPLIED, p.MSG_ERROR, p.MSG_REPLY, p.MSG_ANIMATION_EVENT, p.MSG_TRANSACTION_COMPLETED,
-            p.MSG_WATCH, p.MSG_INPUT, p.MSG_CLOCK, p.MSG_VIDEO, p.MSG_SCROLL, p.MSG_DISPLAY_CHANGED, p.MSG_FRAME) == tuple(p.SERVER_MESSAGES.values())
+            p.MSG_WATCH, p.MSG_INPUT, p.MSG_CLOCK, p.MSG_VIDEO, p.MSG_SCROLL, p.MSG_DISPLAY_CHANGED, p.MSG_FRAME, p.MSG_TILES_WANTED) == tuple(p.SERVER_MESSAGES.values())
 
 
 def test_operations_and_their_tables(protocol_json: dict) -> None:
