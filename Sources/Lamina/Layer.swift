@@ -68,6 +68,10 @@ public class Layer {
 
     /// `needsLayout`, kept here because the extension cannot hold storage.
     var needsLayoutFlag = false
+    /// `needsDisplay` (Layer+Display.swift).
+    var needsDisplayFlag = false
+    /// `needsDisplayOnBoundsChange`: a change of bounds size marks the layer as needing display.
+    public var needsDisplayOnBoundsChange = false
 
     /// `layoutSublayers`: lays out the sublayers; runs before a commit when the layer is marked
     /// (`setNeedsLayout()`, a change of bounds size, a sublayer added or removed). The default
@@ -128,7 +132,10 @@ public class Layer {
         if model.store(key, value) { unrepresentable[key] = nil } else { unrepresentable[key] = value }
         propertyDidChange(key)
         // Core Animation marks a layer whose bounds change size as needing layout.
-        if key == .bounds, model.bounds.size != oldSize { setNeedsLayout() }
+        if key == .bounds, model.bounds.size != oldSize {
+            setNeedsLayout()
+            if needsDisplayOnBoundsChange { setNeedsDisplay() }
+        }
     }
 
     /// laminad scrolled the layer (`scrollsOnTouch`): its origin as laminad holds it, taken into

@@ -72,6 +72,8 @@ public struct LayerProperties: Hashable, Sendable {
     public var cornerCurve: CornerCurve = .circular
     /// Filters applied, in order, to the layer and its sublayers drawn as one group.
     public var filters: [LayerFilter] = []
+    /// `drawing`: what `draw(_:in:)` recorded; drawn in place of `contents` when not empty.
+    public var drawing = Drawing()
 
     /// The layer's class, fixed at creation (not a property key).
     public var kind: LayerKind = .layer
@@ -249,6 +251,7 @@ public struct LayerProperties: Hashable, Sendable {
         case .autoresizingMask: .number(Double(autoresizingMask.rawValue))
         case .constraints: .constraints(constraints)
         case .filters: .filters(filters)
+        case .drawing: .drawing(drawing)
         case .emitterPosition, .emitterZPosition, .emitterSize, .emitterDepth, .emitterShape, .emitterMode, .renderMode,
              .birthRate, .lifetime, .velocity, .scale, .spin, .seed, .preservesDepth, .emitterCells: emitter[key]
         case .scrollMode: .string(scrollMode.rawValue)
@@ -275,6 +278,9 @@ public struct LayerProperties: Hashable, Sendable {
         guard value.isFinite else {
             if case .emitterCells(let cells) = value { try EmitterCell.validate(cells) }
             if case .filters(let list) = value { try LayerFilter.validate(list) }
+            if case .drawing(let d) = value {
+                do { try d.validate() } catch { throw .outOfRange(key: key, reason: error.message) }
+            }
             throw .notFinite(key: key)
         }
         if EmitterProperties.holds(key) { try EmitterProperties.check(key, value) }
@@ -298,6 +304,8 @@ public struct LayerProperties: Hashable, Sendable {
             }
         case (_, .filters(let list)):
             try LayerFilter.validate(list)
+        case (_, .drawing(let d)):
+            do { try d.validate() } catch { throw .outOfRange(key: key, reason: error.message) }
         case (_, .constraints(let list)):
             try Self.checkCount(key, list.count, limit: LayoutConstraint.perLayerLimit, noun: "constraints")
             if let c = list.first(where: { $0.relativeTo.isEmpty }) {
@@ -492,6 +500,9 @@ public struct LayerProperties: Hashable, Sendable {
         case .filters(let v):
             guard key == .filters else { return false }
             filters = v
+        case .drawing(let d):
+            guard key == .drawing else { return false }
+            drawing = d
         case .emitterCells:
             return false
         }

@@ -118,6 +118,10 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     case seed = 92
     case preservesDepth = 93
     case emitterCells = 94
+    // Drawn contents (`draw(in:)`, protocol 1.7).
+    /// `drawing`: the commands a layer's `draw(_:in:)` recorded (`Drawing`), rasterised by
+    /// laminad at the scale the layer is shown, in place of `contents`.
+    case drawing = 97
     // Layout (`CAAutoresizingMask`, `CAConstraint`; protocol 1.7): 100–101, applied by laminad
     // when a superlayer's bounds change (Layout.swift, ConstraintLayout.swift).
     /// `autoresizingMask`: a number holding the `AutoresizingMask` bits (0–63).
@@ -230,6 +234,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .seed: "seed"
         case .preservesDepth: "preservesDepth"
         case .emitterCells: "emitterCells"
+        case .drawing: "drawing"
         case .autoresizingMask: "autoresizingMask"
         case .constraints: "constraints"
         }
@@ -288,6 +293,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .constraints: .constraints
         case .emitterCells: .emitterCells
         case .filters: .filters
+        case .drawing: .drawing
         }
     }
 
@@ -339,7 +345,9 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              .scrollMode, .scrollsOnTouch, .scrollContentSize, .pagingEnabled,
              // The list switches at once; each filter's input animates by key path
              // (`filters.NAME.inputRadius`).
-             .filters: false
+             .filters,
+             // A new drawing replaces the old at once (Core Animation does not crossfade it).
+             .drawing: false
         default: true
         }
     }
@@ -364,6 +372,8 @@ public enum PropertyValueType: UInt8, Sendable, CustomStringConvertible {
     case filters = 15
     /// A layer's layout constraints (`constraints`; 20, leaving room for other list types).
     case constraints = 20
+    /// A layer's drawing (`drawing`): a list of commands, each an opcode and its arguments.
+    case drawing = 21
 
     public var description: String {
         switch self {
@@ -383,6 +393,7 @@ public enum PropertyValueType: UInt8, Sendable, CustomStringConvertible {
         case .constraints: "constraint list"
         case .emitterCells: "emitter cells"
         case .filters: "filter list"
+        case .drawing: "drawing"
         }
     }
 }
@@ -405,6 +416,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
     case constraints([LayoutConstraint])
     case emitterCells([EmitterCell])
     case filters([LayerFilter])
+    case drawing(Drawing)
 
     public var type: PropertyValueType {
         switch self {
@@ -424,6 +436,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .constraints: .constraints
         case .emitterCells: .emitterCells
         case .filters: .filters
+        case .drawing: .drawing
         }
     }
 
@@ -442,6 +455,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .constraints(let v): v.allSatisfy(\.isFinite)
         case .emitterCells(let cells): cells.allSatisfy(\.isFinite)
         case .filters(let list): list.allSatisfy { $0.values.allSatisfy(\.isFinite) }
+        case .drawing(let d): d.commands.allSatisfy { $0.numbers.allSatisfy(\.isFinite) }
         case .bool, .string, .image, .layer: true
         }
     }
@@ -464,6 +478,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .constraints(let v): "[" + v.map(\.description).joined(separator: ", ") + "]"
         case .emitterCells(let cells): "[" + cells.map { "cell '\($0.name)'" }.joined(separator: ", ") + "]"
         case .filters(let list): "[" + list.map(\.description).joined(separator: ", ") + "]"
+        case .drawing(let d): d.description
         }
     }
 }

@@ -28,6 +28,7 @@ public final class RasterCache {
     private enum Style: Hashable {
         case shape(ShapeStyle)
         case text(TextStyle)
+        case drawing(DrawingStyle)
     }
 
     private struct Entry {
@@ -73,7 +74,7 @@ public final class RasterCache {
     /// The pixels per point a layer is drawn at.
     ///
     /// Text, as `CATextLayer`, at `contentsScale` times the display's scale: a text layer
-    /// magnified by its transform shows its pixels larger. Shapes at the layer's scale on screen
+    /// magnified by its transform shows its pixels larger. Shapes and drawings at the layer's scale on screen
     /// (`screenScale`, from its transform), and at least `contentsScale`, so they stay sharp
     /// when magnified. Scales are rounded up to quarters, so a layer scaled by an animation is
     /// redrawn at a few steps rather than every frame, and capped at 16.
@@ -92,7 +93,9 @@ public final class RasterCache {
         switch p.kind {
         case .shape: style = .shape(ShapeStyle(p))
         case .text: style = .text(TextStyle(p))
-        default: return nil
+        default:
+            guard !p.drawing.isEmpty else { return nil }
+            style = .drawing(DrawingStyle(p))
         }
         let previous = entries[key]
         if previous?.frame != frame { usedThisFrame += 1 }
@@ -106,6 +109,7 @@ public final class RasterCache {
         let image: RasterImage? = switch style {
         case .shape(let s): ShapeRasterizer.rasterize(s, scale: scale)
         case .text(let t): TextRasterizer.rasterize(t, scale: scale)
+        case .drawing(let d): DrawingRasterizer.rasterize(d, scale: scale)
         }
         rasterizations += 1
         var raster = image.map { CachedRaster(image: $0, version: nextVersion) }

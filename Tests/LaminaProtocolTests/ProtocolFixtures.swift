@@ -267,6 +267,16 @@ enum ProtocolFixtures {
                         .colorMatrix("swap", [0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0.1, 0]),
                     ])),
                 ])))),
+        Fixture(name: "commit-drawing",
+                description: "commit serial 12 (protocol 1.7): set #1 drawing [setFillColor (1, 0, 0, 1), fillRect (0, 0, 10, 10), "
+                    + "addPath \"M 0 0 L 10 10\", setLineWidth 2, strokePath, showText at (2, 14) size 12 \"Hi\" font \"Helvetica\"]",
+                message: .client(.commit(Commit(serial: 12, operations: [
+                    .set(LayerID(1), .drawing, .drawing(Drawing([
+                        DrawingCommand(.setFillColor, [1, 0, 0, 1]), DrawingCommand(.fillRect, [0, 0, 10, 10]),
+                        DrawingCommand(.addPath, [], ["M 0 0 L 10 10"]), DrawingCommand(.setLineWidth, [2]),
+                        DrawingCommand(.strokePath), DrawingCommand(.showText, [2, 14, 12], ["Hi", "Helvetica"]),
+                    ]))),
+                ])))),
     ]
 
     static let server: [Fixture] = [

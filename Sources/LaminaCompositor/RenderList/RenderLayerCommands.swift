@@ -71,7 +71,8 @@ extension RenderWalk {
     @inline(__always)
     private mutating func contentsOrRaster(_ id: LayerID, _ p: LayerProperties, toDisplay: Transform3D,
                                            radii: CornerRadii) -> DrawContents? {
-        guard p.kind == .shape || p.kind == .text else { return contentsDraw(p, radii: radii) }
+        // A drawing (`draw(in:)`) takes the place of contents, as a backing store does.
+        guard p.kind == .shape || p.kind == .text || !p.drawing.isEmpty else { return contentsDraw(p, radii: radii) }
         rasterLayers?.append(id)
         return rasterDraw(id, p, toDisplay: toDisplay, radii: radii)
     }
