@@ -22,6 +22,7 @@ from .events import DisplayChangedEvent
 from .image import Image, SessionImage
 from .emitter import EmitterCell
 from .filters import Filter
+from .drawing import Drawing
 from .gestures import (GestureRecognizer, LongPressRecognizer, PanRecognizer, PinchRecognizer, RotationRecognizer,
                        SwipeRecognizer, TapRecognizer)
 from .layout import AutoresizingMask, Constraint
@@ -41,7 +42,7 @@ __all__ = [
     "ConnectionClosed", "LaminaError", "ProtocolViolation", "Image", "SessionImage", "INHERIT", "GradientLayer", "Layer",
     "ReplicatorLayer", "ScrollEvent", "ScrollLayer", "ShapeLayer", "TextLayer", "TransformLayer", "EmitterLayer",
     "EmitterCell", "decode_png", "encode_png", "write_png", "Path",
-    "TimingFunction", "TypedValue", "Video", "VideoEvent", "AutoresizingMask", "Constraint", "Filter",
+    "TimingFunction", "TypedValue", "Video", "VideoEvent", "AutoresizingMask", "Constraint", "Filter", "Drawing",
     "DisplayChangedEvent", "GestureRecognizer", "TapRecognizer", "LongPressRecognizer", "PanRecognizer",
     "PinchRecognizer", "RotationRecognizer", "SwipeRecognizer",
 ]
