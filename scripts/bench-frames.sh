@@ -14,6 +14,9 @@
 #          snow: an emitter layer with 5,000 live particles, 8x8 flakes falling and turning;
 #          scroll: Benchmarks/scenes/scroll_list.py's 1,000-row list, flung up and down by injected
 #          touches every 1.5 s through warm-up and window, so laminad scrolls it every frame)
+#          gauge-drawing, gauge-shapes: Benchmarks/scenes/gauge_driver.py's 240x160 gauge, its value
+#          changed 60 times a second by a Python client, recorded as a drawing each frame (laminad
+#          rasterises it each frame) or as shape and text layers (strokeEnd, a transform, a string)
 #          --qt (also run the Qt Quick peer, /work/shared/peers/qt-bench.sh; $PEERS overrides the folder)
 #          --no-build (use the binaries in .build/release as they are)
 #          --keep (keep the scratch folder: laminad logs, stats, scenes, screenshots)
@@ -25,7 +28,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 RUNS=1 WARMUP=3 WINDOW=10 QT=0 BUILD=1 KEEP=0
-ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll"
+ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll gauge-drawing gauge-shapes"
 CASES=$ALL_CASES
 PEERS=${PEERS:-/work/shared/peers}
 while [ $# -gt 0 ]; do
@@ -117,6 +120,7 @@ PNG
           "yAcceleration": 4, "spin": 0.5, "spinRange": 2, "scale": 1, "scaleRange": 0.5,
           "color": [0.9, 0.95, 1, 0.9], "alphaRange": 0.1}]}]}' >"$TMP/snow.json" ;;
     scroll) python3 "$ROOT/Benchmarks/scenes/scroll_list.py" >"$TMP/scroll.json" || die "could not write the scroll scene" ;;
+    gauge-drawing|gauge-shapes) echo '{"sublayers": []}' >"$TMP/$s.json" ;;
     *) python3 "$ROOT/Benchmarks/scenes/dashboard.py" "$s" >"$TMP/$s.json" || die "could not write the $s scene" ;;
   esac
   "$LAMINACTL" eval "$TMP/$s.json" --at 0 >/dev/null 2>"$TMP/$s.eval.err" \
@@ -192,6 +196,10 @@ run_case() {
   fi
   local driver=
   if [ "$scene" = scroll ]; then fling "$sock" & driver=$!; fi
+  if [[ $scene == gauge-* ]]; then
+    PYTHONPATH="$ROOT/clients/python" python3 "$ROOT/Benchmarks/scenes/gauge_driver.py" "$sock" "${scene#gauge-}" \
+      >"$dir/driver.log" 2>&1 & driver=$!
+  fi
   sleep "$WARMUP"
   kill -0 "$pid" 2>/dev/null || { echo "--- $log:" >&2; tail -n 30 "$log" >&2; die "laminad died during the warm-up of $label"; }
 
@@ -249,6 +257,8 @@ label_of() {  # case -> (label scene damage)
     video) echo "lamina-video video on" ;;
     snow) echo "lamina-snow snow on" ;;
     scroll) echo "lamina-scroll scroll on" ;;
+    gauge-drawing) echo "lamina-gauge-drawing gauge-drawing on" ;;
+    gauge-shapes) echo "lamina-gauge-shapes gauge-shapes on" ;;
   esac
 }
 
@@ -335,6 +345,10 @@ print(f"  dashboard damage on / off:         {ratio('lamina-dashboard', 'lamina-
 if "lamina-video" in per:
     print(f"  video 1280x720 30 fps at 60 fps:   {f(med('lamina-video', 'cpu_ms_per_frame'), 2)} ms per frame, "
           f"{f(med('lamina-video', 'cpu_ms_per_s'))} ms of CPU per s, {f(med('lamina-video', 'fps'))} fps (system-memory upload; no overlay plane headless)")
+for mode in ("drawing", "shapes"):
+    if f"lamina-gauge-{mode}" in per:
+        print(f"  gauge redrawn every frame ({mode}): {f(med(f'lamina-gauge-{mode}', 'cpu_ms_per_frame'), 2)} ms per frame, "
+              f"{f(med(f'lamina-gauge-{mode}', 'cpu_ms_per_s'))} ms of CPU per s, {f(med(f'lamina-gauge-{mode}', 'fps'))} fps")
 if "lamina-scroll" in per:
     print(f"  scroll, a 1,000-row list flung:    {f(med('lamina-scroll', 'cpu_ms_per_frame'), 2)} ms per frame, "
           f"{f(med('lamina-scroll', 'cpu_ms_per_s'))} ms of CPU per s, {f(med('lamina-scroll', 'fps'))} fps (target: 60 fps)")

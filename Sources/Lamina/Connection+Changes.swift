@@ -98,6 +98,8 @@ extension Connection {
             layer.structureChanged = !layer.sublayers.isEmpty
             noteChanged(layer)
             layer.sendPendingAnimations()
+            // Marked before it was in a tree: it displays before this commit.
+            if layer.needsDisplayFlag { noteNeedsDisplay(layer) }
         }
         for s in layer.sublayers { attach(s) }
         if let m = layer.maskLayer {

@@ -50,8 +50,9 @@ struct DrawingEndToEndTests {
         gauge.bounds = Rect(x: 0, y: 0, width: 200, height: 120)
         gauge.position = Point(x: 160, y: 120)
         gauge.needsDisplayOnBoundsChange = true
-        c.rootLayer.addSublayer(gauge)
+        // Marked before it is in the tree: it displays when it joins it.
         gauge.setNeedsDisplay()
+        c.rootLayer.addSublayer(gauge)
         gauge.setNeedsDisplay(in: Rect(x: 0, y: 0, width: 10, height: 10))
         #expect(gauge.needsDisplay && delegate.draws == 0)
         try await c.sync()

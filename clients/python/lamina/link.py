@@ -445,6 +445,9 @@ class Link:
                 raise ValueError(f"{l!r} belongs to another connection")
             new.append(l)
             l._conn = self
+            # Marked before it was in a tree: it displays before this commit.
+            if getattr(l, "_needs_display", False):
+                self._note_needs_display(l)
             for s in l._sublayers:
                 collect(s)
             mask = l._values.get(35)

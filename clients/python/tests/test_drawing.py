@@ -122,8 +122,8 @@ def test_draw_callable_and_bounds_change(conn: lamina.Connection) -> None:
     layer = lamina.Layer(bounds=(0, 0, 40, 40), position=(20, 20))
     layer.draw = draw
     layer.needs_display_on_bounds_change = True
+    layer.set_needs_display()  # before it is in a tree: it displays when it joins one
     conn.root.add_sublayer(layer)
-    layer.set_needs_display()
     conn.sync()
     assert len(calls) == 1
     assert conn.screenshot().pixel(5, 5) == (255, 0, 0, 255)
