@@ -30,7 +30,9 @@ public final class ServerRasterizer: LayerRasterizing {
         [Statistic(name: "rasterBytes", value: Double(cache.heldBytes)),
          Statistic(name: "budget.rasterBytes", value: Double(cache.budgetBytes)),
          Statistic(name: "budget.rasterBytesPerClient", value: Double(cache.budgetBytesPerTree)),
-         Statistic(name: "rastersRefusedForBudget", value: Double(cache.refusedForBudget))]
+         Statistic(name: "rastersRefusedForBudget", value: Double(cache.refusedForBudget)),
+         // Shape, text and drawing rasters drawn (cache misses) since laminad started.
+         Statistic(name: "rasterizations", value: Double(cache.rasterizations))]
     }
 
     public func contents(tree: EntrySerial, layer: LayerID, _ p: LayerProperties, toDisplay: Transform3D) -> DrawContents? {

@@ -127,6 +127,51 @@ struct DrawingEndToEndTests {
         print("drawing edge widths on row 100: under transform.scale 3: \(scaledEdge) px, drawn at 3x: \(largeEdge) px")
     }
 
+    /// A drawing is rasterised once and kept while the layer moves or fades; a new on-screen
+    /// scale draws it again (once), as does a new drawing (`rasterizations` in stats).
+    @Test func rasterisedAgainOnlyWhenTheScaleOrDrawingChanges() async throws {
+        let daemon = try DaemonProcess(size: "320x240")
+        let c = try Connection.connect(to: daemon.socket, name: "drawing")
+        func rasterizations() async throws -> Double {
+            try await c.stats().first { $0.name == "rasterizations" }?.value ?? -1
+        }
+        /// Changes without implicit animations, then on screen.
+        func change(_ body: () -> Void) async throws {
+            Transaction.begin()
+            Transaction.disableActions = true
+            body()
+            Transaction.commit()
+            try await c.sync()
+            _ = try await c.screenshot()
+        }
+        let layer = Layer()
+        layer.bounds = Rect(x: 0, y: 0, width: 40, height: 40)
+        layer.position = Point(x: 60, y: 60)
+        let ctx = DrawingContext(bounds: layer.bounds)
+        ctx.setFillColor(.white)
+        ctx.fillEllipse(in: layer.bounds)
+        layer.drawing = ctx.drawing
+        c.rootLayer.addSublayer(layer)
+        try await c.sync()
+        _ = try await c.screenshot()
+        let first = try await rasterizations()
+        #expect(first >= 1)
+        for x in [80.0, 100, 120] {
+            try await change {
+                layer.position = Point(x: x, y: 60)
+                layer.opacity = x / 200
+            }
+        }
+        #expect(try await rasterizations() == first, "moving and fading reuse the raster")
+        try await change { layer.transform = .scale(x: 2, y: 2) }
+        #expect(try await rasterizations() == first + 1, "a 2x magnification draws it again")
+        try await change { layer.position = Point(x: 160, y: 120) }
+        #expect(try await rasterizations() == first + 1)
+        ctx.fill(Rect(x: 0, y: 0, width: 4, height: 4))
+        try await change { layer.drawing = ctx.drawing }
+        #expect(try await rasterizations() == first + 2, "a new drawing draws again")
+    }
+
     @Test func badDrawingsAreRefusedWithTheCommandNamed() async throws {
         let daemon = try DaemonProcess(size: "320x240")
         let c = try Connection.connect(to: daemon.socket, name: "drawing")
