@@ -123,6 +123,16 @@ public final class DrawingContext {
         add(.drawRadialGradient, [startCenter.x, startCenter.y, startRadius, endCenter.x, endCenter.y, endRadius,
                                   Double(options.rawValue & 3)] + stops.flatMap { [$0.location] + Self.c($0.color) })
     }
+    /// `image` (an `Image` of this layer's connection) stretched over `rect`, upright. The
+    /// drawing keeps the image alive while it is the layer's.
+    public func draw(_ image: Image, in rect: Rect) {
+        images.append(image)
+        add(.drawImage, [Double(image.number)] + Self.r(rect))
+    }
+
+    /// The images `draw(_:in:)` named, kept alive with the drawing.
+    public private(set) var images: [Image] = []
+
     /// `text` in the fill colour, its baseline starting at `point`; `font` as text layers name
     /// fonts ("Helvetica", "DejaVu Sans Bold").
     public func showText(_ text: String, at point: Point, font: String = "Helvetica", size: Double = 12) {

@@ -56,6 +56,7 @@ extension Layer {
     public func recordDrawing() {
         let context = DrawingContext(bounds: bounds)
         draw(in: context)
+        drawingImages = context.images
         drawing = context.drawing
     }
 }

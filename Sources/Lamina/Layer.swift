@@ -58,6 +58,8 @@ public class Layer {
 
     /// The image named by `contents`, kept alive while the layer shows it.
     var contentsImage: Image?
+    /// The images the drawing draws (`DrawingContext.draw(_:in:)`), kept alive while it is shown.
+    var drawingImages: [Image] = []
     /// The video named by `contents` (`Layer.video`), kept alive while the layer shows it.
     var contentsVideo: VideoSource?
 

@@ -8,6 +8,16 @@ public struct Drawing: Hashable, Sendable, CustomStringConvertible {
 
     public var isEmpty: Bool { commands.isEmpty }
 
+    /// The client images `drawImage` commands name, in order, once each.
+    public var imageNumbers: [UInt32] {
+        var out: [UInt32] = []
+        for c in commands where c.op == .drawImage && c.numbers.count == 5 {
+            let n = UInt32(exactly: c.numbers[0]) ?? 0
+            if n != 0, !out.contains(n) { out.append(n) }
+        }
+        return out
+    }
+
     public var description: String {
         commands.isEmpty ? "no drawing" : "drawing of \(commands.count) command\(commands.count == 1 ? "" : "s")"
     }
@@ -98,6 +108,11 @@ public struct Drawing: Hashable, Sendable, CustomStringConvertible {
             case .addArc, .setShadow, .addRoundedRect:
                 let r = c.op == .addArc ? c.numbers[2] : c.op == .setShadow ? c.numbers[2] : Swift.min(c.numbers[4], c.numbers[5])
                 guard r >= 0 else { throw DrawingError("\(at): a radius must not be negative (got \(r))") }
+            case .drawImage:
+                let n = c.numbers[0]
+                guard n >= 1, n <= Double(UInt32.max), n.rounded() == n else {
+                    throw DrawingError("\(at): an image number is a whole number ≥ 1 (got \(n))")
+                }
             case .showText:
                 guard c.numbers[2] > 0 else { throw DrawingError("\(at): size must be greater than 0 (got \(c.numbers[2]))") }
             case .addPath:
@@ -149,6 +164,8 @@ public enum DrawingBlendMode: String, CaseIterable, Sendable {
 /// The kind of one named argument of a drawing command, as scene files write it.
 public enum DrawingArgumentKind: Sendable, Equatable {
     case number, point, size, rect, color, bool
+    /// A client image's number (≥ 1), as `contents` names it.
+    case image
     /// One of these names, sent as its index.
     case name([String])
     /// `[a, b, c, d, tx, ty]`.
@@ -163,7 +180,7 @@ public enum DrawingArgumentKind: Sendable, Equatable {
     /// Numbers it takes on the wire; nil for the variable lists and strings.
     public var numberCount: Int? {
         switch self {
-        case .number, .bool, .name: 1
+        case .number, .bool, .name, .image: 1
         case .point, .size: 2
         case .rect, .color: 4
         case .affine: 6
@@ -194,7 +211,7 @@ public enum DrawingOp: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     case fillPath = 30, strokePath, clip, fillRect, strokeRect, clearRect, fillEllipse, strokeEllipse
     case setFillColor = 50, setStrokeColor, setLineWidth, setLineCap, setLineJoin, setMiterLimit, setLineDash
     case setAlpha, setBlendMode, setShadow
-    case drawLinearGradient = 70, drawRadialGradient, showText
+    case drawLinearGradient = 70, drawRadialGradient, showText, drawImage
 
     /// `fillRule`'s names (`non-zero`, `even-odd`), sent as their index.
     public static let fillRules = FillRule.allCases.map(\.rawValue)
@@ -244,6 +261,7 @@ public enum DrawingOp: UInt8, CaseIterable, Sendable, CustomStringConvertible {
         case .drawLinearGradient: "drawLinearGradient"
         case .drawRadialGradient: "drawRadialGradient"
         case .showText: "showText"
+        case .drawImage: "drawImage"
         }
     }
 
@@ -284,6 +302,7 @@ public enum DrawingOp: UInt8, CaseIterable, Sendable, CustomStringConvertible {
             [.init("startCenter", .point), .init("startRadius", .number), .init("endCenter", .point),
              .init("endRadius", .number), .init("options", .name(Self.gradientExtends), default: [0]), .init("stops", .stops)]
         case .showText: [.init("at", .point), .init("size", .number), .init("text", .string), .init("font", .string)]
+        case .drawImage: [.init("image", .image), .init("rect", .rect)]
         }
     }
 

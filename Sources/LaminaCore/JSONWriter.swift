@@ -109,7 +109,7 @@ public struct JSONWriter: Sendable {
             for arg in c.op.arguments {
                 key(arg.name)
                 switch arg.kind {
-                case .number: number(c.numbers[k])
+                case .number, .image: number(c.numbers[k])
                 case .bool: value(.bool(c.numbers[k] != 0))
                 case .name(let names): value(.string(names[Int(c.numbers[k])]))
                 case .point, .size, .rect, .affine: numbers(Array(c.numbers[k..<(k + arg.kind.numberCount!)]))

@@ -1,15 +1,24 @@
 import CCairo
 import CPango
 import LaminaCore
+import LaminaCompositor
 
-/// What a layer's drawing rasterises from: its commands and its bounds (the drawing covers the
-/// bounds, as a `draw(in:)` backing store does). The cache key.
+/// What a layer's drawing rasterises from: its commands, its bounds (the drawing covers the
+/// bounds, as a `draw(in:)` backing store does) and the pixels' versions of the images it draws
+/// (an image updated or replaced draws it again). The cache key.
 public struct DrawingStyle: Sendable, Hashable {
     public var drawing: Drawing
     public var bounds: Rect
-    public init(_ p: LayerProperties) {
+    /// Per image number the drawing names: the source's id and generation (absent: no such image).
+    public var imageVersions: [UInt32: [UInt64]]
+    public init(_ p: LayerProperties, images: [UInt32: ImageSource] = [:]) {
         drawing = p.drawing
         bounds = p.bounds
+        var versions: [UInt32: [UInt64]] = [:]
+        for n in p.drawing.imageNumbers {
+            if let s = images[n], !s.isDestroyed { versions[n] = [s.id, s.generation] }
+        }
+        imageVersions = versions
     }
 }
 
@@ -25,7 +34,7 @@ public struct DrawingStyle: Sendable, Hashable {
 public enum DrawingRasterizer {
     /// The drawing at `scale`, or nil when it draws nothing (empty drawing or bounds). A
     /// drawing larger than `rasterMaximumSide` pixels is drawn at a lower scale.
-    public static func rasterize(_ style: DrawingStyle, scale requested: Double) -> RasterImage? {
+    public static func rasterize(_ style: DrawingStyle, scale requested: Double, images: [UInt32: ImageSource] = [:]) -> RasterImage? {
         let b = style.bounds
         guard !style.drawing.isEmpty, b.width > 0, b.height > 0, b.width.isFinite, b.height.isFinite,
               requested.isFinite, requested > 0 else { return nil }
@@ -38,7 +47,7 @@ public enum DrawingRasterizer {
         cairo_scale(cr, scale, scale)
         cairo_translate(cr, -b.minX, -b.minY)
         cairo_set_antialias(cr, CAIRO_ANTIALIAS_GOOD)
-        var painter = DrawingPainter(cr: cr, scale: scale)
+        var painter = DrawingPainter(cr: cr, scale: scale, images: images)
         for c in style.drawing.commands { painter.perform(c) }
         guard cairo_status(cr) == CAIRO_STATUS_SUCCESS else { return nil }
         return RasterImage(bitmap: canvas.bitmap(),
@@ -58,12 +67,14 @@ private struct PainterState {
 private struct DrawingPainter {
     let cr: OpaquePointer
     let scale: Double
+    let images: [UInt32: ImageSource]
     var state = PainterState()
     var saved: [PainterState] = []
 
-    init(cr: OpaquePointer, scale: Double) {
+    init(cr: OpaquePointer, scale: Double, images: [UInt32: ImageSource]) {
         self.cr = cr
         self.scale = scale
+        self.images = images
     }
 
     mutating func perform(_ c: DrawingCommand) {
@@ -177,6 +188,8 @@ private struct DrawingPainter {
             paintPattern(pattern) { cairo_paint($0) }
         case .showText:
             showText(c.strings[0], font: c.strings[1], size: n[2], at: pt(0))
+        case .drawImage:
+            drawImage(UInt32(exactly: n[0]) ?? 0, in: Rect(x: n[1], y: n[2], width: n[3], height: n[4]))
         }
     }
 
@@ -239,6 +252,49 @@ private struct DrawingPainter {
         cairo_move_to(cr, p.x, p.y - baseline)
         pango_cairo_update_layout(cr, layout)
         paint(state.fill) { pango_cairo_show_layout($0, layout) }
+        cairo_new_path(cr)
+        if let kept {
+            if kept.pointee.status == CAIRO_STATUS_SUCCESS { cairo_append_path(cr, kept) }
+            cairo_path_destroy(kept)
+        }
+    }
+
+    /// A client image stretched over `rect`, upright (row 0 at the rect's top), filtered
+    /// bilinearly; nothing when the image does not exist (any more).
+    private func drawImage(_ number: UInt32, in rect: Rect) {
+        guard let source = images[number], !source.isDestroyed, source.width > 0, source.height > 0,
+              rect.width != 0, rect.height != 0,
+              let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(source.width), Int32(source.height)) else { return }
+        defer { cairo_surface_destroy(surface) }
+        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let data = cairo_image_surface_get_data(surface) else { return }
+        let w = source.width, h = source.height, stride = Int(cairo_image_surface_get_stride(surface))
+        var scratch: [UInt8] = []
+        source.withPremultipliedRGBA(PixelRect(x: 0, y: 0, width: UInt32(w), height: UInt32(h)), scratch: &scratch) { pixels, rowLength in
+            for y in 0..<h {
+                let row = pixels.advanced(by: y * rowLength * 4).assumingMemoryBound(to: UInt8.self)
+                let out = UnsafeMutableRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
+                for x in 0..<w {
+                    let r = UInt32(row[x * 4]), g = UInt32(row[x * 4 + 1]), b = UInt32(row[x * 4 + 2]), a = UInt32(row[x * 4 + 3])
+                    out[x] = a << 24 | r << 16 | g << 8 | b
+                }
+            }
+        }
+        cairo_surface_mark_dirty(surface)
+        guard let pattern = cairo_pattern_create_for_surface(surface) else { return }
+        defer { cairo_pattern_destroy(pattern) }
+        cairo_pattern_set_filter(pattern, CAIRO_FILTER_GOOD)
+        // The edge pixels reach the rect's edges (filtered against themselves, not transparency).
+        cairo_pattern_set_extend(pattern, CAIRO_EXTEND_PAD)
+        // Maps the rect's user space to the image's pixels.
+        var m = cairo_matrix_t()
+        cairo_matrix_init_translate(&m, rect.minX, rect.minY)
+        cairo_matrix_scale(&m, rect.width / Double(w), rect.height / Double(h))
+        cairo_matrix_invert(&m)
+        cairo_pattern_set_matrix(pattern, &m)
+        let kept = cairo_copy_path(cr)
+        cairo_new_path(cr)
+        cairo_rectangle(cr, rect.minX, rect.minY, rect.width, rect.height)
+        paintPattern(pattern) { cairo_fill($0) }
         cairo_new_path(cr)
         if let kept {
             if kept.pointee.status == CAIRO_STATUS_SUCCESS { cairo_append_path(cr, kept) }

@@ -35,14 +35,15 @@ public final class ServerRasterizer: LayerRasterizing {
          Statistic(name: "rasterizations", value: Double(cache.rasterizations))]
     }
 
-    public func contents(tree: EntrySerial, layer: LayerID, _ p: LayerProperties, toDisplay: Transform3D) -> DrawContents? {
+    public func contents(tree: EntrySerial, layer: LayerID, _ p: LayerProperties, toDisplay: Transform3D,
+                         images: [UInt32: ImageSource] = [:]) -> DrawContents? {
         let key = RasterCache.Key(tree: Int(tree.rawValue), layer: layer.rawValue)
         // Shapes are sized by their drawn extent, which is not known before drawing: measure
         // the magnification over the bounds (the path normally lies in them).
         // Drawings likewise, so one under a scale transform stays sharp.
         let drawn = p.kind == .shape || (p.kind != .text && !p.drawing.isEmpty)
         let stretch = drawn ? toDisplay.largestStretch(over: p.bounds) : 1
-        guard let raster = cache.raster(for: key, p, scale: cache.scale(for: p, screenScale: stretch)) else {
+        guard let raster = cache.raster(for: key, p, scale: cache.scale(for: p, screenScale: stretch), images: images) else {
             if uploaded.removeValue(forKey: key) != nil { store.remove(key) }
             return nil
         }

@@ -44,7 +44,7 @@ enum SceneDrawingParser {
                 throw SceneError(path: p, message: "\(name) needs \"\(arg.name)\" (\(describe(arg.kind)))")
             }
             switch arg.kind {
-            case .number:
+            case .number, .image:
                 guard case .number(let d) = v else { throw SceneError(path: q, message: "expected a number, not \(v.typeName)") }
                 c.numbers.append(d)
             case .bool:
@@ -97,6 +97,7 @@ enum SceneDrawingParser {
     static func describe(_ kind: DrawingArgumentKind) -> String {
         switch kind {
         case .number: "a number"
+        case .image: "an image number"
         case .bool: "true or false"
         case .name(let names): "one of " + names.joined(separator: ", ")
         case .point: "[x, y]"

@@ -172,6 +172,33 @@ struct DrawingEndToEndTests {
         #expect(try await rasterizations() == first + 2, "a new drawing draws again")
     }
 
+    /// `draw(_:in:)` of a client `Image`: its pixels in the drawing, stretched; an update of the
+    /// image shows in the drawing.
+    @Test func drawingAnImage() async throws {
+        let daemon = try DaemonProcess(size: "320x240")
+        let c = try Connection.connect(to: daemon.socket, name: "drawing")
+        let image = try Image(width: 2, height: 1, pixels: [255, 0, 0, 255, 0, 0, 255, 255], connection: c)
+        let layer = Layer()
+        layer.bounds = Rect(x: 0, y: 0, width: 100, height: 50)
+        layer.position = Point(x: 100, y: 75)
+        let ctx = DrawingContext(bounds: layer.bounds)
+        ctx.setFillColor(.white)
+        ctx.fill(layer.bounds)
+        ctx.draw(image, in: Rect(x: 10, y: 10, width: 80, height: 30))
+        layer.drawing = ctx.drawing
+        c.rootLayer.addSublayer(layer)
+        try await c.sync()
+        var shot = try await c.screenshot()
+        // Layer origin (50, 50): red on the left half of the rect, blue on the right, white around.
+        #expect(shot.pixel(x: 50 + 20, y: 50 + 25) == (255, 0, 0, 255))
+        #expect(shot.pixel(x: 50 + 80, y: 50 + 25) == (0, 0, 255, 255))
+        #expect(shot.pixel(x: 50 + 5, y: 50 + 25) == (255, 255, 255, 255))
+        try image.update(rect: PixelRect(x: 0, y: 0, width: 1, height: 1), pixels: [0, 255, 0, 255])
+        try await c.sync()
+        shot = try await c.screenshot()
+        #expect(shot.pixel(x: 50 + 20, y: 50 + 25) == (0, 255, 0, 255), "the updated image is drawn again")
+    }
+
     @Test func badDrawingsAreRefusedWithTheCommandNamed() async throws {
         let daemon = try DaemonProcess(size: "320x240")
         let c = try Connection.connect(to: daemon.socket, name: "drawing")

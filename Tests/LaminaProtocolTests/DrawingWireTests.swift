@@ -25,7 +25,7 @@ struct DrawingWireTests {
             case .setLineDash: [4, 2]
             default: []
             }
-            return DrawingCommand(op, (0..<op.numberCount).map { _ in 0 } + extra, (0..<op.stringCount).map { _ in "M 0 0 L 1 1" })
+            return DrawingCommand(op, (0..<op.numberCount).map { _ in 1 } + extra, (0..<op.stringCount).map { _ in "M 0 0 L 1 1" })
         }
         let d = Drawing(commands)
         var w = ByteWriter()

@@ -335,6 +335,7 @@ struct ProtocolDescriptionTests {
                 case .name(let n) where n == DrawingOp.blendModes: "blendMode"
                 case .name: "gradientOptions"
                 case .number: "number"
+                case .image: "image"
                 case .point: "point"
                 case .size: "size"
                 case .rect: "rect"

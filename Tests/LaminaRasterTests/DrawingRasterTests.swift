@@ -1,5 +1,6 @@
 import CCairo
 import LaminaCore
+import LaminaCompositor
 import LaminaRaster
 import Testing
 
@@ -201,6 +202,30 @@ struct DrawingRasterTests {
         }
         // No descenders in "Lamina": the ink ends at the baseline (y = 40); caps are ~17 px tall.
         #expect(red > 100 && abs(bottom - 39) <= 1 && abs(top - 22) <= 2, "ink from \(top) to \(bottom)")
+    }
+
+    /// A 2×2 image (straight alpha, one half-transparent pixel) stretched over a 40×40 rect at
+    /// (10, 10), upright: each quadrant its pixel's colour, premultiplied; an image number the
+    /// client does not have draws nothing.
+    @Test func drawImageStretchesTheClientImage() throws {
+        let pixels: [UInt8] = [255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 128]
+        let source = ImageSource(number: 4, bitmap: Bitmap(width: 2, height: 2, bytes: pixels)!, alpha: .straight)
+        var p = LayerProperties()
+        p.bounds = Rect(x: 0, y: 0, width: 60, height: 60)
+        p.drawing = Drawing([DrawingCommand(.drawImage, [4, 10, 10, 40, 40]), DrawingCommand(.drawImage, [9, 0, 0, 60, 60])])
+        let style = DrawingStyle(p, images: [4: source])
+        #expect(style.imageVersions.keys.sorted() == [4])
+        let image = try #require(DrawingRasterizer.rasterize(style, scale: 1, images: [4: source]))
+        let b = image.bitmap
+        #expect(b.pixel(x: 15, y: 15) == (255, 0, 0, 255), "top left red")
+        #expect(b.pixel(x: 45, y: 15) == (0, 255, 0, 255), "top right green")
+        #expect(b.pixel(x: 15, y: 45) == (0, 0, 255, 255), "bottom left blue")
+        let half = b.pixel(x: 45, y: 45)
+        #expect(abs(Int(half.a) - 128) <= 1 && abs(Int(half.r) - 128) <= 1, "bottom right white at half alpha, premultiplied: \(half)")
+        #expect(b.pixel(x: 5, y: 5).a == 0 && b.pixel(x: 55, y: 55).a == 0, "nothing outside the rect")
+        // A new generation of the image is a new cache key.
+        source.replace(Bitmap(width: 2, height: 2, bytes: Array(repeating: 255, count: 16))!)
+        #expect(DrawingStyle(p, images: [4: source]) != style)
     }
 
     @Test func bigDrawingIsDrawnSmallerNotRefused() throws {

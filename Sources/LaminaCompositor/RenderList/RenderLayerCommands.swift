@@ -221,7 +221,7 @@ extension RenderWalk {
 
     /// A shape or text layer's raster as a textured draw, clipped like contents.
     func rasterDraw(_ id: LayerID, _ p: LayerProperties, toDisplay: Transform3D, radii: CornerRadii) -> DrawContents? {
-        guard let rasters, var draw = rasters.contents(tree: serial, layer: id, p, toDisplay: toDisplay) else { return nil }
+        guard let rasters, var draw = rasters.contents(tree: serial, layer: id, p, toDisplay: toDisplay, images: tree.images) else { return nil }
         if p.masksToBounds {
             guard p.bounds.width > 0, p.bounds.height > 0 else { return nil }
             draw = DrawContents(source: draw.source, destination: draw.destination, minificationFilter: draw.minificationFilter,

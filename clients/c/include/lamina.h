@@ -842,6 +842,7 @@ typedef enum lamina_draw_op {
     LAMINA_DRAW_DRAW_LINEAR_GRADIENT = 70,
     LAMINA_DRAW_DRAW_RADIAL_GRADIENT = 71,
     LAMINA_DRAW_SHOW_TEXT = 72,
+    LAMINA_DRAW_DRAW_IMAGE = 73,
 } lamina_draw_op;
 
 typedef struct lamina_drawing lamina_drawing;
@@ -919,6 +920,8 @@ int lamina_draw_linear_gradient(lamina_drawing *d, const lamina_gradient_stop *s
                                 double x1, double y1, int options);
 int lamina_draw_radial_gradient(lamina_drawing *d, const lamina_gradient_stop *stops, size_t count, double x0, double y0,
                                 double r0, double x1, double y1, double r1, int options);
+/** A client image (of the layer's connection) stretched over the rectangle, upright. */
+int lamina_draw_image(lamina_drawing *d, const lamina_image *image, double x, double y, double w, double h);
 /** `text` in the fill colour, its baseline from (x, y); font as text layers name them (NULL: Helvetica). */
 int lamina_draw_show_text(lamina_drawing *d, const char *text, double x, double y, const char *font, double size);
 

@@ -204,6 +204,15 @@ int lamina_draw_radial_gradient(lamina_drawing *d, const lamina_gradient_stop *s
     return gradient(d, LAMINA_DRAW_DRAW_RADIAL_GRADIENT, head, 7, stops, count);
 }
 
+int lamina_draw_image(lamina_drawing *d, const lamina_image *image, double x, double y, double w, double h) {
+    if (!image) {
+        if (d)
+            d->failed = 1;
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    }
+    return CMD(LAMINA_DRAW_DRAW_IMAGE, (double)lamina_image_number(image), x, y, w, h);
+}
+
 int lamina_draw_show_text(lamina_drawing *d, const char *text, double x, double y, const char *font, double size) {
     const char *strings[] = {text, font ? font : "Helvetica"};
     const double numbers[] = {x, y, size};

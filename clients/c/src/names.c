@@ -223,6 +223,7 @@ int lm_draw_string_count(uint32_t op) {
     case LAMINA_DRAW_SET_SHADOW:
     case LAMINA_DRAW_DRAW_LINEAR_GRADIENT:
     case LAMINA_DRAW_DRAW_RADIAL_GRADIENT:
+    case LAMINA_DRAW_DRAW_IMAGE:
         return 0;
     case LAMINA_DRAW_ADD_PATH: return 1;
     case LAMINA_DRAW_SHOW_TEXT: return 2;

@@ -2283,6 +2283,20 @@ static void drawing_gauge(lamina_connection *conn) {
     error = NULL;
     end = shot_pixel(conn, 60 + 170, 60 + 70);
     CHECK(end.g < 160, "after the redraw the arc stops short: %d %d %d", end.r, end.g, end.b);
+    /* A client image drawn into the drawing, stretched: red on the left, blue on the right. */
+    const uint8_t two[8] = {255, 0, 0, 255, 0, 0, 255, 255};
+    lamina_image *image = lamina_image_new(conn, 2, 1, two, 0, LAMINA_PIXEL_FORMAT_RGBA, LAMINA_ALPHA_PREMULTIPLIED, &error);
+    free(error);
+    error = NULL;
+    lamina_drawing_clear(d);
+    CHECK(image && lamina_draw_image(d, image, 0, 0, 200, 120) == 0, "draw an image");
+    lamina_layer_set_drawing(gauge, d);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "image drawing sync: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    rgba left = shot_pixel(conn, 60 + 20, 60 + 60), right = shot_pixel(conn, 60 + 180, 60 + 60);
+    CHECK(left.r == 255 && left.b == 0 && right.b == 255 && right.r == 0, "the image in the drawing: %d %d %d / %d %d %d",
+          left.r, left.g, left.b, right.r, right.g, right.b);
     lamina_drawing_clear(d);
     lamina_draw_restore_gstate(d);
     lamina_layer_set_drawing(gauge, d);

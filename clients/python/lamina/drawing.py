@@ -37,6 +37,13 @@ def _numbers(kind: str, v: Any, what: str) -> List[float]:
         return [values.number(v)]
     if kind == "bool":
         return [1.0 if v else 0.0]
+    if kind == "image":
+        # An image number laminad knows (a SessionImage's, or a lamina.Image already shown as some
+        # layer's contents on this connection: its number is then fixed).
+        n = getattr(v, "number", v)
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 0xFFFFFFFF:
+            raise ValueError(f"{what}: expected an image number (1 and up), not {v!r}")
+        return [float(n)]
     if kind in ("point", "size"):
         return list(values.point(v))
     if kind == "rect":

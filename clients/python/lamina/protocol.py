@@ -146,12 +146,13 @@ DRAWING_OPS = {
     "drawLinearGradient": (70, (("start", "point"), ("end", "point"), ("options", "gradientOptions"), ("stops", "stops"))),
     "drawRadialGradient": (71, (("startCenter", "point"), ("startRadius", "number"), ("endCenter", "point"), ("endRadius", "number"), ("options", "gradientOptions"), ("stops", "stops"))),
     "showText": (72, (("at", "point"), ("size", "number"), ("text", "string"), ("font", "string"))),
+    "drawImage": (73, (("image", "image"), ("rect", "rect"))),
 }
 DRAWING_OP_NAMES = {v[0]: k for k, v in DRAWING_OPS.items()}
 DRAWING_NAMES = {"fillRule": ["non-zero", "even-odd"], "lineCap": ["butt", "round", "square"], "lineJoin": ["miter", "round", "bevel"], "blendMode": ["normal", "multiply", "screen", "overlay", "darken", "lighten", "colorDodge", "colorBurn", "softLight", "hardLight", "difference", "exclusion", "hue", "saturation", "color", "luminosity", "clear", "copy", "sourceIn", "sourceOut", "sourceAtop", "destinationOver", "destinationIn", "destinationOut", "destinationAtop", "xor", "plusLighter"], "gradientOptions": ["none", "drawsBeforeStartLocation", "drawsAfterEndLocation", "both"]}
 DRAWING_KIND_NUMBERS = {"number": 1, "bool": 1, "point": 2, "size": 2, "rect": 4, "color": 4, "affine": 6,
                         "fillRule": 1, "lineCap": 1, "lineJoin": 1, "blendMode": 1, "gradientOptions": 1,
-                        "string": 0}
+                        "image": 1, "string": 0}
 MAX_DRAWING_COMMANDS = 10000
 MAX_DRAWING_STRING_BYTES = 16384
 
