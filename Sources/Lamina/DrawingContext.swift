@@ -123,8 +123,9 @@ public final class DrawingContext {
         add(.drawRadialGradient, [startCenter.x, startCenter.y, startRadius, endCenter.x, endCenter.y, endRadius,
                                   Double(options.rawValue & 3)] + stops.flatMap { [$0.location] + Self.c($0.color) })
     }
-    /// `image` (an `Image` of this layer's connection) stretched over `rect`, upright. The
-    /// drawing keeps the image alive while it is the layer's.
+    /// `image` (an `Image` of this layer's connection) stretched over `rect`, upright. A layer
+    /// that records through `display()` keeps the images alive while it shows the drawing; when
+    /// setting `drawing` yourself, keep them (`images`) as long as it is shown.
     public func draw(_ image: Image, in rect: Rect) {
         images.append(image)
         add(.drawImage, [Double(image.number)] + Self.r(rect))
