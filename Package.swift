@@ -129,7 +129,7 @@ let package = Package(
             "CDRM", "CEGL", "CGBM", "CGLES", "CLinux", "LaminaCore", "LaminaCompositor", "LaminaGLES", "LaminaTestSupport",
         ], path: "Tests/LaminaGPUChecks"),
         .testTarget(name: "LaminaCoreTests", dependencies: ["LaminaCore"]),
-        .testTarget(name: "LaminaRasterTests", dependencies: ["LaminaCore", "LaminaRaster", "LaminaImage"],
+        .testTarget(name: "LaminaRasterTests", dependencies: ["LaminaCore", "LaminaRaster", "LaminaImage", "LaminaCompositor", "CCairo"],
                     exclude: ["Reference"]),
         .testTarget(name: "LaminaVideoTests", dependencies: ["LaminaCore", "LaminaCompositor", "LaminaVideo", "LaminaTestSupport", "CGStreamer", "CLinux"]),
         .testTarget(name: "LaminaProtocolTests", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaTestSupport"]),

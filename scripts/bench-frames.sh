@@ -9,7 +9,8 @@
 # case on stdout, then the ratios (Benchmarks/README.md). It is a benchmark, not a test.
 #
 # Options: --runs N (1; medians when > 1)  --warmup S (3)  --window S (10)
-#          --cases "peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll sparkline glass"
+#          --cases "peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll sparkline glass
+#                   gauge-drawing gauge-shapes"
 #          (video: a 1280x720 30 fps VP8 clip, made with gst-launch-1.0, full screen at 60 fps;
 #          snow: an emitter layer with 5,000 live particles, 8x8 flakes falling and turning;
 #          scroll: Benchmarks/scenes/scroll_list.py's 1,000-row list, flung up and down by injected
@@ -17,7 +18,10 @@
 #          sparkline: Benchmarks/scenes/sparkline.py, a Python client whose display link sets a
 #          240-point sparkline's path at every refresh, so laminad rasterises a new shape per frame;
 #          glass: the peer scene with a 400x300 frosted panel over its moving rectangles, a
-#          background blur of radius 20 under a translucent white, rounded 16)
+#          background blur of radius 20 under a translucent white, rounded 16;
+#          gauge-drawing, gauge-shapes: Benchmarks/scenes/gauge_driver.py's 240x160 gauge, its value
+#          changed 60 times a second by a Python client, recorded as a drawing each frame (laminad
+#          rasterises it each frame) or as shape and text layers (strokeEnd, a transform, a string)
 #          --qt (also run the Qt Quick peer, /work/shared/peers/qt-bench.sh; $PEERS overrides the folder)
 #          --no-build (use the binaries in .build/release as they are)
 #          --keep (keep the scratch folder: laminad logs, stats, scenes, screenshots)
@@ -29,7 +33,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 RUNS=1 WARMUP=3 WINDOW=10 QT=0 BUILD=1 KEEP=0
-ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll sparkline glass"
+ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll sparkline glass gauge-drawing gauge-shapes"
 CASES=$ALL_CASES
 PEERS=${PEERS:-/work/shared/peers}
 while [ $# -gt 0 ]; do
@@ -41,7 +45,7 @@ while [ $# -gt 0 ]; do
     --qt) QT=1; shift ;;
     --no-build) BUILD=0; shift ;;
     --keep) KEEP=1; shift ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "bench-frames: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -131,6 +135,7 @@ scene = json.load(sys.stdin)
 scene["sublayers"].append({"name": "glass", "frame": [440, 210, 400, 300], "backgroundColor": [1, 1, 1, 0.25],
                            "cornerRadius": 16, "backgroundFilters": [{"name": "frost", "type": "gaussianBlur", "inputRadius": 20}]})
 json.dump(scene, sys.stdout)' >"$TMP/glass.json" || die "could not write the glass scene" ;;
+    gauge-drawing|gauge-shapes) echo '{"sublayers": []}' >"$TMP/$s.json" ;;
     *) python3 "$ROOT/Benchmarks/scenes/dashboard.py" "$s" >"$TMP/$s.json" || die "could not write the $s scene" ;;
   esac
   "$LAMINACTL" eval "$TMP/$s.json" --at 0 >/dev/null 2>"$TMP/$s.eval.err" \
@@ -208,6 +213,9 @@ run_case() {
   if [ "$scene" = scroll ]; then fling "$sock" & driver=$!; fi
   if [ "$scene" = sparkline ]; then
     PYTHONPATH="$ROOT/clients/python" python3 "$ROOT/Benchmarks/scenes/sparkline.py" "$sock" >"$dir/sparkline.log" 2>&1 & driver=$!
+  elif [[ $scene == gauge-* ]]; then
+    PYTHONPATH="$ROOT/clients/python" python3 "$ROOT/Benchmarks/scenes/gauge_driver.py" "$sock" "${scene#gauge-}" \
+      >"$dir/driver.log" 2>&1 & driver=$!
   fi
   sleep "$WARMUP"
   kill -0 "$pid" 2>/dev/null || { echo "--- $log:" >&2; tail -n 30 "$log" >&2; die "laminad died during the warm-up of $label"; }
@@ -268,6 +276,8 @@ label_of() {  # case -> (label scene damage)
     scroll) echo "lamina-scroll scroll on" ;;
     sparkline) echo "lamina-sparkline sparkline on" ;;
     glass) echo "lamina-glass glass on" ;;
+    gauge-drawing) echo "lamina-gauge-drawing gauge-drawing on" ;;
+    gauge-shapes) echo "lamina-gauge-shapes gauge-shapes on" ;;
   esac
 }
 
@@ -356,6 +366,10 @@ print(f"  dashboard damage on / off:         {ratio('lamina-dashboard', 'lamina-
 if "lamina-video" in per:
     print(f"  video 1280x720 30 fps at 60 fps:   {f(med('lamina-video', 'cpu_ms_per_frame'), 2)} ms per frame, "
           f"{f(med('lamina-video', 'cpu_ms_per_s'))} ms of CPU per s, {f(med('lamina-video', 'fps'))} fps (system-memory upload; no overlay plane headless)")
+for mode in ("drawing", "shapes"):
+    if f"lamina-gauge-{mode}" in per:
+        print(f"  gauge redrawn every frame ({mode}): {f(med(f'lamina-gauge-{mode}', 'cpu_ms_per_frame'), 2)} ms per frame, "
+              f"{f(med(f'lamina-gauge-{mode}', 'cpu_ms_per_s'))} ms of CPU per s, {f(med(f'lamina-gauge-{mode}', 'fps'))} fps")
 if "lamina-scroll" in per:
     print(f"  scroll, a 1,000-row list flung:    {f(med('lamina-scroll', 'cpu_ms_per_frame'), 2)} ms per frame, "
           f"{f(med('lamina-scroll', 'cpu_ms_per_s'))} ms of CPU per s, {f(med('lamina-scroll', 'fps'))} fps (target: 60 fps)")

@@ -46,6 +46,21 @@ extension Connection {
         }
     }
 
+    /// `layer` needs display before the next commit (`Layer.setNeedsDisplay`).
+    func noteNeedsDisplay(_ layer: Layer) {
+        needsDisplay.append(WeakLayer(layer))
+        Transaction.noteChange(on: self)
+    }
+
+    /// Displays the marked layers (`Layer.displayIfNeeded`) after layout and before their
+    /// changes are committed: the drawings join the same commit. A layer marked again while
+    /// drawing waits for the next commit.
+    func displayMarkedLayers() {
+        let marked = needsDisplay
+        needsDisplay.removeAll()
+        for w in marked { w.layer?.displayIfNeeded() }
+    }
+
     /// A property of `layer` changed. With `disableActions`, laminad must not animate it
     /// (the layer's delegate answered the action itself).
     func noteSet(_ layer: Layer, _ key: PropertyKey, disableActions: Bool = false) {
@@ -83,6 +98,8 @@ extension Connection {
             layer.structureChanged = !layer.sublayers.isEmpty
             noteChanged(layer)
             layer.sendPendingAnimations()
+            // Marked before it was in a tree: it displays before this commit.
+            if layer.needsDisplayFlag { noteNeedsDisplay(layer) }
         }
         for s in layer.sublayers { attach(s) }
         if let m = layer.maskLayer {

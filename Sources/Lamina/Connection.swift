@@ -87,6 +87,8 @@ public final class Connection {
     var log: [PendingChange] = []
     /// Layers marked as needing layout since the last commit (`Layer.setNeedsLayout`).
     var needsLayout: [WeakLayer] = []
+    /// Layers marked by `setNeedsDisplay()`, displayed before the next commit.
+    var needsDisplay: [WeakLayer] = []
     var released: [LayerID] = []
     var liveIDs: Set<LayerID> = [.root]
     /// Every layer laminad knows, by number, for events.

@@ -10,6 +10,12 @@ public protocol LayerDelegate: AnyObject {
     /// `layoutSublayersOfLayer:`: lays out `layer`'s sublayers (Layer+Layout.swift); a
     /// requirement, so a delegate's own implementation is the one `layoutSublayers()` calls.
     @MainActor func layoutSublayers(of layer: Layer)
+    /// `displayLayer:`: gives `layer` its contents (Layer+Display.swift); the default records
+    /// a drawing with `draw(_:in:)`.
+    @MainActor func display(_ layer: Layer)
+    /// `drawLayer:inContext:`: draws `layer`'s contents into `context`, in its bounds
+    /// coordinates. Draws nothing by default.
+    @MainActor func draw(_ layer: Layer, in context: DrawingContext)
 }
 
 /// Hears when an explicit animation starts and stops (`CAAnimationDelegate`).

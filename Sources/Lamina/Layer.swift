@@ -58,6 +58,8 @@ public class Layer {
 
     /// The image named by `contents`, kept alive while the layer shows it.
     var contentsImage: Image?
+    /// The images the drawing draws (`DrawingContext.draw(_:in:)`), kept alive while it is shown.
+    var drawingImages: [Image] = []
     /// The video named by `contents` (`Layer.video`), kept alive while the layer shows it.
     var contentsVideo: VideoSource?
 
@@ -68,6 +70,10 @@ public class Layer {
 
     /// `needsLayout`, kept here because the extension cannot hold storage.
     var needsLayoutFlag = false
+    /// `needsDisplay` (Layer+Display.swift).
+    var needsDisplayFlag = false
+    /// `needsDisplayOnBoundsChange`: a change of bounds size marks the layer as needing display.
+    public var needsDisplayOnBoundsChange = false
 
     /// `layoutSublayers`: lays out the sublayers; runs before a commit when the layer is marked
     /// (`setNeedsLayout()`, a change of bounds size, a sublayer added or removed). The default
@@ -129,7 +135,10 @@ public class Layer {
         if model.store(key, value) { unrepresentable[key] = nil } else { unrepresentable[key] = value }
         propertyDidChange(key)
         // Core Animation marks a layer whose bounds change size as needing layout.
-        if key == .bounds, model.bounds.size != oldSize { setNeedsLayout() }
+        if key == .bounds, model.bounds.size != oldSize {
+            setNeedsLayout()
+            if needsDisplayOnBoundsChange { setNeedsDisplay() }
+        }
     }
 
     /// laminad scrolled the layer (`scrollsOnTouch`): its origin as laminad holds it, taken into
@@ -142,6 +151,10 @@ public class Layer {
         model.fitRoot(displayWidth: displayWidth, displayHeight: displayHeight)
         if sizeChanged { setNeedsLayout() }
     }
+
+    /// Marks the layer to display (`display()`) before the transaction commits (Layer+Display.swift).
+    /// A tiled layer drops its tiles instead (`TiledLayer`).
+    public func setNeedsDisplay() { markNeedsDisplay() }
 
     /// The value laminad is sent for `key`.
     func wireValue(_ key: PropertyKey) -> PropertyValue { unrepresentable[key] ?? model[key] }

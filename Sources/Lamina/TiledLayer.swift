@@ -92,7 +92,7 @@ public final class TiledLayer: Layer {
 
     /// `setNeedsDisplay`: drops every tile laminad holds for this layer, so it asks again for
     /// those in view.
-    public func setNeedsDisplay() {
+    public override func setNeedsDisplay() {
         guard let connection, let id = serverID else { return }
         connection.noteTileOperation(.dropTiles(id))
     }

@@ -87,6 +87,8 @@ public enum Transaction {
         guard frames.isEmpty else { return }
         // Core Animation lays out before it commits: what layout sets joins this commit.
         for c in pending { c.layOutMarkedLayers() }
+        // Then displays the layers marked as needing it (`displayIfNeeded`).
+        for c in pending { c.displayMarkedLayers() }
         if let f = implicitFrame { close(f, settings: currentSettings) }
         implicitFrame = nil
         let connections = pending

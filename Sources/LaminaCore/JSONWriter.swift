@@ -94,7 +94,46 @@ public struct JSONWriter: Sendable {
                 endObject()
             }
             endArray()
+        case .drawing(let d):
+            drawing(d)
         }
+    }
+
+    /// A drawing as scene files write it: an object per command, `"op"` and its named arguments.
+    private mutating func drawing(_ d: Drawing) {
+        beginArray()
+        for c in d.commands {
+            beginObject()
+            field("op", c.op.name)
+            var k = 0, s = 0
+            for arg in c.op.arguments {
+                key(arg.name)
+                switch arg.kind {
+                case .number, .image: number(c.numbers[k])
+                case .bool: value(.bool(c.numbers[k] != 0))
+                case .name(let names): value(.string(names[Int(c.numbers[k])]))
+                case .point, .size, .rect, .affine: numbers(Array(c.numbers[k..<(k + arg.kind.numberCount!)]))
+                case .color:
+                    let v = c.numbers
+                    value(.color(Color(red: v[k], green: v[k + 1], blue: v[k + 2], alpha: v[k + 3])))
+                case .string: value(.string(c.strings[s])); s += 1
+                case .numbers: numbers(Array(c.numbers[k...]))
+                case .stops:
+                    beginArray()
+                    for i in stride(from: k, to: c.numbers.count, by: 5) {
+                        let v = c.numbers
+                        beginObject()
+                        field("location", v[i])
+                        key("color"); value(.color(Color(red: v[i + 1], green: v[i + 2], blue: v[i + 3], alpha: v[i + 4])))
+                        endObject()
+                    }
+                    endArray()
+                }
+                k += arg.kind.numberCount ?? 0
+            }
+            endObject()
+        }
+        endArray()
     }
 
     /// Cells as scene files write them: an object per cell with the fields that differ from a

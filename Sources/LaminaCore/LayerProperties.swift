@@ -75,6 +75,8 @@ public struct LayerProperties: Hashable, Sendable {
     /// Filters applied, in order, to what lies behind the layer inside its bounds, clipped by
     /// its corners and mask, before the layer draws (frosted glass).
     public var backgroundFilters: [LayerFilter] = []
+    /// `drawing`: what `draw(_:in:)` recorded; drawn in place of `contents` when not empty.
+    public var drawing = Drawing()
 
     /// The layer's class, fixed at creation (not a property key).
     public var kind: LayerKind = .layer
@@ -255,6 +257,7 @@ public struct LayerProperties: Hashable, Sendable {
         case .constraints: .constraints(constraints)
         case .filters: .filters(filters)
         case .backgroundFilters: .filters(backgroundFilters)
+        case .drawing: .drawing(drawing)
         case .emitterPosition, .emitterZPosition, .emitterSize, .emitterDepth, .emitterShape, .emitterMode, .renderMode,
              .birthRate, .lifetime, .velocity, .scale, .spin, .seed, .preservesDepth, .emitterCells: emitter[key]
         case .tileSize, .levelsOfDetail, .levelsOfDetailBias, .tileFadeDuration: tiled[key]
@@ -282,6 +285,9 @@ public struct LayerProperties: Hashable, Sendable {
         guard value.isFinite else {
             if case .emitterCells(let cells) = value { try EmitterCell.validate(cells) }
             if case .filters(let list) = value { try LayerFilter.validate(list, key: key) }
+            if case .drawing(let d) = value {
+                do { try d.validate() } catch { throw .outOfRange(key: key, reason: error.message) }
+            }
             throw .notFinite(key: key)
         }
         if EmitterProperties.holds(key) { try EmitterProperties.check(key, value) }
@@ -306,6 +312,8 @@ public struct LayerProperties: Hashable, Sendable {
             }
         case (_, .filters(let list)):
             try LayerFilter.validate(list, key: key)
+        case (_, .drawing(let d)):
+            do { try d.validate() } catch { throw .outOfRange(key: key, reason: error.message) }
         case (_, .constraints(let list)):
             try Self.checkCount(key, list.count, limit: LayoutConstraint.perLayerLimit, noun: "constraints")
             if let c = list.first(where: { $0.relativeTo.isEmpty }) {
@@ -504,6 +512,9 @@ public struct LayerProperties: Hashable, Sendable {
             case .backgroundFilters: backgroundFilters = v
             default: return false
             }
+        case .drawing(let d):
+            guard key == .drawing else { return false }
+            drawing = d
         case .emitterCells:
             return false
         }

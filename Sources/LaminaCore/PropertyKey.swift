@@ -132,6 +132,10 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     /// `CATiledLayer.fadeDuration` (a class property in Core Animation): how long a new tile
     /// takes to fade in, in seconds (0.25).
     case tileFadeDuration = 96
+    // Drawn contents (`draw(in:)`, protocol 1.7).
+    /// `drawing`: the commands a layer's `draw(_:in:)` recorded (`Drawing`), rasterised by
+    /// laminad at the scale the layer is shown, in place of `contents`.
+    case drawing = 97
     // Layout (`CAAutoresizingMask`, `CAConstraint`; protocol 1.7): 100–101, applied by laminad
     // when a superlayer's bounds change (Layout.swift, ConstraintLayout.swift).
     /// `autoresizingMask`: a number holding the `AutoresizingMask` bits (0–63).
@@ -249,6 +253,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .levelsOfDetail: "levelsOfDetail"
         case .levelsOfDetailBias: "levelsOfDetailBias"
         case .tileFadeDuration: "tileFadeDuration"
+        case .drawing: "drawing"
         case .autoresizingMask: "autoresizingMask"
         case .constraints: "constraints"
         }
@@ -308,6 +313,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .constraints: .constraints
         case .emitterCells: .emitterCells
         case .filters, .backgroundFilters: .filters
+        case .drawing: .drawing
         }
     }
 
@@ -361,7 +367,9 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              // (`filters.NAME.inputRadius`).
              .filters, .backgroundFilters,
              // Tiled layers: the tiling changes at once (new tiles fade in).
-             .tileSize, .levelsOfDetail, .levelsOfDetailBias, .tileFadeDuration: false
+             .tileSize, .levelsOfDetail, .levelsOfDetailBias, .tileFadeDuration,
+             // A new drawing replaces the old at once (Core Animation does not crossfade it).
+             .drawing: false
         default: true
         }
     }
@@ -386,6 +394,8 @@ public enum PropertyValueType: UInt8, Sendable, CustomStringConvertible {
     case filters = 15
     /// A layer's layout constraints (`constraints`; 20, leaving room for other list types).
     case constraints = 20
+    /// A layer's drawing (`drawing`): a list of commands, each an opcode and its arguments.
+    case drawing = 21
 
     public var description: String {
         switch self {
@@ -405,6 +415,7 @@ public enum PropertyValueType: UInt8, Sendable, CustomStringConvertible {
         case .constraints: "constraint list"
         case .emitterCells: "emitter cells"
         case .filters: "filter list"
+        case .drawing: "drawing"
         }
     }
 }
@@ -427,6 +438,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
     case constraints([LayoutConstraint])
     case emitterCells([EmitterCell])
     case filters([LayerFilter])
+    case drawing(Drawing)
 
     public var type: PropertyValueType {
         switch self {
@@ -446,6 +458,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .constraints: .constraints
         case .emitterCells: .emitterCells
         case .filters: .filters
+        case .drawing: .drawing
         }
     }
 
@@ -464,6 +477,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .constraints(let v): v.allSatisfy(\.isFinite)
         case .emitterCells(let cells): cells.allSatisfy(\.isFinite)
         case .filters(let list): list.allSatisfy { $0.values.allSatisfy(\.isFinite) }
+        case .drawing(let d): d.commands.allSatisfy { $0.numbers.allSatisfy(\.isFinite) }
         case .bool, .string, .image, .layer: true
         }
     }
@@ -486,6 +500,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .constraints(let v): "[" + v.map(\.description).joined(separator: ", ") + "]"
         case .emitterCells(let cells): "[" + cells.map { "cell '\($0.name)'" }.joined(separator: ", ") + "]"
         case .filters(let list): "[" + list.map(\.description).joined(separator: ", ") + "]"
+        case .drawing(let d): d.description
         }
     }
 }

@@ -159,6 +159,15 @@ extension ByteWriter {
                 u8(c.attribute.rawValue); u8(c.sourceAttribute.rawValue); string(c.relativeTo); f64(c.scale); f64(c.offset)
             }
         case .emitterCells(let cells): emitterCells(cells)
+        case .drawing(let d):
+            // u32 count, then per command: u8 opcode, u16 number count, the numbers (f64), then
+            // the op's strings (docs/protocol.md, "Drawings").
+            u32(UInt32(d.commands.count))
+            for c in d.commands {
+                u8(c.op.rawValue); u16(UInt16(clamping: c.numbers.count))
+                for v in c.numbers { f64(v) }
+                for t in c.strings { string(t) }
+            }
         case .filters(let list):
             // u32 count, then per filter: string name, u8 type, u8 number count, the numbers.
             u32(UInt32(list.count))
@@ -248,7 +257,39 @@ extension ByteReader {
             return .constraints(v)
         case .emitterCells: return .emitterCells(try emitterCells(field, depth: 1))
         case .filters: return .filters(try filters(field))
+        case .drawing: return .drawing(try drawing(field))
         }
+    }
+
+    /// Reads a `drawing`, refusing more than `Drawing.maximumCommands` commands, an unknown
+    /// opcode and counts longer than the bytes left (arguments are the layer model's to check).
+    mutating func drawing(_ field: String) throws(DecodeError) -> Drawing {
+        let n = Int(try u32(field + " count"))
+        guard n <= Drawing.maximumCommands else {
+            throw .invalid(field: field, reason: "\(n) commands is more than the limit of \(Drawing.maximumCommands) a drawing may have")
+        }
+        guard n <= remaining / 3 else {
+            throw .invalid(field: field + " count", reason: "\(n) commands cannot fit in the \(remaining) bytes that follow")
+        }
+        var commands: [DrawingCommand] = []
+        commands.reserveCapacity(n)
+        for i in 0..<n {
+            let tag = try u8(field + " opcode")
+            guard let op = DrawingOp(rawValue: tag) else {
+                throw .invalid(field: field, reason: "command \(i): unknown opcode \(tag)")
+            }
+            let count = Int(try u16(field + " number count"))
+            guard count <= remaining / 8 else {
+                throw .invalid(field: field, reason: "command \(i) (\(op.name)): \(count) numbers cannot fit in the \(remaining) bytes that follow")
+            }
+            var numbers: [Double] = []
+            numbers.reserveCapacity(count)
+            for _ in 0..<count { numbers.append(try f64(field)) }
+            var strings: [String] = []
+            for _ in 0..<op.stringCount { strings.append(try string(field, limit: Drawing.maximumStringBytes)) }
+            commands.append(DrawingCommand(op, numbers, strings))
+        }
+        return Drawing(commands)
     }
 
     /// Reads a `filters` list, refusing more than `LayerFilter.maximumCount`, an unknown type, and

@@ -1,4 +1,5 @@
 import LaminaCore
+import LaminaCompositor
 
 /// A rasterised layer as the cache hands it out. `version` is new whenever the pixels are: a
 /// texture made from an earlier version is stale.
@@ -28,6 +29,7 @@ public final class RasterCache {
     private enum Style: Hashable {
         case shape(ShapeStyle)
         case text(TextStyle)
+        case drawing(DrawingStyle)
     }
 
     private struct Entry {
@@ -73,7 +75,7 @@ public final class RasterCache {
     /// The pixels per point a layer is drawn at.
     ///
     /// Text, as `CATextLayer`, at `contentsScale` times the display's scale: a text layer
-    /// magnified by its transform shows its pixels larger. Shapes at the layer's scale on screen
+    /// magnified by its transform shows its pixels larger. Shapes and drawings at the layer's scale on screen
     /// (`screenScale`, from its transform), and at least `contentsScale`, so they stay sharp
     /// when magnified. Scales are rounded up to quarters, so a layer scaled by an animation is
     /// redrawn at a few steps rather than every frame, and capped at 16.
@@ -87,12 +89,14 @@ public final class RasterCache {
     /// The image of the shape or text layer `key` with properties `p` at `scale`, drawn now if
     /// the cached one was drawn from other values; nil when the layer draws nothing (or is not
     /// a shape or text layer).
-    public func raster(for key: Key, _ p: LayerProperties, scale: Double) -> CachedRaster? {
+    public func raster(for key: Key, _ p: LayerProperties, scale: Double, images: [UInt32: ImageSource] = [:]) -> CachedRaster? {
         let style: Style
         switch p.kind {
         case .shape: style = .shape(ShapeStyle(p))
         case .text: style = .text(TextStyle(p))
-        default: return nil
+        default:
+            guard !p.drawing.isEmpty else { return nil }
+            style = .drawing(DrawingStyle(p, images: images))
         }
         let previous = entries[key]
         if previous?.frame != frame { usedThisFrame += 1 }
@@ -106,6 +110,7 @@ public final class RasterCache {
         let image: RasterImage? = switch style {
         case .shape(let s): ShapeRasterizer.rasterize(s, scale: scale)
         case .text(let t): TextRasterizer.rasterize(t, scale: scale)
+        case .drawing(let d): DrawingRasterizer.rasterize(d, scale: scale, images: images)
         }
         rasterizations += 1
         var raster = image.map { CachedRaster(image: $0, version: nextVersion) }

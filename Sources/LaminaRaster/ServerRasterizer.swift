@@ -2,7 +2,7 @@ import LaminaCore
 import LaminaProtocol
 import LaminaCompositor
 
-/// The compositor's `LayerRasterizing`: shape and text layers drawn with cairo and pango
+/// The compositor's `LayerRasterizing`: shape and text layers and drawings (`drawing`) drawn with cairo and pango
 /// (`RasterCache`), handed to the renderer as server-owned `ImageSource`s through the contents
 /// pipeline (`ImageStore`). A layer keeps one source while its raster keeps its size; a redraw
 /// of the same size is a new generation of it (the renderer re-uploads), another size a new
@@ -30,15 +30,20 @@ public final class ServerRasterizer: LayerRasterizing {
         [Statistic(name: "rasterBytes", value: Double(cache.heldBytes)),
          Statistic(name: "budget.rasterBytes", value: Double(cache.budgetBytes)),
          Statistic(name: "budget.rasterBytesPerClient", value: Double(cache.budgetBytesPerTree)),
-         Statistic(name: "rastersRefusedForBudget", value: Double(cache.refusedForBudget))]
+         Statistic(name: "rastersRefusedForBudget", value: Double(cache.refusedForBudget)),
+         // Shape, text and drawing rasters drawn (cache misses) since laminad started.
+         Statistic(name: "rasterizations", value: Double(cache.rasterizations))]
     }
 
-    public func contents(tree: EntrySerial, layer: LayerID, _ p: LayerProperties, toDisplay: Transform3D) -> DrawContents? {
+    public func contents(tree: EntrySerial, layer: LayerID, _ p: LayerProperties, toDisplay: Transform3D,
+                         images: [UInt32: ImageSource] = [:]) -> DrawContents? {
         let key = RasterCache.Key(tree: Int(tree.rawValue), layer: layer.rawValue)
         // Shapes are sized by their drawn extent, which is not known before drawing: measure
         // the magnification over the bounds (the path normally lies in them).
-        let stretch = p.kind == .shape ? toDisplay.largestStretch(over: p.bounds) : 1
-        guard let raster = cache.raster(for: key, p, scale: cache.scale(for: p, screenScale: stretch)) else {
+        // Drawings likewise, so one under a scale transform stays sharp.
+        let drawn = p.kind == .shape || (p.kind != .text && !p.drawing.isEmpty)
+        let stretch = drawn ? toDisplay.largestStretch(over: p.bounds) : 1
+        guard let raster = cache.raster(for: key, p, scale: cache.scale(for: p, screenScale: stretch), images: images) else {
             if uploaded.removeValue(forKey: key) != nil { store.remove(key) }
             return nil
         }

@@ -30,6 +30,18 @@ enum Seeds {
              .set(LayerID(2), .bounds, .rect(Rect(x: 0, y: 0, width: 8, height: 8))), .set(LayerID(2), .backgroundColor, .color(.blue))],
             [.create(LayerID(1)), .create(LayerID(2)), .set(LayerID(1), .mask, .layer(2)), .insert(parent: .root, child: LayerID(1), index: 0),
              .remove(LayerID(1)), .destroy(LayerID(2)), .settings(TransactionSettings(duration: 1, disableActions: true))],
+            // A drawing (property 97): state, a path from SVG data, a gradient, dashes, text.
+            [.create(LayerID(1)), .insert(parent: .root, child: LayerID(1), index: 0),
+             .set(LayerID(1), .bounds, .rect(Rect(x: 0, y: 0, width: 120, height: 80))),
+             .set(LayerID(1), .drawing, .drawing(Drawing([
+                DrawingCommand(.saveGState), DrawingCommand(.translateBy, [10, 10]), DrawingCommand(.rotateBy, [0.3]),
+                DrawingCommand(.addPath, [], ["M 0 0 L 40 0 Q 50 10 40 20 C 30 30 10 30 0 20 Z"]),
+                DrawingCommand(.setFillColor, [1, 0, 0, 1]), DrawingCommand(.fillPath, [1]), DrawingCommand(.restoreGState),
+                DrawingCommand(.setLineDash, [0, 4, 2]), DrawingCommand(.setLineWidth, [3]),
+                DrawingCommand(.addArc, [60, 40, 30, 0, 3, 0]), DrawingCommand(.strokePath),
+                DrawingCommand(.drawLinearGradient, [0, 0, 0, 80, 3, 0, 0, 0, 1, 0.5, 1, 1, 1, 1, 0.5]),
+                DrawingCommand(.setShadow, [2, 2, 4, 0, 0, 0, 0.5]), DrawingCommand(.showText, [4, 70, 12], ["Lamina", "Helvetica"]),
+             ])))],
         ]
     }
 

@@ -245,6 +245,7 @@ struct ProtocolDescriptionTests {
         case .constraints: "constraintList"
         case .emitterCells: "emitterCells"
         case .filters: "filterList"
+        case .drawing: "drawing"
         }
     }
 
@@ -315,6 +316,48 @@ struct ProtocolDescriptionTests {
         }
     }
 
+    @Test func drawingOpsBothWays() throws {
+        let table = Self.object("drawing")
+        #expect(table["maxCommands"] as? Int == Drawing.maximumCommands)
+        #expect(table["maxPathPoints"] as? Int == Drawing.maximumPathPoints)
+        #expect(table["maxDashEntries"] as? Int == Drawing.maximumDashEntries)
+        #expect(table["maxNesting"] as? Int == Drawing.maximumNesting)
+        #expect(table["maxGradientStops"] as? Int == Drawing.maximumGradientStops)
+        #expect(table["maxStringBytes"] as? Int == Drawing.maximumStringBytes)
+        let names = try #require(table["names"] as? [String: [String]])
+        #expect(names["fillRule"] == DrawingOp.fillRules && names["lineCap"] == DrawingOp.lineCaps)
+        #expect(names["lineJoin"] == DrawingOp.lineJoins && names["blendMode"] == DrawingOp.blendModes)
+        #expect(names["gradientOptions"] == DrawingOp.gradientExtends)
+        let ops = try #require(table["ops"] as? [[String: Any]])
+        #expect(ops.map { $0["name"] as? String ?? "" } == DrawingOp.allCases.map(\.name))
+        for (entry, op) in zip(ops, DrawingOp.allCases) {
+            #expect(entry["opcode"] as? Int == Int(op.rawValue), "opcode of \(op)")
+            let args = (entry["arguments"] as? [[String: String]]) ?? []
+            #expect(args.map { $0["name"] ?? "" } == op.arguments.map(\.name), "arguments of \(op)")
+            let kinds: [String] = op.arguments.map { a in
+                switch a.kind {
+                case .name(let n) where n == DrawingOp.fillRules: "fillRule"
+                case .name(let n) where n == DrawingOp.lineCaps: "lineCap"
+                case .name(let n) where n == DrawingOp.lineJoins: "lineJoin"
+                case .name(let n) where n == DrawingOp.blendModes: "blendMode"
+                case .name: "gradientOptions"
+                case .number: "number"
+                case .image: "image"
+                case .point: "point"
+                case .size: "size"
+                case .rect: "rect"
+                case .color: "color"
+                case .bool: "bool"
+                case .affine: "affine"
+                case .string: "string"
+                case .numbers: "numbers"
+                case .stops: "stops"
+                }
+            }
+            #expect(args.map { $0["kind"] ?? "" } == kinds, "argument kinds of \(op)")
+        }
+    }
+
     /// A JSON value in the form lamina-protocol.json gives defaults in.
     static func value(_ v: Any, _ type: PropertyValueType) -> PropertyValue? {
         let numbers = (v as? [Any])?.compactMap { ($0 as? NSNumber)?.doubleValue }
@@ -339,6 +382,7 @@ struct ProtocolDescriptionTests {
         case .constraints: return (v as? [Any])?.isEmpty == true ? .constraints([]) : nil
         case .emitterCells: return (v as? [Any])?.isEmpty == true ? .emitterCells([]) : nil
         case .filters: return (v as? [Any])?.isEmpty == true ? .filters([]) : nil
+        case .drawing: return (v as? [Any])?.isEmpty == true ? .drawing(Drawing()) : nil
         }
     }
 

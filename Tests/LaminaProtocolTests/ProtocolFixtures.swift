@@ -295,6 +295,16 @@ enum ProtocolFixtures {
                 message: .client(.commit(Commit(serial: 12, operations: [
                     .set(LayerID(1), .backgroundFilters, .filters([.gaussianBlur("frost", radius: 12), .amount("pale", .saturate, 1.5)])),
                 ])))),
+        Fixture(name: "commit-drawing",
+                description: "commit serial 12 (protocol 1.7): set #1 drawing [setFillColor (1, 0, 0, 1), fillRect (0, 0, 10, 10), "
+                    + "addPath \"M 0 0 L 10 10\", setLineWidth 2, strokePath, showText at (2, 14) size 12 \"Hi\" font \"Helvetica\"]",
+                message: .client(.commit(Commit(serial: 12, operations: [
+                    .set(LayerID(1), .drawing, .drawing(Drawing([
+                        DrawingCommand(.setFillColor, [1, 0, 0, 1]), DrawingCommand(.fillRect, [0, 0, 10, 10]),
+                        DrawingCommand(.addPath, [], ["M 0 0 L 10 10"]), DrawingCommand(.setLineWidth, [2]),
+                        DrawingCommand(.strokePath), DrawingCommand(.showText, [2, 14, 12], ["Hi", "Helvetica"]),
+                    ]))),
+                ])))),
     ]
 
     static let server: [Fixture] = [

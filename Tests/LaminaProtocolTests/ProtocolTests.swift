@@ -40,6 +40,10 @@ struct ProtocolTests {
         case .emitterCells: .emitterCells([ProtocolTests.sparkCell])
         case .filters: .filters([.gaussianBlur("soft", radius: 8), LayerFilter(name: "neg", type: .invert),
                                  .colorMatrix("m", ColorMatrix.identity.coefficients)])
+        case .drawing: .drawing(Drawing([DrawingCommand(.setFillColor, [1, 0, 0, 0.5]),
+                                         DrawingCommand(.fillRect, [0, 0, 10, 20]),
+                                         DrawingCommand(.addPath, [], ["M 0 0 L 10 10 Z"]),
+                                         DrawingCommand(.showText, [2, 14, 12], ["naïve ✓", "Helvetica"])]))
         }
         return .set(LayerID(7), key, v)
     }
@@ -234,15 +238,15 @@ struct ProtocolTests {
     }
 
     /// A client that said hello with 1.3 gets a presentation reply without the 1.4 key, and one
-    /// of 1.6 without the 1.7 keys (blend, corners, filters, background filters, emitters, scroll and tiled layers, layout), so each can decode it.
+    /// of 1.6 without the 1.7 keys (blend, corners, filters, background filters, emitters, scroll and tiled layers, layout, drawing), so each can decode it.
     @Test func presentationForAnOlderClientLeavesNewerKeysOut() throws {
-        for (minor, count) in [(UInt16(3), 68), (6, 69), (7, 98)] {
+        for (minor, count) in [(UInt16(3), 68), (6, 69), (7, 99)] {
             let (_, body) = Self.split(ServerMessage.reply(id: 1, .presentation(LayerProperties(), minor: minor)).encoded())
             var r = ByteReader(body)
             _ = try r.u32("id"); _ = try r.u16("kind")
             #expect(try r.u32("count") == UInt32(count), "minor \(minor)")
         }
-        #expect(PropertyKey.allCases.count == 98)
+        #expect(PropertyKey.allCases.count == 99)
     }
 
     /// A 1.6 client's presentation reply leaves the emitter keys (1.7) out.

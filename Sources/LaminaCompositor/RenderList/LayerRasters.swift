@@ -8,8 +8,10 @@ import LaminaProtocol
 public protocol LayerRasterizing: AnyObject {
     /// The textured draw of layer `layer` of the client tree with serial `tree`, a shape or
     /// text layer with presentation values `p`, mapped to the display by `toDisplay` (whose
-    /// magnification decides how finely a shape is drawn). Nil when the layer draws nothing.
-    func contents(tree: EntrySerial, layer: LayerID, _ p: LayerProperties, toDisplay: Transform3D) -> DrawContents?
+    /// magnification decides how finely a shape is drawn). `images` are the client tree's, for a
+    /// drawing's `drawImage`. Nil when the layer draws nothing.
+    func contents(tree: EntrySerial, layer: LayerID, _ p: LayerProperties, toDisplay: Transform3D,
+                  images: [UInt32: ImageSource]) -> DrawContents?
     /// The frame's list is built: rasters of layers not asked for since the last call may go.
     func endFrame()
     /// The rasters of these layers of tree `tree` are still shown (drawn from commands the

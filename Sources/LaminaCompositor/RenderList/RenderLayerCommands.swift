@@ -80,7 +80,8 @@ extension RenderWalk {
     @inline(__always)
     private mutating func contentsOrRaster(_ id: LayerID, _ p: LayerProperties, toDisplay: Transform3D,
                                            radii: CornerRadii) -> DrawContents? {
-        guard p.kind == .shape || p.kind == .text else { return contentsDraw(p, radii: radii) }
+        // A drawing (`draw(in:)`) takes the place of contents, as a backing store does.
+        guard p.kind == .shape || p.kind == .text || !p.drawing.isEmpty else { return contentsDraw(p, radii: radii) }
         rasterLayers?.append(id)
         return rasterDraw(id, p, toDisplay: toDisplay, radii: radii)
     }
@@ -233,7 +234,7 @@ extension RenderWalk {
 
     /// A shape or text layer's raster as a textured draw, clipped like contents.
     func rasterDraw(_ id: LayerID, _ p: LayerProperties, toDisplay: Transform3D, radii: CornerRadii) -> DrawContents? {
-        guard let rasters, var draw = rasters.contents(tree: serial, layer: id, p, toDisplay: toDisplay) else { return nil }
+        guard let rasters, var draw = rasters.contents(tree: serial, layer: id, p, toDisplay: toDisplay, images: tree.images) else { return nil }
         if p.masksToBounds {
             guard p.bounds.width > 0, p.bounds.height > 0 else { return nil }
             draw = DrawContents(source: draw.source, destination: draw.destination, minificationFilter: draw.minificationFilter,

@@ -155,6 +155,7 @@ typedef enum lamina_property {
     LAMINA_PROPERTY_LEVELS_OF_DETAIL_BIAS = 95, /**< 0-30 magnified levels, -1, -2, ... (0; tiled layers, 1.7) */
     LAMINA_PROPERTY_TILE_FADE_DURATION = 96,    /**< seconds a new tile fades in over (0.25; tiled layers, 1.7) */
     LAMINA_PROPERTY_EMITTER_CELLS = 94,
+    LAMINA_PROPERTY_DRAWING = 97,              /**< a drawing: lamina_layer_set_drawing() (1.7) */
     /* Layout (1.7): laminad applies them when a superlayer's bounds change. A number holding
      * the CAAutoresizingMask bits (LAMINA_AUTORESIZING_*), and a list of lamina_constraint
      * (lamina_layer_set_constraints). */
@@ -215,6 +216,7 @@ typedef enum lamina_value_type {
     LAMINA_VALUE_EMITTER_CELLS = 14,
     LAMINA_VALUE_FILTER_LIST = 15,
     LAMINA_VALUE_CONSTRAINT_LIST = 20,
+    LAMINA_VALUE_DRAWING = 21,
 } lamina_value_type;
 
 /** The codes of laminad's error messages ("errors"). */
@@ -880,6 +882,137 @@ int lamina_layer_set_filters(lamina_layer *layer, const lamina_filter *filters, 
  * Returns 0 or LAMINA_ERROR_INVALID_ARGUMENT.
  */
 int lamina_layer_set_background_filters(lamina_layer *layer, const lamina_filter *filters, size_t count);
+/* Drawings (protocol 1.7, docs/protocol.md "Drawings"): a lamina_drawing records the commands
+ * of a CGContext-style context (lamina_draw_*), and lamina_layer_set_drawing() sends them as the
+ * layer's contents; laminad rasterises them with cairo at the scale the layer is shown.
+ * Coordinates are the layer's bounds, y down; angles radians from +x towards +y. A
+ * lamina_draw_* call returns 0, or LAMINA_ERROR_INVALID_ARGUMENT for a NULL drawing, a name it
+ * does not know, more than 64 dash entries or gradient stops, or after an allocation failed (the
+ * drawing then stays failed and lamina_layer_set_drawing() refuses it). laminad checks the rest
+ * (budgets, ranges, save/restore balance) and refuses a bad drawing naming the command. */
+
+/** The opcodes ("drawing.ops" in lamina-protocol.json), for lamina_draw_command(). */
+typedef enum lamina_draw_op {
+    LAMINA_DRAW_SAVE_GSTATE = 1,
+    LAMINA_DRAW_RESTORE_GSTATE = 2,
+    LAMINA_DRAW_TRANSLATE_BY = 3,
+    LAMINA_DRAW_SCALE_BY = 4,
+    LAMINA_DRAW_ROTATE_BY = 5,
+    LAMINA_DRAW_CONCATENATE = 6,
+    LAMINA_DRAW_BEGIN_PATH = 10,
+    LAMINA_DRAW_MOVE = 11,
+    LAMINA_DRAW_ADD_LINE = 12,
+    LAMINA_DRAW_ADD_QUAD_CURVE = 13,
+    LAMINA_DRAW_ADD_CURVE = 14,
+    LAMINA_DRAW_ADD_ARC = 15,
+    LAMINA_DRAW_ADD_RECT = 16,
+    LAMINA_DRAW_ADD_ROUNDED_RECT = 17,
+    LAMINA_DRAW_ADD_ELLIPSE = 18,
+    LAMINA_DRAW_CLOSE_PATH = 19,
+    LAMINA_DRAW_ADD_PATH = 20,
+    LAMINA_DRAW_FILL_PATH = 30,
+    LAMINA_DRAW_STROKE_PATH = 31,
+    LAMINA_DRAW_CLIP = 32,
+    LAMINA_DRAW_FILL_RECT = 33,
+    LAMINA_DRAW_STROKE_RECT = 34,
+    LAMINA_DRAW_CLEAR_RECT = 35,
+    LAMINA_DRAW_FILL_ELLIPSE = 36,
+    LAMINA_DRAW_STROKE_ELLIPSE = 37,
+    LAMINA_DRAW_SET_FILL_COLOR = 50,
+    LAMINA_DRAW_SET_STROKE_COLOR = 51,
+    LAMINA_DRAW_SET_LINE_WIDTH = 52,
+    LAMINA_DRAW_SET_LINE_CAP = 53,
+    LAMINA_DRAW_SET_LINE_JOIN = 54,
+    LAMINA_DRAW_SET_MITER_LIMIT = 55,
+    LAMINA_DRAW_SET_LINE_DASH = 56,
+    LAMINA_DRAW_SET_ALPHA = 57,
+    LAMINA_DRAW_SET_BLEND_MODE = 58,
+    LAMINA_DRAW_SET_SHADOW = 59,
+    LAMINA_DRAW_DRAW_LINEAR_GRADIENT = 70,
+    LAMINA_DRAW_DRAW_RADIAL_GRADIENT = 71,
+    LAMINA_DRAW_SHOW_TEXT = 72,
+    LAMINA_DRAW_DRAW_IMAGE = 73,
+} lamina_draw_op;
+
+typedef struct lamina_drawing lamina_drawing;
+
+/** A gradient stop: a location in [0, 1] and a colour. */
+typedef struct lamina_gradient_stop {
+    double location;
+    double red, green, blue, alpha;
+} lamina_gradient_stop;
+
+/** A new, empty drawing; NULL when out of memory. */
+lamina_drawing *lamina_drawing_new(void);
+/** Frees a drawing (NULL is fine). */
+void lamina_drawing_free(lamina_drawing *drawing);
+/** Empties a drawing, to record it again. */
+void lamina_drawing_clear(lamina_drawing *drawing);
+/** The number of commands recorded. */
+size_t lamina_drawing_count(const lamina_drawing *drawing);
+/** Sets the layer's drawing (LAMINA_PROPERTY_DRAWING; NULL or empty: none). The bytes are copied. */
+int lamina_layer_set_drawing(lamina_layer *layer, const lamina_drawing *drawing);
+
+/** Any command: its op, its numbers in the protocol's order and its strings. */
+int lamina_draw_command(lamina_drawing *d, lamina_draw_op op, const double *numbers, size_t count,
+                        const char *const *strings, size_t string_count);
+
+int lamina_draw_save_gstate(lamina_drawing *d);
+int lamina_draw_restore_gstate(lamina_drawing *d);
+int lamina_draw_translate_by(lamina_drawing *d, double x, double y);
+int lamina_draw_scale_by(lamina_drawing *d, double x, double y);
+int lamina_draw_rotate_by(lamina_drawing *d, double angle);
+/** x' = a·x + c·y + tx, y' = b·x + d·y + ty. */
+int lamina_draw_concatenate(lamina_drawing *d, double a, double b, double c, double dd, double tx, double ty);
+int lamina_draw_begin_path(lamina_drawing *d);
+int lamina_draw_move(lamina_drawing *d, double x, double y);
+int lamina_draw_add_line(lamina_drawing *d, double x, double y);
+int lamina_draw_add_quad_curve(lamina_drawing *d, double x, double y, double cx, double cy);
+int lamina_draw_add_curve(lamina_drawing *d, double x, double y, double c1x, double c1y, double c2x, double c2y);
+/** clockwise 0 sweeps towards increasing angles. */
+int lamina_draw_add_arc(lamina_drawing *d, double cx, double cy, double radius, double start_angle, double end_angle,
+                        int clockwise);
+int lamina_draw_add_rect(lamina_drawing *d, double x, double y, double w, double h);
+int lamina_draw_add_rounded_rect(lamina_drawing *d, double x, double y, double w, double h, double corner_width,
+                                 double corner_height);
+int lamina_draw_add_ellipse(lamina_drawing *d, double x, double y, double w, double h);
+int lamina_draw_close_path(lamina_drawing *d);
+/** SVG path data: "M 0 0 L 10 10 Q … C … Z" (M, L, H, V, Q, C, Z; lower case relative). */
+int lamina_draw_add_path(lamina_drawing *d, const char *svg);
+/** rule: "non-zero" (or NULL) or "even-odd". */
+int lamina_draw_fill_path(lamina_drawing *d, const char *rule);
+int lamina_draw_stroke_path(lamina_drawing *d);
+int lamina_draw_clip(lamina_drawing *d, const char *rule);
+int lamina_draw_fill_rect(lamina_drawing *d, double x, double y, double w, double h);
+int lamina_draw_stroke_rect(lamina_drawing *d, double x, double y, double w, double h);
+int lamina_draw_clear_rect(lamina_drawing *d, double x, double y, double w, double h);
+int lamina_draw_fill_ellipse(lamina_drawing *d, double x, double y, double w, double h);
+int lamina_draw_stroke_ellipse(lamina_drawing *d, double x, double y, double w, double h);
+int lamina_draw_set_fill_color(lamina_drawing *d, double red, double green, double blue, double alpha);
+int lamina_draw_set_stroke_color(lamina_drawing *d, double red, double green, double blue, double alpha);
+int lamina_draw_set_line_width(lamina_drawing *d, double width);
+/** "butt", "round" or "square". */
+int lamina_draw_set_line_cap(lamina_drawing *d, const char *cap);
+/** "miter", "round" or "bevel". */
+int lamina_draw_set_line_join(lamina_drawing *d, const char *join);
+int lamina_draw_set_miter_limit(lamina_drawing *d, double limit);
+/** Dashes of `lengths` (on, off, …) from `phase`; count 0: solid. */
+int lamina_draw_set_line_dash(lamina_drawing *d, double phase, const double *lengths, size_t count);
+int lamina_draw_set_alpha(lamina_drawing *d, double alpha);
+/** CGBlendMode's names: "normal", "multiply", "screen", … ("drawing.names.blendMode"). */
+int lamina_draw_set_blend_mode(lamina_drawing *d, const char *mode);
+/** A shadow under what is painted later; offset and blur in points, unaffected by the CTM. */
+int lamina_draw_set_shadow(lamina_drawing *d, double dx, double dy, double blur, double red, double green, double blue,
+                           double alpha);
+/** options: bit 1 draws before the start, bit 2 after the end (CGGradientDrawingOptions). */
+int lamina_draw_linear_gradient(lamina_drawing *d, const lamina_gradient_stop *stops, size_t count, double x0, double y0,
+                                double x1, double y1, int options);
+int lamina_draw_radial_gradient(lamina_drawing *d, const lamina_gradient_stop *stops, size_t count, double x0, double y0,
+                                double r0, double x1, double y1, double r1, int options);
+/** A client image (of the layer's connection) stretched over the rectangle, upright. */
+int lamina_draw_image(lamina_drawing *d, const lamina_image *image, double x, double y, double w, double h);
+/** `text` in the fill colour, its baseline from (x, y); font as text layers name them (NULL: Helvetica). */
+int lamina_draw_show_text(lamina_drawing *d, const char *text, double x, double y, const char *font, double size);
 
 /** The protocol name of a server error code ("invalid-property"), or NULL. */
 const char *lamina_server_error_name(int code);

@@ -244,6 +244,21 @@ void lm_skip_value(lm_reader *r, int type) {
         }
         break;
     }
+    case LAMINA_VALUE_DRAWING: {
+        /* u8 opcode, u16 number count, the f64s, the op's strings. */
+        uint32_t count = read_count(r, 3);
+        for (uint32_t i = 0; i < count && !r->failed; i++) {
+            int strings = lm_draw_string_count(lm_read_u8(r));
+            if (strings < 0) {
+                r->failed = 1;
+                break;
+            }
+            lm_read_bytes(r, (size_t)lm_read_u16(r) * 8);
+            for (int k = 0; k < strings; k++)
+                lm_read_string(r, &n);
+        }
+        break;
+    }
     default: r->failed = 1; break;
     }
 }

@@ -101,6 +101,15 @@ typedef struct lm_reader {
 } lm_reader;
 
 uint32_t lm_read_u8(lm_reader *r);
+/* A drawing being recorded: its commands encoded as on the wire (without the count). */
+struct lamina_drawing {
+    lm_buf buf;
+    size_t count;
+    int failed;
+};
+
+/* The strings a drawing command takes after its numbers, by opcode; -1 for no such opcode. */
+int lm_draw_string_count(uint32_t op);
 uint32_t lm_read_u16(lm_reader *r);
 uint32_t lm_read_u32(lm_reader *r);
 int32_t lm_read_i32(lm_reader *r);

@@ -276,6 +276,16 @@ int lamina_layer_set_background_filters(lamina_layer *layer, const lamina_filter
     return set_filter_list(layer, LAMINA_PROPERTY_BACKGROUND_FILTERS, filters, count);
 }
 
+int lamina_layer_set_drawing(lamina_layer *layer, const lamina_drawing *drawing) {
+    if (drawing && (drawing->failed || drawing->buf.failed || drawing->count > UINT32_MAX))
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    SET_BEGIN(layer, LAMINA_PROPERTY_DRAWING, LAMINA_VALUE_DRAWING);
+    lm_buf_u32(b, drawing ? (uint32_t)drawing->count : 0);
+    if (drawing && drawing->buf.length)
+        lm_buf_bytes(b, drawing->buf.data, drawing->buf.length);
+    return OP_END(layer->conn);
+}
+
 int lamina_layer_set_reference(lamina_layer *layer, lamina_property property, uint32_t number) {
     int type = lamina_property_type(property);
     if (type != LAMINA_VALUE_IMAGE && type != LAMINA_VALUE_LAYER)

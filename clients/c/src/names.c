@@ -147,6 +147,8 @@ static const struct { const char *name; unsigned char type; } property_table[] =
     {"emitterCells", 14}, /* 94 emitterCells */
     {"levelsOfDetailBias", 1}, /* 95 number */
     {"tileFadeDuration", 1}, /* 96 number */
+    /* Drawn contents (1.7). */
+    [97] = {"drawing", 21}, /* 97 drawing */
     /* Layout (1.7). */
     [100] = {"autoresizingMask", 1}, /* 100 number */
     [101] = {"constraints", 20}, /* 101 constraintList */
@@ -182,4 +184,51 @@ int lm_timing_named(const char *name, double out[4]) {
             return 0;
         }
     return -1;
+}
+
+/* The strings a drawing command takes after its numbers, by opcode; -1 for no such opcode. */
+int lm_draw_string_count(uint32_t op) {
+    switch (op) {
+    case LAMINA_DRAW_SAVE_GSTATE:
+    case LAMINA_DRAW_RESTORE_GSTATE:
+    case LAMINA_DRAW_TRANSLATE_BY:
+    case LAMINA_DRAW_SCALE_BY:
+    case LAMINA_DRAW_ROTATE_BY:
+    case LAMINA_DRAW_CONCATENATE:
+    case LAMINA_DRAW_BEGIN_PATH:
+    case LAMINA_DRAW_MOVE:
+    case LAMINA_DRAW_ADD_LINE:
+    case LAMINA_DRAW_ADD_QUAD_CURVE:
+    case LAMINA_DRAW_ADD_CURVE:
+    case LAMINA_DRAW_ADD_ARC:
+    case LAMINA_DRAW_ADD_RECT:
+    case LAMINA_DRAW_ADD_ROUNDED_RECT:
+    case LAMINA_DRAW_ADD_ELLIPSE:
+    case LAMINA_DRAW_CLOSE_PATH:
+    case LAMINA_DRAW_FILL_PATH:
+    case LAMINA_DRAW_STROKE_PATH:
+    case LAMINA_DRAW_CLIP:
+    case LAMINA_DRAW_FILL_RECT:
+    case LAMINA_DRAW_STROKE_RECT:
+    case LAMINA_DRAW_CLEAR_RECT:
+    case LAMINA_DRAW_FILL_ELLIPSE:
+    case LAMINA_DRAW_STROKE_ELLIPSE:
+    case LAMINA_DRAW_SET_FILL_COLOR:
+    case LAMINA_DRAW_SET_STROKE_COLOR:
+    case LAMINA_DRAW_SET_LINE_WIDTH:
+    case LAMINA_DRAW_SET_LINE_CAP:
+    case LAMINA_DRAW_SET_LINE_JOIN:
+    case LAMINA_DRAW_SET_MITER_LIMIT:
+    case LAMINA_DRAW_SET_LINE_DASH:
+    case LAMINA_DRAW_SET_ALPHA:
+    case LAMINA_DRAW_SET_BLEND_MODE:
+    case LAMINA_DRAW_SET_SHADOW:
+    case LAMINA_DRAW_DRAW_LINEAR_GRADIENT:
+    case LAMINA_DRAW_DRAW_RADIAL_GRADIENT:
+    case LAMINA_DRAW_DRAW_IMAGE:
+        return 0;
+    case LAMINA_DRAW_ADD_PATH: return 1;
+    case LAMINA_DRAW_SHOW_TEXT: return 2;
+    default: return -1;
+    }
 }

@@ -75,6 +75,7 @@ def main():
         ("lamina_cell_field", "LAMINA_CELL_", [(f["name"], f["id"]) for f in j["emitterCells"]["fields"]]),
         ("lamina_scroll_phase", "LAMINA_SCROLL_", list(j["scrollPhases"].items())),
         ("lamina_constraint_attribute", "LAMINA_CONSTRAINT_", list(j["constraintAttributes"].items())),
+        ("lamina_draw_op", "LAMINA_DRAW_", [(o["name"], o["opcode"]) for o in j["drawing"]["ops"]]),
     ]
     for tag, prefix, items in enums:
         compare(f"enum {tag}", header_enum(text, tag), {prefix + upper(name): value for name, value in items})

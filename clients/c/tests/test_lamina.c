@@ -388,6 +388,40 @@ static void display_link_fixture(const char *dir) {
     close(server);
 }
 
+/* Drawings: commit-drawing.bin through lamina_draw_*, and bad names refused before sending. */
+static void drawing_fixture(const char *dir) {
+    int server;
+    lamina_connection *conn = fake_connection(dir, &server);
+    discard_frame(server); /* the hello */
+    conn->next_layer = 1;
+    lamina_layer *layer = lamina_layer_new(conn);
+    lamina_connection_commit(conn);
+    discard_frame(server); /* the create */
+    write_all(server, "\x04\0\0\0\x82\0\0\0\x01\0\0\0", 12); /* applied 1 */
+    conn->serial = 11; /* the fixture's serial is 12 */
+    lamina_drawing *d = lamina_drawing_new();
+    CHECK(lamina_draw_set_fill_color(d, 1, 0, 0, 1) == 0 && lamina_draw_fill_rect(d, 0, 0, 10, 10) == 0 &&
+              lamina_draw_add_path(d, "M 0 0 L 10 10") == 0 && lamina_draw_set_line_width(d, 2) == 0 &&
+              lamina_draw_stroke_path(d) == 0 && lamina_draw_show_text(d, "Hi", 2, 14, "Helvetica", 12) == 0 &&
+              lamina_drawing_count(d) == 6,
+          "record the fixture's drawing");
+    CHECK(lamina_property_type(LAMINA_PROPERTY_DRAWING) == LAMINA_VALUE_DRAWING &&
+              strcmp(lamina_property_name(LAMINA_PROPERTY_DRAWING), "drawing") == 0,
+          "the drawing property's name and type");
+    CHECK(lamina_layer_set_drawing(layer, d) == 0, "set the drawing");
+    CHECK(lamina_connection_commit(conn) == 0, "commit the drawing");
+    expect_frame(server, dir, "commit-drawing.bin");
+    lamina_drawing *bad = lamina_drawing_new();
+    CHECK(lamina_draw_set_line_cap(bad, "rund") == LAMINA_ERROR_INVALID_ARGUMENT &&
+              lamina_draw_fill_path(bad, NULL) == LAMINA_ERROR_INVALID_ARGUMENT &&
+              lamina_layer_set_drawing(layer, bad) == LAMINA_ERROR_INVALID_ARGUMENT,
+          "an unknown name fails the drawing");
+    lamina_drawing_free(bad);
+    lamina_drawing_free(d);
+    lamina_connection_close(conn);
+    close(server);
+}
+
 /* Filters: commit-filters.bin through the public API, and bad lists refused before sending. */
 static void filter_fixture(const char *dir) {
     int server;
@@ -947,6 +981,7 @@ static void fixtures(const char *dir) {
     display_link_fixture(dir);
     layout_fixture(dir);
     filter_fixture(dir);
+    drawing_fixture(dir);
 
     /* Every server fixture cut short at every length, and with every byte flipped: the
      * connection closes or carries on, and nothing reads out of bounds (run under valgrind). */
@@ -2439,6 +2474,86 @@ static void kept_session(daemon_t *d, const char *laminad) {
     printf("daemon: a kept session outlived its client and laminad, and was taken over\n");
 }
 
+/* The gauge of docs/clients.md drawn with lamina_draw_*: the same probes as the Swift and
+ * Python gauge tests, a redraw at a new value, and a refused drawing naming the command. */
+static void draw_gauge(lamina_drawing *d, double w, double h, double value) {
+    double cx = w / 2, cy = h * 0.6, r = w * 0.35;
+    char needle[96];
+    lamina_drawing_clear(d);
+    lamina_draw_set_fill_color(d, 0.1, 0.1, 0.2, 1);
+    lamina_draw_add_rounded_rect(d, 0, 0, w, h, 12, 12);
+    lamina_draw_fill_path(d, NULL);
+    lamina_draw_set_line_width(d, 8);
+    lamina_draw_set_line_cap(d, "round");
+    lamina_draw_set_stroke_color(d, 0.5, 0.5, 0.5, 1);
+    lamina_draw_add_arc(d, cx, cy, r, M_PI, 2 * M_PI, 0);
+    lamina_draw_stroke_path(d);
+    lamina_draw_set_stroke_color(d, 0, 0.8, 0.2, 1);
+    lamina_draw_add_arc(d, cx, cy, r, M_PI, M_PI * (1 + value), 0);
+    lamina_draw_stroke_path(d);
+    lamina_draw_save_gstate(d);
+    lamina_draw_translate_by(d, cx, cy);
+    lamina_draw_rotate_by(d, M_PI * (value - 0.5));
+    lamina_draw_set_fill_color(d, 1, 0.3, 0, 1);
+    snprintf(needle, sizeof needle, "M -3 0 L 0 -%g L 3 0 Z", r - 4);
+    lamina_draw_add_path(d, needle);
+    lamina_draw_fill_path(d, NULL);
+    lamina_draw_restore_gstate(d);
+    lamina_draw_set_fill_color(d, 1, 1, 1, 1);
+    char number[16];
+    snprintf(number, sizeof number, "%d", (int)(value * 100));
+    lamina_draw_show_text(d, number, cx - 10, h - 8, "DejaVu Sans", 14);
+}
+
+static void drawing_gauge(lamina_connection *conn) {
+    char *error = NULL;
+    lamina_layer *gauge = lamina_layer_new(conn);
+    lamina_drawing *d = lamina_drawing_new();
+    draw_gauge(d, 200, 120, 0.7);
+    CHECK(lamina_drawing_count(d) > 10, "the gauge recorded");
+    CHECK(lamina_layer_set_rect(gauge, LAMINA_PROPERTY_BOUNDS, 0, 0, 200, 120) == 0 &&
+              lamina_layer_set_point(gauge, LAMINA_PROPERTY_POSITION, 160, 120) == 0 &&
+              lamina_layer_set_drawing(gauge, d) == 0 && lamina_layer_add_sublayer(lamina_connection_root(conn), gauge) == 0,
+          "the gauge layer");
+    CHECK(lamina_connection_sync(conn, &error) == 0, "gauge sync: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    rgba arc = shot_pixel(conn, 60 + 30, 60 + 68), face = shot_pixel(conn, 60 + 10, 60 + 110);
+    rgba end = shot_pixel(conn, 60 + 170, 60 + 70);
+    CHECK(arc.g > 150 && arc.r < 60, "the green arc's start: %d %d %d", arc.r, arc.g, arc.b);
+    CHECK(face.b > 40 && face.r < 40, "the face: %d %d %d", face.r, face.g, face.b);
+    CHECK(abs(end.r - 128) < 30 && abs(end.g - 128) < 30, "the grey track's end: %d %d %d", end.r, end.g, end.b);
+    draw_gauge(d, 200, 120, 0.2);
+    lamina_layer_set_drawing(gauge, d);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "gauge redraw sync: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    end = shot_pixel(conn, 60 + 170, 60 + 70);
+    CHECK(end.g < 160, "after the redraw the arc stops short: %d %d %d", end.r, end.g, end.b);
+    /* A client image drawn into the drawing, stretched: red on the left, blue on the right. */
+    const uint8_t two[8] = {255, 0, 0, 255, 0, 0, 255, 255};
+    lamina_image *image = lamina_image_new(conn, 2, 1, two, 0, LAMINA_PIXEL_FORMAT_RGBA, LAMINA_ALPHA_PREMULTIPLIED, &error);
+    free(error);
+    error = NULL;
+    lamina_drawing_clear(d);
+    CHECK(image && lamina_draw_image(d, image, 0, 0, 200, 120) == 0, "draw an image");
+    lamina_layer_set_drawing(gauge, d);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "image drawing sync: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    rgba left = shot_pixel(conn, 60 + 20, 60 + 60), right = shot_pixel(conn, 60 + 180, 60 + 60);
+    CHECK(left.r == 255 && left.b == 0 && right.b == 255 && right.r == 0, "the image in the drawing: %d %d %d / %d %d %d",
+          left.r, left.g, left.b, right.r, right.g, right.b);
+    lamina_drawing_clear(d);
+    lamina_draw_restore_gstate(d);
+    lamina_layer_set_drawing(gauge, d);
+    CHECK(lamina_connection_sync(conn, &error) == LAMINA_ERROR_SERVER && error && strstr(error, "restoreGState without a saveGState"),
+          "an unbalanced restore refused: %s", error ? error : "(accepted)");
+    free(error);
+    lamina_layer_remove_from_superlayer(gauge);
+    lamina_drawing_free(d);
+}
+
 /* An emitter layer: a point emitter's still particles in the cell's colour at emitterPosition,
  * a NaN cell refused naming the cell and field, and a cell builder that checks field types. */
 static void emitter_layers(lamina_connection *conn) {
@@ -2908,6 +3023,7 @@ static int run_daemon(void) {
         readme_program(conn, d.directory);
         keyframes_and_groups(conn);
         blend_and_corners(conn);
+        drawing_gauge(conn);
         poll_loop(conn);
         emitter_layers(conn);
         scroll_layers(conn);

@@ -23,6 +23,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Union
 
+from .drawing import Drawing
 from . import emitter, geometry, protocol, scrolling, values
 from .animation import Animation
 from .image import Image, SessionImage
@@ -170,6 +171,12 @@ class Layer:
     #: layer by `layout_sublayers` (lamina.layout explains layout in Python).
     layout: Optional[Callable[["Layer"], Any]] = None
 
+    #: Python's stand-in for the delegate's ``drawLayer:inContext:``: called with the layer and
+    #: a `lamina.Drawing` by `draw_in_context` when the layer displays (`set_needs_display`).
+    draw: Optional[Callable[["Layer", Any], Any]] = None
+    #: ``needsDisplayOnBoundsChange``: a change of bounds size marks the layer to display.
+    needs_display_on_bounds_change: bool = False
+
     def __init__(self, **properties: Any) -> None:
         self._values: Dict[int, Any] = {}
         #: Each property's value before its last change (absent: the default), for a replay in
@@ -187,6 +194,7 @@ class Layer:
         self.on_input = None
         self._recognizers: List[Any] = []
         self._needs_layout = False
+        self._needs_display = False
         for name, value in properties.items():
             if not hasattr(type(self), name) or name.startswith("_"):
                 raise AttributeError(self._unknown(name))
@@ -425,6 +433,44 @@ class Layer:
             self._conn._note_set(self, prop)
         if old_size is not None and tuple(v[2:]) != tuple(old_size):
             self.set_needs_layout()
+            if self.needs_display_on_bounds_change:
+                self.set_needs_display()
+
+    # Drawn contents (lamina.drawing): displayed before the commit, after layout.
+
+    @property
+    def needs_display(self) -> bool:
+        """Whether the layer is marked to display before the next commit."""
+        return self._needs_display
+
+    def set_needs_display(self, rect: Any = None) -> None:
+        """``setNeedsDisplay`` (``setNeedsDisplayInRect:`` with `rect`: the whole layer is drawn
+        again all the same, a drawing being recorded whole): `display` runs before the commit."""
+        if self._needs_display:
+            return
+        self._needs_display = True
+        note = getattr(self._conn, "_note_needs_display", None)
+        if note is not None:
+            note(self)
+
+    def display_if_needed(self) -> None:
+        """``displayIfNeeded``: displays now if marked."""
+        if self._needs_display:
+            self._needs_display = False
+            self.display()
+
+    def display(self) -> None:
+        """``display``: records `draw_in_context` into a new `lamina.Drawing` and sets it as
+        ``drawing``. Override it to give the layer its contents another way."""
+        ctx = Drawing(self._get(_property("bounds")))
+        self.draw_in_context(ctx)
+        self.drawing = ctx
+
+    def draw_in_context(self, ctx: Any) -> None:
+        """``drawInContext:``: calls the layer's ``draw`` callable, if any; override it in a
+        subclass to draw in code."""
+        if self.draw is not None:
+            self.draw(self, ctx)
 
     @property
     def video(self) -> Optional[Video]:

@@ -401,11 +401,24 @@ class Link:
             for layer in queue:
                 layer.layout_if_needed()
 
+    def _note_needs_display(self, layer: Any) -> None:
+        """`layer` is marked to display before the next commit (`Layer.set_needs_display`)."""
+        self.__dict__.setdefault("_display_queue", []).append(layer)
+
+    def _display_marked(self) -> None:
+        """After layout, before the commit, as Core Animation does: the drawings join it. A layer
+        marked again while drawing waits for the next commit."""
+        queue = self.__dict__.get("_display_queue") or []
+        self.__dict__["_display_queue"] = []
+        for layer in queue:
+            layer.display_if_needed()
+
     def _send_pending(self) -> None:
         """Sends everything recorded as one commit: image creates and updates first (so a
         `contents` can name a new image), the changes in order under their transaction
         settings, then image destroys and the destroys of layers that were released."""
         self._lay_out_marked()
+        self._display_marked()
         ops: List[wire.Operation] = list(self._image_ops)
         current = wire.Settings()
         sent_groups: Set[int] = set()
@@ -500,6 +513,9 @@ class Link:
                 raise ValueError(f"{l!r} belongs to another connection")
             new.append(l)
             l._conn = self
+            # Marked before it was in a tree: it displays before this commit.
+            if getattr(l, "_needs_display", False):
+                self._note_needs_display(l)
             for s in l._sublayers:
                 collect(s)
             mask = l._values.get(35)

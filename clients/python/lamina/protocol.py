@@ -108,8 +108,59 @@ VALUE_TYPES = {
     "constraintList": 20,
     "emitterCells": 14,
     "filterList": 15,
+    "drawing": 21,
 }
 VALUE_TYPE_NAMES = {tag: name for name, tag in VALUE_TYPES.items()}
+
+# Drawings (protocol 1.7, docs/protocol.md "Drawings"): op name → (opcode, ((argument, kind), …)).
+DRAWING_OPS = {
+    "saveGState": (1, ()),
+    "restoreGState": (2, ()),
+    "translateBy": (3, (("x", "number"), ("y", "number"))),
+    "scaleBy": (4, (("x", "number"), ("y", "number"))),
+    "rotateBy": (5, (("angle", "number"),)),
+    "concatenate": (6, (("transform", "affine"),)),
+    "beginPath": (10, ()),
+    "move": (11, (("point", "point"),)),
+    "addLine": (12, (("point", "point"),)),
+    "addQuadCurve": (13, (("to", "point"), ("control", "point"))),
+    "addCurve": (14, (("to", "point"), ("control1", "point"), ("control2", "point"))),
+    "addArc": (15, (("center", "point"), ("radius", "number"), ("startAngle", "number"), ("endAngle", "number"), ("clockwise", "bool"))),
+    "addRect": (16, (("rect", "rect"),)),
+    "addRoundedRect": (17, (("rect", "rect"), ("cornerWidth", "number"), ("cornerHeight", "number"))),
+    "addEllipse": (18, (("rect", "rect"),)),
+    "closePath": (19, ()),
+    "addPath": (20, (("path", "string"),)),
+    "fillPath": (30, (("rule", "fillRule"),)),
+    "strokePath": (31, ()),
+    "clip": (32, (("rule", "fillRule"),)),
+    "fillRect": (33, (("rect", "rect"),)),
+    "strokeRect": (34, (("rect", "rect"),)),
+    "clearRect": (35, (("rect", "rect"),)),
+    "fillEllipse": (36, (("rect", "rect"),)),
+    "strokeEllipse": (37, (("rect", "rect"),)),
+    "setFillColor": (50, (("color", "color"),)),
+    "setStrokeColor": (51, (("color", "color"),)),
+    "setLineWidth": (52, (("width", "number"),)),
+    "setLineCap": (53, (("cap", "lineCap"),)),
+    "setLineJoin": (54, (("join", "lineJoin"),)),
+    "setMiterLimit": (55, (("limit", "number"),)),
+    "setLineDash": (56, (("phase", "number"), ("lengths", "numbers"))),
+    "setAlpha": (57, (("alpha", "number"),)),
+    "setBlendMode": (58, (("mode", "blendMode"),)),
+    "setShadow": (59, (("offset", "size"), ("blur", "number"), ("color", "color"))),
+    "drawLinearGradient": (70, (("start", "point"), ("end", "point"), ("options", "gradientOptions"), ("stops", "stops"))),
+    "drawRadialGradient": (71, (("startCenter", "point"), ("startRadius", "number"), ("endCenter", "point"), ("endRadius", "number"), ("options", "gradientOptions"), ("stops", "stops"))),
+    "showText": (72, (("at", "point"), ("size", "number"), ("text", "string"), ("font", "string"))),
+    "drawImage": (73, (("image", "image"), ("rect", "rect"))),
+}
+DRAWING_OP_NAMES = {v[0]: k for k, v in DRAWING_OPS.items()}
+DRAWING_NAMES = {"fillRule": ["non-zero", "even-odd"], "lineCap": ["butt", "round", "square"], "lineJoin": ["miter", "round", "bevel"], "blendMode": ["normal", "multiply", "screen", "overlay", "darken", "lighten", "colorDodge", "colorBurn", "softLight", "hardLight", "difference", "exclusion", "hue", "saturation", "color", "luminosity", "clear", "copy", "sourceIn", "sourceOut", "sourceAtop", "destinationOver", "destinationIn", "destinationOut", "destinationAtop", "xor", "plusLighter"], "gradientOptions": ["none", "drawsBeforeStartLocation", "drawsAfterEndLocation", "both"]}
+DRAWING_KIND_NUMBERS = {"number": 1, "bool": 1, "point": 2, "size": 2, "rect": 4, "color": 4, "affine": 6,
+                        "fillRule": 1, "lineCap": 1, "lineJoin": 1, "blendMode": 1, "gradientOptions": 1,
+                        "image": 1, "string": 0}
+MAX_DRAWING_COMMANDS = 10000
+MAX_DRAWING_STRING_BYTES = 16384
 
 PATH_ELEMENTS = {"moveTo": 0, "lineTo": 1, "quadCurveTo": 2, "curveTo": 3, "closeSubpath": 4}
 PATH_ELEMENT_POINTS = {"moveTo": 1, "lineTo": 1, "quadCurveTo": 2, "curveTo": 3, "closeSubpath": 0}
@@ -386,6 +437,8 @@ PROPERTIES: Tuple[Property, ...] = (
     P(94, "emitterCells", "emitter_cells", "emitterCells", (), False),
     P(95, "levelsOfDetailBias", "levels_of_detail_bias", "number", 0.0, False),
     P(96, "tileFadeDuration", "tile_fade_duration", "number", 0.25, False),
+    # Drawn contents (1.7): lamina.Drawing, recorded by a layer's draw callable.
+    P(97, "drawing", "drawing", "drawing", (), False),
     # Layout (1.7), applied by laminad when a superlayer's bounds change.
     P(100, "autoresizingMask", "autoresizing_mask", "number", 0.0, False),
     P(101, "constraints", "constraints", "constraintList", (), False),

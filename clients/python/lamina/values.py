@@ -307,6 +307,14 @@ def canonical(type_name: str, v: Any) -> Any:
         return tuple(v or ())
     if type_name == "filterList":
         return filters.canonical_list(v)
+    if type_name == "drawing":
+        # A lamina.Drawing (its commands), or commands as wire.Reader gives them.
+        if v is None:
+            return ()
+        commands = getattr(v, "commands", v)
+        if not isinstance(commands, (tuple, list)) or not all(isinstance(c, tuple) and len(c) == 3 for c in commands):
+            raise TypeError(f"expected a lamina.Drawing, not {v!r}")
+        return tuple(commands)
     raise ValueError(f"unknown value type {type_name!r}")
 
 

@@ -114,6 +114,16 @@ class Writer:
                 self.u8(len(f[2]))
                 for x in f[2]:
                     self.f64(x)
+        elif type_name == "drawing":
+            # u32 count, then per command: u8 opcode, u16 number count, the f64s, the op's strings.
+            self.u32(len(v))
+            for op, numbers, strings in v:
+                self.u8(op)
+                self.u16(len(numbers))
+                for x in numbers:
+                    self.f64(x)
+                for t in strings:
+                    self.string(t)
         else:
             raise ValueError(f"unknown value type {type_name!r}")
 
@@ -248,6 +258,20 @@ class Reader:
                     raise ProtocolViolation(f"{what}: unknown filter type {tag}")
                 out.append(Filter(name, protocol.FILTER_TYPE_NAMES[tag], tuple(self.f64(what) for _ in range(count))))
             return tuple(out)
+        if type_name == "drawing":
+            commands = []
+            for i in range(self.count(what, 3)):
+                op = self.u8(what)
+                if op not in protocol.DRAWING_OP_NAMES:
+                    raise ProtocolViolation(f"{what}: command {i}: unknown opcode {op}")
+                n = self.u16(what)
+                if n * 8 > self.remaining:
+                    raise ProtocolViolation(f"{what}: command {i}: {n} numbers cannot fit in the {self.remaining} bytes that follow")
+                numbers = tuple(self.f64(what) for _ in range(n))
+                spec = protocol.DRAWING_OPS[protocol.DRAWING_OP_NAMES[op]][1]
+                strings = tuple(self.string(what) for kind in spec if kind[1] == "string")
+                commands.append((op, numbers, strings))
+            return tuple(commands)
         raise ValueError(f"unknown value type {type_name!r}")
 
     def emitter_cells(self, what: str, depth: int = 1) -> Any:

@@ -137,6 +137,10 @@ CLIENT: Dict[str, Callable[[], bytes]] = {
     "commit-filters": lambda: wire.encode_commit(11, [
         wire.Set(1, 76, canonical_list([Filter("soft", "gaussianBlur", 8), Filter("grey", "saturate", 0.5), Filter("neg", "invert"),
                                         Filter("swap", "colorMatrix", [0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0.1, 0])])),
+    ]),    "commit-drawing": lambda: wire.encode_commit(12, [
+        wire.Set(1, 97, lamina.drawing.canonical(
+            lamina.Drawing().set_fill_color((1, 0, 0, 1)).fill_rect((0, 0, 10, 10)).add_path("M 0 0 L 10 10")
+            .set_line_width(2).stroke_path().show_text("Hi", (2, 14), "Helvetica", 12))),
     ]),
     "commit-background-filters": lambda: wire.encode_commit(12, [
         wire.Set(1, 77, canonical_list([Filter("frost", "gaussianBlur", 12), Filter("pale", "saturate", 1.5)])),
