@@ -128,6 +128,10 @@ public struct LayerProperties: Hashable, Sendable {
     public var alignmentMode: TextAlignment = .natural
     public var isWrapped = false
     public var truncationMode: TruncationMode = .none
+    /// Runs drawn instead of `string` when not empty.
+    public var attributedString: [TextRun] = []
+    /// Points added between lines.
+    public var lineSpacing: Double = 0
 
     // Replicator layers.
     public var instanceCount = 1
@@ -249,6 +253,8 @@ public struct LayerProperties: Hashable, Sendable {
         case .autoresizingMask: .number(Double(autoresizingMask.rawValue))
         case .constraints: .constraints(constraints)
         case .filters: .filters(filters)
+        case .attributedString: .attributedString(attributedString)
+        case .lineSpacing: .number(lineSpacing)
         case .emitterPosition, .emitterZPosition, .emitterSize, .emitterDepth, .emitterShape, .emitterMode, .renderMode,
              .birthRate, .lifetime, .velocity, .scale, .spin, .seed, .preservesDepth, .emitterCells: emitter[key]
         case .scrollMode: .string(scrollMode.rawValue)
@@ -275,6 +281,7 @@ public struct LayerProperties: Hashable, Sendable {
         guard value.isFinite else {
             if case .emitterCells(let cells) = value { try EmitterCell.validate(cells) }
             if case .filters(let list) = value { try LayerFilter.validate(list) }
+            if case .attributedString(let runs) = value { try TextRun.validate(runs) }
             throw .notFinite(key: key)
         }
         if EmitterProperties.holds(key) { try EmitterProperties.check(key, value) }
@@ -298,6 +305,8 @@ public struct LayerProperties: Hashable, Sendable {
             }
         case (_, .filters(let list)):
             try LayerFilter.validate(list)
+        case (_, .attributedString(let runs)):
+            try TextRun.validate(runs)
         case (_, .constraints(let list)):
             try Self.checkCount(key, list.count, limit: LayoutConstraint.perLayerLimit, noun: "constraints")
             if let c = list.first(where: { $0.relativeTo.isEmpty }) {
@@ -374,6 +383,7 @@ public struct LayerProperties: Hashable, Sendable {
             case .strokeStart: strokeStart = v
             case .strokeEnd: strokeEnd = v
             case .fontSize: fontSize = v
+            case .lineSpacing: lineSpacing = v
             case .instanceCount:
                 guard v.rounded() == v, v >= 0, v <= Double(Self.instanceLimit) else { return false }
                 instanceCount = Int(v)
@@ -492,6 +502,9 @@ public struct LayerProperties: Hashable, Sendable {
         case .filters(let v):
             guard key == .filters else { return false }
             filters = v
+        case .attributedString(let v):
+            guard key == .attributedString else { return false }
+            attributedString = v
         case .emitterCells:
             return false
         }

@@ -118,6 +118,11 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     case seed = 92
     case preservesDepth = 93
     case emitterCells = 94
+    // Rich text (protocol 1.7).
+    /// `attributedString`: a text layer's runs (`TextRun`); non-empty, it is drawn instead of `string`.
+    case attributedString = 98
+    /// `lineSpacing`: points added between a text layer's lines (`NSParagraphStyle.lineSpacing`).
+    case lineSpacing = 99
     // Layout (`CAAutoresizingMask`, `CAConstraint`; protocol 1.7): 100–101, applied by laminad
     // when a superlayer's bounds change (Layout.swift, ConstraintLayout.swift).
     /// `autoresizingMask`: a number holding the `AutoresizingMask` bits (0–63).
@@ -230,6 +235,8 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .seed: "seed"
         case .preservesDepth: "preservesDepth"
         case .emitterCells: "emitterCells"
+        case .attributedString: "attributedString"
+        case .lineSpacing: "lineSpacing"
         case .autoresizingMask: "autoresizingMask"
         case .constraints: "constraints"
         }
@@ -271,7 +278,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              .lineWidth, .miterLimit, .lineDashPhase, .strokeStart, .strokeEnd, .fontSize,
              .instanceCount, .instanceRedOffset, .instanceGreenOffset, .instanceBlueOffset, .instanceAlphaOffset,
              .instanceDelay,
-             .autoresizingMask, .emitterZPosition, .emitterDepth, .birthRate, .lifetime, .velocity, .scale, .spin, .seed: .number
+             .autoresizingMask, .emitterZPosition, .emitterDepth, .birthRate, .lifetime, .velocity, .scale, .spin, .seed, .lineSpacing: .number
         case .transform, .sublayerTransform, .instanceTransform: .transform
         case .isHidden, .masksToBounds, .isDoubleSided, .allowsGroupOpacity, .isGeometryFlipped, .isOpaque,
              .isWrapped, .isUserInteractionEnabled, .preservesDepth, .scrollsOnTouch, .pagingEnabled: .bool
@@ -288,6 +295,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .constraints: .constraints
         case .emitterCells: .emitterCells
         case .filters: .filters
+        case .attributedString: .attributedString
         }
     }
 
@@ -339,7 +347,9 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              .scrollMode, .scrollsOnTouch, .scrollContentSize, .pagingEnabled,
              // The list switches at once; each filter's input animates by key path
              // (`filters.NAME.inputRadius`).
-             .filters: false
+             .filters,
+             // Text switches at once, as `string` does.
+             .attributedString: false
         default: true
         }
     }
@@ -364,6 +374,8 @@ public enum PropertyValueType: UInt8, Sendable, CustomStringConvertible {
     case filters = 15
     /// A layer's layout constraints (`constraints`; 20, leaving room for other list types).
     case constraints = 20
+    /// A text layer's runs (`attributedString`): each a string and its attributes.
+    case attributedString = 22
 
     public var description: String {
         switch self {
@@ -383,6 +395,7 @@ public enum PropertyValueType: UInt8, Sendable, CustomStringConvertible {
         case .constraints: "constraint list"
         case .emitterCells: "emitter cells"
         case .filters: "filter list"
+        case .attributedString: "attributed string"
         }
     }
 }
@@ -405,6 +418,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
     case constraints([LayoutConstraint])
     case emitterCells([EmitterCell])
     case filters([LayerFilter])
+    case attributedString([TextRun])
 
     public var type: PropertyValueType {
         switch self {
@@ -424,6 +438,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .constraints: .constraints
         case .emitterCells: .emitterCells
         case .filters: .filters
+        case .attributedString: .attributedString
         }
     }
 
@@ -442,6 +457,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .constraints(let v): v.allSatisfy(\.isFinite)
         case .emitterCells(let cells): cells.allSatisfy(\.isFinite)
         case .filters(let list): list.allSatisfy { $0.values.allSatisfy(\.isFinite) }
+        case .attributedString(let runs): runs.allSatisfy(\.isFinite)
         case .bool, .string, .image, .layer: true
         }
     }
@@ -464,6 +480,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .constraints(let v): "[" + v.map(\.description).joined(separator: ", ") + "]"
         case .emitterCells(let cells): "[" + cells.map { "cell '\($0.name)'" }.joined(separator: ", ") + "]"
         case .filters(let list): "[" + list.map(\.description).joined(separator: ", ") + "]"
+        case .attributedString(let runs): "[" + runs.map(\.description).joined(separator: ", ") + "]"
         }
     }
 }

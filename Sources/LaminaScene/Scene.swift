@@ -402,6 +402,8 @@ enum SceneParser {
             return try SceneLayoutParser.constraints(json, path: path)
         case .filters:
             return try SceneFilterParser.filters(json, path: path)
+        case .attributedString:
+            return try SceneTextRunParser.runs(json, path: path)
         case .image, .layer, .emitterCells:
             throw SceneError(path: path, message: "'\(key)' cannot be set from a scene file yet")
         }

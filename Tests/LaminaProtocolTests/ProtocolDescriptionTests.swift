@@ -240,6 +240,7 @@ struct ProtocolDescriptionTests {
         case .constraints: "constraintList"
         case .emitterCells: "emitterCells"
         case .filters: "filterList"
+        case .attributedString: "attributedString"
         }
     }
 
@@ -310,6 +311,13 @@ struct ProtocolDescriptionTests {
         }
     }
 
+    @Test func attributedStringLimits() throws {
+        let table = Self.object("attributedString")
+        #expect(table["maxRuns"] as? Int == TextRun.maximumRuns)
+        #expect(table["maxTextBytes"] as? Int == TextRun.maximumTextBytes)
+        #expect(table["maxFontNameBytes"] as? Int == TextRun.maximumFontNameBytes)
+    }
+
     /// A JSON value in the form lamina-protocol.json gives defaults in.
     static func value(_ v: Any, _ type: PropertyValueType) -> PropertyValue? {
         let numbers = (v as? [Any])?.compactMap { ($0 as? NSNumber)?.doubleValue }
@@ -334,6 +342,7 @@ struct ProtocolDescriptionTests {
         case .constraints: return (v as? [Any])?.isEmpty == true ? .constraints([]) : nil
         case .emitterCells: return (v as? [Any])?.isEmpty == true ? .emitterCells([]) : nil
         case .filters: return (v as? [Any])?.isEmpty == true ? .filters([]) : nil
+        case .attributedString: return (v as? [Any])?.isEmpty == true ? .attributedString([]) : nil
         }
     }
 

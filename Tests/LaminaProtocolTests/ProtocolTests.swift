@@ -40,6 +40,9 @@ struct ProtocolTests {
         case .emitterCells: .emitterCells([ProtocolTests.sparkCell])
         case .filters: .filters([.gaussianBlur("soft", radius: 8), LayerFilter(name: "neg", type: .invert),
                                  .colorMatrix("m", ColorMatrix.identity.coefficients)])
+        case .attributedString: .attributedString([TextRun("Sale ", weight: 700, color: .red),
+                                                   TextRun("اليوم today", font: "DejaVu Serif", fontSize: 12, italic: true,
+                                                           backgroundColor: .blue, underline: true, kerning: 1, baselineOffset: 2)])
         }
         return .set(LayerID(7), key, v)
     }
@@ -234,15 +237,15 @@ struct ProtocolTests {
     }
 
     /// A client that said hello with 1.3 gets a presentation reply without the 1.4 key, and one
-    /// of 1.6 without the 1.7 keys (blend, corners, filters, emitters, scroll layers, layout), so each can decode it.
+    /// of 1.6 without the 1.7 keys (blend, corners, filters, emitters, scroll layers, layout, rich text), so each can decode it.
     @Test func presentationForAnOlderClientLeavesNewerKeysOut() throws {
-        for (minor, count) in [(UInt16(3), 68), (6, 69), (7, 93)] {
+        for (minor, count) in [(UInt16(3), 68), (6, 69), (7, 95)] {
             let (_, body) = Self.split(ServerMessage.reply(id: 1, .presentation(LayerProperties(), minor: minor)).encoded())
             var r = ByteReader(body)
             _ = try r.u32("id"); _ = try r.u16("kind")
             #expect(try r.u32("count") == UInt32(count), "minor \(minor)")
         }
-        #expect(PropertyKey.allCases.count == 93)
+        #expect(PropertyKey.allCases.count == 95)
     }
 
     /// A 1.6 client's presentation reply leaves the emitter keys (1.7) out.

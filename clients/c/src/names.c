@@ -145,6 +145,9 @@ static const struct { const char *name; unsigned char type; } property_table[] =
     {"seed", 1}, /* 92 number */
     {"preservesDepth", 7}, /* 93 bool */
     {"emitterCells", 14}, /* 94 emitterCells */
+    /* Rich text (1.7). */
+    [98] = {"attributedString", 22}, /* 98 attributedString */
+    [99] = {"lineSpacing", 1}, /* 99 number */
     /* Layout (1.7). */
     [100] = {"autoresizingMask", 1}, /* 100 number */
     [101] = {"constraints", 20}, /* 101 constraintList */

@@ -23,6 +23,7 @@ from .display_link import DisplayLink, FrameEvent, FrameRateRange
 from .image import Image, SessionImage
 from .emitter import EmitterCell
 from .filters import Filter
+from .text_runs import TextRun
 from .gestures import (GestureRecognizer, LongPressRecognizer, PanRecognizer, PinchRecognizer, RotationRecognizer,
                        SwipeRecognizer, TapRecognizer)
 from .layout import AutoresizingMask, Constraint
@@ -42,7 +43,7 @@ __all__ = [
     "ConnectionClosed", "LaminaError", "ProtocolViolation", "Image", "SessionImage", "INHERIT", "GradientLayer", "Layer",
     "ReplicatorLayer", "ScrollEvent", "ScrollLayer", "ShapeLayer", "TextLayer", "TransformLayer", "EmitterLayer",
     "EmitterCell", "decode_png", "encode_png", "write_png", "Path",
-    "TimingFunction", "TypedValue", "Video", "VideoEvent", "AutoresizingMask", "Constraint", "Filter",
+    "TimingFunction", "TypedValue", "Video", "VideoEvent", "AutoresizingMask", "Constraint", "Filter", "TextRun",
     "DisplayChangedEvent", "GestureRecognizer", "TapRecognizer", "LongPressRecognizer", "PanRecognizer",
     "PinchRecognizer", "RotationRecognizer", "SwipeRecognizer",
     "DisplayLink", "FrameEvent", "FrameRateRange",

@@ -104,6 +104,7 @@ VALUE_TYPES = {
     "constraintList": 20,
     "emitterCells": 14,
     "filterList": 15,
+    "attributedString": 22,
 }
 VALUE_TYPE_NAMES = {tag: name for name, tag in VALUE_TYPES.items()}
 
@@ -375,6 +376,9 @@ PROPERTIES: Tuple[Property, ...] = (
     P(92, "seed", "seed", "number", 0.0, False),
     P(93, "preservesDepth", "preserves_depth", "bool", False, False),
     P(94, "emitterCells", "emitter_cells", "emitterCells", (), False),
+    # Rich text (1.7): lamina.TextRun values; drawn instead of `string` when not empty.
+    P(98, "attributedString", "attributed_string", "attributedString", (), False),
+    P(99, "lineSpacing", "line_spacing", "number", 0.0, True),
     # Layout (1.7), applied by laminad when a superlayer's bounds change.
     P(100, "autoresizingMask", "autoresizing_mask", "number", 0.0, False),
     P(101, "constraints", "constraints", "constraintList", (), False),

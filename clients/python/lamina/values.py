@@ -307,6 +307,9 @@ def canonical(type_name: str, v: Any) -> Any:
         return tuple(v or ())
     if type_name == "filterList":
         return filters.canonical_list(v)
+    if type_name == "attributedString":
+        from . import text_runs
+        return text_runs.canonical_list(v)
     raise ValueError(f"unknown value type {type_name!r}")
 
 
