@@ -284,8 +284,11 @@ extension ByteReader {
         var bytes = 0
         for i in 0..<n {
             let at = field + " run \(i)"
-            let text = try string(at + " text", limit: TextRun.maximumTextBytes - bytes)
+            let text = try string(at + " text", limit: TextRun.maximumTextBytes)
             bytes += text.utf8.count
+            guard bytes <= TextRun.maximumTextBytes else {
+                throw .invalid(field: at + " text", reason: "the runs' text is longer than the limit of \(TextRun.maximumTextBytes) UTF-8 bytes")
+            }
             var r = TextRun(text)
             r.font = try string(at + " font", limit: TextRun.maximumFontNameBytes)
             r.fontSize = try f64(at + " fontSize")

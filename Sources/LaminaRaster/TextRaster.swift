@@ -96,7 +96,8 @@ public enum TextRasterizer {
             switch style.alignment {
             case .right: x = w - blockWidth
             case .center: x = (w - blockWidth) / 2
-            case .natural, .left, .justified: x = 0
+            case .natural, .justified: x = isRightToLeft(layout) ? w - blockWidth : 0
+            case .left: x = 0
             }
         }
         cairo_move_to(cr, x, 0)
@@ -181,9 +182,24 @@ public enum TextRasterizer {
         }
         pango_layout_set_ellipsize(layout, ellipsize)
         pango_layout_set_alignment(layout, alignment)
+        // Pango swaps left and right in a paragraph whose direction (from its first strong
+        // character, the bidirectional algorithm's rule P2) is right to left: its LEFT is the
+        // paragraph's start, which is what `natural` (and justified's last line) asks. `left`
+        // and `right` are meant literally, so they are swapped back there.
+        if style.alignment == .left || style.alignment == .right, isRightToLeft(layout) {
+            pango_layout_set_alignment(layout, style.alignment == .left ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_LEFT)
+        }
         // Justified text stretches every line but the last, as Core Text does; only wrapped
         // text has lines to stretch to a width.
         pango_layout_set_justify(layout, style.alignment == .justified && style.isWrapped ? 1 : 0)
+    }
+
+    /// Whether the layout's first paragraph runs right to left: its first strong character is
+    /// Arabic, Hebrew or another right-to-left script (the Unicode bidirectional algorithm's
+    /// rule P2, as Pango resolves it per paragraph). Lays the text out if it was not yet.
+    static func isRightToLeft(_ layout: OpaquePointer) -> Bool {
+        guard let line = pango_layout_get_line_readonly(layout, 0) else { return false }
+        return line.pointee.resolved_dir == PANGO_DIRECTION_RTL.rawValue
     }
 
     /// The runs as Pango attributes over the joined text's UTF-8 bytes: family, size, weight and

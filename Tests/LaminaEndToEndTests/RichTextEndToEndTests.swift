@@ -24,12 +24,12 @@ struct RichTextEndToEndTests {
     static func isBlue(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> Bool { b > 150 && r < 90 && g < 90 }
 
     /// A text layer on a 320 × 120 screen, 300 × 100 points, its top-left at (10, 10).
-    static func label(_ c: Connection, _ runs: [TextRun], size: Double = 32) async throws -> TextLayer {
+    static func label(_ c: Connection, _ runs: [TextRun], size: Double = 32, color: Color = .white) async throws -> TextLayer {
         let text = TextLayer()
         text.bounds = Rect(x: 0, y: 0, width: 300, height: 100)
         text.position = Point(x: 160, y: 60)
         text.fontSize = size
-        text.foregroundColor = .white
+        text.foregroundColor = color
         text.attributedString = runs
         c.rootLayer.addSublayer(text)
         try await c.sync()
@@ -58,9 +58,7 @@ struct RichTextEndToEndTests {
     @Test func unsetAttributesTakeTheLayersAndLinesAndBackgroundsDraw() async throws {
         let daemon = try DaemonProcess(size: "320x120")
         let c = try Connection.connect(to: daemon.socket, name: "rich text")
-        let text = try await Self.label(c, [TextRun("..... ", underline: true), TextRun("xx", backgroundColor: .blue)])
-        text.foregroundColor = .red
-        try await c.sync()
+        _ = try await Self.label(c, [TextRun("..... ", underline: true), TextRun("xx", backgroundColor: .blue)], color: .red)
         let shot = try await c.screenshot()
         let red = Self.pixels(shot, Self.isRed)
         // The underline: one row holds a long unbroken run of red (the dots alone never would).
@@ -134,6 +132,12 @@ struct RichTextEndToEndTests {
                 "right to left: the Latin run (red, x ≤ \(red.map(\.x).max() ?? -1)) lies left of the \(rtl)run (blue, x ≥ \(blue.map(\.x).min() ?? -1))")
         // Natural alignment of a right-to-left paragraph is to the right edge.
         #expect((blue.map(\.x).max() ?? 0) > 250, "the right-to-left paragraph is aligned right")
+        // `left` is meant literally, whatever the paragraph's direction.
+        text.alignmentMode = .left
+        try await c.sync()
+        shot = try await c.screenshot()
+        #expect((Self.pixels(shot, Self.isRed).map(\.x).min() ?? 999) < 30, "aligned left when asked")
+        text.alignmentMode = .natural
 
         text.attributedString = [TextRun("abc ", color: .red), TextRun(rtl, color: .blue)]
         try await c.sync()
@@ -158,7 +162,7 @@ struct RichTextEndToEndTests {
         text.fontSize = 24
         text.isWrapped = wrapped
         text.truncationMode = .end
-        text.attributedString = [TextRun("MMMM MMMM ", color: .red), TextRun("MMMM MMMM MMMM MMMM MMMM", color: .blue)]
+        text.attributedString = [TextRun("MM ", color: .red), TextRun("MMMM MMMM MMMM MMMM MMMM MMMM", color: .blue)]
         c.rootLayer.addSublayer(text)
         try await c.sync()
         let shot = try await c.screenshot()
@@ -202,8 +206,11 @@ struct RichTextEndToEndTests {
         c.rootLayer.addSublayer(label)
         try await c.sync()
         let shot = try await c.screenshot()
-        let red = Self.pixels(shot, Self.isRed), blue = Self.pixels(shot, Self.isBlue)
         let yellow = Self.pixels(shot) { r, g, b in r > 200 && g > 140 && b < 110 }
+        // The words' ink, left of the emoji (whose own colours hold reds).
+        let emojiStart = yellow.map(\.x).min() ?? 0
+        let red = Self.pixels(shot, Self.isRed).filter { $0.x < emojiStart - 2 }
+        let blue = Self.pixels(shot, Self.isBlue).filter { $0.x < emojiStart - 2 }
         #expect(red.count > 150 && blue.count > 150 && yellow.count > 150, "\(red.count) red, \(blue.count) blue, \(yellow.count) yellow")
         #expect((red.map(\.x).max() ?? 999) < (blue.map(\.x).min() ?? 0), "Sale left of today")
         #expect((blue.map(\.x).max() ?? 999) < (yellow.map(\.x).min() ?? 0), "today left of the emoji")
@@ -220,12 +227,24 @@ struct RichTextEndToEndTests {
         await #expect { try await c.sync() } throws: { "\($0)".contains("257 runs") && "\($0)".contains("256") }
         text.attributedString = [TextRun(String(repeating: "x", count: 40_000)), TextRun(String(repeating: "y", count: 40_000))]
         await #expect { try await c.sync() } throws: { "\($0)".contains("65536") }
-        text.attributedString = [TextRun("x", color: Color(red: 2, green: 0, blue: 0))]
-        await #expect { try await c.sync() } throws: { "\($0)".contains("colour components must be in [0, 1]") }
+        // (Swift's Color clamps; a colour out of range comes from another client, sent raw.)
         text.attributedString = [TextRun("x", weight: 5000)]
         await #expect { try await c.sync() } throws: { "\($0)".contains("run 0: weight") }
         text.attributedString = [TextRun("x", fontSize: .nan)]
         await #expect { try await c.sync() } throws: { "\($0)".contains("finite") }
+        let raw = try ContentsEndToEndTests.RawClient(socket: daemon.socket)
+        let marker = 0.123_456_789
+        var bytes = ClientMessage.commit(Commit(serial: 1, operations: [
+            .create(LayerID(1), kind: .text),
+            .set(LayerID(1), .attributedString, .attributedString([TextRun("x", color: Color(red: marker, green: 0, blue: 0))])),
+        ])).encoded()
+        let pattern = withUnsafeBytes(of: marker.bitPattern.littleEndian) { Array($0) }
+        let at = try #require((0...(bytes.count - 8)).first { Array(bytes[$0..<($0 + 8)]) == pattern })
+        bytes.replaceSubrange(at..<(at + 8), with: withUnsafeBytes(of: (2.0).bitPattern.littleEndian) { Array($0) })
+        try raw.send(bytes)
+        let e = try raw.error()
+        #expect(e?.message.contains("colour components must be in [0, 1], got 2.0") == true, "\(String(describing: e))")
+        #expect(e?.message.contains("run 0 color") == true, "\(String(describing: e))")
         // laminad still draws the last good runs.
         let shot = try await c.screenshot()
         #expect(Self.pixels(shot, Self.isRed).count > 50, "the layer keeps its good runs")

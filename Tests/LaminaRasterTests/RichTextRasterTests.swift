@@ -83,6 +83,22 @@ struct RichTextRasterTests {
                 "the second line moves down by the spacing: \(tight.last ?? -1) → \(loose.last ?? -1)")
     }
 
+    /// Wrapped right-to-left text: natural alignment is to the right edge, `left` and `right`
+    /// are literal; left-to-right text is unchanged.
+    @Test(arguments: [("مرحبا بالعالم", TextAlignment.natural, true), ("مرحبا بالعالم", .left, false), ("مرحبا بالعالم", .right, true),
+                      ("Hello", .natural, false), ("Hello", .right, true), ("Hello", .left, false)])
+    func alignmentFollowsTheParagraphsDirection(_ text: String, _ alignment: TextAlignment, _ atRight: Bool) throws {
+        for wrapped in [false, true] {
+            let b = try #require(TextRasterizer.rasterize(runs([TextRun(text)], width: 300, height: 60) {
+                $0.alignmentMode = alignment
+                $0.isWrapped = wrapped
+            }, scale: 1)).bitmap
+            let columns = inkColumns(b)
+            let right = (columns.last ?? 0) > 280, left = (columns.first ?? 999) < 20
+            #expect(atRight ? right && !left : left && !right, "\(text) \(alignment) wrapped \(wrapped): ink \(columns.first ?? -1)…\(columns.last ?? -1)")
+        }
+    }
+
     /// An empty attributed string draws the layer's string; runs replace it.
     @Test func runsReplaceTheString() {
         var p = textLayer("plain")

@@ -1636,16 +1636,22 @@ static void rich_text_label(lamina_connection *conn) {
     for (uint32_t y = 0; pixels && y < 80 && y < h; y++)
         for (uint32_t x = 0; x < w; x++) {
             rgba p = pixel_at(pixels, w, x, y);
-            if (p.r > 150 && p.g < 90 && p.b < 90) {
+            if (p.r > 200 && p.g > 140 && p.b < 110 && (int)x < yellow_min)
+                yellow_min = (int)x;
+        }
+    /* The words' ink, left of the emoji (whose own colours hold reds). */
+    for (uint32_t y = 0; pixels && y < 80 && y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            rgba p = pixel_at(pixels, w, x, y);
+            if ((int)x < yellow_min - 2 && p.r > 150 && p.g < 90 && p.b < 90) {
                 red++;
                 red_max = (int)x > red_max ? (int)x : red_max;
-            } else if (p.b > 150 && p.r < 90 && p.g < 90) {
+            } else if ((int)x < yellow_min - 2 && p.b > 150 && p.r < 90 && p.g < 90) {
                 blue++;
                 blue_min = (int)x < blue_min ? (int)x : blue_min;
                 blue_max = (int)x > blue_max ? (int)x : blue_max;
             } else if (p.r > 200 && p.g > 140 && p.b < 110) {
                 yellow++;
-                yellow_min = (int)x < yellow_min ? (int)x : yellow_min;
             }
         }
     free(pixels);

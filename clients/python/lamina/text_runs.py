@@ -9,10 +9,9 @@ An attribute a run leaves unset takes the layer's (``font``, ``font_size``, ``fo
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple, Tuple, Union
+from typing import Any, Callable, NamedTuple, Tuple, Union
 
 
-from .values import color as _color
 
 MAX_RUNS = 256
 MAX_TEXT_BYTES = 65536
@@ -45,9 +44,10 @@ class TextRun(NamedTuple):
     baseline_offset: float = 0.0
 
 
-def canonical(v: Any, index: int = 0) -> TextRun:
+def canonical(v: Any, parse_color: Callable[[Any], Tuple[float, float, float, float]], index: int = 0) -> TextRun:
     """A `TextRun` (or a string, or a scene file's dict ``{"text", "color", "weight", …}``) checked
-    as laminad checks it: weight a number, colours (r, g, b, a) tuples or None."""
+    as laminad checks it: weight a number, colours (r, g, b, a) tuples (by `parse_color`, which
+    takes "#RRGGBB" and tuples) or None."""
     here = f"attributed_string run {index}"
     if isinstance(v, str):
         v = TextRun(v)
@@ -85,7 +85,7 @@ def canonical(v: Any, index: int = 0) -> TextRun:
         if c is None:
             colors.append(None)
             continue
-        c = _color(c)
+        c = parse_color(c)
         if not all(0 <= x <= 1 for x in c):
             raise ValueError(f"{here}: {name} components must be in [0, 1] (got {c})")
         colors.append(c)
@@ -93,11 +93,11 @@ def canonical(v: Any, index: int = 0) -> TextRun:
                    bool(r.underline), bool(r.strikethrough), numbers[2], numbers[3])
 
 
-def canonical_list(v: Any) -> Tuple[TextRun, ...]:
+def canonical_list(v: Any, parse_color: Callable[[Any], Tuple[float, float, float, float]]) -> Tuple[TextRun, ...]:
     items = list(v or ())
     if len(items) > MAX_RUNS:
         raise ValueError(f"attributed_string: at most {MAX_RUNS} runs (got {len(items)})")
-    out = tuple(canonical(x, i) for i, x in enumerate(items))
+    out = tuple(canonical(x, parse_color, i) for i, x in enumerate(items))
     total = sum(len(r.text.encode()) for r in out)
     if total > MAX_TEXT_BYTES:
         raise ValueError(f"attributed_string: the runs' text is {total} bytes, past the limit of {MAX_TEXT_BYTES}")

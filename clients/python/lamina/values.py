@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import protocol
-from . import filters
+from . import filters, text_runs
 from .layout import constraint
 
 Color = Tuple[float, float, float, float]
@@ -308,8 +308,7 @@ def canonical(type_name: str, v: Any) -> Any:
     if type_name == "filterList":
         return filters.canonical_list(v)
     if type_name == "attributedString":
-        from . import text_runs
-        return text_runs.canonical_list(v)
+        return text_runs.canonical_list(v, color)
     raise ValueError(f"unknown value type {type_name!r}")
 
 

@@ -9,7 +9,7 @@ import json
 import pytest
 
 import lamina
-from lamina import text_runs, wire
+from lamina import text_runs, values, wire
 from lamina.text_runs import TextRun, canonical_list
 
 from conftest import REPOSITORY_ROOT
@@ -55,7 +55,7 @@ def test_wire_form_matches_the_golden_fixture() -> None:
         TextRun("today", font="DejaVu Serif", font_size=20, italic=True, background_color=(1, 1, 0, 128 / 255),
                 underline=True, strikethrough=True, kerning=1.5, baseline_offset=-2),
         TextRun("😀"),
-    ])
+    ], values.color)
     w = wire.Writer()
     w.value("attributedString", runs)
     body = bytes(w.buffer)
@@ -79,9 +79,11 @@ def test_rich_text_label_with_an_emoji(daemon) -> None:  # type: ignore[no-untyp
     conn.root.add_sublayer(label)
     conn.sync()
     shot = conn.screenshot()
-    red = count(shot, lambda r, g, b: r > 150 and g < 90 and b < 90)
-    blue = count(shot, lambda r, g, b: b > 150 and r < 90 and g < 90)
     yellow = count(shot, lambda r, g, b: r > 200 and g > 140 and b < 110)
+    # The words' ink, left of the emoji (whose own colours hold reds).
+    emoji_start = min((x for x, _ in yellow), default=0)
+    red = [(x, y) for x, y in count(shot, lambda r, g, b: r > 150 and g < 90 and b < 90) if x < emoji_start - 2]
+    blue = [(x, y) for x, y in count(shot, lambda r, g, b: b > 150 and r < 90 and g < 90) if x < emoji_start - 2]
     assert len(red) > 150 and len(blue) > 150 and len(yellow) > 150, (len(red), len(blue), len(yellow))
     assert max(x for x, _ in red) < min(x for x, _ in blue), "Sale left of today"
     assert max(x for x, _ in blue) < min(x for x, _ in yellow), "today left of the emoji"
