@@ -316,6 +316,8 @@ struct ProtocolDescriptionTests {
         #expect(table["maxRuns"] as? Int == TextRun.maximumRuns)
         #expect(table["maxTextBytes"] as? Int == TextRun.maximumTextBytes)
         #expect(table["maxFontNameBytes"] as? Int == TextRun.maximumFontNameBytes)
+        let weights = (table["weights"] as? [String: Any])?.compactMapValues { ($0 as? NSNumber)?.doubleValue }
+        #expect(weights == TextRun.weightNames)
     }
 
     /// A JSON value in the form lamina-protocol.json gives defaults in.
