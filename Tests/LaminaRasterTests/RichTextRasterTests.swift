@@ -99,6 +99,69 @@ struct RichTextRasterTests {
         }
     }
 
+    /// Truncation of runs: the ellipsis — three low dots on the baseline — comes first for
+    /// `start`, between glyphs for `middle`, last for `end`, on one line and on the last line
+    /// of wrapped text.
+    @Test(arguments: [TruncationMode.start, .middle, .end])
+    func truncationOfRunsPutsTheEllipsisWhereAsked(_ mode: TruncationMode) throws {
+        for wrapped in [false, true] {
+            let b = try #require(TextRasterizer.rasterize(runs([TextRun("MMMM MMMM ", color: .red), TextRun("MMMM MMMM MMMM MMMM", weight: 700)],
+                                                               width: 200, height: wrapped ? 70 : 40) {
+                $0.fontSize = 24
+                $0.isWrapped = wrapped
+                $0.truncationMode = mode
+            }, scale: 1)).bitmap
+            let inkRows = (0..<b.height).filter { y in (0..<b.width).contains { b.alpha($0, y) > 127 } }
+            let bottom = inkRows.last ?? 0
+            let lineTop = bottom - 18  // the last line: an M is some 17 px tall at 24 pt
+            // Columns whose ink on the last line is all within 4 rows of its baseline: dots.
+            var clusters: [(columns: [Int], low: Bool)] = []
+            for x in 0..<b.width {
+                let ys = (lineTop...bottom).filter { b.alpha(x, $0) > 127 }
+                guard !ys.isEmpty else { continue }
+                let low = ys.allSatisfy { $0 >= bottom - 4 }
+                if let last = clusters.last, last.columns.last == x - 1 {
+                    clusters[clusters.count - 1].columns.append(x)
+                    clusters[clusters.count - 1].low = last.low && low
+                } else {
+                    clusters.append(([x], low))
+                }
+            }
+            let lows = clusters.indices.filter { clusters[$0].low }
+            #expect(lows.count == 3, "\(mode) wrapped \(wrapped): three dots (\(clusters.map(\.low)))")
+            guard lows.count == 3 else { continue }
+            #expect(lows == [lows[0], lows[0] + 1, lows[0] + 2], "the dots are together")
+            switch mode {
+            case .start: #expect(lows[0] == 0, "\(mode): the ellipsis first")
+            case .end: #expect(lows[2] == clusters.count - 1, "\(mode): the ellipsis last")
+            default: #expect(lows[0] > 0 && lows[2] < clusters.count - 1, "\(mode): glyphs on both sides")
+            }
+        }
+    }
+
+    /// Strikethrough draws a line through the middle of the run; italic slants it.
+    @Test func strikethroughAndItalic() throws {
+        func bitmap(_ r: TextRun) throws -> Bitmap {
+            try #require(TextRasterizer.rasterize(runs([r], height: 60), scale: 1)).bitmap
+        }
+        func longestRow(_ b: Bitmap) -> Int {
+            (0..<b.height).map { y in
+                var best = 0, run = 0
+                for x in 0..<b.width { run = b.alpha(x, y) > 127 ? run + 1 : 0; best = max(best, run) }
+                return best
+            }.max() ?? 0
+        }
+        let plain = longestRow(try bitmap(TextRun("iiiiiiii"))), struck = longestRow(try bitmap(TextRun("iiiiiiii", strikethrough: true)))
+        #expect(plain < 15 && struck > 50, "a line through the run: longest row of ink \(plain) px, struck \(struck)")
+        // An upright l's ink starts in the same column at its top and bottom; an italic one leans right.
+        func leftEdge(_ b: Bitmap, row: Int) -> Int { (0..<b.width).first { b.alpha($0, row) > 127 } ?? -1 }
+        func rows(_ b: Bitmap) -> [Int] { (0..<b.height).filter { y in (0..<b.width).contains { b.alpha($0, y) > 127 } } }
+        let upright = try bitmap(TextRun("l")), italic = try bitmap(TextRun("l", italic: true))
+        let u = rows(upright), i = rows(italic)
+        #expect(abs(leftEdge(upright, row: u.first! + 1) - leftEdge(upright, row: u.last! - 1)) <= 1)
+        #expect(leftEdge(italic, row: i.first! + 1) - leftEdge(italic, row: i.last! - 1) >= 4, "italic leans right")
+    }
+
     /// An empty attributed string draws the layer's string; runs replace it.
     @Test func runsReplaceTheString() {
         var p = textLayer("plain")
