@@ -218,6 +218,30 @@ struct RichTextEndToEndTests {
         c.close()
     }
 
+    // A scene file's attributedString, applied by laminactl: the runs in their colours, in
+    // order; a misspelt run key is refused with a did-you-mean.
+    @Test func sceneFileRuns() async throws {
+        let daemon = try DaemonProcess(size: "320x120")
+        let scene = daemon.directory + "/label.json"
+        try ##"""
+        {"sublayers": [{"name": "label", "class": "text", "frame": [10, 10, 300, 60], "fontSize": 32,
+          "attributedString": [{"text": "Sale ", "color": "#FF0000", "weight": "bold"}, {"text": "today", "color": "#0000FF"}]}]}
+        """##.write(toFile: scene, atomically: true, encoding: .utf8)
+        var r = try daemon.laminactl(["apply", scene])
+        #expect(r.status == 0, "\(r.output)")
+        let c = try Connection.connect(to: daemon.socket, name: "viewer")
+        let shot = try await c.screenshot()
+        let red = Self.pixels(shot, Self.isRed), blue = Self.pixels(shot, Self.isBlue)
+        #expect(red.count > 150 && blue.count > 150, "\(red.count) red, \(blue.count) blue")
+        #expect((red.map(\.x).max() ?? 999) < (blue.map(\.x).min() ?? 0), "Sale left of today")
+        let bad = daemon.directory + "/bad.json"
+        try ##"{"sublayers": [{"class": "text", "attributedString": [{"text": "x", "colour": "#FF0000"}]}]}"##
+            .write(toFile: bad, atomically: true, encoding: .utf8)
+        r = try daemon.laminactl(["apply", bad])
+        #expect(r.status != 0 && r.output.contains("did you mean 'color'"), "\(r.output)")
+        c.close()
+    }
+
     // Bad runs are refused with messages that name what is wrong; the layer keeps its runs.
     @Test func badRunsAreRefused() async throws {
         let daemon = try DaemonProcess(size: "320x120")
