@@ -14,6 +14,9 @@ packages=(
   # sans-serif, serif and monospace (FontconfigRegistry.pinDefaults), so Latin text looks the
   # same with or without them.
   fonts-noto-cjk fonts-noto-core
+  # Colour emoji in text layers (Noto Color Emoji, a CBDT bitmap font cairo draws in colour):
+  # flags, skin tones and ZWJ sequences included.
+  fonts-noto-color-emoji
   libinput-dev libxkbcommon-dev xkb-data
   # Video layers (LaminaVideo): GStreamer, its app sink and video info, the base and good
   # plugins (videoconvert, playbin, matroska/WebM, VP8), libav (H.264 and most other codecs), and

@@ -171,6 +171,20 @@ public final class TextLayer: Layer {
         get { model.truncationMode }
         set { setValue(.string(newValue.rawValue), forKey: .truncationMode) }
     }
+    /// Runs of text, each with its own font, size, weight, colours and lines
+    /// (`CATextLayer.string` set to an `NSAttributedString`): `[TextRun("Sale ", weight: 700,
+    /// color: .red), TextRun("today")]`. Not empty, it is drawn instead of `string`; an attribute
+    /// a run leaves unset takes the layer's. A new key in protocol 1.7 (laminad refuses more than
+    /// `TextRun.maximumRuns` runs or `TextRun.maximumTextBytes` of text).
+    public var attributedString: [TextRun] {
+        get { model.attributedString }
+        set { setValue(.attributedString(newValue), forKey: .attributedString) }
+    }
+    /// Points added between lines (`NSParagraphStyle.lineSpacing`); 0 by default. Protocol 1.7.
+    public var lineSpacing: Double {
+        get { model.lineSpacing }
+        set { setValue(.number(newValue), forKey: .lineSpacing) }
+    }
 }
 
 /// `CAReplicatorLayer`: its sublayers drawn `instanceCount` times, each copy transformed,

@@ -96,6 +96,25 @@ public struct JSONWriter: Sendable {
             endArray()
         case .drawing(let d):
             drawing(d)
+        case .attributedString(let runs):
+            // As scene files write them: {"text", and the attributes that are set}.
+            beginArray()
+            for r in runs {
+                beginObject()
+                key("text"); value(.string(r.text))
+                if !r.font.isEmpty { key("font"); value(.string(r.font)) }
+                if r.fontSize != 0 { key("fontSize"); value(.number(r.fontSize)) }
+                if r.weight != 0 { key("weight"); value(.number(r.weight)) }
+                if r.italic { key("italic"); value(.bool(true)) }
+                if let c = r.color { key("color"); value(.color(c)) }
+                if let c = r.backgroundColor { key("backgroundColor"); value(.color(c)) }
+                if r.underline { key("underline"); value(.bool(true)) }
+                if r.strikethrough { key("strikethrough"); value(.bool(true)) }
+                if r.kerning != 0 { key("kerning"); value(.number(r.kerning)) }
+                if r.baselineOffset != 0 { key("baselineOffset"); value(.number(r.baselineOffset)) }
+                endObject()
+            }
+            endArray()
         }
     }
 

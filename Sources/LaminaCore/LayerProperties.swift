@@ -133,6 +133,10 @@ public struct LayerProperties: Hashable, Sendable {
     public var alignmentMode: TextAlignment = .natural
     public var isWrapped = false
     public var truncationMode: TruncationMode = .none
+    /// Runs drawn instead of `string` when not empty.
+    public var attributedString: [TextRun] = []
+    /// Points added between lines.
+    public var lineSpacing: Double = 0
 
     // Replicator layers.
     public var instanceCount = 1
@@ -258,6 +262,8 @@ public struct LayerProperties: Hashable, Sendable {
         case .filters: .filters(filters)
         case .backgroundFilters: .filters(backgroundFilters)
         case .drawing: .drawing(drawing)
+        case .attributedString: .attributedString(attributedString)
+        case .lineSpacing: .number(lineSpacing)
         case .emitterPosition, .emitterZPosition, .emitterSize, .emitterDepth, .emitterShape, .emitterMode, .renderMode,
              .birthRate, .lifetime, .velocity, .scale, .spin, .seed, .preservesDepth, .emitterCells: emitter[key]
         case .tileSize, .levelsOfDetail, .levelsOfDetailBias, .tileFadeDuration: tiled[key]
@@ -288,6 +294,7 @@ public struct LayerProperties: Hashable, Sendable {
             if case .drawing(let d) = value {
                 do { try d.validate() } catch { throw .outOfRange(key: key, reason: error.message) }
             }
+            if case .attributedString(let runs) = value { try TextRun.validate(runs) }
             throw .notFinite(key: key)
         }
         if EmitterProperties.holds(key) { try EmitterProperties.check(key, value) }
@@ -314,6 +321,8 @@ public struct LayerProperties: Hashable, Sendable {
             try LayerFilter.validate(list, key: key)
         case (_, .drawing(let d)):
             do { try d.validate() } catch { throw .outOfRange(key: key, reason: error.message) }
+        case (_, .attributedString(let runs)):
+            try TextRun.validate(runs)
         case (_, .constraints(let list)):
             try Self.checkCount(key, list.count, limit: LayoutConstraint.perLayerLimit, noun: "constraints")
             if let c = list.first(where: { $0.relativeTo.isEmpty }) {
@@ -391,6 +400,7 @@ public struct LayerProperties: Hashable, Sendable {
             case .strokeStart: strokeStart = v
             case .strokeEnd: strokeEnd = v
             case .fontSize: fontSize = v
+            case .lineSpacing: lineSpacing = v
             case .instanceCount:
                 guard v.rounded() == v, v >= 0, v <= Double(Self.instanceLimit) else { return false }
                 instanceCount = Int(v)
@@ -515,6 +525,9 @@ public struct LayerProperties: Hashable, Sendable {
         case .drawing(let d):
             guard key == .drawing else { return false }
             drawing = d
+        case .attributedString(let v):
+            guard key == .attributedString else { return false }
+            attributedString = v
         case .emitterCells:
             return false
         }

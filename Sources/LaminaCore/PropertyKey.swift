@@ -136,6 +136,11 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     /// `drawing`: the commands a layer's `draw(_:in:)` recorded (`Drawing`), rasterised by
     /// laminad at the scale the layer is shown, in place of `contents`.
     case drawing = 97
+    // Rich text (protocol 1.7).
+    /// `attributedString`: a text layer's runs (`TextRun`); non-empty, it is drawn instead of `string`.
+    case attributedString = 98
+    /// `lineSpacing`: points added between a text layer's lines (`NSParagraphStyle.lineSpacing`).
+    case lineSpacing = 99
     // Layout (`CAAutoresizingMask`, `CAConstraint`; protocol 1.7): 100–101, applied by laminad
     // when a superlayer's bounds change (Layout.swift, ConstraintLayout.swift).
     /// `autoresizingMask`: a number holding the `AutoresizingMask` bits (0–63).
@@ -254,6 +259,8 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .levelsOfDetailBias: "levelsOfDetailBias"
         case .tileFadeDuration: "tileFadeDuration"
         case .drawing: "drawing"
+        case .attributedString: "attributedString"
+        case .lineSpacing: "lineSpacing"
         case .autoresizingMask: "autoresizingMask"
         case .constraints: "constraints"
         }
@@ -296,7 +303,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              .instanceCount, .instanceRedOffset, .instanceGreenOffset, .instanceBlueOffset, .instanceAlphaOffset,
              .instanceDelay,
              .autoresizingMask, .emitterZPosition, .emitterDepth, .birthRate, .lifetime, .velocity, .scale, .spin, .seed,
-             .levelsOfDetail, .levelsOfDetailBias, .tileFadeDuration: .number
+             .levelsOfDetail, .levelsOfDetailBias, .tileFadeDuration, .lineSpacing: .number
         case .transform, .sublayerTransform, .instanceTransform: .transform
         case .isHidden, .masksToBounds, .isDoubleSided, .allowsGroupOpacity, .isGeometryFlipped, .isOpaque,
              .isWrapped, .isUserInteractionEnabled, .preservesDepth, .scrollsOnTouch, .pagingEnabled: .bool
@@ -314,6 +321,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .emitterCells: .emitterCells
         case .filters, .backgroundFilters: .filters
         case .drawing: .drawing
+        case .attributedString: .attributedString
         }
     }
 
@@ -369,7 +377,9 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              // Tiled layers: the tiling changes at once (new tiles fade in).
              .tileSize, .levelsOfDetail, .levelsOfDetailBias, .tileFadeDuration,
              // A new drawing replaces the old at once (Core Animation does not crossfade it).
-             .drawing: false
+             .drawing,
+             // Text switches at once, as `string` does.
+             .attributedString: false
         default: true
         }
     }
@@ -396,6 +406,8 @@ public enum PropertyValueType: UInt8, Sendable, CustomStringConvertible {
     case constraints = 20
     /// A layer's drawing (`drawing`): a list of commands, each an opcode and its arguments.
     case drawing = 21
+    /// A text layer's runs (`attributedString`): each a string and its attributes.
+    case attributedString = 22
 
     public var description: String {
         switch self {
@@ -416,6 +428,7 @@ public enum PropertyValueType: UInt8, Sendable, CustomStringConvertible {
         case .emitterCells: "emitter cells"
         case .filters: "filter list"
         case .drawing: "drawing"
+        case .attributedString: "attributed string"
         }
     }
 }
@@ -439,6 +452,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
     case emitterCells([EmitterCell])
     case filters([LayerFilter])
     case drawing(Drawing)
+    case attributedString([TextRun])
 
     public var type: PropertyValueType {
         switch self {
@@ -459,6 +473,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .emitterCells: .emitterCells
         case .filters: .filters
         case .drawing: .drawing
+        case .attributedString: .attributedString
         }
     }
 
@@ -478,6 +493,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .emitterCells(let cells): cells.allSatisfy(\.isFinite)
         case .filters(let list): list.allSatisfy { $0.values.allSatisfy(\.isFinite) }
         case .drawing(let d): d.commands.allSatisfy { $0.numbers.allSatisfy(\.isFinite) }
+        case .attributedString(let runs): runs.allSatisfy(\.isFinite)
         case .bool, .string, .image, .layer: true
         }
     }
@@ -501,6 +517,7 @@ public enum PropertyValue: Hashable, Sendable, CustomStringConvertible {
         case .emitterCells(let cells): "[" + cells.map { "cell '\($0.name)'" }.joined(separator: ", ") + "]"
         case .filters(let list): "[" + list.map(\.description).joined(separator: ", ") + "]"
         case .drawing(let d): d.description
+        case .attributedString(let runs): "[" + runs.map(\.description).joined(separator: ", ") + "]"
         }
     }
 }

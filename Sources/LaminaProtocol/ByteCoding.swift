@@ -168,6 +168,7 @@ extension ByteWriter {
                 for v in c.numbers { f64(v) }
                 for t in c.strings { string(t) }
             }
+        case .attributedString(let runs): textRuns(runs)
         case .filters(let list):
             // u32 count, then per filter: string name, u8 type, u8 number count, the numbers.
             u32(UInt32(list.count))
@@ -175,6 +176,25 @@ extension ByteWriter {
                 string(f.name); u8(f.type.wireTag); u8(UInt8(clamping: f.values.count))
                 for d in f.values { f64(d) }
             }
+        }
+    }
+
+    /// `attributedString`: u32 run count, then per run: string text, string font, f64 fontSize,
+    /// f64 weight, u8 flags (1 italic, 2 underline, 4 strikethrough, 8 colour follows,
+    /// 16 background colour follows), the colours (4 × f64 each), f64 kerning, f64 baselineOffset.
+    public mutating func textRuns(_ runs: [TextRun]) {
+        u32(UInt32(runs.count))
+        for r in runs {
+            string(r.text); string(r.font); f64(r.fontSize); f64(r.weight)
+            var flags: UInt8 = 0
+            if r.italic { flags |= 1 }
+            if r.underline { flags |= 2 }
+            if r.strikethrough { flags |= 4 }
+            if r.color != nil { flags |= 8 }
+            if r.backgroundColor != nil { flags |= 16 }
+            u8(flags)
+            for c in [r.color, r.backgroundColor].compactMap({ $0 }) { f64(c.red); f64(c.green); f64(c.blue); f64(c.alpha) }
+            f64(r.kerning); f64(r.baselineOffset)
         }
     }
 
@@ -258,6 +278,7 @@ extension ByteReader {
         case .emitterCells: return .emitterCells(try emitterCells(field, depth: 1))
         case .filters: return .filters(try filters(field))
         case .drawing: return .drawing(try drawing(field))
+        case .attributedString: return .attributedString(try textRuns(field))
         }
     }
 
@@ -290,6 +311,41 @@ extension ByteReader {
             commands.append(DrawingCommand(op, numbers, strings))
         }
         return Drawing(commands)
+    }
+
+    /// Reads `attributedString` runs, refusing more than `TextRun.maximumRuns`, more text than
+    /// `TextRun.maximumTextBytes` in all, unknown flags and colours outside [0, 1] (the rest of
+    /// the ranges are the layer model's to check).
+    mutating func textRuns(_ field: String) throws(DecodeError) -> [TextRun] {
+        let n = Int(try u32(field + " count"))
+        guard n <= TextRun.maximumRuns else {
+            throw .invalid(field: field, reason: "\(n) runs is more than the limit of \(TextRun.maximumRuns)")
+        }
+        var runs: [TextRun] = []
+        var bytes = 0
+        for i in 0..<n {
+            let at = field + " run \(i)"
+            let text = try string(at + " text", limit: TextRun.maximumTextBytes)
+            bytes += text.utf8.count
+            guard bytes <= TextRun.maximumTextBytes else {
+                throw .invalid(field: at + " text", reason: "the runs' text is longer than the limit of \(TextRun.maximumTextBytes) UTF-8 bytes")
+            }
+            var r = TextRun(text)
+            r.font = try string(at + " font", limit: TextRun.maximumFontNameBytes)
+            r.fontSize = try f64(at + " fontSize")
+            r.weight = try f64(at + " weight")
+            let flags = try u8(at + " flags")
+            guard flags & ~31 == 0 else { throw .invalid(field: at + " flags", reason: "unknown flag bits \(flags & ~31)") }
+            r.italic = flags & 1 != 0
+            r.underline = flags & 2 != 0
+            r.strikethrough = flags & 4 != 0
+            if flags & 8 != 0, case .color(let c) = try value(.color, at + " color") { r.color = c }
+            if flags & 16 != 0, case .color(let c) = try value(.color, at + " backgroundColor") { r.backgroundColor = c }
+            r.kerning = try f64(at + " kerning")
+            r.baselineOffset = try f64(at + " baselineOffset")
+            runs.append(r)
+        }
+        return runs
     }
 
     /// Reads a `filters` list, refusing more than `LayerFilter.maximumCount`, an unknown type, and

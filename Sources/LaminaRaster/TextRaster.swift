@@ -12,6 +12,18 @@ public struct TextStyle: Sendable, Hashable {
     public var alignment: TextAlignment
     public var isWrapped: Bool
     public var truncation: TruncationMode
+    /// The attributed string's runs; when not empty they are drawn instead of `string`.
+    public var runs: [TextRun]
+    /// Points added between lines.
+    public var lineSpacing: Double
+    /// What is laid out: the runs' text joined, or `string` when there are no runs.
+    public var text: String { runs.isEmpty ? string : TextRun.joined(runs) }
+    /// Whether anything can show: some text, and a colour that is not clear.
+    var hasInk: Bool {
+        if runs.isEmpty { return !string.isEmpty && foregroundColor.alpha > 0 }
+        return runs.contains { !$0.text.isEmpty && (($0.color ?? foregroundColor).alpha > 0 || ($0.backgroundColor?.alpha ?? 0) > 0) }
+    }
+
     /// The bounds' size: text is laid out from the bounds' top-left and clipped to them.
     public var size: Size
     /// How many fonts were registered when the style was taken: a raster made before a font
@@ -27,6 +39,8 @@ public struct TextStyle: Sendable, Hashable {
         alignment = p.alignmentMode
         isWrapped = p.isWrapped
         truncation = p.truncationMode
+        runs = p.attributedString
+        lineSpacing = p.lineSpacing
         size = p.bounds.size
         fontGeneration = FontconfigRegistry.generation.load(ordering: .relaxed)
     }
@@ -53,7 +67,7 @@ public enum TextRasterizer {
     /// when there is nothing to draw (empty string or bounds, clear colour).
     public static func rasterize(_ style: TextStyle, scale requested: Double) -> RasterImage? {
         let w = style.size.width, h = style.size.height
-        guard !style.string.isEmpty, style.foregroundColor.alpha > 0, style.fontSize > 0, style.fontSize.isFinite,
+        guard style.hasInk, style.fontSize > 0, style.fontSize.isFinite,
               w > 0, h > 0, w.isFinite, h.isFinite, requested.isFinite, requested > 0 else { return nil }
         var scale = requested
         let longest = Swift.max(w, h) * scale
@@ -82,7 +96,8 @@ public enum TextRasterizer {
             switch style.alignment {
             case .right: x = w - blockWidth
             case .center: x = (w - blockWidth) / 2
-            case .natural, .left, .justified: x = 0
+            case .natural, .justified: x = isRightToLeft(layout) ? w - blockWidth : 0
+            case .left: x = 0
             }
         }
         cairo_move_to(cr, x, 0)
@@ -130,8 +145,17 @@ public enum TextRasterizer {
         pango_layout_set_font_description(layout, description)
         pango_font_description_free(description)
 
-        style.string.withCString { pango_layout_set_text(layout, $0, -1) }
+        let text = style.text
+        text.withCString { pango_layout_set_text(layout, $0, -1) }
+        if !style.runs.isEmpty {
+            let list = attributes(style.runs, maximumFontSize: maximumFontSize)
+            pango_layout_set_attributes(layout, list)
+            pango_attr_list_unref(list)
+        }
         let unit = Double(PANGO_SCALE)
+        if style.lineSpacing != 0 {
+            pango_layout_set_spacing(layout, Int32(Swift.min(Swift.max(style.lineSpacing, -1e5), 1e5) * unit))
+        }
         // Pango units are 1/1024 point in an Int32.
         func pangoUnits(_ v: Double) -> Int32 { Int32(Swift.min(Swift.max(v * unit, 0), Double(Int32.max)).rounded(.down)) }
         let width = pangoUnits(style.size.width)
@@ -158,9 +182,69 @@ public enum TextRasterizer {
         }
         pango_layout_set_ellipsize(layout, ellipsize)
         pango_layout_set_alignment(layout, alignment)
+        // Pango swaps left and right in a paragraph whose direction (from its first strong
+        // character, the bidirectional algorithm's rule P2) is right to left: its LEFT is the
+        // paragraph's start, which is what `natural` (and justified's last line) asks. `left`
+        // and `right` are meant literally, so they are swapped back there.
+        if style.alignment == .left || style.alignment == .right, isRightToLeft(layout) {
+            pango_layout_set_alignment(layout, style.alignment == .left ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_LEFT)
+        }
         // Justified text stretches every line but the last, as Core Text does; only wrapped
         // text has lines to stretch to a width.
         pango_layout_set_justify(layout, style.alignment == .justified && style.isWrapped ? 1 : 0)
+    }
+
+    /// Whether the layout's first paragraph runs right to left: its first strong character is
+    /// Arabic, Hebrew or another right-to-left script (the Unicode bidirectional algorithm's
+    /// rule P2, as Pango resolves it per paragraph). Lays the text out if it was not yet.
+    static func isRightToLeft(_ layout: OpaquePointer) -> Bool {
+        guard let line = pango_layout_get_line_readonly(layout, 0) else { return false }
+        return line.pointee.resolved_dir == PANGO_DIRECTION_RTL.rawValue
+    }
+
+    /// The runs as Pango attributes over the joined text's UTF-8 bytes: family, size, weight and
+    /// style, colours, lines, letter spacing and rise. An attribute a run leaves unset is not
+    /// added, so the layout's font description (the layer's font) and the cairo source colour
+    /// (the layer's foregroundColor) apply.
+    static func attributes(_ runs: [TextRun], maximumFontSize: Double) -> OpaquePointer {
+        let list = pango_attr_list_new()!
+        let unit = Double(PANGO_SCALE)
+        func units(_ v: Double) -> Int32 { Int32(Swift.min(Swift.max(v * unit, -1e9), 1e9).rounded()) }
+        func c16(_ v: Double) -> UInt16 { UInt16((Swift.min(Swift.max(v, 0), 1) * 65535).rounded()) }
+        var start: UInt32 = 0
+        for r in runs {
+            let end = start + UInt32(r.text.utf8.count)
+            defer { start = end }
+            guard end > start else { continue }
+            func add(_ a: UnsafeMutablePointer<PangoAttribute>?) {
+                guard let a else { return }
+                a.pointee.start_index = start
+                a.pointee.end_index = end
+                pango_attr_list_insert(list, a)
+            }
+            let (family, bold, italic) = fontFamily(r.font)
+            if !r.font.isEmpty { family.withCString { add(pango_attr_family_new($0)) } }
+            if r.fontSize > 0 { add(pango_attr_size_new_absolute(units(Swift.min(r.fontSize, maximumFontSize)))) }
+            if r.weight > 0 {
+                add(pango_attr_weight_new(PangoWeight(rawValue: UInt32(Swift.min(Swift.max(r.weight, 100), 1000).rounded()))))
+            } else if bold {
+                add(pango_attr_weight_new(PANGO_WEIGHT_BOLD))
+            }
+            if r.italic || italic { add(pango_attr_style_new(PANGO_STYLE_ITALIC)) }
+            if let c = r.color {
+                add(pango_attr_foreground_new(c16(c.red), c16(c.green), c16(c.blue)))
+                add(pango_attr_foreground_alpha_new(Swift.max(c16(c.alpha), 1)))
+            }
+            if let c = r.backgroundColor, c.alpha > 0 {
+                add(pango_attr_background_new(c16(c.red), c16(c.green), c16(c.blue)))
+                add(pango_attr_background_alpha_new(Swift.max(c16(c.alpha), 1)))
+            }
+            if r.underline { add(pango_attr_underline_new(PANGO_UNDERLINE_SINGLE)) }
+            if r.strikethrough { add(pango_attr_strikethrough_new(1)) }
+            if r.kerning != 0 { add(pango_attr_letter_spacing_new(units(r.kerning))) }
+            if r.baselineOffset != 0 { add(pango_attr_rise_new(units(r.baselineOffset))) }
+        }
+        return list
     }
 
     /// The Pango description for a `CATextLayer.font` name at `size` points.

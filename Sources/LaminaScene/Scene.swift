@@ -404,6 +404,8 @@ enum SceneParser {
             return try SceneFilterParser.filters(json, path: path, key: key)
         case .drawing:
             return try SceneDrawingParser.drawing(json, path: path)
+        case .attributedString:
+            return try SceneTextRunParser.runs(json, path: path)
         case .image, .layer, .emitterCells:
             throw SceneError(path: path, message: "'\(key)' cannot be set from a scene file yet")
         }

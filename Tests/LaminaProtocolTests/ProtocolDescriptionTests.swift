@@ -246,6 +246,7 @@ struct ProtocolDescriptionTests {
         case .emitterCells: "emitterCells"
         case .filters: "filterList"
         case .drawing: "drawing"
+        case .attributedString: "attributedString"
         }
     }
 
@@ -358,6 +359,15 @@ struct ProtocolDescriptionTests {
         }
     }
 
+    @Test func attributedStringLimits() throws {
+        let table = Self.object("attributedString")
+        #expect(table["maxRuns"] as? Int == TextRun.maximumRuns)
+        #expect(table["maxTextBytes"] as? Int == TextRun.maximumTextBytes)
+        #expect(table["maxFontNameBytes"] as? Int == TextRun.maximumFontNameBytes)
+        let weights = (table["weights"] as? [String: Any])?.compactMapValues { ($0 as? NSNumber)?.doubleValue }
+        #expect(weights == TextRun.weightNames)
+    }
+
     /// A JSON value in the form lamina-protocol.json gives defaults in.
     static func value(_ v: Any, _ type: PropertyValueType) -> PropertyValue? {
         let numbers = (v as? [Any])?.compactMap { ($0 as? NSNumber)?.doubleValue }
@@ -383,6 +393,7 @@ struct ProtocolDescriptionTests {
         case .emitterCells: return (v as? [Any])?.isEmpty == true ? .emitterCells([]) : nil
         case .filters: return (v as? [Any])?.isEmpty == true ? .filters([]) : nil
         case .drawing: return (v as? [Any])?.isEmpty == true ? .drawing(Drawing()) : nil
+        case .attributedString: return (v as? [Any])?.isEmpty == true ? .attributedString([]) : nil
         }
     }
 

@@ -305,6 +305,20 @@ enum ProtocolFixtures {
                         DrawingCommand(.strokePath), DrawingCommand(.showText, [2, 14, 12], ["Hi", "Helvetica"]),
                     ]))),
                 ])))),
+        Fixture(name: "commit-attributed-string",
+                description: "commit serial 12 (protocol 1.7): set #1 attributedString [\"Sale \" weight 700 colour #FF0000, "
+                    + "\"today\" font \"DejaVu Serif\" size 20 italic underline strikethrough, background #FFFF0080, kerning 1.5, "
+                    + "baselineOffset -2, \"😀\"], set #1 lineSpacing 4",
+                message: .client(.commit(Commit(serial: 12, operations: [
+                    .set(LayerID(1), .attributedString, .attributedString([
+                        TextRun("Sale ", weight: 700, color: .red),
+                        TextRun("today", font: "DejaVu Serif", fontSize: 20, italic: true,
+                                backgroundColor: Color(red: 1, green: 1, blue: 0, alpha: 128.0 / 255), underline: true,
+                                strikethrough: true, kerning: 1.5, baselineOffset: -2),
+                        TextRun("😀"),
+                    ])),
+                    .set(LayerID(1), .lineSpacing, .number(4)),
+                ])))),
     ]
 
     static let server: [Fixture] = [

@@ -44,6 +44,9 @@ struct ProtocolTests {
                                          DrawingCommand(.fillRect, [0, 0, 10, 20]),
                                          DrawingCommand(.addPath, [], ["M 0 0 L 10 10 Z"]),
                                          DrawingCommand(.showText, [2, 14, 12], ["naïve ✓", "Helvetica"])]))
+        case .attributedString: .attributedString([TextRun("Sale ", weight: 700, color: .red),
+                                                   TextRun("اليوم today", font: "DejaVu Serif", fontSize: 12, italic: true,
+                                                           backgroundColor: .blue, underline: true, kerning: 1, baselineOffset: 2)])
         }
         return .set(LayerID(7), key, v)
     }
@@ -238,15 +241,15 @@ struct ProtocolTests {
     }
 
     /// A client that said hello with 1.3 gets a presentation reply without the 1.4 key, and one
-    /// of 1.6 without the 1.7 keys (blend, corners, filters, background filters, emitters, scroll and tiled layers, layout, drawing), so each can decode it.
+    /// of 1.6 without the 1.7 keys (blend, corners, filters, background filters, emitters, scroll and tiled layers, layout, drawing, rich text), so each can decode it.
     @Test func presentationForAnOlderClientLeavesNewerKeysOut() throws {
-        for (minor, count) in [(UInt16(3), 68), (6, 69), (7, 99)] {
+        for (minor, count) in [(UInt16(3), 68), (6, 69), (7, 101)] {
             let (_, body) = Self.split(ServerMessage.reply(id: 1, .presentation(LayerProperties(), minor: minor)).encoded())
             var r = ByteReader(body)
             _ = try r.u32("id"); _ = try r.u16("kind")
             #expect(try r.u32("count") == UInt32(count), "minor \(minor)")
         }
-        #expect(PropertyKey.allCases.count == 99)
+        #expect(PropertyKey.allCases.count == 101)
     }
 
     /// A 1.6 client's presentation reply leaves the emitter keys (1.7) out.

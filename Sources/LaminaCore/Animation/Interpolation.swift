@@ -48,7 +48,7 @@ public enum Interpolation {
             if case .path(let q) = b, let r = p.zipPoints(q, { Point(x: $0.x + ($1.x - $0.x) * t, y: $0.y + ($1.y - $0.y) * t) }) {
                 return .path(r)
             }
-        case .bool, .string, .image, .layer, .constraints, .emitterCells, .filters, .drawing:
+        case .bool, .string, .image, .layer, .constraints, .emitterCells, .filters, .drawing, .attributedString:
             break
         }
         return t < 0.5 ? a : b
@@ -106,7 +106,7 @@ public enum Interpolation {
             }
         case .path(let p):
             if case .path(let q) = delta, let r = p.zipPoints(q, { Point(x: $0.x + $1.x, y: $0.y + $1.y) }) { return .path(r) }
-        case .bool, .string, .image, .layer, .constraints, .emitterCells, .filters, .drawing:
+        case .bool, .string, .image, .layer, .constraints, .emitterCells, .filters, .drawing, .attributedString:
             break
         }
         return delta
@@ -171,7 +171,7 @@ public enum Interpolation {
             }
         case .path(let p):
             if case .path(let q) = end, let r = p.zipPoints(q, { Point(x: $0.x + $1.x * k, y: $0.y + $1.y * k) }) { return .path(r) }
-        case .bool, .string, .image, .layer, .constraints, .emitterCells, .filters, .drawing:
+        case .bool, .string, .image, .layer, .constraints, .emitterCells, .filters, .drawing, .attributedString:
             break
         }
         return value

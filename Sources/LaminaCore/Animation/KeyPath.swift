@@ -124,7 +124,7 @@ public struct AnimationKeyPath: Hashable, Sendable, CustomStringConvertible {
         case .rect: [.origin, .originX, .originY, .size, .sizeWidth, .sizeHeight]
         case .transform: [.rotationX, .rotationY, .rotationZ, .scale, .scaleX, .scaleY, .scaleZ,
                           .translation, .translationX, .translationY, .translationZ]
-        case .number, .color, .bool, .string, .numbers, .colors, .path, .image, .layer, .constraints, .emitterCells, .filters, .drawing: []
+        case .number, .color, .bool, .string, .numbers, .colors, .path, .image, .layer, .constraints, .emitterCells, .filters, .drawing, .attributedString: []
         }
     }
 

@@ -360,7 +360,7 @@ enum VectorLayout: Sendable, Hashable {
                 return false
             }
             self = all ? .decomposedTransform : .matrix
-        case .bool, .string, .numbers, .colors, .path, .image, .layer, .constraints, .emitterCells, .filters, .drawing: self = .none
+        case .bool, .string, .numbers, .colors, .path, .image, .layer, .constraints, .emitterCells, .filters, .drawing, .attributedString: self = .none
         }
     }
 

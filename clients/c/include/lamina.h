@@ -156,6 +156,9 @@ typedef enum lamina_property {
     LAMINA_PROPERTY_TILE_FADE_DURATION = 96,    /**< seconds a new tile fades in over (0.25; tiled layers, 1.7) */
     LAMINA_PROPERTY_EMITTER_CELLS = 94,
     LAMINA_PROPERTY_DRAWING = 97,              /**< a drawing: lamina_layer_set_drawing() (1.7) */
+    /* Rich text (protocol 1.7). */
+    LAMINA_PROPERTY_ATTRIBUTED_STRING = 98, /**< a text layer's runs: lamina_layer_set_attributed_string() */
+    LAMINA_PROPERTY_LINE_SPACING = 99,      /**< a number: points added between a text layer's lines */
     /* Layout (1.7): laminad applies them when a superlayer's bounds change. A number holding
      * the CAAutoresizingMask bits (LAMINA_AUTORESIZING_*), and a list of lamina_constraint
      * (lamina_layer_set_constraints). */
@@ -217,6 +220,7 @@ typedef enum lamina_value_type {
     LAMINA_VALUE_FILTER_LIST = 15,
     LAMINA_VALUE_CONSTRAINT_LIST = 20,
     LAMINA_VALUE_DRAWING = 21,
+    LAMINA_VALUE_ATTRIBUTED_STRING = 22,
 } lamina_value_type;
 
 /** The codes of laminad's error messages ("errors"). */
@@ -1013,6 +1017,33 @@ int lamina_draw_radial_gradient(lamina_drawing *d, const lamina_gradient_stop *s
 int lamina_draw_image(lamina_drawing *d, const lamina_image *image, double x, double y, double w, double h);
 /** `text` in the fill colour, its baseline from (x, y); font as text layers name them (NULL: Helvetica). */
 int lamina_draw_show_text(lamina_drawing *d, const char *text, double x, double y, const char *font, double size);
+/** One run of a text layer's attributed string: text and how it looks. Zeroed fields take the
+ * layer's (font NULL or "": its font; font_size 0: its size; weight 0: its font's weight) or the
+ * plain default (upright, no lines, no spacing, on the baseline). has_color 0 draws in the layer's
+ * foreground colour; has_background_color 0 paints no background. */
+typedef struct lamina_text_run {
+    const char *text;
+    const char *font;
+    double font_size;
+    double weight; /**< CSS/OpenType weight: 1–1000, 400 regular, 700 bold */
+    int italic;
+    int has_color;
+    double color[4]; /**< red, green, blue, alpha in [0, 1] */
+    int has_background_color;
+    double background_color[4];
+    int underline;
+    int strikethrough;
+    double kerning;         /**< points added after each character */
+    double baseline_offset; /**< points the run is raised */
+} lamina_text_run;
+
+/**
+ * Sets a text layer's attributed string (CATextLayer.string as an NSAttributedString, protocol
+ * 1.7): the runs' text joined is drawn, each run in its own look, instead of the string. At most
+ * 256 runs and 65536 bytes of text in all; colours in [0, 1]; weights 0 or 1–1000; sizes,
+ * kerning and offsets finite. Returns 0 or LAMINA_ERROR_INVALID_ARGUMENT (nothing sent).
+ */
+int lamina_layer_set_attributed_string(lamina_layer *layer, const lamina_text_run *runs, size_t count);
 
 /** The protocol name of a server error code ("invalid-property"), or NULL. */
 const char *lamina_server_error_name(int code);

@@ -259,6 +259,21 @@ void lm_skip_value(lm_reader *r, int type) {
         }
         break;
     }
+    case LAMINA_VALUE_ATTRIBUTED_STRING: {
+        /* string text, string font, f64 size, f64 weight, u8 flags, the colours the flags name,
+         * f64 kerning, f64 baseline offset. */
+        uint32_t count = read_count(r, 41);
+        for (uint32_t i = 0; i < count && !r->failed; i++) {
+            lm_read_string(r, &n);
+            lm_read_string(r, &n);
+            lm_read_bytes(r, 16);
+            uint32_t flags = lm_read_u8(r);
+            if (flags & ~31u)
+                r->failed = 1;
+            lm_read_bytes(r, ((flags & 8) ? 32 : 0) + ((flags & 16) ? 32 : 0) + 16);
+        }
+        break;
+    }
     default: r->failed = 1; break;
     }
 }

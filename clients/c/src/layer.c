@@ -286,6 +286,54 @@ int lamina_layer_set_drawing(lamina_layer *layer, const lamina_drawing *drawing)
     return OP_END(layer->conn);
 }
 
+static int text_run_color_ok(const double *c) {
+    for (int k = 0; k < 4; k++)
+        if (!(c[k] >= 0 && c[k] <= 1))
+            return 0;
+    return 1;
+}
+
+int lamina_layer_set_attributed_string(lamina_layer *layer, const lamina_text_run *runs, size_t count) {
+    if ((count && !runs) || count > 256)
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    size_t bytes = 0;
+    for (size_t i = 0; i < count; i++) {
+        const lamina_text_run *r = &runs[i];
+        if (!r->text)
+            return LAMINA_ERROR_INVALID_ARGUMENT;
+        bytes += strlen(r->text);
+        double n[4] = {r->font_size, r->weight, r->kerning, r->baseline_offset};
+        for (int k = 0; k < 4; k++)
+            if (!isfinite(n[k]))
+                return LAMINA_ERROR_INVALID_ARGUMENT;
+        if (bytes > 65536 || (r->font && strlen(r->font) > 256) || r->font_size < 0 || r->font_size > 10000 ||
+            !(r->weight == 0 || (r->weight >= 1 && r->weight <= 1000)) || fabs(r->kerning) > 10000 ||
+            fabs(r->baseline_offset) > 10000 || (r->has_color && !text_run_color_ok(r->color)) ||
+            (r->has_background_color && !text_run_color_ok(r->background_color)))
+            return LAMINA_ERROR_INVALID_ARGUMENT;
+    }
+    SET_BEGIN(layer, LAMINA_PROPERTY_ATTRIBUTED_STRING, LAMINA_VALUE_ATTRIBUTED_STRING);
+    lm_buf_u32(b, (uint32_t)count);
+    for (size_t i = 0; i < count; i++) {
+        const lamina_text_run *r = &runs[i];
+        lm_buf_string(b, r->text);
+        lm_buf_string(b, r->font ? r->font : "");
+        lm_buf_f64(b, r->font_size);
+        lm_buf_f64(b, r->weight);
+        lm_buf_u8(b, (uint32_t)((r->italic ? 1 : 0) | (r->underline ? 2 : 0) | (r->strikethrough ? 4 : 0) |
+                                (r->has_color ? 8 : 0) | (r->has_background_color ? 16 : 0)));
+        if (r->has_color)
+            for (int k = 0; k < 4; k++)
+                lm_buf_f64(b, r->color[k]);
+        if (r->has_background_color)
+            for (int k = 0; k < 4; k++)
+                lm_buf_f64(b, r->background_color[k]);
+        lm_buf_f64(b, r->kerning);
+        lm_buf_f64(b, r->baseline_offset);
+    }
+    return OP_END(layer->conn);
+}
+
 int lamina_layer_set_reference(lamina_layer *layer, lamina_property property, uint32_t number) {
     int type = lamina_property_type(property);
     if (type != LAMINA_VALUE_IMAGE && type != LAMINA_VALUE_LAYER)

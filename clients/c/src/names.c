@@ -149,6 +149,9 @@ static const struct { const char *name; unsigned char type; } property_table[] =
     {"tileFadeDuration", 1}, /* 96 number */
     /* Drawn contents (1.7). */
     [97] = {"drawing", 21}, /* 97 drawing */
+    /* Rich text (1.7). */
+    [98] = {"attributedString", 22}, /* 98 attributedString */
+    [99] = {"lineSpacing", 1}, /* 99 number */
     /* Layout (1.7). */
     [100] = {"autoresizingMask", 1}, /* 100 number */
     [101] = {"constraints", 20}, /* 101 constraintList */

@@ -468,6 +468,44 @@ static void filter_fixture(const char *dir) {
     close(server);
 }
 
+/* Rich text: commit-attributed-string.bin through the public API, and bad runs refused before sending. */
+static void attributed_string_fixture(const char *dir) {
+    int server;
+    lamina_connection *conn = fake_connection(dir, &server);
+    discard_frame(server); /* the hello */
+    conn->next_layer = 1;
+    lamina_layer *layer = lamina_layer_new(conn);
+    CHECK(layer && lamina_layer_number(layer) == 1, "a layer numbered 1");
+    lamina_connection_commit(conn);
+    discard_frame(server); /* the create */
+    write_all(server, "\x04\0\0\0\x82\0\0\0\x01\0\0\0", 12); /* applied 1 */
+    conn->serial = 11; /* the fixture's serial is 12 */
+    lamina_text_run runs[3] = {
+        {.text = "Sale ", .weight = 700, .has_color = 1, .color = {1, 0, 0, 1}},
+        {.text = "today", .font = "DejaVu Serif", .font_size = 20, .italic = 1, .has_background_color = 1,
+         .background_color = {1, 1, 0, 128.0 / 255}, .underline = 1, .strikethrough = 1, .kerning = 1.5,
+         .baseline_offset = -2},
+        {.text = "\xF0\x9F\x98\x80"},
+    };
+    lamina_text_run bad_color[1] = {{.text = "x", .has_color = 1, .color = {2, 0, 0, 1}}};
+    lamina_text_run bad_weight[1] = {{.text = "x", .weight = 5000}};
+    lamina_text_run no_text[1] = {{.text = NULL}};
+    CHECK(lamina_layer_set_attributed_string(layer, bad_color, 1) == LAMINA_ERROR_INVALID_ARGUMENT &&
+              lamina_layer_set_attributed_string(layer, bad_weight, 1) == LAMINA_ERROR_INVALID_ARGUMENT &&
+              lamina_layer_set_attributed_string(layer, no_text, 1) == LAMINA_ERROR_INVALID_ARGUMENT &&
+              lamina_layer_set_attributed_string(layer, runs, 257) == LAMINA_ERROR_INVALID_ARGUMENT,
+          "bad runs are refused");
+    CHECK(lamina_layer_set_attributed_string(layer, runs, 3) == 0, "set the attributed string");
+    CHECK(lamina_layer_set_number(layer, LAMINA_PROPERTY_LINE_SPACING, 4) == 0, "set lineSpacing");
+    CHECK(lamina_property_type(LAMINA_PROPERTY_ATTRIBUTED_STRING) == LAMINA_VALUE_ATTRIBUTED_STRING &&
+              strcmp(lamina_property_name(LAMINA_PROPERTY_ATTRIBUTED_STRING), "attributedString") == 0,
+          "the attributedString property's name and type");
+    CHECK(lamina_connection_commit(conn) == 0, "commit the attributed string");
+    expect_frame(server, dir, "commit-attributed-string.bin");
+    lamina_connection_close(conn);
+    close(server);
+}
+
 /* Scroll layers: commit-scroll-layer.bin through the public API; the scroll fixtures decoded into
  * events, the layer's bounds reading back laminad's origin until the client sets them. */
 static void scroll_fixtures(const char *dir) {
@@ -982,6 +1020,7 @@ static void fixtures(const char *dir) {
     layout_fixture(dir);
     filter_fixture(dir);
     drawing_fixture(dir);
+    attributed_string_fixture(dir);
 
     /* Every server fixture cut short at every length, and with every byte flipped: the
      * connection closes or carries on, and nothing reads out of bounds (run under valgrind). */
@@ -1713,6 +1752,65 @@ static void blend_and_corners(lamina_connection *conn) {
     lamina_layer_destroy(back);
     CHECK(lamina_connection_sync(conn, &error) == 0, "sync after");
     printf("daemon: a multiply layer with continuous corners drew as the formulas say\n");
+}
+
+/* The rich-text label with an emoji (docs/clients.md; Swift's RichTextEndToEndTests.sameProgram
+ * and Python's test_rich_text_label_with_an_emoji): "Sale " red bold, "today " blue, then 😀,
+ * over a black backdrop; each run's colour found in order left to right, the emoji yellow. */
+static void rich_text_label(lamina_connection *conn) {
+    lamina_layer *root = lamina_connection_root(conn);
+    lamina_layer *back = lamina_layer_new(conn), *label = lamina_layer_new_kind(conn, LAMINA_LAYER_KIND_TEXT);
+    lamina_layer_set_bounds(back, 0, 0, 320, 80);
+    lamina_layer_set_position(back, 160, 40);
+    lamina_layer_set_background_color(back, 0, 0, 0, 1);
+    lamina_layer_set_bounds(label, 0, 0, 300, 60);
+    lamina_layer_set_position(label, 160, 40);
+    lamina_layer_set_number(label, LAMINA_PROPERTY_FONT_SIZE, 32);
+    lamina_text_run runs[3] = {
+        {.text = "Sale ", .weight = 700, .has_color = 1, .color = {1, 0, 0, 1}},
+        {.text = "today ", .has_color = 1, .color = {0, 0, 1, 1}},
+        {.text = "\xF0\x9F\x98\x80"},
+    };
+    CHECK(lamina_layer_set_attributed_string(label, runs, 3) == 0, "set the label's runs");
+    lamina_layer_add_sublayer(root, back);
+    lamina_layer_add_sublayer(root, label);
+    char *error = NULL;
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync: %s", error ? error : "?");
+    uint32_t w = 0, h = 0;
+    uint8_t *pixels = NULL;
+    CHECK(lamina_connection_screenshot_pixels(conn, &w, &h, &pixels, &error) == 0, "screenshot");
+    int red = 0, blue = 0, yellow = 0, red_max = -1, blue_min = 1 << 30, blue_max = -1, yellow_min = 1 << 30;
+    for (uint32_t y = 0; pixels && y < 80 && y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            rgba p = pixel_at(pixels, w, x, y);
+            if (p.r > 200 && p.g > 140 && p.b < 110 && (int)x < yellow_min)
+                yellow_min = (int)x;
+        }
+    /* The words' ink, left of the emoji (whose own colours hold reds). */
+    for (uint32_t y = 0; pixels && y < 80 && y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            rgba p = pixel_at(pixels, w, x, y);
+            if ((int)x < yellow_min - 2 && p.r > 150 && p.g < 90 && p.b < 90) {
+                red++;
+                red_max = (int)x > red_max ? (int)x : red_max;
+            } else if ((int)x < yellow_min - 2 && p.b > 150 && p.r < 90 && p.g < 90) {
+                blue++;
+                blue_min = (int)x < blue_min ? (int)x : blue_min;
+                blue_max = (int)x > blue_max ? (int)x : blue_max;
+            } else if (p.r > 200 && p.g > 140 && p.b < 110) {
+                yellow++;
+            }
+        }
+    free(pixels);
+    CHECK(red > 150 && blue > 150 && yellow > 150, "red, blue and yellow ink: %d %d %d", red, blue, yellow);
+    CHECK(red_max < blue_min && blue_max < yellow_min, "Sale, today, then the emoji: red to %d, blue %d-%d, yellow from %d",
+          red_max, blue_min, blue_max, yellow_min);
+    lamina_text_run bad[1] = {{.text = "x", .weight = 5000}};
+    CHECK(lamina_layer_set_attributed_string(label, bad, 1) == LAMINA_ERROR_INVALID_ARGUMENT, "a bad weight is refused");
+    lamina_layer_destroy(label);
+    lamina_layer_destroy(back);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync after");
+    printf("daemon: a rich-text label drew Sale in red, today in blue and a yellow emoji, in that order\n");
 }
 
 static void readme_program(lamina_connection *conn, const char *directory) {
@@ -3024,6 +3122,7 @@ static int run_daemon(void) {
         keyframes_and_groups(conn);
         blend_and_corners(conn);
         drawing_gauge(conn);
+        rich_text_label(conn);
         poll_loop(conn);
         emitter_layers(conn);
         scroll_layers(conn);

@@ -24,6 +24,7 @@ from .image import Image, SessionImage
 from .emitter import EmitterCell
 from .filters import Filter
 from .drawing import Drawing
+from .text_runs import TextRun
 from .gestures import (GestureRecognizer, LongPressRecognizer, PanRecognizer, PinchRecognizer, RotationRecognizer,
                        SwipeRecognizer, TapRecognizer)
 from .layout import AutoresizingMask, Constraint
@@ -43,7 +44,7 @@ __all__ = [
     "ConnectionClosed", "LaminaError", "ProtocolViolation", "Image", "SessionImage", "INHERIT", "GradientLayer", "Layer",
     "ReplicatorLayer", "ScrollEvent", "ScrollLayer", "ShapeLayer", "TextLayer", "TransformLayer", "EmitterLayer",
     "EmitterCell", "decode_png", "encode_png", "write_png", "Path",
-    "TimingFunction", "TypedValue", "Video", "VideoEvent", "AutoresizingMask", "Constraint", "Filter", "Drawing",
+    "TimingFunction", "TypedValue", "Video", "VideoEvent", "AutoresizingMask", "Constraint", "Filter", "Drawing", "TextRun",
     "DisplayChangedEvent", "GestureRecognizer", "TapRecognizer", "LongPressRecognizer", "PanRecognizer",
     "PinchRecognizer", "RotationRecognizer", "SwipeRecognizer",
     "DisplayLink", "FrameEvent", "FrameRateRange",

@@ -109,6 +109,7 @@ VALUE_TYPES = {
     "emitterCells": 14,
     "filterList": 15,
     "drawing": 21,
+    "attributedString": 22,
 }
 VALUE_TYPE_NAMES = {tag: name for name, tag in VALUE_TYPES.items()}
 
@@ -439,6 +440,9 @@ PROPERTIES: Tuple[Property, ...] = (
     P(96, "tileFadeDuration", "tile_fade_duration", "number", 0.25, False),
     # Drawn contents (1.7): lamina.Drawing, recorded by a layer's draw callable.
     P(97, "drawing", "drawing", "drawing", (), False),
+    # Rich text (1.7): lamina.TextRun values; drawn instead of `string` when not empty.
+    P(98, "attributedString", "attributed_string", "attributedString", (), False),
+    P(99, "lineSpacing", "line_spacing", "number", 0.0, True),
     # Layout (1.7), applied by laminad when a superlayer's bounds change.
     P(100, "autoresizingMask", "autoresizing_mask", "number", 0.0, False),
     P(101, "constraints", "constraints", "constraintList", (), False),

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from . import protocol
-from . import filters
+from . import filters, text_runs
 from .layout import constraint
 
 Color = Tuple[float, float, float, float]
@@ -315,6 +315,8 @@ def canonical(type_name: str, v: Any) -> Any:
         if not isinstance(commands, (tuple, list)) or not all(isinstance(c, tuple) and len(c) == 3 for c in commands):
             raise TypeError(f"expected a lamina.Drawing, not {v!r}")
         return tuple(commands)
+    if type_name == "attributedString":
+        return text_runs.canonical_list(v, color)
     raise ValueError(f"unknown value type {type_name!r}")
 
 

@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 from . import protocol
 from .errors import LaminaError, ProtocolViolation
 from .filters import Filter
+from . import text_runs
 from .layout import Constraint
 from .values import Path, TimingFunction
 
@@ -105,6 +106,8 @@ class Writer:
             self.u32(v)
         elif type_name == "emitterCells":
             self.emitter_cells(v)
+        elif type_name == "attributedString":
+            text_runs.write(self, v)
         elif type_name == "filterList":
             # u32 count, then per filter: string name, u8 type, u8 input count, the numbers.
             self.u32(len(v))
@@ -247,6 +250,8 @@ class Reader:
             return self.u32(what)
         if type_name == "emitterCells":
             return self.emitter_cells(what)
+        if type_name == "attributedString":
+            return text_runs.read(self, what, ProtocolViolation)
         if type_name == "filterList":
             n = self.u32(what)
             if n > protocol.MAX_FILTERS:

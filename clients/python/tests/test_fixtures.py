@@ -145,6 +145,14 @@ CLIENT: Dict[str, Callable[[], bytes]] = {
     "commit-background-filters": lambda: wire.encode_commit(12, [
         wire.Set(1, 77, canonical_list([Filter("frost", "gaussianBlur", 12), Filter("pale", "saturate", 1.5)])),
     ]),
+    "commit-attributed-string": lambda: wire.encode_commit(12, [
+        wire.Set(1, 98, lamina.values.canonical("attributedString", [
+            lamina.TextRun("Sale ", weight="bold", color="#FF0000"),
+            lamina.TextRun("today", font="DejaVu Serif", font_size=20, italic=True, background_color=(1, 1, 0, 128 / 255),
+                           underline=True, strikethrough=True, kerning=1.5, baseline_offset=-2),
+            "😀"])),
+        wire.Set(1, 99, 4.0),
+    ]),
 }
 
 
