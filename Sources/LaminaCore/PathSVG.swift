@@ -35,7 +35,12 @@ extension Path {
             case "V": let y = try number(); cur = Point(x: cur.x, y: rel ? cur.y + y : y); out.addLine(to: cur)
             case "Q": let c = try pt(); let e = try pt(); out.addQuadCurve(to: e, control: c); cur = e
             case "C": let c1 = try pt(); let c2 = try pt(); let e = try pt(); out.addCurve(to: e, control1: c1, control2: c2); cur = e
-            case "Z": out.closeSubpath(); cur = start
+            case "Z":
+                // Z takes no numbers: one after it would be read again and again, never consumed.
+                if k < tokens.count, !(tokens[k].count == 1 && tokens[k].first!.isLetter) {
+                    throw PathSyntaxError("'\(command)' takes no numbers, got '\(tokens[k].prefix(32))' at token \(k + 1) of \"\(text.prefix(64))\"")
+                }
+                out.closeSubpath(); cur = start
             default: throw PathSyntaxError("unknown path command '\(command)' (M, L, H, V, Q, C, Z)")
             }
         }

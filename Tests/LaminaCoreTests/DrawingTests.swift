@@ -50,4 +50,14 @@ struct DrawingTests {
         #expect(p.elements.count == 4)
         #expect(throws: PathSyntaxError.self) { try Path(svgData: "M 0") }
     }
+
+    /// A number after Z was never consumed: the parser looped for ever, appending close-subpaths
+    /// (found by the apply fuzzer through a drawing's addPath). It is refused now.
+    @Test func aNumberAfterZIsRefusedNotLoopedOn() throws {
+        #expect(throws: PathSyntaxError("'Z' takes no numbers, got '5' at token 8 of \"M 0 0 L 10 0 Z 5 5\"")) {
+            try Path(svgData: "M 0 0 L 10 0 Z 5 5")
+        }
+        #expect(throws: PathSyntaxError.self) { try Path(svgData: "z1") }
+        #expect(try Path(svgData: "M 0 0 L 1 1 Z M 2 2 L 3 3 z").elements.count == 6)
+    }
 }
