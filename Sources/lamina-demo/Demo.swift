@@ -20,6 +20,7 @@ struct LaminaDemo: AsyncParsableCommand {
     @Option(name: .customLong("contact-sheet"), help: "Write a contact sheet of 12 frames of the listings, 8 of the second act and 4 of the third to this PNG (virtual clock only).") var contactSheet: String?
     @Option(name: .customLong("showcase-seconds"), help: "Seconds of the second act (layer kinds, masks, shadows, 3D, a transition); 0 skips it.") var showcaseSeconds: Double = 4
     @Option(name: .customLong("signage-seconds"), help: "Seconds of the third act (signage: a generated clip beside animated layers); 0 skips it.") var signageSeconds: Double = 4
+    @Option(name: .customLong("winter-seconds"), help: "Seconds of the fourth act (snow over a frosted panel and a scrolling board); 0 skips it.") var winterSeconds: Double = 4
 
     @MainActor
     func run() async throws {
@@ -92,6 +93,23 @@ struct LaminaDemo: AsyncParsableCommand {
                 sheet += try await play(on: c, seconds: signageSeconds, sheetFrames: 4) { _ in }
             } else {
                 print("lamina-demo: no signage act: \(clip.problem ?? "no clip")")
+            }
+        }
+        // Act four: winter, an emitter's snow over a frosted panel beside a scrolling board.
+        if winterSeconds > 0 {
+            Transaction.begin()
+            Transaction.disableActions = true
+            let act = try Winter.build(on: c)
+            c.rootLayer.addSublayer(act.root)
+            Transaction.commit()
+            try await c.sync()
+            var shown = 0
+            sheet += try await play(on: c, seconds: winterSeconds, sheetFrames: 4) { t in
+                let row = Int(t) * 6
+                if row != shown {
+                    shown = row
+                    act.show(row: row)
+                }
             }
         }
         if let contactSheet, !sheet.isEmpty {
