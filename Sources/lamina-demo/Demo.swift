@@ -17,7 +17,7 @@ struct LaminaDemo: AsyncParsableCommand {
     @Option(help: "Seconds to play.") var seconds: Double = 6
     @Option(help: "Frames per second when stepping a virtual clock.") var fps: Double = 30
     @Flag(name: .customLong("real-time"), help: "Wait in real time instead of advancing a virtual clock.") var realTime = false
-    @Option(name: .customLong("contact-sheet"), help: "Write a contact sheet of 12 frames of the listings, 8 of the second act and 4 of the third to this PNG (virtual clock only).") var contactSheet: String?
+    @Option(name: .customLong("contact-sheet"), help: "Write a contact sheet of 12 frames of the listings, 8 of the second act, 4 of the third and 4 of the fourth to this PNG (virtual clock only).") var contactSheet: String?
     @Option(name: .customLong("showcase-seconds"), help: "Seconds of the second act (layer kinds, masks, shadows, 3D, a transition); 0 skips it.") var showcaseSeconds: Double = 4
     @Option(name: .customLong("signage-seconds"), help: "Seconds of the third act (signage: a generated clip beside animated layers); 0 skips it.") var signageSeconds: Double = 4
     @Option(name: .customLong("winter-seconds"), help: "Seconds of the fourth act (snow over a frosted panel and a scrolling board); 0 skips it.") var winterSeconds: Double = 4
