@@ -230,16 +230,7 @@ private struct DrawingPainter {
         FontconfigRegistry.refreshFontMap()
         guard let layout = pango_cairo_create_layout(cr) else { return }
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
-        let context = pango_layout_get_context(layout)
-        if let options = cairo_font_options_create() {
-            cairo_font_options_set_antialias(options, CAIRO_ANTIALIAS_GRAY)
-            cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE)
-            cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
-            pango_cairo_context_set_font_options(context, options)
-            cairo_font_options_destroy(options)
-        }
-        pango_context_set_round_glyph_positions(context, 0)
-        pango_layout_context_changed(layout)
+        TextRasterizer.useScaleIndependentMetrics(layout)
         let description = TextRasterizer.fontDescription(font.isEmpty ? "Helvetica" : font,
                                                          size: Swift.min(size, TextRasterizer.maximumFontPixels / scale))
         pango_layout_set_font_description(layout, description)

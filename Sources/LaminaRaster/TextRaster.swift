@@ -128,9 +128,10 @@ public enum TextRasterizer {
         return Int(pango_layout_get_unknown_glyphs_count(layout))
     }
 
-    static func configure(_ layout: OpaquePointer, _ style: TextStyle, maximumFontSize: Double) {
+    /// Scale-independent metrics for `layout`: grey antialiasing, no hinting, unrounded glyph
+    /// positions, so lines break and glyphs sit the same at any scale (text layers and drawings).
+    static func useScaleIndependentMetrics(_ layout: OpaquePointer) {
         let context = pango_layout_get_context(layout)
-        // Scale-independent metrics: the same line breaks and glyph positions at any scale.
         if let options = cairo_font_options_create() {
             cairo_font_options_set_antialias(options, CAIRO_ANTIALIAS_GRAY)
             cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE)
@@ -140,6 +141,10 @@ public enum TextRasterizer {
         }
         pango_context_set_round_glyph_positions(context, 0)
         pango_layout_context_changed(layout)
+    }
+
+    static func configure(_ layout: OpaquePointer, _ style: TextStyle, maximumFontSize: Double) {
+        useScaleIndependentMetrics(layout)
 
         let description = fontDescription(style.font, size: Swift.min(style.fontSize, maximumFontSize))
         pango_layout_set_font_description(layout, description)

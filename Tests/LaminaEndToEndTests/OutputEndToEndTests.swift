@@ -20,9 +20,9 @@ struct OutputEndToEndTests {
 
     static let black = [0, 0, 0, 255], blue = [0, 0, 255, 255], red = [255, 0, 0, 255]
 
-    /// A blue panel 40 points from every edge and a red badge centred by flexible margins, applied
-    /// at 1280×720; then `laminactl output headless mode 800x600`.
-    @Test func aModeChangeLaysTheSceneOutAndTellsTheClients() async throws {
+    /// A 1280×720 laminad showing a blue panel 40 points from every edge (width and height
+    /// sizable) and a 100×100 red badge centred by flexible margins.
+    func marginsScene() throws -> DaemonProcess {
         let daemon = try DaemonProcess(size: "1280x720")
         let scene = daemon.directory + "/scene.json"
         try write(##"""
@@ -33,6 +33,13 @@ struct OutputEndToEndTests {
             ]}
             """##, to: scene)
         #expect(try daemon.laminactl(["apply", scene]).status == 0)
+        return daemon
+    }
+
+    /// A blue panel 40 points from every edge and a red badge centred by flexible margins, applied
+    /// at 1280×720; then `laminactl output headless mode 800x600`.
+    @Test func aModeChangeLaysTheSceneOutAndTellsTheClients() async throws {
+        let daemon = try marginsScene()
         #expect(try pixel(daemon, 640, 360) == Self.red)
         #expect(try pixel(daemon, 1250, 360) == Self.black)
 
@@ -82,16 +89,7 @@ struct OutputEndToEndTests {
     /// the panel keeps its margins along the new edges and the badge is centred; the screenshot
     /// is the desktop, upright. Then scale 2 halves the desktop in points.
     @Test func aRotationLaysTheSceneOutAgain() async throws {
-        let daemon = try DaemonProcess(size: "1280x720")
-        let scene = daemon.directory + "/scene.json"
-        try write(##"""
-            {"sublayers": [
-              {"name": "panel", "frame": [40, 40, 1200, 640], "backgroundColor": "#0000FF", "autoresizingMask": ["widthSizable", "heightSizable"]},
-              {"name": "badge", "frame": [590, 310, 100, 100], "backgroundColor": "#FF0000",
-               "autoresizingMask": ["minXMargin", "maxXMargin", "minYMargin", "maxYMargin"]}
-            ]}
-            """##, to: scene)
-        #expect(try daemon.laminactl(["apply", scene]).status == 0)
+        let daemon = try marginsScene()
         var r = try daemon.laminactl(["output", "headless", "transform", "90"])
         #expect(r.status == 0 && r.output.hasPrefix("headless mode 1280x720 transform 90 scale 1 position 0,0 size 720x1280 "), "\(r.output)")
         #expect(try daemon.laminactl(["advance", "1"]).status == 0)
