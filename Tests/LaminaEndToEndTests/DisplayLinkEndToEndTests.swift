@@ -60,6 +60,60 @@ struct DisplayLinkEndToEndTests {
         c.close()
     }
 
+    /// The same small program in Swift, Python and C (docs/clients.md, "A display link"): a
+    /// sparkline whose path a display link sets at every refresh from a sample taken at the
+    /// frame's `targetTimestamp`. After sixty refreshes the screen shows each sample where its
+    /// target time puts it: column 2·i, row 40 − 30·sin(2π·tᵢ) — checked by pixels.
+    @Test func aSparklineFedByADisplayLinkShowsEverySample() async throws {
+        let daemon = try DaemonProcess(size: "320x240")
+        let c = try Connection.connect(to: daemon.socket, name: "sparkline")
+        let back = Layer()
+        back.frame = Rect(x: 0, y: 0, width: 240, height: 80)
+        back.backgroundColor = .black
+        let spark = ShapeLayer()
+        spark.frame = back.frame
+        spark.fillColor = nil
+        spark.strokeColor = .green
+        spark.lineWidth = 2
+        c.rootLayer.addSublayer(back)
+        c.rootLayer.addSublayer(spark)
+        try await c.sync()
+        var samples: [Double] = []
+        let link = DisplayLink(connection: c) { link in
+            samples.append(link.targetTimestamp)
+            var line = Path()
+            for (i, t) in samples.suffix(120).enumerated() {
+                let p = Point(x: 2 * Double(i), y: 40 - 30 * sin(2 * .pi * t))
+                if i == 0 { line.move(to: p) } else { line.addLine(to: p) }
+            }
+            Transaction.disableActions = true
+            spark.path = line
+        }
+        try await settle(c)
+        for _ in 0..<60 {
+            try await c.advanceClock(by: 1.0 / 60)
+            try await settle(c)
+        }
+        link.invalidate()
+        try await c.advanceClock(by: 1.0 / 60)   // the last callback's target frame
+        try await settle(c)
+        #expect(samples.count == 60)
+        let shot = try await c.screenshot()
+        for i in stride(from: 2, to: 58, by: 4) {
+            let expected = 40 - 30 * sin(2 * .pi * samples[i])
+            let rows = (0..<80).filter { y in
+                let p = shot.pixel(x: 2 * i, y: y)
+                return p.g > 120 && p.r < 100 && p.b < 100
+            }
+            let middle = rows.isEmpty ? -100 : Double(rows.reduce(0, +)) / Double(rows.count)
+            #expect(abs(middle + 0.5 - expected) <= 2.5, "sample \(i) at t \(samples[i]): ink at rows \(rows), expected about \(expected)")
+            #expect(rows.allSatisfy { abs(Double($0) + 0.5 - expected) <= 6 }, "sample \(i): stray ink \(rows)")
+        }
+        // Nothing right of the sixtieth sample: the line ends where the samples do.
+        #expect((122..<240).allSatisfy { x in (0..<80).allSatisfy { shot.pixel(x: x, y: $0).g < 60 } })
+        c.close()
+    }
+
     @Test func withNoLinkRunningTheScreenStaysIdle() async throws {
         let daemon = try DaemonProcess(size: "320x240")
         let c = try Connection.connect(to: daemon.socket, name: "idle")

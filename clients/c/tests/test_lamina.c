@@ -1610,6 +1610,9 @@ static void tiled_layers(lamina_connection *conn) {
     CHECK(lamina_connection_sync(conn, &error) == LAMINA_ERROR_SERVER && error && strstr(error, "tileSize is 64×64"),
           "a tile of the wrong size: %s", error ? error : "?");
     free(error);
+    /* laminad asks again for the tiles in view after a drop, at its next frame: the provider stops
+     * supplying first, or under load its answers could land before the count is read. */
+    log.supplying = 0;
     CHECK(lamina_tiled_layer_drop_tiles(tiled) == 0 && lamina_connection_sync(conn, NULL) == 0 && stat_named(conn, "tiles") == 0,
           "drop_tiles");
     lamina_layer_remove_from_superlayer(tiled);
@@ -1757,6 +1760,88 @@ static void blend_and_corners(lamina_connection *conn) {
 /* The rich-text label with an emoji (docs/clients.md; Swift's RichTextEndToEndTests.sameProgram
  * and Python's test_rich_text_label_with_an_emoji): "Sale " red bold, "today " blue, then 😀,
  * over a black backdrop; each run's colour found in order left to right, the emoji yellow. */
+/* The same small program as Swift's DisplayLinkEndToEndTests.aSparklineFedByADisplayLinkShowsEverySample
+ * and Python's test_a_sparkline_fed_by_a_display_link_shows_every_sample (docs/clients.md, "A display
+ * link"): each callback takes a sample at the frame's target time and sets the sparkline's path; the
+ * pixels show every sample where its time puts it, column 2i, row 40 - 30 sin(2 pi t_i). */
+typedef struct sparkline {
+    lamina_connection *conn;
+    lamina_layer *spark;
+    double samples[120];
+    int count;
+} sparkline;
+
+static void on_sparkline_tick(lamina_display_link *link, void *user) {
+    sparkline *app = user;
+    if (app->count < 120)
+        app->samples[app->count++] = lamina_display_link_target_timestamp(link);
+    lamina_path *path = lamina_path_new();
+    for (int i = 0; i < app->count; i++) {
+        double x = 2 * i, y = 40 - 30 * sin(2 * M_PI * app->samples[i]);
+        if (i == 0)
+            lamina_path_move_to(path, x, y);
+        else
+            lamina_path_line_to(path, x, y);
+    }
+    lamina_connection *conn = app->conn;
+    lamina_transaction_begin(conn);
+    lamina_transaction_set_disable_actions(conn, 1);
+    lamina_layer_set_path(app->spark, LAMINA_PROPERTY_PATH, path);
+    lamina_transaction_commit(conn);
+    lamina_path_free(path);
+}
+
+static void sparkline_program(lamina_connection *conn) {
+    lamina_layer *root = lamina_connection_root(conn);
+    lamina_layer *back = lamina_layer_new(conn), *spark = lamina_layer_new_kind(conn, LAMINA_LAYER_KIND_SHAPE);
+    lamina_layer_set_bounds(back, 0, 0, 240, 80);
+    lamina_layer_set_position(back, 120, 40);
+    lamina_layer_set_background_color(back, 0, 0, 0, 1);
+    lamina_layer_set_bounds(spark, 0, 0, 240, 80);
+    lamina_layer_set_position(spark, 120, 40);
+    lamina_layer_set_color(spark, LAMINA_PROPERTY_FILL_COLOR, 0, 0, 0, 0);
+    lamina_layer_set_color(spark, LAMINA_PROPERTY_STROKE_COLOR, 0, 1, 0, 1);
+    lamina_layer_set_number(spark, LAMINA_PROPERTY_LINE_WIDTH, 2);
+    lamina_layer_add_sublayer(root, back);
+    lamina_layer_add_sublayer(root, spark);
+    char *error = NULL;
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync: %s", error ? error : "?");
+    sparkline app = {.conn = conn, .spark = spark};
+    lamina_display_link *link = lamina_display_link_create(conn, NULL, on_sparkline_tick, &app, &error);
+    CHECK(link != NULL, "display link: %s", error ? error : "?");
+    for (int i = 0; i < 60; i++) {
+        lamina_connection_advance_clock(conn, 1.0 / 60, NULL);
+        lamina_connection_dispatch(conn);
+    }
+    lamina_display_link_invalidate(link);
+    lamina_connection_advance_clock(conn, 1.0 / 60, NULL); /* the last callback's target frame */
+    CHECK(lamina_connection_sync(conn, &error) == 0 && app.count == 60, "sparkline: %d samples", app.count);
+    uint32_t w = 0, h = 0;
+    uint8_t *pixels = NULL;
+    CHECK(lamina_connection_screenshot_pixels(conn, &w, &h, &pixels, &error) == 0 && w >= 240 && h >= 80, "screenshot");
+    for (int i = 2; pixels && w >= 240 && h >= 80 && i < 58; i += 4) {
+        double expected = 40 - 30 * sin(2 * M_PI * app.samples[i]), sum = 0;
+        int rows = 0, stray = 0;
+        for (uint32_t y = 0; y < 80; y++) {
+            rgba p = pixel_at(pixels, w, (uint32_t)(2 * i), y);
+            if (p.g > 120 && p.r < 100 && p.b < 100) {
+                rows++;
+                sum += y;
+                stray += fabs(y + 0.5 - expected) > 6;
+            }
+        }
+        CHECK(rows > 0 && fabs(sum / rows + 0.5 - expected) <= 2.5 && stray == 0,
+              "sparkline sample %d: %d ink rows around %g, %d stray, expected about %g", i, rows, rows ? sum / rows : -1, stray, expected);
+    }
+    int beyond = 0;
+    for (uint32_t y = 0; pixels && y < 80 && y < h; y++)
+        for (uint32_t x = 122; x < 240 && x < w; x++)
+            beyond += pixel_at(pixels, w, x, y).g >= 60;
+    CHECK(beyond == 0, "the line ends with the samples: %d pixels of ink beyond", beyond);
+    free(pixels);
+    free(error);
+}
+
 static void rich_text_label(lamina_connection *conn) {
     lamina_layer *root = lamina_connection_root(conn);
     lamina_layer *back = lamina_layer_new(conn), *label = lamina_layer_new_kind(conn, LAMINA_LAYER_KIND_TEXT);
@@ -3131,6 +3216,7 @@ static int run_daemon(void) {
         gesture_arithmetic(conn);
         geometry_reference(conn);
         display_links(conn);
+        sparkline_program(conn);
         lamina_connection_close(conn);
     }
     /* The default lookup names every place it tried. */

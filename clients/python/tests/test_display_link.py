@@ -3,6 +3,8 @@ virtual clock: the callback count and timestamps, coalescing, rates, and refusal
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 import lamina
@@ -109,3 +111,47 @@ def test_a_link_comes_back_after_laminad_restarts() -> None:
         first.stop()
         if second is not None:
             second.stop()
+
+
+def test_a_sparkline_fed_by_a_display_link_shows_every_sample(daemon) -> None:
+    """The same program as Swift's DisplayLinkEndToEndTests.aSparklineFedByADisplayLinkShowsEverySample
+    and C's sparkline_program (docs/clients.md, "A display link"): each callback takes a sample at
+    the frame's target time and sets the sparkline's path; the pixels show every sample where its
+    time puts it, column 2·i, row 40 − 30·sin(2π·tᵢ)."""
+    with lamina.connect(daemon.socket, name="pytest-sparkline") as conn:
+        back = lamina.Layer(bounds=(0, 0, 240, 80), position=(120, 40), background_color=(0, 0, 0, 1))
+        spark = lamina.ShapeLayer(bounds=(0, 0, 240, 80), position=(120, 40))
+        spark.fill_color = None
+        spark.stroke_color = (0, 1, 0, 1)
+        spark.line_width = 2
+        conn.root.add_sublayer(back)
+        conn.root.add_sublayer(spark)
+        conn.sync()
+        samples: list = []
+
+        def tick(link: lamina.DisplayLink) -> None:
+            samples.append(link.target_timestamp)
+            path = lamina.Path()
+            for i, t in enumerate(samples[-120:]):
+                x, y = 2 * i, 40 - 30 * math.sin(2 * math.pi * t)
+                path.move_to(x, y) if i == 0 else path.line_to(x, y)
+            with conn.transaction(disable_actions=True):
+                spark.path = path
+
+        link = conn.display_link(tick)
+        for _ in range(60):
+            conn.advance_clock(1 / 60)
+            conn.poll_events()
+        link.invalidate()
+        conn.advance_clock(1 / 60)     # the last callback's target frame
+        conn.sync()
+        assert len(samples) == 60
+        shot = conn.screenshot()
+        for i in range(2, 58, 4):
+            expected = 40 - 30 * math.sin(2 * math.pi * samples[i])
+            rows = [y for y in range(80) if (lambda r, g, b, a: g > 120 and r < 100 and b < 100)(*shot.pixel(2 * i, y))]
+            assert rows, f"sample {i}: no ink in column {2 * i}"
+            middle = sum(rows) / len(rows)
+            assert abs(middle + 0.5 - expected) <= 2.5, (i, rows, expected)
+            assert all(abs(y + 0.5 - expected) <= 6 for y in rows), (i, rows, expected)
+        assert all(shot.pixel(x, y)[1] < 60 for x in range(122, 240) for y in range(80)), "the line ends with the samples"
