@@ -78,6 +78,10 @@ static int replay(lamina_connection *conn, double last, double shift, int *dropp
      * journal): its layers and this connection's images are destroyed at the start of the
      * first commit, which makes them again (a destroy laminad refuses is left out). */
     lm_buf prefix = {0}, suffix = {0};
+    /* The events queued before the replay are this connection's (renamed with their animations
+     * below); those arriving during it with an old tag are laminad's old copies', which the
+     * replay's destroys stopped (on a slow client a frame may report them before it ends). */
+    size_t queued = conn->event_count - conn->event_head;
     if (s == LAMINA_OK && conn->snapshot_count > 0) {
         /* The animations laminad runs there that this connection did not add (an earlier
          * client's): the destroys would end them, so they go again at the end, as laminad has them. */
@@ -145,7 +149,7 @@ static int replay(lamina_connection *conn, double last, double shift, int *dropp
         /* The animations carry their new tags from now on (and events already queued with them). */
         for (size_t i = 0; i < conn->tag_count; i++) {
             uint32_t old = conn->tags[i].tag, renamed = r.tag_base + (uint32_t)i;
-            for (size_t e = conn->event_head; e < conn->event_count; e++)
+            for (size_t e = conn->event_head; e < conn->event_head + queued && e < conn->event_count; e++)
                 if (conn->events[e].tag == old)
                     conn->events[e].tag = renamed;
             conn->tags[i].tag = renamed;

@@ -3246,7 +3246,10 @@ static int run_daemon(void) {
 
 int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
-    alarm(240); /* a bound on the whole run: a hang is a failure, not a stuck build */
+    /* A bound on the whole run: a hang is a failure, not a stuck build. LAMINA_TEST_ALARM (seconds)
+     * raises it where the program runs emulated (scripts/cross-c.sh, qemu-user). */
+    const char *bound = getenv("LAMINA_TEST_ALARM");
+    alarm(bound && atoi(bound) > 0 ? (unsigned)atoi(bound) : 240);
     if (argc >= 2 && strcmp(argv[1], "dump") == 0)
         return dump();
     if (argc >= 3 && strcmp(argv[1], "png") == 0)
