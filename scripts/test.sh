@@ -47,6 +47,19 @@ step "doc line references" /usr/bin/python3 scripts/check-doc-lines.py
 # laminad and laminactl are run by the end-to-end tests as real processes: build them too.
 step build swift build --build-tests && built=1 || built=0
 
+# The Debian packages (scripts/package.sh: a release build with the Swift runtime linked in,
+# lintian-checked), which a KMS VM test installs on a guest without Swift
+# (Tests/LaminaKMSTests/PackageVMTests.swift). LAMINA_PACKAGES=0 skips it (that test then skips).
+if [ "${LAMINA_PACKAGES:-1}" = 0 ]; then
+  rm -rf .build/packages
+  skip "packages" "LAMINA_PACKAGES=0"
+elif [ $built = 0 ]; then
+  skip "packages" "the build failed"
+else
+  rm -rf .build/packages
+  step "packages" bash scripts/package.sh --out .build/packages
+fi
+
 # The nested benchmark package (Benchmarks/) is never built here (minutes in release), but its
 # manifest is resolved against this package's products, so a renamed or dropped product or target
 # the benchmarks use fails here (about 10 s, nothing built). LAMINA_BENCH_CHECK=0 skips it.
@@ -84,6 +97,16 @@ elif [ $built = 0 ]; then
   skip "c client" "it needs the laminad the build failed to make"
 else
   step "c client" make -C clients/c check LAMINAD="$PWD/.build/debug/laminad" PYTHON=/usr/bin/python3
+fi
+
+# The C client cross-built for arm64 and armhf (Debian's cross compilers) and tested under
+# qemu-user against the laminad just built; LAMINA_CROSS_TESTS=0 skips it.
+if [ "${LAMINA_CROSS_TESTS:-1}" = 0 ]; then
+  skip "c client, arm64 and armhf" "LAMINA_CROSS_TESTS=0"
+elif [ $built = 0 ]; then
+  skip "c client, arm64 and armhf" "it needs the laminad the build failed to make"
+else
+  step "c client, arm64 and armhf" env LAMINAD="$PWD/.build/debug/laminad" bash scripts/cross-c.sh
 fi
 
 # A short bounded pass of the coverage-guided fuzzers (docs/testing.md); LAMINA_FUZZ_SECONDS=0

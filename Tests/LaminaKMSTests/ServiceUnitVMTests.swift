@@ -12,7 +12,7 @@ import Testing
 /// registry scan takes 25–60 s, opening three videos blocks the loop for more than the unit's
 /// 10 s, and page flips stay pending for seconds). laminad then shows, in one scene, a VP8 file in a user's home,
 /// vivid's camera and an `http://` stream served in the guest, checked by `stats` and by the
-/// screen's pixels; that it runs confined is read from its process (a dynamic user, seccomp,
+/// screen's pixels; that it runs confined is read from its process (the lamina user, seccomp,
 /// no new privileges) and from systemd. Under the unit before issue 24 all three failed (no
 /// /home, no V4L2 devices, no IPv4). Then `systemd/laminad-offline.conf`, installed as a
 /// drop-in, is read back from systemd: the old unit's network settings again. Part of the
@@ -48,6 +48,9 @@ extension KMSVMTests {
             # The unit as shipped: its files as they are, laminad where its ExecStart looks.
             cp "$B/laminad" /usr/bin/laminad
             cp "$R/systemd/laminad.service" "$R/systemd/laminad.socket" /etc/systemd/system/
+            # The lamina user and group, as the laminad package makes them (sysusers.d).
+            systemd-sysusers "$R/systemd/lamina.sysusers.conf" || echo "VMKMS_FAIL systemd-sysusers"
+            value lamina_uid "$(id -u lamina)"
             mkdir -p /etc/lamina /etc/systemd/system/laminad.service.d
             cp "$R/config/laminad.toml" /etc/lamina/laminad.toml
             # TCG runs code tens of times slower than a machine: a longer start timeout, and a
@@ -110,9 +113,9 @@ extension KMSVMTests {
             journalctl -o cat -u laminad.service > $LOG
             """)
         let values = run.values
-        // Confined as the unit says: a dynamic user (61184–65519), seccomp's filter mode, no new
+        // Confined as the unit says: the lamina system user, seccomp's filter mode, no new
         // privileges, the closed device policy.
-        #expect((61184...65519).contains(Int(values["uid"] ?? "") ?? 0), "laminad runs as a dynamic user: \(values)")
+        #expect(values["uid"] != nil && values["uid"] == values["lamina_uid"] && values["uid"] != "0", "laminad runs as lamina: \(values)")
         #expect(values["seccomp"] == "2" && values["nonewprivs"] == "1" && values["devicepolicy"] == "closed", "\(values)")
         #expect(run.log.contains("video: GStreamer started before READY=1"), "under the watchdog GStreamer starts before READY")
 
