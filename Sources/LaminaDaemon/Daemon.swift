@@ -205,7 +205,7 @@ public final class Daemon {
         transport = try ClientTransport(listener: listener, budgets: budgets, heapTrimmer: heapTrimmer,
                                         peers: ClientTransport.PeerPolicy(socketOwner: options.socketOwner, privilegedGroup: options.privilegedGroup),
                                         loop: loop, compositor: compositor, logger: logger)
-        wayland = WaylandHost.start(options: options, loop: loop, logger: logger)
+        wayland = WaylandHost.start(options: options, compositor: compositor, loop: loop, logger: logger)
         if let video = videoDecoding {
             try loop.add(video.wakeup) { [unowned self] _ in
                 video.drainWakeup()
@@ -288,8 +288,17 @@ public final class Daemon {
 }
 
 extension Daemon: CompositorHost {
-    public func send(_ bytes: [UInt8], to client: ClientID) { transport.send(bytes, to: client) }
-    public func close(_ client: ClientID) { transport.close(client) }
+    public func send(_ bytes: [UInt8], to client: ClientID) {
+        if let wayland, client == wayland.kiosk.client { return wayland.kiosk.received(bytes) }
+        transport.send(bytes, to: client)
+    }
+    public func close(_ client: ClientID) {
+        if let wayland, client == wayland.kiosk.client {
+            logger.error("wayland kiosk: the compositor closed its session")
+            return
+        }
+        transport.close(client)
+    }
     public func isHeldBack(_ client: ClientID) -> Bool { transport.isHeldBack(client) }
 
     /// The connections' counters and the journal's, for `stats`.
@@ -314,6 +323,9 @@ extension Daemon: CompositorHost {
     public func outputChanged(_ change: OutputChange, output: String) {
         outputSettings.record(change, output: output)
     }
+
+    public func frameSubmitted() { wayland?.server.frameStarted() }
+    public func framePresented() { wayland?.server.framePresented() }
 
     public func routeInjected(_ action: InputAction, origin: InputOrigin) -> Bool {
         handleInput(action, origin: origin)

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LaminaCompositor
 import LaminaPlatform
 import LaminaProtocol
 import LaminaWayland
@@ -11,10 +12,12 @@ import Logging
 /// clients' (docs/architecture.md, "Wayland clients").
 final class WaylandHost {
     let server: WaylandServer
+    /// App windows as layers while no Lamina client manages apps.
+    let kiosk: WaylandKiosk
 
     /// nil when `[wayland] enabled = false`, or when the socket cannot be bound (logged: Lamina
     /// clients are served all the same).
-    static func start(options: Daemon.Options, loop: EventLoop, logger: Logger) -> WaylandHost? {
+    static func start(options: Daemon.Options, compositor: Compositor, loop: EventLoop, logger: Logger) -> WaylandHost? {
         let settings = options.wayland
         guard settings.enabled else {
             logger.info("wayland: off ([wayland] enabled = false)")
@@ -30,7 +33,9 @@ final class WaylandHost {
                 try retryingEINTR("chown \(path)") { chown(path, options.socketOwner ?? UInt32.max, options.socketGroup ?? UInt32.max) }
             }
             let server = try WaylandServer(listener: listener.release(), socketPath: path, settings: settings, logger: logger)
-            let host = WaylandHost(server: server)
+            server.desktopSize = (compositor.model.width, compositor.model.height)
+            let host = WaylandHost(server: server, kiosk: WaylandKiosk(compositor: compositor, logger: logger))
+            server.delegate = host.kiosk
             try loop.add(server.eventDescriptor) { [unowned host] _ in host.server.dispatch() }
             logger.notice("wayland: clients connect to \(path) (WAYLAND_DISPLAY=\(path))")
             return host
@@ -40,7 +45,10 @@ final class WaylandHost {
         }
     }
 
-    private init(server: WaylandServer) { self.server = server }
+    private init(server: WaylandServer, kiosk: WaylandKiosk) {
+        self.server = server
+        self.kiosk = kiosk
+    }
 
     /// `wayland.socket:PATH` (1 while listening), `wayland.clients` and `wayland.clientsConnected`.
     var statistics: [Statistic] {

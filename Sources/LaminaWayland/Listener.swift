@@ -19,7 +19,10 @@ final class Listener {
         listener.pointee.notify = { listener, data in
             guard let listener else { return }
             let box = UnsafeMutableRawPointer(listener).advanced(by: Listener.boxOffset).load(as: UnsafeRawPointer.self)
-            Unmanaged<Listener>.fromOpaque(box).takeUnretainedValue().handler(data)
+            // Held for the call: a handler may drop the last reference to its own listener
+            // (a destroy handler forgetting the object that owns it).
+            let owner = Unmanaged<Listener>.fromOpaque(box).takeUnretainedValue()
+            withExtendedLifetime(owner) { owner.handler(data) }
         }
         (storage + Self.boxOffset).storeBytes(of: UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()), as: UnsafeRawPointer.self)
     }

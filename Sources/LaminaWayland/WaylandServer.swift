@@ -24,6 +24,17 @@ public final class WaylandServer {
     let logger: Logger
     let settings: WaylandSettings
     private var clientCreated: Listener!
+    private var newSurface: Listener!
+    private var newXDGSurface: Listener!
+    /// Told of app windows (laminad's WaylandHost).
+    public weak var delegate: (any WaylandServerDelegate)?
+    /// The desktop's size in pixels: kiosk toplevels are configured to it.
+    public var desktopSize = (width: 1280, height: 720)
+    /// Toplevels by their `wlr_xdg_surface`.
+    var toplevels: [UnsafeMutableRawPointer: Toplevel] = [:]
+    /// Each surface's destroy listener (the per-client count), by its `wlr_surface`.
+    var surfaceListeners: [UnsafeMutableRawPointer: Listener] = [:]
+    var nextSurfaceID: UInt32 = 0
     /// Clients that have connected since laminad started.
     public private(set) var clientsConnected = 0
 
@@ -75,6 +86,14 @@ public final class WaylandServer {
             clientConnected(OpaquePointer(client))
         }
         clientCreated.attach { wl_display_add_client_created_listener(display, $0) }
+        newSurface = Listener { [unowned self] data in
+            if let data { surfaceCreated(data.assumingMemoryBound(to: wlr_surface.self)) }
+        }
+        newSurface.attach(to: &compositor.pointee.events.new_surface)
+        newXDGSurface = Listener { [unowned self] data in
+            if let data { xdgSurfaceCreated(data.assumingMemoryBound(to: wlr_xdg_surface.self)) }
+        }
+        newXDGSurface.attach(to: &xdgShell.pointee.events.new_surface)
     }
 
     /// The clients connected now, by their `wl_client`.
@@ -130,6 +149,12 @@ public final class WaylandServer {
     /// Drops every client and the globals.
     public func close() {
         clientCreated.detach()
+        newSurface.detach()
+        newXDGSurface.detach()
+        for top in toplevels.values { top.detachAll() }
+        toplevels = [:]
+        for l in surfaceListeners.values { l.detach() }
+        surfaceListeners = [:]
         for record in clients.values { record.destroyed.detach() }
         clients = [:]
         wl_display_destroy_clients(display)
