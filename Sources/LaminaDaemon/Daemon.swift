@@ -122,7 +122,7 @@ public final class Daemon {
     var inputHost: InputDeviceHost?
     private var heapTrimmer: HeapTrimmer?
     /// Wayland clients (WaylandHost.swift); nil when off.
-    private var wayland: WaylandHost?
+    private(set) var wayland: WaylandHost?
 
     /// `display`: the backend wired to its renderer (`openDisplay`).
     public init(display: FramePresenter, options: Options, logger: Logger) throws {

@@ -17,6 +17,8 @@ final class Toplevel {
     var commit: Listener!
     var setTitle: Listener!
     private(set) var isMapped = false
+    /// When it was mapped, in the server's order (the newest is on top).
+    var mappedSerial: UInt64 = 0
     /// Frame callbacks: committed since the last frame started / in the frame being shown.
     var frameState = FrameState.idle
     enum FrameState { case idle, committed, inFrame }

@@ -70,6 +70,8 @@ extension WaylandServer {
         guard !top.isMapped else { return }
         _ = top.readNames()
         top.markMapped(true)
+        mapSerial &+= 1
+        top.mappedSerial = mapSerial
         // The pixels of the commit that mapped it were taken by its commit listener, which
         // wlroots calls before map.
         if top.app.pixels == nil { _ = top.copyCommittedPixels(maxPixels: settings.maxBufferPixels) }

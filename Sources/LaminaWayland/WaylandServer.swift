@@ -35,6 +35,7 @@ public final class WaylandServer {
     /// Each surface's destroy listener (the per-client count), by its `wlr_surface`.
     var surfaceListeners: [UnsafeMutableRawPointer: Listener] = [:]
     var nextSurfaceID: UInt32 = 0
+    var mapSerial: UInt64 = 0
     /// Clients that have connected since laminad started.
     public private(set) var clientsConnected = 0
 
@@ -77,6 +78,8 @@ public final class WaylandServer {
         self.compositor = compositor
         self.xdgShell = xdgShell
         self.seat = seat
+        // Pointer and touch (kiosk input, WaylandServer+Input.swift); a keyboard comes later.
+        wlr_seat_set_capabilities(seat, UInt32(WL_SEAT_CAPABILITY_POINTER.rawValue | WL_SEAT_CAPABILITY_TOUCH.rawValue))
         guard wl_display_add_socket_fd(display, listener) == 0 else {
             wl_display_destroy(display)
             throw WaylandError("wl_display_add_socket_fd \(socketPath) failed")

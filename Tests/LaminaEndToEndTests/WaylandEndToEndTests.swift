@@ -168,8 +168,8 @@ struct WaylandEndToEndTests {
     /// Runs weston-simple-shm against `daemon`'s Wayland socket until the value goes.
     final class App {
         let process = Process()
-        init(_ daemon: DaemonProcess, socket: String) throws {
-            process.executableURL = URL(fileURLWithPath: WaylandEndToEndTests.simpleSHM)
+        init(_ daemon: DaemonProcess, socket: String, program: String = WaylandEndToEndTests.simpleSHM) throws {
+            process.executableURL = URL(fileURLWithPath: program)
             var environment = ProcessInfo.processInfo.environment
             environment["WAYLAND_DISPLAY"] = socket
             process.environment = environment
@@ -335,5 +335,29 @@ struct WaylandEndToEndTests {
         #expect(closed, "laminad kept a client over its surface bound")
         try wait("the log line", daemon) { daemon.logText.contains("dropped: it made more than [wayland] max_surfaces_per_client (4) surfaces") }
         #expect(try WireClient(path: path).globals()["wl_compositor"] != nil, "laminad serves on")
+    }
+
+    static let simpleTouch = "/usr/bin/weston-simple-touch"
+
+    /// Kiosk input: a touch injected into laminad reaches the unmodified weston-simple-touch
+    /// (600 × 500, the desktop's size here) at the same point, which paints a five-pixel red
+    /// diamond there for touch 0 (clients/simple-touch.c: 0xffff0000 at x ± 2 on the middle row,
+    /// over its work area cleared to 0x40404040, premultiplied grey over the black background).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: WaylandEndToEndTests.simpleTouch), "weston-simple-touch (Debian's weston) is not installed"))
+    func aTouchReachesTheAppUnderIt() throws {
+        let daemon = try DaemonProcess(size: "600x500")
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        let app = try App(daemon, socket: path, program: Self.simpleTouch)
+        try wait("simple-touch's work area", daemon) { try screenshot(daemon, "a").pixel(x: 300, y: 250) == (64, 64, 64, 255) }
+        var r = try daemon.laminactl(["input", "touch", "down", "0", "300", "250"])
+        #expect(r.status == 0, "\(r.output)")
+        try wait("the red diamond", daemon) { try screenshot(daemon, "b").pixel(x: 300, y: 250) == (255, 0, 0, 255) }
+        let shot = try screenshot(daemon, "c")
+        #expect(shot.pixel(x: 302, y: 250) == (255, 0, 0, 255) && shot.pixel(x: 300, y: 252) == (255, 0, 0, 255))
+        #expect(shot.pixel(x: 303, y: 250) == (64, 64, 64, 255) && shot.pixel(x: 302, y: 252) == (64, 64, 64, 255), "the diamond's edge")
+        r = try daemon.laminactl(["input", "touch", "up", "0"])
+        #expect(r.status == 0, "\(r.output)")
+        app.kill()
     }
 }
