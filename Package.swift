@@ -53,6 +53,9 @@ let package = Package(
         .systemLibrary(name: "CInput", pkgConfig: "libinput", providers: [.apt(["libinput-dev"])]),
         .systemLibrary(name: "CXkb", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev", "xkb-data"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // wlroots 0.15's protocol types over libwayland-server (Wayland clients); the .pc adds the
+        // generated xdg-shell header wlroots' headers include (scripts/deps.sh writes both).
+        .systemLibrary(name: "CWlroots", pkgConfig: "lamina-wlroots", providers: [.apt(["libwlroots-dev", "libwayland-dev", "wayland-protocols"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // fonts-dejavu-core: the fonts text layers are drawn with (fontconfig's default sans-serif);
         // fonts-noto-cjk: Chinese, Japanese and Korean, which DejaVu lacks.
@@ -83,9 +86,14 @@ let package = Package(
             "LaminaCore", "LaminaCompositor", "LaminaPlatform", "CInput", "CXkb", "CUdev",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // laminad's Wayland server (wlroots' protocol types); client buffers reach the scene as
+        // ImageSources, drawn by laminad's own renderer. No GL here.
+        .target(name: "LaminaWayland", dependencies: [
+            "LaminaCore", "LaminaCompositor", "CWlroots", .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "LaminaDaemon", dependencies: [
             "LaminaCore", "LaminaProtocol", "LaminaCompositor", "LaminaPlatform",
-            "LaminaGLES", "LaminaHeadless", "LaminaImage", "LaminaKMS", "LaminaRaster", "LaminaInput", "LaminaVideo",
+            "LaminaGLES", "LaminaHeadless", "LaminaImage", "LaminaKMS", "LaminaRaster", "LaminaInput", "LaminaVideo", "LaminaWayland",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
@@ -153,7 +161,7 @@ let package = Package(
         .testTarget(name: "LaminaClientTests", dependencies: ["Lamina", "LaminaCore", "LaminaProtocol", "LaminaPlatform"]),
         // laminad's own code: laminad.toml and its key table, the input host, the systemd service.
         .testTarget(name: "LaminaDaemonTests", dependencies: [
-            "LaminaDaemon", "LaminaInput", "LaminaKMS", "LaminaCompositor", "LaminaCore", "LaminaTestSupport",
+            "LaminaDaemon", "LaminaInput", "LaminaKMS", "LaminaCompositor", "LaminaCore", "LaminaTestSupport", "LaminaWayland",
         ]),
         .testTarget(name: "LaminaEndToEndTests", dependencies: [
             "Lamina", "LaminaCore", "LaminaProtocol", "LaminaImage", "LaminaPlatform", "LaminaTestSupport",

@@ -29,6 +29,11 @@ packages=(
   python3 python3-pytest python3-pil
   # The C client (clients/c): a C11 compiler, make and the C library's headers.
   gcc make libc6-dev
+  # Wayland clients (LaminaWayland, docs/architecture.md "Wayland clients"): wlroots 0.15's
+  # protocol types over libwayland-server; wayland-protocols and wayland-scanner (libwayland-bin)
+  # for the xdg-shell header wlroots' own headers include; weston for the unmodified test
+  # client weston-simple-shm.
+  libwlroots-dev libwayland-dev libwayland-bin wayland-protocols libpixman-1-dev weston
 )
 if [ "${LAMINA_VM_DEPS:-1}" = 1 ]; then
   # The KMS tests boot a throw-away QEMU guest (see docs/testing.md).
@@ -71,6 +76,21 @@ if [ ! -f "$pc" ]; then
   $SUDO mkdir -p "$(dirname "$pc")"
   printf 'Name: lamina-gstreamer\nDescription: gstreamer-app and gstreamer-video without -pthread, for SwiftPM (written by lamina scripts/deps.sh)\nVersion: %s\nCflags: %s\nLibs: %s\n' \
     "$(pkg-config --modversion gstreamer-1.0)" "$(pkg-config --cflags gstreamer-app-1.0 gstreamer-video-1.0 | sed 's/-pthread//g')" "$(pkg-config --libs gstreamer-app-1.0 gstreamer-video-1.0)" \
+    | $SUDO tee "$pc" >/dev/null
+fi
+
+# wlroots 0.15's wlr_xdg_shell.h includes "xdg-shell-protocol.h", which every compositor
+# generates from wayland-protocols with wayland-scanner. CWlroots reads wlroots' flags from this
+# .pc, whose include folder holds that header (generated here, once).
+pc=/usr/local/lib/pkgconfig/lamina-wlroots.pc
+inc=/usr/local/include/lamina-wlroots
+if [ ! -f "$pc" ] || [ ! -f "$inc/xdg-shell-protocol.h" ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO mkdir -p "$(dirname "$pc")" "$inc"
+  wayland-scanner server-header /usr/share/wayland-protocols/stable/xdg-shell/xdg-shell.xml /dev/stdout | $SUDO tee "$inc/xdg-shell-protocol.h" >/dev/null
+  printf 'Name: lamina-wlroots\nDescription: wlroots with the generated xdg-shell header, for SwiftPM (written by lamina scripts/deps.sh)\nVersion: %s\nCflags: -I%s %s\nLibs: %s\n' \
+    "$(pkg-config --modversion wlroots)" "$inc" "$(pkg-config --cflags wlroots wayland-server pixman-1 xkbcommon | sed 's/-pthread//g')" "$(pkg-config --libs wlroots wayland-server pixman-1)" \
     | $SUDO tee "$pc" >/dev/null
 fi
 

@@ -104,6 +104,19 @@ extension LaminadConfiguration {
                 $0.daemon.videoYUVInRenderer = $1
             },
         ]),
+        KeyTable("wayland", [
+            .bool("enabled", "Serve Wayland clients (apps) on a socket of their own; false turns it off.") { $0.daemon.wayland.enabled = $1 },
+            .string("display", flag: "wayland-display",
+                    "The Wayland socket: a name, in the Lamina socket's folder, or an absolute path (default: wayland-lamina-0).") {
+                $0.daemon.wayland.display = $1
+            },
+            .int("max_surfaces_per_client", 1...100_000, "Surfaces one Wayland client may hold; past it the client is dropped.") {
+                $0.daemon.wayland.maxSurfacesPerClient = $1
+            },
+            .int("max_buffer_pixels", 1...(1 << 28), "Pixels (width × height) of one Wayland buffer laminad shows; a bigger one drops its client.") {
+                $0.daemon.wayland.maxBufferPixels = $1
+            },
+        ]),
         KeyTable("display", [
             .text("background", "#RRGGBB or #RRGGBBAA", flag: "background", "What shows where no layer draws.",
                   parse: { Color(hex: $0) }) { $0.daemon.compositor.background = $1 },

@@ -12,6 +12,8 @@ extension Daemon {
         if origin.injected { logger.debug("input: \(action.logDescription) (injected)") }
         cursor?.handle(action)
         guard power.admits(action) else { return }
+        // Kiosk mode: an app window shown takes pointer and touch (WaylandServer+Input.swift).
+        if let wayland, wayland.server.handleKioskInput(action) { return }
         compositor.handleInput(action, origin: origin)
     }
 }

@@ -10,6 +10,7 @@ import LaminaProtocol
 import LaminaRaster
 import LaminaCompositor
 import LaminaVideo
+import LaminaWayland
 import Logging
 
 /// laminad's wiring: the event loop, the listening socket, client connections, the frame clock
@@ -74,6 +75,8 @@ public final class Daemon {
         public var videoYUVInRenderer: Bool?
         /// Input devices and the keymap (`[input]`).
         public var input = InputSettings()
+        /// The Wayland server (`[wayland]`, WaylandHost.swift).
+        public var wayland = WaylandSettings()
         /// The configuration file laminad read (`--config`), read again at SIGHUP; nil: none.
         public var configurationFile: String?
         /// Its `[[output]]` settings (with `--output`'s) as laminad started with them.
@@ -118,6 +121,8 @@ public final class Daemon {
     /// Input devices and the keymap (InputDeviceHost.swift).
     var inputHost: InputDeviceHost?
     private var heapTrimmer: HeapTrimmer?
+    /// Wayland clients (WaylandHost.swift); nil when off.
+    private(set) var wayland: WaylandHost?
 
     /// `display`: the backend wired to its renderer (`openDisplay`).
     public init(display: FramePresenter, options: Options, logger: Logger) throws {
@@ -200,6 +205,7 @@ public final class Daemon {
         transport = try ClientTransport(listener: listener, budgets: budgets, heapTrimmer: heapTrimmer,
                                         peers: ClientTransport.PeerPolicy(socketOwner: options.socketOwner, privilegedGroup: options.privilegedGroup),
                                         loop: loop, compositor: compositor, logger: logger)
+        wayland = WaylandHost.start(options: options, compositor: compositor, loop: loop, logger: logger)
         if let video = videoDecoding {
             try loop.add(video.wakeup) { [unowned self] _ in
                 video.drainWakeup()
@@ -258,6 +264,7 @@ public final class Daemon {
         journal?.writeIfChanged(compositor)
         journal?.flush()
         transport.closeAll()
+        wayland?.close()
         if ownsSocketPath { unlink(options.socketPath) }
     }
 
@@ -281,8 +288,17 @@ public final class Daemon {
 }
 
 extension Daemon: CompositorHost {
-    public func send(_ bytes: [UInt8], to client: ClientID) { transport.send(bytes, to: client) }
-    public func close(_ client: ClientID) { transport.close(client) }
+    public func send(_ bytes: [UInt8], to client: ClientID) {
+        if let wayland, client == wayland.kiosk.client { return wayland.kiosk.received(bytes) }
+        transport.send(bytes, to: client)
+    }
+    public func close(_ client: ClientID) {
+        if let wayland, client == wayland.kiosk.client {
+            logger.error("wayland kiosk: the compositor closed its session")
+            return
+        }
+        transport.close(client)
+    }
     public func isHeldBack(_ client: ClientID) -> Bool { transport.isHeldBack(client) }
 
     /// The connections' counters and the journal's, for `stats`.
@@ -294,6 +310,7 @@ extension Daemon: CompositorHost {
             list.append(Statistic(name: "sessionJournal.lastWriteSeconds", value: journal.lastWriteSeconds))
         }
         list += heapTrimmer?.statistics ?? []
+        list += wayland?.statistics ?? []
         return list
     }
 
@@ -306,6 +323,9 @@ extension Daemon: CompositorHost {
     public func outputChanged(_ change: OutputChange, output: String) {
         outputSettings.record(change, output: output)
     }
+
+    public func frameSubmitted() { wayland?.server.frameStarted() }
+    public func framePresented() { wayland?.server.framePresented() }
 
     public func routeInjected(_ action: InputAction, origin: InputOrigin) -> Bool {
         handleInput(action, origin: origin)

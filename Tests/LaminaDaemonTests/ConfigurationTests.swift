@@ -2,6 +2,7 @@ import LaminaDaemon
 import LaminaKMS
 import LaminaCompositor
 import LaminaTestSupport
+import LaminaWayland
 import Testing
 
 /// laminad.toml as `LaminadConfiguration` reads it: the shipped file, every table, and messages that name the key.
@@ -20,6 +21,27 @@ struct ConfigurationTests {
         #expect(c.kms.cursor == false && c.kms.cursorPosition == nil)
         #expect(c.daemon.repaintWindow == 0.007)
         #expect(c.daemon.videoOpenTimeout == 10 && c.daemon.videoStallTimeout == 10)
+    }
+
+    /// `[wayland]`: on by default as wayland-lamina-0 beside the Lamina socket; a name or a path;
+    /// off; the limits; `--wayland-display` wins over the file.
+    @Test func wayland() throws {
+        let shipped = try LaminadConfiguration.load(path: Self.shipped)
+        #expect(shipped.daemon.wayland == WaylandSettings())
+        #expect(shipped.daemon.wayland.socketPath(besides: "/run/lamina/lamina.sock") == "/run/lamina/wayland-lamina-0")
+        var c = try LaminadConfiguration.parse("""
+            [wayland]
+            enabled = false
+            display = "wayland-kiosk"
+            max_surfaces_per_client = 8
+            max_buffer_pixels = 1000000
+            """)
+        #expect(!c.daemon.wayland.enabled)
+        #expect(c.daemon.wayland.maxSurfacesPerClient == 8 && c.daemon.wayland.maxBufferPixels == 1_000_000)
+        #expect(c.daemon.wayland.socketPath(besides: "/run/user/1000/lamina-0") == "/run/user/1000/wayland-kiosk")
+        try c.apply(arguments: ["--wayland-display", "/tmp/w-0"])
+        #expect(c.daemon.wayland.socketPath(besides: "/run/user/1000/lamina-0") == "/tmp/w-0")
+        #expect(throws: ConfigurationError.self) { try LaminadConfiguration.parse("[wayland]\nmax_surfaces_per_client = 0\n") }
     }
 
     @Test func outputsAndKMS() throws {

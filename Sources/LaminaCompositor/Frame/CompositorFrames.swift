@@ -73,6 +73,7 @@ extension Compositor {
     public func handle(_ events: BackendEvents) {
         repaint.presented(events.presented)
         framesPresented &+= UInt64(events.presented.count)
+        if !events.presented.isEmpty { host?.framePresented() }
         for p in events.presented { noteFirstFrame(at: p.time) }
         for reason in events.reasons { repaint.request(reason) }
         // A display plugged in, unplugged or changing mode can change the desktop's size.
@@ -156,7 +157,11 @@ extension Compositor {
             }
         }
         repaint.submitted(frame, flipping: flipping, now: submitted)
-        if flipping.isEmpty { noteFirstFrame(at: submitted) }
+        host?.frameSubmitted()
+        if flipping.isEmpty {
+            noteFirstFrame(at: submitted)
+            host?.framePresented()
+        }
         frameProduced()
         // The clients hear of their animations once the frame that shows them is presented.
         if !events.isEmpty { deliver(events) }

@@ -36,6 +36,11 @@ public protocol CompositorHost: AnyObject {
     /// An `output` request changed an output (`laminactl output NAME …`): laminad keeps the
     /// change across restarts (`OutputSettingsKeeper`).
     func outputChanged(_ change: OutputChange, output: String)
+    /// A frame was drawn and handed to the outputs: what was committed before it is in it
+    /// (laminad: Wayland surfaces' frame callbacks wait for it to be presented).
+    func frameSubmitted()
+    /// The frame submitted last is on screen (at once on headless, at the page flip on KMS).
+    func framePresented()
 }
 
 /// The defaults describe a host with no budgets, statistics, journal, input routing, keymap or
@@ -49,4 +54,6 @@ extension CompositorHost {
     public func keyAction(named name: String, pressed: Bool) -> InputAction? { nil }
     public func displayPower(_ on: Bool, output: String?) throws -> [OutputPower]? { nil }
     public func outputChanged(_ change: OutputChange, output: String) {}
+    public func frameSubmitted() {}
+    public func framePresented() {}
 }

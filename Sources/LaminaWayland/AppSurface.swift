@@ -1,0 +1,81 @@
+import LaminaCore
+import LaminaCompositor
+
+/// An app's toplevel window as laminad shows it: who it is, its size, and laminad's copy of its
+/// pixels, which the host shows as an image (`pixels` is the image's memory).
+///
+/// The copy is laminad's own, refreshed only where the app's buffer damage says it changed,
+/// while the client's shm pages are held under libwayland's SIGBUS guard: a client that shrinks
+/// its pool cannot crash laminad, and its `wl_buffer` is released at its next commit as usual.
+public final class AppSurface {
+    /// laminad's number for it, unique for the process (never 0).
+    public let id: UInt32
+    public internal(set) var appID = ""
+    public internal(set) var title = ""
+    public let pid: Int32
+    /// The buffer's size in pixels (0 × 0 until the first buffer).
+    public internal(set) var width = 0
+    public internal(set) var height = 0
+    /// The pixels, premultiplied BGRA, `width` × 4 bytes a row; a new object when the size changes.
+    public internal(set) var pixels: AppSurfacePixels?
+    /// Whether every pixel is opaque (an XRGB8888 buffer).
+    public internal(set) var isOpaque = false
+
+    init(id: UInt32, pid: Int32) {
+        self.id = id
+        self.pid = pid
+    }
+}
+
+/// An app surface's pixels, as the image memory the compositor reads (`PixelMemory`).
+/// Single-threaded like the compositor; `@unchecked Sendable` as `ImageSource` is.
+public final class AppSurfacePixels: PixelMemory, @unchecked Sendable {
+    let storage: UnsafeMutableRawPointer
+    public let byteCount: Int
+    public let width: Int
+    public let height: Int
+    public var base: UnsafeRawPointer { UnsafeRawPointer(storage) }
+
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        byteCount = width * height * 4
+        storage = UnsafeMutableRawPointer.allocate(byteCount: max(4, byteCount), alignment: 16)
+        storage.initializeMemory(as: UInt8.self, repeating: 0, count: max(4, byteCount))
+    }
+
+    /// The image layout the compositor reads them with.
+    public var format: ImageFormat {
+        ImageFormat(width: UInt32(width), height: UInt32(height), order: .bgra, alpha: .premultiplied)
+    }
+
+    /// Copies `rect` from a client buffer (`stride` bytes a row, 32-bit ARGB or XRGB in little
+    /// endian: B, G, R, A bytes); `opaque` sets every alpha byte to 255 (XRGB's is undefined).
+    func copy(from source: UnsafeRawPointer, stride: Int, rect: PixelRect, opaque: Bool) {
+        let x = Int(rect.x), w = Int(rect.width)
+        for row in Int(rect.y)..<Int(rect.y + rect.height) {
+            let from = source + row * stride + x * 4
+            let to = storage + (row * width + x) * 4
+            to.copyMemory(from: from, byteCount: w * 4)
+            if opaque {
+                for i in 0..<w { to.storeBytes(of: 255, toByteOffset: i * 4 + 3, as: UInt8.self) }
+            }
+        }
+    }
+
+    deinit { storage.deallocate() }
+}
+
+/// What the Wayland server tells its host (laminad's WaylandHost): app windows coming, changing
+/// and going. One protocol, as `CompositorHost` is the compositor's one seam.
+public protocol WaylandServerDelegate: AnyObject {
+    /// A toplevel mapped (its first buffer is in `surface.pixels`).
+    func appSurfaceAppeared(_ surface: AppSurface)
+    /// A commit changed `damage` of its pixels (the whole image when its size changed, in which
+    /// case `resized` is true and `pixels` is a new object); or its title changed (damage nil).
+    func appSurfaceChanged(_ surface: AppSurface, damage: PixelRect?, resized: Bool)
+    /// A surface committed nothing new but waits for a frame callback: a frame is wanted.
+    func appSurfaceWantsFrame()
+    /// It unmapped or was destroyed (its client left, or was dropped).
+    func appSurfaceGone(_ surface: AppSurface)
+}

@@ -1,0 +1,174 @@
+import CWlroots
+import Logging
+
+/// laminad's Wayland server: a `wl_display` with wlroots 0.15's protocol globals, serving
+/// Wayland clients on one listening socket (docs/architecture.md, "Wayland clients").
+///
+/// wlroots only keeps the protocol state here. Its pixman renderer is made for `wlr_compositor`,
+/// which wraps each committed client buffer in a texture (a view of the shm pages, no copy);
+/// it never draws. Its headless backend is never started: it only gives `wp_presentation` its
+/// clock. laminad's own backend and renderer keep the display.
+///
+/// The display's event loop is one descriptor (`eventDescriptor`) on laminad's loop; `dispatch`
+/// serves what is ready and flushes the replies.
+public final class WaylandServer {
+    /// The socket's path, as clients reach it (`WAYLAND_DISPLAY` may be this absolute path).
+    public let socketPath: String
+    let display: OpaquePointer
+    private let eventLoop: OpaquePointer
+    let renderer: UnsafeMutablePointer<wlr_renderer>
+    private let backend: UnsafeMutablePointer<wlr_backend>
+    let compositor: UnsafeMutablePointer<wlr_compositor>
+    let xdgShell: UnsafeMutablePointer<wlr_xdg_shell>
+    let seat: UnsafeMutablePointer<wlr_seat>
+    let logger: Logger
+    let settings: WaylandSettings
+    private var clientCreated: Listener!
+    private var newSurface: Listener!
+    private var newXDGSurface: Listener!
+    /// Told of app windows (laminad's WaylandHost).
+    public weak var delegate: (any WaylandServerDelegate)?
+    /// The desktop's size in pixels: kiosk toplevels are configured to it.
+    public var desktopSize = (width: 1280, height: 720)
+    /// Toplevels by their `wlr_xdg_surface`.
+    var toplevels: [UnsafeMutableRawPointer: Toplevel] = [:]
+    /// Each surface's destroy listener (the per-client count), by its `wlr_surface`.
+    var surfaceListeners: [UnsafeMutableRawPointer: Listener] = [:]
+    var nextSurfaceID: UInt32 = 0
+    var mapSerial: UInt64 = 0
+    /// Clients that have connected since laminad started.
+    public private(set) var clientsConnected = 0
+
+    /// Serves on `listener`, a bound and listening Unix socket at `socketPath`; the server owns
+    /// the descriptor from here on (libwayland closes it).
+    public init(listener: Int32, socketPath: String, settings: WaylandSettings, logger: Logger) throws(WaylandError) {
+        self.socketPath = socketPath
+        self.settings = settings
+        self.logger = logger
+        WaylandLog.install(logger)
+        guard let display = wl_display_create() else { throw WaylandError("wl_display_create failed") }
+        self.display = display
+        eventLoop = wl_display_get_event_loop(display)
+        guard let renderer = wlr_pixman_renderer_create() else {
+            wl_display_destroy(display)
+            throw WaylandError("wlroots' pixman renderer could not be made")
+        }
+        self.renderer = renderer
+        // wl_shm with the formats the renderer can wrap (ARGB8888 and XRGB8888 among them).
+        guard wlr_renderer_init_wl_display(renderer, display) else {
+            wl_display_destroy(display)
+            throw WaylandError("wl_shm could not be set up")
+        }
+        guard let backend = wlr_headless_backend_create(display) else {
+            wl_display_destroy(display)
+            throw WaylandError("wlroots' headless backend (wp_presentation's clock) could not be made")
+        }
+        self.backend = backend
+        // wl_compositor and wl_subcompositor.
+        guard let compositor = wlr_compositor_create(display, renderer),
+              let xdgShell = wlr_xdg_shell_create(display),
+              let seat = wlr_seat_create(display, "seat0"),
+              wlr_data_device_manager_create(display) != nil,
+              wlr_viewporter_create(display) != nil,
+              wlr_presentation_create(display, backend) != nil
+        else {
+            wl_display_destroy(display)
+            throw WaylandError("wlroots' protocol globals could not be made")
+        }
+        self.compositor = compositor
+        self.xdgShell = xdgShell
+        self.seat = seat
+        // Pointer and touch (kiosk input, WaylandServer+Input.swift); a keyboard comes later.
+        wlr_seat_set_capabilities(seat, UInt32(WL_SEAT_CAPABILITY_POINTER.rawValue | WL_SEAT_CAPABILITY_TOUCH.rawValue))
+        guard wl_display_add_socket_fd(display, listener) == 0 else {
+            wl_display_destroy(display)
+            throw WaylandError("wl_display_add_socket_fd \(socketPath) failed")
+        }
+        clientCreated = Listener { [unowned self] client in
+            guard let client else { return }
+            clientConnected(OpaquePointer(client))
+        }
+        clientCreated.attach { wl_display_add_client_created_listener(display, $0) }
+        newSurface = Listener { [unowned self] data in
+            if let data { surfaceCreated(data.assumingMemoryBound(to: wlr_surface.self)) }
+        }
+        newSurface.attach(to: &compositor.pointee.events.new_surface)
+        newXDGSurface = Listener { [unowned self] data in
+            if let data { xdgSurfaceCreated(data.assumingMemoryBound(to: wlr_xdg_surface.self)) }
+        }
+        newXDGSurface.attach(to: &xdgShell.pointee.events.new_surface)
+    }
+
+    /// The clients connected now, by their `wl_client`.
+    private(set) var clients: [OpaquePointer: WaylandClient] = [:]
+
+    private func clientConnected(_ client: OpaquePointer) {
+        clientsConnected += 1
+        var pid: pid_t = 0, uid: uid_t = 0, gid: gid_t = 0
+        wl_client_get_credentials(client, &pid, &uid, &gid)
+        let record = WaylandClient(client: client, pid: pid, uid: uid)
+        clients[client] = record
+        record.destroyed = Listener { [unowned self, unowned record] _ in clientGone(record) }
+        record.destroyed.attach { wl_client_add_destroy_listener(client, $0) }
+        logger.info("wayland: client connected (pid \(pid), uid \(uid))")
+    }
+
+    /// A client left or was dropped (a protocol error, garbage on its socket, a limit).
+    func clientGone(_ record: WaylandClient) {
+        record.destroyed.detach()
+        clients[record.client] = nil
+        if let reason = record.dropReason {
+            logger.warning("wayland: client (pid \(record.pid)) dropped: \(reason)")
+        } else {
+            logger.info("wayland: client (pid \(record.pid)) disconnected")
+        }
+    }
+
+    /// The display's event loop: readable when a client's request (or a new connection) waits.
+    public var eventDescriptor: Int32 { wl_event_loop_get_fd(eventLoop) }
+
+    /// Serves every client's waiting requests, then sends what they caused.
+    public func dispatch() {
+        wl_event_loop_dispatch(eventLoop, 0)
+        flush()
+    }
+
+    /// Sends the events queued for clients (after frame callbacks and configures made outside
+    /// `dispatch`).
+    public func flush() { wl_display_flush_clients(display) }
+
+    /// Clients connected now.
+    public var clientCount: Int {
+        let list = wl_display_get_client_list(display)!
+        var count = 0
+        var link = list.pointee.next
+        while let l = link, l != list {
+            count += 1
+            link = l.pointee.next
+        }
+        return count
+    }
+
+    /// Drops every client and the globals.
+    public func close() {
+        clientCreated.detach()
+        newSurface.detach()
+        newXDGSurface.detach()
+        for top in toplevels.values { top.detachAll() }
+        toplevels = [:]
+        for l in surfaceListeners.values { l.detach() }
+        surfaceListeners = [:]
+        for record in clients.values { record.destroyed.detach() }
+        clients = [:]
+        wl_display_destroy_clients(display)
+        wlr_backend_destroy(backend)
+        wl_display_destroy(display)
+        wlr_renderer_destroy(renderer)
+    }
+}
+
+/// A Wayland server failure, with what failed.
+public struct WaylandError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,363 @@
+import Foundation
+import Testing
+import LaminaCore
+import LaminaImage
+import LaminaPlatform
+
+/// laminad's Wayland server (docs/architecture.md, "Wayland clients"), through its socket with
+/// the Wayland wire protocol written by hand, and with unmodified Wayland programs.
+@Suite("Wayland clients", .serialized)
+struct WaylandEndToEndTests {
+    /// A Wayland client speaking the wire protocol directly: requests written as bytes, events
+    /// read back (object id, opcode, arguments).
+    final class WireClient {
+        let fd: FileDescriptor
+        private var pending: [UInt8] = []
+        init(path: String) throws { fd = try UnixSocket.connect(path: path) }
+
+        func request(_ object: UInt32, _ opcode: UInt16, _ words: [UInt32]) throws {
+            let size = UInt32(8 + 4 * words.count)
+            var bytes: [UInt8] = []
+            for w in [object, size << 16 | UInt32(opcode)] + words { withUnsafeBytes(of: w.littleEndian) { bytes += $0 } }
+            try fd.writeAll(bytes)
+        }
+
+        /// The next event, nil when the server closed the connection; throws after `seconds`.
+        func event(within seconds: Double = 10) throws -> (object: UInt32, opcode: UInt16, body: [UInt8])? {
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                if pending.count >= 8 {
+                    let word = { (i: Int) in UInt32(self.pending[i]) | UInt32(self.pending[i + 1]) << 8 | UInt32(self.pending[i + 2]) << 16 | UInt32(self.pending[i + 3]) << 24 }
+                    let object = word(0), sizeOpcode = word(4), size = Int(sizeOpcode >> 16)
+                    if size >= 8, pending.count >= size {
+                        let body = Array(pending[8..<size])
+                        pending.removeFirst(size)
+                        return (object, UInt16(sizeOpcode & 0xffff), body)
+                    }
+                }
+                var pfd = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
+                guard poll(&pfd, 1, Int32(seconds * 1000)) > 0 else { throw DaemonError("no Wayland event within \(seconds) s") }
+                // An error (a reset connection) or end of file: the server closed it.
+                let n: Int = (try? buffer.withUnsafeMutableBytes { try fd.read(into: $0) }) ?? 0
+                if n == 0 { return nil }
+                pending += buffer[0..<n]
+            }
+        }
+
+        /// The globals (interface → version): wl_display.get_registry (registry 2), then a
+        /// sync (callback 3) whose done ends the list.
+        func globals() throws -> [String: UInt32] {
+            try request(1, 1, [2])
+            try request(1, 0, [3])
+            var out: [String: UInt32] = [:]
+            while let e = try event() {
+                if e.object == 3 { return out }
+                guard e.object == 2, e.opcode == 0, e.body.count >= 12 else { continue }
+                let length = Int(e.body[4]) | Int(e.body[5]) << 8
+                let name = String(decoding: e.body[8..<(8 + max(0, length - 1))], as: UTF8.self)
+                let at = 8 + (length + 3) / 4 * 4
+                out[name] = UInt32(e.body[at]) | UInt32(e.body[at + 1]) << 8
+            }
+            throw DaemonError("the server closed the connection before the registry's sync")
+        }
+    }
+
+    /// Waits for laminad's Wayland socket (bound a moment after the Lamina socket).
+    func waitForSocket(_ path: String, _ daemon: DaemonProcess) throws {
+        for _ in 0..<400 where !FileManager.default.fileExists(atPath: path) { usleep(25_000) }
+        guard FileManager.default.fileExists(atPath: path) else { throw DaemonError("no Wayland socket at \(path):\n\(daemon.logText)") }
+    }
+
+    func statistics(_ daemon: DaemonProcess) throws -> [String: Double] {
+        let r = try daemon.laminactl(["stats"])
+        var out: [String: Double] = [:]
+        for line in r.output.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let v = Double(parts[1]) { out[String(parts[0])] = v }
+        }
+        return out
+    }
+
+    /// By default the socket is wayland-lamina-0 beside the Lamina socket, with its
+    /// permissions, offers the globals apps look for, and `laminactl stats` names it.
+    @Test func theDefaultSocketOffersTheGlobalsAppsNeed() throws {
+        let daemon = try DaemonProcess()
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o660)
+        let client = try WireClient(path: path)
+        let globals = try client.globals()
+        for name in ["wl_compositor", "wl_subcompositor", "wl_shm", "xdg_wm_base", "wl_seat", "wl_data_device_manager",
+                     "wp_viewporter", "wp_presentation"] {
+            #expect(globals[name] != nil, "\(name) missing from \(globals)")
+        }
+        let stats = try statistics(daemon)
+        #expect(stats["wayland.socket:" + path] == 1, "\(stats.keys.filter { $0.hasPrefix("wayland") })")
+        #expect(stats["wayland.clients"] == 1)
+        daemon.kill(SIGTERM)
+        #expect(!FileManager.default.fileExists(atPath: path), "the socket outlived laminad")
+    }
+
+    /// `--wayland-display NAME` names the socket beside the Lamina socket; `PATH` places it.
+    @Test func theDisplayFlagNamesOrPlacesTheSocket() throws {
+        let named = try DaemonProcess(extra: ["--wayland-display", "wayland-kiosk"])
+        try waitForSocket(named.directory + "/wayland-kiosk", named)
+        #expect(try WireClient(path: named.directory + "/wayland-kiosk").globals()["xdg_wm_base"] != nil)
+        let elsewhere = NSTemporaryDirectory() + "lamina-wl-" + UUID().uuidString.prefix(8)
+        let placed = try DaemonProcess(extra: ["--wayland-display", elsewhere])
+        try waitForSocket(elsewhere, placed)
+        #expect(try WireClient(path: elsewhere).globals()["wl_compositor"] != nil)
+    }
+
+    /// `[wayland] enabled = false`: no socket, nothing in stats.
+    @Test func disabledMeansNoSocket() throws {
+        let directory = NSTemporaryDirectory() + "lamina-wl-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let config = directory + "/laminad.toml"
+        try "[wayland]\nenabled = false\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(extra: ["--config", config])
+        let stats = try statistics(daemon)
+        #expect(stats["framesRendered"] != nil)
+        #expect(!stats.keys.contains { $0.hasPrefix("wayland.") })
+        #expect(!FileManager.default.fileExists(atPath: daemon.directory + "/wayland-lamina-0"))
+    }
+
+    /// A connection writing garbage is dropped alone: another Wayland client connected before
+    /// it still gets answers, and so do new ones.
+    @Test func aClientWritingGarbageIsDroppedAlone() throws {
+        let daemon = try DaemonProcess()
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        let good = try WireClient(path: path)
+        #expect(try good.globals()["wl_compositor"] != nil)
+        let hostile = try WireClient(path: path)
+        // 64 KiB of seeded noise, written without blocking (and without SIGPIPE once laminad
+        // has closed its end): a message header may claim more bytes than follow, so the stream
+        // goes on until libwayland's buffer overflows, when it is not refused before.
+        var garbage = [UInt8](repeating: 0, count: 64 << 10)
+        var seed: UInt32 = 12345
+        for i in garbage.indices { seed = seed &* 1_103_515_245 &+ 12345; garbage[i] = UInt8(truncatingIfNeeded: seed >> 16) }
+        var offset = 0
+        while offset < garbage.count {
+            let n = garbage[offset...].withUnsafeBytes { send(hostile.fd.rawValue, $0.baseAddress, min($0.count, 4096), Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if n <= 0 { break }
+            offset += n
+        }
+        // libwayland answers with wl_display.error at most, then closes the connection.
+        var closed = false
+        for _ in 0..<100 {
+            guard try hostile.event(within: 5) != nil else { closed = true; break }
+        }
+        #expect(closed, "laminad kept the garbage writer")
+        // The first client still works: a sync (callback 4) is answered.
+        try good.request(1, 0, [4])
+        var answered = false
+        while !answered, let e = try good.event() { answered = e.object == 4 }
+        #expect(answered)
+        #expect(try WireClient(path: path).globals()["wl_seat"] != nil)
+        #expect(try statistics(daemon)["wayland.clientsConnected"] == 3)
+        #expect(daemon.logText.contains("disconnected"), "no log line about the dropped client:\n\(daemon.logText)")
+    }
+
+    // MARK: Kiosk mode, with the unmodified weston-simple-shm from Debian's weston package
+
+    static let simpleSHM = "/usr/bin/weston-simple-shm"
+    static var hasSimpleSHM: Bool { FileManager.default.isExecutableFile(atPath: simpleSHM) }
+
+    /// Runs weston-simple-shm against `daemon`'s Wayland socket until the value goes.
+    final class App {
+        let process = Process()
+        init(_ daemon: DaemonProcess, socket: String, program: String = WaylandEndToEndTests.simpleSHM) throws {
+            process.executableURL = URL(fileURLWithPath: program)
+            var environment = ProcessInfo.processInfo.environment
+            environment["WAYLAND_DISPLAY"] = socket
+            process.environment = environment
+            let log = FileHandle(forWritingAtPath: daemon.log)
+            log?.seekToEndOfFile()
+            process.standardOutput = log
+            process.standardError = log
+            try process.run()
+        }
+        /// SIGKILL: the test process's threads block SIGTERM, and a spawned child inherits the mask.
+        func kill() {
+            guard process.isRunning else { return }
+            Foundation.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        deinit { kill() }
+    }
+
+    func screenshot(_ daemon: DaemonProcess, _ name: String) throws -> Bitmap {
+        let png = daemon.directory + "/" + name + ".png"
+        let r = try daemon.laminactl(["screenshot", png])
+        guard r.status == 0 else { throw DaemonError("screenshot: \(r.output)") }
+        return try PNG.read(fromFile: png)
+    }
+
+    /// Waits until `condition` holds (polling laminad, at most 20 s).
+    func wait(_ what: String, _ daemon: DaemonProcess, _ condition: () throws -> Bool) throws {
+        for _ in 0..<400 {
+            if try condition() { return }
+            usleep(50_000)
+        }
+        throw DaemonError("timed out waiting for \(what):\n\(daemon.logText)")
+    }
+
+    /// simple-shm's pixel as the 0xRRGGBB it wrote (XRGB8888).
+    func rgb(_ shot: Bitmap, _ x: Int, _ y: Int) -> UInt32 {
+        let p = shot.pixel(x: x, y: y)
+        return UInt32(p.r) << 16 | UInt32(p.g) << 8 | UInt32(p.b)
+    }
+
+    /// Checks a screenshot against weston-simple-shm's pattern at 250 × 250 (clients/simple-shm.c,
+    /// paint_pixels with padding 20; the time it draws with is unknown, so each check relates
+    /// pixels the formula ties together): the 20-pixel margin stays as it was cleared (white);
+    /// outside the outer ring (radius 117) v = (x + t/16) · 0x0080401, the same down a column
+    /// and one step of 0x0080401 from one column to the next; between the rings (radius 85
+    /// to 117) v = (y + t/32) · 0x0080401, the same along a row. The X byte is 0 on two
+    /// diagonals ("a cross if the compositor uses X from XRGB as alpha"): XRGB is opaque, so
+    /// the diagonal shows the pattern too, not the background.
+    func expectSimpleSHMPattern(_ shot: Bitmap, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(shot.pixel(x: 5, y: 5) == (255, 255, 255, 255), "the cleared margin", sourceLocation: sourceLocation)
+        #expect(shot.pixel(x: 244, y: 130) == (255, 255, 255, 255), "the cleared margin", sourceLocation: sourceLocation)
+        // Outside the outer ring: columns 25…28 at rows 40 and 60 (radius > 117).
+        for x in 25...27 {
+            #expect(rgb(shot, x, 40) == rgb(shot, x, 60), "column \(x) is one colour outside the ring", sourceLocation: sourceLocation)
+            #expect((rgb(shot, x + 1, 40) &- rgb(shot, x, 40)) & 0xffffff == 0x080401,
+                    "one step of 0x0080401 per column: \(String(rgb(shot, x, 40), radix: 16)) → \(String(rgb(shot, x + 1, 40), radix: 16))",
+                    sourceLocation: sourceLocation)
+        }
+        // The cross: (30, 30) has X = 0; (30, 45) is in the same column outside the ring.
+        #expect(rgb(shot, 30, 30) == rgb(shot, 30, 45), "XRGB's X byte is not alpha", sourceLocation: sourceLocation)
+        #expect(shot.pixel(x: 30, y: 30).a == 255, sourceLocation: sourceLocation)
+        // Between the rings: row 125 at x = 30 and x = 220 (radius 95).
+        #expect(rgb(shot, 30, 125) == rgb(shot, 220, 125), "a row is one colour between the rings", sourceLocation: sourceLocation)
+        // The rings inside: many colours.
+        var colours = Set<UInt32>()
+        for y in stride(from: 60, to: 190, by: 3) { for x in stride(from: 60, to: 190, by: 3) { colours.insert(rgb(shot, x, y)) } }
+        #expect(colours.count > 20, "the rings: \(colours.count) colours", sourceLocation: sourceLocation)
+    }
+
+    /// Kiosk mode: headless laminad and the unmodified weston-simple-shm. Its toplevel is
+    /// configured to the desktop (250 × 250, the size it draws), fills it over the background,
+    /// and keeps drawing (frame callbacks answered after each frame is presented); then a raw
+    /// socket writing garbage is dropped alone while it goes on drawing.
+    @Test(.enabled(if: WaylandEndToEndTests.hasSimpleSHM, "weston-simple-shm (Debian's weston) is not installed"))
+    func westonSimpleSHMFillsTheDesktopAndSurvivesAGarbageWriter() throws {
+        let daemon = try DaemonProcess(size: "250x250", extra: ["--background", "#3366CC"])
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        let app = try App(daemon, socket: path)
+        try wait("simple-shm's first frame", daemon) { try screenshot(daemon, "first").pixel(x: 5, y: 5) == (255, 255, 255, 255) }
+        let first = try screenshot(daemon, "a")
+        expectSimpleSHMPattern(first)
+        #expect(daemon.logText.contains("configured to 250 × 250"))
+        #expect(daemon.logText.contains("'org.freedesktop.weston.simple-shm' \"simple-shm\" mapped, 250 × 250"))
+        // It keeps drawing: each frame callback comes after a presented frame.
+        let rendered = try statistics(daemon)["framesRendered"] ?? 0
+        try wait("simple-shm's next frames", daemon) { (try statistics(daemon)["framesRendered"] ?? 0) > rendered + 10 }
+        try wait("a changed picture", daemon) { try screenshot(daemon, "b").bytes != first.bytes }
+
+        // A garbage writer is dropped alone.
+        let hostile = try WireClient(path: path)
+        var garbage = [UInt8](repeating: 0, count: 64 << 10)
+        var seed: UInt32 = 99
+        for i in garbage.indices { seed = seed &* 1_103_515_245 &+ 12345; garbage[i] = UInt8(truncatingIfNeeded: seed >> 16) }
+        var offset = 0
+        while offset < garbage.count {
+            let n = garbage[offset...].withUnsafeBytes { send(hostile.fd.rawValue, $0.baseAddress, min($0.count, 4096), Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if n <= 0 { break }
+            offset += n
+        }
+        var closed = false
+        for _ in 0..<100 {
+            guard try hostile.event(within: 5) != nil else { closed = true; break }
+        }
+        #expect(closed, "laminad kept the garbage writer")
+        #expect(app.process.isRunning, "weston-simple-shm died")
+        let before = try screenshot(daemon, "c")
+        let renderedBefore = try statistics(daemon)["framesRendered"] ?? 0
+        try wait("simple-shm drawing on after the garbage writer", daemon) {
+            let frames = try statistics(daemon)["framesRendered"] ?? 0
+            return try frames > renderedBefore + 10 && screenshot(daemon, "d").bytes != before.bytes
+        }
+        expectSimpleSHMPattern(try screenshot(daemon, "e"))
+        #expect(try statistics(daemon)["wayland.clients"] == 1)
+
+        // The app leaves: its layer goes, the background shows again.
+        app.kill()
+        try wait("the background back", daemon) { try screenshot(daemon, "f").pixel(x: 125, y: 125) == (0x33, 0x66, 0xCC, 255) }
+    }
+
+    /// A buffer over `[wayland] max_buffer_pixels` drops its client with a log line naming the
+    /// limit; laminad goes on.
+    @Test(.enabled(if: WaylandEndToEndTests.hasSimpleSHM, "weston-simple-shm (Debian's weston) is not installed"))
+    func aBufferOverTheBoundDropsItsClient() throws {
+        let directory = NSTemporaryDirectory() + "lamina-wl-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let config = directory + "/laminad.toml"
+        try "[wayland]\nmax_buffer_pixels = 10000\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(size: "250x250", extra: ["--config", config])
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        let app = try App(daemon, socket: path)
+        app.process.waitUntilExit()  // it exits on the protocol error
+        try wait("the log line", daemon) { daemon.logText.contains("dropped: a 250 × 250 buffer is over [wayland] max_buffer_pixels (10000)") }
+        #expect(try statistics(daemon)["wayland.clients"] == 0)
+        #expect(try screenshot(daemon, "shot").pixel(x: 125, y: 125) == (0, 0, 0, 255), "nothing of it shows")
+    }
+
+    /// More surfaces than `[wayland] max_surfaces_per_client` drop the client, with a log line.
+    @Test func surfacesOverTheBoundDropTheirClient() throws {
+        let directory = NSTemporaryDirectory() + "lamina-wl-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let config = directory + "/laminad.toml"
+        try "[wayland]\nmax_surfaces_per_client = 4\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(extra: ["--config", config])
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        let client = try WireClient(path: path)
+        try client.request(1, 1, [2])
+        // wl_registry.bind(name, "wl_compositor", 4, new id 3): the compositor is global 2.
+        let name = Array("wl_compositor".utf8) + [0, 0, 0]  // 14 bytes with the NUL, padded to 16
+        var words: [UInt32] = [2, 14]
+        for i in stride(from: 0, to: 16, by: 4) {
+            words.append(UInt32(name[i]) | UInt32(name[i + 1]) << 8 | UInt32(name[i + 2]) << 16 | UInt32(name[i + 3]) << 24)
+        }
+        words += [4, 3]
+        try client.request(2, 0, words)
+        for id: UInt32 in 4...8 { try client.request(3, 0, [id]) }  // five wl_compositor.create_surface
+        var closed = false
+        for _ in 0..<100 {
+            guard try client.event(within: 10) != nil else { closed = true; break }
+        }
+        #expect(closed, "laminad kept a client over its surface bound")
+        try wait("the log line", daemon) { daemon.logText.contains("dropped: it made more than [wayland] max_surfaces_per_client (4) surfaces") }
+        #expect(try WireClient(path: path).globals()["wl_compositor"] != nil, "laminad serves on")
+    }
+
+    static let simpleTouch = "/usr/bin/weston-simple-touch"
+
+    /// Kiosk input: a touch injected into laminad reaches the unmodified weston-simple-touch
+    /// (600 × 500, the desktop's size here) at the same point, which paints a five-pixel red
+    /// diamond there for touch 0 (clients/simple-touch.c: 0xffff0000 at x ± 2 on the middle row,
+    /// over its work area cleared to 0x40404040, premultiplied grey over the black background).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: WaylandEndToEndTests.simpleTouch), "weston-simple-touch (Debian's weston) is not installed"))
+    func aTouchReachesTheAppUnderIt() throws {
+        let daemon = try DaemonProcess(size: "600x500")
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        let app = try App(daemon, socket: path, program: Self.simpleTouch)
+        try wait("simple-touch's work area", daemon) { try screenshot(daemon, "a").pixel(x: 300, y: 250) == (64, 64, 64, 255) }
+        var r = try daemon.laminactl(["input", "touch", "down", "0", "300", "250"])
+        #expect(r.status == 0, "\(r.output)")
+        try wait("the red diamond", daemon) { try screenshot(daemon, "b").pixel(x: 300, y: 250) == (255, 0, 0, 255) }
+        let shot = try screenshot(daemon, "c")
+        #expect(shot.pixel(x: 302, y: 250) == (255, 0, 0, 255) && shot.pixel(x: 300, y: 252) == (255, 0, 0, 255))
+        #expect(shot.pixel(x: 303, y: 250) == (64, 64, 64, 255) && shot.pixel(x: 302, y: 252) == (64, 64, 64, 255), "the diamond's edge")
+        r = try daemon.laminactl(["input", "touch", "up", "0"])
+        #expect(r.status == 0, "\(r.output)")
+        app.kill()
+    }
+}
