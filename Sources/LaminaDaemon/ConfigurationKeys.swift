@@ -1,4 +1,5 @@
 import LaminaCore
+import LaminaGLES
 import LaminaHeadless
 import LaminaInput
 import LaminaKMS
@@ -102,6 +103,12 @@ extension LaminadConfiguration {
             .choice("yuv", [("auto", nil), ("renderer", true), ("decoder", false)],
                     "Who turns planar YUV pictures into RGB: the renderer's shader, the decoder's videoconvert, or the renderer decides.") {
                 $0.daemon.videoYUVInRenderer = $1
+            },
+        ]),
+        KeyTable("renderer", [
+            .choice("gles", [("auto", GLESRequest.automatic), ("2", .path(.gles2)), ("3", .path(.gles3)), ("vc4", .vc4)], flag: "gles",
+                    "The GLES renderer path: ES 3 or ES 2 as the context allows (auto), ES 2 or ES 3, or ES 2 with the extensions Raspberry Pi's VC4 lacks hidden (vc4, a test mode).") {
+                $0.glesRequest = $1
             },
         ]),
         KeyTable("display", [

@@ -315,9 +315,9 @@ struct BatchProgram {
 
 extension GLESRenderer {
     /// Whether `c` can wait in the batch: a layer outside any clip under an affine transform
-    /// that the edge-band split handles.
+    /// that the edge-band split handles, where there is a batch (instancing: not on the ES 2 path).
     func batches(_ c: DrawCommand) -> Bool {
-        usesBatching && usesEdgeBands && !hasActiveClips && c.transform.isAffineInPlane && c.transform.layerUnitsPerPixel != nil
+        usesBatching && batchPrograms != nil && usesEdgeBands && !hasActiveClips && c.transform.isAffineInPlane && c.transform.layerUnitsPerPixel != nil
     }
 
     /// Draws what waits in the batch: the flat cells, then the shaded ones, then continuous
