@@ -26,7 +26,8 @@ public final class GBMGraphics {
             ])
         }
         let es3 = request.clientMajorVersion == 3 ? try? configs(EGL_OPENGL_ES3_BIT) : nil
-        let candidates = try es3 ?? configs(EGL_OPENGL_ES2_BIT)
+        let candidates: [EGLConfig]
+        if let es3 { candidates = es3 } else { candidates = try configs(EGL_OPENGL_ES2_BIT) }
         // The config's native visual is the GBM format.
         let wanted = EGLint(bitPattern: format)
         guard let config = candidates.first(where: { (try? display.attribute(EGL_NATIVE_VISUAL_ID, of: $0)) == wanted }) else {

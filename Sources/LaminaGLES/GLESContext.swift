@@ -108,7 +108,11 @@ public final class GLESContext: CustomStringConvertible {
             // -1 is EGL_DONT_CARE, a cast macro Swift does not import.
             // ES 3 where asked for and offered, else ES 2 (an ES 2-only driver's configs).
             let es3 = request.clientMajorVersion == 3 ? try? display.chooseConfigs([EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_SURFACE_TYPE, -1]) : nil
-            config = try es3?.first ?? display.chooseConfigs([EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT, EGL_SURFACE_TYPE, -1])[0]
+            if let first = es3?.first {
+                config = first
+            } else {
+                config = try display.chooseConfigs([EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT, EGL_SURFACE_TYPE, -1])[0]
+            }
         }
         let context = try GLESContext(display: display, config: config, request: request)
         try context.makeCurrent()
