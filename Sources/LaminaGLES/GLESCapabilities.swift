@@ -234,7 +234,7 @@ public struct GLESCapabilities: Sendable, Equatable, CustomStringConvertible {
     /// The fallbacks in force, for `laminactl stats`.
     public var fallbacks: [String] {
         var list: [String] = []
-        if !instancedArrays { list.append("no instancing: layers drawn one by one, particles one quad each") }
+        if !instancedArrays { list.append("no instancing: batched layers and particles drawn as expanded triangles") }
         if !framebufferBlit { list.append("no blit: copies drawn with a shader") }
         if !textureStorage { list.append("no texture storage: unsized RGBA textures") }
         if !redTextures { list.append("no R8: luminance textures for video planes") }

@@ -99,8 +99,9 @@ public final class GLESRenderer: Renderer {
     /// The same under `masksToBounds` clips, made on first use.
     var particleClippedProgram: ParticleProgram?
     var particleDraws = 0
-    /// The expanded particle vertices, without instancing (`ParticleProgram.instanced`).
+    /// The expanded particle and batch vertices, without instancing (`InstanceExpansion`).
     var particleVertices: [GLfloat] = []
+    var batchVertices: [GLfloat] = []
     /// Whether layers are batched; off draws each with its own calls (tests compare the two).
     public var usesBatching = true
     /// Whether an opaque video frame drawn one texel to a pixel, unclipped and outside groups,
@@ -177,14 +178,15 @@ public final class GLESRenderer: Renderer {
         glEnableVertexAttribArray(Shaders.unitVertexLocation)
         glBindVertexArray(0)
         textures.yuv = try YUVConverter(vertexArray: vertexArray, capabilities: capabilities)
-        // The batch is one instanced draw: without instancing (the ES 2 path) layers are drawn
-        // one by one, as with `usesBatching` off.
-        if capabilities.instancedArrays { batchPrograms = (try BatchProgram(name: "flat batch", fragment: Shaders.batchFlat, unitSquare: vertexBuffer),
-                         try BatchProgram(name: "shape batch", fragment: Shaders.batchShaded(continuous: false), unitSquare: vertexBuffer),
+        // Instanced draws, or without instancing (the ES 2 path) expanded triangles.
+        let instanced = capabilities.instancedArrays
+        batchPrograms = (try BatchProgram(name: "flat batch", fragment: Shaders.batchFlat, unitSquare: vertexBuffer, instanced: instanced),
+                         try BatchProgram(name: "shape batch", fragment: Shaders.batchShaded(continuous: false), unitSquare: vertexBuffer,
+                                          instanced: instanced),
                          try BatchProgram(name: "similar shape batch", vertex: Shaders.similarVertex,
-                                          fragment: Shaders.batchShadedSimilar, unitSquare: vertexBuffer),
+                                          fragment: Shaders.batchShadedSimilar, unitSquare: vertexBuffer, instanced: instanced),
                          try BatchProgram(name: "continuous shape batch", fragment: Shaders.batchShaded(continuous: true),
-                                          unitSquare: vertexBuffer)) }
+                                          unitSquare: vertexBuffer, instanced: instanced))
         frame.uploadedClipVersion = [Int](repeating: -1, count: programs.all.count)
         frame.uploadedFrame = [Int](repeating: -1, count: programs.all.count)
         try GLESError.check("creating the unit-square vertex array")

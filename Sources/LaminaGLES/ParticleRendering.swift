@@ -77,9 +77,7 @@ struct ParticleProgram {
     /// The most instances drawn in one call; a longer list is drawn in parts.
     static let maximumInstances = 16384
     /// Floats a vertex of the expanded form: the unit-square corner, then the particle's.
-    static let expandedStride = 2 + DrawParticles.stride
-    /// The unit square's corners for two triangles (the strip 0 1 2, 2 1 3).
-    static let triangleCorners: [(GLfloat, GLfloat)] = [(0, 0), (1, 0), (0, 1), (0, 1), (1, 0), (1, 1)]
+    static let expandedStride = InstanceExpansion.vertexStride(DrawParticles.stride)
 
     init(unitSquare: GLuint, clipped: Bool = false, instanced: Bool = true) throws(GLESError) {
         self.instanced = instanced
@@ -195,34 +193,16 @@ extension GLESRenderer {
 }
 
 extension GLESRenderer {
-    /// Without instancing: every particle as two triangles whose six vertices each carry its
-    /// values (`ParticleProgram.expandedStride`), in parts of `maximumInstances`, one draw each.
-    /// The particle program's buffer is bound.
+    /// Without instancing: every particle as two triangles (`InstanceExpansion`), in parts of
+    /// `maximumInstances`, one draw each. The particle program's buffer is bound.
     private func drawExpanded(_ instances: [GLfloat], count total: Int) {
-        let stride = DrawParticles.stride, expanded = ParticleProgram.expandedStride
-        let corners = ParticleProgram.triangleCorners
         var start = 0
-        while start < total {
-            let n = min(ParticleProgram.maximumInstances, total - start)
-            let needed = n * corners.count * expanded
-            if particleVertices.count < needed { particleVertices = [GLfloat](repeating: 0, count: needed) }
-            particleVertices.withUnsafeMutableBufferPointer { out in
-                instances.withUnsafeBufferPointer { all in
-                    var o = 0
-                    for i in start..<(start + n) {
-                        let base = i * stride
-                        for (x, y) in corners {
-                            out[o] = x
-                            out[o + 1] = y
-                            for k in 0..<stride { out[o + 2 + k] = all[base + k] }
-                            o += expanded
-                        }
-                    }
-                }
-                glBufferData(GLenum(GL_ARRAY_BUFFER), needed * MemoryLayout<GLfloat>.stride, out.baseAddress, GLenum(GL_STREAM_DRAW))
+        instances.withUnsafeBufferPointer { all in
+            while start < total {
+                let n = min(ParticleProgram.maximumInstances, total - start)
+                InstanceExpansion.draw(all, start: start, count: n, stride: DrawParticles.stride, scratch: &particleVertices)
+                start += n
             }
-            glDrawArrays(GLenum(GL_TRIANGLES), 0, GLsizei(n * corners.count))
-            start += n
         }
     }
 

@@ -35,6 +35,7 @@ struct GLESPathRenderingTests {
         let b = try es2.screenshot()
         let d = a.difference(from: b)
         #expect(d.worst <= 1, "largest channel difference \(d.worst) over \(d.differing) pixels")
-        #expect(es2.renderer.batchDraws == 0)
+        // The batch is drawn there too, as expanded triangles (`InstanceExpansion`).
+        #expect(es2.renderer.batchDraws > 0)
     }
 }
