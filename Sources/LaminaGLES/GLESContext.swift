@@ -181,13 +181,18 @@ public final class GLESContext: CustomStringConvertible {
 /// commands pile up in scenes (up to 36 MiB each, 64 of them) and a frame that a later one
 /// covers may never be rasterised at all, which is neither honest work nor bounded memory.
 ///
-/// Without fences (the ES 2 path: `glFenceSync` is ES 3) each frame is finished before the next
-/// (`glFinish`), which bounds the queue the same way at the cost of the overlap.
+/// Without GL fences (the ES 2 path: `glFenceSync` is ES 3) the same is done with EGL's fences
+/// (EGL 1.5 `eglCreateSync`, which Mesa gives every context, VC4's included) where the display
+/// has them, and otherwise each frame is finished before the next (`glFinish`), which bounds the
+/// queue the same way at the cost of the overlap.
 public struct FramePacing {
     public let depth: Int
     /// Whether the context has fences (`GLESCapabilities.fences`).
     public var usesFences = true
+    /// Where GL fences are missing: the display whose EGL fences stand in, or nil for `glFinish`.
+    public var eglFenceDisplay: EGLDisplay?
     private var fences: [GLsync] = []
+    private var eglFences: [EGLSync] = []
 
     public init(depth: Int = 2) { self.depth = max(1, depth) }
 
@@ -196,7 +201,17 @@ public struct FramePacing {
     /// The corresponding C functions are `glFenceSync`, `glFlush` and `glClientWaitSync`.
     public mutating func frameIssued() {
         guard usesFences else {
-            glFinish()
+            guard let display = eglFenceDisplay else {
+                glFinish()
+                return
+            }
+            if let fence = eglCreateSync(display, EGLenum(EGL_SYNC_FENCE), nil) { eglFences.append(fence) }
+            glFlush()
+            while eglFences.count > depth {
+                let oldest = eglFences.removeFirst()
+                _ = eglClientWaitSync(display, oldest, EGLint(EGL_SYNC_FLUSH_COMMANDS_BIT), 1_000_000_000)
+                _ = eglDestroySync(display, oldest)
+            }
             return
         }
         if let fence = glFenceSync(GLenum(GL_SYNC_GPU_COMMANDS_COMPLETE), 0) { fences.append(fence) }

@@ -129,6 +129,10 @@ public final class GLESFramebufferAllocator: RenderTargetAllocator {
         guard context.isCurrent || (try? context.makeCurrent()) != nil else { return }
         if !pacingDecided {
             pacing.usesFences = context.capabilities().fences
+            let d = context.display
+            if (d.version.major, d.version.minor) >= (1, 5), d.extensions.contains("EGL_KHR_fence_sync") {
+                pacing.eglFenceDisplay = d.handle
+            }
             pacingDecided = true
         }
         pacing.frameIssued()

@@ -57,6 +57,18 @@ struct GLESCapabilitiesTests {
         #expect(!noVAO.npotMipmaps && !noVAO.unpackRowLength && noVAO.depthBits == 16)
     }
 
+    @Test func statsNameThePathAndTheExtensionsInUse() {
+        let vc4 = GLESCapabilities(version: "OpenGL ES 2.0 Mesa", extensions: Self.llvmpipeES2, request: .vc4)
+        let stats = Dictionary(vc4.statistics.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+        #expect(stats["renderer.gles"] == 2 && stats["renderer.contextVersion"] == 2.0)
+        #expect(stats["renderer.extensionsHidden"] == 4 && stats["renderer.fallbacks"] == Double(vc4.fallbacks.count))
+        #expect(stats["renderer.extension.GL_OES_vertex_array_object"] == 1 && stats["renderer.extension.GL_EXT_texture_rg"] == nil)
+        let es3 = GLESCapabilities(version: "OpenGL ES 3.2 Mesa", extensions: Self.llvmpipeES2)
+        let s3 = Dictionary(es3.statistics.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+        #expect(s3["renderer.gles"] == 3 && abs((s3["renderer.contextVersion"] ?? 0) - 3.2) < 1e-9)
+        #expect(s3["renderer.extension.GL_EXT_shader_framebuffer_fetch"] == 1 && s3["renderer.extension.GL_OES_vertex_array_object"] == nil)
+    }
+
     @Test func versionsAndRequestsParse() {
         #expect(GLESCapabilities(version: "OpenGL ES-CM 1.1", extensions: []).contextVersion == (1, 1))
         #expect(GLESCapabilities(version: "garbage", extensions: []).contextVersion == (2, 0))
