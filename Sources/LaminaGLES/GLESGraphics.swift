@@ -23,7 +23,7 @@ public final class GLESGraphics {
     }
 
     /// The GL renderer and the EGL display in one line, for the log at start-up:
-    /// "OpenGL ES 3.2 Mesa 22.3.6 on llvmpipe (LLVM 15.0.6, 256 bits), renderer path ES 3 (context ES 3.2);
+    /// "OpenGL ES 3.2 Mesa 22.3.6 on llvmpipe (LLVM 15.0.6, 256 bits), ES 3 path (context ES 3.2);
     /// EGL 1.5 (Mesa Project) on surfaceless".
-    public var summary: String { "\(renderer.name), renderer path \(renderer.capabilities); \(context.display)" }
+    public var summary: String { "\(renderer.name); \(context.display)" }
 }

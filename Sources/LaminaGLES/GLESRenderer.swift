@@ -192,8 +192,9 @@ public final class GLESRenderer: Renderer {
         try GLESError.check("creating the unit-square vertex array")
     }
 
-    /// "OpenGL ES 3.2 Mesa 22.3.6 on llvmpipe (LLVM 15.0.6, 256 bits)".
-    public var name: String { info.description }
+    /// "OpenGL ES 3.2 Mesa 22.3.6 on llvmpipe (LLVM 15.0.6, 256 bits), ES 3 path (context ES 3.2)"
+    /// (`GLESCapabilities`): what laminad's start-up line names.
+    public var name: String { "\(info.description), \(capabilities.path) path (\(capabilities.description.drop { $0 != "(" }.dropFirst().dropLast()))" }
 
     /// How many offscreen targets the renderer holds (groups and blur scratch), for stats.
     public var offscreenTargetCount: Int {
