@@ -23,6 +23,9 @@
 #          changed 60 times a second by a Python client, recorded as a drawing each frame (laminad
 #          rasterises it each frame) or as shape and text layers (strokeEnd, a transform, a string)
 #          --qt (also run the Qt Quick peer, /work/shared/peers/qt-bench.sh; $PEERS overrides the folder)
+#          --gles "3 2" (run every case once per renderer path, labelled -es3, -es2, -esvc4, and print
+#          each ES 2 / ES 3 ratio, target <= 1.3; 2 and vc4 run on an ES 2.0 context,
+#          MESA_GLES_VERSION_OVERRIDE=2.0; default: the path the context gives, unlabelled)
 #          --no-build (use the binaries in .build/release as they are)
 #          --keep (keep the scratch folder: laminad logs, stats, scenes, screenshots)
 # Environment: LAMINAD=PATH measures that laminad binary instead of .build/release's (an A/B
@@ -32,7 +35,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
-RUNS=1 WARMUP=3 WINDOW=10 QT=0 BUILD=1 KEEP=0
+RUNS=1 WARMUP=3 WINDOW=10 QT=0 BUILD=1 KEEP=0 GLES_MODES=auto
 ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll sparkline glass gauge-drawing gauge-shapes"
 CASES=$ALL_CASES
 PEERS=${PEERS:-/work/shared/peers}
@@ -42,6 +45,7 @@ while [ $# -gt 0 ]; do
     --warmup) WARMUP=$2; shift 2 ;;
     --window) WINDOW=$2; shift 2 ;;
     --cases) CASES=$2; shift 2 ;;
+    --gles) GLES_MODES=$2; shift 2 ;;
     --qt) QT=1; shift ;;
     --no-build) BUILD=0; shift ;;
     --keep) KEEP=1; shift ;;
@@ -52,6 +56,9 @@ done
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "bench-frames: --runs takes a positive integer (got '$RUNS')" >&2; exit 2; }
 for c in $CASES; do
   [[ " $ALL_CASES " == *" $c "* ]] || { echo "bench-frames: unknown case '$c' (known: $ALL_CASES)" >&2; exit 2; }
+done
+for g in $GLES_MODES; do
+  [[ " auto 2 3 vc4 " == *" $g "* ]] || { echo "bench-frames: --gles takes auto, 2, 3 or vc4 (got '$g')" >&2; exit 2; }
 done
 
 die() { echo "bench-frames: $*" >&2; FAILED=1; exit 1; }
@@ -184,12 +191,18 @@ fling() {
 # run_case LABEL SCENE DAMAGE RUN: one laminad, one scene, one measuring window.
 # Appends "label run key=value ..." to $TMP/results.
 run_case() {
-  local label=$1 scene=$2 damage=$3 run=$4
+  local label=$1 scene=$2 damage=$3 run=$4 gles=${5:-auto}
   local dir=$TMP/$label-run$run
   mkdir -p "$dir"
   local sock=$dir/s.sock log=$dir/laminad.log
+  # The ES 2 path on an ES 2.0 context, as a board without ES 3 gives (docs/gles2.md).
+  # (--gles only where asked for: an older laminad given with LAMINAD= lacks the flag.)
+  local override= flag=()
+  if [ "$gles" = 2 ] || [ "$gles" = vc4 ]; then override=2.0; fi
+  if [ "$gles" != auto ]; then flag=(--gles "$gles"); fi
+  env ${override:+MESA_GLES_VERSION_OVERRIDE=$override} \
   "$LAMINAD" --backend headless --size 1280x720 --clock real --socket "$sock" --session-journal "" \
-    --damage "$damage" >"$log" 2>&1 &
+    --damage "$damage" "${flag[@]}" >"$log" 2>&1 &
   LAMINAD_PID=$!
   local pid=$LAMINAD_PID up=0 state
   for _ in $(seq 100); do
@@ -289,8 +302,12 @@ echo "# warm-up ${WARMUP} s, window ${WINDOW} s, ${RUNS} run(s); cases: $CASES$(
 for run in $(seq "$RUNS"); do
   for c in $CASES; do
     read -r label scene damage <<<"$(label_of "$c")"
-    run_case "$label" "$scene" "$damage" "$run"
-    if [ "$RUNS" -gt 1 ]; then echo "#  run $run: $(tail -n 1 "$TMP/results")" >&2; fi
+    for g in $GLES_MODES; do
+      l=$label
+      if [ "$GLES_MODES" != auto ]; then l=$label-es$g; fi
+      run_case "$l" "$scene" "$damage" "$run" "$g"
+      if [ "$RUNS" -gt 1 ]; then echo "#  run $run: $(tail -n 1 "$TMP/results")" >&2; fi
+    done
   done
   if [ "$QT" = 1 ]; then
     run_qt "$run"
@@ -363,6 +380,12 @@ print(f"  peer damage on / off:              {ratio('lamina-peer', 'lamina-peer-
 if "lamina-glass" in per:
     print(f"  glass / peer:                      {ratio('lamina-glass', 'lamina-peer', 'cpu_ms_per_frame', 1.5, '<=')}")
 print(f"  dashboard damage on / off:         {ratio('lamina-dashboard', 'lamina-dashboard-damage-off', 'cpu_ms_per_frame')}")
+# --gles: each case's ES 2 (or vc4) run against its ES 3 run (issue 29: at most 1.3x on peer and dashboard).
+for label in order:
+    for es2 in ("-es2", "-esvc4"):
+        if label.endswith(es2) and label[:-len(es2)] + "-es3" in per:
+            base = label[:-len(es2)]
+            print(f"  {base} {es2[1:]} / es3:".ljust(37) + ratio(label, base + "-es3", 'cpu_ms_per_frame', 1.3, '<='))
 if "lamina-video" in per:
     print(f"  video 1280x720 30 fps at 60 fps:   {f(med('lamina-video', 'cpu_ms_per_frame'), 2)} ms per frame, "
           f"{f(med('lamina-video', 'cpu_ms_per_s'))} ms of CPU per s, {f(med('lamina-video', 'fps'))} fps (system-memory upload; no overlay plane headless)")

@@ -77,6 +77,23 @@ else
   skip "swift tests" "the build failed"
 fi
 
+# The suites that render (in-process renderers and the laminad the end-to-end tests start, which
+# inherits the environment) a second time on the ES 2 path with the extensions Raspberry Pi's
+# VC4 lacks hidden, on an ES 2.0 context (Mesa's MESA_GLES_VERSION_OVERRIDE): same references,
+# same tolerances (docs/gles2.md). The output names the mode ("GLES mode of this test run").
+# LAMINA_GLES2_TESTS=0 skips it.
+if [ $# -ne 0 ]; then
+  skip "swift render tests, ES 2 (vc4)" "arguments given: they select Swift tests"
+elif [ "${LAMINA_GLES2_TESTS:-1}" = 0 ]; then
+  skip "swift render tests, ES 2 (vc4)" "LAMINA_GLES2_TESTS=0"
+elif [ $built = 0 ]; then
+  skip "swift render tests, ES 2 (vc4)" "the build failed"
+else
+  echo "lamina: GLES mode: ES 2 path, VC4 profile (LAMINA_GLES=vc4), ES 2.0 context (MESA_GLES_VERSION_OVERRIDE=2.0)" >&2
+  step "swift render tests, ES 2 (vc4)" env LAMINA_GLES=vc4 MESA_GLES_VERSION_OVERRIDE=2.0 \
+    swift test --skip-build --filter "${LAMINA_GLES2_SUITES:-LaminaGLESTests|LaminaEndToEndTests}"
+fi
+
 # The Python client (clients/python) against the laminad just built; LAMINA_PYTHON_TESTS=0 skips it.
 # Debian's interpreter, not whatever python3 is first on PATH: the tests put the package from
 # this checkout on sys.path themselves, so nothing is installed.

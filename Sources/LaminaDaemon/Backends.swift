@@ -23,26 +23,27 @@ public enum BackendChoice: String, Sendable, CaseIterable {
 /// `.kms` fails with a clear message when no card can be mastered (another compositor holds
 /// it), but starts with no display connected, lighting displays as they are plugged in.
 public func openDisplay(
-    _ choice: BackendChoice, width: Int, height: Int, buffers: Int = 1, kms: KMSConfiguration = KMSConfiguration(), logger: Logger
+    _ choice: BackendChoice, width: Int, height: Int, buffers: Int = 1, kms: KMSConfiguration = KMSConfiguration(),
+    gles: GLESRequest = .fromEnvironment(GLESContext.environment()), logger: Logger
 ) throws -> FramePresenter {
     switch choice {
     case .headless:
         logger.notice("backend: headless (asked for)")
-        return try headless(width: width, height: height, buffers: buffers)
+        return try headless(width: width, height: height, buffers: buffers, gles: gles)
     case .auto:
         do {
-            let display = try scanout(kms, requireConnectedOutput: true, logger: logger)
+            let display = try scanout(kms, requireConnectedOutput: true, gles: gles, logger: logger)
             logger.notice("backend: kms (auto): \(display.backend.summary)")
             return display
         } catch {
             logger.notice("backend: headless (auto: no DRM device with a connected connector that can be mastered: \(error))")
-            return try headless(width: width, height: height, buffers: buffers)
+            return try headless(width: width, height: height, buffers: buffers, gles: gles)
         }
     case .kms:
         var settings = kms
         settings.fallbackSize = (width, height)
         do {
-            let display = try scanout(settings, requireConnectedOutput: false, logger: logger)
+            let display = try scanout(settings, requireConnectedOutput: false, gles: gles, logger: logger)
             logger.notice("backend: kms (asked for): \(display.backend.summary)")
             return display
         } catch let error as KMSUnavailable {
@@ -51,17 +52,27 @@ public func openDisplay(
     }
 }
 
+/// The GLES path to ask for: `configured` (`--gles`, `[renderer] gles`) where given, else
+/// `LAMINA_GLES` (how the tests run every laminad in ES 2 mode), else automatic. An unknown
+/// `LAMINA_GLES` is an error naming it.
+public func resolvedGLESRequest(_ configured: GLESRequest?) throws -> GLESRequest {
+    if let configured { return configured }
+    let environment = GLESContext.environment()
+    if let error = GLESRequest.environmentError(environment) { throw BackendUnavailable(reason: error) }
+    return .fromEnvironment(environment)
+}
+
 /// The headless backend, its buffers the framebuffers of a surfaceless GLES context.
-private func headless(width: Int, height: Int, buffers: Int) throws -> FramePresenter {
-    let graphics = try GLESGraphics.headless()
+private func headless(width: Int, height: Int, buffers: Int, gles: GLESRequest) throws -> FramePresenter {
+    let graphics = try GLESGraphics.headless(request: gles)
     let backend = try HeadlessBackend(width: width, height: height, buffers: buffers, allocator: graphics.allocator)
     return FramePresenter(backend: backend, renderer: graphics.renderer, offscreen: graphics.allocator)
 }
 
 /// The KMS backend, drawn with the GLES renderer on EGL's GBM platform.
-private func scanout(_ configuration: KMSConfiguration, requireConnectedOutput: Bool, logger: Logger) throws -> FramePresenter {
+private func scanout(_ configuration: KMSConfiguration, requireConnectedOutput: Bool, gles: GLESRequest, logger: Logger) throws -> FramePresenter {
     let backend = try KMSBackend.open(configuration: configuration, requireConnectedOutput: requireConnectedOutput, graphics: { device, format in
-        GBMScanoutGraphics(try GBMGraphics(device: device.handle, owner: device, format: format))
+        GBMScanoutGraphics(try GBMGraphics(device: device.handle, owner: device, format: format, request: gles))
     }, logger: logger)
     // The graphics the backend keeps are the ones made just above.
     guard let gles = (backend.graphics as? GBMScanoutGraphics)?.graphics.gles else {

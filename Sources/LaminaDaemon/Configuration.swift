@@ -1,3 +1,4 @@
+import LaminaGLES
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,6 +35,8 @@ public struct LaminadConfiguration: Sendable {
     /// nil: beside the socket; "": no journal.
     public var sessionJournal: String?
     public var kms = KMSConfiguration()
+    /// `[renderer] gles` / `--gles`: the GLES path; nil leaves it to `LAMINA_GLES`, else the context.
+    public var glesRequest: GLESRequest?
     /// Everything else the daemon takes; `daemonOptions` adds the socket, journal and clock.
     public var daemon = Daemon.Options(socketPath: "", clock: .virtual)
 

@@ -1,4 +1,5 @@
 import LaminaCore
+import LaminaGLES
 import LaminaHeadless
 import LaminaInput
 import LaminaKMS
@@ -115,6 +116,12 @@ extension LaminadConfiguration {
             },
             .int("max_buffer_pixels", 1...(1 << 28), "Pixels (width × height) of one Wayland buffer laminad shows; a bigger one drops its client.") {
                 $0.daemon.wayland.maxBufferPixels = $1
+            },
+        ]),
+        KeyTable("renderer", [
+            .choice("gles", [("auto", GLESRequest.automatic), ("2", .path(.gles2)), ("3", .path(.gles3)), ("vc4", .vc4)], flag: "gles",
+                    "The GLES renderer path: ES 3 or ES 2 as the context allows (auto), ES 2 or ES 3, or ES 2 with the extensions Raspberry Pi's VC4 lacks hidden (vc4, a test mode).") {
+                $0.glesRequest = $1
             },
         ]),
         KeyTable("display", [

@@ -53,19 +53,18 @@ extension Shaders {
 
         // B(Cb, Cs) for the separable modes, unpremultiplied.
         vec3 mixing(vec3 b, vec3 s) {
-            switch (mode) {
-            case \(BlendMode.multiply.shaderIndex): return multiply(b, s);
-            case \(BlendMode.screen.shaderIndex): return screen(b, s);
-            case \(BlendMode.overlay.shaderIndex): return hardLight(s, b);   // hard-light with the layers swapped
-            case \(BlendMode.darken.shaderIndex): return min(b, s);
-            case \(BlendMode.lighten.shaderIndex): return max(b, s);
-            case \(BlendMode.colorDodge.shaderIndex): return vec3(colorDodge(b.r, s.r), colorDodge(b.g, s.g), colorDodge(b.b, s.b));
-            case \(BlendMode.colorBurn.shaderIndex): return vec3(colorBurn(b.r, s.r), colorBurn(b.g, s.g), colorBurn(b.b, s.b));
-            case \(BlendMode.softLight.shaderIndex): return vec3(softLight(b.r, s.r), softLight(b.g, s.g), softLight(b.b, s.b));
-            case \(BlendMode.hardLight.shaderIndex): return hardLight(b, s);
-            case \(BlendMode.difference.shaderIndex): return abs(b - s);
-            default: return b + s - 2.0 * b * s;   // exclusion
-            }
+            // An if chain, not a switch: GLSL ES 1.00 (the ES 2 path) has none.
+            if (mode == \(BlendMode.multiply.shaderIndex)) return multiply(b, s);
+            if (mode == \(BlendMode.screen.shaderIndex)) return screen(b, s);
+            if (mode == \(BlendMode.overlay.shaderIndex)) return hardLight(s, b);   // hard-light with the layers swapped
+            if (mode == \(BlendMode.darken.shaderIndex)) return min(b, s);
+            if (mode == \(BlendMode.lighten.shaderIndex)) return max(b, s);
+            if (mode == \(BlendMode.colorDodge.shaderIndex)) return vec3(colorDodge(b.r, s.r), colorDodge(b.g, s.g), colorDodge(b.b, s.b));
+            if (mode == \(BlendMode.colorBurn.shaderIndex)) return vec3(colorBurn(b.r, s.r), colorBurn(b.g, s.g), colorBurn(b.b, s.b));
+            if (mode == \(BlendMode.softLight.shaderIndex)) return vec3(softLight(b.r, s.r), softLight(b.g, s.g), softLight(b.b, s.b));
+            if (mode == \(BlendMode.hardLight.shaderIndex)) return hardLight(b, s);
+            if (mode == \(BlendMode.difference.shaderIndex)) return abs(b - s);
+            return b + s - 2.0 * b * s;   // exclusion
         }
 
         vec4 blended(vec4 src, vec4 dst) {

@@ -39,6 +39,10 @@ final class TextureCache {
     var importer: DMABufImporter?
     /// Converts planar YUV video pictures on the GPU (nil: on the CPU).
     var yuv: YUVConverter?
+    /// Whether `GL_UNPACK_ROW_LENGTH` can be set (`GLESCapabilities.unpackRowLength`); without
+    /// it a region narrower than its rows is packed before upload.
+    var unpackRowLength = true
+    private var packed: [UInt8] = []
     /// Video pictures in dma-buf memory imported in place, and mapped and copied instead.
     private(set) var dmabufImported = 0
     private(set) var dmabufCopied = 0
@@ -73,7 +77,7 @@ final class TextureCache {
                         // It sampled an imported picture: give it storage of its own again.
                         importer?.release(image)
                         e.image = nil
-                        glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(source.width), GLsizei(source.height), 0,
+                        glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA, GLsizei(source.width), GLsizei(source.height), 0,
                                      GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)
                         upload(source, PixelRect(x: 0, y: 0, width: UInt32(source.width), height: UInt32(source.height)))
                     } else {
@@ -108,7 +112,7 @@ final class TextureCache {
             entries[source.id] = entry
             return false
         }
-        glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA8, GLsizei(source.width), GLsizei(source.height), 0,
+        glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA, GLsizei(source.width), GLsizei(source.height), 0,
                      GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)
         let error = glGetError()
         guard error == GLenum(GL_NO_ERROR) else {
@@ -190,6 +194,23 @@ final class TextureCache {
     private func upload(_ source: ImageSource, _ r: PixelRect) {
         source.withPremultipliedRGBA(r, scratch: &scratch) { pixels, rowLength in
             glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
+            if !unpackRowLength {
+                let w = Int(r.width), h = Int(r.height)
+                if rowLength == w {
+                    glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(r.x), GLint(r.y), GLsizei(w), GLsizei(h),
+                                    GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), pixels)
+                    return
+                }
+                if packed.count < w * h * 4 { packed = [UInt8](repeating: 0, count: w * h * 4) }
+                packed.withUnsafeMutableBytes { out in
+                    for row in 0..<h {
+                        (out.baseAddress! + row * w * 4).copyMemory(from: pixels + row * rowLength * 4, byteCount: w * 4)
+                    }
+                    glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(r.x), GLint(r.y), GLsizei(w), GLsizei(h),
+                                    GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), out.baseAddress)
+                }
+                return
+            }
             glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), GLint(rowLength))
             glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(r.x), GLint(r.y), GLsizei(r.width), GLsizei(r.height),
                             GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), pixels)
@@ -280,7 +301,7 @@ extension GLESRenderer {
                          GLfloat(max(u1 - hu, (u0 + u1) / 2)), GLfloat(max(v1 - hv, (v0 + v1) / 2)))
         // An opaque image at full opacity whose edges land on pixels needs no blending.
         let skipBlend = opaque && c.opacity >= 1 && d.clip == nil && !hasActiveClips && aligned
-        if texelForPixel, skipBlend, bottomUp, usesContentsBlit, targetIsRGBA8, frame.groups.isEmpty,
+        if texelForPixel, skipBlend, bottomUp, usesContentsBlit, capabilities.framebufferBlit, targetIsRGBA8, frame.groups.isEmpty,
            blit(source, part: part, to: dr, c.transform) {
             return
         }

@@ -25,6 +25,11 @@ extension Shaders {
         func points(_ list: [(a: Double, b: Double)]) -> String {
             list.map { "vec2(\(glsl($0.a)), \(glsl($0.b)))" }.joined(separator: ",\n        ")
         }
+        // GLSL ES 1.00 has no array constructors: the points are picked by index.
+        func chain(_ list: [(a: Double, b: Double)]) -> String {
+            list.dropLast().enumerated().map { "if (i == \($0.offset)) return vec2(\(glsl($0.element.a)), \(glsl($0.element.b)));" }
+                .joined(separator: "\n            ") + "\n            return vec2(\(glsl(list.last!.a)), \(glsl(list.last!.b)));"
+        }
         return """
         // Each radius less `width`, a continuous corner (negative) staying continuous: the inner
         // corners of a border.
@@ -34,6 +39,7 @@ extension Shaders {
 
         #ifdef CONTINUOUS_CORNERS
         const float CORNER_REACH = \(glsl(ContinuousCorner.reach));
+        #if __VERSION__ >= 300
         const vec2 CORNER_CONTINUOUS[12] = vec2[12](
                 \(points(ContinuousCorner.points)));
         const vec2 CORNER_CIRCULAR[12] = vec2[12](
@@ -41,6 +47,15 @@ extension Shaders {
 
         // Point i of the walk for a corner of smoothing s (ContinuousCorner.blendedPoints).
         vec2 cornerPoint(int i, float s) { return mix(CORNER_CIRCULAR[i], CORNER_CONTINUOUS[i], s); }
+        #else
+        vec2 cornerContinuous(int i) {
+            \(chain(ContinuousCorner.points))
+        }
+        vec2 cornerCircular(int i) {
+            \(chain(ContinuousCorner.circularPoints))
+        }
+        vec2 cornerPoint(int i, float s) { return mix(cornerCircular(i), cornerContinuous(i), s); }
+        #endif
 
         // How continuous a corner of radius r is in a rectangle of half-size h
         // (ContinuousCorner.smoothing): less where its full reach does not fit.

@@ -14,20 +14,27 @@ public final class GBMGraphics {
     /// (XRGB8888). The EGL display holds `owner` until it is terminated, so the device outlives
     /// it whoever lets go of what first (the renderer lives in the frame step, the device in
     /// the backend).
-    public init(device: OpaquePointer, owner: AnyObject, format: UInt32) throws {
+    public init(device: OpaquePointer, owner: AnyObject, format: UInt32,
+                request: GLESRequest = .fromEnvironment(GLESContext.environment())) throws {
         let display = try EGLDisplayConnection(platform: EGLenum(EGL_PLATFORM_GBM_KHR), nativeDisplay: UnsafeMutableRawPointer(device),
                                                owner: owner)
-        let candidates = try display.chooseConfigs([
-            EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT,
-            EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 0,
-        ])
+        // ES 3 configurations where asked for and offered, else ES 2 ones (VC4, lima, etnaviv).
+        func configs(_ renderable: EGLint) throws(EGLError) -> [EGLConfig] {
+            try display.chooseConfigs([
+                EGL_SURFACE_TYPE, EGL_WINDOW_BIT, EGL_RENDERABLE_TYPE, renderable,
+                EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 0,
+            ])
+        }
+        let es3 = request.clientMajorVersion == 3 ? try? configs(EGL_OPENGL_ES3_BIT) : nil
+        let candidates: [EGLConfig]
+        if let es3 { candidates = es3 } else { candidates = try configs(EGL_OPENGL_ES2_BIT) }
         // The config's native visual is the GBM format.
         let wanted = EGLint(bitPattern: format)
         guard let config = candidates.first(where: { (try? display.attribute(EGL_NATIVE_VISUAL_ID, of: $0)) == wanted }) else {
             throw EGLError.noMatchingConfig("EGL_NATIVE_VISUAL_ID = 0x\(String(format, radix: 16)) on \(display)")
         }
         self.config = config
-        let context = try GLESContext(display: display, config: config)
+        let context = try GLESContext(display: display, config: config, request: request)
         try context.makeCurrent()
         gles = try GLESGraphics(context: context)
     }

@@ -1,5 +1,9 @@
 import CEGL
 import CGLES
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The strings a current GL context reports about itself.
 public struct GLInfo: Sendable, Equatable, CustomStringConvertible {
@@ -29,25 +33,62 @@ public final class GLESContext: CustomStringConvertible {
     /// The configuration the context was made with, or nil for a configless context
     /// (EGL_KHR_no_config_context), which can be made current with any compatible surface.
     public let config: EGLConfig?
+    /// The renderer path asked for (`GLESCapabilities`): an ES 2 request makes an ES 2 context.
+    public let request: GLESRequest
 
-    /// Creates an OpenGL ES 3 context on `display`. Pass the configuration of the window
+    /// Creates an OpenGL ES context on `display`: version 3, or 2 where `request` asks for the
+    /// ES 2 path (`LAMINA_GLES` by default). Pass the configuration of the window
     /// surface it will draw to (KMS), or nil for a configless context, which needs
     /// EGL_KHR_no_config_context.
     /// The corresponding C functions are `eglBindAPI` and `eglCreateContext`.
-    public init(display: EGLDisplayConnection, config: EGLConfig?) throws(EGLError) {
+    public init(display: EGLDisplayConnection, config: EGLConfig?,
+                request: GLESRequest = .fromEnvironment(GLESContext.environment())) throws(EGLError) {
         if config == nil, !display.extensions.contains("EGL_KHR_no_config_context") {
             throw .missingExtension("EGL_KHR_no_config_context", neededFor: "a context without a configuration")
         }
         // The bound API is per thread; OpenGL ES is the default, but another library may have
         // bound desktop GL on this thread.
         guard eglBindAPI(EGLenum(EGL_OPENGL_ES_API)) == EGL_TRUE else { throw .lastError("eglBindAPI") }
-        let attributes: [EGLint] = [EGL_CONTEXT_MAJOR_VERSION, 3, EGL_NONE]
-        guard let context = eglCreateContext(display.handle, config, nil, attributes) else {
-            throw .lastError("eglCreateContext")
+        // An ES 2-only driver (VC4, lima, etnaviv) refuses version 3: then version 2, and the
+        // capabilities take the ES 2 path (`GLESCapabilities`, which says so where ES 3 was asked for).
+        var created: EGLContext?
+        for version in request.clientMajorVersion == 3 ? [3, 2] : [2] as [EGLint] {
+            let attributes: [EGLint] = [EGL_CONTEXT_MAJOR_VERSION, version, EGL_NONE]
+            created = eglCreateContext(display.handle, config, nil, attributes)
+            if created != nil { break }
         }
+        guard let context = created else { throw .lastError("eglCreateContext") }
         self.display = display
         self.handle = context
         self.config = config
+        self.request = request
+    }
+
+    /// `LAMINA_GLES` from the process's environment, where it is set.
+    public static func environment() -> [String: String] {
+        getenv("LAMINA_GLES").map { ["LAMINA_GLES": String(cString: $0)] } ?? [:]
+    }
+
+    /// What the renderer may use on this context, decided from its version and extensions the
+    /// first time it is asked for (the context must be current then), and kept for the shaders
+    /// linked while it is current (`GLESContext.currentDialect`).
+    public func capabilities() -> GLESCapabilities {
+        if let known = Self.known.withLock({ $0[UInt(bitPattern: handle)] }) { return known }
+        let c = GLESCapabilities(version: glInfo().version, extensions: Self.currentExtensions(), request: request)
+        Self.known.withLock { $0[UInt(bitPattern: handle)] = c }
+        return c
+    }
+
+    /// The capabilities of each live context that has been asked for them, by handle.
+    private static let known = Mutex<[UInt: GLESCapabilities]>([:])
+
+    /// The shading language of the context current on the calling thread: its capabilities'
+    /// where they were decided, otherwise ES 3.00 on an ES 3 context and ES 1.00 on an ES 2 one.
+    static func currentDialect() -> GLSLDialect {
+        guard let current = eglGetCurrentContext() else { return .es300 }
+        if let known = known.withLock({ $0[UInt(bitPattern: current)] }) { return known.shadingLanguage }
+        let version = glGetString(GLenum(GL_VERSION)).map { String(cString: $0) } ?? ""
+        return GLESCapabilities(version: version, extensions: []).shadingLanguage
     }
 
     /// A context for offscreen rendering, already current on the calling thread with no surface.
@@ -55,7 +96,8 @@ public final class GLESContext: CustomStringConvertible {
     /// Uses a configless context where the display supports one, otherwise the first
     /// configuration that renders OpenGL ES 3. Draw into a `GLESFramebuffer`.
     public static func headless(
-        platforms: [HeadlessEGLPlatform] = HeadlessEGLPlatform.allCases
+        platforms: [HeadlessEGLPlatform] = HeadlessEGLPlatform.allCases,
+        request: GLESRequest = .fromEnvironment(GLESContext.environment())
     ) throws(EGLError) -> GLESContext {
         let display = try EGLDisplayConnection.headless(platforms: platforms)
         let config: EGLConfig?
@@ -64,12 +106,15 @@ public final class GLESContext: CustomStringConvertible {
         } else {
             // Surface type defaults to EGL_WINDOW_BIT, which NVIDIA's device platform lacks.
             // -1 is EGL_DONT_CARE, a cast macro Swift does not import.
-            config = try display.chooseConfigs([
-                EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT,
-                EGL_SURFACE_TYPE, -1,
-            ])[0]
+            // ES 3 where asked for and offered, else ES 2 (an ES 2-only driver's configs).
+            let es3 = request.clientMajorVersion == 3 ? try? display.chooseConfigs([EGL_RENDERABLE_TYPE, EGL_OPENGL_ES3_BIT, EGL_SURFACE_TYPE, -1]) : nil
+            if let first = es3?.first {
+                config = first
+            } else {
+                config = try display.chooseConfigs([EGL_RENDERABLE_TYPE, EGL_OPENGL_ES2_BIT, EGL_SURFACE_TYPE, -1])[0]
+            }
         }
-        let context = try GLESContext(display: display, config: config)
+        let context = try GLESContext(display: display, config: config, request: request)
         try context.makeCurrent()
         return context
     }
@@ -122,6 +167,7 @@ public final class GLESContext: CustomStringConvertible {
     public var description: String { "OpenGL ES context on \(display)" }
 
     deinit {
+        _ = Self.known.withLock { $0.removeValue(forKey: UInt(bitPattern: handle)) }
         if isCurrent {
             _ = eglMakeCurrent(display.handle, nil, nil, nil)
         }
@@ -134,9 +180,19 @@ public final class GLESContext: CustomStringConvertible {
 /// as a swapchain does. Without it, on llvmpipe, nothing makes a headless frame render: its
 /// commands pile up in scenes (up to 36 MiB each, 64 of them) and a frame that a later one
 /// covers may never be rasterised at all, which is neither honest work nor bounded memory.
+///
+/// Without GL fences (the ES 2 path: `glFenceSync` is ES 3) the same is done with EGL's fences
+/// (EGL 1.5 `eglCreateSync`, which Mesa gives every context, VC4's included) where the display
+/// has them, and otherwise each frame is finished before the next (`glFinish`), which bounds the
+/// queue the same way at the cost of the overlap.
 public struct FramePacing {
     public let depth: Int
+    /// Whether the context has fences (`GLESCapabilities.fences`).
+    public var usesFences = true
+    /// Where GL fences are missing: the display whose EGL fences stand in, or nil for `glFinish`.
+    public var eglFenceDisplay: EGLDisplay?
     private var fences: [GLsync] = []
+    private var eglFences: [EGLSync] = []
 
     public init(depth: Int = 2) { self.depth = max(1, depth) }
 
@@ -144,6 +200,20 @@ public struct FramePacing {
     /// (at most a second) for the frame `depth` before it to finish.
     /// The corresponding C functions are `glFenceSync`, `glFlush` and `glClientWaitSync`.
     public mutating func frameIssued() {
+        guard usesFences else {
+            guard let display = eglFenceDisplay else {
+                glFinish()
+                return
+            }
+            if let fence = eglCreateSync(display, EGLenum(EGL_SYNC_FENCE), nil) { eglFences.append(fence) }
+            glFlush()
+            while eglFences.count > depth {
+                let oldest = eglFences.removeFirst()
+                _ = eglClientWaitSync(display, oldest, EGLint(EGL_SYNC_FLUSH_COMMANDS_BIT), 1_000_000_000)
+                _ = eglDestroySync(display, oldest)
+            }
+            return
+        }
         if let fence = glFenceSync(GLenum(GL_SYNC_GPU_COMMANDS_COMPLETE), 0) { fences.append(fence) }
         glFlush()
         while fences.count > depth {

@@ -18,6 +18,8 @@ public enum GLESError: Error, Equatable, Sendable, CustomStringConvertible {
     case nothingDrawn
     /// A render target this renderer did not make (another renderer's buffer).
     case foreignTarget(String)
+    /// The context lacks what the renderer's path needs (`GLESCapabilities.missing`).
+    case unsupportedContext(String)
 
     public var description: String {
         switch self {
@@ -37,6 +39,8 @@ public enum GLESError: Error, Equatable, Sendable, CustomStringConvertible {
             "nothing has been drawn yet, so there are no pixels to read"
         case .foreignTarget(let what):
             "cannot draw into \(what): it is not a GLES framebuffer or window surface"
+        case .unsupportedContext(let what):
+            "the GL context cannot run the renderer: \(what)"
         }
     }
 

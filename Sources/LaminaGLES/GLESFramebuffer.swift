@@ -112,6 +112,7 @@ public final class GLESFramebufferAllocator: RenderTargetAllocator {
     /// Frames presented into its buffers are kept at most two behind, as a display's swapchain
     /// keeps them.
     private var pacing = FramePacing(depth: 2)
+    private var pacingDecided = false
 
     public init(context: GLESContext) {
         self.context = context
@@ -126,6 +127,14 @@ public final class GLESFramebufferAllocator: RenderTargetAllocator {
     /// Fences and flushes the frame, and waits for the one two before it (`FramePacing`).
     public func framePresented() {
         guard context.isCurrent || (try? context.makeCurrent()) != nil else { return }
+        if !pacingDecided {
+            pacing.usesFences = context.capabilities().fences
+            let d = context.display
+            if (d.version.major, d.version.minor) >= (1, 5), d.extensions.contains("EGL_KHR_fence_sync") {
+                pacing.eglFenceDisplay = d.handle
+            }
+            pacingDecided = true
+        }
         pacing.frameIssued()
     }
 }

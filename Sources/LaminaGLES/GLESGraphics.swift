@@ -18,11 +18,12 @@ public final class GLESGraphics {
 
     /// With no display: a surfaceless context (Mesa's surfaceless EGL platform, or the first EGL
     /// device where that is missing), left current on the calling thread.
-    public static func headless() throws -> GLESGraphics {
-        try GLESGraphics(context: GLESContext.headless())
+    public static func headless(request: GLESRequest = .fromEnvironment(GLESContext.environment())) throws -> GLESGraphics {
+        try GLESGraphics(context: GLESContext.headless(request: request))
     }
 
     /// The GL renderer and the EGL display in one line, for the log at start-up:
-    /// "OpenGL ES 3.2 Mesa 22.3.6 on llvmpipe (LLVM 15.0.6, 256 bits); EGL 1.5 (Mesa Project) on surfaceless".
+    /// "OpenGL ES 3.2 Mesa 22.3.6 on llvmpipe (LLVM 15.0.6, 256 bits), ES 3 path (context ES 3.2);
+    /// EGL 1.5 (Mesa Project) on surfaceless".
     public var summary: String { "\(renderer.name); \(context.display)" }
 }

@@ -45,9 +45,11 @@ extension GLESRenderer {
         let key = BackdropCache.Key(command: c, commands: commands, dependencies: backdrops.dependencies,
                                     width: frame.width, height: frame.height, background: frame.background)
         var texture: GLuint
+        var textureSize = (width: frame.width, height: frame.height)
         var origin = (x: GLint(0), y: GLint(0))
         if cachesBackdrops, fresh, let hit = backdrops.cache.lookup(key, box: own, draw: backdrops.drawNumber) {
             texture = hit.texture
+            textureSize = (hit.width, hit.height)
             origin = (GLint(saturating: own.x0), GLint(saturating: Double(frame.height) - own.y1))
             backdrops.cached += 1
         } else {
@@ -57,6 +59,7 @@ extension GLESRenderer {
             let scratch = backdropSource!
             let result = try filterBackdrop(filters, from: source, scratch, read: read, own: own, transform: c.transform)
             texture = result.texture
+            textureSize = (result.width, result.height)
             backdrops.filtered += 1
             // Kept in the texture this backdrop had (an unscaled copy, which llvmpipe makes
             // with memcpy), or a new one when its size changed.
@@ -69,6 +72,7 @@ extension GLESRenderer {
                      to: kept.framebuffer, PixelBox(width: kept.width, height: kept.height), height: kept.height)
                 backdrops.cache.insert(key, box: own, target: kept, draw: backdrops.drawNumber)
                 texture = kept.texture
+                textureSize = (kept.width, kept.height)
                 origin = (GLint(saturating: own.x0), GLint(saturating: Double(frame.height) - own.y1))
             }
         }
@@ -82,10 +86,12 @@ extension GLESRenderer {
         let inner = hasActiveClips ? PixelBox.empty : Self.unclippedInside(c, own)
         if !inner.isEmpty {
             let program = use(programs.composite, clipped: false)
+            setTexelSize(program.texelSize.source, textureSize)
             compositeBackdrop(program, inner, opacity: c.opacity, origin: origin)
         }
         pushClip(c)
         let program = use(programs.composite)
+        setTexelSize(program.texelSize.source, textureSize)
         for part in Self.ring(own, around: inner) {
             compositeBackdrop(program, part, opacity: c.opacity, origin: origin)
         }
@@ -142,7 +148,9 @@ extension GLESRenderer {
         let a = (x0: (read.x0 / f).rounded(.up) * f, y0: ((Double(h) - read.y1) / f).rounded(.up) * f,
                  x1: (read.x1 / f).rounded(.down) * f, y1: ((Double(h) - read.y0) / f).rounded(.down) * f)
         let aligned = PixelBox(x0: a.x0, y0: Double(h) - a.y1, x1: a.x1, y1: Double(h) - a.y0)
-        guard factor > 1, aligned.contains(own) else {
+        // Without glBlitFramebuffer (the ES 2 path) there is no scaled copy: the blur runs at
+        // full resolution.
+        guard factor > 1, aligned.contains(own), capabilities.framebufferBlit else {
             // Around the read box the taps see clear pixels, as around a filtered group.
             glBindFramebuffer(GLenum(GL_FRAMEBUFFER), scratch.framebuffer)
             scissor(read.expanded(by: Self.filterMargin(filters, transform) + 2).intersection(frame.viewport).pixelAligned)

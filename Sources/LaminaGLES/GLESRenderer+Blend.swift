@@ -20,11 +20,16 @@ extension GLESRenderer {
         if usesFramebufferFetch, let fetch = programs.fetchBlend {
             let program = use(fetch)
             setBlend(program.uniforms.blend, source: source, mask: mask, opacity: opacity, mode: mode)
+            setTexelSize(program.texelSize.source, (source.width, source.height))
+            if let mask { setTexelSize(program.texelSize.mask, (mask.width, mask.height)) }
             setQuad(program, .identity, box.rect)
         } else {
             try copyBackdrop(box)
             let program = use(programs.blend)
             setBlend(program.uniforms, source: source, mask: mask, opacity: opacity, mode: mode)
+            setTexelSize(program.texelSize.source, (source.width, source.height))
+            if let mask { setTexelSize(program.texelSize.mask, (mask.width, mask.height)) }
+            setTexelSize(program.texelSize.backdrop, (backdropTarget!.width, backdropTarget!.height))
             glActiveTexture(GLenum(GL_TEXTURE2))
             glBindTexture(GLenum(GL_TEXTURE_2D), backdropTarget!.texture)
             glActiveTexture(GLenum(GL_TEXTURE0))

@@ -47,6 +47,7 @@ extension GLESRenderer {
                 let program = use(programs.colorMatrix, clipped: false)
                 pass(into: current === source ? scratch : source) {
                     setQuad(program, .identity, box.rect)
+                    setTexelSize(program.texelSize.source, (current.width, current.height))
                     // mat4 is column-major: column j holds input channel j's coefficients.
                     var columns: [GLfloat] = []
                     for col in 0..<4 { for row in 0..<4 { columns.append(GLfloat(m.at(row, col))) } }

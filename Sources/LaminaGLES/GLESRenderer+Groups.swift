@@ -74,6 +74,7 @@ extension GLESRenderer {
 
         let program = use(programs.composite)
         glBindTexture(GLenum(GL_TEXTURE_2D), source.texture)
+        setTexelSize(program.texelSize.source, (source.width, source.height))
         setQuad(program, .identity, group.box.rect)
         glUniform1f(program.uniforms.opacity, GLfloat(c.opacity))
         glUniform2i(program.uniforms.origin, 0, 0)
@@ -131,6 +132,7 @@ extension GLESRenderer {
     private func drawAppearance(_ entry: GroupCache.Entry) {
         let program = use(programs.composite)
         glBindTexture(GLenum(GL_TEXTURE_2D), entry.appearance.texture)
+        setTexelSize(program.texelSize.source, (entry.appearance.width, entry.appearance.height))
         setQuad(program, .identity, entry.reach.rect)
         glUniform1f(program.uniforms.opacity, 1)
         // The kept texture starts at the reach's bottom-left corner (framebuffer rows count up).

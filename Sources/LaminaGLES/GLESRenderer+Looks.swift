@@ -129,6 +129,8 @@ extension GLESRenderer {
         glBindTexture(GLenum(GL_TEXTURE_2D), maskTarget.texture)
         glActiveTexture(GLenum(GL_TEXTURE0))
         glBindTexture(GLenum(GL_TEXTURE_2D), source.texture)
+        setTexelSize(program.texelSize.source, (source.width, source.height))
+        setTexelSize(program.texelSize.mask, (maskTarget.width, maskTarget.height))
         setQuad(program, .identity, group.box.rect)
         glUniform1f(program.uniforms.opacity, GLfloat(c.opacity))
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)

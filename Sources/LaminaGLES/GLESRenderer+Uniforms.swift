@@ -71,4 +71,11 @@ extension GLESRenderer {
         guard scale > 1e-4, scale.isFinite else { return 1 }
         return min(1 / scale, max(r.width, r.height))
     }
+
+    /// Sets one over a texture's size where a program reads it by texel on the ES 2 path
+    /// (`ShaderProgram.texelSize`); a location of -1 (the ES 3 path) sets nothing.
+    func setTexelSize(_ location: GLint, _ size: (width: Int, height: Int)) {
+        guard location >= 0, size.width > 0, size.height > 0 else { return }
+        glUniform2f(location, GLfloat(1 / Double(size.width)), GLfloat(1 / Double(size.height)))
+    }
 }

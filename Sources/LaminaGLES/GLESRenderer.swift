@@ -27,6 +27,9 @@ public final class GLESRenderer: Renderer {
     public let context: GLESContext
     /// The GL strings of the context, read once when the renderer was made.
     public let info: GLInfo
+    /// The path the renderer takes (ES 3 or ES 2) and what the context lets it use there,
+    /// decided when it was made (`GLESCapabilities`).
+    public let capabilities: GLESCapabilities
     let programs: RendererPrograms
     var vertexArray: GLuint = 0
     private(set) var vertexBuffer: GLuint = 0
@@ -96,6 +99,9 @@ public final class GLESRenderer: Renderer {
     /// The same under `masksToBounds` clips, made on first use.
     var particleClippedProgram: ParticleProgram?
     var particleDraws = 0
+    /// The expanded particle and batch vertices, without instancing (`InstanceExpansion`).
+    var particleVertices: [GLfloat] = []
+    var batchVertices: [GLfloat] = []
     /// Whether layers are batched; off draws each with its own calls (tests compare the two).
     public var usesBatching = true
     /// Whether an opaque video frame drawn one texel to a pixel, unclipped and outside groups,
@@ -143,11 +149,14 @@ public final class GLESRenderer: Renderer {
         guard context.isCurrent else { throw .contextNotCurrent }
         self.context = context
         info = context.glInfo()
+        capabilities = context.capabilities()
+        if let missing = capabilities.missing { throw .unsupportedContext("the \(capabilities.path) path needs \(missing)") }
         let dmabuf = DMABufImporter.make(display: context.display, renderer: info.renderer)
         textures.importer = dmabuf.importer
+        textures.unpackRowLength = capabilities.unpackRowLength
         videoImport = dmabuf.importer == nil
             ? "copied: \(dmabuf.reason)" : "imported in place (\(dmabuf.reason)) where the driver accepts the buffer"
-        programs = try RendererPrograms(framebufferFetch: GLESContext.currentExtensions().contains("GL_EXT_shader_framebuffer_fetch"))
+        programs = try RendererPrograms(framebufferFetch: capabilities.framebufferFetch)
         var dimensions: [GLint] = [0, 0]
         glGetIntegerv(GLenum(GL_MAX_VIEWPORT_DIMS), &dimensions)
         maximumViewport = Int(min(dimensions[0], dimensions[1]))
@@ -168,20 +177,24 @@ public final class GLESRenderer: Renderer {
         glVertexAttribPointer(Shaders.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
         glEnableVertexAttribArray(Shaders.unitVertexLocation)
         glBindVertexArray(0)
-        textures.yuv = try YUVConverter(vertexArray: vertexArray)
-        batchPrograms = (try BatchProgram(name: "flat batch", fragment: Shaders.batchFlat, unitSquare: vertexBuffer),
-                         try BatchProgram(name: "shape batch", fragment: Shaders.batchShaded(continuous: false), unitSquare: vertexBuffer),
+        textures.yuv = try YUVConverter(vertexArray: vertexArray, capabilities: capabilities)
+        // Instanced draws, or without instancing (the ES 2 path) expanded triangles.
+        let instanced = capabilities.instancedArrays
+        batchPrograms = (try BatchProgram(name: "flat batch", fragment: Shaders.batchFlat, unitSquare: vertexBuffer, instanced: instanced),
+                         try BatchProgram(name: "shape batch", fragment: Shaders.batchShaded(continuous: false), unitSquare: vertexBuffer,
+                                          instanced: instanced),
                          try BatchProgram(name: "similar shape batch", vertex: Shaders.similarVertex,
-                                          fragment: Shaders.batchShadedSimilar, unitSquare: vertexBuffer),
+                                          fragment: Shaders.batchShadedSimilar, unitSquare: vertexBuffer, instanced: instanced),
                          try BatchProgram(name: "continuous shape batch", fragment: Shaders.batchShaded(continuous: true),
-                                          unitSquare: vertexBuffer))
+                                          unitSquare: vertexBuffer, instanced: instanced))
         frame.uploadedClipVersion = [Int](repeating: -1, count: programs.all.count)
         frame.uploadedFrame = [Int](repeating: -1, count: programs.all.count)
         try GLESError.check("creating the unit-square vertex array")
     }
 
-    /// "OpenGL ES 3.2 Mesa 22.3.6 on llvmpipe (LLVM 15.0.6, 256 bits)".
-    public var name: String { info.description }
+    /// "OpenGL ES 3.2 Mesa 22.3.6 on llvmpipe (LLVM 15.0.6, 256 bits), ES 3 path (context ES 3.2)"
+    /// (`GLESCapabilities`): what laminad's start-up line names.
+    public var name: String { "\(info.description), \(capabilities.path) path (\(capabilities.description.drop { $0 != "(" }.dropFirst().dropLast()))" }
 
     /// How many offscreen targets the renderer holds (groups and blur scratch), for stats.
     public var offscreenTargetCount: Int {

@@ -155,7 +155,7 @@ extension GLESRenderer {
          ("video.dmabufImport", textures.importer.map { $0.refusal == nil ? 1 : 0 } ?? 0),
          ("video.dmabufImported", Double(textures.dmabufImported)),
          ("video.dmabufCopied", Double(textures.dmabufCopied)),
-         ("video.yuvConversions", Double(textures.yuv?.conversions ?? 0))] + backdropStatistics
+         ("video.yuvConversions", Double(textures.yuv?.conversions ?? 0))] + backdropStatistics + capabilities.statistics
     }
 
     /// Copies `box` (display pixels, y down) of `source` into the same-size region `to` of
@@ -164,6 +164,10 @@ extension GLESRenderer {
     func blit(from source: GLuint, _ box: PixelBox, height sourceHeight: Int,
               to destination: GLuint, _ to: PixelBox, height destinationHeight: Int, linear: Bool = false) {
         glDisable(GLenum(GL_SCISSOR_TEST))
+        guard capabilities.framebufferBlit else {
+            copyWithoutBlit(from: source, box, height: sourceHeight, to: destination, to, height: destinationHeight)
+            return
+        }
         glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), source)
         glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), destination)
         let sh = Double(sourceHeight), dh = Double(destinationHeight)
@@ -172,6 +176,29 @@ extension GLESRenderer {
                           GLint(saturating: to.x0), GLint(saturating: dh - to.y1),
                           GLint(saturating: to.x1), GLint(saturating: dh - to.y0),
                           GLbitfield(GL_COLOR_BUFFER_BIT), GLenum(linear ? GL_LINEAR : GL_NEAREST))
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+    }
+
+    /// `blit` on the ES 2 path, which has no `glBlitFramebuffer`: `glCopyTexSubImage2D` from
+    /// `source` (bound to read) into the texture behind `destination` (every destination is an
+    /// `OffscreenTarget`). Same-size copies only: the ES 2 path makes no scaled ones.
+    /// The corresponding C functions are `glGetFramebufferAttachmentParameteriv` and `glCopyTexSubImage2D`.
+    private func copyWithoutBlit(from source: GLuint, _ box: PixelBox, height sourceHeight: Int,
+                                 to destination: GLuint, _ to: PixelBox, height destinationHeight: Int) {
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), destination)
+        var texture: GLint = 0
+        glGetFramebufferAttachmentParameteriv(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0),
+                                              GLenum(GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME), &texture)
+        var bound: GLint = 0
+        glGetIntegerv(GLenum(GL_TEXTURE_BINDING_2D), &bound)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), source)
+        glBindTexture(GLenum(GL_TEXTURE_2D), GLuint(texture))
+        let sh = Double(sourceHeight), dh = Double(destinationHeight)
+        let width = Swift.min(box.x1 - box.x0, to.x1 - to.x0), height = Swift.min(box.y1 - box.y0, to.y1 - to.y0)
+        glCopyTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(saturating: to.x0), GLint(saturating: dh - to.y1),
+                            GLint(saturating: box.x0), GLint(saturating: sh - box.y1),
+                            GLsizei(saturating: width), GLsizei(saturating: height))
+        glBindTexture(GLenum(GL_TEXTURE_2D), GLuint(bound))
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
     }
 }

@@ -20,7 +20,8 @@ extension Shaders {
         uniform vec4 stopColors[MAX_STOPS];               // premultiplied, opacity applied
         uniform vec4 stopLocations[MAX_STOPS / 4];        // four per vector, non-decreasing
 
-        float location(int i) { return stopLocations[i / 4][i % 4]; }
+        // (i - q * 4, not i % 4: GLSL ES 1.00 has no %.)
+        float location(int i) { int q = i / 4; return stopLocations[q][i - q * 4]; }
 
         // Jorge Jimenez's interleaved gradient noise: uniform in [0, 1), no visible pattern.
         float ign(vec2 p) { return fract(52.9829189 * fract(dot(p, vec2(0.06711056, 0.00583715)))); }

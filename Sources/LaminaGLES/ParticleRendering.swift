@@ -70,10 +70,17 @@ struct ParticleProgram {
     let displayHeight, clipCount, clipFromDisplay, clipRect, clipRadii: GLint
     var vertexArray: GLuint = 0
     var instanceBuffer: GLuint = 0
+    /// Whether the particles are instances of the unit square (ES 3), or, without instancing
+    /// (the ES 2 path), two triangles each in `instanceBuffer`, every vertex carrying its
+    /// corner of the unit square and its particle's values (`expandedStride` floats).
+    let instanced: Bool
     /// The most instances drawn in one call; a longer list is drawn in parts.
     static let maximumInstances = 16384
+    /// Floats a vertex of the expanded form: the unit-square corner, then the particle's.
+    static let expandedStride = InstanceExpansion.vertexStride(DrawParticles.stride)
 
-    init(unitSquare: GLuint, clipped: Bool = false) throws(GLESError) {
+    init(unitSquare: GLuint, clipped: Bool = false, instanced: Bool = true) throws(GLESError) {
+        self.instanced = instanced
         program = try Shaders.link(name: clipped ? "particles (clipped)" : "particles", vertex: Shaders.particleVertex,
                                    fragment: clipped ? Shaders.particleFragmentClipped : Shaders.particleFragment)
         displayHeight = glGetUniformLocation(program, "displayHeight")
@@ -90,17 +97,28 @@ struct ParticleProgram {
         glUniform1i(glGetUniformLocation(program, "image"), 0)
         glGenVertexArrays(1, &vertexArray)
         glBindVertexArray(vertexArray)
-        glBindBuffer(GLenum(GL_ARRAY_BUFFER), unitSquare)
-        glVertexAttribPointer(Shaders.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
-        glEnableVertexAttribArray(Shaders.unitVertexLocation)
         glGenBuffers(1, &instanceBuffer)
-        glBindBuffer(GLenum(GL_ARRAY_BUFFER), instanceBuffer)
-        let stride = GLsizei(DrawParticles.stride * MemoryLayout<GLfloat>.stride)
-        for (location, size, offset) in [(GLuint(1), GLint(4), 0), (2, 1, 4), (3, 4, 5)] {
-            glVertexAttribPointer(location, size, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride,
-                                  UnsafeRawPointer(bitPattern: offset * MemoryLayout<GLfloat>.stride))
-            glEnableVertexAttribArray(location)
-            glVertexAttribDivisor(location, 1)
+        let float = MemoryLayout<GLfloat>.stride
+        if instanced {
+            glBindBuffer(GLenum(GL_ARRAY_BUFFER), unitSquare)
+            glVertexAttribPointer(Shaders.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
+            glEnableVertexAttribArray(Shaders.unitVertexLocation)
+            glBindBuffer(GLenum(GL_ARRAY_BUFFER), instanceBuffer)
+            let stride = GLsizei(DrawParticles.stride * float)
+            for (location, size, offset) in [(GLuint(1), GLint(4), 0), (2, 1, 4), (3, 4, 5)] {
+                glVertexAttribPointer(location, size, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride,
+                                      UnsafeRawPointer(bitPattern: offset * float))
+                glEnableVertexAttribArray(location)
+                glVertexAttribDivisor(location, 1)
+            }
+        } else {
+            glBindBuffer(GLenum(GL_ARRAY_BUFFER), instanceBuffer)
+            let stride = GLsizei(Self.expandedStride * float)
+            for (location, size, offset) in [(Shaders.unitVertexLocation, GLint(2), 0), (1, 4, 2), (2, 1, 6), (3, 4, 7)] {
+                glVertexAttribPointer(location, size, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride,
+                                      UnsafeRawPointer(bitPattern: offset * float))
+                glEnableVertexAttribArray(location)
+            }
         }
         glBindVertexArray(0)
         try GLESError.check("creating the particle vertex array")
@@ -122,9 +140,9 @@ extension GLESRenderer {
         guard !source.isDestroyed, source.width > 0, source.height > 0, !textures.hasFailed(source) else { return }
         let clipped = hasActiveClips
         if clipped, particleClippedProgram == nil {
-            particleClippedProgram = try? ParticleProgram(unitSquare: vertexBuffer, clipped: true)
+            particleClippedProgram = try? ParticleProgram(unitSquare: vertexBuffer, clipped: true, instanced: capabilities.instancedArrays)
         } else if !clipped, particleProgram == nil {
-            particleProgram = try? ParticleProgram(unitSquare: vertexBuffer)
+            particleProgram = try? ParticleProgram(unitSquare: vertexBuffer, instanced: capabilities.instancedArrays)
         }
         guard let p = clipped ? particleClippedProgram : particleProgram else { return }
         glActiveTexture(GLenum(GL_TEXTURE0))
@@ -155,6 +173,9 @@ extension GLESRenderer {
         let stride = DrawParticles.stride
         let total = d.count
         var start = 0
+        if !p.instanced {
+            drawExpanded(d.instances, count: total)
+        } else {
         d.instances.withUnsafeBufferPointer { all in
             while start < total {
                 let n = min(ParticleProgram.maximumInstances, total - start)
@@ -164,6 +185,7 @@ extension GLESRenderer {
                 start += n
             }
         }
+        }
         if d.additive { glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE_MINUS_SRC_ALPHA)) }
         glBindVertexArray(vertexArray)
         particleDraws += 1
@@ -171,6 +193,19 @@ extension GLESRenderer {
 }
 
 extension GLESRenderer {
+    /// Without instancing: every particle as two triangles (`InstanceExpansion`), in parts of
+    /// `maximumInstances`, one draw each. The particle program's buffer is bound.
+    private func drawExpanded(_ instances: [GLfloat], count total: Int) {
+        var start = 0
+        instances.withUnsafeBufferPointer { all in
+            while start < total {
+                let n = min(ParticleProgram.maximumInstances, total - start)
+                InstanceExpansion.draw(all, start: start, count: n, stride: DrawParticles.stride, scratch: &particleVertices)
+                start += n
+            }
+        }
+    }
+
     /// The clips in force (the innermost, up to the shader's limit) for the clipped particle
     /// program, as `uploadClips` gives them to the layer programs.
     func uploadParticleClips(_ p: ParticleProgram) {

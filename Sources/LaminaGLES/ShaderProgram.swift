@@ -54,6 +54,10 @@ struct ShaderProgram<Uniforms: ProgramUniforms> {
     let clipRadii: GLint
     /// The kind's own uniforms.
     let uniforms: Uniforms
+    /// On the ES 2 path, where the kind reads texels by position (`texelFetch` in ES 3.00): one
+    /// over the size of the texture on units 0 (`source`), 1 (`mask`) and 2 (`backdrop`),
+    /// which `GLSLTranslation` declares; -1 (ignored) elsewhere.
+    let texelSize: (source: GLint, mask: GLint, backdrop: GLint)
 
     /// Compiles and links `fragment` with the shared vertex shader, finds its uniforms and
     /// points its samplers at their texture units. The context must be current; on failure
@@ -77,6 +81,8 @@ struct ShaderProgram<Uniforms: ProgramUniforms> {
         clipFromDisplay = find.optional("clipFromDisplay")
         clipRect = find.optional("clipRect")
         clipRadii = find.optional("clipRadii")
+        let prefix = GLSLTranslation.texelSizePrefix
+        texelSize = (find.optional(prefix + "source"), find.optional(prefix + "mask"), find.optional(prefix + "backdrop"))
         self.program = program
         self.slot = slot
         glUseProgram(program)
@@ -133,6 +139,8 @@ struct RendererPrograms {
     let all: [GLuint]
 
     init(framebufferFetch: Bool) throws(GLESError) {
+        // `insertingAfterVersion` puts the defines after the first line, which must stay the
+        // `#version` line in both dialects.
         var made: [GLuint] = []
         func variants<U>(_ kind: String) throws(GLESError) -> ProgramVariants<U> {
             func program(clipped: Bool, continuous: Bool = false) throws(GLESError) -> ShaderProgram<U> {
@@ -176,14 +184,22 @@ extension Shaders {
 
     /// Compiles `vertex` and `fragment` and links them; on failure nothing is left allocated.
     /// The corresponding C functions are `glCompileShader` and `glLinkProgram`.
+    /// On the ES 2 path (the current context's `GLESCapabilities`) both are translated to
+    /// GLSL ES 1.00 first (`GLSLTranslation`), their attribute locations bound by name.
     static func link(name: String, vertex: String, fragment: String) throws(GLESError) -> GLuint {
-        let vertexShader = try Self.compile(GLenum(GL_VERTEX_SHADER), "\(name) vertex", vertex)
+        let dialect = GLESContext.currentDialect()
+        let vertexShader = try Self.compile(GLenum(GL_VERTEX_SHADER), "\(name) vertex",
+                                            GLSLTranslation.translate(vertex, stage: .vertex, to: dialect))
         defer { glDeleteShader(vertexShader) }
-        let fragmentShader = try Self.compile(GLenum(GL_FRAGMENT_SHADER), "\(name) fragment", fragment)
+        let fragmentShader = try Self.compile(GLenum(GL_FRAGMENT_SHADER), "\(name) fragment",
+                                              GLSLTranslation.translate(fragment, stage: .fragment, to: dialect))
         defer { glDeleteShader(fragmentShader) }
         let program = glCreateProgram()
         glAttachShader(program, vertexShader)
         glAttachShader(program, fragmentShader)
+        if dialect == .es100 {
+            for a in GLSLTranslation.attributeLocations(vertex) { glBindAttribLocation(program, GLuint(a.location), a.name) }
+        }
         glLinkProgram(program)
         var linked: GLint = 0
         glGetProgramiv(program, GLenum(GL_LINK_STATUS), &linked)

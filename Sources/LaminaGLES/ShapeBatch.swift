@@ -282,25 +282,43 @@ struct BatchProgram {
     let pointsToClip: GLint
     var vertexArray: GLuint = 0
     var instanceBuffer: GLuint = 0
+    /// Instances of the unit square (ES 3), or without instancing (the ES 2 path) two
+    /// triangles each in `instanceBuffer` (`InstanceExpansion`).
+    let instanced: Bool
 
     /// Compiles and links the batch shaders with `fragment`; `unitSquare` is the renderer's
     /// unit-square buffer.
-    init(name: String, vertex: String = Shaders.batchVertex, fragment: String, unitSquare: GLuint) throws(GLESError) {
+    init(name: String, vertex: String = Shaders.batchVertex, fragment: String, unitSquare: GLuint,
+         instanced: Bool = true) throws(GLESError) {
+        self.instanced = instanced
         program = try Shaders.link(name: name, vertex: vertex, fragment: fragment)
         pointsToClip = glGetUniformLocation(program, "pointsToClip")
         glGenVertexArrays(1, &vertexArray)
         glBindVertexArray(vertexArray)
-        glBindBuffer(GLenum(GL_ARRAY_BUFFER), unitSquare)
-        glVertexAttribPointer(Shaders.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
-        glEnableVertexAttribArray(Shaders.unitVertexLocation)
         glGenBuffers(1, &instanceBuffer)
-        glBindBuffer(GLenum(GL_ARRAY_BUFFER), instanceBuffer)
-        let stride = GLsizei(ShapeBatch.stride * MemoryLayout<GLfloat>.stride)
-        for a in ShapeBatch.attributes {
-            glVertexAttribPointer(a.location, a.size, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride,
-                                  UnsafeRawPointer(bitPattern: a.offset * MemoryLayout<GLfloat>.stride))
-            glEnableVertexAttribArray(a.location)
-            glVertexAttribDivisor(a.location, 1)
+        let float = MemoryLayout<GLfloat>.stride
+        if instanced {
+            glBindBuffer(GLenum(GL_ARRAY_BUFFER), unitSquare)
+            glVertexAttribPointer(Shaders.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
+            glEnableVertexAttribArray(Shaders.unitVertexLocation)
+            glBindBuffer(GLenum(GL_ARRAY_BUFFER), instanceBuffer)
+            let stride = GLsizei(ShapeBatch.stride * float)
+            for a in ShapeBatch.attributes {
+                glVertexAttribPointer(a.location, a.size, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride,
+                                      UnsafeRawPointer(bitPattern: a.offset * float))
+                glEnableVertexAttribArray(a.location)
+                glVertexAttribDivisor(a.location, 1)
+            }
+        } else {
+            glBindBuffer(GLenum(GL_ARRAY_BUFFER), instanceBuffer)
+            let stride = GLsizei(InstanceExpansion.vertexStride(ShapeBatch.stride) * float)
+            glVertexAttribPointer(Shaders.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride, nil)
+            glEnableVertexAttribArray(Shaders.unitVertexLocation)
+            for a in ShapeBatch.attributes {
+                glVertexAttribPointer(a.location, a.size, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride,
+                                      UnsafeRawPointer(bitPattern: (2 + a.offset) * float))
+                glEnableVertexAttribArray(a.location)
+            }
         }
         glBindVertexArray(0)
         try GLESError.check("creating the shape batch vertex array")
@@ -317,7 +335,7 @@ extension GLESRenderer {
     /// Whether `c` can wait in the batch: a layer outside any clip under an affine transform
     /// that the edge-band split handles.
     func batches(_ c: DrawCommand) -> Bool {
-        usesBatching && usesEdgeBands && !hasActiveClips && c.transform.isAffineInPlane && c.transform.layerUnitsPerPixel != nil
+        usesBatching && batchPrograms != nil && usesEdgeBands && !hasActiveClips && c.transform.isAffineInPlane && c.transform.layerUnitsPerPixel != nil
     }
 
     /// Draws what waits in the batch: the flat cells, then the shaded ones, then continuous
@@ -346,6 +364,11 @@ extension GLESRenderer {
         data.withUnsafeBufferPointer { all in
             while start < total {
                 let n = min(ShapeBatch.maximumInstances, total - start)
+                if !b.instanced {
+                    InstanceExpansion.draw(all, start: start, count: n, stride: stride, scratch: &batchVertices)
+                    start += n
+                    continue
+                }
                 // New storage every time (orphaning), so the driver never waits for earlier draws.
                 glBufferData(GLenum(GL_ARRAY_BUFFER), n * stride * MemoryLayout<GLfloat>.stride,
                              all.baseAddress! + start * stride, GLenum(GL_STREAM_DRAW))

@@ -98,11 +98,15 @@ final class YUVConverter {
     private var planes: [GLuint] = [0, 0, 0]
     private var planeSizes: [(width: Int, height: Int)] = [(0, 0), (0, 0), (0, 0)]
     private var framebuffer: GLuint = 0
+    /// What the context lets it use: R8 planes or luminance ones, separate read and draw
+    /// framebuffers (ES 3) or one.
+    private let capabilities: GLESCapabilities
     /// Pictures converted, since start.
     private(set) var conversions = 0
 
     /// `vertexArray` draws the unit square (the renderer's). The context must be current.
-    init(vertexArray: GLuint) throws(GLESError) {
+    init(vertexArray: GLuint, capabilities: GLESCapabilities) throws(GLESError) {
+        self.capabilities = capabilities
         program = try ShaderProgram<YUVUniforms>(name: "yuvToRGB", fragment: YUVUniforms.fragment, slot: -1)
         self.vertexArray = vertexArray
         glGenTextures(3, &planes)
@@ -118,7 +122,8 @@ final class YUVConverter {
         glBindTexture(GLenum(GL_TEXTURE_2D), 0)
         glGenFramebuffers(1, &framebuffer)
         try GLESError.check("creating the YUV converter")
-        if GLESContext.currentExtensions().contains("GL_OES_EGL_image_external_essl3"),
+        let externalExtension = capabilities.path == .gles3 ? "GL_OES_EGL_image_external_essl3" : "GL_OES_EGL_image_external"
+        if capabilities.extensions.contains(externalExtension),
            let externalProgram = try? ShaderProgram<ExternalUniforms>(name: "externalToRGB", fragment: ExternalUniforms.fragment, slot: -1) {
             var texture: GLuint = 0
             glGenTextures(1, &texture)
@@ -139,7 +144,7 @@ final class YUVConverter {
     /// Converts `picture` into `texture` (RGBA8, the picture's size). False where the texture
     /// cannot be drawn into (the caller then converts on the CPU).
     func convert(_ picture: PlanarPicture, into texture: GLuint) -> Bool {
-        let saved = SavedState()
+        let saved = SavedState(separateReadFramebuffer: capabilities.framebufferBlit)
         defer { saved.restore() }
         glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 1)
         let sizes = [(picture.width, picture.height), (picture.chromaWidth, picture.chromaHeight), (picture.chromaWidth, picture.chromaHeight)]
@@ -147,11 +152,14 @@ final class YUVConverter {
             glActiveTexture(GLenum(GL_TEXTURE0 + Int32(i)))
             glBindTexture(GLenum(GL_TEXTURE_2D), planes[i])
             let (w, h) = sizes[i]
+            // One channel: R8 (ES 3), unsized red (GL_EXT_texture_rg) or luminance, read as .r.
+            let format = GLenum(capabilities.redTextures ? GL_RED : GL_LUMINANCE)
+            let internalFormat = capabilities.path == .gles3 ? GL_R8 : GLint(format)
             bytes.withUnsafeBytes { p in
                 if planeSizes[i] == (w, h) {
-                    glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, 0, 0, GLsizei(w), GLsizei(h), GLenum(GL_RED), GLenum(GL_UNSIGNED_BYTE), p.baseAddress)
+                    glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, 0, 0, GLsizei(w), GLsizei(h), format, GLenum(GL_UNSIGNED_BYTE), p.baseAddress)
                 } else {
-                    glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_R8, GLsizei(w), GLsizei(h), 0, GLenum(GL_RED), GLenum(GL_UNSIGNED_BYTE), p.baseAddress)
+                    glTexImage2D(GLenum(GL_TEXTURE_2D), 0, internalFormat, GLsizei(w), GLsizei(h), 0, format, GLenum(GL_UNSIGNED_BYTE), p.baseAddress)
                     planeSizes[i] = (w, h)
                 }
             }
@@ -183,7 +191,7 @@ final class YUVConverter {
     func convertExternal(width: Int, height: Int, into texture: GLuint,
                          attach: (GLuint) -> EGLImageKHR?) -> (image: EGLImageKHR, drawn: Bool)? {
         guard let external else { return nil }
-        let saved = SavedState()
+        let saved = SavedState(separateReadFramebuffer: capabilities.framebufferBlit)
         defer {
             glActiveTexture(GLenum(GL_TEXTURE0))
             glBindTexture(GLenum(GL_TEXTURE_EXTERNAL_OES), 0)
@@ -244,10 +252,13 @@ final class YUVConverter {
         var activeTexture: GLint = 0
         var textures: [GLint] = [0, 0, 0]
         var alignment: GLint = 4
+        /// ES 3: the read and draw framebuffers are kept apart; ES 2 has one binding.
+        let separateReadFramebuffer: Bool
 
-        init() {
-            glGetIntegerv(GLenum(GL_DRAW_FRAMEBUFFER_BINDING), &framebuffer)
-            glGetIntegerv(GLenum(GL_READ_FRAMEBUFFER_BINDING), &readFramebuffer)
+        init(separateReadFramebuffer: Bool) {
+            self.separateReadFramebuffer = separateReadFramebuffer
+            glGetIntegerv(GLenum(GL_FRAMEBUFFER_BINDING), &framebuffer)
+            if separateReadFramebuffer { glGetIntegerv(GLenum(GL_READ_FRAMEBUFFER_BINDING), &readFramebuffer) }
             glGetIntegerv(GLenum(GL_VIEWPORT), &viewport)
             scissor = glIsEnabled(GLenum(GL_SCISSOR_TEST)) != 0
             blend = glIsEnabled(GLenum(GL_BLEND)) != 0
@@ -267,8 +278,12 @@ final class YUVConverter {
                 glBindTexture(GLenum(GL_TEXTURE_2D), GLuint(textures[unit]))
             }
             glActiveTexture(GLenum(activeTexture))
-            glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), GLuint(framebuffer))
-            glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), GLuint(readFramebuffer))
+            if separateReadFramebuffer {
+                glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), GLuint(framebuffer))
+                glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), GLuint(readFramebuffer))
+            } else {
+                glBindFramebuffer(GLenum(GL_FRAMEBUFFER), GLuint(framebuffer))
+            }
             glViewport(viewport[0], viewport[1], viewport[2], viewport[3])
             if scissor { glEnable(GLenum(GL_SCISSOR_TEST)) } else { glDisable(GLenum(GL_SCISSOR_TEST)) }
             if blend { glEnable(GLenum(GL_BLEND)) } else { glDisable(GLenum(GL_BLEND)) }
@@ -302,7 +317,8 @@ extension GLESRenderer {
         }
         glGenTextures(1, &output)
         glBindTexture(GLenum(GL_TEXTURE_2D), output)
-        glTexStorage2D(GLenum(GL_TEXTURE_2D), 1, GLenum(GL_RGBA8), GLsizei(width), GLsizei(height))
+        glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA, GLsizei(width), GLsizei(height), 0,
+                     GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)
         defer {
             glDeleteTextures(1, &output)
             glDeleteFramebuffers(1, &framebuffer)

@@ -69,7 +69,7 @@ struct Laminad: ParsableCommand {
         do {
             let size = settings.headlessSize
             display = try openDisplay(settings.backend, width: size.width, height: size.height, buffers: settings.headlessBuffers,
-                                      kms: settings.kms, logger: logger)
+                                      kms: settings.kms, gles: try resolvedGLESRequest(settings.glesRequest), logger: logger)
             display.backend.damageTracking = settings.damageTracking
         } catch {
             logger.critical("\(error)")

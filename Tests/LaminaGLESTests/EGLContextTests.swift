@@ -1,3 +1,4 @@
+import LaminaTestSupport
 import CEGL
 import LaminaGLES
 import Testing
@@ -11,7 +12,7 @@ struct EGLContextTests {
         let context = try GLESContext.headless()
         #expect(context.isCurrent)
         let info = context.glInfo()
-        #expect(info.version.hasPrefix("OpenGL ES 3"))
+        #expect(info.version.hasPrefix(GLESMode.versionPrefix))
         #expect(!info.renderer.isEmpty && info.renderer != "unknown")
         #expect(context.display.version.major == 1 && context.display.version.minor >= 4)
     }
@@ -31,7 +32,7 @@ struct EGLContextTests {
             return
         }
         #expect(context.isCurrent)
-        #expect(context.glInfo().version.hasPrefix("OpenGL ES 3"))
+        #expect(context.glInfo().version.hasPrefix(GLESMode.versionPrefix))
     }
 
     @Test("two contexts share one display without terminating it under each other")

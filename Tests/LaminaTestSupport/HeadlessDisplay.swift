@@ -14,9 +14,10 @@ public final class HeadlessDisplay {
     public let presenter: FramePresenter
 
     /// A `width` × `height` output of `buffers` buffers, with its own GL context, which is left
-    /// current on the calling thread.
-    public init(width: Int, height: Int, buffers: Int = 1) throws {
-        graphics = try GLESGraphics.headless()
+    /// current on the calling thread. `gles` picks the renderer path (by default the mode the
+    /// tests run in, `LAMINA_GLES`: `GLESMode`).
+    public init(width: Int, height: Int, buffers: Int = 1, gles: GLESRequest? = nil) throws {
+        graphics = try gles.map { try GLESGraphics.headless(request: $0) } ?? GLESGraphics.headless()
         backend = try HeadlessBackend(width: width, height: height, buffers: buffers, allocator: graphics.allocator)
         presenter = FramePresenter(backend: backend, renderer: graphics.renderer, offscreen: graphics.allocator)
     }
