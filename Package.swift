@@ -54,6 +54,8 @@ let package = Package(
         .systemLibrary(name: "CXkb", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev", "xkb-data"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        // librsvg: SVG images, parsed and drawn with cairo (flags without -pthread; scripts/deps.sh writes the .pc).
+        .systemLibrary(name: "CRsvg", pkgConfig: "lamina-rsvg", providers: [.apt(["librsvg2-dev"])]),
         // fonts-dejavu-core: the fonts text layers are drawn with (fontconfig's default sans-serif);
         // fonts-noto-cjk: Chinese, Japanese and Korean, which DejaVu lacks.
         // pangocairo's flags without -pthread, which SwiftPM refuses (scripts/deps.sh writes the .pc).
@@ -68,7 +70,7 @@ let package = Package(
 
         // MARK: Rendering and display
         .target(name: "LaminaImage", dependencies: ["LaminaCore", "LaminaPlatform", "CPNG", "CJPEG"]),
-        .target(name: "LaminaRaster", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaCompositor", "CCairo", "CPango", "CLinux"]),
+        .target(name: "LaminaRaster", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaCompositor", "CCairo", "CPango", "CRsvg", "CLinux"]),
         // Video decoding (GStreamer) for video layers: frames into ImageSources, no GL.
         .target(name: "LaminaVideo", dependencies: ["LaminaCore", "LaminaCompositor", "LaminaPlatform", "CGStreamer"]),
         .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaCompositor", "CEGL", "CGLES"]),
