@@ -57,6 +57,8 @@ let package = Package(
         // generated xdg-shell header wlroots' headers include (scripts/deps.sh writes both).
         .systemLibrary(name: "CWlroots", pkgConfig: "lamina-wlroots", providers: [.apt(["libwlroots-dev", "libwayland-dev", "wayland-protocols"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        // librsvg: SVG images, parsed and drawn with cairo (flags without -pthread; scripts/deps.sh writes the .pc).
+        .systemLibrary(name: "CRsvg", pkgConfig: "lamina-rsvg", providers: [.apt(["librsvg2-dev"])]),
         // fonts-dejavu-core: the fonts text layers are drawn with (fontconfig's default sans-serif);
         // fonts-noto-cjk: Chinese, Japanese and Korean, which DejaVu lacks.
         // pangocairo's flags without -pthread, which SwiftPM refuses (scripts/deps.sh writes the .pc).
@@ -71,7 +73,7 @@ let package = Package(
 
         // MARK: Rendering and display
         .target(name: "LaminaImage", dependencies: ["LaminaCore", "LaminaPlatform", "CPNG", "CJPEG"]),
-        .target(name: "LaminaRaster", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaCompositor", "CCairo", "CPango", "CLinux"]),
+        .target(name: "LaminaRaster", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaCompositor", "CCairo", "CPango", "CRsvg", "CLinux"]),
         // Video decoding (GStreamer) for video layers: frames into ImageSources, no GL.
         .target(name: "LaminaVideo", dependencies: ["LaminaCore", "LaminaCompositor", "LaminaPlatform", "CGStreamer"]),
         .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaCompositor", "CEGL", "CGLES"]),

@@ -17,6 +17,8 @@ packages=(
   # Colour emoji in text layers (Noto Color Emoji, a CBDT bitmap font cairo draws in colour):
   # flags, skin tones and ZWJ sequences included.
   fonts-noto-color-emoji
+  # SVG images (create-svg-image): librsvg parses and draws them with cairo.
+  librsvg2-dev
   libinput-dev libxkbcommon-dev xkb-data
   # Video layers (LaminaVideo): GStreamer, its app sink and video info, the base and good
   # plugins (videoconvert, playbin, matroska/WebM, VP8), libav (H.264 and most other codecs), and
@@ -91,6 +93,17 @@ if [ ! -f "$pc" ] || [ ! -f "$inc/xdg-shell-protocol.h" ]; then
   wayland-scanner server-header /usr/share/wayland-protocols/stable/xdg-shell/xdg-shell.xml /dev/stdout | $SUDO tee "$inc/xdg-shell-protocol.h" >/dev/null
   printf 'Name: lamina-wlroots\nDescription: wlroots with the generated xdg-shell header, for SwiftPM (written by lamina scripts/deps.sh)\nVersion: %s\nCflags: -I%s %s\nLibs: %s\n' \
     "$(pkg-config --modversion wlroots)" "$inc" "$(pkg-config --cflags wlroots wayland-server pixman-1 xkbcommon | sed 's/-pthread//g')" "$(pkg-config --libs wlroots wayland-server pixman-1)" \
+      | $SUDO tee "$pc" >/dev/null
+fi
+
+# librsvg's flags carry -pthread too (from glib): CRsvg reads this copy without it.
+pc=/usr/local/lib/pkgconfig/lamina-rsvg.pc
+if [ ! -f "$pc" ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO mkdir -p "$(dirname "$pc")"
+  printf 'Name: lamina-rsvg\nDescription: librsvg without -pthread, for SwiftPM (written by lamina scripts/deps.sh)\nVersion: %s\nCflags: %s\nLibs: %s\n' \
+    "$(pkg-config --modversion librsvg-2.0)" "$(pkg-config --cflags librsvg-2.0 | sed 's/-pthread//g')" "$(pkg-config --libs librsvg-2.0)" \
     | $SUDO tee "$pc" >/dev/null
 fi
 
