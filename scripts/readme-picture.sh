@@ -19,7 +19,7 @@ daemon=$!
 for _ in $(seq 200); do [ -S "$work/lamina.sock" ] && break; sleep 0.05; done
 # 10 frames a second is plenty for six stills; the acts as the demo plays them.
 "$bin/lamina-demo" --socket "$work/lamina.sock" --fps 10 >/dev/null
-python3 - "$work" "$OUT" <<'EOF'
+/usr/bin/python3 - "$work" "$OUT" <<'EOF'
 import glob, sys
 from PIL import Image
 frames = sorted(glob.glob(sys.argv[1] + "/frame-*.png"))
