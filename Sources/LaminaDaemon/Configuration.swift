@@ -33,6 +33,9 @@ public struct LaminadConfiguration: Sendable {
     public var socketPath: String?
     /// nil: beside the socket; "": no journal.
     public var sessionJournal: String?
+    /// The compiled-program cache's folder (`[renderer] shader_cache`): nil: $CACHE_DIRECTORY's
+    /// `shaders` (the unit's CacheDirectory) where systemd sets it, else none; "": none.
+    public var shaderCache: String?
     public var kms = KMSConfiguration()
     /// Everything else the daemon takes; `daemonOptions` adds the socket, journal and clock.
     public var daemon = Daemon.Options(socketPath: "", clock: .virtual)

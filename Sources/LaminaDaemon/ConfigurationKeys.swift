@@ -32,9 +32,9 @@ extension LaminadConfiguration {
                   "Members may make privileged requests (screenshots, every client's tree, display power, …).",
                   parse: SocketOwnership.group(named:)) { $0.daemon.privilegedGroup = $1 },
         ]),
-        KeyTable("sessions", [
-            .string("journal", flag: "session-journal",
-                    "Where kept sessions are journalled, to come back after a restart (default: beside the socket; \"\": none).") {
+        KeyTable("journal", [
+            .string("path", flag: "session-journal",
+                    "Where kept sessions are journalled, to come back after a restart, or a reboot under /var/lib (default: beside the socket; \"\": none).") {
                 $0.sessionJournal = $1
             },
         ]),
@@ -132,6 +132,12 @@ extension LaminadConfiguration {
             },
             .double("cursor_hide_after", 0...86400, "Hide the cursor after this many seconds without pointer motion (0: never).") {
                 $0.daemon.cursorHideSeconds = $1
+            },
+        ]),
+        KeyTable("renderer", [
+            .string("shader_cache", flag: "shader-cache",
+                    "Where compiled GL programs are kept between starts (default: $CACHE_DIRECTORY/shaders under systemd, else none; \"\": none).") {
+                $0.shaderCache = $1
             },
         ]),
         KeyTable("kms", [

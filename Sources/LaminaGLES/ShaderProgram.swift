@@ -177,6 +177,9 @@ extension Shaders {
     /// Compiles `vertex` and `fragment` and links them; on failure nothing is left allocated.
     /// The corresponding C functions are `glCompileShader` and `glLinkProgram`.
     static func link(name: String, vertex: String, fragment: String) throws(GLESError) -> GLuint {
+        // The thread's program cache (laminad's), if any: a binary kept from an earlier start.
+        let cache = ProgramBinaryCache.onThisThread
+        if let program = cache?.load(vertex: vertex, fragment: fragment) { return program }
         let vertexShader = try Self.compile(GLenum(GL_VERTEX_SHADER), "\(name) vertex", vertex)
         defer { glDeleteShader(vertexShader) }
         let fragmentShader = try Self.compile(GLenum(GL_FRAGMENT_SHADER), "\(name) fragment", fragment)
@@ -192,6 +195,7 @@ extension Shaders {
             glDeleteProgram(program)
             throw .programLinkFailed(log: "\(name): \(log)")
         }
+        cache?.compiledProgram(program, vertex: vertex, fragment: fragment)
         return program
     }
 
