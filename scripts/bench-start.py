@@ -64,6 +64,9 @@ def scene(conn: lamina.Connection) -> None:
             conn.root.add_sublayer(layer)
 
 
+PROGRAM_CACHE = True  # --no-program-cache: a laminad from before [renderer] shader_cache
+
+
 def one_start(laminad: str, shader_cache: str, mesa_cache: str) -> tuple[float, float, float]:
     """Seconds to READY=1, to the first frame of the scene, and laminad's own first-frame log
     figure (its first frame, the background, from its process start)."""
@@ -90,8 +93,11 @@ def one_start(laminad: str, shader_cache: str, mesa_cache: str) -> tuple[float, 
     env.pop("CACHE_DIRECTORY", None)
     log = open(os.path.join(work, "laminad.log"), "w")
     start = time.monotonic()
-    proc = subprocess.Popen([laminad, "--backend", "headless", "--size", "1280x720", "--clock", "real", "--socket", sock,
-                             "--session-journal", "", "--shader-cache", shader_cache, "--log-level", "info"],
+    arguments = [laminad, "--backend", "headless", "--size", "1280x720", "--clock", "real", "--socket", sock,
+                 "--session-journal", "", "--log-level", "info"]
+    if PROGRAM_CACHE:
+        arguments += ["--shader-cache", shader_cache]
+    proc = subprocess.Popen(arguments,
                             env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         while not os.path.exists(sock):
@@ -121,6 +127,7 @@ def one_start(laminad: str, shader_cache: str, mesa_cache: str) -> tuple[float, 
         notify.close()
     text = open(log.name).read()
     first = float("nan")
+    programs = "(no program cache)"
     for line in text.splitlines():
         if "first frame on screen" in line and " ms after start" in line:
             first = float(line.split("first frame on screen ")[1].split(" ms")[0]) / 1000
@@ -136,7 +143,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--laminad", default=None)
     parser.add_argument("--kinds", default="cold,warm,warm-lamina")
+    parser.add_argument("--no-program-cache", action="store_true", help="for a laminad without [renderer] shader_cache (comparison)")
     args = parser.parse_args()
+    global PROGRAM_CACHE
+    PROGRAM_CACHE = not args.no_program_cache
     laminad = args.laminad or default_laminad()
     print(f"laminad: {laminad}")
     base = tempfile.mkdtemp(prefix="lamina-bench-caches-")

@@ -45,6 +45,10 @@ public final class ProgramBinaryCache {
     public private(set) var rejected = 0
     public private(set) var written = 0
     public private(set) var writeFailures = 0
+    /// Seconds spent loading programs from the cache (reading, checking, `glProgramBinary`)
+    /// and storing compiled ones (`glGetProgramBinary`, writing): the cache's own cost.
+    public private(set) var loadSeconds = 0.0
+    public private(set) var storeSeconds = 0.0
     /// Why the last entry was refused or the last write failed, for the log.
     public private(set) var lastProblem: String?
     /// The driver's identity and whether it offers a binary format: read once, from the first
@@ -71,6 +75,8 @@ public final class ProgramBinaryCache {
             ("shaderCache.entriesRejected", Double(rejected)),
             ("shaderCache.entriesWritten", Double(written)),
             ("shaderCache.writeFailures", Double(writeFailures)),
+            ("shaderCache.loadSeconds", loadSeconds),
+            ("shaderCache.storeSeconds", storeSeconds),
         ]
         if store == nil {
             list.append(("shaderCache.off.\(offKey)", 1))
@@ -100,6 +106,8 @@ public final class ProgramBinaryCache {
         guard let store else { return nil }
         let driver = currentDriver()
         guard driver.hasBinaryFormats else { return nil }
+        let start = Self.seconds()
+        defer { loadSeconds += Self.seconds() - start }
         let name = ProgramBinaryEntry.name(identity: driver.identity, vertex: vertex, fragment: fragment)
         guard let bytes = store.read(name) else { return nil }
         let entry: ProgramBinaryEntry
@@ -136,6 +144,8 @@ public final class ProgramBinaryCache {
         guard let store else { return }
         let driver = currentDriver()
         guard driver.hasBinaryFormats else { return }
+        let start = Self.seconds()
+        defer { storeSeconds += Self.seconds() - start }
         var length: GLint = 0
         glGetProgramiv(program, GLenum(GL_PROGRAM_BINARY_LENGTH), &length)
         guard length > 0 else { return }
@@ -153,6 +163,12 @@ public final class ProgramBinaryCache {
             writeFailures += 1
             lastProblem = "writing a program binary: \(error)"
         }
+    }
+
+    private static func seconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 
     // MARK: The thread's cache
@@ -174,5 +190,12 @@ public final class ProgramBinaryCache {
         let previous = pthread_getspecific(Self.key)
         pthread_setspecific(Self.key, Unmanaged.passRetained(self).toOpaque())
         if let previous { Unmanaged<ProgramBinaryCache>.fromOpaque(previous).release() }
+    }
+
+    /// Programs linked on this thread are compiled again, with no cache (tests).
+    public static func removeFromThisThread() {
+        guard let previous = pthread_getspecific(key) else { return }
+        pthread_setspecific(key, nil)
+        Unmanaged<ProgramBinaryCache>.fromOpaque(previous).release()
     }
 }
