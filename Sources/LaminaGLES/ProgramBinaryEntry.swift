@@ -27,9 +27,9 @@ struct ProgramBinaryEntry: Equatable {
     /// The entry's file name: a hash of what it depends on, in hex.
     static func name(identity: String, vertex: String, fragment: String) -> String {
         var h = FNV1a()
-        for part in [identity, vertex, fragment] {
+        for var part in [identity, vertex, fragment] {
             h.add(UInt64(part.utf8.count))
-            h.add(part.utf8)
+            part.withUTF8 { h.add(UnsafeRawBufferPointer($0)) }
         }
         return String(h.value, radix: 16) + ".program"
     }
@@ -45,7 +45,7 @@ struct ProgramBinaryEntry: Equatable {
         u32(format)
         bytes(binary)
         var h = FNV1a()
-        h.add(out)
+        out.withUnsafeBytes { h.add($0) }
         withUnsafeBytes(of: h.value.littleEndian) { out += $0 }
         return out
     }
@@ -53,7 +53,7 @@ struct ProgramBinaryEntry: Equatable {
     static func decode(_ data: [UInt8]) throws(Problem) -> ProgramBinaryEntry {
         guard data.count >= 16, Array(data[0..<4]) == magic else { throw Problem(description: "not a program cache entry") }
         var h = FNV1a()
-        h.add(data[..<(data.count - 8)])
+        data.withUnsafeBytes { h.add(UnsafeRawBufferPointer(rebasing: $0[..<(data.count - 8)])) }
         let stored = data[(data.count - 8)...].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         guard stored == h.value else { throw Problem(description: "torn or corrupt (checksum)") }
         var at = 4
@@ -87,11 +87,12 @@ struct ProgramBinaryEntry: Equatable {
 /// in full and the driver checks the binary).
 struct FNV1a {
     private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
-    mutating func add<C: Sequence>(_ bytes: C) where C.Element == UInt8 {
-        for b in bytes {
-            value ^= UInt64(b)
-            value = value &* 0x100_0000_01b3
-        }
+    mutating func add(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
+        let p = base.assumingMemoryBound(to: UInt8.self)
+        var v = value
+        for i in 0..<bytes.count { v = (v ^ UInt64(p[i])) &* 0x100_0000_01b3 }
+        value = v
     }
     mutating func add(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { add($0) } }
 }
