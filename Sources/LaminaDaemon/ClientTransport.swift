@@ -49,6 +49,15 @@ final class ClientTransport {
         /// Bytes of `outgoing[0]` already sent.
         var sentOfFirst = 0
         private(set) var queued = 0
+        /// Bytes sent since the connection was accepted: with `queued`, where the stream stands.
+        private(set) var sent = 0
+        /// Bytes of the stream from this offset on wait (an acknowledgement waiting for the
+        /// session journal, `JournalAcknowledgements`); nil: everything queued may go.
+        var limit: Int?
+        /// The stream's offset after everything queued so far.
+        var offset: Int { sent + queued }
+        /// Bytes that may be written now.
+        var sendable: Int { limit.map { max(0, min(queued, $0 - sent)) } ?? queued }
         var closing = false
         /// Dropped: no more reads or writes; the disconnect runs after the current event.
         var dead = false
@@ -80,6 +89,7 @@ final class ClientTransport {
         /// Marks `n` bytes from the front as sent.
         func consume(_ n: Int) {
             queued -= n
+            sent += n
             sentOfFirst += n
             while let first = outgoing.first, sentOfFirst >= first.count {
                 sentOfFirst -= first.count
@@ -325,7 +335,7 @@ final class ClientTransport {
         guard !conn.dead else { return }
         // Not read while a request waits for the next frame: its later frames wait with it.
         let read = !conn.closing && !conn.ready && !conn.isPaused && !compositor.isWaitingForFrame(conn.id)
-        let write = conn.queued > 0
+        let write = conn.sendable > 0
         guard read != conn.interest.read || write != conn.interest.write else { return }
         conn.interest = (read, write)
         var interest: EventLoop.Interest = []
@@ -360,11 +370,14 @@ final class ClientTransport {
 
     private func flush(_ conn: Connection) {
         guard !conn.dead else { return }
-        while let first = conn.outgoing.first {
+        while let first = conn.outgoing.first, conn.sendable > 0 {
             let n: Int
             do {
+                let end = min(first.count, conn.sentOfFirst + conn.sendable)
                 n = try first.withUnsafeBytes { p in
-                    Result { () throws(SystemError) -> Int in try conn.fd.write(UnsafeRawBufferPointer(rebasing: p[conn.sentOfFirst...])) }
+                    Result { () throws(SystemError) -> Int in
+                        try conn.fd.write(UnsafeRawBufferPointer(rebasing: p[conn.sentOfFirst..<end]))
+                    }
                 }.get()
             } catch {
                 logger.info("\(conn.id) write: \(error)")
@@ -384,6 +397,20 @@ final class ClientTransport {
             markReady(conn)
         }
         updateInterest(conn)
+    }
+
+    /// Where `client`'s output stream stands after everything queued for it (nil: not connected).
+    func outputOffset(_ id: ClientID) -> Int? {
+        guard let conn = connections[id], !conn.dead else { return nil }
+        return conn.offset
+    }
+
+    /// Sends `client`'s output only up to byte `limit` of its stream (nil: all of it), and
+    /// what may go now at once.
+    func limitOutput(_ id: ClientID, to limit: Int?) {
+        guard let conn = connections[id], !conn.dead, conn.limit != limit else { return }
+        conn.limit = limit
+        flush(conn)
     }
 
     func close(_ id: ClientID) {

@@ -34,6 +34,9 @@ public struct LaminadConfiguration: Sendable {
     public var socketPath: String?
     /// nil: beside the socket; "": no journal.
     public var sessionJournal: String?
+    /// The compiled-program cache's folder (`[renderer] shader_cache`): nil: $CACHE_DIRECTORY's
+    /// `shaders` (the unit's CacheDirectory) where systemd sets it, else none; "": none.
+    public var shaderCache: String?
     public var kms = KMSConfiguration()
     /// `[renderer] gles` / `--gles`: the GLES path; nil leaves it to `LAMINA_GLES`, else the context.
     public var glesRequest: GLESRequest?

@@ -33,9 +33,9 @@ extension LaminadConfiguration {
                   "Members may make privileged requests (screenshots, every client's tree, display power, …).",
                   parse: SocketOwnership.group(named:)) { $0.daemon.privilegedGroup = $1 },
         ]),
-        KeyTable("sessions", [
-            .string("journal", flag: "session-journal",
-                    "Where kept sessions are journalled, to come back after a restart (default: beside the socket; \"\": none).") {
+        KeyTable("journal", [
+            .string("path", flag: "session-journal",
+                    "Where kept sessions are journalled, to come back after a restart, or a reboot under /var/lib (default: beside the socket; \"\": none).") {
                 $0.sessionJournal = $1
             },
         ]),
@@ -122,6 +122,10 @@ extension LaminadConfiguration {
             .choice("gles", [("auto", GLESRequest.automatic), ("2", .path(.gles2)), ("3", .path(.gles3)), ("vc4", .vc4)], flag: "gles",
                     "The GLES renderer path: ES 3 or ES 2 as the context allows (auto), ES 2 or ES 3, or ES 2 with the extensions Raspberry Pi's VC4 lacks hidden (vc4, a test mode).") {
                 $0.glesRequest = $1
+            },
+            .string("shader_cache", flag: "shader-cache",
+                    "Where compiled GL programs are kept between starts (default: $CACHE_DIRECTORY/shaders under systemd, else none; \"\": none).") {
+                $0.shaderCache = $1
             },
         ]),
         KeyTable("display", [

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import LaminaCore
+import LaminaGLES
 import LaminaImage
 import LaminaInput
 import LaminaKMS
@@ -59,7 +60,9 @@ public final class Daemon {
         public var privilegedGroup: UInt32?
         /// Where kept sessions are journalled, to come back after a restart (nil: nowhere).
         public var sessionJournal: String?
-        /// Seconds between a change to a kept session and the journal write that records it.
+        /// Seconds between a change to a kept session that no client is told of (a client
+        /// leaving, a scroll) and the journal write that records it. A change a client is told
+        /// of (a commit's `applied`) is written at the end of the loop's turn, before the reply.
         public var journalDelay = 0.5
         /// Seconds between a client leaving and the heap's free pages going back to the kernel
         /// (`HeapTrimmer`); disconnects meanwhile share the trim.
@@ -118,6 +121,11 @@ public final class Daemon {
     private var journal: SessionJournalStore?
     private var journalTimer: LoopTimer?
     private var journalWriteArmed = false
+    /// The delayed write came due while another was on its way: it follows that one.
+    private var journalWriteWanted = false
+    /// Replies about kept sessions' changes waiting for the journal (group commit).
+    private var acknowledgements = JournalAcknowledgements()
+    private var groupCommitQueued = false
     /// Input devices and the keymap (InputDeviceHost.swift).
     var inputHost: InputDeviceHost?
     private var heapTrimmer: HeapTrimmer?
@@ -214,10 +222,11 @@ public final class Daemon {
             let yuv = options.videoYUVInRenderer.map { "[video] yuv = \($0 ? "renderer" : "decoder")" } ?? renderer.planarVideo.reason
             logger.info("video frames: \(video.uploadPath) (\(yuv)); dma-buf pictures: \(renderer.videoImport)")
         }
-        if journal != nil {
+        if let journal {
+            journal.written = try LoopWakeup(loop: loop) { [unowned self] in journalWritten() }
             journalTimer = try LoopTimer(loop: loop) { [unowned self] _ in
                 journalWriteArmed = false
-                journal?.writeIfChanged(compositor)
+                writeJournal()
             }
         }
         outputSettings = OutputSettingsKeeper(compositor: compositor, options: options, logger: logger)
@@ -261,8 +270,12 @@ public final class Daemon {
         compositor.scheduleRepaint()
         ServiceManager.notify("READY=1\nSTATUS=listening on \(options.socketPath), backend \(compositor.backend.name)")
         try loop.run()
-        journal?.writeIfChanged(compositor)
-        journal?.flush()
+        if let journal {
+            journal.flush()
+            _ = journal.endWrite()
+            journal.startWrite(compositor)
+            journal.flush()
+        }
         transport.closeAll()
         wayland?.close()
         if ownsSocketPath { unlink(options.socketPath) }
@@ -275,6 +288,35 @@ public final class Daemon {
             return
         }
         ServiceManager.notify("WATCHDOG=1")
+    }
+
+    // MARK: Journal
+
+    /// Starts a journal write, unless one is on its way: then it follows that one.
+    private func writeJournal() {
+        guard let journal else { return }
+        if journal.writing != nil {
+            journalWriteWanted = true
+        } else if !journal.startWrite(compositor), let durable = journal.writtenGeneration {
+            // Nothing changed since the last write, which is done: what waits is on disk.
+            release(upTo: durable)
+        }
+    }
+
+    /// A journal write ended (the writer thread woke the loop): the replies it covers go,
+    /// and the next write starts if more wait. A failed write releases them too (it is
+    /// logged and counted in stats): a disk that refuses must not stall its clients.
+    private func journalWritten() {
+        guard let journal, let ended = journal.endWrite() else { return }
+        release(upTo: ended.generation)
+        if journalWriteWanted || (acknowledgements.awaited ?? 0) > ended.generation {
+            journalWriteWanted = false
+            writeJournal()
+        }
+    }
+
+    private func release(upTo generation: UInt64) {
+        for (client, limit) in acknowledgements.journalHolds(generation) { transport.limitOutput(client, to: limit) }
     }
 
     // MARK: Frames
@@ -305,12 +347,13 @@ extension Daemon: CompositorHost {
     public func platformStatistics() -> [Statistic] {
         var list = transport.statistics
         if let journal {
-            list.append(Statistic(name: "sessionJournal.writes", value: Double(journal.writes)))
-            list.append(Statistic(name: "sessionJournal.pending", value: journal.writtenGeneration == compositor.journalGeneration ? 0 : 1))
-            list.append(Statistic(name: "sessionJournal.lastWriteSeconds", value: journal.lastWriteSeconds))
+            list += journal.statistics(generation: compositor.journalGeneration)
+            list.append(Statistic(name: "sessionJournal.acknowledgementsHeld", value: Double(acknowledgements.held)))
+            list.append(Statistic(name: "sessionJournal.acknowledgementsWaiting", value: Double(acknowledgements.waiting)))
         }
         list += heapTrimmer?.statistics ?? []
         list += wayland?.statistics ?? []
+        list += ProgramBinaryCache.onThisThread?.statistics.map { Statistic(name: $0.name, value: $0.value) } ?? []
         return list
     }
 
@@ -318,6 +361,19 @@ extension Daemon: CompositorHost {
         guard journal != nil, !journalWriteArmed else { return }
         journalWriteArmed = true
         do { try journalTimer?.arm(after: options.journalDelay) } catch { logger.error("journal timer: \(error)") }
+    }
+
+    public func acknowledgementAwaitsJournal(_ client: ClientID) {
+        guard journal != nil, let offset = transport.outputOffset(client) else { return }
+        acknowledgements.hold(client, from: offset, until: compositor.journalGeneration)
+        transport.limitOutput(client, to: acknowledgements.limit(of: client))
+        guard !groupCommitQueued else { return }
+        groupCommitQueued = true
+        // One write for everything changed in this turn of the loop (after its last event).
+        loop.afterCurrentEvent { [unowned self] in
+            groupCommitQueued = false
+            writeJournal()
+        }
     }
 
     public func outputChanged(_ change: OutputChange, output: String) {

@@ -188,11 +188,15 @@ extension Shaders {
     /// GLSL ES 1.00 first (`GLSLTranslation`), their attribute locations bound by name.
     static func link(name: String, vertex: String, fragment: String) throws(GLESError) -> GLuint {
         let dialect = GLESContext.currentDialect()
-        let vertexShader = try Self.compile(GLenum(GL_VERTEX_SHADER), "\(name) vertex",
-                                            GLSLTranslation.translate(vertex, stage: .vertex, to: dialect))
+        let vertexSource = GLSLTranslation.translate(vertex, stage: .vertex, to: dialect)
+        let fragmentSource = GLSLTranslation.translate(fragment, stage: .fragment, to: dialect)
+        // The thread's program cache (laminad's), if any: a binary kept from an earlier start,
+        // keyed by the sources as compiled (each path's own).
+        let cache = ProgramBinaryCache.onThisThread
+        if let program = cache?.load(vertex: vertexSource, fragment: fragmentSource) { return program }
+        let vertexShader = try Self.compile(GLenum(GL_VERTEX_SHADER), "\(name) vertex", vertexSource)
         defer { glDeleteShader(vertexShader) }
-        let fragmentShader = try Self.compile(GLenum(GL_FRAGMENT_SHADER), "\(name) fragment",
-                                              GLSLTranslation.translate(fragment, stage: .fragment, to: dialect))
+        let fragmentShader = try Self.compile(GLenum(GL_FRAGMENT_SHADER), "\(name) fragment", fragmentSource)
         defer { glDeleteShader(fragmentShader) }
         let program = glCreateProgram()
         glAttachShader(program, vertexShader)
@@ -208,6 +212,7 @@ extension Shaders {
             glDeleteProgram(program)
             throw .programLinkFailed(log: "\(name): \(log)")
         }
+        cache?.compiledProgram(program, vertex: vertexSource, fragment: fragmentSource)
         return program
     }
 

@@ -65,12 +65,16 @@ struct Laminad: ParsableCommand {
         let logger = Logger(label: "laminad")
         if let config { logger.info("configuration: \(config)") }
 
+        // GL programs linked on this thread (the renderer's, made as the display opens) go
+        // through the program cache (ProgramBinaryCache.swift).
+        ShaderCacheFolder.install(configured: settings.shaderCache, logger: logger)
         let display: FramePresenter
         do {
             let size = settings.headlessSize
             display = try openDisplay(settings.backend, width: size.width, height: size.height, buffers: settings.headlessBuffers,
                                       kms: settings.kms, gles: try resolvedGLESRequest(settings.glesRequest), logger: logger)
             display.backend.damageTracking = settings.damageTracking
+            ShaderCacheFolder.logPrograms(logger: logger)
         } catch {
             logger.critical("\(error)")
             throw ExitCode(2)

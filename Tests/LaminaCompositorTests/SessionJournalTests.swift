@@ -155,4 +155,37 @@ struct SessionJournalTests {
             #expect(abs(there.position.x - 100 * progress) < 1e-9, "x at \(b.now) s after the restore")
         }
     }
+
+    /// Acknowledged means kept: a commit to a kept session asks the host to hold the client's
+    /// output until the journal holds the commit's generation, before its `applied` reply is
+    /// sent (laminad's group commit, LaminaDaemon's `JournalAcknowledgements`); so does an
+    /// advance of the virtual clock that moved a kept animation. A commit to an unnamed
+    /// session, or to a named one that does not keep its layers, is not held.
+    @Test func aKeptSessionsAcknowledgementAwaitsTheJournalBeforeItIsSent() throws {
+        let h = try CompositorHarness(headlessWidth: 32, height: 32)
+        let plain = h.hello("plain")
+        let named = h.hello("named", session: "n")
+        let kept = h.hello("kept", session: "k", flags: .keepLayers)
+        #expect(h.commit(plain, CompositorHarness.square(1, x: 0, color: .red)) == .applied(serial: 1))
+        #expect(h.commit(named, CompositorHarness.square(1, x: 0, color: .red)) == .applied(serial: 1))
+        #expect(h.journalAwaits.isEmpty)
+        let before = h.sentMessages(kept)
+        let generation = h.compositor.journalGeneration
+        #expect(h.commit(kept, CompositorHarness.square(1, x: 0, color: .red)) == .applied(serial: 1))
+        #expect(h.journalAwaits.count == 1)
+        let wait = try #require(h.journalAwaits.first)
+        #expect(wait.client == kept && wait.generation > generation && wait.generation == h.compositor.journalGeneration)
+        #expect(wait.sentBefore == before, "the hold comes before the applied reply is sent")
+        // A refused commit changes nothing kept: nothing to wait for.
+        h.feed(kept, .commit(Commit(serial: 2, operations: [.set(LayerID(99), .opacity, .number(0))])))
+        #expect(h.journalAwaits.count == 1)
+        // An advance that moves a kept animation: its reply waits too.
+        var slide = BasicAnimation(keyPath: "position.x", fromValue: .number(0), toValue: .number(10))
+        slide.duration = 4
+        #expect(h.commit(kept, [.addAnimation(LayerID(1), key: "slide", tag: 0, .basic(slide))], serial: 3) == .applied(serial: 3))
+        #expect(h.journalAwaits.count == 2)
+        let sent = h.sentMessages(kept)
+        h.advance(kept, 1)
+        #expect(h.journalAwaits.count == 3 && h.journalAwaits.last?.sentBefore == sent)
+    }
 }

@@ -76,6 +76,17 @@ struct ConfigurationTests {
         #expect(c.kms.outputs[1].enabled == false)
     }
 
+    /// `[journal] path`: where kept sessions are journalled (under /var/lib they survive a
+    /// reboot); "" turns the journal off; by default it sits beside the socket.
+    @Test func journalPath() throws {
+        var c = try LaminadConfiguration.parse("[socket]\npath = \"/run/lamina/lamina.sock\"\n[journal]\npath = \"/var/lib/lamina/sessions\"\n")
+        #expect(c.daemonOptions.sessionJournal == "/var/lib/lamina/sessions")
+        c = try LaminadConfiguration.parse("[socket]\npath = \"/run/lamina/lamina.sock\"\n[journal]\npath = \"\"\n")
+        #expect(c.daemonOptions.sessionJournal == nil)
+        c = try LaminadConfiguration.parse("[socket]\npath = \"/run/lamina/lamina.sock\"\n")
+        #expect(c.daemonOptions.sessionJournal == "/run/lamina/lamina.sessions")
+    }
+
     @Test func mistakesNameTheKey() {
         func message(_ text: String) -> String {
             do { _ = try LaminadConfiguration.parse(text) } catch { return error.description }

@@ -17,7 +17,9 @@ final class DaemonProcess {
     /// `launcher` runs laminad through another program (`prlimit --nofile=N:N --`).
     /// `directory`: run in an earlier daemon's folder (same socket path, same session journal),
     /// as a restarted laminad would; a socket file left by a killed daemon is removed first.
-    init(size: String = "320x240", extra: [String] = [], launcher: [String] = [], directory reused: String? = nil) throws {
+    /// `environment`: variables added to laminad's (MESA_SHADER_CACHE_DIR).
+    init(size: String = "320x240", extra: [String] = [], launcher: [String] = [], directory reused: String? = nil,
+         environment: [String: String] = [:]) throws {
         directory = reused ?? NSTemporaryDirectory() + "lamina-e2e-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         socket = directory + "/lamina.sock"
@@ -32,6 +34,7 @@ final class DaemonProcess {
             process.executableURL = URL(fileURLWithPath: Self.tool("laminad"))
             process.arguments = arguments
         }
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let handle = FileHandle(forWritingAtPath: log)
         process.standardOutput = handle
         process.standardError = handle

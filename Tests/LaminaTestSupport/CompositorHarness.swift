@@ -19,6 +19,10 @@ public final class CompositorHarness: CompositorHost {
     /// A keymap for key injection; nil leaves it refused (the host has no keyboard).
     public var keyAction: ((_ name: String, _ pressed: Bool) -> InputAction?)?
     private var decoders: [ClientID: FrameDecoder] = [:]
+    /// Each `acknowledgementAwaitsJournal`: the client, the journal generation it waits for,
+    /// and how many messages it had been sent before it (what laminad would still send).
+    public private(set) var journalAwaits: [(client: ClientID, generation: UInt64, sentBefore: Int)] = []
+    private var sentCount: [ClientID: Int] = [:]
 
     public init(presenter: FramePresenter, clock: FrameClock = FrameClock(.virtual),
                 configuration: Compositor.Configuration = Compositor.Configuration(), realTime: @escaping () -> Double = { 0 }) {
@@ -44,7 +48,10 @@ public final class CompositorHarness: CompositorHost {
         var d = decoders[id] ?? FrameDecoder(limit: 1 << 30)
         d.append(bytes)
         do {
-            while let f = try d.next() { outbox[id, default: []].append(try ServerMessage.decode(type: f.type, body: f.body)) }
+            while let f = try d.next() {
+                outbox[id, default: []].append(try ServerMessage.decode(type: f.type, body: f.body))
+                sentCount[id, default: 0] += 1
+            }
         } catch {
             fatalError("the compositor sent client \(id.rawValue) bytes that do not decode: \(error)")
         }
@@ -52,6 +59,13 @@ public final class CompositorHarness: CompositorHost {
     }
 
     public func close(_ id: ClientID) { closed.insert(id) }
+
+    public func acknowledgementAwaitsJournal(_ client: ClientID) {
+        journalAwaits.append((client, compositor.journalGeneration, sentCount[client] ?? 0))
+    }
+
+    /// Messages sent to `id` since it connected (the outbox's, taken or not).
+    public func sentMessages(_ id: ClientID) -> Int { sentCount[id] ?? 0 }
 
     public var hasKeymap: Bool { keyAction != nil }
     public func keyAction(named name: String, pressed: Bool) -> InputAction? { keyAction?(name, pressed) }

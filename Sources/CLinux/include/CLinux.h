@@ -4,6 +4,7 @@
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
 #include <sys/eventfd.h>
+#include <sys/vfs.h>       // statfs: is the session journal in memory (tmpfs)?
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/types.h>

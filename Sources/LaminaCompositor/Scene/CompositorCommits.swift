@@ -24,7 +24,11 @@ extension Compositor {
     func committed(serial: UInt32, operations: Int, _ result: CommitResult, replaced: ReplacedRendering?, from client: ClientID) {
         if result.visibleChange { requestFrame(.sceneChanged) }
         stats.commitsApplied += 1
-        if let i = model.index(of: client), !model.entries[i].session.isEmpty { sessionsChanged() }
+        if let i = model.index(of: client), !model.entries[i].session.isEmpty {
+            sessionsChanged()
+            // The reply says the commit stands: for a kept session, once the journal holds it.
+            if model.entries[i].isKept { host?.acknowledgementAwaitsJournal(client) }
+        }
         reply(client, .applied(serial: serial))
         if let i = model.index(of: client) {
             if !result.videoChanges.isEmpty { applyVideoChanges(result.videoChanges, entry: i) }

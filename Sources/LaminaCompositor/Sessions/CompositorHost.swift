@@ -21,6 +21,11 @@ public protocol CompositorHost: AnyObject {
     /// A named session changed (`Compositor.journalGeneration` moved): laminad schedules a
     /// journal write.
     func sessionsChanged()
+    /// `client` changed a kept session and is about to be told so (its commit's `applied`
+    /// reply, an `advance-clock` answer): the platform holds what it sends `client` from here
+    /// on until the session journal holds `Compositor.journalGeneration` (laminad's group
+    /// commit), so what a client was told is applied survives the process being killed.
+    func acknowledgementAwaitsJournal(_ client: ClientID)
     /// An injected input event, to be routed as the platform routes its devices' events
     /// (laminad wakes a blanked display first, then calls `Compositor.handleInput`). Returns
     /// false where the platform has no routing of its own: the compositor routes it directly.
@@ -49,6 +54,7 @@ extension CompositorHost {
     public func isHeldBack(_ client: ClientID) -> Bool { false }
     public func platformStatistics() -> [Statistic] { [] }
     public func sessionsChanged() {}
+    public func acknowledgementAwaitsJournal(_ client: ClientID) {}
     public func routeInjected(_ action: InputAction, origin: InputOrigin) -> Bool { false }
     public var hasKeymap: Bool { false }
     public func keyAction(named name: String, pressed: Bool) -> InputAction? { nil }

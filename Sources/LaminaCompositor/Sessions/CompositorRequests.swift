@@ -92,6 +92,7 @@ extension Compositor {
             $0.isKept && (animationStates[$0.serial]?.animated.isEmpty == false || $0.tree.videos.values.contains { $0.isPlaying })
         }) {
             sessionsChanged()
+            host?.acknowledgementAwaitsJournal(client)
         }
         guard try drawn(for: request, id: id, client: client, always: false) else { return nil }
         return try replyAfterFrame(request)
