@@ -15,6 +15,27 @@ struct ReadmeExampleTests {
         return dir.path
     }
 
+    /// The README's first scene ("A first scene") applied to a real laminad: it parses, and the
+    /// panel and the badge are where the file puts them.
+    @Test func theReadmesFirstSceneApplies() async throws {
+        let readme = try String(contentsOfFile: Self.repository + "/README.md", encoding: .utf8)
+        let lines = readme.components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex(of: "```json"))
+        let end = try #require(lines[(start + 1)...].firstIndex(of: "```"))
+        #expect(end - start - 1 <= 10, "the first scene stays ten lines")
+        let daemon = try DaemonProcess(size: "800x400")
+        let scene = daemon.directory + "/hello.json"
+        try lines[(start + 1)..<end].joined(separator: "\n").write(toFile: scene, atomically: true, encoding: .utf8)
+        let applied = try daemon.laminactl(["apply", "--disable-actions", scene])
+        #expect(applied.status == 0, "\(applied.output)")
+        let shot = daemon.directory + "/hello.png"
+        #expect(try daemon.laminactl(["screenshot", shot]).status == 0)
+        let image = try ImageFile.read(shot)
+        let panel = image.pixel(x: 100, y: 300), badge = image.pixel(x: 660, y: 160)
+        #expect(panel.r == 255 && (130...140).contains(Int(panel.g)) && panel.b == 0, "the panel: \(panel)")
+        #expect(badge.r == 0x22 && badge.g == 0xAA && badge.b == 0x44, "the badge: \(badge)")
+    }
+
     @Test func theReadmeShowsTheExampleExactlyAsBuilt() throws {
         let readme = try String(contentsOfFile: Self.repository + "/README.md", encoding: .utf8)
         let example = try String(contentsOfFile: Self.repository + "/Examples/ReadmeExample/main.swift", encoding: .utf8)
