@@ -45,9 +45,6 @@ extension KMSVMTests {
             value swift "$(command -v swift || echo none)"
             value swift_libs "$(ls /usr/lib/swift 2>/dev/null | wc -l)"
             dpkg -i /tmp/debs/*.deb >>$LOG 2>&1 || echo "VMKMS_FAIL dpkg -i"
-            # (What sysusers sees and does, for the log.)
-            ls -la /usr/lib/sysusers.d/ /etc/passwd >>$LOG 2>&1
-            SYSTEMD_LOG_LEVEL=debug systemd-sysusers --dry-run lamina.conf >>$LOG 2>&1
             value runtime "$(ldd /usr/bin/laminad /usr/bin/laminactl | grep -c -i swift)"
             value group "$(getent group lamina | cut -d: -f1)"
             value user "$(getent passwd lamina | cut -d: -f1)"
