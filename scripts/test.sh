@@ -126,6 +126,17 @@ else
   step "c client, arm64 and armhf" env LAMINAD="$PWD/.build/debug/laminad" bash scripts/cross-c.sh
 fi
 
+# The Python and C clients' daemon tests again with laminad on the ES 2 path (the laminad they start
+# inherits the mode), as the Swift render suites above; LAMINA_GLES2_TESTS=0 skips it.
+if [ "${LAMINA_GLES2_TESTS:-1}" = 0 ]; then
+  skip "python and c clients, ES 2 (vc4)" "LAMINA_GLES2_TESTS=0"
+elif [ $built = 0 ]; then
+  skip "python and c clients, ES 2 (vc4)" "it needs the laminad the build failed to make"
+else
+  step "python and c clients, ES 2 (vc4)" env LAMINA_GLES=vc4 MESA_GLES_VERSION_OVERRIDE=2.0 LAMINAD="$PWD/.build/debug/laminad" \
+    bash -c '/usr/bin/python3 -m pytest -q -p no:cacheprovider clients/python/tests && make -C clients/c check PYTHON=/usr/bin/python3'
+fi
+
 # A short bounded pass of the coverage-guided fuzzers (docs/testing.md); LAMINA_FUZZ_SECONDS=0
 # skips it. It builds its own binaries (.build-fuzz), so it runs even when the build failed.
 if [ $# -ne 0 ]; then
