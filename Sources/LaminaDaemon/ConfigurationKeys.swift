@@ -39,6 +39,11 @@ extension LaminadConfiguration {
                 $0.sessionJournal = $1
             },
         ]),
+        KeyTable("sessions", [
+            .string("journal", "The journal's place before [journal] path (1.7); read the same, so an older laminad.toml still starts.") {
+                $0.sessionJournal = $1
+            },
+        ]),
         KeyTable("limits", [
             .int("max_layers_per_client", 1...10_000_000, "The most layers one client may have.") { $0.daemon.compositor.limits.maxLayers = $1 },
             .int("max_operations_per_commit", 1...100_000_000, "The most operations one commit may carry.") {

@@ -85,6 +85,9 @@ struct ConfigurationTests {
         #expect(c.daemonOptions.sessionJournal == nil)
         c = try LaminadConfiguration.parse("[socket]\npath = \"/run/lamina/lamina.sock\"\n")
         #expect(c.daemonOptions.sessionJournal == "/run/lamina/lamina.sessions")
+        // A file written before [journal] path still starts laminad, its key read the same.
+        c = try LaminadConfiguration.parse("[socket]\npath = \"/run/lamina/lamina.sock\"\n[sessions]\njournal = \"/var/lib/lamina/old\"\n")
+        #expect(c.daemonOptions.sessionJournal == "/var/lib/lamina/old")
     }
 
     @Test func mistakesNameTheKey() {
