@@ -4,6 +4,8 @@
 //   lamina-probe live [SECONDS]           commits/s (each waited for) while an animation plays
 //   lamina-probe input-latency [N] [LAYERS]  kernel event → client time for N device events over
 //                                         LAYERS small layers; prints "ready" once it listens
+//   lamina-probe open-transaction         Transaction.openAcrossSuspension's reports, in a process
+//                                         of its own (no laminad needed)
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,7 +18,9 @@ case "input-latency":
     let n = arguments.dropFirst().first.flatMap { Int($0) } ?? 100
     let layers = arguments.dropFirst(2).first.flatMap { Int($0) } ?? 100
     do { print(try await runInputLatencyProbe(samples: max(1, n), layers: max(0, layers))) } catch { print("input latency failed: \(error)") }
+case "open-transaction":
+    print(await runOpenTransactionProbe())
 default:
-    print("usage: lamina-probe live [SECONDS] | input-latency [N] [LAYERS]   (against $LAMINA_SOCKET)")
+    print("usage: lamina-probe live [SECONDS] | input-latency [N] [LAYERS]   (against $LAMINA_SOCKET) | open-transaction")
     exit(2)
 }
