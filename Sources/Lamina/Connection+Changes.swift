@@ -140,13 +140,18 @@ extension Connection {
     /// An image goes; a create still pending for it is dropped with its updates.
     func noteImageDestroyed(_ number: UInt32) {
         guard !isClosed else { return }
-        if let i = imageOperations.firstIndex(where: { if case .createImage(number, _) = $0 { true } else { false } }) {
+        if let i = imageOperations.firstIndex(where: {
+            switch $0 {
+            case .createImage(number, _), .createEncodedImage(number, _, _): true
+            default: false
+            }
+        }) {
             let created = imageOperations.prefix(through: i).filter { $0.descriptorCount > 0 }.count - 1
             imageDescriptors.remove(at: created)
             imageMemories.remove(at: created)
             imageOperations.removeAll {
                 switch $0 {
-                case .createImage(number, _), .updateImage(number, _): true
+                case .createImage(number, _), .updateImage(number, _), .createEncodedImage(number, _, _): true
                 default: false
                 }
             }

@@ -169,9 +169,9 @@ extension Connection {
         var descriptors: [Int32] = []
         var memories: [SharedMemoryFile] = []
         liveImages = liveImages.filter { $0.value.image.map { !$0.isDestroyed } ?? false }
-        for (number, weak) in liveImages.sorted(by: { $0.key < $1.key }) {
+        for (_, weak) in liveImages.sorted(by: { $0.key < $1.key }) {
             guard let image = weak.image else { continue }
-            ops.append(.createImage(image: number, image.format))
+            ops.append(image.createOperation)
             descriptors.append(image.memory.fd.rawValue)
             memories.append(image.memory)
         }

@@ -32,6 +32,9 @@ public final class Image {
     weak var connection: Connection?
     let memory: SharedMemoryFile
     public private(set) var isDestroyed = false
+    /// For an image made from an encoded file (`init(encoded:format:connection:)`): the file's
+    /// format and length, which laminad decodes (and, for an SVG, draws at the scale it is shown).
+    public let encoding: (format: EncodedImageFormat, byteCount: Int)?
 
     /// An image of `width × height` pixels from `pixels`: rows top to bottom, 4 bytes a pixel
     /// in `order`, `width × height × 4` bytes in all.
@@ -51,9 +54,46 @@ public final class Image {
         let file = try SharedMemoryFile(name: "lamina-image", byteCount: pixels.count)
         pixels.withUnsafeBytes { file.base.copyMemory(from: $0.baseAddress!, byteCount: pixels.count) }
         memory = file
+        encoding = nil
         number = connection.registerImage()
         connection.imageCreated(self)
-        connection.noteImageOperation(.createImage(image: number, format), descriptor: memory.fd.rawValue, keeping: memory)
+        connection.noteImageOperation(createOperation, descriptor: memory.fd.rawValue, keeping: memory)
+    }
+
+    /// An image laminad makes from an encoded file (protocol 1.7): an SVG document, which it
+    /// draws at the scale each layer shows it (sharp under any transform, like a drawing), or
+    /// a GIF or WebP, animated or still, whose frames it plays on its clock from the commit that
+    /// makes the image (loop count, frame delays, disposal). The bytes go in a memory file; the
+    /// commit is refused if laminad cannot decode them (an `ErrorMessage` naming why).
+    ///
+    /// `width` and `height` are the file's canvas in pixels for a GIF or WebP (read from its
+    /// header here), and 0 for an SVG, whose intrinsic size in points laminad measures.
+    public init(encoded bytes: [UInt8], format: EncodedImageFormat, connection: Connection) throws {
+        guard !bytes.isEmpty else { throw LaminaError.invalidArgument("an encoded image needs its file's bytes; got none") }
+        let size = EncodedImageHeader.canvasSize(bytes, kind: format.kind)
+        width = size?.width ?? 0
+        height = size?.height ?? 0
+        order = .rgba
+        alpha = .straight
+        self.connection = connection
+        let file = try SharedMemoryFile(name: "lamina-image", byteCount: bytes.count)
+        bytes.withUnsafeBytes { file.base.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
+        memory = file
+        encoding = (format, bytes.count)
+        number = connection.registerImage()
+        connection.imageCreated(self)
+        connection.noteImageOperation(createOperation, descriptor: memory.fd.rawValue, keeping: memory)
+    }
+
+    /// An SVG document (its bytes), drawn by laminad at the scale it is shown.
+    public convenience init(svg bytes: [UInt8], connection: Connection) throws {
+        try self.init(encoded: bytes, format: .svg, connection: connection)
+    }
+
+    /// The operation that makes the image in laminad (again, after a reconnection).
+    var createOperation: Operation {
+        if let encoding { .createEncodedImage(image: number, encoding.format, byteCount: UInt64(encoding.byteCount)) }
+        else { .createImage(image: number, format) }
     }
 
     /// A `Bitmap` (RGBA; straight alpha, as PNG and JPEG decode, unless said otherwise).
@@ -61,9 +101,17 @@ public final class Image {
         try self.init(width: bitmap.width, height: bitmap.height, pixels: bitmap.bytes, order: .rgba, alpha: alpha, connection: connection)
     }
 
-    /// A PNG or JPEG file, decoded here (libpng, libjpeg).
+    /// An image file: PNG and JPEG decoded here (libpng, libjpeg); SVG and GIF sent as they are,
+    /// for laminad to draw and play (`init(encoded:format:connection:)`). The kind is told by
+    /// the file's first bytes.
     public convenience init(contentsOfFile path: String, connection: Connection) throws {
-        try self.init(bitmap: try ImageFile.read(path), connection: connection)
+        let file = try ImageFile.load(path)
+        switch file {
+        case .bitmap(let b): try self.init(bitmap: b, connection: connection)
+        case let .encoded(bytes, kind):
+            guard let format = EncodedImageFormat(kind) else { throw LaminaError.invalidArgument("\(path): not an image format laminad takes") }
+            try self.init(encoded: bytes, format: format, connection: connection)
+        }
     }
 
     /// The layout laminad is told.
@@ -75,6 +123,7 @@ public final class Image {
     /// alpha); laminad re-uploads only that rectangle, in the frame of the next commit.
     public func update(rect: PixelRect, pixels: [UInt8]) throws {
         guard !isDestroyed else { throw LaminaError.invalidArgument("image \(number) was destroyed") }
+        guard encoding == nil else { throw LaminaError.invalidArgument("image \(number) was made from an encoded file: laminad draws its pixels") }
         guard rect.fits(width: UInt32(width), height: UInt32(height)) else {
             throw LaminaError.invalidArgument("update rectangle \(rect) is empty or reaches outside the \(width)×\(height) image")
         }
@@ -103,6 +152,25 @@ public final class Image {
 
     isolated deinit {
         if !isDestroyed { connection?.noteImageDestroyed(number) }
+    }
+}
+
+extension EncodedImageFormat {
+    var kind: ImageFile.EncodedKind {
+        switch self {
+        case .svg: .svg
+        case .gif: .gif
+        case .webp: .webp
+        }
+    }
+
+    /// The format laminad decodes for a file kind `ImageFile` tells by signature.
+    init?(_ kind: ImageFile.EncodedKind) {
+        switch kind {
+        case .svg: self = .svg
+        case .gif: self = .gif
+        case .webp: self = .webp
+        }
     }
 }
 

@@ -116,6 +116,13 @@ public final class Compositor {
     public var videoDecoding: (any VideoDecoding)?
     /// Videos with a decoder, oldest first (CompositorVideo.swift).
     var liveVideos: [VideoSurface] = []
+    /// Animated images still changing frame (CompositorAnimatedImages.swift).
+    var liveAnimatedImages: [EncodedImage] = []
+    /// Decodes the SVG, GIF and WebP files clients send (create-encoded-image); nil refuses them.
+    public var imageDecoder: (any EncodedImageDecoding)? {
+        get { model.imageDecoder }
+        set { model.imageDecoder = newValue }
+    }
 
     public internal(set) var stats = Counters()
     /// The display time of the last frame drawn.

@@ -82,6 +82,9 @@ extension LaminadConfiguration {
             .int("max_total_image_bytes", 0...(1 << 36), "Pixel bytes of all clients' images and video frames together.") {
                 $0.daemon.compositor.limits.maxTotalImageBytes = $1
             },
+            .int("max_encoded_image_bytes", 0...(1 << 30), "Bytes of one encoded image file a client sends (SVG, GIF, WebP).") {
+                $0.daemon.compositor.limits.maxEncodedImageBytes = $1
+            },
             // Emitter layers.
             .int("max_particles_per_layer", 0...1_000_000, "Live particles one emitter layer may have (birthRate × lifetime of its cells).") {
                 $0.daemon.compositor.limits.maxParticlesPerLayer = $1

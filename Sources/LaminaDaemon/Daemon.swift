@@ -154,6 +154,8 @@ public final class Daemon {
         compositor.layerRasters = rasterizer
         // Font files clients send (register-font) join fontconfig's application fonts.
         compositor.fontRegistry = FontconfigRegistry()
+        // SVG, GIF and WebP files clients send (create-encoded-image).
+        compositor.imageDecoder = EncodedImageDecoder()
         // Clients' videos are decoded with GStreamer (installed before the journal is restored,
         // so restored sessions' videos play); its buses wake the loop through an eventfd.
         var videoDecoding: GStreamerVideo?

@@ -80,6 +80,10 @@ extension ByteWriter {
             u32(image)
         case .dropTiles(let layer):
             u32(layer.rawValue)
+        case let .createEncodedImage(image, format, byteCount):
+            u32(image)
+            u8(format.rawValue)
+            u64(byteCount)
         }
     }
 
@@ -226,6 +230,13 @@ extension ByteReader {
             let column = try u32("tile column"), row = try u32("tile row")
             return .supplyTile(layer, level: level, column: column, row: row, image: try u32("tile image"))
         case 19: return .dropTiles(LayerID(try u32("layer")))
+        case 20:
+            let image = try u32("image")
+            let raw = try u8("encoded image format")
+            guard let format = EncodedImageFormat(rawValue: raw) else {
+                throw .invalid(field: "encoded image format", reason: "unknown format \(raw) (0 SVG, 1 GIF, 2 WebP)")
+            }
+            return .createEncodedImage(image: image, format, byteCount: try u64("encoded image bytes"))
         default:
             throw .invalid(field: "opcode", reason: "unknown opcode \(opcode)")
         }

@@ -60,9 +60,20 @@ public enum Operation: Hashable, Sendable {
     /// Drops every tile of a tiled layer (protocol 1.7; `CATiledLayer`'s `setNeedsDisplay`):
     /// laminad asks again for the tiles in view.
     case dropTiles(LayerID)
+    /// Creates the client's image `image` from an encoded file (protocol 1.7): the first
+    /// `byteCount` bytes of the memory file sent with the commit's frame (one descriptor, in
+    /// order with create-image's). laminad keeps an SVG document and draws it at the scale it is
+    /// shown, like a drawing; it decodes a GIF or WebP, animated or still, and plays its frames
+    /// on its clock from the commit that made it.
+    case createEncodedImage(image: UInt32, EncodedImageFormat, byteCount: UInt64)
 
     /// The number of memory-file descriptors the operation takes from its frame.
-    public var descriptorCount: Int { if case .createImage = self { 1 } else { 0 } }
+    public var descriptorCount: Int {
+        switch self {
+        case .createImage, .createEncodedImage: 1
+        default: 0
+        }
+    }
 
     /// The opcode on the wire.
     public var opcode: UInt8 {
@@ -84,6 +95,25 @@ public enum Operation: Hashable, Sendable {
         case .controlVideo: 17
         case .supplyTile: 18
         case .dropTiles: 19
+        case .createEncodedImage: 20
+        }
+    }
+}
+
+/// The file format of create-encoded-image's bytes (protocol 1.7), a u8 on the wire.
+public enum EncodedImageFormat: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// An SVG document (librsvg), drawn by laminad at the scale it is shown.
+    case svg = 0
+    /// A GIF, animated or still (giflib).
+    case gif = 1
+    /// A WebP, animated or still (libwebp).
+    case webp = 2
+
+    public var description: String {
+        switch self {
+        case .svg: "SVG"
+        case .gif: "GIF"
+        case .webp: "WebP"
         }
     }
 }
@@ -399,7 +429,7 @@ public enum ErrorCode: UInt16, Sendable, CustomStringConvertible {
     /// create-image with a number in use.
     case duplicateImage = 18
     /// An image layout that does not fit its memory file, an unusable descriptor, or a frame
-    /// whose descriptors do not match its create-image operations.
+    /// whose descriptors do not match its create-image and create-encoded-image operations.
     case invalidImage = 19
     /// The connection's user may not make this request: screenshots, other clients' trees and
     /// events, display power, the virtual clock, and another user's kept session are for

@@ -30,6 +30,14 @@ public final class RasterCache {
         case shape(ShapeStyle)
         case text(TextStyle)
         case drawing(DrawingStyle)
+        case vector(VectorStyle)
+    }
+
+    /// An SVG image a layer shows: the same document object is the same picture.
+    private struct VectorStyle: Hashable {
+        let document: any VectorDocument
+        static func == (a: VectorStyle, b: VectorStyle) -> Bool { a.document === b.document }
+        func hash(into h: inout Hasher) { h.combine(ObjectIdentifier(document)) }
     }
 
     private struct Entry {
@@ -98,6 +106,16 @@ public final class RasterCache {
             guard !p.drawing.isEmpty else { return nil }
             style = .drawing(DrawingStyle(p, images: images))
         }
+        return raster(for: key, style, scale: scale, images: images)
+    }
+
+    /// The SVG image `document` that layer `key` shows, drawn at `scale` pixels per point (or
+    /// less, where `rasterMaximumSide` lowers it), kept under the same budgets as the others.
+    public func raster(for key: Key, vector document: any VectorDocument, scale: Double) -> CachedRaster? {
+        raster(for: key, .vector(VectorStyle(document: document)), scale: scale, images: [:])
+    }
+
+    private func raster(for key: Key, _ style: Style, scale: Double, images: [UInt32: ImageSource]) -> CachedRaster? {
         let previous = entries[key]
         if previous?.frame != frame { usedThisFrame += 1 }
         if var e = previous, e.style == style, e.scale == scale {
@@ -111,6 +129,10 @@ public final class RasterCache {
         case .shape(let s): ShapeRasterizer.rasterize(s, scale: scale)
         case .text(let t): TextRasterizer.rasterize(t, scale: scale)
         case .drawing(let d): DrawingRasterizer.rasterize(d, scale: scale, images: images)
+        case .vector(let v): v.document.rasterize(pixelsPerPoint: scale, maximumSide: rasterMaximumSide).map {
+            RasterImage(bitmap: $0.bitmap, frame: Rect(x: 0, y: 0, width: Double($0.bitmap.width) / $0.pixelsPerPoint,
+                                                       height: Double($0.bitmap.height) / $0.pixelsPerPoint), scale: $0.pixelsPerPoint)
+        }
         }
         rasterizations += 1
         var raster = image.map { CachedRaster(image: $0, version: nextVersion) }

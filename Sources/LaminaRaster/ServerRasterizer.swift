@@ -47,15 +47,26 @@ public final class ServerRasterizer: LayerRasterizing {
             if uploaded.removeValue(forKey: key) != nil { store.remove(key) }
             return nil
         }
-        let source: ImageSource
-        if uploaded[key] == raster.version, let s = store[key] {
-            source = s
-        } else {
-            source = store.register(key, bitmap: raster.image.bitmap)
-            uploaded[key] = raster.version
-        }
+        let source = source(for: key, raster)
         // Texel for pixel at rest; linear filtering for whatever transform the layer has.
         return DrawContents(source: source, destination: raster.image.frame)
+    }
+
+    public func vectorContents(tree: EntrySerial, layer: LayerID, document: any VectorDocument,
+                               pixelsPerPoint: Double) -> (source: ImageSource, pixelsPerPoint: Double)? {
+        let key = RasterCache.Key(tree: Int(tree.rawValue), layer: layer.rawValue)
+        guard let raster = cache.raster(for: key, vector: document, scale: pixelsPerPoint) else {
+            if uploaded.removeValue(forKey: key) != nil { store.remove(key) }
+            return nil
+        }
+        return (source(for: key, raster), raster.image.scale)
+    }
+
+    /// The store's source for `key` holding `raster`: the same one while the version holds.
+    private func source(for key: RasterCache.Key, _ raster: CachedRaster) -> ImageSource {
+        if uploaded[key] == raster.version, let s = store[key] { return s }
+        uploaded[key] = raster.version
+        return store.register(key, bitmap: raster.image.bitmap)
     }
 
     public func keep(tree: EntrySerial, layers: [LayerID]) {

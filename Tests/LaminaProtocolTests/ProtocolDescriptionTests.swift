@@ -139,6 +139,7 @@ struct ProtocolDescriptionTests {
         case .controlVideo: "controlVideo"
         case .supplyTile: "supplyTile"
         case .dropTiles: "dropTiles"
+        case .createEncodedImage: "createEncodedImage"
         }
     }
 
@@ -151,6 +152,7 @@ struct ProtocolDescriptionTests {
         .createImage(image: 1, ImageFormat(width: 1, height: 1)), .updateImage(image: 1, PixelRect(x: 0, y: 0, width: 1, height: 1)),
         .destroyImage(image: 1), .createVideo(image: 2, uri: "/v.webm"), .controlVideo(image: 2, .play),
         .supplyTile(LayerID(1), level: -1, column: 2, row: 3, image: 4), .dropTiles(LayerID(1)),
+        .createEncodedImage(image: 5, .svg, byteCount: 1234),
     ]
 
     @Test func operationOpcodes() {
@@ -200,6 +202,8 @@ struct ProtocolDescriptionTests {
         #expect(Self.numbers(Self.object("alphaModes"))
                 == Dictionary(uniqueKeysWithValues: ImageFormat.AlphaMode.allCases.map { ($0.description, Int($0.rawValue)) }))
         #expect(Self.object("imageLimits")["maxDimension"] as? Int == Int(ImageFormat.maximumDimension))
+        #expect(Self.numbers(Self.object("encodedImageFormats"))
+                == Dictionary(uniqueKeysWithValues: EncodedImageFormat.allCases.map { ($0.description.lowercased(), Int($0.rawValue)) }))
         let controls: [(String, VideoControl)] = [("play", .play), ("pause", .pause), ("seek", .seek(seconds: 0)), ("rate", .rate(1)), ("loop", .loop(true))]
         #expect(Self.numbers(Self.object("videoControls")) == Dictionary(uniqueKeysWithValues: controls.map { ($0.0, Int($0.1.kind)) }))
         let events: [(String, VideoEvent)] = [("ready", .ready(width: 1, height: 1, duration: nil)), ("playing", .playing),

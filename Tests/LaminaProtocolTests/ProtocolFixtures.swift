@@ -272,6 +272,13 @@ enum ProtocolFixtures {
                     .set(LayerID(5), .tileFadeDuration, .number(0.5)),
                     .supplyTile(LayerID(5), level: -1, column: 3, row: 7, image: 9), .dropTiles(LayerID(5)),
                 ])))),
+        Fixture(name: "commit-encoded-images",
+                description: "commit serial 13 (protocol 1.7): create-encoded-image 7 SVG 1234 bytes, "
+                    + "create-encoded-image 8 GIF 56 bytes, create-encoded-image 9 WebP 78 bytes (each with a memory file)",
+                message: .client(.commit(Commit(serial: 13, operations: [
+                    .createEncodedImage(image: 7, .svg, byteCount: 1234), .createEncodedImage(image: 8, .gif, byteCount: 56),
+                    .createEncodedImage(image: 9, .webp, byteCount: 78),
+                ])))),
         Fixture(name: "tiles-wanted",
                 description: "tiles-wanted (protocol 1.7): layer #5, level 2, tiles (0, 1) at (0, 1024, 2048, 1024) "
                     + "and (1, 1) at (2048, 1024, 2048, 1024)",

@@ -202,6 +202,7 @@ extension Compositor {
         drawReplacedRenderings()
         transitionSnapshots.keepOnly { transitionInProgress(entry: $0, layer: $1) }
         if !liveVideos.isEmpty { updateVideoFrames(at: t) }
+        updateAnimatedImages(at: t)
         // The presentation tree as this tick left it, handed to the render walk as a value.
         let presentation = PresentationTree(ticked: animationStates)
         let list = model.drawList(at: t, presentation: presentation, transitions: transitionSnapshots,
@@ -224,7 +225,7 @@ extension Compositor {
         // only moves when told to.
         liveEmitters = list.liveEmitters
         noteTiles(list, time: t)
-        if !clock.isVirtual, isAnimating || videosPlaying || liveEmitters > 0 || isScrolling || tilesFading { repaint.request(.sceneChanged) }
+        if !clock.isVirtual, isAnimating || videosPlaying || animatedImagesPlaying || liveEmitters > 0 || isScrolling || tilesFading { repaint.request(.sceneChanged) }
         if !watchers.isEmpty {
             watch(#"{"event":"frame","frame":\#(stats.framesRendered),"commits":\#(stats.commitsApplied),"time":\#(JSONWriter.format(t)),"renderMilliseconds":\#(JSONWriter.format((stats.lastFrameSeconds * 1000 * 1000).rounded() / 1000))}"#)
         }

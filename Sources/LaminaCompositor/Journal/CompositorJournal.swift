@@ -115,6 +115,7 @@ extension Compositor {
             do {
                 let result = try model.apply(ops, attachments: attachments, from: client, limits: configuration.limits)
                 if !result.videoChanges.isEmpty { applyVideoChanges(result.videoChanges, entry: i) }
+                startAnimatedImages(entry: i)
                 animate(result, entry: i)
             } catch {
                 model.entries[i].keepsLayers = false

@@ -12,6 +12,11 @@ public protocol LayerRasterizing: AnyObject {
     /// drawing's `drawImage`. Nil when the layer draws nothing.
     func contents(tree: EntrySerial, layer: LayerID, _ p: LayerProperties, toDisplay: Transform3D,
                   images: [UInt32: ImageSource]) -> DrawContents?
+    /// An SVG image shown by layer `layer` of tree `tree`, drawn at `pixelsPerPoint` (or less,
+    /// where the raster's size bound lowers it), with the scale it was drawn at; kept while the
+    /// layer shows the same document at the same scale. Nil when it cannot be drawn.
+    func vectorContents(tree: EntrySerial, layer: LayerID, document: any VectorDocument,
+                        pixelsPerPoint: Double) -> (source: ImageSource, pixelsPerPoint: Double)?
     /// The frame's list is built: rasters of layers not asked for since the last call may go.
     func endFrame()
     /// The rasters of these layers of tree `tree` are still shown (drawn from commands the
@@ -23,6 +28,8 @@ public protocol LayerRasterizing: AnyObject {
 
 extension LayerRasterizing {
     public var statistics: [Statistic] { [] }
+    public func vectorContents(tree: EntrySerial, layer: LayerID, document: any VectorDocument,
+                               pixelsPerPoint: Double) -> (source: ImageSource, pixelsPerPoint: Double)? { nil }
     public func keep(tree: EntrySerial, layers: [LayerID]) {}
 }
 

@@ -81,7 +81,14 @@ extension RenderWalk {
     private mutating func contentsOrRaster(_ id: LayerID, _ p: LayerProperties, toDisplay: Transform3D,
                                            radii: CornerRadii) -> DrawContents? {
         // A drawing (`draw(in:)`) takes the place of contents, as a backing store does.
-        guard p.kind == .shape || p.kind == .text || !p.drawing.isEmpty else { return contentsDraw(p, radii: radii) }
+        guard p.kind == .shape || p.kind == .text || !p.drawing.isEmpty else {
+            // An SVG image is drawn at the scale it is shown, like a drawing.
+            if p.contents != 0, let vector = tree.encodedImages[p.contents]?.vector {
+                rasterLayers?.append(id)
+                return vectorDraw(id, p, vector, toDisplay: toDisplay, radii: radii)
+            }
+            return contentsDraw(p, radii: radii)
+        }
         rasterLayers?.append(id)
         return rasterDraw(id, p, toDisplay: toDisplay, radii: radii)
     }
@@ -218,9 +225,36 @@ extension RenderWalk {
     /// image would land on nothing.
     func contentsDraw(_ p: LayerProperties, radii: CornerRadii) -> DrawContents? {
         guard p.contents != 0, let source = tree.images[p.contents] ?? tree.videos[p.contents]?.image else { return nil }
+        return contentsDraw(p, source: source, scale: p.contentsScale, radii: radii)
+    }
+
+    /// An SVG image's contents: the document drawn (by the rasterizer, which keeps it while the
+    /// scale holds) at as many pixels per point as the layer shows it at, so it stays sharp under
+    /// any transform or output scale; laid out by its intrinsic size in points.
+    func vectorDraw(_ id: LayerID, _ p: LayerProperties, _ vector: any VectorDocument, toDisplay: Transform3D,
+                    radii: CornerRadii) -> DrawContents? {
+        let size = vector.size
+        guard let rasters, size.width > 0, size.height > 0 else { return nil }
+        // Where the document lands, in the layer's points (laid out as an image of its
+        // intrinsic size), and how many display pixels each of its points then covers.
+        let fine = 64.0
+        let at = DrawContents.layout(bounds: p.bounds, imageWidth: Int((size.width * fine).rounded(.up)),
+                                     imageHeight: Int((size.height * fine).rounded(.up)), contentsRect: p.contentsRect,
+                                     contentsCenter: p.contentsCenter, gravity: p.contentsGravity, scale: fine).destination
+        let cw = abs(p.contentsRect.width), ch = abs(p.contentsRect.height)
+        guard at.width > 0, at.height > 0, cw > 0, ch > 0 else { return nil }
+        let perPoint = max(at.width / (cw * size.width), at.height / (ch * size.height)) * toDisplay.largestStretch(over: at)
+        guard perPoint.isFinite, perPoint > 0 else { return nil }
+        let wanted = min(max((perPoint * 4).rounded(.up) / 4, 0.25), 64)
+        guard let raster = rasters.vectorContents(tree: serial, layer: id, document: vector, pixelsPerPoint: wanted) else { return nil }
+        return contentsDraw(p, source: raster.source, scale: raster.pixelsPerPoint, radii: radii)
+    }
+
+    /// `source` as the layer's contents, `scale` of its pixels to a point.
+    func contentsDraw(_ p: LayerProperties, source: ImageSource, scale: Double, radii: CornerRadii) -> DrawContents? {
         let g = DrawContents.layout(bounds: p.bounds, imageWidth: source.width, imageHeight: source.height,
                                     contentsRect: p.contentsRect, contentsCenter: p.contentsCenter,
-                                    gravity: p.contentsGravity, scale: p.contentsScale)
+                                    gravity: p.contentsGravity, scale: scale)
         guard g.destination.width > 0, g.destination.height > 0, g.sourceRect.width != 0, g.sourceRect.height != 0 else { return nil }
         // Core Animation clips contents to the rounded bounds only with masksToBounds; the corner
         // radius alone rounds the background and border.

@@ -30,6 +30,9 @@ public struct ClientLimits: Sendable, Equatable {
     /// (one 16384² image made 3.2 GB of RSS once drawn).
     public var maxImageBytes = 256 << 20
     public var maxTotalImageBytes = 1 << 30
+    /// Bytes of one encoded file (create-encoded-image: an SVG document, a GIF, a WebP), which
+    /// laminad keeps as well as what it decodes to.
+    public var maxEncodedImageBytes = 16 << 20
     /// Live particles: the most one emitter layer may have (its cells' `birthRate × lifetime`,
     /// checked when set, and the walk's bound every frame) and one client's emitters together
     /// in a frame (docs/protocol.md, "Budgets").

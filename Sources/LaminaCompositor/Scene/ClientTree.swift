@@ -37,6 +37,12 @@ public struct ClientTree: Sendable {
     /// The client's videos, by image number (ops create-video, control-video; destroy-image
     /// ends one). Their numbers are taken from the same space as the images'.
     public internal(set) var videos: [UInt32: VideoSurface] = [:]
+    /// The client's images made from encoded files (op create-encoded-image, protocol 1.7), by
+    /// image number: an SVG has no entry in `images` (it is drawn at the scale it is shown); a
+    /// GIF or WebP has, holding its current frame.
+    public internal(set) var encodedImages: [UInt32: EncodedImage] = [:]
+    /// Decodes encoded images (set by the model when the session is attached); nil refuses them.
+    public var imageDecoder: (any EncodedImageDecoding)?
     /// Images made by an earlier client of a resumed session (`adoptImages`).
     var inheritedImages: Set<UInt32> = []
     /// Videos made by an earlier client of a resumed session: stopped once no layer shows them.

@@ -126,7 +126,7 @@ extension ClientTree {
         let needed = ops.reduce(0) { $0 + $1.descriptorCount }
         guard needed == attachments.count else {
             throw CommitRejection(code: .invalidImage, operationIndex: -1,
-                                  message: "the commit has \(needed) create-image operation\(needed == 1 ? "" : "s") but its frame carried \(attachments.count) file descriptor\(attachments.count == 1 ? "" : "s") (send exactly one memory file per create-image, in order, with the frame)")
+                                  message: "the commit has \(needed) create-image or create-encoded-image operation\(needed == 1 ? "" : "s") but its frame carried \(attachments.count) file descriptor\(attachments.count == 1 ? "" : "s") (send exactly one memory file per create-image or create-encoded-image, in order, with the frame)")
         }
         return CommitInProgress(operations: ops, total: ops.count, attachments: attachments, limits: limits, checksDescriptorsAtEnd: false)
     }
@@ -157,7 +157,7 @@ extension ClientTree {
             do throws(CommitRejection) {
                 let visible: Bool
                 switch op {
-                case .createImage, .updateImage, .destroyImage, .createVideo, .controlVideo:
+                case .createImage, .updateImage, .destroyImage, .createVideo, .controlVideo, .createEncodedImage:
                     visible = try applyImage(op, index: i, attachments: commit.attachments, limits: commit.limits, journal: &commit.journal)
                 case .supplyTile, .dropTiles:
                     visible = try applyTile(op, index: i, limits: commit.limits, journal: &commit.journal)
@@ -181,7 +181,7 @@ extension ClientTree {
             let taken = commit.journal.attachmentsTaken
             if commit.checksDescriptorsAtEnd, taken != commit.attachments.count {
                 throw CommitRejection(code: .invalidImage, operationIndex: -1,
-                                      message: "the commit has \(taken) create-image operation\(taken == 1 ? "" : "s") but its frame carried \(commit.attachments.count) file descriptor\(commit.attachments.count == 1 ? "" : "s") (send exactly one memory file per create-image, in order, with the frame)")
+                                      message: "the commit has \(taken) create-image or create-encoded-image operation\(taken == 1 ? "" : "s") but its frame carried \(commit.attachments.count) file descriptor\(commit.attachments.count == 1 ? "" : "s") (send exactly one memory file per create-image or create-encoded-image, in order, with the frame)")
             }
             finishStructure(&commit.journal, changes: &commit.result.changes, limits: commit.limits)
             try checkDepth(of: commit.journal.movedRoots, limits: commit.limits, journal: &commit.journal)
@@ -203,8 +203,10 @@ extension ClientTree {
         // Only now that the commit stands do image changes reach the sources the renderer reads.
         for (source, rect) in journal.imageUpdates { source.markChanged(rect) }
         for source in journal.destroyedImages { source.destroy() }
+        for image in journal.destroyedEncoded { image.destroy() }
         finishTiles(journal.tileChanges, limits: commit.limits)
         for source in journal.destroyedImages { inheritedImages.remove(source.number) }
+        for image in journal.destroyedEncoded { inheritedImages.remove(image.number) }
         for change in journal.videoChanges { if case .destroyed(let v) = change { inheritedVideos.remove(v.number) } }
         destroyUnshownInheritedImages()
         commit.result.videoChanges = journal.videoChanges
@@ -219,6 +221,7 @@ extension ClientTree {
         for id in journal.created { layers[id] = nil }
         for (n, old) in journal.savedImages { images[n] = old }
         for (n, old) in journal.savedVideos { videos[n] = old }
+        for (n, old) in journal.savedEncoded { encodedImages[n] = old }
     }
 
     /// The value each touched layer had before the commit began (nil: it did not exist), and
@@ -245,6 +248,8 @@ extension ClientTree {
         var imageUpdates: [(ImageSource, PixelRect)] = []
         var destroyedImages: [ImageSource] = []
         var savedVideos: [UInt32: VideoSurface?] = [:]
+        var savedEncoded: [UInt32: EncodedImage?] = [:]
+        var destroyedEncoded: [EncodedImage] = []
         var videoChanges: [VideoChange] = []
         /// An emitter layer's properties were set: the client's particles are checked at the end.
         var emittersChanged = false

@@ -188,7 +188,7 @@ extension ClientTree {
             changes.append(.settings(s))
             return false
 
-        case .createImage, .updateImage, .destroyImage, .createVideo, .controlVideo:
+        case .createImage, .updateImage, .destroyImage, .createVideo, .controlVideo, .createEncodedImage:
             return false  // applyImage
         case .supplyTile, .dropTiles:
             return false  // applyTile

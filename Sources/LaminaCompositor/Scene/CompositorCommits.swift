@@ -32,6 +32,7 @@ extension Compositor {
         reply(client, .applied(serial: serial))
         if let i = model.index(of: client) {
             if !result.videoChanges.isEmpty { applyVideoChanges(result.videoChanges, entry: i) }
+            startAnimatedImages(entry: i)
             animate(result, entry: i)
             attachTransitions(replaced, result.changes, entry: i)
             scrollsCommitted(result, entry: i)

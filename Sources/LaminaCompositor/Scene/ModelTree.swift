@@ -48,6 +48,8 @@ public struct ModelTree: Sendable {
     /// output's root: its position is in that output's coordinates (0,0 at its top-left).
     /// Empty for one virtual desktop, where every layer is in desktop coordinates.
     public var outputRoots: [String: Rect] = [:]
+    /// Decodes create-encoded-image's files for every client tree (nil: such images are refused).
+    public var imageDecoder: (any EncodedImageDecoding)?
     /// In connection order: the first is drawn first, at the back.
     public internal(set) var entries: [Entry] = []
     private var nextSerial = EntrySerial(1)
@@ -111,6 +113,7 @@ public struct ModelTree: Sendable {
         }
         var tree = ClientTree(displayWidth: Double(width), displayHeight: Double(height))
         tree.imageOwner = .session(nextSerial)
+        tree.imageDecoder = imageDecoder
         entries.append(Entry(tree: tree,
                              client: client, clientName: hello.clientName, session: hello.session,
                              keepsLayers: hello.flags.contains(.keepLayers), ownerUID: peer.uid, serial: nextSerial))
@@ -147,7 +150,7 @@ public struct ModelTree: Sendable {
     /// The client's limits for a commit of `ops` by entry `i`, with the budgets it shares with
     /// the other entries narrowed to what they leave.
     func commitLimits(_ ops: [Operation], entry i: Int, limits: ClientLimits) -> ClientLimits {
-        commitLimits(createsImages: ops.contains { if case .createImage = $0 { true } else { false } },
+        commitLimits(createsImages: ops.contains { $0.descriptorCount > 0 },
                      createsLayers: ops.contains { if case .create = $0 { true } else { false } }, entry: i, limits: limits)
     }
 

@@ -1,5 +1,3 @@
-import LaminaCore
-
 extension Transform3D {
     /// How many display pixels one point of `rect` covers at most under this transform (a layer's
     /// transform to the display): the largest stretch of the map's derivative at the rectangle's

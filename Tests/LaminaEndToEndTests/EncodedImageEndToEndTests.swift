@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+import Lamina
+import LaminaCore
+import LaminaProtocol
+
+/// Images laminad makes from encoded files (create-encoded-image, protocol 1.7): SVG documents
+/// drawn at the scale they are shown, animated GIF and WebP played on its clock.
+@Suite("Encoded images end to end")
+@MainActor
+struct EncodedImageEndToEndTests {
+    /// A white circle filling a 40 × 40 document.
+    static let circle = Array(##"<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><circle cx="20" cy="20" r="20" fill="#fff"/></svg>"##.utf8)
+
+    // An SVG under transform.scale 4 is as sharp as the same circle drawn 4× as large by a
+    // drawing (edge widths on a row that crosses both), and sits where its layer says.
+    @Test func svgUnderScaleFourIsSharp() async throws {
+        let daemon = try DaemonProcess(size: "400x240")
+        let c = try Connection.connect(to: daemon.socket, name: "svg")
+        let svg = try Image(svg: Self.circle, connection: c)
+        #expect(svg.width == 0 && svg.encoding?.format == .svg)
+        let scaled = Layer()
+        scaled.bounds = Rect(x: 0, y: 0, width: 40, height: 40)
+        scaled.position = Point(x: 100, y: 120)
+        scaled.transform = .scale(x: 4, y: 4, z: 1)
+        scaled.contents = svg
+        let large = Layer()
+        large.bounds = Rect(x: 0, y: 0, width: 160, height: 160)
+        large.position = Point(x: 300, y: 120)
+        let big = DrawingContext(bounds: large.bounds)
+        big.setFillColor(.white)
+        big.fillEllipse(in: Rect(x: 0, y: 0, width: 160, height: 160))
+        large.drawing = big.drawing
+        c.rootLayer.sublayers = [scaled, large]
+        try await c.sync()
+        let shot = try await c.screenshot()
+        // Row 80 crosses each circle 40 points above its centre.
+        let svgEdge = DrawingEndToEndTests.edgeWidth(shot, y: 80, from: 15, to: 195)
+        let drawnEdge = DrawingEndToEndTests.edgeWidth(shot, y: 80, from: 215, to: 395)
+        #expect(drawnEdge <= 4)
+        #expect(svgEdge <= drawnEdge + 1, "SVG edge \(svgEdge) px under scale 4 vs drawn at 4× \(drawnEdge) px")
+        // The circle covers its layer's frame (20…180 × 40…200) and nothing outside it.
+        #expect(shot.pixel(x: 100, y: 120).r > 240, "the centre is white")
+        #expect(shot.pixel(x: 100, y: 42).r > 200 && shot.pixel(x: 100, y: 36).r < 20, "the top edge at y 40")
+        #expect(shot.pixel(x: 22, y: 120).r > 200 && shot.pixel(x: 16, y: 120).r < 20, "the left edge at x 20")
+        // The same SVG at 1×: a 1× raster magnified 4× would blur each edge over 4 pixels.
+        print("SVG edge widths on row 80: under transform.scale 4: \(svgEdge) px, drawing at 4x: \(drawnEdge) px")
+        c.close()
+    }
+
+    // Layout by the intrinsic size: center gravity shows the 40-point document at 40 × 40 in a
+    // 100 × 100 layer; resizeAspect fills the height of a 200 × 100 layer, centred.
+    @Test func svgIsLaidOutByItsIntrinsicSize() async throws {
+        let daemon = try DaemonProcess(size: "320x240")
+        let c = try Connection.connect(to: daemon.socket, name: "svg gravity")
+        let svg = try Image(svg: Self.circle, connection: c)
+        let centred = Layer()
+        centred.frame = Rect(x: 0, y: 0, width: 100, height: 100)
+        centred.contents = svg
+        centred.contentsGravity = .center
+        let aspect = Layer()
+        aspect.frame = Rect(x: 100, y: 120, width: 200, height: 100)
+        aspect.contents = svg
+        aspect.contentsGravity = .resizeAspect
+        c.rootLayer.sublayers = [centred, aspect]
+        try await c.sync()
+        let shot = try await c.screenshot()
+        func white(_ x: Int, _ y: Int) -> Bool { shot.pixel(x: x, y: y).r > 200 }
+        #expect(white(50, 50) && white(50, 32) && !white(50, 28) && white(32, 50) && !white(28, 50), "40 × 40 in the middle")
+        #expect(white(200, 170) && white(200, 123) && white(152, 170) && !white(148, 170) && !white(130, 125), "100 × 100, centred")
+        c.close()
+    }
+
+    // Bad SVG documents are refused with the reason; what the client had stays.
+    @Test func badSVGIsRefused() async throws {
+        let daemon = try DaemonProcess(size: "160x120")
+        let c = try Connection.connect(to: daemon.socket, name: "bad svg")
+        let good = try Image(svg: Self.circle, connection: c)
+        let layer = Layer()
+        layer.frame = Rect(x: 0, y: 0, width: 40, height: 40)
+        layer.contents = good
+        c.rootLayer.addSublayer(layer)
+        try await c.sync()
+        // (Each kept until the commit is sent: a released image's create is dropped unsent.)
+        var bad = try Image(svg: Array("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><rect".utf8), connection: c)
+        await #expect { try await c.sync() } throws: { "\($0)".contains("could not be parsed") }
+        bad = try Image(svg: Array("<svg xmlns='http://www.w3.org/2000/svg'><rect width='5' height='5'/></svg>".utf8), connection: c)
+        await #expect { try await c.sync() } throws: { "\($0)".contains("has no size") }
+        bad = try Image(svg: Array("<svg xmlns='http://www.w3.org/2000/svg' width='99999' height='10'/>".utf8), connection: c)
+        await #expect { try await c.sync() } throws: { "\($0)".contains("may exceed") }
+        withExtendedLifetime(bad) {}
+        let shot = try await c.screenshot()
+        #expect(shot.pixel(x: 20, y: 20).r > 240, "the good SVG still shows")
+        c.close()
+    }
+}
