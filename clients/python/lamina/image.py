@@ -8,7 +8,7 @@ import fcntl
 from dataclasses import dataclass
 import os
 import weakref
-from typing import Any
+from typing import Any, Optional, Tuple
 
 from . import protocol
 
@@ -36,6 +36,11 @@ class Image:
         self.height = height
         self.order = order
         self.alpha = alpha
+        #: For an image made from an encoded file (`from_encoded`): (format, byte count).
+        self.encoding: Optional[Tuple[str, int]] = None
+        self._share(pixels)
+
+    def _share(self, pixels: bytes) -> None:
         fd = os.memfd_create("lamina-image", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
         try:
             os.ftruncate(fd, len(pixels))
@@ -74,6 +79,50 @@ class Image:
             rgba = im.convert("RGBA")
             return cls(rgba.width, rgba.height, rgba.tobytes(), order="rgba", alpha="straight")
 
+    @classmethod
+    def from_encoded(cls, data: bytes, format: str) -> "Image":
+        """An image laminad makes from an encoded file (protocol 1.7): ``format`` "svg" (drawn
+        by laminad at the scale each layer shows it, sharp under any transform), "gif" or
+        "webp" (animated or still: laminad plays the frames on its clock from the commit that
+        makes the image). A file laminad cannot decode makes that commit fail, naming why.
+        `width` and `height` are the canvas a GIF or WebP header declares, 0 for an SVG."""
+        if format not in protocol.ENCODED_IMAGE_FORMATS:
+            raise ValueError(f"format must be one of {', '.join(protocol.ENCODED_IMAGE_FORMATS)}, got {format!r}")
+        data = bytes(data)
+        if not data:
+            raise ValueError("an encoded image needs its file's bytes; got none")
+        image = cls.__new__(cls)
+        image.width, image.height = _canvas_size(data, format)
+        image.order, image.alpha = "rgba", "straight"
+        image.encoding = (format, len(data))
+        image._share(data)
+        return image
+
+    @classmethod
+    def from_svg(cls, data: bytes) -> "Image":
+        """An SVG document's bytes (`from_encoded` with "svg")."""
+        return cls.from_encoded(data, "svg")
+
+    @classmethod
+    def from_file(cls, path: str) -> "Image":
+        """An image file, by its first bytes: SVG and GIF, and animated WebP, go to laminad as
+        they are (`from_encoded`); PNG, JPEG and still WebP are decoded here with Pillow."""
+        with open(path, "rb") as f:
+            data = f.read()
+        kind = encoded_kind(data)
+        if kind == "webp" and not _webp_is_animated(data):
+            kind = None
+        if kind is not None:
+            return cls.from_encoded(data, kind)
+        return cls.from_png(path)
+
+    def create_operation(self, number: int) -> Any:
+        """The operation that makes this image in laminad as `number`."""
+        from . import wire
+        if self.encoding is not None:
+            return wire.CreateEncodedImage(number, self.encoding[0], self.encoding[1])
+        return wire.CreateImage(number, self.width, self.height, self.width * 4, self.order, self.alpha, 0)
+
     @property
     def fd(self) -> int:
         """The memory file's descriptor (sent to laminad with each connection's create-image)."""
@@ -85,6 +134,8 @@ class Image:
         """Rewrites the rectangle (rows of ``width × 4`` bytes, in the image's order and alpha);
         laminad uploads only that rectangle, with each holding connection's next commit. Do not
         rewrite it again before that frame is drawn (a `Connection.sync` or screenshot says so)."""
+        if self.encoding is not None:
+            raise ValueError("the image was made from an encoded file: laminad draws its pixels")
         if not (width > 0 and height > 0 and x >= 0 and y >= 0 and x + width <= self.width and y + height <= self.height):
             raise ValueError(f"update rectangle ({x}, {y}, {width}, {height}) is empty or reaches outside the {self.width}x{self.height} image")
         row = width * 4
@@ -106,6 +157,40 @@ class Image:
 
     def __repr__(self) -> str:
         return f"Image({self.width}x{self.height}, {self.order}, {self.alpha})"
+
+
+def encoded_kind(data: bytes) -> Optional[str]:
+    """"svg", "gif" or "webp" by a file's first bytes; None for anything else."""
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return "gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "webp"
+    head = data[3:] if data[:3] == b"\xef\xbb\xbf" else data
+    head = head.lstrip(b" \t\r\n")
+    if head[:5] == b"<?xml" or head[:4] in (b"<svg", b"<!--") or head[:13] == b"<!DOCTYPE svg":
+        return "svg"
+    return None
+
+
+def _webp_is_animated(data: bytes) -> bool:
+    # An extended WebP (VP8X) says so in its flags (bit 1).
+    return data[12:16] == b"VP8X" and len(data) > 20 and bool(data[20] & 0x02)
+
+
+def _canvas_size(data: bytes, format: str) -> Tuple[int, int]:
+    """The canvas a GIF or WebP header declares; (0, 0) for an SVG or a header too short."""
+    if format == "gif" and len(data) >= 10:
+        return int.from_bytes(data[6:8], "little"), int.from_bytes(data[8:10], "little")
+    if format == "webp" and len(data) >= 30:
+        chunk = data[12:16]
+        if chunk == b"VP8X":
+            return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1
+        if chunk == b"VP8L" and data[20] == 0x2F:
+            b = int.from_bytes(data[21:25], "little")
+            return (b & 0x3FFF) + 1, ((b >> 14) & 0x3FFF) + 1
+        if chunk == b"VP8 " and data[23:26] == b"\x9d\x01\x2a":
+            return int.from_bytes(data[26:28], "little") & 0x3FFF, int.from_bytes(data[28:30], "little") & 0x3FFF
+    return 0, 0
 
 
 __all__ = ["Image"]

@@ -597,7 +597,7 @@ class Link:
         number = self._next_image
         self._next_image += 1
         self._images[image] = number
-        self._image_ops.append(wire.CreateImage(number, image.width, image.height, image.width * 4, image.order, image.alpha, 0))
+        self._image_ops.append(image.create_operation(number))
         self._image_fds.append(image.fd)
         self._image_keep.append(image)
 

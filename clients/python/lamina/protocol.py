@@ -70,7 +70,10 @@ OPCODES = {
     "controlVideo": 17,
     "supplyTile": 18,
     "dropTiles": 19,
+    "createEncodedImage": 20,
 }
+#: create-encoded-image's formats (protocol 1.7).
+ENCODED_IMAGE_FORMATS = {"svg": 0, "gif": 1, "webp": 2}
 #: An insert index that appends.
 APPEND = 0xFFFFFFFF
 SETTINGS_DISABLE_ACTIONS = 1

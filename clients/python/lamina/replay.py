@@ -230,7 +230,7 @@ class ResilientLink(Link):
         ops += [(wire.DestroyImage(number), None) for number, _ in images if number in shown]
         ops += [(wire.DestroyImage(number), None) for number, video in videos if number in shown and not video.closed]
         for number, image in images:
-            ops.append((wire.CreateImage(number, image.width, image.height, image.width * 4, image.order, image.alpha, 0), image.fd))
+            ops.append((image.create_operation(number), image.fd))
         for number, video in videos:
             if video.closed:
                 continue

@@ -469,6 +469,15 @@ class CreateVideo:
 
 
 @dataclass(frozen=True)
+class CreateEncodedImage:
+    """An image laminad makes from an encoded file (protocol 1.7): ``format`` is "svg", "gif"
+    or "webp"; the file is the first ``byte_count`` bytes of the frame's next descriptor."""
+    image: int
+    format: str
+    byte_count: int
+
+
+@dataclass(frozen=True)
 class ControlVideo:
     """play, pause, seek (seconds), rate (factor) or loop (bool) (protocol 1.6)."""
     image: int
@@ -477,7 +486,8 @@ class ControlVideo:
 
 
 Operation = Union[Create, Destroy, Set, Insert, Remove, AddAnimation, RemoveAnimation, RemoveAllAnimations,
-                  SetAction, Settings, CreateImage, UpdateImage, DestroyImage, CreateVideo, ControlVideo]
+                  SetAction, Settings, CreateImage, UpdateImage, DestroyImage, CreateVideo, ControlVideo,
+                  CreateEncodedImage]
 
 
 def write_operation(w: Writer, op: Operation) -> None:
@@ -548,6 +558,11 @@ def write_operation(w: Writer, op: Operation) -> None:
         w.u8(protocol.PIXEL_FORMATS[op.pixel_format])
         w.u8(protocol.ALPHA_MODES[op.alpha])
         w.u64(op.offset)
+    elif isinstance(op, CreateEncodedImage):
+        w.u8(o["createEncodedImage"])
+        w.u32(op.image)
+        w.u8(protocol.ENCODED_IMAGE_FORMATS[op.format])
+        w.u64(op.byte_count)
     elif isinstance(op, UpdateImage):
         w.u8(o["updateImage"])
         for v in (op.image, op.x, op.y, op.width, op.height):
@@ -664,6 +679,12 @@ def read_operation(r: Reader) -> Operation:
         return SupplyTile(layer, level, r.u32("tile column"), r.u32("tile row"), r.u32("tile image"))
     if opcode == o["dropTiles"]:
         return DropTiles(r.u32("layer"))
+    if opcode == o["createEncodedImage"]:
+        image, raw = r.u32("image"), r.u8("encoded image format")
+        names = {v: k for k, v in protocol.ENCODED_IMAGE_FORMATS.items()}
+        if raw not in names:
+            raise ProtocolViolation(f"unknown encoded image format {raw} (0 SVG, 1 GIF, 2 WebP)")
+        return CreateEncodedImage(image, names[raw], r.u64("encoded image bytes"))
     if opcode == o["setAction"]:
         layer, dictionary, key = r.u32("layer"), r.u8("dictionary"), r.string("key")
         kind = r.u8("action kind")
@@ -1119,7 +1140,7 @@ def split_frames(data: bytes) -> List[Tuple[int, bytes]]:
 
 __all__ = [
     "Writer", "Reader", "frame", "FrameDecoder", "Create", "Destroy", "Set", "Insert", "Remove", "AddAnimation",
-    "RemoveAnimation", "RemoveAllAnimations", "SetAction", "Settings", "CreateImage", "UpdateImage", "DestroyImage",
+    "RemoveAnimation", "RemoveAllAnimations", "SetAction", "Settings", "CreateImage", "UpdateImage", "DestroyImage", "CreateEncodedImage",
     "Operation", "write_operation", "read_operation", "encode_hello", "encode_commit", "encode_request",
     "encode_injection", "decode_server", "Welcome", "Applied", "Reply", "AnimationNotice", "TransactionCompleted",
     "WatchLine", "InputMessage", "OutputMode", "OutputInfo", "DisplayOutput", "DisplayChanged", "DisplayLinkFrame", "split_frames",
