@@ -1373,6 +1373,22 @@ int lamina_tiled_layer_drop_tiles(lamina_layer *layer);
  */
 lamina_image *lamina_image_new(lamina_connection *conn, uint32_t width, uint32_t height, const void *pixels,
                                size_t stride, lamina_pixel_format format, lamina_alpha_mode alpha, char **error);
+/** create-encoded-image's formats (protocol 1.7). */
+typedef enum lamina_encoded_format {
+    LAMINA_ENCODED_SVG = 0,  /**< an SVG document: laminad draws it at the scale it is shown */
+    LAMINA_ENCODED_GIF = 1,  /**< a GIF, animated or still: laminad plays its frames on its clock */
+    LAMINA_ENCODED_WEBP = 2, /**< a WebP, animated or still */
+} lamina_encoded_format;
+
+/**
+ * An image laminad makes from an encoded file (protocol 1.7): `size` bytes of an SVG document,
+ * a GIF or a WebP, copied into a sealed memory file sent with the next commit. laminad draws an
+ * SVG at the scale each layer shows it and plays a GIF's or WebP's frames on its clock from that
+ * commit; a file it cannot decode makes the commit fail with an error naming why. Updates do not
+ * apply to it (lamina_image_update() returns LAMINA_ERROR_INVALID_ARGUMENT).
+ */
+lamina_image *lamina_image_new_encoded(lamina_connection *conn, lamina_encoded_format format, const void *bytes,
+                                       size_t size, char **error);
 /** Rewrites a rectangle (rows `stride` bytes apart, 0: width x 4); laminad uploads it with the next commit. */
 int lamina_image_update(lamina_image *image, uint32_t x, uint32_t y, uint32_t width, uint32_t height,
                         const void *pixels, size_t stride);

@@ -62,6 +62,10 @@ struct lamina_image {
     uint32_t number, width, height;
     uint8_t format, alpha;
     int fd; /* the memory file, kept for updates (and for a reconnection) */
+    /* An image made from an encoded file (lamina_image_new_encoded): its format + 1 (0: pixels)
+     * and the file's length. */
+    uint8_t encoding;
+    uint64_t encoded_bytes;
 };
 
 struct lamina_path {

@@ -123,11 +123,116 @@ lamina_image *lamina_image_new(lamina_connection *conn, uint32_t width, uint32_t
     return image;
 }
 
+/* Room for image `number` in the connection's table, and for one more descriptor. */
+static int reserve_image(lamina_connection *conn, uint32_t number) {
+    if (number == UINT32_MAX || lm_grow((void **)&conn->fds, &conn->fd_capacity, conn->fd_count, sizeof *conn->fds))
+        return -1;
+    if (number >= conn->image_capacity) {
+        size_t capacity = conn->image_capacity ? conn->image_capacity * 2 : 16;
+        while (capacity <= number)
+            capacity *= 2;
+        lamina_image **images = realloc(conn->images, capacity * sizeof *images);
+        if (!images)
+            return -1;
+        memset(images + conn->image_capacity, 0, (capacity - conn->image_capacity) * sizeof *images);
+        conn->images = images;
+        conn->image_capacity = capacity;
+    }
+    return 0;
+}
+
+void lm_encode_create_image(lm_buf *b, const lamina_image *image) {
+    if (image->encoding) {
+        lm_buf_u8(b, LM_OP_CREATE_ENCODED_IMAGE);
+        lm_buf_u32(b, image->number);
+        lm_buf_u8(b, image->encoding - 1u);
+        lm_buf_u64(b, image->encoded_bytes);
+        return;
+    }
+    lm_buf_u8(b, LM_OP_CREATE_IMAGE);
+    lm_buf_u32(b, image->number);
+    lm_buf_u32(b, image->width);
+    lm_buf_u32(b, image->height);
+    lm_buf_u32(b, image->width * 4);
+    lm_buf_u8(b, image->format);
+    lm_buf_u8(b, image->alpha);
+    lm_buf_u64(b, 0);
+}
+
+lamina_image *lamina_image_new_encoded(lamina_connection *conn, lamina_encoded_format format, const void *bytes,
+                                       size_t size, char **error) {
+    if (lm_check_recordable(conn)) {
+        lm_set_error(error, "%s", conn ? lamina_connection_error(conn) : "no connection");
+        return NULL;
+    }
+    if (!bytes || size == 0 || (format != LAMINA_ENCODED_SVG && format != LAMINA_ENCODED_GIF && format != LAMINA_ENCODED_WEBP)) {
+        lm_set_error(error, "an encoded image needs its file's bytes and a known format (SVG, GIF or WebP)");
+        return NULL;
+    }
+    uint32_t number = conn->next_image;
+    if (reserve_image(conn, number)) {
+        lm_set_error(error, "out of memory");
+        return NULL;
+    }
+    lamina_image *image = calloc(1, sizeof *image);
+    if (!image) {
+        lm_set_error(error, "out of memory");
+        return NULL;
+    }
+    int fd = memfd_create("lamina-image", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    size_t done = 0;
+    int ok = fd >= 0 && ftruncate(fd, (off_t)size) == 0;
+    while (ok && done < size) {
+        ssize_t n = pwrite(fd, (const uint8_t *)bytes + done, size - done, (off_t)done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            ok = 0;
+        else
+            done += (size_t)n;
+    }
+    if (!ok || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+        lm_set_error(error, "cannot fill the image's memory file: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        free(image);
+        return NULL;
+    }
+    int sent = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (sent < 0) {
+        lm_set_error(error, "cannot duplicate the image's descriptor: %s", strerror(errno));
+        close(fd);
+        free(image);
+        return NULL;
+    }
+    image->conn = conn;
+    image->number = number;
+    image->fd = fd;
+    image->encoding = (uint8_t)(format + 1);
+    image->encoded_bytes = size;
+    size_t mark = conn->image_ops.length;
+    lm_encode_create_image(&conn->image_ops, image);
+    if (lm_op_end(conn, &conn->image_ops, &conn->image_op_count, mark)) {
+        lm_set_error(error, "out of memory");
+        close(sent);
+        close(fd);
+        free(image);
+        return NULL;
+    }
+    if (conn->fd >= 0)
+        conn->fds[conn->fd_count++] = sent;
+    else
+        close(sent);
+    conn->images[number] = image;
+    conn->next_image++;
+    return image;
+}
+
 uint32_t lamina_image_number(const lamina_image *image) { return image ? image->number : 0; }
 
 int lamina_image_update(lamina_image *image, uint32_t x, uint32_t y, uint32_t width, uint32_t height,
                         const void *pixels, size_t stride) {
-    if (!image || !pixels || width == 0 || height == 0 || x >= image->width || y >= image->height ||
+    if (!image || image->encoding || !pixels || width == 0 || height == 0 || x >= image->width || y >= image->height ||
         width > image->width - x || height > image->height - y || (stride && stride < (size_t)width * 4))
         return LAMINA_ERROR_INVALID_ARGUMENT;
     lamina_connection *conn = image->conn;

@@ -11,6 +11,8 @@ size_t lm_op_begin(lamina_connection *conn);
 /* Ends it: 0, or LAMINA_ERROR_NO_MEMORY (rolled back). */
 int lm_op_end(lamina_connection *conn, lm_buf *list, uint32_t *count, size_t mark);
 void lm_free_settings(lm_settings *s);
+/* Appends the create-image (or create-encoded-image) operation that makes `image` in laminad. */
+void lm_encode_create_image(lm_buf *b, const lamina_image *image);
 /* Sends what is pending as one commit (completions of transactions that sent nothing queued). */
 int lm_send_pending(lamina_connection *conn);
 /* Drops what is pending (its descriptors closed) and the settings it was under. */

@@ -9,6 +9,7 @@
 #include "animation.h"
 #include "events.h"
 #include "model.h"
+#include "pending.h"
 #include "replay.h"
 
 static int listed(const uint32_t *list, size_t count, uint32_t number) {
@@ -82,14 +83,7 @@ uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int 
             lamina_image *image = conn->images[r->index];
             if (!image || listed(r->skipped_images, r->skipped_image_count, image->number))
                 break;
-            lm_buf_u8(&one, LM_OP_CREATE_IMAGE);
-            lm_buf_u32(&one, image->number);
-            lm_buf_u32(&one, image->width);
-            lm_buf_u32(&one, image->height);
-            lm_buf_u32(&one, image->width * 4);
-            lm_buf_u8(&one, image->format);
-            lm_buf_u8(&one, image->alpha);
-            lm_buf_u64(&one, 0);
+            lm_encode_create_image(&one, image);
             fd = image->fd;
             break;
         }

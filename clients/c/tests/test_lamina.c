@@ -1791,6 +1791,62 @@ static void on_sparkline_tick(lamina_display_link *link, void *user) {
     lamina_path_free(path);
 }
 
+/* An SVG image (lamina_image_new_encoded): a white circle in a 40-point document under a 4x
+ * scale transform is drawn by laminad at that scale, its edge as sharp as a 1x raster
+ * magnified 4x is not (about 4 blurred pixels per edge); a broken document is refused. */
+static void svg_images(lamina_connection *conn) {
+    static const char circle[] = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"40\" height=\"40\">"
+                                 "<circle cx=\"20\" cy=\"20\" r=\"20\" fill=\"#fff\"/></svg>";
+    char *error = NULL;
+    lamina_layer *root = lamina_connection_root(conn);
+    lamina_layer *back = lamina_layer_new(conn), *layer = lamina_layer_new(conn);
+    lamina_layer_set_bounds(back, 0, 0, 320, 240);
+    lamina_layer_set_position(back, 160, 120);
+    lamina_layer_set_background_color(back, 0, 0, 0, 1);
+    lamina_image *svg = lamina_image_new_encoded(conn, LAMINA_ENCODED_SVG, circle, sizeof circle - 1, &error);
+    CHECK(svg != NULL, "lamina_image_new_encoded: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    lamina_layer_set_bounds(layer, 0, 0, 40, 40);
+    lamina_layer_set_position(layer, 100, 120);
+    const double scale4[16] = {4, 0, 0, 0, 0, 4, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    lamina_layer_set_transform(layer, LAMINA_PROPERTY_TRANSFORM, scale4);
+    lamina_layer_set_contents(layer, svg);
+    lamina_layer_add_sublayer(root, back);
+    lamina_layer_add_sublayer(back, layer);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync the SVG: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    CHECK(lamina_image_update(svg, 0, 0, 1, 1, circle, 4) == LAMINA_ERROR_INVALID_ARGUMENT, "an encoded image takes no updates");
+    uint32_t w = 0, h = 0;
+    uint8_t *pixels = NULL;
+    CHECK(lamina_connection_screenshot_pixels(conn, &w, &h, &pixels, &error) == 0, "screenshot: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    int edge = 0;
+    for (uint32_t x = 15; pixels && x < 195 && x < w; x++) {
+        int r = pixel_at(pixels, w, x, 80).r;
+        edge += r > 20 && r < 235;
+    }
+    CHECK(pixels && edge <= 4, "the SVG's edges on row 80 span %d pixels (sharp: at most 4)", edge);
+    CHECK(pixels && pixel_at(pixels, w, 100, 120).r > 240 && pixel_at(pixels, w, 100, 42).r > 200 &&
+              pixel_at(pixels, w, 100, 36).r < 20, "the circle fills its layer's frame");
+    free(pixels);
+    static const char broken[] = "<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><rect";
+    lamina_image *bad = lamina_image_new_encoded(conn, LAMINA_ENCODED_SVG, broken, sizeof broken - 1, &error);
+    CHECK(bad != NULL, "lamina_image_new_encoded (broken): %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    CHECK(lamina_connection_sync(conn, &error) != 0 && error && strstr(error, "could not be parsed"),
+          "a broken SVG is refused: %s", error ? error : "(no error)");
+    free(error);
+    error = NULL;
+    CHECK(lamina_image_new_encoded(conn, 9, circle, 4, &error) == NULL && error, "an unknown format is refused");
+    free(error);
+    lamina_layer_remove_from_superlayer(back);
+    lamina_connection_sync(conn, NULL);
+}
+
 static void sparkline_program(lamina_connection *conn) {
     lamina_layer *root = lamina_connection_root(conn);
     lamina_layer *back = lamina_layer_new(conn), *spark = lamina_layer_new_kind(conn, LAMINA_LAYER_KIND_SHAPE);
@@ -3217,6 +3273,7 @@ static int run_daemon(void) {
         geometry_reference(conn);
         display_links(conn);
         sparkline_program(conn);
+        svg_images(conn);
         lamina_connection_close(conn);
     }
     /* The default lookup names every place it tried. */
