@@ -25,7 +25,7 @@ public struct SceneLayer: Sendable, Equatable {
     public var actions: [String: Action] = [:]
     /// The JSON path of this layer in the file, for messages.
     public var path: String = "$"
-    /// `"contents": "file.png"`: a PNG or JPEG file shown as the layer's contents. Relative to
+    /// `"contents": "file.png"`: an image file (PNG, JPEG, WebP, SVG, GIF) shown as the layer's contents. Relative to
     /// the scene file once loaded with `Scene.load(path:)`.
     public var contentsFile: String?
     /// `"video": "clip.webm"`: a video file shown as the layer's contents (protocol 1.6),

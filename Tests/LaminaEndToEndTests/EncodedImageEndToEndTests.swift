@@ -93,4 +93,23 @@ struct EncodedImageEndToEndTests {
         #expect(shot.pixel(x: 20, y: 20).r > 240, "the good SVG still shows")
         c.close()
     }
+
+    // A scene file's "contents" may name an SVG file: laminactl sends it as it is, and laminad
+    // draws it at the layer's scale (here 2×, 80 × 80 pixels with a sharp edge).
+    @Test func sceneFileContentsMayBeAnSVG() async throws {
+        let daemon = try DaemonProcess(size: "200x120")
+        try Data(Self.circle).write(to: URL(fileURLWithPath: daemon.directory + "/logo.svg"))
+        let scene = daemon.directory + "/scene.json"
+        try #"{"sublayers": [{"name": "logo", "frame": [20, 20, 40, 40], "transform": {"scale": 2}, "contents": "logo.svg"}]}"#
+            .write(toFile: scene, atomically: true, encoding: .utf8)
+        let r = try daemon.laminactl(["apply", scene])
+        #expect(r.status == 0, "\(r.output)")
+        let c = try Connection.connect(to: daemon.socket, name: "viewer")
+        let shot = try await c.screenshot()
+        // The 40-point frame centred at (40, 40), scaled 2× about its centre: 0…80 on each axis.
+        #expect(shot.pixel(x: 40, y: 40).r > 240 && shot.pixel(x: 40, y: 2).r > 150 && shot.pixel(x: 2, y: 40).r > 150)
+        #expect(shot.pixel(x: 40, y: 84).r < 20 && shot.pixel(x: 84, y: 40).r < 20, "nothing outside")
+        #expect(DrawingEndToEndTests.edgeWidth(shot, y: 20, from: 0, to: 100) <= 4)
+        c.close()
+    }
 }
