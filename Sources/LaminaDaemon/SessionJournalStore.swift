@@ -95,11 +95,15 @@ final class SessionJournalStore {
             _ = rename(indexPath, indexPath + ".corrupt")
             return
         }
-        let report = compositor.restore(journal, bootID: bootID) { [directory] image in
+        let report = compositor.restore(journal, bootID: bootID, pixels: { [directory] image in
             guard let bytes = try? Files.read(directory + "/" + image.file, limit: image.byteCount),
                   bytes.count == image.byteCount else { return nil }
             return HeapPixelMemory(bytes)
-        }
+        }, encodedFile: { [directory] image in
+            guard let bytes = try? Files.read(directory + "/" + image.file, limit: Int(image.byteCount)),
+                  bytes.count == Int(image.byteCount) else { return nil }
+            return HeapPixelMemory(bytes)
+        })
         for line in report { logger.notice("restored \(line)") }
         // What was restored is what the journal says: no rewrite is needed until it changes.
         let generation = compositor.journalGeneration

@@ -38,19 +38,34 @@ struct SessionJournalTests {
 
     @Test func videosRoundTripAndVersionOneIsStillRead() throws {
         #expect(try SessionJournal.decode(Self.withVideo.encoded()) == Self.withVideo)
-        // Version 1 had no videos after each session's animations: the same bytes less the
-        // video count, with the version and checksum of their own.
-        var v1 = Self.sample.encoded()
-        v1.removeLast(4)
-        let payload = Array(v1[20...])
-        var header = ByteWriter(capacity: 20)
-        header.raw(SessionJournal.magic)
-        header.u32(1)
-        header.u64(UInt64(payload.count))
-        header.u32(CRC32.checksum(payload))
-        #expect(try SessionJournal.decode(header.bytes + payload) == Self.sample)
+        // Version 1 had no videos after each session's animations, version 2 no encoded images
+        // after its videos: the same bytes less those counts, with a version and checksum of
+        // their own.
+        for (version, cut) in [(UInt32(1), 8), (2, 4)] {
+            var old = Self.sample.encoded()
+            old.removeLast(cut)
+            let payload = Array(old[20...])
+            var header = ByteWriter(capacity: 20)
+            header.raw(SessionJournal.magic)
+            header.u32(version)
+            header.u64(UInt64(payload.count))
+            header.u32(CRC32.checksum(payload))
+            #expect(try SessionJournal.decode(header.bytes + payload) == Self.sample, "version \(version)")
+        }
         var bad = Self.withVideo
         bad.sessions[0].videos[0].rate = 0
+        #expect(throws: SessionJournal.Problem.self) { try SessionJournal.decode(bad.encoded()) }
+    }
+
+    /// Version 3: a session's encoded images (an SVG and a GIF), their files named; a bad
+    /// format byte or file name is refused.
+    @Test func encodedImagesRoundTrip() throws {
+        var j = Self.sample
+        j.sessions[0].encodedImages = [SessionJournal.EncodedImage(number: 7, format: .svg, byteCount: 120, file: "p-e1.svg"),
+                                       SessionJournal.EncodedImage(number: 8, format: .gif, byteCount: 3000, file: "p-e2.gif")]
+        #expect(try SessionJournal.decode(j.encoded()) == j)
+        var bad = j
+        bad.sessions[0].encodedImages[0].file = "../etc/passwd"
         #expect(throws: SessionJournal.Problem.self) { try SessionJournal.decode(bad.encoded()) }
     }
 

@@ -112,6 +112,28 @@ struct RestartTests {
         #expect(Array(shot.bytes[i..<i + 3]) == [0, 255, 0], "the picture after the restart: \(Array(shot.bytes[i..<i + 4]))")
     }
 
+    /// A kept session's SVG image (create-encoded-image) is journalled as its file's bytes: a
+    /// killed laminad draws it again, still at the layer's scale.
+    @Test func anSVGImageSurvivesAKill() async throws {
+        let first = try DaemonProcess()
+        let app = try Connection.connect(to: first.socket, name: "kiosk-app", session: "kiosk", keepLayers: true)
+        let logo = Layer()
+        logo.bounds = Rect(x: 0, y: 0, width: 40, height: 40)
+        logo.position = Point(x: 160, y: 120)
+        logo.transform = .scale(x: 3, y: 3, z: 1)
+        logo.contents = try Image(svg: EncodedImageEndToEndTests.circle, connection: app)
+        app.rootLayer.addSublayer(logo)
+        try await app.sync()
+        #expect(try waitForJournal(first))
+        first.kill(SIGKILL)
+        let second = try DaemonProcess(directory: first.directory)
+        #expect(second.logText.contains("restored session 'kiosk' of uid 0: 2 layers, 1 images"), "\(second.logText)")
+        let shot = try await Connection.connect(to: second.socket, name: "observer").screenshot()
+        #expect(shot.pixel(x: 160, y: 120).r > 240 && shot.pixel(x: 160, y: 64).r > 200 && shot.pixel(x: 160, y: 56).r < 20,
+                "the circle, 120 pixels across, after the restart")
+        #expect(DrawingEndToEndTests.edgeWidth(shot, y: 80, from: 90, to: 230) <= 4, "still drawn at the layer's scale")
+    }
+
     /// Acknowledged means kept: laminactl's `applied` line comes only once the journal holds
     /// the scene (group commit), so killing laminad the moment laminactl returns loses nothing.
     /// Before, the journal was written 0.5 s after the change and such a kill lost the scene.

@@ -7,9 +7,14 @@ extension Compositor {
     /// An image the journal names, with the source whose pixels go in its file.
     public struct JournalImage {
         public var file: String
-        public var source: ImageSource
-        /// Its pixels as premultiplied RGBA rows, width × 4 bytes each, top row first.
+        public var source: ImageSource?
+        /// An encoded image's file bytes, written as they are.
+        public var encodedBytes: [UInt8]?
+        /// Its pixels as premultiplied RGBA rows, width × 4 bytes each, top row first (or an
+        /// encoded image's file).
         public func pixels() -> [UInt8] {
+            if let encodedBytes { return encodedBytes }
+            guard let source else { return [] }
             var scratch: [UInt8] = []
             let rect = PixelRect(x: 0, y: 0, width: UInt32(source.width), height: UInt32(source.height))
             return source.withPremultipliedRGBA(rect, scratch: &scratch) { base, rowLength in
@@ -33,7 +38,14 @@ extension Compositor {
         var files: [JournalImage] = []
         for entry in model.entries where entry.isKept {
             var images: [SessionJournal.Image] = []
-            for (number, source) in entry.tree.images.sorted(by: { $0.key < $1.key }) where !source.isDestroyed {
+            var encoded: [SessionJournal.EncodedImage] = []
+            for (number, image) in entry.tree.encodedImages.sorted(by: { $0.key < $1.key }) where !image.isDestroyed {
+                let file = "\(filePrefix)-e\(image.id).\(image.format.description.lowercased())"
+                encoded.append(SessionJournal.EncodedImage(number: number, format: image.format, byteCount: UInt64(image.bytes.count), file: file))
+                files.append(JournalImage(file: file, source: nil, encodedBytes: image.bytes))
+            }
+            for (number, source) in entry.tree.images.sorted(by: { $0.key < $1.key })
+            where !source.isDestroyed && entry.tree.encodedImages[number] == nil {
                 let file = "\(filePrefix)-\(source.id)-\(source.generation).rgba"
                 images.append(SessionJournal.Image(number: number, width: UInt32(source.width),
                                                    height: UInt32(source.height), file: file))
@@ -42,7 +54,7 @@ extension Compositor {
             sessions.append(SessionJournal.Session(name: entry.session, clientName: entry.clientName, ownerUID: entry.ownerUID,
                                                    structure: entry.tree.snapshot(), images: images,
                                                    animations: Self.animationOperations(entry, animationStates[entry.serial]),
-                                                   videos: journalVideos(entry)))
+                                                   videos: journalVideos(entry), encodedImages: encoded))
         }
         return (SessionJournal(clock: clock.isVirtual ? .virtual : .real, writtenAt: now, bootID: bootID, sessions: sessions), files)
     }
@@ -81,7 +93,8 @@ extension Compositor {
     /// log about each session.
     @discardableResult
     public func restore(_ journal: SessionJournal, bootID: String,
-                        pixels: (SessionJournal.Image) -> (any PixelMemory)?) -> [String] {
+                        pixels: (SessionJournal.Image) -> (any PixelMemory)?,
+                        encodedFile: (SessionJournal.EncodedImage) -> (any PixelMemory)? = { _ in nil }) -> [String] {
         var report: [String] = []
         let shift = journal.shift(to: clock.isVirtual ? .virtual : .real, now: now, bootID: bootID)
         let disable = Operation.settings(TransactionSettings(disableActions: true))
@@ -106,6 +119,11 @@ extension Compositor {
             for image in s.images {
                 guard let memory = pixels(image) else { missing.append(image.number); continue }
                 ops.append(.createImage(image: image.number, ImageFormat(width: image.width, height: image.height)))
+                attachments.append(.memory(memory))
+            }
+            for image in s.encodedImages {
+                guard let memory = encodedFile(image) else { missing.append(image.number); continue }
+                ops.append(.createEncodedImage(image: image.number, image.format, byteCount: image.byteCount))
                 attachments.append(.memory(memory))
             }
             // Videos before the layers that show them; a playing one has moved on by the clock
@@ -141,7 +159,7 @@ extension Compositor {
                 }
             }
             model.detach(client)
-            var line = "session '\(s.name)' of uid \(s.ownerUID): \(model.entries[i].tree.layers.count) layers, \(s.images.count - missing.count) images, \(s.animations.count - refused) animations"
+            var line = "session '\(s.name)' of uid \(s.ownerUID): \(model.entries[i].tree.layers.count) layers, \(s.images.count + s.encodedImages.count - missing.count) images, \(s.animations.count - refused) animations"
             if !s.videos.isEmpty { line += ", \(s.videos.count) videos" }
             if !missing.isEmpty { line += "; images \(missing.map(String.init).joined(separator: ", ")) missing or short, left out" }
             if refused > 0 { line += "; \(refused) animations refused" }

@@ -12,11 +12,12 @@ import LaminaProtocol
 ///
 /// The encoding is the protocol's own (a commit frame for each list of operations) inside a
 /// checksummed envelope; a journal that is torn, corrupt or from another version decodes to an
-/// error, never to a partial tree. Version 2 added each session's videos; version 1 (no
-/// videos) is still read.
+/// error, never to a partial tree. Version 2 added each session's videos, version 3 its
+/// encoded images (create-encoded-image: the file's bytes beside the index); versions 1 and 2
+/// are still read.
 public struct SessionJournal: Sendable, Equatable {
     public static let magic: [UInt8] = Array("LAMJ".utf8)
-    public static let version: UInt32 = 2
+    public static let version: UInt32 = 3
 
     public struct Image: Sendable, Equatable {
         /// The client's image number.
@@ -32,6 +33,21 @@ public struct SessionJournal: Sendable, Equatable {
             self.file = file
         }
         public var byteCount: Int { Int(width) * Int(height) * 4 }
+    }
+
+    /// A session's image made from an encoded file (protocol 1.7): the file's bytes are in
+    /// `file`, beside the index; a restored laminad decodes them again.
+    public struct EncodedImage: Sendable, Equatable {
+        public var number: UInt32
+        public var format: EncodedImageFormat
+        public var byteCount: UInt64
+        public var file: String
+        public init(number: UInt32, format: EncodedImageFormat, byteCount: UInt64, file: String) {
+            self.number = number
+            self.format = format
+            self.byteCount = byteCount
+            self.file = file
+        }
     }
 
     /// A session's video: what it plays and how, and where its media time stood at
@@ -77,8 +93,9 @@ public struct SessionJournal: Sendable, Equatable {
         /// add-animation operations, begin times in each layer's time at `writtenAt`.
         public var animations: [Operation]
         public var videos: [Video]
+        public var encodedImages: [EncodedImage]
         public init(name: String, clientName: String, ownerUID: UInt32, structure: [Operation],
-                    images: [Image], animations: [Operation], videos: [Video] = []) {
+                    images: [Image], animations: [Operation], videos: [Video] = [], encodedImages: [EncodedImage] = []) {
             self.name = name
             self.clientName = clientName
             self.ownerUID = ownerUID
@@ -86,6 +103,7 @@ public struct SessionJournal: Sendable, Equatable {
             self.images = images
             self.animations = animations
             self.videos = videos
+            self.encodedImages = encodedImages
         }
     }
 
@@ -142,6 +160,13 @@ public struct SessionJournal: Sendable, Equatable {
                 w.f64(v.rate)
                 w.f64(v.position)
             }
+            w.u32(UInt32(s.encodedImages.count))
+            for e in s.encodedImages {
+                w.u32(e.number)
+                w.u8(e.format.rawValue)
+                w.u64(e.byteCount)
+                w.string(e.file)
+            }
         }
         let payload = w.bytes
         var out = ByteWriter(capacity: payload.count + 16)
@@ -173,7 +198,7 @@ public struct SessionJournal: Sendable, Equatable {
         var header = ByteReader(bytes[4..<20])
         do {
             let version = try header.u32("version")
-            guard version == 1 || version == Self.version else {
+            guard (1...Self.version).contains(version) else {
                 throw Problem("journal version \(version); this laminad reads versions 1 to \(Self.version)")
             }
             let length = try header.u64("length")
@@ -224,8 +249,22 @@ public struct SessionJournal: Sendable, Equatable {
                         videos.append(video)
                     }
                 }
+                var encoded: [EncodedImage] = []
+                if version >= 3 {
+                    for _ in 0..<(try r.u32("encoded image count")) {
+                        let number = try r.u32("encoded image number")
+                        let raw = try r.u8("encoded image format")
+                        let byteCount = try r.u64("encoded image bytes")
+                        let file = try r.string("encoded image file", limit: 255)
+                        guard number != 0, let format = EncodedImageFormat(rawValue: raw), byteCount > 0, byteCount <= 1 << 32,
+                              !file.isEmpty, !file.contains("/"), !file.hasPrefix(".") else {
+                            throw Problem("session '\(name)': encoded image \(number) has a bad number, format, length or file name")
+                        }
+                        encoded.append(EncodedImage(number: number, format: format, byteCount: byteCount, file: file))
+                    }
+                }
                 sessions.append(Session(name: name, clientName: clientName, ownerUID: uid, structure: structure,
-                                        images: images, animations: animations, videos: videos))
+                                        images: images, animations: animations, videos: videos, encodedImages: encoded))
             }
             try r.finish()
             return SessionJournal(clock: clock, writtenAt: writtenAt, bootID: bootID, sessions: sessions)

@@ -40,6 +40,9 @@ public protocol EncodedImageDecoding: AnyObject, Sendable {
 /// shows its current frame through the tree's `ImageSource` of the same number, which the
 /// compositor moves from frame to frame on its clock (`CompositorAnimatedImages.swift`).
 public final class EncodedImage: @unchecked Sendable {
+    nonisolated(unsafe) private static var nextID: UInt64 = 1
+    /// Unique for the life of the process (names its journal file).
+    public let id: UInt64
     public let number: UInt32
     public let format: EncodedImageFormat
     public let bytes: [UInt8]
@@ -57,6 +60,8 @@ public final class EncodedImage: @unchecked Sendable {
     public private(set) var isDestroyed = false
 
     public init(number: UInt32, format: EncodedImageFormat, bytes: [UInt8], content: DecodedImage) {
+        id = Self.nextID
+        Self.nextID &+= 1
         self.number = number
         self.format = format
         self.bytes = bytes
