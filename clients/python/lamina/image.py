@@ -10,7 +10,7 @@ import os
 import weakref
 from typing import Any, Optional, Tuple
 
-from . import protocol
+from . import protocol, wire
 
 
 class Image:
@@ -118,7 +118,6 @@ class Image:
 
     def create_operation(self, number: int) -> Any:
         """The operation that makes this image in laminad as `number`."""
-        from . import wire
         if self.encoding is not None:
             return wire.CreateEncodedImage(number, self.encoding[0], self.encoding[1])
         return wire.CreateImage(number, self.width, self.height, self.width * 4, self.order, self.alpha, 0)

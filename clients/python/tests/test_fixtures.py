@@ -130,6 +130,9 @@ CLIENT: Dict[str, Callable[[], bytes]] = {
         wire.Create(5, kind=8), wire.Set(5, 78, (512.0, 256.0)), wire.Set(5, 79, 4.0), wire.Set(5, 95, 2.0),
         wire.Set(5, 96, 0.5), wire.SupplyTile(5, -1, 3, 7, 9), wire.DropTiles(5),
     ]),
+    "commit-encoded-images": lambda: wire.encode_commit(13, [
+        wire.CreateEncodedImage(7, "svg", 1234), wire.CreateEncodedImage(8, "gif", 56), wire.CreateEncodedImage(9, "webp", 78),
+    ]),
     "commit-scroll-layer": lambda: wire.encode_commit(10, [
         wire.Create(4, kind=7), wire.Set(4, 72, "vertically"), wire.Set(4, 73, True), wire.Set(4, 74, (320.0, 2000.0)),
         wire.Set(4, 75, True), wire.Set(4, 1, (0.0, 120.0, 320.0, 240.0)),
