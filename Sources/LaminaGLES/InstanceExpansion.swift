@@ -12,6 +12,35 @@ enum InstanceExpansion {
     /// Floats in an expanded vertex of instances of `stride` floats.
     static func vertexStride(_ stride: Int) -> Int { 2 + stride }
 
+    /// Points the bound vertex array's attributes at the instance values in `instanceBuffer`
+    /// (`stride` floats an instance, each attribute `size` floats from `offset`): with
+    /// `instanced`, one value per instance beside the unit square's corners from `unitSquare`;
+    /// without, the expanded vertices (`draw`), the corner first.
+    /// The corresponding C functions are `glVertexAttribPointer`, `glEnableVertexAttribArray`
+    /// and `glVertexAttribDivisor`.
+    static func setUpAttributes(_ attributes: [(location: GLuint, size: GLint, offset: Int)], stride: Int,
+                                instanced: Bool, unitSquare: GLuint, instanceBuffer: GLuint) {
+        let float = MemoryLayout<GLfloat>.stride
+        let vertexFloats = instanced ? stride : vertexStride(stride)
+        let first = instanced ? 0 : 2
+        if instanced {
+            glBindBuffer(GLenum(GL_ARRAY_BUFFER), unitSquare)
+            glVertexAttribPointer(Shaders.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
+        }
+        glBindBuffer(GLenum(GL_ARRAY_BUFFER), instanceBuffer)
+        if !instanced {
+            glVertexAttribPointer(Shaders.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE),
+                                  GLsizei(vertexFloats * float), nil)
+        }
+        glEnableVertexAttribArray(Shaders.unitVertexLocation)
+        for a in attributes {
+            glVertexAttribPointer(a.location, a.size, GLenum(GL_FLOAT), GLboolean(GL_FALSE), GLsizei(vertexFloats * float),
+                                  UnsafeRawPointer(bitPattern: (first + a.offset) * float))
+            glEnableVertexAttribArray(a.location)
+            if instanced { glVertexAttribDivisor(a.location, 1) }
+        }
+    }
+
     /// Writes instances `start ..< start + count` of `instances` (`stride` floats each) expanded
     /// into `out` (grown as needed, never shrunk), uploads them to the bound array buffer and
     /// draws them as triangles.

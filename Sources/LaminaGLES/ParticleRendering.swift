@@ -98,28 +98,8 @@ struct ParticleProgram {
         glGenVertexArrays(1, &vertexArray)
         glBindVertexArray(vertexArray)
         glGenBuffers(1, &instanceBuffer)
-        let float = MemoryLayout<GLfloat>.stride
-        if instanced {
-            glBindBuffer(GLenum(GL_ARRAY_BUFFER), unitSquare)
-            glVertexAttribPointer(Shaders.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
-            glEnableVertexAttribArray(Shaders.unitVertexLocation)
-            glBindBuffer(GLenum(GL_ARRAY_BUFFER), instanceBuffer)
-            let stride = GLsizei(DrawParticles.stride * float)
-            for (location, size, offset) in [(GLuint(1), GLint(4), 0), (2, 1, 4), (3, 4, 5)] {
-                glVertexAttribPointer(location, size, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride,
-                                      UnsafeRawPointer(bitPattern: offset * float))
-                glEnableVertexAttribArray(location)
-                glVertexAttribDivisor(location, 1)
-            }
-        } else {
-            glBindBuffer(GLenum(GL_ARRAY_BUFFER), instanceBuffer)
-            let stride = GLsizei(Self.expandedStride * float)
-            for (location, size, offset) in [(Shaders.unitVertexLocation, GLint(2), 0), (1, 4, 2), (2, 1, 6), (3, 4, 7)] {
-                glVertexAttribPointer(location, size, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride,
-                                      UnsafeRawPointer(bitPattern: offset * float))
-                glEnableVertexAttribArray(location)
-            }
-        }
+        InstanceExpansion.setUpAttributes([(1, 4, 0), (2, 1, 4), (3, 4, 5)], stride: DrawParticles.stride,
+                                          instanced: instanced, unitSquare: unitSquare, instanceBuffer: instanceBuffer)
         glBindVertexArray(0)
         try GLESError.check("creating the particle vertex array")
     }

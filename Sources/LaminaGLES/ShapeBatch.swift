@@ -296,30 +296,8 @@ struct BatchProgram {
         glGenVertexArrays(1, &vertexArray)
         glBindVertexArray(vertexArray)
         glGenBuffers(1, &instanceBuffer)
-        let float = MemoryLayout<GLfloat>.stride
-        if instanced {
-            glBindBuffer(GLenum(GL_ARRAY_BUFFER), unitSquare)
-            glVertexAttribPointer(Shaders.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
-            glEnableVertexAttribArray(Shaders.unitVertexLocation)
-            glBindBuffer(GLenum(GL_ARRAY_BUFFER), instanceBuffer)
-            let stride = GLsizei(ShapeBatch.stride * float)
-            for a in ShapeBatch.attributes {
-                glVertexAttribPointer(a.location, a.size, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride,
-                                      UnsafeRawPointer(bitPattern: a.offset * float))
-                glEnableVertexAttribArray(a.location)
-                glVertexAttribDivisor(a.location, 1)
-            }
-        } else {
-            glBindBuffer(GLenum(GL_ARRAY_BUFFER), instanceBuffer)
-            let stride = GLsizei(InstanceExpansion.vertexStride(ShapeBatch.stride) * float)
-            glVertexAttribPointer(Shaders.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride, nil)
-            glEnableVertexAttribArray(Shaders.unitVertexLocation)
-            for a in ShapeBatch.attributes {
-                glVertexAttribPointer(a.location, a.size, GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride,
-                                      UnsafeRawPointer(bitPattern: (2 + a.offset) * float))
-                glEnableVertexAttribArray(a.location)
-            }
-        }
+        InstanceExpansion.setUpAttributes(ShapeBatch.attributes, stride: ShapeBatch.stride, instanced: instanced,
+                                          unitSquare: unitSquare, instanceBuffer: instanceBuffer)
         glBindVertexArray(0)
         try GLESError.check("creating the shape batch vertex array")
     }
