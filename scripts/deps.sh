@@ -57,55 +57,45 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# pango's pkg-config flags carry -pthread (from gthread), which SwiftPM refuses with a warning
-# on every build. CPango reads this copy of pangocairo's flags without it instead.
-pc=/usr/local/lib/pkgconfig/lamina-pangocairo.pc
-if [ ! -f "$pc" ]; then
-  SUDO=""
+# Writes /usr/local/lib/pkgconfig/NAME.pc, once: DESCRIPTION, the version of package VERSION_OF,
+# and the flags of PACKAGES with -pthread taken out (SwiftPM refuses it with a warning on every
+# build, and glib's gthread brings it to pango, GStreamer, wlroots and librsvg). EXTRA_CFLAGS
+# go before them.
+write_pc() {
+  local name=$1 description=$2 version_of=$3 packages=$4 extra_cflags=${5:-}
+  local pc=/usr/local/lib/pkgconfig/$name.pc
+  [ -f "$pc" ] && return 0
+  local SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO mkdir -p "$(dirname "$pc")"
-  printf 'Name: lamina-pangocairo\nDescription: pangocairo without -pthread, for SwiftPM (written by lamina scripts/deps.sh)\nVersion: %s\nCflags: %s\nLibs: %s\n' \
-    "$(pkg-config --modversion pangocairo)" "$(pkg-config --cflags pangocairo | sed 's/-pthread//g')" "$(pkg-config --libs pangocairo)" \
+  # shellcheck disable=SC2086
+  printf 'Name: %s\nDescription: %s (written by lamina scripts/deps.sh)\nVersion: %s\nCflags: %s\nLibs: %s\n' \
+    "$name" "$description" "$(pkg-config --modversion "$version_of")" \
+    "$extra_cflags$(pkg-config --cflags $packages | sed 's/-pthread//g')" "$(pkg-config --libs $packages)" \
     | $SUDO tee "$pc" >/dev/null
-fi
+}
 
-# GStreamer's flags carry -pthread too (from glib's gthread): CGStreamer reads this copy of
-# the app sink's and video library's flags without it.
-pc=/usr/local/lib/pkgconfig/lamina-gstreamer.pc
-if [ ! -f "$pc" ]; then
-  SUDO=""
-  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO mkdir -p "$(dirname "$pc")"
-  printf 'Name: lamina-gstreamer\nDescription: gstreamer-app and gstreamer-video without -pthread, for SwiftPM (written by lamina scripts/deps.sh)\nVersion: %s\nCflags: %s\nLibs: %s\n' \
-    "$(pkg-config --modversion gstreamer-1.0)" "$(pkg-config --cflags gstreamer-app-1.0 gstreamer-video-1.0 | sed 's/-pthread//g')" "$(pkg-config --libs gstreamer-app-1.0 gstreamer-video-1.0)" \
-    | $SUDO tee "$pc" >/dev/null
-fi
+# CPango: pangocairo.
+write_pc lamina-pangocairo "pangocairo without -pthread, for SwiftPM" pangocairo pangocairo
+# CGStreamer: the app sink and the video library.
+write_pc lamina-gstreamer "gstreamer-app and gstreamer-video without -pthread, for SwiftPM" gstreamer-1.0 \
+  "gstreamer-app-1.0 gstreamer-video-1.0"
+# CRsvg: librsvg.
+write_pc lamina-rsvg "librsvg without -pthread, for SwiftPM" librsvg-2.0 librsvg-2.0
 
 # wlroots 0.15's wlr_xdg_shell.h includes "xdg-shell-protocol.h", which every compositor
-# generates from wayland-protocols with wayland-scanner. CWlroots reads wlroots' flags from this
-# .pc, whose include folder holds that header (generated here, once).
-pc=/usr/local/lib/pkgconfig/lamina-wlroots.pc
+# generates from wayland-protocols with wayland-scanner. CWlroots reads wlroots' flags from
+# lamina-wlroots.pc, whose include folder holds that header (generated here, once).
 inc=/usr/local/include/lamina-wlroots
-if [ ! -f "$pc" ] || [ ! -f "$inc/xdg-shell-protocol.h" ]; then
+if [ ! -f "$inc/xdg-shell-protocol.h" ]; then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO mkdir -p "$(dirname "$pc")" "$inc"
+  $SUDO mkdir -p "$inc"
   wayland-scanner server-header /usr/share/wayland-protocols/stable/xdg-shell/xdg-shell.xml /dev/stdout | $SUDO tee "$inc/xdg-shell-protocol.h" >/dev/null
-  printf 'Name: lamina-wlroots\nDescription: wlroots with the generated xdg-shell header, for SwiftPM (written by lamina scripts/deps.sh)\nVersion: %s\nCflags: -I%s %s\nLibs: %s\n' \
-    "$(pkg-config --modversion wlroots)" "$inc" "$(pkg-config --cflags wlroots wayland-server pixman-1 xkbcommon | sed 's/-pthread//g')" "$(pkg-config --libs wlroots wayland-server pixman-1)" \
-      | $SUDO tee "$pc" >/dev/null
+  $SUDO rm -f /usr/local/lib/pkgconfig/lamina-wlroots.pc
 fi
-
-# librsvg's flags carry -pthread too (from glib): CRsvg reads this copy without it.
-pc=/usr/local/lib/pkgconfig/lamina-rsvg.pc
-if [ ! -f "$pc" ]; then
-  SUDO=""
-  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO mkdir -p "$(dirname "$pc")"
-  printf 'Name: lamina-rsvg\nDescription: librsvg without -pthread, for SwiftPM (written by lamina scripts/deps.sh)\nVersion: %s\nCflags: %s\nLibs: %s\n' \
-    "$(pkg-config --modversion librsvg-2.0)" "$(pkg-config --cflags librsvg-2.0 | sed 's/-pthread//g')" "$(pkg-config --libs librsvg-2.0)" \
-    | $SUDO tee "$pc" >/dev/null
-fi
+write_pc lamina-wlroots "wlroots with the generated xdg-shell header, for SwiftPM" wlroots \
+  "wlroots wayland-server pixman-1 xkbcommon" "-I$inc "
 
 if ! command -v swift >/dev/null 2>&1; then
   for d in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
