@@ -123,6 +123,27 @@ struct WaylandEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: daemon.directory + "/wayland-lamina-0"))
     }
 
+    /// Writes 64 KiB of seeded noise to `hostile` without blocking (and without SIGPIPE once
+    /// laminad has closed its end): a message header may claim more bytes than follow, so the
+    /// stream goes on until libwayland's buffer overflows, when it is not refused before.
+    /// libwayland answers with wl_display.error at most, then closes the connection: returns
+    /// whether it did.
+    static func writeGarbage(to hostile: WireClient, seed start: UInt32) throws -> Bool {
+        var garbage = [UInt8](repeating: 0, count: 64 << 10)
+        var seed = start
+        for i in garbage.indices { seed = seed &* 1_103_515_245 &+ 12345; garbage[i] = UInt8(truncatingIfNeeded: seed >> 16) }
+        var offset = 0
+        while offset < garbage.count {
+            let n = garbage[offset...].withUnsafeBytes { send(hostile.fd.rawValue, $0.baseAddress, min($0.count, 4096), Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            if n <= 0 { break }
+            offset += n
+        }
+        for _ in 0..<100 {
+            guard try hostile.event(within: 5) != nil else { return true }
+        }
+        return false
+    }
+
     /// A connection writing garbage is dropped alone: another Wayland client connected before
     /// it still gets answers, and so do new ones.
     @Test func aClientWritingGarbageIsDroppedAlone() throws {
@@ -132,24 +153,7 @@ struct WaylandEndToEndTests {
         let good = try WireClient(path: path)
         #expect(try good.globals()["wl_compositor"] != nil)
         let hostile = try WireClient(path: path)
-        // 64 KiB of seeded noise, written without blocking (and without SIGPIPE once laminad
-        // has closed its end): a message header may claim more bytes than follow, so the stream
-        // goes on until libwayland's buffer overflows, when it is not refused before.
-        var garbage = [UInt8](repeating: 0, count: 64 << 10)
-        var seed: UInt32 = 12345
-        for i in garbage.indices { seed = seed &* 1_103_515_245 &+ 12345; garbage[i] = UInt8(truncatingIfNeeded: seed >> 16) }
-        var offset = 0
-        while offset < garbage.count {
-            let n = garbage[offset...].withUnsafeBytes { send(hostile.fd.rawValue, $0.baseAddress, min($0.count, 4096), Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            if n <= 0 { break }
-            offset += n
-        }
-        // libwayland answers with wl_display.error at most, then closes the connection.
-        var closed = false
-        for _ in 0..<100 {
-            guard try hostile.event(within: 5) != nil else { closed = true; break }
-        }
-        #expect(closed, "laminad kept the garbage writer")
+        #expect(try Self.writeGarbage(to: hostile, seed: 12345), "laminad kept the garbage writer")
         // The first client still works: a sync (callback 4) is answered.
         try good.request(1, 0, [4])
         var answered = false
@@ -261,20 +265,7 @@ struct WaylandEndToEndTests {
 
         // A garbage writer is dropped alone.
         let hostile = try WireClient(path: path)
-        var garbage = [UInt8](repeating: 0, count: 64 << 10)
-        var seed: UInt32 = 99
-        for i in garbage.indices { seed = seed &* 1_103_515_245 &+ 12345; garbage[i] = UInt8(truncatingIfNeeded: seed >> 16) }
-        var offset = 0
-        while offset < garbage.count {
-            let n = garbage[offset...].withUnsafeBytes { send(hostile.fd.rawValue, $0.baseAddress, min($0.count, 4096), Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            if n <= 0 { break }
-            offset += n
-        }
-        var closed = false
-        for _ in 0..<100 {
-            guard try hostile.event(within: 5) != nil else { closed = true; break }
-        }
-        #expect(closed, "laminad kept the garbage writer")
+        #expect(try Self.writeGarbage(to: hostile, seed: 99), "laminad kept the garbage writer")
         #expect(app.process.isRunning, "weston-simple-shm died")
         let before = try screenshot(daemon, "c")
         let renderedBefore = try statistics(daemon)["framesRendered"] ?? 0

@@ -49,81 +49,65 @@ struct DrawingRasterTests {
 
     /// The gauge drawn with cairo directly.
     static func reference(scale: Double) -> [UInt8] {
-        let w = Int((120 * scale).rounded(.up)), h = Int((100 * scale).rounded(.up))
-        let s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(w), Int32(h))!
-        let cr = cairo_create(s)!
-        defer { cairo_destroy(cr); cairo_surface_destroy(s) }
-        cairo_scale(cr, scale, scale)
-        cairo_set_antialias(cr, CAIRO_ANTIALIAS_GOOD)
-        cairo_save(cr)
-        // Rounded rectangle: four quarter circles of radius 12.
-        cairo_new_sub_path(cr)
-        cairo_arc(cr, 104, 16, 12, -Double.pi / 2, 0)
-        cairo_arc(cr, 104, 84, 12, 0, Double.pi / 2)
-        cairo_arc(cr, 16, 84, 12, Double.pi / 2, Double.pi)
-        cairo_arc(cr, 16, 16, 12, Double.pi, 3 * Double.pi / 2)
-        cairo_close_path(cr)
-        cairo_clip(cr)
-        let g = cairo_pattern_create_linear(0, 0, 0, 100)!
-        cairo_pattern_add_color_stop_rgba(g, 0, 0.1, 0.1, 0.2, 1)
-        cairo_pattern_add_color_stop_rgba(g, 1, 0.2, 0.2, 0.4, 1)
-        cairo_set_source(cr, g)
-        cairo_paint(cr)
-        cairo_pattern_destroy(g)
-        cairo_restore(cr)
-        cairo_set_line_width(cr, 8)
-        cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
-        cairo_set_source_rgba(cr, 0.5, 0.5, 0.5, 1)
-        cairo_arc(cr, 60, 60, 40, Double.pi, 2 * Double.pi)
-        cairo_stroke(cr)
-        cairo_set_source_rgba(cr, 0, 0.8, 0.2, 1)
-        cairo_arc(cr, 60, 60, 40, Double.pi, Double.pi * 1.7)
-        cairo_stroke(cr)
-        cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT)
-        cairo_set_line_width(cr, 2)
-        let dash: [Double] = [2, 6]
-        cairo_set_dash(cr, dash, 2, 0)
-        cairo_set_source_rgba(cr, 1, 1, 1, 0.8)
-        cairo_move_to(cr, 10, 90)
-        // The quadratic (10, 90) → (110, 90) through control (60, 70), as its cubic.
-        cairo_curve_to(cr, 10 + 50 * 2 / 3.0, 90 - 20 * 2 / 3.0, 110 - 50 * 2 / 3.0, 90 - 20 * 2 / 3.0, 110, 90)
-        cairo_stroke(cr)
-        cairo_set_dash(cr, nil, 0, 0)
-        cairo_save(cr)
-        cairo_translate(cr, 60, 60)
-        cairo_rotate(cr, -0.6)
-        cairo_set_source_rgba(cr, 1, 0.3, 0, 1)
-        cairo_move_to(cr, -3, 0)
-        cairo_line_to(cr, 0, -36)
-        cairo_line_to(cr, 3, 0)
-        cairo_close_path(cr)
-        cairo_fill(cr)
-        cairo_restore(cr)
-        cairo_set_source_rgba(cr, 0.9, 0.9, 0.9, 1)
-        cairo_save(cr)
-        cairo_translate(cr, 60, 60)
-        cairo_scale(cr, 6, 6)
-        cairo_arc(cr, 0, 0, 1, 0, 2 * Double.pi)
-        cairo_restore(cr)
-        cairo_fill(cr)
-        // A curve with no current point starts at (0, 0).
-        cairo_move_to(cr, 0, 0)
-        cairo_curve_to(cr, 30, 0, 70, 40, 100, 20)
-        cairo_set_source_rgba(cr, 0, 0.5, 1, 0.5)
-        cairo_stroke(cr)
-        cairo_surface_flush(s)
-        let stride = Int(cairo_image_surface_get_stride(s))
-        let data = cairo_image_surface_get_data(s)!
-        var out: [UInt8] = []
-        for y in 0..<h {
-            let row = UnsafeRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
-            for x in 0..<w {
-                let p = row[x]
-                out += [UInt8(truncatingIfNeeded: p >> 16), UInt8(truncatingIfNeeded: p >> 8), UInt8(truncatingIfNeeded: p),
-                        UInt8(truncatingIfNeeded: p >> 24)]
-            }
+        CairoReference.draw(width: 120, height: 100, scale: scale) { cr in
+            cairo_set_antialias(cr, CAIRO_ANTIALIAS_GOOD)
+            cairo_save(cr)
+            // Rounded rectangle: four quarter circles of radius 12.
+            cairo_new_sub_path(cr)
+            cairo_arc(cr, 104, 16, 12, -Double.pi / 2, 0)
+            cairo_arc(cr, 104, 84, 12, 0, Double.pi / 2)
+            cairo_arc(cr, 16, 84, 12, Double.pi / 2, Double.pi)
+            cairo_arc(cr, 16, 16, 12, Double.pi, 3 * Double.pi / 2)
+            cairo_close_path(cr)
+            cairo_clip(cr)
+            let g = cairo_pattern_create_linear(0, 0, 0, 100)!
+            cairo_pattern_add_color_stop_rgba(g, 0, 0.1, 0.1, 0.2, 1)
+            cairo_pattern_add_color_stop_rgba(g, 1, 0.2, 0.2, 0.4, 1)
+            cairo_set_source(cr, g)
+            cairo_paint(cr)
+            cairo_pattern_destroy(g)
+            cairo_restore(cr)
+            cairo_set_line_width(cr, 8)
+            cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
+            cairo_set_source_rgba(cr, 0.5, 0.5, 0.5, 1)
+            cairo_arc(cr, 60, 60, 40, Double.pi, 2 * Double.pi)
+            cairo_stroke(cr)
+            cairo_set_source_rgba(cr, 0, 0.8, 0.2, 1)
+            cairo_arc(cr, 60, 60, 40, Double.pi, Double.pi * 1.7)
+            cairo_stroke(cr)
+            cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT)
+            cairo_set_line_width(cr, 2)
+            let dash: [Double] = [2, 6]
+            cairo_set_dash(cr, dash, 2, 0)
+            cairo_set_source_rgba(cr, 1, 1, 1, 0.8)
+            cairo_move_to(cr, 10, 90)
+            // The quadratic (10, 90) → (110, 90) through control (60, 70), as its cubic.
+            cairo_curve_to(cr, 10 + 50 * 2 / 3.0, 90 - 20 * 2 / 3.0, 110 - 50 * 2 / 3.0, 90 - 20 * 2 / 3.0, 110, 90)
+            cairo_stroke(cr)
+            cairo_set_dash(cr, nil, 0, 0)
+            cairo_save(cr)
+            cairo_translate(cr, 60, 60)
+            cairo_rotate(cr, -0.6)
+            cairo_set_source_rgba(cr, 1, 0.3, 0, 1)
+            cairo_move_to(cr, -3, 0)
+            cairo_line_to(cr, 0, -36)
+            cairo_line_to(cr, 3, 0)
+            cairo_close_path(cr)
+            cairo_fill(cr)
+            cairo_restore(cr)
+            cairo_set_source_rgba(cr, 0.9, 0.9, 0.9, 1)
+            cairo_save(cr)
+            cairo_translate(cr, 60, 60)
+            cairo_scale(cr, 6, 6)
+            cairo_arc(cr, 0, 0, 1, 0, 2 * Double.pi)
+            cairo_restore(cr)
+            cairo_fill(cr)
+            // A curve with no current point starts at (0, 0).
+            cairo_move_to(cr, 0, 0)
+            cairo_curve_to(cr, 30, 0, 70, 40, 100, 20)
+            cairo_set_source_rgba(cr, 0, 0.5, 1, 0.5)
+            cairo_stroke(cr)
         }
-        return out
     }
 
     static func style(_ commands: [DrawingCommand], bounds: Rect = Rect(x: 0, y: 0, width: 120, height: 100)) -> DrawingStyle {
@@ -141,12 +125,7 @@ struct DrawingRasterTests {
         #expect(image.frame == Rect(x: 0, y: 0, width: 120, height: 100))
         let reference = Self.reference(scale: scale)
         #expect(reference.count == image.bitmap.bytes.count)
-        var worst = 0, differing = 0
-        for (a, b) in zip(reference, image.bitmap.bytes) {
-            let d = abs(Int(a) - Int(b))
-            worst = max(worst, d)
-            if d > 2 { differing += 1 }
-        }
+        let (differing, worst) = CairoReference.difference(reference, image.bitmap.bytes, tolerance: 2)
         #expect(differing == 0, "\(differing) channels differ by more than 2 (worst \(worst)) at \(scale)x")
         // The figure is there: the green value arc at its left end, the needle's colour.
         let arc = image.bitmap.pixel(x: Int(20 * scale), y: Int(60 * scale) - 2)

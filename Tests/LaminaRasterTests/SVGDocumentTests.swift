@@ -24,30 +24,14 @@ struct SVGDocumentTests {
 
     /// The figure drawn by cairo alone (premultiplied RGBA).
     static func reference(scale: Double) -> [UInt8] {
-        let w = Int((60 * scale).rounded(.up)), h = Int((40 * scale).rounded(.up))
-        let s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(w), Int32(h))!
-        let cr = cairo_create(s)!
-        defer { cairo_destroy(cr); cairo_surface_destroy(s) }
-        cairo_scale(cr, scale, scale)
-        cairo_rectangle(cr, 5, 5, 30, 20)
-        cairo_set_source_rgba(cr, 1, 0, 0, 1)
-        cairo_fill(cr)
-        cairo_arc(cr, 40, 20, 15, 0, 2 * Double.pi)
-        cairo_set_source_rgba(cr, 0, 0, 1, 0.5)
-        cairo_fill(cr)
-        cairo_surface_flush(s)
-        let stride = Int(cairo_image_surface_get_stride(s))
-        let data = cairo_image_surface_get_data(s)!
-        var out: [UInt8] = []
-        for y in 0..<h {
-            let row = UnsafeRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
-            for x in 0..<w {
-                let p = row[x]
-                out += [UInt8(truncatingIfNeeded: p >> 16), UInt8(truncatingIfNeeded: p >> 8), UInt8(truncatingIfNeeded: p),
-                        UInt8(truncatingIfNeeded: p >> 24)]
-            }
+        CairoReference.draw(width: 60, height: 40, scale: scale) { cr in
+            cairo_rectangle(cr, 5, 5, 30, 20)
+            cairo_set_source_rgba(cr, 1, 0, 0, 1)
+            cairo_fill(cr)
+            cairo_arc(cr, 40, 20, 15, 0, 2 * Double.pi)
+            cairo_set_source_rgba(cr, 0, 0, 1, 0.5)
+            cairo_fill(cr)
         }
-        return out
     }
 
     @Test(arguments: [1.0, 2.0])
@@ -59,12 +43,7 @@ struct SVGDocumentTests {
         #expect(image.frame == Rect(x: 0, y: 0, width: 60, height: 40))
         let reference = Self.reference(scale: scale)
         #expect(reference.count == image.bitmap.bytes.count)
-        var worst = 0, differing = 0
-        for (a, b) in zip(reference, image.bitmap.bytes) {
-            let d = abs(Int(a) - Int(b))
-            worst = max(worst, d)
-            if d > 3 { differing += 1 }
-        }
+        let (differing, worst) = CairoReference.difference(reference, image.bitmap.bytes, tolerance: 3)
         #expect(differing <= image.bitmap.bytes.count / 200, "\(differing) channels differ by more than 3 (worst \(worst)) at \(scale)x")
         let red = image.bitmap.pixel(x: Int(10 * scale), y: Int(10 * scale))
         #expect(red.r == 255 && red.a == 255 && red.b == 0, "red rectangle: \(red)")
