@@ -45,6 +45,10 @@ let package = Package(
         .systemLibrary(name: "CGLES", pkgConfig: "glesv2", providers: [.apt(["libgles-dev", "libgl1-mesa-dri"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        // libwebp and libwebpdemux: still and animated WebP images (WebPAnimDecoder composes frames).
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        // giflib: GIF images; Debian ships no .pc for it, so the module map links libgif itself.
+        .systemLibrary(name: "CGif", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CGBM", pkgConfig: "gbm", providers: [.apt(["libgbm-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
@@ -72,7 +76,7 @@ let package = Package(
         ])]),
 
         // MARK: Rendering and display
-        .target(name: "LaminaImage", dependencies: ["LaminaCore", "LaminaPlatform", "CPNG", "CJPEG"]),
+        .target(name: "LaminaImage", dependencies: ["LaminaCore", "LaminaPlatform", "CPNG", "CJPEG", "CWebP", "CGif"]),
         .target(name: "LaminaRaster", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaCompositor", "CCairo", "CPango", "CRsvg", "CLinux"]),
         // Video decoding (GStreamer) for video layers: frames into ImageSources, no GL.
         .target(name: "LaminaVideo", dependencies: ["LaminaCore", "LaminaCompositor", "LaminaPlatform", "CGStreamer"]),
@@ -156,7 +160,7 @@ let package = Package(
         .testTarget(name: "LaminaKMSTests", dependencies: ["LaminaKMS", "LaminaCompositor", "LaminaCore", "LaminaImage"]),
         // The event loop, Unix sockets with descriptor passing, system call errors.
         .testTarget(name: "LaminaPlatformTests", dependencies: ["LaminaPlatform"]),
-        // PNG and JPEG files, reference-image comparison.
+        // PNG, JPEG, WebP and GIF files (still and animated), reference-image comparison.
         .testTarget(name: "LaminaImageTests", dependencies: ["LaminaCore", "LaminaImage", "LaminaTestSupport"]),
         // The client library against a scripted peer (no laminad): the commits its layers,
         // transactions, animations and images turn into.
