@@ -161,7 +161,7 @@ let package = Package(
         // The event loop, Unix sockets with descriptor passing, system call errors.
         .testTarget(name: "LaminaPlatformTests", dependencies: ["LaminaPlatform"]),
         // PNG, JPEG, WebP and GIF files (still and animated), reference-image comparison.
-        .testTarget(name: "LaminaImageTests", dependencies: ["LaminaCore", "LaminaImage", "LaminaTestSupport"]),
+        .testTarget(name: "LaminaImageTests", dependencies: ["LaminaCore", "LaminaImage", "LaminaTestSupport"], exclude: ["Fixtures"]),
         // The client library against a scripted peer (no laminad): the commits its layers,
         // transactions, animations and images turn into.
         .testTarget(name: "LaminaClientTests", dependencies: ["Lamina", "LaminaCore", "LaminaProtocol", "LaminaPlatform"]),

@@ -80,7 +80,7 @@ struct DecodingLimits {
         let (bytes, overflow) = (width * height * 4).multipliedReportingOverflow(by: count)
         guard !overflow, bytes <= maximumBytes else {
             throw .undecodable(format: format, path: path,
-                               reason: "\(count) frame\(count == 1 ? "" : "s") of \(width)×\(height) pixels take "
+                               reason: "\(count) frame\(count == 1 ? "" : "s") of \(width)×\(height) pixels take\(count == 1 ? "s" : "") "
                                    + "\(overflow ? "more than \(Int.max)" : "\(bytes)") bytes, over the limit of \(maximumBytes) bytes")
         }
     }

@@ -43,7 +43,8 @@ public enum GIF {
 
     /// giflib's message for `code`, with a truncated file said plainly.
     static func describe(_ code: Int32, at place: String) -> String {
-        if code == D_GIF_ERR_READ_FAILED { return "the file ends inside \(place) (truncated)" }
+        // DGifOpen reports a short logical screen descriptor as "no screen descriptor".
+        if code == D_GIF_ERR_READ_FAILED || code == D_GIF_ERR_NO_SCRN_DSCR { return "the file ends inside \(place) (truncated)" }
         let text = GifErrorString(code).map { String(cString: $0) } ?? "error \(code)"
         return "giflib says \"\(text)\" reading \(place)"
     }
