@@ -1,5 +1,6 @@
 import LaminaCore
 import LaminaImage
+import LaminaTestSupport
 import Testing
 
 /// `GIF.decode` on files written byte by byte (GIFWriter): each composited frame compared pixel

@@ -1,13 +1,13 @@
-/// Writes GIF files byte by byte for the tests, independently of giflib: every record the
+/// Writes GIF files byte by byte for the tests and the fuzzer's seeds, independently of giflib: every record the
 /// decoder reads (logical screen, colour tables, the NETSCAPE2.0 loop, graphic control blocks,
 /// frame rectangles, interlacing) is set by hand, and the pixels are LZW-coded without
 /// compression (a clear code before the code width would grow), which any decoder reads.
-struct GIFWriter {
-    typealias RGB = (UInt8, UInt8, UInt8)
+public struct GIFWriter {
+    public typealias RGB = (UInt8, UInt8, UInt8)
     private(set) var bytes: [UInt8] = []
 
     /// The header and logical screen; `colors` is the global table (padded to a power of two).
-    init(width: Int, height: Int, colors: [RGB]?, loop: Int? = nil) {
+    public init(width: Int, height: Int, colors: [RGB]?, loop: Int? = nil) {
         bytes = Array("GIF89a".utf8) + Self.little(width) + Self.little(height)
         if let colors {
             let bits = Self.tableBits(colors.count)
@@ -22,7 +22,7 @@ struct GIFWriter {
 
     /// One frame: a graphic control block (when any of its fields is given) and an image
     /// whose `indices` are its rows top to bottom (`width × height` of them).
-    mutating func frame(x: Int = 0, y: Int = 0, width: Int, height: Int, indices: [UInt8],
+    public mutating func frame(x: Int = 0, y: Int = 0, width: Int, height: Int, indices: [UInt8],
                         delay centiseconds: Int? = nil, disposal: Int = 0, transparent: UInt8? = nil,
                         colors: [RGB]? = nil, interlaced: Bool = false) {
         precondition(indices.count == width * height)
@@ -49,7 +49,7 @@ struct GIFWriter {
     }
 
     /// The file, ending with the trailer (or cut off without it).
-    func finished(trailer: Bool = true) -> [UInt8] { trailer ? bytes + [0x3B] : bytes }
+    public func finished(trailer: Bool = true) -> [UInt8] { trailer ? bytes + [0x3B] : bytes }
 
     private static func little(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
 
