@@ -61,7 +61,8 @@ public final class Image {
         try self.init(width: bitmap.width, height: bitmap.height, pixels: bitmap.bytes, order: .rgba, alpha: alpha, connection: connection)
     }
 
-    /// A PNG or JPEG file, decoded here (libpng, libjpeg).
+    /// A PNG, JPEG, WebP or GIF file, decoded here (libpng, libjpeg, libwebp, giflib); an
+    /// animated WebP or GIF gives its first frame.
     public convenience init(contentsOfFile path: String, connection: Connection) throws {
         try self.init(bitmap: try ImageFile.read(path), connection: connection)
     }

@@ -25,7 +25,7 @@ public struct SceneLayer: Sendable, Equatable {
     public var actions: [String: Action] = [:]
     /// The JSON path of this layer in the file, for messages.
     public var path: String = "$"
-    /// `"contents": "file.png"`: a PNG or JPEG file shown as the layer's contents. Relative to
+    /// `"contents": "file.png"`: a PNG, JPEG, WebP or GIF file shown as the layer's contents. Relative to
     /// the scene file once loaded with `Scene.load(path:)`.
     public var contentsFile: String?
     /// `"video": "clip.webm"`: a video file shown as the layer's contents (protocol 1.6),
@@ -212,7 +212,7 @@ enum SceneParser {
                 case .string(let f) where !f.isEmpty:
                     guard layer.videoFile == nil else { throw SceneError(path: p, message: "a layer shows either \"contents\" or \"video\", not both") }
                     layer.contentsFile = f
-                default: throw SceneError(path: p, message: "expected the path of a PNG or JPEG file (relative to the scene file), or null")
+                default: throw SceneError(path: p, message: "expected the path of a PNG, JPEG, WebP or GIF file (relative to the scene file), or null")
                 }
             case "video":
                 switch value {
