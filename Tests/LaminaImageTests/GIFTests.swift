@@ -154,6 +154,20 @@ struct GIFTests {
         #expect(image.frames[2] == Self.picture(["brrr", "rrrr", "rrrr", "rrrr"]))
     }
 
+    /// A GIF from another encoder (Pillow: compressed LZW, local colour tables, the second
+    /// frame only its changed square): the whole frames it was made from, loop=2 as three
+    /// plays, 30 and 40 ms, and 0 (no control block) as 100 ms.
+    @Test func aGIFFromPillow() throws {
+        let image = try GIF.decode(WebPTests.bytes("pillow.gif"), maximumBytes: Self.budget)
+        func stripes() -> [UInt8] { (0..<32).flatMap { y in (0..<32).flatMap { _ in (y / 4) % 2 == 0 ? Self.red : Self.blue } } }
+        var square = stripes()
+        for y in 8..<16 { for x in 8..<16 { square.replaceSubrange((y * 32 + x) * 4..<(y * 32 + x) * 4 + 4, with: Self.green) } }
+        #expect(image.frames == [Bitmap(width: 32, height: 32, bytes: stripes())!, Bitmap(width: 32, height: 32, bytes: square)!,
+                                 Bitmap(width: 32, height: 32, fill: (255, 255, 255, 255))])
+        #expect(image.delays == [0.03, 0.04, 0.1])
+        #expect(image.loopCount == 3)
+    }
+
     // MARK: - Refusals
 
     static func refusal(_ reason: String) -> PNGError { .undecodable(format: "GIF", path: nil, reason: reason) }

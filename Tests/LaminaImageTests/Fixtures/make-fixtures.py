@@ -33,3 +33,21 @@ for loop in (3, 0):
     red, green, blue = frames()
     red.save(os.path.join(here, f"animated-loop{loop}.webp"), save_all=True, append_images=[green, blue],
              duration=[50, 200, 10], loop=loop, lossless=True, exact=True)
+
+# pillow.gif: 32×32, Pillow's own LZW (compressed, unlike the tests' GIFWriter) and its frame
+# optimisation (the second frame is only the changed square). Frames: red/blue stripes 4 rows
+# high; the same with a green 8×8 square at (8, 8); white. Durations 30, 40, 0 ms; loop=2.
+def stripes():
+    im = Image.new("RGB", (32, 32))
+    for y in range(32):
+        for x in range(32):
+            im.putpixel((x, y), (255, 0, 0) if (y // 4) % 2 == 0 else (0, 0, 255))
+    return im
+
+first = stripes()
+second = stripes()
+for y in range(8, 16):
+    for x in range(8, 16):
+        second.putpixel((x, y), (0, 255, 0))
+third = Image.new("RGB", (32, 32), (255, 255, 255))
+first.save(os.path.join(here, "pillow.gif"), save_all=True, append_images=[second, third], duration=[30, 40, 0], loop=2)
