@@ -45,6 +45,10 @@ let package = Package(
         .systemLibrary(name: "CGLES", pkgConfig: "glesv2", providers: [.apt(["libgles-dev", "libgl1-mesa-dri"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        // libwebp and libwebpdemux: still and animated WebP images (WebPAnimDecoder composes frames).
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        // giflib: GIF images; Debian ships no .pc for it, so the module map links libgif itself.
+        .systemLibrary(name: "CGif", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CGBM", pkgConfig: "gbm", providers: [.apt(["libgbm-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
@@ -72,8 +76,8 @@ let package = Package(
         ])]),
 
         // MARK: Rendering and display
-        .target(name: "LaminaImage", dependencies: ["LaminaCore", "LaminaPlatform", "CPNG", "CJPEG"]),
-        .target(name: "LaminaRaster", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaCompositor", "CCairo", "CPango", "CRsvg", "CLinux"]),
+        .target(name: "LaminaImage", dependencies: ["LaminaCore", "LaminaPlatform", "CPNG", "CJPEG", "CWebP", "CGif"]),
+        .target(name: "LaminaRaster", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaCompositor", "LaminaImage", "CCairo", "CPango", "CRsvg", "CLinux"]),
         // Video decoding (GStreamer) for video layers: frames into ImageSources, no GL.
         .target(name: "LaminaVideo", dependencies: ["LaminaCore", "LaminaCompositor", "LaminaPlatform", "CGStreamer"]),
         .target(name: "LaminaGLES", dependencies: ["LaminaCore", "LaminaCompositor", "CEGL", "CGLES"]),
@@ -156,8 +160,8 @@ let package = Package(
         .testTarget(name: "LaminaKMSTests", dependencies: ["LaminaKMS", "LaminaCompositor", "LaminaCore", "LaminaImage"]),
         // The event loop, Unix sockets with descriptor passing, system call errors.
         .testTarget(name: "LaminaPlatformTests", dependencies: ["LaminaPlatform"]),
-        // PNG and JPEG files, reference-image comparison.
-        .testTarget(name: "LaminaImageTests", dependencies: ["LaminaCore", "LaminaImage", "LaminaTestSupport"]),
+        // PNG, JPEG, WebP and GIF files (still and animated), reference-image comparison.
+        .testTarget(name: "LaminaImageTests", dependencies: ["LaminaCore", "LaminaImage", "LaminaTestSupport"], exclude: ["Fixtures"]),
         // The client library against a scripted peer (no laminad): the commits its layers,
         // transactions, animations and images turn into.
         .testTarget(name: "LaminaClientTests", dependencies: ["Lamina", "LaminaCore", "LaminaProtocol", "LaminaPlatform"]),
@@ -177,6 +181,6 @@ let package = Package(
 if Context.environment["LAMINA_FUZZ"] == "1" {
     package.products.append(.executable(name: "lamina-fuzz", targets: ["lamina-fuzz"]))
     package.targets.append(.executableTarget(
-        name: "lamina-fuzz", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaCompositor", "LaminaTestSupport", .product(name: "Logging", package: "swift-log")],
+        name: "lamina-fuzz", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaCompositor", "LaminaImage", "LaminaTestSupport", .product(name: "Logging", package: "swift-log")],
         swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
 }

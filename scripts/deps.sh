@@ -19,6 +19,9 @@ packages=(
   fonts-noto-color-emoji
   # SVG images (create-svg-image): librsvg parses and draws them with cairo.
   librsvg2-dev
+  # WebP images, still and animated (libwebp, libwebpdemux), and GIF images (giflib):
+  # LaminaImage decodes them as it does PNG and JPEG.
+  libwebp-dev libgif-dev
   libinput-dev libxkbcommon-dev xkb-data
   # Video layers (LaminaVideo): GStreamer, its app sink and video info, the base and good
   # plugins (videoconvert, playbin, matroska/WebM, VP8), libav (H.264 and most other codecs), and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing with libFuzzer: scripts/fuzz.sh [SECONDS per target, default 60] [decoder|apply|compositor|journal|all]
+# Coverage-guided fuzzing with libFuzzer: scripts/fuzz.sh [SECONDS per target, default 60] [decoder|apply|compositor|journal|image|all]
 # Builds Sources/lamina-fuzz with `--sanitize fuzzer` (its own scratch folder, .build-fuzz),
 # seeds each corpus from the codec (the messages the golden-byte tests pin), runs each target
 # for SECONDS, a hang over 1 s counting as a crash, and prints executions and coverage.
@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 which=${2:-all}
-targets=(decoder apply compositor journal)
+targets=(decoder apply compositor journal image)
 [ "$which" = all ] || targets=("$which")
 
 LAMINA_FUZZ=1 swift build --scratch-path .build-fuzz --sanitize fuzzer --product lamina-fuzz 2>&1 | grep -Ev '^\[|^Building|^Compiling|^Write' || true

@@ -28,12 +28,16 @@ extension ImageFile {
         return nil
     }
 
-    /// Reads the file at `path`: PNG and JPEG decoded, SVG, GIF and WebP as their bytes.
+    /// Reads the file at `path`: PNG, JPEG and still WebP decoded here; SVG, GIF and animated
+    /// WebP as their bytes, for laminad to draw or play.
     public static func load(_ path: String) throws(PNGError) -> LoadedImageFile {
         var file = try OwnedFileDescriptor(path: path, flags: O_RDONLY)
         let bytes = try file.readAll()
         try file.close()
-        if let kind = encodedKind(of: bytes) { return .encoded(bytes, kind) }
+        if let kind = encodedKind(of: bytes) {
+            if kind == .webp, !WebP.isAnimated(bytes) { return .bitmap(try WebP.decode(bytes, path: path)) }
+            return .encoded(bytes, kind)
+        }
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return .bitmap(try JPEG.decode(bytes, path: path)) }
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return .bitmap(try PNG.decode(bytes)) }
         throw .decodingFailed(path: path, libpngMessage: "not a PNG, JPEG, SVG, GIF or WebP file (unknown signature)")
@@ -46,26 +50,13 @@ public enum EncodedImageHeader {
     /// points, measured by laminad) or a header too short to say.
     public static func canvasSize(_ bytes: [UInt8], kind: ImageFile.EncodedKind) -> (width: Int, height: Int)? {
         func le16(_ i: Int) -> Int { Int(bytes[i]) | Int(bytes[i + 1]) << 8 }
-        func le24(_ i: Int) -> Int { Int(bytes[i]) | Int(bytes[i + 1]) << 8 | Int(bytes[i + 2]) << 16 }
         switch kind {
         case .svg: return nil
         case .gif:
             guard bytes.count >= 10 else { return nil }
             return (le16(6), le16(8))
         case .webp:
-            // RIFF header (12 bytes), then the first chunk's fourcc and size (8 bytes).
-            guard bytes.count >= 30 else { return nil }
-            switch String(decoding: bytes[12..<16], as: UTF8.self) {
-            case "VP8X": return (le24(24) + 1, le24(27) + 1)
-            case "VP8L":
-                guard bytes[20] == 0x2F else { return nil }
-                let b = bytes[21..<25].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
-                return ((b & 0x3FFF) + 1, ((b >> 14) & 0x3FFF) + 1)
-            case "VP8 ":
-                guard bytes[23] == 0x9D, bytes[24] == 0x01, bytes[25] == 0x2A else { return nil }
-                return (le16(26) & 0x3FFF, le16(28) & 0x3FFF)
-            default: return nil
-            }
+            return WebP.canvasSize(bytes)
         }
     }
 }

@@ -32,15 +32,28 @@ public enum JPEG {
     }
 }
 
-/// PNG or JPEG by the file's first bytes.
+/// PNG, JPEG, WebP or GIF by the file's first bytes, not its name.
 public enum ImageFile {
-    /// Reads a PNG or JPEG file into a straight-alpha RGBA bitmap.
+    /// Reads a PNG, JPEG, WebP or GIF file into a straight-alpha RGBA bitmap. An animated WebP
+    /// or GIF gives its first frame (`AnimatedImage.decode` gives them all); WebP and GIF are
+    /// bounded as `WebP.maximumBytes` says, checked from the header before decoding.
     public static func read(_ path: String) throws(PNGError) -> Bitmap {
+        let bytes = try contents(of: path)
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return try JPEG.decode(bytes, path: path) }
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return try PNG.decode(bytes) }
+        if WebP.hasSignature(bytes) { return try WebP.decode(bytes, path: path) }
+        if GIF.hasSignature(bytes) {
+            let limits = DecodingLimits(maximumBytes: WebP.maximumBytes, framesWanted: 1)
+            return try GIF.decode(bytes, limits: limits, path: path).frames[0]
+        }
+        throw .decodingFailed(path: path, libpngMessage: "not a PNG, JPEG, WebP or GIF file (unknown signature)")
+    }
+
+    /// The whole file at `path`. The corresponding C functions are `open` and `read`.
+    static func contents(of path: String) throws(PNGError) -> [UInt8] {
         var file = try OwnedFileDescriptor(path: path, flags: O_RDONLY)
         let bytes = try file.readAll()
         try file.close()
-        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return try JPEG.decode(bytes, path: path) }
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return try PNG.decode(bytes) }
-        throw .decodingFailed(path: path, libpngMessage: "neither a PNG nor a JPEG file (unknown signature)")
+        return bytes
     }
 }

@@ -1,6 +1,7 @@
 import LaminaCore
 import LaminaProtocol
 import LaminaCompositor
+import LaminaImage
 
 /// laminad's `EncodedImageDecoding`: SVG documents parsed by librsvg (`SVGDocument`) and kept
 /// to be drawn at the scale they are shown; GIF and WebP files decoded to their frames.
@@ -17,7 +18,14 @@ public final class EncodedImageDecoder: EncodedImageDecoding {
                 throw ImageDecodingFailure(error.description)
             }
         case .gif, .webp:
-            throw ImageDecodingFailure("this laminad cannot decode \(format) files yet")
+            let data = Array(bytes)
+            guard ImageFile.encodedKind(of: data) == (format == .gif ? .gif : .webp) else { throw ImageDecodingFailure("the file is not a \(format) file (its first bytes say otherwise)") }
+            do throws(PNGError) {
+                let image = try AnimatedImage.decode(data, maximumBytes: maximumPixelBytes)
+                return .frames(image.frames, delays: image.delays, loopCount: image.loopCount)
+            } catch {
+                throw ImageDecodingFailure("\(error)")
+            }
         }
     }
 }

@@ -2,7 +2,7 @@ import Lamina
 import LaminaCore
 
 // `"emitterCells": [{…}]` on an emitter layer: each cell an object of `EmitterCell` fields by
-// their Core Animation names, `contents` the path of a PNG or JPEG file (relative to the scene
+// their Core Animation names, `contents` the path of a PNG, JPEG, WebP or GIF file (relative to the scene
 // file), `emitterCells` its own cells.
 
 extension SceneLayer {
@@ -69,7 +69,7 @@ enum SceneEmitterCellParser {
                 switch value {
                 case .null: break
                 case .string(let f) where !f.isEmpty: files[indices] = f
-                default: throw SceneError(path: p, message: "expected the path of a PNG or JPEG file (relative to the scene file), or null")
+                default: throw SceneError(path: p, message: "expected the path of a PNG, JPEG, WebP or GIF file (relative to the scene file), or null")
                 }
                 continue
             }

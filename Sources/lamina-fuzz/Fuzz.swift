@@ -7,16 +7,19 @@
 //   compositor  a script of chunks fed to a whole Compositor with two clients, frames drawn
 //               with the shared recording fakes, clients dropped and reconnected
 //   journal     bytes → SessionJournal.decode → restored into a Compositor and written again
+//   image       bytes → AnimatedImage.decode (GIF through giflib, WebP through libwebp, a 16 MiB
+//               budget) → its frames checked and played on an AnimatedImageTimeline
 #if canImport(Glibc)
 import Glibc
 #endif
 import LaminaCore
 import LaminaProtocol
 import LaminaCompositor
+import LaminaImage
 import LaminaTestSupport
 import Logging
 
-enum Target: String { case decoder, apply, compositor, journal }
+enum Target: String { case decoder, apply, compositor, journal, image }
 
 let target = Target(rawValue: getenv("LAMINA_FUZZ_TARGET").map { String(cString: $0) } ?? "") ?? .compositor
 
@@ -34,6 +37,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     case .apply: fuzzApply(bytes)
     case .compositor: fuzzCompositor(bytes)
     case .journal: fuzzJournal(bytes)
+    case .image: fuzzImage(bytes)
     }
     return 0
 }
@@ -69,6 +73,24 @@ func fuzzJournal(_ bytes: UnsafeBufferPointer<UInt8>) {
     }
     _ = try? compositor.flushFrame(always: true)
     _ = compositor.journal(bootID: "", filePrefix: "f").0.encoded()
+}
+
+/// An image file as laminad would take it from a client: decoded within a budget, or refused
+/// with an error; never a trap, a hang or an allocation past the budget. What decodes must
+/// hold canvas-sized frames, one delay each, and play on a timeline whose changes move forward.
+func fuzzImage(_ bytes: UnsafeBufferPointer<UInt8>) {
+    guard let image = try? AnimatedImage.decode(Array(bytes), maximumBytes: 16 << 20) else { return }
+    precondition(!image.frames.isEmpty && image.frames.count == image.delays.count, "frames and delays disagree")
+    for frame in image.frames {
+        precondition(frame.width == image.width && frame.height == image.height && frame.bytes.count == image.width * image.height * 4)
+    }
+    let timeline = AnimatedImageTimeline(delays: image.delays, loopCount: image.loopCount)
+    var time = 0.0
+    for _ in 0..<16 {
+        guard let next = timeline.nextChange(after: time) else { break }
+        precondition(next > time && timeline.frame(at: next) != timeline.frame(at: time), "a change that is not one at \(next)")
+        time = next
+    }
 }
 
 /// The frame step over one 320×240 output whose frames go nowhere (the shared recording fakes,

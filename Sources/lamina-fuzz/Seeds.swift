@@ -4,6 +4,7 @@ import Glibc
 import LaminaCore
 import LaminaProtocol
 import LaminaCompositor
+import LaminaTestSupport
 
 /// Seed inputs made with the codec the golden-byte tests check (Tests/LaminaProtocolTests),
 /// written once into an empty corpus folder.
@@ -55,6 +56,29 @@ enum Seeds {
         return out
     }
 
+    /// GIFs written byte by byte (disposals, transparency, a local table, interlacing, the
+    /// loop extension) and the WebP test fixtures (still lossless and lossy, animated).
+    static func images() -> [[UInt8]] {
+        let colors: [GIFWriter.RGB] = [(0, 0, 0), (255, 0, 0), (0, 255, 0), (0, 0, 255)]
+        var animated = GIFWriter(width: 4, height: 4, colors: colors, loop: 0)
+        animated.frame(width: 4, height: 4, indices: Array(repeating: 1, count: 16), delay: 10, disposal: 1)
+        animated.frame(x: 1, y: 1, width: 2, height: 2, indices: [2, 0, 0, 2], delay: 0, disposal: 2, transparent: 0)
+        animated.frame(x: 2, y: 0, width: 2, height: 2, indices: [3, 3, 3, 3], delay: 5, disposal: 3)
+        animated.frame(width: 2, height: 8, indices: (0..<16).map { UInt8($0 % 4) }, delay: 20, colors: colors.reversed(), interlaced: true)
+        var still = GIFWriter(width: 3, height: 2, colors: colors)
+        still.frame(width: 3, height: 2, indices: [0, 1, 2, 3, 2, 1])
+        var inputs = [animated.finished(), animated.finished(trailer: false), still.finished()]
+        let fixtures = TestPaths.repository + "/Tests/LaminaImageTests/Fixtures/"
+        for name in ["still-lossless.webp", "still-lossy.webp", "animated-loop3.webp"] {
+            guard let f = fopen(fixtures + name, "rb") else { continue }
+            var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 4096)
+            while case let n = fread(&chunk, 1, chunk.count, f), n > 0 { bytes += chunk[0..<n] }
+            fclose(f)
+            inputs.append(bytes)
+        }
+        return inputs
+    }
+
     static func write(to dir: String, for target: Target) {
         mkdir(dir, 0o755)
         var inputs: [[UInt8]]
@@ -71,6 +95,7 @@ enum Seeds {
                                            animations: [.addAnimation(LayerID(1), key: "k", tag: 0, .basic(animation))]),
                 ]).encoded()
             }
+        case .image: inputs = images()
         case .compositor:
             // Client A says each frame, with a frame drawn and the clock moved between them.
             inputs = frames().dropFirst().map { f in

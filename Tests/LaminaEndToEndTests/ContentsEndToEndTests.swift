@@ -5,6 +5,7 @@ import LaminaCore
 import LaminaImage
 import LaminaPlatform
 import LaminaProtocol
+import LaminaTestSupport
 
 /// Layer contents over a real laminad: images in shared memory (memfd, SCM_RIGHTS), partial
 /// updates, texture accounting, and bad image messages from a raw socket.
@@ -109,6 +110,42 @@ struct ContentsEndToEndTests {
         try await c.sync()
         shot = try await c.screenshot()
         #expect(shot.pixel(x: 30, y: 30) == (51, 51, 51, 255), "the background shows once the image is destroyed")
+        c.close()
+    }
+
+    @Test("images from WebP and GIF files: a lossy WebP, an animated WebP's and an animated GIF's first frames")
+    func webpAndGIFFiles() async throws {
+        let daemon = try DaemonProcess()
+        let c = try Connection.connect(to: daemon.socket, name: "files")
+        let fixtures = TestPaths.repository + "/Tests/LaminaImageTests/Fixtures/"
+        // Frame 1 blue | green, frame 2 red | red: the first frame shows.
+        var gif = GIFWriter(width: 2, height: 1, colors: [(0, 0, 255), (0, 255, 0), (255, 0, 0)], loop: 0)
+        gif.frame(width: 2, height: 1, indices: [0, 1], delay: 10)
+        gif.frame(width: 2, height: 1, indices: [2, 2], delay: 10)
+        let gifPath = daemon.directory + "/two-frames.gif"
+        try Data(gif.finished()).write(to: URL(fileURLWithPath: gifPath))
+        let images = [
+            try Image(contentsOfFile: fixtures + "animated-loop3.webp", connection: c),  // red, green, blue frames
+            try Image(contentsOfFile: fixtures + "still-lossy.webp", connection: c),  // red, green / blue, white
+            try Image(contentsOfFile: gifPath, connection: c),
+        ]
+        #expect(images.map { [$0.width, $0.height] } == [[4, 4], [16, 16], [2, 1]])
+        for (image, frame) in zip(images, [Rect(x: 10, y: 10, width: 40, height: 40), Rect(x: 60, y: 10, width: 32, height: 32),
+                                          Rect(x: 100, y: 10, width: 20, height: 10)]) {
+            let layer = Layer()
+            layer.frame = frame
+            layer.contents = image
+            layer.magnificationFilter = .nearest
+            c.rootLayer.addSublayer(layer)
+        }
+        try await c.sync()
+        let shot = try await c.screenshot()
+        #expect(shot.pixel(x: 30, y: 30) == (255, 0, 0, 255), "the animated WebP's first frame")
+        for (x, y, rgb) in [(68, 18, [255, 0, 0]), (84, 18, [0, 255, 0]), (68, 34, [0, 0, 255]), (84, 34, [255, 255, 255])] {
+            let p = shot.pixel(x: x, y: y)
+            #expect(zip([Int(p.r), Int(p.g), Int(p.b)], rgb).allSatisfy { abs($0 - $1) <= 12 }, "lossy WebP at (\(x), \(y)): \(p)")
+        }
+        #expect(shot.pixel(x: 105, y: 15) == (0, 0, 255, 255) && shot.pixel(x: 115, y: 15) == (0, 255, 0, 255), "the GIF's first frame")
         c.close()
     }
 

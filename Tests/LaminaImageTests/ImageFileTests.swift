@@ -4,7 +4,7 @@ import LaminaImage
 import LaminaTestSupport
 import Testing
 
-/// `ImageFile` tells PNG from JPEG by the first bytes, not the name, and `JPEG` decodes
+/// `ImageFile` tells PNG, JPEG, WebP and GIF apart by the first bytes, not the name, and `JPEG` decodes
 /// through libjpeg to opaque RGBA.
 @Suite("image files")
 struct ImageFileTests {
@@ -32,14 +32,34 @@ struct ImageFileTests {
         #expect(try ImageFile.read(Self.orange) == JPEG.read(fromFile: Self.orange))
     }
 
-    @Test func neitherPNGNorJPEGIsRefusedNamingThePath() throws {
-        let path = Self.temporaryPath("notes.png")
-        defer { unlink(path) }
+    static func write(_ bytes: [UInt8], to path: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         try #require(fd >= 0)
-        _ = write(fd, "GIF89a", 6)
+        #expect(Glibc.write(fd, bytes, bytes.count) == bytes.count)
         close(fd)
-        #expect(throws: PNGError.decodingFailed(path: path, libpngMessage: "neither a PNG nor a JPEG file (unknown signature)")) {
+    }
+
+    @Test func noKnownSignatureIsRefusedNamingThePath() throws {
+        let path = Self.temporaryPath("notes.png")
+        defer { unlink(path) }
+        try Self.write(Array("BM6 bitmap".utf8), to: path)
+        #expect(throws: PNGError.decodingFailed(path: path, libpngMessage: "not a PNG, JPEG, WebP or GIF file (unknown signature)")) {
+            try ImageFile.read(path)
+        }
+    }
+
+    /// A GIF reads as its first frame (WebP: WebPTests.stillAndAnimatedCrossOver); a broken
+    /// one is refused naming the file.
+    @Test func aGIFReadsAsItsFirstFrame() throws {
+        let path = Self.temporaryPath("two-frames.png")
+        defer { unlink(path) }
+        var gif = GIFWriter(width: 2, height: 1, colors: GIFTests.colors)
+        gif.frame(width: 2, height: 1, indices: [1, 2], delay: 10)
+        gif.frame(width: 2, height: 1, indices: [3, 3], delay: 10)
+        try Self.write(gif.finished(), to: path)
+        #expect(try ImageFile.read(path) == Bitmap(width: 2, height: 1, bytes: GIFTests.red + GIFTests.green)!)
+        try Self.write(Array("GIF89a".utf8), to: path)
+        #expect(throws: PNGError.undecodable(format: "GIF", path: path, reason: "the file ends inside its header (truncated)")) {
             try ImageFile.read(path)
         }
     }
