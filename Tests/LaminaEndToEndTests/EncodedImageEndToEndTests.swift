@@ -3,6 +3,7 @@ import Testing
 import Lamina
 import LaminaCore
 import LaminaProtocol
+import LaminaTestSupport
 
 /// Images laminad makes from encoded files (create-encoded-image, protocol 1.7): SVG documents
 /// drawn at the scale they are shown, animated GIF and WebP played on its clock.
@@ -110,6 +111,53 @@ struct EncodedImageEndToEndTests {
         #expect(shot.pixel(x: 40, y: 40).r > 240 && shot.pixel(x: 40, y: 2).r > 150 && shot.pixel(x: 2, y: 40).r > 150)
         #expect(shot.pixel(x: 40, y: 84).r < 20 && shot.pixel(x: 84, y: 40).r < 20, "nothing outside")
         #expect(DrawingEndToEndTests.edgeWidth(shot, y: 20, from: 0, to: 100) <= 4)
+        c.close()
+    }
+
+    /// A 4 × 4 GIF of three flat frames, red 100 ms, green 200 ms, blue 300 ms; `loop` nil
+    /// (no NETSCAPE2.0 extension: it plays once) or 0 (for ever).
+    static func trafficLight(loop: Int?) -> [UInt8] {
+        var gif = GIFWriter(width: 4, height: 4, colors: [(255, 0, 0), (0, 255, 0), (0, 0, 255)], loop: loop)
+        for (index, delay) in [(UInt8(0), 10), (1, 20), (2, 30)] {
+            gif.frame(width: 4, height: 4, indices: [UInt8](repeating: index, count: 16), delay: delay)
+        }
+        return gif.finished()
+    }
+
+    // GIF frames at exact virtual times: each frame from the sum of the delays before it (a time
+    // exactly on a boundary shows the new frame), from the commit that made the image; played
+    // once it keeps its last frame, looping it starts again. Both layers of one image agree.
+    @Test func gifFramesAtExactVirtualTimes() async throws {
+        let daemon = try DaemonProcess(size: "160x60")
+        let c = try Connection.connect(to: daemon.socket, name: "gif")
+        let once = try Image(encoded: Self.trafficLight(loop: nil), format: .gif, connection: c)
+        let forever = try Image(encoded: Self.trafficLight(loop: 0), format: .gif, connection: c)
+        #expect(once.width == 4 && once.height == 4)
+        var layers: [Layer] = []
+        for (i, image) in [once, forever, forever].enumerated() {
+            let l = Layer()
+            l.frame = Rect(x: Double(i) * 50, y: 0, width: 40, height: 40)
+            l.contents = image
+            l.magnificationFilter = .nearest
+            layers.append(l)
+        }
+        c.rootLayer.sublayers = layers
+        try await c.sync()
+        func colours() async throws -> [String] {
+            let shot = try await c.screenshot()
+            return [20, 70, 120].map { x in
+                let p = shot.pixel(x: x, y: 20)
+                return p.r > 200 && p.g < 50 ? "red" : p.g > 200 && p.r < 50 ? "green" : p.b > 200 && p.r < 50 ? "blue" : "\(p)"
+            }
+        }
+        var seen: [String] = []
+        for step in [0, 0.099, 0.001, 0.199, 0.001, 0.3, 0.15, 0.5] {
+            if step > 0 { _ = try await c.advanceClock(by: step) }
+            seen.append(try await colours().joined(separator: "/"))
+        }
+        // t = 0, 0.099, 0.1, 0.299, 0.3, 0.6, 0.75, 1.25 (the looping one: 0.05 into its third play).
+        #expect(seen == ["red/red/red", "red/red/red", "green/green/green", "green/green/green", "blue/blue/blue",
+                         "blue/red/red", "blue/green/green", "blue/red/red"], "\(seen)")
         c.close()
     }
 }

@@ -3,7 +3,7 @@ import LaminaProtocol
 
 /// Animated GIF and WebP images (create-encoded-image, protocol 1.7) played on the compositor's
 /// clock: each starts when the commit that made it stands, and before each frame is drawn its
-/// image source is given the frame that the clock has reached (`FrameTimeline`). Frames go
+/// image source is given the frame that the clock has reached (`AnimatedImageTimeline`). Frames go
 /// through the tree's `ImageSource` as a video's pictures do, so every layer showing the image,
 /// with all that applies to contents, follows; the render-list cache and the damage see a new
 /// generation of the same source.
@@ -13,7 +13,7 @@ extension Compositor {
         let t = now
         for image in model.entries[i].tree.encodedImages.values where image.startTime == nil {
             image.startTime = t
-            if image.timeline?.isAnimated == true { liveAnimatedImages.append(image) }
+            if image.timeline?.nextChange(after: 0) != nil { liveAnimatedImages.append(image) }
         }
     }
 

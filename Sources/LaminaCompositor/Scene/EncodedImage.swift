@@ -48,7 +48,7 @@ public final class EncodedImage: @unchecked Sendable {
     public let bytes: [UInt8]
     public let content: DecodedImage
     /// The timing of an animated image's frames; nil for a vector document.
-    public let timeline: FrameTimeline?
+    public let timeline: AnimatedImageTimeline?
     /// When its first frame was shown, in compositor time: set when the commit that made it
     /// stands (nil until then).
     public var startTime: Double?
@@ -66,7 +66,7 @@ public final class EncodedImage: @unchecked Sendable {
         self.format = format
         self.bytes = bytes
         self.content = content
-        if case let .frames(_, delays, loopCount) = content { timeline = FrameTimeline(delays: delays, loopCount: loopCount) } else { timeline = nil }
+        if case let .frames(_, delays, loopCount) = content { timeline = AnimatedImageTimeline(delays: delays, loopCount: loopCount) } else { timeline = nil }
     }
 
     /// The vector document, for an SVG.
@@ -83,62 +83,4 @@ public final class EncodedImage: @unchecked Sendable {
     }
 
     func destroy() { isDestroyed = true }
-}
-
-/// When an animated image's frames show: each for its delay, the whole sequence `loopCount`
-/// times (0: for ever), then the last frame stays. A time exactly on a boundary shows the next
-/// frame. Pure: the elapsed time is given.
-public struct FrameTimeline: Sendable, Equatable {
-    /// Each frame's end, from the start of a loop.
-    public let ends: [Double]
-    public let loopCount: Int
-
-    /// `delays` in seconds (a delay not finite or ≤ 0 counts as 0); `loopCount` < 0 counts as 1.
-    public init(delays: [Double], loopCount: Int) {
-        var t = 0.0
-        ends = delays.map { d in
-            t += d.isFinite && d > 0 ? d : 0
-            return t
-        }
-        self.loopCount = max(0, loopCount)
-    }
-
-    /// One loop's length.
-    public var duration: Double { ends.last ?? 0 }
-
-    /// Whether the frames ever change.
-    public var isAnimated: Bool { ends.count > 1 && duration > 0 }
-
-    /// The frame shown `elapsed` seconds after the first appeared.
-    public func frame(at elapsed: Double) -> Int {
-        guard isAnimated, elapsed.isFinite, elapsed > 0 else { return 0 }
-        let loops = elapsed / duration
-        if loopCount > 0, loops >= Double(loopCount) { return ends.count - 1 }
-        let within = elapsed - (loops.rounded(.down) * duration)
-        return index(within)
-    }
-
-    /// The first time after `elapsed` at which the frame changes; nil once it never will.
-    public func nextChange(after elapsed: Double) -> Double? {
-        guard isAnimated, elapsed.isFinite else { return nil }
-        let t = max(0, elapsed)
-        let loop = (t / duration).rounded(.down)
-        if loopCount > 0, loop >= Double(loopCount) { return nil }
-        let within = t - loop * duration
-        let i = index(within)
-        let next = loop * duration + ends[i]
-        // The end of the last loop is not a change: the last frame stays.
-        if loopCount > 0, i == ends.count - 1, loop + 1 >= Double(loopCount) { return nil }
-        return next > t ? next : t + 1e-9
-    }
-
-    /// The frame whose span holds `within` (0 ≤ within < duration): the first whose end is past it.
-    private func index(_ within: Double) -> Int {
-        var lo = 0, hi = ends.count - 1
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if ends[mid] > within { hi = mid } else { lo = mid + 1 }
-        }
-        return lo
-    }
 }
