@@ -46,7 +46,7 @@ public enum ImageFile {
             let limits = DecodingLimits(maximumBytes: WebP.maximumBytes, framesWanted: 1)
             return try GIF.decode(bytes, limits: limits, path: path).frames[0]
         }
-        throw .decodingFailed(path: path, libpngMessage: "not a PNG, JPEG, WebP or GIF file (unknown signature)")
+        throw .undecodable(format: "image", path: path, reason: "not a PNG, JPEG, WebP or GIF file (unknown signature)")
     }
 
     /// The whole file at `path`. The corresponding C functions are `open` and `read`.

@@ -43,7 +43,7 @@ struct ImageFileTests {
         let path = Self.temporaryPath("notes.png")
         defer { unlink(path) }
         try Self.write(Array("BM6 bitmap".utf8), to: path)
-        #expect(throws: PNGError.decodingFailed(path: path, libpngMessage: "not a PNG, JPEG, WebP or GIF file (unknown signature)")) {
+        #expect(throws: PNGError.undecodable(format: "image", path: path, reason: "not a PNG, JPEG, WebP or GIF file (unknown signature)")) {
             try ImageFile.read(path)
         }
     }
