@@ -64,6 +64,25 @@ struct ImageFileTests {
         }
     }
 
+    /// A JPEG whose frame header (SOF0) declares 60000×60000 pixels: refused from the header,
+    /// before libjpeg allocates its buffers or the pixels are.
+    @Test func aHugeJPEGIsRefusedFromItsHeader() throws {
+        let fd = open(Self.orange, O_RDONLY)
+        try #require(fd >= 0)
+        var bytes = [UInt8](repeating: 0, count: 1 << 16)
+        let n = read(fd, &bytes, bytes.count)
+        close(fd)
+        bytes.removeLast(bytes.count - n)
+        // SOF0 (FF C0), length (2), precision (1), then height and width, big-endian.
+        let sof = try #require((0..<(n - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 })
+        #expect(Array(bytes[(sof + 5)..<(sof + 9)]) == [0, 8, 0, 16], "orange.jpg is 16×8")
+        bytes.replaceSubrange((sof + 5)..<(sof + 9), with: [0xEA, 0x60, 0xEA, 0x60])
+        #expect(throws: PNGError.undecodable(format: "JPEG", path: "huge.jpg",
+                                             reason: "it is 60000×60000 pixels (3600000000), over the limit of 268435456 pixels")) {
+            try JPEG.decode(bytes, path: "huge.jpg")
+        }
+    }
+
     /// A JPEG cut short: libjpeg's own message, through the same error as PNG's.
     @Test func aBrokenJPEGCarriesLibjpegsMessage() {
         do {
