@@ -20,9 +20,11 @@ static void lamina_jpeg_error_exit(j_common_ptr info) {
 }
 
 /// Decodes a JPEG held in memory to RGBA, 4 bytes a pixel (alpha 255), rows top to bottom.
-/// Returns pixels to release with free(), or NULL with a message.
-static inline unsigned char *lamina_jpeg_decode(const unsigned char *data, unsigned long size,
-                                                int *width, int *height, char *message, int messageSize) {
+/// An image of more than maxPixels pixels is refused from its header, before libjpeg or this
+/// function allocates anything for it (a progressive JPEG's coefficients are whole-image),
+/// setting *tooLarge. Returns pixels to release with free(), or NULL with a message.
+static inline unsigned char *lamina_jpeg_decode(const unsigned char *data, unsigned long size, unsigned long long maxPixels,
+                                                int *width, int *height, int *tooLarge, char *message, int messageSize) {
     struct jpeg_decompress_struct info;
     struct lamina_jpeg_error error;
     unsigned char *volatile pixels = NULL;
@@ -38,6 +40,13 @@ static inline unsigned char *lamina_jpeg_decode(const unsigned char *data, unsig
     jpeg_create_decompress(&info);
     jpeg_mem_src(&info, data, size);
     jpeg_read_header(&info, TRUE);
+    if ((unsigned long long)info.image_width * info.image_height > maxPixels) {
+        snprintf(message, (size_t)messageSize, "it is %u×%u pixels (%llu), over the limit of %llu pixels", info.image_width,
+                 info.image_height, (unsigned long long)info.image_width * info.image_height, maxPixels);
+        *tooLarge = 1;
+        jpeg_destroy_decompress(&info);
+        return NULL;
+    }
     info.out_color_space = JCS_EXT_RGBA;
     jpeg_start_decompress(&info);
     size_t stride = (size_t)info.output_width * 4;

@@ -10,8 +10,9 @@ import LaminaCore
 ///   rather than painting the background colour), 3 restores the canvas from before the frame;
 /// - delays: see `AnimatedImage.displayedDelay(milliseconds:)` (0 and 1 cs show for 100 ms);
 /// - the NETSCAPE2.0 (or ANIMEXTS1.0) loop count N repeats the animation N times after the
-///   first play, as Chromium and Firefox play it: `loopCount` N + 1; 0 is forever; without the
-///   extension the animation plays once.
+///   first play, as browsers play it (Chromium's cc/paint/image_animation_count.h: "plays n + 1
+///   cycles"): `loopCount` N + 1; 0 is forever; without the extension it plays once. (WebP's
+///   loop count is already the number of plays.)
 /// A file cut off between two frames (no trailer) keeps the frames before the cut, as browsers
 /// show them; one cut off inside a frame is refused.
 public enum GIF {

@@ -4,18 +4,22 @@ import LaminaCore
 
 /// Decodes JPEG files with libjpeg (libjpeg-turbo) into 8-bit RGBA bitmaps (alpha 255).
 public enum JPEG {
+    /// The most pixels decoded, as for PNG: 2^28 (1 GiB of RGBA), refused from the header.
+    public static let maximumPixelCount = 1 << 28
+
     /// Decodes JPEG bytes. The corresponding C functions are libjpeg's `jpeg_read_header`,
     /// `jpeg_start_decompress` and `jpeg_read_scanlines` (in `lamina_jpeg_decode`).
     public static func decode(_ bytes: [UInt8], path: String? = nil) throws(PNGError) -> Bitmap {
-        var width: Int32 = 0, height: Int32 = 0
+        var width: Int32 = 0, height: Int32 = 0, tooLarge: Int32 = 0
         var message = [CChar](repeating: 0, count: 256)
         let pixels = bytes.withUnsafeBufferPointer { b in
             message.withUnsafeMutableBufferPointer { m in
-                lamina_jpeg_decode(b.baseAddress, UInt(b.count), &width, &height, m.baseAddress, Int32(m.count))
+                lamina_jpeg_decode(b.baseAddress, UInt(b.count), UInt64(maximumPixelCount), &width, &height, &tooLarge, m.baseAddress, Int32(m.count))
             }
         }
         guard let pixels else {
             let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            if tooLarge != 0 { throw .undecodable(format: "JPEG", path: path, reason: text) }
             throw .decodingFailed(path: path, libpngMessage: "libjpeg: " + text)
         }
         defer { free(pixels) }
@@ -46,7 +50,7 @@ public enum ImageFile {
             let limits = DecodingLimits(maximumBytes: WebP.maximumBytes, framesWanted: 1)
             return try GIF.decode(bytes, limits: limits, path: path).frames[0]
         }
-        throw .decodingFailed(path: path, libpngMessage: "not a PNG, JPEG, WebP or GIF file (unknown signature)")
+        throw .undecodable(format: "image", path: path, reason: "not a PNG, JPEG, WebP or GIF file (unknown signature)")
     }
 
     /// The whole file at `path`. The corresponding C functions are `open` and `read`.

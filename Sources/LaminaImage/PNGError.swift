@@ -7,7 +7,9 @@ public enum PNGError: Error, Equatable, Sendable, CustomStringConvertible {
     /// libpng could not decode the bytes. `path` is the file they came from, or nil in memory.
     case decodingFailed(path: String?, libpngMessage: String)
     /// A WebP or GIF file was malformed, truncated, or larger than Lamina decodes (checked from
-    /// its header, before anything is allocated for its pixels). `format` is "WebP" or "GIF";
+    /// its header, before anything is allocated for its pixels), a JPEG was too large, or a
+    /// file was no image Lamina knows. `format` is "WebP", "GIF", "JPEG", "animated image" or
+    /// "image" (unknown signatures);
     /// `reason` names what was wrong, with the number and its limit where one was exceeded.
     case undecodable(format: String, path: String?, reason: String)
     /// The bitmap's byte count is not `width × height × 4`, or a dimension is not positive.

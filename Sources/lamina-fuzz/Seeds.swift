@@ -69,7 +69,7 @@ enum Seeds {
         still.frame(width: 3, height: 2, indices: [0, 1, 2, 3, 2, 1])
         var inputs = [animated.finished(), animated.finished(trailer: false), still.finished()]
         let fixtures = TestPaths.repository + "/Tests/LaminaImageTests/Fixtures/"
-        for name in ["still-lossless.webp", "still-lossy.webp", "animated-loop3.webp"] {
+        for name in ["still-lossless.webp", "still-lossy.webp", "animated-loop3.webp", "pillow.gif"] {
             guard let f = fopen(fixtures + name, "rb") else { continue }
             var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 4096)
             while case let n = fread(&chunk, 1, chunk.count, f), n > 0 { bytes += chunk[0..<n] }

@@ -43,7 +43,7 @@ struct ImageFileTests {
         let path = Self.temporaryPath("notes.png")
         defer { unlink(path) }
         try Self.write(Array("BM6 bitmap".utf8), to: path)
-        #expect(throws: PNGError.decodingFailed(path: path, libpngMessage: "not a PNG, JPEG, WebP or GIF file (unknown signature)")) {
+        #expect(throws: PNGError.undecodable(format: "image", path: path, reason: "not a PNG, JPEG, WebP or GIF file (unknown signature)")) {
             try ImageFile.read(path)
         }
     }
@@ -61,6 +61,25 @@ struct ImageFileTests {
         try Self.write(Array("GIF89a".utf8), to: path)
         #expect(throws: PNGError.undecodable(format: "GIF", path: path, reason: "the file ends inside its header (truncated)")) {
             try ImageFile.read(path)
+        }
+    }
+
+    /// A JPEG whose frame header (SOF0) declares 60000×60000 pixels: refused from the header,
+    /// before libjpeg allocates its buffers or the pixels are.
+    @Test func aHugeJPEGIsRefusedFromItsHeader() throws {
+        let fd = open(Self.orange, O_RDONLY)
+        try #require(fd >= 0)
+        var bytes = [UInt8](repeating: 0, count: 1 << 16)
+        let n = read(fd, &bytes, bytes.count)
+        close(fd)
+        bytes.removeLast(bytes.count - n)
+        // SOF0 (FF C0), length (2), precision (1), then height and width, big-endian.
+        let sof = try #require((0..<(n - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 })
+        #expect(Array(bytes[(sof + 5)..<(sof + 9)]) == [0, 8, 0, 16], "orange.jpg is 16×8")
+        bytes.replaceSubrange((sof + 5)..<(sof + 9), with: [0xEA, 0x60, 0xEA, 0x60])
+        #expect(throws: PNGError.undecodable(format: "JPEG", path: "huge.jpg",
+                                             reason: "it is 60000×60000 pixels (3600000000), over the limit of 268435456 pixels")) {
+            try JPEG.decode(bytes, path: "huge.jpg")
         }
     }
 
