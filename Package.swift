@@ -181,6 +181,6 @@ let package = Package(
 if Context.environment["LAMINA_FUZZ"] == "1" {
     package.products.append(.executable(name: "lamina-fuzz", targets: ["lamina-fuzz"]))
     package.targets.append(.executableTarget(
-        name: "lamina-fuzz", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaCompositor", "LaminaImage", "LaminaTestSupport", .product(name: "Logging", package: "swift-log")],
+        name: "lamina-fuzz", dependencies: ["LaminaCore", "LaminaProtocol", "LaminaCompositor", "LaminaImage", "LaminaRaster", "LaminaTestSupport", .product(name: "Logging", package: "swift-log")],
         swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
 }

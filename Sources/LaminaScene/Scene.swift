@@ -212,7 +212,7 @@ enum SceneParser {
                 case .string(let f) where !f.isEmpty:
                     guard layer.videoFile == nil else { throw SceneError(path: p, message: "a layer shows either \"contents\" or \"video\", not both") }
                     layer.contentsFile = f
-                default: throw SceneError(path: p, message: "expected the path of a PNG, JPEG, WebP or GIF file (relative to the scene file), or null")
+                default: throw SceneError(path: p, message: "expected the path of a PNG, JPEG, WebP, GIF or SVG file (relative to the scene file), or null")
                 }
             case "video":
                 switch value {

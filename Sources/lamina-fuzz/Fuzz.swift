@@ -7,7 +7,8 @@
 //   compositor  a script of chunks fed to a whole Compositor with two clients, frames drawn
 //               with the shared recording fakes, clients dropped and reconnected
 //   journal     bytes → SessionJournal.decode → restored into a Compositor and written again
-//   image       bytes → AnimatedImage.decode (GIF through giflib, WebP through libwebp, a 16 MiB
+//   image       an SVG (librsvg, as laminad's EncodedImageDecoder takes it, drawn small), or
+//               bytes → AnimatedImage.decode (GIF through giflib, WebP through libwebp, a 16 MiB
 //               budget) → its frames checked and played on an AnimatedImageTimeline
 #if canImport(Glibc)
 import Glibc
@@ -16,6 +17,7 @@ import LaminaCore
 import LaminaProtocol
 import LaminaCompositor
 import LaminaImage
+import LaminaRaster
 import LaminaTestSupport
 import Logging
 
@@ -79,6 +81,17 @@ func fuzzJournal(_ bytes: UnsafeBufferPointer<UInt8>) {
 /// with an error; never a trap, a hang or an allocation past the budget. What decodes must
 /// hold canvas-sized frames, one delay each, and play on a timeline whose changes move forward.
 func fuzzImage(_ bytes: UnsafeBufferPointer<UInt8>) {
+    // An SVG document goes the way laminad takes one: parsed by librsvg within 1 MiB, and
+    // drawn (small: the fuzzer looks for traps and hangs, not big rasters).
+    if ImageFile.encodedKind(of: Array(bytes)) == .svg {
+        guard case .vector(let svg)? = try? EncodedImageDecoder().decode(.svg, UnsafeRawBufferPointer(bytes), maximumFileBytes: 1 << 20,
+                                                                         maximumPixelBytes: 16 << 20) else { return }
+        precondition(svg.size.width > 0 && svg.size.height > 0 && svg.size.width <= 16384 && svg.size.height <= 16384, "an unchecked size")
+        if let r = svg.rasterize(pixelsPerPoint: 1, maximumSide: 128) {
+            precondition(r.bitmap.width <= 128 && r.bitmap.height <= 128, "a raster over its bound")
+        }
+        return
+    }
     guard let image = try? AnimatedImage.decode(Array(bytes), maximumBytes: 16 << 20) else { return }
     precondition(!image.frames.isEmpty && image.frames.count == image.delays.count, "frames and delays disagree")
     for frame in image.frames {

@@ -68,6 +68,12 @@ enum Seeds {
         var still = GIFWriter(width: 3, height: 2, colors: colors)
         still.frame(width: 3, height: 2, indices: [0, 1, 2, 3, 2, 1])
         var inputs = [animated.finished(), animated.finished(trailer: false), still.finished()]
+        // SVG documents: shapes, a gradient, text, a viewBox, a use, and a data: URL image.
+        inputs += [
+            ##"<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><circle cx="20" cy="20" r="20" fill="#fff"/></svg>"##,
+            ##"<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 100 50"><defs><linearGradient id="g"><stop offset="0" stop-color="red"/><stop offset="1" stop-color="blue"/></linearGradient><rect id="r" width="10" height="10"/></defs><rect width="100" height="50" fill="url(#g)"/><use xlink:href="#r" x="5" y="5"/><text x="10" y="40" font-size="12">Hi</text><path d="M0 0 L50 50 Q 60 10 90 40 Z" stroke="black" fill="none"/></svg>"##,
+            #"<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><image width="8" height="8" href="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="/></svg>"#,
+        ].map { Array($0.utf8) }
         let fixtures = TestPaths.repository + "/Tests/LaminaImageTests/Fixtures/"
         for name in ["still-lossless.webp", "still-lossy.webp", "animated-loop3.webp", "pillow.gif"] {
             guard let f = fopen(fixtures + name, "rb") else { continue }

@@ -33,7 +33,7 @@ struct ConnectionOptions: ParsableArguments {
 
 struct Contents: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show a PNG, JPEG, WebP or GIF file as the contents of a named layer of a session.",
+        abstract: "Show a PNG, JPEG, WebP, GIF or SVG file as the contents of a named layer of a session.",
         discussion: """
         The layer is found by name anywhere in the session's tree (the session `laminactl apply` \
         uses by default). The image stays on screen after laminactl exits, with the session's layers.
@@ -51,7 +51,7 @@ struct Contents: AsyncParsableCommand {
     var scale: Double?
 
     @Argument(help: "The layer's name.") var name: String
-    @Argument(help: "A PNG, JPEG, WebP or GIF file (an animated one shows its first frame).") var file: String
+    @Argument(help: "A PNG, JPEG, WebP, GIF or SVG file (laminad plays an animated one and draws an SVG at the shown scale).") var file: String
 
     func validate() throws {
         if let gravity, ContentsGravity(rawValue: gravity) == nil {
