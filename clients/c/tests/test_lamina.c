@@ -1843,6 +1843,38 @@ static void svg_images(lamina_connection *conn) {
     error = NULL;
     CHECK(lamina_image_new_encoded(conn, 9, circle, 4, &error) == NULL && error, "an unknown format is refused");
     free(error);
+    /* A GIF (made by Pillow): 2 x 2, red 100 ms then green 200 ms, looping; laminad plays it on
+     * its virtual clock from the commit that made it, a time on a boundary showing the new frame. */
+    static const uint8_t gif[] = {
+        0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x02, 0x00, 0x02, 0x00, 0x81, 0x00, 0x00, 0xFF, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x21, 0xFF, 0x0B, 0x4E, 0x45, 0x54, 0x53, 0x43, 0x41, 0x50, 0x45,
+        0x32, 0x2E, 0x30, 0x03, 0x01, 0x00, 0x00, 0x00, 0x21, 0xF9, 0x04, 0x00, 0x0A, 0x00, 0x00, 0x00, 0x2C, 0x00,
+        0x00, 0x00, 0x00, 0x02, 0x00, 0x02, 0x00, 0x00, 0x08, 0x06, 0x00, 0x01, 0x08, 0x04, 0x10, 0x10, 0x00, 0x21,
+        0xF9, 0x04, 0x00, 0x14, 0x00, 0x00, 0x00, 0x2C, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x02, 0x00, 0x81, 0x00,
+        0xFF, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x06, 0x00, 0x01, 0x08, 0x04, 0x10,
+        0x10, 0x00, 0x3B};
+    lamina_image *anim = lamina_image_new_encoded(conn, LAMINA_ENCODED_GIF, gif, sizeof gif, &error);
+    CHECK(anim != NULL, "lamina_image_new_encoded (GIF): %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    lamina_layer *shown = lamina_layer_new(conn);
+    lamina_layer_set_bounds(shown, 0, 0, 40, 40);
+    lamina_layer_set_position(shown, 260, 40);
+    lamina_layer_set_contents(shown, anim);
+    lamina_layer_add_sublayer(back, shown);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync the GIF: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    const double steps[] = {0, 0.099, 0.001, 0.199, 0.001};
+    const char *expected = "RRGGR"; /* t = 0, 0.099, 0.1, 0.299, 0.3 */
+    char seen[6] = {0};
+    for (int i = 0; i < 5; i++) {
+        if (steps[i] > 0)
+            advance(conn, steps[i]);
+        rgba p = shot_pixel(conn, 260, 40);
+        seen[i] = p.r > 200 && p.g < 50 ? 'R' : p.g > 200 && p.r < 50 ? 'G' : '?';
+    }
+    CHECK(strcmp(seen, expected) == 0, "GIF frames at t = 0, 0.099, 0.1, 0.299, 0.3: %s, expected %s", seen, expected);
     lamina_layer_remove_from_superlayer(back);
     lamina_connection_sync(conn, NULL);
 }

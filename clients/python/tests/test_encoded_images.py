@@ -4,6 +4,8 @@ Swift codec's golden fixture."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 import lamina
@@ -77,3 +79,46 @@ def test_from_file_tells_the_kind_by_the_first_bytes(tmp_path) -> None:  # type:
     assert (image.width, image.height, image.encoding) == (5, 3, ("gif", 30))
     with pytest.raises(ValueError, match="format must be one of"):
         lamina.Image.from_encoded(b"x", "bmp")
+
+
+def make_gif(colours, durations, loop):  # type: ignore[no-untyped-def]
+    """A 4x4 GIF of flat frames, made with Pillow (skipped without it)."""
+    pil = pytest.importorskip("PIL.Image", reason="Pillow (python3-pil) makes the GIF")
+    frames = [pil.new("RGB", (4, 4), c) for c in colours]
+    out = io.BytesIO()
+    frames[0].save(out, format="GIF", save_all=True, append_images=frames[1:], duration=durations, loop=loop)
+    return out.getvalue()
+
+
+def test_gif_frames_at_exact_virtual_times(conn) -> None:  # type: ignore[no-untyped-def]
+    gif = lamina.Image.from_encoded(make_gif([(255, 0, 0), (0, 255, 0)], [100, 200], 0), "gif")
+    assert (gif.width, gif.height) == (4, 4)
+    layer = lamina.Layer()
+    layer.frame = (0, 0, 40, 40)
+    layer.contents = gif
+    layer.magnification_filter = "nearest"
+    conn.root.add_sublayer(layer)
+    conn.sync()
+
+    def colour() -> str:
+        r, g, b, _ = conn.screenshot().pixel(20, 20)
+        return "red" if r > 200 and g < 50 else "green" if g > 200 and r < 50 else f"{(r, g, b)}"
+
+    seen = [colour()]
+    for step in (0.099, 0.001, 0.199, 0.001):
+        conn.advance_clock(step)
+        seen.append(colour())
+    # t = 0, 0.099, 0.1 (green from exactly 0.1), 0.299, 0.3 (red again: it loops).
+    assert seen == ["red", "red", "green", "green", "red"]
+
+
+def test_a_still_webp_is_decoded_here_and_an_animated_one_goes_to_laminad(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pil = pytest.importorskip("PIL.Image", reason="Pillow (python3-pil) decodes WebP")
+    still, animated = tmp_path / "still.webp", tmp_path / "animated.webp"
+    pil.new("RGB", (3, 2), (0, 0, 255)).save(still, format="WEBP", lossless=True)
+    frames = [pil.new("RGB", (5, 4), c) for c in [(255, 0, 0), (0, 255, 0)]]
+    frames[0].save(animated, format="WEBP", save_all=True, append_images=frames[1:], duration=[100, 100], lossless=True)
+    s = lamina.Image.from_file(str(still))
+    assert s.encoding is None and (s.width, s.height) == (3, 2)
+    a = lamina.Image.from_file(str(animated))
+    assert a.encoding == ("webp", animated.stat().st_size) and (a.width, a.height) == (5, 4)
