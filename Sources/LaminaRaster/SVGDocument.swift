@@ -12,6 +12,7 @@ public final class SVGDocument: @unchecked Sendable {
     public enum Failure: Error, Equatable, CustomStringConvertible {
         case empty
         case tooManyBytes(Int, limit: Int)
+        case compressed
         case malformed(String)
         case noSize
         case sizeTooLarge(width: Double, height: Double, limit: Double)
@@ -19,6 +20,7 @@ public final class SVGDocument: @unchecked Sendable {
         public var description: String {
             switch self {
             case .empty: "the SVG document is empty"
+            case .compressed: "the SVG document is gzip-compressed (SVGZ): send it uncompressed, so its size is what laminad parses"
             case .tooManyBytes(let n, let limit): "the SVG document is \(n) bytes; the limit is \(limit) (max_svg_bytes)"
             case .malformed(let why): "the SVG document could not be parsed: \(why)"
             case .noSize: "the SVG document has no size: give its <svg> element a width and height or a viewBox"
@@ -41,6 +43,8 @@ public final class SVGDocument: @unchecked Sendable {
     public init(data: [UInt8], maximumBytes: Int) throws(Failure) {
         guard !data.isEmpty else { throw .empty }
         guard data.count <= maximumBytes else { throw .tooManyBytes(data.count, limit: maximumBytes) }
+        // librsvg inflates SVGZ itself, past any limit on the bytes sent: a decompression bomb.
+        guard !data.starts(with: [0x1F, 0x8B]) else { throw .compressed }
         var error: UnsafeMutablePointer<GError>?
         let h = data.withUnsafeBufferPointer { rsvg_handle_new_from_data($0.baseAddress, gsize($0.count), &error) }
         guard let h else {

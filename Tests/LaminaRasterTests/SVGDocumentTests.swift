@@ -109,6 +109,29 @@ struct SVGDocumentTests {
         }
     }
 
+    /// Bombs: a gzip-compressed document (librsvg would inflate it past the byte limit) is
+    /// refused; nested entities (a billion laughs in 600 bytes) are refused by the parser or
+    /// expand within libxml2's amplification bound, drawn without running away.
+    @Test func bombsAreRefusedOrBounded() throws {
+        #expect(throws: SVGDocument.Failure.compressed) {
+            try SVGDocument(data: [0x1F, 0x8B, 0x08, 0x00] + [UInt8](repeating: 0, count: 20), maximumBytes: Self.limit)
+        }
+        var laughs = "<?xml version=\"1.0\"?>\n<!DOCTYPE svg [\n<!ENTITY a \"aaaaaaaaaa\">\n"
+        var previous = "a"
+        for name in ["b", "c", "d", "e", "f", "g", "h", "i", "j"] {
+            laughs += "<!ENTITY \(name) \"" + String(repeating: "&\(previous);", count: 10) + "\">\n"
+            previous = name
+        }
+        laughs += "]>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"><text>&\(previous);</text></svg>"
+        do {
+            let doc = try Self.document(laughs)
+            let image = doc.rasterize(scale: 1)
+            #expect(image == nil || image!.bitmap.width == 10)
+        } catch let error as SVGDocument.Failure {
+            guard case .malformed = error else { Issue.record("\(error)"); return }
+        }
+    }
+
     /// An `<image>` naming a file (absolute, relative, file: URL) or an `xi:include` draws nothing:
     /// the document has no base URL, so librsvg loads nothing outside it. A `data:` URL inside
     /// the document is drawn (it is not external).
