@@ -101,8 +101,14 @@ struct EncodedImageEndToEndTests {
         let daemon = try DaemonProcess(size: "200x120")
         try Data(Self.circle).write(to: URL(fileURLWithPath: daemon.directory + "/logo.svg"))
         let scene = daemon.directory + "/scene.json"
-        try #"{"sublayers": [{"name": "logo", "frame": [20, 20, 40, 40], "transform": {"scale": 2}, "contents": "logo.svg"}]}"#
-            .write(toFile: scene, atomically: true, encoding: .utf8)
+        try Data(Self.trafficLight(loop: nil)).write(to: URL(fileURLWithPath: daemon.directory + "/light.gif"))
+        try Data(contentsOf: URL(fileURLWithPath: TestPaths.repository + "/Tests/LaminaImageTests/Fixtures/still-lossless.webp"))
+            .write(to: URL(fileURLWithPath: daemon.directory + "/photo.webp"))
+        try #"""
+        {"sublayers": [{"name": "logo", "frame": [20, 20, 40, 40], "transform": {"scale": 2}, "contents": "logo.svg"},
+                       {"name": "light", "frame": [100, 0, 40, 40], "contents": "light.gif", "magnificationFilter": "nearest"},
+                       {"name": "photo", "frame": [150, 0, 40, 30], "contents": "photo.webp", "magnificationFilter": "nearest"}]}
+        """#.write(toFile: scene, atomically: true, encoding: .utf8)
         let r = try daemon.laminactl(["apply", scene])
         #expect(r.status == 0, "\(r.output)")
         let c = try Connection.connect(to: daemon.socket, name: "viewer")
@@ -111,6 +117,14 @@ struct EncodedImageEndToEndTests {
         #expect(shot.pixel(x: 40, y: 40).r > 240 && shot.pixel(x: 40, y: 2).r > 150 && shot.pixel(x: 2, y: 40).r > 150)
         #expect(shot.pixel(x: 40, y: 84).r < 20 && shot.pixel(x: 84, y: 40).r < 20, "nothing outside")
         #expect(DrawingEndToEndTests.edgeWidth(shot, y: 20, from: 0, to: 100) <= 4)
+        // The GIF plays on laminad's clock from the apply: red, then green at 0.1 s.
+        #expect(shot.pixel(x: 120, y: 20).r > 200 && shot.pixel(x: 120, y: 20).g < 50, "the GIF's first frame")
+        _ = try await c.advanceClock(by: 0.1)
+        let later = try await c.screenshot()
+        #expect(later.pixel(x: 120, y: 20).g > 200 && later.pixel(x: 120, y: 20).r < 50, "its second frame at 0.1 s")
+        // The still WebP, decoded by laminactl: its pixel (3, 0) is (180, 0, 90), 10 × 10 on screen.
+        let p = shot.pixel(x: 185, y: 5)
+        #expect(abs(Int(p.r) - 180) <= 2 && p.g <= 2 && abs(Int(p.b) - 90) <= 2, "the WebP's pixel (3, 0): \(p)")
         c.close()
     }
 
