@@ -295,7 +295,7 @@ struct Display: AsyncParsableCommand {
     @Argument(help: "off|on: [OUTPUT], a connector name such as Virtual-1 or HDMI-A-1 (default: every output); brightness: [OUTPUT] PERCENT.")
     var words: [String] = []
 
-    static let usage = "display takes off [OUTPUT], on [OUTPUT] or brightness [OUTPUT] PERCENT"
+    static let usage = "display takes off or on [OUTPUT], or brightness [OUTPUT] PERCENT"
 
     /// What the words ask for: power, or a brightness.
     enum Action: Equatable {
