@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import lamina
+from conftest import Daemon, laminad_path
 from lamina.errors import LaminaError
 
 
@@ -80,7 +81,6 @@ def fake_backlight(root, maximum: int):
 
 
 def test_brightness_is_written_into_the_backlight(tmp_path) -> None:
-    from conftest import Daemon, laminad_path
     if not laminad_path().exists():
         pytest.skip(f"laminad is not built at {laminad_path()}")
     brightness = fake_backlight(tmp_path, 255)
@@ -102,7 +102,6 @@ def test_brightness_is_written_into_the_backlight(tmp_path) -> None:
 
 
 def test_without_a_backlight_brightness_is_refused(tmp_path) -> None:
-    from conftest import Daemon, laminad_path
     if not laminad_path().exists():
         pytest.skip(f"laminad is not built at {laminad_path()}")
     d = Daemon(env={"LAMINA_SYSFS_ROOT": str(tmp_path)})
