@@ -26,6 +26,15 @@ extension Connection {
         try await outputRequest(name: name, change)
     }
 
+    /// Sets the backlight of the output `name` (nil: every output that has one) to `percent`
+    /// of its range, 0 to 100 (0 is the dimmest lit level; blanking is `setDisplayPower`'s),
+    /// as `laminactl display brightness` does. Refused with the reason (no backlight for that
+    /// output, none at all, a brightness file laminad may not write) as `LaminaError.server`.
+    @discardableResult
+    public func setBrightness(_ percent: Double, output name: String? = nil) async throws -> (backend: String, outputs: [OutputState]) {
+        try await outputRequest(name: name ?? "", .brightness(percent))
+    }
+
     private func outputRequest(name: String, _ change: OutputChange) async throws -> (backend: String, outputs: [OutputState]) {
         try await connected()
         guard case let .outputs(backend, outputs) = try await channel.request(.output(name: name, change)) else {

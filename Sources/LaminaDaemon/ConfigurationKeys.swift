@@ -152,7 +152,7 @@ extension LaminadConfiguration {
             },
             .int("buffers", 1...HeadlessBackend.maximumBuffers, flag: "buffers",
                  "The headless output's buffers, rotated with buffer-age semantics like a swapchain.") { $0.headlessBuffers = $1 },
-            .double("idle_blank", 0...86400, flag: "idle-blank", "KMS: blank the displays after this many seconds without a change (0: never).") {
+.double("idle_blank", 0...86400, flag: "idle-blank", "The older name of [power] blank_after, read the same.") {
                 $0.daemon.idleBlankSeconds = $1 > 0 ? $1 : nil
             },
             .double("repaint_window_ms", 0...100, "KMS: how long before a refresh rendering starts, in milliseconds.") {
@@ -164,6 +164,17 @@ extension LaminadConfiguration {
             },
             .double("cursor_hide_after", 0...86400, "Hide the cursor after this many seconds without pointer motion (0: never).") {
                 $0.daemon.cursorHideSeconds = $1
+            },
+        ]),
+        KeyTable("power", [
+            .double("dim_after", 0...86400, "Dim the panels' backlights after this many seconds without a change or input (0: never).") {
+                $0.daemon.dimAfterSeconds = $1
+            },
+            .double("dim_to", 0...100, "Dimmed, the backlights show this percent of the brightness set before (never off); activity restores it.") {
+                $0.daemon.dimToPercent = $1
+            },
+            .double("blank_after", 0...86400, "KMS: blank the displays after this many seconds without a change or input (0: never); the waking touch is not delivered.") {
+                $0.daemon.idleBlankSeconds = $1 > 0 ? $1 : nil
             },
         ]),
         KeyTable("kms", [

@@ -42,8 +42,15 @@ public final class Daemon {
         public var listenerDescriptor: Int32?
         /// How long before a refresh a page-flipping backend starts rendering (weston's repaint window).
         public var repaintWindow = 0.007
-        /// Blank the displays after this many seconds without a change; nil never blanks.
+        /// Blank the displays after this many seconds without a change; nil never blanks
+        /// (`[power] blank_after`, formerly `[display] idle_blank`).
         public var idleBlankSeconds: Double?
+        /// Dim the backlights after this many seconds without a change (0: never) to
+        /// `dimToPercent` of their level (`[power] dim_after`, `dim_to`).
+        public var dimAfterSeconds = 0.0
+        public var dimToPercent = 30.0
+        /// The sysfs tree backlights are found in (nil: $LAMINA_SYSFS_ROOT, for tests, else /sys).
+        public var sysfsRoot: String?
         /// A cursor is configured (`[display] cursor`): pointer motion moves it, touches hide it.
         public var cursor = false
         /// Hide the cursor after this many seconds without pointer motion; 0 never does.
@@ -118,6 +125,8 @@ public final class Daemon {
     private(set) var power: DisplayPowerPolicy!
     /// Where a cursor is configured: when it shows (`CursorPolicy.swift`).
     private(set) var cursor: CursorPolicy?
+    /// The outputs' backlights (`display brightness`, idle dimming; OutputBacklights.swift).
+    private(set) var backlights: OutputBacklights!
     private var journal: SessionJournalStore?
     private var journalTimer: LoopTimer?
     private var journalWriteArmed = false
@@ -257,7 +266,11 @@ public final class Daemon {
             watchdogTimer = try LoopTimer(loop: loop) { [unowned self] _ in watchdogTick() }
             try watchdogTimer?.arm(after: interval / 2, every: interval / 2)
         }
-        power = try DisplayPowerPolicy(compositor: compositor, idleBlankSeconds: options.idleBlankSeconds, loop: loop, logger: logger)
+        let sysfsRoot = options.sysfsRoot ?? getenv("LAMINA_SYSFS_ROOT").map { String(cString: $0) } ?? "/sys"
+        backlights = OutputBacklights(compositor: compositor, sysfs: SysfsBacklights(root: sysfsRoot), logger: logger)
+        power = try DisplayPowerPolicy(compositor: compositor, idleBlankSeconds: options.idleBlankSeconds,
+                                       dimming: IdleDimming(afterSeconds: options.dimAfterSeconds, toPercent: options.dimToPercent),
+                                       backlights: backlights, loop: loop, logger: logger)
         inputHost = InputDeviceHost.start(for: self)
         if options.cursor {
             cursor = try CursorPolicy(compositor: compositor, power: power, hideAfter: options.cursorHideSeconds, loop: loop, logger: logger)
@@ -354,6 +367,7 @@ extension Daemon: CompositorHost {
             list.append(Statistic(name: "sessionJournal.acknowledgementsWaiting", value: Double(acknowledgements.waiting)))
         }
         list += heapTrimmer?.statistics ?? []
+        list += backlights?.statistics ?? []
         list += wayland?.statistics ?? []
         list += ProgramBinaryCache.onThisThread?.statistics.map { Statistic(name: $0.name, value: $0.value) } ?? []
         return list
@@ -393,6 +407,13 @@ extension Daemon: CompositorHost {
     /// Injected keys are translated by the same keymap as the keyboard's.
     public var hasKeymap: Bool { true }
     public func keyAction(named name: String, pressed: Bool) -> InputAction? { inputHost?.keyAction(named: name, pressed: pressed) }
+
+    /// `laminactl display brightness [OUTPUT] PERCENT`: activity (a dimmed backlight is
+    /// restored first, so the new level is the one dimming starts from).
+    public func setBrightness(_ percent: Double, output: String?) throws {
+        power.activity()
+        try backlights.setBrightness(percent, output: output)
+    }
 
     /// `laminactl display off|on [OUTPUT]`; nil on a backend without outputs to blank.
     public func displayPower(_ on: Bool, output: String?) throws -> [OutputPower]? {

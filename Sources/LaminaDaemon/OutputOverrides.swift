@@ -113,7 +113,7 @@ struct OutputOverrides: Equatable {
                 return result.count - 1
             }()
             switch c.change {
-            case .none: break
+            case .none, .brightness: break
             case .mode(let m):
                 result[i].mode = ModeRequest(width: Int(m.width), height: Int(m.height), refreshRate: m.refresh > 0 ? m.refresh : nil)
             case .transform(let t): result[i].transform = OutputTransform(rawValue: t) ?? result[i].transform

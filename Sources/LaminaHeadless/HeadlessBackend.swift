@@ -70,6 +70,8 @@ public final class HeadlessBackend: DisplayBackend {
             output.place(scale: scale)
         case let .position(x, y):
             output.place(origin: Point(x: Double(x), y: Double(y)))
+        case .brightness:
+            throw OutputChangeRefused("a headless output has no backlight of its own: laminad sets brightness through /sys/class/backlight")
         case .enabled(let on):
             guard on else { throw OutputChangeRefused("the headless backend's one output cannot be disabled") }
         }

@@ -39,6 +39,8 @@ extension KMSBackend {
             settings.scale = scale
         case let .position(x, y):
             settings.position = (Int(x), Int(y))
+        case .brightness:
+            throw OutputChangeRefused("brightness is the output's backlight's, not the display's: laminad sets it through /sys/class/backlight")
         case .enabled(let on):
             guard on != (index != nil) else { return }
             settings.enabled = on

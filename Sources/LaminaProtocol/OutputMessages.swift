@@ -55,6 +55,10 @@ public enum OutputChange: Hashable, Sendable {
     /// Lights an output left dark (`laminactl output NAME enable`), or takes one out of the
     /// desktop and leaves it dark (`disable`).
     case enabled(Bool)
+    /// Sets the panel's backlight, in percent of its range (0 to 100; 0 is the dimmest lit
+    /// level, never off). An empty name sets every output that has a backlight
+    /// (`laminactl display brightness [OUTPUT] PERCENT`).
+    case brightness(Double)
 
     public var opcode: UInt8 {
         switch self {
@@ -64,6 +68,7 @@ public enum OutputChange: Hashable, Sendable {
         case .scale: 3
         case .position: 4
         case .enabled(let on): on ? 5 : 6
+        case .brightness: 7
         }
     }
 
@@ -76,6 +81,7 @@ public enum OutputChange: Hashable, Sendable {
         case .scale(let s): "scale \(s)"
         case let .position(x, y): "position \(x) \(y)"
         case .enabled(let on): on ? "enable" : "disable"
+        case .brightness(let p): "brightness \(p)"
         }
     }
 }
@@ -152,7 +158,7 @@ extension ByteWriter {
         case .none, .enabled: break
         case .mode(let m): outputMode(m)
         case .transform(let t): string(t)
-        case .scale(let s): f64(s)
+        case .scale(let s), .brightness(let s): f64(s)
         case let .position(x, y): i32(x); i32(y)
         }
     }
@@ -205,8 +211,14 @@ extension ByteReader {
         case 4: return .output(name: name, .position(x: try i32("output position x"), y: try i32("output position y")))
         case 5: return .output(name: name, .enabled(true))
         case 6: return .output(name: name, .enabled(false))
+        case 7:
+            let percent = try f64("output brightness")
+            guard percent.isFinite, (0...100).contains(percent) else {
+                throw DecodeError.invalid(field: "output brightness", reason: "\(percent) is not a percentage from 0 to 100")
+            }
+            return .output(name: name, .brightness(percent))
         default:
-            throw DecodeError.invalid(field: "output change", reason: "unknown change \(op) (0 none, 1 mode, 2 transform, 3 scale, 4 position, 5 enable, 6 disable)")
+            throw DecodeError.invalid(field: "output change", reason: "unknown change \(op) (0 none, 1 mode, 2 transform, 3 scale, 4 position, 5 enable, 6 disable, 7 brightness)")
         }
     }
 

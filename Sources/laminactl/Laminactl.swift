@@ -282,25 +282,64 @@ struct Stats: AsyncParsableCommand {
 
 struct Display: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Turn laminad's displays off (blanked) or back on.",
-        discussion: "Without OUTPUT every display changes. Prints each output's state afterwards, one per line.")
+        abstract: "Turn laminad's displays off (blanked) or back on, or set their backlight.",
+        discussion: """
+            display off|on [OUTPUT]: without OUTPUT every display changes; prints each output's state \
+            afterwards, one per line. display brightness [OUTPUT] PERCENT: sets the panel's backlight \
+            (/sys/class/backlight) to PERCENT of its range, 0 to 100 (0 is the dimmest lit level, never \
+            off); without OUTPUT every output that has a backlight; prints each backlight's level \
+            afterwards ("eDP-1 brightness 40"). Privileged.
+            """)
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "off or on.") var state: String
-    @Argument(help: "A connector name, e.g. Virtual-1 or HDMI-A-1 (default: every output).") var output: String?
+    @Argument(help: "off, on or brightness.") var state: String
+    @Argument(help: "off|on: [OUTPUT], a connector name such as Virtual-1 or HDMI-A-1 (default: every output); brightness: [OUTPUT] PERCENT.")
+    var words: [String] = []
 
-    func validate() throws {
-        guard state == "off" || state == "on" else { throw ValidationError("display takes off or on (got '\(state)')") }
+    static let usage = "display takes off or on [OUTPUT], or brightness [OUTPUT] PERCENT"
+
+    /// What the words ask for: power, or a brightness.
+    enum Action: Equatable {
+        case power(Bool, output: String?)
+        case brightness(Double, output: String?)
     }
+
+    func action() throws -> Action {
+        switch (state, words.count) {
+        case ("off", 0...1), ("on", 0...1):
+            return .power(state == "on", output: words.first)
+        case ("brightness", 1...2):
+            let text = words[words.count - 1]
+            guard let percent = Double(text.hasSuffix("%") ? String(text.dropLast()) : text), percent.isFinite, (0...100).contains(percent) else {
+                throw ValidationError("malformed brightness '\(text)': give a percentage from 0 to 100, e.g. 40")
+            }
+            return .brightness(percent, output: words.count == 2 ? words[0] : nil)
+        default:
+            throw ValidationError("\(Self.usage) (got '\(([state] + words).joined(separator: " "))')")
+        }
+    }
+
+    func validate() throws { _ = try action() }
 
     @MainActor
     func run() async throws {
         let c = try connection.connect()
-        let (backend, outputs) = try await c.setDisplayPower(state == "on", output: output)
-        if outputs.isEmpty {
-            print("no outputs: the \(backend) backend has no display to turn \(state)")
+        defer { c.close() }
+        switch try action() {
+        case let .power(on, output):
+            let (backend, outputs) = try await c.setDisplayPower(on, output: output)
+            if outputs.isEmpty {
+                print("no outputs: the \(backend) backend has no display to turn \(state)")
+            }
+            for o in outputs { print("\(o.name) \(o.isOn ? "on" : "off")") }
+        case let .brightness(percent, output):
+            try await c.setBrightness(percent, output: output)
+            // The levels as the backlights hold them now (stats' backlight.OUTPUT).
+            for s in try await c.stats() where s.name.hasPrefix("backlight.") {
+                let name = String(s.name.dropFirst("backlight.".count))
+                guard output == nil || output == name else { continue }
+                print("\(name) brightness \(OutputCommand.number(s.value))")
+            }
         }
-        for o in outputs { print("\(o.name) \(o.isOn ? "on" : "off")") }
-        c.close()
     }
 }
 

@@ -126,3 +126,22 @@ struct CursorConfigurationTests {
         #expect(message("[display]\ncursor_hide_after = \"soon\"") == "display.cursor_hide_after: must be a number, not string")
     }
 }
+
+@Suite("laminad.toml: power")
+struct PowerConfigurationTests {
+    @Test("[power] dim_after, dim_to and blank_after; [display] idle_blank still sets blank_after")
+    func dimmingAndBlanking() throws {
+        let c = try LaminadConfiguration.parse("[power]\ndim_after = 30\ndim_to = 20\nblank_after = 120\n")
+        #expect(c.daemon.dimAfterSeconds == 30 && c.daemon.dimToPercent == 20 && c.daemon.idleBlankSeconds == 120)
+        #expect(try LaminadConfiguration.parse("[display]\nidle_blank = 60\n").daemon.idleBlankSeconds == 60, "the older name")
+        #expect(try LaminadConfiguration.parse("[power]\nblank_after = 0\n").daemon.idleBlankSeconds == nil)
+        let shipped = try LaminadConfiguration.load(path: ConfigurationTests.shipped)
+        #expect(shipped.daemon.dimAfterSeconds == 0 && shipped.daemon.dimToPercent == 30 && shipped.daemon.idleBlankSeconds == nil)
+        func message(_ text: String) -> String {
+            do { _ = try LaminadConfiguration.parse(text) } catch { return error.description }
+            return "accepted"
+        }
+        #expect(message("[power]\ndim_to = 101").hasPrefix("power.dim_to: must be in 0"))
+        #expect(message("[power]\ndim_after = -1").hasPrefix("power.dim_after: must be in 0"))
+    }
+}

@@ -220,6 +220,8 @@ enum ProtocolFixtures {
                 message: .client(.request(id: 18, .output(name: "HDMI-A-1", .position(x: 1920, y: 0))))),
         Fixture(name: "request-output-disable", description: "request id 19: output \"DP-1\", change disable (protocol 1.7)",
                 message: .client(.request(id: 19, .output(name: "DP-1", .enabled(false))))),
+        Fixture(name: "request-output-brightness", description: "request id 20: output \"eDP-1\", change brightness 40 % (protocol 1.7)",
+                message: .client(.request(id: 20, .output(name: "eDP-1", .brightness(40))))),
         Fixture(name: "request-display-link",
                 description: "request id 17: display-link 2, set, running, range minimum 20, maximum 60, preferred 30, output \"\" (the fastest) (protocol 1.7)",
                 message: .client(.request(id: 17, .displayLink(link: 2, .set(isPaused: false, range: FrameRateRange(minimum: 20, maximum: 60, preferred: 30), output: ""))))),

@@ -15,6 +15,8 @@ extension Compositor {
         switch change {
         case .none:
             if !name.isEmpty { _ = try output(named: name) }
+        case .brightness(let percent):
+            try setBrightness(percent, output: name)
         default:
             if try configureOutput(name, change) { host?.outputChanged(change, output: name) }
         }
@@ -41,6 +43,22 @@ extension Compositor {
         logger.notice("output \(name): \(change.description)")
         outputsReconfigured()
         return true
+    }
+
+    /// Sets output `name`'s backlight (every output's that has one when `name` is empty) through
+    /// the host: nothing is laid out again, and nothing is kept across restarts (the kernel
+    /// keeps the level; systemd-backlight restores it at boot).
+    private func setBrightness(_ percent: Double, output name: String) throws {
+        guard percent.isFinite, (0...100).contains(percent) else {
+            throw RequestRefused(.invalidRequest, "brightness \(percent) is out of range: give a percentage from 0 to 100")
+        }
+        guard let host else { throw RequestRefused(.invalidRequest, "no output has a backlight: nothing drives one here") }
+        do {
+            try host.setBrightness(percent, output: name.isEmpty ? nil : name)
+        } catch let refused as OutputChangeRefused {
+            throw RequestRefused(.invalidRequest, refused.reason)
+        }
+        logger.notice("output \(name.isEmpty ? "every backlight" : name): brightness \(percent) %")
     }
 
     /// The backend's outputs changed by request: handled as a hotplug.
@@ -77,7 +95,7 @@ extension Compositor {
     private func check(_ change: OutputChange, for output: any Output) throws -> Bool {
         let name = output.name
         switch change {
-        case .none:
+        case .none, .brightness:
             return false
         case .mode(let mode):
             let limit = Self.maximumOutputDimension

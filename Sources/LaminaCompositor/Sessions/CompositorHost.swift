@@ -41,6 +41,11 @@ public protocol CompositorHost: AnyObject {
     /// An `output` request changed an output (`laminactl output NAME …`): laminad keeps the
     /// change across restarts (`OutputSettingsKeeper`).
     func outputChanged(_ change: OutputChange, output: String)
+    /// Sets the backlight of output `output` (nil: every output that has one) to `percent`
+    /// (0 to 100, checked): laminad through `/sys/class/backlight`. Throws `UnknownOutput` for
+    /// a name the backend does not have and `OutputChangeRefused` saying why nothing was set
+    /// (no backlight for that output, none at all, a file it may not write).
+    func setBrightness(_ percent: Double, output: String?) throws
     /// A frame was drawn and handed to the outputs: what was committed before it is in it
     /// (laminad: Wayland surfaces' frame callbacks wait for it to be presented).
     func frameSubmitted()
@@ -60,6 +65,9 @@ extension CompositorHost {
     public func keyAction(named name: String, pressed: Bool) -> InputAction? { nil }
     public func displayPower(_ on: Bool, output: String?) throws -> [OutputPower]? { nil }
     public func outputChanged(_ change: OutputChange, output: String) {}
+    public func setBrightness(_ percent: Double, output: String?) throws {
+        throw OutputChangeRefused("no output has a backlight: this host drives none")
+    }
     public func frameSubmitted() {}
     public func framePresented() {}
 }

@@ -459,6 +459,15 @@ int lamina_connection_set_output_position(lamina_connection *conn, const char *n
  */
 int lamina_connection_set_output_enabled(lamina_connection *conn, const char *name, int enabled, char **error);
 
+/**
+ * Sets the backlight of output `output` (NULL or "": every output that has one) to `percent`
+ * of its range, 0 to 100 (0 is the dimmest lit level, never off; privileged, as `laminactl
+ * display brightness [OUTPUT] PERCENT`). LAMINA_ERROR_INVALID_ARGUMENT for a percent outside
+ * 0…100; LAMINA_ERROR_SERVER naming what is missing (no backlight for that output, none at
+ * all, an unknown output, a brightness file laminad may not write).
+ */
+int lamina_connection_set_brightness(lamina_connection *conn, const char *output, double percent, char **error);
+
 /** An output's name and whether it is on. */
 typedef struct lamina_output_state {
     const char *name;

@@ -373,6 +373,24 @@ int lamina_connection_set_output_position(lamina_connection *conn, const char *n
     return output_change(conn, "lamina_connection_set_output_position", name, 4, &tail, error); /* outputChanges: position */
 }
 
+int lamina_connection_set_brightness(lamina_connection *conn, const char *output, double percent, char **error) {
+    if (!(percent >= 0 && percent <= 100)) { /* NaN fails both */
+        lm_set_error(error, "lamina_connection_set_brightness: brightness %g is not a percentage from 0 to 100", percent);
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    }
+    if (output && strlen(output) > LM_KEY_LIMIT) {
+        lm_set_error(error, "lamina_connection_set_brightness: an output name of at most 256 bytes");
+        return LAMINA_ERROR_INVALID_ARGUMENT;
+    }
+    lm_buf arguments = {0};
+    lm_buf_string(&arguments, output ? output : "");
+    lm_buf_u8(&arguments, 7); /* outputChanges: brightness */
+    lm_buf_f64(&arguments, percent);
+    int s = arguments.failed ? LAMINA_ERROR_NO_MEMORY : request(conn, LM_REQ_OUTPUT, &arguments, 12, error);
+    lm_buf_free(&arguments);
+    return s;
+}
+
 int lamina_connection_set_output_enabled(lamina_connection *conn, const char *name, int enabled, char **error) {
     lm_buf tail = {0};
     return output_change(conn, "lamina_connection_set_output_enabled", name, enabled ? 5 : 6, &tail, error); /* enable, disable */

@@ -1393,6 +1393,84 @@ static void display_changes(lamina_connection *conn) {
 
 static double stat_named(lamina_connection *conn, const char *name);
 
+/* The fake sysfs tree laminad reads backlights from (LAMINA_SYSFS_ROOT, set before it starts):
+ * one firmware backlight, acpi_video0, of 255 levels, which the only output takes. */
+static char sysfs_root[256];
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static int make_fake_sysfs(void) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(sysfs_root, sizeof sysfs_root, "%s/lamina-c-sysfs-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(sysfs_root))
+        return -1;
+    char path[512];
+    static const char *folders[] = {"/class", "/class/backlight", "/class/backlight/acpi_video0"};
+    for (size_t i = 0; i < sizeof folders / sizeof *folders; i++) {
+        snprintf(path, sizeof path, "%s%s", sysfs_root, folders[i]);
+        if (mkdir(path, 0755) != 0)
+            return -1;
+    }
+    snprintf(path, sizeof path, "%s/class/backlight/acpi_video0/type", sysfs_root);
+    write_text(path, "firmware\n");
+    snprintf(path, sizeof path, "%s/class/backlight/acpi_video0/max_brightness", sysfs_root);
+    write_text(path, "255\n");
+    snprintf(path, sizeof path, "%s/class/backlight/acpi_video0/brightness", sysfs_root);
+    write_text(path, "255\n");
+    return setenv("LAMINA_SYSFS_ROOT", sysfs_root, 1);
+}
+
+static void remove_fake_sysfs(void) {
+    static const char *files[] = {"/class/backlight/acpi_video0/type", "/class/backlight/acpi_video0/max_brightness",
+                                  "/class/backlight/acpi_video0/brightness"};
+    static const char *folders[] = {"/class/backlight/acpi_video0", "/class/backlight", "/class", ""};
+    char path[512];
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s%s", sysfs_root, files[i]);
+        unlink(path);
+    }
+    for (size_t i = 0; i < sizeof folders / sizeof *folders; i++) {
+        snprintf(path, sizeof path, "%s%s", sysfs_root, folders[i]);
+        rmdir(path);
+    }
+    unsetenv("LAMINA_SYSFS_ROOT");
+}
+
+/* lamina_connection_set_brightness: 40 % of 255 is 102 in the fake brightness file; 0 % the
+ * dimmest lit level, 1; an unknown output and a percent out of range are refused. */
+static void backlight_brightness(lamina_connection *conn) {
+    char *error = NULL, path[512], text[32] = {0};
+    snprintf(path, sizeof path, "%s/class/backlight/acpi_video0/brightness", sysfs_root);
+    CHECK(lamina_connection_set_brightness(conn, NULL, 40, &error) == 0, "brightness 40: %s", error ? error : "?");
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (!fgets(text, sizeof text, f))
+            text[0] = 0;
+        fclose(f);
+    }
+    CHECK(strcmp(text, "102\n") == 0, "40 %% of 255 in the brightness file: '%s'", text);
+    CHECK(lamina_connection_set_brightness(conn, "headless", 0, &error) == 0, "brightness 0: %s", error ? error : "?");
+    double level = stat_named(conn, "backlight.headless");
+    CHECK(level > 0.38 && level < 0.40, "stats backlight.headless after 0 %%: %g (1 of 255)", level);
+    CHECK(lamina_connection_set_brightness(conn, "HDMI-A-1", 50, &error) == LAMINA_ERROR_SERVER && error &&
+              strstr(error, "HDMI-A-1"),
+          "an unknown output: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    CHECK(lamina_connection_set_brightness(conn, NULL, 140, &error) == LAMINA_ERROR_INVALID_ARGUMENT && error &&
+              strstr(error, "not a percentage from 0 to 100"),
+          "140 %%: %s", error ? error : "?");
+    free(error);
+    CHECK(lamina_connection_set_brightness(conn, NULL, 100, NULL) == 0, "back to 100 %%");
+    printf("daemon: brightness written into the backlight's file\n");
+}
+
 typedef struct link_log {
     int count;
     double last_target;
@@ -3280,8 +3358,10 @@ static int run_daemon(void) {
         return 77;
     }
     daemon_t d;
+    CHECK(make_fake_sysfs() == 0, "a fake sysfs tree for the backlight");
     if (daemon_start(&d, laminad) != 0) {
         daemon_stop(&d);
+        remove_fake_sysfs();
         return 1;
     }
     char *error = NULL;
@@ -3306,6 +3386,7 @@ static int run_daemon(void) {
         display_links(conn);
         sparkline_program(conn);
         svg_images(conn);
+        backlight_brightness(conn);
         lamina_connection_close(conn);
     }
     /* The default lookup names every place it tried. */
@@ -3329,6 +3410,7 @@ static int run_daemon(void) {
     if (failures)
         print_log(&d);
     daemon_stop(&d);
+    remove_fake_sysfs();
     printf("daemon: %s\n", failures ? "FAILED" : "the README program passed against laminad");
     return failures ? 1 : 0;
 }

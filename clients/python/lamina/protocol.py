@@ -187,7 +187,7 @@ REQUESTS = {
     "displayLink": 15,
 }
 #: What an ``output`` request changes (protocol 1.7).
-OUTPUT_CHANGES = {"none": 0, "mode": 1, "transform": 2, "scale": 3, "position": 4, "enable": 5, "disable": 6}
+OUTPUT_CHANGES = {"none": 0, "mode": 1, "transform": 2, "scale": 3, "position": 4, "enable": 5, "disable": 6, "brightness": 7}
 #: What a ``displayLink`` request does to a link (protocol 1.7).
 DISPLAY_LINK_CHANGES = {"remove": 0, "set": 1}
 #: How an output's picture is turned, as ``outputs`` replies and ``displayChanged`` name it.

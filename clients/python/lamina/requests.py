@@ -136,6 +136,14 @@ class Requests:
         laminad refuses to disable the last output it draws on."""
         return self._request("output", name, "enable" if enabled else "disable")
 
+    def set_brightness(self, percent: float, output: str = "") -> Tuple[str, List[Any]]:
+        """Sets the backlight of `output` (every output that has one when empty) to `percent`
+        of its range, 0 to 100 (0 is the dimmest lit level; blanking is `display_power`'s;
+        privileged, ``laminactl display brightness``). Returns every output; a refusal (no
+        backlight for that output, none at all, a file laminad may not write) raises
+        `LaminaError`, a percent outside 0…100 `ValueError`."""
+        return self._request("output", output, "brightness", percent)
+
     def display_power(self, on: bool, output: str = "") -> Tuple[str, List[Tuple[str, bool]]]:
         """Blanks (`on` False) or lights displays (privileged): `output`, or every one when
         empty. Returns the backend's name and each output's state afterwards."""

@@ -770,7 +770,8 @@ def encode_request(request_id: int, kind: str, *args: Any) -> bytes:
         w.u64(int(args[0]))   # the font's bytes travel in a sealed memory file (one descriptor)
     elif kind == "output":
         # (name, "none"), (name, "mode", width, height, refresh), (name, "transform", NAME),
-        # (name, "scale", S), (name, "position", X, Y), (name, "enable"), (name, "disable")
+        # (name, "scale", S), (name, "position", X, Y), (name, "enable"), (name, "disable"),
+        # (name, "brightness", PERCENT) (name "": every output with a backlight)
         change = args[1] if len(args) > 1 else "none"
         if change not in protocol.OUTPUT_CHANGES:
             raise ValueError(f"unknown output change {change!r}; known: {', '.join(protocol.OUTPUT_CHANGES)}")
@@ -789,6 +790,11 @@ def encode_request(request_id: int, kind: str, *args: Any) -> bytes:
         elif change == "position":
             w.i32(int(args[2]))
             w.i32(int(args[3]))
+        elif change == "brightness":
+            percent = float(args[2])
+            if not 0 <= percent <= 100:
+                raise ValueError(f"brightness {percent} is not a percentage from 0 to 100")
+            w.f64(percent)
     elif kind == "displayLink":
         # (link, "remove") or (link, "set", paused, (minimum, maximum, preferred), output)
         change = args[1] if len(args) > 1 else "remove"

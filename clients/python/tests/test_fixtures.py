@@ -110,6 +110,7 @@ CLIENT: Dict[str, Callable[[], bytes]] = {
     "request-output-transform": lambda: wire.encode_request(17, "output", "HDMI-A-1", "transform", "90"),
     "request-output-position": lambda: wire.encode_request(18, "output", "HDMI-A-1", "position", 1920, 0),
     "request-output-disable": lambda: wire.encode_request(19, "output", "DP-1", "disable"),
+    "request-output-brightness": lambda: wire.encode_request(20, "output", "eDP-1", "brightness", 40),
     "request-display-link": lambda: wire.encode_request(17, "displayLink", 2, "set", False, (20, 60, 30), ""),
     "request-display-link-remove": lambda: wire.encode_request(18, "displayLink", 2, "remove"),
     "commit-video": lambda: wire.encode_commit(9, [

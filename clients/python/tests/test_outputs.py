@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import lamina
+from conftest import Daemon, laminad_path
 from lamina.errors import LaminaError
 
 
@@ -66,3 +67,48 @@ def test_transform_scale_and_position_reach_the_client(daemon) -> None:
         conn.poll_events()
         assert conn.display_size == (320, 240)
         assert conn.outputs()[1][0].frame == (0.0, 0.0, 320.0, 240.0)
+
+
+def fake_backlight(root, maximum: int):
+    """A sysfs tree with one firmware backlight that belongs to no connector: the only output,
+    headless's, takes it."""
+    d = root / "class" / "backlight" / "acpi_video0"
+    d.mkdir(parents=True)
+    (d / "type").write_text("firmware\n")
+    (d / "max_brightness").write_text(f"{maximum}\n")
+    (d / "brightness").write_text(f"{maximum}\n")
+    return d / "brightness"
+
+
+def test_brightness_is_written_into_the_backlight(tmp_path) -> None:
+    if not laminad_path().exists():
+        pytest.skip(f"laminad is not built at {laminad_path()}")
+    brightness = fake_backlight(tmp_path, 255)
+    d = Daemon(env={"LAMINA_SYSFS_ROOT": str(tmp_path)})
+    try:
+        with lamina.connect(d.socket) as conn:
+            backend, outputs = conn.set_brightness(40)
+            assert backend == "headless" and [o.name for o in outputs] == ["headless"]
+            assert brightness.read_text() == "102\n"
+            conn.set_brightness(0, "headless")
+            assert brightness.read_text() == "1\n", "0 % is the dimmest lit level, never off"
+            assert conn.stats()["backlight.headless"] == pytest.approx(0.39)
+            with pytest.raises(ValueError, match="brightness 140.0 is not a percentage from 0 to 100"):
+                conn.set_brightness(140)
+            with pytest.raises(LaminaError, match="no output named 'HDMI-A-1'"):
+                conn.set_brightness(50, "HDMI-A-1")
+    finally:
+        d.stop()
+
+
+def test_without_a_backlight_brightness_is_refused(tmp_path) -> None:
+    if not laminad_path().exists():
+        pytest.skip(f"laminad is not built at {laminad_path()}")
+    d = Daemon(env={"LAMINA_SYSFS_ROOT": str(tmp_path)})
+    try:
+        with lamina.connect(d.socket) as conn:
+            with pytest.raises(LaminaError, match=r"no output has a backlight \(outputs: headless;"):
+                conn.set_brightness(40)
+            assert not any(k.startswith("backlight.") for k in conn.stats())
+    finally:
+        d.stop()
