@@ -12,8 +12,9 @@ import LaminaCompositor
 /// The result is kept in `BackdropCache` while the draws before it that reach its read box
 /// stay the same (`BackdropRegions.dependencies`), and drawn from there (stats
 /// `backdrop.cached`, against `backdrop.filtered`). Damage that touches a read box grows over
-/// all of it (`BackdropRegions.grow`), and a frame with backdrops is drawn in one damage box,
-/// so every pixel a backdrop reads is drawn again before it is read. At most
+/// all of it (`BackdropRegions.grow`), and the damage boxes that touch a read box are drawn in
+/// one pass with it (`BackdropRegions.passes`), so every pixel a backdrop reads is drawn again,
+/// in its pass, before it is read; damage elsewhere keeps passes of its own. At most
 /// `maximumBackdropFraction` of the output's pixels are read by backdrops a frame; backdrops
 /// past that draw unfiltered (`backdrop.skipped`).
 extension GLESRenderer {

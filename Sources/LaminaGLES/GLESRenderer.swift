@@ -242,15 +242,20 @@ public final class GLESRenderer: Renderer {
 
         let commands = list.commands
         // A backdrop reads what was drawn before it over its whole read box: that must all be
-        // drawn in the same pass (one box around the damage, grown over read boxes it touches
-        // by `BackdropRegions.grow`), and nothing behind it may be skipped as hidden.
+        // drawn in the same pass (the damage boxes that touch it merged with it, after
+        // `BackdropRegions.grow` grew the damage over it), and nothing behind it may be
+        // skipped as hidden. Damage away from every backdrop keeps boxes of its own.
         let hasBackdrops = commands.contains { $0.kind == .backdrop }
-        if hasBackdrops, let b = boxes, b.count > 1 { boxes = [b.reduce(PixelBox.empty) { $0.union($1) }] }
         backdrops.drawNumber += 1
         backdrops.pixelsThisFrame = 0
         frame.occlusion.measure(occlusionEnabled && !hasBackdrops ? commands : [])
         if boxes != nil || hasBackdrops || !frame.occlusion.covers.isEmpty || commands.contains(where: { $0.kind == .beginGroup }) {
             frame.extents.measure(commands, within: viewport)
+        }
+        if hasBackdrops, let b = boxes, b.count > 1 {
+            let reads = commands.indices.filter { commands[$0].kind == .backdrop }
+                .map { BackdropRegions.readBox(commands[$0], box: frame.extents.boxes[$0], within: viewport) }
+            boxes = BackdropRegions.passes(b, reads: reads)
         }
         for box in boxes ?? [viewport] {
             frame.begin(width: list.width, height: list.height, output: GLuint(bound))

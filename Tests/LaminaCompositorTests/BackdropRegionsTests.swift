@@ -62,4 +62,28 @@ struct BackdropRegionsTests {
         // Not the far square (1), the whole group (2…5) for the part that reaches, nothing after.
         #expect(out == [0, 2, 3, 4, 5])
     }
+
+    @Test("damage boxes touching a read box are drawn in one pass with it; others keep passes of their own")
+    func passesKeepFarDamageApart() {
+        let read = PixelBox(x0: 100, y0: 100, x1: 300, y1: 250)
+        let near = PixelBox(x0: 280, y0: 240, x1: 320, y1: 260)   // reaches into the read box
+        let inside = PixelBox(x0: 150, y0: 150, x1: 160, y1: 160)
+        let far = PixelBox(x0: 500, y0: 10, x1: 520, y1: 30)
+        let farther = PixelBox(x0: 0, y0: 400, x1: 20, y1: 420)
+        let passes = BackdropRegions.passes([near, far, inside, farther], reads: [read])
+        #expect(passes.count == 3)
+        #expect(passes.contains(far) && passes.contains(farther))
+        let merged = PixelBox(x0: 100, y0: 100, x1: 320, y1: 260)
+        #expect(passes.contains(merged), "\(passes)")
+        // No pass but the merged one reaches the read box.
+        #expect(passes.filter { $0.intersects(read) } == [merged])
+        // A merged box that grows into a second read box takes that one in too.
+        let second = PixelBox(x0: 310, y0: 0, x1: 400, y1: 120)
+        let chained = BackdropRegions.passes([near, far], reads: [read, second])
+        #expect(chained.filter { $0.intersects(read) || $0.intersects(second) }.count == 1, "\(chained)")
+        #expect(chained.contains(far))
+        // Without backdrops, or with one box, nothing changes.
+        #expect(BackdropRegions.passes([near, far], reads: []) == [near, far])
+        #expect(BackdropRegions.passes([far], reads: [read]) == [far])
+    }
 }

@@ -172,14 +172,16 @@ struct BackdropRenderingTests {
         #expect(tracked.renderer.cacheStatistics.contains { $0.name == "backdrop.cached" && $0.value == 3 })
     }
 
-    /// A rectangle moving in and out from under the glass, and one moving near it (within the
-    /// blur's reach, never under it): each frame, damage-tracked into kept buffers, matches a
+    /// A rectangle moving in and out from under the glass, one moving near it (within the
+    /// blur's reach, never under it) and one far from it: each frame, damage-tracked into kept buffers, matches a
     /// full redraw, so the damage grew over the frosted area the change reaches.
     @Test("damage under and near the glass grows by the blur's reach", arguments: [1, 2])
     func damage(buffers: Int) throws {
         func scene(_ t: Double) -> [SceneLayer] {
             [SceneLayer(frame: Rect(x: 10 + t, y: 40, width: 30, height: 30), color: rgb(0, 200, 255)),
              SceneLayer(frame: Rect(x: 60 + t / 3, y: 2, width: 20, height: 12), color: rgb(255, 200, 0)),
+             // Far from the glass: its damage is a pass of its own (`BackdropRegions.passes`).
+             SceneLayer(frame: Rect(x: 2 + t / 20, y: 108, width: 6, height: 8), color: rgb(0, 255, 0)),
              SceneLayer(frame: Rect(x: 50, y: 30, width: 90, height: 60), color: rgb(255, 255, 255, 70)) {
                  $0.cornerRadius = 12
                  $0.backgroundFilters = [.gaussianBlur("frost", radius: 12)]

@@ -52,6 +52,35 @@ public enum BackdropRegions {
         }
     }
 
+    /// The boxes a frame with backdrops is drawn in, one pass each: `damage` with every box that
+    /// touches a read box in `reads` merged with it (and with the other boxes that box then
+    /// touches), so each read box lies whole in the one pass that draws it and no other pass
+    /// reaches it; boxes away from every read box stay passes of their own. (A backdrop reads
+    /// what its pass drew before it over all its read box: a second pass touching that box would
+    /// read the first pass's frosted result there as what lies behind.)
+    public static func passes(_ damage: [PixelBox], reads: [PixelBox]) -> [PixelBox] {
+        var boxes = damage.filter { !$0.isEmpty }
+        let reads = reads.filter { !$0.isEmpty }
+        guard boxes.count > 1, !reads.isEmpty else { return boxes }
+        var merged = true
+        while merged {
+            merged = false
+            for r in reads {
+                let touching = boxes.indices.filter { boxes[$0].intersects(r) }
+                guard !touching.isEmpty else { continue }
+                let union = touching.reduce(r) { $0.union(boxes[$1]) }
+                // Already one box holding the read box: nothing to merge for it.
+                if touching.count == 1, boxes[touching[0]] == union { continue }
+                for i in touching.reversed() { boxes.remove(at: i) }
+                boxes.append(union)
+                merged = true
+            }
+            // A merged box may now overlap others that touch no read box: overlapping passes
+            // are harmless there, but a box reaching into a read box is merged next round.
+        }
+        return boxes
+    }
+
     /// The indices of the commands before `index` (a backdrop) that may change what it reads
     /// in `read`: drawing commands whose extent touches it, a group closed before it whole
     /// when what it composites touches it, the groups still open around it, and every clip
