@@ -26,6 +26,37 @@ struct RepaintLoopTests {
         #expect(abs(t - 1.02) < 1e-9)
     }
 
+    @Test("a timed request sleeps until its time on a real clock; the earliest is kept; other reasons come first")
+    func timedRequestsWakeAtTheirTime() throws {
+        var loop = RepaintLoop(pacing: .refreshRate(60), repaintWindow: 0.004)
+        loop.request(.imageFrame, at: 10.5)
+        loop.request(.imageFrame, at: 10.7)
+        #expect(loop.schedule(now: 10) == .at(10.5), "the earliest time, not the next refresh")
+        #expect(!loop.wantsFrame, "nothing wanted before the time")
+        // An earlier one arms the timer again, for its time.
+        loop.request(.imageFrame, at: 10.25)
+        #expect(loop.schedule(now: 10.01) == .at(10.25))
+        #expect(loop.frameDue(now: 10.2) == nil, "a timer that fires early draws nothing")
+        #expect(loop.schedule(now: 10.2) == .at(10.25), "and sleeps again until the time")
+        let due = loop.frameDue(now: 10.25)
+        #expect(due?.reasons == [.imageFrame])
+        #expect(loop.timed == nil && loop.schedule(now: 10.26) == nil, "answered: nothing more wanted")
+        // Another reason draws on the next refresh; the timed request waits for its own time.
+        loop.request(.imageFrame, at: 11)
+        loop.request(.sceneChanged)
+        guard case .at(let t)? = loop.schedule(now: 10.3) else { Issue.record("not armed"); return }
+        #expect(abs(t - (10.3 * 60).rounded(.down) / 60 - 1.0 / 60) < 1e-9)
+        #expect(loop.frameDue(now: t)?.reasons == [.sceneChanged])
+        #expect(loop.timed?.time == 11 && loop.schedule(now: t) == .at(11))
+    }
+
+    @Test("a virtual clock ignores timed requests: its advances ask for frames")
+    func virtualClockIgnoresTimedRequests() {
+        var loop = RepaintLoop(pacing: .virtualClock, repaintWindow: 0.004)
+        loop.request(.imageFrame, at: 1)
+        #expect(loop.schedule(now: 0) == nil)
+    }
+
     @Test("paced outputs draw when free; one still flipping owes the frame and draws once its flip is in")
     func pacedOutputsFollowTheirFlips() throws {
         var loop = RepaintLoop(pacing: .refreshRate(60), repaintWindow: 0.004)

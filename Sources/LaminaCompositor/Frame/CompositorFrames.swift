@@ -225,7 +225,9 @@ extension Compositor {
         // only moves when told to.
         liveEmitters = list.liveEmitters
         noteTiles(list, time: t)
-        if !clock.isVirtual, isAnimating || videosPlaying || animatedImagesPlaying || liveEmitters > 0 || isScrolling || tilesFading { repaint.request(.sceneChanged) }
+        if !clock.isVirtual, isAnimating || videosPlaying || liveEmitters > 0 || isScrolling || tilesFading { repaint.request(.sceneChanged) }
+        // An animated image wakes the loop when its next frame is due, not every refresh.
+        if !clock.isVirtual, let next = nextAnimatedImageChange(after: t) { repaint.request(.imageFrame, at: next) }
         if !watchers.isEmpty {
             watch(#"{"event":"frame","frame":\#(stats.framesRendered),"commits":\#(stats.commitsApplied),"time":\#(JSONWriter.format(t)),"renderMilliseconds":\#(JSONWriter.format((stats.lastFrameSeconds * 1000 * 1000).rounded() / 1000))}"#)
         }

@@ -13,6 +13,9 @@ public enum RepaintReason: String, Sendable, Hashable, CaseIterable, Comparable 
     /// A display link runs and its client answered its last frame message: the loop ticks
     /// at the refresh so the next one goes out (`DisplayLinks`).
     case displayLink
+    /// An animated image (GIF, WebP) reaches its next frame: with a real clock the loop wakes
+    /// at that time (`request(_:at:)`) instead of drawing every refresh meanwhile.
+    case imageFrame
 
     public static func < (a: RepaintReason, b: RepaintReason) -> Bool { a.rawValue < b.rawValue }
 }
@@ -89,6 +92,9 @@ public struct RepaintLoop: Sendable {
     public private(set) var pending: Set<RepaintReason> = []
     /// The timer is armed for a frame.
     public private(set) var isArmed = false
+    /// The earliest time a frame is wanted at, and why (`request(_:at:)`): it becomes a pending
+    /// reason when the clock reaches it.
+    public private(set) var timed: (time: Double, reason: RepaintReason)?
     /// When the oldest frame still waiting for its page flip was committed (the watchdog:
     /// a flip that never completes); nil while none waits.
     public private(set) var flipPendingSince: Double?
@@ -109,6 +115,23 @@ public struct RepaintLoop: Sendable {
 
     public mutating func request(_ reason: RepaintReason) { pending.insert(reason) }
 
+    /// A frame is wanted at `time` (CLOCK_MONOTONIC seconds) and not before: the loop sleeps
+    /// until then unless something else wants a frame sooner. The earliest such time is kept.
+    public mutating func request(_ reason: RepaintReason, at time: Double) {
+        guard time.isFinite else { return }
+        if let t = timed, t.time <= time { return }
+        timed = (time, reason)
+        // A timer armed for a later time is armed again for this one.
+        if isArmed, pending.isEmpty, !isPaced { isArmed = false }
+    }
+
+    /// A timed request whose time has come becomes a pending reason.
+    private mutating func takeTimed(now: Double) {
+        guard let t = timed, t.time <= now else { return }
+        pending.insert(t.reason)
+        timed = nil
+    }
+
     /// The outputs that page-flip and their refresh periods (at start, after hotplug or a power
     /// change); new ones owe a frame.
     public mutating func setOutputs(_ paced: [(name: String, refreshInterval: Double)]) {
@@ -120,6 +143,13 @@ public struct RepaintLoop: Sendable {
     /// is wanted (or every output that would draw awaits its flip: the flip schedules again).
     public mutating func schedule(now: Double) -> Wake? {
         guard !isArmed else { return nil }
+        takeTimed(now: now)
+        // Nothing else wants a frame: sleep until the timed request (a real clock only; the
+        // virtual clock moves when told, and its advances ask for frames themselves).
+        if pending.isEmpty, pacing != .virtualClock, let t = timed, planner.ready(sceneChanged: false).isEmpty {
+            isArmed = true
+            return .at(t.time)
+        }
         let wake: Wake
         if isPaced {
             guard let at = planner.nextFrameTime(now: now, sceneChanged: !pending.isEmpty) else { return nil }
@@ -143,6 +173,7 @@ public struct RepaintLoop: Sendable {
     /// nowhere to draw it yet).
     public mutating func frameDue(now: Double) -> Frame? {
         isArmed = false
+        takeTimed(now: now)
         return start(now: now, everywhere: false)
     }
 

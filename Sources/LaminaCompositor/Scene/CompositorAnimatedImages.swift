@@ -6,7 +6,9 @@ import LaminaProtocol
 /// image source is given the frame that the clock has reached (`AnimatedImageTimeline`). Frames go
 /// through the tree's `ImageSource` as a video's pictures do, so every layer showing the image,
 /// with all that applies to contents, follows; the render-list cache and the damage see a new
-/// generation of the same source.
+/// generation of the same source. On a real clock the repaint loop sleeps until the next
+/// frame of any image is due (`nextAnimatedImageChange`), so a 10 fps GIF costs 10 frames a
+/// second, not the display's refresh rate.
 extension Compositor {
     /// Starts the animated images a standing commit of display entry `i` made.
     func startAnimatedImages(entry i: Int) {
@@ -17,9 +19,19 @@ extension Compositor {
         }
     }
 
-    /// Whether an animated image will still change frame (a real clock then draws frame after
-    /// frame while one is playing).
+    /// Whether an animated image will still change frame.
     var animatedImagesPlaying: Bool { !liveAnimatedImages.isEmpty }
+
+    /// When the next animated image changes frame after compositor time `t`: a real clock
+    /// wakes the repaint loop then (`RepaintLoop.request(_:at:)`), and draws nothing between.
+    func nextAnimatedImageChange(after t: Double) -> Double? {
+        var next: Double?
+        for image in liveAnimatedImages where !image.isDestroyed {
+            guard let start = image.startTime, let change = image.timeline?.nextChange(after: t - start) else { continue }
+            next = min(next ?? .infinity, start + change)
+        }
+        return next
+    }
 
     /// Gives each playing image the frame the clock reached at `t`; those whose last loop has
     /// ended, or that were destroyed, stop being looked at.
