@@ -243,20 +243,21 @@ public final class GLESRenderer: Renderer {
         let commands = list.commands
         // A backdrop reads what was drawn before it over its whole read box: that must all be
         // drawn in the same pass (the damage boxes that touch it merged with it, after
-        // `BackdropRegions.grow` grew the damage over it), and nothing behind it may be
-        // skipped as hidden. Damage away from every backdrop keeps boxes of its own.
+        // `BackdropRegions.grow` grew the damage over it), and nothing behind it there may be
+        // skipped as hidden by what is drawn after it. Damage away from every backdrop keeps
+        // boxes of its own.
         let hasBackdrops = commands.contains { $0.kind == .backdrop }
         backdrops.drawNumber += 1
         backdrops.pixelsThisFrame = 0
-        frame.occlusion.measure(occlusionEnabled && !hasBackdrops ? commands : [])
-        if boxes != nil || hasBackdrops || !frame.occlusion.covers.isEmpty || commands.contains(where: { $0.kind == .beginGroup }) {
+        if hasBackdrops { frame.extents.measure(commands, within: viewport) }
+        // What a backdrop reads is not hidden by a cover drawn after it (`Occlusion.barriers`).
+        let reads = hasBackdrops ? commands.indices.filter { commands[$0].kind == .backdrop }
+            .map { (index: $0, box: BackdropRegions.readBox(commands[$0], box: frame.extents.boxes[$0], within: viewport)) } : []
+        frame.occlusion.measure(occlusionEnabled ? commands : [], reads: reads)
+        if !hasBackdrops, boxes != nil || !frame.occlusion.covers.isEmpty || commands.contains(where: { $0.kind == .beginGroup }) {
             frame.extents.measure(commands, within: viewport)
         }
-        if hasBackdrops, let b = boxes, b.count > 1 {
-            let reads = commands.indices.filter { commands[$0].kind == .backdrop }
-                .map { BackdropRegions.readBox(commands[$0], box: frame.extents.boxes[$0], within: viewport) }
-            boxes = BackdropRegions.passes(b, reads: reads)
-        }
+        if hasBackdrops, let b = boxes, b.count > 1 { boxes = BackdropRegions.passes(b, reads: reads.map(\.box)) }
         for box in boxes ?? [viewport] {
             frame.begin(width: list.width, height: list.height, output: GLuint(bound))
             frame.background = list.background

@@ -11,6 +11,10 @@ struct OcclusionTests {
     /// Opaque and translucent panels, rounded and square, turned and straight, with shadows,
     /// group opacity, clips and borders, stacked so that many are partly or wholly hidden.
     static func stackedScene(seed start: UInt64) throws -> DrawList {
+        try drawList(try stackedLayers(seed: start), width: 400, height: 300, background: rgb(10, 10, 20))
+    }
+
+    static func stackedLayers(seed start: UInt64) throws -> [SceneLayer] {
         var seed = start
         func next(_ range: Double) -> Double {
             seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
@@ -35,7 +39,7 @@ struct OcclusionTests {
         }
         // A full-screen opaque card on top of the first half, then more on top of it.
         layers.insert(SceneLayer(frame: Rect(0, 0, 400, 300), color: rgb(20, 40, 60)), at: 18)
-        return try drawList(layers, width: 400, height: 300, background: rgb(10, 10, 20))
+        return layers
     }
 
     @Test("skipping hidden draws leaves the pixels of a full draw", arguments: [UInt64(1), 2, 3])
@@ -53,6 +57,38 @@ struct OcclusionTests {
         let full = try backend.screenshot()
         let d = occluded.difference(from: full), (worst, differing) = (d.worst, d.differing)
         #expect(worst <= 1, "largest channel difference \(worst) (\(differing) pixels differ)")
+    }
+
+    /// A frosted panel: an opaque card drawn after it hides what lies under the card, but not
+    /// from the panel's blur, which reads before the card is drawn. A bright bar under the
+    /// card's edge, inside the blur's reach, is drawn, and its glow shows in the panel past the
+    /// card; a bar under the card away from the panel is skipped. The pixels are those of a
+    /// full draw.
+    @Test("covers after a backdrop do not hide what it reads")
+    func backdropsReadWhatCoversHideLater() throws {
+        let layers = [
+            SceneLayer(frame: Rect(0, 0, 400, 300), color: rgb(20, 40, 60)),
+            SceneLayer(frame: Rect(168, 100, 12, 60), color: rgb(255, 255, 255)),   // read by the panel
+            SceneLayer(frame: Rect(20, 240, 12, 40), color: rgb(255, 255, 0)),       // far from it
+            SceneLayer(frame: Rect(120, 80, 160, 120), color: rgb(255, 255, 255, 60)) {
+                $0.backgroundFilters = [.gaussianBlur("frost", radius: 30)]
+            },
+            SceneLayer(frame: Rect(10, 60, 180, 230), color: rgb(200, 30, 30)),
+        ]
+        let list = try drawList(layers, width: 400, height: 300, background: rgb(10, 10, 20))
+        let backend = try HeadlessDisplay(width: 400, height: 300)
+        backend.damageTracking = false
+        // Each frame filters its backdrop again: the second must not reuse the first one's.
+        backend.renderer.cachesBackdrops = false
+        let before = backend.renderer.occludedDraws
+        try backend.present(list)
+        let occluded = try backend.screenshot()
+        let skipped = backend.renderer.occludedDraws - before
+        #expect(skipped == 1, "the far bar is skipped, the read one is not: \(skipped) skipped")
+        backend.renderer.occlusionEnabled = false
+        try backend.present(list)
+        let d = occluded.difference(from: try backend.screenshot())
+        #expect(d.worst <= 1, "largest channel difference \(d.worst) at (\(d.x), \(d.y)), \(d.differing) pixels")
     }
 
     /// With damage, a box inside an opaque panel draws only the panel and what lies on it.

@@ -10,15 +10,24 @@ import LaminaCore
 /// in the list contains everything it could draw within the box being drawn. Draws inside a
 /// group are never skipped one by one (a group's blur reads around its pixels); the group is,
 /// as a whole. The largest `maximumCovers` covers are used, so the cost is bounded per command.
+///
+/// A backdrop (a background-filtered layer) reads what is drawn before it: a cover after a
+/// backdrop does not hide, inside the backdrop's read box, what is drawn before the backdrop
+/// (`barriers`); covers before it, and draws elsewhere, are as usual.
 public struct Occlusion: Sendable {
     public static let maximumCovers = 16
     /// (list index, opaque box) of the largest covers, in list order.
     public private(set) var covers: [(index: Int, box: PixelBox)] = []
+    /// (list index, read box) of the backdrops, in list order.
+    public private(set) var barriers: [(index: Int, box: PixelBox)] = []
 
     public init() {}
 
-    /// Finds the covers of `commands`; reuses storage.
-    public mutating func measure(_ commands: [DrawCommand]) {
+    /// Finds the covers of `commands`, and takes the backdrops' read boxes (`reads`, by list
+    /// index) as barriers; reuses storage.
+    public mutating func measure(_ commands: [DrawCommand], reads: [(index: Int, box: PixelBox)] = []) {
+        barriers.removeAll(keepingCapacity: true)
+        barriers.append(contentsOf: reads.filter { !$0.box.isEmpty }.sorted { $0.index < $1.index })
         covers.removeAll(keepingCapacity: true)
         var clips = 0, groups = 0
         for (i, c) in commands.enumerated() {
@@ -46,7 +55,9 @@ public struct Occlusion: Sendable {
         guard !visible.isEmpty else { return false }  // nothing to draw there: the caller skips it anyway
         for cover in covers.reversed() {
             if cover.index <= index { return false }
-            if cover.box.contains(visible) { return true }
+            if cover.box.contains(visible), !barriers.contains(where: { $0.index > index && $0.index < cover.index && $0.box.intersects(visible) }) {
+                return true
+            }
         }
         return false
     }
