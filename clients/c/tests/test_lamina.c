@@ -1921,6 +1921,7 @@ static void svg_images(lamina_connection *conn) {
     error = NULL;
     CHECK(lamina_image_new_encoded(conn, 9, circle, 4, &error) == NULL && error, "an unknown format is refused");
     free(error);
+    error = NULL;
     /* A GIF (made by Pillow): 2 x 2, red 100 ms then green 200 ms, looping; laminad plays it on
      * its virtual clock from the commit that made it, a time on a boundary showing the new frame. */
     static const uint8_t gif[] = {
