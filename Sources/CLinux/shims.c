@@ -233,3 +233,89 @@ void CLinux_heap_usage(unsigned long *held, unsigned long *in_use) {
     *held = info.arena + info.hblkhd;
     *in_use = info.uordblks + info.hblkhd;
 }
+
+#include <linux/cec.h>
+
+int CLinux_cec_caps(int fd, char *driver, char *name, unsigned *capabilities) {
+    struct cec_caps caps;
+    memset(&caps, 0, sizeof caps);
+    if (ioctl(fd, CEC_ADAP_G_CAPS, &caps) < 0) return -1;
+    memcpy(driver, caps.driver, sizeof caps.driver);
+    driver[sizeof caps.driver - 1] = 0;
+    memcpy(name, caps.name, sizeof caps.name);
+    name[sizeof caps.name - 1] = 0;
+    *capabilities = caps.capabilities;
+    return 0;
+}
+
+int CLinux_cec_physical_address(int fd, unsigned short *address) {
+    __u16 pa = CEC_PHYS_ADDR_INVALID;
+    if (ioctl(fd, CEC_ADAP_G_PHYS_ADDR, &pa) < 0) return -1;
+    *address = pa;
+    return 0;
+}
+
+int CLinux_cec_logical_addresses(int fd, unsigned char *addresses) {
+    struct cec_log_addrs la;
+    memset(&la, 0, sizeof la);
+    if (ioctl(fd, CEC_ADAP_G_LOG_ADDRS, &la) < 0) return -1;
+    int n = 0;
+    for (int i = 0; i < la.num_log_addrs && i < CEC_MAX_LOG_ADDRS; i++) {
+        if (la.log_addr[i] != CEC_LOG_ADDR_INVALID) addresses[n++] = la.log_addr[i];
+    }
+    return n;
+}
+
+int CLinux_cec_claim(int fd, unsigned char type, unsigned char primary, unsigned char all, const char *osd_name) {
+    struct cec_log_addrs la;
+    memset(&la, 0, sizeof la);
+    la.cec_version = CEC_OP_CEC_VERSION_1_4;
+    la.vendor_id = CEC_VENDOR_ID_NONE;
+    la.num_log_addrs = 1;
+    la.log_addr_type[0] = type;
+    la.primary_device_type[0] = primary;
+    la.all_device_types[0] = all;
+    strncpy(la.osd_name, osd_name, sizeof la.osd_name - 1);
+    return ioctl(fd, CEC_ADAP_S_LOG_ADDRS, &la);
+}
+
+int CLinux_cec_set_mode(int fd, unsigned mode) {
+    __u32 m = mode;
+    return ioctl(fd, CEC_S_MODE, &m);
+}
+
+int CLinux_cec_transmit(int fd, const unsigned char *bytes, int length, unsigned char reply, unsigned timeout_ms, unsigned *sequence) {
+    struct cec_msg msg;
+    if (length < 1 || length > CEC_MAX_MSG_SIZE) { errno = EINVAL; return -1; }
+    memset(&msg, 0, sizeof msg);
+    memcpy(msg.msg, bytes, length);
+    msg.len = length;
+    msg.reply = reply;
+    msg.timeout = reply ? timeout_ms : 0;
+    if (ioctl(fd, CEC_TRANSMIT, &msg) < 0) return -1;
+    *sequence = msg.sequence;
+    return 0;
+}
+
+int CLinux_cec_receive(int fd, unsigned char *bytes, unsigned *sequence, unsigned *tx_status, unsigned *rx_status) {
+    struct cec_msg msg;
+    memset(&msg, 0, sizeof msg);
+    if (ioctl(fd, CEC_RECEIVE, &msg) < 0) return -1;
+    int length = msg.len > CEC_MAX_MSG_SIZE ? CEC_MAX_MSG_SIZE : (int)msg.len;
+    memcpy(bytes, msg.msg, length);
+    *sequence = msg.sequence;
+    *tx_status = msg.tx_status;
+    *rx_status = msg.rx_status;
+    return length;
+}
+
+int CLinux_cec_event(int fd, unsigned short *physical_address, unsigned short *logical_mask) {
+    struct cec_event ev;
+    memset(&ev, 0, sizeof ev);
+    if (ioctl(fd, CEC_DQEVENT, &ev) < 0) return -1;
+    if (ev.event == CEC_EVENT_STATE_CHANGE) {
+        *physical_address = ev.state_change.phys_addr;
+        *logical_mask = ev.state_change.log_addr_mask;
+    }
+    return (int)ev.event;
+}

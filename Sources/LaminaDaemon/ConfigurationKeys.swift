@@ -177,6 +177,24 @@ extension LaminadConfiguration {
                 $0.daemon.idleBlankSeconds = $1 > 0 ? $1 : nil
             },
         ]),
+        .array("power.cec", required: ("output", "every [[power.cec]] needs the connector name, such as \"HDMI-A-1\""),
+               start: CECOutputSetting(output: ""), [
+            .text("output", "a connector's name, such as \"HDMI-A-1\"", "The output whose TV is switched with it: standby when it blanks, on and this input when it lights.",
+                  parse: { $0.isEmpty ? nil : $0 }) { $0.output = $1 },
+            .text("device", "a CEC adapter, such as \"/dev/cec0\"", "The HDMI-CEC adapter the TV is reached through.",
+                  parse: { $0.hasPrefix("/") ? $0 : nil }) { $0.device = $1 },
+            .text("osd_name", "1 to 14 ASCII characters", "The name the TV shows for this player (default: Lamina).",
+                  parse: { s in !s.isEmpty && s.utf8.count <= 14 && s.utf8.allSatisfy { (0x20..<0x7F).contains($0) } ? s : nil }) { $0.osdName = $1 },
+            .bool("standby", "false: blanking leaves the TV on (only waking it is sent).") { $0.standby = $1 },
+        ]) { configuration, setting throws(ConfigurationError) in
+            guard !setting.device.isEmpty else {
+                throw ConfigurationError(key: "device", "every [[power.cec]] needs the adapter, such as \"/dev/cec0\"")
+            }
+            guard !configuration.daemon.cec.contains(where: { $0.output == setting.output }) else {
+                throw ConfigurationError(key: "output", "\(setting.output) has two [[power.cec]] tables")
+            }
+            configuration.daemon.cec.append(setting)
+        },
         KeyTable("kms", [
             .string("device", flag: "drm-device", "The DRM card to open (default: the first with a connected display that can be mastered).") {
                 $0.kms.devicePath = $1

@@ -49,6 +49,8 @@ public final class Daemon {
         /// `dimToPercent` of their level (`[power] dim_after`, `dim_to`).
         public var dimAfterSeconds = 0.0
         public var dimToPercent = 30.0
+        /// Outputs whose TV is switched through an HDMI-CEC adapter (`[[power.cec]]`).
+        public var cec: [CECOutputSetting] = []
         /// The sysfs tree backlights are found in (nil: $LAMINA_SYSFS_ROOT, for tests, else /sys).
         public var sysfsRoot: String?
         /// A cursor is configured (`[display] cursor`): pointer motion moves it, touches hide it.
@@ -127,6 +129,8 @@ public final class Daemon {
     private(set) var cursor: CursorPolicy?
     /// The outputs' backlights (`display brightness`, idle dimming; OutputBacklights.swift).
     private(set) var backlights: OutputBacklights!
+    /// The TVs of outputs with an HDMI-CEC adapter (OutputCEC.swift); nil: none configured.
+    private(set) var cec: OutputCEC?
     private var journal: SessionJournalStore?
     private var journalTimer: LoopTimer?
     private var journalWriteArmed = false
@@ -268,9 +272,10 @@ public final class Daemon {
         }
         let sysfsRoot = options.sysfsRoot ?? getenv("LAMINA_SYSFS_ROOT").map { String(cString: $0) } ?? "/sys"
         backlights = OutputBacklights(compositor: compositor, sysfs: SysfsBacklights(root: sysfsRoot), logger: logger)
+        cec = OutputCEC.open(options.cec, loop: loop, logger: logger)
         power = try DisplayPowerPolicy(compositor: compositor, idleBlankSeconds: options.idleBlankSeconds,
                                        dimming: IdleDimming(afterSeconds: options.dimAfterSeconds, toPercent: options.dimToPercent),
-                                       backlights: backlights, loop: loop, logger: logger)
+                                       backlights: backlights, cec: cec, loop: loop, logger: logger)
         inputHost = InputDeviceHost.start(for: self)
         if options.cursor {
             cursor = try CursorPolicy(compositor: compositor, power: power, hideAfter: options.cursorHideSeconds, loop: loop, logger: logger)
@@ -368,6 +373,7 @@ extension Daemon: CompositorHost {
         }
         list += heapTrimmer?.statistics ?? []
         list += backlights?.statistics ?? []
+        list += cec?.statistics ?? []
         list += wayland?.statistics ?? []
         list += ProgramBinaryCache.onThisThread?.statistics.map { Statistic(name: $0.name, value: $0.value) } ?? []
         return list

@@ -40,6 +40,8 @@ final class DisplayPowerPolicy {
     private let dimming: IdleDimming
     private let backlights: (any DimmableBacklights)?
     private var dimTimer: (any PolicyTimer)?
+    /// The TVs of outputs with an HDMI-CEC adapter (`[[power.cec]]`): standby and wake with them.
+    private let cec: OutputCEC?
     /// Each dimmed output's level before dimming; nil while not dimmed.
     private(set) var levelsBeforeDimming: [String: Int]?
     var isDimmed: Bool { levelsBeforeDimming != nil }
@@ -52,10 +54,12 @@ final class DisplayPowerPolicy {
 
     /// `idleBlankSeconds` nil or 0 never blanks (nor on a backend without outputs to blank);
     /// `dimming` with 0 seconds, or no `backlights`, never dims.
+    /// `cec` switches the TVs of outputs that have an HDMI-CEC adapter with their displays.
     /// `loop` is laminad's event loop (tests pass one whose time they advance by hand).
     init(compositor: Compositor, idleBlankSeconds: Double?, dimming: IdleDimming = .off, backlights: (any DimmableBacklights)? = nil,
-         loop: any PolicyLoop, logger: Logger) throws(SystemError) {
+         cec: OutputCEC? = nil, loop: any PolicyLoop, logger: Logger) throws(SystemError) {
         self.compositor = compositor
+        self.cec = cec
         self.loop = loop
         self.logger = logger
         self.dimming = dimming
@@ -81,7 +85,9 @@ final class DisplayPowerPolicy {
     }
 
     /// Blanks (false) or relights (true) the named display, or every display, and returns every
-    /// output's state afterwards. Headless has none to blank. An unknown name throws `UnknownOutput`.
+    /// output's state afterwards; a TV behind an HDMI-CEC adapter goes to standby, or wakes and
+    /// switches to laminad's input, with its output. Headless has none to blank. An unknown
+    /// name throws `UnknownOutput`.
     @discardableResult
     func setPower(_ on: Bool, output: String? = nil) throws -> [OutputPower] {
         let backend = compositor.backend
@@ -89,6 +95,7 @@ final class DisplayPowerPolicy {
             throw BackendUnavailable(reason: "display \(on ? "on" : "off") needs the KMS backend; this daemon runs \(backend.name)")
         }
         try backend.setPower(on, output: output)
+        cec?.displayPowerChanged(on: on, outputs: output.map { [$0] })
         blankedByIdle = false
         compositor.outputsChanged()
         if on { compositor.requestFrame(.outputRelit) }

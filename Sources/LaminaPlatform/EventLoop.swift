@@ -16,6 +16,8 @@ public final class EventLoop {
         public init(rawValue: UInt32) { self.rawValue = rawValue }
         public static let readable = Interest(rawValue: EPOLLIN.rawValue)
         public static let writable = Interest(rawValue: EPOLLOUT.rawValue)
+        /// Priority data: a CEC adapter's events, a sysfs attribute's change.
+        public static let priority = Interest(rawValue: EPOLLPRI.rawValue)
     }
 
     /// What happened on a descriptor.
@@ -23,6 +25,7 @@ public final class EventLoop {
         public var raw: UInt32
         public var isReadable: Bool { raw & EPOLLIN.rawValue != 0 }
         public var isWritable: Bool { raw & EPOLLOUT.rawValue != 0 }
+        public var isPriority: Bool { raw & EPOLLPRI.rawValue != 0 }
         /// The peer hung up or the descriptor is in error; reading tells which.
         public var isHangup: Bool { raw & (EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue) != 0 }
         /// Both directions are closed, or the descriptor is in error: nothing more can be sent.

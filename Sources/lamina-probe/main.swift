@@ -6,6 +6,8 @@
 //                                         LAYERS small layers; prints "ready" once it listens
 //   lamina-probe open-transaction         Transaction.openAcrossSuspension's reports, in a process
 //                                         of its own (no laminad needed)
+//   lamina-probe cec-tv DEVICE [SECONDS]  a TV on an HDMI-CEC adapter: claims logical address 0
+//                                         and prints the messages it receives (CECTVProbe.swift)
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +22,9 @@ case "input-latency":
     do { print(try await runInputLatencyProbe(samples: max(1, n), layers: max(0, layers))) } catch { print("input latency failed: \(error)") }
 case "open-transaction":
     print(await runOpenTransactionProbe())
+case "cec-tv" where arguments.count >= 2:
+    exit(runCECTV(device: arguments[1], seconds: arguments.dropFirst(2).first.flatMap(Double.init) ?? 600))
 default:
-    print("usage: lamina-probe live [SECONDS] | input-latency [N] [LAYERS]   (against $LAMINA_SOCKET) | open-transaction")
+    print("usage: lamina-probe live [SECONDS] | input-latency [N] [LAYERS]   (against $LAMINA_SOCKET) | open-transaction | cec-tv DEVICE [SECONDS]")
     exit(2)
 }

@@ -124,3 +124,43 @@ int CLinux_uinput_emit(int fd, int type, int code, int value);
 /// program's runtime has started threads by then): a handler may only call async-signal-safe
 /// functions, so it lives in C with the pipe's write end in a static. Call once per process.
 int CLinux_signal_pipe(const int *signals, int count);
+
+// MARK: HDMI-CEC (linux/cec.h): the adapter's ioctls are variadic and take structs with
+// fixed arrays, so Swift reaches them through these shims, with plain values and buffers.
+#include <linux/cec.h>
+
+/// CEC_ADAP_G_CAPS: the driver's and the adapter's names (`driver`, `name`: 32 bytes each,
+/// NUL-terminated) and its capabilities (CEC_CAP_*). 0 or -1 (errno set).
+int CLinux_cec_caps(int fd, char *driver, char *name, unsigned *capabilities);
+
+/// CEC_ADAP_G_PHYS_ADDR: the physical address (0xffff: none, no sink connected). 0 or -1.
+int CLinux_cec_physical_address(int fd, unsigned short *address);
+
+/// CEC_ADAP_G_LOG_ADDRS: the logical addresses claimed (up to CEC_MAX_LOG_ADDRS) to
+/// `addresses`. Their count (0: none claimed, the adapter is unconfigured), or -1.
+int CLinux_cec_logical_addresses(int fd, unsigned char *addresses);
+
+/// CEC_ADAP_S_LOG_ADDRS: asks for one logical address of `type` (CEC_LOG_ADDR_TYPE_*), as a
+/// device whose primary type is `primary` (CEC_OP_PRIM_DEVTYPE_*) and types `all`
+/// (CEC_OP_ALL_DEVTYPE_*), CEC 1.4, without a vendor id, named `osd_name` (at most 14 bytes).
+/// On a descriptor opened O_NONBLOCK it returns at once and the kernel claims the address in
+/// the background (once the physical address is valid). 0 or -1 (EBUSY: already configured).
+int CLinux_cec_claim(int fd, unsigned char type, unsigned char primary, unsigned char all, const char *osd_name);
+
+/// CEC_S_MODE: the descriptor's initiator and follower modes (CEC_MODE_*). 0 or -1.
+int CLinux_cec_set_mode(int fd, unsigned mode);
+
+/// CEC_TRANSMIT of `length` bytes (1…16). With `reply` non-zero the kernel waits up to
+/// `timeout_ms` for that opcode from the destination. On an O_NONBLOCK descriptor it returns
+/// once queued; the outcome (and any reply) comes later from CEC_RECEIVE with the same
+/// sequence number, stored in `*sequence`. 0 or -1.
+int CLinux_cec_transmit(int fd, const unsigned char *bytes, int length, unsigned char reply, unsigned timeout_ms, unsigned *sequence);
+
+/// CEC_RECEIVE without waiting: a message for this descriptor (`*sequence` 0), or a transmit's
+/// outcome (its sequence, `tx_status`, and a reply's bytes where one was asked for). `bytes`
+/// has room for 16. Returns the length, or -1 (EAGAIN: nothing queued).
+int CLinux_cec_receive(int fd, unsigned char *bytes, unsigned *sequence, unsigned *tx_status, unsigned *rx_status);
+
+/// CEC_DQEVENT: the next event's kind (CEC_EVENT_STATE_CHANGE, CEC_EVENT_LOST_MSGS, …); for a
+/// state change the new physical address and logical address mask. The kind, or -1 (EAGAIN).
+int CLinux_cec_event(int fd, unsigned short *physical_address, unsigned short *logical_mask);
