@@ -145,3 +145,40 @@ struct PowerConfigurationTests {
         #expect(message("[power]\ndim_after = -1").hasPrefix("power.dim_after: must be in 0"))
     }
 }
+
+/// `[[power.cec]]`: outputs whose TV is switched over HDMI-CEC.
+@Suite("laminad.toml: [[power.cec]]")
+struct CECConfigurationTests {
+    @Test func readsEachOutputsAdapter() throws {
+        let c = try LaminadConfiguration.parse("""
+            [power]
+            blank_after = 300
+            [[power.cec]]
+            output = "HDMI-A-1"
+            device = "/dev/cec0"
+            [[power.cec]]
+            output = "HDMI-A-2"
+            device = "/dev/cec1"
+            osd_name = "Lobby"
+            standby = false
+            """)
+        #expect(c.daemon.idleBlankSeconds == 300)
+        #expect(c.daemon.cec.map(\.output) == ["HDMI-A-1", "HDMI-A-2"])
+        #expect(c.daemon.cec.map(\.device) == ["/dev/cec0", "/dev/cec1"])
+        #expect(c.daemon.cec.map(\.osdName) == ["Lamina", "Lobby"] && c.daemon.cec.map(\.standby) == [true, false])
+        #expect(try LaminadConfiguration.parse("").daemon.cec.isEmpty, "none unless configured")
+    }
+
+    @Test func mistakesNameTheKey() {
+        func error(_ text: String) -> String {
+            do { _ = try LaminadConfiguration.parse(text) } catch { return error.description }
+            return "accepted"
+        }
+        #expect(error("[[power.cec]]\ndevice = \"/dev/cec0\"") == "power.cec[0].output: every [[power.cec]] needs the connector name, such as \"HDMI-A-1\"")
+        #expect(error("[[power.cec]]\noutput = \"HDMI-A-1\"") == "power.cec[0].device: every [[power.cec]] needs the adapter, such as \"/dev/cec0\"")
+        #expect(error("[[power.cec]]\noutput = \"HDMI-A-1\"\ndevice = \"cec0\"").hasPrefix("power.cec[0].device: must be a CEC adapter"))
+        #expect(error("[[power.cec]]\noutput = \"A\"\ndevice = \"/dev/cec0\"\nosd_name = \"fifteen letters!\"").hasPrefix("power.cec[0].osd_name: must be 1 to 14 ASCII characters"))
+        #expect(error("[[power.cec]]\noutput = \"A\"\ndevice = \"/dev/cec0\"\n[[power.cec]]\noutput = \"A\"\ndevice = \"/dev/cec1\"") == "power.cec[1].output: A has two [[power.cec]] tables")
+        #expect(error("[[power.cec]]\noutput = \"A\"\ndevice = \"/dev/cec0\"\nvendor = 1") == "power.cec[0].vendor: is not a setting laminad knows (see config/laminad.toml)")
+    }
+}
