@@ -54,3 +54,19 @@ func runCECTV(device: String, seconds: Double) -> Int32 {
     }
     return 0
 }
+
+/// `lamina-probe cec-list`: each CEC adapter, one line each: "/dev/cec0 vivid vivid-000-vid-cap0
+/// 0.0.0.0" (path, driver, adapter name, physical address), or one that cannot be opened and why.
+func runCECList() -> Int32 {
+    let names = ((try? Files.list("/dev")) ?? []).filter { $0.hasPrefix("cec") && $0.dropFirst(3).allSatisfy(\.isNumber) }
+    for name in names.sorted(by: { ($0.count, $0) < ($1.count, $1) }) {
+        let path = "/dev/" + name
+        do {
+            let adapter = try CECAdapter(path: path)
+            print("\(path) \(adapter.driver) \(adapter.name) \(try adapter.physicalAddress())")
+        } catch {
+            print("\(path) unusable: \(error)")
+        }
+    }
+    return 0
+}

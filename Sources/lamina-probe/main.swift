@@ -8,6 +8,7 @@
 //                                         of its own (no laminad needed)
 //   lamina-probe cec-tv DEVICE [SECONDS]  a TV on an HDMI-CEC adapter: claims logical address 0
 //                                         and prints the messages it receives (CECTVProbe.swift)
+//   lamina-probe cec-list                 each /dev/cecN: driver, adapter name, physical address
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,9 +23,11 @@ case "input-latency":
     do { print(try await runInputLatencyProbe(samples: max(1, n), layers: max(0, layers))) } catch { print("input latency failed: \(error)") }
 case "open-transaction":
     print(await runOpenTransactionProbe())
+case "cec-list":
+    exit(runCECList())
 case "cec-tv" where arguments.count >= 2:
     exit(runCECTV(device: arguments[1], seconds: arguments.dropFirst(2).first.flatMap(Double.init) ?? 600))
 default:
-    print("usage: lamina-probe live [SECONDS] | input-latency [N] [LAYERS]   (against $LAMINA_SOCKET) | open-transaction | cec-tv DEVICE [SECONDS]")
+    print("usage: lamina-probe live [SECONDS] | input-latency [N] [LAYERS]   (against $LAMINA_SOCKET) | open-transaction | cec-tv DEVICE [SECONDS] | cec-list")
     exit(2)
 }
