@@ -55,6 +55,8 @@ public enum CECOpcode: UInt8, Sendable {
     case imageViewOn = 0x04
     case standby = 0x36
     case activeSource = 0x82
+    /// What the kernel broadcasts for a device once it has claimed its logical address.
+    case reportPhysicalAddress = 0x84
     case giveDevicePowerStatus = 0x8F
     case reportPowerStatus = 0x90
 
@@ -65,6 +67,7 @@ public enum CECOpcode: UInt8, Sendable {
         case .imageViewOn: "Image View On"
         case .standby: "Standby"
         case .activeSource: "Active Source"
+        case .reportPhysicalAddress: "Report Physical Address"
         case .giveDevicePowerStatus: "Give Device Power Status"
         case .reportPowerStatus: "Report Power Status"
         }

@@ -50,11 +50,13 @@ extension KMSVMTests {
             }
             let tv = run.serial.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("VMKMS_TV ") }
                 .map { String($0.dropFirst(9)).trimmingCharacters(in: .whitespacesAndNewlines) }
-            // The TV got, in this order: Standby, a power request it answered "standby", Image
-            // View On, Active Source with the output's physical address, and a power request
-            // it answered "on". (Messages the kernel answers itself do not reach it.)
+            // The TV got, in this order: the kernel's <Report Physical Address> for laminad's
+            // playback device (1.0.0.0, type 4) once it claimed logical address 4; Standby; a
+            // power request it answered "standby"; Image View On; Active Source with the
+            // output's physical address; and a power request it answered "on".
             let received = tv.filter { $0.hasPrefix("cec-tv: received") || $0.hasPrefix("cec-tv: answered") }
             #expect(received == [
+                "cec-tv: received Report Physical Address 4→15 [10 00 04]",
                 "cec-tv: received Standby 4→0",
                 "cec-tv: received Give Device Power Status 4→0",
                 "cec-tv: answered power standby",

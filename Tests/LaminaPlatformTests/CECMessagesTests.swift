@@ -49,6 +49,8 @@ struct CECMessagesTests {
         #expect(poll.opcode == nil && poll.bytes == [0x40] && poll.description == "Poll 4→0")
         let vendor = try #require(CECMessage(bytes: [0x40, 0xA0, 1, 2]))
         #expect(vendor.knownOpcode == nil && vendor.bytes == [0x40, 0xA0, 1, 2])
+        #expect(CECMessage(bytes: [0x4F, 0x84, 0x10, 0x00, 0x04])?.description == "Report Physical Address 4→15 [10 00 04]",
+                "what the kernel broadcasts for a playback device at 1.0.0.0 once it has its address")
         #expect(CECMessage(bytes: []) == nil)
         #expect(CECMessage(bytes: [UInt8](repeating: 0x40, count: 17)) == nil)
         #expect(CECMessage(bytes: [UInt8](repeating: 0x40, count: 16)) != nil)
