@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import LaminaCore
 import LaminaPlatform
 import LaminaProtocol
@@ -99,8 +102,8 @@ final class OutputCEC {
                 if !pa.isValid {
                     logger.warning("cec: \(setting.output): \(setting.device) has no physical address (f.f.f.f): no TV is connected to it, or its EDID gave none; messages wait for one")
                 }
-                try loop.add(adapter.descriptor.rawValue, interest: [.readable, .priority]) { [unowned cec, unowned link] _ in
-                    cec.drain(link, adapter)
+                try loop.add(adapter.descriptor.rawValue, interest: [.readable, .priority]) { [unowned cec, unowned link] events in
+                    cec.drain(link, adapter, gone: events.isDead)
                 }
                 cec.watched.append((adapter, loop))
             } catch {
@@ -197,7 +200,18 @@ final class OutputCEC {
     }
 
     /// Everything the adapter has queued: state changes first, then messages and outcomes.
-    private func drain(_ link: Link, _ adapter: CECAdapter) {
+    /// An adapter that went away (a USB adapter unplugged: hang-up, ENODEV) is no longer
+    /// watched, so its descriptor does not wake the loop on every turn; messages to it fail
+    /// and are logged.
+    private func drain(_ link: Link, _ adapter: CECAdapter, gone: Bool) {
+        func stopWatching(_ why: String) {
+            logger.error("cec: \(link.setting.output): \(adapter.path) \(why): no longer watched (restart laminad once it is back)")
+            if let i = watched.firstIndex(where: { $0.adapter === adapter }) {
+                watched[i].loop.remove(adapter.descriptor.rawValue)
+                watched.remove(at: i)
+            }
+        }
+        guard !gone else { return stopWatching("hung up") }
         do {
             while let change = try adapter.nextStateChange() {
                 let addresses = change.logicalAddresses.map(\.description).joined(separator: ", ")
@@ -208,6 +222,8 @@ final class OutputCEC {
                 handle(received, on: link)
                 count += 1
             }
+        } catch where error.errno == ENODEV {
+            stopWatching("is gone (\(error))")
         } catch {
             logger.error("cec: \(link.setting.output): \(error)")
         }
