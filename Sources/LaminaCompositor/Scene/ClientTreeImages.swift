@@ -52,22 +52,7 @@ extension ClientTree {
             journal.videoChanges.append(.destroyed(surface))
             return layers.values.contains { $0.properties.contents == n }
         case let .createImage(n, format):
-            guard journal.attachmentsTaken < attachments.count else {
-                throw fail(.invalidImage, "image \(n): the frame carried only \(attachments.count) file descriptor\(attachments.count == 1 ? "" : "s") for more create-image operations (send one memory file per create-image, in order, with the frame)")
-            }
-            let attachment = attachments[journal.attachmentsTaken]
-            journal.attachmentsTaken += 1
-            guard n != 0 else { throw fail(.invalidImage, "image number 0 is nil; choose a number ≥ 1") }
-            guard images[n] == nil, encodedImages[n] == nil else { throw fail(.duplicateImage, "image \(n) already exists (destroy it first)") }
-            guard videos[n] == nil else { throw fail(.duplicateImage, "image \(n) is a video's (destroy it first)") }
-            guard imageCount < limits.maxImages else {
-                throw fail(.limitExceeded, "a client may hold at most \(limits.maxImages) images")
-            }
-            let memory: any PixelMemory
-            switch attachment {
-            case .memory(let m): memory = m
-            case .unusable(let why): throw fail(.invalidImage, "image \(n): its file descriptor cannot be used: \(why)")
-            }
+            let memory = try takeNewImageMemory(n, index: i, attachments: attachments, limits: limits, journal: &journal)
             if let problem = format.problem(fileSize: memory.byteCount) { throw fail(.invalidImage, "image \(n): \(problem)") }
             let bytes = Int(format.width) * Int(format.height) * 4
             let held = imageBytes
@@ -120,12 +105,10 @@ extension ClientTree {
         images.count + videos.count + encodedImages.values.reduce(0) { $0 + ($1.vector != nil ? 1 : 0) }
     }
 
-    /// Creates image `n` from the encoded file in the next attachment (create-encoded-image):
-    /// its bytes checked against `max_encoded_image_bytes`, decoded within what the image budgets
-    /// leave, an animated one's first frame shown through an `ImageSource` of number `n`.
-    private mutating func createEncoded(_ n: UInt32, _ format: EncodedImageFormat, byteCount: UInt64, index i: Int,
-                                        attachments: [MemoryAttachment], limits: ClientLimits,
-                                        journal: inout Journal) throws(CommitRejection) -> Bool {
+    /// The checks create-image and create-encoded-image share: the frame's next memory file
+    /// (taken in order), a number ≥ 1 that is free, and room under `max_images`.
+    private func takeNewImageMemory(_ n: UInt32, index i: Int, attachments: [MemoryAttachment], limits: ClientLimits,
+                                    journal: inout Journal) throws(CommitRejection) -> any PixelMemory {
         func fail(_ code: ErrorCode, _ message: String) -> CommitRejection {
             CommitRejection(code: code, operationIndex: i, message: message)
         }
@@ -140,11 +123,22 @@ extension ClientTree {
         guard imageCount < limits.maxImages else {
             throw fail(.limitExceeded, "a client may hold at most \(limits.maxImages) images")
         }
-        let memory: any PixelMemory
         switch attachment {
-        case .memory(let m): memory = m
+        case .memory(let m): return m
         case .unusable(let why): throw fail(.invalidImage, "image \(n): its file descriptor cannot be used: \(why)")
         }
+    }
+
+    /// Creates image `n` from the encoded file in the next attachment (create-encoded-image):
+    /// its bytes checked against `max_encoded_image_bytes`, decoded within what the image budgets
+    /// leave, an animated one's first frame shown through an `ImageSource` of number `n`.
+    private mutating func createEncoded(_ n: UInt32, _ format: EncodedImageFormat, byteCount: UInt64, index i: Int,
+                                        attachments: [MemoryAttachment], limits: ClientLimits,
+                                        journal: inout Journal) throws(CommitRejection) -> Bool {
+        func fail(_ code: ErrorCode, _ message: String) -> CommitRejection {
+            CommitRejection(code: code, operationIndex: i, message: message)
+        }
+        let memory = try takeNewImageMemory(n, index: i, attachments: attachments, limits: limits, journal: &journal)
         guard byteCount > 0 else { throw fail(.invalidImage, "image \(n): the \(format) file is empty (byteCount 0)") }
         guard byteCount <= UInt64(limits.maxEncodedImageBytes) else {
             throw fail(.limitExceeded, "image \(n): the \(format) file is \(byteCount) bytes; the limit is \(limits.maxEncodedImageBytes) (max_encoded_image_bytes)")

@@ -30,6 +30,24 @@ static int write_rows(int fd, uint32_t image_width, uint32_t x, uint32_t y, uint
     return 0;
 }
 
+/* Room for image `number` in the connection's table, and for one more descriptor. */
+static int reserve_image(lamina_connection *conn, uint32_t number) {
+    if (number == UINT32_MAX || lm_grow((void **)&conn->fds, &conn->fd_capacity, conn->fd_count, sizeof *conn->fds))
+        return -1;
+    if (number >= conn->image_capacity) {
+        size_t capacity = conn->image_capacity ? conn->image_capacity * 2 : 16;
+        while (capacity <= number)
+            capacity *= 2;
+        lamina_image **images = realloc(conn->images, capacity * sizeof *images);
+        if (!images)
+            return -1;
+        memset(images + conn->image_capacity, 0, (capacity - conn->image_capacity) * sizeof *images);
+        conn->images = images;
+        conn->image_capacity = capacity;
+    }
+    return 0;
+}
+
 lamina_image *lamina_image_new(lamina_connection *conn, uint32_t width, uint32_t height, const void *pixels,
                                size_t stride, lamina_pixel_format format, lamina_alpha_mode alpha, char **error) {
     if (lm_check_recordable(conn)) {
@@ -46,22 +64,9 @@ lamina_image *lamina_image_new(lamina_connection *conn, uint32_t width, uint32_t
     if (stride == 0)
         stride = (size_t)width * 4;
     uint32_t number = conn->next_image;
-    if (number == UINT32_MAX || lm_grow((void **)&conn->fds, &conn->fd_capacity, conn->fd_count, sizeof *conn->fds)) {
+    if (reserve_image(conn, number)) {
         lm_set_error(error, "out of memory");
         return NULL;
-    }
-    if (number >= conn->image_capacity) {
-        size_t capacity = conn->image_capacity ? conn->image_capacity * 2 : 16;
-        while (capacity <= number)
-            capacity *= 2;
-        lamina_image **images = realloc(conn->images, capacity * sizeof *images);
-        if (!images) {
-            lm_set_error(error, "out of memory");
-            return NULL;
-        }
-        memset(images + conn->image_capacity, 0, (capacity - conn->image_capacity) * sizeof *images);
-        conn->images = images;
-        conn->image_capacity = capacity;
     }
     lamina_image *image = calloc(1, sizeof *image);
     if (!image) {
@@ -90,17 +95,14 @@ lamina_image *lamina_image_new(lamina_connection *conn, uint32_t width, uint32_t
         free(image);
         return NULL;
     }
+    image->number = number;
+    image->width = width;
+    image->height = height;
+    image->format = (uint8_t)format;
+    image->alpha = (uint8_t)alpha;
     size_t mark = conn->image_ops.length;
-    lm_buf *b = &conn->image_ops;
-    lm_buf_u8(b, LM_OP_CREATE_IMAGE);
-    lm_buf_u32(b, number);
-    lm_buf_u32(b, width);
-    lm_buf_u32(b, height);
-    lm_buf_u32(b, width * 4);
-    lm_buf_u8(b, (uint32_t)format);
-    lm_buf_u8(b, (uint32_t)alpha);
-    lm_buf_u64(b, 0);
-    if (lm_op_end(conn, b, &conn->image_op_count, mark)) {
+    lm_encode_create_image(&conn->image_ops, image);
+    if (lm_op_end(conn, &conn->image_ops, &conn->image_op_count, mark)) {
         lm_set_error(error, "out of memory");
         close(sent);
         close(fd);
@@ -112,33 +114,10 @@ lamina_image *lamina_image_new(lamina_connection *conn, uint32_t width, uint32_t
     else
         close(sent); /* laminad is away: the replay sends the memory file itself */
     image->conn = conn;
-    image->number = number;
-    image->width = width;
-    image->height = height;
     image->fd = fd;
-    image->format = (uint8_t)format;
-    image->alpha = (uint8_t)alpha;
     conn->images[number] = image;
     conn->next_image++;
     return image;
-}
-
-/* Room for image `number` in the connection's table, and for one more descriptor. */
-static int reserve_image(lamina_connection *conn, uint32_t number) {
-    if (number == UINT32_MAX || lm_grow((void **)&conn->fds, &conn->fd_capacity, conn->fd_count, sizeof *conn->fds))
-        return -1;
-    if (number >= conn->image_capacity) {
-        size_t capacity = conn->image_capacity ? conn->image_capacity * 2 : 16;
-        while (capacity <= number)
-            capacity *= 2;
-        lamina_image **images = realloc(conn->images, capacity * sizeof *images);
-        if (!images)
-            return -1;
-        memset(images + conn->image_capacity, 0, (capacity - conn->image_capacity) * sizeof *images);
-        conn->images = images;
-        conn->image_capacity = capacity;
-    }
-    return 0;
 }
 
 void lm_encode_create_image(lm_buf *b, const lamina_image *image) {
