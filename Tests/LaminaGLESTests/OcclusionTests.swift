@@ -91,6 +91,18 @@ struct OcclusionTests {
         #expect(d.worst <= 1, "largest channel difference \(d.worst) at (\(d.x), \(d.y)), \(d.differing) pixels")
     }
 
+    /// Barriers bound the cost: with more backdrops than `maximumBarriers` nothing is skipped.
+    @Test("past maximumBarriers backdrops a frame skips nothing")
+    func tooManyBarriersTurnCullingOff() throws {
+        let commands = try Self.stackedScene(seed: 1).commands
+        let box = PixelBox(x0: 0, y0: 0, x1: 4, y1: 4)
+        var o = Occlusion()
+        o.measure(commands, reads: (0..<Occlusion.maximumBarriers).map { (index: $0, box: box) })
+        #expect(!o.covers.isEmpty)
+        o.measure(commands, reads: (0...Occlusion.maximumBarriers).map { (index: $0, box: box) })
+        #expect(o.covers.isEmpty)
+    }
+
     /// With damage, a box inside an opaque panel draws only the panel and what lies on it.
     @Test("a damage box inside an opaque panel skips everything below the panel")
     func damageInsidePanel() throws {

@@ -16,6 +16,9 @@ import LaminaCore
 /// (`barriers`); covers before it, and draws elsewhere, are as usual.
 public struct Occlusion: Sendable {
     public static let maximumCovers = 16
+    /// With more backdrops than this a frame skips nothing (each cover's test looks at every
+    /// barrier between, so their count bounds the cost per command).
+    public static let maximumBarriers = 64
     /// (list index, opaque box) of the largest covers, in list order.
     public private(set) var covers: [(index: Int, box: PixelBox)] = []
     /// (list index, read box) of the backdrops, in list order.
@@ -29,6 +32,7 @@ public struct Occlusion: Sendable {
         barriers.removeAll(keepingCapacity: true)
         barriers.append(contentsOf: reads.filter { !$0.box.isEmpty }.sorted { $0.index < $1.index })
         covers.removeAll(keepingCapacity: true)
+        guard barriers.count <= Self.maximumBarriers else { return }
         var clips = 0, groups = 0
         for (i, c) in commands.enumerated() {
             switch c.kind {
