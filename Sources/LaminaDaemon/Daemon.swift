@@ -277,6 +277,8 @@ public final class Daemon {
                                        dimming: IdleDimming(afterSeconds: options.dimAfterSeconds, toPercent: options.dimToPercent),
                                        backlights: backlights, cec: cec, loop: loop, logger: logger)
         inputHost = InputDeviceHost.start(for: self)
+        // Apps read keys with laminad's keymap: the seat's keyboard shares the compiled one.
+        if let wayland, let inputHost { wayland.server.useKeymap(inputHost.keyboard.compiledKeymap) }
         if options.cursor {
             cursor = try CursorPolicy(compositor: compositor, power: power, hideAfter: options.cursorHideSeconds, loop: loop, logger: logger)
         }

@@ -81,6 +81,10 @@ public final class Keyboard {
         self.state = state
     }
 
+    /// The compiled keymap (an `xkb_keymap *`), for whoever shares it without compiling it
+    /// again: laminad's Wayland seat gives it to apps. Lives as long as this keyboard.
+    public var compiledKeymap: OpaquePointer { keymap }
+
     deinit {
         xkb_state_unref(state)
         xkb_keymap_unref(keymap)

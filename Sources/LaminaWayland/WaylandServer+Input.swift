@@ -5,10 +5,44 @@ import CWlroots
 import LaminaCore
 import LaminaCompositor
 
-// Kiosk input: with an app window shown, laminad's pointer and touch events go straight to the
-// newest one (as under cage), through wlroots' seat (its focus, serials and grabs). The window
-// fills the desktop, so a desktop point maps to the surface by the ratio of their sizes.
+// Kiosk input: with an app window shown, laminad's pointer, touch and key events go straight to
+// the newest one (as under cage), through wlroots' seat (its focus, serials and grabs). The window
+// fills the desktop, so a desktop point maps to the surface by the ratio of their sizes; keys go
+// to it through the seat's keyboard, with laminad's keymap.
 extension WaylandServer {
+    /// Gives the seat a keyboard with `keymap` (an `xkb_keymap *` laminad compiled from
+    /// `[input] keymap`, referenced): apps get the keymap, keys and modifiers from here on.
+    public func useKeymap(_ keymap: OpaquePointer) {
+        guard keyboard == nil else { return }
+        guard let made = SeatKeyboard(keymap: keymap) else {
+            logger.error("wayland: wlroots does not take laminad's keymap; apps get no keyboard")
+            return
+        }
+        keyboard = made
+        wlr_seat_set_keyboard(seat, made.device)
+        wlr_seat_set_capabilities(seat, UInt32(WL_SEAT_CAPABILITY_POINTER.rawValue | WL_SEAT_CAPABILITY_TOUCH.rawValue
+                                                   | WL_SEAT_CAPABILITY_KEYBOARD.rawValue))
+    }
+
+    /// Puts the keyboard focus on the top app window (or none): called when windows map or go,
+    /// and before a key, so keys always reach the window input goes to.
+    func refocusKeyboard() {
+        guard let keyboard else { return }
+        let target = topToplevel?.surface
+        guard target != keyboardFocus || seat.pointee.keyboard_state.focused_surface != target else { return }
+        keyboardFocus = target
+        if let target {
+            let kb = keyboard.keyboard
+            withUnsafeMutablePointer(to: &kb.pointee.keycodes) { codes in
+                codes.withMemoryRebound(to: UInt32.self, capacity: Int(WLR_KEYBOARD_KEYS_CAP)) { first in
+                    wlr_seat_keyboard_notify_enter(seat, target, first, kb.pointee.num_keycodes, &kb.pointee.modifiers)
+                }
+            }
+        } else {
+            wlr_seat_keyboard_notify_clear_focus(seat)
+        }
+    }
+
     /// The toplevel on top: the one mapped last.
     var topToplevel: Toplevel? {
         toplevels.values.filter(\.isMapped).max { $0.mappedSerial < $1.mappedSerial }
@@ -57,8 +91,13 @@ extension WaylandServer {
                 wlr_seat_pointer_notify_axis(seat, time, WLR_AXIS_ORIENTATION_HORIZONTAL, horizontal, 0, WLR_AXIS_SOURCE_WHEEL)
             }
             wlr_seat_pointer_notify_frame(seat)
+        case let .key(code, pressed, _, _, _):
+            guard let keyboard else { return false }
+            refocusKeyboard()
+            let modifiersChanged = keyboard.update(code: code, pressed: pressed, time: time)
+            wlr_seat_keyboard_notify_key(seat, time, code, UInt32((pressed ? WL_KEYBOARD_KEY_STATE_PRESSED : WL_KEYBOARD_KEY_STATE_RELEASED).rawValue))
+            if modifiersChanged { wlr_seat_keyboard_notify_modifiers(seat, &keyboard.keyboard.pointee.modifiers) }
         default:
-            // Keys wait for a wlr_keyboard with laminad's keymap (a later step): laminad keeps them.
             return false
         }
         flush()

@@ -76,6 +76,7 @@ extension WaylandServer {
         // wlroots calls before map.
         if top.app.pixels == nil { _ = top.copyCommittedPixels(maxPixels: settings.maxBufferPixels) }
         logger.info("wayland: toplevel \(top.app.id) '\(top.app.appID)' \"\(top.app.title)\" mapped, \(top.app.width) × \(top.app.height)")
+        refocusKeyboard()
         delegate?.appSurfaceAppeared(top.app)
     }
 
@@ -83,6 +84,8 @@ extension WaylandServer {
         guard top.isMapped else { return }
         top.markMapped(false)
         top.frameState = .idle
+        if keyboardFocus == top.surface { keyboardFocus = nil }
+        refocusKeyboard()
         delegate?.appSurfaceGone(top.app)
     }
 

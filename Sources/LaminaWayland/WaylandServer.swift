@@ -36,6 +36,10 @@ public final class WaylandServer {
     var surfaceListeners: [UnsafeMutableRawPointer: Listener] = [:]
     var nextSurfaceID: UInt32 = 0
     var mapSerial: UInt64 = 0
+    /// The seat's keyboard (`useKeymap`); nil until laminad gives its keymap.
+    var keyboard: SeatKeyboard?
+    /// The surface the keyboard focus is on (the top toplevel in kiosk mode).
+    var keyboardFocus: UnsafeMutablePointer<wlr_surface>?
     /// Clients that have connected since laminad started.
     public private(set) var clientsConnected = 0
 
@@ -78,7 +82,8 @@ public final class WaylandServer {
         self.compositor = compositor
         self.xdgShell = xdgShell
         self.seat = seat
-        // Pointer and touch (kiosk input, WaylandServer+Input.swift); a keyboard comes later.
+        // Pointer and touch (kiosk input, WaylandServer+Input.swift); the keyboard joins them
+        // once laminad gives its keymap (`useKeymap`).
         wlr_seat_set_capabilities(seat, UInt32(WL_SEAT_CAPABILITY_POINTER.rawValue | WL_SEAT_CAPABILITY_TOUCH.rawValue))
         guard wl_display_add_socket_fd(display, listener) == 0 else {
             wl_display_destroy(display)
@@ -161,6 +166,11 @@ public final class WaylandServer {
         for record in clients.values { record.destroyed.detach() }
         clients = [:]
         wl_display_destroy_clients(display)
+        if let keyboard {
+            wlr_seat_set_keyboard(seat, nil)
+            keyboard.destroy()
+            self.keyboard = nil
+        }
         wlr_backend_destroy(backend)
         wl_display_destroy(display)
         wlr_renderer_destroy(renderer)

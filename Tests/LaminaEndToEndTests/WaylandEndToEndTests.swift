@@ -172,8 +172,10 @@ struct WaylandEndToEndTests {
     /// Runs weston-simple-shm against `daemon`'s Wayland socket until the value goes.
     final class App {
         let process = Process()
-        init(_ daemon: DaemonProcess, socket: String, program: String = WaylandEndToEndTests.simpleSHM) throws {
+        init(_ daemon: DaemonProcess, socket: String, program: String = WaylandEndToEndTests.simpleSHM,
+             arguments: [String] = []) throws {
             process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = arguments
             var environment = ProcessInfo.processInfo.environment
             environment["WAYLAND_DISPLAY"] = socket
             process.environment = environment
@@ -349,6 +351,42 @@ struct WaylandEndToEndTests {
         #expect(shot.pixel(x: 303, y: 250) == (64, 64, 64, 255) && shot.pixel(x: 302, y: 252) == (64, 64, 64, 255), "the diamond's edge")
         r = try daemon.laminactl(["input", "touch", "up", "0"])
         #expect(r.status == 0, "\(r.output)")
+        app.kill()
+    }
+
+    static let eventDemo = "/usr/bin/weston-eventdemo"
+
+    /// Kiosk keys: the unmodified weston-eventdemo (`--log-key` prints each key it gets: evdev
+    /// code, the character its keymap gives, modifiers) under a laminad whose keymap is German
+    /// (`[input] keyboard_layout = "de"`). `laminactl input key press z` finds z on the German
+    /// keymap's Y key (evdev 21); the app reads 'z' there, so it got laminad's keymap, not a
+    /// US one (where 21 is 'y'). Shift held gives 'Z' with the Shift modifier.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: WaylandEndToEndTests.eventDemo), "weston-eventdemo (Debian's weston) is not installed"))
+    func keysReachTheAppWithLaminadsKeymap() throws {
+        let directory = NSTemporaryDirectory() + "lamina-wl-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let config = directory + "/laminad.toml"
+        try "[input]\nkeyboard_layout = \"de\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(size: "640x480", extra: ["--config", config])
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        // stdbuf: its lines reach the log as it prints them (a file is otherwise block-buffered).
+        let app = try App(daemon, socket: path, program: "/usr/bin/stdbuf", arguments: ["-oL", Self.eventDemo, "--log-key"])
+        try wait("eventdemo's window", daemon) { daemon.logText.contains("'org.freedesktop.weston.eventdemo' \"EventDemo\" mapped") }
+        for (key, pressed) in [("z", true), ("z", false), ("Shift_L", true), ("z", true), ("z", false), ("Shift_L", false)] {
+            let r = try daemon.laminactl(["input", "key", pressed ? "press" : "release", key])
+            #expect(r.status == 0, "\(r.output)")
+        }
+        try wait("the keys in eventdemo's output", daemon) { daemon.logText.contains("key key: 42, unicode: 65505, state: released") }
+        let lines = daemon.logText.split(separator: "\n").filter { $0.hasPrefix("key key: ") }.map(String.init)
+        #expect(lines == [
+            "key key: 21, unicode: 122, state: pressed, modifiers: 0x0",
+            "key key: 21, unicode: 122, state: released, modifiers: 0x0",
+            "key key: 42, unicode: 65505, state: pressed, modifiers: 0x0",
+            "key key: 21, unicode: 90, state: pressed, modifiers: 0x1",
+            "key key: 21, unicode: 90, state: released, modifiers: 0x1",
+            "key key: 42, unicode: 65505, state: released, modifiers: 0x1",
+        ], "\(lines)")
         app.kill()
     }
 }
