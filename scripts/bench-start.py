@@ -3,7 +3,8 @@
 (sd_notify, read from a $NOTIFY_SOCKET this script binds) and to the first frame of a
 100-layer scene applied by a client that was already waiting for the socket.
 
-Headless (1280x720, real clock, no session journal). The client (this process, the `lamina`
+Headless (1280x720, real clock, no session journal) by default; `--backend kms` starts laminad
+on the machine's KMS device instead (scripts/bench-start-vm.sh runs it so in the KMS VM). The client (this process, the `lamina`
 Python package imported beforehand) polls for the socket, connects, asks to `watch`, commits
 100 layers (rounded rectangles, some with borders and shadows) and waits for the first `frame`
 event that includes its commit: the frame has been drawn. Times are from just before laminad
@@ -18,7 +19,7 @@ Three kinds of start, each run --runs times (median, min and max printed):
 
 It is a benchmark, not a test: the numbers depend on the machine and what else runs on it.
 
-usage: scripts/bench-start.sh [--runs N] [--laminad PATH] [--kinds cold,warm,warm-lamina]
+usage: scripts/bench-start.sh [--runs N] [--laminad PATH] [--kinds cold,warm,warm-lamina] [--backend headless|kms]
 (default binary: .build/release's when built, else .build/debug's)
 """
 
@@ -65,6 +66,7 @@ def scene(conn: lamina.Connection) -> None:
 
 
 PROGRAM_CACHE = True  # --no-program-cache: a laminad from before [renderer] shader_cache
+BACKEND = ["--backend", "headless", "--size", "1280x720"]  # --backend kms: ["--backend", "kms"]
 
 
 def one_start(laminad: str, shader_cache: str, mesa_cache: str) -> tuple[float, float, float]:
@@ -93,7 +95,7 @@ def one_start(laminad: str, shader_cache: str, mesa_cache: str) -> tuple[float, 
     env.pop("CACHE_DIRECTORY", None)
     log = open(os.path.join(work, "laminad.log"), "w")
     start = time.monotonic()
-    arguments = [laminad, "--backend", "headless", "--size", "1280x720", "--clock", "real", "--socket", sock,
+    arguments = [laminad, *BACKEND, "--clock", "real", "--socket", sock,
                  "--session-journal", "", "--log-level", "info"]
     if PROGRAM_CACHE:
         arguments += ["--shader-cache", shader_cache]
@@ -143,12 +145,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--laminad", default=None)
     parser.add_argument("--kinds", default="cold,warm,warm-lamina")
+    parser.add_argument("--backend", choices=["headless", "kms"], default="headless")
     parser.add_argument("--no-program-cache", action="store_true", help="for a laminad without [renderer] shader_cache (comparison)")
     args = parser.parse_args()
-    global PROGRAM_CACHE
+    global PROGRAM_CACHE, BACKEND
     PROGRAM_CACHE = not args.no_program_cache
+    if args.backend == "kms":
+        BACKEND = ["--backend", "kms"]
     laminad = args.laminad or default_laminad()
-    print(f"laminad: {laminad}")
+    print(f"laminad: {laminad} ({args.backend})")
     base = tempfile.mkdtemp(prefix="lamina-bench-caches-")
     try:
         for kind in args.kinds.split(","):
