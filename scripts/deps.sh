@@ -36,9 +36,9 @@ packages=(
   gcc make libc6-dev
   # Wayland clients (LaminaWayland, docs/architecture.md "Wayland clients"): wlroots 0.15's
   # protocol types over libwayland-server; wayland-protocols and wayland-scanner (libwayland-bin)
-  # for the xdg-shell header wlroots' own headers include; weston for the unmodified test
-  # client weston-simple-shm.
-  libwlroots-dev libwayland-dev libwayland-bin wayland-protocols libpixman-1-dev weston
+  # for the xdg-shell header wlroots' own headers include; weston and foot for the unmodified
+  # test clients (weston-simple-shm, -simple-touch, -eventdemo; the foot terminal).
+  libwlroots-dev libwayland-dev libwayland-bin wayland-protocols libpixman-1-dev weston foot
 )
 if [ "${LAMINA_VM_DEPS:-1}" = 1 ]; then
   # The KMS tests boot a throw-away QEMU guest (see docs/testing.md).

@@ -70,6 +70,9 @@ final class WaylandKiosk: WaylandServerDelegate {
             .create(layer(app)),
             .set(layer(app), .bounds, .rect(Rect(x: 0, y: 0, width: w, height: h))),
             .set(layer(app), .position, .point(Point(x: w / 2, y: h / 2))),
+            // The window at its own size from the top left, as cage places one: an app that
+            // keeps a size of its own (a terminal rounding to whole cells) is not stretched.
+            .set(layer(app), .contentsGravity, .string(ContentsGravity.topLeft.rawValue)),
         ]
         let image = imageOperations(app)
         ops += image.ops

@@ -7,8 +7,8 @@ import LaminaCompositor
 
 // Kiosk input: with an app window shown, laminad's pointer, touch and key events go straight to
 // the newest one (as under cage), through wlroots' seat (its focus, serials and grabs). The window
-// fills the desktop, so a desktop point maps to the surface by the ratio of their sizes; keys go
-// to it through the seat's keyboard, with laminad's keymap.
+// is shown at its own size from the desktop's top left, so a desktop point is the same point of
+// the surface; keys go to it through the seat's keyboard, with laminad's keymap.
 extension WaylandServer {
     /// Gives the seat a keyboard with `keymap` (an `xkb_keymap *` laminad compiled from
     /// `[input] keymap`, referenced): apps get the keymap, keys and modifiers from here on.
@@ -54,11 +54,8 @@ extension WaylandServer {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let time = UInt32(truncatingIfNeeded: Int(now.tv_sec) * 1000 + Int(now.tv_nsec) / 1_000_000)
-        func local(_ p: Point) -> (Double, Double) {
-            let w = Double(top.surface.pointee.current.width), h = Double(top.surface.pointee.current.height)
-            let dw = Double(max(1, desktopSize.width)), dh = Double(max(1, desktopSize.height))
-            return (p.x * w / dw, p.y * h / dh)
-        }
+        // The window is shown at its own size from the desktop's top left (WaylandKiosk).
+        func local(_ p: Point) -> (Double, Double) { (p.x, p.y) }
         switch action {
         case let .touchDown(id, at):
             let (x, y) = local(at)

@@ -173,10 +173,10 @@ struct WaylandEndToEndTests {
     final class App {
         let process = Process()
         init(_ daemon: DaemonProcess, socket: String, program: String = WaylandEndToEndTests.simpleSHM,
-             arguments: [String] = []) throws {
+             arguments: [String] = [], environment extra: [String: String] = [:]) throws {
             process.executableURL = URL(fileURLWithPath: program)
             process.arguments = arguments
-            var environment = ProcessInfo.processInfo.environment
+            var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
             environment["WAYLAND_DISPLAY"] = socket
             process.environment = environment
             let log = FileHandle(forWritingAtPath: daemon.log)
@@ -387,6 +387,44 @@ struct WaylandEndToEndTests {
             "key key: 21, unicode: 90, state: released, modifiers: 0x1",
             "key key: 42, unicode: 65505, state: released, modifiers: 0x1",
         ], "\(lines)")
+        app.kill()
+    }
+
+    static let foot = "/usr/bin/foot"
+
+    /// Kiosk mode with the unmodified foot terminal (Debian's foot): it runs a command that
+    /// prints a line with a true-colour red background, then green text (letters and two full
+    /// blocks, which foot draws itself, so their pixels are exactly the colour asked for). The
+    /// window shows at its own size from the top left; the colours are read in the pixels.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: WaylandEndToEndTests.foot), "foot (Debian's foot) is not installed"))
+    func footShowsColouredText() throws {
+        let daemon = try DaemonProcess(size: "640x480")
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        let command = #"printf '\033[48;2;255;0;0m          \033[0m\n\033[38;2;0;255;0mHELLO \342\226\210\342\226\210\033[0m\n'; sleep 600"#
+        let app = try App(daemon, socket: path, program: Self.foot,
+                          arguments: ["--config", "/dev/null", "-o", "font=monospace:size=20", "sh", "-c", command],
+                          environment: ["XDG_RUNTIME_DIR": daemon.directory])
+        try wait("foot's window", daemon) { daemon.logText.contains("'foot' \"foot\" mapped") }
+        try wait("the red line", daemon) { try screenshot(daemon, "red").pixel(x: 10, y: 10) == (255, 0, 0, 255) }
+        // The green line: the second row of cells, somewhere under y = 60.
+        var green = 0, letters = 0
+        try wait("the green text", daemon) {
+            let shot = try screenshot(daemon, "text")
+            green = 0
+            letters = 0
+            for y in 20..<80 {
+                for x in 0..<300 {
+                    let p = shot.pixel(x: x, y: y)
+                    if p == (0, 255, 0, 255) { green += 1 }
+                    // The letters' own pixels (before the blocks): green, antialiased at edges.
+                    if x < 70, p.g > 200, p.r < 60, p.b < 60 { letters += 1 }
+                }
+            }
+            return green > 300 && letters > 40
+        }
+        #expect(green > 300, "the full blocks and letters' cores: \(green) pixels exactly green")
+        #expect(letters > 40, "HELLO in green: \(letters) pixels")
         app.kill()
     }
 }
