@@ -406,6 +406,7 @@ extension Daemon: CompositorHost {
 
     public func frameSubmitted() { wayland?.server.frameStarted() }
     public func framePresented() { wayland?.server.framePresented() }
+    public func displayChanged(_ layout: DisplayLayout) { wayland?.describe(layout) }
 
     public func routeInjected(_ action: InputAction, origin: InputOrigin) -> Bool {
         handleInput(action, origin: origin)

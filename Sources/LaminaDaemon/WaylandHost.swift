@@ -36,6 +36,7 @@ final class WaylandHost {
             server.desktopSize = (compositor.model.width, compositor.model.height)
             let host = WaylandHost(server: server, kiosk: WaylandKiosk(compositor: compositor, logger: logger))
             server.delegate = host.kiosk
+            host.describe(compositor.backend.displayLayout)
             try loop.add(server.eventDescriptor) { [unowned host] _ in host.server.dispatch() }
             logger.notice("wayland: clients connect to \(path) (WAYLAND_DISPLAY=\(path))")
             return host
@@ -48,6 +49,20 @@ final class WaylandHost {
     private init(server: WaylandServer, kiosk: WaylandKiosk) {
         self.server = server
         self.kiosk = kiosk
+    }
+
+    /// Tells apps the display's outputs (`wl_output`, `xdg_output`) and sizes kiosk windows to
+    /// the desktop.
+    func describe(_ layout: DisplayLayout) {
+        if layout.width > 0, layout.height > 0 { server.desktopSize = (Int(layout.width), Int(layout.height)) }
+        server.setOutputs(layout.outputs.map { o in
+            let turns = ["normal": 0, "90": 1, "180": 2, "270": 3]
+            let flipped = o.transform.hasPrefix("flipped")
+            let turn = flipped ? String(o.transform.dropFirst("flipped".count).drop { $0 == "-" }) : o.transform
+            return WaylandOutput(name: o.name, x: o.frame.minX, y: o.frame.minY, width: o.frame.width, height: o.frame.height,
+                                 scale: o.scale, refresh: o.refresh, quarterTurns: turns[turn.isEmpty ? "normal" : turn] ?? 0,
+                                 flipped: flipped)
+        })
     }
 
     /// `wayland.socket:PATH` (1 while listening), `wayland.clients` and `wayland.clientsConnected`.

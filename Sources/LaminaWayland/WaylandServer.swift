@@ -36,6 +36,8 @@ public final class WaylandServer {
     var surfaceListeners: [UnsafeMutableRawPointer: Listener] = [:]
     var nextSurfaceID: UInt32 = 0
     var mapSerial: UInt64 = 0
+    /// laminad's outputs as `wl_output` and `xdg_output` globals (`setOutputs`).
+    let outputs: WaylandOutputs
     /// The seat's keyboard (`useKeymap`); nil until laminad gives its keymap.
     var keyboard: SeatKeyboard?
     /// The surface the keyboard focus is on (the top toplevel in kiosk mode).
@@ -82,6 +84,11 @@ public final class WaylandServer {
         self.compositor = compositor
         self.xdgShell = xdgShell
         self.seat = seat
+        guard let layout = wlr_output_layout_create(), wlr_xdg_output_manager_v1_create(display, layout) != nil else {
+            wl_display_destroy(display)
+            throw WaylandError("wlroots' output layout or xdg_output manager could not be made")
+        }
+        outputs = WaylandOutputs(backend: backend, layout: layout)
         // Pointer and touch (kiosk input, WaylandServer+Input.swift); the keyboard joins them
         // once laminad gives its keymap (`useKeymap`).
         wlr_seat_set_capabilities(seat, UInt32(WL_SEAT_CAPABILITY_POINTER.rawValue | WL_SEAT_CAPABILITY_TOUCH.rawValue))
@@ -154,6 +161,14 @@ public final class WaylandServer {
         return count
     }
 
+    /// Describes laminad's outputs to apps: `wl_output` (mode in pixels, integer scale,
+    /// transform, name) and `xdg_output` (logical place and size in points) for each.
+    public func setOutputs(_ wanted: [WaylandOutput]) {
+        let failed = outputs.update(wanted)
+        if !failed.isEmpty { logger.warning("wayland: output \(failed.joined(separator: ", ")) could not be described to apps") }
+        flush()
+    }
+
     /// Drops every client and the globals.
     public func close() {
         clientCreated.detach()
@@ -166,6 +181,7 @@ public final class WaylandServer {
         for record in clients.values { record.destroyed.detach() }
         clients = [:]
         wl_display_destroy_clients(display)
+        outputs.close()
         if let keyboard {
             wlr_seat_set_keyboard(seat, nil)
             keyboard.destroy()

@@ -427,4 +427,53 @@ struct WaylandEndToEndTests {
         #expect(letters > 40, "HELLO in green: \(letters) pixels")
         app.kill()
     }
+
+    static let westonInfo = "/usr/bin/weston-info"
+
+    /// What the unmodified weston-info (Debian's weston) prints about the outputs.
+    func outputsAsAppsSeeThem(_ path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.westonInfo)
+        var environment = ProcessInfo.processInfo.environment
+        environment["WAYLAND_DISPLAY"] = path
+        process.environment = environment
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text.replacingOccurrences(of: "\t", with: " ")
+    }
+
+    /// laminad's outputs as apps see them: `wl_output` (mode in pixels, scale, transform,
+    /// make and model) and `xdg_output` (name, logical place and size in points), following
+    /// `laminactl output` changes of scale, transform and mode.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: WaylandEndToEndTests.westonInfo), "weston-info (Debian's weston) is not installed"))
+    func outputsAreDescribedAndFollowChanges() throws {
+        let daemon = try DaemonProcess(size: "640x480")
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        var info = try outputsAsAppsSeeThem(path)
+        #expect(info.contains("interface: 'wl_output', version: 4"), "\(info)")
+        #expect(info.contains("make: 'Lamina', model: 'headless'"), "\(info)")
+        #expect(info.contains("width: 640 px, height: 480 px, refresh: 60.000 Hz"), "\(info)")
+        #expect(info.contains("name: 'headless'") && info.contains("logical_width: 640, logical_height: 480"), "\(info)")
+        #expect(info.contains("x: 0, y: 0, scale: 1,"), "\(info)")
+
+        for change in [["scale", "2"], ["transform", "90"]] {
+            let r = try daemon.laminactl(["output", "headless"] + change)
+            #expect(r.status == 0, "\(r.output)")
+        }
+        info = try outputsAsAppsSeeThem(path)
+        #expect(info.contains("scale: 2,") && info.contains("output_transform: 90"), "\(info)")
+        #expect(info.contains("width: 640 px, height: 480 px"), "the panel's mode stays: \(info)")
+        #expect(info.contains("logical_width: 240, logical_height: 320"), "turned and halved in points: \(info)")
+
+        let r = try daemon.laminactl(["output", "headless", "mode", "800x600"])
+        #expect(r.status == 0, "\(r.output)")
+        info = try outputsAsAppsSeeThem(path)
+        #expect(info.contains("width: 800 px, height: 600 px"), "\(info)")
+        #expect(info.contains("logical_width: 300, logical_height: 400"), "\(info)")
+    }
 }

@@ -72,6 +72,7 @@ extension Compositor {
         let layout = backend.displayLayout
         guard layout != announcedDisplay else { return }
         announcedDisplay = layout
+        host?.displayChanged(layout)
         guard !layout.outputs.isEmpty else { return }
         let frame = ServerMessage.displayChanged(layout).encoded()
         // Over a copy of the client list: a send that overflows a queue drops that client.

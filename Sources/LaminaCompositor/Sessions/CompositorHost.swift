@@ -51,6 +51,9 @@ public protocol CompositorHost: AnyObject {
     func frameSubmitted()
     /// The frame submitted last is on screen (at once on headless, at the page flip on KMS).
     func framePresented()
+    /// The display's layout changed (outputs plugged, unplugged, resized, turned or scaled), or
+    /// is told for the first time: laminad describes it to Wayland apps.
+    func displayChanged(_ layout: DisplayLayout)
 }
 
 /// The defaults describe a host with no budgets, statistics, journal, input routing, keymap or
@@ -65,6 +68,7 @@ extension CompositorHost {
     public func keyAction(named name: String, pressed: Bool) -> InputAction? { nil }
     public func displayPower(_ on: Bool, output: String?) throws -> [OutputPower]? { nil }
     public func outputChanged(_ change: OutputChange, output: String) {}
+    public func displayChanged(_ layout: DisplayLayout) {}
     public func setBrightness(_ percent: Double, output: String?) throws {
         throw OutputChangeRefused("no output has a backlight: this host drives none")
     }
