@@ -26,6 +26,7 @@
 #include <wlr/types/wlr_presentation_time.h>
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_xdg_output_v1.h>
+#include <wlr/types/wlr_xdg_decoration_v1.h>
 #include <wlr/types/wlr_output_layout.h>
 #include <wlr/util/log.h>
 #endif

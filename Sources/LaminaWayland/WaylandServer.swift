@@ -38,6 +38,8 @@ public final class WaylandServer {
     var mapSerial: UInt64 = 0
     /// laminad's outputs as `wl_output` and `xdg_output` globals (`setOutputs`).
     let outputs: WaylandOutputs
+    /// Every window's decorations are the server's, which draws none (kiosk).
+    private let decorations: ServerDecorations
     /// The seat's keyboard (`useKeymap`); nil until laminad gives its keymap.
     var keyboard: SeatKeyboard?
     /// The surface the keyboard focus is on (the top toplevel in kiosk mode).
@@ -89,6 +91,11 @@ public final class WaylandServer {
             throw WaylandError("wlroots' output layout or xdg_output manager could not be made")
         }
         outputs = WaylandOutputs(backend: backend, layout: layout)
+        guard let decorations = ServerDecorations(display: display) else {
+            wl_display_destroy(display)
+            throw WaylandError("wlroots' xdg-decoration manager could not be made")
+        }
+        self.decorations = decorations
         // Pointer and touch (kiosk input, WaylandServer+Input.swift); the keyboard joins them
         // once laminad gives its keymap (`useKeymap`).
         wlr_seat_set_capabilities(seat, UInt32(WL_SEAT_CAPABILITY_POINTER.rawValue | WL_SEAT_CAPABILITY_TOUCH.rawValue))
@@ -174,6 +181,7 @@ public final class WaylandServer {
         clientCreated.detach()
         newSurface.detach()
         newXDGSurface.detach()
+        decorations.close()
         for top in toplevels.values { top.detachAll() }
         toplevels = [:]
         for l in surfaceListeners.values { l.detach() }

@@ -395,7 +395,8 @@ struct WaylandEndToEndTests {
     /// Kiosk mode with the unmodified foot terminal (Debian's foot): it runs a command that
     /// prints a line with a true-colour red background, then green text (letters and two full
     /// blocks, which foot draws itself, so their pixels are exactly the colour asked for). The
-    /// window shows at its own size from the top left; the colours are read in the pixels.
+    /// window shows at its own size from the top left, without decorations; the colours are
+    /// read in the pixels.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: WaylandEndToEndTests.foot), "foot (Debian's foot) is not installed"))
     func footShowsColouredText() throws {
         let daemon = try DaemonProcess(size: "640x480")
@@ -406,6 +407,9 @@ struct WaylandEndToEndTests {
                           arguments: ["--config", "/dev/null", "-o", "font=monospace:size=20", "sh", "-c", command],
                           environment: ["XDG_RUNTIME_DIR": daemon.directory])
         try wait("foot's window", daemon) { daemon.logText.contains("'foot' \"foot\" mapped") }
+        // Told its decorations are the server's (xdg-decoration), foot draws no title bar of its
+        // own: its window is the whole desktop (with one it would be 26 pixels shorter).
+        #expect(daemon.logText.contains("'foot' \"foot\" mapped, 640 × 480"), "\(daemon.logText.split(separator: "\n").filter { $0.contains("mapped") })")
         try wait("the red line", daemon) { try screenshot(daemon, "red").pixel(x: 10, y: 10) == (255, 0, 0, 255) }
         // The green line: the second row of cells, somewhere under y = 60.
         var green = 0, letters = 0
