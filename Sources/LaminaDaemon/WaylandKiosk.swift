@@ -5,8 +5,10 @@ import LaminaWayland
 import Logging
 
 /// Kiosk mode (no Lamina client manages apps): each app window is a layer of an in-process
-/// Lamina session that fills the desktop, the newest on top, its `contents` an image over the
-/// app's pixels (`AppSurfacePixels`), updated by the app's buffer damage (`update-image`).
+/// Lamina session that fills the desktop, the newest on top, holding a sublayer per part (the
+/// window's surface, its subsurfaces and popups, each at its own size from the window's top
+/// left), whose `contents` is an image over the part's pixels (`AppSurfacePixels`), updated by
+/// the app's buffer damage (`update-image`).
 ///
 /// The session speaks the protocol to the compositor as any client does (`Compositor.receive`),
 /// so damage, occlusion, screenshots, transitions and the image budgets apply to apps as to
@@ -18,8 +20,8 @@ final class WaylandKiosk: WaylandServerDelegate {
     private(set) var client: ClientID?
     private var serial: UInt32 = 0
     private var decoder = FrameDecoder(limit: 1 << 24)
-    /// The apps shown, bottom to top.
-    private var shown: [UInt32] = []
+    /// The windows shown, bottom to top.
+    private var windows: [UInt32] = []
 
     init(compositor: Compositor, logger: Logger) {
         self.compositor = compositor
@@ -56,49 +58,115 @@ final class WaylandKiosk: WaylandServerDelegate {
         }
     }
 
-    /// Layer and image numbers are the app's id (images and layers have separate spaces).
-    private func layer(_ app: AppSurface) -> LayerID { LayerID(app.id) }
+    /// What the session shows of one part: its place and size, and which pixels object its
+    /// image was made over (a new one means a new size: a new image).
+    private struct ShownPart: Equatable {
+        var id: UInt32
+        var x: Int
+        var y: Int
+        var width: Int
+        var height: Int
+        var pixels: ObjectIdentifier
+    }
+    /// Each window's parts as shown, bottom to top, by window number.
+    private var parts: [UInt32: [ShownPart]] = [:]
 
-    private func imageOperations(_ app: AppSurface) -> (ops: [LaminaProtocol.Operation], attachments: [MemoryAttachment]) {
-        guard let pixels = app.pixels else { return ([], []) }
-        return ([.createImage(image: app.id, pixels.format), .set(layer(app), .contents, .image(app.id))], [.memory(pixels)])
+    /// Layer and image numbers are laminad's numbers for windows and parts (one numbering;
+    /// images and layers have separate spaces). A window is a layer holding a layer per part.
+    private func layer(_ id: UInt32) -> LayerID { LayerID(id) }
+
+    /// A part's layer: its image as contents, its pixels one point each, from the window's corner.
+    private func partOperations(_ part: AppSurfacePart, new: Bool, newImage: Bool) -> (ops: [LaminaProtocol.Operation], attachments: [MemoryAttachment]) {
+        guard let pixels = part.pixels else { return ([], []) }
+        let w = Double(part.width), h = Double(part.height)
+        var ops: [LaminaProtocol.Operation] = new ? [.create(layer(part.id))] : []
+        var attachments: [MemoryAttachment] = []
+        if newImage {
+            if !new { ops.append(.destroyImage(image: part.id)) }
+            ops += [.createImage(image: part.id, pixels.format), .set(layer(part.id), .contents, .image(part.id))]
+            attachments.append(.memory(pixels))
+        }
+        ops += [.set(layer(part.id), .bounds, .rect(Rect(x: 0, y: 0, width: w, height: h))),
+                .set(layer(part.id), .position, .point(Point(x: Double(part.x) + w / 2, y: Double(part.y) + h / 2)))]
+        return (ops, attachments)
+    }
+
+    private func shown(_ part: AppSurfacePart) -> ShownPart? {
+        guard let pixels = part.pixels else { return nil }
+        return ShownPart(id: part.id, x: part.x, y: part.y, width: part.width, height: part.height, pixels: ObjectIdentifier(pixels))
     }
 
     func appSurfaceAppeared(_ app: AppSurface) {
         let w = Double(compositor.model.width), h = Double(compositor.model.height)
         var ops: [LaminaProtocol.Operation] = [
-            .create(layer(app)),
-            .set(layer(app), .bounds, .rect(Rect(x: 0, y: 0, width: w, height: h))),
-            .set(layer(app), .position, .point(Point(x: w / 2, y: h / 2))),
-            // The window at its own size from the top left, as cage places one: an app that
-            // keeps a size of its own (a terminal rounding to whole cells) is not stretched.
-            .set(layer(app), .contentsGravity, .string(ContentsGravity.topLeft.rawValue)),
+            .create(layer(app.id)),
+            .set(layer(app.id), .bounds, .rect(Rect(x: 0, y: 0, width: w, height: h))),
+            .set(layer(app.id), .position, .point(Point(x: w / 2, y: h / 2))),
         ]
-        let image = imageOperations(app)
-        ops += image.ops
-        ops.append(.insert(parent: .root, child: layer(app), index: UInt32(shown.count)))
-        shown.append(app.id)
-        commit(ops, attachments: image.attachments)
+        var attachments: [MemoryAttachment] = []
+        var list: [ShownPart] = []
+        for part in app.parts {
+            guard let record = shown(part) else { continue }
+            let made = partOperations(part, new: true, newImage: true)
+            ops += made.ops
+            attachments += made.attachments
+            ops.append(.insert(parent: layer(app.id), child: layer(part.id), index: UInt32(list.count)))
+            list.append(record)
+        }
+        ops.append(.insert(parent: .root, child: layer(app.id), index: UInt32(windows.count)))
+        windows.append(app.id)
+        parts[app.id] = list
+        commit(ops, attachments: attachments)
     }
 
-    func appSurfaceChanged(_ app: AppSurface, damage: PixelRect?, resized: Bool) {
-        guard shown.contains(app.id), let damage else { return }
-        if resized {
-            let image = imageOperations(app)
-            commit([.destroyImage(image: app.id)] + image.ops, attachments: image.attachments)
-        } else {
-            commit([.updateImage(image: app.id, damage)])
+    func appSurfaceChanged(_ app: AppSurface, damage: [UInt32: PixelRect]) {
+        guard windows.contains(app.id), let before = parts[app.id] else { return }
+        var ops: [LaminaProtocol.Operation] = []
+        var attachments: [MemoryAttachment] = []
+        let wanted = app.parts.compactMap(shown)
+        let wantedIDs = Set(wanted.map(\.id))
+        for old in before where !wantedIDs.contains(old.id) {
+            ops += [.remove(layer(old.id)), .destroy(layer(old.id)), .destroyImage(image: old.id)]
         }
+        let known = Dictionary(uniqueKeysWithValues: before.map { ($0.id, $0) })
+        for part in app.parts {
+            guard let record = shown(part) else { continue }
+            if let old = known[part.id] {
+                let newImage = old.pixels != record.pixels
+                if newImage || old != record {
+                    let made = partOperations(part, new: false, newImage: newImage)
+                    ops += made.ops
+                    attachments += made.attachments
+                }
+                if !newImage, let rect = damage[part.id] { ops.append(.updateImage(image: part.id, rect)) }
+            } else {
+                let made = partOperations(part, new: true, newImage: true)
+                ops += made.ops
+                attachments += made.attachments
+            }
+        }
+        // Stacking: every part inserted again at its place when the order differs (or parts came).
+        let kept = before.filter { wantedIDs.contains($0.id) }.map(\.id)
+        if kept != wanted.map(\.id) {
+            for (i, part) in wanted.enumerated() { ops.append(.insert(parent: layer(app.id), child: layer(part.id), index: UInt32(i))) }
+        }
+        parts[app.id] = wanted
+        if !ops.isEmpty { commit(ops, attachments: attachments) }
     }
 
     func appSurfaceWantsFrame() { compositor.requestFrame(.displayLink) }
 
     func appSurfaceGone(_ app: AppSurface) {
-        guard let i = shown.firstIndex(of: app.id) else { return }
-        shown.remove(at: i)
-        commit([.remove(layer(app)), .destroy(layer(app)), .destroyImage(image: app.id)])
+        guard let i = windows.firstIndex(of: app.id) else { return }
+        windows.remove(at: i)
+        var ops: [LaminaProtocol.Operation] = [.remove(layer(app.id))]
+        for part in parts.removeValue(forKey: app.id) ?? [] {
+            ops += [.destroy(layer(part.id)), .destroyImage(image: part.id)]
+        }
+        ops.append(.destroy(layer(app.id)))
+        commit(ops)
         // The last app gone: the session goes too (its layers with it).
-        if shown.isEmpty, let client {
+        if windows.isEmpty, let client {
             self.client = nil
             compositor.disconnected(client)
         }

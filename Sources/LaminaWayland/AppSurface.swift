@@ -1,19 +1,40 @@
 import LaminaCore
 import LaminaCompositor
 
-/// An app's toplevel window as laminad shows it: who it is, its size, and laminad's copy of its
-/// pixels, which the host shows as an image (`pixels` is the image's memory).
+/// An app's toplevel window as laminad shows it: who it is, and its parts, one for each
+/// `wl_surface` of its tree shown now (the window's own surface, its subsurfaces, its popups),
+/// bottom to top, each with laminad's copy of its pixels, which the host shows as an image.
 ///
-/// The copy is laminad's own, refreshed only where the app's buffer damage says it changed,
+/// The copies are laminad's own, refreshed only where an app's buffer damage says they changed,
 /// while the client's shm pages are held under libwayland's SIGBUS guard: a client that shrinks
 /// its pool cannot crash laminad, and its `wl_buffer` is released at its next commit as usual.
 public final class AppSurface {
-    /// laminad's number for it, unique for the process (never 0).
+    /// laminad's number for it, unique for the process (never 0; parts share the numbering).
     public let id: UInt32
     public internal(set) var appID = ""
     public internal(set) var title = ""
     public let pid: Int32
-    /// The buffer's size in pixels (0 × 0 until the first buffer).
+    /// The window's own surface's buffer size in pixels (0 × 0 until its first buffer).
+    public internal(set) var width = 0
+    public internal(set) var height = 0
+    /// What it shows, bottom to top: the window's surface and its subsurfaces in their stacking
+    /// order, then its popups (menus), each above its parent.
+    public internal(set) var parts: [AppSurfacePart] = []
+
+    init(id: UInt32, pid: Int32) {
+        self.id = id
+        self.pid = pid
+    }
+}
+
+/// One `wl_surface` of a window: where it lies from the window's top-left corner (its xdg window
+/// geometry's, so a client's shadow margins fall outside), in pixels, and its pixels.
+public final class AppSurfacePart {
+    /// laminad's number for it, unique for the process.
+    public let id: UInt32
+    public internal(set) var x = 0
+    public internal(set) var y = 0
+    /// The buffer's size in pixels (0 × 0 until its first buffer).
     public internal(set) var width = 0
     public internal(set) var height = 0
     /// The pixels, premultiplied BGRA, `width` × 4 bytes a row; a new object when the size changes.
@@ -21,10 +42,7 @@ public final class AppSurface {
     /// Whether every pixel is opaque (an XRGB8888 buffer).
     public internal(set) var isOpaque = false
 
-    init(id: UInt32, pid: Int32) {
-        self.id = id
-        self.pid = pid
-    }
+    init(id: UInt32) { self.id = id }
 }
 
 /// An app surface's pixels, as the image memory the compositor reads (`PixelMemory`).
@@ -69,11 +87,12 @@ public final class AppSurfacePixels: PixelMemory, @unchecked Sendable {
 /// What the Wayland server tells its host (laminad's WaylandHost): app windows coming, changing
 /// and going. One protocol, as `CompositorHost` is the compositor's one seam.
 public protocol WaylandServerDelegate: AnyObject {
-    /// A toplevel mapped (its first buffer is in `surface.pixels`).
+    /// A toplevel mapped (its parts hold their first buffers).
     func appSurfaceAppeared(_ surface: AppSurface)
-    /// A commit changed `damage` of its pixels (the whole image when its size changed, in which
-    /// case `resized` is true and `pixels` is a new object); or its title changed (damage nil).
-    func appSurfaceChanged(_ surface: AppSurface, damage: PixelRect?, resized: Bool)
+    /// Its parts changed: `damage` holds, by part number, what a commit changed of a part's
+    /// pixels (a part that is new, or whose `pixels` is a new object, is to be taken whole);
+    /// parts may also have come, gone, moved or been restacked, or the title changed.
+    func appSurfaceChanged(_ surface: AppSurface, damage: [UInt32: PixelRect])
     /// A surface committed nothing new but waits for a frame callback: a frame is wanted.
     func appSurfaceWantsFrame()
     /// It unmapped or was destroyed (its client left, or was dropped).

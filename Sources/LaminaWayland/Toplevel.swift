@@ -4,8 +4,9 @@ import Glibc
 import CWlroots
 import LaminaCore
 
-/// One xdg toplevel: its wlroots objects, the listeners on them, and the `AppSurface` the host
-/// shows. Kiosk mode: configured to the desktop's size as soon as it exists.
+/// One xdg toplevel: its wlroots objects, the listeners on them, the `AppSurface` the host
+/// shows, and a `SurfaceView` for each surface of its tree shown now. Kiosk mode: configured to
+/// the desktop's size as soon as it exists.
 final class Toplevel {
     let xdgSurface: UnsafeMutablePointer<wlr_xdg_surface>
     let surface: UnsafeMutablePointer<wlr_surface>
@@ -14,24 +15,28 @@ final class Toplevel {
     var map: Listener!
     var unmap: Listener!
     var destroy: Listener!
-    var commit: Listener!
     var setTitle: Listener!
     private(set) var isMapped = false
     /// When it was mapped, in the server's order (the newest is on top).
     var mappedSerial: UInt64 = 0
-    /// Frame callbacks: committed since the last frame started / in the frame being shown.
-    var frameState = FrameState.idle
-    enum FrameState { case idle, committed, inFrame }
+    /// The views of the surfaces shown, by `wlr_surface`; the window's own is made with it.
+    var views: [UnsafeMutableRawPointer: SurfaceView] = [:]
+    /// Where the window's geometry starts in its own surface (a client's shadow margin).
+    private(set) var geometryOrigin = (x: 0, y: 0)
 
-    init(xdgSurface: UnsafeMutablePointer<wlr_xdg_surface>, app: AppSurface, owner: WaylandClient) {
+    init(xdgSurface: UnsafeMutablePointer<wlr_xdg_surface>, app: AppSurface, owner: WaylandClient, rootPart: AppSurfacePart) {
         self.xdgSurface = xdgSurface
         surface = xdgSurface.pointee.surface
         self.app = app
         self.owner = owner
+        views[UnsafeMutableRawPointer(surface)] = SurfaceView(surface: surface, part: rootPart)
     }
 
+    var root: SurfaceView { views[UnsafeMutableRawPointer(surface)]! }
+
     func detachAll() {
-        for l in [map, unmap, destroy, commit, setTitle] { l?.detach() }
+        for l in [map, unmap, destroy, setTitle] { l?.detach() }
+        for view in views.values { view.detach() }
     }
 
     var toplevel: UnsafeMutablePointer<wlr_xdg_toplevel> { xdgSurface.pointee.toplevel }
@@ -44,55 +49,72 @@ final class Toplevel {
         return title != app.title || appID != app.appID
     }
 
-    enum CopyResult {
-        case none
-        case damaged(PixelRect, resized: Bool)
-        case refused(String)
-    }
-
-    /// Takes the committed buffer's damaged pixels into `app.pixels`.
-    func copyCommittedPixels(maxPixels: Int) -> CopyResult {
-        let w = Int(surface.pointee.current.buffer_width), h = Int(surface.pointee.current.buffer_height)
-        guard w > 0, h > 0, let clientBuffer = surface.pointee.buffer else { return .none }
-        guard w * h <= maxPixels else {
-            return .refused("a \(w) × \(h) buffer is over [wayland] max_buffer_pixels (\(maxPixels))")
-        }
-        guard let source = clientBuffer.pointee.source else { return .none }
-        var data: UnsafeMutableRawPointer?
-        var format: UInt32 = 0
-        var stride = 0
-        // For a wl_shm buffer this is wl_shm_buffer_begin_access: a client that truncates its
-        // pool gets zero pages (and an error) instead of laminad a SIGBUS.
-        guard wlr_buffer_begin_data_ptr_access(source, UInt32(WLR_BUFFER_DATA_PTR_ACCESS_READ.rawValue), &data, &format, &stride),
-              let data else { return .none }
-        defer { wlr_buffer_end_data_ptr_access(source) }
-        // DRM_FORMAT_ARGB8888 'AR24', DRM_FORMAT_XRGB8888 'XR24'.
-        let argb: UInt32 = 0x3432_5241, xrgb: UInt32 = 0x3432_5258
-        guard format == argb || format == xrgb else {
-            return .refused("buffer format 0x\(String(format, radix: 16)) is not ARGB8888 or XRGB8888")
-        }
-        guard stride >= w * 4 else { return .refused("a buffer's stride \(stride) is under its width × 4") }
-        var resized = false
-        if app.pixels == nil || app.width != w || app.height != h {
-            app.pixels = AppSurfacePixels(width: w, height: h)
-            app.width = w
-            app.height = h
-            resized = true
-        }
-        app.isOpaque = format == xrgb
-        let all = PixelRect(x: 0, y: 0, width: UInt32(w), height: UInt32(h))
-        var rect = all
-        if !resized {
-            guard pixman_region32_not_empty(&surface.pointee.buffer_damage) != 0 else { return .none }
-            let box = pixman_region32_extents(&surface.pointee.buffer_damage)!.pointee
-            let x1 = max(0, min(w, Int(box.x1))), y1 = max(0, min(h, Int(box.y1)))
-            let x2 = max(x1, min(w, Int(box.x2))), y2 = max(y1, min(h, Int(box.y2)))
-            guard x2 > x1, y2 > y1 else { return .none }
-            rect = PixelRect(x: UInt32(x1), y: UInt32(y1), width: UInt32(x2 - x1), height: UInt32(y2 - y1))
-        }
-        app.pixels!.copy(from: UnsafeRawPointer(data), stride: stride, rect: rect, opaque: format == xrgb)
-        return .damaged(rect, resized: resized)
-    }
-
     func markMapped(_ mapped: Bool) { isMapped = mapped }
+
+    /// The mapped surfaces of the window's tree, bottom to top, at their places in the window's
+    /// own surface (wlroots' walk: subsurfaces in their stacking order, then popups). At most
+    /// `limit` (the client's surface bound: the walk cannot grow past what it may hold).
+    func mappedSurfaces(limit: Int) -> [(surface: UnsafeMutablePointer<wlr_surface>, x: Int, y: Int)] {
+        final class Walk {
+            var found: [(surface: UnsafeMutablePointer<wlr_surface>, x: Int, y: Int)] = []
+            let limit: Int
+            init(limit: Int) { self.limit = limit }
+        }
+        let walk = Walk(limit: limit)
+        withExtendedLifetime(walk) {
+            wlr_xdg_surface_for_each_surface(xdgSurface, { surface, x, y, data in
+                guard let surface, let data else { return }
+                let walk = Unmanaged<Walk>.fromOpaque(data).takeUnretainedValue()
+                if walk.found.count < walk.limit { walk.found.append((surface, Int(x), Int(y))) }
+            }, Unmanaged.passUnretained(walk).toOpaque())
+        }
+        return walk.found
+    }
+
+    /// Brings the views and the parts in line with the tree: views for surfaces newly shown
+    /// (their pixels taken whole, reported in `damage`), none for surfaces gone, every part
+    /// placed from the window geometry's corner, in stacking order. `makeView` attaches a new
+    /// view's commit listener. Returns a reason when a new surface's buffer is refused.
+    func sync(limit: Int, maxPixels: Int, damage: inout [UInt32: PixelRect], makeView: (UnsafeMutablePointer<wlr_surface>) -> SurfaceView) -> String? {
+        var box = wlr_box()
+        wlr_xdg_surface_get_geometry(xdgSurface, &box)
+        geometryOrigin = (Int(box.x), Int(box.y))
+        var kept: [UnsafeMutableRawPointer: SurfaceView] = [:]
+        var parts: [AppSurfacePart] = []
+        var refusal: String?
+        for entry in mappedSurfaces(limit: limit) {
+            let key = UnsafeMutableRawPointer(entry.surface)
+            let view: SurfaceView
+            if let known = views[key] {
+                view = known
+            } else {
+                view = makeView(entry.surface)
+                switch view.copyCommittedPixels(maxPixels: maxPixels, whole: true) {
+                case .damaged(let rect, _): damage[view.part.id] = rect
+                case .refused(let why): refusal = why
+                case .none: break
+                }
+            }
+            view.part.x = entry.x - geometryOrigin.x
+            view.part.y = entry.y - geometryOrigin.y
+            kept[key] = view
+            parts.append(view.part)
+        }
+        // The window's own surface keeps its view (and listener) while unmapped.
+        let rootKey = UnsafeMutableRawPointer(surface)
+        if kept[rootKey] == nil, let rootView = views[rootKey] { kept[rootKey] = rootView }
+        for (key, view) in views where kept[key] == nil { view.detach() }
+        views = kept
+        app.parts = parts.filter { $0.pixels != nil }
+        app.width = root.part.width
+        app.height = root.part.height
+        return refusal
+    }
+
+    /// Forgets a surface of its tree that is being destroyed (its part goes at once).
+    func forget(_ surface: UnsafeMutableRawPointer) {
+        guard surface != UnsafeMutableRawPointer(self.surface), let view = views.removeValue(forKey: surface) else { return }
+        view.detach()
+        app.parts.removeAll { $0 === view.part }
+    }
 }

@@ -54,28 +54,39 @@ extension WaylandServer {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let time = UInt32(truncatingIfNeeded: Int(now.tv_sec) * 1000 + Int(now.tv_nsec) / 1_000_000)
-        // The window is shown at its own size from the desktop's top left (WaylandKiosk).
-        func local(_ p: Point) -> (Double, Double) { (p.x, p.y) }
+        // The window is shown at its own size from the desktop's top left (WaylandKiosk): the
+        // surface under a desktop point (a popup, a subsurface, or the window's own), and the
+        // point in it. Outside them all, the window's own surface.
+        func under(_ p: Point) -> (surface: UnsafeMutablePointer<wlr_surface>, x: Double, y: Double) {
+            let wx = p.x + Double(top.geometryOrigin.x), wy = p.y + Double(top.geometryOrigin.y)
+            var sx = 0.0, sy = 0.0
+            if let hit = wlr_xdg_surface_surface_at(top.xdgSurface, wx, wy, &sx, &sy) { return (hit, sx, sy) }
+            return (top.surface, wx, wy)
+        }
         switch action {
         case let .touchDown(id, at):
-            let (x, y) = local(at)
-            _ = wlr_seat_touch_notify_down(seat, top.surface, time, id, x, y)
+            let hit = under(at)
+            // A touch stays with the surface it went down on, in that surface's coordinates.
+            touchOrigins[id] = (at.x - hit.x, at.y - hit.y)
+            _ = wlr_seat_touch_notify_down(seat, hit.surface, time, id, hit.x, hit.y)
             wlr_seat_touch_notify_frame(seat)
         case let .touchMotion(id, to):
-            let (x, y) = local(to)
-            wlr_seat_touch_notify_motion(seat, time, id, x, y)
+            let origin = touchOrigins[id] ?? (0, 0)
+            wlr_seat_touch_notify_motion(seat, time, id, to.x - origin.0, to.y - origin.1)
             wlr_seat_touch_notify_frame(seat)
         case let .touchUp(id):
+            touchOrigins[id] = nil
             wlr_seat_touch_notify_up(seat, time, id)
             wlr_seat_touch_notify_frame(seat)
         case .touchCancel:
+            touchOrigins = [:]
             wlr_seat_touch_notify_cancel(seat, top.surface)
         case let .pointerMotion(to):
-            let (x, y) = local(to)
-            if seat.pointee.pointer_state.focused_surface != top.surface {
-                wlr_seat_pointer_notify_enter(seat, top.surface, x, y)
+            let hit = under(to)
+            if seat.pointee.pointer_state.focused_surface != hit.surface {
+                wlr_seat_pointer_notify_enter(seat, hit.surface, hit.x, hit.y)
             }
-            wlr_seat_pointer_notify_motion(seat, time, x, y)
+            wlr_seat_pointer_notify_motion(seat, time, hit.x, hit.y)
             wlr_seat_pointer_notify_frame(seat)
         case let .pointerButton(code, pressed):
             _ = wlr_seat_pointer_notify_button(seat, time, code, pressed ? WLR_BUTTON_PRESSED : WLR_BUTTON_RELEASED)

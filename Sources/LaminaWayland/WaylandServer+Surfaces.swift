@@ -4,8 +4,9 @@ import Glibc
 import CWlroots
 import LaminaCore
 
-// Surfaces: the per-client surface bound, kiosk toplevels (configured to the desktop, their
-// pixels copied by damage), and frame callbacks after the frame that shows them.
+// Surfaces: the per-client surface bound, kiosk toplevels (configured to the desktop) with their
+// subsurfaces and popups (each a part, its pixels copied by damage), and frame callbacks after
+// the frame that shows them.
 extension WaylandServer {
     /// wlr_compositor made a `wl_surface`: counted against its client's bound.
     func surfaceCreated(_ surface: UnsafeMutablePointer<wlr_surface>) {
@@ -18,12 +19,20 @@ extension WaylandServer {
             record.surfaces -= 1
             surfaceListeners[key]?.detach()
             surfaceListeners[key] = nil
+            surfaceDestroyed(key)
         }
         gone.attach(to: &surface.pointee.events.destroy)
         surfaceListeners[key] = gone
         if record.surfaces > settings.maxSurfacesPerClient {
             drop(record, resource: resource, "it made more than [wayland] max_surfaces_per_client (\(settings.maxSurfacesPerClient)) surfaces")
         }
+    }
+
+    /// A surface shown as part of a window (a subsurface, a popup) is going: its part goes.
+    private func surfaceDestroyed(_ key: UnsafeMutableRawPointer) {
+        guard let top = toplevels.values.first(where: { $0.views[key] != nil && UnsafeMutableRawPointer($0.surface) != key }) else { return }
+        top.forget(key)
+        if top.isMapped { delegate?.appSurfaceChanged(top.app, damage: [:]) }
     }
 
     /// Marks the client to go, with a log line saying why: `wl_display.error` no_memory on
@@ -34,14 +43,25 @@ extension WaylandServer {
         wl_resource_post_no_memory(resource)
     }
 
-    /// A new xdg surface: toplevels are shown (kiosk mode); popups wait for a later step.
-    func xdgSurfaceCreated(_ xdg: UnsafeMutablePointer<wlr_xdg_surface>) {
-        guard xdg.pointee.role == WLR_XDG_SURFACE_ROLE_TOPLEVEL,
-              let resource = xdg.pointee.resource, let client = wl_resource_get_client(resource),
-              let record = clients[client] else { return }
+    /// laminad's next number for a window or a part.
+    private func nextID() -> UInt32 {
         nextSurfaceID &+= 1
         if nextSurfaceID == 0 { nextSurfaceID = 1 }
-        let top = Toplevel(xdgSurface: xdg, app: AppSurface(id: nextSurfaceID, pid: record.pid), owner: record)
+        return nextSurfaceID
+    }
+
+    /// A new xdg surface: toplevels are shown (kiosk mode), popups as parts of their window.
+    func xdgSurfaceCreated(_ xdg: UnsafeMutablePointer<wlr_xdg_surface>) {
+        guard let resource = xdg.pointee.resource, let client = wl_resource_get_client(resource),
+              let record = clients[client] else { return }
+        if xdg.pointee.role == WLR_XDG_SURFACE_ROLE_POPUP {
+            popupCreated(xdg)
+            return
+        }
+        guard xdg.pointee.role == WLR_XDG_SURFACE_ROLE_TOPLEVEL else { return }
+        let top = Toplevel(xdgSurface: xdg, app: AppSurface(id: nextID(), pid: record.pid), owner: record,
+                           rootPart: AppSurfacePart(id: nextID()))
+        attachCommit(top.root, of: top)
         let key = UnsafeMutableRawPointer(xdg)
         toplevels[key] = top
         top.map = Listener { [unowned self, unowned top] _ in mapped(top) }
@@ -54,10 +74,8 @@ extension WaylandServer {
             toplevels[key] = nil
         }
         top.destroy.attach(to: &xdg.pointee.events.destroy)
-        top.commit = Listener { [unowned self, unowned top] _ in committed(top) }
-        top.commit.attach(to: &top.surface.pointee.events.commit)
         top.setTitle = Listener { [unowned self, unowned top] _ in
-            if top.readNames(), top.isMapped { delegate?.appSurfaceChanged(top.app, damage: nil, resized: false) }
+            if top.readNames(), top.isMapped { delegate?.appSurfaceChanged(top.app, damage: [:]) }
         }
         top.setTitle.attach(to: &xdg.pointee.toplevel.pointee.events.set_title)
         // Kiosk: the desktop's size, activated (the first configure goes at its first commit).
@@ -66,15 +84,66 @@ extension WaylandServer {
         logger.info("wayland: toplevel \(top.app.id) (pid \(record.pid)) configured to \(desktopSize.width) × \(desktopSize.height)")
     }
 
+    /// A popup (a menu, a tooltip): kept inside the desktop by its positioner's rules
+    /// (`wlr_xdg_popup_unconstrain_from_box`: flipped or slid as the positioner allows), and
+    /// shown as a part of its window from when it maps until it unmaps.
+    private func popupCreated(_ xdg: UnsafeMutablePointer<wlr_xdg_surface>) {
+        guard let popup = xdg.pointee.popup, let parent = popup.pointee.parent,
+              let top = toplevels.values.first(where: { $0.views[UnsafeMutableRawPointer(parent)] != nil }) else { return }
+        var box = wlr_box(x: Int32(top.geometryOrigin.x), y: Int32(top.geometryOrigin.y),
+                          width: Int32(clamping: desktopSize.width), height: Int32(clamping: desktopSize.height))
+        wlr_xdg_popup_unconstrain_from_box(popup, &box)
+        let key = UnsafeMutableRawPointer(xdg)
+        let changed = Listener { [unowned self, unowned top] _ in
+            guard top.isMapped else { return }
+            var damage: [UInt32: PixelRect] = [:]
+            syncTree(top, damage: &damage)
+            delegate?.appSurfaceChanged(top.app, damage: damage)
+        }
+        let unmap = Listener { [unowned self, unowned top] _ in
+            guard top.isMapped else { return }
+            var damage: [UInt32: PixelRect] = [:]
+            syncTree(top, damage: &damage)
+            delegate?.appSurfaceChanged(top.app, damage: damage)
+        }
+        let destroy = Listener { [unowned self] _ in
+            popupListeners[key]?.forEach { $0.detach() }
+            popupListeners[key] = nil
+        }
+        changed.attach(to: &xdg.pointee.events.map)
+        unmap.attach(to: &xdg.pointee.events.unmap)
+        destroy.attach(to: &xdg.pointee.events.destroy)
+        popupListeners[key] = [changed, unmap, destroy]
+    }
+
+    private func attachCommit(_ view: SurfaceView, of top: Toplevel) {
+        let listener = Listener { [unowned self, unowned top, unowned view] _ in committed(view, of: top) }
+        listener.attach(to: &view.surface.pointee.events.commit)
+        view.commit = listener
+    }
+
+    /// Brings `top`'s parts in line with its surface tree (new subsurfaces and popups, gone
+    /// ones, places, stacking), dropping its client when a new surface's buffer is refused.
+    private func syncTree(_ top: Toplevel, damage: inout [UInt32: PixelRect]) {
+        let refusal = top.sync(limit: settings.maxSurfacesPerClient, maxPixels: settings.maxBufferPixels, damage: &damage) { surface in
+            let view = SurfaceView(surface: surface, part: AppSurfacePart(id: nextID()))
+            attachCommit(view, of: top)
+            return view
+        }
+        if let refusal, let resource = top.surface.pointee.resource { drop(top.owner, resource: resource, refusal) }
+    }
+
     private func mapped(_ top: Toplevel) {
         guard !top.isMapped else { return }
         _ = top.readNames()
         top.markMapped(true)
         mapSerial &+= 1
         top.mappedSerial = mapSerial
-        // The pixels of the commit that mapped it were taken by its commit listener, which
-        // wlroots calls before map.
-        if top.app.pixels == nil { _ = top.copyCommittedPixels(maxPixels: settings.maxBufferPixels) }
+        // The pixels of the commit that mapped it are taken here when its commit listener has
+        // not run yet (wlroots maps from the role's commit, before the surface's commit signal).
+        if top.root.part.pixels == nil { _ = top.root.copyCommittedPixels(maxPixels: settings.maxBufferPixels, whole: true) }
+        var damage: [UInt32: PixelRect] = [:]
+        syncTree(top, damage: &damage)
         logger.info("wayland: toplevel \(top.app.id) '\(top.app.appID)' \"\(top.app.title)\" mapped, \(top.app.width) × \(top.app.height)")
         refocusKeyboard()
         delegate?.appSurfaceAppeared(top.app)
@@ -83,33 +152,37 @@ extension WaylandServer {
     private func unmapped(_ top: Toplevel) {
         guard top.isMapped else { return }
         top.markMapped(false)
-        top.frameState = .idle
+        for view in top.views.values { view.frameState = .idle }
         if keyboardFocus == top.surface { keyboardFocus = nil }
         refocusKeyboard()
         delegate?.appSurfaceGone(top.app)
     }
 
-    private func committed(_ top: Toplevel) {
-        switch top.copyCommittedPixels(maxPixels: settings.maxBufferPixels) {
+    private func committed(_ view: SurfaceView, of top: Toplevel) {
+        var damage: [UInt32: PixelRect] = [:]
+        switch view.copyCommittedPixels(maxPixels: settings.maxBufferPixels) {
         case .none:
-            // Nothing new to show: the callback still waits for a frame, which is asked for.
-            if top.isMapped {
-                top.frameState = .committed
-                delegate?.appSurfaceWantsFrame()
-            }
-            return
+            break
         case .refused(let why):
-            if let resource = top.surface.pointee.resource { drop(top.owner, resource: resource, why) }
+            if let resource = view.surface.pointee.resource { drop(top.owner, resource: resource, why) }
             return
-        case let .damaged(rect, resized):
-            if top.isMapped { delegate?.appSurfaceChanged(top.app, damage: rect, resized: resized) }
+        case let .damaged(rect, _):
+            damage[view.part.id] = rect
         }
-        if top.isMapped { top.frameState = .committed }
+        guard top.isMapped else { return }
+        view.frameState = .committed
+        // A commit can also place, map or restack subsurfaces, so the tree is walked again.
+        syncTree(top, damage: &damage)
+        delegate?.appSurfaceChanged(top.app, damage: damage)
+        // Nothing new to show: the callback still waits for a frame, which is asked for.
+        if damage.isEmpty { delegate?.appSurfaceWantsFrame() }
     }
 
     /// A frame started: commits so far are in it.
     public func frameStarted() {
-        for top in toplevels.values where top.frameState == .committed { top.frameState = .inFrame }
+        for top in toplevels.values {
+            for view in top.views.values where view.frameState == .committed { view.frameState = .inFrame }
+        }
     }
 
     /// The frame that started last is on screen: its surfaces' frame callbacks are answered
@@ -118,10 +191,12 @@ extension WaylandServer {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         var sent = false
-        for top in toplevels.values where top.frameState == .inFrame {
-            top.frameState = .idle
-            wlr_surface_send_frame_done(top.surface, &now)
-            sent = true
+        for top in toplevels.values {
+            for view in top.views.values where view.frameState == .inFrame {
+                view.frameState = .idle
+                wlr_surface_send_frame_done(view.surface, &now)
+                sent = true
+            }
         }
         if sent { flush() }
     }

@@ -32,6 +32,8 @@ public final class WaylandServer {
     public var desktopSize = (width: 1280, height: 720)
     /// Toplevels by their `wlr_xdg_surface`.
     var toplevels: [UnsafeMutableRawPointer: Toplevel] = [:]
+    /// Each popup's map, unmap and destroy listeners, by its `wlr_xdg_surface`.
+    var popupListeners: [UnsafeMutableRawPointer: [Listener]] = [:]
     /// Each surface's destroy listener (the per-client count), by its `wlr_surface`.
     var surfaceListeners: [UnsafeMutableRawPointer: Listener] = [:]
     var nextSurfaceID: UInt32 = 0
@@ -42,6 +44,9 @@ public final class WaylandServer {
     private let decorations: ServerDecorations
     /// The seat's keyboard (`useKeymap`); nil until laminad gives its keymap.
     var keyboard: SeatKeyboard?
+    /// Each touch's surface origin on the desktop, from its touch-down (motion is sent in the
+    /// coordinates of the surface it went down on).
+    var touchOrigins: [Int32: (Double, Double)] = [:]
     /// The surface the keyboard focus is on (the top toplevel in kiosk mode).
     var keyboardFocus: UnsafeMutablePointer<wlr_surface>?
     /// Clients that have connected since laminad started.
@@ -184,6 +189,8 @@ public final class WaylandServer {
         decorations.close()
         for top in toplevels.values { top.detachAll() }
         toplevels = [:]
+        for list in popupListeners.values { list.forEach { $0.detach() } }
+        popupListeners = [:]
         for l in surfaceListeners.values { l.detach() }
         surfaceListeners = [:]
         for record in clients.values { record.destroyed.detach() }

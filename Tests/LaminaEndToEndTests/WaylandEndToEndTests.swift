@@ -480,4 +480,33 @@ struct WaylandEndToEndTests {
         #expect(info.contains("width: 800 px, height: 600 px"), "\(info)")
         #expect(info.contains("logical_width: 300, logical_height: 400"), "\(info)")
     }
+
+    static let subsurfaces = "/usr/bin/weston-subsurfaces"
+
+    /// Subsurfaces: the unmodified weston-subsurfaces (`-n`: its main surface, green, and a
+    /// translucent red subsurface over its top right) shows as a window layer holding a layer per
+    /// surface, placed from the window geometry's corner (its 32-pixel shadow margin falls off
+    /// the desktop), the subsurface over the main surface, which shows through it.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: WaylandEndToEndTests.subsurfaces), "weston-subsurfaces (Debian's weston) is not installed"))
+    func subsurfacesShowAsSublayers() throws {
+        let daemon = try DaemonProcess(size: "640x480")
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        let app = try App(daemon, socket: path, program: Self.subsurfaces, arguments: ["-n"])
+        try wait("the red subsurface", daemon) {
+            let p = try screenshot(daemon, "a").pixel(x: 520, y: 140)
+            return p.r > 120 && p.g < 80
+        }
+        let shot = try screenshot(daemon, "b")
+        let main = shot.pixel(x: 100, y: 300), red = shot.pixel(x: 520, y: 140), below = shot.pixel(x: 520, y: 300)
+        #expect(main.g > 120 && main.r < 40 && main.b < 40, "the main surface, green: \(main)")
+        #expect(red.r > 120 && red.g < 80 && red.b < 40, "the red subsurface: \(red)")
+        #expect(below == main, "under the subsurface's bottom edge, the main surface again: \(below)")
+        // The tree: one window layer holding two part layers, the main one at (-32, -32).
+        let r = try daemon.laminactl(["tree"])
+        #expect(r.output.contains("\"frame\":[-32,-32,704,544]"), "\(r.output)")
+        #expect(r.output.components(separatedBy: "\"contents\":").count - 1 == 2, "two parts: \(r.output)")
+        app.kill()
+        try wait("the background back", daemon) { try screenshot(daemon, "c").pixel(x: 520, y: 140) == (0, 0, 0, 255) }
+    }
 }
