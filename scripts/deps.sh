@@ -36,9 +36,11 @@ packages=(
   gcc make libc6-dev
   # Wayland clients (LaminaWayland, docs/architecture.md "Wayland clients"): wlroots 0.15's
   # protocol types over libwayland-server; wayland-protocols and wayland-scanner (libwayland-bin)
-  # for the xdg-shell header wlroots' own headers include; weston and foot for the unmodified
-  # test clients (weston-simple-shm, -simple-touch, -eventdemo; the foot terminal).
+  # for the xdg-shell header wlroots' own headers include; weston, foot and GTK 4 (through
+  # python3-gi) for the unmodified test clients (weston-simple-shm, -simple-touch, -eventdemo,
+  # -subsurfaces, weston-info; the foot terminal; a GTK 4 window with a popover menu).
   libwlroots-dev libwayland-dev libwayland-bin wayland-protocols libpixman-1-dev weston foot
+  python3-gi gir1.2-gtk-4.0
 )
 if [ "${LAMINA_VM_DEPS:-1}" = 1 ]; then
   # The KMS tests boot a throw-away QEMU guest (see docs/testing.md).

@@ -92,7 +92,9 @@ extension WaylandServer {
               let top = toplevels.values.first(where: { $0.views[UnsafeMutableRawPointer(parent)] != nil }) else { return }
         var box = wlr_box(x: Int32(top.geometryOrigin.x), y: Int32(top.geometryOrigin.y),
                           width: Int32(clamping: desktopSize.width), height: Int32(clamping: desktopSize.height))
+        let before = popup.pointee.geometry
         wlr_xdg_popup_unconstrain_from_box(popup, &box)
+        logger.debug("wayland: popup of toplevel \(top.app.id): \(before.x),\(before.y) \(before.width)x\(before.height) → \(popup.pointee.geometry.x),\(popup.pointee.geometry.y) within \(box.x),\(box.y) \(box.width)x\(box.height)")
         let key = UnsafeMutableRawPointer(xdg)
         let changed = Listener { [unowned self, unowned top] _ in
             guard top.isMapped else { return }

@@ -509,4 +509,41 @@ struct WaylandEndToEndTests {
         app.kill()
         try wait("the background back", daemon) { try screenshot(daemon, "c").pixel(x: 520, y: 140) == (0, 0, 0, 255) }
     }
+
+    static let gtkApp = WaylandEndToEndTests.fixtures + "/gtk4_menu_app.py"
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Fixtures"
+    /// Whether Debian's GTK 4 introspection data and python3-gi are installed.
+    static var hasGTK4: Bool {
+        FileManager.default.fileExists(atPath: "/usr/lib/x86_64-linux-gnu/girepository-1.0/Gtk-4.0.typelib")
+            && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/gi/__init__.py")
+    }
+
+    /// A GTK 4 program (python3-gi, Debian's GTK 4; Fixtures/gtk4_menu_app.py): a tap on its blue
+    /// button runs the button's callback, which opens a popover menu: an xdg_popup, shown as a
+    /// layer of its own over the window, placed under the button; a tap on the menu's second
+    /// item reaches the popup (the surface under the point) and runs that item's action.
+    @Test(.enabled(if: WaylandEndToEndTests.hasGTK4, "GTK 4 for Python (python3-gi, gir1.2-gtk-4.0) is not installed"))
+    func aGTKButtonTapOpensAMenuAsASublayer() throws {
+        let daemon = try DaemonProcess(size: "640x480")
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        let app = try App(daemon, socket: path, program: "/usr/bin/python3", arguments: [Self.gtkApp],
+                          environment: ["XDG_RUNTIME_DIR": daemon.directory, "GSK_RENDERER": "cairo", "NO_AT_BRIDGE": "1"])
+        try wait("the GTK window's blue button", daemon) { try screenshot(daemon, "a").pixel(x: 320, y: 140) == (32, 96, 224, 255) }
+        let before = try screenshot(daemon, "before")
+        var r = try daemon.laminactl(["input", "touch", "down", "0", "320", "140"])
+        #expect(r.status == 0, "\(r.output)")
+        r = try daemon.laminactl(["input", "touch", "up", "0"])
+        try wait("the button's callback and its menu", daemon) { daemon.logText.contains("clicked") && daemon.logText.contains("menu shown") }
+        try wait("the menu drawn", daemon) { try screenshot(daemon, "b").pixel(x: 370, y: 252) == (255, 255, 255, 255) }
+        #expect(before.pixel(x: 370, y: 252) != (255, 255, 255, 255), "the window there before the menu: \(before.pixel(x: 370, y: 252))")
+        let tree = try daemon.laminactl(["tree"]).output
+        #expect(tree.components(separatedBy: "\"contents\":").count - 1 == 2, "the window and its menu, two layers: \(tree)")
+        // The menu's second item, on the popup surface.
+        _ = try daemon.laminactl(["input", "touch", "down", "0", "320", "268"])
+        _ = try daemon.laminactl(["input", "touch", "up", "0"])
+        try wait("the menu item's action", daemon) { daemon.logText.contains("chose second") }
+        try wait("the menu gone", daemon) { try screenshot(daemon, "c").pixel(x: 370, y: 252) == before.pixel(x: 370, y: 252) }
+        app.kill()
+    }
 }
