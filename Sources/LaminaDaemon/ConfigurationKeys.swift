@@ -125,6 +125,9 @@ extension LaminadConfiguration {
             .int("max_buffer_pixels", 1...(1 << 28), "Pixels (width × height) of one Wayland buffer laminad shows; a bigger one drops its client.") {
                 $0.daemon.wayland.maxBufferPixels = $1
             },
+            .double("fade_in", 0...10, "Seconds a new app window fades in over in kiosk mode (0: it appears at once).") {
+                $0.daemon.wayland.fadeIn = $1
+            },
         ]),
         KeyTable("renderer", [
             .choice("gles", [("auto", GLESRequest.automatic), ("2", .path(.gles2)), ("3", .path(.gles3)), ("vc4", .vc4)], flag: "gles",

@@ -34,7 +34,7 @@ final class WaylandHost {
             }
             let server = try WaylandServer(listener: listener.release(), socketPath: path, settings: settings, logger: logger)
             server.desktopSize = (compositor.model.width, compositor.model.height)
-            let host = WaylandHost(server: server, kiosk: WaylandKiosk(compositor: compositor, logger: logger))
+            let host = WaylandHost(server: server, kiosk: WaylandKiosk(compositor: compositor, fadeIn: settings.fadeIn, logger: logger))
             server.delegate = host.kiosk
             host.describe(compositor.backend.displayLayout)
             try loop.add(server.eventDescriptor) { [unowned host] _ in host.server.dispatch() }

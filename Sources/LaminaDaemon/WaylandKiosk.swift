@@ -23,8 +23,12 @@ final class WaylandKiosk: WaylandServerDelegate {
     /// The windows shown, bottom to top.
     private var windows: [UInt32] = []
 
-    init(compositor: Compositor, logger: Logger) {
+    /// Seconds a new window fades in over (`[wayland] fade_in`).
+    let fadeIn: Double
+
+    init(compositor: Compositor, fadeIn: Double, logger: Logger) {
         self.compositor = compositor
+        self.fadeIn = fadeIn
         self.logger = logger
     }
 
@@ -114,6 +118,11 @@ final class WaylandKiosk: WaylandServerDelegate {
             list.append(record)
         }
         ops.append(.insert(parent: .root, child: layer(app.id), index: UInt32(windows.count)))
+        // Shown with the default fade (`[wayland] fade_in`), on laminad's clock.
+        if fadeIn > 0 {
+            ops.append(.addAnimation(layer(app.id), key: "lamina.fadeIn", tag: 0,
+                                     .basic(BasicAnimation(keyPath: "opacity", from: .number(0), to: .number(1), duration: fadeIn))))
+        }
         windows.append(app.id)
         parts[app.id] = list
         commit(ops, attachments: attachments)

@@ -12,6 +12,9 @@ public struct WaylandSettings: Sendable, Equatable {
     /// 8192 × 8192 by default: a 16k × 16k buffer (1 GiB of shm) is refused.
     public var maxBufferPixels = 8192 * 8192
 
+    /// Kiosk mode: seconds a new window fades in over (0: at once).
+    public var fadeIn = 0.25
+
     public static let defaultDisplay = "wayland-lamina-0"
 
     public init() {}

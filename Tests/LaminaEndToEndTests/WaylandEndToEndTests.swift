@@ -78,6 +78,17 @@ struct WaylandEndToEndTests {
         return out
     }
 
+    /// A laminad for kiosk tests that read an app's pixels as soon as it maps: windows appear at
+    /// once (`[wayland] fade_in = 0`; the fade itself is `aNewWindowFadesIn`'s), `wayland` more
+    /// lines of that table, `toml` other tables.
+    func kioskDaemon(size: String, wayland: String = "", toml: String = "", extra: [String] = []) throws -> DaemonProcess {
+        let directory = NSTemporaryDirectory() + "lamina-wl-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let config = directory + "/laminad.toml"
+        try (toml + "\n[wayland]\nfade_in = 0\n" + wayland).write(toFile: config, atomically: true, encoding: .utf8)
+        return try DaemonProcess(size: size, extra: ["--config", config] + extra)
+    }
+
     /// By default the socket is wayland-lamina-0 beside the Lamina socket, with its
     /// permissions, offers the globals apps look for, and `laminactl stats` names it.
     @Test func theDefaultSocketOffersTheGlobalsAppsNeed() throws {
@@ -251,7 +262,7 @@ struct WaylandEndToEndTests {
     /// socket writing garbage is dropped alone while it goes on drawing.
     @Test(.enabled(if: WaylandEndToEndTests.hasSimpleSHM, "weston-simple-shm (Debian's weston) is not installed"))
     func westonSimpleSHMFillsTheDesktopAndSurvivesAGarbageWriter() throws {
-        let daemon = try DaemonProcess(size: "250x250", extra: ["--background", "#3366CC"])
+        let daemon = try kioskDaemon(size: "250x250", extra: ["--background", "#3366CC"])
         let path = daemon.directory + "/wayland-lamina-0"
         try waitForSocket(path, daemon)
         let app = try App(daemon, socket: path)
@@ -338,7 +349,7 @@ struct WaylandEndToEndTests {
     /// over its work area cleared to 0x40404040, premultiplied grey over the black background).
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: WaylandEndToEndTests.simpleTouch), "weston-simple-touch (Debian's weston) is not installed"))
     func aTouchReachesTheAppUnderIt() throws {
-        let daemon = try DaemonProcess(size: "600x500")
+        let daemon = try kioskDaemon(size: "600x500")
         let path = daemon.directory + "/wayland-lamina-0"
         try waitForSocket(path, daemon)
         let app = try App(daemon, socket: path, program: Self.simpleTouch)
@@ -399,7 +410,7 @@ struct WaylandEndToEndTests {
     /// read in the pixels.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: WaylandEndToEndTests.foot), "foot (Debian's foot) is not installed"))
     func footShowsColouredText() throws {
-        let daemon = try DaemonProcess(size: "640x480")
+        let daemon = try kioskDaemon(size: "640x480")
         let path = daemon.directory + "/wayland-lamina-0"
         try waitForSocket(path, daemon)
         let command = #"printf '\033[48;2;255;0;0m          \033[0m\n\033[38;2;0;255;0mHELLO \342\226\210\342\226\210\033[0m\n'; sleep 600"#
@@ -489,7 +500,7 @@ struct WaylandEndToEndTests {
     /// the desktop), the subsurface over the main surface, which shows through it.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: WaylandEndToEndTests.subsurfaces), "weston-subsurfaces (Debian's weston) is not installed"))
     func subsurfacesShowAsSublayers() throws {
-        let daemon = try DaemonProcess(size: "640x480")
+        let daemon = try kioskDaemon(size: "640x480")
         let path = daemon.directory + "/wayland-lamina-0"
         try waitForSocket(path, daemon)
         let app = try App(daemon, socket: path, program: Self.subsurfaces, arguments: ["-n"])
@@ -524,7 +535,7 @@ struct WaylandEndToEndTests {
     /// item reaches the popup (the surface under the point) and runs that item's action.
     @Test(.enabled(if: WaylandEndToEndTests.hasGTK4, "GTK 4 for Python (python3-gi, gir1.2-gtk-4.0) is not installed"))
     func aGTKButtonTapOpensAMenuAsASublayer() throws {
-        let daemon = try DaemonProcess(size: "640x480")
+        let daemon = try kioskDaemon(size: "640x480")
         let path = daemon.directory + "/wayland-lamina-0"
         try waitForSocket(path, daemon)
         let app = try App(daemon, socket: path, program: "/usr/bin/python3", arguments: [Self.gtkApp],
@@ -544,6 +555,28 @@ struct WaylandEndToEndTests {
         _ = try daemon.laminactl(["input", "touch", "up", "0"])
         try wait("the menu item's action", daemon) { daemon.logText.contains("chose second") }
         try wait("the menu gone", daemon) { try screenshot(daemon, "c").pixel(x: 370, y: 252) == before.pixel(x: 370, y: 252) }
+        app.kill()
+    }
+
+    /// Kiosk mode's default fade (`[wayland] fade_in`, 0.25 s): a new window starts transparent
+    /// and fades in on laminad's clock, linearly: weston-simple-shm's white margin over the blue
+    /// background is blue at first, half-way at 0.125 s of virtual time, white at 0.25 s.
+    @Test(.enabled(if: WaylandEndToEndTests.hasSimpleSHM, "weston-simple-shm (Debian's weston) is not installed"))
+    func aNewWindowFadesIn() throws {
+        let daemon = try DaemonProcess(size: "250x250", extra: ["--background", "#3366CC"])
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        let app = try App(daemon, socket: path)
+        try wait("simple-shm's window", daemon) { daemon.logText.contains("simple-shm\" mapped") }
+        #expect(try screenshot(daemon, "t0").pixel(x: 5, y: 5) == (0x33, 0x66, 0xCC, 255), "transparent when it appears")
+        #expect(try daemon.laminactl(["advance", "0.125"]).status == 0)
+        let half = try screenshot(daemon, "t1").pixel(x: 5, y: 5)
+        let expected = [(0x33 + 255) / 2, (0x66 + 255) / 2, (0xCC + 255) / 2]
+        for (value, want) in zip([Int(half.r), Int(half.g), Int(half.b)], expected) {
+            #expect(abs(value - want) <= 3, "half-way at 0.125 s: \(half), expected about \(expected)")
+        }
+        #expect(try daemon.laminactl(["advance", "0.125"]).status == 0)
+        #expect(try screenshot(daemon, "t2").pixel(x: 5, y: 5) == (255, 255, 255, 255), "opaque at 0.25 s")
         app.kill()
     }
 }
