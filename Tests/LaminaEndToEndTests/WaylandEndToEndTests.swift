@@ -8,6 +8,11 @@ import LaminaPlatform
 /// the Wayland wire protocol written by hand, and with unmodified Wayland programs.
 @Suite("Wayland clients", .serialized)
 struct WaylandEndToEndTests {
+    enum WireArgument {
+        case uint(UInt32)
+        case string(String)
+    }
+
     /// A Wayland client speaking the wire protocol directly: requests written as bytes, events
     /// read back (object id, opcode, arguments).
     final class WireClient {
@@ -42,6 +47,41 @@ struct WaylandEndToEndTests {
                 if n == 0 { return nil }
                 pending += buffer[0..<n]
             }
+        }
+
+        /// A request whose arguments include strings (each a length with its NUL, padded to 4).
+        func request(_ object: UInt32, _ opcode: UInt16, _ arguments: [WireArgument]) throws {
+            var words: [UInt32] = []
+            for a in arguments {
+                switch a {
+                case .uint(let v): words.append(v)
+                case .string(let text):
+                    let bytes = Array(text.utf8) + [0]
+                    words.append(UInt32(bytes.count))
+                    let padded = bytes + [UInt8](repeating: 0, count: (4 - bytes.count % 4) % 4)
+                    for i in stride(from: 0, to: padded.count, by: 4) {
+                        words.append(UInt32(padded[i]) | UInt32(padded[i + 1]) << 8 | UInt32(padded[i + 2]) << 16 | UInt32(padded[i + 3]) << 24)
+                    }
+                }
+            }
+            try request(object, opcode, words)
+        }
+
+        /// The globals with their numbers (interface → (name, version)), through registry 2.
+        func globalNames() throws -> [String: (name: UInt32, version: UInt32)] {
+            try request(1, 1, [2])
+            try request(1, 0, [3])
+            var out: [String: (name: UInt32, version: UInt32)] = [:]
+            while let e = try event() {
+                if e.object == 3 { return out }
+                guard e.object == 2, e.opcode == 0, e.body.count >= 12 else { continue }
+                let number = UInt32(e.body[0]) | UInt32(e.body[1]) << 8 | UInt32(e.body[2]) << 16 | UInt32(e.body[3]) << 24
+                let length = Int(e.body[4]) | Int(e.body[5]) << 8
+                let name = String(decoding: e.body[8..<(8 + max(0, length - 1))], as: UTF8.self)
+                let at = 8 + (length + 3) / 4 * 4
+                out[name] = (number, UInt32(e.body[at]) | UInt32(e.body[at + 1]) << 8)
+            }
+            throw DaemonError("the server closed the connection before the registry's sync")
         }
 
         /// The globals (interface → version): wl_display.get_registry (registry 2), then a
@@ -578,5 +618,54 @@ struct WaylandEndToEndTests {
         #expect(try daemon.laminactl(["advance", "0.125"]).status == 0)
         #expect(try screenshot(daemon, "t2").pixel(x: 5, y: 5) == (255, 255, 255, 255), "opaque at 0.25 s")
         app.kill()
+    }
+
+    /// Hostile and broken apps, each beside a well-behaved one that must not notice: a window
+    /// that never acknowledges its configure (it is never shown, and stays connected), then ten
+    /// weston-simple-shm at once (all shown, newest on top; killed one by one, each layer goes
+    /// and the next one shows; the last one gone, the background), one crashing (SIGKILL).
+    @Test(.enabled(if: WaylandEndToEndTests.hasSimpleSHM, "weston-simple-shm (Debian's weston) is not installed"))
+    func brokenAndManyAppsHarmNoOne() throws {
+        let daemon = try kioskDaemon(size: "250x250", extra: ["--background", "#3366CC"])
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        // The window that never acks: registry, wl_compositor (4), xdg_wm_base (5), a surface (6),
+        // its xdg_surface (7) and toplevel (8), a commit; then it reads its configure and stops.
+        let stubborn = try WireClient(path: path)
+        let globals = try stubborn.globalNames()
+        guard let compositor = globals["wl_compositor"], let shell = globals["xdg_wm_base"] else {
+            Issue.record("no wl_compositor or xdg_wm_base: \(globals.keys.sorted())")
+            return
+        }
+        try stubborn.request(2, 0, [.uint(compositor.name), .string("wl_compositor"), .uint(4), .uint(4)])
+        try stubborn.request(2, 0, [.uint(shell.name), .string("xdg_wm_base"), .uint(1), .uint(5)])
+        try stubborn.request(4, 0, [.uint(6)])
+        try stubborn.request(5, 2, [.uint(7), .uint(6)])
+        try stubborn.request(7, 1, [.uint(8)])
+        try stubborn.request(6, 6, [UInt32]())
+        var configured = false
+        while !configured, let e = try stubborn.event() { configured = e.object == 7 && e.opcode == 0 }
+        #expect(configured, "the stubborn window got its configure")
+
+        var apps: [App] = []
+        for _ in 0..<10 { apps.append(try App(daemon, socket: path)) }
+        try wait("ten windows mapped", daemon) {
+            daemon.logText.components(separatedBy: "simple-shm\" mapped").count - 1 == 10
+        }
+        try wait("the top window drawing", daemon) { try screenshot(daemon, "ten").pixel(x: 5, y: 5) == (255, 255, 255, 255) }
+        let stats = try statistics(daemon)
+        #expect(stats["wayland.clients"] == 11, "ten apps and the stubborn one: \(stats["wayland.clients"] ?? -1)")
+        let tree = try daemon.laminactl(["tree"]).output
+        #expect(tree.components(separatedBy: "\"contents\":").count - 1 == 10, "ten windows shown, not the stubborn one")
+        // Crashes: killed one by one, the rest drawing on.
+        for (i, app) in apps.enumerated().reversed() {
+            app.kill()
+            if i > 0 {
+                let rendered = try statistics(daemon)["framesRendered"] ?? 0
+                try wait("the others drawing after \(10 - i) crashed", daemon) { (try statistics(daemon)["framesRendered"] ?? 0) > rendered + 3 }
+            }
+        }
+        try wait("the background back", daemon) { try screenshot(daemon, "gone").pixel(x: 125, y: 125) == (0x33, 0x66, 0xCC, 255) }
+        #expect(try statistics(daemon)["wayland.clients"] == 1, "the stubborn one is still connected, harming no one")
     }
 }
