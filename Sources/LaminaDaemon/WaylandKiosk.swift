@@ -79,10 +79,11 @@ final class WaylandKiosk: WaylandServerDelegate {
     /// images and layers have separate spaces). A window is a layer holding a layer per part.
     private func layer(_ id: UInt32) -> LayerID { LayerID(id) }
 
-    /// A part's layer: its image as contents, its pixels one point each, from the window's corner.
+    /// A part's layer: its image as contents, at its size in points (a scale-2 buffer's pixels
+    /// are half a point each), from the window's corner.
     private func partOperations(_ part: AppSurfacePart, new: Bool, newImage: Bool) -> (ops: [LaminaProtocol.Operation], attachments: [MemoryAttachment]) {
         guard let pixels = part.pixels else { return ([], []) }
-        let w = Double(part.width), h = Double(part.height)
+        let w = Double(part.pointWidth), h = Double(part.pointHeight)
         var ops: [LaminaProtocol.Operation] = new ? [.create(layer(part.id))] : []
         var attachments: [MemoryAttachment] = []
         if newImage {
@@ -97,7 +98,7 @@ final class WaylandKiosk: WaylandServerDelegate {
 
     private func shown(_ part: AppSurfacePart) -> ShownPart? {
         guard let pixels = part.pixels else { return nil }
-        return ShownPart(id: part.id, x: part.x, y: part.y, width: part.width, height: part.height, pixels: ObjectIdentifier(pixels))
+        return ShownPart(id: part.id, x: part.x, y: part.y, width: part.pointWidth, height: part.pointHeight, pixels: ObjectIdentifier(pixels))
     }
 
     func appSurfaceAppeared(_ app: AppSurface) {

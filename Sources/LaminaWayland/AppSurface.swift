@@ -28,7 +28,7 @@ public final class AppSurface {
 }
 
 /// One `wl_surface` of a window: where it lies from the window's top-left corner (its xdg window
-/// geometry's, so a client's shadow margins fall outside), in pixels, and its pixels.
+/// geometry's, so a client's shadow margins fall outside) and its size, in points, and its pixels.
 public final class AppSurfacePart {
     /// laminad's number for it, unique for the process.
     public let id: UInt32
@@ -37,6 +37,10 @@ public final class AppSurfacePart {
     /// The buffer's size in pixels (0 × 0 until its first buffer).
     public internal(set) var width = 0
     public internal(set) var height = 0
+    /// Its size on the desktop, in points: the buffer's over its scale (`wl_surface.set_buffer_scale`),
+    /// or the `wp_viewport` destination's: a scale-2 buffer is shown at half its pixel size.
+    public internal(set) var pointWidth = 0
+    public internal(set) var pointHeight = 0
     /// The pixels, premultiplied BGRA, `width` × 4 bytes a row; a new object when the size changes.
     public internal(set) var pixels: AppSurfacePixels?
     /// Whether every pixel is opaque (an XRGB8888 buffer).

@@ -13,6 +13,8 @@ final class SurfaceView {
     /// Frame callbacks: committed since the last frame started / in the frame being shown.
     var frameState = FrameState.idle
     enum FrameState { case idle, committed, inFrame }
+    /// The `wp_presentation` feedback of the commit in the frame being shown, if the app asked.
+    var feedback: UnsafeMutablePointer<wlr_presentation_feedback>?
 
     init(surface: UnsafeMutablePointer<wlr_surface>, part: AppSurfacePart) {
         self.surface = surface
@@ -22,6 +24,8 @@ final class SurfaceView {
     func detach() {
         commit?.detach()
         commit = nil
+        if let feedback { wlr_presentation_feedback_destroy(feedback) }
+        feedback = nil
     }
 
     enum CopyResult {
@@ -34,6 +38,8 @@ final class SurfaceView {
     func copyCommittedPixels(maxPixels: Int, whole: Bool = false) -> CopyResult {
         let w = Int(surface.pointee.current.buffer_width), h = Int(surface.pointee.current.buffer_height)
         guard w > 0, h > 0, let clientBuffer = surface.pointee.buffer else { return .none }
+        part.pointWidth = max(1, Int(surface.pointee.current.width))
+        part.pointHeight = max(1, Int(surface.pointee.current.height))
         guard w * h <= maxPixels else {
             return .refused("a \(w) × \(h) buffer is over [wayland] max_buffer_pixels (\(maxPixels))")
         }

@@ -180,23 +180,43 @@ extension WaylandServer {
         if damage.isEmpty { delegate?.appSurfaceWantsFrame() }
     }
 
-    /// A frame started: commits so far are in it.
+    /// A frame started: commits so far are in it (and their `wp_presentation` feedback with
+    /// them: an older one not yet presented is discarded by wlroots).
     public func frameStarted() {
         for top in toplevels.values {
-            for view in top.views.values where view.frameState == .committed { view.frameState = .inFrame }
+            for view in top.views.values where view.frameState == .committed {
+                view.frameState = .inFrame
+                if let old = view.feedback { wlr_presentation_feedback_destroy(old) }
+                view.feedback = wlr_presentation_surface_sampled(presentation, view.surface)
+            }
         }
     }
 
     /// The frame that started last is on screen: its surfaces' frame callbacks are answered
-    /// (`wl_surface.frame` done, with the time in milliseconds of CLOCK_MONOTONIC).
-    public func framePresented() {
+    /// (`wl_surface.frame` done, with the time in milliseconds of CLOCK_MONOTONIC) and their
+    /// `wp_presentation` feedback sent: the time (CLOCK_MONOTONIC, wp_presentation's clock),
+    /// the output's refresh in nanoseconds (`refresh` Hz; 0 unknown), a sequence number, and
+    /// whether a page flip showed it (`hardware`: vsync, hardware clock and completion).
+    public func framePresented(refresh: Double = 0, hardware: Bool = false) {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
+        presentedSequence &+= 1
+        let output = outputs.outputs.values.first?.output
+        // wp_presentation_feedback.kind: vsync 0x1, hw_clock 0x2, hw_completion 0x4.
+        let flags: UInt32 = hardware ? 0x1 | 0x2 | 0x4 : 0
+        let refreshNanoseconds = refresh > 0 && refresh.isFinite ? UInt32(min(1e9, 1e9 / refresh)) : 0
         var sent = false
         for top in toplevels.values {
             for view in top.views.values where view.frameState == .inFrame {
                 view.frameState = .idle
                 wlr_surface_send_frame_done(view.surface, &now)
+                if let feedback = view.feedback {
+                    var event = wlr_presentation_event(output: output, tv_sec: UInt64(now.tv_sec), tv_nsec: UInt32(now.tv_nsec),
+                                                       refresh: refreshNanoseconds, seq: presentedSequence, flags: flags)
+                    wlr_presentation_feedback_send_presented(feedback, &event)
+                    wlr_presentation_feedback_destroy(feedback)
+                    view.feedback = nil
+                }
                 sent = true
             }
         }

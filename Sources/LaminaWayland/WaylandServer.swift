@@ -38,6 +38,11 @@ public final class WaylandServer {
     var surfaceListeners: [UnsafeMutableRawPointer: Listener] = [:]
     var nextSurfaceID: UInt32 = 0
     var mapSerial: UInt64 = 0
+    /// `wp_presentation`: apps asking when their commits reached the screen are told
+    /// (`framePresented`).
+    let presentation: UnsafeMutablePointer<wlr_presentation>
+    /// Frames presented since start: `wp_presentation_feedback.presented`'s sequence.
+    var presentedSequence: UInt64 = 0
     /// laminad's outputs as `wl_output` and `xdg_output` globals (`setOutputs`).
     let outputs: WaylandOutputs
     /// Every window's decorations are the server's, which draws none (kiosk).
@@ -83,7 +88,7 @@ public final class WaylandServer {
               let seat = wlr_seat_create(display, "seat0"),
               wlr_data_device_manager_create(display) != nil,
               wlr_viewporter_create(display) != nil,
-              wlr_presentation_create(display, backend) != nil
+              let presentation = wlr_presentation_create(display, backend)
         else {
             wl_display_destroy(display)
             throw WaylandError("wlroots' protocol globals could not be made")
@@ -91,6 +96,7 @@ public final class WaylandServer {
         self.compositor = compositor
         self.xdgShell = xdgShell
         self.seat = seat
+        self.presentation = presentation
         guard let layout = wlr_output_layout_create(), wlr_xdg_output_manager_v1_create(display, layout) != nil else {
             wl_display_destroy(display)
             throw WaylandError("wlroots' output layout or xdg_output manager could not be made")

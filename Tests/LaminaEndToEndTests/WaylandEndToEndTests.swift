@@ -668,4 +668,53 @@ struct WaylandEndToEndTests {
         try wait("the background back", daemon) { try screenshot(daemon, "gone").pixel(x: 125, y: 125) == (0x33, 0x66, 0xCC, 255) }
         #expect(try statistics(daemon)["wayland.clients"] == 1, "the stubborn one is still connected, harming no one")
     }
+
+    static let presentationSHM = "/usr/bin/weston-presentation-shm"
+
+    /// `wp_presentation`: the unmodified weston-presentation-shm (feedback mode) asks for
+    /// feedback on every commit and prints, for each one presented, its times and the frame
+    /// sequence number; laminad answers after the frame that showed the commit, with sequence
+    /// numbers that grow.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: WaylandEndToEndTests.presentationSHM), "weston-presentation-shm (Debian's weston) is not installed"))
+    func presentationFeedbackFollowsEachFrame() throws {
+        let daemon = try kioskDaemon(size: "320x240")
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        let app = try App(daemon, socket: path, program: "/usr/bin/stdbuf", arguments: ["-oL", Self.presentationSHM, "-f"],
+                          environment: ["XDG_RUNTIME_DIR": daemon.directory])
+        // Its lines: "<commit> f2c … c2p … seq <n>" once a frame's feedback arrives.
+        func sequences() -> [Int] {
+            daemon.logText.split(separator: "\n").compactMap { line -> Int? in
+                guard line.contains("c2p"), let r = line.range(of: "seq") else { return nil }
+                return Int(line[r.upperBound...].trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+            }
+        }
+        try wait("ten presented frames", daemon) { sequences().count >= 10 }
+        let seq = sequences()
+        #expect(zip(seq, seq.dropFirst()).allSatisfy { $0 < $1 }, "sequence numbers grow: \(seq.prefix(12))")
+        #expect(!daemon.logText.contains("discarded"), "no feedback discarded while each frame shows its commit")
+        app.kill()
+    }
+
+    static let simpleDamage = "/usr/bin/weston-simple-damage"
+
+    /// A HiDPI buffer: the unmodified weston-simple-damage at buffer scale 2 commits 400 × 300
+    /// pixels for a 200 × 150 surface; laminad shows them in a 200 × 150 point layer (the image
+    /// keeps every pixel), so the window covers a quarter of what its pixels would.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: WaylandEndToEndTests.simpleDamage), "weston-simple-damage (Debian's weston) is not installed"))
+    func aScale2BufferIsShownAtHalfItsPixelSize() throws {
+        let daemon = try kioskDaemon(size: "640x480", extra: ["--background", "#3366CC"])
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        let app = try App(daemon, socket: path, program: Self.simpleDamage, arguments: ["--scale=2", "--width=200", "--height=150"],
+                          environment: ["XDG_RUNTIME_DIR": daemon.directory])
+        try wait("its window", daemon) { try screenshot(daemon, "a").pixel(x: 100, y: 75) != (0x33, 0x66, 0xCC, 255) }
+        let tree = try daemon.laminactl(["tree"]).output
+        #expect(tree.contains("\"width\":400,\"height\":300"), "the image keeps the buffer's 400 × 300 pixels: \(tree)")
+        #expect(tree.contains("\"bounds\":[0,0,200,150]"), "shown in 200 × 150 points: \(tree)")
+        let shot = try screenshot(daemon, "b")
+        #expect(shot.pixel(x: 250, y: 100) == (0x33, 0x66, 0xCC, 255), "right of the window, the background")
+        #expect(shot.pixel(x: 100, y: 200) == (0x33, 0x66, 0xCC, 255), "below the window, the background")
+        app.kill()
+    }
 }
