@@ -41,6 +41,8 @@ packages=(
   # -subsurfaces, weston-info; the foot terminal; a GTK 4 window with a popover menu).
   libwlroots-dev libwayland-dev libwayland-bin wayland-protocols libpixman-1-dev weston foot
   python3-gi gir1.2-gtk-4.0
+  # A real browser engine as a Wayland app: cog, WPE WebKit's kiosk browser.
+  cog
 )
 if [ "${LAMINA_VM_DEPS:-1}" = 1 ]; then
   # The KMS tests boot a throw-away QEMU guest (see docs/testing.md).

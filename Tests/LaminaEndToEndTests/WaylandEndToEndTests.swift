@@ -252,9 +252,10 @@ struct WaylandEndToEndTests {
         return try PNG.read(fromFile: png)
     }
 
-    /// Waits until `condition` holds (polling laminad, at most 20 s).
-    func wait(_ what: String, _ daemon: DaemonProcess, _ condition: () throws -> Bool) throws {
-        for _ in 0..<400 {
+    /// Waits until `condition` holds (polling laminad every 50 ms, at most `seconds`: an upper
+    /// bound for a program's start, far above what it takes on a slow machine).
+    func wait(_ what: String, _ daemon: DaemonProcess, seconds: Double = 20, _ condition: () throws -> Bool) throws {
+        for _ in 0..<Int(seconds * 20) {
             if try condition() { return }
             usleep(50_000)
         }
@@ -715,6 +716,44 @@ struct WaylandEndToEndTests {
         let shot = try screenshot(daemon, "b")
         #expect(shot.pixel(x: 250, y: 100) == (0x33, 0x66, 0xCC, 255), "right of the window, the background")
         #expect(shot.pixel(x: 100, y: 200) == (0x33, 0x66, 0xCC, 255), "below the window, the background")
+        app.kill()
+    }
+
+    static let cog = "/usr/bin/cog"
+
+    /// A web page in a real browser engine: Debian's cog (WPE WebKit) in kiosk mode shows a
+    /// local page (a red box on blue), and a tap on the box runs the page's JavaScript, which
+    /// turns it green: checked in the pixels.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: WaylandEndToEndTests.cog), "cog (Debian's WPE WebKit browser) is not installed"))
+    func aWebPageInWPEWebKitTurnsATappedBoxGreen() throws {
+        let daemon = try kioskDaemon(size: "640x480")
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        let page = "file://" + Self.fixtures + "/tap_page.html"
+        let app = try App(daemon, socket: path, program: Self.cog, arguments: ["--platform=wl", page],
+                          environment: ["XDG_RUNTIME_DIR": daemon.directory])
+        // WebKit starts a web process and renders in software: a generous bound, polled. The
+        // window may first come at cog's own size, then at the desktop's: waited for until the
+        // box stands where the page puts it. WebKit paces itself by frame callbacks, and on the
+        // virtual clock a frame that only answers them comes when the clock moves: each poll
+        // moves it on 0.1 s, as a display would.
+        func tick() throws { _ = try daemon.laminactl(["advance", "0.1"]) }
+        let blue: (UInt8, UInt8, UInt8, UInt8) = (0x20, 0x40, 0x80, 255), red: (UInt8, UInt8, UInt8, UInt8) = (255, 0, 0, 255)
+        var shot = try screenshot(daemon, "a")
+        try wait("the page's red box at (100, 100)", daemon, seconds: 120) {
+            try tick()
+            shot = try screenshot(daemon, "a")
+            return shot.pixel(x: 200, y: 175) == red && shot.pixel(x: 100, y: 175) == red && shot.pixel(x: 99, y: 175) == blue
+        }
+        #expect(shot.pixel(x: 50, y: 50) == blue, "the page's background")
+        #expect(shot.pixel(x: 299, y: 249) == red && shot.pixel(x: 300, y: 175) == blue && shot.pixel(x: 200, y: 250) == blue,
+                "the box's other edges, 200 × 150 from (100, 100)")
+        #expect(try daemon.laminactl(["input", "touch", "down", "0", "200", "175"]).status == 0)
+        #expect(try daemon.laminactl(["input", "touch", "up", "0"]).status == 0)
+        try wait("the box turned green by the page's script", daemon, seconds: 60) {
+            try tick()
+            return try screenshot(daemon, "c").pixel(x: 200, y: 175) == (0, 255, 0, 255)
+        }
         app.kill()
     }
 }
