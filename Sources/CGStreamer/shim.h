@@ -119,10 +119,6 @@ static inline void lamina_gst_set_int(gpointer object, const char *name, gint va
     g_object_set(object, name, value, NULL);
 }
 
-/// Sets a double property (g_object_set), such as volume's volume.
-static inline void lamina_gst_set_double(gpointer object, const char *name, gdouble value) {
-    g_object_set(object, name, value, NULL);
-}
 /// Reads an int property (g_object_get), such as playbin's n-audio.
 static inline gint lamina_gst_get_int(gpointer object, const char *name) {
     gint value = 0;

@@ -66,9 +66,11 @@ public final class VideoSource {
     }
     /// The sound's gain, 0 (silent) to 1 (as recorded, the default); sent with the next
     /// commit. Any other value is ignored (the volume stays what it was). Protocol 1.7.
+    /// (On a video made with `init(existing:)`, whose settings laminad alone knows, setting
+    /// `volume` or `isMuted` always sends it, even to the value this object last had.)
     public var volume: Double = 1 {
         didSet {
-            guard volume != oldValue else { return }
+            guard volume != oldValue || !owned else { return }
             guard volume.isFinite, volume >= 0, volume <= 1 else { volume = oldValue; return }
             control(.volume(volume))
         }
@@ -76,7 +78,7 @@ public final class VideoSource {
     /// Whether the sound is off (`volume` is kept for when it is on again); sent with the next
     /// commit. Protocol 1.7.
     public var isMuted: Bool = false {
-        didSet { if isMuted != oldValue { control(.muted(isMuted)) } }
+        didSet { if isMuted != oldValue || !owned { control(.muted(isMuted)) } }
     }
     /// Whether the client last asked it to play (`play()`) rather than pause: the state a
     /// reconnection puts back, whatever events laminad has sent.

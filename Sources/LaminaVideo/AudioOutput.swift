@@ -7,9 +7,9 @@ struct AudioOutputError: Error {
     init(_ message: String) { self.message = message }
 }
 
-/// One video's sound output: `appsrc ! volume ! audioconvert ! audioresample ! SINK`, SINK
-/// the `[audio] sink` description. laminad pushes it the samples of each span of its clock
-/// (`AudioSpan`); the volume element applies the video's volume and mute.
+/// One video's sound output: `appsrc ! audioconvert ! audioresample ! SINK`, SINK the
+/// `[audio] sink` description. laminad pushes it the samples of each span of its clock
+/// (`AudioSpan`), the video's volume and mute already applied (`VideoSound`).
 ///
 /// With a real clock the pipeline runs on GStreamer's monotonic system clock with its base time
 /// at the monotonic time of output sample 0, so a sink that synchronises plays each sample at
@@ -20,7 +20,6 @@ final class AudioOutput {
 
     private var pipeline: UnsafeMutablePointer<GstElement>?
     private let source: UnsafeMutablePointer<GstAppSrc>
-    private let volume: UnsafeMutablePointer<GstElement>
     private let bus: UnsafeMutablePointer<GstBus>
     /// Output samples pushed so far (the next is this one).
     private var written: Int64 = 0
@@ -30,7 +29,7 @@ final class AudioOutput {
     /// monotonic seconds of output sample 0 (a real clock), or nil (a virtual clock).
     init(sink: String, presentAt: Double?) throws(AudioOutputError) {
         var error: UnsafeMutablePointer<GError>?
-        let description = "appsrc name=lamina-audio-source format=time ! volume name=lamina-volume ! audioconvert ! audioresample ! \(sink)"
+        let description = "appsrc name=lamina-audio-source format=time ! audioconvert ! audioresample ! \(sink)"
         guard let top = gst_parse_launch(description, &error) else {
             let why = error.map { String(cString: $0.pointee.message) } ?? "unknown"
             if error != nil { g_error_free(error) }
@@ -48,13 +47,7 @@ final class AudioOutput {
             gst_object_unref(top)
             throw AudioOutputError("the sound output '\(sink)' has no app source")
         }
-        guard let gain = gst_bin_get_by_name(bin, "lamina-volume") else {
-            gst_object_unref(src)
-            gst_object_unref(top)
-            throw AudioOutputError("the sound output '\(sink)' has no volume element")
-        }
         source = UnsafeMutableRawPointer(src).assumingMemoryBound(to: GstAppSrc.self)
-        volume = gain
         _ = lamina_gst_set_caps(src, "caps", Self.caps)
         pipeline = top
         bus = gst_element_get_bus(top)
@@ -75,12 +68,6 @@ final class AudioOutput {
     }
 
     deinit { close(drain: false) }
-
-    /// The volume element's gain and mute.
-    func set(volume gain: Double, muted: Bool) {
-        lamina_gst_set_double(volume, "volume", gain)
-        lamina_gst_set_bool(volume, "mute", muted ? 1 : 0)
-    }
 
     /// Pushes interleaved samples whose first is output sample `position`. A virtual clock's
     /// output fills a gap before it with silence; a real clock's skips it (a discontinuity).
@@ -138,7 +125,6 @@ final class AudioOutput {
         }
         _ = gst_element_set_state(p, GST_STATE_NULL)
         gst_object_unref(source)
-        gst_object_unref(volume)
         gst_object_unref(bus)
         gst_object_unref(p)
     }

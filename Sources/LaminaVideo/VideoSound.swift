@@ -2,7 +2,7 @@ import LaminaCompositor
 
 /// A video's sound on laminad's side: its decoded samples (`DecodedAudio`), the output they
 /// go to (`AudioOutput`, opened with the first span that has sound to give), its volume and
-/// mute, and, when it plays silent, why. An output that cannot open or fails leaves the video
+/// mute (applied to the samples as they go out), and, when it plays silent, why. An output that cannot open or fails leaves the video
 /// silent (its pictures play on); the reason shows in `stats` and is logged once by laminad.
 struct VideoSound {
     /// The `[audio] sink` description; nil for `"none"`.
@@ -28,7 +28,6 @@ struct VideoSound {
     mutating func set(volume: Double, muted: Bool) {
         self.volume = volume
         self.muted = muted
-        output?.set(volume: volume, muted: muted)
     }
 
     /// The media has sound, but laminad decodes none (`[audio] sink = "none"`).
@@ -43,7 +42,6 @@ struct VideoSound {
         if output == nil {
             do {
                 output = try AudioOutput(sink: sink, presentAt: presentAt)
-                output?.set(volume: volume, muted: muted)
                 state = .playing
             } catch {
                 state = .silent(reason: error.message, key: "sinkFailed")
@@ -54,6 +52,13 @@ struct VideoSound {
         samples.reserveCapacity(span.count * DecodedAudio.channels)
         samples.append(contentsOf: repeatElement(0, count: span.silence * DecodedAudio.channels))
         decoded.copy(from: span.mediaStart, count: span.mediaCount, into: &samples)
+        // The gain goes on here, span by span, rather than in a volume element of the output,
+        // whose streaming thread would apply a change to whatever it holds then (up to the
+        // output's lead): this way a control changes the sound from its own clock time on.
+        let gain = muted ? 0 : volume
+        if gain != 1 {
+            for i in samples.indices { samples[i] = Int16((Double(samples[i]) * gain).rounded()) }
+        }
         do {
             try output?.push(samples, at: span.position, discontinuous: span.discontinuous)
         } catch {

@@ -226,6 +226,45 @@ struct VideoAudioTests {
         c.close()
     }
 
+    @Test("a scene's \"volume\" and \"muted\"; laminactl video NAME volume V, mute, unmute change the sound from their clock time on")
+    func sceneAndLaminactl() async throws {
+        let directory = NSTemporaryDirectory() + "lamina-sound-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let wav = directory + "/out.wav"
+        let daemon = try DaemonProcess(extra: ["--audio-sink", "wavenc ! filesink location=\(wav)"], directory: directory)
+        _ = try SoundClips.toneClip(in: directory)
+        let scene = directory + "/scene.json", empty = directory + "/empty.json"
+        try #"{"sublayers": [{"name": "tone", "frame": [10, 10, 64, 48], "video": "tone.mkv", "playing": true, "volume": 0.5}]}"#
+            .write(toFile: scene, atomically: true, encoding: .utf8)
+        try #"{"sublayers": []}"#.write(toFile: empty, atomically: true, encoding: .utf8)
+        var r = try daemon.laminactl(["apply", scene])
+        #expect(r.status == 0, "\(r.output)")
+        let c = try Connection.connect(to: daemon.socket, name: "look")
+        // Clock [0, 1.2): media [0, 1.2) at volume 0.5; [1.2, 1.5) muted; [1.5, 1.9) unmuted at volume 1.
+        for _ in 0..<12 { _ = try await c.advanceClock(by: 0.1) }
+        r = try daemon.laminactl(["video", "tone", "mute"])
+        #expect(r.status == 0, "\(r.output)")
+        for _ in 0..<3 { _ = try await c.advanceClock(by: 0.1) }
+        r = try daemon.laminactl(["video", "tone", "unmute"])
+        #expect(r.status == 0, "\(r.output)")
+        r = try daemon.laminactl(["video", "tone", "volume", "1"])
+        #expect(r.status == 0, "\(r.output)")
+        for _ in 0..<4 { _ = try await c.advanceClock(by: 0.1) }
+        r = try daemon.laminactl(["video", "tone", "volume", "1.5"])
+        #expect(r.status != 0 && r.output.contains("from 0 to 1"), "\(r.output)")
+        // Applying an empty scene stops the video: its output ends, the file is complete.
+        #expect(try daemon.laminactl(["apply", empty]).status == 0)
+        #expect(try await stat(c, "audio.outputs") == 0)
+        let sound = try WAVFile(path: wav)
+        #expect(abs(sound.left.count - Int(1.9 * 48000)) <= 48, "1.9 s of clock: \(sound.left.count) samples")
+        let half = sound.rms(1.02, 1.18), full = sound.rms(1.52, 1.88)
+        #expect(sound.peak(1.2, 1.5) == 0, "muted from the mute on: peak \(sound.peak(1.2, 1.5))")
+        #expect(half > 3000 && abs(half / full - 0.5) <= 0.025, "the scene's volume 0.5, then laminactl's 1: rms \(half), \(full)")
+        let unmuted = Double(sound.samples(1.3, 1.9).firstIndex { abs(Int($0)) > 1000 } ?? 0) / 48000
+        #expect(abs(unmuted - 1.5) <= 0.01, "the sound again from the unmute on: \(unmuted) s")
+        c.close()
+    }
+
     @Test("[audio] sink = \"none\": no sound is decoded, the video plays, stats say it is silent and why")
     func noSink() async throws {
         let daemon = try DaemonProcess(extra: ["--audio-sink", "none"])
