@@ -65,6 +65,14 @@ final class AudioOutput {
             close(drain: false)
             throw AudioOutputError("the sound output '\(sink)' cannot open: \(why)")
         }
+        // autoaudiosink that found no sink that opens (no sound card, no sound server) plays
+        // into a fake sink, with a warning: that is silence, and said so.
+        if let fake = gst_bin_get_by_name(bin, "fake-audio-sink") {
+            gst_object_unref(fake)
+            let why = takeMessage(GST_MESSAGE_WARNING) ?? "none opens"
+            close(drain: false)
+            throw AudioOutputError("no sound device: autoaudiosink found no sound output that opens (\(why))")
+        }
     }
 
     deinit { close(drain: false) }
@@ -100,11 +108,14 @@ final class AudioOutput {
     }
 
     /// The first error its bus holds, if any.
-    private func takeError() -> String? {
+    private func takeError() -> String? { takeMessage(GST_MESSAGE_ERROR) }
+
+    /// The text of the first error or warning (`type`) its bus holds, if any.
+    private func takeMessage(_ type: GstMessageType) -> String? {
         guard pipeline != nil else { return nil }
         while let message = gst_bus_pop(bus) {
             defer { gst_message_unref(message) }
-            if lamina_gst_message_type(message) == GST_MESSAGE_ERROR {
+            if lamina_gst_message_type(message) == type {
                 let text = lamina_gst_message_error_text(message)
                 defer { g_free(text) }
                 return text.map { String(cString: $0) } ?? "unknown GStreamer error"
