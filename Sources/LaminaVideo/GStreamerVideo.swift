@@ -35,7 +35,9 @@ func wake(_ context: UnsafeMutableRawPointer?) {
 /// A decoder's parts: `VideoSourcePolicy` (which URIs and devices open, the open deadline),
 /// `GStreamerPipeline` (the elements, bus, seeking and state), `GStreamerDecoder` (which picture
 /// a media time shows), `StallWatch` (when a playing stream has stalled), `SampleConverter`
-/// (samples into frames) and `PackedLayout`/`PlanarLayout` (the pixel layouts the sink takes).
+/// (samples into frames), `PackedLayout`/`PlanarLayout` (the pixel layouts the sink takes), and
+/// for its sound `DecodedAudio` (samples by media time), `VideoSound` (volume, mute, why it is
+/// silent) and `AudioOutput` (the pipeline into `[audio] sink`).
 public final class GStreamerVideo: VideoDecoding {
     /// Written (eventfd) whenever a decoder's bus has a message: laminad watches it and then
     /// polls every decoder's events.
