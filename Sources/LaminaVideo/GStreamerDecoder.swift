@@ -213,8 +213,8 @@ extension GStreamerDecoder {
 
     func setAudio(volume: Double, muted: Bool) { sound.set(volume: volume, muted: muted) }
 
-    func renderAudio(_ span: AudioSpan, mediaNow: Double, wait: Double, presentAt: Double?) {
-        guard pipeline.isOpen, !failed else { return }
+    func renderAudio(_ span: AudioSpan, mediaNow: Double, wait: Double, presentAt: Double?) -> Int {
+        guard pipeline.isOpen, !failed else { return span.count }
         let deadline = monotonicSeconds() + max(0, wait)
         // Whether the media has sound is known once its streams are (a virtual clock waits for that).
         while !prerolled, pipeline.audioStreams == 0, monotonicSeconds() < deadline {
@@ -222,24 +222,33 @@ extension GStreamerDecoder {
             if failed || prerolled { break }
             drainAudio(waiting: 0.005)
         }
-        guard pipeline.audioStreams > 0 else { return }
+        guard pipeline.audioStreams > 0 else { return span.count }
         guard pipeline.hasAudioBranch else {
             sound.noBranch()
-            return
+            return span.count
         }
         drainAudio()
-        let wanted = span.mediaStart + Int64(span.mediaCount)
+        var span = span
+        var wanted = span.mediaStart + Int64(span.mediaCount)
         if span.mediaCount > 0 {
             while sound.decoded.end < wanted, !pipeline.audioAtEnd, monotonicSeconds() < deadline, !failed {
                 drainAudio(waiting: min(0.01, max(0, deadline - monotonicSeconds())))
                 pollBus()
             }
+            // A real clock does not wait: what is not decoded yet goes in a later span (unless
+            // the sound has ended, when it is silence).
+            if presentAt != nil, span.silenceAfter == 0, sound.decoded.end < wanted, !pipeline.audioAtEnd {
+                let short = Int(min(Int64(span.mediaCount), wanted - max(sound.decoded.end, span.mediaStart)))
+                span.mediaCount -= short
+                wanted -= Int64(short)
+            }
         }
-        sound.play(span, presentAt: presentAt)
+        if span.count > 0 { sound.play(span, presentAt: presentAt) }
         // Samples no span will want any more: those before both this span's end and media time now.
         let rate = Double(AudioTimeline.sampleRate)
         let now = Int64((max(0, mediaNow) * rate).rounded())
         sound.decoded.dropBefore(min(wanted, now) - Int64(rate / 4))
+        return span.count
     }
 
     /// Takes the decoded sound samples the audio sink holds into `sound.decoded`, the first

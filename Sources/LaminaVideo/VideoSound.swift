@@ -52,6 +52,7 @@ struct VideoSound {
         samples.reserveCapacity(span.count * DecodedAudio.channels)
         samples.append(contentsOf: repeatElement(0, count: span.silence * DecodedAudio.channels))
         decoded.copy(from: span.mediaStart, count: span.mediaCount, into: &samples)
+        samples.append(contentsOf: repeatElement(0, count: span.silenceAfter * DecodedAudio.channels))
         // The gain goes on here, span by span, rather than in a volume element of the output,
         // whose streaming thread would apply a change to whatever it holds then (up to the
         // output's lead): this way a control changes the sound from its own clock time on.

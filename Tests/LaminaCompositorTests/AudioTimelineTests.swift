@@ -17,13 +17,13 @@ struct AudioTimelineTests {
         #expect(t.position == 12000 && t.mediaCursor == 12000)
     }
 
-    @Test("paused, the clock's time is silence and play goes on from where the media stood")
+    @Test("media time standing still is silence, and play goes on from where the media stood")
     func pausedThenPlaying() {
         var t = AudioTimeline(origin: 0)
         _ = t.span(to: 0.5, mediaEnd: 0.5, audible: true)
-        // Paused at 0.5 for half a second: media time stands.
+        // Standing at 0.5 (its end, say) for half a second: silence.
         #expect(t.span(to: 1, mediaEnd: 0.5, audible: true)
-                == AudioSpan(position: 24000, silence: 24000, mediaStart: 24000, mediaCount: 0, discontinuous: false))
+                == AudioSpan(position: 24000, silence: 0, mediaStart: 24000, mediaCount: 0, silenceAfter: 24000, discontinuous: false))
         #expect(t.span(to: 1.1, mediaEnd: 0.6, audible: true)
                 == AudioSpan(position: 48000, silence: 0, mediaStart: 24000, mediaCount: 4800, discontinuous: false))
         // Not audible (a rate of 2, say): silence, and what follows starts afresh.
@@ -31,6 +31,26 @@ struct AudioTimelineTests {
         #expect(t.mediaCursor == nil)
         #expect(t.span(to: 1.3, mediaEnd: 0.9, audible: true)
                 == AudioSpan(position: 57600, silence: 0, mediaStart: 38400, mediaCount: 4800, discontinuous: true))
+    }
+
+    @Test("the media reaching its end inside a span: its last samples, then silence")
+    func endInsideASpan() {
+        var t = AudioTimeline(origin: 0)
+        _ = t.span(to: 1.9, mediaEnd: 1.9, audible: true)
+        #expect(t.span(to: 2.1, mediaEnd: 2, audible: true)
+                == AudioSpan(position: 91200, silence: 0, mediaStart: 91200, mediaCount: 4800, silenceAfter: 4800, discontinuous: false))
+    }
+
+    @Test("clock and media rounded a sample apart still follow on; given back, samples come first in the next span")
+    func roundingAndGivingBack() {
+        var t = AudioTimeline(origin: 0.0000104)
+        _ = t.span(to: 0.1, mediaEnd: 0.1, audible: true)
+        let next = t.span(to: 0.2, mediaEnd: 0.2, audible: true)
+        #expect(next?.discontinuous == false && next?.silence == 0 && next?.silenceAfter == 0 && next?.mediaStart == t.mediaCursor.map { $0 - Int64(next!.mediaCount) })
+        t.giveBack(1000)
+        let again = t.span(to: 0.25, mediaEnd: 0.25, audible: true)
+        #expect(again?.position == next.map { $0.position + Int64($0.count) - 1000 } && again?.discontinuous == false
+                && again?.mediaStart == next.map { $0.mediaStart + Int64($0.mediaCount) - 1000 })
     }
 
     @Test("a seek or a loop's wrap: the span ends at the new media time, silence where it reaches before 0")

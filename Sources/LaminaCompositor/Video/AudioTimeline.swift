@@ -15,7 +15,19 @@ public struct AudioTimeline: Sendable, Equatable {
     /// The media sample that follows the last one given, while the media plays on from it.
     public private(set) var mediaCursor: Int64?
 
+    /// Samples by which the media's position may differ from the clock's advance and still
+    /// count as following on: the two are rounded to samples apart, so they differ by one.
+    static let jitter: Int64 = 2
+
     public init(origin: Double) { self.origin = origin }
+
+    /// Takes back the last `n` samples of the span just given (a real clock's output that had
+    /// not all of them decoded yet: the next span starts with them).
+    public mutating func giveBack(_ n: Int) {
+        guard n > 0 else { return }
+        position -= Int64(n)
+        if let c = mediaCursor { mediaCursor = c - Int64(n) }
+    }
 
     /// The output sample at clock time `t`.
     public func sample(at t: Double) -> Int64 {
@@ -43,16 +55,22 @@ public struct AudioTimeline: Sendable, Equatable {
         position = target
         let rate = Double(Self.sampleRate)
         let mediaSample = mediaEnd.isFinite && mediaEnd > 0 ? Int64((mediaEnd * rate).rounded()) : 0
-        defer { mediaCursor = audible ? mediaSample : nil }
+        let cursorBefore = mediaCursor
+        mediaCursor = audible ? mediaSample : nil
         guard audible else {
             return AudioSpan(position: start, silence: Int(count), mediaStart: mediaSample, mediaCount: 0,
-                             discontinuous: discontinuous || mediaCursor != nil)
+                             discontinuous: discontinuous || cursorBefore != nil)
         }
-        if let cursor = mediaCursor, !discontinuous, mediaSample >= cursor, mediaSample - cursor <= count {
-            // The media went on from where the last span stopped (and stood still for the rest).
+        if let cursor = cursorBefore, !discontinuous, mediaSample > cursor, abs(mediaSample - (cursor + count)) <= Self.jitter {
+            // The media went on with the clock (the two times round apart by a sample or so).
+            mediaCursor = cursor + count
+            return AudioSpan(position: start, silence: 0, mediaStart: cursor, mediaCount: Int(count), discontinuous: false)
+        }
+        if let cursor = cursorBefore, !discontinuous, mediaSample >= cursor, mediaSample - cursor <= count {
+            // The media went on from where the last span stopped, then stood still (its end).
             let played = mediaSample - cursor
-            return AudioSpan(position: start, silence: Int(count - played), mediaStart: cursor, mediaCount: Int(played),
-                             discontinuous: false)
+            return AudioSpan(position: start, silence: 0, mediaStart: cursor, mediaCount: Int(played),
+                             silenceAfter: Int(count - played), discontinuous: false)
         }
         // A seek, a loop's wrap, a start: the span ends at the media time, as much before it as there is.
         let played = min(count, mediaSample)
@@ -63,21 +81,24 @@ public struct AudioTimeline: Sendable, Equatable {
 
 /// Samples of a video's sound for the output (`AudioTimeline.span`): `silence` samples of
 /// silence, then the media's samples `mediaStart ..< mediaStart + mediaCount` (positions at
-/// `AudioTimeline.sampleRate` from the media's start), the first at output sample `position`.
+/// `AudioTimeline.sampleRate` from the media's start), then `silenceAfter` of silence, the
+/// first at output sample `position`.
 public struct AudioSpan: Sendable, Equatable {
     public var position: Int64
     public var silence: Int
     public var mediaStart: Int64
     public var mediaCount: Int
+    public var silenceAfter: Int
     /// The span does not follow on from the last one (a seek, a skip).
     public var discontinuous: Bool
-    public var count: Int { silence + mediaCount }
+    public var count: Int { silence + mediaCount + silenceAfter }
 
-    public init(position: Int64, silence: Int, mediaStart: Int64, mediaCount: Int, discontinuous: Bool) {
+    public init(position: Int64, silence: Int, mediaStart: Int64, mediaCount: Int, silenceAfter: Int = 0, discontinuous: Bool) {
         self.position = position
         self.silence = silence
         self.mediaStart = mediaStart
         self.mediaCount = mediaCount
+        self.silenceAfter = silenceAfter
         self.discontinuous = discontinuous
     }
 }

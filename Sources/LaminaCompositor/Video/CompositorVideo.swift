@@ -181,10 +181,14 @@ extension Compositor {
         let end = virtual ? t : t + Self.audioLead
         let audible = v.isPlaying && v.rate == 1 && !v.endReported
         let span = timeline.span(to: end, mediaEnd: v.mediaTime(at: end), audible: audible, earliest: virtual ? nil : t)
-        v.audio = timeline
-        guard let span else { return }
+        guard let span else {
+            v.audio = timeline
+            return
+        }
         let before = decoder.audioState
-        decoder.renderAudio(span, mediaNow: v.mediaTime(at: t), wait: wait, presentAt: virtual ? nil : timeline.origin - t + realTime())
+        let given = decoder.renderAudio(span, mediaNow: v.mediaTime(at: t), wait: wait, presentAt: virtual ? nil : timeline.origin - t + realTime())
+        timeline.giveBack(span.count - given)
+        v.audio = timeline
         // Once, when it happens: a silent video is no error to its client, but the log says why.
         if case .silent(let why, _) = decoder.audioState, decoder.audioState != before {
             logger.warning("video \(v.number) (\(v.uri)) plays silent: \(why)")

@@ -256,8 +256,10 @@ public protocol VideoDecoder: AnyObject {
     /// media time stands, so samples before it that no span wants are let go (a decoder that
     /// keeps them would hold up its pictures). `presentAt`: the monotonic time (seconds) of
     /// output sample 0, with a real clock, so the output plays each sample at its time; nil
-    /// with a virtual clock (samples go out as they are given).
-    func renderAudio(_ span: AudioSpan, mediaNow: Double, wait: Double, presentAt: Double?)
+    /// with a virtual clock (samples go out as they are given). Answers how many of the span's
+    /// samples it took: all of them, but with a real clock only those decoded by now (the rest
+    /// come first in the next span; the output's lead covers the wait).
+    func renderAudio(_ span: AudioSpan, mediaNow: Double, wait: Double, presentAt: Double?) -> Int
     /// The sound's gain (0…1) and whether it is muted.
     func setAudio(volume: Double, muted: Bool)
     /// What its sound is doing.
@@ -266,7 +268,7 @@ public protocol VideoDecoder: AnyObject {
 
 extension VideoDecoder {
     /// A decoder without sound (test fakes) ignores it.
-    public func renderAudio(_ span: AudioSpan, mediaNow: Double, wait: Double, presentAt: Double?) {}
+    public func renderAudio(_ span: AudioSpan, mediaNow: Double, wait: Double, presentAt: Double?) -> Int { span.count }
     public func setAudio(volume: Double, muted: Bool) {}
     public var audioState: VideoAudioState { .noSound }
 }
