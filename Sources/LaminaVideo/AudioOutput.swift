@@ -49,6 +49,10 @@ final class AudioOutput {
         }
         source = UnsafeMutableRawPointer(src).assumingMemoryBound(to: GstAppSrc.self)
         _ = lamina_gst_set_caps(src, "caps", Self.caps)
+        // At most 30 s of sound queued; beyond it, new buffers are dropped (a sink that plays
+        // slower than a virtual clock's steps give it) rather than memory growing.
+        lamina_gst_set_uint64(src, "max-bytes", guint64(30 * AudioTimeline.sampleRate * DecodedAudio.channels * 2))
+        lamina_gst_set_int(src, "leaky-type", 1)  // GST_APP_LEAKY_TYPE_UPSTREAM
         pipeline = top
         bus = gst_element_get_bus(top)
         realClock = presentAt != nil
@@ -86,11 +90,14 @@ final class AudioOutput {
         var data = samples
         var discont = discontinuous
         if !realClock {
-            if position > written {
+            // A gap before (the video's first spans had no sound yet) is filled with silence, up
+            // to a span's bound (`AudioTimeline.maximumSpan`); a longer one is left a gap.
+            if position > written, position - written <= Int64(AudioTimeline.maximumSpan) {
                 data = [Int16](repeating: 0, count: Int(position - written) * DecodedAudio.channels) + data
                 start = written
+            } else if position != written {
+                discont = true
             }
-            discont = false
         }
         let frames = data.count / DecodedAudio.channels
         let rate = Double(AudioTimeline.sampleRate)

@@ -18,6 +18,8 @@ final class GStreamerDecoder: VideoDecoder {
     private var announcedReady = false
     /// A state change finished (the streams, audio among them, are known).
     private var prerolled = false
+    /// The first span waited (on a virtual clock) for the streams to be known.
+    private var audioProbed = false
     /// The media's length, once known.
     private var duration: Double?
     private var endOfStream = false
@@ -214,13 +216,17 @@ extension GStreamerDecoder {
     func setAudio(volume: Double, muted: Bool) { sound.set(volume: volume, muted: muted) }
 
     func renderAudio(_ span: AudioSpan, mediaNow: Double, wait: Double, presentAt: Double?) -> Int {
-        guard pipeline.isOpen, !failed else { return span.count }
+        guard pipeline.isOpen, pipeline.isPlaybin, !failed else { return span.count }
         let deadline = monotonicSeconds() + max(0, wait)
-        // Whether the media has sound is known once its streams are (a virtual clock waits for that).
-        while !prerolled, pipeline.audioStreams == 0, monotonicSeconds() < deadline {
-            pollBus()
-            if failed || prerolled { break }
-            drainAudio(waiting: 0.005)
+        // Whether the media has sound is known once its streams are: a virtual clock waits for
+        // that, once (the first state change), so its first spans are the sound's too.
+        if !audioProbed {
+            audioProbed = true
+            while !prerolled, pipeline.audioStreams == 0, monotonicSeconds() < deadline {
+                pollBus()
+                if failed || prerolled { break }
+                drainAudio(waiting: 0.005)
+            }
         }
         guard pipeline.audioStreams > 0 else { return span.count }
         guard pipeline.hasAudioBranch else {

@@ -20,6 +20,8 @@ final class GStreamerPipeline {
     /// The audio branch's app sink (files and URIs, unless `[audio] sink = "none"`).
     private let audioSink: UnsafeMutablePointer<GstAppSink>?
     private let bus: UnsafeMutablePointer<GstBus>
+    /// A V4L2 camera's pipeline (v4l2src), not playbin.
+    private let camera: Bool
 
     /// The pipeline for `uri` (resolved by `VideoSourcePolicy`), not started; every bus
     /// message writes `wakeup`. `planarYUV`: the sink also takes I420 and NV12 as they are.
@@ -53,6 +55,7 @@ final class GStreamerPipeline {
             throw VideoOpenError("the video sink has no app sink")
         }
         sink = UnsafeMutableRawPointer(sinkElement).assumingMemoryBound(to: GstAppSink.self)
+        self.camera = camera
         let audioBin = audio && !camera ? Self.audioBranch() : nil
         audioSink = audioBin?.sink
         let top: UnsafeMutablePointer<GstElement>
@@ -220,9 +223,12 @@ final class GStreamerPipeline {
     /// Whether there is an audio branch.
     var hasAudioBranch: Bool { audioSink != nil }
 
-    /// Audio streams the media has (playbin's n-audio; 0 before they are known).
+    /// Whether the pipeline is playbin (files and URIs), which may have sound; a camera's has none.
+    var isPlaybin: Bool { !camera }
+
+    /// Audio streams the media has (playbin's n-audio; 0 before they are known, and for a camera).
     var audioStreams: Int {
-        guard let p = pipeline else { return 0 }
+        guard let p = pipeline, !camera else { return 0 }
         return Int(lamina_gst_get_int(p, "n-audio"))
     }
 

@@ -53,6 +53,14 @@ struct AudioTimelineTests {
                 && again?.mediaStart == next.map { $0.mediaStart + Int64($0.mediaCount) - 1000 })
     }
 
+    @Test("a virtual clock advanced by an hour: its last ten seconds, after a gap")
+    func longStepsAreBounded() {
+        var t = AudioTimeline(origin: 0)
+        let span = t.span(to: 3600, mediaEnd: 3600, audible: false)
+        #expect(span?.count == AudioTimeline.maximumSpan && span?.position == 3590 * 48000 && span?.discontinuous == true)
+        #expect(t.position == 3600 * 48000)
+    }
+
     @Test("a seek or a loop's wrap: the span ends at the new media time, silence where it reaches before 0")
     func seekAndWrap() {
         var t = AudioTimeline(origin: 0)

@@ -18,6 +18,8 @@ public struct AudioTimeline: Sendable, Equatable {
     /// Samples by which the media's position may differ from the clock's advance and still
     /// count as following on: the two are rounded to samples apart, so they differ by one.
     static let jitter: Int64 = 2
+    /// The most samples one span holds: ten seconds.
+    public static let maximumSpan = 10 * sampleRate
 
     public init(origin: Double) { self.origin = origin }
 
@@ -49,6 +51,12 @@ public struct AudioTimeline: Sendable, Equatable {
             }
         }
         let target = sample(at: end)
+        // One span is ten seconds at most (a virtual clock advanced by an hour gives its last
+        // ten seconds, after a gap): what one frame allocates and pushes stays bounded.
+        if target - position > Int64(Self.maximumSpan) {
+            position = target - Int64(Self.maximumSpan)
+            discontinuous = true
+        }
         let count = target - position
         guard count > 0 else { return nil }
         let start = position
