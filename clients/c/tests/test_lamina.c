@@ -601,6 +601,78 @@ static void layout_fixture(const char *dir) {
     close(server);
 }
 
+typedef struct video_events {
+    int seen[5];
+    uint32_t width, height;
+    double duration;
+    lamina_video *video;
+    char error[256];
+} video_events;
+
+static void on_video_event(const lamina_event *e, void *user) {
+    video_events *v = user;
+    if (e->type != LAMINA_EVENT_VIDEO || e->video_event > LAMINA_VIDEO_ERROR)
+        return;
+    v->seen[e->video_event]++;
+    v->video = e->video;
+    if (e->video_event == LAMINA_VIDEO_READY) {
+        v->width = e->video_width;
+        v->height = e->video_height;
+        v->duration = e->video_duration;
+    }
+    if (e->video_event == LAMINA_VIDEO_ERROR)
+        snprintf(v->error, sizeof v->error, "%s", e->text ? e->text : "?");
+}
+
+/* Videos: commit-video.bin and commit-video-sound.bin through the public API, and the video
+ * events of video-ready.bin, video-ended.bin and video-error.bin. */
+static void video_fixtures(const char *dir) {
+    int server;
+    lamina_connection *conn = fake_connection(dir, &server);
+    discard_frame(server); /* the hello */
+    conn->next_image = 5;
+    char *error = NULL;
+    lamina_video *video = lamina_video_new(conn, "/srv/clip.webm", &error);
+    CHECK(video && lamina_video_number(video) == 5, "lamina_video_new: %s", error ? error : "");
+    free(error);
+    CHECK(lamina_video_set_loop(video, 1) == 0 && lamina_video_set_rate(video, 2) == 0 && lamina_video_seek(video, 1.5) == 0 &&
+              lamina_video_play(video) == 0 && lamina_video_pause(video) == 0 && lamina_video_destroy(video) == 0,
+          "the video's controls");
+    conn->serial = 8; /* the fixture's serial is 9 */
+    CHECK(lamina_connection_commit(conn) == 0, "commit the video");
+    expect_frame(server, dir, "commit-video.bin");
+    write_all(server, "\x04\0\0\0\x82\0\0\0\x09\0\0\0", 12); /* applied 9 */
+    conn->next_image = 5;
+    video = lamina_video_new(conn, "/srv/clip.webm", NULL);
+    CHECK(video != NULL && lamina_connection_commit(conn) == 0, "a second video 5");
+    discard_frame(server);
+    write_all(server, "\x04\0\0\0\x82\0\0\0\x0A\0\0\0", 12); /* applied 10 */
+    CHECK(lamina_video_set_volume(video, 0.5) == 0 && lamina_video_set_muted(video, 1) == 0 && lamina_video_set_muted(video, 0) == 0 &&
+              lamina_video_set_volume(video, 2) == LAMINA_ERROR_INVALID_ARGUMENT,
+          "volume and muted");
+    conn->serial = 9; /* the fixture's serial is 10 */
+    CHECK(lamina_connection_commit(conn) == 0, "commit volume and muted");
+    expect_frame(server, dir, "commit-video-sound.bin");
+    video_events events;
+    memset(&events, 0, sizeof events);
+    lamina_connection_set_event_callback(conn, on_video_event, &events);
+    write_fixture(server, dir, "video-ready.bin");
+    write_fixture(server, dir, "video-ended.bin");
+    write_fixture(server, dir, "video-error.bin");
+    int dispatched = 0;
+    for (int i = 0; i < 100 && dispatched < 3; i++) {
+        int d = lamina_connection_dispatch(conn);
+        if (d < 0)
+            break;
+        dispatched += d;
+    }
+    CHECK(dispatched == 3 && events.seen[LAMINA_VIDEO_READY] == 1 && events.width == 64 && events.height == 48 &&
+              events.duration == 3 && events.seen[LAMINA_VIDEO_ENDED] == 1 && events.seen[LAMINA_VIDEO_ERROR] == 1,
+          "video events: %d dispatched", dispatched);
+    lamina_connection_close(conn);
+    close(server);
+}
+
 static void fixtures(const char *dir) {
     /* hello: the library's encoder with the fixture's fields. */
     lm_buf hello = {0};
@@ -1018,6 +1090,7 @@ static void fixtures(const char *dir) {
     display_fixture(dir);
     display_link_fixture(dir);
     layout_fixture(dir);
+    video_fixtures(dir);
     filter_fixture(dir);
     drawing_fixture(dir);
     attributed_string_fixture(dir);
@@ -3355,28 +3428,6 @@ static void gesture_program(const char *laminad) {
 
 /* MARK: Videos and their sound */
 
-typedef struct video_events {
-    int seen[5];
-    uint32_t width, height;
-    double duration;
-    lamina_video *video;
-} video_events;
-
-static void on_video_event(const lamina_event *e, void *user) {
-    video_events *v = user;
-    if (e->type != LAMINA_EVENT_VIDEO || e->video_event > LAMINA_VIDEO_ERROR)
-        return;
-    v->seen[e->video_event]++;
-    v->video = e->video;
-    if (e->video_event == LAMINA_VIDEO_READY) {
-        v->width = e->video_width;
-        v->height = e->video_height;
-        v->duration = e->video_duration;
-    }
-    if (e->video_event == LAMINA_VIDEO_ERROR)
-        fprintf(stderr, "video error: %s\n", e->text ? e->text : "?");
-}
-
 /* Reads laminad's messages until the video has an event of `kind` (or an error): a wait on
  * the socket for a condition, at most 30 s. */
 static void wait_for_video(lamina_connection *conn, video_events *v, lamina_video_event_kind kind) {
@@ -3499,7 +3550,7 @@ static void video_sound(const char *laminad) {
         wait_for_video(conn, &events, LAMINA_VIDEO_READY);
         CHECK(events.seen[LAMINA_VIDEO_READY] == 1 && events.width == 64 && events.height == 48 &&
                   fabs(events.duration - 2) < 0.05 && events.video == video && !events.seen[LAMINA_VIDEO_ERROR],
-              "ready: %ux%u, %g s", events.width, events.height, events.duration);
+              "ready: %ux%u, %g s %s", events.width, events.height, events.duration, events.error);
         for (int step = 1; step <= 20; step++) {
             advance(conn, 0.1);
             if (step == 11) {
