@@ -667,8 +667,9 @@ static void video_fixtures(const char *dir) {
         dispatched += d;
     }
     CHECK(dispatched == 3 && events.seen[LAMINA_VIDEO_READY] == 1 && events.width == 64 && events.height == 48 &&
-              events.duration == 3 && events.seen[LAMINA_VIDEO_ENDED] == 1 && events.seen[LAMINA_VIDEO_ERROR] == 1,
-          "video events: %d dispatched", dispatched);
+              events.duration == 3 && events.seen[LAMINA_VIDEO_ENDED] == 1 && events.seen[LAMINA_VIDEO_ERROR] == 1 &&
+              strcmp(events.error, "no such file") == 0,
+          "video events: %d dispatched, error '%s'", dispatched, events.error);
     lamina_connection_close(conn);
     close(server);
 }
