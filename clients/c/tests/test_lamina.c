@@ -29,6 +29,8 @@
 #include "animation.h"
 #include "client.h"
 #include "events.h"
+#include "pending.h"
+#include "replay.h"
 #include "lamina.h"
 
 static int failures;
@@ -653,6 +655,25 @@ static void video_fixtures(const char *dir) {
     conn->serial = 9; /* the fixture's serial is 10 */
     CHECK(lamina_connection_commit(conn) == 0, "commit volume and muted");
     expect_frame(server, dir, "commit-video-sound.bin");
+    /* A reconnection's replay makes it again: created, then its loop, volume and play (rate 1 and
+     * not muted, the defaults, are not sent). */
+    CHECK(lamina_video_set_loop(video, 1) == 0 && lamina_video_play(video) == 0, "loop and play");
+    {
+        lm_replay r = {0};
+        lm_buf ops = {0}, expected = {0};
+        int fds[8];
+        size_t fd_count = 0;
+        lm_replay_source sources[16];
+        uint32_t count = lm_replay_next(conn, &r, &ops, fds, &fd_count, sources);
+        lm_encode_create_video(&expected, video);
+        lm_encode_control_video(&expected, 5, 4, 1);
+        lm_encode_control_video(&expected, 5, 5, 0.5);
+        lm_encode_control_video(&expected, 5, 0, 0);
+        CHECK(count == 5 && ops.length == 14 + expected.length && memcmp(ops.data + 14, expected.data, expected.length) == 0,
+              "the replay makes the video again: %u operations, %zu bytes", count, ops.length);
+        lm_buf_free(&ops);
+        lm_buf_free(&expected);
+    }
     video_events events;
     memset(&events, 0, sizeof events);
     lamina_connection_set_event_callback(conn, on_video_event, &events);
