@@ -265,6 +265,34 @@ struct VideoAudioTests {
         c.close()
     }
 
+    @Test("a looping video's sound runs on across the wrap: the tone to the end, then the clip's silent start")
+    func loopingSound() async throws {
+        let directory = NSTemporaryDirectory() + "lamina-sound-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let wav = directory + "/out.wav"
+        let daemon = try DaemonProcess(extra: ["--audio-sink", "wavenc ! filesink location=\(wav)"], directory: directory)
+        let clip = try SoundClips.toneClip(in: directory)
+        let c = try Connection.connect(to: daemon.socket, name: "sound")
+        let video = try VideoSource(contentsOfFile: clip, connection: c)
+        video.loops = true
+        show(video, on: c)
+        video.play()
+        try await c.sync()
+        _ = await video.nextEvent(where: isReady)
+        // Steps of 0.15 s: the wrap at 2 s falls inside the step from 1.95 to 2.1.
+        for _ in 0..<22 { _ = try await c.advanceClock(by: 0.15) }
+        video.destroy()
+        try await c.sync()
+        #expect(try await stat(c, "audio.outputs") == 0)
+        let sound = try WAVFile(path: wav)
+        #expect(abs(sound.left.count - Int(3.3 * 48000)) <= 48, "3.3 s of clock: \(sound.left.count) samples")
+        #expect(sound.peak(1.9, 1.999) > 4000, "the tone up to the wrap: peak \(sound.peak(1.9, 1.999))")
+        #expect(sound.peak(2.001, 2.98) < 50, "the clip's silent start again: peak \(sound.peak(2.001, 2.98))")
+        let again = Double(sound.samples(2.5, 3.3).firstIndex { abs(Int($0)) > 1000 } ?? 0) / 48000
+        #expect(abs(again - 3) <= 0.01, "the tone again one loop later: \(again) s; peaks \((0..<8).map { sound.peak(2.5 + Double($0) * 0.1, 2.6 + Double($0) * 0.1) })")
+        c.close()
+    }
+
     @Test("[audio] sink = \"none\": no sound is decoded, the video plays, stats say it is silent and why")
     func noSink() async throws {
         let daemon = try DaemonProcess(extra: ["--audio-sink", "none"])

@@ -180,14 +180,24 @@ extension Compositor {
         let virtual = clock.isVirtual
         let end = virtual ? t : t + Self.audioLead
         let audible = v.isPlaying && v.rate == 1 && !v.endReported
-        let span = timeline.span(to: end, mediaEnd: v.mediaTime(at: end), audible: audible, earliest: virtual ? nil : t)
-        guard let span else {
-            v.audio = timeline
-            return
+        // A looping video that wraps inside the span: its sound up to the end of the media first,
+        // then from the start (one span would take the wrap for a seek).
+        var targets = [(clock: end, media: v.mediaTime(at: end))]
+        let from = timeline.origin + Double(timeline.position) / Double(AudioTimeline.sampleRate)
+        if audible, v.loops, let d = v.duration, targets[0].media < v.mediaTime(at: from) {
+            let wrap = end - targets[0].media
+            if wrap > from, wrap < end { targets.insert((wrap, d), at: 0) }
         }
         let before = decoder.audioState
-        let given = decoder.renderAudio(span, mediaNow: v.mediaTime(at: t), wait: wait, presentAt: virtual ? nil : timeline.origin - t + realTime())
-        timeline.giveBack(span.count - given)
+        for target in targets {
+            guard let span = timeline.span(to: target.clock, mediaEnd: target.media, audible: audible, earliest: virtual ? nil : t) else {
+                continue
+            }
+            let given = decoder.renderAudio(span, mediaNow: v.mediaTime(at: t), wait: wait,
+                                            presentAt: virtual ? nil : timeline.origin - t + realTime())
+            timeline.giveBack(span.count - given)
+            if given < span.count { break }
+        }
         v.audio = timeline
         // Once, when it happens: a silent video is no error to its client, but the log says why.
         if case .silent(let why, _) = decoder.audioState, decoder.audioState != before {
