@@ -29,6 +29,9 @@ packages=(
   # which the tests encode their H.264/MP4 clip (decoding it is libav's).
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base
   gstreamer1.0-plugins-good gstreamer1.0-libav gstreamer1.0-tools gstreamer1.0-plugins-ugly
+  # Videos' sound ([audio] sink = "auto": autoaudiosink picks one): ALSA's alsasink (pulsesink,
+  # which PipeWire serves too, and wavenc, which the tests write WAV files with, are in -good).
+  gstreamer1.0-alsa
   systemd util-linux
   # The Python client's tests (clients/python): pytest, and Pillow for Image.from_png.
   python3 python3-pytest python3-pil

@@ -1,6 +1,8 @@
 // GStreamer (core, app sink, video info): how LaminaVideo decodes video files and URIs.
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
+// The sound output: laminad pushes a video's samples into its own pipeline (app source).
+#include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
 // dma-buf memory: a decoder's or camera's buffers shown without a copy.
 #include <gst/allocators/allocators.h>
@@ -115,4 +117,25 @@ static inline gboolean lamina_gst_dmabuf_at(GstBuffer *buffer, gsize offset, gsi
 /// Sets an integer or enum property (g_object_set; v4l2src's io-mode).
 static inline void lamina_gst_set_int(gpointer object, const char *name, gint value) {
     g_object_set(object, name, value, NULL);
+}
+
+/// Reads an int property (g_object_get), such as playbin's n-audio.
+static inline gint lamina_gst_get_int(gpointer object, const char *name) {
+    gint value = 0;
+    g_object_get(object, name, &value, NULL);
+    return value;
+}
+/// Sets a caps property from its text (g_object_set with parsed caps); false when it does not parse.
+static inline gboolean lamina_gst_set_caps(gpointer object, const char *name, const char *caps) {
+    GstCaps *parsed = gst_caps_from_string(caps);
+    if (!parsed) return FALSE;
+    g_object_set(object, name, parsed, NULL);
+    gst_caps_unref(parsed);
+    return TRUE;
+}
+/// Stamps a buffer: its presentation time and duration, and the discontinuity flag.
+static inline void lamina_gst_buffer_stamp(GstBuffer *buffer, GstClockTime pts, GstClockTime duration, gboolean discont) {
+    GST_BUFFER_PTS(buffer) = pts;
+    GST_BUFFER_DURATION(buffer) = duration;
+    if (discont) GST_BUFFER_FLAG_SET(buffer, GST_BUFFER_FLAG_DISCONT);
 }

@@ -12,8 +12,9 @@ import LaminaProtocol
 /// in laminad with the next commit, and its controls go with the commits after (so they are
 /// applied all-or-none with the layer changes beside them). It starts paused at 0, rate 1, not
 /// looping. Events (ready with size and duration, playing, paused, ended, error) arrive on
-/// `onEvent` and `nextEvent(where:)`. Videos have no sound: laminad decodes no audio, so there
-/// is no mute control (every video is, and stays, silent; see docs/protocol.md, "Videos").
+/// `onEvent` and `nextEvent(where:)`. Its sound plays through laminad's sound output
+/// (`[audio] sink`), in step with laminad's clock, at `volume` unless `isMuted` (protocol 1.7;
+/// like AVPlayer: volume 1, not muted).
 ///
 /// A connection made with a `ReconnectPolicy` makes its videos again on the new connection,
 /// with their loop, rate and play state, at the media time they had reached (laminad then
@@ -62,6 +63,22 @@ public final class VideoSource {
             guard Self.isValid(rate: rate) else { rate = oldValue; return }
             control(.rate(rate))
         }
+    }
+    /// The sound's gain, 0 (silent) to 1 (as recorded, the default); sent with the next
+    /// commit. Any other value is ignored (the volume stays what it was). Protocol 1.7.
+    /// (On a video made with `init(existing:)`, whose settings laminad alone knows, setting
+    /// `volume` or `isMuted` always sends it, even to the value this object last had.)
+    public var volume: Double = 1 {
+        didSet {
+            guard volume != oldValue || !owned else { return }
+            guard volume.isFinite, volume >= 0, volume <= 1 else { volume = oldValue; return }
+            control(.volume(volume))
+        }
+    }
+    /// Whether the sound is off (`volume` is kept for when it is on again); sent with the next
+    /// commit. Protocol 1.7.
+    public var isMuted: Bool = false {
+        didSet { if isMuted != oldValue || !owned { control(.muted(isMuted)) } }
     }
     /// Whether the client last asked it to play (`play()`) rather than pause: the state a
     /// reconnection puts back, whatever events laminad has sent.
@@ -161,7 +178,7 @@ public final class VideoSource {
     }
 
     /// The operations that make this video again on a new connection (a restarted laminad):
-    /// created, with its loop, rate and play state, at media time `position` (its reckoning
+    /// created, with its loop, rate, volume, mute and play state, at media time `position` (its reckoning
     /// at the old clock's last reading, or on the same real clock, now); `now` is the new
     /// clock's time, from which it is reckoned afterwards. Nil for a video this client did not
     /// make (`init(existing:)`): laminad keeps those with the session, or has lost them.
@@ -172,6 +189,8 @@ public final class VideoSource {
         var ops: [Operation] = [.createVideo(image: number, uri: uri)]
         if loops { ops.append(.controlVideo(image: number, .loop(true))) }
         if rate != 1 { ops.append(.controlVideo(image: number, .rate(rate))) }
+        if volume != 1 { ops.append(.controlVideo(image: number, .volume(volume))) }
+        if isMuted { ops.append(.controlVideo(image: number, .muted(true))) }
         if position > 0 { ops.append(.controlVideo(image: number, .seek(seconds: position))) }
         if isPlayRequested { ops.append(.controlVideo(image: number, .play)) }
         return ops

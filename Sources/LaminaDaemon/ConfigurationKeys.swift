@@ -113,6 +113,12 @@ extension LaminadConfiguration {
                 $0.daemon.videoYUVInRenderer = $1
             },
         ]),
+        KeyTable("audio", [
+            .string("sink", flag: "audio-sink",
+                    "Where videos' sound goes: auto (autoaudiosink), none (no sound), or a GStreamer sink description such as \"alsasink device=hw:1,0\".") {
+                $0.daemon.audioSink = $1
+            },
+        ]),
         KeyTable("wayland", [
             .bool("enabled", "Serve Wayland clients (apps) on a socket of their own; false turns it off.") { $0.daemon.wayland.enabled = $1 },
             .string("display", flag: "wayland-display",

@@ -85,6 +85,10 @@ public final class Daemon {
         /// Who converts planar YUV video pictures (`[video] yuv`): the renderer's shader, the
         /// decoder's videoconvert, or (nil, "auto") whichever the renderer prefers.
         public var videoYUVInRenderer: Bool?
+        /// Where videos' sound goes (`[audio] sink`): "auto" (autoaudiosink: ALSA, PulseAudio
+        /// or PipeWire, whatever the system has), "none" (no sound is decoded), or a GStreamer
+        /// bin description ("alsasink device=hw:1,0", "wavenc ! filesink location=/tmp/x.wav").
+        public var audioSink = "auto"
         /// Input devices and the keymap (`[input]`).
         public var input = InputSettings()
         /// The Wayland server (`[wayland]`, WaylandHost.swift).
@@ -177,6 +181,7 @@ public final class Daemon {
             video.openTimeout = options.videoOpenTimeout
             video.stallTimeout = options.videoStallTimeout
             video.planarYUV = options.videoYUVInRenderer ?? renderer.planarVideo.preferred
+            video.audioSink = options.audioSink == "none" ? nil : options.audioSink == "auto" ? "autoaudiosink" : options.audioSink
             // Under a watchdog (the unit's WatchdogSec), GStreamer starts here, before READY=1:
             // a registry scan (the first start after an install or an upgrade) takes seconds on a
             // small board, and at the first video it would block the loop past the watchdog and

@@ -71,6 +71,8 @@ extension ByteWriter {
             case .seek(let t): f64(t)
             case .rate(let r): f64(r)
             case .loop(let on): bool(on)
+            case .volume(let v): f64(v)
+            case .muted(let on): bool(on)
             }
         case let .supplyTile(layer, level, column, row, image):
             u32(layer.rawValue)
@@ -222,7 +224,12 @@ extension ByteReader {
                 guard r.isFinite, r > 0, r <= 16 else { throw .invalid(field: "video rate", reason: "must be > 0 and ≤ 16, got \(r)") }
                 return .controlVideo(image: image, .rate(r))
             case 4: return .controlVideo(image: image, .loop(try bool("video loop")))
-            default: throw .invalid(field: "video control", reason: "unknown video control \(kind) (0 play, 1 pause, 2 seek, 3 rate, 4 loop)")
+            case 5:
+                let v = try f64("video volume")
+                guard v.isFinite, v >= 0, v <= 1 else { throw .invalid(field: "video volume", reason: "must be finite, 0 to 1, got \(v)") }
+                return .controlVideo(image: image, .volume(v))
+            case 6: return .controlVideo(image: image, .muted(try bool("video muted")))
+            default: throw .invalid(field: "video control", reason: "unknown video control \(kind) (0 play, 1 pause, 2 seek, 3 rate, 4 loop, 5 volume, 6 muted)")
             }
         case 18:
             let layer = LayerID(try u32("layer"))

@@ -118,8 +118,8 @@ public enum EncodedImageFormat: UInt8, Sendable, Hashable, CaseIterable, CustomS
     }
 }
 
-/// What control-video does to a video (protocol 1.6). The wire form is a u8 kind (the raw
-/// value) and, for seek and rate, an f64; for loop, a u8 boolean.
+/// What control-video does to a video (protocol 1.6; volume and muted 1.7). The wire form is a
+/// u8 kind (the raw value) and, for seek, rate and volume, an f64; for loop and muted, a u8 boolean.
 public enum VideoControl: Hashable, Sendable {
     /// Media time advances with the server's clock (times the rate).
     case play
@@ -131,6 +131,10 @@ public enum VideoControl: Hashable, Sendable {
     case rate(Double)
     /// Whether playing past the end starts again from 0.
     case loop(Bool)
+    /// The sound's gain: finite, 0 (silent) to 1 (as recorded, the default). Protocol 1.7.
+    case volume(Double)
+    /// Whether the sound is off (the volume is kept for when it is on again). Protocol 1.7.
+    case muted(Bool)
 
     public var kind: UInt8 {
         switch self {
@@ -139,6 +143,8 @@ public enum VideoControl: Hashable, Sendable {
         case .seek: 2
         case .rate: 3
         case .loop: 4
+        case .volume: 5
+        case .muted: 6
         }
     }
 }

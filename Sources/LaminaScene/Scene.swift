@@ -30,7 +30,7 @@ public struct SceneLayer: Sendable, Equatable {
     public var contentsFile: String?
     /// `"video": "clip.webm"`: a video file shown as the layer's contents (protocol 1.6),
     /// relative to the scene file once loaded, or a URI laminad opens (`v4l2:///dev/video0`, a
-    /// camera; `https://…`); `"loop"`, `"playing"`, `"rate"` say how it plays.
+    /// camera; `https://…`); `"loop"`, `"playing"`, `"rate"`, `"volume"`, `"muted"` say how it plays.
     public var videoFile: String?
     public var video = SceneVideo()
     /// `"font": "fonts/Inter.ttf"`: a font file (by its extension) that laminactl registers
@@ -63,15 +63,20 @@ public struct SceneLayer: Sendable, Equatable {
     }
 }
 
-/// How a scene's video plays (`"loop"`, `"playing"`, `"rate"` beside `"video"`).
+/// How a scene's video plays (`"loop"`, `"playing"`, `"rate"`, `"volume"`, `"muted"` beside `"video"`).
 public struct SceneVideo: Sendable, Hashable {
     public var loops = false
     public var playing = false
     public var rate = 1.0
-    public init(loops: Bool = false, playing: Bool = false, rate: Double = 1) {
+    /// The sound's gain, 0…1, and whether it is muted (protocol 1.7).
+    public var volume = 1.0
+    public var muted = false
+    public init(loops: Bool = false, playing: Bool = false, rate: Double = 1, volume: Double = 1, muted: Bool = false) {
         self.loops = loops
         self.playing = playing
         self.rate = rate
+        self.volume = volume
+        self.muted = muted
     }
 }
 
@@ -233,6 +238,14 @@ enum SceneParser {
                     throw SceneError(path: p, message: "expected a video rate > 0 and ≤ 16 (media seconds per second)")
                 }
                 layer.video.rate = r
+            case "volume":
+                guard case .number(let v) = value, v.isFinite, v >= 0, v <= 1 else {
+                    throw SceneError(path: p, message: "expected a video volume from 0 (silent) to 1 (as recorded)")
+                }
+                layer.video.volume = v
+            case "muted":
+                guard case .bool(let b) = value else { throw SceneError(path: p, message: "expected true or false (whether the video's sound is off)") }
+                layer.video.muted = b
             case "font" where isFontFile(value):
                 guard case .string(let f) = value else { break }
                 layer.fontFile = f
@@ -329,7 +342,7 @@ enum SceneParser {
     }
 
     /// The keys a layer object may have besides its properties.
-    static let structuralKeys = ["name", "class", "frame", "sublayers", "contents", "mask", "animations", "actions", "video", "loop", "playing", "rate"]
+    static let structuralKeys = ["name", "class", "frame", "sublayers", "contents", "mask", "animations", "actions", "video", "loop", "playing", "rate", "volume", "muted"]
 
     /// "unknown property 'cornerRadious' on layer 'card'; did you mean 'cornerRadius'?"
     static func unknownKey(_ key: String, fields: [String: JSONValue], isRoot: Bool) -> String {

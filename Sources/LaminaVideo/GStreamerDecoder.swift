@@ -16,6 +16,10 @@ final class GStreamerDecoder: VideoDecoder {
     /// one that covers its target.
     private var planner = SeekPlanner()
     private var announcedReady = false
+    /// A state change finished (the streams, audio among them, are known).
+    private var prerolled = false
+    /// The first span waited (on a virtual clock) for the streams to be known.
+    private var audioProbed = false
     /// The media's length, once known.
     private var duration: Double?
     private var endOfStream = false
@@ -27,16 +31,19 @@ final class GStreamerDecoder: VideoDecoder {
     private let openDeadline: Double
     private var openAlarm: OpenAlarm?
     private var stallWatch: StallWatch
+    /// The sound: decoded samples by media time, the output they go to, and its settings.
+    private var sound: VideoSound
 
     init(uri: String, wakeup: Int32, maximumSide: Int, counts: FrameCounts, openTimeout: Double, stallTimeout: Double,
-         planarYUV: Bool) throws(VideoOpenError) {
+         planarYUV: Bool, audioSink: String?, audioCounts: AudioCounts) throws(VideoOpenError) {
         let camera = VideoSourcePolicy.isCamera(uri)
         stallWatch = StallWatch(timeout: stallTimeout, camera: camera)
         converter = SampleConverter(maximumSide: maximumSide, camera: camera, counts: counts)
         self.uri = uri
         self.openTimeout = openTimeout
         openDeadline = monotonicSeconds() + openTimeout
-        pipeline = try GStreamerPipeline(uri: uri, camera: camera, planarYUV: planarYUV, wakeup: wakeup)
+        sound = VideoSound(sink: audioSink, counts: audioCounts)
+        pipeline = try GStreamerPipeline(uri: uri, camera: camera, planarYUV: planarYUV, audio: audioSink != nil, wakeup: wakeup)
         // The system clock's own thread writes the wake-up at the deadline, so the loop thread
         // looks (pollBus) even when the source stays silent and the bus with it.
         openAlarm = OpenAlarm(after: openTimeout, wakeup: wakeup)
@@ -53,6 +60,7 @@ final class GStreamerDecoder: VideoDecoder {
         // Stops the open deadline's wait (the first picture came, or the decoder is closing).
         openAlarm = nil
         guard pipeline.isOpen else { return }
+        sound.close()
         pipeline.close()
         current = nil
         pending = nil
@@ -76,6 +84,7 @@ final class GStreamerDecoder: VideoDecoder {
                 if !endOfStream { events.append(.ended) }
                 endOfStream = true
             case .asyncDone:
+                prerolled = true
                 // The first picture's size from the preroll sample (or from the first frame
                 // pulled, when the loop thread took it first).
                 if !announcedReady, !failed, let size = pipeline.prerollSize() {
@@ -155,6 +164,7 @@ final class GStreamerDecoder: VideoDecoder {
     private func seek(to time: Double) {
         guard !failed, pipeline.seek(to: time) else { return }
         pending = nil
+        sound.decoded.reset()
         planner.started(time, at: monotonicSeconds())
         endOfStream = false
         stallWatch.seekStarted()
@@ -166,8 +176,10 @@ final class GStreamerDecoder: VideoDecoder {
         while true {
             pollBus()
             if failed { return nil }
+            // The sound decoded meanwhile is taken, so a full audio sink never holds the pictures up.
+            drainAudio()
             let left = deadline - monotonicSeconds()
-            let slice = left > 0 ? min(left, 0.05) : 0
+            let slice = left > 0 ? min(left, pipeline.hasAudioBranch ? 0.01 : 0.05) : 0
             guard let sample = pipeline.pullSample(waiting: slice) else {
                 if pipeline.sinkAtEnd || left <= 0 { return nil }
                 continue
@@ -192,6 +204,79 @@ final class GStreamerDecoder: VideoDecoder {
                 events.append(.error(error.message))
             }
             return nil
+        }
+    }
+}
+
+// MARK: Sound
+
+extension GStreamerDecoder {
+    var audioState: VideoAudioState { sound.state }
+
+    func setAudio(volume: Double, muted: Bool) { sound.set(volume: volume, muted: muted) }
+
+    func renderAudio(_ span: AudioSpan, mediaNow: Double, wait: Double, presentAt: Double?) -> Int {
+        guard pipeline.isOpen, pipeline.isPlaybin, !failed else { return span.count }
+        let deadline = monotonicSeconds() + max(0, wait)
+        // Whether the media has sound is known once its streams are: a virtual clock waits for
+        // that, once (the first state change), so its first spans are the sound's too.
+        if !audioProbed {
+            audioProbed = true
+            while !prerolled, pipeline.audioStreams == 0, monotonicSeconds() < deadline {
+                pollBus()
+                if failed || prerolled { break }
+                drainAudio(waiting: 0.005)
+            }
+        }
+        guard pipeline.audioStreams > 0 else { return span.count }
+        guard pipeline.hasAudioBranch else {
+            sound.noBranch()
+            return span.count
+        }
+        drainAudio()
+        var span = span
+        var wanted = span.mediaStart + Int64(span.mediaCount)
+        if span.mediaCount > 0 {
+            while sound.decoded.end < wanted, !pipeline.audioAtEnd, monotonicSeconds() < deadline, !failed {
+                drainAudio(waiting: min(0.01, max(0, deadline - monotonicSeconds())))
+                pollBus()
+            }
+            // A real clock does not wait: what is not decoded yet goes in a later span (unless
+            // the sound has ended, when it is silence).
+            if presentAt != nil, span.silenceAfter == 0, sound.decoded.end < wanted, !pipeline.audioAtEnd {
+                let short = Int(min(Int64(span.mediaCount), wanted - max(sound.decoded.end, span.mediaStart)))
+                span.mediaCount -= short
+                wanted -= Int64(short)
+            }
+        }
+        if span.count > 0 { sound.play(span, presentAt: presentAt) }
+        // Samples no span will want any more: those before both this span's end and media time now.
+        let rate = Double(AudioTimeline.sampleRate)
+        let now = Int64((max(0, mediaNow) * rate).rounded())
+        sound.decoded.dropBefore(min(wanted, now) - Int64(rate / 4))
+        return span.count
+    }
+
+    /// Takes the decoded sound samples the audio sink holds into `sound.decoded`, the first
+    /// waited for `seconds` at most.
+    private func drainAudio(waiting seconds: Double = 0) {
+        guard pipeline.hasAudioBranch else { return }
+        var wait = seconds
+        while let sample = pipeline.pullAudio(waiting: wait) {
+            wait = 0
+            defer { gst_sample_unref(sample) }
+            guard let buffer = gst_sample_get_buffer(sample) else { continue }
+            let pts = lamina_gst_buffer_pts(buffer)
+            var map = GstMapInfo()
+            guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { continue }
+            defer { gst_buffer_unmap(buffer, &map) }
+            let values = Int(map.size) / MemoryLayout<Int16>.size / DecodedAudio.channels * DecodedAudio.channels
+            guard values > 0, let data = map.data else { continue }
+            let at = pts == lamina_gst_clock_time_none() ? sound.decoded.end
+                                                        : Int64((Double(pts) / 1e9 * Double(AudioTimeline.sampleRate)).rounded())
+            data.withMemoryRebound(to: Int16.self, capacity: values) {
+                sound.decoded.append(at: at, UnsafeBufferPointer(start: $0, count: values))
+            }
         }
     }
 }

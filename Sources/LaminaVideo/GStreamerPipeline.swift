@@ -17,11 +17,16 @@ final class GStreamerPipeline {
     /// The top element; nil once closed.
     private var pipeline: UnsafeMutablePointer<GstElement>?
     private let sink: UnsafeMutablePointer<GstAppSink>
+    /// The audio branch's app sink (files and URIs, unless `[audio] sink = "none"`).
+    private let audioSink: UnsafeMutablePointer<GstAppSink>?
     private let bus: UnsafeMutablePointer<GstBus>
+    /// A V4L2 camera's pipeline (v4l2src), not playbin.
+    private let camera: Bool
 
     /// The pipeline for `uri` (resolved by `VideoSourcePolicy`), not started; every bus
     /// message writes `wakeup`. `planarYUV`: the sink also takes I420 and NV12 as they are.
-    init(uri: String, camera: Bool, planarYUV: Bool, wakeup: Int32) throws(VideoOpenError) {
+    /// `audio`: playbin decodes the sound too, into a second app sink.
+    init(uri: String, camera: Bool, planarYUV: Bool, audio: Bool, wakeup: Int32) throws(VideoOpenError) {
         var error: UnsafeMutablePointer<GError>?
         // Packed RGB layouts only; a source that already gives one of them passes through
         // untouched, dma-buf and all. Files: RGBA first (what videoconvert makes of anything
@@ -50,11 +55,18 @@ final class GStreamerPipeline {
             throw VideoOpenError("the video sink has no app sink")
         }
         sink = UnsafeMutableRawPointer(sinkElement).assumingMemoryBound(to: GstAppSink.self)
+        self.camera = camera
+        let audioBin = audio && !camera ? Self.audioBranch() : nil
+        audioSink = audioBin?.sink
         let top: UnsafeMutablePointer<GstElement>
         do {
-            top = try Self.source(for: uri, camera: camera, into: binElement)
+            top = try Self.source(for: uri, camera: camera, into: binElement, audio: audioBin?.bin)
         } catch {
             gst_object_unref(sink)
+            if let audioBin {
+                gst_object_unref(audioBin.sink)
+                gst_object_unref(audioBin.bin)
+            }
             throw error
         }
         pipeline = top
@@ -73,8 +85,8 @@ final class GStreamerPipeline {
     /// straight to it with its buffers exported as dma-bufs (`io-mode=dmabuf`), so that it
     /// negotiates a layout the sink takes as it is (behind playbin's decodebin it would pick
     /// its own, to be converted) and the renderer can show its buffers in place.
-    private static func source(for uri: String, camera: Bool,
-                               into sink: UnsafeMutablePointer<GstElement>) throws(VideoOpenError) -> UnsafeMutablePointer<GstElement> {
+    private static func source(for uri: String, camera: Bool, into sink: UnsafeMutablePointer<GstElement>,
+                               audio: UnsafeMutablePointer<GstElement>?) throws(VideoOpenError) -> UnsafeMutablePointer<GstElement> {
         if camera {
             guard let location = gst_uri_get_location(uri) else {
                 gst_object_unref(sink)
@@ -103,9 +115,36 @@ final class GStreamerPipeline {
         }
         lamina_gst_set_string(playbin, "uri", uri)
         lamina_gst_set_object(playbin, "video-sink", sink)
-        // GST_PLAY_FLAG_VIDEO only: no audio, text or visualisation branch.
-        lamina_gst_set_uint(playbin, "flags", 1)
+        if let audio {
+            // GST_PLAY_FLAG_VIDEO | GST_PLAY_FLAG_AUDIO: no text or visualisation branch, and no
+            // soft volume (the output's volume element applies the video's volume).
+            lamina_gst_set_object(playbin, "audio-sink", audio)
+            lamina_gst_set_uint(playbin, "flags", 3)
+        } else {
+            // GST_PLAY_FLAG_VIDEO only: no audio, text or visualisation branch.
+            lamina_gst_set_uint(playbin, "flags", 1)
+        }
         return playbin
+    }
+
+    /// The audio branch: the sound as 16-bit stereo at 48 kHz into an app sink that, like the
+    /// video's, does not synchronise (laminad pulls samples by media time). It holds up to 256
+    /// buffers (seconds of sound) so that decoding goes on while the pictures are pulled; the
+    /// decoder drains it whenever it waits for a picture, so it never holds up the video.
+    private static func audioBranch() -> (bin: UnsafeMutablePointer<GstElement>, sink: UnsafeMutablePointer<GstAppSink>)? {
+        var error: UnsafeMutablePointer<GError>?
+        let description = "audioconvert ! audioresample ! capsfilter caps=\"\(AudioOutput.caps)\" ! appsink name=lamina-audio-sink sync=false max-buffers=256 drop=false enable-last-sample=false"
+        guard let bin = gst_parse_bin_from_description(description, 1, &error) else {
+            if error != nil { g_error_free(error) }
+            return nil
+        }
+        let asBin = UnsafeMutableRawPointer(bin).assumingMemoryBound(to: GstBin.self)
+        guard let sink = gst_bin_get_by_name(asBin, "lamina-audio-sink") else {
+            gst_object_unref(bin)
+            return nil
+        }
+        return (UnsafeMutableRawPointer(bin).assumingMemoryBound(to: GstElement.self),
+                UnsafeMutableRawPointer(sink).assumingMemoryBound(to: GstAppSink.self))
     }
 
     /// Whether the pipeline is still open (not closed).
@@ -124,6 +163,7 @@ final class GStreamerPipeline {
         _ = gst_element_set_state(p, GST_STATE_NULL)
         gst_bus_set_sync_handler(bus, nil, nil, nil)
         gst_object_unref(sink)
+        if let audioSink { gst_object_unref(audioSink) }
         gst_object_unref(bus)
         gst_object_unref(p)
         // Threads GStreamer's task pool kept for reuse go now, not after its idle timeout.
@@ -179,6 +219,27 @@ final class GStreamerPipeline {
         guard pipeline != nil else { return nil }
         return gst_app_sink_try_pull_sample(sink, GstClockTime(seconds * 1e9))
     }
+
+    /// Whether there is an audio branch.
+    var hasAudioBranch: Bool { audioSink != nil }
+
+    /// Whether the pipeline is playbin (files and URIs), which may have sound; a camera's has none.
+    var isPlaybin: Bool { !camera }
+
+    /// Audio streams the media has (playbin's n-audio; 0 before they are known, and for a camera).
+    var audioStreams: Int {
+        guard let p = pipeline, !camera else { return 0 }
+        return Int(lamina_gst_get_int(p, "n-audio"))
+    }
+
+    /// The next decoded sound sample, waiting `seconds` at most (the caller unrefs it).
+    func pullAudio(waiting seconds: Double) -> OpaquePointer? {
+        guard pipeline != nil, let audioSink else { return nil }
+        return gst_app_sink_try_pull_sample(audioSink, GstClockTime(seconds * 1e9))
+    }
+
+    /// Whether the audio sink has given its last sample (or there is none).
+    var audioAtEnd: Bool { pipeline == nil || audioSink.map { gst_app_sink_is_eos($0) != 0 } ?? true }
 
     /// Whether the sink has given its last sample (the stream's end reached it), or the
     /// pipeline is closed.

@@ -26,8 +26,8 @@ func wake(_ context: UnsafeMutableRawPointer?) {
 /// Makes GStreamer decoders for laminad: the `VideoDecoding` laminad installs.
 ///
 /// Each decoder is `playbin` (so any container and codec an installed plugin reads, from a
-/// file or any URI GStreamer has a source for) with video only (no audio is decoded or played:
-/// videos are always mute) into `videoconvert ! video/x-raw,format=RGBA ! appsink`. The app
+/// file or any URI GStreamer has a source for) into `videoconvert ! video/x-raw,format=RGBA ! appsink`
+/// and, unless `[audio] sink = "none"`, its sound into a second app sink (`VideoSound`). The app
 /// sink does not synchronise to a clock (`sync=false`) and holds at most a few frames, so
 /// decoding runs ahead of what is shown by those frames and then waits: laminad pulls them as
 /// its own clock, real or virtual, reaches them (`VideoDecoder.frame(at:wait:)`).
@@ -35,7 +35,9 @@ func wake(_ context: UnsafeMutableRawPointer?) {
 /// A decoder's parts: `VideoSourcePolicy` (which URIs and devices open, the open deadline),
 /// `GStreamerPipeline` (the elements, bus, seeking and state), `GStreamerDecoder` (which picture
 /// a media time shows), `StallWatch` (when a playing stream has stalled), `SampleConverter`
-/// (samples into frames) and `PackedLayout`/`PlanarLayout` (the pixel layouts the sink takes).
+/// (samples into frames), `PackedLayout`/`PlanarLayout` (the pixel layouts the sink takes), and
+/// for its sound `DecodedAudio` (samples by media time), `VideoSound` (volume, mute, why it is
+/// silent) and `AudioOutput` (the pipeline into `[audio] sink`).
 public final class GStreamerVideo: VideoDecoding {
     /// Written (eventfd) whenever a decoder's bus has a message: laminad watches it and then
     /// polls every decoder's events.
@@ -55,6 +57,12 @@ public final class GStreamerVideo: VideoDecoding {
     /// Whether files' planar YUV (I420) pictures come through as they are, for the renderer to
     /// convert (`[video] yuv`); otherwise `videoconvert` makes them RGBA. Cameras give packed RGB.
     public var planarYUV = false
+    /// Where videos' sound goes (`[audio] sink`): a GStreamer bin description, such as
+    /// `autoaudiosink` (the default), `alsasink device=hw:1,0`, `pulsesink` or
+    /// `wavenc ! filesink location=/tmp/x.wav`; nil: no sound is decoded at all.
+    public var audioSink: String? = "autoaudiosink"
+    /// Sound outputs open now.
+    let audioCounts = AudioCounts()
 
     /// GStreamer itself starts with the first video (`gst_init` scans the plugin registry), so
     /// a laminad that shows no video pays nothing for it; or at `start()`.
@@ -81,16 +89,19 @@ public final class GStreamerVideo: VideoDecoding {
     public func open(uri: String) throws(VideoOpenError) -> any VideoDecoder {
         _ = gstreamerReady
         return try GStreamerDecoder(uri: try VideoSourcePolicy.resolve(uri), wakeup: wakeup, maximumSide: maximumSide, counts: counts,
-                                    openTimeout: openTimeout, stallTimeout: stallTimeout, planarYUV: planarYUV)
+                                    openTimeout: openTimeout, stallTimeout: stallTimeout, planarYUV: planarYUV,
+                                    audioSink: audioSink, audioCounts: audioCounts)
     }
 
     /// `video.framesSystemMemory` and `video.framesDMABuf`: frames decoders gave in system
     /// memory (copied and uploaded) and in dma-buf memory (handed to the renderer to import);
     /// `video.framesYUV`: those in system memory that were planar YUV (the renderer converts
-    /// them in a shader).
+    /// them in a shader); `audio.outputs`: videos' sound outputs open now; `audio.sinkNone`: 1
+    /// when `[audio] sink = "none"` (no sound is decoded).
     public var statistics: [(name: String, value: Double)] {
         [("video.framesSystemMemory", Double(counts.systemMemory)), ("video.framesDMABuf", Double(counts.dmabuf)),
-         ("video.framesYUV", Double(counts.planar))]
+         ("video.framesYUV", Double(counts.planar)), ("audio.outputs", Double(audioCounts.playing)),
+         ("audio.sinkNone", audioSink == nil ? 1 : 0)]
     }
 
     public var uploadPath: String {

@@ -101,6 +101,8 @@ struct Apply: AsyncParsableCommand {
                     : try VideoSource(contentsOfFile: file, connection: c)
                 v.loops = layer.video.loops
                 v.rate = layer.video.rate
+                v.volume = layer.video.volume
+                v.isMuted = layer.video.muted
                 if layer.video.playing { v.play() }
                 videos[layer.path] = v
             } catch {

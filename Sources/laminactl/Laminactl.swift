@@ -95,22 +95,26 @@ struct Contents: AsyncParsableCommand {
 
 struct Video: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Play, pause or seek the video a named layer shows (a scene's \"video\").",
-        discussion: "Examples: laminactl video intro play; laminactl video intro seek 12.5")
+        abstract: "Play, pause, seek, set the volume of, mute or unmute the video a named layer shows (a scene's \"video\").",
+        discussion: "Examples: laminactl video intro play; laminactl video intro seek 12.5; laminactl video intro volume 0.5; laminactl video intro mute")
     @OptionGroup var connection: ConnectionOptions
     @Option(help: "The session that holds the layer.") var session = "laminactl"
     @Argument(help: "The layer's name.") var name: String
-    @Argument(help: "play, pause or seek.") var action: String
-    @Argument(help: "For seek: the media time in seconds.") var seconds: Double?
+    @Argument(help: "play, pause, seek, volume, mute or unmute.") var action: String
+    @Argument(help: "For seek: the media time in seconds; for volume: the gain, 0 (silent) to 1 (as recorded).") var seconds: Double?
 
     func validate() throws {
         switch action {
-        case "play", "pause":
-            if seconds != nil { throw ValidationError("\(action) takes no seconds") }
+        case "play", "pause", "mute", "unmute":
+            if seconds != nil { throw ValidationError("\(action) takes no number") }
         case "seek":
             guard let seconds, seconds.isFinite, seconds >= 0 else { throw ValidationError("seek takes a number of seconds ≥ 0 (laminactl video NAME seek SECONDS)") }
+        case "volume":
+            guard let seconds, seconds.isFinite, seconds >= 0, seconds <= 1 else {
+                throw ValidationError("volume takes a number from 0 to 1 (laminactl video NAME volume V)")
+            }
         default:
-            throw ValidationError("the action is play, pause or seek (got '\(action)')")
+            throw ValidationError("the action is play, pause, seek, volume, mute or unmute (got '\(action)')")
         }
     }
 
@@ -133,6 +137,9 @@ struct Video: AsyncParsableCommand {
         switch action {
         case "play": video.play()
         case "pause": video.pause()
+        case "volume": video.volume = seconds ?? 1
+        case "mute": video.isMuted = true
+        case "unmute": video.isMuted = false
         default: try video.seek(to: seconds ?? 0)
         }
         try await c.sync()

@@ -25,12 +25,13 @@ struct SessionJournalTests {
         #expect(try SessionJournal.decode(Self.sample.encoded()) == Self.sample)
     }
 
-    /// A session showing video 5 (looping, rate 2, playing, 1.25 s in at the write) beside
-    /// the sample's.
+    /// A session showing video 5 (looping, rate 2, playing, 1.25 s in at the write, volume
+    /// 0.5, muted) beside the sample's.
     static let withVideo: SessionJournal = {
         var j = sample
         j.sessions[0].structure += [.set(LayerID(1), .contents, .image(5))]
-        j.sessions[0].videos = [SessionJournal.Video(number: 5, uri: "/clip.webm", loops: true, rate: 2, isPlaying: true, position: 1.25),
+        j.sessions[0].videos = [SessionJournal.Video(number: 5, uri: "/clip.webm", loops: true, rate: 2, isPlaying: true, position: 1.25,
+                                                     volume: 0.5, isMuted: true),
                                 SessionJournal.Video(number: 6, uri: "http://example.invalid/x.webm", loops: false, rate: 1,
                                                      isPlaying: false, position: 0)]
         return j
@@ -41,7 +42,8 @@ struct SessionJournalTests {
         // Version 1 had no videos after each session's animations, version 2 no encoded images
         // after its videos: the same bytes less those counts, with a version and checksum of
         // their own.
-        for (version, cut) in [(UInt32(1), 8), (2, 4)] {
+        // Version 3 had no volume and mute after each video (none here: the same bytes).
+        for (version, cut) in [(UInt32(1), 8), (2, 4), (3, 0)] {
             var old = Self.sample.encoded()
             old.removeLast(cut)
             let payload = Array(old[20...])
@@ -55,6 +57,12 @@ struct SessionJournalTests {
         var bad = Self.withVideo
         bad.sessions[0].videos[0].rate = 0
         #expect(throws: SessionJournal.Problem.self) { try SessionJournal.decode(bad.encoded()) }
+        bad = Self.withVideo
+        bad.sessions[0].videos[0].volume = 2
+        #expect(throws: SessionJournal.Problem.self) { try SessionJournal.decode(bad.encoded()) }
+        // Restored, volume and mute are controls again.
+        #expect(Self.withVideo.sessions[0].videos[0].operations(elapsed: 0).contains(.controlVideo(image: 5, .volume(0.5))))
+        #expect(Self.withVideo.sessions[0].videos[0].operations(elapsed: 0).contains(.controlVideo(image: 5, .muted(true))))
     }
 
     /// Version 3: a session's encoded images (an SVG and a GIF), their files named; a bad
@@ -79,14 +87,14 @@ struct SessionJournalTests {
         #expect(report == ["session 'kiosk' of uid 1000: 2 layers, 1 images, 1 animations, 2 videos"])
         let tree = try #require(real.model.entries.first?.tree)
         let v = try #require(tree.videos[5])
-        #expect(v.isPlaying && v.loops && v.rate == 2 && v.uri == "/clip.webm")
+        #expect(v.isPlaying && v.loops && v.rate == 2 && v.uri == "/clip.webm" && v.volume == 0.5 && v.isMuted)
         #expect(v.mediaTime(at: real.now) == 3.25)
         #expect(tree.videos[6].map { !$0.isPlaying && $0.mediaTime(at: real.now) == 0 } == true)
         #expect(video.opened.map(\.uri) == ["/clip.webm", "http://example.invalid/x.webm"])
         // Written again: the same videos, where they stand now.
         let (again, _) = real.journal(bootID: "boot-a", filePrefix: "x")
         #expect(again.sessions.first?.videos.first == SessionJournal.Video(number: 5, uri: "/clip.webm", loops: true, rate: 2,
-                                                                             isPlaying: true, position: 3.25))
+                                                                             isPlaying: true, position: 3.25, volume: 0.5, isMuted: true))
         // A virtual clock (or another boot): the media time stands where it was written.
         let virtual = Compositor(presenter: try HeadlessDisplay(width: 32, height: 32).presenter, clock: FrameClock(.virtual), realTime: { 0 })
         virtual.videoDecoding = FakeVideo()

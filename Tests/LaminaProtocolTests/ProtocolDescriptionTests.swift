@@ -204,7 +204,8 @@ struct ProtocolDescriptionTests {
         #expect(Self.object("imageLimits")["maxDimension"] as? Int == Int(ImageFormat.maximumDimension))
         #expect(Self.numbers(Self.object("encodedImageFormats"))
                 == Dictionary(uniqueKeysWithValues: EncodedImageFormat.allCases.map { ($0.description.lowercased(), Int($0.rawValue)) }))
-        let controls: [(String, VideoControl)] = [("play", .play), ("pause", .pause), ("seek", .seek(seconds: 0)), ("rate", .rate(1)), ("loop", .loop(true))]
+        let controls: [(String, VideoControl)] = [("play", .play), ("pause", .pause), ("seek", .seek(seconds: 0)), ("rate", .rate(1)), ("loop", .loop(true)),
+                                                ("volume", .volume(1)), ("muted", .muted(true))]
         #expect(Self.numbers(Self.object("videoControls")) == Dictionary(uniqueKeysWithValues: controls.map { ($0.0, Int($0.1.kind)) }))
         let events: [(String, VideoEvent)] = [("ready", .ready(width: 1, height: 1, duration: nil)), ("playing", .playing),
                                               ("paused", .paused), ("ended", .ended), ("error", .error(""))]

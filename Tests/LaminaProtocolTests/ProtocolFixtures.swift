@@ -235,6 +235,11 @@ enum ProtocolFixtures {
                     .controlVideo(image: 5, .seek(seconds: 1.5)), .controlVideo(image: 5, .play), .controlVideo(image: 5, .pause),
                     .destroyImage(image: 5),
                 ])))),
+        Fixture(name: "commit-video-sound",
+                description: "commit serial 10 (protocol 1.7): control-video 5 volume 0.5, muted true, muted false",
+                message: .client(.commit(Commit(serial: 10, operations: [
+                    .controlVideo(image: 5, .volume(0.5)), .controlVideo(image: 5, .muted(true)), .controlVideo(image: 5, .muted(false)),
+                ])))),
         Fixture(name: "commit-layout",
                 description: "commit serial 3 (protocol 1.7 layout): create #1, set #1 autoresizingMask 18 (widthSizable | heightSizable), "
                     + "set #1 constraints [midX = superlayer.midX × 1 + 0, minY = \"title\".maxY × 0.5 + 8]",

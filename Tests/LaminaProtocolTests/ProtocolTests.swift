@@ -180,6 +180,32 @@ struct ProtocolTests {
         #expect(throws: MessageError.self) { try ServerMessage.decode(type: type, body: body.dropLast()) }
     }
 
+    // docs/protocol.md, "Videos" (sound, 1.7), shows these bytes.
+    @Test func goldenBytesOfVideoSound() throws {
+        let commit = ClientMessage.commit(Commit(serial: 3, operations: [
+            .controlVideo(image: 5, .volume(0.5)), .controlVideo(image: 5, .muted(true)),
+        ]))
+        var expected: [UInt8] = [
+            0x1D, 0x00, 0x00, 0x00,  0x02, 0x00,  0x00, 0x00,  // frame: body length 29, type 2 (commit)
+            0x03, 0x00, 0x00, 0x00,                              // serial 3
+            0x02, 0x00, 0x00, 0x00,                              // 2 operations
+            0x11, 0x05, 0x00, 0x00, 0x00, 0x05,                  // control-video (17), image 5, volume
+        ]
+        withUnsafeBytes(of: 0.5.bitPattern.littleEndian) { expected += $0 }  // 0.5
+        expected += [0x11, 0x05, 0x00, 0x00, 0x00, 0x06, 0x01]   // control-video, image 5, muted, true
+        #expect(commit.encoded() == expected)
+        #expect(try ClientMessage.decode(type: 2, body: expected.dropFirst(8)) == commit)
+        // A volume outside 0…1, or not finite, is refused, naming the field.
+        for bad in [1.5, -0.1, Double.nan, Double.infinity] {
+            var body = Array(expected.dropFirst(8).prefix(14))
+            withUnsafeBytes(of: bad.bitPattern.littleEndian) { body += $0 }
+            body[4] = 1
+            #expect {
+                try ClientMessage.decode(type: 2, body: body[...])
+            } throws: { "\($0)".contains("video volume") }
+        }
+    }
+
     // docs/protocol.md, "Video" (1.6), shows these bytes.
     @Test func goldenBytesOfVideo() throws {
         let commit = ClientMessage.commit(Commit(serial: 2, operations: [

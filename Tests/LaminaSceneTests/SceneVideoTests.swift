@@ -5,15 +5,17 @@ import LaminaCore
 
 @Suite("scene videos")
 struct SceneVideoTests {
-    @Test("\"video\" with loop, playing and rate parses; bad values name the key's path")
+    @Test("\"video\" with loop, playing, rate, volume and muted parses; bad values name the key's path")
     func parses() throws {
-        let scene = try Scene.parse(Data(#"{"sublayers": [{"name": "v", "video": "clips/a.webm", "loop": true, "playing": true, "rate": 0.5}]}"#.utf8))
+        let scene = try Scene.parse(Data(#"{"sublayers": [{"name": "v", "video": "clips/a.webm", "loop": true, "playing": true, "rate": 0.5, "volume": 0.25, "muted": true}]}"#.utf8))
         let layer = try #require(scene.root.sublayers.first)
         #expect(layer.videoFile == "clips/a.webm")
-        #expect(layer.video == SceneVideo(loops: true, playing: true, rate: 0.5))
+        #expect(layer.video == SceneVideo(loops: true, playing: true, rate: 0.5, volume: 0.25, muted: true))
+        #expect(try Scene.parse(Data(#"{"video": "a.webm"}"#.utf8)).root.video == SceneVideo(), "volume 1, not muted by default")
         #expect(scene.videoLayers.map(\.name) == ["v"])
         for bad in [#"{"video": "a.webm", "contents": "b.png"}"#, #"{"video": 3}"#, #"{"video": "a.webm", "rate": 0}"#,
-                    #"{"video": "a.webm", "rate": 17}"#, #"{"video": "a.webm", "loop": "yes"}"#] {
+                    #"{"video": "a.webm", "rate": 17}"#, #"{"video": "a.webm", "loop": "yes"}"#,
+                    #"{"video": "a.webm", "volume": 1.5}"#, #"{"video": "a.webm", "volume": -1}"#, #"{"video": "a.webm", "muted": 1}"#] {
             #expect(throws: SceneError.self) { _ = try Scene.parse(Data((#"{"sublayers": ["# + bad + "]}").utf8)) }
         }
     }

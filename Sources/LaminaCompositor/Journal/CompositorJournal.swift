@@ -65,7 +65,7 @@ extension Compositor {
         entry.tree.videos.sorted(by: { $0.key < $1.key }).compactMap { number, v in
             guard !v.isDestroyed else { return nil }
             return SessionJournal.Video(number: number, uri: v.uri, loops: v.loops, rate: v.rate, isPlaying: v.isPlaying,
-                                        position: v.mediaTime(at: now))
+                                        position: v.mediaTime(at: now), volume: v.volume, isMuted: v.isMuted)
         }
     }
 

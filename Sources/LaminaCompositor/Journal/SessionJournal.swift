@@ -13,11 +13,11 @@ import LaminaProtocol
 /// The encoding is the protocol's own (a commit frame for each list of operations) inside a
 /// checksummed envelope; a journal that is torn, corrupt or from another version decodes to an
 /// error, never to a partial tree. Version 2 added each session's videos, version 3 its
-/// encoded images (create-encoded-image: the file's bytes beside the index); versions 1 and 2
-/// are still read.
+/// encoded images (create-encoded-image: the file's bytes beside the index), version 4 each
+/// video's volume and mute; versions 1 to 3 are still read.
 public struct SessionJournal: Sendable, Equatable {
     public static let magic: [UInt8] = Array("LAMJ".utf8)
-    public static let version: UInt32 = 3
+    public static let version: UInt32 = 4
 
     public struct Image: Sendable, Equatable {
         /// The client's image number.
@@ -61,13 +61,19 @@ public struct SessionJournal: Sendable, Equatable {
         public var isPlaying: Bool
         /// Media seconds at `writtenAt`.
         public var position: Double
-        public init(number: UInt32, uri: String, loops: Bool, rate: Double, isPlaying: Bool, position: Double) {
+        /// The sound's gain (0…1) and mute (version 4; 1 and false before).
+        public var volume: Double
+        public var isMuted: Bool
+        public init(number: UInt32, uri: String, loops: Bool, rate: Double, isPlaying: Bool, position: Double,
+                    volume: Double = 1, isMuted: Bool = false) {
             self.number = number
             self.uri = uri
             self.loops = loops
             self.rate = rate
             self.isPlaying = isPlaying
             self.position = position
+            self.volume = volume
+            self.isMuted = isMuted
         }
 
         /// The create-video and control-video operations that make it again, with its media
@@ -77,6 +83,8 @@ public struct SessionJournal: Sendable, Equatable {
             var ops: [Operation] = [.createVideo(image: number, uri: uri)]
             if loops { ops.append(.controlVideo(image: number, .loop(true))) }
             if rate != 1 { ops.append(.controlVideo(image: number, .rate(rate))) }
+            if volume != 1 { ops.append(.controlVideo(image: number, .volume(volume))) }
+            if isMuted { ops.append(.controlVideo(image: number, .muted(true))) }
             if at > 0, at.isFinite { ops.append(.controlVideo(image: number, .seek(seconds: at))) }
             if isPlaying { ops.append(.controlVideo(image: number, .play)) }
             return ops
@@ -159,6 +167,8 @@ public struct SessionJournal: Sendable, Equatable {
                 w.u8(v.isPlaying ? 1 : 0)
                 w.f64(v.rate)
                 w.f64(v.position)
+                w.f64(v.volume)
+                w.u8(v.isMuted ? 1 : 0)
             }
             w.u32(UInt32(s.encodedImages.count))
             for e in s.encodedImages {
@@ -240,11 +250,15 @@ public struct SessionJournal: Sendable, Equatable {
                         let uri = try r.string("video URI", limit: 4096)
                         let loops = try r.u8("video loops") != 0
                         let playing = try r.u8("video playing") != 0
-                        let video = Video(number: number, uri: uri, loops: loops, rate: try r.f64("video rate"),
+                        var video = Video(number: number, uri: uri, loops: loops, rate: try r.f64("video rate"),
                                           isPlaying: playing, position: try r.f64("video position"))
+                        if version >= 4 {
+                            video.volume = try r.f64("video volume")
+                            video.isMuted = try r.u8("video muted") != 0
+                        }
                         guard video.number != 0, !video.uri.isEmpty, video.rate.isFinite, video.rate > 0, video.rate <= 16,
-                              video.position.isFinite, video.position >= 0 else {
-                            throw Problem("session '\(name)': video \(video.number) has a bad number, URI, rate or position")
+                              video.position.isFinite, video.position >= 0, video.volume.isFinite, video.volume >= 0, video.volume <= 1 else {
+                            throw Problem("session '\(name)': video \(video.number) has a bad number, URI, rate, position or volume")
                         }
                         videos.append(video)
                     }

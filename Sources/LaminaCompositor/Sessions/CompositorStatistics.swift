@@ -67,7 +67,7 @@ extension Compositor {
             Statistic(name: "budget.maxDisplayLinksPerClient", value: Double(configuration.limits.maxDisplayLinks)),
         ] + damageStatistics() + presenter.renderer.cacheStatistics.map { Statistic(name: $0.name, value: $0.value) }
             + renderCache.statistics.map { Statistic(name: $0.name, value: $0.value) } + textureStatistics() + (layerRasters?.statistics ?? [])
-            + (videoDecoding?.statistics.map { Statistic(name: $0.name, value: $0.value) } ?? []) + (host?.platformStatistics() ?? [])
+            + (videoDecoding?.statistics.map { Statistic(name: $0.name, value: $0.value) } ?? []) + audioStatistics + (host?.platformStatistics() ?? [])
     }
 
     /// `damage.*`: whether frames redraw only what changed, and how much of the output they drew.

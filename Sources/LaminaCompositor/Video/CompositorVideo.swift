@@ -35,6 +35,8 @@ extension Compositor {
                 }
                 do {
                     v.decoder = try decoding.open(uri: v.uri)
+                    v.decoder?.setAudio(volume: v.volume, muted: v.isMuted)
+                    v.audio = AudioTimeline(origin: t)
                     liveVideos.append(v)
                     logger.info("video \(v.number) of session \(serial): \(v.uri)")
                 } catch {
@@ -42,6 +44,9 @@ extension Compositor {
                 }
             case let .controlled(v, control):
                 guard !v.isDestroyed, v.failure == nil else { continue }
+                // The sound up to now, as it ran before this control (a virtual clock's steps
+                // in which the video drew no frame: paused, say).
+                if let decoder = v.decoder { renderAudio(v, decoder, at: t, wait: 0) }
                 v.anchor(at: t)
                 switch control {
                 case .play:
@@ -63,6 +68,12 @@ extension Compositor {
                 case .loop(let on):
                     v.loops = on
                     if on { v.endReported = false }
+                case .volume(let volume):
+                    v.volume = volume
+                    v.decoder?.setAudio(volume: v.volume, muted: v.isMuted)
+                case .muted(let on):
+                    v.isMuted = on
+                    v.decoder?.setAudio(volume: v.volume, muted: v.isMuted)
                 }
                 requestFrame(.sceneChanged)
             case .destroyed(let v):
@@ -118,7 +129,9 @@ extension Compositor {
         for v in liveVideos {
             guard let decoder = v.decoder, !v.isDestroyed else { continue }
             let wait = clock.isVirtual && !v.stalled ? configuration.videoFrameWait : 0
-            guard let frame = decoder.frame(at: v.mediaTime(at: t), wait: wait) else {
+            let picture = decoder.frame(at: v.mediaTime(at: t), wait: wait)
+            renderAudio(v, decoder, at: t, wait: wait)
+            guard let frame = picture else {
                 // Not one picture within the wait: stop waiting until one arrives.
                 if wait > 0 { v.stalled = true }
                 continue
@@ -152,6 +165,61 @@ extension Compositor {
             v.shownTime = frame.time
         }
         pollVideos()
+    }
+
+    /// Seconds of sound a real clock's output is given ahead of the clock, so that the sound
+    /// device always has samples to play (each frame tops it up); the output plays each sample
+    /// at its clock time, so this is a bound on what is queued, not a delay.
+    static let audioLead = 0.15
+
+    /// Gives the video's sound output the samples for the clock up to `t` (a real clock: up
+    /// to `audioLead` seconds past it): the media's samples for the media time that passed,
+    /// silence for clock time in which it did not (paused, ended, a rate other than 1).
+    private func renderAudio(_ v: VideoSurface, _ decoder: any VideoDecoder, at t: Double, wait: Double) {
+        guard var timeline = v.audio else { return }
+        let virtual = clock.isVirtual
+        let end = virtual ? t : t + Self.audioLead
+        let audible = v.isPlaying && v.rate == 1 && !v.endReported
+        // A looping video that wraps inside the span: its sound up to the end of the media first,
+        // then from the start (one span would take the wrap for a seek).
+        var targets = [(clock: end, media: v.mediaTime(at: end))]
+        let from = timeline.origin + Double(timeline.position) / Double(AudioTimeline.sampleRate)
+        if audible, v.loops, let d = v.duration, targets[0].media < v.mediaTime(at: from) {
+            let wrap = end - targets[0].media
+            if wrap > from, wrap < end { targets.insert((wrap, d), at: 0) }
+        }
+        let before = decoder.audioState
+        for target in targets {
+            guard let span = timeline.span(to: target.clock, mediaEnd: target.media, audible: audible, earliest: virtual ? nil : t) else {
+                continue
+            }
+            let given = decoder.renderAudio(span, mediaNow: v.mediaTime(at: t), wait: wait,
+                                            presentAt: virtual ? nil : timeline.origin - t + realTime())
+            timeline.giveBack(span.count - given)
+            if given < span.count { break }
+        }
+        v.audio = timeline
+        // Once, when it happens: a silent video is no error to its client, but the log says why.
+        if case .silent(let why, _) = decoder.audioState, decoder.audioState != before {
+            logger.warning("video \(v.number) (\(v.uri)) plays silent: \(why)")
+        }
+    }
+
+    /// `video.audio.playing`, `video.audio.silent` and `video.audio.silent.<why>`: videos whose
+    /// sound plays, and those that have sound but play silent (by why: `noSink` when
+    /// `[audio] sink = "none"`, `sinkFailed` when the sound output could not open).
+    var audioStatistics: [Statistic] {
+        var playing = 0, silent: [String: Int] = [:]
+        for v in liveVideos where !v.isDestroyed {
+            switch v.decoder?.audioState {
+            case .playing: playing += 1
+            case .silent(_, let key): silent[key, default: 0] += 1
+            case .noSound, nil: break
+            }
+        }
+        return [Statistic(name: "video.audio.playing", value: Double(playing)),
+                Statistic(name: "video.audio.silent", value: Double(silent.values.reduce(0, +)))]
+            + silent.keys.sorted().map { Statistic(name: "video.audio.silent.\($0)", value: Double(silent[$0]!)) }
     }
 
     /// Pixel bytes of every video's current frame.

@@ -251,6 +251,26 @@ public protocol VideoDecoder: AnyObject {
     func takeEvents() -> [VideoDecoderEvent]
     /// Stops decoding and frees the decoder's threads and descriptors (idempotent).
     func close()
+    /// Gives the sound output the samples of `span` (after `frame(at:wait:)` for the same
+    /// time), waiting at most `wait` seconds for samples not decoded yet; `mediaNow`: where
+    /// media time stands, so samples before it that no span wants are let go (a decoder that
+    /// keeps them would hold up its pictures). `presentAt`: the monotonic time (seconds) of
+    /// output sample 0, with a real clock, so the output plays each sample at its time; nil
+    /// with a virtual clock (samples go out as they are given). Answers how many of the span's
+    /// samples it took: all of them, but with a real clock only those decoded by now (the rest
+    /// come first in the next span; the output's lead covers the wait).
+    func renderAudio(_ span: AudioSpan, mediaNow: Double, wait: Double, presentAt: Double?) -> Int
+    /// The sound's gain (0…1) and whether it is muted.
+    func setAudio(volume: Double, muted: Bool)
+    /// What its sound is doing.
+    var audioState: VideoAudioState { get }
+}
+
+extension VideoDecoder {
+    /// A decoder without sound (test fakes) ignores it.
+    public func renderAudio(_ span: AudioSpan, mediaNow: Double, wait: Double, presentAt: Double?) -> Int { span.count }
+    public func setAudio(volume: Double, muted: Bool) {}
+    public var audioState: VideoAudioState { .noSound }
 }
 
 /// Why a decoder could not be made.

@@ -27,6 +27,12 @@ public final class VideoSurface: @unchecked Sendable {
     public internal(set) var isPlaying = false
     public internal(set) var rate = 1.0
     public internal(set) var loops = false
+    /// The sound's gain, 0…1 (1: as recorded), and whether it is muted (protocol 1.7).
+    public internal(set) var volume = 1.0
+    public internal(set) var isMuted = false
+    /// Which samples of its sound went out for which span of the clock (set when the commit
+    /// that made it stands).
+    var audio: AudioTimeline?
     /// Media time `anchorMedia` at clock time `anchorClock`; it advances from there at `rate`
     /// while playing.
     var anchorClock = 0.0

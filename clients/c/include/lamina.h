@@ -328,6 +328,7 @@ typedef struct lamina_connection lamina_connection;
 typedef struct lamina_layer lamina_layer;
 typedef struct lamina_animation lamina_animation;
 typedef struct lamina_image lamina_image;
+typedef struct lamina_video lamina_video;
 typedef struct lamina_path lamina_path;
 
 /* MARK: Connections */
@@ -589,7 +590,17 @@ typedef enum lamina_event_type {
     LAMINA_EVENT_DISPLAY_CHANGED = 9, /**< laminad's outputs changed: display size and outputs (1.7) */
     LAMINA_EVENT_FRAME = 10,      /**< a display-link frame: the links' callbacks ran (1.7; lamina_display_link_create) */
     LAMINA_EVENT_TILES_WANTED = 11,   /**< laminad wants tiles of a tiled layer (after its provider was asked; 1.7) */
+    LAMINA_EVENT_VIDEO = 12,      /**< a video of this client is ready, plays, paused, ended or failed (lamina_video_new; 1.6) */
 } lamina_event_type;
+
+/** What a LAMINA_EVENT_VIDEO says ("videoEventKinds"). */
+typedef enum lamina_video_event_kind {
+    LAMINA_VIDEO_READY = 0,   /**< the first picture is decoded: video_width, video_height, video_duration (-1: unknown) */
+    LAMINA_VIDEO_PLAYING = 1,
+    LAMINA_VIDEO_PAUSED = 2,
+    LAMINA_VIDEO_ENDED = 3,   /**< a video that does not loop reached its end (paused there) */
+    LAMINA_VIDEO_ERROR = 4,   /**< it cannot play: text says why (it shows no further pictures) */
+} lamina_video_event_kind;
 
 /** A tile laminad wants (LAMINA_EVENT_TILES_WANTED): its column and row in the level's grid and
  * the whole tile's rectangle in the layer's bounds coordinates. */
@@ -646,6 +657,12 @@ typedef struct lamina_event {
     int32_t tile_level;        /**< 0 full resolution, 1 half, -1 twice, ... */
     size_t tile_count;
     const lamina_tile *tiles;  /**< tile_count entries */
+    /* video events (text: an error's message) */
+    lamina_video *video;       /**< the video (NULL once destroyed) */
+    uint32_t video_number;     /**< its image number */
+    lamina_video_event_kind video_event;
+    uint32_t video_width, video_height;
+    double video_duration;     /**< seconds; -1 unknown (a live stream) */
 } lamina_event;
 
 typedef void (*lamina_event_callback)(const lamina_event *event, void *user);
@@ -1404,6 +1421,38 @@ int lamina_image_update(lamina_image *image, uint32_t x, uint32_t y, uint32_t wi
 /** Destroys the image in laminad (with the next commit) and frees the handle. */
 int lamina_image_destroy(lamina_image *image);
 uint32_t lamina_image_number(const lamina_image *image);
+
+/* MARK: Videos (protocol 1.6; volume and muted 1.7) */
+
+/**
+ * A video laminad decodes with GStreamer and plays on its clock: `uri` is an absolute path on
+ * laminad's machine or a URI (file:///…, http://…; 1 to 4096 bytes). It takes an image number,
+ * is created with the next commit, and starts paused at 0, rate 1, not looping, volume 1, not
+ * muted; a layer shows it with lamina_layer_set_video(). Its events (ready with the size and
+ * length, playing, paused, ended, error) arrive as LAMINA_EVENT_VIDEO. Problems with the media
+ * are error events, not errors here. A reconnection makes it again with its loop, rate, volume,
+ * mute and play state, from 0. NULL (and `error`) for a bad URI or a broken connection.
+ */
+lamina_video *lamina_video_new(lamina_connection *conn, const char *uri, char **error);
+/** Shows the video as the layer's contents (NULL: none); gravity, corners and masks apply as to an image. */
+int lamina_layer_set_video(lamina_layer *layer, lamina_video *video);
+/** Media time moves with laminad's clock (from the end of a video that does not loop: from 0); with the next commit. */
+int lamina_video_play(lamina_video *video);
+/** Media time stands still; the picture shown stays. */
+int lamina_video_pause(lamina_video *video);
+/** Shows the picture at `seconds` (finite, >= 0; past the end: the last). */
+int lamina_video_seek(lamina_video *video, double seconds);
+/** Media seconds per second of laminad's clock: > 0 and <= 16. */
+int lamina_video_set_rate(lamina_video *video, double rate);
+/** Whether playing past the end starts again from 0. */
+int lamina_video_set_loop(lamina_video *video, int loop);
+/** The sound's gain: 0 (silent) to 1 (as recorded, the default); LAMINA_ERROR_INVALID_ARGUMENT otherwise (1.7). */
+int lamina_video_set_volume(lamina_video *video, double volume);
+/** Whether the sound is off (the volume is kept for when it is on again) (1.7). */
+int lamina_video_set_muted(lamina_video *video, int muted);
+/** Destroys the video in laminad (with the next commit: its decoder stops) and frees the handle. */
+int lamina_video_destroy(lamina_video *video);
+uint32_t lamina_video_number(const lamina_video *video);
 
 #ifdef __cplusplus
 }

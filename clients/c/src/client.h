@@ -208,6 +208,16 @@ typedef struct lm_completion {
     void *user;
 } lm_completion;
 
+/* A video laminad decodes (protocol 1.6; volume and muted 1.7): its number (from the image
+ * numbers) and how it plays, which a reconnection's replay makes again. */
+struct lamina_video {
+    lamina_connection *conn;
+    uint32_t number;
+    char *uri;
+    int loop, muted, play_requested;
+    double rate, volume;
+};
+
 typedef struct lm_queued_event {
     lamina_event event; /* pointers filled in at dispatch */
     uint32_t tag;
@@ -277,6 +287,8 @@ struct lamina_connection {
     lamina_image **images;
     size_t image_capacity;
     uint32_t next_image;
+    lamina_video **videos; /* in the order they were made; removed when destroyed */
+    size_t video_count, video_capacity;
 
     /* reconnection */
     char *path, *client_name;   /* where and as whom it connected (NULL path: from a descriptor) */

@@ -259,6 +259,7 @@ void lamina_connection_close(lamina_connection *conn) {
             free(conn->images[i]);
         }
     free(conn->images);
+    lm_free_videos(conn);
     free(conn->fds);
     free(conn->frames);
     free(conn->completions);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "events.h"
+#include "pending.h"
 #include "gestures.h"
 #include "messages.h"
 
@@ -71,6 +72,8 @@ int lm_dispatch_events(lamina_connection *conn) {
         e.links = q.links;
         e.tiles = q.tiles;
         e.key = "";
+        if (e.type == LAMINA_EVENT_VIDEO)
+            e.video = lm_video_at(conn, e.video_number);
         if (e.type == LAMINA_EVENT_ANIMATION_STARTED || e.type == LAMINA_EVENT_ANIMATION_STOPPED) {
             size_t index = 0;
             lm_tag *t = q.tag ? find_tag(conn, q.tag, &index) : NULL;

@@ -202,6 +202,30 @@ int lm_handle_frame(lamina_connection *conn, uint32_t type, const uint8_t *body,
         q->event = e;
         return LAMINA_OK;
     }
+    case LM_MSG_VIDEO: {
+        lamina_event e = {.type = LAMINA_EVENT_VIDEO, .video_duration = -1};
+        e.video_number = lm_read_u32(&r);
+        uint32_t kind = lm_read_u8(&r);
+        const uint8_t *message = NULL;
+        size_t message_n = 0;
+        if (kind == LAMINA_VIDEO_READY) {
+            e.video_width = lm_read_u32(&r);
+            e.video_height = lm_read_u32(&r);
+            e.video_duration = lm_read_f64(&r);
+        } else if (kind == LAMINA_VIDEO_ERROR) {
+            message = lm_read_string(&r, &message_n);
+        }
+        if (r.failed || r.offset != length || kind > LAMINA_VIDEO_ERROR)
+            break;
+        e.video_event = (lamina_video_event_kind)kind;
+        lm_queued_event *q = lm_push_event(conn, LAMINA_EVENT_VIDEO);
+        if (!q)
+            goto oom;
+        q->event = e;
+        if (message && !(q->text = lm_copy_string(message, message_n)))
+            goto oom;
+        return LAMINA_OK;
+    }
     case LM_MSG_DISPLAY_CHANGED:
         return lm_display_changed(conn, &r, why);
     case LM_MSG_FRAME:

@@ -77,9 +77,25 @@ uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int 
         int fd = -1;
         int advance_sub = 0;
         switch (r->stage) {
-        case 0: { /* images, each with its memory file */
-            if (r->index >= conn->image_capacity)
-                goto next_stage;
+        case 0: { /* images, each with its memory file; then videos, each with how it plays */
+            if (r->index >= conn->image_capacity) {
+                size_t v = r->index - conn->image_capacity;
+                if (v >= conn->video_count)
+                    goto next_stage;
+                const lamina_video *video = conn->videos[v];
+                advance_sub = r->sub < 5;
+                if (listed(r->skipped_images, r->skipped_image_count, video->number))
+                    break;
+                switch (r->sub) {
+                case 0: lm_encode_create_video(&one, video); break;
+                case 1: if (video->loop) lm_encode_control_video(&one, video->number, 4, 1); break;
+                case 2: if (video->rate != 1) lm_encode_control_video(&one, video->number, 3, video->rate); break;
+                case 3: if (video->volume != 1) lm_encode_control_video(&one, video->number, 5, video->volume); break;
+                case 4: if (video->muted) lm_encode_control_video(&one, video->number, 6, 1); break;
+                default: if (video->play_requested) lm_encode_control_video(&one, video->number, 0, 0); break;
+                }
+                break;
+            }
             lamina_image *image = conn->images[r->index];
             if (!image || listed(r->skipped_images, r->skipped_image_count, image->number))
                 break;
@@ -201,10 +217,14 @@ uint32_t lm_replay_next(lamina_connection *conn, lm_replay *r, lm_buf *ops, int 
 int lm_replay_drop(lamina_connection *conn, lm_replay *r, const lm_replay_source *source) {
     switch (source->stage) {
     case 0: {
-        lamina_image *image = source->index < conn->image_capacity ? conn->images[source->index] : NULL;
-        if (!image || r->skipped_image_count == sizeof r->skipped_images / sizeof r->skipped_images[0])
+        /* An image, or a video's create or control: that image or video is left out. */
+        size_t v = source->index - conn->image_capacity;
+        uint32_t number = source->index < conn->image_capacity
+                              ? (conn->images[source->index] ? conn->images[source->index]->number : 0)
+                              : (v < conn->video_count ? conn->videos[v]->number : 0);
+        if (!number || r->skipped_image_count == sizeof r->skipped_images / sizeof r->skipped_images[0])
             return -1;
-        r->skipped_images[r->skipped_image_count++] = image->number;
+        r->skipped_images[r->skipped_image_count++] = number;
         return 0;
     }
     case 1:

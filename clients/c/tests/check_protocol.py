@@ -76,6 +76,7 @@ def main():
         ("lamina_scroll_phase", "LAMINA_SCROLL_", list(j["scrollPhases"].items())),
         ("lamina_constraint_attribute", "LAMINA_CONSTRAINT_", list(j["constraintAttributes"].items())),
         ("lamina_draw_op", "LAMINA_DRAW_", [(o["name"], o["opcode"]) for o in j["drawing"]["ops"]]),
+        ("lamina_video_event_kind", "LAMINA_VIDEO_", list(j["videoEventKinds"].items())),
     ]
     for tag, prefix, items in enums:
         compare(f"enum {tag}", header_enum(text, tag), {prefix + upper(name): value for name, value in items})

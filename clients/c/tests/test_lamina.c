@@ -29,6 +29,8 @@
 #include "animation.h"
 #include "client.h"
 #include "events.h"
+#include "pending.h"
+#include "replay.h"
 #include "lamina.h"
 
 static int failures;
@@ -601,6 +603,98 @@ static void layout_fixture(const char *dir) {
     close(server);
 }
 
+typedef struct video_events {
+    int seen[5];
+    uint32_t width, height;
+    double duration;
+    lamina_video *video;
+    char error[256];
+} video_events;
+
+static void on_video_event(const lamina_event *e, void *user) {
+    video_events *v = user;
+    if (e->type != LAMINA_EVENT_VIDEO || e->video_event > LAMINA_VIDEO_ERROR)
+        return;
+    v->seen[e->video_event]++;
+    v->video = e->video;
+    if (e->video_event == LAMINA_VIDEO_READY) {
+        v->width = e->video_width;
+        v->height = e->video_height;
+        v->duration = e->video_duration;
+    }
+    if (e->video_event == LAMINA_VIDEO_ERROR)
+        snprintf(v->error, sizeof v->error, "%s", e->text ? e->text : "?");
+}
+
+/* Videos: commit-video.bin and commit-video-sound.bin through the public API, and the video
+ * events of video-ready.bin, video-ended.bin and video-error.bin. */
+static void video_fixtures(const char *dir) {
+    int server;
+    lamina_connection *conn = fake_connection(dir, &server);
+    discard_frame(server); /* the hello */
+    conn->next_image = 5;
+    char *error = NULL;
+    lamina_video *video = lamina_video_new(conn, "/srv/clip.webm", &error);
+    CHECK(video && lamina_video_number(video) == 5, "lamina_video_new: %s", error ? error : "");
+    free(error);
+    CHECK(lamina_video_set_loop(video, 1) == 0 && lamina_video_set_rate(video, 2) == 0 && lamina_video_seek(video, 1.5) == 0 &&
+              lamina_video_play(video) == 0 && lamina_video_pause(video) == 0 && lamina_video_destroy(video) == 0,
+          "the video's controls");
+    conn->serial = 8; /* the fixture's serial is 9 */
+    CHECK(lamina_connection_commit(conn) == 0, "commit the video");
+    expect_frame(server, dir, "commit-video.bin");
+    write_all(server, "\x04\0\0\0\x82\0\0\0\x09\0\0\0", 12); /* applied 9 */
+    conn->next_image = 5;
+    video = lamina_video_new(conn, "/srv/clip.webm", NULL);
+    CHECK(video != NULL && lamina_connection_commit(conn) == 0, "a second video 5");
+    discard_frame(server);
+    write_all(server, "\x04\0\0\0\x82\0\0\0\x0A\0\0\0", 12); /* applied 10 */
+    CHECK(lamina_video_set_volume(video, 0.5) == 0 && lamina_video_set_muted(video, 1) == 0 && lamina_video_set_muted(video, 0) == 0 &&
+              lamina_video_set_volume(video, 2) == LAMINA_ERROR_INVALID_ARGUMENT,
+          "volume and muted");
+    conn->serial = 9; /* the fixture's serial is 10 */
+    CHECK(lamina_connection_commit(conn) == 0, "commit volume and muted");
+    expect_frame(server, dir, "commit-video-sound.bin");
+    /* A reconnection's replay makes it again: created, then its loop, volume and play (rate 1 and
+     * not muted, the defaults, are not sent). */
+    CHECK(lamina_video_set_loop(video, 1) == 0 && lamina_video_play(video) == 0, "loop and play");
+    {
+        lm_replay r = {0};
+        lm_buf ops = {0}, expected = {0};
+        int fds[8];
+        size_t fd_count = 0;
+        lm_replay_source sources[16];
+        uint32_t count = lm_replay_next(conn, &r, &ops, fds, &fd_count, sources);
+        lm_encode_create_video(&expected, video);
+        lm_encode_control_video(&expected, 5, 4, 1);
+        lm_encode_control_video(&expected, 5, 5, 0.5);
+        lm_encode_control_video(&expected, 5, 0, 0);
+        CHECK(count == 5 && ops.length == 14 + expected.length && memcmp(ops.data + 14, expected.data, expected.length) == 0,
+              "the replay makes the video again: %u operations, %zu bytes", count, ops.length);
+        lm_buf_free(&ops);
+        lm_buf_free(&expected);
+    }
+    video_events events;
+    memset(&events, 0, sizeof events);
+    lamina_connection_set_event_callback(conn, on_video_event, &events);
+    write_fixture(server, dir, "video-ready.bin");
+    write_fixture(server, dir, "video-ended.bin");
+    write_fixture(server, dir, "video-error.bin");
+    int dispatched = 0;
+    for (int i = 0; i < 100 && dispatched < 3; i++) {
+        int d = lamina_connection_dispatch(conn);
+        if (d < 0)
+            break;
+        dispatched += d;
+    }
+    CHECK(dispatched == 3 && events.seen[LAMINA_VIDEO_READY] == 1 && events.width == 64 && events.height == 48 &&
+              events.duration == 3 && events.seen[LAMINA_VIDEO_ENDED] == 1 && events.seen[LAMINA_VIDEO_ERROR] == 1 &&
+              strcmp(events.error, "no such file") == 0,
+          "video events: %d dispatched, error '%s'", dispatched, events.error);
+    lamina_connection_close(conn);
+    close(server);
+}
+
 static void fixtures(const char *dir) {
     /* hello: the library's encoder with the fixture's fields. */
     lm_buf hello = {0};
@@ -1018,6 +1112,7 @@ static void fixtures(const char *dir) {
     display_fixture(dir);
     display_link_fixture(dir);
     layout_fixture(dir);
+    video_fixtures(dir);
     filter_fixture(dir);
     drawing_fixture(dir);
     attributed_string_fixture(dir);
@@ -1143,6 +1238,8 @@ static void print_log(const daemon_t *d) {
 static int daemon_spawn(daemon_t *d, const char *laminad, int log_mode);
 /* The display laminad starts with (the gesture program's is larger). */
 static const char *daemon_size = "320x240";
+/* laminad's --audio-sink, when set (the video sound test's WAV file). */
+static const char *daemon_audio_sink = NULL;
 
 /* Starts laminad: headless, 320 x 240, virtual clock, a socket in a fresh temporary folder. */
 static int daemon_start(daemon_t *d, const char *laminad) {
@@ -1170,6 +1267,9 @@ static int daemon_spawn(daemon_t *d, const char *laminad, int log_mode) {
             dup2(fd, 1);
             dup2(fd, 2);
         }
+        if (daemon_audio_sink)
+            execl(laminad, laminad, "--backend", "headless", "--size", daemon_size, "--clock", "virtual", "--socket", d->socket,
+                  "--log-level", "debug", "--audio-sink", daemon_audio_sink, (char *)NULL);
         execl(laminad, laminad, "--backend", "headless", "--size", daemon_size, "--clock", "virtual", "--socket", d->socket,
               "--log-level", "debug", (char *)NULL);
         _exit(127);
@@ -3347,6 +3447,166 @@ static void gesture_program(const char *laminad) {
     printf("daemon: the gesture program (pinch, rotation, swipes, double and single taps) over laminad\n");
 }
 
+
+/* MARK: Videos and their sound */
+
+/* Reads laminad's messages until the video has an event of `kind` (or an error): a wait on
+ * the socket for a condition, at most 30 s. */
+static void wait_for_video(lamina_connection *conn, video_events *v, lamina_video_event_kind kind) {
+    for (int i = 0; i < 3000 && !v->seen[kind] && !v->seen[LAMINA_VIDEO_ERROR]; i++) {
+        struct pollfd p = {lamina_connection_get_fd(conn), POLLIN, 0};
+        poll(&p, 1, 10);
+        if (lamina_connection_dispatch(conn) < 0)
+            break;
+    }
+}
+
+/* The left channel's root mean square over [from, to) seconds of a 48 kHz 16-bit stereo WAV
+ * file (read independently of laminad's writer), and its length in samples; -1 if unreadable. */
+static double wav_rms(const char *path, double from, double to, long *frames) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    uint8_t header[12];
+    double result = -1;
+    if (fread(header, 1, 12, f) == 12 && memcmp(header, "RIFF", 4) == 0) {
+        uint8_t chunk[8];
+        while (fread(chunk, 1, 8, f) == 8) {
+            uint32_t size = chunk[4] | chunk[5] << 8 | chunk[6] << 16 | (uint32_t)chunk[7] << 24;
+            if (memcmp(chunk, "data", 4) != 0) {
+                fseek(f, (long)(size + (size & 1)), SEEK_CUR);
+                continue;
+            }
+            long n = (long)size / 4;
+            *frames = n;
+            long a = (long)(from * 48000), b = (long)(to * 48000);
+            double sum = 0;
+            long count = 0;
+            for (long k = 0; k < n; k++) {
+                uint8_t s[4];
+                if (fread(s, 1, 4, f) != 4)
+                    break;
+                int16_t left = (int16_t)(s[0] | s[1] << 8);
+                if (k >= a && k < b) {
+                    sum += (double)left * left;
+                    count++;
+                }
+            }
+            result = count ? sqrt(sum / (double)count) : 0;
+            break;
+        }
+    }
+    fclose(f);
+    return result;
+}
+
+/* A clip made with gst-launch-1.0 (black then white, silence then a 440 Hz tone at half of full
+ * scale from 1 s), played by a C client into a WAV file sink: the ready event, the picture at
+ * 1.1 s, volume 0.5 halving the tone, muted silent; bad volumes refused here. */
+static void video_sound(const char *laminad) {
+    daemon_t d;
+    char wav[400], clip[400], command[2048];
+    memset(&d, 0, sizeof d);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(d.directory, sizeof d.directory, "%s/lamina-c-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(d.directory)) {
+        CHECK(0, "mkdtemp");
+        return;
+    }
+    snprintf(wav, sizeof wav, "%s/out.wav", d.directory);
+    snprintf(clip, sizeof clip, "%s/tone.mkv", d.directory);
+    snprintf(command, sizeof command,
+             "gst-launch-1.0 -q matroskamux name=m ! filesink location=%s "
+             "concat name=v ! videoconvert ! vp8enc deadline=1 ! m. "
+             "videotestsrc pattern=black num-buffers=10 ! video/x-raw,width=64,height=48,framerate=10/1 ! v. "
+             "videotestsrc pattern=white num-buffers=10 ! video/x-raw,width=64,height=48,framerate=10/1 ! v. "
+             "concat name=a ! audioconvert ! audio/x-raw,format=S16LE,rate=48000,channels=2 ! m. "
+             "audiotestsrc wave=silence num-buffers=10 samplesperbuffer=4800 ! audio/x-raw,rate=48000,channels=2 ! a. "
+             "audiotestsrc wave=sine freq=440 volume=0.5 num-buffers=10 samplesperbuffer=4800 ! audio/x-raw,rate=48000,channels=2 ! a. "
+             ">/dev/null 2>&1",
+             clip);
+    if (system(command) != 0) {
+        printf("SKIP: video sound: gst-launch-1.0 could not make the clip (gstreamer1.0-tools, -plugins-good)\n");
+        rmdir(d.directory);
+        return;
+    }
+    char sink[600];
+    snprintf(sink, sizeof sink, "wavenc ! filesink location=%s", wav);
+    daemon_audio_sink = sink;
+    snprintf(d.socket, sizeof d.socket, "%s/lamina.sock", d.directory);
+    snprintf(d.log, sizeof d.log, "%s/laminad.log", d.directory);
+    int started = daemon_spawn(&d, laminad, O_TRUNC);
+    daemon_audio_sink = NULL;
+    CHECK(started == 0, "laminad with a WAV sound output");
+    char *error = NULL;
+    lamina_connection *conn = started == 0 ? lamina_connect_named(d.socket, "c-video", &error) : NULL;
+    CHECK(conn != NULL, "connect: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    double rms[2] = {0, 0};
+    for (int run = 0; conn && run < 3; run++) {
+        video_events events;
+        memset(&events, 0, sizeof events);
+        lamina_connection_set_event_callback(conn, on_video_event, &events);
+        lamina_video *video = lamina_video_new(conn, clip, &error);
+        CHECK(video != NULL, "lamina_video_new: %s", error ? error : "?");
+        if (!video)
+            break;
+        CHECK(lamina_video_set_volume(video, 1.5) == LAMINA_ERROR_INVALID_ARGUMENT &&
+                  lamina_video_set_volume(video, NAN) == LAMINA_ERROR_INVALID_ARGUMENT &&
+                  lamina_video_set_rate(video, 0) == LAMINA_ERROR_INVALID_ARGUMENT,
+              "bad volumes and rates are refused before they are sent");
+        if (run == 1)
+            CHECK(lamina_video_set_volume(video, 0.5) == 0, "volume 0.5");
+        if (run == 2)
+            CHECK(lamina_video_set_muted(video, 1) == 0, "muted");
+        lamina_layer *layer = lamina_layer_new(conn);
+        lamina_layer_set_bounds(layer, 0, 0, 64, 48);
+        lamina_layer_set_position(layer, 42, 34);
+        lamina_layer_set_video(layer, video);
+        lamina_layer_add_sublayer(lamina_connection_root(conn), layer);
+        lamina_video_play(video);
+        CHECK(lamina_connection_sync(conn, &error) == 0, "commit the video: %s", error ? error : "?");
+        free(error);
+        error = NULL;
+        wait_for_video(conn, &events, LAMINA_VIDEO_READY);
+        CHECK(events.seen[LAMINA_VIDEO_READY] == 1 && events.width == 64 && events.height == 48 &&
+                  fabs(events.duration - 2) < 0.05 && events.video == video && !events.seen[LAMINA_VIDEO_ERROR],
+              "ready: %ux%u, %g s %s", events.width, events.height, events.duration, events.error);
+        for (int step = 1; step <= 20; step++) {
+            advance(conn, 0.1);
+            if (step == 11) {
+                rgba p = shot_pixel(conn, 42, 34);
+                CHECK(p.r > 215 && p.g > 215 && p.b > 215, "white at 1.1 s: %d %d %d", p.r, p.g, p.b);
+            }
+        }
+        CHECK(events.seen[LAMINA_VIDEO_PLAYING] == 1, "playing (run %d)", run);
+        lamina_video_destroy(video);
+        lamina_layer_remove_from_superlayer(layer);
+        lamina_layer_destroy(layer);
+        CHECK(lamina_connection_sync(conn, &error) == 0 && stat_named(conn, "audio.outputs") == 0, "the video's sound output closed: %s",
+              error ? error : "");
+        free(error);
+        error = NULL;
+        long frames = 0;
+        double tone = wav_rms(wav, 1.2, 1.8, &frames), before = wav_rms(wav, 0, 0.9, &frames);
+        CHECK(labs(frames - 96000) <= 48 && before < 30, "2 s of sound, silent before the tone: %ld samples, rms %g before", frames, before);
+        if (run < 2)
+            rms[run] = tone;
+        else
+            CHECK(tone == 0, "muted: rms %g", tone);
+    }
+    CHECK(rms[0] > 5000 && fabs(rms[1] / rms[0] - 0.5) <= 0.025, "volume 0.5 halves the tone: rms %g then %g", rms[0], rms[1]);
+    if (conn)
+        lamina_connection_close(conn);
+    daemon_stop(&d);
+    unlink(wav);
+    unlink(clip);
+    rmdir(d.directory);
+    printf("daemon: a C client's video played its sound into a WAV file: volume 0.5 gave %.4f of full, muted silence\n",
+           rms[0] > 0 ? rms[1] / rms[0] : 0);
+}
+
 static int run_daemon(void) {
     const char *laminad = getenv("LAMINAD");
     char fallback[4096];
@@ -3408,6 +3668,7 @@ static int run_daemon(void) {
     reconnection(&d, laminad);
     kept_session(&d, laminad);
     gesture_program(laminad);
+    video_sound(laminad);
     if (failures)
         print_log(&d);
     daemon_stop(&d);

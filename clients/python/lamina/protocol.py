@@ -85,7 +85,7 @@ LAYER_KINDS = {"layer": 0, "gradient": 1, "shape": 2, "text": 3, "replicator": 4
 PIXEL_FORMATS = {"bgra": 0, "rgba": 1}
 ALPHA_MODES = {"premultiplied": 0, "straight": 1}
 #: control-video's kinds and the video message's event kinds (protocol 1.6).
-VIDEO_CONTROLS = {"play": 0, "pause": 1, "seek": 2, "rate": 3, "loop": 4}
+VIDEO_CONTROLS = {"play": 0, "pause": 1, "seek": 2, "rate": 3, "loop": 4, "volume": 5, "muted": 6}
 VIDEO_EVENT_KINDS = {"ready": 0, "playing": 1, "paused": 2, "ended": 3, "error": 4}
 #: The scroll message's phases and sources (protocol 1.7).
 SCROLL_PHASES = {"began": 0, "moved": 1, "ended": 2, "interrupted": 3}

@@ -239,6 +239,10 @@ class ResilientLink(Link):
                 ops.append((wire.ControlVideo(number, "loop", True), None))
             if video.rate != 1.0:
                 ops.append((wire.ControlVideo(number, "rate", video.rate), None))
+            if video.volume != 1.0:
+                ops.append((wire.ControlVideo(number, "volume", video.volume), None))
+            if video.muted:
+                ops.append((wire.ControlVideo(number, "muted", True), None))
             if video._play_requested:
                 ops.append((wire.ControlVideo(number, "play", None), None))
         ops += [(wire.Create(i, protocol.LAYER_KINDS[l._kind]), None) for i, l in layers if i != 0]

@@ -72,7 +72,7 @@ class Video:
     """A video this connection made (``Connection.video``; Swift's ``VideoSource``). It takes an
     image number, is created in laminad with the next commit and its controls go with the
     commits after, all-or-none with the layer changes beside them. It starts paused at 0, rate
-    1, not looping. Show it with ``layer.video = video`` (or ``layer.contents = video``): the
+    1, not looping, volume 1, not muted (its sound plays through laminad's ``[audio] sink``). Show it with ``layer.video = video`` (or ``layer.contents = video``): the
     layer's contents gravity, rect, corners and masks apply as to an image.
 
     It is destroyed in laminad when the object goes away (no layer holds it) or on `close`.
@@ -85,6 +85,8 @@ class Video:
         self.uri = uri
         self._loop = False
         self._rate = 1.0
+        self._volume = 1.0
+        self._muted = False
         self._closed = False
         # Whether play was asked for last (a reconnection replays it).
         self._play_requested = False
@@ -148,6 +150,32 @@ class Video:
         if r != self._rate:
             self._rate = r
             self._control("rate", r)
+
+    @property
+    def volume(self) -> float:
+        """The sound's gain: 0 (silent) to 1 (as recorded, the default). Protocol 1.7."""
+        return self._volume
+
+    @volume.setter
+    def volume(self, value: float) -> None:
+        v = float(value)
+        if not (0 <= v <= 1):
+            raise ValueError(f"a video's volume must be from 0 to 1, got {value!r}")
+        if v != self._volume:
+            self._volume = v
+            self._control("volume", v)
+
+    @property
+    def muted(self) -> bool:
+        """Whether the sound is off (the volume is kept for when it is on again). Protocol 1.7."""
+        return self._muted
+
+    @muted.setter
+    def muted(self, value: bool) -> None:
+        value = bool(value)
+        if value != self._muted:
+            self._muted = value
+            self._control("muted", value)
 
     def close(self) -> None:
         """Destroys the video in laminad with the next commit; layers still naming it show nothing."""

@@ -479,7 +479,8 @@ class CreateEncodedImage:
 
 @dataclass(frozen=True)
 class ControlVideo:
-    """play, pause, seek (seconds), rate (factor) or loop (bool) (protocol 1.6)."""
+    """play, pause, seek (seconds), rate (factor) or loop (bool) (protocol 1.6); volume (0…1)
+    or muted (bool) (protocol 1.7)."""
     image: int
     control: str
     argument: Any = None
@@ -587,9 +588,9 @@ def write_operation(w: Writer, op: Operation) -> None:
         w.u8(o["controlVideo"])
         w.u32(op.image)
         w.u8(protocol.VIDEO_CONTROLS[op.control])
-        if op.control in ("seek", "rate"):
+        if op.control in ("seek", "rate", "volume"):
             w.f64(float(op.argument))
-        elif op.control == "loop":
+        elif op.control in ("loop", "muted"):
             w.u8(1 if op.argument else 0)
     else:
         raise TypeError(f"not an operation: {op!r}")

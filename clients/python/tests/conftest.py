@@ -11,7 +11,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, Iterator, Optional
+from typing import Dict, Iterator, Optional, Sequence
 
 import pytest
 
@@ -43,9 +43,11 @@ def laminad_path() -> Path:
 class Daemon:
     """A laminad process: headless, virtual clock, a socket in a fresh temporary folder."""
 
-    def __init__(self, size: str = "320x240", socket: str = "", env: Optional[Dict[str, str]] = None) -> None:
+    def __init__(self, size: str = "320x240", socket: str = "", env: Optional[Dict[str, str]] = None,
+                 args: Sequence[str] = ()) -> None:
         """`socket`: listen there (a laminad killed before left it: a restart on the same path).
-        `env`: variables added to laminad's environment (LAMINA_SYSFS_ROOT)."""
+        `env`: variables added to laminad's environment (LAMINA_SYSFS_ROOT). `args`: more
+        command-line options (``["--audio-sink", "none"]``)."""
         self.directory = os.path.dirname(socket) if socket else tempfile.mkdtemp(prefix="lamina-py-")
         self.socket = socket or os.path.join(self.directory, "lamina.sock")
         if socket and os.path.exists(socket):
@@ -54,7 +56,7 @@ class Daemon:
         self._log = open(self.log_path, "wb")
         self.process = subprocess.Popen(
             [str(laminad_path()), "--backend", "headless", "--size", size, "--clock", "virtual",
-             "--socket", self.socket, "--log-level", "debug"],
+             "--socket", self.socket, "--log-level", "debug", *args],
             stdout=self._log, stderr=subprocess.STDOUT, env={**os.environ, **env} if env else None)
         # laminad renames the socket into place once it listens, so the file existing means
         # connections are accepted. This waits for start-up; it is not a timing assertion.

@@ -118,6 +118,9 @@ CLIENT: Dict[str, Callable[[], bytes]] = {
         wire.ControlVideo(5, "seek", 1.5), wire.ControlVideo(5, "play"), wire.ControlVideo(5, "pause"),
         wire.DestroyImage(5),
     ]),
+    "commit-video-sound": lambda: wire.encode_commit(10, [
+        wire.ControlVideo(5, "volume", 0.5), wire.ControlVideo(5, "muted", True), wire.ControlVideo(5, "muted", False),
+    ]),
     "commit-layout": lambda: wire.encode_commit(3, [
         wire.Create(1),
         wire.Set(1, 100, 18.0),

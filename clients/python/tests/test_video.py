@@ -157,3 +157,81 @@ def test_a_released_video_is_destroyed_and_bad_input_is_refused_or_an_error_even
     refused.play()                            # controls on a failed video are harmless
     conn.sync()
     assert conn.stats()["videos"] == 0
+
+
+def make_tone_clip(directory: str) -> str:
+    """Two seconds: picture black then white, sound silent for [0, 1) then a 440 Hz sine at half
+    of full scale (48 kHz stereo PCM in Matroska, so the samples stay exact)."""
+    path = os.path.join(directory, "tone.mkv")
+    picture, sound = "video/x-raw,width=64,height=48,framerate=10/1", "audio/x-raw,rate=48000,channels=2"
+    args = [GST_LAUNCH, "-q", "matroskamux", "name=m", "!", "filesink", f"location={path}",
+            "concat", "name=v", "!", "videoconvert", "!", "vp8enc", "deadline=1", "!", "m.",
+            "videotestsrc", "pattern=black", "num-buffers=10", "!", picture, "!", "v.",
+            "videotestsrc", "pattern=white", "num-buffers=10", "!", picture, "!", "v.",
+            "concat", "name=a", "!", "audioconvert", "!", "audio/x-raw,format=S16LE,rate=48000,channels=2", "!", "m.",
+            "audiotestsrc", "wave=silence", "num-buffers=10", "samplesperbuffer=4800", "!", sound, "!", "a.",
+            "audiotestsrc", "wave=sine", "freq=440", "volume=0.5", "num-buffers=10", "samplesperbuffer=4800", "!", sound, "!", "a."]
+    result = subprocess.run(args, capture_output=True, text=True)
+    if result.returncode != 0:
+        pytest.skip(f"gst-launch-1.0 could not make the clip: {result.stderr.strip()}")
+    return path
+
+
+def test_volume_and_muted_reach_the_sound_laminad_writes() -> None:
+    """volume and muted (protocol 1.7): through a file sink, volume 0.5 halves the tone's
+    amplitude, muted writes silence; bad volumes are refused before they are sent."""
+    import wave
+    import struct
+    from conftest import Daemon, laminad_path
+
+    if not laminad_path().exists():
+        pytest.skip(f"laminad is not built at {laminad_path()}")
+    import tempfile
+    directory = tempfile.mkdtemp(prefix="lamina-py-sound-")
+    out = os.path.join(directory, "out.wav")
+    d = Daemon(args=["--audio-sink", f"wavenc ! filesink location={out}"])
+    try:
+        conn = lamina.connect(d.socket, name="pytest-sound")
+        clip = make_tone_clip(directory)
+
+        def play(volume: float, muted: bool) -> list:
+            video = conn.video(clip)
+            assert (video.volume, video.muted) == (1.0, False)
+            video.volume = volume
+            video.muted = muted
+            assert (video.volume, video.muted) == (volume, muted)
+            with pytest.raises(ValueError, match="volume"):
+                video.volume = 1.5
+            with pytest.raises(ValueError, match="volume"):
+                video.volume = float("nan")
+            show(conn, video)
+            video.play()
+            conn.sync()
+            assert video.wait_for("ready").kind == "ready"
+            for _ in range(20):
+                conn.advance_clock(0.1)
+            video.close()
+            conn.sync()
+            assert conn.stats()["audio.outputs"] == 0
+            w = wave.open(out)
+            assert (w.getframerate(), w.getnchannels()) == (48000, 2)
+            n = w.getnframes()
+            samples = struct.unpack(f"<{n * 2}h", w.readframes(n))[0::2]
+            assert abs(n - 96000) <= 48, f"2 s of clock: {n} samples"
+            return list(samples)
+
+        def rms(s: list) -> float:
+            return (sum(x * x for x in s) / len(s)) ** 0.5
+
+        full = play(1.0, False)
+        half = play(0.5, False)
+        muted = play(1.0, True)
+        tone = slice(int(1.2 * 48000), int(1.8 * 48000))
+        assert max(abs(x) for x in full[: int(0.9 * 48000)]) < 50, "silent before the tone"
+        assert rms(full[tone]) > 5000
+        assert abs(rms(half[tone]) / rms(full[tone]) - 0.5) <= 0.025
+        assert max(abs(x) for x in muted) == 0
+        conn.close()
+    finally:
+        d.stop()
+        shutil.rmtree(directory, ignore_errors=True)
