@@ -215,7 +215,7 @@ extension LaminadConfiguration {
             },
         ]),
         KeyTable("boot", [
-            .choice("handoff", BootSettings.Handoff.allCases,
+            .choice("handoff", BootSettings.Handoff.allCases, flag: "boot-handoff",
                     "KMS: the picture a display shows at start (a boot splash) stays under the scene (keep), crossfades to it at the first client frame (fade), or is not taken over: the first frame modesets (off).") {
                 $0.kms.boot.handoff = $1
                 $0.daemon.compositor.boot.handoff = $1

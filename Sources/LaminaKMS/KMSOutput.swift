@@ -318,8 +318,12 @@ final class KMSOutput: Output {
         pendingPlane = nil
     }
 
-    /// The next frame must modeset again (after losing and regaining DRM master).
-    func invalidate() { needsModeset = true }
+    /// The next frame must modeset again (after losing and regaining DRM master): what the
+    /// CRTC shows now is no longer the picture found at start.
+    func invalidate() {
+        needsModeset = true
+        flipsFirstFrame = false
+    }
 
     /// The output's geometry as the cursor sees it.
     var cursorGeometry: CursorOutput {
@@ -366,6 +370,7 @@ final class KMSOutput: Output {
             needsModeset = true
         } else {
             try committer.disable(target)
+            flipsFirstFrame = false
             isEnabled = false
             needsModeset = true
             target.litOverlay = nil
