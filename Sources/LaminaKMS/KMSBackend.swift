@@ -228,7 +228,12 @@ public final class KMSBackend: DisplayBackend {
                         logger.notice("kms: \(output.name): the last frame stays on screen ([boot] on_exit = \"keep\")")
                         continue
                     }
-                    logger.notice("kms: \(output.name): the last frame cannot stay on screen (\(why)); putting back what the display showed before laminad")
+                    if let notCopied = output.copyLastFrameIntoSaved(drm: drm) {
+                        logger.notice("kms: \(output.name): the last frame cannot stay on screen (\(why)), nor be copied into the framebuffer shown before laminad (\(notCopied)); putting that back")
+                    } else {
+                        let console = terminal.map { $0.wasGraphics ? "; the VT stays in graphics mode, so the console leaves it alone" : "; the console draws over it once the VT is back in text mode" } ?? ""
+                        logger.notice("kms: \(output.name): the last frame was copied into the framebuffer shown before laminad (\(why)), which is put back\(console)")
+                    }
                 }
                 output.restore(drm: drm, committer: committer)
             }

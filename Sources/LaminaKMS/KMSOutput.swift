@@ -406,6 +406,21 @@ final class KMSOutput: Output {
         return nil
     }
 
+    /// Where CLOSEFB is missing (before Linux 6.8): laminad's last frame is copied into the
+    /// framebuffer the CRTC showed before laminad (the fbdev console's, which the kernel owns
+    /// and keeps), so that `restore` puts back a framebuffer holding laminad's picture. The
+    /// console draws over it again once the VT is back in text mode; it stays where the VT was
+    /// in graphics mode before laminad (a boot splash had it). Returns nil when copied, else
+    /// why not.
+    func copyLastFrameIntoSaved(drm: DRMDevice) -> String? {
+        guard let saved, saved.framebuffer != 0, let mode = saved.mode else { return "the CRTC showed nothing before laminad" }
+        guard BootTakeover.sameTimings(mode, target.mode.info) else { return "the framebuffer shown before laminad is in another mode" }
+        guard isEnabled, !needsModeset, let bo = pending ?? front, let frame = gbm.read(bo) else { return "laminad's last frame cannot be read" }
+        guard frame.width == Int(mode.hdisplay), frame.height == Int(mode.vdisplay) else { return "the last frame is \(frame.width)x\(frame.height)" }
+        do { try ScannedOutPicture.write(frame, framebuffer: saved.framebuffer, drm: drm) } catch { return "\(error)" }
+        return nil
+    }
+
     /// Puts back what the CRTC showed before Lamina (the console), or turns it off.
     /// The corresponding C functions are `drmModeSetCursor` (hiding the cursor) and `drmModeSetCrtc`.
     func restore(drm: DRMDevice, committer: any KMSCommitter) {

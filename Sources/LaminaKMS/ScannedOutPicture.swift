@@ -26,6 +26,48 @@ enum ScannedOutPicture {
     /// size), opaque RGBA. The corresponding C functions are `drmModeGetFB2`,
     /// `drmModeMapDumbBuffer`, `mmap` and `drmCloseBufferHandle`.
     static func read(framebuffer id: UInt32, drm: DRMDevice, width: Int, height: Int) throws(PictureNotImported) -> Bitmap {
+        try withPixels(of: id, drm: drm, width: width, height: height, writable: false) { source, pitch in
+            var bytes = [UInt8](repeating: 255, count: width * height * 4)
+            bytes.withUnsafeMutableBufferPointer { out in
+                for y in 0..<height {
+                    let row = UnsafeRawPointer(source) + y * pitch
+                    var o = y * width * 4
+                    for x in 0..<width {
+                        // XRGB8888 little-endian: B, G, R, X in memory. Opaque either way: the
+                        // splash was what the display showed, alpha or not.
+                        out[o] = row.load(fromByteOffset: x * 4 + 2, as: UInt8.self)
+                        out[o + 1] = row.load(fromByteOffset: x * 4 + 1, as: UInt8.self)
+                        out[o + 2] = row.load(fromByteOffset: x * 4, as: UInt8.self)
+                        o += 4
+                    }
+                }
+            }
+            return Bitmap(width: width, height: height, bytes: bytes)!
+        }
+    }
+
+    /// Writes `picture` (RGBA, its size the mode's) into framebuffer `id`'s buffer as opaque
+    /// XRGB8888: laminad's last frame into the console's framebuffer at exit.
+    static func write(_ picture: Bitmap, framebuffer id: UInt32, drm: DRMDevice) throws(PictureNotImported) {
+        let width = picture.width, height = picture.height
+        try withPixels(of: id, drm: drm, width: width, height: height, writable: true) { target, pitch in
+            picture.bytes.withUnsafeBufferPointer { rgba in
+                for y in 0..<height {
+                    let row = target + y * pitch
+                    for x in 0..<width {
+                        let i = (y * width + x) * 4
+                        row.storeBytes(of: UInt32(rgba[i]) << 16 | UInt32(rgba[i + 1]) << 8 | UInt32(rgba[i + 2]) | 0xFF00_0000,
+                                       toByteOffset: x * 4, as: UInt32.self)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Maps framebuffer `id`'s buffer (checked as above) and hands `body` its first visible
+    /// pixel and pitch.
+    private static func withPixels<R>(of id: UInt32, drm: DRMDevice, width: Int, height: Int, writable: Bool,
+                                      _ body: (UnsafeMutableRawPointer, Int) -> R) throws(PictureNotImported) -> R {
         guard width > 0, height > 0, width <= maximumSide, height <= maximumSide else {
             throw PictureNotImported("a \(width)x\(height) mode is not read")
         }
@@ -64,29 +106,10 @@ enum ScannedOutPicture {
         // The rows read, from the buffer's start: the kernel refuses a mapping longer than the
         // buffer, so a pitch or offset that lies cannot make us read past it.
         let length = offset + pitch * (height - 1) + width * 4
-        guard let map = mmap(nil, length, PROT_READ, MAP_SHARED, drm.fd, off_t(truncatingIfNeeded: mapOffset)), map != MAP_FAILED else {
+        guard let map = mmap(nil, length, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, drm.fd, off_t(truncatingIfNeeded: mapOffset)), map != MAP_FAILED else {
             throw PictureNotImported("mmap of \(length) bytes of framebuffer \(id)'s buffer failed (errno \(errno))")
         }
         defer { munmap(map, length) }
-        var bytes = [UInt8](repeating: 255, count: width * height * 4)
-        let source = UnsafeRawPointer(map)
-        bytes.withUnsafeMutableBufferPointer { out in
-            for y in 0..<height {
-                let row = source + offset + y * pitch
-                var o = y * width * 4
-                for x in 0..<width {
-                    // XRGB8888 little-endian: B, G, R, X in memory. Opaque either way: the
-                    // splash was what the display showed, alpha or not.
-                    out[o] = row.load(fromByteOffset: x * 4 + 2, as: UInt8.self)
-                    out[o + 1] = row.load(fromByteOffset: x * 4 + 1, as: UInt8.self)
-                    out[o + 2] = row.load(fromByteOffset: x * 4, as: UInt8.self)
-                    o += 4
-                }
-            }
-        }
-        guard let bitmap = Bitmap(width: width, height: height, bytes: bytes) else {
-            throw PictureNotImported("internal: a \(width)x\(height) copy")
-        }
-        return bitmap
+        return body(map + offset, pitch)
     }
 }

@@ -16,8 +16,9 @@ public struct BootSettings: Sendable, Equatable {
 
     /// What laminad leaves on the displays when it exits.
     public enum OnExit: String, Sendable, CaseIterable {
-        /// Its last frame, where the kernel lets a framebuffer outlive its process (see
-        /// docs/architecture.md, "Boot handoff"); otherwise the kernel's console comes back.
+        /// Its last frame: its framebuffer outlives it (Linux 6.8's CLOSEFB), or, before that,
+        /// the frame is copied into the console's framebuffer, which is put back (see
+        /// docs/architecture.md, "Boot handoff").
         case keep
         /// What the display showed before laminad (the console), put back by a modeset.
         case restore
