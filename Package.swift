@@ -125,7 +125,7 @@ let package = Package(
         .executableTarget(name: "lamina-readme-example", dependencies: ["Lamina"], path: "Examples/ReadmeExample"),
         // Test tool: a client that measures a running laminad from outside (commits/s while animating,
         // input latency), run by the KMS VM tests in the guest. Benchmarks live in Benchmarks/.
-        .executableTarget(name: "lamina-probe", dependencies: ["Lamina", "LaminaCore", "LaminaProtocol", "LaminaPlatform"]),
+        .executableTarget(name: "lamina-probe", dependencies: ["Lamina", "LaminaCore", "LaminaProtocol", "LaminaPlatform", "CDRM", "CLinux"]),
         // Test tool: the renderer's GPU-only paths (dma-buf import in place, YUV in a shader)
         // checked by pixels on a machine with a GPU (docs/testing.md); the test suite runs the
         // same checks (LaminaGPUChecks) and skips what a software renderer cannot do.

@@ -18,6 +18,8 @@ public final class Compositor {
         /// clients wait at most one step (about 8 ms in a release build).
         public var commitStepOperations = 2048
         public var background: Color = .black
+        /// The picture found on the displays at start: kept under the scene or faded out (`[boot]`).
+        public var boot = BootSettings()
         /// Videos decoded at once, over all clients (each is a GStreamer pipeline with its
         /// threads); a create-video past it is an error event to that client.
         public var maxVideos = 4
@@ -148,6 +150,9 @@ public final class Compositor {
     var liveEmitters = 0
     /// A tile faded in during the last frame: the picture changes with the clock alone.
     var tilesFading = false
+    /// The pictures the outputs showed at start, until they have faded out (`[boot] handoff`);
+    /// nil where there were none.
+    var bootHandoff: BootHandoff?
 
     /// `presenter`: the frame step, with the backend and the renderer the platform wired.
     /// `frameTimer`: the platform's timer the repaint loop arms (by default one that only
@@ -167,6 +172,7 @@ public final class Compositor {
         self.realTime = realTime
         model = ModelTree(width: backend.width, height: backend.height, background: configuration.background)
         announcedDisplay = backend.displayLayout
+        takeBootPictures()
     }
 
     /// The time the next frame shows.

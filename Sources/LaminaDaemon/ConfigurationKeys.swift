@@ -223,6 +223,22 @@ extension LaminadConfiguration {
                 $0.kms.virtualTerminal = $1 > 0 ? Int32($1) : nil
             },
         ]),
+        KeyTable("boot", [
+            .choice("handoff", BootSettings.Handoff.allCases, flag: "boot-handoff",
+                    "KMS: the picture a display shows at start (a boot splash) stays under the scene (keep), crossfades to it at the first client frame (fade), or is not taken over: the first frame modesets (off).") {
+                $0.kms.boot.handoff = $1
+                $0.daemon.compositor.boot.handoff = $1
+            },
+            .double("fade_seconds", BootSettings.fadeSecondsRange, "Seconds the crossfade from the boot picture to the scene takes (laminad's clock).") {
+                $0.kms.boot.fadeSeconds = $1
+                $0.daemon.compositor.boot.fadeSeconds = $1
+            },
+            .choice("on_exit", BootSettings.OnExit.allCases,
+                    "KMS: at exit leave the last frame on screen where the kernel allows (keep), or put back what the display showed before laminad (restore).") {
+                $0.kms.boot.onExit = $1
+                $0.daemon.compositor.boot.onExit = $1
+            },
+        ]),
         .array("output", required: ("name", "every [[output]] needs the connector name, such as \"HDMI-A-1\""), start: OutputConfiguration(name: ""), [
             .string("name", "The connector, as the log names it: \"HDMI-A-1\", \"Virtual-1\".") { $0.name = $1 },
             .bool("enabled", "false leaves the display dark.") { $0.enabled = $1 },

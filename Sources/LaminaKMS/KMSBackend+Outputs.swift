@@ -20,7 +20,9 @@ extension KMSBackend {
     }
 
     /// An output for `connector` on a free CRTC, or nil (logged) where it cannot be lit.
-    func makeOutput(_ connector: DRMConnector, resources: DRMResources, taken: [KMSOutput]) -> KMSOutput? {
+    /// At start (`atStart`), an output whose CRTC already shows a framebuffer in the mode picked
+    /// is taken over without a modeset, and its picture imported (`[boot] handoff`).
+    func makeOutput(_ connector: DRMConnector, resources: DRMResources, taken: [KMSOutput], atStart: Bool = false) -> KMSOutput? {
         let settings = configuration.output(named: connector.name)
         guard settings.enabled else {
             logger.info("kms: \(connector.name) is disabled in the configuration")
@@ -67,12 +69,42 @@ extension KMSBackend {
             let x = taken.map { $0.origin.x + $0.logicalSize.width }.max() ?? 0
             func has(_ yes: Bool) -> String { yes ? "yes" : "no" }
             logger.info("kms: \(connector.name): damage: buffer age \(has(window.supportsBufferAge)), swap with damage \(has(window.supportsSwapWithDamage)), FB_DAMAGE_CLIPS \(has(plane.properties.ids["FB_DAMAGE_CLIPS"] != nil))")
-            return KMSOutput(backend: self, configuration: settings, target: target, surface: window, gbm: surface,
-                             origin: settings.position ?? (x, 0), saved: SavedCRTC(drm: drm, crtc: crtc))
+            let saved = SavedCRTC(drm: drm, crtc: crtc)
+            let output = KMSOutput(backend: self, configuration: settings, target: target, surface: window, gbm: surface,
+                                   origin: settings.position ?? (x, 0), saved: saved)
+            if atStart { handOver(output, crtc: crtc, saved: saved) }
+            return output
         } catch {
             logger.error("kms: \(connector.name) \(mode): \(error)")
             return nil
         }
+    }
+
+    /// The boot handoff's part at start: whether `output`'s first frame flips onto what its CRTC
+    /// shows (no modeset), and the picture there read for the background (`BootTakeover`,
+    /// `ScannedOutPicture`), with the outcome logged.
+    private func handOver(_ output: KMSOutput, crtc: UInt32, saved: SavedCRTC?) {
+        let decision = BootTakeover.decide(handoff: configuration.boot.handoff, shownFramebuffer: saved?.framebuffer ?? 0,
+                                           shownMode: saved?.mode, mode: output.mode, transform: output.configuration.transform)
+        switch decision {
+        case .modeset(let why):
+            output.handoffNote = "modeset: \(why)"
+        case let .flip(importPicture, why):
+            output.flipsFirstFrame = true
+            guard importPicture, let saved else {
+                output.handoffNote = "no modeset (\(why)); no picture imported"
+                break
+            }
+            do {
+                let bitmap = try ScannedOutPicture.read(framebuffer: saved.framebuffer, drm: drm, width: output.mode.width, height: output.mode.height)
+                let origin = "\(bitmap.width)x\(bitmap.height) from framebuffer \(saved.framebuffer) on CRTC \(crtc)"
+                output.bootPicture = (bitmap, origin)
+                output.handoffNote = "no modeset; picture imported: \(origin)"
+            } catch {
+                output.handoffNote = "no modeset (\(why)); no picture imported: \(error)"
+            }
+        }
+        logger.notice("kms: \(output.name): boot handoff: \(output.handoffNote)")
     }
 
     /// Re-reads the connectors after a hotplug: lights new displays, releases unplugged ones,

@@ -204,7 +204,7 @@ public final class KMSBackend: DisplayBackend {
         height = configuration.fallbackSize.height
         let resources = try drm.resources()
         for connector in resources.connected where lit.count < configuration.maxOutputs {
-            if let output = makeOutput(connector, resources: resources, taken: lit) { lit.append(output) }
+            if let output = makeOutput(connector, resources: resources, taken: lit, atStart: true) { lit.append(output) }
         }
         if let extent = Self.desktopExtent(lit) { (width, height) = extent }
         placeCursor()
@@ -222,7 +222,21 @@ public final class KMSBackend: DisplayBackend {
         // Switched away: the display belongs to someone else now; leave it alone.
         if isActive {
             try? waitForFlips(timeout: 1)
-            for output in lit { output.restore(drm: drm, committer: committer) }
+            for output in lit {
+                if configuration.boot.onExit == .keep {
+                    guard let why = output.leaveLastFrame(drm: drm) else {
+                        logger.notice("kms: \(output.name): the last frame stays on screen ([boot] on_exit = \"keep\")")
+                        continue
+                    }
+                    if let notCopied = output.copyLastFrameIntoSaved(drm: drm) {
+                        logger.notice("kms: \(output.name): the last frame cannot stay on screen (\(why)), nor be copied into the framebuffer shown before laminad (\(notCopied)); putting that back")
+                    } else {
+                        let console = terminal.map { $0.wasGraphics ? "; the VT stays in graphics mode, so the console leaves it alone" : "; the console draws over it once the VT is back in text mode" } ?? ""
+                        logger.notice("kms: \(output.name): the last frame was copied into the framebuffer shown before laminad (\(why)), which is put back\(console)")
+                    }
+                }
+                output.restore(drm: drm, committer: committer)
+            }
             lit.removeAll()
         }
         // Text mode and VT_AUTO: the console draws and switches by itself again.

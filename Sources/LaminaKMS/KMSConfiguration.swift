@@ -16,6 +16,9 @@ public struct KMSConfiguration: Sendable {
     public var fallbackSize = (width: 1280, height: 720)
     /// One virtual desktop, or a root per output.
     public var layout = Layout.desktop
+    /// What becomes of the picture on the displays at start and of the last frame at exit
+    /// (`[boot]`; the compositor fades the picture, this backend takes the CRTCs over).
+    public var boot = BootSettings()
 
     /// How outputs share the clients' layer trees.
     public enum Layout: String, Sendable, CaseIterable {

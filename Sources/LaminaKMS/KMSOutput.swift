@@ -48,6 +48,16 @@ final class KMSOutput: Output {
     private var planeVerdicts: [PlaneConfiguration: String?] = [:]
     /// A modeset is due (first frame, or after being blanked or losing master).
     private var needsModeset = true
+    /// The CRTC showed a framebuffer in this output's mode at start (`BootTakeover`): the first
+    /// frame is a page flip onto it, not a modeset, so the display never goes dark.
+    var flipsFirstFrame = false
+    /// The picture the CRTC showed at start, imported for the boot handoff, until the
+    /// compositor takes it (`takeBootPicture`), and where it came from.
+    var bootPicture: (bitmap: Bitmap, origin: String)?
+    /// What became of the picture at start, for the log: taken over or not, and why.
+    var handoffNote = ""
+    /// The first frame flipped onto the CRTC as it was at start.
+    private(set) var tookOverWithoutModeset = false
     /// False while blanked (`display off`).
     private(set) var isEnabled = true
     /// What changed from frame to frame on this output, and so what each buffer of its
@@ -147,6 +157,7 @@ final class KMSOutput: Output {
                 return
             }
             lastFlipDamage = nil
+            if flipsFirstFrame, try takeOver(bo, framebuffer: framebuffer.id) { return }
             do {
                 try backend.committer.modeset(target, framebuffer: framebuffer.id)
             } catch where backend.committer is AtomicCommitter && !error.isPermissionDenied {
@@ -166,6 +177,41 @@ final class KMSOutput: Output {
             gbm.release(bo)
             throw error
         }
+    }
+
+    /// The first frame onto a CRTC someone else lit in this mode (a boot splash, the console):
+    /// a page flip (atomic: a commit without ALLOW_MODESET; legacy: drmModePageFlip, not
+    /// SetCrtc), queued at once rather than staged, so a refusal can still modeset. Returns
+    /// false (logged) where the driver refused it: the caller modesets. A cursor set before
+    /// the first frame goes on through the legacy cursor ioctls, as the modeset would have set it.
+    private func takeOver(_ bo: OpaquePointer, framebuffer: UInt32) throws(DRMError) -> Bool {
+        flipsFirstFrame = false
+        do {
+            try backend.committer.pageFlip([PageFlip(target: target, framebuffer: framebuffer, damage: nil)],
+                                           userData: Unmanaged.passUnretained(backend.sink).toOpaque())
+        } catch where error.isPermissionDenied {
+            throw error
+        } catch {
+            backend.logger.notice("kms: \(name): the driver refused to flip onto the CRTC as it was (\(error)); modesetting")
+            return false
+        }
+        needsModeset = false
+        tookOverWithoutModeset = true
+        staged = bo
+        stagedPlane = nil
+        flipQueued()
+        if let cursor = target.cursor {
+            target.cursor = nil
+            try? setCursor(cursor, drm: backend.drm, now: true)
+        }
+        backend.logger.notice("kms: \(name): took the display over without a modeset (its first frame is a page flip)")
+        return true
+    }
+
+    /// Hands the picture imported at start to the boot handoff, once.
+    func takeBootPicture() -> (bitmap: Bitmap, origin: String)? {
+        defer { bootPicture = nil }
+        return bootPicture
     }
 
     /// The staged buffer's flip was committed: it shows at the next refresh.
@@ -272,8 +318,12 @@ final class KMSOutput: Output {
         pendingPlane = nil
     }
 
-    /// The next frame must modeset again (after losing and regaining DRM master).
-    func invalidate() { needsModeset = true }
+    /// The next frame must modeset again (after losing and regaining DRM master): what the
+    /// CRTC shows now is no longer the picture found at start.
+    func invalidate() {
+        needsModeset = true
+        flipsFirstFrame = false
+    }
 
     /// The output's geometry as the cursor sees it.
     var cursorGeometry: CursorOutput {
@@ -320,6 +370,7 @@ final class KMSOutput: Output {
             needsModeset = true
         } else {
             try committer.disable(target)
+            flipsFirstFrame = false
             isEnabled = false
             needsModeset = true
             target.litOverlay = nil
@@ -327,6 +378,47 @@ final class KMSOutput: Output {
             if let front { gbm.release(front) }
             front = nil
         }
+    }
+
+    /// `DRM_IOCTL_MODE_CLOSEFB` (Linux 6.8): `DRM_IOWR(0xD0, struct drm_mode_closefb)`, the
+    /// struct being two `__u32` (fb_id, pad). Spelled out: older kernel headers lack it.
+    static let closeFramebufferRequest: UInt = 0xC008_64D0
+
+    /// At exit with `[boot] on_exit = "keep"`: the framebuffer on screen is let go of without
+    /// being taken off the CRTC (CLOSEFB), so it outlives laminad's file, which otherwise takes
+    /// its framebuffers off the display as it closes. Returns nil when done, else why not (a
+    /// kernel before 6.8 answers EINVAL or ENOTTY: the caller restores the console instead).
+    /// The corresponding C function is `drmIoctl(DRM_IOCTL_MODE_CLOSEFB)`.
+    func leaveLastFrame(drm: DRMDevice) -> String? {
+        guard isEnabled, !needsModeset, let bo = pending ?? front else { return "no frame of laminad's is on screen" }
+        let framebuffer: DRMFramebuffer
+        do { framebuffer = try DRMFramebuffer.of(bo, on: drm) } catch { return "\(error)" }
+        // The console has no cursor or video: take ours off their planes, which outlive no one.
+        if target.cursor != nil { _ = drmModeSetCursor(drm.fd, target.crtc, 0, 0, 0) }
+        if let lit = target.litOverlay { drm.turnOff(plane: lit.id, crtc: target.crtc) }
+        var request: (UInt32, UInt32) = (framebuffer.id, 0)
+        guard drmIoctl(drm.fd, Self.closeFramebufferRequest, &request) == 0 else {
+            let code = errno
+            return code == EINVAL || code == ENOTTY
+                ? "this kernel has no DRM_IOCTL_MODE_CLOSEFB (Linux 6.8 and later), so laminad's framebuffers leave the display with it"
+                : "CLOSEFB of framebuffer \(framebuffer.id) failed (errno \(code))"
+        }
+        return nil
+    }
+
+    /// Where CLOSEFB is missing (before Linux 6.8): laminad's last frame is copied into the
+    /// framebuffer the CRTC showed before laminad (the fbdev console's, which the kernel owns
+    /// and keeps), so that `restore` puts back a framebuffer holding laminad's picture. The
+    /// console draws over it again once the VT is back in text mode; it stays where the VT was
+    /// in graphics mode before laminad (a boot splash had it). Returns nil when copied, else
+    /// why not.
+    func copyLastFrameIntoSaved(drm: DRMDevice) -> String? {
+        guard let saved, saved.framebuffer != 0, let mode = saved.mode else { return "the CRTC showed nothing before laminad" }
+        guard BootTakeover.sameTimings(mode, target.mode.info) else { return "the framebuffer shown before laminad is in another mode" }
+        guard isEnabled, !needsModeset, let bo = pending ?? front, let frame = gbm.read(bo) else { return "laminad's last frame cannot be read" }
+        guard frame.width == Int(mode.hdisplay), frame.height == Int(mode.vdisplay) else { return "the last frame is \(frame.width)x\(frame.height)" }
+        do { try ScannedOutPicture.write(frame, framebuffer: saved.framebuffer, drm: drm) } catch { return "\(error)" }
+        return nil
     }
 
     /// Puts back what the CRTC showed before Lamina (the console), or turns it off.

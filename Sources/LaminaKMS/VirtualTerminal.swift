@@ -21,7 +21,8 @@ public final class VirtualTerminal {
     public let number: Int32
     private let tty: Int32
     private let signals: Int32
-    private let wasGraphics: Bool
+    /// The VT was in graphics mode before laminad (a boot splash had it): exit leaves it so.
+    public let wasGraphics: Bool
     private var restored = false
     /// False between a release and the next acquire.
     public private(set) var isActive = true

@@ -9,6 +9,8 @@
 //   lamina-probe cec-tv DEVICE [SECONDS]  a TV on an HDMI-CEC adapter: claims logical address 0
 //                                         and prints the messages it receives (CECTVProbe.swift)
 //   lamina-probe cec-list                 each /dev/cecN: driver, adapter name, physical address
+//   lamina-probe splash --fbdev | --kms [--exit]  a known boot splash on the display (SplashProbe.swift)
+//   lamina-probe crtc                     what each CRTC of card0 shows
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,7 +29,13 @@ case "cec-list":
     exit(runCECList())
 case "cec-tv" where arguments.count >= 2:
     exit(runCECTV(device: arguments[1], seconds: arguments.dropFirst(2).first.flatMap(Double.init) ?? 600))
+case "splash" where arguments.dropFirst().first == "--fbdev":
+    exit(runFbdevSplash())
+case "splash" where arguments.dropFirst().first == "--kms":
+    exit(runKMSSplash(exitAtOnce: arguments.contains("--exit")))
+case "crtc":
+    exit(runCRTCList())
 default:
-    print("usage: lamina-probe live [SECONDS] | input-latency [N] [LAYERS]   (against $LAMINA_SOCKET) | open-transaction | cec-tv DEVICE [SECONDS] | cec-list")
+    print("usage: lamina-probe live [SECONDS] | input-latency [N] [LAYERS]   (against $LAMINA_SOCKET) | open-transaction | cec-tv DEVICE [SECONDS] | cec-list | splash --fbdev | splash --kms [--exit] | crtc")
     exit(2)
 }

@@ -61,10 +61,14 @@ enum VMHarness {
             echo "VMKMS_CALIBRATE $((t / 10)).$((t % 10))"; read F
             value vm_factor $F
         }
-        # start_laminad ARGS…: laminad on the KMS backend, waiting until it listens.
+        # start_laminad ARGS…: laminad on the KMS backend, waiting until it listens. Without the
+        # boot handoff (HANDOFF, unless a script empties it): the console's picture would
+        # otherwise fade out over the first client frame, and `settle` (which, for scenes that
+        # never rest, is content with one new frame) could catch the fade's first frames.
+        HANDOFF="--boot-handoff off"
         start_laminad() {
             START=$(cut -d' ' -f1 /proc/uptime)
-            "$B/laminad" --backend kms --socket $LAMINA_SOCKET --log-level debug "$@" >>$LOG 2>&1 &
+            "$B/laminad" --backend kms --socket $LAMINA_SOCKET --log-level debug $HANDOFF "$@" >>$LOG 2>&1 &
             PID=$!
             poll 300 listening || { echo "VMKMS_FAIL laminad did not listen"; exit 3; }
             calibrate

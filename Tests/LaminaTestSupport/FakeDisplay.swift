@@ -96,6 +96,13 @@ public final class FakeOutput: Output {
     public var refusal: String?
     public var scanouts: [PlaneScanout?] = []
     public var overlayPlanes: [OverlayPlane] { planes }
+    /// The picture the output showed at start (a boot splash), taken once by the compositor.
+    public var bootPicture: Bitmap?
+    public var tookOverWithoutModeset = false
+    public func takeBootPicture() -> (bitmap: Bitmap, origin: String)? {
+        defer { bootPicture = nil }
+        return bootPicture.map { ($0, "\($0.width)x\($0.height) from a fake CRTC") }
+    }
     public func scanOut(_ scanout: PlaneScanout?) -> String? {
         scanouts.append(scanout)
         return scanout == nil ? nil : refusal

@@ -21,6 +21,14 @@ The guest command talks to the host over the serial console, one request per lin
   VMKMS_CALIBRATE SECONDS      how long the command's first request to laminad took (a Swift
                                process started, one round trip); the host answers with the
                                speed factor, raised where that was slower than the boot said
+  VMKMS_BURST NAME MAX [MS]    starts screendumps of head 0 one after another, one every MS
+                               milliseconds (default 50; each holds qemu's lock, so back to back
+                               they starve a TCG guest), until VMKMS_BURST_END or MAX of them (no
+                               answer: the guest goes on at once). Each is sampled on a 16x10 grid (cell
+                               centres) into a line of OUT/NAME.jsonl, {"i", "t" (host seconds),
+                               "px": [[r, g, b], …] row by row}; every 200th is kept whole as
+                               OUT/NAME-I.ppm
+  VMKMS_BURST_END              stops the burst
   VMKMS_EXIT=N                 printed by /init when the command ends
 
 Speed: the guest's boot (qemu started → VMKMS_BOOTED) is timed against REFERENCE_BOOT_SECONDS,
@@ -573,6 +581,34 @@ def rfb_set_desktop_size(path, width, height, deadline):
 
 # MARK: running
 
+BURST_GRID = (16, 10)
+
+
+def burst_sample(path):
+    """The pixels of a P6 screendump at the centres of a BURST_GRID of cells, row by row."""
+    with open(path, "rb") as f:
+        data = f.read()
+    fields, i = [], 0
+    while len(fields) < 4:
+        while data[i:i + 1].isspace():
+            i += 1
+        start = i
+        while not data[i:i + 1].isspace():
+            i += 1
+        fields.append(data[start:i])
+    i += 1
+    w, h = int(fields[1]), int(fields[2])
+    cols, rows = BURST_GRID
+    px = []
+    for r in range(rows):
+        y = (2 * r + 1) * h // (2 * rows)
+        for c in range(cols):
+            x = (2 * c + 1) * w // (2 * cols)
+            o = i + (y * w + x) * 3
+            px.append(list(data[o:o + 3]))
+    return px
+
+
 def run(args):
     vmlinux, initramfs = prepare()
     out = os.path.abspath(args.out)
@@ -627,14 +663,48 @@ def run(args):
         qemu.stdin.write(text)
         qemu.stdin.flush()
 
+    burst = None  # (name, limit, count, file) while a VMKMS_BURST runs
+    burst_interval, burst_next = 0.05, 0.0
+
+    def burst_shot():
+        nonlocal burst, burst_next
+        burst_next = time.monotonic() + burst_interval
+        name, limit, count, f = burst
+        path = os.path.join(out, name + ".tmp.ppm")
+        qmp.execute("screendump", filename=path, device="gpu0", head=0)
+        f.write(json.dumps({"i": count, "t": round(time.monotonic() - started, 4), "px": burst_sample(path)}) + "\n")
+        if count % 200 == 0:
+            os.replace(path, os.path.join(out, f"{name}-{count}.ppm"))
+        count += 1
+        burst = (name, limit, count, f)
+        if count >= limit:
+            end_burst()
+
+    def end_burst():
+        nonlocal burst
+        if burst is None:
+            return
+        name, _, count, f = burst
+        f.close()
+        tmp = os.path.join(out, name + ".tmp.ppm")
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        log(f"{time.monotonic() - started:.1f} s: burst {name} ended after {count} screendumps")
+        burst = None
+
     try:
         qmp = QMP(qmp_path, deadline)
         while exit_code is None:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimedOut("the guest did not finish")
-            ready, _, _ = select.select([qemu.stdout], [], [], min(left, 1))
+            wait = max(0, min(left, burst_next - time.monotonic())) if burst else min(left, 1)
+            ready, _, _ = select.select([qemu.stdout], [], [], wait)
+            if burst and time.monotonic() >= burst_next:
+                burst_shot()
             if not ready:
+                if burst:
+                    continue
                 if qemu.poll() is not None:
                     break
                 continue
@@ -677,6 +747,14 @@ def run(args):
                     qmp.execute("screendump", filename=os.path.join(out, name + ".ppm"), device="gpu0", head=head)
                     log(f"{time.monotonic() - started:.1f} s: screendump {name} (head {head})")
                     answer()
+                m = re.search(r"VMKMS_BURST ([A-Za-z0-9._-]+) (\d+)(?: (\d+))?$", line)
+                if m and "echo" not in line:
+                    end_burst()
+                    burst = (m.group(1), int(m.group(2)), 0, open(os.path.join(out, m.group(1) + ".jsonl"), "w"))
+                    burst_interval, burst_next = int(m.group(3) or 50) / 1000, 0.0
+                    log(f"{time.monotonic() - started:.1f} s: burst {m.group(1)} started")
+                if line.endswith("VMKMS_BURST_END") and "echo" not in line:
+                    end_burst()
                 m = re.search(r"VMKMS_RESIZE (\d+) (\d+) (\d+)", line)
                 if m and "echo" not in line:
                     w, h = int(m.group(2)), int(m.group(3))
@@ -697,6 +775,7 @@ def run(args):
                 m = re.search(r"VMKMS_EXIT=(\d+)", line)
                 if m:
                     exit_code = int(m.group(1))
+        end_burst()
         if exit_code is None:
             raise HarnessError("the guest stopped without reporting an exit status (see serial.log)")
         log(f"guest exited {exit_code} after {time.monotonic() - started:.1f} s")

@@ -84,6 +84,12 @@ public protocol Output: AnyObject {
     /// The modes it can show (`laminactl output`): the connector's on KMS; by default only the
     /// current one.
     var modes: [OutputMode] { get }
+    /// The picture the display showed when the backend took it over at start (a boot splash,
+    /// the console; KMS: `[boot] handoff`), opaque RGBA in the output's pixels, with where it
+    /// came from; handed over once (nil after, and where there is none).
+    func takeBootPicture() -> (bitmap: Bitmap, origin: String)?
+    /// Whether the backend lit this output without a modeset, by flipping onto what it showed.
+    var tookOverWithoutModeset: Bool { get }
 }
 
 extension Output {
@@ -93,6 +99,8 @@ extension Output {
         scanout == nil ? nil : "\(name) has no overlay planes"
     }
     public var modes: [OutputMode] { [currentMode] }
+    public func takeBootPicture() -> (bitmap: Bitmap, origin: String)? { nil }
+    public var tookOverWithoutModeset: Bool { false }
 
     /// The mode it shows now: its buffers' size and its refresh (0 where nothing paces it).
     public var currentMode: OutputMode {

@@ -205,7 +205,7 @@ extension Compositor {
         updateAnimatedImages(at: t)
         // The presentation tree as this tick left it, handed to the render walk as a value.
         let presentation = PresentationTree(ticked: animationStates)
-        let list = model.drawList(at: t, presentation: presentation, transitions: transitionSnapshots,
+        var list = model.drawList(at: t, presentation: presentation, transitions: transitionSnapshots,
                                     rasters: layerRasters, cache: renderCache, particleLimits: configuration.limits.particles,
                                     displayScale: backend.outputs.map(\.scale).max() ?? 1)
         renderCache.endFrame()
@@ -216,6 +216,7 @@ extension Compositor {
             logger.warning("\(who)'s tree needs more than \(RenderWalkBudget.maximumVisits) layer draws in a frame (replicators multiply them): the rest is not drawn")
         }
         stats.truncatedFrames += list.truncated.isEmpty ? 0 : 1
+        if bootHandoff != nil { drawBootPictures(into: &list, at: t) }
         presenter.videosShown = !liveVideos.isEmpty
         let flipping = try presenter.present(list, on: outputs)
         stats.framesRendered += 1
@@ -225,7 +226,7 @@ extension Compositor {
         // only moves when told to.
         liveEmitters = list.liveEmitters
         noteTiles(list, time: t)
-        if !clock.isVirtual, isAnimating || videosPlaying || liveEmitters > 0 || isScrolling || tilesFading { repaint.request(.sceneChanged) }
+        if !clock.isVirtual, isAnimating || videosPlaying || liveEmitters > 0 || isScrolling || tilesFading || bootFading { repaint.request(.sceneChanged) }
         // An animated image wakes the loop when its next frame is due, not every refresh.
         if !clock.isVirtual, let next = nextAnimatedImageChange(after: t) { repaint.request(.imageFrame, at: next) }
         if !watchers.isEmpty {

@@ -81,7 +81,7 @@ extension Compositor {
         guard clock.advance(by: seconds) else {
             throw RequestRefused(.invalidRequest, "advance-clock by \(seconds) s would take the virtual clock from \(clock.virtualTime) past its maximum of \(FrameClock.maximumVirtualTime) s")
         }
-        if isAnimating || videosPlaying || animatedImagesPlaying || liveEmitters > 0 || isScrolling || tilesFading { repaint.request(.sceneChanged) }
+        if isAnimating || videosPlaying || animatedImagesPlaying || liveEmitters > 0 || isScrolling || tilesFading || bootFading { repaint.request(.sceneChanged) }
         // A running display link hears of every refresh the clock passes (at most one message
         // per advance: the latest).
         if seconds > 0, displayLinks.isActive { repaint.request(.displayLink) }

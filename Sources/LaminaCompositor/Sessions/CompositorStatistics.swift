@@ -65,7 +65,7 @@ extension Compositor {
             Statistic(name: "displayLink.frames", value: Double(displayLinks.framesSent)),
             Statistic(name: "displayLink.coalesced", value: Double(displayLinks.coalesced)),
             Statistic(name: "budget.maxDisplayLinksPerClient", value: Double(configuration.limits.maxDisplayLinks)),
-        ] + damageStatistics() + presenter.renderer.cacheStatistics.map { Statistic(name: $0.name, value: $0.value) }
+        ] + damageStatistics() + bootStatistics() + presenter.renderer.cacheStatistics.map { Statistic(name: $0.name, value: $0.value) }
             + renderCache.statistics.map { Statistic(name: $0.name, value: $0.value) } + textureStatistics() + (layerRasters?.statistics ?? [])
             + (videoDecoding?.statistics.map { Statistic(name: $0.name, value: $0.value) } ?? []) + audioStatistics + (host?.platformStatistics() ?? [])
     }
