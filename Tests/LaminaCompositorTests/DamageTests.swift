@@ -124,6 +124,32 @@ struct DamageTrackerTests {
         #expect(tracker.record(list([draw]))?.isEmpty == false)
     }
 
+    @Test("new pixels in part of an image damage only their box, mapped through the draw")
+    func contentsChangedRect() throws {
+        var tracker = DamageTracker()
+        // A 100 × 50 image drawn twice its size (200 × 100 points) at (20, 10).
+        let image = ImageSource(bitmap: Bitmap(width: 100, height: 50, bytes: [UInt8](repeating: 255, count: 100 * 50 * 4))!)
+        let draw = DrawCommand(kind: .contents, transform: .translation(x: 20, y: 10), bounds: Rect(x: 0, y: 0, width: 200, height: 100),
+                               contents: DrawContents(source: image, destination: Rect(x: 0, y: 0, width: 200, height: 100)))
+        let other = square(x: 150)
+        tracker.record(list([draw, other], width: 400, height: 200))
+        image.markChanged(PixelRect(x: 10, y: 5, width: 4, height: 2))
+        // Pixels 10…14 × 5…7 are points 20…28 × 10…14 of the layer, 40…48 × 20…24 on the
+        // display, grown a pixel for filtering.
+        let damage = tracker.record(list([draw, other], width: 400, height: 200))
+        #expect(damage?.boxes == [PixelBox(x0: 39, y0: 19, x1: 49, y1: 25)], "\(String(describing: damage))")
+        // Two changes before the next frame: their union.
+        image.markChanged(PixelRect(x: 0, y: 0, width: 1, height: 1))
+        image.markChanged(PixelRect(x: 99, y: 49, width: 1, height: 1))
+        #expect(tracker.record(list([draw, other], width: 400, height: 200))?.bounds == PixelBox(x0: 19, y0: 9, x1: 221, y1: 111))
+        // A change and a move in the same frame: the whole of both places (their draw boxes,
+        // two pixels wider for antialiasing).
+        image.markChanged(PixelRect(x: 0, y: 0, width: 1, height: 1))
+        let moved = DrawCommand(kind: .contents, transform: .translation(x: 30, y: 10), bounds: Rect(x: 0, y: 0, width: 200, height: 100),
+                                contents: DrawContents(source: image, destination: Rect(x: 0, y: 0, width: 200, height: 100)))
+        #expect(tracker.record(list([moved, other], width: 400, height: 200))?.bounds == PixelBox(x0: 18, y0: 8, x1: 232, y1: 112))
+    }
+
     @Test("a buffer's damage is the union of the frames since it was drawn; too old or new is whole")
     func bufferAge() {
         var tracker = DamageTracker(historyLength: 3)

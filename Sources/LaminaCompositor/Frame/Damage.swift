@@ -86,8 +86,10 @@ public struct DamageRegion: Sendable, Equatable, CustomStringConvertible {
 /// `record` compares a frame's draw list with the one before. The list is cut into items: each
 /// drawing command outside groups, and each offscreen group as a whole, together with the
 /// clips in force around it. Items of the new frame are matched to equal items of the old one
-/// (same commands, same clips, same contents generation); the damage is the extent of every
-/// item left unmatched on either side, and of every matched item whose order relative to the
+/// (same commands, same clips, same contents generation); an image drawn the same way whose
+/// pixels changed damages only the box of the changed pixels (`ImageSource.changedRegion`, mapped
+/// through the draw); the damage is the extent of every other item left unmatched on either
+/// side, and of every matched item whose order relative to the
 /// other matched items changed (the longest run kept in order stays). A pixel outside the
 /// damage is covered by the same draws in the same order in both frames, so it is unchanged.
 ///
@@ -122,7 +124,7 @@ public struct DamageTracker: Sendable {
         let frame = Frame(list: list, extents: extents, viewport: viewport)
         var damage: DamageRegion?
         if let old = previous, old.width == list.width, old.height == list.height, old.background == list.background {
-            var d = Self.difference(old, frame)
+            var d = Self.difference(old, frame, viewport: viewport)
             // A change behind or near a background-filtered layer changes all it shows.
             BackdropRegions.grow(&d, list.commands, extents, within: viewport)
             damage = d
@@ -164,6 +166,8 @@ public struct DamageTracker: Sendable {
         var range: Range<Int>
         var clip: Int  // -1: none
         var hash: Int
+        /// The hash without the contents generations: the same draw of changed pixels.
+        var drawHash: Int
         var box: PixelBox
     }
 
@@ -229,13 +233,47 @@ public struct DamageTracker: Sendable {
         private mutating func add(_ range: Range<Int>, clip: Int, box: PixelBox, viewport: PixelBox) {
             let inside = box.intersection(clip >= 0 ? clips[clip].box : viewport)
             guard !inside.isEmpty else { return }
-            var h = Hasher()
+            var h = Hasher(), d = Hasher()
             h.combine(clip >= 0 ? clips[clip].hash : 0)
+            d.combine(clip >= 0 ? clips[clip].hash : 0)
             for k in range {
                 Self.hash(commands[k], into: &h)
+                Self.hash(commands[k], into: &d)
                 h.combine(generations[k])
             }
-            items.append(Item(range: range, clip: clip, hash: h.finalize(), box: inside))
+            items.append(Item(range: range, clip: clip, hash: h.finalize(), drawHash: d.finalize(), box: inside))
+        }
+
+        /// Where item `a` of this frame is item `b` of `other` drawing the same image whose
+        /// pixels changed since (one contents draw, nothing else different): the display box
+        /// of the pixels that changed, mapped through the draw (grown a pixel for filtering,
+        /// cut to the item); the item's whole box where the change or the mapping is not known
+        /// exactly (a nine-slice, an image whose change log does not reach back). Nil when the
+        /// items differ otherwise.
+        func changedPixels(_ a: Item, of b: Item, in other: Frame, viewport: PixelBox) -> PixelBox? {
+            guard a.drawHash == b.drawHash, a.range.count == 1, b.range.count == 1 else { return nil }
+            let x = a.range.lowerBound, y = b.range.lowerBound
+            let c = commands[x]
+            guard c.kind == .contents, let contents = c.contents, commands[x] == other.commands[y],
+                  generations[x] > other.generations[y] else { return nil }
+            var (p, q) = (a.clip, b.clip)
+            while p >= 0, q >= 0 {
+                guard commands[clips[p].command] == other.commands[other.clips[q].command] else { return nil }
+                (p, q) = (clips[p].parent, other.clips[q].parent)
+            }
+            guard p < 0, q < 0 else { return nil }
+            let source = contents.source
+            guard contents.destinationInsets == .zero, contents.sourceInsets == .zero,
+                  source.width > 0, source.height > 0, contents.sourceRect.width > 0, contents.sourceRect.height > 0,
+                  let changed = source.changedRegion(since: other.generations[y]) else { return a.box }
+            // Image pixels → unit coordinates → the source rect's share → the destination.
+            let s = contents.sourceRect, dst = contents.destination
+            func layerX(_ px: Double) -> Double { dst.minX + ((px / Double(source.width)) - s.minX) / s.width * dst.width }
+            func layerY(_ py: Double) -> Double { dst.minY + ((py / Double(source.height)) - s.minY) / s.height * dst.height }
+            let x0 = layerX(Double(changed.x)), x1 = layerX(Double(changed.x) + Double(changed.width))
+            let y0 = layerY(Double(changed.y)), y1 = layerY(Double(changed.y) + Double(changed.height))
+            let rect = Rect(x: Swift.min(x0, x1), y: Swift.min(y0, y1), width: abs(x1 - x0), height: abs(y1 - y0))
+            return c.transform.displayBox(of: rect, within: viewport).expanded(by: 1).intersection(a.box)
         }
 
         /// The fields that change most, enough to tell draws apart; equality decides.
@@ -263,7 +301,7 @@ public struct DamageTracker: Sendable {
         }
     }
 
-    static func difference(_ old: Frame, _ new: Frame) -> DamageRegion {
+    static func difference(_ old: Frame, _ new: Frame, viewport: PixelBox) -> DamageRegion {
         var damage = DamageRegion()
         // Old items by hash, in order; each is matched at most once, earliest first.
         var candidates: [Int: [Int]] = [:]
@@ -272,6 +310,7 @@ public struct DamageTracker: Sendable {
         var matched = [Bool](repeating: false, count: old.items.count)
         var sequence: [(new: Int, old: Int)] = []
         sequence.reserveCapacity(new.items.count)
+        var unmatched: [Int] = []
         for (j, item) in new.items.enumerated() {
             var found = -1
             if var list = candidates[item.hash] {
@@ -285,9 +324,32 @@ public struct DamageTracker: Sendable {
                 matched[found] = true
                 sequence.append((j, found))
             } else {
-                damage.add(item.box)
+                unmatched.append(j)
             }
         }
+        // The same draw of an image whose pixels changed (a partial `update-image`, an app's
+        // buffer damage): only the changed pixels' box, where it is known.
+        var byDraw: [Int: [Int]] = [:]
+        for (k, item) in old.items.enumerated().reversed() where !matched[k] && item.range.count == 1 {
+            byDraw[item.drawHash, default: []].append(k)
+        }
+        for j in unmatched {
+            let item = new.items[j]
+            if var list = byDraw[item.drawHash] {
+                for (pos, k) in list.enumerated().reversed() {
+                    guard let box = new.changedPixels(item, of: old.items[k], in: old, viewport: viewport) else { continue }
+                    list.remove(at: pos)
+                    byDraw[item.drawHash] = list
+                    matched[k] = true
+                    sequence.append((j, k))
+                    damage.add(box)
+                    break
+                }
+                if sequence.last?.new == j { continue }
+            }
+            damage.add(item.box)
+        }
+        sequence.sort { $0.new < $1.new }
         for (k, item) in old.items.enumerated() where !matched[k] { damage.add(item.box) }
         // Matched items that moved relative to the others: all but a longest increasing run.
         let kept = longestIncreasingRun(sequence.map(\.old))
