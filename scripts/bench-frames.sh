@@ -406,8 +406,8 @@ for mode in ("drawing", "shapes"):
     if f"lamina-gauge-{mode}" in per:
         print(f"  gauge redrawn every frame ({mode}): {f(med(f'lamina-gauge-{mode}', 'cpu_ms_per_frame'), 2)} ms per frame, "
               f"{f(med(f'lamina-gauge-{mode}', 'cpu_ms_per_s'))} ms of CPU per s, {f(med(f'lamina-gauge-{mode}', 'fps'))} fps")
-for label, what in (("lamina-app-full", "a Wayland app redrawing 1280x720 fully (weston-simple-egl):"),
-                    ("lamina-app-foot", "foot with only its cursor blinking:")):
+for label, what in (("lamina-app-full", "app redrawing 1280x720 fully:"),
+                    ("lamina-app-foot", "foot, its cursor blinking:")):
     if label in per:
         print(f"  {what:<35}{f(med(label, 'cpu_ms_per_frame'), 2)} ms per frame, "
               f"{f(med(label, 'cpu_ms_per_s'))} ms of CPU per s, {f(med(label, 'fps'))} fps")
