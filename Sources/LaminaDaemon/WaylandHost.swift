@@ -65,12 +65,14 @@ final class WaylandHost {
         })
     }
 
-    /// `wayland.socket:PATH` (1 while listening), `wayland.clients` and `wayland.clientsConnected`.
+    /// `wayland.socket:PATH` (1 while listening), `wayland.clients`, `wayland.clientsConnected`
+    /// and `wayland.windowsCovered` (windows whose frame callbacks wait under an opaque one).
     var statistics: [Statistic] {
         [
             Statistic(name: "wayland.socket:" + server.socketPath, value: 1),
             Statistic(name: "wayland.clients", value: Double(server.clientCount)),
             Statistic(name: "wayland.clientsConnected", value: Double(server.clientsConnected)),
+            Statistic(name: "wayland.windowsCovered", value: Double(server.coveredWindows)),
         ]
     }
 

@@ -200,6 +200,8 @@ extension WaylandServer {
     public func framePresented(refresh: Double = 0, hardware: Bool = false) {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
+        let covered = coveredToplevels()
+        coveredWindows = covered.count
         presentedSequence &+= 1
         let output = outputs.outputs.values.first?.output
         // wp_presentation_feedback.kind: vsync 0x1, hw_clock 0x2, hw_completion 0x4.
@@ -207,6 +209,9 @@ extension WaylandServer {
         let refreshNanoseconds = refresh > 0 && refresh.isFinite ? UInt32(min(1e9, 1e9 / refresh)) : 0
         var sent = false
         for top in toplevels.values {
+            // A window hidden under an opaque one that covers the desktop is throttled: its
+            // callbacks wait (its app stops drawing, as on any compositor) until it shows again.
+            if covered.contains(ObjectIdentifier(top)) { continue }
             for view in top.views.values where view.frameState == .inFrame {
                 view.frameState = .idle
                 wlr_surface_send_frame_done(view.surface, &now)
@@ -221,5 +226,18 @@ extension WaylandServer {
             }
         }
         if sent { flush() }
+    }
+
+    /// The mapped windows below a window that hides the whole desktop: the topmost whose own
+    /// surface is opaque (XRGB) and, from the desktop's top left, covers it, with nothing of its
+    /// drawn translucent over it mattering (parts only add on top).
+    func coveredToplevels() -> Set<ObjectIdentifier> {
+        let mapped = toplevels.values.filter(\.isMapped).sorted { $0.mappedSerial > $1.mappedSerial }
+        guard let cover = mapped.firstIndex(where: { top in
+            let part = top.root.part
+            return part.isOpaque && part.x <= 0 && part.y <= 0
+                && part.x + part.pointWidth >= desktopSize.width && part.y + part.pointHeight >= desktopSize.height
+        }) else { return [] }
+        return Set(mapped[(cover + 1)...].map(ObjectIdentifier.init))
     }
 }

@@ -41,6 +41,8 @@ public final class WaylandServer {
     /// `wp_presentation`: apps asking when their commits reached the screen are told
     /// (`framePresented`).
     let presentation: UnsafeMutablePointer<wlr_presentation>
+    /// Windows whose frame callbacks wait because an opaque window hides them (at the last frame).
+    public internal(set) var coveredWindows = 0
     /// Frames presented since start: `wp_presentation_feedback.presented`'s sequence.
     var presentedSequence: UInt64 = 0
     /// laminad's outputs as `wl_output` and `xdg_output` globals (`setOutputs`).

@@ -756,4 +756,27 @@ struct WaylandEndToEndTests {
         }
         app.kill()
     }
+
+    /// Pacing: a window hidden under an opaque one that covers the desktop gets no frame
+    /// callbacks (its app stops drawing); when the cover goes, it is answered and draws again.
+    @Test(.enabled(if: WaylandEndToEndTests.hasSimpleSHM, "weston-simple-shm (Debian's weston) is not installed"))
+    func aCoveredWindowIsThrottled() throws {
+        let daemon = try kioskDaemon(size: "250x250")
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        let below = try App(daemon, socket: path)
+        try wait("the first window", daemon) { daemon.logText.contains("simple-shm\" mapped") }
+        #expect(try statistics(daemon)["wayland.windowsCovered"] == 0)
+        let above = try App(daemon, socket: path)
+        try wait("the second window over it", daemon) {
+            let mapped = daemon.logText.components(separatedBy: "simple-shm\" mapped").count - 1
+            return try mapped == 2 && (statistics(daemon)["wayland.windowsCovered"] ?? 0) == 1
+        }
+        above.kill()
+        try wait("the first window uncovered", daemon) { (try statistics(daemon)["wayland.windowsCovered"] ?? -1) == 0 }
+        // It draws again: its picture changes from frame to frame.
+        let first = try screenshot(daemon, "a")
+        try wait("the uncovered window drawing", daemon) { try screenshot(daemon, "b").bytes != first.bytes }
+        below.kill()
+    }
 }
