@@ -410,12 +410,7 @@ extension Daemon: CompositorHost {
     }
 
     public func frameSubmitted() { wayland?.server.frameStarted() }
-    public func framePresented() {
-        guard let wayland else { return }
-        // A page flip (KMS) paces and times frames; headless presents at once.
-        let refresh = compositor.backend.displayLayout.outputs.first?.refresh ?? 0
-        wayland.server.framePresented(refresh: refresh, hardware: compositor.backend.session != nil)
-    }
+    public func framePresented() { wayland?.server.framePresented() }
     public func displayChanged(_ layout: DisplayLayout) { wayland?.describe(layout) }
 
     public func routeInjected(_ action: InputAction, origin: InputOrigin) -> Bool {

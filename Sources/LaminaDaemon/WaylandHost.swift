@@ -36,6 +36,8 @@ final class WaylandHost {
             server.desktopSize = (compositor.model.width, compositor.model.height)
             let host = WaylandHost(server: server, kiosk: WaylandKiosk(compositor: compositor, fadeIn: settings.fadeIn, logger: logger))
             server.delegate = host.kiosk
+            // A page flip (KMS) paces and times frames; headless presents them at once.
+            server.presentsOnPageFlip = compositor.backend.session != nil
             host.describe(compositor.backend.displayLayout)
             try loop.add(server.eventDescriptor) { [unowned host] _ in host.server.dispatch() }
             logger.notice("wayland: clients connect to \(path) (WAYLAND_DISPLAY=\(path))")

@@ -44,6 +44,12 @@ public struct WaylandOutput: Sendable, Equatable {
         return wl_output_transform(rawValue: UInt32(turns + (flipped ? 4 : 0)))
     }
 
+    /// Its place in the output layout, whole points (never a trap on a far-off or odd value).
+    var layoutPosition: (x: Int32, y: Int32) {
+        func whole(_ v: Double) -> Int32 { v.isFinite ? Int32(max(-1e9, min(1e9, v)).rounded()) : 0 }
+        return (whole(x), whole(y))
+    }
+
     private static func clamped(_ v: Double) -> Int32 {
         guard v.isFinite else { return 1 }
         return Int32(max(1, min(65_535, v.rounded())))
@@ -106,7 +112,7 @@ final class WaylandOutputs {
                 wlr_output_rollback(output)
                 failed.append(o.name)
             }
-            wlr_output_layout_add(layout, output, Int32(o.x.rounded()), Int32(o.y.rounded()))
+            wlr_output_layout_add(layout, output, o.layoutPosition.x, o.layoutPosition.y)
             outputs[o.name] = (output, o)
         }
         return failed

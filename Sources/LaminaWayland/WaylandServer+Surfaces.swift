@@ -195,18 +195,22 @@ extension WaylandServer {
     /// The frame that started last is on screen: its surfaces' frame callbacks are answered
     /// (`wl_surface.frame` done, with the time in milliseconds of CLOCK_MONOTONIC) and their
     /// `wp_presentation` feedback sent: the time (CLOCK_MONOTONIC, wp_presentation's clock),
-    /// the output's refresh in nanoseconds (`refresh` Hz; 0 unknown), a sequence number, and
-    /// whether a page flip showed it (`hardware`: vsync, hardware clock and completion).
-    public func framePresented(refresh: Double = 0, hardware: Bool = false) {
+    /// the refresh of the output described to apps, in nanoseconds (0 unknown), a sequence
+    /// number, and where a page flip showed it (`presentsOnPageFlip`) the vsync, hardware-clock
+    /// and hardware-completion flags. Nothing is computed while no app window exists.
+    public func framePresented() {
+        presentedSequence &+= 1
+        guard !toplevels.isEmpty else { return }
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let covered = coveredToplevels()
         coveredWindows = covered.count
-        presentedSequence &+= 1
-        let output = outputs.outputs.values.first?.output
+        let described = outputs.outputs.values.first
         // wp_presentation_feedback.kind: vsync 0x1, hw_clock 0x2, hw_completion 0x4.
-        let flags: UInt32 = hardware ? 0x1 | 0x2 | 0x4 : 0
+        let flags: UInt32 = presentsOnPageFlip ? 0x1 | 0x2 | 0x4 : 0
+        let refresh = described?.shown.refresh ?? 0
         let refreshNanoseconds = refresh > 0 && refresh.isFinite ? UInt32(min(1e9, 1e9 / refresh)) : 0
+        let output = described?.output
         var sent = false
         for top in toplevels.values {
             // A window hidden under an opaque one that covers the desktop is throttled: its

@@ -43,6 +43,8 @@ public final class WaylandServer {
     let presentation: UnsafeMutablePointer<wlr_presentation>
     /// Windows whose frame callbacks wait because an opaque window hides them (at the last frame).
     public internal(set) var coveredWindows = 0
+    /// Whether frames reach the screen by page flips (KMS): presentation feedback then says so.
+    public var presentsOnPageFlip = false
     /// Frames presented since start: `wp_presentation_feedback.presented`'s sequence.
     var presentedSequence: UInt64 = 0
     /// laminad's outputs as `wl_output` and `xdg_output` globals (`setOutputs`).

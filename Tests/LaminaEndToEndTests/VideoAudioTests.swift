@@ -121,16 +121,22 @@ struct VideoAudioTests {
         return Int(p.1)
     }
 
+    /// A laminad whose sound goes to a WAV file in its own folder, and that file's path.
+    func wavSinkDaemon() throws -> (DaemonProcess, wav: String) {
+        let directory = NSTemporaryDirectory() + "lamina-sound-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let wav = directory + "/out.wav"
+        return (try DaemonProcess(extra: ["--audio-sink", "wavenc ! filesink location=\(wav)"], directory: directory), wav)
+    }
+
     func stat(_ c: Connection, _ name: String) async throws -> Double? {
         try await c.stats().first { $0.name == name }?.value
     }
 
     @Test("the tone plays at 440 Hz from media time 1 s, in step with the picture; volume 0.5 halves it; muted is silent")
     func toneInStepWithThePicture() async throws {
-        let directory = NSTemporaryDirectory() + "lamina-sound-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let wav = directory + "/out.wav"
-        let daemon = try DaemonProcess(extra: ["--audio-sink", "wavenc ! filesink location=\(wav)"], directory: directory)
+        let (daemon, wav) = try wavSinkDaemon()
+        let directory = daemon.directory
         let clip = try SoundClips.toneClip(in: directory)
         let c = try Connection.connect(to: daemon.socket, name: "sound")
 
@@ -228,10 +234,8 @@ struct VideoAudioTests {
 
     @Test("a scene's \"volume\" and \"muted\"; laminactl video NAME volume V, mute, unmute change the sound from their clock time on")
     func sceneAndLaminactl() async throws {
-        let directory = NSTemporaryDirectory() + "lamina-sound-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let wav = directory + "/out.wav"
-        let daemon = try DaemonProcess(extra: ["--audio-sink", "wavenc ! filesink location=\(wav)"], directory: directory)
+        let (daemon, wav) = try wavSinkDaemon()
+        let directory = daemon.directory
         _ = try SoundClips.toneClip(in: directory)
         let scene = directory + "/scene.json", empty = directory + "/empty.json"
         try #"{"sublayers": [{"name": "tone", "frame": [10, 10, 64, 48], "video": "tone.mkv", "playing": true, "volume": 0.5}]}"#
@@ -267,10 +271,8 @@ struct VideoAudioTests {
 
     @Test("a looping video's sound runs on across the wrap: the tone to the end, then the clip's silent start")
     func loopingSound() async throws {
-        let directory = NSTemporaryDirectory() + "lamina-sound-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let wav = directory + "/out.wav"
-        let daemon = try DaemonProcess(extra: ["--audio-sink", "wavenc ! filesink location=\(wav)"], directory: directory)
+        let (daemon, wav) = try wavSinkDaemon()
+        let directory = daemon.directory
         let clip = try SoundClips.toneClip(in: directory)
         let c = try Connection.connect(to: daemon.socket, name: "sound")
         let video = try VideoSource(contentsOfFile: clip, connection: c)

@@ -335,19 +335,23 @@ public struct DamageTracker: Sendable {
         }
         for j in unmatched {
             let item = new.items[j]
-            if var list = byDraw[item.drawHash] {
-                for (pos, k) in list.enumerated().reversed() {
-                    guard let box = new.changedPixels(item, of: old.items[k], in: old, viewport: viewport) else { continue }
-                    list.remove(at: pos)
-                    byDraw[item.drawHash] = list
-                    matched[k] = true
-                    sequence.append((j, k))
-                    damage.add(box)
+            let list = byDraw[item.drawHash] ?? []
+            var changed: (position: Int, box: PixelBox)?
+            for (pos, k) in list.enumerated().reversed() {
+                if let box = new.changedPixels(item, of: old.items[k], in: old, viewport: viewport) {
+                    changed = (pos, box)
                     break
                 }
-                if sequence.last?.new == j { continue }
             }
-            damage.add(item.box)
+            guard let changed else {
+                damage.add(item.box)
+                continue
+            }
+            let k = list[changed.position]
+            byDraw[item.drawHash]?.remove(at: changed.position)
+            matched[k] = true
+            sequence.append((j, k))
+            damage.add(changed.box)
         }
         sequence.sort { $0.new < $1.new }
         for (k, item) in old.items.enumerated() where !matched[k] { damage.add(item.box) }
