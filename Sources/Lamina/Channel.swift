@@ -246,7 +246,7 @@ final class Channel: Sendable {
             guard t.isFinite else { return }
             state.withLock { $0.clock = Swift.max($0.clock ?? t, t) }
             onEvent(message)
-        case .animationEvent, .transactionCompleted, .watch, .input, .video, .scroll, .displayChanged, .frame, .tilesWanted:
+        case .animationEvent, .transactionCompleted, .watch, .input, .video, .scroll, .displayChanged, .frame, .tilesWanted, .appSurface:
             onEvent(message)
         }
     }

@@ -140,6 +140,7 @@ extension Connection {
         if !needsLayout.isEmpty { Transaction.noteChange(on: self) }
         // The display links are made again on the new connection, as they were.
         for link in displayLinks.values.sorted(by: { $0.number < $1.number }) { link.replay() }
+        replayAppManagement()
         let waiters = reconnectWaiters
         reconnectWaiters.removeAll()
         for w in waiters { w.resume() }

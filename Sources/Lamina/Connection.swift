@@ -29,6 +29,12 @@ public final class Connection {
     /// Called on the main actor after the display changed (an output's mode, a display plugged
     /// in or out), with `displaySize` and `rootLayer` already following it.
     public var onDisplayChange: (DisplayLayout) -> Void = { _ in }
+    /// Called with each `app-surface` event while this client manages apps (`manageApps()`).
+    public var onAppSurface: (AppSurfaceEvent) -> Void = { _ in }
+    /// The app windows up now, by number, while this client manages apps.
+    public internal(set) var appSurfaces: [UInt32: AppSurface] = [:]
+    /// Whether this client asked to manage apps (made again after a reconnection).
+    var managesApps = false
     /// The clock laminad's frames follow.
     public internal(set) var clock: ClockKind
     /// laminad's protocol minor version (its welcome's): what it can be sent.
@@ -312,6 +318,8 @@ public final class Connection {
             receivedFrame(f)
         case .tilesWanted(let m):
             receivedTilesWanted(m)
+        case .appSurface(let e):
+            receivedAppSurface(e)
         default:
             break
         }

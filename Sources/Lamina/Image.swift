@@ -30,8 +30,11 @@ public final class Image {
     /// The number laminad knows the image by, on its connection (1 and up).
     public let number: UInt32
     weak var connection: Connection?
-    let memory: SharedMemoryFile
+    /// The pixels' memory file (nil for an app surface, which has none).
+    let memory: SharedMemoryFile!
     public private(set) var isDestroyed = false
+    /// laminad's number for the app window this stands for (`Image.appSurface(_:)`); 0 for an image.
+    public let appSurface: UInt32
     /// For an image made from an encoded file (`init(encoded:format:connection:)`): the file's
     /// format and length, which laminad decodes (and, for an SVG, draws at the scale it is shown).
     public let encoding: (format: EncodedImageFormat, byteCount: Int)?
@@ -55,6 +58,7 @@ public final class Image {
         pixels.withUnsafeBytes { file.base.copyMemory(from: $0.baseAddress!, byteCount: pixels.count) }
         memory = file
         encoding = nil
+        appSurface = 0
         number = connection.registerImage()
         connection.imageCreated(self)
         connection.noteImageOperation(createOperation, descriptor: memory.fd.rawValue, keeping: memory)
@@ -80,9 +84,28 @@ public final class Image {
         bytes.withUnsafeBytes { file.base.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
         memory = file
         encoding = (format, bytes.count)
+        appSurface = 0
         number = connection.registerImage()
         connection.imageCreated(self)
         connection.noteImageOperation(createOperation, descriptor: memory.fd.rawValue, keeping: memory)
+    }
+
+    /// An app window laminad hosts (a Wayland app), as contents: `layer.contents =
+    /// .appSurface(id)` shows window `id` (from `Connection.onAppSurface`) in the layer, as Core
+    /// Animation shows an `IOSurface`. Only for a connection that manages apps
+    /// (`Connection.manageApps()`). Nothing is made in laminad: the window is its.
+    public static func appSurface(_ id: UInt32) -> Image { Image(appSurface: id) }
+
+    private init(appSurface id: UInt32) {
+        width = 0
+        height = 0
+        order = .bgra
+        alpha = .premultiplied
+        memory = nil
+        encoding = nil
+        appSurface = id
+        number = 0
+        isDestroyed = true
     }
 
     /// An SVG document (its bytes), drawn by laminad at the scale it is shown.
@@ -122,6 +145,7 @@ public final class Image {
     /// Rewrites `rect` with `pixels` (rows of `rect.width × 4` bytes, in the image's order and
     /// alpha); laminad re-uploads only that rectangle, in the frame of the next commit.
     public func update(rect: PixelRect, pixels: [UInt8]) throws {
+        guard appSurface == 0 else { throw LaminaError.invalidArgument("app surface \(appSurface) is the app's to draw") }
         guard !isDestroyed else { throw LaminaError.invalidArgument("image \(number) was destroyed") }
         guard encoding == nil else { throw LaminaError.invalidArgument("image \(number) was made from an encoded file: laminad draws its pixels") }
         guard rect.fits(width: UInt32(width), height: UInt32(height)) else {
@@ -182,6 +206,12 @@ extension Layer {
         set {
             contentsImage = newValue
             contentsVideo = nil
+            if let app = newValue?.appSurface, app != 0 {
+                setValue(.image(0), forKey: .contents)
+                setValue(.number(Double(app)), forKey: .appSurface)
+                return
+            }
+            if model.appSurface != 0 { setValue(.number(0), forKey: .appSurface) }
             setValue(.image(newValue?.number ?? 0), forKey: .contents)
         }
     }

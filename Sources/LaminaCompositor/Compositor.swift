@@ -70,6 +70,8 @@ public final class Compositor {
     var watchers: Set<ClientID> = []
     /// Input routing (CompositorInput.swift).
     var input = CompositorInput()
+    /// Hosted app windows and the clients managing them (CompositorApps.swift).
+    var apps = HostedApps()
     /// Big commits being applied a step at a time (CompositorStaging.swift).
     var staged: [ClientID: StagedCommit] = [:]
     /// The platform that runs the compositor: sends, closes, budgets, the journal, input

@@ -146,3 +146,22 @@ public enum ScrollMode: String, CaseIterable, Sendable {
     /// Whether the origin may move along y.
     public var scrollsVertically: Bool { self == .both || self == .vertically }
 }
+
+/// `appSizing`: who decides an app window's size when a layer shows it (`appSurface`).
+public enum AppSizing: String, CaseIterable, Sendable {
+    /// laminad configures the app to the layer's bounds (in points; the app draws at the
+    /// output's scale), and again whenever the bounds change: the default.
+    case bounds
+    /// The app keeps the size it chooses, placed in the bounds by `contentsGravity`.
+    case app
+}
+
+/// `appExitContents`: what a layer showing an app window (`appSurface`) shows once the app's
+/// window is gone (it closed it, exited or crashed).
+public enum AppExitContents: String, CaseIterable, Sendable {
+    /// Its last frame stays until the layer shows something else: the default, so an app that
+    /// restarts replaces its old picture without a blank frame.
+    case keep
+    /// Nothing: the layer shows its own background.
+    case clear
+}

@@ -165,6 +165,11 @@ public struct LayerProperties: Hashable, Sendable {
     public var scrollContentSize: Size = .zero
     /// Touch scrolls settle on whole multiples of the bounds size.
     public var pagingEnabled = false
+    // App surfaces (a Wayland app's window as contents).
+    /// laminad's number for the app window shown in place of `contents`; 0: none.
+    public var appSurface: UInt32 = 0
+    public var appSizing: AppSizing = .bounds
+    public var appExitContents: AppExitContents = .keep
 
     public init() {}
 
@@ -264,6 +269,9 @@ public struct LayerProperties: Hashable, Sendable {
         case .drawing: .drawing(drawing)
         case .attributedString: .attributedString(attributedString)
         case .lineSpacing: .number(lineSpacing)
+        case .appSurface: .number(Double(appSurface))
+        case .appSizing: .string(appSizing.rawValue)
+        case .appExitContents: .string(appExitContents.rawValue)
         case .emitterPosition, .emitterZPosition, .emitterSize, .emitterDepth, .emitterShape, .emitterMode, .renderMode,
              .birthRate, .lifetime, .velocity, .scale, .spin, .seed, .preservesDepth, .emitterCells: emitter[key]
         case .tileSize, .levelsOfDetail, .levelsOfDetailBias, .tileFadeDuration: tiled[key]
@@ -316,6 +324,10 @@ public struct LayerProperties: Hashable, Sendable {
         case (.autoresizingMask, .number(let x)):
             guard x >= 0, x <= 63, x.rounded() == x else {
                 throw .outOfRange(key: key, reason: "an autoresizing mask is a whole number from 0 to 63 (got \(x))")
+            }
+        case (.appSurface, .number(let x)):
+            guard x >= 0, x <= Double(UInt32.max), x.rounded() == x else {
+                throw .outOfRange(key: key, reason: "an app surface is laminad's whole number for an app window, or 0 for none (got \(x))")
             }
         case (_, .filters(let list)):
             try LayerFilter.validate(list, key: key)
@@ -401,6 +413,9 @@ public struct LayerProperties: Hashable, Sendable {
             case .strokeEnd: strokeEnd = v
             case .fontSize: fontSize = v
             case .lineSpacing: lineSpacing = v
+            case .appSurface:
+                guard v >= 0, v <= Double(UInt32.max), v.rounded() == v else { return false }
+                appSurface = UInt32(v)
             case .instanceCount:
                 guard v.rounded() == v, v >= 0, v <= Double(Self.instanceLimit) else { return false }
                 instanceCount = Int(v)
@@ -482,6 +497,8 @@ public struct LayerProperties: Hashable, Sendable {
             case .alignmentMode: return Self.storeNamed(s, into: &alignmentMode)
             case .truncationMode: return Self.storeNamed(s, into: &truncationMode)
             case .scrollMode: return Self.storeNamed(s, into: &scrollMode)
+            case .appSizing: return Self.storeNamed(s, into: &appSizing)
+            case .appExitContents: return Self.storeNamed(s, into: &appExitContents)
             case .cornerCurve: return Self.storeNamed(s, into: &cornerCurve)
             case .compositingFilter:
                 if s.isEmpty {

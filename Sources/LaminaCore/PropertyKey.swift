@@ -147,6 +147,15 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
     case autoresizingMask = 100
     /// `constraints`: the layer's `LayoutConstraint`s.
     case constraints = 101
+    // App surfaces (protocol 1.7): a Wayland app's window shown as a layer's contents.
+    /// `appSurface`: laminad's number for an app window (`app-surface` events); 0 shows none.
+    /// Drawn in place of `contents`, for a client that manages apps.
+    case appSurface = 102
+    /// `appSizing`: `bounds` (the app is configured to the layer's bounds) or `app` (it keeps
+    /// its own size, placed by `contentsGravity`).
+    case appSizing = 103
+    /// `appExitContents`: what the layer shows once its app is gone: `keep` its last frame, or `clear`.
+    case appExitContents = 104
 
     /// The protocol minor version that added the key: a server must not send it to a client
     /// that said hello with an older minor version (it could not decode it).
@@ -263,6 +272,9 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .lineSpacing: "lineSpacing"
         case .autoresizingMask: "autoresizingMask"
         case .constraints: "constraints"
+        case .appSurface: "appSurface"
+        case .appSizing: "appSizing"
+        case .appExitContents: "appExitContents"
         }
     }
 
@@ -303,7 +315,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              .instanceCount, .instanceRedOffset, .instanceGreenOffset, .instanceBlueOffset, .instanceAlphaOffset,
              .instanceDelay,
              .autoresizingMask, .emitterZPosition, .emitterDepth, .birthRate, .lifetime, .velocity, .scale, .spin, .seed,
-             .levelsOfDetail, .levelsOfDetailBias, .tileFadeDuration, .lineSpacing: .number
+             .levelsOfDetail, .levelsOfDetailBias, .tileFadeDuration, .lineSpacing, .appSurface: .number
         case .transform, .sublayerTransform, .instanceTransform: .transform
         case .isHidden, .masksToBounds, .isDoubleSided, .allowsGroupOpacity, .isGeometryFlipped, .isOpaque,
              .isWrapped, .isUserInteractionEnabled, .preservesDepth, .scrollsOnTouch, .pagingEnabled: .bool
@@ -311,7 +323,7 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              .instanceColor: .color
         case .name, .contentsGravity, .minificationFilter, .magnificationFilter, .gradientType, .fillRule,
              .lineCap, .lineJoin, .string, .font, .alignmentMode, .truncationMode, .compositingFilter, .cornerCurve,
-             .emitterShape, .emitterMode, .renderMode, .scrollMode: .string
+             .emitterShape, .emitterMode, .renderMode, .scrollMode, .appSizing, .appExitContents: .string
         case .contents: .image
         case .mask: .layer
         case .shadowPath, .path: .path
@@ -343,6 +355,8 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
         case .emitterMode: EmitterMode.allCases.map(\.rawValue)
         case .renderMode: EmitterRenderMode.allCases.map(\.rawValue)
         case .scrollMode: ScrollMode.allCases.map(\.rawValue)
+        case .appSizing: AppSizing.allCases.map(\.rawValue)
+        case .appExitContents: AppExitContents.allCases.map(\.rawValue)
         default: nil
         }
     }
@@ -379,7 +393,9 @@ public enum PropertyKey: UInt16, CaseIterable, Sendable, CustomStringConvertible
              // A new drawing replaces the old at once (Core Animation does not crossfade it).
              .drawing,
              // Text switches at once, as `string` does.
-             .attributedString: false
+             .attributedString,
+             // Which app window, and how: switched at once, as `contents` is.
+             .appSurface, .appSizing, .appExitContents: false
         default: true
         }
     }

@@ -78,6 +78,12 @@ final class WaylandHost {
         ]
     }
 
+    /// A Lamina client manages apps now, or none does any more (kiosk mode).
+    func setManaged(_ managed: Bool) {
+        kiosk.setManaged(managed)
+        server.setManaged(managed)
+    }
+
     func close() {
         server.close()
         unlink(server.socketPath)

@@ -13,6 +13,12 @@ import Logging
 /// The session speaks the protocol to the compositor as any client does (`Compositor.receive`),
 /// so damage, occlusion, screenshots, transitions and the image budgets apply to apps as to
 /// every layer; its replies come back through `Daemon.send` (`received`).
+///
+/// Managed mode (a Lamina client manages apps): the window layers stay out of the session's
+/// root; the compositor draws each in the managing client's layers that show it (`appSurface`,
+/// docs/architecture.md "App surfaces"). Every window is told to the compositor in both modes,
+/// and a gone window's layers are kept (the last `HostedWindow.keptGoneLimit`) for layers that
+/// keep an exited app's last frame.
 final class WaylandKiosk: WaylandServerDelegate {
     let compositor: Compositor
     let logger: Logger
@@ -22,6 +28,10 @@ final class WaylandKiosk: WaylandServerDelegate {
     private var decoder = FrameDecoder(limit: 1 << 24)
     /// The windows shown, bottom to top.
     private var windows: [UInt32] = []
+    /// Gone windows whose layers are kept (managed mode), oldest first.
+    private var keptGone: [UInt32] = []
+    /// Whether a Lamina client manages apps (`setManaged`).
+    private(set) var isManaged = false
 
     /// Seconds a new window fades in over (`[wayland] fade_in`).
     let fadeIn: Double
@@ -37,6 +47,7 @@ final class WaylandKiosk: WaylandServerDelegate {
         if let client { return client }
         let id = compositor.connect(peer: PeerIdentity(uid: 0, isPrivileged: false))
         client = id
+        compositor.setAppSession(id)
         decoder = FrameDecoder(limit: 1 << 24)
         send(.hello(Hello(clientName: "wayland-kiosk")), to: id)
         return id
@@ -101,13 +112,23 @@ final class WaylandKiosk: WaylandServerDelegate {
         return ShownPart(id: part.id, x: part.x, y: part.y, width: part.pointWidth, height: part.pointHeight, pixels: ObjectIdentifier(pixels))
     }
 
+    /// The window as the compositor knows it.
+    private func hosted(_ app: AppSurface) -> HostedWindow {
+        HostedWindow(id: app.id, appID: app.appID, title: app.title, pid: app.pid, width: app.pointWidth, height: app.pointHeight)
+    }
+
+    /// The window layer's place: its size in points from the session's top left (which is the
+    /// desktop's in kiosk mode; in managed mode the compositor places it in a layer's bounds).
+    private func windowFrame(_ app: AppSurface) -> [LaminaProtocol.Operation] {
+        let w = Double(max(0, app.pointWidth)), h = Double(max(0, app.pointHeight))
+        return [.set(layer(app.id), .bounds, .rect(Rect(x: 0, y: 0, width: w, height: h))),
+                .set(layer(app.id), .position, .point(Point(x: w / 2, y: h / 2)))]
+    }
+    private var frames: [UInt32: (Int, Int)] = [:]
+
     func appSurfaceAppeared(_ app: AppSurface) {
-        let w = Double(compositor.model.width), h = Double(compositor.model.height)
-        var ops: [LaminaProtocol.Operation] = [
-            .create(layer(app.id)),
-            .set(layer(app.id), .bounds, .rect(Rect(x: 0, y: 0, width: w, height: h))),
-            .set(layer(app.id), .position, .point(Point(x: w / 2, y: h / 2))),
-        ]
+        var ops: [LaminaProtocol.Operation] = [.create(layer(app.id))] + windowFrame(app)
+        frames[app.id] = (app.pointWidth, app.pointHeight)
         var attachments: [MemoryAttachment] = []
         var list: [ShownPart] = []
         for part in app.parts {
@@ -118,15 +139,17 @@ final class WaylandKiosk: WaylandServerDelegate {
             ops.append(.insert(parent: layer(app.id), child: layer(part.id), index: UInt32(list.count)))
             list.append(record)
         }
-        ops.append(.insert(parent: .root, child: layer(app.id), index: UInt32(windows.count)))
-        // Shown with the default fade (`[wayland] fade_in`), on laminad's clock.
-        if fadeIn > 0 {
+        // Managed: the window layer stays out of the root; managing clients' layers show it.
+        if !isManaged { ops.append(.insert(parent: .root, child: layer(app.id), index: UInt32(windows.count))) }
+        // Shown with the default fade (`[wayland] fade_in`), on laminad's clock, in kiosk mode.
+        if fadeIn > 0, !isManaged {
             ops.append(.addAnimation(layer(app.id), key: "lamina.fadeIn", tag: 0,
                                      .basic(BasicAnimation(keyPath: "opacity", from: .number(0), to: .number(1), duration: fadeIn))))
         }
         windows.append(app.id)
         parts[app.id] = list
         commit(ops, attachments: attachments)
+        compositor.appWindowAppeared(hosted(app))
     }
 
     func appSurfaceChanged(_ app: AppSurface, damage: [UInt32: PixelRect]) {
@@ -161,7 +184,12 @@ final class WaylandKiosk: WaylandServerDelegate {
             for (i, part) in wanted.enumerated() { ops.append(.insert(parent: layer(app.id), child: layer(part.id), index: UInt32(i))) }
         }
         parts[app.id] = wanted
+        if frames[app.id].map({ $0 != (app.pointWidth, app.pointHeight) }) ?? true {
+            frames[app.id] = (app.pointWidth, app.pointHeight)
+            ops += windowFrame(app)
+        }
         if !ops.isEmpty { commit(ops, attachments: attachments) }
+        compositor.appWindowChanged(hosted(app))
     }
 
     func appSurfaceWantsFrame() { compositor.requestFrame(.displayLink) }
@@ -169,16 +197,59 @@ final class WaylandKiosk: WaylandServerDelegate {
     func appSurfaceGone(_ app: AppSurface) {
         guard let i = windows.firstIndex(of: app.id) else { return }
         windows.remove(at: i)
-        var ops: [LaminaProtocol.Operation] = [.remove(layer(app.id))]
-        for part in parts.removeValue(forKey: app.id) ?? [] {
+        let reason: AppSurfaceEvent.GoneReason = switch app.ending {
+        case .closed: .closed
+        case .exited: .exited
+        case .dropped: .dropped
+        }
+        compositor.appWindowGone(app.id, reason: reason)
+        if isManaged {
+            // Kept for layers that show an exited app's last frame; the oldest kept goes.
+            keptGone.append(app.id)
+            if keptGone.count > HostedWindow.keptGoneLimit { destroyWindow(keptGone.removeFirst()) }
+        } else {
+            destroyWindow(app.id)
+        }
+        endSessionIfEmpty()
+    }
+
+    /// Destroys a window's layers and images; the compositor forgets it.
+    private func destroyWindow(_ id: UInt32) {
+        var ops: [LaminaProtocol.Operation] = [.remove(layer(id))]
+        for part in parts.removeValue(forKey: id) ?? [] {
             ops += [.destroy(layer(part.id)), .destroyImage(image: part.id)]
         }
-        ops.append(.destroy(layer(app.id)))
+        ops.append(.destroy(layer(id)))
+        frames[id] = nil
         commit(ops)
-        // The last app gone: the session goes too (its layers with it).
-        if windows.isEmpty, let client {
-            self.client = nil
-            compositor.disconnected(client)
+        compositor.appWindowForgotten(id)
+    }
+
+    /// The last app gone (and no last frame kept): the session goes too (its layers with it).
+    private func endSessionIfEmpty() {
+        guard windows.isEmpty, keptGone.isEmpty, let client else { return }
+        self.client = nil
+        compositor.setAppSession(nil)
+        compositor.disconnected(client)
+    }
+
+    /// A Lamina client manages apps (or none does any more): window layers leave the root (or
+    /// come back to it, filling the desktop as before); kept last frames go in kiosk mode.
+    func setManaged(_ managed: Bool) {
+        guard managed != isManaged else { return }
+        isManaged = managed
+        guard client != nil else { return }
+        var ops: [LaminaProtocol.Operation] = []
+        if managed {
+            for id in windows { ops += [.remove(layer(id)), .removeAnimation(layer(id), key: "lamina.fadeIn")] }
+        } else {
+            for (i, id) in windows.enumerated() { ops.append(.insert(parent: .root, child: layer(id), index: UInt32(i))) }
+        }
+        if !ops.isEmpty { commit(ops) }
+        if !managed {
+            for id in keptGone { destroyWindow(id) }
+            keptGone = []
+            endSessionIfEmpty()
         }
     }
 }

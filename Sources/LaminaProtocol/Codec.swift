@@ -300,6 +300,7 @@ extension ClientMessage {
             case .registerFont(let n): w.u64(n)
             case let .output(name, change): w.outputRequest(name: name, change)
             case let .displayLink(link, change): w.displayLinkRequest(link: link, change)
+            case .manageApps(let r): w.appsRequest(r)
             default: break
             }
         }
@@ -352,6 +353,7 @@ extension ClientMessage {
                 case 13: msg = .request(id: id, .registerFont(byteCount: try r.u64("register-font byte count")))
                 case 14: msg = .request(id: id, try r.outputRequest())
                 case 15: msg = .request(id: id, try r.displayLinkRequest())
+                case 16: msg = .request(id: id, try r.appsRequest())
                 default: throw DecodeError.invalid(field: "request kind", reason: "unknown request kind \(kind)")
                 }
             default:
@@ -468,6 +470,8 @@ extension ServerMessage {
             w.displayLinkFrame(f)
         case .tilesWanted(let m):
             w.tilesWanted(m)
+        case .appSurface(let e):
+            w.appSurfaceEvent(e)
         }
         return Frame.end(w)
     }
@@ -609,6 +613,8 @@ extension ServerMessage {
                 msg = .displayChanged(try r.displayLayout())
             case 0x8D:
                 msg = .frame(try r.displayLinkFrame())
+            case 0x8E:
+                msg = .appSurface(try r.appSurfaceEvent())
             case 0x8F:
                 msg = .tilesWanted(try r.tilesWanted())
             default:

@@ -304,6 +304,10 @@ public enum Request: Hashable, Sendable {
     /// Creates, updates or removes one of the client's display links (protocol 1.7): laminad
     /// sends `frame` messages while one of them runs. Answered by `done`.
     case displayLink(link: UInt32, DisplayLinkChange)
+    /// Manages the Wayland apps laminad hosts, or stops; focuses or closes one (protocol 1.7,
+    /// privileged). Answered by `done`; a client that starts managing then gets an `app-surface`
+    /// appeared event for each window there is.
+    case manageApps(AppsRequest)
 
     /// The number of memory-file descriptors the request takes from its frame.
     public var descriptorCount: Int { if case .registerFont = self { 1 } else { 0 } }
@@ -325,6 +329,7 @@ public enum Request: Hashable, Sendable {
         case .registerFont: 13
         case .output: 14
         case .displayLink: 15
+        case .manageApps: 16
         }
     }
 
@@ -338,6 +343,7 @@ public enum Request: Hashable, Sendable {
         case .displayPower: "display-power"
         case .injectInput: "input injection"
         case .output: "output (the display's configuration is every client's)"
+        case .manageApps: "manage-apps (app windows show every user's apps)"
         case .tree, .stats, .presentation, .presentationTree, .snapshot, .takeKeyboardFocus, .listen, .registerFont, .displayLink: nil
         }
     }
@@ -611,6 +617,8 @@ public enum ServerMessage: Hashable, Sendable {
     case frame(DisplayLinkFrame)
     /// laminad wants tiles of one of this client's tiled layers (protocol 1.7).
     case tilesWanted(TilesWanted)
+    /// An app window appeared, changed or went (protocol 1.7; to clients managing apps).
+    case appSurface(AppSurfaceEvent)
 
     public var type: UInt16 {
         switch self {
@@ -627,6 +635,7 @@ public enum ServerMessage: Hashable, Sendable {
         case .scroll: 0x8B
         case .displayChanged: 0x8C
         case .frame: 0x8D
+        case .appSurface: 0x8E
         case .tilesWanted: 0x8F
         }
     }

@@ -17,6 +17,14 @@ public final class AppSurface {
     /// The window's own surface's buffer size in pixels (0 × 0 until its first buffer).
     public internal(set) var width = 0
     public internal(set) var height = 0
+    /// The window's size in points: its xdg window geometry's (the app's shadow margins
+    /// outside it), or its own surface's where it sets none.
+    public internal(set) var pointWidth = 0
+    public internal(set) var pointHeight = 0
+    /// Why it went, once it has: the app closed it, its connection ended with it up (it exited
+    /// or crashed), or laminad dropped the app.
+    public internal(set) var ending: Ending = .closed
+    public enum Ending: Sendable { case closed, exited, dropped }
     /// What it shows, bottom to top: the window's surface and its subsurfaces in their stacking
     /// order, then its popups (menus), each above its parent.
     public internal(set) var parts: [AppSurfacePart] = []

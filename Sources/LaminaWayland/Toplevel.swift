@@ -108,6 +108,8 @@ final class Toplevel {
         app.parts = parts.filter { $0.pixels != nil }
         app.width = root.part.width
         app.height = root.part.height
+        app.pointWidth = box.width > 0 ? Int(box.width) : root.part.pointWidth
+        app.pointHeight = box.height > 0 ? Int(box.height) : root.part.pointHeight
         return refusal
     }
 

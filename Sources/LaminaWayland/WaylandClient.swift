@@ -9,6 +9,9 @@ final class WaylandClient {
     var destroyed: Listener!
     /// Why laminad dropped it, for the log line when it goes.
     var dropReason: String?
+    /// Its connection is ending (libwayland destroys its objects next): windows going now
+    /// went because it exited, crashed or was dropped.
+    var isGoing = false
     /// Its `wl_surface`s now.
     var surfaces = 0
 

@@ -28,7 +28,9 @@ extension WaylandServer {
     /// and before a key, so keys always reach the window input goes to.
     func refocusKeyboard() {
         guard let keyboard else { return }
-        let target = topToplevel?.surface
+        // Managed: the window the compositor gave the keyboard; kiosk: the top one.
+        let target = isManaged ? managedFocus.flatMap { id in toplevels.values.first { $0.app.id == id && $0.isMapped } }?.surface
+                               : topToplevel?.surface
         guard target != keyboardFocus || seat.pointee.keyboard_state.focused_surface != target else { return }
         keyboardFocus = target
         if let target {
@@ -48,22 +50,53 @@ extension WaylandServer {
         toplevels.values.filter(\.isMapped).max { $0.mappedSerial < $1.mappedSerial }
     }
 
-    /// Hands `action` to the top app window; false when none is shown (laminad routes it).
+    /// Hands `action` to the top app window; false when none is shown, or a Lamina client
+    /// manages apps (laminad routes it: `handleAppInput`).
     public func handleKioskInput(_ action: InputAction) -> Bool {
-        guard let top = topToplevel else { return false }
+        guard !isManaged, let top = topToplevel else { return false }
+        // The window is shown at its own size from the desktop's top left (WaylandKiosk): a
+        // desktop point is the same point of the window.
+        let event: SeatEvent
+        switch action {
+        case let .touchDown(id, at): event = .touchDown(id, at)
+        case let .touchMotion(id, to): event = .touchMotion(id, to)
+        case let .touchUp(id): event = .touchUp(id)
+        case .touchCancel: event = .touchCancel
+        case let .pointerMotion(to): event = .pointerMotion(to)
+        case let .pointerButton(code, pressed): event = .button(code, pressed)
+        case let .pointerAxis(horizontal, vertical): event = .axis(horizontal, vertical)
+        case let .key(code, pressed, _, _, _):
+            guard keyboard != nil else { return false }
+            refocusKeyboard()
+            event = .key(code, pressed)
+        default:
+            return false
+        }
+        deliver(event, to: top)
+        flush()
+        return true
+    }
+
+    /// What the seat tells a window's surfaces, in the window's points.
+    enum SeatEvent {
+        case touchDown(Int32, Point), touchMotion(Int32, Point), touchUp(Int32), touchCancel
+        case pointerMotion(Point), pointerLeave, button(UInt32, Bool), axis(Double, Double)
+        case key(UInt32, Bool)
+    }
+
+    /// Sends `event` through wlroots' seat (its focus, serials and grabs) to the surface of
+    /// `top` under its point: a popup, a subsurface, or the window's own (outside them all).
+    func deliver(_ event: SeatEvent, to top: Toplevel) {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let time = UInt32(truncatingIfNeeded: Int(now.tv_sec) * 1000 + Int(now.tv_nsec) / 1_000_000)
-        // The window is shown at its own size from the desktop's top left (WaylandKiosk): the
-        // surface under a desktop point (a popup, a subsurface, or the window's own), and the
-        // point in it. Outside them all, the window's own surface.
         func under(_ p: Point) -> (surface: UnsafeMutablePointer<wlr_surface>, x: Double, y: Double) {
             let wx = p.x + Double(top.geometryOrigin.x), wy = p.y + Double(top.geometryOrigin.y)
             var sx = 0.0, sy = 0.0
             if let hit = wlr_xdg_surface_surface_at(top.xdgSurface, wx, wy, &sx, &sy) { return (hit, sx, sy) }
             return (top.surface, wx, wy)
         }
-        switch action {
+        switch event {
         case let .touchDown(id, at):
             let hit = under(at)
             // A touch stays with the surface it went down on, in that surface's coordinates.
@@ -88,10 +121,13 @@ extension WaylandServer {
             }
             wlr_seat_pointer_notify_motion(seat, time, hit.x, hit.y)
             wlr_seat_pointer_notify_frame(seat)
-        case let .pointerButton(code, pressed):
+        case .pointerLeave:
+            wlr_seat_pointer_notify_clear_focus(seat)
+            wlr_seat_pointer_notify_frame(seat)
+        case let .button(code, pressed):
             _ = wlr_seat_pointer_notify_button(seat, time, code, pressed ? WLR_BUTTON_PRESSED : WLR_BUTTON_RELEASED)
             wlr_seat_pointer_notify_frame(seat)
-        case let .pointerAxis(horizontal, vertical):
+        case let .axis(horizontal, vertical):
             if vertical != 0 {
                 wlr_seat_pointer_notify_axis(seat, time, WLR_AXIS_ORIENTATION_VERTICAL, vertical, 0, WLR_AXIS_SOURCE_WHEEL)
             }
@@ -99,16 +135,11 @@ extension WaylandServer {
                 wlr_seat_pointer_notify_axis(seat, time, WLR_AXIS_ORIENTATION_HORIZONTAL, horizontal, 0, WLR_AXIS_SOURCE_WHEEL)
             }
             wlr_seat_pointer_notify_frame(seat)
-        case let .key(code, pressed, _, _, _):
-            guard let keyboard else { return false }
-            refocusKeyboard()
+        case let .key(code, pressed):
+            guard let keyboard else { return }
             let modifiersChanged = keyboard.update(code: code, pressed: pressed, time: time)
             wlr_seat_keyboard_notify_key(seat, time, code, UInt32((pressed ? WL_KEYBOARD_KEY_STATE_PRESSED : WL_KEYBOARD_KEY_STATE_RELEASED).rawValue))
             if modifiersChanged { wlr_seat_keyboard_notify_modifiers(seat, &keyboard.keyboard.pointee.modifiers) }
-        default:
-            return false
         }
-        flush()
-        return true
     }
 }

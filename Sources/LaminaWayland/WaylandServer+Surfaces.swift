@@ -78,10 +78,15 @@ extension WaylandServer {
             if top.readNames(), top.isMapped { delegate?.appSurfaceChanged(top.app, damage: [:]) }
         }
         top.setTitle.attach(to: &xdg.pointee.toplevel.pointee.events.set_title)
-        // Kiosk: the desktop's size, activated (the first configure goes at its first commit).
-        _ = wlr_xdg_toplevel_set_size(xdg, UInt32(desktopSize.width), UInt32(desktopSize.height))
+        // Kiosk: the desktop's size; managed: the app's own until a layer shows it (`configure`).
+        // Activated either way (the first configure goes at its first commit).
+        if isManaged {
+            _ = wlr_xdg_toplevel_set_size(xdg, 0, 0)
+        } else {
+            _ = wlr_xdg_toplevel_set_size(xdg, UInt32(desktopSize.width), UInt32(desktopSize.height))
+        }
         _ = wlr_xdg_toplevel_set_activated(xdg, true)
-        logger.info("wayland: toplevel \(top.app.id) (pid \(record.pid)) configured to \(desktopSize.width) × \(desktopSize.height)")
+        logger.info("wayland: toplevel \(top.app.id) (pid \(record.pid)) made, \(isManaged ? "sized by the app until a layer shows it" : "configured to \(desktopSize.width) × \(desktopSize.height)")")
     }
 
     /// A popup (a menu, a tooltip): kept inside the desktop by its positioner's rules
@@ -156,7 +161,9 @@ extension WaylandServer {
         top.markMapped(false)
         for view in top.views.values { view.frameState = .idle }
         if keyboardFocus == top.surface { keyboardFocus = nil }
+        if managedFocus == top.app.id { managedFocus = nil }
         refocusKeyboard()
+        top.app.ending = !top.owner.isGoing ? .closed : top.owner.dropReason != nil ? .dropped : .exited
         delegate?.appSurfaceGone(top.app)
     }
 
@@ -203,7 +210,10 @@ extension WaylandServer {
         guard !toplevels.isEmpty else { return }
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
-        let covered = coveredToplevels()
+        // Managed: a window no layer showed in the frame is hidden (throttled alike).
+        let covered = isManaged
+            ? Set(toplevels.values.filter { $0.isMapped && !windowsShown.contains($0.app.id) }.map(ObjectIdentifier.init))
+            : coveredToplevels()
         coveredWindows = covered.count
         let described = outputs.outputs.values.first
         // wp_presentation_feedback.kind: vsync 0x1, hw_clock 0x2, hw_completion 0x4.

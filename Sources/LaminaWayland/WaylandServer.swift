@@ -58,6 +58,13 @@ public final class WaylandServer {
     var touchOrigins: [Int32: (Double, Double)] = [:]
     /// The surface the keyboard focus is on (the top toplevel in kiosk mode).
     var keyboardFocus: UnsafeMutablePointer<wlr_surface>?
+    /// A Lamina client manages apps (`setManaged`): windows are sized and shown by its layers,
+    /// and input reaches them through them; otherwise kiosk mode.
+    public internal(set) var isManaged = false
+    /// Managed: the windows drawn in the last frame (the others' frame callbacks wait), and the
+    /// window the compositor gave the keyboard.
+    public var windowsShown: Set<UInt32> = []
+    var managedFocus: UInt32?
     /// Clients that have connected since laminad started.
     public private(set) var clientsConnected = 0
 
@@ -149,6 +156,7 @@ public final class WaylandServer {
 
     /// A client left or was dropped (a protocol error, garbage on its socket, a limit).
     func clientGone(_ record: WaylandClient) {
+        record.isGoing = true
         record.destroyed.detach()
         clients[record.client] = nil
         if let reason = record.dropReason {

@@ -95,6 +95,7 @@ struct ProtocolDescriptionTests {
         case .displayChanged: "displayChanged"
         case .frame: "frame"
         case .tilesWanted: "tilesWanted"
+        case .appSurface: "appSurface"
         }
     }
 
@@ -111,6 +112,7 @@ struct ProtocolDescriptionTests {
             .displayChanged(DisplayLayout(width: 1, height: 1, outputs: [])),
             .frame(DisplayLinkFrame(links: [1], timestamp: 0, targetTimestamp: 1, duration: 1)),
             .tilesWanted(TilesWanted(layer: LayerID(1), level: 0, tiles: [])),
+            .appSurface(AppSurfaceEvent(kind: .appeared, id: 1, appID: "", title: "", pid: 0, width: 1, height: 1)),
         ]
         #expect(Self.table(Self.list("messages", "server"), number: "type")
                 == Dictionary(uniqueKeysWithValues: server.map { (Self.name($0), Int($0.type)) }))
@@ -210,6 +212,12 @@ struct ProtocolDescriptionTests {
         let events: [(String, VideoEvent)] = [("ready", .ready(width: 1, height: 1, duration: nil)), ("playing", .playing),
                                               ("paused", .paused), ("ended", .ended), ("error", .error(""))]
         #expect(Self.numbers(Self.object("videoEventKinds")) == Dictionary(uniqueKeysWithValues: events.map { ($0.0, Int($0.1.kind)) }))
+        let actions: [(String, AppsRequest)] = [("stop", .stop), ("manage", .manage), ("focus", .focus(app: 1)), ("close", .close(app: 1))]
+        #expect(Self.numbers(Self.object("appsActions")) == Dictionary(uniqueKeysWithValues: actions.map { ($0.0, Int($0.1.opcode)) }))
+        let kinds: [AppSurfaceEvent.Kind] = [.appeared, .changed, .gone]
+        #expect(Self.numbers(Self.object("appSurfaceKinds")) == Dictionary(uniqueKeysWithValues: kinds.map { ($0.description, Int($0.rawValue)) }))
+        let reasons: [AppSurfaceEvent.GoneReason] = [.closed, .exited, .dropped]
+        #expect(Self.numbers(Self.object("appGoneReasons")) == Dictionary(uniqueKeysWithValues: reasons.map { ($0.description, Int($0.rawValue)) }))
         #expect(Self.numbers(Self.object("scrollPhases"))
                 == ["began": 0, "moved": 1, "ended": 2, "interrupted": 3])
         #expect(ScrollEvent.Phase.allCases.map { Int($0.rawValue) } == [0, 1, 2, 3])
@@ -421,6 +429,7 @@ struct ProtocolDescriptionTests {
         case .registerFont: "registerFont"
         case .output: "output"
         case .displayLink: "displayLink"
+        case .manageApps: "manageApps"
         }
     }
 
@@ -443,7 +452,7 @@ struct ProtocolDescriptionTests {
     static let everyRequest: [Request] = [
         .screenshot, .tree, .advanceClock(seconds: 0), .stats, .presentation(.root), .presentationTree, .watch,
         .displayPower(on: true, output: ""), .snapshot, .injectInput(.touchUp(id: 0)), .takeKeyboardFocus, .listen(session: ""),
-        .registerFont(byteCount: 0), .output(name: "", .none), .displayLink(link: 1, .remove),
+        .registerFont(byteCount: 0), .output(name: "", .none), .displayLink(link: 1, .remove), .manageApps(.manage),
     ]
 
     @Test func requestKindsAndPrivilege() {
@@ -478,7 +487,7 @@ struct ProtocolDescriptionTests {
             "screenshot": "screenshot", "tree": "tree", "advanceClock": "advanced", "stats": "stats", "presentation": "presentation",
             "presentationTree": "tree", "watch": "watching", "displayPower": "displayPower", "snapshot": "snapshot",
             "injectInput": "done", "takeKeyboardFocus": "done", "listen": "watching", "registerFont": "fontRegistered",
-            "output": "outputs", "displayLink": "done",
+            "output": "outputs", "displayLink": "done", "manageApps": "done",
         ]
         for entry in Self.list("requests") {
             let name = entry["name"] as? String ?? "?"

@@ -207,7 +207,8 @@ extension Compositor {
         let presentation = PresentationTree(ticked: animationStates)
         var list = model.drawList(at: t, presentation: presentation, transitions: transitionSnapshots,
                                     rasters: layerRasters, cache: renderCache, particleLimits: configuration.limits.particles,
-                                    displayScale: backend.outputs.map(\.scale).max() ?? 1)
+                                    displayScale: backend.outputs.map(\.scale).max() ?? 1,
+                                    apps: appPortals(presentation: presentation))
         renderCache.endFrame()
         layerRasters?.endFrame()
         for serial in list.truncated where !truncationReported.contains(serial) {
@@ -225,6 +226,7 @@ extension Compositor {
         // With a real clock, a running animation asks for the next frame; a virtual clock
         // only moves when told to.
         liveEmitters = list.liveEmitters
+        apps.shown = list.appWindowsShown
         noteTiles(list, time: t)
         if !clock.isVirtual, isAnimating || videosPlaying || liveEmitters > 0 || isScrolling || tilesFading || bootFading { repaint.request(.sceneChanged) }
         // An animated image wakes the loop when its next frame is due, not every refresh.

@@ -130,6 +130,8 @@ extension Compositor {
             if scrollWheel(Point(x: h, y: v), over: t) { return }
             send(.scroll, to: t, id: 0, at: input.state.pointer, origin, delta: Point(x: h, y: v))
         case let .key(code, pressed, keysym, name, text):
+            // An app window with the keyboard (a tap on it, or its manager's request) gets keys.
+            if keyToApp(code: code, pressed: pressed) { return }
             guard let focus = input.state.focus else { input.unclaimed &+= 1; return }
             deliver(InputEvent(kind: pressed ? .keyPress : .keyRelease, layer: .root, id: Int32(truncatingIfNeeded: code),
                                keysym: keysym, keyName: name, text: pressed ? text : ""),
@@ -215,6 +217,13 @@ extension Compositor {
 
     /// Stamps the event and sends it to the client owning `target` and to its session's listeners.
     private func deliver(_ event: InputEvent, to target: InputState.Target, _ origin: InputOrigin) {
+        // A layer showing an app window passes pointer and touch on to the app (CompositorApps.swift).
+        if !event.kind.isKeyboard, let shown = appShown(by: target) {
+            deliverToApp(event, window: shown.window, properties: shown.properties)
+            return
+        }
+        // A press anywhere else takes the keyboard from an app window.
+        if event.kind == .touchDown || event.kind == .buttonPress { moveAppFocus(to: nil) }
         guard let entry = model.entries.first(where: { $0.serial == target.serial }) else { return }
         var e = event
         e.injected = origin.injected

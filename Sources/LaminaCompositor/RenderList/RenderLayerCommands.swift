@@ -26,7 +26,8 @@ extension RenderWalk {
         let look = LayerLook(p, tint: tint)
         let gradient = look.gradient(p, tint: tint)
         let contents = contentsOrRaster(id, p, toDisplay: toDisplay, radii: look.radii)
-        let drawsImage = gradient != nil || contents != nil || p.kind == .tiled
+        let showsApp = p.appSurface != 0 && apps != nil
+        let drawsImage = gradient != nil || contents != nil || p.kind == .tiled || showsApp
 
         let maskLayer = self.maskLayer(of: p)
         var plainMask: PlainMask?
@@ -58,6 +59,10 @@ extension RenderWalk {
         let borderAbove = (hasSublayers || drawsImage) && look.borderVisible
         look.appendFill(p, borderAbove: borderAbove, opacity: group.inner, toDisplay: toDisplay, into: &commands)
         look.appendImage(gradient, contents, opacity: group.inner, toDisplay: toDisplay, into: &commands)
+        if showsApp {
+            appendAppSurface(p, bounds: look.bounds, radii: look.radii, opacity: group.inner, tint: tint, toDisplay: toDisplay,
+                             into: &commands)
+        }
         if p.kind == .tiled { appendTiles(id, p, opacity: group.inner, toDisplay: toDisplay, into: &commands) }
         if p.kind == .emitter { appendParticles(p, opacity: group.inner, localTime: localTime, toDisplay: toDisplay, into: &commands) }
         if hasSublayers, look.hasArea || !p.masksToBounds {

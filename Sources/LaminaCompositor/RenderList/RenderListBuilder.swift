@@ -45,7 +45,8 @@ extension ModelTree {
     /// contents, within `particleLimits`.
     public func drawList(at time: Double = 0, presentation: PresentationTree = .model, transitions: TransitionSnapshots? = nil,
                          rasters: (any LayerRasterizing)? = nil, cache: RenderListCache? = nil,
-                         particleLimits: ParticleLimits = ParticleLimits(), displayScale: Double = 1) -> DrawList {
+                         particleLimits: ParticleLimits = ParticleLimits(), displayScale: Double = 1,
+                         apps: AppPortals? = nil) -> DrawList {
         var list = DrawList(width: width, height: height, background: background)
         list.commands.reserveCapacity(layerCount + layerCount / 2)
         // Most frames have no transition in flight: then the walk does not look for one.
@@ -61,6 +62,8 @@ extension ModelTree {
             walk.clockTime = time
             walk.displayScale = displayScale > 0 && displayScale.isFinite ? displayScale : 1
             walk.viewport = Rect(x: 0, y: 0, width: Double(width), height: Double(height))
+            // Clients managing apps show app windows in their layers (RenderAppSurfaces.swift).
+            if let apps, apps.managers.contains(entry.serial) { walk.apps = apps }
             if let cache, cache.isEnabled, let dynamic = RenderListCache.dynamicTops(in: tree, shown.state) {
                 walk.cache = cache
                 walk.dynamicTops = dynamic
@@ -69,6 +72,7 @@ extension ModelTree {
             walk.visitRoot(time: time, into: &list.commands)
             if walk.visits > RenderWalk.maximumVisits { list.truncated.append(entry.serial) }
             list.liveEmitters += walk.liveEmitters
+            list.appWindowsShown.formUnion(walk.appSurfacesDrawn)
             if walk.tiledLayers > 0 {
                 var views = TileViews()
                 views.views = walk.tileViews
@@ -128,6 +132,10 @@ struct RenderWalk {
     var tileViewsFading = false
     var clockTime = 0.0
     var viewport = Rect.zero
+    /// App windows that layers of this tree show (`appSurface`), and what draws them; a
+    /// subtree showing one is walked every frame (the app's layers change on their own).
+    var apps: AppPortals?
+    var appSurfacesDrawn: Set<UInt32> = []
     /// Pixels per display point on the densest output (tiles are chosen for it).
     var displayScale = 1.0
     /// Commands the walk may still sort against the clips around them (`ClipPartition`): each

@@ -253,6 +253,8 @@ public struct DrawList: Sendable, Equatable {
     /// Emitter layers with a cell that sheds: the picture changes with time alone, so a real
     /// clock keeps drawing frames.
     public var liveEmitters = 0
+    /// App windows shown in managing clients' layers (`appSurface`).
+    public var appWindowsShown: Set<UInt32> = []
     /// What each client's tiled layers showed and wanted (DrawTiles.swift), by tree serial.
     public var tileViews: [EntrySerial: TileViews] = [:]
     /// A tile was fading in: the picture changes with time alone.

@@ -36,6 +36,7 @@ extension Compositor {
             animate(result, entry: i)
             attachTransitions(replaced, result.changes, entry: i)
             scrollsCommitted(result, entry: i)
+            appsCommitted(result, entry: i)
         }
         if !watchers.isEmpty {
             watch(#"{"event":"commit","client":\#(client.rawValue),"serial":\#(serial),"operations":\#(operations),"time":\#(JSONWriter.format(now))}"#)
@@ -64,6 +65,7 @@ extension Compositor {
         // The roots follow at once, as a window's root layer does; what layout moved under them
         // animates by the layers' actions, as a commit's changes do (default transaction).
         for (i, result) in laidOut.sorted(by: { $0.key < $1.key }) { animate(result, entry: i) }
+        updateAppSizes()
         requestFrame(.sceneChanged)
         return true
     }

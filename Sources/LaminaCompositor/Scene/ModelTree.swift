@@ -36,6 +36,8 @@ public struct ModelTree: Sendable {
         public let serial: EntrySerial
         /// Counts changes to `tree`.
         public private(set) var changeCount: UInt64 = 0
+        /// Its layers whose `appSurface` is set (kept by the compositor from commits' changes).
+        var appLayers: Set<LayerID> = []
         /// Its layers stay when its client leaves.
         public var isKept: Bool { keepsLayers && !session.isEmpty }
     }

@@ -54,6 +54,14 @@ public protocol CompositorHost: AnyObject {
     /// The display's layout changed (outputs plugged, unplugged, resized, turned or scaled), or
     /// is told for the first time: laminad describes it to Wayland apps.
     func displayChanged(_ layout: DisplayLayout)
+    /// Whether a client manages apps now (kiosk mode off) or none does any more (kiosk on).
+    func appsManaged(_ managed: Bool)
+    /// App windows to configure to these sizes (points), from the layers showing them.
+    func sizeApps(_ sizes: [UInt32: Size])
+    /// An input event for an app window, in its points (`AppInput`).
+    func appInput(_ input: AppInput)
+    /// A managing client asks app window `app` to close.
+    func closeApp(_ app: UInt32)
 }
 
 /// The defaults describe a host with no budgets, statistics, journal, input routing, keymap or
@@ -74,4 +82,8 @@ extension CompositorHost {
     }
     public func frameSubmitted() {}
     public func framePresented() {}
+    public func appsManaged(_ managed: Bool) {}
+    public func sizeApps(_ sizes: [UInt32: Size]) {}
+    public func appInput(_ input: AppInput) {}
+    public func closeApp(_ app: UInt32) {}
 }

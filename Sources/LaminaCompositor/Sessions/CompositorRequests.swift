@@ -39,6 +39,7 @@ extension Compositor {
             case let .displayPower(on, output): answer = try displayPower(on, output: output)
             case let .output(name, change): answer = try outputRequest(name: name, change)
             case let .displayLink(link, change): answer = try displayLinkRequest(link: link, change, for: client)
+            case .manageApps(let r): answer = try manageApps(r, for: client)
             }
             if let answer { reply(client, .reply(id: id, answer)) }
         } catch let refused as RequestRefused {

@@ -20,6 +20,7 @@ extension Compositor {
         watchers.remove(client)
         frameWaiters.removeAll { $0.client == client }
         displayLinks.removeClient(client)
+        stopManagingApps(client)
         inputDisconnected(client, serial: model.index(of: client).map { model.entries[$0].serial })
         staged[client] = nil
         if let i = model.index(of: client) {
