@@ -176,8 +176,12 @@ public final class WaylandServer {
     }
 
     /// Sends the events queued for clients (after frame callbacks and configures made outside
-    /// `dispatch`).
-    public func flush() { wl_display_flush_clients(display) }
+    /// `dispatch`). wlroots queues configures as idle work of the display's loop: that runs
+    /// first, or a configure made between requests would wait for the app's next one.
+    public func flush() {
+        wl_event_loop_dispatch_idle(eventLoop)
+        wl_display_flush_clients(display)
+    }
 
     /// Clients connected now.
     public var clientCount: Int {

@@ -14,9 +14,13 @@ struct AppSurfaceEndToEndTests {
 
     /// Waits (polling every 50 ms, at most `seconds`: a bound far above a slow machine's need,
     /// not a timing check) while letting the connection's events in.
-    func until(_ what: String, _ daemon: DaemonProcess, seconds: Double = 30, _ condition: () async throws -> Bool) async throws {
+    /// `clock`: moves the virtual clock a frame each time, as a display's refresh would, for
+    /// apps that wait for a frame callback before they draw again.
+    func until(_ what: String, _ daemon: DaemonProcess, seconds: Double = 30, clock: Connection? = nil,
+               _ condition: () async throws -> Bool) async throws {
         for _ in 0..<Int(seconds * 20) {
             if try await condition() { return }
+            if let clock { _ = try await clock.advanceClock(by: 1.0 / 60) }
             try await Task.sleep(nanoseconds: 50_000_000)
         }
         throw DaemonError("timed out waiting for \(what):\n\(daemon.logText)")
@@ -98,5 +102,89 @@ struct AppSurfaceEndToEndTests {
         wayland.expectSimpleSHMPattern(back)
         #expect(daemon.logText.contains("sized by the app until a layer shows it"))
         app.kill()
+    }
+
+    /// A GTK 4 program (Fixtures/gtk4_menu_app.py) in a layer turned a quarter: laminad sizes
+    /// its window to the layer's bounds (640 × 480), a touch injected on the screen where the
+    /// turned layer shows the app's button reaches the button (its callback runs), the popover
+    /// menu it opens shows turned with the window, and a tap on its second item runs that
+    /// item's action: input through the layer's transform into the surface under it.
+    @Test(.enabled(if: WaylandEndToEndTests.hasGTK4, "GTK 4 for Python (python3-gi, gir1.2-gtk-4.0) is not installed"))
+    func aGTKButtonTappedThroughATurnedLayer() async throws {
+        let daemon = try wayland.kioskDaemon(size: "800x800")
+        let (c, app, id, _) = try await managedApp(daemon) {
+            try WaylandEndToEndTests.App(daemon, socket: daemon.directory + "/wayland-lamina-0", program: "/usr/bin/python3",
+                                         arguments: [WaylandEndToEndTests.gtkApp],
+                                         environment: ["XDG_RUNTIME_DIR": daemon.directory, "GSK_RENDERER": "cairo", "NO_AT_BRIDGE": "1"])
+        }
+        Transaction.disableActions = true
+        let size = Size(width: 640, height: 480), centre = Point(x: 400, y: 400)
+        let layer = Layer()
+        layer.bounds = Rect(x: 0, y: 0, width: size.width, height: size.height)
+        layer.position = centre
+        layer.transform = .rotation(angle: .pi / 2)
+        layer.contents = .appSurface(id)
+        c.rootLayer.addSublayer(layer)
+        try await c.sync()
+        try await until("the window configured to the layer's bounds", daemon) { c.appSurfaces[id]?.size == size }
+        let button = turned(320, 140, size: size, centre: centre)
+        try await until("the GTK window's blue button, turned", daemon, clock: c) {
+            try await c.screenshot().pixel(x: button.0, y: button.1) == (32, 96, 224, 255)
+        }
+        let menu = turned(370, 252, size: size, centre: centre)
+        let before = try await c.screenshot().pixel(x: menu.0, y: menu.1)
+        #expect(before != (255, 255, 255, 255), "the window there before the menu: \(before)")
+        _ = try daemon.laminactl(["input", "touch", "down", "0", "\(button.0)", "\(button.1)"])
+        _ = try daemon.laminactl(["input", "touch", "up", "0"])
+        try await until("the button's callback and its menu", daemon, clock: c) { daemon.logText.contains("clicked") && daemon.logText.contains("menu shown") }
+        try await until("the menu drawn, turned", daemon, clock: c) { try await c.screenshot().pixel(x: menu.0, y: menu.1) == (255, 255, 255, 255) }
+        let second = turned(320, 268, size: size, centre: centre)
+        _ = try daemon.laminactl(["input", "touch", "down", "0", "\(second.0)", "\(second.1)"])
+        _ = try daemon.laminactl(["input", "touch", "up", "0"])
+        try await until("the menu item's action", daemon, clock: c) { daemon.logText.contains("chose second") }
+        app.kill()
+    }
+
+    /// An app that dies (SIGKILL): the managing client hears `gone` with `exited`; a layer with
+    /// `appExitContents` `keep` (the default) goes on showing the last frame, one with `clear`
+    /// shows its own background. The managing client leaves: kiosk mode is back, and a new
+    /// app fills the desktop from its top left again.
+    @Test(.enabled(if: WaylandEndToEndTests.hasSimpleSHM, "weston-simple-shm (Debian's weston) is not installed"))
+    func aCrashIsToldAndTheLayerKeepsOrClears() async throws {
+        let daemon = try wayland.kioskDaemon(size: "640x300", extra: ["--background", "#3366CC"])
+        var (c, app, id, _) = try await managedApp(daemon) {
+            try WaylandEndToEndTests.App(daemon, socket: daemon.directory + "/wayland-lamina-0")
+        }
+        var gone: [AppSurfaceEvent] = []
+        c.onAppSurface = { if $0.kind == .gone { gone.append($0) } }
+        Transaction.disableActions = true
+        let keep = Layer(), clear = Layer()
+        for (i, l) in [keep, clear].enumerated() {
+            l.frame = Rect(x: 40 + Double(i) * 300, y: 25, width: 250, height: 250)
+            l.backgroundColor = Color(red: 1, green: 0, blue: 0, alpha: 1)
+            l.contents = .appSurface(id)
+            c.rootLayer.addSublayer(l)
+        }
+        clear.appExitContents = .clear
+        try await c.sync()
+        try await until("both layers showing simple-shm", daemon) {
+            let shot = try await c.screenshot()
+            return shot.pixel(x: 45, y: 30) == (255, 255, 255, 255) && shot.pixel(x: 345, y: 30) == (255, 255, 255, 255)
+        }
+        app.kill()
+        try await until("the gone event", daemon) { !gone.isEmpty }
+        #expect(gone.first?.id == id && gone.first?.reason == .exited, "\(gone)")
+        #expect(c.appSurfaces[id] == nil)
+        try await until("the cleared layer's own background", daemon) { try await c.screenshot().pixel(x: 345, y: 30) == (255, 0, 0, 255) }
+        let shot = try await c.screenshot()
+        #expect(shot.pixel(x: 45, y: 30) == (255, 255, 255, 255), "the kept last frame's margin")
+        #expect(shot.pixel(x: 45 + 125, y: 30 + 125) != (255, 0, 0, 255), "the kept last frame's rings")
+
+        // The manager leaves: kiosk mode, a new app from the desktop's top left.
+        c.close()
+        app = try WaylandEndToEndTests.App(daemon, socket: daemon.directory + "/wayland-lamina-0")
+        try wayland.wait("a kiosk window at the top left", daemon) { try wayland.screenshot(daemon, "kiosk").pixel(x: 5, y: 5) == (255, 255, 255, 255) }
+        app.kill()
+        _ = c
     }
 }

@@ -21,6 +21,9 @@ extension RenderWalk {
     /// window shows its last frame only where `appExitContents` keeps it.
     mutating func appendAppSurface(_ p: LayerProperties, bounds: Rect, radii: CornerRadii, opacity: Double, tint: Color?,
                                    toDisplay: Transform3D, into commands: inout [DrawCommand]) {
+        // Whatever it shows now, the window may come, change or go without this tree changing:
+        // its subtree is walked every frame (the cache keeps none of it).
+        appSurfaceDraws += 1
         guard let apps, let window = apps.windows[p.appSurface], window.width > 0, window.height > 0,
               window.gone == nil || p.appExitContents == .keep,
               let layer = apps.tree[LayerID(p.appSurface)] else { return }

@@ -136,6 +136,8 @@ struct RenderWalk {
     /// subtree showing one is walked every frame (the app's layers change on their own).
     var apps: AppPortals?
     var appSurfacesDrawn: Set<UInt32> = []
+    /// Layers that drew an app window so far (each one counts: the cache must not keep any).
+    var appSurfaceDraws = 0
     /// Pixels per display point on the densest output (tiles are chosen for it).
     var displayScale = 1.0
     /// Commands the walk may still sort against the clips around them (`ClipPartition`): each

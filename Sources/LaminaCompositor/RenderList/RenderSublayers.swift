@@ -55,14 +55,14 @@ extension RenderWalk {
                         continue
                     }
                     let start = commands.count, visitsBefore = visits, emittersBefore = liveEmitters, tiledBefore = tiledLayers
-                    let appsBefore = appSurfacesDrawn.count
+                    let appsBefore = appSurfaceDraws
                     rasterLayers = []
                     visit(c.id, c.layer, c.props, localTime: c.time, superlayerSpace: space, superlayerToDisplay: toPlane,
                           parentOpacity: opacity, tint: tint, into: &commands)
                     // Particles move with time alone: a subtree with a live emitter is walked every frame.
                     // Tiled layers' tiles come and fade with time: walked every frame too.
                     // App windows change without their manager's commits: walked every frame too.
-                    if liveEmitters > emittersBefore || tiledLayers > tiledBefore || appSurfacesDrawn.count > appsBefore {
+                    if liveEmitters > emittersBefore || tiledLayers > tiledBefore || appSurfaceDraws > appsBefore {
                         rasterLayers = nil
                         continue
                     }
