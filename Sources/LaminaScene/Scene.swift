@@ -33,6 +33,12 @@ public struct SceneLayer: Sendable, Equatable {
     /// camera; `https://…`); `"loop"`, `"playing"`, `"rate"`, `"volume"`, `"muted"` say how it plays.
     public var videoFile: String?
     public var video = SceneVideo()
+    /// `"app": ["cog", "https://…"]`: a Wayland app laminactl runs (as its user) whose window
+    /// is the layer's contents (`appSurface`); `"appRestart": true` starts it again when it
+    /// exits. The command's first word is looked up on PATH, or is relative to the scene file
+    /// when it holds a "/". The layer needs a name.
+    public var app: [String]?
+    public var appRestart = false
     /// `"font": "fonts/Inter.ttf"`: a font file (by its extension) that laminactl registers
     /// with laminad (`Connection.registerFont`); the layer's `font` becomes the file's family.
     /// Relative to the scene file once loaded with `Scene.load(path:)`.
@@ -124,6 +130,17 @@ public struct Scene: Sendable, Equatable {
         return out
     }
 
+    /// Every layer with an app (`"app"`), in tree order.
+    public var appLayers: [SceneLayer] {
+        var out: [SceneLayer] = []
+        func walk(_ l: SceneLayer) {
+            if l.app != nil { out.append(l) }
+            l.sublayers.forEach(walk)
+        }
+        walk(root)
+        return out
+    }
+
     /// Every layer with a video, in tree order (each makes its own video: two layers naming one
     /// file play it independently).
     public var videoLayers: [SceneLayer] {
@@ -167,6 +184,7 @@ extension SceneLayer {
         if let f = fontFile, !f.hasPrefix("/") { fontFile = directory + "/" + f }
         for (k, f) in cellContentsFiles where !f.hasPrefix("/") { cellContentsFiles[k] = directory + "/" + f }
         if let f = videoFile, !f.hasPrefix("/"), !SceneLayer.isURI(f) { videoFile = directory + "/" + f }
+        if let first = app?.first, first.contains("/"), !first.hasPrefix("/") { app![0] = directory + "/" + first }
         if var m = mask {
             m.resolveContentsFiles(relativeTo: directory)
             mask = m
@@ -227,6 +245,22 @@ enum SceneParser {
                     layer.videoFile = f
                 default: throw SceneError(path: p, message: "expected the path of a video file (relative to the scene file), or null")
                 }
+            case "app":
+                guard case .array(let items) = value, !items.isEmpty, items.count <= 256 else {
+                    throw SceneError(path: p, message: "expected the app's command line: an array of 1 to 256 strings, the program first")
+                }
+                var words: [String] = []
+                for (i, item) in items.enumerated() {
+                    guard case .string(let w) = item, w.utf8.count <= 4096, !w.contains("\0"), i > 0 || !w.isEmpty else {
+                        throw SceneError(path: "\(p)[\(i)]", message: "expected a string of at most 4096 bytes (the program's name must not be empty)")
+                    }
+                    words.append(w)
+                }
+                guard !isRoot else { throw SceneError(path: p, message: "the root layer cannot show an app; give the app a layer of its own") }
+                layer.app = words
+            case "appRestart":
+                guard case .bool(let b) = value else { throw SceneError(path: p, message: "expected true or false (whether the app is started again when it exits)") }
+                layer.appRestart = b
             case "loop":
                 guard case .bool(let b) = value else { throw SceneError(path: p, message: "expected true or false (whether the video starts again at its end)") }
                 layer.video.loops = b
@@ -293,6 +327,14 @@ enum SceneParser {
             if case .point(let ap)? = layer.properties[.anchorPoint] { a = ap }
             layer.properties[.position] = .point(Point(x: origin.x + a.x * b.width, y: origin.y + a.y * b.height))
         }
+        if layer.app != nil {
+            guard layer.name != nil else { throw SceneError(path: path + ".app", message: "a layer showing an app needs a \"name\" (laminactl finds it by name)") }
+            guard layer.contentsFile == nil, layer.videoFile == nil else {
+                throw SceneError(path: path + ".app", message: "a layer shows one of \"contents\", \"video\" or \"app\"")
+            }
+        } else if layer.appRestart {
+            throw SceneError(path: path + ".appRestart", message: "\"appRestart\" goes with \"app\" (the command to run)")
+        }
         return layer
     }
 
@@ -342,7 +384,7 @@ enum SceneParser {
     }
 
     /// The keys a layer object may have besides its properties.
-    static let structuralKeys = ["name", "class", "frame", "sublayers", "contents", "mask", "animations", "actions", "video", "loop", "playing", "rate", "volume", "muted"]
+    static let structuralKeys = ["name", "class", "frame", "sublayers", "contents", "mask", "animations", "actions", "video", "loop", "playing", "rate", "volume", "muted", "app", "appRestart"]
 
     /// "unknown property 'cornerRadious' on layer 'card'; did you mean 'cornerRadius'?"
     static func unknownKey(_ key: String, fields: [String: JSONValue], isRoot: Bool) -> String {

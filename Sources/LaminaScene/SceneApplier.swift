@@ -87,6 +87,8 @@ public enum SceneApplier {
         for key in PropertyKey.allCases where key != .mask && layer.value(forKey: key) != target[key] {
             // A file's contents are an image made for this apply (below), not a number.
             if key == .contents, node.contentsFile != nil || node.videoFile != nil { continue }
+            // An `"app"` layer's window is laminactl's launcher's to show (its number is laminad's).
+            if node.app != nil, key == .appSurface || key == .contents { continue }
             layer.setValue(target[key], forKey: key)
             changed += 1
         }

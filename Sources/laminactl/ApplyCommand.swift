@@ -17,6 +17,10 @@ struct Apply: AsyncParsableCommand {
         new ones and removes the ones that are gone. The layers stay on screen after laminactl exits; \
         they belong to the session named by --session.
 
+        A layer with "app" (a command line) shows that Wayland app's window: laminactl starts \
+        the app as its user and stays while apps run (see `laminactl launch`); with --watch, apps \
+        whose layer and command are unchanged keep running across applies.
+
         With --watch, laminactl stays and applies the file again whenever it or an image it names \
         is saved, animating the differences. A broken edit is reported (on standard error) and the \
         last good scene stays on screen; each apply prints an `applied` line. SIGINT or SIGTERM \
@@ -70,6 +74,43 @@ struct Apply: AsyncParsableCommand {
         var images = ImageCache()
         let summary = try await apply(parsed, on: c, images: &images, rootIsNew: !c.isResumedSession)
         print(summary)
+        guard !parsed.appLayers.isEmpty else { return }
+        // The scene's apps: laminactl runs them and stays until they end (or a signal).
+        fflush(nil)
+        let signals: SignalPipe
+        do { signals = try SignalPipe(signals: [SIGINT, SIGTERM]) } catch {
+            throw CommandFailure(ExitStatus.software, "cannot catch signals: \(error)")
+        }
+        let launcher = try await startApps(parsed, on: c)
+        while true {
+            if !signals.drain().isEmpty {
+                launcher.stopAll()
+                return
+            }
+            launcher.poll()
+            if !launcher.isActive { throw ExitCode(launcher.lastExitStatus) }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+    }
+
+    /// The launcher of a scene's apps, managing apps on `c`, with the scene's apps wanted.
+    @MainActor
+    func startApps(_ parsed: Scene, on c: Connection, launcher existing: AppLauncher? = nil) async throws -> AppLauncher {
+        if let existing {
+            existing.want(Self.wantedApps(parsed))
+            return existing
+        }
+        guard let display = try await AppLauncher.waylandSocket(of: c) else {
+            throw CommandFailure(ExitStatus.unavailable, "\(scene): the scene runs apps, but laminad serves no Wayland socket ([wayland] enabled = false)")
+        }
+        let launcher = AppLauncher(connection: c, waylandDisplay: display, createsMissingLayers: false)
+        try await c.manageApps()
+        launcher.want(Self.wantedApps(parsed))
+        return launcher
+    }
+
+    static func wantedApps(_ parsed: Scene) -> [AppLauncher.Wanted] {
+        parsed.appLayers.compactMap { l in l.name.map { AppLauncher.Wanted(layer: $0, command: l.app ?? [], restart: l.appRestart) } }
     }
 
     func load() throws(CommandFailure) -> Scene {
@@ -122,6 +163,8 @@ struct Apply: AsyncParsableCommand {
 
     enum WatchEvent: Sendable {
         case changed(Set<String>)
+        /// Time to look after the scene's apps (every 0.1 s while some run).
+        case tick
         case stop(Int32)
         case connectionLost(String)
     }
@@ -157,6 +200,15 @@ struct Apply: AsyncParsableCommand {
             sink.finish()
         }
 
+        // Apps are looked after between file changes.
+        let ticker = Task { @MainActor in
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: 100_000_000)
+                sink.yield(.tick)
+            }
+        }
+        defer { ticker.cancel() }
+        var launcher: AppLauncher?
         var images = ImageCache()
         var watched = [scene]
         var applied = false
@@ -168,6 +220,7 @@ struct Apply: AsyncParsableCommand {
                 watched = [scene] + parsed.contentsFiles + parsed.fontFiles + parsed.videoLayers.compactMap(\.videoFile).filter { !SceneLayer.isURI($0) }
                 line = try await apply(parsed, on: c, images: &images, rootIsNew: !c.isResumedSession && !applied)
                 applied = true
+                if launcher != nil || !parsed.appLayers.isEmpty { launcher = try await startApps(parsed, on: c, launcher: launcher) }
             } catch let e as LaminaError {
                 if case .connectionClosed = e { return false }
                 report(CommandFailure.classify(e)?.message ?? "\(e)")
@@ -188,7 +241,10 @@ struct Apply: AsyncParsableCommand {
             case .changed:
                 images.forgetChanged()
                 guard await attempt() else { throw LaminaError.connectionClosed("laminad went away") }
+            case .tick:
+                launcher?.poll()
             case .stop(let signal):
+                launcher?.stopAll()
                 c.close()
                 report("signal \(signal): stopped watching \(scene); the layers stay in session '\(session)'")
                 return

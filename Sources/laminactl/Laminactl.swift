@@ -11,7 +11,7 @@ struct Laminactl: AsyncParsableCommand {
         commandName: "laminactl",
         abstract: "Control laminad: apply scene files, take screenshots, dump the layer tree, drive the virtual clock.",
         discussion: ExitStatus.help,
-        subcommands: [Apply.self, Contents.self, Video.self, Screenshot.self, Tree.self, Watch.self, Events.self, Input.self, Advance.self, Stats.self, Display.self, OutputCommand.self, Eval.self])
+        subcommands: [Apply.self, Launch.self, Contents.self, Video.self, Screenshot.self, Tree.self, Watch.self, Events.self, Input.self, Advance.self, Stats.self, Display.self, OutputCommand.self, Eval.self])
 }
 
 /// Options every subcommand that talks to laminad takes.

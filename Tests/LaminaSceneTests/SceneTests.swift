@@ -122,3 +122,29 @@ struct SceneEmitterTests {
         #expect(message(#"{"sublayers": [{"class": "emitter", "emitterCells": [{"lifetime": -1}]}]}"#).contains("lifetime must not be negative"))
     }
 }
+
+/// `"app"` and `"appRestart"` (docs/scene-format.md): a command line for a named layer.
+@Suite("Scene apps")
+struct SceneAppTests {
+    @Test func anAppLayerIsParsed() throws {
+        let scene = try Scene.parse(Data(#"{"sublayers": [{"name": "web", "app": ["cog", "https://example.com"], "appRestart": true}]}"#.utf8))
+        #expect(scene.appLayers.map(\.name) == ["web"])
+        #expect(scene.appLayers.first?.app == ["cog", "https://example.com"])
+        #expect(scene.appLayers.first?.appRestart == true)
+    }
+
+    @Test func mistakesAreNamed() {
+        for (text, message) in [
+            (#"{"sublayers": [{"app": ["cog"]}]}"#, "needs a \"name\""),
+            (#"{"app": ["cog"]}"#, "root layer cannot show an app"),
+            (#"{"sublayers": [{"name": "a", "app": []}]}"#, "array of 1 to 256 strings"),
+            (#"{"sublayers": [{"name": "a", "app": [""]}]}"#, "must not be empty"),
+            (#"{"sublayers": [{"name": "a", "appRestart": true}]}"#, "goes with \"app\""),
+            (#"{"sublayers": [{"name": "a", "app": ["cog"], "contents": "x.png"}]}"#, "one of \"contents\", \"video\" or \"app\""),
+            (#"{"sublayers": [{"name": "a", "app": ["cog"], "appRestart": 1}]}"#, "expected true or false"),
+        ] {
+            #expect(throws: SceneError.self) { try Scene.parse(Data(text.utf8)) }
+            do { _ = try Scene.parse(Data(text.utf8)) } catch { #expect("\(error)".contains(message), "\(text): \(error)") }
+        }
+    }
+}
