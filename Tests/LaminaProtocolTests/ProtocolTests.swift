@@ -267,15 +267,15 @@ struct ProtocolTests {
     }
 
     /// A client that said hello with 1.3 gets a presentation reply without the 1.4 key, and one
-    /// of 1.6 without the 1.7 keys (blend, corners, filters, background filters, emitters, scroll and tiled layers, layout, drawing, rich text), so each can decode it.
+    /// of 1.6 without the 1.7 keys (blend, corners, filters, background filters, emitters, scroll and tiled layers, layout, drawing, rich text, app surfaces), so each can decode it.
     @Test func presentationForAnOlderClientLeavesNewerKeysOut() throws {
-        for (minor, count) in [(UInt16(3), 68), (6, 69), (7, 101)] {
+        for (minor, count) in [(UInt16(3), 68), (6, 69), (7, 104)] {
             let (_, body) = Self.split(ServerMessage.reply(id: 1, .presentation(LayerProperties(), minor: minor)).encoded())
             var r = ByteReader(body)
             _ = try r.u32("id"); _ = try r.u16("kind")
             #expect(try r.u32("count") == UInt32(count), "minor \(minor)")
         }
-        #expect(PropertyKey.allCases.count == 101)
+        #expect(PropertyKey.allCases.count == 104)
     }
 
     /// A 1.6 client's presentation reply leaves the emitter keys (1.7) out.

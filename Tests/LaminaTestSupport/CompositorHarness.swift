@@ -67,6 +67,17 @@ public final class CompositorHarness: CompositorHost {
     /// Messages sent to `id` since it connected (the outbox's, taken or not).
     public func sentMessages(_ id: ClientID) -> Int { sentCount[id] ?? 0 }
 
+    /// What the compositor asked of the app host: managed mode switches, window sizes, input
+    /// for app windows, closes (CompositorApps.swift).
+    public private(set) var appsManagedCalls: [Bool] = []
+    public private(set) var appSizes: [[UInt32: Size]] = []
+    public var appInputs: [AppInput] = []
+    public private(set) var appsClosed: [UInt32] = []
+    public func appsManaged(_ managed: Bool) { appsManagedCalls.append(managed) }
+    public func sizeApps(_ sizes: [UInt32: Size]) { appSizes.append(sizes) }
+    public func appInput(_ input: AppInput) { appInputs.append(input) }
+    public func closeApp(_ app: UInt32) { appsClosed.append(app) }
+
     public var hasKeymap: Bool { keyAction != nil }
     public func keyAction(named name: String, pressed: Bool) -> InputAction? { keyAction?(name, pressed) }
 
