@@ -58,9 +58,13 @@ final class WaylandKiosk: WaylandServerDelegate {
         bytes.withUnsafeBytes { compositor.receive($0, attachments: attachments, from: id) }
     }
 
+    /// Sends `operations` with actions disabled: an app's resize, move, crop or turn shows at
+    /// once, as the app drew it, not as a quarter-second implicit animation (the fade-in is an
+    /// explicit animation, unaffected).
     private func commit(_ operations: [LaminaProtocol.Operation], attachments: [MemoryAttachment] = []) {
         serial &+= 1
-        send(.commit(Commit(serial: serial, operations: operations)), to: session(), attachments: attachments)
+        let unanimated = [LaminaProtocol.Operation.settings(TransactionSettings(disableActions: true))] + operations
+        send(.commit(Commit(serial: serial, operations: unanimated)), to: session(), attachments: attachments)
     }
 
     /// The compositor's answers to the session: errors are logged (the rest needs nothing).
@@ -82,6 +86,8 @@ final class WaylandKiosk: WaylandServerDelegate {
         var width: Int
         var height: Int
         var pixels: ObjectIdentifier
+        var bufferTransform: Int
+        var sourceRect: Rect
     }
     /// Each window's parts as shown, bottom to top, by window number.
     private var parts: [UInt32: [ShownPart]] = [:]
@@ -91,7 +97,10 @@ final class WaylandKiosk: WaylandServerDelegate {
     private func layer(_ id: UInt32) -> LayerID { LayerID(id) }
 
     /// A part's layer: its image as contents, at its size in points (a scale-2 buffer's pixels
-    /// are half a point each), from the window's corner.
+    /// are half a point each), from the window's corner; `contentsRect` the `wp_viewport` source
+    /// rectangle's share of the image. A turned buffer (`wl_surface.set_buffer_transform`) is
+    /// drawn upright in a layer of its own orientation (sides swapped for a quarter turn) whose
+    /// `transform` turns it back about its centre, so its frame is the surface's rectangle.
     private func partOperations(_ part: AppSurfacePart, new: Bool, newImage: Bool) -> (ops: [LaminaProtocol.Operation], attachments: [MemoryAttachment]) {
         guard let pixels = part.pixels else { return ([], []) }
         let w = Double(part.pointWidth), h = Double(part.pointHeight)
@@ -102,14 +111,20 @@ final class WaylandKiosk: WaylandServerDelegate {
             ops += [.createImage(image: part.id, pixels.format), .set(layer(part.id), .contents, .image(part.id))]
             attachments.append(.memory(pixels))
         }
-        ops += [.set(layer(part.id), .bounds, .rect(Rect(x: 0, y: 0, width: w, height: h))),
+        let (bw, bh) = part.bufferTurnsSideways ? (h, w) : (w, h)
+        ops += [.set(layer(part.id), .bounds, .rect(Rect(x: 0, y: 0, width: bw, height: bh))),
                 .set(layer(part.id), .position, .point(Point(x: Double(part.x) + w / 2, y: Double(part.y) + h / 2)))]
+        if !new || part.bufferTransform != 0 { ops.append(.set(layer(part.id), .transform, .transform(part.contentsTransform))) }
+        if !new || part.sourceRect != Rect(x: 0, y: 0, width: 1, height: 1) {
+            ops.append(.set(layer(part.id), .contentsRect, .rect(part.sourceRect)))
+        }
         return (ops, attachments)
     }
 
     private func shown(_ part: AppSurfacePart) -> ShownPart? {
         guard let pixels = part.pixels else { return nil }
-        return ShownPart(id: part.id, x: part.x, y: part.y, width: part.pointWidth, height: part.pointHeight, pixels: ObjectIdentifier(pixels))
+        return ShownPart(id: part.id, x: part.x, y: part.y, width: part.pointWidth, height: part.pointHeight, pixels: ObjectIdentifier(pixels),
+                         bufferTransform: part.bufferTransform, sourceRect: part.sourceRect)
     }
 
     /// The window as the compositor knows it.

@@ -49,12 +49,45 @@ public final class AppSurfacePart {
     /// or the `wp_viewport` destination's: a scale-2 buffer is shown at half its pixel size.
     public internal(set) var pointWidth = 0
     public internal(set) var pointHeight = 0
+    /// `wl_surface.set_buffer_transform`: how the app turned its pixels in the buffer (a
+    /// `wl_output.transform`, 0 normal, 1-3 turned 90°, 180°, 270° counter-clockwise, 4-7 the
+    /// same flipped about the vertical axis first), which are shown turned back. The point size
+    /// is already the turned one (a 90° buffer of 100 × 200 pixels is 200 × 100 points).
+    public internal(set) var bufferTransform = 0
+    /// The part of the buffer shown (`wp_viewport.set_source`), in unit coordinates of the
+    /// buffer as stored (before the transform is undone), stretched to the point size; the
+    /// whole buffer (0, 0, 1, 1) without a source rectangle.
+    public internal(set) var sourceRect = Rect(x: 0, y: 0, width: 1, height: 1)
     /// The pixels, premultiplied BGRA, `width` × 4 bytes a row; a new object when the size changes.
     public internal(set) var pixels: AppSurfacePixels?
     /// Whether every pixel is opaque (an XRGB8888 buffer).
     public internal(set) var isOpaque = false
 
     init(id: UInt32) { self.id = id }
+
+    /// The buffer's pixels as drawn in a layer of `bufferOrientedSize`, mapped onto the surface
+    /// by this transform about the layer's centre (a layer `transform`, y down, row vectors):
+    /// `wl_output.transform`'s inverse, so a buffer turned 90° counter-clockwise by the app
+    /// is shown turned 90° clockwise, upright again. Identity for a normal buffer.
+    public var contentsTransform: Transform3D {
+        // Each row: where the buffer's x axis and y axis go on the surface.
+        let (xx, xy, yx, yy): (Double, Double, Double, Double)
+        switch bufferTransform {
+        case 1: (xx, xy, yx, yy) = (0, 1, -1, 0)     // 90
+        case 2: (xx, xy, yx, yy) = (-1, 0, 0, -1)    // 180
+        case 3: (xx, xy, yx, yy) = (0, -1, 1, 0)     // 270
+        case 4: (xx, xy, yx, yy) = (-1, 0, 0, 1)     // flipped
+        case 5: (xx, xy, yx, yy) = (0, 1, 1, 0)      // flipped 90
+        case 6: (xx, xy, yx, yy) = (1, 0, 0, -1)     // flipped 180
+        case 7: (xx, xy, yx, yy) = (0, -1, -1, 0)    // flipped 270
+        default: return .identity
+        }
+        return Transform3D(m11: xx, m12: xy, m13: 0, m14: 0, m21: yx, m22: yy, m23: 0, m24: 0,
+                           m31: 0, m32: 0, m33: 1, m34: 0, m41: 0, m42: 0, m43: 0, m44: 1)
+    }
+
+    /// Whether the transform turns the buffer a quarter (its sides swap on the surface).
+    public var bufferTurnsSideways: Bool { bufferTransform % 2 == 1 }
 }
 
 /// An app surface's pixels, as the image memory the compositor reads (`PixelMemory`).

@@ -34,12 +34,29 @@ final class SurfaceView {
         case refused(String)
     }
 
+    /// The `wp_viewport` source rectangle in unit coordinates of the `width` × `height` buffer
+    /// (wlroots maps it through the scale and transform to buffer pixels; it refused a rectangle
+    /// outside the buffer at commit), cut to the buffer; the whole buffer without one.
+    static func unitSourceRect(_ surface: UnsafeMutablePointer<wlr_surface>, width: Int, height: Int) -> Rect {
+        let whole = Rect(x: 0, y: 0, width: 1, height: 1)
+        guard surface.pointee.current.viewport.has_src else { return whole }
+        var box = wlr_fbox()
+        wlr_surface_get_buffer_source_box(surface, &box)
+        let w = Double(width), h = Double(height)
+        let x0 = min(max(box.x, 0), w), y0 = min(max(box.y, 0), h)
+        let x1 = min(max(box.x + box.width, x0), w), y1 = min(max(box.y + box.height, y0), h)
+        guard x0.isFinite, y0.isFinite, x1.isFinite, y1.isFinite, x1 > x0, y1 > y0 else { return whole }
+        return Rect(x: x0 / w, y: y0 / h, width: (x1 - x0) / w, height: (y1 - y0) / h)
+    }
+
     /// Takes the committed buffer's damaged pixels (all of them when `whole`) into the part.
     func copyCommittedPixels(maxPixels: Int, whole: Bool = false) -> CopyResult {
         let w = Int(surface.pointee.current.buffer_width), h = Int(surface.pointee.current.buffer_height)
         guard w > 0, h > 0, let clientBuffer = surface.pointee.buffer else { return .none }
         part.pointWidth = max(1, Int(surface.pointee.current.width))
         part.pointHeight = max(1, Int(surface.pointee.current.height))
+        part.bufferTransform = Int(surface.pointee.current.transform.rawValue & 7)
+        part.sourceRect = Self.unitSourceRect(surface, width: w, height: h)
         guard w * h <= maxPixels else {
             return .refused("a \(w) × \(h) buffer is over [wayland] max_buffer_pixels (\(maxPixels))")
         }

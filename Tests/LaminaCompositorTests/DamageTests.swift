@@ -134,14 +134,14 @@ struct DamageTrackerTests {
         let other = square(x: 150)
         tracker.record(list([draw, other], width: 400, height: 200))
         image.markChanged(PixelRect(x: 10, y: 5, width: 4, height: 2))
-        // Pixels 10…14 × 5…7 are points 20…28 × 10…14 of the layer, 40…48 × 20…24 on the
-        // display, grown a pixel for filtering.
+        // Pixels 10…14 × 5…7, grown an image pixel for filtering (9…15 × 4…8), are points
+        // 18…30 × 8…16 of the layer, 38…50 × 18…26 on the display, grown a display pixel.
         let damage = tracker.record(list([draw, other], width: 400, height: 200))
-        #expect(damage?.boxes == [PixelBox(x0: 39, y0: 19, x1: 49, y1: 25)], "\(String(describing: damage))")
-        // Two changes before the next frame: their union.
+        #expect(damage?.boxes == [PixelBox(x0: 37, y0: 17, x1: 51, y1: 27)], "\(String(describing: damage))")
+        // Two changes before the next frame: their union, cut to the layer's draw box.
         image.markChanged(PixelRect(x: 0, y: 0, width: 1, height: 1))
         image.markChanged(PixelRect(x: 99, y: 49, width: 1, height: 1))
-        #expect(tracker.record(list([draw, other], width: 400, height: 200))?.bounds == PixelBox(x0: 19, y0: 9, x1: 221, y1: 111))
+        #expect(tracker.record(list([draw, other], width: 400, height: 200))?.bounds == PixelBox(x0: 18, y0: 8, x1: 222, y1: 112))
         // A change and a move in the same frame: the whole of both places (their draw boxes,
         // two pixels wider for antialiasing).
         image.markChanged(PixelRect(x: 0, y: 0, width: 1, height: 1))
@@ -296,6 +296,71 @@ final class DamagePixelTests {
         let hits = tracked.compositor.statistics().first { $0.name == "groupCache.hits" }?.value ?? 0
         #expect(tracked.compositor.renderCache.hits > 0, "static subtrees were drawn from the render-list cache")
         #expect(hits > 0, "the shadowed group (layer 11) was drawn from the cache at least once")
+    }
+
+    /// An app surface as kiosk mode shows one: part of an image (`contentsRect`, as a
+    /// `wp_viewport` source crop) magnified about 3.6 times, in a layer turned a quarter (as a
+    /// buffer transform), its pixels changed a few at a time (`update-image`, as buffer damage)
+    /// inside the crop, outside it and across its edges. The damage-tracked frames equal full
+    /// redraws, and most are drawn in part.
+    @Test("part of an image, magnified and turned, changed a few pixels at a time", arguments: [1, 2])
+    func croppedTurnedImageUpdates(buffers: Int) throws {
+        let tracked = try Side(buffers: buffers, damage: true)
+        let whole = try Side(buffers: 1, damage: false)
+        let (w, h) = (32, 24)
+        var rng = SplitMix(state: 0xC0FFEE + UInt64(buffers))
+        func pixel(_ x: Int, _ y: Int, _ salt: UInt64) -> [UInt8] {
+            let v = UInt64(x * 31 + y * 17) &* 0x9E37_79B9 &+ salt
+            return [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v >> 16), 255]
+        }
+        var bytes: [UInt8] = []
+        for y in 0..<h { for x in 0..<w { bytes += pixel(x, y, 0) } }
+        let memories = [HeapPixelMemory(bytes), HeapPixelMemory(bytes)]
+        let one = LayerID(1), back = LayerID(2)
+        // Pixels 8…24 × 6…18 (a 16 × 12 crop, x from a half pixel in) in a 44 × 58-point layer
+        // turned 90°, so 58 × 44 on screen.
+        let quarter = Transform3D(m11: 0, m12: 1, m13: 0, m14: 0, m21: -1, m22: 0, m23: 0, m24: 0,
+                                  m31: 0, m32: 0, m33: 1, m34: 0, m41: 0, m42: 0, m43: 0, m44: 1)
+        let setUp: [Operation] = [
+            .settings(TransactionSettings(disableActions: true)),
+            .create(back), .set(back, .bounds, .rect(Rect(x: 0, y: 0, width: 160, height: 120))),
+            .set(back, .position, .point(Point(x: 80, y: 60))), .set(back, .backgroundColor, .color(Color(red: 0.2, green: 0.3, blue: 0.4, alpha: 1))),
+            .insert(parent: .root, child: back, index: .max),
+            .createImage(image: 1, ImageFormat(width: UInt32(w), height: UInt32(h), order: .bgra, alpha: .premultiplied)),
+            .create(one), .set(one, .bounds, .rect(Rect(x: 0, y: 0, width: 44, height: 58))),
+            .set(one, .position, .point(Point(x: 80.5, y: 60))), .set(one, .contents, .image(1)),
+            .set(one, .contentsRect, .rect(Rect(x: 8.5 / Double(w), y: 6 / Double(h), width: 15.5 / Double(w), height: 12 / Double(h)))),
+            .set(one, .transform, .transform(quarter)),
+            .insert(parent: .root, child: one, index: .max),
+        ]
+        var serial: UInt32 = 1
+        for (side, memory) in zip([tracked, whole], memories) {
+            side.h.feed(side.client, .commit(Commit(serial: serial, operations: setUp)), attachments: [.memory(memory)])
+            #expect(side.h.take(side.client) == [.applied(serial: serial)])
+        }
+        var partial = 0
+        for step in 0..<40 {
+            // A 1 × 1 to 3 × 3 change anywhere, often on the crop's edges (x 8, 24; y 6, 18).
+            let edgeX = [7, 8, 23, 24][Int(rng.next() % 4)], edgeY = [5, 6, 17, 18][Int(rng.next() % 4)]
+            let x = step % 3 == 0 ? edgeX : Int(rng.next() % UInt64(w - 3)), y = step % 3 == 1 ? edgeY : Int(rng.next() % UInt64(h - 3))
+            let cw = 1 + Int(rng.next() % 3), ch = 1 + Int(rng.next() % 3)
+            for row in y..<(y + ch) {
+                var line: [UInt8] = []
+                for column in x..<(x + cw) { line += pixel(column, row, UInt64(step + 1) * 0x5151) }
+                for memory in memories { memory.write(line, at: (row * w + x) * 4) }
+            }
+            serial += 1
+            let update = Operation.updateImage(image: 1, PixelRect(x: UInt32(x), y: UInt32(y), width: UInt32(cw), height: UInt32(ch)))
+            for side in [tracked, whole] { _ = side.h.commit(side.client, [update], serial: serial) }
+            tracked.h.advance(tracked.client, 0)
+            whole.h.advance(whole.client, 0)
+            let a = try tracked.h.screenshot(tracked.client), b = try whole.h.screenshot(whole.client)
+            let worst = a.difference(from: b)
+            #expect(worst.worst <= 2, "buffers \(buffers), step \(step), pixels \(x), \(y) (\(cw) × \(ch)): \(worst.worst) apart at (\(worst.x), \(worst.y))")
+            if worst.worst > 2 { break }
+            if tracked.compositor.backend.damageStatistics.lastFraction < 0.5 { partial += 1 }
+        }
+        #expect(partial >= 30, "only \(partial) of 40 frames were drawn in part")
     }
 }
 

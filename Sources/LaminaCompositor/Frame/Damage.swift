@@ -266,12 +266,15 @@ public struct DamageTracker: Sendable {
             guard contents.destinationInsets == .zero, contents.sourceInsets == .zero,
                   source.width > 0, source.height > 0, contents.sourceRect.width > 0, contents.sourceRect.height > 0,
                   let changed = source.changedRegion(since: other.generations[y]) else { return a.box }
-            // Image pixels → unit coordinates → the source rect's share → the destination.
+            // Image pixels → unit coordinates → the source rect's share → the destination. The
+            // changed pixels grow by one image pixel first: filtering blends each into half a
+            // pixel around it, which a magnified draw (a contentsRect crop stretched, an app's
+            // viewport) spreads over several display pixels.
             let s = contents.sourceRect, dst = contents.destination
             func layerX(_ px: Double) -> Double { dst.minX + ((px / Double(source.width)) - s.minX) / s.width * dst.width }
             func layerY(_ py: Double) -> Double { dst.minY + ((py / Double(source.height)) - s.minY) / s.height * dst.height }
-            let x0 = layerX(Double(changed.x)), x1 = layerX(Double(changed.x) + Double(changed.width))
-            let y0 = layerY(Double(changed.y)), y1 = layerY(Double(changed.y) + Double(changed.height))
+            let x0 = layerX(Double(changed.x) - 1), x1 = layerX(Double(changed.x) + Double(changed.width) + 1)
+            let y0 = layerY(Double(changed.y) - 1), y1 = layerY(Double(changed.y) + Double(changed.height) + 1)
             let rect = Rect(x: Swift.min(x0, x1), y: Swift.min(y0, y1), width: abs(x1 - x0), height: abs(y1 - y0))
             return c.transform.displayBox(of: rect, within: viewport).expanded(by: 1).intersection(a.box)
         }
