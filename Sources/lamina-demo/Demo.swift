@@ -17,10 +17,11 @@ struct LaminaDemo: AsyncParsableCommand {
     @Option(help: "Seconds to play.") var seconds: Double = 6
     @Option(help: "Frames per second when stepping a virtual clock.") var fps: Double = 30
     @Flag(name: .customLong("real-time"), help: "Wait in real time instead of advancing a virtual clock.") var realTime = false
-    @Option(name: .customLong("contact-sheet"), help: "Write a contact sheet of 12 frames of the listings, 8 of the second act, 4 of the third and 4 of the fourth to this PNG (virtual clock only).") var contactSheet: String?
+    @Option(name: .customLong("contact-sheet"), help: "Write a contact sheet of 12 frames of the listings, 8 of the second act, 4 of the third, 4 of the fourth and 4 of the fifth to this PNG (virtual clock only).") var contactSheet: String?
     @Option(name: .customLong("showcase-seconds"), help: "Seconds of the second act (layer kinds, masks, shadows, 3D, a transition); 0 skips it.") var showcaseSeconds: Double = 4
     @Option(name: .customLong("signage-seconds"), help: "Seconds of the third act (signage: a generated clip beside animated layers); 0 skips it.") var signageSeconds: Double = 4
     @Option(name: .customLong("winter-seconds"), help: "Seconds of the fourth act (snow over a frosted panel and a scrolling board); 0 skips it.") var winterSeconds: Double = 4
+    @Option(name: .customLong("kiosk-seconds"), help: "Seconds of the fifth act (a web page in WPE WebKit in a layer, a ticker over it; needs cog); 0 skips it.") var kioskSeconds: Double = 5
 
     @MainActor
     func run() async throws {
@@ -110,6 +111,40 @@ struct LaminaDemo: AsyncParsableCommand {
                     shown = row
                     act.show(row: row)
                 }
+            }
+        }
+        // Act five: a kiosk, a web page in a real browser engine as a layer, a native ticker over it.
+        if kioskSeconds > 0 {
+            if let problem = try await Kiosk.problem(on: c) {
+                print("lamina-demo: no kiosk act: \(problem)")
+            } else {
+                let directory = NSTemporaryDirectory() + "lamina-kiosk-\(getpid())"
+                try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(atPath: directory) }
+                let act = try await Kiosk.start(on: c, in: directory, size: c.displaySize)
+                Transaction.begin()
+                Transaction.disableActions = true
+                c.rootLayer.addSublayer(act.root)
+                Transaction.commit()
+                try await c.sync()
+                // WebKit starts a web process and renders in software: waited for (at most two
+                // minutes), the clock moving as a display's would.
+                var window: UInt32?
+                for _ in 0..<1200 {
+                    if let id = c.appSurfaces.keys.min() { window = id; break }
+                    if realTime { try await Task.sleep(for: .milliseconds(100)) } else { try await c.advanceClock(by: 0.1) }
+                }
+                if let window {
+                    // A moment for the page's first paint at the layer's size, then the push.
+                    for _ in 0..<10 {
+                        if realTime { try await Task.sleep(for: .milliseconds(100)) } else { try await c.advanceClock(by: 0.1) }
+                    }
+                    Kiosk.show(window, in: act)
+                    sheet += try await play(on: c, seconds: kioskSeconds, sheetFrames: 4) { _ in }
+                } else {
+                    print("lamina-demo: no kiosk act: cog showed no window")
+                }
+                await Kiosk.stop(act, on: c)
             }
         }
         if let contactSheet, !sheet.isEmpty {
