@@ -164,6 +164,12 @@ typedef enum lamina_property {
      * (lamina_layer_set_constraints). */
     LAMINA_PROPERTY_AUTORESIZING_MASK = 100,
     LAMINA_PROPERTY_CONSTRAINTS = 101,
+    /* App surfaces (1.7): the app window the layer shows (a number: lamina_layer_set_app_surface),
+     * who sizes it ("bounds": laminad, to the layer's bounds; "app": the app) and what the layer
+     * shows once it is gone ("keep": its last frame; "clear": nothing). */
+    LAMINA_PROPERTY_APP_SURFACE = 102,
+    LAMINA_PROPERTY_APP_SIZING = 103,
+    LAMINA_PROPERTY_APP_EXIT_CONTENTS = 104,
 } lamina_property;
 
 /** CAAutoresizingMask's bits, for LAMINA_PROPERTY_AUTORESIZING_MASK (y down: MIN_Y is the top margin). */
@@ -591,7 +597,32 @@ typedef enum lamina_event_type {
     LAMINA_EVENT_FRAME = 10,      /**< a display-link frame: the links' callbacks ran (1.7; lamina_display_link_create) */
     LAMINA_EVENT_TILES_WANTED = 11,   /**< laminad wants tiles of a tiled layer (after its provider was asked; 1.7) */
     LAMINA_EVENT_VIDEO = 12,      /**< a video of this client is ready, plays, paused, ended or failed (lamina_video_new; 1.6) */
+    LAMINA_EVENT_APP_SURFACE = 13, /**< an app window appeared, changed or went (lamina_connection_manage_apps; 1.7) */
 } lamina_event_type;
+
+/** What a LAMINA_EVENT_APP_SURFACE says ("appSurfaceKinds"). */
+typedef enum lamina_app_surface_kind {
+    LAMINA_APP_SURFACE_APPEARED = 0, /**< a window is up (each one up when the client starts managing apps, then each new one) */
+    LAMINA_APP_SURFACE_CHANGED = 1,  /**< its title, app id or size changed */
+    LAMINA_APP_SURFACE_GONE = 2,     /**< it went: app_gone_reason says why */
+} lamina_app_surface_kind;
+
+/** Why an app window went ("appGoneReasons"). */
+typedef enum lamina_app_gone_reason {
+    LAMINA_APP_GONE_CLOSED = 0,  /**< the app closed the window and lives on (also the value for other kinds) */
+    LAMINA_APP_GONE_EXITED = 1,  /**< the app's connection ended with the window up: it exited or crashed */
+    LAMINA_APP_GONE_DROPPED = 2, /**< laminad dropped the app (a protocol error or a limit) */
+} lamina_app_gone_reason;
+
+/** An app window laminad hosts (a Wayland app), as a LAMINA_EVENT_APP_SURFACE tells it; its
+ * strings are valid during the callback only. */
+typedef struct lamina_app_surface {
+    uint32_t id;          /**< laminad's number for it: lamina_layer_set_app_surface's */
+    const char *app_id;   /**< xdg_toplevel's app id ("org.gnome.Calculator", "foot") */
+    const char *title;
+    int32_t pid;          /**< the app's process (0 when unknown) */
+    uint32_t width, height; /**< the window's size in points */
+} lamina_app_surface;
 
 /** What a LAMINA_EVENT_VIDEO says ("videoEventKinds"). */
 typedef enum lamina_video_event_kind {
@@ -663,6 +694,10 @@ typedef struct lamina_event {
     lamina_video_event_kind video_event;
     uint32_t video_width, video_height;
     double video_duration;     /**< seconds; -1 unknown (a live stream) */
+    /* app-surface events (1.7) */
+    lamina_app_surface_kind app_surface_kind;
+    lamina_app_surface app_surface; /**< the window as now (gone: as it was) */
+    lamina_app_gone_reason app_gone_reason; /**< gone: why; LAMINA_APP_GONE_CLOSED otherwise */
 } lamina_event;
 
 typedef void (*lamina_event_callback)(const lamina_event *event, void *user);
@@ -715,6 +750,32 @@ uint64_t lamina_display_link_frame_count(const lamina_display_link *link);
 uint32_t lamina_display_link_number(const lamina_display_link *link);
 /** Stops the link for good and frees it (also from its own callback). Closing the connection frees the links left. */
 void lamina_display_link_invalidate(lamina_display_link *link);
+
+/* MARK: App windows as layer contents (protocol 1.7) */
+
+/**
+ * Manages the Wayland apps laminad hosts (a privileged request): app windows are no longer
+ * shown full screen (kiosk mode) but where this client's layers show them
+ * (lamina_layer_set_app_surface), with everything layers do, sized to those layers' bounds
+ * (LAMINA_PROPERTY_APP_SIZING), input landing on them going to the apps. A LAMINA_EVENT_APP_SURFACE
+ * "appeared" is queued for each window up before this returns (dispatched with the next
+ * dispatch, sync or request), then one for each new window, "changed" when a title, app id or
+ * size changes, and "gone" (with why) when one goes. Kept across reconnections (managed again
+ * on the new connection). LAMINA_ERROR_SERVER with laminad's reason when it refuses (not
+ * privileged); LAMINA_ERROR_INVALID_ARGUMENT for a laminad older than 1.7.
+ */
+int lamina_connection_manage_apps(lamina_connection *conn, char **error);
+/** Stops managing apps; kiosk mode comes back once no client manages them. */
+int lamina_connection_stop_managing_apps(lamina_connection *conn, char **error);
+/** Gives app window `app` the keyboard (its keys go to it until a press lands elsewhere); 0 takes
+ * it back to this client. Refused for a window that is not up, or while not managing apps. */
+int lamina_connection_focus_app(lamina_connection *conn, uint32_t app, char **error);
+/** Asks app window `app` to close (xdg_toplevel.close): the app decides; a "gone" event follows if it does. */
+int lamina_connection_close_app(lamina_connection *conn, uint32_t app, char **error);
+/** Shows app window `app` (an event's app_surface.id) as the layer's contents, as Core Animation
+ * shows an IOSurface: LAMINA_PROPERTY_APP_SURFACE `app` and no image contents. 0 stops showing
+ * it. Setting an image or a video as contents (lamina_layer_set_contents, _set_video) stops too. */
+int lamina_layer_set_app_surface(lamina_layer *layer, uint32_t app);
 
 /* MARK: Layers */
 

@@ -225,6 +225,7 @@ typedef struct lm_queued_event {
     lamina_display_output *outputs; /* a display-changed's outputs and their names, one allocation */
     uint32_t *links;                /* a frame's link numbers */
     lamina_tile *tiles;             /* a tiles-wanted's tiles */
+    char *app_names;                /* an app-surface's app id and title, each NUL-ended, one allocation */
 } lm_queued_event;
 
 struct lamina_connection {
@@ -302,6 +303,9 @@ struct lamina_connection {
     struct lamina_display_link **display_links;
     size_t display_link_capacity;
     uint32_t next_display_link;
+
+    /* apps (apps.c): whether this client manages them (again after a reconnection) */
+    int manages_apps;
 
     /* sessions */
     char *session;         /* the session name said in the hello ("" or NULL: none) */

@@ -237,6 +237,8 @@ void lamina_connection_close(lamina_connection *conn) {
         free(conn->events[i].key_name);
         free(conn->events[i].outputs);
         free(conn->events[i].links);
+        free(conn->events[i].tiles);
+        free(conn->events[i].app_names);
     }
     lm_display_links_free(conn);
     free(conn->events);

@@ -72,6 +72,10 @@ int lm_dispatch_events(lamina_connection *conn) {
         e.links = q.links;
         e.tiles = q.tiles;
         e.key = "";
+        if (e.type == LAMINA_EVENT_APP_SURFACE && q.app_names) {
+            e.app_surface.app_id = q.app_names;
+            e.app_surface.title = q.app_names + strlen(q.app_names) + 1;
+        }
         if (e.type == LAMINA_EVENT_VIDEO)
             e.video = lm_video_at(conn, e.video_number);
         if (e.type == LAMINA_EVENT_ANIMATION_STARTED || e.type == LAMINA_EVENT_ANIMATION_STOPPED) {
@@ -141,6 +145,7 @@ int lm_dispatch_events(lamina_connection *conn) {
         free(q.key_name);
         free(q.outputs);
         free(q.links);
+        free(q.app_names);
         count++;
     }
     conn->event_head = conn->event_count = 0;

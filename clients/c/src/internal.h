@@ -27,6 +27,7 @@
 #define LM_MSG_SCROLL 139u
 #define LM_MSG_DISPLAY_CHANGED 140u
 #define LM_MSG_FRAME 141u
+#define LM_MSG_APP_SURFACE 142u
 #define LM_MSG_TILES_WANTED 143u
 
 #define LM_OP_CREATE 1u
@@ -61,12 +62,13 @@
 #define LM_REQ_LISTEN 12u
 #define LM_REQ_OUTPUT 14u
 #define LM_REQ_DISPLAY_LINK 15u
+#define LM_REQ_MANAGE_APPS 16u
 
 #define LM_APPEND 0xFFFFFFFFu
 #define LM_KEY_LIMIT 256u
 #define LM_MAX_GROUP_NESTING 8
 #define LM_MAX_IMAGE_DIMENSION 16384u
-#define LM_PROPERTY_COUNT 101 /* the highest property number; the table has holes */
+#define LM_PROPERTY_COUNT 104 /* the highest property number; the table has holes */
 /* The largest server frame body this client accepts (as the Python client; a 16384 x 16384
  * screenshot fits). Memory is only taken as bytes arrive, never from the header's length. */
 #define LM_MAX_SERVER_BODY (1u << 30)

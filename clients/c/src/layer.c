@@ -13,6 +13,7 @@
 #include "animation.h"
 #include "model.h"
 #include "stream.h"
+#include "messages.h"
 #include "pending.h"
 
 #define OP_BEGIN(conn)                                                                                             \
@@ -354,7 +355,8 @@ int lamina_layer_set_layer(lamina_layer *layer, lamina_property property, const 
 int lamina_layer_set_contents(lamina_layer *layer, lamina_image *image) {
     if (layer && image && image->conn != layer->conn)
         return LAMINA_ERROR_INVALID_ARGUMENT;
-    return lamina_layer_set_reference(layer, LAMINA_PROPERTY_CONTENTS, image ? image->number : 0);
+    int s = lm_layer_stop_showing_app(layer);
+    return s ? s : lamina_layer_set_reference(layer, LAMINA_PROPERTY_CONTENTS, image ? image->number : 0);
 }
 
 int lamina_layer_set_bounds(lamina_layer *layer, double x, double y, double width, double height) {

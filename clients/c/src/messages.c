@@ -230,6 +230,8 @@ int lm_handle_frame(lamina_connection *conn, uint32_t type, const uint8_t *body,
         return lm_display_changed(conn, &r, why);
     case LM_MSG_FRAME:
         return lm_display_link_frame(conn, &r, why);
+    case LM_MSG_APP_SURFACE:
+        return lm_app_surface_message(conn, &r, why);
     case LM_MSG_TILES_WANTED: {
         lamina_event e = {.type = LAMINA_EVENT_TILES_WANTED};
         e.layer_number = lm_read_u32(&r);

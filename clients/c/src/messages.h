@@ -25,6 +25,15 @@ int lm_request(lamina_connection *conn, uint32_t kind, const lm_buf *arguments, 
 /* Tells a new connection of the links, as they were (after a reconnection's replay). */
 void lm_display_links_replay(lamina_connection *conn);
 
+/* An app-surface message (apps.c): queued as LAMINA_EVENT_APP_SURFACE with its names. */
+int lm_app_surface_message(lamina_connection *conn, lm_reader *r, const char **why);
+
+/* Before a layer's contents become an image or a video: appSurface 0 if it shows an app window. */
+int lm_layer_stop_showing_app(lamina_layer *layer);
+
+/* Manages apps again on a new connection if the client did (after a reconnection's replay). */
+void lm_apps_replay(lamina_connection *conn);
+
 /* Frees the connection's links (at close). */
 void lm_display_links_free(lamina_connection *conn);
 

@@ -155,6 +155,10 @@ static const struct { const char *name; unsigned char type; } property_table[] =
     /* Layout (1.7). */
     [100] = {"autoresizingMask", 1}, /* 100 number */
     [101] = {"constraints", 20}, /* 101 constraintList */
+    /* App surfaces (1.7). */
+    [102] = {"appSurface", 1}, /* 102 number */
+    [103] = {"appSizing", 8}, /* 103 string */
+    [104] = {"appExitContents", 8}, /* 104 string */
 };
 
 lamina_value_type lamina_property_type(int property) {

@@ -215,6 +215,7 @@ static int reconnect_once(lamina_connection *conn, int attempts, char **error) {
     }
     lm_model_retimed(conn, last, shift);
     lm_display_links_replay(conn);
+    lm_apps_replay(conn);
     /* Animations removed before the loss whose stop laminad never reported: stopped now. */
     for (size_t i = 0; i < conn->tag_count; i++)
         if (conn->tags[i].gone)

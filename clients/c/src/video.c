@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stream.h"
+#include "messages.h"
 #include "pending.h"
 
 enum { CONTROL_PLAY = 0, CONTROL_PAUSE = 1, CONTROL_SEEK = 2, CONTROL_RATE = 3, CONTROL_LOOP = 4, CONTROL_VOLUME = 5,
@@ -72,7 +73,8 @@ uint32_t lamina_video_number(const lamina_video *video) { return video ? video->
 int lamina_layer_set_video(lamina_layer *layer, lamina_video *video) {
     if (layer && video && video->conn != layer->conn)
         return LAMINA_ERROR_INVALID_ARGUMENT;
-    return lamina_layer_set_reference(layer, LAMINA_PROPERTY_CONTENTS, video ? video->number : 0);
+    int s = lm_layer_stop_showing_app(layer);
+    return s ? s : lamina_layer_set_reference(layer, LAMINA_PROPERTY_CONTENTS, video ? video->number : 0);
 }
 
 static int control(lamina_video *video, int kind, double argument) {

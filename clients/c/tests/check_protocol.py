@@ -77,6 +77,8 @@ def main():
         ("lamina_constraint_attribute", "LAMINA_CONSTRAINT_", list(j["constraintAttributes"].items())),
         ("lamina_draw_op", "LAMINA_DRAW_", [(o["name"], o["opcode"]) for o in j["drawing"]["ops"]]),
         ("lamina_video_event_kind", "LAMINA_VIDEO_", list(j["videoEventKinds"].items())),
+        ("lamina_app_surface_kind", "LAMINA_APP_SURFACE_", list(j["appSurfaceKinds"].items())),
+        ("lamina_app_gone_reason", "LAMINA_APP_GONE_", list(j["appGoneReasons"].items())),
     ]
     for tag, prefix, items in enums:
         compare(f"enum {tag}", header_enum(text, tag), {prefix + upper(name): value for name, value in items})

@@ -695,6 +695,121 @@ static void video_fixtures(const char *dir) {
     close(server);
 }
 
+static void on_app_event(const lamina_event *e, void *user) {
+    if (e->type == LAMINA_EVENT_APP_SURFACE)
+        record(user, "app %d window %u '%s' '%s' pid %d %ux%u reason %d;", (int)e->app_surface_kind, e->app_surface.id,
+               e->app_surface.app_id, e->app_surface.title, e->app_surface.pid, e->app_surface.width, e->app_surface.height,
+               (int)e->app_gone_reason);
+}
+
+/* A commit frame of serial `serial` holding `count` set operations already written to `ops`. */
+static void expect_commit(int server, uint32_t serial, uint32_t count, const lm_buf *ops, const char *what) {
+    lm_buf f = {0};
+    lm_buf_u32(&f, (uint32_t)(8 + ops->length));
+    lm_buf_u16(&f, 2);
+    lm_buf_u16(&f, 0);
+    lm_buf_u32(&f, serial);
+    lm_buf_u32(&f, count);
+    lm_buf_bytes(&f, ops->data, ops->length);
+    size_t n;
+    int fds[8], fd_count;
+    uint8_t *frame = read_frame(server, &n, fds, &fd_count);
+    CHECK(n == f.length && memcmp(frame, f.data, n) == 0, "%s", what);
+    if (n != f.length || memcmp(frame, f.data, n) != 0)
+        report_difference(what, frame, n, f.data, f.length);
+    free(frame);
+    lm_buf_free(&f);
+}
+
+static void set_op(lm_buf *b, uint32_t layer, uint32_t property) {
+    lm_buf_u8(b, 3);
+    lm_buf_u32(b, layer);
+    lm_buf_u16(b, property);
+}
+
+/* App surfaces (1.7): request-manage-apps.bin, request-manage-apps-focus.bin and
+ * commit-app-surface.bin through the public API; app-surface-appeared.bin and
+ * app-surface-gone.bin decoded into LAMINA_EVENT_APP_SURFACE; lamina_layer_set_app_surface sets
+ * contents none, and an image as contents clears the app surface. */
+static void apps_fixture(const char *dir) {
+    int server;
+    lamina_connection *conn = fake_connection(dir, &server);
+    discard_frame(server); /* the hello */
+    char *error = NULL;
+    CHECK(lamina_connection_manage_apps(conn, &error) == LAMINA_ERROR_INVALID_ARGUMENT && error && strstr(error, "needs 1.7"),
+          "managing apps refused by a 1.4 laminad: %s", error ? error : "(no error)");
+    free(error);
+    error = NULL;
+    conn->server_minor = 7; /* the welcome fixture says 1.4 */
+    conn->next_request = 21;
+    write_done(server, 21);
+    CHECK(lamina_connection_manage_apps(conn, &error) == 0, "manage apps: %s", error ? error : "?");
+    expect_frame(server, dir, "request-manage-apps.bin");
+    write_done(server, 22);
+    CHECK(lamina_connection_focus_app(conn, 7, &error) == 0, "focus app 7: %s", error ? error : "?");
+    expect_frame(server, dir, "request-manage-apps-focus.bin");
+    CHECK(lamina_connection_close_app(conn, 0, &error) == LAMINA_ERROR_INVALID_ARGUMENT, "close app 0 refused here");
+    free(error);
+    error = NULL;
+
+    recorder log = {{0}};
+    lamina_connection_set_event_callback(conn, on_app_event, &log);
+    write_fixture(server, dir, "app-surface-appeared.bin");
+    write_fixture(server, dir, "app-surface-gone.bin");
+    int dispatched = 0;
+    for (int i = 0; i < 100 && dispatched < 2; i++) {
+        int d = lamina_connection_dispatch(conn);
+        if (d < 0)
+            break;
+        dispatched += d;
+    }
+    CHECK(strcmp(log.log, "app 0 window 7 'foot' 'foot' pid 4242 1280x720 reason 0;"
+                          "app 2 window 7 'foot' 'foot' pid 4242 1280x720 reason 1;") == 0,
+          "app-surface events: %s", log.log);
+
+    conn->next_layer = 1;
+    lamina_layer *layer = lamina_layer_new(conn);
+    lamina_connection_commit(conn);
+    discard_frame(server); /* the create */
+    write_all(server, "\x04\0\0\0\x82\0\0\0\x01\0\0\0", 12); /* applied 1 */
+    conn->serial = 10; /* the fixture's serial is 11 */
+    CHECK(lamina_property_type(LAMINA_PROPERTY_APP_SURFACE) == LAMINA_VALUE_NUMBER &&
+              strcmp(lamina_property_name(LAMINA_PROPERTY_APP_EXIT_CONTENTS), "appExitContents") == 0,
+          "the app properties' names and types");
+    CHECK(lamina_layer_set_number(layer, LAMINA_PROPERTY_APP_SURFACE, 7) == 0 &&
+              lamina_layer_set_string(layer, LAMINA_PROPERTY_APP_SIZING, "app") == 0 &&
+              lamina_layer_set_string(layer, LAMINA_PROPERTY_APP_EXIT_CONTENTS, "clear") == 0 &&
+              lamina_connection_commit(conn) == 0,
+          "commit the app properties");
+    expect_frame(server, dir, "commit-app-surface.bin");
+
+    /* lamina_layer_set_app_surface: contents none, then the window. */
+    CHECK(lamina_layer_set_app_surface(layer, 9) == 0 && lamina_connection_commit(conn) == 0, "show window 9");
+    lm_buf ops = {0};
+    set_op(&ops, 1, LAMINA_PROPERTY_CONTENTS);
+    lm_buf_u32(&ops, 0);
+    set_op(&ops, 1, LAMINA_PROPERTY_APP_SURFACE);
+    lm_buf_f64(&ops, 9);
+    expect_commit(server, 12, 2, &ops, "set_app_surface(9): contents 0, appSurface 9");
+    /* An image (here none) as contents stops showing it: appSurface 0 first. */
+    ops.length = 0;
+    CHECK(lamina_layer_set_contents(layer, NULL) == 0 && lamina_connection_commit(conn) == 0, "contents none");
+    set_op(&ops, 1, LAMINA_PROPERTY_APP_SURFACE);
+    lm_buf_f64(&ops, 0);
+    set_op(&ops, 1, LAMINA_PROPERTY_CONTENTS);
+    lm_buf_u32(&ops, 0);
+    expect_commit(server, 13, 2, &ops, "set_contents(NULL) after a window: appSurface 0, contents 0");
+    /* Not showing one: contents alone. */
+    ops.length = 0;
+    CHECK(lamina_layer_set_contents(layer, NULL) == 0 && lamina_connection_commit(conn) == 0, "contents none again");
+    set_op(&ops, 1, LAMINA_PROPERTY_CONTENTS);
+    lm_buf_u32(&ops, 0);
+    expect_commit(server, 14, 1, &ops, "set_contents(NULL): contents alone");
+    lm_buf_free(&ops);
+    lamina_connection_close(conn);
+    close(server);
+}
+
 static void fixtures(const char *dir) {
     /* hello: the library's encoder with the fixture's fields. */
     lm_buf hello = {0};
@@ -1116,6 +1231,7 @@ static void fixtures(const char *dir) {
     filter_fixture(dir);
     drawing_fixture(dir);
     attributed_string_fixture(dir);
+    apps_fixture(dir);
 
     /* Every server fixture cut short at every length, and with every byte flipped: the
      * connection closes or carries on, and nothing reads out of bounds (run under valgrind). */
@@ -1126,6 +1242,7 @@ static void fixtures(const char *dir) {
         "animation-stopped.bin", "transaction-completed.bin", "watch.bin", "clock.bin", "input-touch-down.bin",
         "input-key-press.bin", "input-scroll.bin", "reply-presentation-1.7.bin",
         "scroll-began.bin", "scroll-moved.bin", "scroll-ended.bin", "frame.bin",
+        "app-surface-appeared.bin", "app-surface-gone.bin",
     };
     int cases = 0;
     for (size_t f = 0; f < sizeof server_fixtures / sizeof server_fixtures[0]; f++) {
@@ -1240,6 +1357,9 @@ static int daemon_spawn(daemon_t *d, const char *laminad, int log_mode);
 static const char *daemon_size = "320x240";
 /* laminad's --audio-sink, when set (the video sound test's WAV file). */
 static const char *daemon_audio_sink = NULL;
+/* More options for the next laminad started: --config and --background (app surfaces). */
+static const char *daemon_config = NULL;
+static const char *daemon_background = NULL;
 
 /* Starts laminad: headless, 320 x 240, virtual clock, a socket in a fresh temporary folder. */
 static int daemon_start(daemon_t *d, const char *laminad) {
@@ -1267,11 +1387,22 @@ static int daemon_spawn(daemon_t *d, const char *laminad, int log_mode) {
             dup2(fd, 1);
             dup2(fd, 2);
         }
-        if (daemon_audio_sink)
-            execl(laminad, laminad, "--backend", "headless", "--size", daemon_size, "--clock", "virtual", "--socket", d->socket,
-                  "--log-level", "debug", "--audio-sink", daemon_audio_sink, (char *)NULL);
-        execl(laminad, laminad, "--backend", "headless", "--size", daemon_size, "--clock", "virtual", "--socket", d->socket,
-              "--log-level", "debug", (char *)NULL);
+        const char *argv[20] = {laminad, "--backend", "headless", "--size", daemon_size, "--clock", "virtual", "--socket",
+                                d->socket, "--log-level", "debug"};
+        int argc = 11;
+        if (daemon_audio_sink) {
+            argv[argc++] = "--audio-sink";
+            argv[argc++] = daemon_audio_sink;
+        }
+        if (daemon_config) {
+            argv[argc++] = "--config";
+            argv[argc++] = daemon_config;
+        }
+        if (daemon_background) {
+            argv[argc++] = "--background";
+            argv[argc++] = daemon_background;
+        }
+        execv(laminad, (char *const *)argv);
         _exit(127);
     }
     for (int i = 0; i < 1500; i++) {
@@ -3607,6 +3738,269 @@ static void video_sound(const char *laminad) {
            rms[0] > 0 ? rms[1] / rms[0] : 0);
 }
 
+/* MARK: app surfaces */
+
+#define SIMPLE_SHM "/usr/bin/weston-simple-shm"
+
+typedef struct app_log {
+    int appeared, gone;
+    lamina_app_surface_kind last_kind;
+    lamina_app_gone_reason reason;
+    uint32_t id, width, height;
+    int32_t pid;
+    char app_id[128], title[128];
+} app_log;
+
+static void on_app_log(const lamina_event *e, void *user) {
+    app_log *log = user;
+    if (e->type != LAMINA_EVENT_APP_SURFACE)
+        return;
+    log->last_kind = e->app_surface_kind;
+    if (e->app_surface_kind == LAMINA_APP_SURFACE_APPEARED) {
+        log->appeared++;
+        log->id = e->app_surface.id;
+        log->width = e->app_surface.width;
+        log->height = e->app_surface.height;
+        log->pid = e->app_surface.pid;
+        snprintf(log->app_id, sizeof log->app_id, "%s", e->app_surface.app_id);
+        snprintf(log->title, sizeof log->title, "%s", e->app_surface.title);
+    } else if (e->app_surface_kind == LAMINA_APP_SURFACE_GONE) {
+        log->gone++;
+        log->reason = e->app_gone_reason;
+    }
+}
+
+/* weston-simple-shm on `d`'s Wayland socket (wayland-lamina-0 beside the Lamina socket), its
+ * output in laminad's log; its pid, or -1. */
+static pid_t start_simple_shm(const daemon_t *d) {
+    char path[400];
+    snprintf(path, sizeof path, "%s/wayland-lamina-0", d->directory);
+    for (int i = 0; i < 1500 && access(path, F_OK) != 0; i++) /* laminad makes it at start-up: up to 30 s */
+        nanosleep(&(struct timespec){0, 20000000}, NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(d->log, O_WRONLY | O_APPEND);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        setenv("WAYLAND_DISPLAY", path, 1);
+        execl(SIMPLE_SHM, SIMPLE_SHM, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+static void stop_app(pid_t *pid) {
+    if (*pid > 0) {
+        int status;
+        kill(*pid, SIGKILL);
+        waitpid(*pid, &status, 0);
+        *pid = 0;
+    }
+}
+
+/* Dispatches until `done` (polling every 50 ms, at most 60 s: a bound far above a loaded
+ * machine's need, not a timing check). */
+static int wait_for_apps(lamina_connection *conn, const app_log *log, int appeared, int gone) {
+    for (int i = 0; i < 1200; i++) {
+        if (lamina_connection_dispatch(conn) < 0)
+            return 0;
+        if (log->appeared >= appeared && log->gone >= gone)
+            return 1;
+        nanosleep(&(struct timespec){0, 50000000}, NULL);
+    }
+    return 0;
+}
+
+static uint32_t rgb_of(rgba p) { return (uint32_t)(p.r << 16 | p.g << 8 | p.b); }
+
+/* simple-shm's drawing read through the window-to-screen map `at`: its white margin, and
+ * outside its rings one colour a column growing 0x080401 a column left to right (the
+ * orientation shows). `turned`: the layer is turned half round about its centre. */
+typedef struct app_view {
+    const uint8_t *pixels;
+    uint32_t width;
+    int turned;
+    int x0, y0; /* upright: screen of window (0, 0); turned: screen of window (0, 0) is (x0, y0) going left and up */
+} app_view;
+
+static rgba window_pixel(const app_view *v, int x, int y) {
+    return v->turned ? pixel_at(v->pixels, v->width, (uint32_t)(v->x0 - x), (uint32_t)(v->y0 - y))
+                     : pixel_at(v->pixels, v->width, (uint32_t)(v->x0 + x), (uint32_t)(v->y0 + y));
+}
+
+static void expect_simple_shm(const app_view *v, const char *where) {
+    static const int margin[4][2] = {{5, 5}, {244, 130}, {130, 5}, {10, 240}};
+    for (int i = 0; i < 4; i++) {
+        rgba p = window_pixel(v, margin[i][0], margin[i][1]);
+        CHECK(p.r == 255 && p.g == 255 && p.b == 255 && p.a == 255, "%s: the margin at window (%d, %d) is %d,%d,%d,%d", where,
+              margin[i][0], margin[i][1], p.r, p.g, p.b, p.a);
+    }
+    for (int x = 25; x < 28; x++) {
+        CHECK(rgb_of(window_pixel(v, x, 40)) == rgb_of(window_pixel(v, x, 60)), "%s: column %d is one colour outside the rings",
+              where, x);
+        uint32_t step = (rgb_of(window_pixel(v, x + 1, 40)) - rgb_of(window_pixel(v, x, 40))) & 0xFFFFFF;
+        CHECK(step == 0x080401, "%s: a step of 0x080401 a column, got %#x at column %d", where, step, x);
+    }
+}
+
+static int is_rgba(rgba p, int r, int g, int b) { return p.r == r && p.g == g && p.b == b && p.a == 255; }
+
+/* Starts laminad 640x480 with a blue background and no fade-in for app windows, in a fresh folder. */
+static int apps_daemon(daemon_t *d, const char *laminad, char *config, size_t config_size) {
+    memset(d, 0, sizeof *d);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(d->directory, sizeof d->directory, "%s/lamina-c-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(d->directory))
+        return -1;
+    snprintf(d->socket, sizeof d->socket, "%s/lamina.sock", d->directory);
+    snprintf(d->log, sizeof d->log, "%s/laminad.log", d->directory);
+    snprintf(config, config_size, "%s/laminad.toml", d->directory);
+    write_text(config, "[wayland]\nfade_in = 0\n");
+    daemon_size = "640x480";
+    daemon_config = config;
+    daemon_background = "#3366CC";
+    int s = daemon_spawn(d, laminad, O_TRUNC);
+    daemon_size = "320x240";
+    daemon_config = daemon_background = NULL;
+    return s;
+}
+
+static void apps_daemon_stop(daemon_t *d, const char *config) {
+    char path[400];
+    daemon_stop(d); /* (its rmdir fails while the Wayland socket is there) */
+    snprintf(path, sizeof path, "%s/wayland-lamina-0", d->directory);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/wayland-lamina-0.lock", d->directory);
+    unlink(path);
+    unlink(config);
+    unlink(d->log);
+    rmdir(d->directory);
+}
+
+/* App windows as layer contents: the unmodified weston-simple-shm shown by a C client in a
+ * half-turned layer (appExitContents keep) and an upright one (clear), checked against
+ * simple-shm's own drawing; SIGKILL gives a gone event saying exited, the turned layer keeps
+ * the last frame and the upright one shows the background; then managing comes back after
+ * laminad restarts (the replay asks again). */
+static void app_surfaces(const char *laminad) {
+    if (access(SIMPLE_SHM, X_OK) != 0) {
+        printf("SKIP: app surfaces: %s (Debian's weston) is not installed\n", SIMPLE_SHM);
+        return;
+    }
+    daemon_t d;
+    char config[400];
+    CHECK(apps_daemon(&d, laminad, config, sizeof config) == 0, "laminad for app surfaces");
+    char *error = NULL;
+    lamina_connection *conn = d.pid > 0 ? lamina_connect_named(d.socket, "c-shell", &error) : NULL;
+    CHECK(conn != NULL, "connect: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    pid_t app = 0;
+    if (!conn)
+        goto done;
+    lamina_connection_set_timeout(conn, 20000);
+    lamina_connection_set_reconnect(conn, 5, 0, 100);
+    app_log log;
+    memset(&log, 0, sizeof log);
+    lamina_connection_set_event_callback(conn, on_app_log, &log);
+    CHECK(lamina_connection_manage_apps(conn, &error) == 0, "manage apps: %s", error ? error : "?");
+    free(error);
+    error = NULL;
+    app = start_simple_shm(&d);
+    CHECK(wait_for_apps(conn, &log, 1, 0), "simple-shm's window appeared");
+    CHECK(strcmp(log.app_id, "org.freedesktop.weston.simple-shm") == 0 && strcmp(log.title, "simple-shm") == 0 &&
+              log.width == 250 && log.height == 250 && log.pid == app && log.id != 0,
+          "the window: '%s' '%s' %ux%u pid %d (app %d)", log.app_id, log.title, log.width, log.height, log.pid, (int)app);
+    rgba bare = shot_pixel(conn, 5, 5);
+    CHECK(is_rgba(bare, 0x33, 0x66, 0xCC), "managed: no kiosk window (%d,%d,%d)", bare.r, bare.g, bare.b);
+
+    lamina_layer *root = lamina_connection_root(conn);
+    lamina_layer *turned = lamina_layer_new(conn), *upright = lamina_layer_new(conn);
+    const double half_turn[16] = {-1, 0, 0, 0, 0, -1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    CHECK(lamina_layer_set_bounds(turned, 0, 0, 250, 250) == 0 && lamina_layer_set_position(turned, 160, 240) == 0 &&
+              lamina_layer_set_transform(turned, LAMINA_PROPERTY_TRANSFORM, half_turn) == 0 &&
+              lamina_layer_set_app_surface(turned, log.id) == 0 && lamina_layer_set_bounds(upright, 0, 0, 250, 250) == 0 &&
+              lamina_layer_set_position(upright, 480, 240) == 0 && lamina_layer_set_app_surface(upright, log.id) == 0 &&
+              lamina_layer_set_string(upright, LAMINA_PROPERTY_APP_EXIT_CONTENTS, "clear") == 0 &&
+              lamina_layer_add_sublayer(root, turned) == 0 && lamina_layer_add_sublayer(root, upright) == 0 &&
+              lamina_connection_sync(conn, &error) == 0,
+          "two layers showing the window: %s", error ? error : "");
+    free(error);
+    error = NULL;
+    /* Window pixel (x, y): turned about (160, 240), at (284 - x, 364 - y); upright at (355 + x, 115 + y). */
+    int shown = 0;
+    for (int i = 0; i < 1200 && !shown; i++) {
+        shown = is_rgba(shot_pixel(conn, 284 - 5, 364 - 5), 255, 255, 255) && is_rgba(shot_pixel(conn, 355 + 5, 115 + 5), 255, 255, 255);
+        if (!shown)
+            nanosleep(&(struct timespec){0, 50000000}, NULL);
+    }
+    CHECK(shown, "simple-shm in both layers");
+    uint32_t w = 0, h = 0;
+    uint8_t *pixels = NULL;
+    CHECK(lamina_connection_screenshot_pixels(conn, &w, &h, &pixels, &error) == 0 && w == 640 && h == 480, "screenshot: %s",
+          error ? error : "");
+    free(error);
+    error = NULL;
+    if (pixels) {
+        app_view t = {pixels, w, 1, 284, 364}, u = {pixels, w, 0, 355, 115};
+        expect_simple_shm(&t, "turned");
+        expect_simple_shm(&u, "upright");
+        static const int background[][2] = {{30, 240}, {290, 240}, {320, 240}, {350, 240}, {610, 240}, {160, 110}, {160, 370}, {480, 110}, {480, 370}};
+        for (size_t i = 0; i < sizeof background / sizeof background[0]; i++) {
+            rgba p = pixel_at(pixels, w, (uint32_t)background[i][0], (uint32_t)background[i][1]);
+            CHECK(is_rgba(p, 0x33, 0x66, 0xCC), "background at (%d, %d): %d,%d,%d", background[i][0], background[i][1], p.r, p.g, p.b);
+        }
+        free(pixels);
+        pixels = NULL;
+    }
+
+    pid_t killed = app;
+    stop_app(&app);
+    CHECK(wait_for_apps(conn, &log, 1, 1), "the gone event after SIGKILL");
+    CHECK(log.last_kind == LAMINA_APP_SURFACE_GONE && log.reason == LAMINA_APP_GONE_EXITED, "gone, exited: kind %d reason %d (pid %d)",
+          (int)log.last_kind, (int)log.reason, (int)killed);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync: %s", error ? error : "");
+    free(error);
+    error = NULL;
+    CHECK(is_rgba(shot_pixel(conn, 284 - 5, 364 - 5), 255, 255, 255) && is_rgba(shot_pixel(conn, 284 - 244, 364 - 130), 255, 255, 255),
+          "keep: the turned layer keeps the last frame");
+    CHECK(is_rgba(shot_pixel(conn, 355 + 5, 115 + 5), 0x33, 0x66, 0xCC) && is_rgba(shot_pixel(conn, 355 + 125, 115 + 125), 0x33, 0x66, 0xCC),
+          "clear: the upright layer shows the background");
+    CHECK(lamina_connection_focus_app(conn, log.id, &error) == LAMINA_ERROR_SERVER && error && strstr(error, "no app window"),
+          "focusing a gone window refused: %s", error ? error : "(no error)");
+    free(error);
+    error = NULL;
+
+    /* laminad restarts: the connection comes back managing apps; a new app's window is heard of. */
+    CHECK(daemon_restart(&d, laminad) == 0, "laminad restarted");
+    memset(&log, 0, sizeof log);
+    CHECK(lamina_connection_sync(conn, &error) == 0, "sync after the restart (reconnects): %s", error ? error : "");
+    free(error);
+    error = NULL;
+    double stats_frames = stat_named(conn, "framesRendered"); /* a request: the connection is back */
+    (void)stats_frames;
+    app = start_simple_shm(&d);
+    CHECK(wait_for_apps(conn, &log, 1, 0) && strcmp(log.app_id, "org.freedesktop.weston.simple-shm") == 0,
+          "managing apps again after the reconnection: appeared '%s'", log.app_id);
+    stop_app(&app);
+    CHECK(lamina_connection_stop_managing_apps(conn, &error) == 0, "stop managing: %s", error ? error : "");
+    free(error);
+    error = NULL;
+    CHECK(lamina_connection_close_app(conn, 5, &error) == LAMINA_ERROR_SERVER && error && strstr(error, "manage apps first"),
+          "close without managing refused: %s", error ? error : "(no error)");
+    free(error);
+    error = NULL;
+    lamina_connection_close(conn);
+done:
+    stop_app(&app);
+    if (failures)
+        print_log(&d);
+    apps_daemon_stop(&d, config);
+    printf("daemon: weston-simple-shm shown in a C client's turned and upright layers; gone (exited) after SIGKILL, kept and cleared\n");
+}
+
 static int run_daemon(void) {
     const char *laminad = getenv("LAMINAD");
     char fallback[4096];
@@ -3669,6 +4063,7 @@ static int run_daemon(void) {
     kept_session(&d, laminad);
     gesture_program(laminad);
     video_sound(laminad);
+    app_surfaces(laminad);
     if (failures)
         print_log(&d);
     daemon_stop(&d);
@@ -3694,6 +4089,11 @@ int main(int argc, char **argv) {
     }
     if (argc >= 2 && strcmp(argv[1], "daemon") == 0)
         return run_daemon();
-    fprintf(stderr, "usage: %s dump | png PATH | fixtures DIR | daemon\n", argv[0]);
+    if (argc >= 2 && strcmp(argv[1], "apps") == 0) { /* the app-surface daemon test alone */
+        const char *laminad = getenv("LAMINAD");
+        app_surfaces(laminad && *laminad ? laminad : ".build/debug/laminad");
+        return failures ? 1 : 0;
+    }
+    fprintf(stderr, "usage: %s dump | png PATH | fixtures DIR | daemon | apps\n", argv[0]);
     return 2;
 }

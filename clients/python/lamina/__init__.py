@@ -19,6 +19,7 @@ from .connection import (AnimationEvent, Connection, ConnectionEvent, Event, Inp
                          Screenshot, Transaction, TransactionCompleted, WatchEvent, connect, socket_candidates)
 from .errors import ConnectionClosed, LaminaError, ProtocolViolation
 from .events import DisplayChangedEvent
+from .apps import AppSurface, AppSurfaceEvent
 from .display_link import DisplayLink, FrameEvent, FrameRateRange
 from .image import Image, SessionImage
 from .emitter import EmitterCell
@@ -48,5 +49,5 @@ __all__ = [
     "DisplayChangedEvent", "GestureRecognizer", "TapRecognizer", "LongPressRecognizer", "PanRecognizer",
     "PinchRecognizer", "RotationRecognizer", "SwipeRecognizer",
     "DisplayLink", "FrameEvent", "FrameRateRange",
-    "TiledLayer", "TilesWantedEvent",
+    "TiledLayer", "TilesWantedEvent", "AppSurface", "AppSurfaceEvent",
 ]

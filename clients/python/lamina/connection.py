@@ -30,10 +30,11 @@ from .session import take_over
 from .transaction import UNSET, Transaction
 from .values import TimingFunctionLike, timing_function as _timing_function
 from .video import Video, VideoEvent, resolve as _resolve_video
+from .apps import AppSurface, AppSurfaceEvent
 
 # What this module defined before it was split: still importable from here.
 __all__ = [
-    "AnimationEvent", "Connection", "ConnectionEvent", "Event", "InputEvent", "Presentation", "ReconnectPolicy",
+    "AnimationEvent", "AppSurface", "AppSurfaceEvent", "Connection", "ConnectionEvent", "Event", "InputEvent", "Presentation", "ReconnectPolicy",
     "Screenshot", "Transaction", "TransactionCompleted", "VideoEvent", "WatchEvent", "connect", "socket_candidates",
 ]
 
@@ -175,6 +176,40 @@ class Connection(Requests, ResilientLink):
             preferred_frame_rate_range = _display_link.FrameRateRange(*preferred_frame_rate_range)
         return _display_link.make(self, callback, output, paused, preferred_frame_rate_range)
 
+    # MARK: App windows (lamina.apps)
+
+    def manage_apps(self) -> None:
+        """Manages the Wayland apps laminad hosts (protocol 1.7, privileged): app windows are no
+        longer shown full screen (kiosk mode) but where this client's layers show them
+        (``layer.contents = surface``). An `AppSurfaceEvent` "appeared" comes for each window up
+        before this returns, and for each one to come; "changed" when a title, app id or size
+        changes; "gone" (with `reason`) when one goes — to `on_app_surface`, `on_event`,
+        `poll_events`; `app_surfaces` holds the windows up. Kept across reconnections. Raises
+        LaminaError when laminad refuses (not privileged, older than 1.7)."""
+        if self.server_version < (1, 7):
+            raise LaminaError(f"laminad speaks protocol {self.server_version[0]}.{self.server_version[1]}; managing apps needs 1.7")
+        self._request("manageApps", "manage")
+        self._manages_apps = True
+
+    def stop_managing_apps(self) -> None:
+        """Stops managing apps; kiosk mode comes back once no client manages them. Layers
+        showing windows show them no more."""
+        self._manages_apps = False
+        self.app_surfaces.clear()
+        self._request("manageApps", "stop")
+
+    def focus_app(self, surface: Union[AppSurface, int, None]) -> None:
+        """Gives app window `surface` (an `AppSurface` or its number) the keyboard: its keys go
+        to it until a press lands elsewhere or another focus request. None (or 0) takes the
+        keyboard back to this client. Raises LaminaError for a window that is not up, or when
+        this client does not manage apps."""
+        self._request("manageApps", "focus", _app_number(surface, allow_none=True))
+
+    def close_app(self, surface: Union[AppSurface, int]) -> None:
+        """Asks app window `surface` to close (``xdg_toplevel.close``): the app decides (it may
+        ask to save first); a "gone" event follows if it does."""
+        self._request("manageApps", "close", _app_number(surface, allow_none=False))
+
     def _video_operation(self, op: wire.Operation) -> None:
         """A video's control, sent with the next commit after its create, in order."""
         self._image_ops.append(op)
@@ -254,3 +289,14 @@ class Connection(Requests, ResilientLink):
             if layer._values.get(protocol.PROPERTIES_BY_NAME["name"].id) == name:
                 return layer
         return None
+
+
+def _app_number(surface: Union[AppSurface, int, None], allow_none: bool) -> int:
+    """An app window's number from an `AppSurface` or a number (None: 0 where allowed)."""
+    if surface is None and allow_none:
+        return 0
+    if isinstance(surface, AppSurface):
+        return surface.id
+    if isinstance(surface, int) and not isinstance(surface, bool) and (0 if allow_none else 1) <= surface <= 0xFFFFFFFF:
+        return surface
+    raise ValueError(f"an app window is a lamina.AppSurface or its number, not {surface!r}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, List, Tuple, Union
 
+from .apps import AppSurfaceEvent
 from .layer import AnimationEvent, InputEvent, ScrollEvent
 from .video import VideoEvent
 from .display_link import FrameEvent
@@ -37,4 +38,5 @@ class DisplayChangedEvent:
     outputs: List[DisplayOutput]
 
 
-Event = Union[AnimationEvent, TransactionCompleted, InputEvent, WatchEvent, VideoEvent, ScrollEvent, DisplayChangedEvent, FrameEvent]
+Event = Union[AnimationEvent, TransactionCompleted, InputEvent, WatchEvent, VideoEvent, ScrollEvent, DisplayChangedEvent, FrameEvent,
+              AppSurfaceEvent]

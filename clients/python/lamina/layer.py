@@ -26,6 +26,7 @@ from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Tupl
 from .drawing import Drawing
 from . import emitter, geometry, protocol, scrolling, values
 from .animation import Animation
+from .apps import AppSurface
 from .image import Image, SessionImage
 from .protocol import Property
 from .video import Video
@@ -348,6 +349,11 @@ class Layer:
         return self._get(_property(name))
 
     def _get(self, prop: Property) -> Any:
+        if prop.id == _CONTENTS and self._values.get(_APP_SURFACE):
+            # Showing an app window: the AppSurface it was given (or one with just its number).
+            shown = self.__dict__.get("_shown_app")
+            number = int(self._values[_APP_SURFACE])
+            return shown if shown is not None and shown.id == number else AppSurface.with_id(number)
         if prop.id in self._values:
             value = self._values[prop.id]
             # A name whose empty form is nil (compositing_filter): None.
@@ -403,9 +409,22 @@ class Layer:
         return (b[2], b[3])
 
     def _set(self, prop: Property, value: Any) -> None:
+        if prop.id == _CONTENTS:
+            if isinstance(value, AppSurface):
+                # An app window as contents (protocol 1.7): appSurface names it, contents is none.
+                object.__setattr__(self, "_shown_app", value)
+                self._store(prop, None)
+                self._store(protocol.PROPERTIES_BY_ID[_APP_SURFACE], float(value.id))
+                return
+            if self._values.get(_APP_SURFACE):
+                self._store(protocol.PROPERTIES_BY_ID[_APP_SURFACE], 0.0)
+        self._store(prop, value)
+
+    def _store(self, prop: Property, value: Any) -> None:
         if prop.type == "image":
             if value is not None and not isinstance(value, (Image, Video, SessionImage)):
-                raise TypeError(f"{prop.attribute} takes a lamina.Image, a lamina.Video or None, not {value!r}")
+                kinds = "a lamina.Image, a lamina.Video, a lamina.AppSurface" if prop.id == _CONTENTS else "a lamina.Image, a lamina.Video"
+                raise TypeError(f"{prop.attribute} takes {kinds} or None, not {value!r}")
             v = value
         elif prop.type == "layer":
             if value is not None and not isinstance(value, Layer):
@@ -744,6 +763,10 @@ _CLASS_RANGES: Tuple[Tuple[range, type], ...] = (
 def _nil_name(prop: Property) -> bool:
     """Whether the property is a name whose empty form means nil (``compositingFilter``)."""
     return prop.names is not None and "" in prop.names
+
+
+_CONTENTS = protocol.PROPERTIES_BY_NAME["contents"].id
+_APP_SURFACE = protocol.PROPERTIES_BY_NAME["appSurface"].id
 
 
 def _class_for(prop_id: int) -> type:

@@ -19,6 +19,7 @@ from typing import Any, Callable, Deque, Dict, List, Optional, Set, Tuple, Union
 
 from . import emitter, protocol, wire
 from .animation import Animation
+from .apps import AppSurface, AppSurfaceEvent
 from .errors import ConnectionClosed, LaminaError, ProtocolViolation
 from .display_link import DisplayLink, FrameEvent
 from .events import DisplayChangedEvent, Event, TransactionCompleted, WatchEvent
@@ -87,6 +88,12 @@ class Link:
         self._waiting_recognizers: "weakref.WeakSet[Any]" = weakref.WeakSet()
         #: Called with every event, after the layer and animation callbacks.
         self.on_event: Optional[Callable[[Event], Any]] = None
+        #: Called with each `lamina.AppSurfaceEvent` while this connection manages apps
+        #: (`manage_apps`), after `app_surfaces` is updated and before `on_event`.
+        self.on_app_surface: Optional[Callable[[AppSurfaceEvent], Any]] = None
+        #: The app windows up, by number, while this connection manages apps.
+        self.app_surfaces: Dict[int, AppSurface] = {}
+        self._manages_apps = False
 
         self._pending: List[Optional[Tuple[wire.Settings, wire.Operation]]] = []
         self._pending_sets: Dict[Tuple[int, int], int] = {}
@@ -280,6 +287,13 @@ class Link:
             self._undispatched.append(DisplayChangedEvent((m.width, m.height), m.outputs))
         elif isinstance(m, wire.DisplayLinkFrame):
             self._undispatched.append(FrameEvent(m.links, m.timestamp, m.target_timestamp, m.duration))
+        elif isinstance(m, wire.AppSurfaceMessage):
+            surface = AppSurface(m.id, m.app_id, m.title, m.pid, m.width, m.height)
+            if m.kind == "gone":
+                self.app_surfaces.pop(m.id, None)
+            else:
+                self.app_surfaces[m.id] = surface
+            self._undispatched.append(AppSurfaceEvent(m.kind, surface, m.reason))
         elif isinstance(m, wire.Welcome):
             raise ProtocolViolation("a second welcome from laminad")
 
@@ -320,6 +334,9 @@ class Link:
                     video = event.video
                     if video is not None and video.on_event is not None:
                         video.on_event(event)
+                elif isinstance(event, AppSurfaceEvent):
+                    if self.on_app_surface is not None:
+                        self.on_app_surface(event)
                 elif isinstance(event, FrameEvent):
                     try:
                         for number in event.links:

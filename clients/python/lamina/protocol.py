@@ -39,6 +39,7 @@ SERVER_MESSAGES = {
     "scroll": 0x8B,
     "displayChanged": 0x8C,
     "frame": 0x8D,
+    "appSurface": 0x8E,
     "tilesWanted": 0x8F,
 }
 MSG_HELLO, MSG_COMMIT, MSG_REQUEST = 1, 2, 3
@@ -48,6 +49,7 @@ MSG_VIDEO = 0x8A
 MSG_SCROLL = 0x8B
 MSG_DISPLAY_CHANGED = 0x8C
 MSG_FRAME = 0x8D
+MSG_APP_SURFACE = 0x8E
 MSG_TILES_WANTED = 0x8F
 
 # Commit operations.
@@ -185,11 +187,19 @@ REQUESTS = {
     "registerFont": 13,
     "output": 14,
     "displayLink": 15,
+    "manageApps": 16,
 }
 #: What an ``output`` request changes (protocol 1.7).
 OUTPUT_CHANGES = {"none": 0, "mode": 1, "transform": 2, "scale": 3, "position": 4, "enable": 5, "disable": 6, "brightness": 7}
 #: What a ``displayLink`` request does to a link (protocol 1.7).
 DISPLAY_LINK_CHANGES = {"remove": 0, "set": 1}
+#: What a ``manageApps`` request does (protocol 1.7), and the ``appSurface`` message's kinds and
+#: reasons a window went.
+APPS_ACTIONS = {"stop": 0, "manage": 1, "focus": 2, "close": 3}
+APP_SURFACE_KINDS = {"appeared": 0, "changed": 1, "gone": 2}
+APP_GONE_REASONS = {"closed": 0, "exited": 1, "dropped": 2}
+#: The longest app id or title laminad sends, in bytes.
+MAX_APP_NAME_BYTES = 4096
 #: How an output's picture is turned, as ``outputs`` replies and ``displayChanged`` name it.
 OUTPUT_TRANSFORMS = ["normal", "90", "180", "270", "flipped", "flipped-90", "flipped-180", "flipped-270"]
 REPLIES = {
@@ -449,6 +459,11 @@ PROPERTIES: Tuple[Property, ...] = (
     # Layout (1.7), applied by laminad when a superlayer's bounds change.
     P(100, "autoresizingMask", "autoresizing_mask", "number", 0.0, False),
     P(101, "constraints", "constraints", "constraintList", (), False),
+    # App surfaces (1.7): the app window a layer shows (``layer.contents = surface``), who sizes
+    # it, and what shows once it is gone.
+    P(102, "appSurface", "app_surface", "number", 0.0, False),
+    P(103, "appSizing", "app_sizing", "string", "bounds", False, ("bounds", "app")),
+    P(104, "appExitContents", "app_exit_contents", "string", "keep", False, ("keep", "clear")),
 )
 del P
 

@@ -131,6 +131,7 @@ class ResilientLink(Link):
                     refusal, left_out, first_refusal = self._replay(last, shift, welcome.snapshot)
                     if refusal is None:
                         self._replay_display_links()
+                        self._replay_app_management()
                 except ConnectionClosed as e:
                     last = e
                     self._drop_socket(e)
@@ -156,6 +157,15 @@ class ResilientLink(Link):
             if isinstance(answer, LaminaError) and link._output:
                 link._output = ""
                 self._exchange("displayLink", number, "set", link._paused, link._range.as_tuple(), "")
+
+    def _replay_app_management(self) -> None:
+        """Managing apps again: the new connection hears of every window up as it appears (the
+        ones of the old connection are forgotten; their numbers may have changed)."""
+        if self._manages_apps:
+            self.app_surfaces.clear()
+            answer = self._exchange("manageApps", "manage")
+            if isinstance(answer, LaminaError):
+                self._unreported.append(answer)
 
     def _give_up(self, message: str, attempts: int, error: LaminaError) -> None:
         self._user_closed = True

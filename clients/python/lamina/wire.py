@@ -808,6 +808,15 @@ def encode_request(request_id: int, kind: str, *args: Any) -> bytes:
             for rate in args[3]:
                 w.f64(float(rate))
             w.string(args[4] if len(args) > 4 else "")
+    elif kind == "manageApps":
+        # ("manage"), ("stop"), ("focus", window) (0: back to the client), ("close", window)
+        action = args[0] if args else "manage"
+        if action not in protocol.APPS_ACTIONS:
+            raise ValueError(f"unknown manage-apps action {action!r}; known: {', '.join(protocol.APPS_ACTIONS)}")
+        if action in ("focus", "close") and len(args) != 2 or action in ("manage", "stop") and len(args) > 1:
+            raise ValueError(f"manage-apps {action} takes {'an app window' if action in ('focus', 'close') else 'nothing'}")
+        w.u8(protocol.APPS_ACTIONS[action])
+        w.u32(int(args[1]) if len(args) > 1 else 0)
     elif args:
         raise ValueError(f"{kind} takes no arguments")
     return frame(protocol.MSG_REQUEST, w.buffer)
@@ -970,8 +979,22 @@ class TilesWanted:
     tiles: List[Tuple[int, int, Tuple[float, float, float, float]]]
 
 
+@dataclass
+class AppSurfaceMessage:
+    """An ``appSurface`` message (protocol 1.7): an app window laminad hosts appeared, changed
+    (title, app id, size) or went (`reason`: "closed", "exited", "dropped"; "closed" otherwise)."""
+    kind: str
+    id: int
+    app_id: str
+    title: str
+    pid: int
+    width: int
+    height: int
+    reason: str = "closed"
+
+
 ServerMessage = Union[Welcome, Applied, LaminaError, Reply, AnimationNotice, TransactionCompleted, WatchLine, InputMessage,
-                      ClockMoved, VideoEvent, ScrollMessage, DisplayChanged, DisplayLinkFrame, TilesWanted]
+                      ClockMoved, VideoEvent, ScrollMessage, DisplayChanged, DisplayLinkFrame, TilesWanted, AppSurfaceMessage]
 
 _REPLY_NAMES = {v: k for k, v in protocol.REPLIES.items()}
 _INPUT_NAMES = {v: k for k, v in protocol.INPUT_EVENT_KINDS.items()}
@@ -980,6 +1003,8 @@ _VIDEO_EVENT_NAMES = {v: k for k, v in protocol.VIDEO_EVENT_KINDS.items()}
 _SCROLL_PHASE_NAMES = {v: k for k, v in protocol.SCROLL_PHASES.items()}
 _SCROLL_SOURCE_NAMES = {v: k for k, v in protocol.SCROLL_SOURCES.items()}
 _SUBJECT_NAMES = {v: k for k, v in protocol.ERROR_SUBJECTS.items()}
+_APP_SURFACE_KIND_NAMES = {v: k for k, v in protocol.APP_SURFACE_KINDS.items()}
+_APP_GONE_REASON_NAMES = {v: k for k, v in protocol.APP_GONE_REASONS.items()}
 
 
 def decode_server(message_type: int, body: bytes) -> ServerMessage:
@@ -1071,6 +1096,19 @@ def decode_server(message_type: int, body: bytes) -> ServerMessage:
             column, row = r.u32("tile column"), r.u32("tile row")
             tiles.append((column, row, (r.f64("tile x"), r.f64("tile y"), r.f64("tile width"), r.f64("tile height"))))
         msg = TilesWanted(layer, level, tiles)
+    elif message_type == protocol.MSG_APP_SURFACE:
+        kind = r.u8("app-surface kind")
+        if kind not in _APP_SURFACE_KIND_NAMES:
+            raise ProtocolViolation(f"unknown app-surface kind {kind}")
+        ident = r.u32("app-surface id")
+        app_id, title = r.string("app-surface app id"), r.string("app-surface title")
+        pid = r.i32("app-surface pid")
+        width, height = r.u32("app-surface width"), r.u32("app-surface height")
+        reason = r.u8("app-surface reason")
+        if reason not in _APP_GONE_REASON_NAMES:
+            raise ProtocolViolation(f"unknown app-surface reason {reason}")
+        msg = AppSurfaceMessage(_APP_SURFACE_KIND_NAMES[kind], ident, app_id, title, pid, width, height,
+                                _APP_GONE_REASON_NAMES[reason])
     else:
         raise ProtocolViolation(f"unknown message type {message_type:#x}")
     r.finish(f"message type {message_type:#x}")
@@ -1150,5 +1188,5 @@ __all__ = [
     "RemoveAnimation", "RemoveAllAnimations", "SetAction", "Settings", "CreateImage", "UpdateImage", "DestroyImage", "CreateEncodedImage",
     "Operation", "write_operation", "read_operation", "encode_hello", "encode_commit", "encode_request",
     "encode_injection", "decode_server", "Welcome", "Applied", "Reply", "AnimationNotice", "TransactionCompleted",
-    "WatchLine", "InputMessage", "OutputMode", "OutputInfo", "DisplayOutput", "DisplayChanged", "DisplayLinkFrame", "split_frames",
+    "WatchLine", "InputMessage", "OutputMode", "OutputInfo", "DisplayOutput", "DisplayChanged", "DisplayLinkFrame", "AppSurfaceMessage", "split_frames",
 ]

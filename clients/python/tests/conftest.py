@@ -63,7 +63,7 @@ class Daemon:
         deadline = time.monotonic() + 30
         while not os.path.exists(self.socket):
             if self.process.poll() is not None or time.monotonic() > deadline:
-                self.stop()
+                self.stop(keep_log=True)
                 raise RuntimeError(f"laminad did not start listening on {self.socket}:\n{self.log()}")
             time.sleep(0.02)
 
@@ -77,7 +77,8 @@ class Daemon:
         self.process.wait()
         self._log.close()
 
-    def stop(self) -> None:
+    def stop(self, keep_log: bool = False) -> None:
+        """Ends laminad and removes its folder (`keep_log`: its log stays readable, for a report)."""
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -86,6 +87,9 @@ class Daemon:
                 self.process.kill()
                 self.process.wait()
         self._log.close()
+        if keep_log:
+            text = self.log()
+            self.log = lambda: text  # type: ignore[method-assign]
         shutil.rmtree(self.directory, ignore_errors=True)
 
 

@@ -113,6 +113,11 @@ CLIENT: Dict[str, Callable[[], bytes]] = {
     "request-output-brightness": lambda: wire.encode_request(20, "output", "eDP-1", "brightness", 40),
     "request-display-link": lambda: wire.encode_request(17, "displayLink", 2, "set", False, (20, 60, 30), ""),
     "request-display-link-remove": lambda: wire.encode_request(18, "displayLink", 2, "remove"),
+    "request-manage-apps": lambda: wire.encode_request(21, "manageApps", "manage"),
+    "request-manage-apps-focus": lambda: wire.encode_request(22, "manageApps", "focus", 7),
+    "commit-app-surface": lambda: wire.encode_commit(11, [
+        wire.Set(1, 102, 7.0), wire.Set(1, 103, "app"), wire.Set(1, 104, "clear"),
+    ]),
     "commit-video": lambda: wire.encode_commit(9, [
         wire.CreateVideo(5, "/srv/clip.webm"), wire.ControlVideo(5, "loop", True), wire.ControlVideo(5, "rate", 2),
         wire.ControlVideo(5, "seek", 1.5), wire.ControlVideo(5, "play"), wire.ControlVideo(5, "pause"),
@@ -211,6 +216,8 @@ SERVER: Dict[str, object] = {
     "display-changed": wire.DisplayChanged(1824, 600, [
         wire.DisplayOutput("DP-1", (0.0, 0.0, 800.0, 600.0), 1.0, "normal", 60.0),
         wire.DisplayOutput("HDMI-A-1", (800.0, 0.0, 1024.0, 576.0), 1.875, "flipped-270", 50.0)]),
+    "app-surface-appeared": wire.AppSurfaceMessage("appeared", 7, "foot", "foot", 4242, 1280, 720),
+    "app-surface-gone": wire.AppSurfaceMessage("gone", 7, "foot", "foot", 4242, 1280, 720, "exited"),
     "animation-started": wire.AnimationNotice(1, 1, True, False),
     "animation-stopped": wire.AnimationNotice(1, 1, False, True),
     "transaction-completed": wire.TransactionCompleted(1),

@@ -35,7 +35,8 @@ def test_messages(protocol_json: dict) -> None:
     assert by_name(protocol_json["messages"]["server"], "type") == p.SERVER_MESSAGES
     assert (p.MSG_HELLO, p.MSG_COMMIT, p.MSG_REQUEST) == tuple(p.CLIENT_MESSAGES[n] for n in ("hello", "commit", "request"))
     assert (p.MSG_WELCOME, p.MSG_APPLIED, p.MSG_ERROR, p.MSG_REPLY, p.MSG_ANIMATION_EVENT, p.MSG_TRANSACTION_COMPLETED,
-            p.MSG_WATCH, p.MSG_INPUT, p.MSG_CLOCK, p.MSG_VIDEO, p.MSG_SCROLL, p.MSG_DISPLAY_CHANGED, p.MSG_FRAME, p.MSG_TILES_WANTED) == tuple(p.SERVER_MESSAGES.values())
+            p.MSG_WATCH, p.MSG_INPUT, p.MSG_CLOCK, p.MSG_VIDEO, p.MSG_SCROLL, p.MSG_DISPLAY_CHANGED, p.MSG_FRAME, p.MSG_APP_SURFACE,
+            p.MSG_TILES_WANTED) == tuple(p.SERVER_MESSAGES.values())
 
 
 def test_operations_and_their_tables(protocol_json: dict) -> None:
@@ -52,6 +53,9 @@ def test_operations_and_their_tables(protocol_json: dict) -> None:
     assert protocol_json["scrollSources"] == p.SCROLL_SOURCES
     assert protocol_json["outputChanges"] == p.OUTPUT_CHANGES
     assert protocol_json["displayLinkChanges"] == p.DISPLAY_LINK_CHANGES
+    assert protocol_json["appsActions"] == p.APPS_ACTIONS
+    assert protocol_json["appSurfaceKinds"] == p.APP_SURFACE_KINDS
+    assert protocol_json["appGoneReasons"] == p.APP_GONE_REASONS
     assert protocol_json["outputTransforms"] == p.OUTPUT_TRANSFORMS
     assert protocol_json["imageLimits"]["maxDimension"] == p.MAX_IMAGE_DIMENSION
     assert protocol_json["cornerMask"] == p.CORNER_MASK
