@@ -64,6 +64,8 @@ extension Connection {
 
     /// After a reconnection: managing again, as before.
     func replayAppManagement() {
+        // The new laminad tells its windows afresh (the old ones went with the old laminad).
+        appSurfaces = [:]
         guard managesApps, isConnected else { return }
         let channel = channel
         Task { @MainActor [weak self] in
