@@ -187,4 +187,53 @@ struct AppSurfaceEndToEndTests {
         app.kill()
         _ = c
     }
+
+    /// Keys in managed mode (weston-eventdemo, `--log-key`): none reach the app before it has
+    /// the keyboard; a tap on its layer gives it the keyboard (its keys then arrive, with
+    /// laminad's keymap); a tap on the managing client's own layer takes it back (keys go to the
+    /// client again); `focusApp` gives it again without a tap.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: WaylandEndToEndTests.eventDemo), "weston-eventdemo (Debian's weston) is not installed"))
+    func keysFollowTheTapOrTheManagersRequest() async throws {
+        let daemon = try wayland.kioskDaemon(size: "640x480")
+        let (c, app, id, _) = try await managedApp(daemon) {
+            try WaylandEndToEndTests.App(daemon, socket: daemon.directory + "/wayland-lamina-0", program: "/usr/bin/stdbuf",
+                                         arguments: ["-oL", WaylandEndToEndTests.eventDemo, "--log-key"])
+        }
+        Transaction.disableActions = true
+        let window = Layer(), button = Layer()
+        window.frame = Rect(x: 0, y: 0, width: 640, height: 380)
+        window.contents = .appSurface(id)
+        button.frame = Rect(x: 0, y: 400, width: 640, height: 80)
+        button.backgroundColor = Color(red: 0, green: 0.5, blue: 0, alpha: 1)
+        c.rootLayer.addSublayer(window)
+        c.rootLayer.addSublayer(button)
+        try await c.sync()
+        var keys: [InputEvent] = []
+        c.rootLayer.onInput = { if $0.kind == .keyPress { keys.append($0.event) } }
+        func key(_ name: String) throws {
+            for action in ["press", "release"] { #expect(try daemon.laminactl(["input", "key", action, name]).status == 0) }
+        }
+        func tap(_ x: Int, _ y: Int) throws {
+            _ = try daemon.laminactl(["input", "touch", "down", "0", "\(x)", "\(y)"])
+            _ = try daemon.laminactl(["input", "touch", "up", "0"])
+        }
+        func appKeys() -> [String] { daemon.logText.split(separator: "\n").filter { $0.hasPrefix("key key: ") && $0.contains("pressed") }.map(String.init) }
+        try tap(320, 440)
+        try key("a")
+        try await until("the client's key", daemon) { keys.count == 1 }
+        #expect(appKeys().isEmpty, "no key reached the app before it had the keyboard")
+        try tap(320, 200)
+        try key("z")
+        try await until("the app's key", daemon, clock: c) { appKeys().count == 1 }
+        #expect(appKeys().first?.hasPrefix("key key: 44, unicode: 122") == true, "\(appKeys())")
+        #expect(keys.count == 1, "the client heard no key meanwhile")
+        try tap(320, 440)
+        try key("b")
+        try await until("the client's key again", daemon) { keys.count == 2 }
+        try await c.focusApp(id)
+        try key("y")
+        try await until("the app's second key", daemon, clock: c) { appKeys().count == 2 }
+        #expect(keys.count == 2)
+        app.kill()
+    }
 }
