@@ -33,7 +33,15 @@ extension WaylandServer {
     /// Configures window `app` to `width` × `height` points (a layer's bounds showing it).
     public func configure(app: UInt32, width: Int, height: Int) {
         guard isManaged, let top = toplevel(app) else { return }
-        let w = UInt32(max(1, min(width, 32768))), h = UInt32(max(1, min(height, 32768)))
+        // Never a size whose buffer the app would be dropped for (`max_buffer_pixels`, at
+        // scale 1): a bigger layer gets the largest window of its shape that fits, stretched.
+        var fw = Double(max(1, min(width, 32768))), fh = Double(max(1, min(height, 32768)))
+        if fw * fh > Double(settings.maxBufferPixels) {
+            let k = (Double(settings.maxBufferPixels) / (fw * fh)).squareRoot()
+            fw = max(1, (fw * k).rounded(.down))
+            fh = max(1, (fh * k).rounded(.down))
+        }
+        let w = UInt32(fw), h = UInt32(fh)
         _ = wlr_xdg_toplevel_set_size(top.xdgSurface, w, h)
         logger.debug("wayland: toplevel \(app) configured to \(w) × \(h) (its layer's bounds)")
         flush()

@@ -236,4 +236,41 @@ struct AppSurfaceEndToEndTests {
         #expect(keys.count == 2)
         app.kill()
     }
+
+    /// The pointer in managed mode (weston-eventdemo without its border, `--log-button
+    /// --log-axis`), through a quarter-turned layer: a press at the screen point where the layer
+    /// shows window point (100, 60) reaches the app at (100, 60), a wheel turn reaches it as an
+    /// axis event, and the press after the pointer left the layer reaches the manager instead.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: WaylandEndToEndTests.eventDemo), "weston-eventdemo (Debian's weston) is not installed"))
+    func thePointerReachesTheAppThroughATurnedLayer() async throws {
+        let daemon = try wayland.kioskDaemon(size: "800x800")
+        let (c, app, id, _) = try await managedApp(daemon) {
+            try WaylandEndToEndTests.App(daemon, socket: daemon.directory + "/wayland-lamina-0", program: "/usr/bin/stdbuf",
+                                         arguments: ["-oL", WaylandEndToEndTests.eventDemo, "--no-border", "--log-button", "--log-axis"])
+        }
+        Transaction.disableActions = true
+        let size = Size(width: 640, height: 480), centre = Point(x: 400, y: 400)
+        let layer = Layer()
+        layer.bounds = Rect(x: 0, y: 0, width: size.width, height: size.height)
+        layer.position = centre
+        layer.transform = .rotation(angle: .pi / 2)
+        layer.contents = .appSurface(id)
+        c.rootLayer.addSublayer(layer)
+        var presses: [InputEvent] = []
+        c.rootLayer.onInput = { if $0.kind == .buttonPress { presses.append($0.event) } }
+        try await c.sync()
+        try await until("the window configured to the layer's bounds", daemon, clock: c) { c.appSurfaces[id]?.size == size }
+        let at = turned(100, 60, size: size, centre: centre)
+        for args in [["move", "\(at.0)", "\(at.1)"], ["press"], ["release"], ["scroll", "0", "10"]] {
+            #expect(try daemon.laminactl(["input", "pointer"] + args).status == 0)
+        }
+        try await until("the app's button and axis lines", daemon, clock: c) {
+            daemon.logText.contains("state: pressed, x: 100, y: 60") && daemon.logText.contains("axis")
+        }
+        #expect(presses.isEmpty, "the manager heard the app's press")
+        // Off the layer (the display's corner): the manager's root gets the next press.
+        for args in [["move", "5", "5"], ["press"], ["release"]] { _ = try daemon.laminactl(["input", "pointer"] + args) }
+        #expect(daemon.logText.components(separatedBy: "state: pressed").count == 2, "one press reached the app")
+        app.kill()
+    }
 }
