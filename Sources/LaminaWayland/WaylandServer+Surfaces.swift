@@ -89,14 +89,18 @@ extension WaylandServer {
         logger.info("wayland: toplevel \(top.app.id) (pid \(record.pid)) made, \(isManaged ? "sized by the app until a layer shows it" : "configured to \(desktopSize.width) × \(desktopSize.height)")")
     }
 
-    /// A popup (a menu, a tooltip): kept inside the desktop by its positioner's rules
+    /// A popup (a menu, a tooltip): kept inside the desktop (managed: the window) by its positioner's rules
     /// (`wlr_xdg_popup_unconstrain_from_box`: flipped or slid as the positioner allows), and
     /// shown as a part of its window from when it maps until it unmaps.
     private func popupCreated(_ xdg: UnsafeMutablePointer<wlr_xdg_surface>) {
         guard let popup = xdg.pointee.popup, let parent = popup.pointee.parent,
               let top = toplevels.values.first(where: { $0.views[UnsafeMutableRawPointer(parent)] != nil }) else { return }
+        // Kiosk: kept on the desktop; managed: inside the window itself, so a menu stays within
+        // the layer showing it (its bounds may clip, and it may stand anywhere on the display).
+        let area = isManaged && top.app.pointWidth > 0 && top.app.pointHeight > 0
+            ? (width: top.app.pointWidth, height: top.app.pointHeight) : desktopSize
         var box = wlr_box(x: Int32(top.geometryOrigin.x), y: Int32(top.geometryOrigin.y),
-                          width: Int32(clamping: desktopSize.width), height: Int32(clamping: desktopSize.height))
+                          width: Int32(clamping: area.width), height: Int32(clamping: area.height))
         let before = popup.pointee.geometry
         wlr_xdg_popup_unconstrain_from_box(popup, &box)
         logger.debug("wayland: popup of toplevel \(top.app.id): \(before.x),\(before.y) \(before.width)x\(before.height) → \(popup.pointee.geometry.x),\(popup.pointee.geometry.y) within \(box.x),\(box.y) \(box.width)x\(box.height)")
