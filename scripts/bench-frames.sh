@@ -10,7 +10,7 @@
 #
 # Options: --runs N (1; medians when > 1)  --warmup S (3)  --window S (10)
 #          --cases "peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll sparkline glass
-#                   gauge-drawing gauge-shapes app-full app-foot"
+#                   gauge-drawing gauge-shapes app-full app-foot app-layer"
 #          (video: a 1280x720 30 fps VP8 clip, made with gst-launch-1.0, full screen at 60 fps;
 #          snow: an emitter layer with 5,000 live particles, 8x8 flakes falling and turning;
 #          scroll: Benchmarks/scenes/scroll_list.py's 1,000-row list, flung up and down by injected
@@ -23,7 +23,9 @@
 #          changed 60 times a second by a Python client, recorded as a drawing each frame (laminad
 #          rasterises it each frame) or as shape and text layers (strokeEnd, a transform, a string);
 #          app-full, app-foot: Wayland apps in kiosk mode, laminad's own CPU: weston-simple-egl
-#          redrawing its whole 1280x720 window every frame, and foot with only its cursor blinking)
+#          redrawing its whole 1280x720 window every frame, and foot with only its cursor blinking;
+#          app-layer: the same weston-simple-egl as a scene's "app" in a layer with rounded corners
+#          clipping it, laminactl apply managing it)
 #          --qt (also run the Qt Quick peer, /work/shared/peers/qt-bench.sh; $PEERS overrides the folder)
 #          --gles "3 2" (run every case once per renderer path, labelled -es3, -es2, -esvc4, and print
 #          each ES 2 / ES 3 ratio, target <= 1.3; 2 and vc4 run on an ES 2.0 context,
@@ -38,7 +40,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 RUNS=1 WARMUP=3 WINDOW=10 QT=0 BUILD=1 KEEP=0 GLES_MODES=auto
-ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll sparkline glass gauge-drawing gauge-shapes app-full app-foot"
+ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll sparkline glass gauge-drawing gauge-shapes app-full app-foot app-layer"
 CASES=$ALL_CASES
 PEERS=${PEERS:-/work/shared/peers}
 while [ $# -gt 0 ]; do
@@ -144,7 +146,7 @@ scene = json.load(sys.stdin)
 scene["sublayers"].append({"name": "glass", "frame": [440, 210, 400, 300], "backgroundColor": [1, 1, 1, 0.25],
                            "cornerRadius": 16, "backgroundFilters": [{"name": "frost", "type": "gaussianBlur", "inputRadius": 20}]})
 json.dump(scene, sys.stdout)' >"$TMP/glass.json" || die "could not write the glass scene" ;;
-    gauge-drawing|gauge-shapes|app-full|app-foot) echo '{"sublayers": []}' >"$TMP/$s.json" ;;
+    gauge-drawing|gauge-shapes|app-full|app-foot|app-layer) echo '{"sublayers": []}' >"$TMP/$s.json" ;;
     *) python3 "$ROOT/Benchmarks/scenes/dashboard.py" "$s" >"$TMP/$s.json" || die "could not write the $s scene" ;;
   esac
   "$LAMINACTL" eval "$TMP/$s.json" --at 0 >/dev/null 2>"$TMP/$s.eval.err" \
@@ -233,6 +235,11 @@ run_case() {
     # configured to the desktop): weston-simple-egl draws with llvmpipe into wl_shm buffers.
     WAYLAND_DISPLAY="$dir/wayland-lamina-0" XDG_RUNTIME_DIR="$dir" LIBGL_ALWAYS_SOFTWARE=1 \
       weston-simple-egl -o >"$dir/app.log" 2>&1 & driver=$!
+  elif [ "$scene" = app-layer ]; then
+    # The same app as a scene's "app": laminactl apply runs it and manages it; its window is
+    # the contents of a full-screen layer with rounded corners (masksToBounds).
+    echo '{"sublayers": [{"name": "app", "frame": [0, 0, 1280, 720], "cornerRadius": 24, "masksToBounds": true, "app": ["weston-simple-egl", "-o"]}]}' >"$dir/app-layer.json"
+    XDG_RUNTIME_DIR="$dir" LIBGL_ALWAYS_SOFTWARE=1 "$LAMINACTL" apply --socket "$sock" --session app-layer "$dir/app-layer.json" >"$dir/app.log" 2>&1 & driver=$!
   elif [ "$scene" = app-foot ]; then
     # foot with only its cursor blinking: its damage is the cursor's cell.
     WAYLAND_DISPLAY="$dir/wayland-lamina-0" XDG_RUNTIME_DIR="$dir" \
@@ -304,6 +311,7 @@ label_of() {  # case -> (label scene damage)
     gauge-shapes) echo "lamina-gauge-shapes gauge-shapes on" ;;
     app-full) echo "lamina-app-full app-full on" ;;
     app-foot) echo "lamina-app-foot app-foot on" ;;
+    app-layer) echo "lamina-app-layer app-layer on" ;;
   esac
 }
 
@@ -407,6 +415,7 @@ for mode in ("drawing", "shapes"):
         print(f"  gauge redrawn every frame ({mode}): {f(med(f'lamina-gauge-{mode}', 'cpu_ms_per_frame'), 2)} ms per frame, "
               f"{f(med(f'lamina-gauge-{mode}', 'cpu_ms_per_s'))} ms of CPU per s, {f(med(f'lamina-gauge-{mode}', 'fps'))} fps")
 for label, what in (("lamina-app-full", "app redrawing 1280x720 fully:"),
+                    ("lamina-app-layer", "the same app in a rounded layer:"),
                     ("lamina-app-foot", "foot, its cursor blinking:")):
     if label in per:
         print(f"  {what:<35}{f(med(label, 'cpu_ms_per_frame'), 2)} ms per frame, "
