@@ -301,9 +301,18 @@ extension GLESRenderer {
                          GLfloat(max(u1 - hu, (u0 + u1) / 2)), GLfloat(max(v1 - hv, (v0 + v1) / 2)))
         // An opaque image at full opacity whose edges land on pixels needs no blending.
         let skipBlend = opaque && c.opacity >= 1 && d.clip == nil && !hasActiveClips && aligned
+        // (Not while drawing around a clip's corners: a copy would ignore the scissor.)
         if texelForPixel, skipBlend, bottomUp, usesContentsBlit, capabilities.framebufferBlit, targetIsRGBA8, frame.groups.isEmpty,
+           !drawingAroundCorners,
            blit(source, part: part, to: dr, c.transform) {
             return
+        }
+        // Opaque, plain, inside one rounded clip: the clip's inside is drawn without it, only
+        // its corners through it (`drawAroundCorners`).
+        if plain, opaque, c.opacity >= 1, !drawingAroundCorners, hasActiveClips {
+            drawingAroundCorners = true
+            defer { drawingAroundCorners = false }
+            if drawAroundCorners({ drawContents(c) }) { return }
         }
         if plain {
             let program = use(programs.plainContents)

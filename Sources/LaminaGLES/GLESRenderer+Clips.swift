@@ -19,6 +19,48 @@ extension GLESRenderer {
         frame.clipVersion += 1
     }
 
+    /// Draws `draw` (a contents command the plain program can draw opaque) inside the one clip
+    /// in force in two parts when that clip is a display-aligned rounded rectangle: its inside
+    /// away from the corners without the clip (cheap: no coverage, no blending; an app window
+    /// or photo in a rounded layer is mostly that), then the four corner squares through the
+    /// clipped program. Each part is scissored to its boxes within the damage. Returns false
+    /// when the clip is not such a rectangle (the caller draws the whole as usual).
+    func drawAroundCorners(_ draw: () -> Void) -> Bool {
+        guard frame.groups.isEmpty, frame.clips.count - frame.clipBase == 1, let clip = frame.clips.last,
+              let box = clip.displayBox else { return false }
+        // A pixel of margin for the corners' antialiasing.
+        let r = (clip.cornerReach + 1).rounded(.up)
+        guard box.x1 - box.x0 > 2 * r, box.y1 - box.y0 > 2 * r else { return false }
+        let limit = (frame.damage ?? frame.viewport).intersection(frame.viewport)
+        let inside = [PixelBox(x0: box.x0, y0: box.y0 + r, x1: box.x1, y1: box.y1 - r),
+                      PixelBox(x0: box.x0 + r, y0: box.y0, x1: box.x1 - r, y1: box.y0 + r),
+                      PixelBox(x0: box.x0 + r, y0: box.y1 - r, x1: box.x1 - r, y1: box.y1)]
+        let corners = [PixelBox(x0: box.x0, y0: box.y0, x1: box.x0 + r, y1: box.y0 + r),
+                       PixelBox(x0: box.x1 - r, y0: box.y0, x1: box.x1, y1: box.y0 + r),
+                       PixelBox(x0: box.x0, y0: box.y1 - r, x1: box.x0 + r, y1: box.y1),
+                       PixelBox(x0: box.x1 - r, y0: box.y1 - r, x1: box.x1, y1: box.y1)]
+        defer { bindCurrentTarget() }
+        let base = frame.clipBase
+        frame.clipBase = frame.clips.count
+        frame.clipVersion += 1
+        for part in inside {
+            let b = part.intersection(limit)
+            guard !b.isEmpty else { continue }
+            scissor(b)
+            draw()
+        }
+        frame.clipBase = base
+        frame.clipVersion += 1
+        for part in corners {
+            let b = part.intersection(limit)
+            guard !b.isEmpty else { continue }
+            scissor(b)
+            draw()
+        }
+        clippedSplits += 1
+        return true
+    }
+
     func popClip() {
         guard frame.clips.count > frame.clipBase else { return }
         frame.clips.removeLast()
@@ -52,6 +94,11 @@ struct ClipPlane {
     var radii: SIMD4<Float>
     /// Its corners are continuous: the shaders need their continuous variant.
     var isContinuous: Bool
+    /// Where the clip's plane is the display's, moved and scaled only, with its edges on whole
+    /// pixels: its box in display pixels and how far its corners' curves reach (pixels), so what
+    /// lies inside the box away from the corners is known to be uncut. Nil otherwise.
+    var displayBox: PixelBox?
+    var cornerReach = 0.0
 
     init(_ c: DrawCommand) {
         let t = c.transform
@@ -78,5 +125,13 @@ struct ClipPlane {
         rect = SIMD4(Float(b.minX), Float(b.minY), Float(b.width), Float(b.height))
         radii = r.shaderRadii
         isContinuous = r.curve == .continuous
+        if t.m12 == 0, t.m13 == 0, t.m14 == 0, t.m21 == 0, t.m23 == 0, t.m24 == 0, t.m44 == 1, t.m11 > 0, t.m22 > 0 {
+            let x0 = b.minX * t.m11 + t.m41, x1 = b.maxX * t.m11 + t.m41
+            let y0 = b.minY * t.m22 + t.m42, y1 = b.maxY * t.m22 + t.m42
+            if [x0, x1, y0, y1].allSatisfy({ $0.isFinite && abs($0 - $0.rounded()) < 1e-6 }) {
+                displayBox = PixelBox(x0: x0.rounded(), y0: y0.rounded(), x1: x1.rounded(), y1: y1.rounded())
+                cornerReach = r.reaches(within: b.size).largest * max(t.m11, t.m22)
+            }
+        }
     }
 }

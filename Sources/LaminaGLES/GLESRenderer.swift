@@ -127,6 +127,10 @@ public final class GLESRenderer: Renderer {
 
     /// The target being drawn is RGBA8 (set by `draw(_:into:damage:)`).
     var targetIsRGBA8 = false
+    /// Contents drawn around a rounded clip's corners (`drawAroundCorners`; stats
+    /// `contents.clipSplits`), and whether one is being drawn.
+    var clippedSplits = 0
+    var drawingAroundCorners = false
     /// Frames copied by the blit (stats `contents.blits`).
     var contentsBlits = 0
     /// Instanced batch draws made, for benchmarks.

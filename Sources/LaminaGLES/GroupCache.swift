@@ -152,6 +152,7 @@ extension GLESRenderer {
          ("groupCache.misses", Double(groupCache.misses)), ("groupCache.evictions", Double(groupCache.evictions)),
          ("batch.flushes", Double(batchDraws)), ("occlusion.skipped", Double(occludedDraws)),
          ("contents.blits", Double(contentsBlits)),
+         ("contents.clipSplits", Double(clippedSplits)),
          ("video.dmabufImport", textures.importer.map { $0.refusal == nil ? 1 : 0 } ?? 0),
          ("video.dmabufImported", Double(textures.dmabufImported)),
          ("video.dmabufCopied", Double(textures.dmabufCopied)),
