@@ -88,6 +88,7 @@ final class WaylandKiosk: WaylandServerDelegate {
         var pixels: ObjectIdentifier
         var bufferTransform: Int
         var sourceRect: Rect
+        var isOpaque: Bool
     }
     /// Each window's parts as shown, bottom to top, by window number.
     private var parts: [UInt32: [ShownPart]] = [:]
@@ -118,13 +119,16 @@ final class WaylandKiosk: WaylandServerDelegate {
         if !new || part.sourceRect != Rect(x: 0, y: 0, width: 1, height: 1) {
             ops.append(.set(layer(part.id), .contentsRect, .rect(part.sourceRect)))
         }
+        // An XRGB buffer is opaque (`isOpaque`): drawn without blending, and what it covers is
+        // not drawn at all (occlusion).
+        if !new || part.isOpaque { ops.append(.set(layer(part.id), .isOpaque, .bool(part.isOpaque))) }
         return (ops, attachments)
     }
 
     private func shown(_ part: AppSurfacePart) -> ShownPart? {
         guard let pixels = part.pixels else { return nil }
         return ShownPart(id: part.id, x: part.x, y: part.y, width: part.pointWidth, height: part.pointHeight, pixels: ObjectIdentifier(pixels),
-                         bufferTransform: part.bufferTransform, sourceRect: part.sourceRect)
+                         bufferTransform: part.bufferTransform, sourceRect: part.sourceRect, isOpaque: part.isOpaque)
     }
 
     /// The window as the compositor knows it.

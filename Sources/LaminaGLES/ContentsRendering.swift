@@ -307,9 +307,9 @@ extension GLESRenderer {
            blit(source, part: part, to: dr, c.transform) {
             return
         }
-        // Opaque, plain, inside one rounded clip: the clip's inside is drawn without it, only
-        // its corners through it (`drawAroundCorners`).
-        if plain, opaque, c.opacity >= 1, !drawingAroundCorners, hasActiveClips {
+        // Inside one rounded clip: the clip's inside is drawn without it (the clip covers it
+        // wholly there), only its corners through it (`drawAroundCorners`).
+        if !drawingAroundCorners, hasActiveClips {
             drawingAroundCorners = true
             defer { drawingAroundCorners = false }
             if drawAroundCorners({ drawContents(c) }) { return }

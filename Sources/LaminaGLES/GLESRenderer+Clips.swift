@@ -19,10 +19,11 @@ extension GLESRenderer {
         frame.clipVersion += 1
     }
 
-    /// Draws `draw` (a contents command the plain program can draw opaque) inside the one clip
+    /// Draws `draw` (a contents command) inside the one clip
     /// in force in two parts when that clip is a display-aligned rounded rectangle: its inside
-    /// away from the corners without the clip (cheap: no coverage, no blending; an app window
-    /// or photo in a rounded layer is mostly that), then the four corner squares through the
+    /// away from the corners without the clip (no coverage to compute per pixel; opaque
+    /// contents also skip blending: an app window or photo in a rounded layer is mostly that),
+    /// then the four corner squares through the
     /// clipped program. Each part is scissored to its boxes within the damage. Returns false
     /// when the clip is not such a rectangle (the caller draws the whole as usual).
     func drawAroundCorners(_ draw: () -> Void) -> Bool {
