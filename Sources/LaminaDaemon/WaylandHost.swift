@@ -67,14 +67,16 @@ final class WaylandHost {
         })
     }
 
-    /// `wayland.socket:PATH` (1 while listening), `wayland.clients`, `wayland.clientsConnected`
-    /// and `wayland.windowsCovered` (windows whose frame callbacks wait under an opaque one).
+    /// `wayland.socket:PATH` (1 while listening), `wayland.clients`, `wayland.clientsConnected`,
+    /// `wayland.windowsCovered` (windows whose frame callbacks wait: under an opaque one, or,
+    /// managed, shown by no layer) and `wayland.managed` (1 while a Lamina client manages apps).
     var statistics: [Statistic] {
         [
             Statistic(name: "wayland.socket:" + server.socketPath, value: 1),
             Statistic(name: "wayland.clients", value: Double(server.clientCount)),
             Statistic(name: "wayland.clientsConnected", value: Double(server.clientsConnected)),
             Statistic(name: "wayland.windowsCovered", value: Double(server.coveredWindows)),
+            Statistic(name: "wayland.managed", value: server.isManaged ? 1 : 0),
         ]
     }
 

@@ -11,7 +11,8 @@ struct AppSurfaceTests {
     let red = Color(red: 1, green: 0, blue: 0, alpha: 1)
 
     func setUp() throws -> (h: CompositorHarness, manager: ClientID, apps: ClientID) {
-        let h = try CompositorHarness(headlessWidth: 200, height: 200)
+        // Big commits applied at once (not staged over frames).
+        let h = try CompositorHarness(headlessWidth: 200, height: 200) { $0.commitStepOperations = 100_000 }
         let apps = h.hello("wayland-kiosk", peer: .user(0))
         h.compositor.setAppSession(apps)
         // The window layer stays out of the session's root (managed mode).
@@ -116,5 +117,35 @@ struct AppSurfaceTests {
         #expect(h.appsClosed == [5])
         h.feed(manager, .request(id: 8, .manageApps(.focus(app: 99))))
         #expect(h.take(manager).contains { if case .error(let e) = $0 { e.message.contains("no app window 99") } else { false } })
+    }
+
+    /// A managing client showing one window in 2,000 layers: each draws the window's subtree,
+    /// and the frame stops at the per-frame draw budget as nested replicators do (logged,
+    /// counted), nobody else's layers harmed.
+    @Test func manyLayersShowingAWindowStayWithinTheDrawBudget() throws {
+        let (h, manager, apps) = try setUp()
+        // The window with 60 sublayers of its own: each showing draws 61 layers.
+        var ops: [Operation] = []
+        for i in 0..<60 {
+            let id = LayerID(UInt32(100 + i))
+            ops += [.create(id), .set(id, .bounds, .rect(Rect(x: 0, y: 0, width: 2, height: 2))), .insert(parent: LayerID(5), child: id, index: .max)]
+        }
+        #expect(h.commit(apps, ops, serial: 2) == .applied(serial: 2))
+        h.feed(manager, .request(id: 3, .manageApps(.manage)))
+        ops = []
+        for i in 0..<2000 {
+            let id = LayerID(UInt32(1 + i))
+            ops += [.create(id), .set(id, .bounds, .rect(Rect(x: 0, y: 0, width: 20, height: 10))),
+                    .set(id, .position, .point(Point(x: 10, y: 5))), .set(id, .appSurface, .number(5)),
+                    .insert(parent: .root, child: id, index: .max)]
+        }
+        #expect(h.commit(manager, ops) == .applied(serial: 1))
+        let other = h.hello("other")
+        _ = h.commit(other, [.create(LayerID(1)), .set(LayerID(1), .bounds, .rect(Rect(x: 0, y: 0, width: 50, height: 50))),
+                             .set(LayerID(1), .position, .point(Point(x: 150, y: 150))), .set(LayerID(1), .backgroundColor, .color(red)),
+                             .insert(parent: .root, child: LayerID(1), index: .max)])
+        let shot = try h.screenshot(other)
+        #expect(h.compositor.stats.truncatedFrames > 0, "the manager's frame was cut at the budget")
+        #expect(shot.pixel(x: 150, y: 150) == (255, 0, 0, 255), "the other client's layer is drawn")
     }
 }
