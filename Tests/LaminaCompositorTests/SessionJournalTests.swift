@@ -143,6 +143,17 @@ struct SessionJournalTests {
         #expect(again.sessions.map(\.name) == ["kiosk"] && files.count == 1 && files[0].pixels() == [UInt8](repeating: 9, count: 32))
     }
 
+    /// A layer that showed an app window comes back without it: the window was the last
+    /// laminad's, and its number may name another app's window now. The layer's other values stay.
+    @Test func appSurfacesAreNotRestored() throws {
+        let compositor = Compositor(presenter: try HeadlessDisplay(width: 32, height: 32).presenter, clock: FrameClock(.virtual), realTime: { 0 })
+        var journal = Self.sample
+        journal.sessions[0].structure += [.set(LayerID(1), .appSurface, .number(7)), .set(LayerID(1), .appSizing, .string("app"))]
+        _ = compositor.restore(journal, bootID: "boot-a", pixels: { _ in HeapPixelMemory([UInt8](repeating: 9, count: 32)) })
+        let p = try #require(compositor.model.entries.first?.tree[LayerID(1)]?.properties)
+        #expect(p.appSurface == 0 && p.appSizing == .app && p.opacity == 0.5)
+    }
+
     /// An implicit animation runs from the presentation before its change, which the model does
     /// not hold: the journal writes that value as the animation's fromValue, so a restored
     /// session carries on from where it was instead of jumping to the model value.

@@ -129,7 +129,8 @@ extension Compositor {
             // Videos before the layers that show them; a playing one has moved on by the clock
             // time between the write and now, as the journal's animations have.
             for video in s.videos { ops += video.operations(elapsed: now - shift - journal.writtenAt) }
-            ops += s.structure
+            // App windows are the last laminad's: its numbers may name other apps' windows now.
+            ops += s.structure.filter { if case .set(_, .appSurface, _) = $0 { false } else { true } }
             do {
                 let result = try model.apply(ops, attachments: attachments, from: client, limits: configuration.limits)
                 if !result.videoChanges.isEmpty { applyVideoChanges(result.videoChanges, entry: i) }
