@@ -45,13 +45,9 @@ extension GLESRenderer {
         BackdropRegions.dependencies(of: index, commands, frame.extents, read: read, into: &backdrops.dependencies)
         let key = BackdropCache.Key(command: c, commands: commands, dependencies: backdrops.dependencies,
                                     width: frame.width, height: frame.height, background: frame.background)
-        var texture: GLuint
-        var textureSize = (width: frame.width, height: frame.height)
-        var origin = (x: GLint(0), y: GLint(0))
+        var pixels: BackdropPixels
         if cachesBackdrops, fresh, let hit = backdrops.cache.lookup(key, box: own, draw: backdrops.drawNumber) {
-            texture = hit.texture
-            textureSize = (hit.width, hit.height)
-            origin = (GLint(saturating: own.x0), GLint(saturating: Double(frame.height) - own.y1))
+            pixels = hit
             backdrops.cached += 1
         } else {
             if backdropSource?.width != frame.width || backdropSource?.height != frame.height {
@@ -59,52 +55,65 @@ extension GLESRenderer {
             }
             let scratch = backdropSource!
             let result = try filterBackdrop(filters, from: source, scratch, read: read, own: own, transform: c.transform)
-            texture = result.texture
-            textureSize = (result.width, result.height)
+            pixels = BackdropPixels(texture: result.target.texture, size: (result.target.width, result.target.height),
+                                    factor: result.factor, shift: (0, 0))
             backdrops.filtered += 1
             // Kept in the texture this backdrop had (an unscaled copy, which llvmpipe makes
-            // with memcpy), or a new one when its size changed.
+            // with memcpy), or a new one when its size changed: the layer's box, or at a
+            // reduced resolution the reduced box (a quarter or a sixteenth of its pixels).
             if cachesBackdrops, fresh {
-                let (w, h) = (Int(own.x1 - own.x0), Int(own.y1 - own.y0))
+                let box = result.box
+                let (w, h) = (Int(box.x1 - box.x0), Int(box.y1 - box.y0))
                 var reused = backdrops.cache.target(for: c, width: w, height: h)
                 if reused == nil { reused = try OffscreenTarget(context: context, width: w, height: h) }
                 let kept = reused!
-                blit(from: result.framebuffer, own, height: frame.height,
+                blit(from: result.target.framebuffer, box, height: frame.height,
                      to: kept.framebuffer, PixelBox(width: kept.width, height: kept.height), height: kept.height)
-                backdrops.cache.insert(key, box: own, target: kept, draw: backdrops.drawNumber)
-                texture = kept.texture
-                textureSize = (kept.width, kept.height)
-                origin = (GLint(saturating: own.x0), GLint(saturating: Double(frame.height) - own.y1))
+                pixels = BackdropPixels(texture: kept.texture, size: (kept.width, kept.height), factor: result.factor,
+                                        shift: (box.x0, Double(frame.height) - box.y1))
+                backdrops.cache.insert(key, box: own, target: kept, pixels: pixels, draw: backdrops.drawNumber)
             }
         }
 
         // Drawn back over the layer's box, inside its rounded shape and the clips in force.
         bindCurrentTarget()
-        glBindTexture(GLenum(GL_TEXTURE_2D), texture)
+        glBindTexture(GLenum(GL_TEXTURE_2D), pixels.texture)
         // Where no other clip is in force and the layer lies square on the display, the inside
         // away from its edges and corners needs no clip (llvmpipe pays for the clip's distance
         // function at every pixel): only the ring around it is drawn clipped.
         let inner = hasActiveClips ? PixelBox.empty : Self.unclippedInside(c, own)
         if !inner.isEmpty {
-            let program = use(programs.composite, clipped: false)
-            setTexelSize(program.texelSize.source, textureSize)
-            compositeBackdrop(program, inner, opacity: c.opacity, origin: origin)
+            compositeBackdrop(pixels, [inner], clipped: false, opacity: c.opacity)
         }
         pushClip(c)
-        let program = use(programs.composite)
-        setTexelSize(program.texelSize.source, textureSize)
-        for part in Self.ring(own, around: inner) {
-            compositeBackdrop(program, part, opacity: c.opacity, origin: origin)
-        }
+        compositeBackdrop(pixels, Self.ring(own, around: inner), clipped: nil, opacity: c.opacity)
         popClip()
     }
 
-    private func compositeBackdrop(_ program: ShaderProgram<CompositeUniforms>, _ box: PixelBox, opacity: Double,
-                                   origin: (x: GLint, y: GLint)) {
-        setQuad(program, .identity, box.rect)
+    /// Draws `boxes` of the filtered backdrop `pixels` (bound to texture unit 0), with the
+    /// clips in force unless `clipped` is false.
+    private func compositeBackdrop(_ pixels: BackdropPixels, _ boxes: [PixelBox], clipped: Bool?, opacity: Double) {
+        if pixels.factor == 1 {
+            let program = use(programs.composite, clipped: clipped)
+            setTexelSize(program.texelSize.source, pixels.size)
+            glUniform1f(program.uniforms.opacity, GLfloat(opacity))
+            glUniform2i(program.uniforms.origin, GLint(saturating: pixels.shift.x), GLint(saturating: pixels.shift.y))
+            for box in boxes {
+                setQuad(program, .identity, box.rect)
+                glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+            }
+            return
+        }
+        // At a reduced resolution: sampled bilinearly, as the linear blit back up would.
+        let program = use(programs.backdropComposite, clipped: clipped)
+        glUniform2f(program.uniforms.sourceSize, GLfloat(pixels.size.width), GLfloat(pixels.size.height))
         glUniform1f(program.uniforms.opacity, GLfloat(opacity))
-        glUniform2i(program.uniforms.origin, origin.x, origin.y)
-        glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        glUniform1f(program.uniforms.factor, GLfloat(pixels.factor))
+        glUniform2f(program.uniforms.shift, GLfloat(pixels.shift.x), GLfloat(pixels.shift.y))
+        for box in boxes {
+            setQuad(program, .identity, box.rect)
+            glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+        }
     }
 
     /// The whole pixels inside the layer's shape, away from its corners and antialiased edges,
@@ -130,14 +139,16 @@ extension GLESRenderer {
     }
 
     /// Runs `filters` over `read` of `source` (the target behind) in `scratch`; returns the target
-    /// whose `own` box holds the result. A blur of σ ≥ 3 display pixels runs at half the
-    /// resolution, of σ ≥ 6 at a quarter, as Core Image and Qt's MultiEffect do: `read` is
-    /// averaged down by exact 2×2 linear blits, filtered there with the blur's σ reduced by the
-    /// variance the box average and the bilinear way back up add (so the whole is the Gaussian
-    /// asked for, within 4 levels of 255 against a CPU Gaussian), and blitted back up bilinearly
-    /// into `scratch`.
+    /// holding the result, the box of it that holds `own` (y down, the output's height), and the
+    /// resolution's factor. A blur of σ ≥ 3 display pixels runs at half the resolution, of
+    /// σ ≥ 6 at a quarter, as Core Image and Qt's MultiEffect do: `read` is averaged down by
+    /// exact 2×2 linear blits and filtered there with the blur's σ reduced by the variance the
+    /// box average and the bilinear way back up add (so the whole is the Gaussian asked for,
+    /// within 4 levels of 255 against a CPU Gaussian). The way back up is the composite's
+    /// bilinear sample (`Shaders.backdropComposite`), not a pass of its own: the result stays
+    /// at the reduced resolution, display pixel p's value at p / factor.
     func filterBackdrop(_ filters: DrawFilters, from source: GLuint, _ scratch: OffscreenTarget, read: PixelBox, own: PixelBox,
-                        transform: Transform3D) throws(GLESError) -> OffscreenTarget {
+                        transform: Transform3D) throws(GLESError) -> (target: OffscreenTarget, box: PixelBox, factor: Int) {
         let scale = transform.approximateScale
         var sigmas: [Double] = []
         for stage in filters.stages { if case .blur(let r) = stage { sigmas.append(r / 3 * (scale.isFinite ? scale : 0)) } }
@@ -158,7 +169,7 @@ extension GLESRenderer {
             glClearColor(0, 0, 0, 0)
             glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
             blit(from: source, read, height: h, to: scratch.framebuffer, read, height: h)
-            return try applyFilters(filters, to: scratch, read, transform: transform)
+            return (try applyFilters(filters, to: scratch, read, transform: transform), own, 1)
         }
         if backdropLow.count < 2 || backdropLow[0].width != frame.width || backdropLow[0].height != frame.height {
             backdropLow.forEach { $0.release() }
@@ -199,9 +210,8 @@ extension GLESRenderer {
             blit(from: backdropLow[0].framebuffer, low(2), height: h, to: backdropLow[1].framebuffer, low(4), height: h, linear: true)
         }
         let result = try applyFilters(reduced, to: target, lowBox, transform: .identity)
-        blit(from: result.framebuffer, lowBox, height: h, to: scratch.framebuffer, aligned, height: h, linear: true)
         bindCurrentTarget()
-        return scratch
+        return (result, lowBox, factor)
     }
 
     /// `backdrop.filtered` (backdrops filtered), `backdrop.cached` (drawn from the cache),
@@ -211,6 +221,15 @@ extension GLESRenderer {
         [("backdrop.filtered", Double(backdrops.filtered)), ("backdrop.cached", Double(backdrops.cached)),
          ("backdrop.skipped", Double(backdrops.skipped)), ("backdrop.entries", Double(backdrops.cache.count))]
     }
+}
+
+/// Where a filtered backdrop's pixels lie: in `texture` (`size` texels), display pixel p's (GL's
+/// rows, from the bottom) at p / `factor` − `shift`; at factor 1 texel for pixel, `shift` whole.
+struct BackdropPixels {
+    var texture: GLuint
+    var size: (width: Int, height: Int)
+    var factor: Int
+    var shift: (x: Double, y: Double)
 }
 
 /// What the renderer keeps for background filters between frames.
@@ -265,6 +284,8 @@ struct BackdropCache {
         var key: Key
         var box: PixelBox
         var target: OffscreenTarget
+        /// Where in `target` the backdrop lies.
+        var pixels: BackdropPixels
         var draw: Int
     }
 
@@ -272,13 +293,13 @@ struct BackdropCache {
     var count: Int { entries.count }
 
     /// The kept backdrop for `key` over `box`, marked used in `draw`.
-    mutating func lookup(_ key: Key, box: PixelBox, draw: Int) -> OffscreenTarget? {
+    mutating func lookup(_ key: Key, box: PixelBox, draw: Int) -> BackdropPixels? {
         guard let i = entries.firstIndex(where: { $0.box == box && $0.key == key }) else { return nil }
         entries[i].draw = draw
-        return entries[i].target
+        return entries[i].pixels
     }
 
-    mutating func insert(_ key: Key, box: PixelBox, target: OffscreenTarget, draw: Int) {
+    mutating func insert(_ key: Key, box: PixelBox, target: OffscreenTarget, pixels: BackdropPixels, draw: Int) {
         if let i = entries.firstIndex(where: { $0.key.command == key.command }) {
             entries[i].target.release()
             entries.remove(at: i)
@@ -288,7 +309,7 @@ struct BackdropCache {
             entries[oldest].target.release()
             entries.remove(at: oldest)
         }
-        entries.append(Entry(key: key, box: box, target: target, draw: draw))
+        entries.append(Entry(key: key, box: box, target: target, pixels: pixels, draw: draw))
     }
 
     /// Lets go of the entries `draw` did not use.

@@ -61,6 +61,27 @@ struct CompositeUniforms: ProgramUniforms {
     func assignTextureUnits() { glUniform1i(source, 0) }
 }
 
+/// `Shaders.backdropComposite`: a backdrop filtered at a reduced resolution, drawn back.
+struct BackdropCompositeUniforms: ProgramUniforms {
+    static var fragment: String { Shaders.backdropComposite }
+    /// A sampler, texture unit 0.
+    let source: GLint
+    let sourceSize: GLint
+    let opacity: GLint
+    let factor: GLint
+    let shift: GLint
+
+    init(_ find: UniformLocator) throws(GLESError) {
+        source = try find("source")
+        sourceSize = try find("sourceSize")
+        opacity = try find("opacity")
+        factor = try find("factor")
+        shift = try find("shift")
+    }
+
+    func assignTextureUnits() { glUniform1i(source, 0) }
+}
+
 /// `Shaders.blur`: one pass of a separable Gaussian blur (`BlurKernel`), or a down- or
 /// up-sampling pass.
 struct BlurUniforms: ProgramUniforms {

@@ -114,6 +114,8 @@ struct RendererPrograms {
     let shadow: ProgramVariants<ShadowUniforms>
     /// `Shaders.composite`: an offscreen group's pixels.
     let composite: ProgramVariants<CompositeUniforms>
+    /// `Shaders.backdropComposite`: a backdrop filtered at a reduced resolution.
+    let backdropComposite: ProgramVariants<BackdropCompositeUniforms>
     /// `Shaders.blur`: one pass of a separable blur.
     let blur: ProgramVariants<BlurUniforms>
     /// `Shaders.fill`: a plain colour.
@@ -158,6 +160,7 @@ struct RendererPrograms {
             shape = try variants("shape")
             shadow = try variants("shadow")
             composite = try variants("composite")
+            backdropComposite = try variants("backdrop composite")
             blur = try variants("blur")
             fill = try variants("fill")
             plainContents = try variants("plainContents")

@@ -230,6 +230,22 @@ enum Shaders {
         }
         """
 
+    /// A backdrop filtered at 1/`factor` of the display's resolution (GLESRenderer+Backdrop.swift),
+    /// drawn back over the display: each pixel samples the reduced result bilinearly at its
+    /// centre over `factor`, less `shift` (where the result lies in the texture), the sample a
+    /// linear blit back up to the display's resolution would take, without that pass.
+    static let backdropComposite = fragmentCommon + """
+        uniform sampler2D source;
+        uniform vec2 sourceSize;     // texels
+        uniform float opacity;
+        uniform float factor;
+        uniform vec2 shift;          // texels
+        void main() {
+            vec2 p = gl_FragCoord.xy / factor - shift;
+            fragColor = texture(source, p / sourceSize) * (opacity * clipCoverage());
+        }
+        """
+
     /// One pass of a separable Gaussian blur of a texture's alpha, with taps from
     /// `BlurKernel`; also the down-sampling and up-sampling passes (no taps, `scale` 2 or 1/2).
     /// Intermediate passes write colour (1,1,1,1) × alpha into scratch targets; the last one

@@ -166,13 +166,17 @@ extension RenderWalk {
                                         toDisplay: Transform3D, opacity: Double, tint: Color?,
                                         into commands: inout [DrawCommand]) {
         let clipStart = commands.count
+        var cull: ClipPartition.Region?
         if p.masksToBounds {
-            commands.append(DrawCommand(kind: .pushClip, transform: toDisplay, bounds: look.bounds, cornerRadii: look.radii))
+            let clip = DrawCommand(kind: .pushClip, transform: toDisplay, bounds: look.bounds, cornerRadii: look.radii)
+            commands.append(clip)
+            cull = ClipPartition.region(of: clip)
         }
         // What tiled layers below can show: the display narrowed to this clip's box.
         let outerViewport = viewport
         if p.masksToBounds { viewport = Self.narrowed(viewport, to: p.bounds, toDisplay: toDisplay) }
-        visitSublayers(of: layer, p, localTime: localTime, toDisplay: toDisplay, opacity: opacity, tint: tint, into: &commands)
+        visitSublayers(of: layer, p, localTime: localTime, toDisplay: toDisplay, opacity: opacity, tint: tint, cull: cull,
+                       into: &commands)
         viewport = outerViewport
         if p.masksToBounds {
             if commands.count == clipStart + 1 { commands.removeLast(); return }

@@ -26,9 +26,11 @@ extension RenderWalk {
         return children
     }
 
+    /// - Parameter cull: the clip of a `masksToBounds` layer on the display, when it is an
+    ///   axis-aligned rectangle there: sublayers wholly out of its view are not walked (ClipCull.swift).
     mutating func visitSublayers(of layer: ServerLayer, _ p: LayerProperties, localTime: Double,
                                          toDisplay: Transform3D, opacity: Double, tint: Color?,
-                                         into commands: inout [DrawCommand]) {
+                                         cull: ClipPartition.Region? = nil, into commands: inout [DrawCommand]) {
         let space = p.sublayerSpace
         let plane = toDisplay.flatteningZ
         guard p.kind == .replicator else {
@@ -41,6 +43,10 @@ extension RenderWalk {
                 var toPlane = plane
                 if perOutput, let output = outputRoots[c.props.name] {
                     toPlane = plane.concatenating(.translation(x: output.minX, y: output.minY))
+                }
+                if let cull, liesOutside(cull, c.id, c.layer, c.props, localTime: c.time, superlayerSpace: space,
+                                         superlayerToDisplay: toPlane) {
+                    continue
                 }
                 if atRoot, tint == nil, let cache, !dynamicTops.contains(c.id) {
                     let key = RenderListCache.Key(entry: serial, layer: c.id)
