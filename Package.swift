@@ -111,11 +111,11 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "laminactl", dependencies: [
-            "Lamina", "LaminaScene", "LaminaImage", "LaminaCore", "LaminaProtocol",
+            "Lamina", "LaminaScene", "LaminaImage", "LaminaCore", "LaminaProtocol", "LaminaPlatform",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "lamina-demo", dependencies: [
-            "Lamina", "LaminaCore", "LaminaImage",
+            "Lamina", "LaminaCore", "LaminaImage", "LaminaPlatform",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Test tool: a uinput multi-touch screen that replays touches read from stdin (the KMS VM tests).

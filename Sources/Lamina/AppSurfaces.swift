@@ -44,6 +44,14 @@ extension Connection {
         _ = try await channel.request(.manageApps(.stop))
     }
 
+    /// laminad's Wayland socket (`wayland.socket:PATH` in its statistics), the path apps take
+    /// as `WAYLAND_DISPLAY`; nil when it serves none (`[wayland] enabled = false`).
+    public func waylandSocket() async throws -> String? {
+        try await stats().lazy.compactMap { s -> String? in
+            s.name.hasPrefix("wayland.socket:") ? String(s.name.dropFirst("wayland.socket:".count)) : nil
+        }.first
+    }
+
     /// Gives app window `id` the keyboard (0 takes it back to this client).
     public func focusApp(_ id: UInt32) async throws {
         try await connected()

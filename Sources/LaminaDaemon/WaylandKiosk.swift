@@ -92,6 +92,8 @@ final class WaylandKiosk: WaylandServerDelegate {
     }
     /// Each window's parts as shown, bottom to top, by window number.
     private var parts: [UInt32: [ShownPart]] = [:]
+    /// Each window layer's size as last committed (points), by window number.
+    private var frames: [UInt32: (Int, Int)] = [:]
 
     /// Layer and image numbers are laminad's numbers for windows and parts (one numbering;
     /// images and layers have separate spaces). A window is a layer holding a layer per part.
@@ -143,8 +145,6 @@ final class WaylandKiosk: WaylandServerDelegate {
         return [.set(layer(app.id), .bounds, .rect(Rect(x: 0, y: 0, width: w, height: h))),
                 .set(layer(app.id), .position, .point(Point(x: w / 2, y: h / 2)))]
     }
-    private var frames: [UInt32: (Int, Int)] = [:]
-
     func appSurfaceAppeared(_ app: AppSurface) {
         var ops: [LaminaProtocol.Operation] = [.create(layer(app.id))] + windowFrame(app)
         frames[app.id] = (app.pointWidth, app.pointHeight)

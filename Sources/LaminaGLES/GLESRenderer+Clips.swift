@@ -40,24 +40,23 @@ extension GLESRenderer {
                        PixelBox(x0: box.x1 - r, y0: box.y0, x1: box.x1, y1: box.y0 + r),
                        PixelBox(x0: box.x0, y0: box.y1 - r, x1: box.x0 + r, y1: box.y1),
                        PixelBox(x0: box.x1 - r, y0: box.y1 - r, x1: box.x1, y1: box.y1)]
+        func drawScissored(_ boxes: [PixelBox]) {
+            for part in boxes {
+                let b = part.intersection(limit)
+                guard !b.isEmpty else { continue }
+                scissor(b)
+                draw()
+            }
+        }
         defer { bindCurrentTarget() }
+        // The inside with the clip set aside (the clip stack's base above it), then the corners.
         let base = frame.clipBase
         frame.clipBase = frame.clips.count
         frame.clipVersion += 1
-        for part in inside {
-            let b = part.intersection(limit)
-            guard !b.isEmpty else { continue }
-            scissor(b)
-            draw()
-        }
+        drawScissored(inside)
         frame.clipBase = base
         frame.clipVersion += 1
-        for part in corners {
-            let b = part.intersection(limit)
-            guard !b.isEmpty else { continue }
-            scissor(b)
-            draw()
-        }
+        drawScissored(corners)
         clippedSplits += 1
         return true
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Lamina
 import LaminaCore
+import LaminaPlatform
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,14 +21,8 @@ enum Kiosk {
     /// Why the act cannot play here, or nil.
     static func problem(on c: Connection) async throws -> String? {
         guard FileManager.default.isExecutableFile(atPath: cog) else { return "cog (Debian's WPE WebKit browser) is not installed" }
-        guard try await waylandSocket(of: c) != nil else { return "laminad serves no Wayland socket" }
+        guard try await c.waylandSocket() != nil else { return "laminad serves no Wayland socket" }
         return nil
-    }
-
-    static func waylandSocket(of c: Connection) async throws -> String? {
-        try await c.stats().lazy.compactMap { s -> String? in
-            s.name.hasPrefix("wayland.socket:") ? String(s.name.dropFirst("wayland.socket:".count)) : nil
-        }.first
     }
 
     /// The page: a welcome board drawn by WebKit.
@@ -53,15 +48,9 @@ enum Kiosk {
         try page.write(toFile: file, atomically: true, encoding: .utf8)
         try await c.manageApps()
         var environment = ProcessInfo.processInfo.environment
-        environment["WAYLAND_DISPLAY"] = try await waylandSocket(of: c)
+        environment["WAYLAND_DISPLAY"] = try await c.waylandSocket()
         if environment["XDG_RUNTIME_DIR"] == nil { environment["XDG_RUNTIME_DIR"] = directory }
-        let words: [String] = [cog, "--platform=wl", "file://" + file]
-        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, cog, nil, nil, argv, envp)
-        guard status == 0 else { throw LaminaError.invalidArgument("cannot start cog: \(String(cString: strerror(status)))") }
+        let pid = try spawnProgram([cog, "--platform=wl", "file://" + file], environment: environment)
 
         let root = Layer()
         root.frame = Rect(x: 0, y: 0, width: size.width, height: size.height)

@@ -1,6 +1,7 @@
 import Foundation
 import Lamina
 import LaminaCore
+import LaminaPlatform
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,13 +48,6 @@ final class AppLauncher {
         self.waylandDisplay = waylandDisplay
         self.createsMissingLayers = createsMissingLayers
         connection.onAppSurface = { [weak self] e in self?.received(e) }
-    }
-
-    /// laminad's Wayland socket, from its statistics; nil when it serves none.
-    static func waylandSocket(of c: Connection) async throws -> String? {
-        try await c.stats().lazy.compactMap { s -> String? in
-            s.name.hasPrefix("wayland.socket:") ? String(s.name.dropFirst("wayland.socket:".count)) : nil
-        }.first
     }
 
     private func now() -> Double {
@@ -134,15 +128,10 @@ final class AppLauncher {
         let command = launch.wanted.command
         var environment = ProcessInfo.processInfo.environment
         environment["WAYLAND_DISPLAY"] = waylandDisplay
-        let env = environment.map { "\($0.key)=\($0.value)" }
-        var pid: pid_t = 0
-        let argv = command.map { strdup($0) } + [nil]
-        let envp = env.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
-        let status = posix_spawnp(&pid, command[0], nil, nil, argv, envp)
         launch.started = now()
-        guard status == 0 else {
-            say("cannot start \(command[0]): \(String(cString: strerror(status)))")
+        let pid: pid_t
+        do { pid = try spawnProgram(command, environment: environment) } catch {
+            say("cannot start \(command[0]): \(error)")
             launch.exitStatus = 127
             lastExitStatus = 127
             if launch.wanted.restart {

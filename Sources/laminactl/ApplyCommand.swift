@@ -100,7 +100,7 @@ struct Apply: AsyncParsableCommand {
             existing.want(Self.wantedApps(parsed))
             return existing
         }
-        guard let display = try await AppLauncher.waylandSocket(of: c) else {
+        guard let display = try await c.waylandSocket() else {
             throw CommandFailure(ExitStatus.unavailable, "\(scene): the scene runs apps, but laminad serves no Wayland socket ([wayland] enabled = false)")
         }
         let launcher = AppLauncher(connection: c, waylandDisplay: display, createsMissingLayers: false)

@@ -50,7 +50,7 @@ struct Launch: AsyncParsableCommand {
         }
         let c = try connection.connect(session: session, keepLayers: true, reportErrors: true)
         defer { c.close() }
-        guard let display = try await AppLauncher.waylandSocket(of: c) else {
+        guard let display = try await c.waylandSocket() else {
             throw CommandFailure(ExitStatus.unavailable, "laminad serves no Wayland socket ([wayland] enabled = false)")
         }
         let launcher = AppLauncher(connection: c, waylandDisplay: display, createsMissingLayers: true)

@@ -28,16 +28,28 @@ struct AppSurfaceEndToEndTests {
 
     /// A managing client on `daemon` with its first app window's number once `start` runs it.
     func managedApp(_ daemon: DaemonProcess, name: String = "shell", start: () throws -> WaylandEndToEndTests.App)
-        async throws -> (Connection, WaylandEndToEndTests.App, UInt32, [AppSurfaceEvent]) {
+        async throws -> (Connection, WaylandEndToEndTests.App, UInt32) {
         let c = try Connection.connect(to: daemon.socket, name: name)
-        var events: [AppSurfaceEvent] = []
-        c.onAppSurface = { events.append($0) }
         try await c.manageApps()
         let path = daemon.directory + "/wayland-lamina-0"
         try wayland.waitForSocket(path, daemon)
         let app = try start()
         try await until("the app's window", daemon) { !c.appSurfaces.isEmpty }
-        return (c, app, c.appSurfaces.keys.min()!, events)
+        return (c, app, c.appSurfaces.keys.min()!)
+    }
+
+    /// A layer of `size` centred at `centre`, turned a quarter clockwise, showing window `id`,
+    /// added to `c`'s root (without implicit animations).
+    @discardableResult
+    func turnedLayer(_ c: Connection, showing id: UInt32, size: Size, centre: Point) -> Layer {
+        Transaction.disableActions = true
+        let layer = Layer()
+        layer.bounds = Rect(x: 0, y: 0, width: size.width, height: size.height)
+        layer.position = centre
+        layer.transform = .rotation(angle: .pi / 2)
+        layer.contents = .appSurface(id)
+        c.rootLayer.addSublayer(layer)
+        return layer
     }
 
     /// Screen point of window point (wx, wy) in a layer of `size` centred at `centre`, turned a
@@ -59,7 +71,7 @@ struct AppSurfaceEndToEndTests {
     @Test(.enabled(if: WaylandEndToEndTests.hasSimpleSHM, "weston-simple-shm (Debian's weston) is not installed"))
     func simpleSHMInARoundedTurnedLayer() async throws {
         let daemon = try wayland.kioskDaemon(size: "640x480", extra: ["--background", "#3366CC"])
-        let (c, app, id, _) = try await managedApp(daemon) {
+        let (c, app, id) = try await managedApp(daemon) {
             try WaylandEndToEndTests.App(daemon, socket: daemon.directory + "/wayland-lamina-0")
         }
         let surface = try #require(c.appSurfaces[id])
@@ -70,17 +82,11 @@ struct AppSurfaceEndToEndTests {
         let bare = try await c.screenshot()
         #expect(bare.pixel(x: 5, y: 5) == (0x33, 0x66, 0xCC, 255) && bare.pixel(x: 320, y: 240) == (0x33, 0x66, 0xCC, 255))
 
-        Transaction.disableActions = true
-        let layer = Layer()
-        layer.bounds = Rect(x: 0, y: 0, width: 250, height: 250)
-        layer.position = Point(x: 320, y: 240)
+        let centre = Point(x: 320, y: 240), size = Size(width: 250, height: 250)
+        let layer = turnedLayer(c, showing: id, size: size, centre: centre)
         layer.cornerRadius = 40
         layer.masksToBounds = true
-        layer.transform = .rotation(angle: .pi / 2)
-        layer.contents = .appSurface(id)
-        c.rootLayer.addSublayer(layer)
         try await c.sync()
-        let centre = Point(x: 320, y: 240), size = Size(width: 250, height: 250)
         try await until("simple-shm in the layer", daemon) {
             let (x, y) = turned(30, 12, size: size, centre: centre)
             return try await c.screenshot().pixel(x: x, y: y) == (255, 255, 255, 255)
@@ -112,19 +118,13 @@ struct AppSurfaceEndToEndTests {
     @Test(.enabled(if: WaylandEndToEndTests.hasGTK4, "GTK 4 for Python (python3-gi, gir1.2-gtk-4.0) is not installed"))
     func aGTKButtonTappedThroughATurnedLayer() async throws {
         let daemon = try wayland.kioskDaemon(size: "800x800")
-        let (c, app, id, _) = try await managedApp(daemon) {
+        let (c, app, id) = try await managedApp(daemon) {
             try WaylandEndToEndTests.App(daemon, socket: daemon.directory + "/wayland-lamina-0", program: "/usr/bin/python3",
                                          arguments: [WaylandEndToEndTests.gtkApp],
                                          environment: ["XDG_RUNTIME_DIR": daemon.directory, "GSK_RENDERER": "cairo", "NO_AT_BRIDGE": "1"])
         }
-        Transaction.disableActions = true
         let size = Size(width: 640, height: 480), centre = Point(x: 400, y: 400)
-        let layer = Layer()
-        layer.bounds = Rect(x: 0, y: 0, width: size.width, height: size.height)
-        layer.position = centre
-        layer.transform = .rotation(angle: .pi / 2)
-        layer.contents = .appSurface(id)
-        c.rootLayer.addSublayer(layer)
+        turnedLayer(c, showing: id, size: size, centre: centre)
         try await c.sync()
         try await until("the window configured to the layer's bounds", daemon) { c.appSurfaces[id]?.size == size }
         let button = turned(320, 140, size: size, centre: centre)
@@ -152,7 +152,7 @@ struct AppSurfaceEndToEndTests {
     @Test(.enabled(if: WaylandEndToEndTests.hasSimpleSHM, "weston-simple-shm (Debian's weston) is not installed"))
     func aCrashIsToldAndTheLayerKeepsOrClears() async throws {
         let daemon = try wayland.kioskDaemon(size: "640x300", extra: ["--background", "#3366CC"])
-        var (c, app, id, _) = try await managedApp(daemon) {
+        var (c, app, id) = try await managedApp(daemon) {
             try WaylandEndToEndTests.App(daemon, socket: daemon.directory + "/wayland-lamina-0")
         }
         var gone: [AppSurfaceEvent] = []
@@ -195,7 +195,7 @@ struct AppSurfaceEndToEndTests {
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: WaylandEndToEndTests.eventDemo), "weston-eventdemo (Debian's weston) is not installed"))
     func keysFollowTheTapOrTheManagersRequest() async throws {
         let daemon = try wayland.kioskDaemon(size: "640x480")
-        let (c, app, id, _) = try await managedApp(daemon) {
+        let (c, app, id) = try await managedApp(daemon) {
             try WaylandEndToEndTests.App(daemon, socket: daemon.directory + "/wayland-lamina-0", program: "/usr/bin/stdbuf",
                                          arguments: ["-oL", WaylandEndToEndTests.eventDemo, "--log-key"])
         }
@@ -244,18 +244,12 @@ struct AppSurfaceEndToEndTests {
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: WaylandEndToEndTests.eventDemo), "weston-eventdemo (Debian's weston) is not installed"))
     func thePointerReachesTheAppThroughATurnedLayer() async throws {
         let daemon = try wayland.kioskDaemon(size: "800x800")
-        let (c, app, id, _) = try await managedApp(daemon) {
+        let (c, app, id) = try await managedApp(daemon) {
             try WaylandEndToEndTests.App(daemon, socket: daemon.directory + "/wayland-lamina-0", program: "/usr/bin/stdbuf",
                                          arguments: ["-oL", WaylandEndToEndTests.eventDemo, "--no-border", "--log-button", "--log-axis"])
         }
-        Transaction.disableActions = true
         let size = Size(width: 640, height: 480), centre = Point(x: 400, y: 400)
-        let layer = Layer()
-        layer.bounds = Rect(x: 0, y: 0, width: size.width, height: size.height)
-        layer.position = centre
-        layer.transform = .rotation(angle: .pi / 2)
-        layer.contents = .appSurface(id)
-        c.rootLayer.addSublayer(layer)
+        turnedLayer(c, showing: id, size: size, centre: centre)
         var presses: [InputEvent] = []
         c.rootLayer.onInput = { if $0.kind == .buttonPress { presses.append($0.event) } }
         try await c.sync()

@@ -88,6 +88,18 @@ static void write_all(int fd, const void *data, size_t n) {
     }
 }
 
+/* Dispatches what `conn` has read until `wanted` messages were handled in all (`already` so far),
+ * at most 100 reads; returns the count reached (less where the connection failed). */
+static int dispatch_until(lamina_connection *conn, int already, int wanted) {
+    for (int i = 0; i < 100 && already < wanted; i++) {
+        int d = lamina_connection_dispatch(conn);
+        if (d < 0)
+            break;
+        already += d;
+    }
+    return already;
+}
+
 static void write_fixture(int fd, const char *dir, const char *name) {
     size_t n;
     uint8_t *data = read_file(dir, name, &n);
@@ -310,12 +322,7 @@ static void display_fixture(const char *dir) {
     lamina_connection_set_event_callback(conn, on_display_event, &events);
     write_fixture(server, dir, "display-changed.bin");
     int dispatched = 0;
-    for (int i = 0; i < 100 && dispatched < 1; i++) {
-        int d = lamina_connection_dispatch(conn);
-        if (d < 0)
-            break;
-        dispatched += d;
-    }
+    dispatched = dispatch_until(conn, dispatched, 1);
     const char *expected = "display 1824x600: DP-1 0,0 800x600 scale 1 normal 60 Hz; HDMI-A-1 800,0 1024x576 scale 1.875 "
                            "flipped-270 50 Hz;";
     CHECK(dispatched == 1 && strcmp(events.log, expected) == 0, "display-changed event: %s", events.log);
@@ -369,12 +376,7 @@ static void display_link_fixture(const char *dir) {
     uint32_t serial = conn->serial;
     write_fixture(server, dir, "frame.bin");
     int dispatched = 0;
-    for (int i = 0; i < 100 && dispatched < 1; i++) {
-        int d = lamina_connection_dispatch(conn);
-        if (d < 0)
-            break;
-        dispatched += d;
-    }
+    dispatched = dispatch_until(conn, dispatched, 1);
     CHECK(strcmp(log.log, "link 1 1.5 0.016667 0.016667;link 3 1.5 0.016667 0.016667;") == 0, "frame callbacks: %s", log.log);
     CHECK(lamina_display_link_frame_count(links[1]) == 1 && lamina_display_link_target_timestamp(links[3]) == 1.5 + 1.0 / 60,
           "link state after the frame");
@@ -535,12 +537,7 @@ static void scroll_fixtures(const char *dir) {
     write_fixture(server, dir, "scroll-began.bin");
     write_fixture(server, dir, "scroll-moved.bin");
     int dispatched = 0;
-    for (int i = 0; i < 100 && dispatched < 2; i++) {
-        int d = lamina_connection_dispatch(conn);
-        if (d < 0)
-            break;
-        dispatched += d;
-    }
+    dispatched = dispatch_until(conn, dispatched, 2);
     double b[4];
     CHECK(lamina_layer_get_bounds(list, b) == 0 && b[0] == 0 && b[1] == 180.5 && b[2] == 320 && b[3] == 240,
           "bounds follow the scroll: %g %g %g %g", b[0], b[1], b[2], b[3]);
@@ -549,12 +546,7 @@ static void scroll_fixtures(const char *dir) {
           "scroll_to: %g %g", b[0], b[1]);
     /* A scroll event from before laminad applied the client's set does not override it. */
     write_fixture(server, dir, "scroll-ended.bin");
-    for (int i = 0; i < 100 && dispatched < 3; i++) {
-        int d = lamina_connection_dispatch(conn);
-        if (d < 0)
-            break;
-        dispatched += d;
-    }
+    dispatched = dispatch_until(conn, dispatched, 3);
     CHECK(lamina_layer_get_bounds(list, b) == 0 && b[1] == 600, "the client's pending origin stays: %g", b[1]);
     CHECK(lamina_layer_scroll_to_rect(list, 0, 900, 10, 40) == 0 && lamina_layer_get_bounds(list, b) == 0 && b[1] == 700,
           "scroll_to_rect brings the far edge in: %g", b[1]);
@@ -681,12 +673,7 @@ static void video_fixtures(const char *dir) {
     write_fixture(server, dir, "video-ended.bin");
     write_fixture(server, dir, "video-error.bin");
     int dispatched = 0;
-    for (int i = 0; i < 100 && dispatched < 3; i++) {
-        int d = lamina_connection_dispatch(conn);
-        if (d < 0)
-            break;
-        dispatched += d;
-    }
+    dispatched = dispatch_until(conn, dispatched, 3);
     CHECK(dispatched == 3 && events.seen[LAMINA_VIDEO_READY] == 1 && events.width == 64 && events.height == 48 &&
               events.duration == 3 && events.seen[LAMINA_VIDEO_ENDED] == 1 && events.seen[LAMINA_VIDEO_ERROR] == 1 &&
               strcmp(events.error, "no such file") == 0,
@@ -757,12 +744,7 @@ static void apps_fixture(const char *dir) {
     write_fixture(server, dir, "app-surface-appeared.bin");
     write_fixture(server, dir, "app-surface-gone.bin");
     int dispatched = 0;
-    for (int i = 0; i < 100 && dispatched < 2; i++) {
-        int d = lamina_connection_dispatch(conn);
-        if (d < 0)
-            break;
-        dispatched += d;
-    }
+    dispatched = dispatch_until(conn, dispatched, 2);
     CHECK(strcmp(log.log, "app 0 window 7 'foot' 'foot' pid 4242 1280x720 reason 0;"
                           "app 2 window 7 'foot' 'foot' pid 4242 1280x720 reason 1;") == 0,
           "app-surface events: %s", log.log);
