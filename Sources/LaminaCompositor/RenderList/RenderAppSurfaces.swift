@@ -17,8 +17,8 @@ extension RenderWalk {
     /// Draws the app window a layer shows (`appSurface`) where its contents would go: the
     /// window's layers from the app session's tree, placed in the bounds by `contentsGravity`
     /// (filling them by default) and clipped to the rounded bounds with `masksToBounds`. Its
-    /// popups may reach past the window; without `masksToBounds` they show there. A gone
-    /// window shows its last frame only where `appExitContents` keeps it.
+    /// popups are kept inside the window by the Wayland server, so they show within the layer.
+    /// A gone window shows its last frame only where `appExitContents` keeps it.
     mutating func appendAppSurface(_ p: LayerProperties, bounds: Rect, radii: CornerRadii, opacity: Double, tint: Color?,
                                    toDisplay: Transform3D, into commands: inout [DrawCommand]) {
         // Whatever it shows now, the window may come, change or go without this tree changing:
