@@ -1,7 +1,7 @@
 // wlroots 0.15's protocol types over libwayland-server (LaminaWayland): the display, the
 // globals clients bind (compositor, subcompositor, xdg-shell, seat, data device, viewporter,
-// presentation, output) and the pixman renderer that only wraps client buffers; laminad's own
-// renderer draws. wlroots marks these headers unstable: the define says we know.
+// presentation, output, linux-dmabuf), the renderer interface laminad's buffer-only renderer
+// fills in, and the pixman renderer it hands shm buffers to; laminad's own renderer draws. wlroots marks these headers unstable: the define says we know.
 #ifndef LAMINA_CWLROOTS_SHIM_H
 #define LAMINA_CWLROOTS_SHIM_H
 #define WLR_USE_UNSTABLE 1
@@ -12,6 +12,9 @@
 #include <wlr/render/wlr_texture.h>
 #include <wlr/render/pixman.h>
 #include <wlr/render/allocator.h>
+#include <wlr/render/interface.h>
+#include <wlr/render/drm_format_set.h>
+#include <wlr/render/dmabuf.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/types/wlr_compositor.h>
 #include <wlr/types/wlr_surface.h>
@@ -28,5 +31,6 @@
 #include <wlr/types/wlr_xdg_output_v1.h>
 #include <wlr/types/wlr_xdg_decoration_v1.h>
 #include <wlr/types/wlr_output_layout.h>
+#include <wlr/types/wlr_linux_dmabuf_v1.h>
 #include <wlr/util/log.h>
 #endif

@@ -233,7 +233,7 @@ public final class Daemon {
         transport = try ClientTransport(listener: listener, budgets: budgets, heapTrimmer: heapTrimmer,
                                         peers: ClientTransport.PeerPolicy(socketOwner: options.socketOwner, privilegedGroup: options.privilegedGroup),
                                         loop: loop, compositor: compositor, logger: logger)
-        wayland = WaylandHost.start(options: options, compositor: compositor, loop: loop, logger: logger)
+        wayland = WaylandHost.start(options: options, compositor: compositor, renderer: renderer, loop: loop, logger: logger)
         if let video = videoDecoding {
             try loop.add(video.wakeup) { [unowned self] _ in
                 video.drainWakeup()

@@ -17,7 +17,7 @@ final class WaylandHost {
 
     /// nil when `[wayland] enabled = false`, or when the socket cannot be bound (logged: Lamina
     /// clients are served all the same).
-    static func start(options: Daemon.Options, compositor: Compositor, loop: EventLoop, logger: Logger) -> WaylandHost? {
+    static func start(options: Daemon.Options, compositor: Compositor, renderer: any Renderer, loop: EventLoop, logger: Logger) -> WaylandHost? {
         let settings = options.wayland
         guard settings.enabled else {
             logger.info("wayland: off ([wayland] enabled = false)")
@@ -39,6 +39,7 @@ final class WaylandHost {
             // A page flip (KMS) paces and times frames; headless presents them at once.
             server.presentsOnPageFlip = compositor.backend.session != nil
             host.describe(compositor.backend.displayLayout)
+            host.offerDMABufs(renderer: renderer, backend: compositor.backend, logger: logger)
             try loop.add(server.eventDescriptor) { [unowned host] _ in host.server.dispatch() }
             logger.notice("wayland: clients connect to \(path) (WAYLAND_DISPLAY=\(path))")
             return host
@@ -46,6 +47,27 @@ final class WaylandHost {
             logger.error("wayland: no Wayland server: \(error)")
             return nil
         }
+    }
+
+    /// Offers apps dma-bufs (`zwp_linux_dmabuf_v1`) where the display is a DRM device apps can
+    /// allocate on and the renderer shows dma-bufs: imported in place on a GPU, mapped and copied
+    /// (linear buffers) on a software rasteriser. Not headless: there is no device to share.
+    private func offerDMABufs(renderer: any Renderer, backend: any DisplayBackend, logger: Logger) {
+        guard let device = backend.drmDevice else {
+            logger.info("wayland: no dma-bufs for apps (the \(backend.name) backend has no DRM device to share): apps use shared memory")
+            return
+        }
+        let (formats, how) = renderer.dmabufFormats
+        guard !formats.isEmpty else {
+            logger.info("wayland: no dma-bufs for apps (\(how)): apps use shared memory")
+            return
+        }
+        if let why = server.offerDMABufs(formats, drmFD: device) {
+            logger.warning("wayland: no dma-bufs for apps: \(why)")
+            return
+        }
+        let names = formats.map { "\(DRMFourCC.name($0.fourcc)) (\($0.modifiers.count) modifier\($0.modifiers.count == 1 ? "" : "s"))" }
+        logger.info("wayland: apps may share dma-bufs: \(names.joined(separator: ", ")), \(how)")
     }
 
     private init(server: WaylandServer, kiosk: WaylandKiosk) {
@@ -69,7 +91,9 @@ final class WaylandHost {
 
     /// `wayland.socket:PATH` (1 while listening), `wayland.clients`, `wayland.clientsConnected`,
     /// `wayland.windowsCovered` (windows whose frame callbacks wait: under an opaque one, or,
-    /// managed, shown by no layer) and `wayland.managed` (1 while a Lamina client manages apps).
+    /// managed, shown by no layer), `wayland.managed` (1 while a Lamina client manages apps),
+    /// `wayland.dmabufFormats` (formats apps may share as dma-bufs, 0 where none are offered)
+    /// and `wayland.dmabufRefused` (dma-bufs refused when an app made them).
     var statistics: [Statistic] {
         [
             Statistic(name: "wayland.socket:" + server.socketPath, value: 1),
@@ -77,6 +101,8 @@ final class WaylandHost {
             Statistic(name: "wayland.clientsConnected", value: Double(server.clientsConnected)),
             Statistic(name: "wayland.windowsCovered", value: Double(server.coveredWindows)),
             Statistic(name: "wayland.managed", value: server.isManaged ? 1 : 0),
+            Statistic(name: "wayland.dmabufFormats", value: Double(server.dmabufFormats.count)),
+            Statistic(name: "wayland.dmabufRefused", value: Double(server.refusedDMABufs.count)),
         ]
     }
 

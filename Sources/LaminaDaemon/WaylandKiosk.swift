@@ -77,15 +77,15 @@ final class WaylandKiosk: WaylandServerDelegate {
         }
     }
 
-    /// What the session shows of one part: its place and size, and which pixels object its
-    /// image was made over (a new one means a new size: a new image).
+    /// What the session shows of one part: its place and size, and which picture its image was
+    /// made over (a new pixels object, a new size; each dma-buf commit, a new buffer: a new image).
     private struct ShownPart: Equatable {
         var id: UInt32
         var x: Int
         var y: Int
         var width: Int
         var height: Int
-        var pixels: ObjectIdentifier
+        var picture: ObjectIdentifier
         var bufferTransform: Int
         var sourceRect: Rect
         var isOpaque: Bool
@@ -105,14 +105,21 @@ final class WaylandKiosk: WaylandServerDelegate {
     /// drawn upright in a layer of its own orientation (sides swapped for a quarter turn) whose
     /// `transform` turns it back about its centre, so its frame is the surface's rectangle.
     private func partOperations(_ part: AppSurfacePart, new: Bool, newImage: Bool) -> (ops: [LaminaProtocol.Operation], attachments: [MemoryAttachment]) {
-        guard let pixels = part.pixels else { return ([], []) }
+        guard part.shownPicture != nil else { return ([], []) }
         let w = Double(part.pointWidth), h = Double(part.pointHeight)
         var ops: [LaminaProtocol.Operation] = new ? [.create(layer(part.id))] : []
         var attachments: [MemoryAttachment] = []
         if newImage {
             if !new { ops.append(.destroyImage(image: part.id)) }
-            ops += [.createImage(image: part.id, pixels.format), .set(layer(part.id), .contents, .image(part.id))]
-            attachments.append(.memory(pixels))
+            if let pixels = part.pixels {
+                ops.append(.createImage(image: part.id, pixels.format))
+                attachments.append(.memory(pixels))
+            } else if let picture = part.dmabuf {
+                ops.append(.createImage(image: part.id, ImageFormat(width: UInt32(picture.width), height: UInt32(picture.height),
+                                                                    order: .bgra, alpha: .premultiplied)))
+                attachments.append(.dmabuf(picture))
+            }
+            ops.append(.set(layer(part.id), .contents, .image(part.id)))
         }
         let (bw, bh) = part.bufferTurnsSideways ? (h, w) : (w, h)
         ops += [.set(layer(part.id), .bounds, .rect(Rect(x: 0, y: 0, width: bw, height: bh))),
@@ -128,8 +135,8 @@ final class WaylandKiosk: WaylandServerDelegate {
     }
 
     private func shown(_ part: AppSurfacePart) -> ShownPart? {
-        guard let pixels = part.pixels else { return nil }
-        return ShownPart(id: part.id, x: part.x, y: part.y, width: part.pointWidth, height: part.pointHeight, pixels: ObjectIdentifier(pixels),
+        guard let picture = part.shownPicture else { return nil }
+        return ShownPart(id: part.id, x: part.x, y: part.y, width: part.pointWidth, height: part.pointHeight, picture: ObjectIdentifier(picture),
                          bufferTransform: part.bufferTransform, sourceRect: part.sourceRect, isOpaque: part.isOpaque)
     }
 
@@ -184,7 +191,7 @@ final class WaylandKiosk: WaylandServerDelegate {
         for part in app.parts {
             guard let record = shown(part) else { continue }
             if let old = known[part.id] {
-                let newImage = old.pixels != record.pixels
+                let newImage = old.picture != record.picture
                 if newImage || old != record {
                     let made = partOperations(part, new: false, newImage: newImage)
                     ops += made.ops

@@ -99,6 +99,34 @@ final class DMABufImporter {
         return image
     }
 
+    /// The layouts of `wanted` (DRM fourccs) the display imports into 2D textures, each with
+    /// the modifiers it takes that way (`eglQueryDmaBufFormatsEXT`, `eglQueryDmaBufModifiersEXT`;
+    /// modifiers a driver samples only as external textures are left out); without the
+    /// modifiers extension, each format with the linear modifier.
+    func formats(_ wanted: [UInt32]) -> [DMABufFormat] {
+        guard modifiers, let q = eglGetProcAddress("eglQueryDmaBufFormatsEXT"), let m = eglGetProcAddress("eglQueryDmaBufModifiersEXT") else {
+            return wanted.map { DMABufFormat(fourcc: $0, modifiers: [DRMFourCC.linearModifier]) }
+        }
+        let queryFormats = unsafeBitCast(q, to: PFNEGLQUERYDMABUFFORMATSEXTPROC.self)
+        let queryModifiers = unsafeBitCast(m, to: PFNEGLQUERYDMABUFMODIFIERSEXTPROC.self)
+        var count: EGLint = 0
+        guard queryFormats(display, 0, nil, &count) == EGL_TRUE, count > 0, count < 4096 else { return [] }
+        var codes = [EGLint](repeating: 0, count: Int(count))
+        guard queryFormats(display, count, &codes, &count) == EGL_TRUE else { return [] }
+        let listed = Set(codes.prefix(Int(count)).map { UInt32(bitPattern: $0) })
+        return wanted.filter(listed.contains).compactMap { fourcc in
+            var n: EGLint = 0
+            let code = EGLint(bitPattern: fourcc)
+            guard queryModifiers(display, code, 0, nil, nil, &n) == EGL_TRUE, n >= 0, n < 4096 else { return nil }
+            var mods = [EGLuint64KHR](repeating: 0, count: Int(n))
+            var external = [EGLBoolean](repeating: 0, count: Int(n))
+            if n > 0, queryModifiers(display, code, n, &mods, &external, &n) != EGL_TRUE { return nil }
+            let usable = zip(mods, external).prefix(Int(n)).filter { $0.1 == EGL_FALSE }.map(\.0)
+            // None listed: the driver takes the format with an implicit modifier only.
+            return DMABufFormat(fourcc: fourcc, modifiers: usable)
+        }
+    }
+
     private func refuse(_ picture: DMABufPicture, _ reason: String) {
         refused[picture.fourcc] = reason
         if refusal == nil { refusal = reason }
@@ -111,7 +139,7 @@ final class DMABufImporter {
     /// has them). YUV pictures carry the stream's colour matrix and range as hints.
     static func attributes(for picture: DMABufPicture, modifiers: Bool) -> [EGLint]? {
         let expectedPlanes = picture.fourcc == DRMFourCC.nv12 ? 2 : picture.fourcc == DRMFourCC.yuv420 ? 3 : 1
-        guard !picture.hasAlpha, picture.planes.count == expectedPlanes,
+        guard !picture.hasAlpha || picture.alphaIsPremultiplied, picture.planes.count == expectedPlanes,
               let width = EGLint(exactly: picture.width), let height = EGLint(exactly: picture.height) else { return nil }
         var attributes: [EGLint] = [EGL_WIDTH, width, EGL_HEIGHT, height, EGL_LINUX_DRM_FOURCC_EXT, EGLint(bitPattern: picture.fourcc)]
         let names: [(fd: Int32, offset: Int32, pitch: Int32, low: Int32, high: Int32)] = [

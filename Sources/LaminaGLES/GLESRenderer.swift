@@ -125,6 +125,18 @@ public final class GLESRenderer: Renderer {
         return (true, "converted in the renderer's shader")
     }
 
+    /// Apps' buffers in dma-buf memory (`Renderer.dmabufFormats`): the packed 32-bit RGB
+    /// layouts a Wayland app draws (ARGB, XRGB, ABGR, XBGR 8888), as EGL imports them; where
+    /// this renderer does not import (a software rasteriser), the same layouts in linear
+    /// memory, which it maps and copies by the app's damage as it does shared memory.
+    public var dmabufFormats: (formats: [DMABufFormat], how: String) {
+        let wanted = [DRMFourCC.argb8888, DRMFourCC.xrgb8888, DRMFourCC.abgr8888, DRMFourCC.xbgr8888]
+        guard let importer = textures.importer else {
+            return (wanted.map { DMABufFormat(fourcc: $0, modifiers: [DRMFourCC.linearModifier]) }, "linear only, mapped and copied (\(videoImport))")
+        }
+        return (importer.formats(wanted), "imported in place")
+    }
+
     /// The target being drawn is RGBA8 (set by `draw(_:into:damage:)`).
     var targetIsRGBA8 = false
     /// Contents drawn around a rounded clip's corners (`drawAroundCorners`; stats

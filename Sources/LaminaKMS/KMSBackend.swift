@@ -26,6 +26,8 @@ public struct KMSUnavailable: Error, CustomStringConvertible {
 /// Like the graphics context it draws with, a backend must be used on the thread that created it.
 public final class KMSBackend: DisplayBackend {
     public let drm: DRMDevice
+    /// Apps allocate the dma-bufs they share with laminad on this device.
+    public var drmDevice: Int32? { drm.fd }
     /// Atomic, or legacy where atomic was refused or turned off.
     public internal(set) var committer: any KMSCommitter
     /// What makes the outputs' swapchains over their GBM surfaces (the renderer's side).

@@ -58,8 +58,14 @@ public final class AppSurfacePart {
     /// buffer as stored (before the transform is undone), stretched to the point size; the
     /// whole buffer (0, 0, 1, 1) without a source rectangle.
     public internal(set) var sourceRect = Rect(x: 0, y: 0, width: 1, height: 1)
-    /// The pixels, premultiplied BGRA, `width` × 4 bytes a row; a new object when the size changes.
+    /// The pixels, premultiplied BGRA, `width` × 4 bytes a row; a new object when the size
+    /// changes. nil while the app's buffer is a dma-buf (`dmabuf`).
     public internal(set) var pixels: AppSurfacePixels?
+    /// The app's buffer in dma-buf memory, a new picture each commit (the renderer imports it
+    /// in place, or maps and copies it); nil for a shared-memory buffer (`pixels`).
+    public internal(set) var dmabuf: DMABufPicture?
+    /// The picture shown now, `pixels` or `dmabuf`: a new object means a new image.
+    public var shownPicture: AnyObject? { dmabuf ?? pixels }
     /// Whether every pixel is opaque (an XRGB8888 buffer).
     public internal(set) var isOpaque = false
 

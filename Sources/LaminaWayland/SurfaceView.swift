@@ -49,7 +49,8 @@ final class SurfaceView {
         return Rect(x: x0 / w, y: y0 / h, width: (x1 - x0) / w, height: (y1 - y0) / h)
     }
 
-    /// Takes the committed buffer's damaged pixels (all of them when `whole`) into the part.
+    /// Takes the committed buffer's damaged pixels (all of them when `whole`) into the part; a
+    /// dma-buf becomes the part's picture instead (`AppBufferDMABuf`).
     func copyCommittedPixels(maxPixels: Int, whole: Bool = false) -> CopyResult {
         let w = Int(surface.pointee.current.buffer_width), h = Int(surface.pointee.current.buffer_height)
         guard w > 0, h > 0, let clientBuffer = surface.pointee.buffer else { return .none }
@@ -61,6 +62,20 @@ final class SurfaceView {
             return .refused("a \(w) × \(h) buffer is over [wayland] max_buffer_pixels (\(maxPixels))")
         }
         guard let source = clientBuffer.pointee.source else { return .none }
+        // A dma-buf: a new picture each commit, shown whole (the renderer imports it in place).
+        switch AppBufferDMABuf.picture(of: source) {
+        case .failure(let refusal)?:
+            return .refused(refusal.message)
+        case .success(let picture)?:
+            part.pixels = nil
+            part.dmabuf = picture
+            part.width = w
+            part.height = h
+            part.isOpaque = !picture.hasAlpha
+            return .damaged(PixelRect(x: 0, y: 0, width: UInt32(w), height: UInt32(h)), resized: true)
+        case nil:
+            part.dmabuf = nil
+        }
         var data: UnsafeMutableRawPointer?
         var format: UInt32 = 0
         var stride = 0

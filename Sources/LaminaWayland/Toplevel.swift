@@ -105,7 +105,7 @@ final class Toplevel {
         if kept[rootKey] == nil, let rootView = views[rootKey] { kept[rootKey] = rootView }
         for (key, view) in views where kept[key] == nil { view.detach() }
         views = kept
-        app.parts = parts.filter { $0.pixels != nil }
+        app.parts = parts.filter { $0.shownPicture != nil }
         app.width = root.part.width
         app.height = root.part.height
         app.pointWidth = box.width > 0 ? Int(box.width) : root.part.pointWidth

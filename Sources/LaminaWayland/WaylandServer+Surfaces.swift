@@ -152,7 +152,7 @@ extension WaylandServer {
         top.mappedSerial = mapSerial
         // The pixels of the commit that mapped it are taken here when its commit listener has
         // not run yet (wlroots maps from the role's commit, before the surface's commit signal).
-        if top.root.part.pixels == nil { _ = top.root.copyCommittedPixels(maxPixels: settings.maxBufferPixels, whole: true) }
+        if top.root.part.shownPicture == nil { _ = top.root.copyCommittedPixels(maxPixels: settings.maxBufferPixels, whole: true) }
         var damage: [UInt32: PixelRect] = [:]
         syncTree(top, damage: &damage)
         logger.info("wayland: toplevel \(top.app.id) '\(top.app.appID)' \"\(top.app.title)\" mapped, \(top.app.width) × \(top.app.height)")

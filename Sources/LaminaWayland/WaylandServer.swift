@@ -1,12 +1,13 @@
 import CWlroots
+import LaminaCompositor
 import Logging
 
 /// laminad's Wayland server: a `wl_display` with wlroots 0.15's protocol globals, serving
 /// Wayland clients on one listening socket (docs/architecture.md, "Wayland clients").
 ///
-/// wlroots only keeps the protocol state here. Its pixman renderer is made for `wlr_compositor`,
-/// which wraps each committed client buffer in a texture (a view of the shm pages, no copy);
-/// it never draws. Its headless backend is never started: it only gives `wp_presentation` its
+/// wlroots only keeps the protocol state here. `wlr_compositor` is given a renderer that never
+/// draws (`BufferRenderer`): it wraps each committed shm buffer (wlroots' pixman renderer, a
+/// view of the shm pages, no copy) and accepts the dma-bufs laminad shows (`offerDMABufs`). Its headless backend is never started: it only gives `wp_presentation` its
 /// clock. laminad's own backend and renderer keep the display.
 ///
 /// The display's event loop is one descriptor (`eventDescriptor`) on laminad's loop; `dispatch`
@@ -17,6 +18,9 @@ public final class WaylandServer {
     let display: OpaquePointer
     private let eventLoop: OpaquePointer
     let renderer: UnsafeMutablePointer<wlr_renderer>
+    private let buffers: BufferRenderer
+    /// Whether apps are offered dma-bufs (`zwp_linux_dmabuf_v1`), and the formats.
+    public private(set) var dmabufFormats: [DMABufFormat] = []
     private let backend: UnsafeMutablePointer<wlr_backend>
     let compositor: UnsafeMutablePointer<wlr_compositor>
     let xdgShell: UnsafeMutablePointer<wlr_xdg_shell>
@@ -78,10 +82,12 @@ public final class WaylandServer {
         guard let display = wl_display_create() else { throw WaylandError("wl_display_create failed") }
         self.display = display
         eventLoop = wl_display_get_event_loop(display)
-        guard let renderer = wlr_pixman_renderer_create() else {
+        guard let buffers = BufferRenderer(maxPixels: settings.maxBufferPixels) else {
             wl_display_destroy(display)
             throw WaylandError("wlroots' pixman renderer could not be made")
         }
+        self.buffers = buffers
+        let renderer = buffers.renderer
         self.renderer = renderer
         // wl_shm with the formats the renderer can wrap (ARGB8888 and XRGB8888 among them).
         guard wlr_renderer_init_wl_display(renderer, display) else {
@@ -182,6 +188,22 @@ public final class WaylandServer {
         wl_event_loop_dispatch_idle(eventLoop)
         wl_display_flush_clients(display)
     }
+
+    /// Offers apps dma-bufs of `formats` allocated on the DRM device `drmFD` (laminad's
+    /// display device, kept open by its backend): `zwp_linux_dmabuf_v1`, whose default feedback
+    /// names that device. Returns why not, where wlroots could not make the global.
+    public func offerDMABufs(_ formats: [DMABufFormat], drmFD: Int32) -> String? {
+        guard dmabufFormats.isEmpty, !formats.isEmpty else { return formats.isEmpty ? "no formats" : nil }
+        guard buffers.offerDMABufs(formats, drmFD: drmFD, display: display) else {
+            return "wlroots could not make the zwp_linux_dmabuf_v1 global (see its log line)"
+        }
+        dmabufFormats = formats
+        return nil
+    }
+
+    /// dma-bufs refused when an app made them (a format, modifier, plane count or size laminad
+    /// does not show, or a descriptor that is no dma-buf), and the last reason.
+    public var refusedDMABufs: (count: Int, last: String?) { (buffers.refusedDMABufs, buffers.lastRefusal) }
 
     /// Clients connected now.
     public var clientCount: Int {

@@ -56,6 +56,9 @@ public protocol DisplayBackend: AnyObject {
     /// The seat or VT the display is held through, which input devices and VT switches go
     /// through too; nil where there is none (headless).
     var session: (any DisplaySession)? { get }
+    /// The DRM device the display is on (KMS: its descriptor, which the backend keeps open),
+    /// where apps allocate the dma-bufs they share with laminad; nil without one (headless).
+    var drmDevice: Int32? { get }
     /// Applies `change` to the named output (`laminactl output NAME mode|transform|scale|
     /// position|enable|disable …`): all of it or nothing. The caller has checked the values
     /// (a size, a known transform, a scale in range, not the last output disabled). Throws
@@ -147,6 +150,7 @@ extension DisplayBackend {
     @discardableResult
     public func setCursor(_ position: Point?) -> Bool { false }
     public var session: (any DisplaySession)? { nil }
+    public var drmDevice: Int32? { nil }
     public func configure(_ change: OutputChange, output name: String) throws {
         throw OutputChangeRefused("the \(self.name) backend cannot change an output at run time (\(change.description))")
     }

@@ -68,7 +68,8 @@ public enum OverlayDecision: Sendable, Equatable {
     case composite(String)
 }
 
-/// Decides, frame by frame, whether an output's video can go on an overlay plane (issue 14):
+/// Decides, frame by frame, whether an output's video, or an app's buffer in dma-buf memory
+/// (a Wayland app's window: direct scan-out), can go on an overlay plane (issue 14):
 /// the video must be a picture the display can scan out (a dma-buf, opaque, in a format the
 /// plane takes), drawn straight (axis-aligned, unscaled in sign, no perspective), fully opaque,
 /// unclipped and unmasked, not nine-sliced, and top-most: nothing drawn after it may touch its
@@ -85,7 +86,7 @@ public enum OverlayPlanner {
             switch c.kind {
             case .beginGroup, .beginMask, .pushClip: depth += 1
             case .endGroup, .endMask, .popClip: depth -= 1
-            case .contents where c.contents?.source.isVideo == true: candidate = (i, depth)
+            case .contents where c.contents.map({ $0.source.isVideo || $0.source.dmabuf != nil }) == true: candidate = (i, depth)
             default: break
             }
         }

@@ -32,6 +32,9 @@ public final class HeapPixelMemory: PixelMemory, @unchecked Sendable {
 public enum MemoryAttachment: Sendable {
     case memory(any PixelMemory)
     case unusable(String)
+    /// An app's buffer in dma-buf memory, made an image by laminad's own Wayland session
+    /// (never from a client's socket, whose descriptors are memory files).
+    case dmabuf(DMABufPicture)
 }
 
 /// Pixels the renderer can draw as a layer's contents, with a generation that counts changes.
@@ -118,6 +121,18 @@ public final class ImageSource: @unchecked Sendable {
         storage = Self.storage(of: frame)
         isVideo = true
         pixelsAreOpaque = frame.isOpaque
+    }
+
+    /// An app's buffer in dma-buf memory (`MemoryAttachment.dmabuf`), opaque where its format
+    /// has no alpha.
+    public init(owner: Owner, number: UInt32, dmabuf: DMABufPicture) {
+        id = Self.takeID()
+        self.owner = owner
+        self.number = number
+        width = dmabuf.width
+        height = dmabuf.height
+        storage = .dmabuf(dmabuf)
+        pixelsAreOpaque = !dmabuf.hasAlpha
     }
 
     /// Where a video frame's picture is.

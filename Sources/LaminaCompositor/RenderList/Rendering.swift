@@ -302,6 +302,10 @@ public protocol Renderer: AnyObject {
     /// Whether planar YUV video pictures are better converted to RGB by this renderer (a GPU's
     /// shader) than by the decoder's `videoconvert` on the CPU, and why, in words.
     var planarVideo: (preferred: Bool, reason: String) { get }
+    /// The packed RGB layouts in dma-buf memory this renderer shows as contents (imported in
+    /// place, or mapped and copied where it cannot import), and in words how: what apps are
+    /// offered (`zwp_linux_dmabuf_v1`). Empty for a renderer that takes none.
+    var dmabufFormats: (formats: [DMABufFormat], how: String) { get }
 }
 
 extension Renderer {
@@ -312,4 +316,5 @@ extension Renderer {
     public var videoImport: String { "copied: this renderer imports no dma-bufs" }
     public var videoImportRefusal: String? { nil }
     public var planarVideo: (preferred: Bool, reason: String) { (false, "this renderer converts no YUV") }
+    public var dmabufFormats: (formats: [DMABufFormat], how: String) { ([], "this renderer shows no dma-bufs") }
 }

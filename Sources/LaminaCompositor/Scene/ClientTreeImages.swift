@@ -52,8 +52,18 @@ extension ClientTree {
             journal.videoChanges.append(.destroyed(surface))
             return layers.values.contains { $0.properties.contents == n }
         case let .createImage(n, format):
-            let memory = try takeNewImageMemory(n, index: i, attachments: attachments, limits: limits, journal: &journal)
-            if let problem = format.problem(fileSize: memory.byteCount) { throw fail(.invalidImage, "image \(n): \(problem)") }
+            let attachment = try takeNewImage(n, index: i, attachments: attachments, limits: limits, journal: &journal)
+            var picture: DMABufPicture?
+            switch attachment {
+            case .memory(let memory):
+                if let problem = format.problem(fileSize: memory.byteCount) { throw fail(.invalidImage, "image \(n): \(problem)") }
+            case .dmabuf(let p):
+                guard p.width == Int(format.width), p.height == Int(format.height) else {
+                    throw fail(.invalidImage, "image \(n): the dma-buf is \(p.width)×\(p.height), the format says \(format.width)×\(format.height)")
+                }
+                picture = p
+            case .unusable: break  // (takeNewImage threw)
+            }
             let bytes = Int(format.width) * Int(format.height) * 4
             let held = imageBytes
             guard held + bytes <= limits.maxImageBytes else {
@@ -63,7 +73,11 @@ extension ClientTree {
                 throw fail(.limitExceeded, "image \(n) (\(bytes) bytes) does not fit: all clients' images may hold \(limits.maxTotalImageBytes) bytes together (max_total_image_bytes), and the others hold \(limits.maxTotalImageBytes - left)")
             }
             saveImage(n)
-            images[n] = ImageSource(owner: imageOwner, number: n, memory: memory, format: format)
+            if let picture {
+                images[n] = ImageSource(owner: imageOwner, number: n, dmabuf: picture)
+            } else if case .memory(let memory) = attachment {
+                images[n] = ImageSource(owner: imageOwner, number: n, memory: memory, format: format)
+            }
             return layers.values.contains { $0.properties.contents == n }
         case let .createEncodedImage(n, format, byteCount):
             return try createEncoded(n, format, byteCount: byteCount, index: i, attachments: attachments, limits: limits,
@@ -109,6 +123,16 @@ extension ClientTree {
     /// (taken in order), a number ≥ 1 that is free, and room under `max_images`.
     private func takeNewImageMemory(_ n: UInt32, index i: Int, attachments: [MemoryAttachment], limits: ClientLimits,
                                     journal: inout Journal) throws(CommitRejection) -> any PixelMemory {
+        switch try takeNewImage(n, index: i, attachments: attachments, limits: limits, journal: &journal) {
+        case .memory(let m): return m
+        default: throw CommitRejection(code: .invalidImage, operationIndex: i, message: "image \(n): an encoded image comes in a memory file, not a dma-buf")
+        }
+    }
+
+    /// `takeNewImageMemory`'s checks, giving the attachment as it came: a memory file, or an
+    /// app's dma-buf (laminad's own Wayland session only).
+    private func takeNewImage(_ n: UInt32, index i: Int, attachments: [MemoryAttachment], limits: ClientLimits,
+                              journal: inout Journal) throws(CommitRejection) -> MemoryAttachment {
         func fail(_ code: ErrorCode, _ message: String) -> CommitRejection {
             CommitRejection(code: code, operationIndex: i, message: message)
         }
@@ -123,10 +147,8 @@ extension ClientTree {
         guard imageCount < limits.maxImages else {
             throw fail(.limitExceeded, "a client may hold at most \(limits.maxImages) images")
         }
-        switch attachment {
-        case .memory(let m): return m
-        case .unusable(let why): throw fail(.invalidImage, "image \(n): its file descriptor cannot be used: \(why)")
-        }
+        if case .unusable(let why) = attachment { throw fail(.invalidImage, "image \(n): its file descriptor cannot be used: \(why)") }
+        return attachment
     }
 
     /// Creates image `n` from the encoded file in the next attachment (create-encoded-image):

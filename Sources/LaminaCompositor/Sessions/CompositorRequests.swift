@@ -142,6 +142,7 @@ extension Compositor {
         switch attachment {
         case .memory(let m): memory = m
         case .unusable(let why): throw RequestRefused(.invalidRequest, "the font's memory file cannot be used: \(why)")
+        case .dmabuf: throw RequestRefused(.invalidRequest, "a font comes in a memory file, not a dma-buf")
         }
         guard byteCount <= UInt64(memory.byteCount) else {
             throw RequestRefused(.invalidRequest, "register-font says \(byteCount) bytes but its memory file holds \(memory.byteCount)")

@@ -140,8 +140,11 @@ public final class DMABufPicture: @unchecked Sendable {
     /// The format modifier, where the decoder said (nil: implicit, as the exporter chose).
     public let modifier: UInt64?
     public let planes: [Plane]
-    /// Alpha is meaningful (an A format, straight as decoders give it); otherwise opaque.
+    /// Alpha is meaningful (an A format); otherwise opaque.
     public let hasAlpha: Bool
+    /// The colour is already multiplied by alpha (an app's buffer, as Wayland has it) rather
+    /// than straight (a decoder's).
+    public private(set) var alphaIsPremultiplied = false
     /// For a YUV picture (`isYUV`): the colour matrix and range the stream declares, which the
     /// import passes on as hints (the driver converts when the picture is sampled).
     public let matrix: PlanarPicture.Matrix
@@ -156,6 +159,15 @@ public final class DMABufPicture: @unchecked Sendable {
                             keeper: AnyObject, copy: @escaping () -> Bitmap?) {
         self.init(width: width, height: height, fourcc: fourcc, modifier: modifier, planes: planes, hasAlpha: hasAlpha,
                   matrix: .bt601, fullRange: false, keeper: keeper, copy: copy, copyPlanar: nil)
+    }
+
+    /// An app's buffer (packed 32-bit RGB, premultiplied where it has alpha, as Wayland has
+    /// it): `keeper` holds its descriptors; `copy` maps it and returns premultiplied RGBA.
+    public convenience init(appBuffer width: Int, height: Int, fourcc: UInt32, modifier: UInt64?, plane: Plane, hasAlpha: Bool,
+                            keeper: AnyObject, copy: @escaping () -> Bitmap?) {
+        self.init(width: width, height: height, fourcc: fourcc, modifier: modifier, planes: [plane], hasAlpha: hasAlpha,
+                  matrix: .bt601, fullRange: false, keeper: keeper, copy: copy, copyPlanar: nil)
+        alphaIsPremultiplied = true
     }
 
     /// A planar YUV 4:2:0 picture (`DRMFourCC.nv12` or `.yuv420`, one plane entry each):
@@ -195,6 +207,17 @@ public final class DMABufPicture: @unchecked Sendable {
     public func copyPlanar() -> PlanarPicture? { planarCopier?() }
 }
 
+/// A dma-buf layout a renderer shows: a DRM fourcc and the format modifiers it takes with it
+/// (what laminad offers apps through `zwp_linux_dmabuf_v1`).
+public struct DMABufFormat: Sendable, Equatable {
+    public var fourcc: UInt32
+    public var modifiers: [UInt64]
+    public init(fourcc: UInt32, modifiers: [UInt64]) {
+        self.fourcc = fourcc
+        self.modifiers = modifiers
+    }
+}
+
 /// The DRM fourccs of the layouts decoders leave in dma-buf memory: packed 8-bit RGB, and
 /// planar YUV 4:2:0.
 public enum DRMFourCC {
@@ -214,6 +237,8 @@ public enum DRMFourCC {
     public static let nv12 = code("NV12")
     /// Luma, Cb, Cr in three planes, chroma at half resolution (GStreamer's I420).
     public static let yuv420 = code("YU12")
+    /// DRM_FORMAT_MOD_LINEAR: rows one after another, as the CPU maps them.
+    public static let linearModifier: UInt64 = 0
     /// DRM_FORMAT_MOD_INVALID: "no explicit modifier".
     public static let invalidModifier: UInt64 = 0x00ff_ffff_ffff_ffff
 

@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CWlroots
+import LaminaCore
+import LaminaCompositor
+
+/// An app's committed dma-buf as laminad shows it: a `DMABufPicture` over laminad's own copy
+/// of the descriptor (so the picture stays valid whatever the app does with its buffer), which
+/// the renderer imports in place or, where it cannot, maps and copies (`copyPixels`).
+///
+/// wlroots keeps the app's buffer locked while it is the surface's current one (the token
+/// texture `BufferRenderer` made), so the app does not draw into it while it may be drawn;
+/// a newer commit releases it, and the renderer then shows the newer picture.
+enum AppBufferDMABuf {
+    /// The descriptor laminad holds, closed when the last picture over it goes.
+    final class Descriptor: @unchecked Sendable {
+        let fd: Int32
+        init(_ fd: Int32) { self.fd = fd }
+        deinit { close(fd) }
+    }
+
+    /// The picture of `buffer` (nil when it is not a dma-buf), or why it cannot be shown.
+    static func picture(of buffer: UnsafeMutablePointer<wlr_buffer>) -> Result<DMABufPicture, Refusal>? {
+        var a = wlr_dmabuf_attributes()
+        guard wlr_buffer_get_dmabuf(buffer, &a) else { return nil }
+        let format = a.format
+        guard [DRMFourCC.argb8888, DRMFourCC.xrgb8888, DRMFourCC.abgr8888, DRMFourCC.xbgr8888].contains(format), a.n_planes == 1 else {
+            return .failure(Refusal(message: "a dma-buf of format \(DRMFourCC.name(format)) with \(a.n_planes) planes is not one laminad shows"))
+        }
+        let width = Int(a.width), height = Int(a.height), stride = Int(a.stride.0), offset = Int(a.offset.0)
+        guard width > 0, height > 0, stride >= width * 4 else {
+            return .failure(Refusal(message: "a dma-buf's stride \(stride) is under its width \(width) × 4"))
+        }
+        let duplicate = fcntl(a.fd.0, F_DUPFD_CLOEXEC, 3)
+        guard duplicate >= 0 else {
+            return .failure(Refusal(message: "laminad could not hold the dma-buf's descriptor (errno \(errno))"))
+        }
+        let descriptor = Descriptor(duplicate)
+        let hasAlpha = format == DRMFourCC.argb8888 || format == DRMFourCC.abgr8888
+        let modifier: UInt64? = a.modifier == DRMFourCC.invalidModifier ? nil : a.modifier
+        let picture = DMABufPicture(appBuffer: width, height: height, fourcc: format, modifier: modifier,
+                                    plane: DMABufPicture.Plane(fd: duplicate, offset: offset, pitch: stride), hasAlpha: hasAlpha,
+                                    keeper: descriptor) {
+            copyPixels(descriptor, width: width, height: height, offset: offset, stride: stride, fourcc: format,
+                       linear: modifier == nil || modifier == DRMFourCC.linearModifier)
+        }
+        return .success(picture)
+    }
+
+    /// Whether `fd` is a dma-buf (the kernel names its file "/dmabuf:…"), not a file an app
+    /// could shrink under laminad's mapping.
+    static func isDMABuf(_ fd: Int32) -> Bool {
+        var link = [CChar](repeating: 0, count: 64)
+        let n = readlink("/proc/self/fd/\(fd)", &link, link.count - 1)
+        guard n > 0 else { return false }
+        return String(decoding: link.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self).hasPrefix("/dmabuf:")
+    }
+
+    struct Refusal: Error {
+        var message: String
+    }
+
+    /// The buffer's pixels as premultiplied RGBA, mapped read-only (a linear buffer only: a
+    /// tiled one's rows are not where the CPU looks, so nil). An app's buffer is premultiplied
+    /// already; an X format's fourth byte is undefined and read as opaque.
+    static func copyPixels(_ descriptor: Descriptor, width: Int, height: Int, offset: Int, stride: Int, fourcc: UInt32,
+                           linear: Bool) -> Bitmap? {
+        guard linear else { return nil }
+        let length = offset + stride * height
+        // wlroots checked the plane fits the buffer (its size by lseek) when the app made it.
+        let size = lseek(descriptor.fd, 0, SEEK_END)
+        guard size < 0 || Int(size) >= length else { return nil }
+        guard let map = mmap(nil, length, PROT_READ, MAP_SHARED, descriptor.fd, 0), map != MAP_FAILED else { return nil }
+        defer { munmap(map, length) }
+        var bitmap = Bitmap(width: width, height: height)
+        // Byte order in memory: ARGB/XRGB8888 is B, G, R, A; ABGR/XBGR8888 is R, G, B, A.
+        let swap = fourcc == DRMFourCC.argb8888 || fourcc == DRMFourCC.xrgb8888
+        let opaque = fourcc == DRMFourCC.xrgb8888 || fourcc == DRMFourCC.xbgr8888
+        let source = UnsafeRawPointer(map) + offset
+        bitmap.bytes.withUnsafeMutableBufferPointer { out in
+            for y in 0..<height {
+                let row = source + y * stride
+                for x in 0..<width {
+                    let i = (y * width + x) * 4
+                    let b0 = row.load(fromByteOffset: x * 4, as: UInt8.self), b1 = row.load(fromByteOffset: x * 4 + 1, as: UInt8.self)
+                    let b2 = row.load(fromByteOffset: x * 4 + 2, as: UInt8.self), b3 = row.load(fromByteOffset: x * 4 + 3, as: UInt8.self)
+                    out[i] = swap ? b2 : b0
+                    out[i + 1] = b1
+                    out[i + 2] = swap ? b0 : b2
+                    out[i + 3] = opaque ? 255 : b3
+                }
+            }
+        }
+        return bitmap
+    }
+}
