@@ -9,15 +9,24 @@ import LaminaCompositor
 /// of the descriptor (so the picture stays valid whatever the app does with its buffer), which
 /// the renderer imports in place or, where it cannot, maps and copies (`copyPixels`).
 ///
-/// wlroots keeps the app's buffer locked while it is the surface's current one (the token
-/// texture `BufferRenderer` made), so the app does not draw into it while it may be drawn;
-/// a newer commit releases it, and the renderer then shows the newer picture.
+/// The picture also keeps the app's buffer locked, so the app is not told to reuse it
+/// (`wl_buffer.release`) while laminad may still read it: until no image, frame or overlay
+/// plane holds the picture (the frame showing the app's next buffer has been drawn, or the
+/// plane shows another framebuffer).
 enum AppBufferDMABuf {
-    /// The descriptor laminad holds, closed when the last picture over it goes.
+    /// The descriptor laminad holds and the lock on the app's buffer, both given up when the
+    /// last picture over them goes (on laminad's loop thread, where pictures live).
     final class Descriptor: @unchecked Sendable {
         let fd: Int32
-        init(_ fd: Int32) { self.fd = fd }
-        deinit { close(fd) }
+        private let buffer: UnsafeMutablePointer<wlr_buffer>
+        init(_ fd: Int32, locking buffer: UnsafeMutablePointer<wlr_buffer>) {
+            self.fd = fd
+            self.buffer = wlr_buffer_lock(buffer)
+        }
+        deinit {
+            close(fd)
+            wlr_buffer_unlock(buffer)
+        }
     }
 
     /// The picture of `buffer` (nil when it is not a dma-buf), or why it cannot be shown.
@@ -36,7 +45,7 @@ enum AppBufferDMABuf {
         guard duplicate >= 0 else {
             return .failure(Refusal(message: "laminad could not hold the dma-buf's descriptor (errno \(errno))"))
         }
-        let descriptor = Descriptor(duplicate)
+        let descriptor = Descriptor(duplicate, locking: buffer)
         let hasAlpha = format == DRMFourCC.argb8888 || format == DRMFourCC.abgr8888
         let modifier: UInt64? = a.modifier == DRMFourCC.invalidModifier ? nil : a.modifier
         let picture = DMABufPicture(appBuffer: width, height: height, fourcc: format, modifier: modifier,

@@ -17,6 +17,13 @@ extension Compositor {
     /// Whether a client manages apps now (kiosk mode is off).
     public var appsAreManaged: Bool { !apps.managers.isEmpty }
 
+    /// Whether an app window's buffer is in dma-buf memory now: frames then ask the overlay
+    /// planner whether it can be scanned out directly, as a video's picture is.
+    var appBuffersInDMABufs: Bool {
+        guard let session = apps.session, let entry = model.entries.first(where: { $0.client == session }) else { return false }
+        return entry.tree.images.values.contains { $0.dmabuf != nil }
+    }
+
     /// The app windows drawn in the last frame (shown in a managing client's layer).
     public var appWindowsShown: Set<UInt32> { apps.shown }
 

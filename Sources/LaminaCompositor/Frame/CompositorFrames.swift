@@ -218,7 +218,7 @@ extension Compositor {
         }
         stats.truncatedFrames += list.truncated.isEmpty ? 0 : 1
         if bootHandoff != nil { drawBootPictures(into: &list, at: t) }
-        presenter.videosShown = !liveVideos.isEmpty
+        presenter.videosShown = !liveVideos.isEmpty || appBuffersInDMABufs
         let flipping = try presenter.present(list, on: outputs)
         stats.framesRendered += 1
         stats.lastFrameSeconds = realTime() - start

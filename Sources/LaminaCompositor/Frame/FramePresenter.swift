@@ -22,9 +22,9 @@ public final class FramePresenter {
     public let offscreen: (any RenderTargetAllocator)?
     /// The whole desktop as last presented.
     public private(set) var lastList: DrawList?
-    /// A video is shown: each output's frame asks `OverlayPlanner` whether it could go on a
-    /// plane (set by the compositor; without videos nothing is planned, and a plane still lit
-    /// goes off).
+    /// A video, or an app window in dma-buf memory, is shown: each output's frame asks
+    /// `OverlayPlanner` whether it could go on a plane (set by the compositor; without them
+    /// nothing is planned, and a plane still lit goes off).
     public var videosShown = false
     /// Frames whose video the planner found fit for an overlay plane, frames whose video went
     /// on one, and frames whose video was composited, for the planner's reason or because the
@@ -119,11 +119,14 @@ public final class FramePresenter {
         if scanout != nil { overlayEligibleFrames += 1 }
         if overlayDecisions[output.name] != outcome {
             overlayDecisions[output.name] = outcome
+            // What the planner weighed: the last video or app window (dma-buf) drawn.
+            let candidate = list.commands.last { $0.contents.map { $0.source.isVideo || $0.source.dmabuf != nil } == true }
+            let what = candidate?.contents?.source.isVideo == false ? "app window" : "video"
             switch outcome {
             case .noVideo: break
-            case .composite(let why): notes.append("video on \(output.name) composited: \(why)")
+            case .composite(let why): notes.append("\(what) on \(output.name) composited: \(why)")
             case let .scanout(_, plane, source, destination):
-                notes.append("video on \(output.name) scanned out on overlay plane \(plane) (\(source) to \(destination))")
+                notes.append("\(what) on \(output.name) scanned out on overlay plane \(plane) (\(source) to \(destination))")
             }
         }
         return onPlane
