@@ -15,6 +15,9 @@ final class SurfaceView {
     enum FrameState { case idle, committed, inFrame }
     /// The `wp_presentation` feedback of the commit in the frame being shown, if the app asked.
     var feedback: UnsafeMutablePointer<wlr_presentation_feedback>?
+    /// The client buffer (wlroots' wrapper of an attached buffer) the part's dma-buf picture was
+    /// made from: a commit that attached nothing keeps it.
+    private var dmabufClientBuffer: UnsafeMutableRawPointer?
 
     init(surface: UnsafeMutablePointer<wlr_surface>, part: AppSurfacePart) {
         self.surface = surface
@@ -62,11 +65,17 @@ final class SurfaceView {
             return .refused("a \(w) × \(h) buffer is over [wayland] max_buffer_pixels (\(maxPixels))")
         }
         guard let source = clientBuffer.pointee.source else { return .none }
-        // A dma-buf: a new picture each commit, shown whole (the renderer imports it in place).
+        // A dma-buf: a new picture each commit that attached a buffer, shown whole (the renderer
+        // imports it in place); a commit without one (a frame callback, an input region) keeps
+        // it. wlroots wraps each attached buffer in a new client buffer, made while the last one
+        // still lives, so an unchanged address means no new buffer.
+        if part.dmabuf != nil, !whole, UnsafeMutableRawPointer(clientBuffer) == dmabufClientBuffer { return .none }
+        dmabufClientBuffer = nil
         switch AppBufferDMABuf.picture(of: source) {
         case .failure(let refusal)?:
             return .refused(refusal.message)
         case .success(let picture)?:
+            dmabufClientBuffer = UnsafeMutableRawPointer(clientBuffer)
             part.pixels = nil
             part.dmabuf = picture
             part.width = w

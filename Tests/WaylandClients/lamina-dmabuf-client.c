@@ -9,6 +9,7 @@
  *   "formats N"                 the XRGB8888 modifiers laminad offered (N > 0)
  *   "memfd refused"             (with --memfd first) a memory file passed as a dma-buf was refused
  *   "shown A" / "shown B"       a frame callback came after the commit of A / B
+ *   "shown A again"             after a commit attaching nothing (A stays, not taken again)
  *   "released A"                laminad released buffer A (after B replaced it)
  * Usage: lamina-dmabuf-client [--memfd] WIDTH HEIGHT
  */
@@ -81,10 +82,22 @@ static void released(void *data, struct wl_buffer *b) {
 }
 static const struct wl_buffer_listener buffer_listener = { released };
 
+static struct wl_surface *surface;
+static const struct wl_callback_listener frame_listener;
+
+/* After A is first shown, one commit that attaches nothing (only a frame callback): laminad
+ * must keep showing A without taking it again ("shown A again"). */
 static void frame_done(void *data, struct wl_callback *cb, uint32_t time) {
-	printf("shown %c\n", 'A' + (int)(intptr_t)data);
+	int which = (int)(intptr_t)data;
+	if (which == 2) printf("shown A again\n");
+	else printf("shown %c\n", 'A' + which);
 	fflush(stdout);
 	wl_callback_destroy(cb);
+	if (which == 0) {
+		struct wl_callback *again = wl_surface_frame(surface);
+		wl_callback_add_listener(again, &frame_listener, (void *)(intptr_t)2);
+		wl_surface_commit(surface);
+	}
 }
 static const struct wl_callback_listener frame_listener = { frame_done };
 
@@ -178,7 +191,7 @@ int main(int argc, char **argv) {
 		close(fd);
 	}
 
-	struct wl_surface *surface = wl_compositor_create_surface(compositor);
+	surface = wl_compositor_create_surface(compositor);
 	struct xdg_surface *xs = xdg_wm_base_get_xdg_surface(wm_base, surface);
 	xdg_surface_add_listener(xs, &surface_listener, NULL);
 	struct xdg_toplevel *top = xdg_surface_get_toplevel(xs);
