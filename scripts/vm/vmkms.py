@@ -363,8 +363,11 @@ def _build_vkms_locked():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     try:
-        log(f"downloading linux-source-{series} (for vkms)")
-        r = subprocess.run(["apt-get", "download", f"linux-source-{series}"], cwd=work, capture_output=True, text=True)
+        # The source of exactly the guest kernel's version: the archive keeps older versions of
+        # linux-source after a newer one lands, and the kernel image may lag behind it.
+        wanted = f"linux-source-{series}" + (f"={version}" if version else "")
+        log(f"downloading {wanted} (for vkms)")
+        r = subprocess.run(["apt-get", "download", wanted], cwd=work, capture_output=True, text=True)
         debs = glob.glob(os.path.join(work, f"linux-source-{series}_*.deb"))
         if r.returncode != 0 or not debs:
             raise Unavailable(f"apt-get download linux-source-{series} failed: {r.stderr.strip()[-300:]}")
