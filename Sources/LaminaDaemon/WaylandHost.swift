@@ -102,7 +102,7 @@ final class WaylandHost {
             Statistic(name: "wayland.windowsCovered", value: Double(server.coveredWindows)),
             Statistic(name: "wayland.managed", value: server.isManaged ? 1 : 0),
             Statistic(name: "wayland.dmabufFormats", value: Double(server.dmabufFormats.count)),
-            Statistic(name: "wayland.dmabufRefused", value: Double(server.refusedDMABufs.count)),
+            Statistic(name: "wayland.dmabufRefused", value: Double(server.refusedDMABufs)),
         ]
     }
 

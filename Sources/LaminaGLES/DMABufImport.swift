@@ -102,10 +102,11 @@ final class DMABufImporter {
     /// The layouts of `wanted` (DRM fourccs) the display imports into 2D textures, each with
     /// the modifiers it takes that way (`eglQueryDmaBufFormatsEXT`, `eglQueryDmaBufModifiersEXT`;
     /// modifiers a driver samples only as external textures are left out); without the
-    /// modifiers extension, each format with the linear modifier.
+    /// modifiers extension, each format with its implicit modifier only (an import can name
+    /// none).
     func formats(_ wanted: [UInt32]) -> [DMABufFormat] {
         guard modifiers, let q = eglGetProcAddress("eglQueryDmaBufFormatsEXT"), let m = eglGetProcAddress("eglQueryDmaBufModifiersEXT") else {
-            return wanted.map { DMABufFormat(fourcc: $0, modifiers: [DRMFourCC.linearModifier]) }
+            return wanted.map { DMABufFormat(fourcc: $0, modifiers: []) }
         }
         let queryFormats = unsafeBitCast(q, to: PFNEGLQUERYDMABUFFORMATSEXTPROC.self)
         let queryModifiers = unsafeBitCast(m, to: PFNEGLQUERYDMABUFMODIFIERSEXTPROC.self)

@@ -130,7 +130,7 @@ public final class GLESRenderer: Renderer {
     /// this renderer does not import (a software rasteriser), the same layouts in linear
     /// memory, which it maps and copies by the app's damage as it does shared memory.
     public var dmabufFormats: (formats: [DMABufFormat], how: String) {
-        let wanted = [DRMFourCC.argb8888, DRMFourCC.xrgb8888, DRMFourCC.abgr8888, DRMFourCC.xbgr8888]
+        let wanted = DRMFourCC.packedRGB
         guard let importer = textures.importer else {
             return (wanted.map { DMABufFormat(fourcc: $0, modifiers: [DRMFourCC.linearModifier]) }, "linear only, mapped and copied (\(videoImport))")
         }

@@ -85,24 +85,6 @@ struct PackedLayout {
         }
     }
 
-    /// Whether every RGBA pixel's alpha is 255: two pixels a load (a byte loop cost a 720p
-    /// video's decoding thread a tenth of laminad's time).
-    static func allOpaque(_ pixels: UnsafeRawBufferPointer) -> Bool {
-        let alphas: UInt64 = 0xFF00_0000_FF00_0000
-        let pairs = pixels.count / 8
-        var i = 0
-        while i < pairs {
-            if pixels.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self) & alphas != alphas { return false }
-            i += 1
-        }
-        var k = pairs * 8 + 3
-        while k < pixels.count {
-            if pixels[k] != 255 { return false }
-            k += 4
-        }
-        return true
-    }
-
     /// The layout with its fourth byte taken as padding (a camera's pictures are opaque: V4L2
     /// fills the alpha byte with a constant, vivid's `alpha_component` control, not image data).
     var opaque: PackedLayout {
@@ -118,46 +100,9 @@ struct PackedLayout {
     }
 
     /// `height` rows of `width` pixels from `data` (`rowBytes` apart) as premultiplied RGBA,
-    /// and whether every one is opaque.
+    /// and whether every one is opaque (`PackedPixels`: decoders give straight alpha).
     func bitmapAndOpacity(_ data: UnsafeRawPointer, width: Int, height: Int, rowBytes: Int) -> (bitmap: Bitmap, opaque: Bool) {
-        var bytes = [UInt8](repeating: 0, count: width * height * 4)
-        var translucent = false
-        bytes.withUnsafeMutableBytes { out in
-            if red == 0 {
-                for row in 0..<height {
-                    (out.baseAddress! + row * width * 4).copyMemory(from: data + row * rowBytes, byteCount: width * 4)
-                }
-            } else {
-                for row in 0..<height {
-                    let source = data + row * rowBytes
-                    var o = row * width * 4
-                    for col in 0..<width {
-                        out[o] = source.load(fromByteOffset: col * 4 + 2, as: UInt8.self)
-                        out[o + 1] = source.load(fromByteOffset: col * 4 + 1, as: UInt8.self)
-                        out[o + 2] = source.load(fromByteOffset: col * 4, as: UInt8.self)
-                        out[o + 3] = source.load(fromByteOffset: col * 4 + 3, as: UInt8.self)
-                        o += 4
-                    }
-                }
-            }
-            if !hasAlpha {
-                // The fourth byte is padding: opaque.
-                for i in stride(from: 3, to: out.count, by: 4) { out[i] = 255 }
-                return
-            }
-            translucent = !Self.allOpaque(UnsafeRawBufferPointer(out))
-            // The renderer takes premultiplied pixels; decoders give straight alpha.
-            if translucent {
-                for i in stride(from: 0, to: out.count, by: 4) where out[i + 3] != 255 {
-                    let a = UInt32(out[i + 3])
-                    for c in 0..<3 { out[i + c] = UInt8((UInt32(out[i + c]) * a + 127) / 255) }
-                }
-            }
-        }
-        var bitmap = Bitmap(width: 0, height: 0)
-        bitmap.width = width
-        bitmap.height = height
-        bitmap.bytes = bytes
-        return (bitmap, !translucent)
+        PackedPixels.bitmap(data, width: width, height: height, rowBytes: rowBytes, fourcc: fourcc, premultiplied: false)
+            ?? (Bitmap(width: width, height: height), false)
     }
 }

@@ -34,7 +34,7 @@ enum AppBufferDMABuf {
         var a = wlr_dmabuf_attributes()
         guard wlr_buffer_get_dmabuf(buffer, &a) else { return nil }
         let format = a.format
-        guard [DRMFourCC.argb8888, DRMFourCC.xrgb8888, DRMFourCC.abgr8888, DRMFourCC.xbgr8888].contains(format), a.n_planes == 1 else {
+        guard DRMFourCC.packedRGB.contains(format), a.n_planes == 1 else {
             return .failure(Refusal(message: "a dma-buf of format \(DRMFourCC.name(format)) with \(a.n_planes) planes is not one laminad shows"))
         }
         let width = Int(a.width), height = Int(a.height), stride = Int(a.stride.0), offset = Int(a.offset.0)
@@ -72,7 +72,7 @@ enum AppBufferDMABuf {
 
     /// The buffer's pixels as premultiplied RGBA, mapped read-only (a linear buffer only: a
     /// tiled one's rows are not where the CPU looks, so nil). An app's buffer is premultiplied
-    /// already; an X format's fourth byte is undefined and read as opaque.
+    /// already (`PackedPixels`).
     static func copyPixels(_ descriptor: Descriptor, width: Int, height: Int, offset: Int, stride: Int, fourcc: UInt32,
                            linear: Bool) -> Bitmap? {
         guard linear else { return nil }
@@ -82,25 +82,7 @@ enum AppBufferDMABuf {
         guard size < 0 || Int(size) >= length else { return nil }
         guard let map = mmap(nil, length, PROT_READ, MAP_SHARED, descriptor.fd, 0), map != MAP_FAILED else { return nil }
         defer { munmap(map, length) }
-        var bitmap = Bitmap(width: width, height: height)
-        // Byte order in memory: ARGB/XRGB8888 is B, G, R, A; ABGR/XBGR8888 is R, G, B, A.
-        let swap = fourcc == DRMFourCC.argb8888 || fourcc == DRMFourCC.xrgb8888
-        let opaque = fourcc == DRMFourCC.xrgb8888 || fourcc == DRMFourCC.xbgr8888
-        let source = UnsafeRawPointer(map) + offset
-        bitmap.bytes.withUnsafeMutableBufferPointer { out in
-            for y in 0..<height {
-                let row = source + y * stride
-                for x in 0..<width {
-                    let i = (y * width + x) * 4
-                    let b0 = row.load(fromByteOffset: x * 4, as: UInt8.self), b1 = row.load(fromByteOffset: x * 4 + 1, as: UInt8.self)
-                    let b2 = row.load(fromByteOffset: x * 4 + 2, as: UInt8.self), b3 = row.load(fromByteOffset: x * 4 + 3, as: UInt8.self)
-                    out[i] = swap ? b2 : b0
-                    out[i + 1] = b1
-                    out[i + 2] = swap ? b0 : b2
-                    out[i + 3] = opaque ? 255 : b3
-                }
-            }
-        }
-        return bitmap
+        return PackedPixels.bitmap(UnsafeRawPointer(map) + offset, width: width, height: height, rowBytes: stride, fourcc: fourcc,
+                                   premultiplied: true)?.bitmap
     }
 }

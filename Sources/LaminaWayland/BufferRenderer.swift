@@ -62,7 +62,8 @@ final class BufferRenderer {
     func offerDMABufs(_ formats: [DMABufFormat], drmFD: Int32, display: OpaquePointer) -> Bool {
         for f in formats {
             offered[f.fourcc] = Set(f.modifiers)
-            for m in f.modifiers { _ = wlr_drm_format_set_add(self.formats, f.fourcc, m) }
+            // The implicit modifier always: a format with no explicit one is offered at all.
+            for m in f.modifiers + [DRMFourCC.invalidModifier] { _ = wlr_drm_format_set_add(self.formats, f.fourcc, m) }
         }
         self.drmFD = drmFD
         return wlr_linux_dmabuf_v1_create(display, renderer) != nil

@@ -7,8 +7,9 @@ import Logging
 ///
 /// wlroots only keeps the protocol state here. `wlr_compositor` is given a renderer that never
 /// draws (`BufferRenderer`): it wraps each committed shm buffer (wlroots' pixman renderer, a
-/// view of the shm pages, no copy) and accepts the dma-bufs laminad shows (`offerDMABufs`). Its headless backend is never started: it only gives `wp_presentation` its
-/// clock. laminad's own backend and renderer keep the display.
+/// view of the shm pages, no copy) and accepts the dma-bufs laminad shows (`offerDMABufs`).
+/// Its headless backend is never started: it only gives `wp_presentation` its clock. laminad's
+/// own backend and renderer keep the display.
 ///
 /// The display's event loop is one descriptor (`eventDescriptor`) on laminad's loop; `dispatch`
 /// serves what is ready and flushes the replies.
@@ -177,7 +178,10 @@ public final class WaylandServer {
 
     /// Serves every client's waiting requests, then sends what they caused.
     public func dispatch() {
+        let refused = buffers.refusedDMABufs
         wl_event_loop_dispatch(eventLoop, 0)
+        // The app hears only `failed`; the log says why.
+        if buffers.refusedDMABufs != refused, let why = buffers.lastRefusal { logger.warning("wayland: a dma-buf refused: \(why)") }
         flush()
     }
 
@@ -202,8 +206,8 @@ public final class WaylandServer {
     }
 
     /// dma-bufs refused when an app made them (a format, modifier, plane count or size laminad
-    /// does not show, or a descriptor that is no dma-buf), and the last reason.
-    public var refusedDMABufs: (count: Int, last: String?) { (buffers.refusedDMABufs, buffers.lastRefusal) }
+    /// does not show, or a descriptor that is no dma-buf; each logged with why).
+    public var refusedDMABufs: Int { buffers.refusedDMABufs }
 
     /// Clients connected now.
     public var clientCount: Int {

@@ -52,16 +52,6 @@ extension KMSVMTests {
             # frames N: wait until N frames showed the video on a plane or composited.
             video_frames() { "$B/laminactl" stats | awk -v want="$1" '/^video.overlay(Scanout|Composited)Frames / { n += $2 } END { exit !(n >= want) }'; }
             frames() { poll 600 video_frames $1 || echo "VMKMS_FAIL fewer than $1 video frames"; }
-            # overlay NAME: the lit overlay plane's framebuffer size and placement from the atomic
-            # state ("none" where no overlay plane is lit).
-            overlay() {
-              awk '/^plane\\[/ { plane = $0 } /^\\tcrtc=crtc-0/ { lit[plane] = 1 }
-                   /^\\tfb=/ { fb[plane] = $0 } /^\\t\\tsize=/ { size[plane] = $0 }
-                   /^\\tcrtc-pos=/ { pos[plane] = $0 } /^\\tsrc-pos=/ { src[plane] = $0 }
-                   END { n = 0; for (p in lit) if (p !~ /plane-0/ && p !~ /plane-9$/) { n++; print p, fb[p], size[p], pos[p], src[p] }
-                         if (n == 0) print "none" }' $DRI/state | tr -s '\\t ' ' ' > /tmp/overlay
-              value $1 "$(cat /tmp/overlay | paste -sd'|')"
-            }
             stats() { "$B/laminactl" stats > /tmp/stats; for k in $2; do value $1.$k "$(sed -n "s/^video.$k //p" /tmp/stats)"; done; }
 
             # No session journal: each run starts from its own scene, not the last run's.

@@ -100,6 +100,17 @@ enum VMHarness {
             [ "$(sort -u /tmp/crc | wc -l)" = 1 ] || echo "VMKMS_FAIL the frame was not steady: $(cat /tmp/crc | paste -sd' ')"
             value $1 "$(tail -n 1 /tmp/crc)"
         }
+        # overlay NAME (vkms, debugfs mounted): the lit overlay plane's framebuffer size and
+        # placement from the atomic state, as value NAME ("none" where no overlay plane is lit;
+        # plane 0 is the primary, plane 9 the cursor).
+        overlay() {
+          awk '/^plane\\[/ { plane = $0 } /^\\tcrtc=crtc-0/ { lit[plane] = 1 }
+               /^\\tfb=/ { fb[plane] = $0 } /^\\t\\tsize=/ { size[plane] = $0 }
+               /^\\tcrtc-pos=/ { pos[plane] = $0 } /^\\tsrc-pos=/ { src[plane] = $0 }
+               END { n = 0; for (p in lit) if (p !~ /plane-0/ && p !~ /plane-9$/) { n++; print p, fb[p], size[p], pos[p], src[p] }
+                     if (n == 0) print "none" }' $DRI/state | tr -s '\\t ' ' ' > /tmp/overlay
+          value $1 "$(cat /tmp/overlay | paste -sd'|')"
+        }
         # pull NAME FILE: a file of the guest's to the host's test folder (Run.file(NAME)).
         pull() { echo "VMKMS_FILE $1 $(base64 -w0 "$2")"; }
         value() { echo "VMKMS_VALUE $1 $2"; }

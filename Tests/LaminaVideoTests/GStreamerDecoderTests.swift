@@ -287,13 +287,13 @@ extension PackedLayoutTests {
     @Test func theOpacityScanFindsAnyTranslucentPixel() {
         for count in [0, 1, 2, 3, 17] {
             var pixels = [UInt8](repeating: 255, count: count * 4)
-            #expect(pixels.withUnsafeBytes { PackedLayout.allOpaque($0) }, "\(count) opaque pixels")
+            #expect(pixels.withUnsafeBytes { PackedPixels.allOpaque($0) }, "\(count) opaque pixels")
             for p in 0..<count {
                 pixels[p * 4 + 3] = 254
-                #expect(!pixels.withUnsafeBytes { PackedLayout.allOpaque($0) }, "pixel \(p) of \(count) translucent")
+                #expect(!pixels.withUnsafeBytes { PackedPixels.allOpaque($0) }, "pixel \(p) of \(count) translucent")
                 pixels[p * 4 + 3] = 255
                 pixels[p * 4] = 0  // colour bytes do not matter
-                #expect(pixels.withUnsafeBytes { PackedLayout.allOpaque($0) })
+                #expect(pixels.withUnsafeBytes { PackedPixels.allOpaque($0) })
             }
         }
     }

@@ -120,7 +120,7 @@ public final class FramePresenter {
         if overlayDecisions[output.name] != outcome {
             overlayDecisions[output.name] = outcome
             // What the planner weighed: the last video or app window (dma-buf) drawn.
-            let candidate = list.commands.last { $0.contents.map { $0.source.isVideo || $0.source.dmabuf != nil } == true }
+            let candidate = list.commands.last { $0.contents?.source.isScanoutCandidate == true }
             let what = candidate?.contents?.source.isVideo == false ? "app window" : "video"
             switch outcome {
             case .noVideo: break

@@ -86,7 +86,7 @@ public enum OverlayPlanner {
             switch c.kind {
             case .beginGroup, .beginMask, .pushClip: depth += 1
             case .endGroup, .endMask, .popClip: depth -= 1
-            case .contents where c.contents.map({ $0.source.isVideo || $0.source.dmabuf != nil }) == true: candidate = (i, depth)
+            case .contents where c.contents?.source.isScanoutCandidate == true: candidate = (i, depth)
             default: break
             }
         }

@@ -142,8 +142,11 @@ public final class ImageSource: @unchecked Sendable {
         return .bitmap(frame.bitmap, .premultiplied)
     }
 
-    /// The frames of a video (`VideoSurface`): what the overlay planner looks for.
+    /// The frames of a video (`VideoSurface`).
     public var isVideo = false
+    /// What the overlay planner weighs for a plane: a video's frames (in dma-buf memory or not:
+    /// the planner says why not) or an app's buffer in dma-buf memory.
+    public var isScanoutCandidate: Bool { isVideo || dmabuf != nil }
     /// Every pixel's alpha is 1 (a video frame without alpha): drawn at full opacity, it needs
     /// no blending.
     public var pixelsAreOpaque = false

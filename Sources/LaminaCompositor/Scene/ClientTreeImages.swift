@@ -52,17 +52,14 @@ extension ClientTree {
             journal.videoChanges.append(.destroyed(surface))
             return layers.values.contains { $0.properties.contents == n }
         case let .createImage(n, format):
-            let attachment = try takeNewImage(n, index: i, attachments: attachments, limits: limits, journal: &journal)
-            var picture: DMABufPicture?
-            switch attachment {
+            let pixels = try takeNewImage(n, index: i, attachments: attachments, limits: limits, journal: &journal)
+            switch pixels {
             case .memory(let memory):
                 if let problem = format.problem(fileSize: memory.byteCount) { throw fail(.invalidImage, "image \(n): \(problem)") }
             case .dmabuf(let p):
                 guard p.width == Int(format.width), p.height == Int(format.height) else {
                     throw fail(.invalidImage, "image \(n): the dma-buf is \(p.width)×\(p.height), the format says \(format.width)×\(format.height)")
                 }
-                picture = p
-            case .unusable: break  // (takeNewImage threw)
             }
             let bytes = Int(format.width) * Int(format.height) * 4
             let held = imageBytes
@@ -73,10 +70,9 @@ extension ClientTree {
                 throw fail(.limitExceeded, "image \(n) (\(bytes) bytes) does not fit: all clients' images may hold \(limits.maxTotalImageBytes) bytes together (max_total_image_bytes), and the others hold \(limits.maxTotalImageBytes - left)")
             }
             saveImage(n)
-            if let picture {
-                images[n] = ImageSource(owner: imageOwner, number: n, dmabuf: picture)
-            } else if case .memory(let memory) = attachment {
-                images[n] = ImageSource(owner: imageOwner, number: n, memory: memory, format: format)
+            switch pixels {
+            case .memory(let memory): images[n] = ImageSource(owner: imageOwner, number: n, memory: memory, format: format)
+            case .dmabuf(let picture): images[n] = ImageSource(owner: imageOwner, number: n, dmabuf: picture)
             }
             return layers.values.contains { $0.properties.contents == n }
         case let .createEncodedImage(n, format, byteCount):
@@ -125,14 +121,21 @@ extension ClientTree {
                                     journal: inout Journal) throws(CommitRejection) -> any PixelMemory {
         switch try takeNewImage(n, index: i, attachments: attachments, limits: limits, journal: &journal) {
         case .memory(let m): return m
-        default: throw CommitRejection(code: .invalidImage, operationIndex: i, message: "image \(n): an encoded image comes in a memory file, not a dma-buf")
+        case .dmabuf: throw CommitRejection(code: .invalidImage, operationIndex: i, message: "image \(n): an encoded image comes in a memory file, not a dma-buf")
         }
     }
 
-    /// `takeNewImageMemory`'s checks, giving the attachment as it came: a memory file, or an
-    /// app's dma-buf (laminad's own Wayland session only).
+    /// A new image's pixels as its attachment brought them.
+    private enum NewImagePixels {
+        case memory(any PixelMemory)
+        /// An app's buffer (laminad's own Wayland session only).
+        case dmabuf(DMABufPicture)
+    }
+
+    /// `takeNewImageMemory`'s checks, giving the pixels as they came: a memory file, or an
+    /// app's dma-buf.
     private func takeNewImage(_ n: UInt32, index i: Int, attachments: [MemoryAttachment], limits: ClientLimits,
-                              journal: inout Journal) throws(CommitRejection) -> MemoryAttachment {
+                              journal: inout Journal) throws(CommitRejection) -> NewImagePixels {
         func fail(_ code: ErrorCode, _ message: String) -> CommitRejection {
             CommitRejection(code: code, operationIndex: i, message: message)
         }
@@ -147,8 +150,11 @@ extension ClientTree {
         guard imageCount < limits.maxImages else {
             throw fail(.limitExceeded, "a client may hold at most \(limits.maxImages) images")
         }
-        if case .unusable(let why) = attachment { throw fail(.invalidImage, "image \(n): its file descriptor cannot be used: \(why)") }
-        return attachment
+        switch attachment {
+        case .memory(let m): return .memory(m)
+        case .dmabuf(let p): return .dmabuf(p)
+        case .unusable(let why): throw fail(.invalidImage, "image \(n): its file descriptor cannot be used: \(why)")
+        }
     }
 
     /// Creates image `n` from the encoded file in the next attachment (create-encoded-image):

@@ -144,7 +144,7 @@ public final class DMABufPicture: @unchecked Sendable {
     public let hasAlpha: Bool
     /// The colour is already multiplied by alpha (an app's buffer, as Wayland has it) rather
     /// than straight (a decoder's).
-    public private(set) var alphaIsPremultiplied = false
+    public let alphaIsPremultiplied: Bool
     /// For a YUV picture (`isYUV`): the colour matrix and range the stream declares, which the
     /// import passes on as hints (the driver converts when the picture is sampled).
     public let matrix: PlanarPicture.Matrix
@@ -158,7 +158,7 @@ public final class DMABufPicture: @unchecked Sendable {
     public convenience init(width: Int, height: Int, fourcc: UInt32, modifier: UInt64?, planes: [Plane], hasAlpha: Bool,
                             keeper: AnyObject, copy: @escaping () -> Bitmap?) {
         self.init(width: width, height: height, fourcc: fourcc, modifier: modifier, planes: planes, hasAlpha: hasAlpha,
-                  matrix: .bt601, fullRange: false, keeper: keeper, copy: copy, copyPlanar: nil)
+                  matrix: .bt601, fullRange: false, premultiplied: false, keeper: keeper, copy: copy, copyPlanar: nil)
     }
 
     /// An app's buffer (packed 32-bit RGB, premultiplied where it has alpha, as Wayland has
@@ -166,8 +166,7 @@ public final class DMABufPicture: @unchecked Sendable {
     public convenience init(appBuffer width: Int, height: Int, fourcc: UInt32, modifier: UInt64?, plane: Plane, hasAlpha: Bool,
                             keeper: AnyObject, copy: @escaping () -> Bitmap?) {
         self.init(width: width, height: height, fourcc: fourcc, modifier: modifier, planes: [plane], hasAlpha: hasAlpha,
-                  matrix: .bt601, fullRange: false, keeper: keeper, copy: copy, copyPlanar: nil)
-        alphaIsPremultiplied = true
+                  matrix: .bt601, fullRange: false, premultiplied: true, keeper: keeper, copy: copy, copyPlanar: nil)
     }
 
     /// A planar YUV 4:2:0 picture (`DRMFourCC.nv12` or `.yuv420`, one plane entry each):
@@ -176,12 +175,13 @@ public final class DMABufPicture: @unchecked Sendable {
     public convenience init(width: Int, height: Int, fourcc: UInt32, modifier: UInt64?, planes: [Plane], matrix: PlanarPicture.Matrix,
                             fullRange: Bool, keeper: AnyObject, copy: @escaping () -> PlanarPicture?) {
         self.init(width: width, height: height, fourcc: fourcc, modifier: modifier, planes: planes, hasAlpha: false,
-                  matrix: matrix, fullRange: fullRange, keeper: keeper, copy: { copy()?.rgba() }, copyPlanar: copy)
+                  matrix: matrix, fullRange: fullRange, premultiplied: false, keeper: keeper, copy: { copy()?.rgba() },
+                  copyPlanar: copy)
     }
 
     private init(width: Int, height: Int, fourcc: UInt32, modifier: UInt64?, planes: [Plane], hasAlpha: Bool,
-                 matrix: PlanarPicture.Matrix, fullRange: Bool, keeper: AnyObject, copy: @escaping () -> Bitmap?,
-                 copyPlanar: (() -> PlanarPicture?)?) {
+                 matrix: PlanarPicture.Matrix, fullRange: Bool, premultiplied: Bool, keeper: AnyObject,
+                 copy: @escaping () -> Bitmap?, copyPlanar: (() -> PlanarPicture?)?) {
         self.width = width
         self.height = height
         self.fourcc = fourcc
@@ -190,6 +190,7 @@ public final class DMABufPicture: @unchecked Sendable {
         self.hasAlpha = hasAlpha
         self.matrix = matrix
         self.fullRange = fullRange
+        alphaIsPremultiplied = premultiplied
         self.keeper = keeper
         copier = copy
         planarCopier = copyPlanar
@@ -207,8 +208,8 @@ public final class DMABufPicture: @unchecked Sendable {
     public func copyPlanar() -> PlanarPicture? { planarCopier?() }
 }
 
-/// A dma-buf layout a renderer shows: a DRM fourcc and the format modifiers it takes with it
-/// (what laminad offers apps through `zwp_linux_dmabuf_v1`).
+/// A dma-buf layout a renderer shows: a DRM fourcc and the explicit format modifiers it takes
+/// with it, besides the implicit one (what laminad offers apps through `zwp_linux_dmabuf_v1`).
 public struct DMABufFormat: Sendable, Equatable {
     public var fourcc: UInt32
     public var modifiers: [UInt64]
@@ -237,6 +238,8 @@ public enum DRMFourCC {
     public static let nv12 = code("NV12")
     /// Luma, Cb, Cr in three planes, chroma at half resolution (GStreamer's I420).
     public static let yuv420 = code("YU12")
+    /// The packed 32-bit RGB layouts (a Wayland app's, a decoder's RGB).
+    public static let packedRGB = [argb8888, xrgb8888, abgr8888, xbgr8888]
     /// DRM_FORMAT_MOD_LINEAR: rows one after another, as the CPU maps them.
     public static let linearModifier: UInt64 = 0
     /// DRM_FORMAT_MOD_INVALID: "no explicit modifier".
