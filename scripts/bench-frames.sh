@@ -13,7 +13,7 @@
 #                   gauge-drawing gauge-shapes app-full app-foot app-layer"
 #          (video: a 1280x720 30 fps VP8 clip, made with gst-launch-1.0, full screen at 60 fps;
 #          snow: an emitter layer with 5,000 live particles, 8x8 flakes falling and turning;
-#          scroll: Benchmarks/scenes/scroll_list.py's 1,000-row list, flung up and down by injected
+#          scroll: Benchmarks/scenes/scroll_list.py's 1,000-row list, flung down the list by injected
 #          touches every 1.5 s through warm-up and window, so laminad scrolls it every frame;
 #          sparkline: Benchmarks/scenes/sparkline.py, a Python client whose display link sets a
 #          240-point sparkline's path at every refresh, so laminad rasterises a new shape per frame;
@@ -173,11 +173,14 @@ status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 stat_value() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 now() { echo "$EPOCHREALTIME"; }
 
-# fling SOCKET: flings the scroll case's list with injected touches, up and down by turns, one
-# every 1.5 s until killed: 5 moves of 120 points about 10 ms apart, released at once, so
-# laminad's momentum moves the list on every frame in between.
+# fling SOCKET: flings the scroll case's list with injected touches, one every 1.5 s until
+# killed: 5 moves of 120 points about 10 ms apart, released at once, so laminad's momentum
+# moves the list on every frame in between. Always down the list (about 1,500 points a second,
+# of its 71,000): a fling back up would bring it to rest at its top, where no frame is wanted
+# and the fps would count the list standing still. Every 20 flings (30 s, past any usual run)
+# the direction turns, so a long window still scrolls.
 fling() {
-  local sock=$1 dir=-1 y
+  local sock=$1 dir=-1 y n=0
   while true; do
     y=$((dir < 0 ? 620 : 100))
     "$LAMINACTL" input --socket "$sock" touch down 1 640 "$y" >/dev/null 2>&1 || return 0
@@ -187,7 +190,8 @@ fling() {
       "$LAMINACTL" input --socket "$sock" touch move 1 640 "$y" >/dev/null 2>&1 || return 0
     done
     "$LAMINACTL" input --socket "$sock" touch up 1 >/dev/null 2>&1 || return 0
-    dir=$((-dir))
+    n=$((n + 1))
+    if [ $((n % 20)) = 0 ]; then dir=$((-dir)); fi
     sleep 1.5
   done
 }
@@ -262,6 +266,12 @@ run_case() {
   hwm=$(status_kb "$pid" VmHWM)
   kill -0 "$pid" 2>/dev/null || { echo "--- $log:" >&2; tail -n 30 "$log" >&2; die "laminad died during the window of $label"; }
   f0=$(stat_value "$dir/stats0" framesRendered); f1=$(stat_value "$dir/stats1" framesRendered)
+  # The time between the two counts on laminad's own clock (`time` in stats): fps is frames
+  # over it, not over the window measured here, which also holds the second stats request's
+  # round trip (longer for a bigger tree: tens of ms on the scroll case's 3,000 layers).
+  local s0 s1 span=
+  s0=$(stat_value "$dir/stats0" time); s1=$(stat_value "$dir/stats1" time)
+  if [ -n "$s0" ] && [ -n "$s1" ]; then span=$(awk -v a="$s0" -v b="$s1" 'BEGIN{printf "%.4f", b - a}'); fi
   [ -n "$f0" ] && [ -n "$f1" ] || die "laminactl stats has no framesRendered (see $dir/stats1)"
   local full0 full1 layers frac
   full0=$(stat_value "$dir/stats0" damage.fullFrames); full1=$(stat_value "$dir/stats1" damage.fullFrames)
@@ -273,7 +283,7 @@ run_case() {
   if grep -qiE 'critical|fatal|error' "$log"; then
     echo "# $label: laminad logged errors ($log):" >&2; grep -iE 'critical|fatal|error' "$log" | head -5 >&2
   fi
-  echo "$label $run frames=$((f1 - f0)) ticks=$((c1 - c0)) sched_ms=$(awk -v a="$n0" -v b="$n1" 'BEGIN{printf "%.3f", (b - a) / 1e6}') wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", b - a}') hwm_kb=$hwm full_frames=$(( ${full1:-0} - ${full0:-0} )) layers=$layers last_damage=${frac:-n/a} damage=$damage" >>"$TMP/results"
+  echo "$label $run frames=$((f1 - f0)) ticks=$((c1 - c0)) sched_ms=$(awk -v a="$n0" -v b="$n1" 'BEGIN{printf "%.3f", (b - a) / 1e6}') wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", b - a}')${span:+ span=$span} hwm_kb=$hwm full_frames=$(( ${full1:-0} - ${full0:-0} )) layers=$layers last_damage=${frac:-n/a} damage=$damage" >>"$TMP/results"
 }
 
 run_qt() {
@@ -349,7 +359,8 @@ for line in open(path):
     # CPU is the threads' exact on-CPU time (schedstat). Tick-sampled utime+stime is kept for
     # reference: a process waking at 60 Hz beside the kernel's tick is counted very unevenly.
     cpu_ms = float(kv["sched_ms"])
-    r = {"frames": frames, "fps": frames / wall, "cpu_ms_per_s": cpu_ms / wall,
+    span = float(kv["span"]) if float(kv.get("span", 0)) > 0 else wall
+    r = {"frames": frames, "fps": frames / span, "cpu_ms_per_s": cpu_ms / wall,
          "cpu_ms_per_frame": cpu_ms / frames if frames else None, "rss_mb": int(kv["hwm_kb"]) / 1024.0,
          "tick_ms_per_frame": tick_ms / frames if frames else None}
     if "full_frames" in kv:

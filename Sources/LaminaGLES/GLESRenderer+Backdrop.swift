@@ -78,16 +78,18 @@ extension GLESRenderer {
         // Drawn back over the layer's box, inside its rounded shape and the clips in force.
         bindCurrentTarget()
         glBindTexture(GLenum(GL_TEXTURE_2D), pixels.texture)
-        // Where no other clip is in force and the layer lies square on the display, the inside
-        // away from its edges and corners needs no clip (llvmpipe pays for the clip's distance
-        // function at every pixel): only the ring around it is drawn clipped.
-        let inner = hasActiveClips ? PixelBox.empty : Self.unclippedInside(c, own)
-        if !inner.isEmpty {
-            compositeBackdrop(pixels, [inner], clipped: false, opacity: c.opacity)
+        // Where no other clip is in force and the layer lies square on the display, what lies
+        // inside its shape away from the corners' curves needs no clip (llvmpipe pays for the
+        // clip's distance function at every pixel): only the rest is drawn clipped.
+        let parts = hasActiveClips ? (uncut: [], cut: [own]) : Self.clipParts(c, own)
+        if !parts.uncut.isEmpty {
+            compositeBackdrop(pixels, parts.uncut, clipped: false, opacity: c.opacity)
         }
-        pushClip(c)
-        compositeBackdrop(pixels, Self.ring(own, around: inner), clipped: nil, opacity: c.opacity)
-        popClip()
+        if !parts.cut.isEmpty {
+            pushClip(c)
+            compositeBackdrop(pixels, parts.cut, clipped: nil, opacity: c.opacity)
+            popClip()
+        }
     }
 
     /// Draws `boxes` of the filtered backdrop `pixels` (bound to texture unit 0), with the
@@ -116,26 +118,32 @@ extension GLESRenderer {
         }
     }
 
-    /// The whole pixels inside the layer's shape, away from its corners and antialiased edges,
-    /// for a layer whose transform only scales (positively) and moves; empty otherwise.
-    static func unclippedInside(_ c: DrawCommand, _ own: PixelBox) -> PixelBox {
+    /// `own` (the layer's box on the display) in the parts that lie wholly inside the layer's
+    /// rounded shape (`uncut`) and those its edge or corners cross (`cut`), for a layer whose
+    /// transform only scales (positively) and moves. With its edges on whole pixels only the
+    /// corner squares are cut (as `drawAroundCorners` splits contents); otherwise a ring of a
+    /// corner's reach and a pixel of antialiasing all round. `cut` is all of `own` otherwise.
+    static func clipParts(_ c: DrawCommand, _ own: PixelBox) -> (uncut: [PixelBox], cut: [PixelBox]) {
+        let plane = ClipPlane(c)
+        if plane.displayBox != nil {
+            guard let (inside, corners) = plane.cornerSplit else { return ([], [own]) }
+            return (inside.map { $0.intersection(own) }.filter { !$0.isEmpty },
+                    corners.map { $0.intersection(own) }.filter { !$0.isEmpty })
+        }
         let t = c.transform
-        guard t.m12 == 0, t.m21 == 0, t.m14 == 0, t.m24 == 0, t.m44 == 1, t.m11 > 0, t.m22 > 0 else { return .empty }
+        guard t.m12 == 0, t.m21 == 0, t.m14 == 0, t.m24 == 0, t.m44 == 1, t.m11 > 0, t.m22 > 0 else { return ([], [own]) }
         let r = c.cornerRadii.reaches(within: c.bounds.size).largest
         let inset = Swift.max(r * Swift.max(t.m11, t.m22), 0) + 1
         let box = PixelBox(x0: c.bounds.minX * t.m11 + t.m41 + inset, y0: c.bounds.minY * t.m22 + t.m42 + inset,
                            x1: c.bounds.maxX * t.m11 + t.m41 - inset, y1: c.bounds.maxY * t.m22 + t.m42 - inset)
         let whole = PixelBox(x0: box.x0.rounded(.up), y0: box.y0.rounded(.up), x1: box.x1.rounded(.down), y1: box.y1.rounded(.down))
-        return whole.intersection(own)
-    }
-
-    /// `outer` less `inner` (inside it), as up to four boxes: above, below, left, right.
-    static func ring(_ outer: PixelBox, around inner: PixelBox) -> [PixelBox] {
-        guard !inner.isEmpty else { return [outer] }
-        return [PixelBox(x0: outer.x0, y0: outer.y0, x1: outer.x1, y1: inner.y0),
-                PixelBox(x0: outer.x0, y0: inner.y1, x1: outer.x1, y1: outer.y1),
-                PixelBox(x0: outer.x0, y0: inner.y0, x1: inner.x0, y1: inner.y1),
-                PixelBox(x0: inner.x1, y0: inner.y0, x1: outer.x1, y1: inner.y1)].filter { !$0.isEmpty }
+        let inner = whole.intersection(own)
+        guard !inner.isEmpty else { return ([], [own]) }
+        let ring = [PixelBox(x0: own.x0, y0: own.y0, x1: own.x1, y1: inner.y0),
+                    PixelBox(x0: own.x0, y0: inner.y1, x1: own.x1, y1: own.y1),
+                    PixelBox(x0: own.x0, y0: inner.y0, x1: inner.x0, y1: inner.y1),
+                    PixelBox(x0: inner.x1, y0: inner.y0, x1: own.x1, y1: inner.y1)].filter { !$0.isEmpty }
+        return ([inner], ring)
     }
 
     /// Runs `filters` over `read` of `source` (the target behind) in `scratch`; returns the target

@@ -28,18 +28,8 @@ extension GLESRenderer {
     /// when the clip is not such a rectangle (the caller draws the whole as usual).
     func drawAroundCorners(_ draw: () -> Void) -> Bool {
         guard frame.groups.isEmpty, frame.clips.count - frame.clipBase == 1, let clip = frame.clips.last,
-              let box = clip.displayBox else { return false }
-        // A pixel of margin for the corners' antialiasing.
-        let r = (clip.cornerReach + 1).rounded(.up)
-        guard box.x1 - box.x0 > 2 * r, box.y1 - box.y0 > 2 * r else { return false }
+              let (inside, corners) = clip.cornerSplit else { return false }
         let limit = (frame.damage ?? frame.viewport).intersection(frame.viewport)
-        let inside = [PixelBox(x0: box.x0, y0: box.y0 + r, x1: box.x1, y1: box.y1 - r),
-                      PixelBox(x0: box.x0 + r, y0: box.y0, x1: box.x1 - r, y1: box.y0 + r),
-                      PixelBox(x0: box.x0 + r, y0: box.y1 - r, x1: box.x1 - r, y1: box.y1)]
-        let corners = [PixelBox(x0: box.x0, y0: box.y0, x1: box.x0 + r, y1: box.y0 + r),
-                       PixelBox(x0: box.x1 - r, y0: box.y0, x1: box.x1, y1: box.y0 + r),
-                       PixelBox(x0: box.x0, y0: box.y1 - r, x1: box.x0 + r, y1: box.y1),
-                       PixelBox(x0: box.x1 - r, y0: box.y1 - r, x1: box.x1, y1: box.y1)]
         func drawScissored(_ boxes: [PixelBox]) {
             for part in boxes {
                 let b = part.intersection(limit)
@@ -99,6 +89,22 @@ struct ClipPlane {
     /// lies inside the box away from the corners is known to be uncut. Nil otherwise.
     var displayBox: PixelBox?
     var cornerReach = 0.0
+
+    /// For a clip on whole pixels (`displayBox`), its box in the parts the clip leaves whole
+    /// (`inside`: a cross of three boxes) and the four corner squares its curves cut (a
+    /// corner's reach and a pixel of antialiasing); nil otherwise, or when the corners meet.
+    var cornerSplit: (inside: [PixelBox], corners: [PixelBox])? {
+        guard let box = displayBox else { return nil }
+        let r = (cornerReach + 1).rounded(.up)
+        guard box.x1 - box.x0 > 2 * r, box.y1 - box.y0 > 2 * r else { return nil }
+        return ([PixelBox(x0: box.x0, y0: box.y0 + r, x1: box.x1, y1: box.y1 - r),
+                 PixelBox(x0: box.x0 + r, y0: box.y0, x1: box.x1 - r, y1: box.y0 + r),
+                 PixelBox(x0: box.x0 + r, y0: box.y1 - r, x1: box.x1 - r, y1: box.y1)],
+                [PixelBox(x0: box.x0, y0: box.y0, x1: box.x0 + r, y1: box.y0 + r),
+                 PixelBox(x0: box.x1 - r, y0: box.y0, x1: box.x1, y1: box.y0 + r),
+                 PixelBox(x0: box.x0, y0: box.y1 - r, x1: box.x0 + r, y1: box.y1),
+                 PixelBox(x0: box.x1 - r, y0: box.y1 - r, x1: box.x1, y1: box.y1)])
+    }
 
     init(_ c: DrawCommand) {
         let t = c.transform

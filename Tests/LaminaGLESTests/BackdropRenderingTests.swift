@@ -120,6 +120,40 @@ struct BackdropRenderingTests {
         }
     }
 
+    /// Where the backdrop is drawn without the clip: a layer on whole pixels is cut only in its
+    /// four corner squares (the corner's reach and a pixel), the rest drawn unclipped; a layer
+    /// off whole pixels keeps a ring of the corner's reach and a pixel all round clipped; a
+    /// turned one is clipped everywhere. The parts never overlap and the cut ones cover every
+    /// pixel the shape's edge crosses.
+    @Test("the backdrop is drawn without the clip away from the corners")
+    func clipParts() {
+        let radii = CornerRadii(radius: 16, mask: .all, size: Size(width: 400, height: 300), curve: .circular)
+        func command(_ t: Transform3D) -> DrawCommand {
+            DrawCommand(kind: .backdrop, transform: t, bounds: Rect(x: 0, y: 0, width: 400, height: 300), cornerRadii: radii)
+        }
+        func area(_ boxes: [PixelBox]) -> Double { boxes.reduce(0) { $0 + $1.area } }
+        func overlaps(_ boxes: [PixelBox]) -> Bool {
+            boxes.indices.contains { i in boxes.indices.contains { j in i < j && boxes[i].intersects(boxes[j]) } }
+        }
+
+        let aligned = PixelBox(x0: 440, y0: 210, x1: 840, y1: 510)
+        let parts = GLESRenderer.clipParts(command(.translation(x: 440, y: 210)), aligned)
+        #expect(parts.cut == [PixelBox(x0: 440, y0: 210, x1: 457, y1: 227), PixelBox(x0: 823, y0: 210, x1: 840, y1: 227),
+                              PixelBox(x0: 440, y0: 493, x1: 457, y1: 510), PixelBox(x0: 823, y0: 493, x1: 840, y1: 510)])
+        #expect(!overlaps(parts.uncut + parts.cut))
+        #expect(area(parts.uncut) + area(parts.cut) == aligned.area)
+
+        // Half a pixel off: the edges are antialiased, so a ring stays clipped.
+        let off = PixelBox(x0: 440, y0: 210, x1: 841, y1: 511)
+        let ring = GLESRenderer.clipParts(command(.translation(x: 440.5, y: 210.5)), off)
+        #expect(ring.uncut == [PixelBox(x0: 458, y0: 228, x1: 823, y1: 493)])
+        #expect(ring.cut.count == 4 && !overlaps(ring.uncut + ring.cut))
+        #expect(area(ring.uncut) + area(ring.cut) == off.area)
+
+        let turned = GLESRenderer.clipParts(command(.rotation(angle: 0.1)), aligned)
+        #expect(turned.uncut.isEmpty && turned.cut == [aligned])
+    }
+
     /// A masked glass layer shows the filtered backdrop only where its mask does, and its
     /// opacity mixes it with what lies behind.
     @Test("mask and opacity apply to the filtered backdrop")
