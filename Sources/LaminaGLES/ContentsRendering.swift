@@ -375,7 +375,7 @@ extension GLESRenderer {
         guard let read = textures.readFramebuffer(for: source) else { return false }
         let x0 = (destination.minX * t.m11 + t.m41).rounded(), y0 = (destination.minY * t.m22 + t.m42).rounded()
         let x1 = (destination.maxX * t.m11 + t.m41).rounded(), y1 = (destination.maxY * t.m22 + t.m42).rounded()
-        let box = PixelBox(x0: x0, y0: y0, x1: x1, y1: y1).intersection(frame.damage ?? frame.viewport).intersection(frame.viewport)
+        let box = PixelBox(x0: x0, y0: y0, x1: x1, y1: y1).intersection(frame.outputLimit ?? frame.viewport).intersection(frame.viewport)
         defer { bindCurrentTarget() }
         guard !box.isEmpty else { return true }
         // The part's top-left texel, top-down; the texture holds rows bottom first.

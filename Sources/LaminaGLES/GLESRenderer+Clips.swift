@@ -14,8 +14,25 @@ extension GLESRenderer {
         return first < frame.clips.count && frame.clips[first...].contains { $0.isContinuous }
     }
 
+    /// A square clip on whole pixels (no corners, not turned) is exactly a scissor box: outside
+    /// any group, and with no shader clip in force, it is taken as one (`frame.scissorClip`),
+    /// kept below `clipBase` so the shaders' clip stack leaves it out. A scrolling list that
+    /// masks to its bounds is such a clip: its rows cut by the edges are then drawn with the
+    /// programs without the clip stack (on llvmpipe the stack's test at each pixel of two cut
+    /// 1,248-point rows cost about a quarter of the frame).
     func pushClip(_ c: DrawCommand) {
-        frame.clips.append(ClipPlane(c))
+        var plane = ClipPlane(c)
+        if scissorsSquareClips, frame.groups.isEmpty, frame.clips.count == frame.clipBase,
+           let box = plane.displayBox, plane.cornerReach == 0 {
+            plane.isScissor = true
+            frame.clips.append(plane)
+            frame.clipBase = frame.clips.count
+            frame.scissorClip = frame.scissorClip.map { $0.intersection(box) } ?? box
+            scissoredClips += 1
+            bindCurrentTarget()
+            return
+        }
+        frame.clips.append(plane)
         frame.clipVersion += 1
     }
 
@@ -29,7 +46,7 @@ extension GLESRenderer {
     func drawAroundCorners(_ draw: () -> Void) -> Bool {
         guard frame.groups.isEmpty, frame.clips.count - frame.clipBase == 1, let clip = frame.clips.last,
               let (inside, corners) = clip.cornerSplit else { return false }
-        let limit = (frame.damage ?? frame.viewport).intersection(frame.viewport)
+        let limit = (frame.outputLimit ?? frame.viewport).intersection(frame.viewport)
         func drawScissored(_ boxes: [PixelBox]) {
             for part in boxes {
                 let b = part.intersection(limit)
@@ -52,6 +69,16 @@ extension GLESRenderer {
     }
 
     func popClip() {
+        if frame.groups.isEmpty, frame.clips.count == frame.clipBase, frame.clips.last?.isScissor == true {
+            frame.clips.removeLast()
+            frame.clipBase = frame.clips.count
+            frame.scissorClip = frame.clips.reduce(nil) { box, clip in
+                guard let b = clip.displayBox else { return box }
+                return box.map { $0.intersection(b) } ?? b
+            }
+            bindCurrentTarget()
+            return
+        }
         guard frame.clips.count > frame.clipBase else { return }
         frame.clips.removeLast()
         frame.clipVersion += 1
@@ -84,6 +111,8 @@ struct ClipPlane {
     var radii: SIMD4<Float>
     /// Its corners are continuous: the shaders need their continuous variant.
     var isContinuous: Bool
+    /// Taken as a scissor box (`frame.scissorClip`), not tested by the shaders.
+    var isScissor = false
     /// Where the clip's plane is the display's, moved and scaled only, with its edges on whole
     /// pixels: its box in display pixels and how far its corners' curves reach (pixels), so what
     /// lies inside the box away from the corners is known to be uncut. Nil otherwise.

@@ -143,6 +143,11 @@ public final class GLESRenderer: Renderer {
     /// `contents.clipSplits`), and whether one is being drawn.
     var clippedSplits = 0
     var drawingAroundCorners = false
+    /// Whether a square clip on whole pixels outside any group is a scissor box rather than
+    /// the shaders' clip stack (`pushClip`); off draws every clip through the shaders (tests).
+    var scissorsSquareClips = true
+    /// Clips taken as scissor boxes since start (stats `clips.scissored`).
+    var scissoredClips = 0
     /// Frames copied by the blit (stats `contents.blits`).
     var contentsBlits = 0
     /// Instanced batch draws made, for benchmarks.
@@ -385,7 +390,7 @@ public final class GLESRenderer: Renderer {
             scissor(open.box)
         } else {
             glBindFramebuffer(GLenum(GL_FRAMEBUFFER), frame.output)
-            if let damage = frame.damage { scissor(damage) } else { glDisable(GLenum(GL_SCISSOR_TEST)) }
+            if let limit = frame.outputLimit { scissor(limit) } else { glDisable(GLenum(GL_SCISSOR_TEST)) }
         }
     }
 
@@ -458,7 +463,12 @@ struct FrameState {
     var currentProgram: GLuint = 0
     var clips: [ClipPlane] = []
     /// The first clip of the innermost open group: clips below it apply when it is composited.
+    /// Outside groups, the clips below it are the scissored ones (`scissorClip`).
     var clipBase = 0
+    /// Where the scissored clips in force meet (display pixels): a square clip on whole pixels
+    /// pushed outside any group while no shader clip is in force is this box, not a shader
+    /// clip (`pushClip`). Everything drawn into the output is scissored to it, as to `damage`.
+    var scissorClip: PixelBox?
     var clipVersion = 0
     var uploadedClipVersion: [Int] = []
     var uploadedFrame: [Int] = []
@@ -476,6 +486,17 @@ struct FrameState {
 
     var viewport: PixelBox { PixelBox(x0: 0, y0: 0, x1: Double(width), y1: Double(height)) }
 
+    /// What draws into the output are scissored to: the damage box and the scissored clips;
+    /// nil when neither is in force.
+    var outputLimit: PixelBox? {
+        switch (damage, scissorClip) {
+        case (nil, nil): nil
+        case (let d?, nil): d
+        case (nil, let c?): c.intersection(viewport)
+        case (let d?, let c?): d.intersection(c)
+        }
+    }
+
     mutating func begin(width: Int, height: Int, output: GLuint) {
         number += 1
         self.width = width
@@ -484,6 +505,7 @@ struct FrameState {
         currentProgram = 0
         clips.removeAll(keepingCapacity: true)
         clipBase = 0
+        scissorClip = nil
         clipVersion += 1
         groups.removeAll(keepingCapacity: true)
     }

@@ -145,14 +145,15 @@ extension GLESRenderer {
     /// while dma-buf pictures are imported in place), `video.dmabufImported` and
     /// `video.dmabufCopied` (pictures imported, and mapped and copied instead, since start);
     /// `video.yuvConversions` (planar YUV pictures converted to RGB in a shader, since start);
-    /// and the `backdrop.` counts (GLESRenderer+Backdrop.swift).
+    /// `clips.scissored` (square clips on whole pixels taken as scissor boxes, `pushClip`, since
+    /// start); and the `backdrop.` counts (GLESRenderer+Backdrop.swift).
     public var cacheStatistics: [(name: String, value: Double)] {
         [("groupCache.entries", Double(groupCache.count)), ("groupCache.bytes", Double(groupCache.totalBytes)),
          ("groupCache.budgetBytes", Double(groupCache.budgetBytes)), ("groupCache.hits", Double(groupCache.hits)),
          ("groupCache.misses", Double(groupCache.misses)), ("groupCache.evictions", Double(groupCache.evictions)),
          ("batch.flushes", Double(batchDraws)), ("occlusion.skipped", Double(occludedDraws)),
          ("contents.blits", Double(contentsBlits)),
-         ("contents.clipSplits", Double(clippedSplits)),
+         ("contents.clipSplits", Double(clippedSplits)), ("clips.scissored", Double(scissoredClips)),
          ("video.dmabufImport", textures.importer.map { $0.refusal == nil ? 1 : 0 } ?? 0),
          ("video.dmabufImported", Double(textures.dmabufImported)),
          ("video.dmabufCopied", Double(textures.dmabufCopied)),
