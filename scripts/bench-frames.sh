@@ -262,6 +262,25 @@ run_case() {
   "$LAMINACTL" stats --socket "$sock" >"$dir/stats1" || die "laminactl stats failed for $label"
   c1=$(cpu_ticks "$pid"); n1=$(sched_ns "$pid"); t1=$(now)
   if [ -n "$driver" ]; then kill "$driver" 2>/dev/null || true; wait "$driver" 2>/dev/null || true; fi
+  # The scroll case again with nothing injected during the count: one fling, then 2 s of the
+  # list moving on momentum alone, every refresh a frame. (In the window above the finger holds
+  # the list still between injected touch events, each a laminactl process some 25 ms apart,
+  # and a refresh with nothing moved draws no frame.)
+  local momentum=
+  if [ "$scene" = scroll ]; then
+    local y=620 m0 m1 mt0 mt1
+    # (A fling the driver was killed in the middle of is cancelled first.)
+    "$LAMINACTL" input --socket "$sock" touch cancel 1 640 "$y" >/dev/null 2>&1 || true
+    "$LAMINACTL" input --socket "$sock" touch down 1 640 "$y" >/dev/null 2>&1 || true
+    for _ in 1 2 3 4 5; do y=$((y - 120)); sleep 0.01; "$LAMINACTL" input --socket "$sock" touch move 1 640 "$y" >/dev/null 2>&1 || true; done
+    "$LAMINACTL" input --socket "$sock" touch up 1 >/dev/null 2>&1 || true
+    sleep 0.1
+    "$LAMINACTL" stats --socket "$sock" >"$dir/momentum0" && sleep 2 && "$LAMINACTL" stats --socket "$sock" >"$dir/momentum1" \
+      || die "laminactl stats failed for $label's momentum count"
+    m0=$(stat_value "$dir/momentum0" framesRendered); m1=$(stat_value "$dir/momentum1" framesRendered)
+    mt0=$(stat_value "$dir/momentum0" time); mt1=$(stat_value "$dir/momentum1" time)
+    momentum=" mframes=$((m1 - m0)) mspan=$(awk -v a="$mt0" -v b="$mt1" 'BEGIN{printf "%.4f", b - a}')"
+  fi
   local hwm
   hwm=$(status_kb "$pid" VmHWM)
   kill -0 "$pid" 2>/dev/null || { echo "--- $log:" >&2; tail -n 30 "$log" >&2; die "laminad died during the window of $label"; }
@@ -283,7 +302,7 @@ run_case() {
   if grep -qiE 'critical|fatal|error' "$log"; then
     echo "# $label: laminad logged errors ($log):" >&2; grep -iE 'critical|fatal|error' "$log" | head -5 >&2
   fi
-  echo "$label $run frames=$((f1 - f0)) ticks=$((c1 - c0)) sched_ms=$(awk -v a="$n0" -v b="$n1" 'BEGIN{printf "%.3f", (b - a) / 1e6}') wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", b - a}')${span:+ span=$span} hwm_kb=$hwm full_frames=$(( ${full1:-0} - ${full0:-0} )) layers=$layers last_damage=${frac:-n/a} damage=$damage" >>"$TMP/results"
+  echo "$label $run frames=$((f1 - f0)) ticks=$((c1 - c0)) sched_ms=$(awk -v a="$n0" -v b="$n1" 'BEGIN{printf "%.3f", (b - a) / 1e6}') wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", b - a}')${span:+ span=$span} hwm_kb=$hwm full_frames=$(( ${full1:-0} - ${full0:-0} )) layers=$layers last_damage=${frac:-n/a} damage=$damage$momentum" >>"$TMP/results"
 }
 
 run_qt() {
@@ -363,6 +382,9 @@ for line in open(path):
     r = {"frames": frames, "fps": frames / span, "cpu_ms_per_s": cpu_ms / wall,
          "cpu_ms_per_frame": cpu_ms / frames if frames else None, "rss_mb": int(kv["hwm_kb"]) / 1024.0,
          "tick_ms_per_frame": tick_ms / frames if frames else None}
+    if "mframes" in kv:
+        r["momentum_fps"] = int(kv["mframes"]) / float(kv["mspan"])
+        r["momentum_missed"] = max(0, int(float(kv["mspan"]) * 60) - int(kv["mframes"]))
     if "full_frames" in kv:
         r["full_frames"] = int(kv["full_frames"])
         r["layers"] = kv["layers"]
@@ -433,7 +455,9 @@ for label, what in (("lamina-app-full", "app redrawing 1280x720 fully:"),
               f"{f(med(label, 'cpu_ms_per_s'))} ms of CPU per s, {f(med(label, 'fps'))} fps")
 if "lamina-scroll" in per:
     print(f"  scroll, a 1,000-row list flung:    {f(med('lamina-scroll', 'cpu_ms_per_frame'), 2)} ms per frame, "
-          f"{f(med('lamina-scroll', 'cpu_ms_per_s'))} ms of CPU per s, {f(med('lamina-scroll', 'fps'))} fps (target: 60 fps)")
+          f"{f(med('lamina-scroll', 'cpu_ms_per_s'))} ms of CPU per s, {f(med('lamina-scroll', 'fps'))} fps (target: 60 fps); "
+          f"on momentum alone {f(med('lamina-scroll', 'momentum_fps'))} fps, "
+          f"{f(med('lamina-scroll', 'momentum_missed'), 0)} of 120 refreshes without a frame")
 print("idle (static scenes; target 0 frames, 0 CPU; the two stats requests around the window cost ~0.05 ms/s):")
 for label in ("lamina-peer-static", "lamina-dashboard-static", "qt-static"):
     if label in per:
