@@ -70,6 +70,51 @@ struct ScissorClipTests {
         #expect(shot.pixel(x: 20, y: 12).r > 200 && shot.pixel(x: 20, y: 12).g < 60, "the cut row inside the list")
     }
 
+    /// Contents under a scissored clip: a video frame copied with glBlitFramebuffer (which the
+    /// scissor does not cut, so the copy's box is met with the clip) and a picture inside a
+    /// rounded clip, drawn around its corners, both cut by the square clip's edges.
+    @Test("contents copied or drawn around a rounded clip's corners keep inside a scissored clip")
+    func contentsUnderAScissoredClip() throws {
+        func list(_ video: ImageSource, _ picture: ImageSource, marker: Color) -> DrawList {
+            let background = DrawCommand(transform: .identity, bounds: Rect(x: 0, y: 0, width: 200, height: 150),
+                                         color: Color(red: 0.5, green: 0.5, blue: 0.5, alpha: 1), opacity: 1)
+            let square = DrawCommand(kind: .pushClip, transform: .translation(x: 20, y: 10), bounds: Rect(x: 0, y: 0, width: 160, height: 120))
+            let videoArea = Rect(x: 0, y: 0, width: 64, height: 48)
+            let copied = DrawCommand(kind: .contents, transform: .translation(x: 140, y: 100), bounds: videoArea,
+                                     contents: DrawContents(source: video, destination: videoArea))
+            let roundArea = Rect(x: 0, y: 0, width: 120, height: 90)
+            let radii = CornerRadii(radius: 14, mask: .all, size: roundArea.size, curve: .circular)
+            let rounded = DrawCommand(kind: .pushClip, transform: .translation(x: -10, y: -20), bounds: roundArea, cornerRadii: radii)
+            let drawn = DrawCommand(kind: .contents, transform: .translation(x: -10, y: -20), bounds: roundArea,
+                                    contents: DrawContents(source: picture, destination: roundArea))
+            let dot = DrawCommand(transform: .translation(x: 90, y: 60), bounds: Rect(x: 0, y: 0, width: 20, height: 20), color: marker, opacity: 1)
+            return DrawList(width: 200, height: 150, commands: [background, square, copied, rounded, drawn, DrawCommand(kind: .popClip),
+                                                                DrawCommand(kind: .popClip), dot])
+        }
+        let scissored = try HeadlessDisplay(width: 200, height: 150, buffers: 2)
+        let reference = try HeadlessDisplay(width: 200, height: 150, buffers: 2)
+        reference.damageTracking = false
+        reference.renderer.scissorsSquareClips = false
+        let (v1, p1) = (ContentsBlitTests.image(video: true), ClipSplitTests.picture(opaque: true))
+        let (v2, p2) = (ContentsBlitTests.image(video: true), ClipSplitTests.picture(opaque: true))
+        for (step, marker) in [Color.red, .green, .blue].enumerated() {
+            try scissored.present(list(v1, p1, marker: marker))
+            try reference.present(list(v2, p2, marker: marker))
+            let d = try scissored.screenshot().difference(from: try reference.screenshot())
+            #expect(d.worst <= 1, "step \(step): largest channel difference \(d.worst) (\(d.differing) pixels)")
+        }
+        #expect(scissored.renderer.scissoredClips > 0 && reference.renderer.scissoredClips == 0)
+        #expect(scissored.renderer.clippedSplits > 0, "the picture in the rounded clip is drawn around its corners")
+        // The ES 2 path has no glBlitFramebuffer: it always draws (the pixels compare the same).
+        #expect(GLESMode.isES2 ? scissored.renderer.contentsBlits == 0 : scissored.renderer.contentsBlits > 0)
+        // Past the square clip's right and bottom edges the background shows, not the video.
+        let shot = try scissored.screenshot()
+        #expect(shot.pixel(x: 185, y: 135) == (128, 128, 128, 255), "\(shot.pixel(x: 185, y: 135))")
+        // The video's texel (35, 25): (x·4, y·5, (x·7 + y·13) mod 256).
+        let inside = shot.pixel(x: 175, y: 125)
+        #expect(inside.r == 140 && inside.g == 125 && inside.b == 58 && inside.a == 255, "the video inside the clip: \(inside)")
+    }
+
     @Test("a clip off whole pixels or with corners stays in the clip stack", arguments: [(20.5, 0.0), (20, 8.0)])
     func otherClipsAreNotScissored(_ x: Double, _ radius: Double) throws {
         let counts = try Self.compare([0, 7].map { Self.scene(offset: $0, x: x, radius: radius) })
