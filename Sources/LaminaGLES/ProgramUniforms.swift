@@ -61,6 +61,21 @@ struct CompositeUniforms: ProgramUniforms {
     func assignTextureUnits() { glUniform1i(source, 0) }
 }
 
+/// `Shaders.downsample4`: a backdrop averaged down to a quarter of the resolution.
+struct DownsampleUniforms: ProgramUniforms {
+    static var fragment: String { Shaders.downsample4 }
+    /// A sampler, texture unit 0.
+    let source: GLint
+    let sourceSize: GLint
+
+    init(_ find: UniformLocator) throws(GLESError) {
+        source = try find("source")
+        sourceSize = try find("sourceSize")
+    }
+
+    func assignTextureUnits() { glUniform1i(source, 0) }
+}
+
 /// `Shaders.backdropComposite`: a backdrop filtered at a reduced resolution, drawn back.
 struct BackdropCompositeUniforms: ProgramUniforms {
     static var fragment: String { Shaders.backdropComposite }

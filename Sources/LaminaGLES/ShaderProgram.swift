@@ -116,6 +116,8 @@ struct RendererPrograms {
     let composite: ProgramVariants<CompositeUniforms>
     /// `Shaders.backdropComposite`: a backdrop filtered at a reduced resolution.
     let backdropComposite: ProgramVariants<BackdropCompositeUniforms>
+    /// `Shaders.downsample4`: a backdrop averaged down to a quarter of the resolution.
+    let downsample: ProgramVariants<DownsampleUniforms>
     /// `Shaders.blur`: one pass of a separable blur.
     let blur: ProgramVariants<BlurUniforms>
     /// `Shaders.fill`: a plain colour.
@@ -161,6 +163,7 @@ struct RendererPrograms {
             shadow = try variants("shadow")
             composite = try variants("composite")
             backdropComposite = try variants("backdrop composite")
+            downsample = try variants("downsample")
             blur = try variants("blur")
             fill = try variants("fill")
             plainContents = try variants("plainContents")

@@ -230,6 +230,22 @@ enum Shaders {
         }
         """
 
+    /// A quarter of the resolution in one pass: each pixel the average of the 4 × 4 block of
+    /// `source` below it (pixel p of the target covers source pixels 4p … 4p + 3, GL's rows),
+    /// four bilinear samples each taken where four texels meet.
+    static let downsample4 = fragmentCommon + """
+        uniform sampler2D source;
+        uniform vec2 sourceSize;     // texels
+        void main() {
+            vec2 corner = floor(gl_FragCoord.xy) * 4.0;
+            vec4 sum = texture(source, (corner + vec2(1.0, 1.0)) / sourceSize)
+                     + texture(source, (corner + vec2(3.0, 1.0)) / sourceSize)
+                     + texture(source, (corner + vec2(1.0, 3.0)) / sourceSize)
+                     + texture(source, (corner + vec2(3.0, 3.0)) / sourceSize);
+            fragColor = sum * 0.25;
+        }
+        """
+
     /// A backdrop filtered at 1/`factor` of the display's resolution (GLESRenderer+Backdrop.swift),
     /// drawn back over the display: each pixel samples the reduced result bilinearly at its
     /// centre over `factor`, less `shift` (where the result lies in the texture), the sample a
