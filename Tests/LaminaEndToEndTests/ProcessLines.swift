@@ -68,6 +68,22 @@ final class ProcessLines: @unchecked Sendable {
         }
     }
 
+    /// Waits until the process's output ends (it exited, or closed it) or `timeout` seconds pass
+    /// (a bound for a broken run, not a timing assumption); returns its exit status once it has
+    /// exited, nil if its output never ended.
+    func waitForExit(timeout: Double = 30) -> Int32? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        while !ended {
+            if !condition.wait(until: deadline) { break }
+        }
+        let done = ended
+        condition.unlock()
+        guard done else { return nil }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     /// Sends `signal` and waits for the process to exit; returns its status.
     @discardableResult
     func stop(_ signal: Int32 = SIGTERM) -> Int32 {
