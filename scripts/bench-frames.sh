@@ -173,23 +173,29 @@ status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 stat_value() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 now() { echo "$EPOCHREALTIME"; }
 
-# fling SOCKET: flings the scroll case's list with injected touches, one every 1.5 s until
-# killed: 5 moves of 120 points about 10 ms apart, released at once, so laminad's momentum
-# moves the list on every frame in between. Always down the list (about 1,500 points a second,
-# of its 71,000): a fling back up would bring it to rest at its top, where no frame is wanted
-# and the fps would count the list standing still. Every 20 flings (30 s, past any usual run)
-# the direction turns, so a long window still scrolls.
+# fling_once SOCKET DIR: one fling, 5 moves of 120 points about 10 ms apart (DIR -1 down the
+# list, 1 up), released at once; fails when laminactl does.
+fling_once() {
+  local sock=$1 dir=$2 y
+  y=$((dir < 0 ? 620 : 100))
+  "$LAMINACTL" input --socket "$sock" touch down 1 640 "$y" >/dev/null 2>&1 || return 1
+  for _ in 1 2 3 4 5; do
+    y=$((y + dir * 120))
+    sleep 0.01
+    "$LAMINACTL" input --socket "$sock" touch move 1 640 "$y" >/dev/null 2>&1 || return 1
+  done
+  "$LAMINACTL" input --socket "$sock" touch up 1 >/dev/null 2>&1 || return 1
+}
+
+# fling SOCKET: flings the scroll case's list with injected touches (`fling_once`), one every
+# 1.5 s until killed, so laminad's momentum moves the list on every frame in between. Always
+# down the list (about 1,500 points a second, of its 71,000): a fling back up would bring it to
+# rest at its top, where no frame is wanted and the fps would count the list standing still.
+# Every 20 flings (30 s, past any usual run) the direction turns, so a long window still scrolls.
 fling() {
-  local sock=$1 dir=-1 y n=0
+  local sock=$1 dir=-1 n=0
   while true; do
-    y=$((dir < 0 ? 620 : 100))
-    "$LAMINACTL" input --socket "$sock" touch down 1 640 "$y" >/dev/null 2>&1 || return 0
-    for _ in 1 2 3 4 5; do
-      y=$((y + dir * 120))
-      sleep 0.01
-      "$LAMINACTL" input --socket "$sock" touch move 1 640 "$y" >/dev/null 2>&1 || return 0
-    done
-    "$LAMINACTL" input --socket "$sock" touch up 1 >/dev/null 2>&1 || return 0
+    fling_once "$sock" "$dir" || return 0
     n=$((n + 1))
     if [ $((n % 20)) = 0 ]; then dir=$((-dir)); fi
     sleep 1.5
@@ -268,12 +274,10 @@ run_case() {
   # and a refresh with nothing moved draws no frame.)
   local momentum=
   if [ "$scene" = scroll ]; then
-    local y=620 m0 m1 mt0 mt1
+    local m0 m1 mt0 mt1
     # (A fling the driver was killed in the middle of is cancelled first.)
-    "$LAMINACTL" input --socket "$sock" touch cancel 1 640 "$y" >/dev/null 2>&1 || true
-    "$LAMINACTL" input --socket "$sock" touch down 1 640 "$y" >/dev/null 2>&1 || true
-    for _ in 1 2 3 4 5; do y=$((y - 120)); sleep 0.01; "$LAMINACTL" input --socket "$sock" touch move 1 640 "$y" >/dev/null 2>&1 || true; done
-    "$LAMINACTL" input --socket "$sock" touch up 1 >/dev/null 2>&1 || true
+    "$LAMINACTL" input --socket "$sock" touch cancel 1 640 620 >/dev/null 2>&1 || true
+    fling_once "$sock" -1 || true
     sleep 0.1
     "$LAMINACTL" stats --socket "$sock" >"$dir/momentum0" && sleep 2 && "$LAMINACTL" stats --socket "$sock" >"$dir/momentum1" \
       || die "laminactl stats failed for $label's momentum count"

@@ -180,15 +180,11 @@ extension GLESRenderer {
             blit(from: source, read, height: h, to: scratch.framebuffer, read, height: h)
             return (try applyFilters(filters, to: scratch, read, transform: transform), own, 1)
         }
-        if backdropLow.count < 2 || backdropLow[0].width != frame.width || backdropLow[0].height != frame.height {
-            backdropLow.forEach { $0.release() }
-            backdropLow = [try OffscreenTarget(context: context, width: frame.width, height: frame.height),
-                           try OffscreenTarget(context: context, width: frame.width, height: frame.height)]
+        if backdropLow?.width != frame.width || backdropLow?.height != frame.height {
+            backdropLow?.release()
+            backdropLow = try OffscreenTarget(context: context, width: frame.width, height: frame.height)
         }
-        // The box at 1/k resolution, in the same y-down display pixels (hugging the bottom rows).
-        func low(_ k: Double) -> PixelBox {
-            PixelBox(x0: a.x0 / k, y0: Double(h) - a.y1 / k, x1: a.x1 / k, y1: Double(h) - a.y0 / k)
-        }
+        let target = backdropLow!
         // The blurs at the reduced resolution: the widest one gives up what the averaging and
         // the way back up spread ((f² − 1) / 12 and f² / 6 display pixels², per axis).
         let extra = (f * f - 1) / 12 + f * f / 6
@@ -207,9 +203,9 @@ extension GLESRenderer {
         }
         var reduced = filters
         reduced.stages = stages
-        // Clear around the reduced box, so the taps past it read clear, then average down.
-        let lowBox = low(f)
-        let target = backdropLow[factor == 4 ? 1 : 0]
+        // The box at the reduced resolution, in the same y-down display pixels (hugging the
+        // bottom rows). Cleared around, so the taps past it read clear, then averaged down.
+        let lowBox = PixelBox(x0: a.x0 / f, y0: Double(h) - a.y1 / f, x1: a.x1 / f, y1: Double(h) - a.y0 / f)
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebuffer)
         scissor(lowBox.expanded(by: Self.filterMargin(reduced, .identity) + 2).intersection(frame.viewport).pixelAligned)
         glClearColor(0, 0, 0, 0)
@@ -228,7 +224,7 @@ extension GLESRenderer {
             glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
             glEnable(GLenum(GL_BLEND))
         } else {
-            blit(from: source, aligned, height: h, to: target.framebuffer, low(2), height: h, linear: true)
+            blit(from: source, aligned, height: h, to: target.framebuffer, lowBox, height: h, linear: true)
         }
         let result = try applyFilters(reduced, to: target, lowBox, transform: .identity)
         bindCurrentTarget()

@@ -56,9 +56,9 @@ public final class GLESRenderer: Renderer {
     var backdrops = BackdropState()
     /// Where a backdrop is copied before its filters run (output-sized).
     var backdropSource: OffscreenTarget?
-    /// Where a wide backdrop blur runs at a half and a quarter of the resolution (output-sized,
-    /// used in their bottom-left part).
-    var backdropLow: [OffscreenTarget] = []
+    /// Where a wide backdrop blur runs at a half or a quarter of the resolution (output-sized,
+    /// used in its bottom-left part).
+    var backdropLow: OffscreenTarget?
     /// Whether filtered backdrops are kept while unchanged; off filters every one again (tests
     /// compare the two).
     public var cachesBackdrops = true
@@ -434,7 +434,7 @@ public final class GLESRenderer: Renderer {
         appearanceTarget?.release()
         backdropTarget?.release()
         backdropSource?.release()
-        backdropLow.forEach { $0.release() }
+        backdropLow?.release()
         backdrops.cache.releaseAll()
         releaseLooks()
         glDeleteBuffers(1, &vertexBuffer)
