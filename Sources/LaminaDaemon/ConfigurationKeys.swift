@@ -262,6 +262,10 @@ extension LaminadConfiguration {
             .string("keyboard_variant", "The XKB variant.") { $0.daemon.input.keymap.variant = $1 },
             .string("keyboard_options", "Comma-separated XKB options, such as \"ctrl:nocaps\".") { $0.daemon.input.keymap.options = $1 },
             .string("keyboard_model", "The XKB model (\"\": pc105).") { $0.daemon.input.keymap.model = $1.isEmpty ? "pc105" : $1 },
+            .int("key_repeat_rate", 0...1000, "Repeats a second of a held key in Wayland apps; 0 turns repeat off.") { $0.daemon.input.keyRepeat.rate = $1 },
+            .int("key_repeat_delay", 1...10_000, "Milliseconds a key is held before it repeats in Wayland apps.") {
+                $0.daemon.input.keyRepeat.delayMilliseconds = $1
+            },
         ]),
         .array("input.device", required: ("match", "every [[input.device]] needs a part of the device's name to match, such as \"ILITEK\""),
                start: DeviceRule(match: ""), [

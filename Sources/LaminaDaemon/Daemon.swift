@@ -283,7 +283,10 @@ public final class Daemon {
                                        backlights: backlights, cec: cec, loop: loop, logger: logger)
         inputHost = InputDeviceHost.start(for: self)
         // Apps read keys with laminad's keymap: the seat's keyboard shares the compiled one.
-        if let wayland, let inputHost { wayland.server.useKeymap(inputHost.keyboard.compiledKeymap) }
+        if let wayland, let inputHost {
+            wayland.server.useKeymap(inputHost.keyboard.compiledKeymap, repeatRate: options.input.keyRepeat.rate,
+                                     repeatDelay: options.input.keyRepeat.delayMilliseconds)
+        }
         if options.cursor {
             cursor = try CursorPolicy(compositor: compositor, power: power, hideAfter: options.cursorHideSeconds, loop: loop, logger: logger)
         }

@@ -7,6 +7,9 @@ public struct InputSettings: Sendable, Equatable {
     public var seat = "seat0"
     /// The keymap keys are translated with (devices and injected keys alike).
     public var keymap = KeymapNames()
+    /// The key repeat Wayland apps are told to make (wl_keyboard.repeat_info; apps repeat a
+    /// held key themselves).
+    public var keyRepeat = KeyRepeat()
     /// Per-device settings, the first whose `match` is in the device's name applying.
     public var devices: [DeviceRule] = []
 
@@ -34,5 +37,17 @@ public struct DeviceRule: Sendable, Equatable {
         self.match = match
         self.output = output
         self.calibration = calibration
+    }
+}
+
+/// How a held key repeats: `rate` times a second after `delayMilliseconds`; rate 0 turns repeat
+/// off. The default is most desktops' (25 a second after 600 ms).
+public struct KeyRepeat: Sendable, Equatable {
+    public var rate: Int = 25
+    public var delayMilliseconds: Int = 600
+
+    public init(rate: Int = 25, delayMilliseconds: Int = 600) {
+        self.rate = rate
+        self.delayMilliseconds = delayMilliseconds
     }
 }

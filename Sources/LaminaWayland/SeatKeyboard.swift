@@ -21,9 +21,10 @@ final class SeatKeyboard {
         return impl
     }()
 
-    /// A keyboard with `keymap` (an `xkb_keymap *`, referenced, not taken), repeating 25 times
-    /// a second after 600 ms as most desktops do; nil when wlroots cannot take the keymap.
-    init?(keymap: OpaquePointer) {
+    /// A keyboard with `keymap` (an `xkb_keymap *`, referenced, not taken), whose held keys
+    /// repeat `repeatRate` times a second after `repeatDelay` ms in apps (rate 0: never; both
+    /// clamped to what wl_keyboard.repeat_info carries); nil when wlroots cannot take the keymap.
+    init?(keymap: OpaquePointer, repeatRate: Int, repeatDelay: Int) {
         guard let raw = calloc(1, MemoryLayout<wlr_keyboard>.stride) else { return nil }
         guard let rawDevice = calloc(1, MemoryLayout<wlr_input_device>.stride) else {
             free(raw)
@@ -38,7 +39,7 @@ final class SeatKeyboard {
             wlr_input_device_destroy(device)
             return nil
         }
-        wlr_keyboard_set_repeat_info(keyboard, 25, 600)
+        wlr_keyboard_set_repeat_info(keyboard, Int32(clamping: max(0, repeatRate)), Int32(clamping: max(0, repeatDelay)))
     }
 
     /// Updates the keyboard's state with a press or release of evdev key `code`; whether the

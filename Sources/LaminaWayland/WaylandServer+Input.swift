@@ -11,10 +11,12 @@ import LaminaCompositor
 // the surface; keys go to it through the seat's keyboard, with laminad's keymap.
 extension WaylandServer {
     /// Gives the seat a keyboard with `keymap` (an `xkb_keymap *` laminad compiled from
-    /// `[input] keymap`, referenced): apps get the keymap, keys and modifiers from here on.
-    public func useKeymap(_ keymap: OpaquePointer) {
+    /// `[input] keymap`, referenced): apps get the keymap, keys and modifiers from here on, and
+    /// repeat a held key `repeatRate` times a second after `repeatDelay` milliseconds (rate 0:
+    /// never).
+    public func useKeymap(_ keymap: OpaquePointer, repeatRate: Int, repeatDelay: Int) {
         guard keyboard == nil else { return }
-        guard let made = SeatKeyboard(keymap: keymap) else {
+        guard let made = SeatKeyboard(keymap: keymap, repeatRate: repeatRate, repeatDelay: repeatDelay) else {
             logger.error("wayland: wlroots does not take laminad's keymap; apps get no keyboard")
             return
         }

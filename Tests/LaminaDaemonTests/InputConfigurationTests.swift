@@ -15,6 +15,8 @@ struct InputConfigurationTests {
             keyboard_variant = "nodeadkeys,"
             keyboard_options = "grp:alt_shift_toggle"
             keyboard_model = "pc104"
+            key_repeat_rate = 0
+            key_repeat_delay = 250
 
             [[input.device]]
             match = "ILITEK"
@@ -26,6 +28,7 @@ struct InputConfigurationTests {
             """)
         #expect(c.daemon.input.enabled && c.daemon.input.seat == "seat1")
         #expect(c.daemon.input.keymap == KeymapNames(model: "pc104", layout: "de,us", variant: "nodeadkeys,", options: "grp:alt_shift_toggle"))
+        #expect(c.daemon.input.keyRepeat == KeyRepeat(rate: 0, delayMilliseconds: 250))
         #expect(c.daemon.input.devices == [
             DeviceRule(match: "ILITEK", output: "HDMI-A-1", calibration: [0.5, 0, 0.1, 0, 0.5, 0.2]),
             DeviceRule(match: "QEMU Virtio Tablet"),
@@ -56,6 +59,8 @@ struct InputConfigurationTests {
         ("[[input.device]]\nmatch = \"x\"\ncalibration = [1, 0, 0, 0, 1, \"a\"]\n", "item 6 is not a finite number"),
         ("[[input.device]]\nmatch = \"x\"\nmatrix = [1, 0, 0, 0, 1, 0]\n", "input.device[0].matrix: is not a setting"),
         ("[input]\nenabled = \"yes\"\n", "input.enabled: must be true or false"),
+        ("[input]\nkey_repeat_rate = -1\n", "input.key_repeat_rate: must be in 0…1000 (got -1)"),
+        ("[input]\nkey_repeat_delay = 0\n", "input.key_repeat_delay: must be in 1…10000 (got 0)"),
     ])
     func refusesMistakes(text: String, message: String) {
         #expect {

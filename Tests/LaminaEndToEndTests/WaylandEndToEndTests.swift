@@ -120,12 +120,14 @@ struct WaylandEndToEndTests {
 
     /// A laminad for kiosk tests that read an app's pixels as soon as it maps: windows appear at
     /// once (`[wayland] fade_in = 0`; the fade itself is `aNewWindowFadesIn`'s), `wayland` more
-    /// lines of that table, `toml` other tables.
+    /// lines of that table, `toml` other tables. Held keys do not repeat (`[input]
+    /// key_repeat_rate = 0`): a key pressed and released by two laminactl calls reaches the app
+    /// once, however long a slow machine takes between them.
     func kioskDaemon(size: String, wayland: String = "", toml: String = "", extra: [String] = []) throws -> DaemonProcess {
         let directory = NSTemporaryDirectory() + "lamina-wl-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let config = directory + "/laminad.toml"
-        try (toml + "\n[wayland]\nfade_in = 0\n" + wayland).write(toFile: config, atomically: true, encoding: .utf8)
+        try ("[input]\nkey_repeat_rate = 0\n" + toml + "\n[wayland]\nfade_in = 0\n" + wayland).write(toFile: config, atomically: true, encoding: .utf8)
         return try DaemonProcess(size: size, extra: ["--config", config] + extra)
     }
 
@@ -412,13 +414,15 @@ struct WaylandEndToEndTests {
     /// code, the character its keymap gives, modifiers) under a laminad whose keymap is German
     /// (`[input] keyboard_layout = "de"`). `laminactl input key press z` finds z on the German
     /// keymap's Y key (evdev 21); the app reads 'z' there, so it got laminad's keymap, not a
-    /// US one (where 21 is 'y'). Shift held gives 'Z' with the Shift modifier.
+    /// US one (where 21 is 'y'). Shift held gives 'Z' with the Shift modifier. Key repeat is
+    /// off (`key_repeat_rate = 0`): between two laminactl calls a slow machine may pass the
+    /// repeat delay, and eventdemo would log its own repeats of the held key.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: WaylandEndToEndTests.eventDemo), "weston-eventdemo (Debian's weston) is not installed"))
     func keysReachTheAppWithLaminadsKeymap() throws {
         let directory = NSTemporaryDirectory() + "lamina-wl-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let config = directory + "/laminad.toml"
-        try "[input]\nkeyboard_layout = \"de\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try "[input]\nkeyboard_layout = \"de\"\nkey_repeat_rate = 0\n".write(toFile: config, atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(size: "640x480", extra: ["--config", config])
         let path = daemon.directory + "/wayland-lamina-0"
         try waitForSocket(path, daemon)
@@ -440,6 +444,31 @@ struct WaylandEndToEndTests {
             "key key: 42, unicode: 65505, state: released, modifiers: 0x1",
         ], "\(lines)")
         app.kill()
+    }
+
+    /// `[input] key_repeat_rate` and `key_repeat_delay` reach apps: a keyboard got from the
+    /// seat (wl_seat.get_keyboard, seat version 4 or later) is told them in its repeat_info.
+    @Test func theKeyboardTellsAppsTheConfiguredRepeat() throws {
+        let directory = NSTemporaryDirectory() + "lamina-wl-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let config = directory + "/laminad.toml"
+        try "[input]\nkey_repeat_rate = 40\nkey_repeat_delay = 250\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(extra: ["--config", config])
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        let client = try WireClient(path: path)
+        let seat = try #require(try client.globalNames()["wl_seat"], "laminad offers no wl_seat")
+        try #require(seat.version >= 4, "wl_seat \(seat.version) has no repeat_info")
+        try client.request(2, 0, [.uint(seat.name), .string("wl_seat"), .uint(4), .uint(4)])  // bind → seat 4
+        try client.request(4, 1, [5])  // wl_seat.get_keyboard → keyboard 5
+        var repeatInfo: [Int32]?
+        while repeatInfo == nil, let e = try client.event() {
+            guard e.object == 5, e.opcode == 5, e.body.count == 8 else { continue }  // wl_keyboard.repeat_info(rate, delay)
+            repeatInfo = stride(from: 0, to: 8, by: 4).map { i in
+                Int32(bitPattern: UInt32(e.body[i]) | UInt32(e.body[i + 1]) << 8 | UInt32(e.body[i + 2]) << 16 | UInt32(e.body[i + 3]) << 24)
+            }
+        }
+        #expect(repeatInfo == [40, 250], "the keyboard's repeat_info")
     }
 
     static let foot = "/usr/bin/foot"
