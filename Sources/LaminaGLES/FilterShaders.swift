@@ -3,9 +3,16 @@ import LaminaCore
 
 extension Shaders {
     /// One pass of a separable Gaussian blur of a group's premultiplied pixels (`filters`'
-    /// gaussianBlur), with `BlurKernel`'s taps along `direction`. The source is output-sized,
-    /// so a fragment reads around its own texel.
-    static let filterBlur = fragmentCommon + """
+    /// gaussianBlur), with `BlurKernel`'s taps along `direction`: exactly `exactly` taps each
+    /// side, or (nil) as many as the `taps` uniform says, up to `BlurKernel.maximumTaps`. On
+    /// llvmpipe a loop that breaks early still samples through the iteration it breaks in, so
+    /// narrow blurs (the usual ones at a backdrop's reduced resolution) have programs of their
+    /// own whose loops run their exact count. The source is output-sized, so a fragment reads
+    /// around its own texel.
+    static func filterBlur(exactly: Int? = nil) -> String {
+        let loop = exactly.map { "for (int i = 1; i <= \($0); i++) {" }
+            ?? "for (int i = 1; i < MAX_TAPS; i++) {\n        if (i > taps) break;"
+        return fragmentCommon + """
         #define MAX_TAPS \(BlurKernel.maximumTaps + 1)
         uniform sampler2D source;
         uniform vec2 sourceSize;     // texels
@@ -14,16 +21,17 @@ extension Shaders {
         uniform float weights[MAX_TAPS];
         uniform float offsets[MAX_TAPS];
         void main() {
-            vec2 centre = gl_FragCoord.xy;
-            vec4 sum = weights[0] * texture(source, centre / sourceSize);
-            for (int i = 1; i < MAX_TAPS; i++) {
-                if (i > taps) break;
-                vec2 d = offsets[i] * direction;
-                sum += weights[i] * (texture(source, (centre + d) / sourceSize) + texture(source, (centre - d) / sourceSize));
+            vec2 centre = gl_FragCoord.xy / sourceSize;
+            vec2 step = direction / sourceSize;
+            vec4 sum = weights[0] * texture(source, centre);
+            \(loop)
+                vec2 d = offsets[i] * step;
+                sum += weights[i] * (texture(source, centre + d) + texture(source, centre - d));
             }
             fragColor = sum;
         }
         """
+    }
 
     /// A 4×5 colour matrix (`ColorMatrix`) on a group's pixels: unpremultiplied, multiplied,
     /// the bias added, clamped to [0, 1] and premultiplied again.
@@ -42,11 +50,12 @@ extension Shaders {
 
 /// `Shaders.filterBlur`: one pass of a group's blur.
 struct FilterBlurUniforms: ProgramUniforms {
-    static var fragment: String { Shaders.filterBlur }
+    static var fragment: String { Shaders.filterBlur() }
     /// A sampler, texture unit 0.
     let source: GLint
     let sourceSize: GLint
     let direction: GLint
+    /// -1 in the programs of an exact count.
     let taps: GLint
     let weights: GLint
     let offsets: GLint
@@ -55,7 +64,7 @@ struct FilterBlurUniforms: ProgramUniforms {
         source = try find("source")
         sourceSize = try find("sourceSize")
         direction = try find("direction")
-        taps = try find("taps")
+        taps = find.optional("taps")
         weights = try find("weights")
         offsets = try find("offsets")
     }

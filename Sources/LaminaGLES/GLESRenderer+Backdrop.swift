@@ -21,17 +21,19 @@ extension GLESRenderer {
     /// The most backdrop pixels read in a frame, as a share of the output's pixels.
     public static let maximumBackdropFraction = 2.0
 
-    func drawBackdrop(_ index: Int, _ c: DrawCommand, _ commands: [DrawCommand]) throws(GLESError) {
-        guard let filters = c.filters, c.opacity > 0 else { return }
+    /// Whether the layer's fill (the command after `index`) was drawn with the backdrop, in its
+    /// composite (`foldedFill`): the caller then skips it.
+    func drawBackdrop(_ index: Int, _ c: DrawCommand, _ commands: [DrawCommand]) throws(GLESError) -> Bool {
+        guard let filters = c.filters, c.opacity > 0 else { return false }
         let own = frame.extents.boxes[index].intersection(frame.viewport).pixelAligned
-        guard !own.isEmpty else { return }
-        if let damage = frame.damage, !own.intersects(damage) { return }
+        guard !own.isEmpty else { return false }
+        if let damage = frame.damage, !own.intersects(damage) { return false }
         // Measured as the damage tracker measures it, so a damage box grown over it holds it.
         let read = BackdropRegions.readBox(c, box: frame.extents.boxes[index], within: frame.viewport)
         let budget = Self.maximumBackdropFraction * frame.viewport.area
         guard backdrops.pixelsThisFrame + read.area <= budget else {
             backdrops.skipped += 1
-            return
+            return false
         }
         backdrops.pixelsThisFrame += read.area
         flushBatch()
@@ -82,28 +84,53 @@ extension GLESRenderer {
         // inside its shape away from the corners' curves needs no clip (llvmpipe pays for the
         // clip's distance function at every pixel): only the rest is drawn clipped.
         let parts = hasActiveClips ? (uncut: [], cut: [own]) : Self.clipParts(c, own)
+        let fill = backdrops.foldsFills ? Self.foldedFill(after: index, commands) : nil
+        let under = fill.map { f in (f.red * f.alpha * c.opacity, f.green * f.alpha * c.opacity, f.blue * f.alpha * c.opacity, f.alpha * c.opacity) }
         if !parts.uncut.isEmpty {
-            compositeBackdrop(pixels, parts.uncut, clipped: false, opacity: c.opacity)
+            compositeBackdrop(pixels, parts.uncut, clipped: false, opacity: c.opacity, fill: under)
         }
         if !parts.cut.isEmpty {
             pushClip(c)
-            compositeBackdrop(pixels, parts.cut, clipped: nil, opacity: c.opacity)
+            compositeBackdrop(pixels, parts.cut, clipped: nil, opacity: c.opacity, fill: under)
             popClip()
         }
+        if fill != nil { backdrops.foldedFills += 1 }
+        return fill != nil
+    }
+
+    /// The colour of the layer's own fill when it is the command after its backdrop's (`index`)
+    /// and can be drawn in the backdrop's composite: a plain background (no border, shadow,
+    /// blend mode or polygon) over the very shape the backdrop fills (transform, bounds, corners
+    /// and opacity alike). Drawn there, it costs no pass of its own over the layer's pixels, and
+    /// the layer's edge coverage applies once to the two together, as to one layer.
+    static func foldedFill(after index: Int, _ commands: [DrawCommand]) -> Color? {
+        guard index + 1 < commands.count else { return nil }
+        let c = commands[index], f = commands[index + 1]
+        guard f.kind == .layer, f.color.alpha > 0, f.borderWidth == 0 || f.borderColor.alpha == 0, f.shadow == nil,
+              !f.compositesAdditively, f.blendMode == nil, f.filters == nil, f.polygons.isEmpty,
+              f.transform == c.transform, f.bounds == c.bounds, f.cornerRadii == c.cornerRadii, f.opacity == c.opacity
+        else { return nil }
+        return f.color
     }
 
     /// Draws `boxes` of the filtered backdrop `pixels` (bound to texture unit 0), with the
     /// clips in force unless `clipped` is false.
-    private func compositeBackdrop(_ pixels: BackdropPixels, _ boxes: [PixelBox], clipped: Bool?, opacity: Double) {
+    /// `fill` (premultiplied, the layer's opacity in it) is drawn over the backdrop in the same
+    /// pass; the composite program, which groups share, is left with none.
+    private func compositeBackdrop(_ pixels: BackdropPixels, _ boxes: [PixelBox], clipped: Bool?, opacity: Double,
+                                   fill: (Double, Double, Double, Double)?) {
+        let (r, g, b, a) = fill ?? (0, 0, 0, 0)
         if pixels.factor == 1 {
             let program = use(programs.composite, clipped: clipped)
             setTexelSize(program.texelSize.source, pixels.size)
             glUniform1f(program.uniforms.opacity, GLfloat(opacity))
             glUniform2i(program.uniforms.origin, GLint(saturating: pixels.shift.x), GLint(saturating: pixels.shift.y))
+            glUniform4f(program.uniforms.fill, GLfloat(r), GLfloat(g), GLfloat(b), GLfloat(a))
             for box in boxes {
                 setQuad(program, .identity, box.rect)
                 glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
             }
+            if fill != nil { glUniform4f(program.uniforms.fill, 0, 0, 0, 0) }
             return
         }
         // At a reduced resolution: sampled bilinearly, as the linear blit back up would.
@@ -112,6 +139,7 @@ extension GLESRenderer {
         glUniform1f(program.uniforms.opacity, GLfloat(opacity))
         glUniform1f(program.uniforms.factor, GLfloat(pixels.factor))
         glUniform2f(program.uniforms.shift, GLfloat(pixels.shift.x), GLfloat(pixels.shift.y))
+        glUniform4f(program.uniforms.fill, GLfloat(r), GLfloat(g), GLfloat(b), GLfloat(a))
         for box in boxes {
             setQuad(program, .identity, box.rect)
             glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
@@ -232,11 +260,13 @@ extension GLESRenderer {
     }
 
     /// `backdrop.filtered` (backdrops filtered), `backdrop.cached` (drawn from the cache),
-    /// `backdrop.skipped` (past the area budget, drawn unfiltered) since start, and
+    /// `backdrop.skipped` (past the area budget, drawn unfiltered), `backdrop.foldedFills`
+    /// (layers' fills drawn in their backdrop's composite, `foldedFill`) since start, and
     /// `backdrop.entries` (filtered backdrops kept now).
     var backdropStatistics: [(name: String, value: Double)] {
         [("backdrop.filtered", Double(backdrops.filtered)), ("backdrop.cached", Double(backdrops.cached)),
-         ("backdrop.skipped", Double(backdrops.skipped)), ("backdrop.entries", Double(backdrops.cache.count))]
+         ("backdrop.skipped", Double(backdrops.skipped)), ("backdrop.foldedFills", Double(backdrops.foldedFills)),
+         ("backdrop.entries", Double(backdrops.cache.count))]
     }
 }
 
@@ -256,6 +286,10 @@ struct BackdropState {
     var filtered = 0
     var cached = 0
     var skipped = 0
+    var foldedFills = 0
+    /// Whether a layer's plain fill is drawn in its backdrop's composite (`foldedFill`); off
+    /// draws it on its own (tests compare the two).
+    var foldsFills = true
     /// Backdrop pixels read in the frame being drawn (the area budget).
     var pixelsThisFrame = 0.0
     /// `draw` calls since start: entries not used in the last one are let go.

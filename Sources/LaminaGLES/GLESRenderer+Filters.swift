@@ -58,7 +58,9 @@ extension GLESRenderer {
                 let scale = transform.approximateScale
                 let kernel = BlurKernel(sigma: radius / 3 * (scale.isFinite ? scale : 0))
                 guard kernel.count > 0 else { continue }
-                let program = use(programs.filterBlur, clipped: false)
+                // A narrow kernel's program loops exactly its count (`Shaders.filterBlur`).
+                let narrow = kernel.count <= RendererPrograms.narrowBlurTaps
+                let program = use(narrow ? programs.narrowFilterBlurs[kernel.count - 1] : programs.filterBlur, clipped: false)
                 for direction in [(GLfloat(1), GLfloat(0)), (0, 1)] {
                     pass(into: current === source ? scratch : source) {
                         setQuad(program, .identity, box.rect)

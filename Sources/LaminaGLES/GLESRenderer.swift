@@ -33,6 +33,10 @@ public final class GLESRenderer: Renderer {
     let programs: RendererPrograms
     var vertexArray: GLuint = 0
     private(set) var vertexBuffer: GLuint = 0
+    /// `InstanceExpansion.quadIndices()`: the index buffer of draws that expand instances.
+    private(set) var quadIndexBuffer: GLuint = 0
+    /// Whether batches and particles are instanced draws, or expanded (`InstanceExpansion`).
+    private(set) var drawsInstanced = true
     /// Rectangles in layer coordinates, two triangles each, streamed per draw (edge bands).
     var streamArray: GLuint = 0
     var streamBuffer: GLuint = 0
@@ -198,16 +202,22 @@ public final class GLESRenderer: Renderer {
         glVertexAttribPointer(Shaders.unitVertexLocation, 2, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
         glEnableVertexAttribArray(Shaders.unitVertexLocation)
         glBindVertexArray(0)
+        let indices = InstanceExpansion.quadIndices()
+        glGenBuffers(1, &quadIndexBuffer)
+        glBindBuffer(GLenum(GL_ELEMENT_ARRAY_BUFFER), quadIndexBuffer)
+        glBufferData(GLenum(GL_ELEMENT_ARRAY_BUFFER), indices.count * MemoryLayout<UInt16>.stride, indices, GLenum(GL_STATIC_DRAW))
+        glBindBuffer(GLenum(GL_ELEMENT_ARRAY_BUFFER), 0)
         textures.yuv = try YUVConverter(vertexArray: vertexArray, capabilities: capabilities)
         // Instanced draws, or without instancing (the ES 2 path) expanded triangles.
         let instanced = capabilities.instancedArrays
-        batchPrograms = (try BatchProgram(name: "flat batch", fragment: Shaders.batchFlat, unitSquare: vertexBuffer, instanced: instanced),
+        drawsInstanced = instanced
+        batchPrograms = (try BatchProgram(name: "flat batch", fragment: Shaders.batchFlat, unitSquare: vertexBuffer, quadIndices: quadIndexBuffer, instanced: instanced),
                          try BatchProgram(name: "shape batch", fragment: Shaders.batchShaded(continuous: false), unitSquare: vertexBuffer,
-                                          instanced: instanced),
+                                          quadIndices: quadIndexBuffer, instanced: instanced),
                          try BatchProgram(name: "similar shape batch", vertex: Shaders.similarVertex,
-                                          fragment: Shaders.batchShadedSimilar, unitSquare: vertexBuffer, instanced: instanced),
+                                          fragment: Shaders.batchShadedSimilar, unitSquare: vertexBuffer, quadIndices: quadIndexBuffer, instanced: instanced),
                          try BatchProgram(name: "continuous shape batch", fragment: Shaders.batchShaded(continuous: true),
-                                          unitSquare: vertexBuffer, instanced: instanced))
+                                          unitSquare: vertexBuffer, quadIndices: quadIndexBuffer, instanced: instanced))
         frame.uploadedClipVersion = [Int](repeating: -1, count: programs.all.count)
         frame.uploadedFrame = [Int](repeating: -1, count: programs.all.count)
         try GLESError.check("creating the unit-square vertex array")
@@ -369,7 +379,7 @@ public final class GLESRenderer: Renderer {
             case .beginMask: try beginMask(index)
             case .endMask: try endMask(commands)
             case .particles: drawParticles(command)
-            case .backdrop: try drawBackdrop(index, command, commands)
+            case .backdrop: if try drawBackdrop(index, command, commands) { resumeAt = index + 2 }
             }
         }
         flushBatch()
@@ -438,6 +448,7 @@ public final class GLESRenderer: Renderer {
         backdrops.cache.releaseAll()
         releaseLooks()
         glDeleteBuffers(1, &vertexBuffer)
+        glDeleteBuffers(1, &quadIndexBuffer)
         glDeleteVertexArrays(1, &vertexArray)
         glDeleteBuffers(1, &streamBuffer)
         glDeleteVertexArrays(1, &streamArray)

@@ -16,6 +16,7 @@ extension Shaders {
         uniform vec2 pointsToClip;
         uniform vec2 size;                        // a particle at scale 1, layer units
         uniform vec4 sourceRect;                  // u0, v0, u1, v1
+        uniform float opacity;                    // the layer's
         out vec2 uv;
         flat out vec4 color;
         void main() {
@@ -25,21 +26,21 @@ extension Shaders {
             vec4 d = layerToDisplay * vec4(local, placeIn.z, 1.0);
             gl_Position = vec4(d.x * pointsToClip.x - d.w, d.w - d.y * pointsToClip.y, 0.0, d.w);
             uv = mix(sourceRect.xy, sourceRect.zw, unitVertex);
-            color = colorIn;
+            color = colorIn * opacity;
         }
         """
 
-    /// The image times the particle's colour and the layer's opacity, premultiplied.
+    /// The image times the particle's colour and the layer's opacity (both in `color`),
+    /// premultiplied.
     static let particleFragment = """
         #version 300 es
         precision highp float;
         in vec2 uv;
         flat in vec4 color;
         uniform sampler2D image;
-        uniform float opacity;
         out vec4 fragColor;
         void main() {
-            fragColor = texture(image, uv) * color * opacity;
+            fragColor = texture(image, uv) * color;
         }
         """
 
@@ -49,10 +50,8 @@ extension Shaders {
         in vec2 uv;
         flat in vec4 color;
         uniform sampler2D image;
-        uniform float opacity;
         void main() {
-            float clipped = clipCoverage();
-            fragColor = texture(image, uv) * color * (opacity * clipped);
+            fragColor = texture(image, uv) * color * clipCoverage();
         }
         """
 }
@@ -79,7 +78,7 @@ struct ParticleProgram {
     /// Floats a vertex of the expanded form: the unit-square corner, then the particle's.
     static let expandedStride = InstanceExpansion.vertexStride(DrawParticles.stride)
 
-    init(unitSquare: GLuint, clipped: Bool = false, instanced: Bool = true) throws(GLESError) {
+    init(unitSquare: GLuint, quadIndices: GLuint, clipped: Bool = false, instanced: Bool = true) throws(GLESError) {
         self.instanced = instanced
         program = try Shaders.link(name: clipped ? "particles (clipped)" : "particles", vertex: Shaders.particleVertex,
                                    fragment: clipped ? Shaders.particleFragmentClipped : Shaders.particleFragment)
@@ -99,7 +98,8 @@ struct ParticleProgram {
         glBindVertexArray(vertexArray)
         glGenBuffers(1, &instanceBuffer)
         InstanceExpansion.setUpAttributes([(1, 4, 0), (2, 1, 4), (3, 4, 5)], stride: DrawParticles.stride,
-                                          instanced: instanced, unitSquare: unitSquare, instanceBuffer: instanceBuffer)
+                                          instanced: instanced, unitSquare: unitSquare, instanceBuffer: instanceBuffer,
+                                          quadIndices: quadIndices)
         glBindVertexArray(0)
         try GLESError.check("creating the particle vertex array")
     }
@@ -120,9 +120,9 @@ extension GLESRenderer {
         guard !source.isDestroyed, source.width > 0, source.height > 0, !textures.hasFailed(source) else { return }
         let clipped = hasActiveClips
         if clipped, particleClippedProgram == nil {
-            particleClippedProgram = try? ParticleProgram(unitSquare: vertexBuffer, clipped: true, instanced: capabilities.instancedArrays)
+            particleClippedProgram = try? ParticleProgram(unitSquare: vertexBuffer, quadIndices: quadIndexBuffer, clipped: true, instanced: drawsInstanced)
         } else if !clipped, particleProgram == nil {
-            particleProgram = try? ParticleProgram(unitSquare: vertexBuffer, instanced: capabilities.instancedArrays)
+            particleProgram = try? ParticleProgram(unitSquare: vertexBuffer, quadIndices: quadIndexBuffer, instanced: drawsInstanced)
         }
         guard let p = clipped ? particleClippedProgram : particleProgram else { return }
         glActiveTexture(GLenum(GL_TEXTURE0))

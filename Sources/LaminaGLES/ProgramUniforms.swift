@@ -51,11 +51,15 @@ struct CompositeUniforms: ProgramUniforms {
     let opacity: GLint
     /// Where the source texture's first texel lies in the framebuffer.
     let origin: GLint
+    /// A premultiplied colour drawn over the source in the same pass (0 but under a backdrop's
+    /// folded fill).
+    let fill: GLint
 
     init(_ find: UniformLocator) throws(GLESError) {
         source = try find("source")
         opacity = try find("opacity")
         origin = try find("origin")
+        fill = try find("fill")
     }
 
     func assignTextureUnits() { glUniform1i(source, 0) }
@@ -85,6 +89,8 @@ struct BackdropCompositeUniforms: ProgramUniforms {
     let opacity: GLint
     let factor: GLint
     let shift: GLint
+    /// The layer's own fill, premultiplied, drawn over the backdrop in the same pass.
+    let fill: GLint
 
     init(_ find: UniformLocator) throws(GLESError) {
         source = try find("source")
@@ -92,6 +98,7 @@ struct BackdropCompositeUniforms: ProgramUniforms {
         opacity = try find("opacity")
         factor = try find("factor")
         shift = try find("shift")
+        fill = try find("fill")
     }
 
     func assignTextureUnits() { glUniform1i(source, 0) }

@@ -135,8 +135,11 @@ struct RendererPrograms {
     /// The same reading the backdrop from the framebuffer, where the context can
     /// (GL_EXT_shader_framebuffer_fetch); nil elsewhere.
     let fetchBlend: ProgramVariants<FetchBlendUniforms>?
-    /// `Shaders.filterBlur`: one pass of a group's gaussianBlur filter.
+    /// `Shaders.filterBlur`: one pass of a group's gaussianBlur filter, of any width.
     let filterBlur: ProgramVariants<FilterBlurUniforms>
+    /// The same for exactly 1 … `narrowBlurTaps` taps each side (element `taps - 1`).
+    let narrowFilterBlurs: [ProgramVariants<FilterBlurUniforms>]
+    static let narrowBlurTaps = 4
     /// `Shaders.colorMatrix`: a group's colour filters.
     let colorMatrix: ProgramVariants<ColorMatrixUniforms>
     /// Every program, in slot order.
@@ -146,11 +149,11 @@ struct RendererPrograms {
         // `insertingAfterVersion` puts the defines after the first line, which must stay the
         // `#version` line in both dialects.
         var made: [GLuint] = []
-        func variants<U>(_ kind: String) throws(GLESError) -> ProgramVariants<U> {
+        func variants<U>(_ kind: String, fragment: String = U.fragment) throws(GLESError) -> ProgramVariants<U> {
             func program(clipped: Bool, continuous: Bool = false) throws(GLESError) -> ShaderProgram<U> {
                 let defines = "#define HAS_CLIPS \(clipped ? 1 : 0)" + (continuous ? "\n#define CONTINUOUS_CORNERS 1" : "")
                 let name = kind + (continuous ? " (continuous corners)" : clipped ? " (clipped)" : "")
-                let p = try ShaderProgram<U>(name: name, fragment: U.fragment.insertingAfterVersion(defines), slot: made.count)
+                let p = try ShaderProgram<U>(name: name, fragment: fragment.insertingAfterVersion(defines), slot: made.count)
                 made.append(p.program)
                 return p
             }
@@ -173,6 +176,11 @@ struct RendererPrograms {
             blend = try variants("blend")
             fetchBlend = framebufferFetch ? try variants("fetch blend") : nil
             filterBlur = try variants("filter blur")
+            var narrow: [ProgramVariants<FilterBlurUniforms>] = []
+            for taps in 1...Self.narrowBlurTaps {
+                narrow.append(try variants("filter blur of \(taps)", fragment: Shaders.filterBlur(exactly: taps)))
+            }
+            narrowFilterBlurs = narrow
             colorMatrix = try variants("colour matrix")
         } catch {
             for p in made { glDeleteProgram(p) }

@@ -225,8 +225,10 @@ enum Shaders {
         uniform sampler2D source;
         uniform float opacity;
         uniform ivec2 origin;
+        uniform vec4 fill;           // premultiplied, over the source (a backdrop's layer's own fill)
         void main() {
-            fragColor = texelFetch(source, ivec2(gl_FragCoord.xy) - origin, 0) * (opacity * clipCoverage());
+            vec4 pixel = texelFetch(source, ivec2(gl_FragCoord.xy) - origin, 0);
+            fragColor = (fill + pixel * (opacity * (1.0 - fill.a))) * clipCoverage();
         }
         """
 
@@ -256,9 +258,10 @@ enum Shaders {
         uniform float opacity;
         uniform float factor;
         uniform vec2 shift;          // texels
+        uniform vec4 fill;           // premultiplied, over the backdrop (the layer's own fill)
         void main() {
             vec2 p = gl_FragCoord.xy / factor - shift;
-            fragColor = texture(source, p / sourceSize) * (opacity * clipCoverage());
+            fragColor = (fill + texture(source, p / sourceSize) * (opacity * (1.0 - fill.a))) * clipCoverage();
         }
         """
 

@@ -288,7 +288,7 @@ struct BatchProgram {
 
     /// Compiles and links the batch shaders with `fragment`; `unitSquare` is the renderer's
     /// unit-square buffer.
-    init(name: String, vertex: String = Shaders.batchVertex, fragment: String, unitSquare: GLuint,
+    init(name: String, vertex: String = Shaders.batchVertex, fragment: String, unitSquare: GLuint, quadIndices: GLuint,
          instanced: Bool = true) throws(GLESError) {
         self.instanced = instanced
         program = try Shaders.link(name: name, vertex: vertex, fragment: fragment)
@@ -297,7 +297,7 @@ struct BatchProgram {
         glBindVertexArray(vertexArray)
         glGenBuffers(1, &instanceBuffer)
         InstanceExpansion.setUpAttributes(ShapeBatch.attributes, stride: ShapeBatch.stride, instanced: instanced,
-                                          unitSquare: unitSquare, instanceBuffer: instanceBuffer)
+                                          unitSquare: unitSquare, instanceBuffer: instanceBuffer, quadIndices: quadIndices)
         glBindVertexArray(0)
         try GLESError.check("creating the shape batch vertex array")
     }

@@ -94,6 +94,52 @@ struct BackdropRenderingTests {
         #expect(Pixel(image, 10, 10).isClose(to: want, tolerance: 2), "\(Pixel(image, 10, 10)), formula \(want)")
     }
 
+    /// A layer's plain fill right after its backdrop is drawn in the backdrop's composite
+    /// (`GLESRenderer.foldedFill`): the same pixels as drawn on its own, within two levels
+    /// inside (the separate draw rounds the backdrop to 8 bits before the fill goes over it)
+    /// and a few along the rounded edge (where the shape's coverage now applies once to the
+    /// two together), at a reduced resolution and at full, translucent or not; a fill with a
+    /// border is drawn on its own.
+    @Test("a layer's fill is drawn in its backdrop's composite, as on its own",
+          arguments: [(24.0, 1.0, 0.0), (24.0, 0.6, 0.0), (2.0, 0.6, 0.0), (24.0, 1.0, 2.0)])
+    func foldedFill(radius: Double, opacity: Double, border: Double) throws {
+        var layers: [SceneLayer] = []
+        for i in 0..<8 {
+            layers.append(SceneLayer(frame: Rect(x: Double(i * 20), y: 0, width: 20, height: 120),
+                                     color: rgb(i % 2 == 0 ? 230 : 20, i * 30, 120)))
+        }
+        layers.append(SceneLayer(frame: Rect(x: 20.5, y: 20, width: 110, height: 80), color: rgb(255, 255, 255, 90)) {
+            $0.cornerRadius = 14
+            $0.opacity = opacity
+            $0.borderWidth = border
+            $0.borderColor = rgb(0, 0, 255)
+            $0.backgroundFilters = [.gaussianBlur("frost", radius: radius)]
+        })
+        let list = try drawList(layers, width: 160, height: 120, background: .black)
+        func draw(folding: Bool) throws -> (Bitmap, Int) {
+            let display = try HeadlessDisplay(width: 160, height: 120)
+            display.renderer.backdrops.foldsFills = folding
+            try display.present(list)
+            return (try display.screenshot(), display.renderer.backdrops.foldedFills)
+        }
+        let (folded, count) = try draw(folding: true)
+        let (alone, none) = try draw(folding: false)
+        #expect(count == (border > 0 ? 0 : 1) && none == 0, "fills folded: \(count), with folding off \(none)")
+        var inside = 0, edge = 0
+        for y in 0..<120 {
+            for x in 0..<160 {
+                let a = folded.pixel(x: x, y: y), b = alone.pixel(x: x, y: y)
+                let d = max(abs(Int(a.r) - Int(b.r)), abs(Int(a.g) - Int(b.g)), abs(Int(a.b) - Int(b.b)))
+                // Away from the rounded outline (corners' circles of radius 14, centres 14 in).
+                let cx = min(max(Double(x) + 0.5, 34.5), 116.5), cy = min(max(Double(y) + 0.5, 34), 86)
+                let fromOutline = abs(((Double(x) + 0.5 - cx) * (Double(x) + 0.5 - cx) + (Double(y) + 0.5 - cy) * (Double(y) + 0.5 - cy)).squareRoot() - 14)
+                if fromOutline > 1.5 { inside = max(inside, d) } else { edge = max(edge, d) }
+            }
+        }
+        #expect(inside <= 2, "away from the edge: \(inside) levels apart")
+        #expect(edge <= 24, "on the rounded edge: \(edge) levels apart")
+    }
+
     /// The filtered backdrop is clipped to the rounded corners: inverted white inside the
     /// curve, white outside it, checked against the circle's equation away from its edge.
     @Test("the backdrop is clipped to the layer's rounded corners", arguments: [CornerCurve.circular, .continuous])

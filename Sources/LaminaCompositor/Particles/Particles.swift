@@ -88,9 +88,20 @@ public struct ParticleField: Sendable {
         guard cell.isEnabled, rate > 0, maxLife > 0, budget > 0 else { return }
         // Parents that died less than a child's life ago still have live children.
         let reach = maxLife + Self.childReach(cell, lifetime: emitter.lifetime)
+        // Births that die before now matter only as parents of sub-cells' particles.
+        let keepsDead = !cell.emitterCells.isEmpty
+        // The emission's latitude is the cell's: its cosine and sine are the same for every birth.
+        let latitude = cell.emissionLatitude
+        let (cosLatitude, sinLatitude) = (_cos(latitude), _sin(latitude))
+        let acceleration = SIMD3(cell.xAcceleration, cell.yAcceleration, cell.zAcceleration)
+        // The births, kept only when sub-cells shed from them; otherwise each live one becomes
+        // its particle at once.
         var births: [Birth] = []
+        var particles: [Particle] = []
+        // Births counted against the budget, the dead ones skipped included (as if listed).
+        var listed = 0
         for source in sources {
-            guard budget - births.count > 0 else { break }
+            guard budget - listed > 0 else { break }
             let (time, shapeBorn): (Double, Bool)
             var parentLife = Double.infinity
             switch source {
@@ -105,21 +116,26 @@ public struct ParticleField: Sendable {
             guard last >= 0, (last * rate).isFinite, last * rate < 1e15 else { continue }
             let kMax = Int64((last * rate).rounded(.down))
             var kMin = Swift.max(0, Int64(((time - reach) * rate).rounded(.down)))
-            kMin = Swift.max(kMin, kMax - Int64(budget - births.count) + 1)
+            kMin = Swift.max(kMin, kMax - Int64(budget - listed) + 1)
             guard kMin <= kMax else { continue }
+            // One reservation for the emitter's shape (one source); parents grow the lists as they go.
+            if shapeBorn {
+                if keepsDead { births.reserveCapacity(Int(kMax - kMin + 1)) } else { particles.reserveCapacity(Int(kMax - kMin + 1)) }
+            }
             let sourceKey: UInt64
             if case let .particle(_, _, _, _, _, k) = source { sourceKey = k } else { sourceKey = key }
             for k in kMin...kMax {
                 let born = Double(k) / rate
                 // A sub-cell sheds only while its parent lives: the parent's age at the birth.
                 if !shapeBorn, (born - cell.timeOffset) / cell.speed + cell.beginTime >= parentLife { break }
+                listed += 1
                 var random = ParticleRandom(key: ParticleRandom.key(sourceKey, UInt64(k)))
                 let life = (cell.lifetime + cell.lifetimeRange * random.signed()) * emitter.lifetime
                 let age = time - born
+                if !keepsDead, !(age < life && age >= 0) { continue }
                 let speed = (cell.velocity + cell.velocityRange * random.signed()) * emitter.velocity
                 let longitude = cell.emissionLongitude + (random.unit() - 0.5) * cell.emissionRange
-                let latitude = cell.emissionLatitude
-                let direction = SIMD3(_cos(latitude) * _cos(longitude), _cos(latitude) * _sin(longitude), _sin(latitude))
+                let direction = SIMD3(cosLatitude * _cos(longitude), cosLatitude * _sin(longitude), sinLatitude)
                 let u = random.unit(), v = random.unit(), w = random.unit()
                 let origin: SIMD3<Double>
                 switch source {
@@ -128,15 +144,19 @@ public struct ParticleField: Sendable {
                     let a = (born - cell.timeOffset) / cell.speed + cell.beginTime
                     origin = o + pv * a + pa * (0.5 * a * a)
                 }
-                births.append(Birth(origin: origin, velocity: direction * speed, life: life, age: age,
-                                    key: random.state))
+                let birth = Birth(origin: origin, velocity: direction * speed, life: life, age: age, key: random.state)
+                if keepsDead {
+                    births.append(birth)
+                } else {
+                    particles.append(state(of: birth, cell, acceleration: acceleration))
+                }
             }
         }
-        let acceleration = SIMD3(cell.xAcceleration, cell.yAcceleration, cell.zAcceleration)
-        var particles: [Particle] = []
-        particles.reserveCapacity(births.count)
-        for b in births where b.age < b.life && b.age >= 0 {
-            particles.append(state(of: b, cell, acceleration: acceleration))
+        if keepsDead {
+            particles.reserveCapacity(births.count)
+            for b in births where b.age < b.life && b.age >= 0 {
+                particles.append(state(of: b, cell, acceleration: acceleration))
+            }
         }
         budget -= particles.count
         out.append(CellParticles(path: path, cell: cell, particles: Self.ordered(particles, emitter.renderMode)))
