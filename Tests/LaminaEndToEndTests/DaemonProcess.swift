@@ -35,7 +35,7 @@ final class DaemonProcess {
             process.arguments = arguments
         }
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        let handle = FileHandle(forWritingAtPath: log)
+        let handle = try Self.appending(to: log)
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
@@ -48,6 +48,15 @@ final class DaemonProcess {
             usleep(25_000)
         }
         throw DaemonError("laminad did not start listening on \(socket):\n\(logText)")
+    }
+
+    /// `path` opened for writing at its end (O_APPEND): laminad and the programs a test starts
+    /// beside it (Wayland apps) share the log, and with a file offset each, one's lines would
+    /// overwrite the other's; appending, they interleave.
+    static func appending(to path: String) throws -> FileHandle {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard fd >= 0 else { throw DaemonError("cannot open \(path) for appending: \(String(cString: strerror(errno)))") }
+        return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
 
     /// laminad binds its socket under a temporary name and renames it into place once it

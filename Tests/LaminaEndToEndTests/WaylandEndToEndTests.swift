@@ -232,8 +232,7 @@ struct WaylandEndToEndTests {
             var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
             environment["WAYLAND_DISPLAY"] = socket
             process.environment = environment
-            let log = FileHandle(forWritingAtPath: daemon.log)
-            log?.seekToEndOfFile()
+            let log = try DaemonProcess.appending(to: daemon.log)
             process.standardOutput = log
             process.standardError = log
             try process.run()
