@@ -39,14 +39,14 @@ final class DaemonProcess {
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
-        // Wait for the socket to listen (the daemon binds it after EGL is up). The file appears
-        // at bind, a moment before listen, when a connect would still be refused; the kernel's
-        // table of Unix sockets shows the listening flag (__SO_ACCEPTCON, 0x10000).
-        for _ in 0..<400 {
+        // Wait for the socket to listen (the daemon binds it after EGL is up), polling: at most
+        // 30 s, as the Python and C clients' tests wait, for a slow, loaded machine.
+        let giveUp = Date().addingTimeInterval(30)
+        repeat {
             if Self.isListening(socket) { return }
             guard process.isRunning else { break }
             usleep(25_000)
-        }
+        } while Date() < giveUp
         throw DaemonError("laminad did not start listening on \(socket):\n\(logText)")
     }
 

@@ -102,9 +102,11 @@ struct WaylandEndToEndTests {
         }
     }
 
-    /// Waits for laminad's Wayland socket (bound a moment after the Lamina socket).
+    /// Waits for laminad's Wayland socket (bound a moment after the Lamina socket), polling: at
+    /// most 30 s, as long as DaemonProcess waits for the Lamina socket.
     func waitForSocket(_ path: String, _ daemon: DaemonProcess) throws {
-        for _ in 0..<400 where !FileManager.default.fileExists(atPath: path) { usleep(25_000) }
+        let giveUp = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: path), Date() < giveUp { usleep(25_000) }
         guard FileManager.default.fileExists(atPath: path) else { throw DaemonError("no Wayland socket at \(path):\n\(daemon.logText)") }
     }
 
