@@ -2,12 +2,15 @@
 # Coverage-guided fuzzing with libFuzzer: scripts/fuzz.sh [SECONDS per target, default 60] [decoder|apply|compositor|journal|image|all]
 # Builds Sources/lamina-fuzz with `--sanitize fuzzer` (its own scratch folder, .build-fuzz),
 # seeds each corpus from the codec (the messages the golden-byte tests pin), runs each target
-# for SECONDS, a hang over 1 s counting as a crash, and prints executions and coverage.
+# for SECONDS, a hang over LAMINA_FUZZ_HANG_TIMEOUT seconds (default 10) counting as a crash,
+# and prints executions and coverage. (libFuzzer's timeout is wall-clock time: an input run
+# slowly on a loaded machine must not read as a hang.)
 # Corpora and crash artifacts go under .cache/fuzz/. Exits non-zero when a target crashed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 which=${2:-all}
+hang_timeout=${LAMINA_FUZZ_HANG_TIMEOUT:-10}
 targets=(decoder apply compositor journal image)
 [ "$which" = all ] || targets=("$which")
 
@@ -26,7 +29,7 @@ for t in "${targets[@]}"; do
   [ -d "Tests/Fuzz/$t" ] && regressions=("Tests/Fuzz/$t")
   set +e
   LAMINA_FUZZ_TARGET=$t LAMINA_FUZZ_SEEDS="$corpus" "$binary" "$corpus" "${regressions[@]}" \
-    -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -max_len=8192 \
+    -max_total_time="$seconds" -timeout="$hang_timeout" -rss_limit_mb=2048 -max_len=8192 \
     -artifact_prefix="$artifacts" -print_final_stats=1 >"$log" 2>&1
   rc=$?
   set -e

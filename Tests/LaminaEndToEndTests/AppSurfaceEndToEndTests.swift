@@ -221,10 +221,12 @@ struct AppSurfaceEndToEndTests {
         try tap(320, 440)
         try key("a")
         try await until("the client's key", daemon) { keys.count == 1 }
-        #expect(appKeys().isEmpty, "no key reached the app before it had the keyboard")
         try tap(320, 200)
         try key("z")
-        try await until("the app's key", daemon, clock: c) { appKeys().count == 1 }
+        // Once the app has logged its "z", it has logged every key sent to it before (one
+        // connection, in order): an "a" that reached it would show, not be still on its way.
+        try await until("the app's key", daemon, clock: c) { appKeys().contains { $0.hasPrefix("key key: 44, unicode: 122") } }
+        #expect(appKeys().count == 1, "no key reached the app before it had the keyboard: \(appKeys())")
         #expect(appKeys().first?.hasPrefix("key key: 44, unicode: 122") == true, "\(appKeys())")
         #expect(keys.count == 1, "the client heard no key meanwhile")
         try tap(320, 440)
@@ -264,6 +266,12 @@ struct AppSurfaceEndToEndTests {
         #expect(presses.isEmpty, "the manager heard the app's press")
         // Off the layer (the display's corner): the manager's root gets the next press.
         for args in [["move", "5", "5"], ["press"], ["release"]] { _ = try daemon.laminactl(["input", "pointer"] + args) }
+        // Back on the layer, a sideways wheel turn: once the app has logged it, it has logged
+        // whatever was sent to it before (one connection, in order), a stray press included.
+        for args in [["move", "\(at.0)", "\(at.1)"], ["scroll", "10", "0"]] {
+            #expect(try daemon.laminactl(["input", "pointer"] + args).status == 0)
+        }
+        try await until("the app's horizontal axis line", daemon, clock: c) { daemon.logText.contains("axis: horizontal") }
         #expect(daemon.logText.components(separatedBy: "state: pressed").count == 2, "one press reached the app")
         app.kill()
     }

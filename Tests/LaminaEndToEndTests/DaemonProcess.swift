@@ -35,19 +35,28 @@ final class DaemonProcess {
             process.arguments = arguments
         }
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        let handle = FileHandle(forWritingAtPath: log)
+        let handle = try Self.appending(to: log)
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
-        // Wait for the socket to listen (the daemon binds it after EGL is up). The file appears
-        // at bind, a moment before listen, when a connect would still be refused; the kernel's
-        // table of Unix sockets shows the listening flag (__SO_ACCEPTCON, 0x10000).
-        for _ in 0..<400 {
+        // Wait for the socket to listen (the daemon binds it after EGL is up), polling: at most
+        // 30 s, as the Python and C clients' tests wait, for a slow, loaded machine.
+        let giveUp = Date().addingTimeInterval(30)
+        repeat {
             if Self.isListening(socket) { return }
             guard process.isRunning else { break }
             usleep(25_000)
-        }
+        } while Date() < giveUp
         throw DaemonError("laminad did not start listening on \(socket):\n\(logText)")
+    }
+
+    /// `path` opened for writing at its end (O_APPEND): laminad and the programs a test starts
+    /// beside it (Wayland apps) share the log, and with a file offset each, one's lines would
+    /// overwrite the other's; appending, they interleave.
+    static func appending(to path: String) throws -> FileHandle {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard fd >= 0 else { throw DaemonError("cannot open \(path) for appending: \(String(cString: strerror(errno)))") }
+        return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
 
     /// laminad binds its socket under a temporary name and renames it into place once it

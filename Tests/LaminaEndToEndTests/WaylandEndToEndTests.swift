@@ -102,9 +102,11 @@ struct WaylandEndToEndTests {
         }
     }
 
-    /// Waits for laminad's Wayland socket (bound a moment after the Lamina socket).
+    /// Waits for laminad's Wayland socket (bound a moment after the Lamina socket), polling: at
+    /// most 30 s, as long as DaemonProcess waits for the Lamina socket.
     func waitForSocket(_ path: String, _ daemon: DaemonProcess) throws {
-        for _ in 0..<400 where !FileManager.default.fileExists(atPath: path) { usleep(25_000) }
+        let giveUp = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: path), Date() < giveUp { usleep(25_000) }
         guard FileManager.default.fileExists(atPath: path) else { throw DaemonError("no Wayland socket at \(path):\n\(daemon.logText)") }
     }
 
@@ -232,8 +234,7 @@ struct WaylandEndToEndTests {
             var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
             environment["WAYLAND_DISPLAY"] = socket
             process.environment = environment
-            let log = FileHandle(forWritingAtPath: daemon.log)
-            log?.seekToEndOfFile()
+            let log = try DaemonProcess.appending(to: daemon.log)
             process.standardOutput = log
             process.standardError = log
             try process.run()

@@ -55,11 +55,19 @@ struct FlipRaceVMTests {
             while [ $(( $(wc -l < /tmp/pings) - pings_before )) -lt 3 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
             value pings_after $(( $(wc -l < /tmp/pings) - pings_before ))
             value withheld $(grep -c "withholding the watchdog ping" $LOG)
+            # The longest a flip was logged pending as a ping was withheld (0: none was). laminad
+            # withholds once a flip is 2 s late in real time, which a flip under TCG on a loaded
+            # host can be and still complete; a lost one stays pending while the waits above run
+            # out (a minute each).
+            value longest_pending $(sed -n 's/.*a page flip has been pending for \\([0-9]*\\) s: withholding.*/\\1/p' $LOG | sort -n | tail -n 1 | grep . || echo 0)
+            value pending_limit $(scaled 10)
             stop_laminad
             """)
         #expect(Int(run.values["frames_after"] ?? "") ?? 0 >= 30, "the first head stopped drawing: \(run.values)")
         #expect(Int(run.values["pings_after"] ?? "") ?? 0 >= 3, "the watchdog was not fed: \(run.values)")
-        #expect(run.values["withheld"] == "0", "a flip stayed pending: \(run.values)")
+        // Not `withheld == 0`: a slow flip that completes withholds a ping too (see the script).
+        let longest = Int(run.values["longest_pending"] ?? "") ?? .max, limit = Int(run.values["pending_limit"] ?? "") ?? 10
+        #expect(longest <= limit, "a flip stayed pending \(longest) s (the limit at this guest's speed: \(limit) s): \(run.values)")
         #expect(run.values["laminad_exit"] == "0")
     }
 }

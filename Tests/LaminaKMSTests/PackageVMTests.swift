@@ -56,7 +56,7 @@ extension KMSVMTests {
             printf '[Service]\\nTimeoutStartSec=10min\\nWatchdogSec=1h\\n' > /etc/systemd/system/laminad.service.d/vm-slow.conf
             cp $D/configured.json /etc/lamina/scene.json && chmod 644 /etc/lamina/scene.json
             systemctl daemon-reload
-            SYSTEMD_IGNORE_CHROOT=1 udevadm settle --timeout=30 || echo "VMKMS_FAIL udevadm settle"
+            SYSTEMD_IGNORE_CHROOT=1 udevadm settle --timeout=$(scaled 30) || echo "VMKMS_FAIL udevadm settle"
             journalctl -f -o cat -u laminad.service -u lamina-scene.service >>$LOG 2>&1 &
             JOURNAL=$!
             systemctl enable laminad.socket laminad.service lamina-scene.service >>$LOG 2>&1 || echo "VMKMS_FAIL systemctl enable"

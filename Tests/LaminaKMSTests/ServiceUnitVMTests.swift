@@ -69,7 +69,7 @@ extension KMSVMTests {
             cp $M/green.webm /home/kiosk/media/ && cp $M/blue.webm /srv/www/ || echo "VMKMS_FAIL no clips"
             chmod 644 /home/kiosk/media/green.webm /srv/www/blue.webm
             busybox httpd -p 127.0.0.1:8080 -h /srv/www || echo "VMKMS_FAIL httpd did not start"
-            SYSTEMD_IGNORE_CHROOT=1 udevadm settle --timeout=30 || echo "VMKMS_FAIL udevadm settle"
+            SYSTEMD_IGNORE_CHROOT=1 udevadm settle --timeout=$(scaled 30) || echo "VMKMS_FAIL udevadm settle"
             journalctl -f -o cat -u laminad.service >>$LOG 2>&1 &
             JOURNAL=$!
             value t_start "$(cut -d' ' -f1 /proc/uptime)"
