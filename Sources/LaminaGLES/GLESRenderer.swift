@@ -105,6 +105,8 @@ public final class GLESRenderer: Renderer {
     var particleDraws = 0
     /// The expanded particle and batch vertices, without instancing (`InstanceExpansion`).
     var particleVertices: [GLfloat] = []
+    /// Zeros for the particles missing from a draw's last instance (`ParticleProgram.perInstance`).
+    let particlePadding = [GLfloat](repeating: 0, count: DrawParticles.stride * ParticleProgram.perInstance)
     var batchVertices: [GLfloat] = []
     /// Whether layers are batched; off draws each with its own calls (tests compare the two).
     public var usesBatching = true

@@ -30,6 +30,49 @@ extension Shaders {
         }
         """
 
+    /// The instanced particle program's vertex shader: each instance carries
+    /// `ParticleProgram.perInstance` particles (their values side by side, as `DrawParticles`
+    /// lists them), and its vertices are that many unit squares, each corner knowing which of
+    /// them it belongs to. Fewer, larger instances: llvmpipe runs its vertex pipeline once per
+    /// instance, with an allocation each time.
+    static let particleVertexGrouped = """
+        #version 300 es
+        layout(location = 0) in vec3 corner;      // the unit square's corner; which particle
+        layout(location = 1) in vec4 place0;      // x, y, z, scale
+        layout(location = 2) in vec4 place1;
+        layout(location = 3) in vec4 place2;
+        layout(location = 4) in vec4 place3;
+        layout(location = 5) in float rotation0;  // radians
+        layout(location = 6) in float rotation1;
+        layout(location = 7) in float rotation2;
+        layout(location = 8) in float rotation3;
+        layout(location = 9) in vec4 color0;      // premultiplied
+        layout(location = 10) in vec4 color1;
+        layout(location = 11) in vec4 color2;
+        layout(location = 12) in vec4 color3;
+        uniform mat4 layerToDisplay;
+        uniform vec2 pointsToClip;
+        uniform vec2 size;                        // a particle at scale 1, layer units
+        uniform vec4 sourceRect;                  // u0, v0, u1, v1
+        uniform float opacity;                    // the layer's
+        out vec2 uv;
+        flat out vec4 color;
+        void main() {
+            int k = int(corner.z);
+            vec4 placeIn = k == 0 ? place0 : k == 1 ? place1 : k == 2 ? place2 : place3;
+            float rotationIn = k == 0 ? rotation0 : k == 1 ? rotation1 : k == 2 ? rotation2 : rotation3;
+            vec4 colorIn = k == 0 ? color0 : k == 1 ? color1 : k == 2 ? color2 : color3;
+            vec2 unitVertex = corner.xy;
+            vec2 offset = (unitVertex - 0.5) * size * placeIn.w;
+            float c = cos(rotationIn), s = sin(rotationIn);
+            vec2 local = placeIn.xy + vec2(offset.x * c - offset.y * s, offset.x * s + offset.y * c);
+            vec4 d = layerToDisplay * vec4(local, placeIn.z, 1.0);
+            gl_Position = vec4(d.x * pointsToClip.x - d.w, d.w - d.y * pointsToClip.y, 0.0, d.w);
+            uv = mix(sourceRect.xy, sourceRect.zw, unitVertex);
+            color = colorIn * opacity;
+        }
+        """
+
     /// The image times the particle's colour and the layer's opacity (both in `color`),
     /// premultiplied.
     static let particleFragment = """
@@ -69,18 +112,23 @@ struct ParticleProgram {
     let displayHeight, clipCount, clipFromDisplay, clipRect, clipRadii: GLint
     var vertexArray: GLuint = 0
     var instanceBuffer: GLuint = 0
-    /// Whether the particles are instances of the unit square (ES 3), or, without instancing
-    /// (the ES 2 path), two triangles each in `instanceBuffer`, every vertex carrying its
-    /// corner of the unit square and its particle's values (`expandedStride` floats).
+    /// The instanced form's corners (`perInstance` unit squares, x, y and which particle).
+    var cornerBuffer: GLuint = 0
+    /// Whether the particles are instances of `perInstance` unit squares (ES 3), or, without
+    /// instancing (the ES 2 path), four indexed corners each in `instanceBuffer`, every vertex
+    /// carrying its corner of the unit square and its particle's values (`expandedStride` floats).
     let instanced: Bool
-    /// The most instances drawn in one call; a longer list is drawn in parts.
+    /// The most particles drawn in one call; a longer list is drawn in parts.
     static let maximumInstances = 16384
+    /// Particles an instance of the instanced form carries (`Shaders.particleVertexGrouped`).
+    static let perInstance = 4
     /// Floats a vertex of the expanded form: the unit-square corner, then the particle's.
     static let expandedStride = InstanceExpansion.vertexStride(DrawParticles.stride)
 
     init(unitSquare: GLuint, quadIndices: GLuint, clipped: Bool = false, instanced: Bool = true) throws(GLESError) {
         self.instanced = instanced
-        program = try Shaders.link(name: clipped ? "particles (clipped)" : "particles", vertex: Shaders.particleVertex,
+        program = try Shaders.link(name: clipped ? "particles (clipped)" : "particles",
+                                   vertex: instanced ? Shaders.particleVertexGrouped : Shaders.particleVertex,
                                    fragment: clipped ? Shaders.particleFragmentClipped : Shaders.particleFragment)
         displayHeight = glGetUniformLocation(program, "displayHeight")
         clipCount = glGetUniformLocation(program, "clipCount")
@@ -97,15 +145,41 @@ struct ParticleProgram {
         glGenVertexArrays(1, &vertexArray)
         glBindVertexArray(vertexArray)
         glGenBuffers(1, &instanceBuffer)
-        InstanceExpansion.setUpAttributes([(1, 4, 0), (2, 1, 4), (3, 4, 5)], stride: DrawParticles.stride,
-                                          instanced: instanced, unitSquare: unitSquare, instanceBuffer: instanceBuffer,
-                                          quadIndices: quadIndices)
+        if instanced {
+            // `perInstance` unit squares, drawn as the first quads of `quadIndices`.
+            var corners: [GLfloat] = []
+            for k in 0..<Self.perInstance {
+                for (x, y) in InstanceExpansion.corners { corners += [x, y, GLfloat(k)] }
+            }
+            glGenBuffers(1, &cornerBuffer)
+            glBindBuffer(GLenum(GL_ARRAY_BUFFER), cornerBuffer)
+            glBufferData(GLenum(GL_ARRAY_BUFFER), corners.count * MemoryLayout<GLfloat>.stride, corners, GLenum(GL_STATIC_DRAW))
+            glVertexAttribPointer(0, 3, GLenum(GL_FLOAT), GLboolean(GL_FALSE), 0, nil)
+            glEnableVertexAttribArray(0)
+            glBindBuffer(GLenum(GL_ELEMENT_ARRAY_BUFFER), quadIndices)
+            glBindBuffer(GLenum(GL_ARRAY_BUFFER), instanceBuffer)
+            let float = MemoryLayout<GLfloat>.stride, stride = GLsizei(DrawParticles.stride * Self.perInstance * float)
+            for k in 0..<Self.perInstance {
+                let first = k * DrawParticles.stride
+                for (location, size, offset) in [(1 + k, 4, 0), (5 + k, 1, 4), (9 + k, 4, 5)] {
+                    glVertexAttribPointer(GLuint(location), GLint(size), GLenum(GL_FLOAT), GLboolean(GL_FALSE), stride,
+                                          UnsafeRawPointer(bitPattern: (first + offset) * float))
+                    glEnableVertexAttribArray(GLuint(location))
+                    glVertexAttribDivisor(GLuint(location), 1)
+                }
+            }
+        } else {
+            InstanceExpansion.setUpAttributes([(1, 4, 0), (2, 1, 4), (3, 4, 5)], stride: DrawParticles.stride,
+                                              instanced: false, unitSquare: unitSquare, instanceBuffer: instanceBuffer,
+                                              quadIndices: quadIndices)
+        }
         glBindVertexArray(0)
         try GLESError.check("creating the particle vertex array")
     }
 
     mutating func delete() {
         glDeleteBuffers(1, &instanceBuffer)
+        if cornerBuffer != 0 { glDeleteBuffers(1, &cornerBuffer) }
         glDeleteVertexArrays(1, &vertexArray)
         glDeleteProgram(program)
     }
@@ -156,12 +230,22 @@ extension GLESRenderer {
         if !p.instanced {
             drawExpanded(d.instances, count: total)
         } else {
+        // `perInstance` particles an instance; the last one's missing particles are zeros (no
+        // size, no colour: nothing drawn).
+        let group = ParticleProgram.perInstance, float = MemoryLayout<GLfloat>.stride
         d.instances.withUnsafeBufferPointer { all in
             while start < total {
                 let n = min(ParticleProgram.maximumInstances, total - start)
-                glBufferData(GLenum(GL_ARRAY_BUFFER), n * stride * MemoryLayout<GLfloat>.stride,
-                             all.baseAddress! + start * stride, GLenum(GL_STREAM_DRAW))
-                glDrawArraysInstanced(GLenum(GL_TRIANGLE_STRIP), 0, 4, GLsizei(n))
+                let instances = (n + group - 1) / group
+                let bytes = n * stride * float, padded = instances * group * stride * float
+                glBufferData(GLenum(GL_ARRAY_BUFFER), padded, nil, GLenum(GL_STREAM_DRAW))
+                glBufferSubData(GLenum(GL_ARRAY_BUFFER), 0, bytes, all.baseAddress! + start * stride)
+                if padded > bytes {
+                    particlePadding.withUnsafeBufferPointer { zeros in
+                        glBufferSubData(GLenum(GL_ARRAY_BUFFER), bytes, padded - bytes, zeros.baseAddress)
+                    }
+                }
+                glDrawElementsInstanced(GLenum(GL_TRIANGLES), GLsizei(6 * group), GLenum(GL_UNSIGNED_SHORT), nil, GLsizei(instances))
                 start += n
             }
         }
