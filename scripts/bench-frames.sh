@@ -437,6 +437,8 @@ print(f"  peer lamina / qt, peak RSS:        {ratio('lamina-peer', 'qt-animated'
 print(f"  peer damage on / off:              {ratio('lamina-peer', 'lamina-peer-damage-off', 'cpu_ms_per_frame')}")
 if "lamina-glass" in per:
     print(f"  glass / peer:                      {ratio('lamina-glass', 'lamina-peer', 'cpu_ms_per_frame', 1.5, '<=')}")
+if "lamina-snow" in per:
+    print(f"  snow / peer:                       {ratio('lamina-snow', 'lamina-peer', 'cpu_ms_per_frame', 1, '<=')}")
 print(f"  dashboard damage on / off:         {ratio('lamina-dashboard', 'lamina-dashboard-damage-off', 'cpu_ms_per_frame')}")
 # --gles: each case's ES 2 (or vc4) run against its ES 3 run (issue 29: at most 1.3x on peer and dashboard).
 for label in order:
