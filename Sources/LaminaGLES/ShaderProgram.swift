@@ -137,7 +137,8 @@ struct RendererPrograms {
     let fetchBlend: ProgramVariants<FetchBlendUniforms>?
     /// `Shaders.filterBlur`: one pass of a group's gaussianBlur filter, of any width.
     let filterBlur: ProgramVariants<FilterBlurUniforms>
-    /// The same for exactly 1 … `narrowBlurTaps` taps each side (element `taps - 1`).
+    /// The same for exactly 1 … `narrowBlurTaps` taps each side (element `taps - 1`), without
+    /// clip variants (filter passes draw unclipped).
     let narrowFilterBlurs: [ProgramVariants<FilterBlurUniforms>]
     static let narrowBlurTaps = 4
     /// `Shaders.colorMatrix`: a group's colour filters.
@@ -149,7 +150,9 @@ struct RendererPrograms {
         // `insertingAfterVersion` puts the defines after the first line, which must stay the
         // `#version` line in both dialects.
         var made: [GLuint] = []
-        func variants<U>(_ kind: String, fragment: String = U.fragment) throws(GLESError) -> ProgramVariants<U> {
+        /// `plainOnly`: a kind only ever drawn without clips (`use(…, clipped: false)`) links the
+        /// plain program alone, in all three places.
+        func variants<U>(_ kind: String, fragment: String = U.fragment, plainOnly: Bool = false) throws(GLESError) -> ProgramVariants<U> {
             func program(clipped: Bool, continuous: Bool = false) throws(GLESError) -> ShaderProgram<U> {
                 let defines = "#define HAS_CLIPS \(clipped ? 1 : 0)" + (continuous ? "\n#define CONTINUOUS_CORNERS 1" : "")
                 let name = kind + (continuous ? " (continuous corners)" : clipped ? " (clipped)" : "")
@@ -158,6 +161,7 @@ struct RendererPrograms {
                 return p
             }
             let plain = try program(clipped: false)
+            if plainOnly { return ProgramVariants(plain: plain, clipped: plain, continuous: plain) }
             let clipped = try program(clipped: true)
             return ProgramVariants(plain: plain, clipped: clipped, continuous: try program(clipped: true, continuous: true))
         }
@@ -166,7 +170,7 @@ struct RendererPrograms {
             shadow = try variants("shadow")
             composite = try variants("composite")
             backdropComposite = try variants("backdrop composite")
-            downsample = try variants("downsample")
+            downsample = try variants("downsample", plainOnly: true)
             blur = try variants("blur")
             fill = try variants("fill")
             plainContents = try variants("plainContents")
@@ -175,13 +179,13 @@ struct RendererPrograms {
             maskedComposite = try variants("maskedComposite")
             blend = try variants("blend")
             fetchBlend = framebufferFetch ? try variants("fetch blend") : nil
-            filterBlur = try variants("filter blur")
+            filterBlur = try variants("filter blur", plainOnly: true)
             var narrow: [ProgramVariants<FilterBlurUniforms>] = []
             for taps in 1...Self.narrowBlurTaps {
-                narrow.append(try variants("filter blur of \(taps)", fragment: Shaders.filterBlur(exactly: taps)))
+                narrow.append(try variants("filter blur of \(taps)", fragment: Shaders.filterBlur(exactly: taps), plainOnly: true))
             }
             narrowFilterBlurs = narrow
-            colorMatrix = try variants("colour matrix")
+            colorMatrix = try variants("colour matrix", plainOnly: true)
         } catch {
             for p in made { glDeleteProgram(p) }
             throw error
