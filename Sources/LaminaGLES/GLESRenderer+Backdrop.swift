@@ -85,13 +85,12 @@ extension GLESRenderer {
         // clip's distance function at every pixel): only the rest is drawn clipped.
         let parts = hasActiveClips ? (uncut: [], cut: [own]) : Self.clipParts(c, own)
         let fill = backdrops.foldsFills ? Self.foldedFill(after: index, commands) : nil
-        let under = fill.map { f in (f.red * f.alpha * c.opacity, f.green * f.alpha * c.opacity, f.blue * f.alpha * c.opacity, f.alpha * c.opacity) }
         if !parts.uncut.isEmpty {
-            compositeBackdrop(pixels, parts.uncut, clipped: false, opacity: c.opacity, fill: under)
+            compositeBackdrop(pixels, parts.uncut, clipped: false, opacity: c.opacity, fill: fill)
         }
         if !parts.cut.isEmpty {
             pushClip(c)
-            compositeBackdrop(pixels, parts.cut, clipped: nil, opacity: c.opacity, fill: under)
+            compositeBackdrop(pixels, parts.cut, clipped: nil, opacity: c.opacity, fill: fill)
             popClip()
         }
         if fill != nil { backdrops.foldedFills += 1 }
@@ -115,17 +114,16 @@ extension GLESRenderer {
 
     /// Draws `boxes` of the filtered backdrop `pixels` (bound to texture unit 0), with the
     /// clips in force unless `clipped` is false.
-    /// `fill` (premultiplied, the layer's opacity in it) is drawn over the backdrop in the same
-    /// pass; the composite program, which groups share, is left with none.
+    /// `fill` (at `opacity`) is drawn over the backdrop in the same pass; the composite
+    /// program, which groups share, is left with none.
     private func compositeBackdrop(_ pixels: BackdropPixels, _ boxes: [PixelBox], clipped: Bool?, opacity: Double,
-                                   fill: (Double, Double, Double, Double)?) {
-        let (r, g, b, a) = fill ?? (0, 0, 0, 0)
+                                   fill: Color?) {
         if pixels.factor == 1 {
             let program = use(programs.composite, clipped: clipped)
             setTexelSize(program.texelSize.source, pixels.size)
             glUniform1f(program.uniforms.opacity, GLfloat(opacity))
             glUniform2i(program.uniforms.origin, GLint(saturating: pixels.shift.x), GLint(saturating: pixels.shift.y))
-            glUniform4f(program.uniforms.fill, GLfloat(r), GLfloat(g), GLfloat(b), GLfloat(a))
+            setPremultiplied(program.uniforms.fill, fill ?? .clear, opacity)
             for box in boxes {
                 setQuad(program, .identity, box.rect)
                 glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
@@ -139,7 +137,7 @@ extension GLESRenderer {
         glUniform1f(program.uniforms.opacity, GLfloat(opacity))
         glUniform1f(program.uniforms.factor, GLfloat(pixels.factor))
         glUniform2f(program.uniforms.shift, GLfloat(pixels.shift.x), GLfloat(pixels.shift.y))
-        glUniform4f(program.uniforms.fill, GLfloat(r), GLfloat(g), GLfloat(b), GLfloat(a))
+        setPremultiplied(program.uniforms.fill, fill ?? .clear, opacity)
         for box in boxes {
             setQuad(program, .identity, box.rect)
             glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)

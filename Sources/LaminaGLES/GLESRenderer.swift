@@ -35,8 +35,6 @@ public final class GLESRenderer: Renderer {
     private(set) var vertexBuffer: GLuint = 0
     /// `InstanceExpansion.quadIndices()`: the index buffer of draws that expand instances.
     private(set) var quadIndexBuffer: GLuint = 0
-    /// Whether batches and particles are instanced draws, or expanded (`InstanceExpansion`).
-    private(set) var drawsInstanced = true
     /// Rectangles in layer coordinates, two triangles each, streamed per draw (edge bands).
     var streamArray: GLuint = 0
     var streamBuffer: GLuint = 0
@@ -212,7 +210,6 @@ public final class GLESRenderer: Renderer {
         textures.yuv = try YUVConverter(vertexArray: vertexArray, capabilities: capabilities)
         // Instanced draws, or without instancing (the ES 2 path) expanded triangles.
         let instanced = capabilities.instancedArrays
-        drawsInstanced = instanced
         batchPrograms = (try BatchProgram(name: "flat batch", fragment: Shaders.batchFlat, unitSquare: vertexBuffer, quadIndices: quadIndexBuffer, instanced: instanced),
                          try BatchProgram(name: "shape batch", fragment: Shaders.batchShaded(continuous: false), unitSquare: vertexBuffer,
                                           quadIndices: quadIndexBuffer, instanced: instanced),

@@ -3,15 +3,11 @@ import LaminaCore
 import LaminaCompositor
 
 extension Shaders {
-    /// The particle program's vertex shader: the unit square centred on each instance's
-    /// particle, sized, turned (y down: positive angles turn clockwise on screen, as layers do)
-    /// and carried to the display by the emitter layer's transform.
-    static let particleVertex = """
-        #version 300 es
-        layout(location = 0) in vec2 unitVertex;
-        layout(location = 1) in vec4 placeIn;     // x, y, z, scale
-        layout(location = 2) in float rotationIn; // radians
-        layout(location = 3) in vec4 colorIn;     // premultiplied
+    /// What both particle vertex shaders share: `placeParticle` puts a unit-square corner of one
+    /// particle on the display, sized, turned (y down: positive angles turn clockwise on screen,
+    /// as layers do) and carried by the emitter layer's transform, and passes its texture
+    /// coordinate and colour (times the layer's opacity) on.
+    static let particlePlacement = """
         uniform mat4 layerToDisplay;
         uniform vec2 pointsToClip;
         uniform vec2 size;                        // a particle at scale 1, layer units
@@ -19,7 +15,7 @@ extension Shaders {
         uniform float opacity;                    // the layer's
         out vec2 uv;
         flat out vec4 color;
-        void main() {
+        void placeParticle(vec2 unitVertex, vec4 placeIn, float rotationIn, vec4 colorIn) {
             vec2 corner = (unitVertex - 0.5) * size * placeIn.w;
             float c = cos(rotationIn), s = sin(rotationIn);
             vec2 local = placeIn.xy + vec2(corner.x * c - corner.y * s, corner.x * s + corner.y * c);
@@ -28,6 +24,20 @@ extension Shaders {
             uv = mix(sourceRect.xy, sourceRect.zw, unitVertex);
             color = colorIn * opacity;
         }
+
+        """
+
+    /// The expanded particle program's vertex shader (the ES 2 path): each vertex carries its
+    /// corner of the unit square and its particle's values.
+    static let particleVertex = """
+        #version 300 es
+        layout(location = 0) in vec2 unitVertex;
+        layout(location = 1) in vec4 placeIn;     // x, y, z, scale
+        layout(location = 2) in float rotationIn; // radians
+        layout(location = 3) in vec4 colorIn;     // premultiplied
+
+        """ + particlePlacement + """
+        void main() { placeParticle(unitVertex, placeIn, rotationIn, colorIn); }
         """
 
     /// The instanced particle program's vertex shader: each instance carries
@@ -50,26 +60,13 @@ extension Shaders {
         layout(location = 10) in vec4 color1;
         layout(location = 11) in vec4 color2;
         layout(location = 12) in vec4 color3;
-        uniform mat4 layerToDisplay;
-        uniform vec2 pointsToClip;
-        uniform vec2 size;                        // a particle at scale 1, layer units
-        uniform vec4 sourceRect;                  // u0, v0, u1, v1
-        uniform float opacity;                    // the layer's
-        out vec2 uv;
-        flat out vec4 color;
+
+        """ + particlePlacement + """
         void main() {
             int k = int(corner.z);
-            vec4 placeIn = k == 0 ? place0 : k == 1 ? place1 : k == 2 ? place2 : place3;
-            float rotationIn = k == 0 ? rotation0 : k == 1 ? rotation1 : k == 2 ? rotation2 : rotation3;
-            vec4 colorIn = k == 0 ? color0 : k == 1 ? color1 : k == 2 ? color2 : color3;
-            vec2 unitVertex = corner.xy;
-            vec2 offset = (unitVertex - 0.5) * size * placeIn.w;
-            float c = cos(rotationIn), s = sin(rotationIn);
-            vec2 local = placeIn.xy + vec2(offset.x * c - offset.y * s, offset.x * s + offset.y * c);
-            vec4 d = layerToDisplay * vec4(local, placeIn.z, 1.0);
-            gl_Position = vec4(d.x * pointsToClip.x - d.w, d.w - d.y * pointsToClip.y, 0.0, d.w);
-            uv = mix(sourceRect.xy, sourceRect.zw, unitVertex);
-            color = colorIn * opacity;
+            placeParticle(corner.xy, k == 0 ? place0 : k == 1 ? place1 : k == 2 ? place2 : place3,
+                          k == 0 ? rotation0 : k == 1 ? rotation1 : k == 2 ? rotation2 : rotation3,
+                          k == 0 ? color0 : k == 1 ? color1 : k == 2 ? color2 : color3);
         }
         """
 
@@ -118,14 +115,15 @@ struct ParticleProgram {
     /// instancing (the ES 2 path), four indexed corners each in `instanceBuffer`, every vertex
     /// carrying its corner of the unit square and its particle's values (`expandedStride` floats).
     let instanced: Bool
-    /// The most particles drawn in one call; a longer list is drawn in parts.
-    static let maximumInstances = 16384
+    /// The most particles drawn in one call (what the expanded form's 16-bit indices reach);
+    /// a longer list is drawn in parts.
+    static let maximumInstances = InstanceExpansion.maximumInstances
     /// Particles an instance of the instanced form carries (`Shaders.particleVertexGrouped`).
     static let perInstance = 4
     /// Floats a vertex of the expanded form: the unit-square corner, then the particle's.
     static let expandedStride = InstanceExpansion.vertexStride(DrawParticles.stride)
 
-    init(unitSquare: GLuint, quadIndices: GLuint, clipped: Bool = false, instanced: Bool = true) throws(GLESError) {
+    init(quadIndices: GLuint, clipped: Bool = false, instanced: Bool = true) throws(GLESError) {
         self.instanced = instanced
         program = try Shaders.link(name: clipped ? "particles (clipped)" : "particles",
                                    vertex: instanced ? Shaders.particleVertexGrouped : Shaders.particleVertex,
@@ -170,7 +168,7 @@ struct ParticleProgram {
             }
         } else {
             InstanceExpansion.setUpAttributes([(1, 4, 0), (2, 1, 4), (3, 4, 5)], stride: DrawParticles.stride,
-                                              instanced: false, unitSquare: unitSquare, instanceBuffer: instanceBuffer,
+                                              instanced: false, unitSquare: 0 /* instanced only */, instanceBuffer: instanceBuffer,
                                               quadIndices: quadIndices)
         }
         glBindVertexArray(0)
@@ -194,9 +192,9 @@ extension GLESRenderer {
         guard !source.isDestroyed, source.width > 0, source.height > 0, !textures.hasFailed(source) else { return }
         let clipped = hasActiveClips
         if clipped, particleClippedProgram == nil {
-            particleClippedProgram = try? ParticleProgram(unitSquare: vertexBuffer, quadIndices: quadIndexBuffer, clipped: true, instanced: drawsInstanced)
+            particleClippedProgram = try? ParticleProgram(quadIndices: quadIndexBuffer, clipped: true, instanced: capabilities.instancedArrays)
         } else if !clipped, particleProgram == nil {
-            particleProgram = try? ParticleProgram(unitSquare: vertexBuffer, quadIndices: quadIndexBuffer, instanced: drawsInstanced)
+            particleProgram = try? ParticleProgram(quadIndices: quadIndexBuffer, instanced: capabilities.instancedArrays)
         }
         guard let p = clipped ? particleClippedProgram : particleProgram else { return }
         glActiveTexture(GLenum(GL_TEXTURE0))

@@ -22,7 +22,7 @@ struct ShapeBatch {
         (1, 4, 0), (2, 4, 4), (3, 2, 8), (4, 4, 10), (5, 4, 14), (6, 4, 18), (7, 4, 22), (8, 2, 26),
     ]
     /// The most instances drawn at once; a longer queue is drawn in parts.
-    static let maximumInstances = 16384
+    static let maximumInstances = InstanceExpansion.maximumInstances
 
     /// Cells of one flat colour, and cells that run the distance field. They are drawn by
     /// different programs (llvmpipe runs both sides of a branch for every pixel, so one

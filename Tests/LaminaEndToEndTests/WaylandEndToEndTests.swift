@@ -120,17 +120,22 @@ struct WaylandEndToEndTests {
         return out
     }
 
+    /// A laminad with `toml` as its laminad.toml (in a directory of its own).
+    func configuredDaemon(_ toml: String, size: String = "320x240", extra: [String] = []) throws -> DaemonProcess {
+        let directory = NSTemporaryDirectory() + "lamina-wl-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let config = directory + "/laminad.toml"
+        try toml.write(toFile: config, atomically: true, encoding: .utf8)
+        return try DaemonProcess(size: size, extra: ["--config", config] + extra)
+    }
+
     /// A laminad for kiosk tests that read an app's pixels as soon as it maps: windows appear at
     /// once (`[wayland] fade_in = 0`; the fade itself is `aNewWindowFadesIn`'s), `wayland` more
     /// lines of that table, `toml` other tables. Held keys do not repeat (`[input]
     /// key_repeat_rate = 0`): a key pressed and released by two laminactl calls reaches the app
     /// once, however long a slow machine takes between them.
     func kioskDaemon(size: String, wayland: String = "", toml: String = "", extra: [String] = []) throws -> DaemonProcess {
-        let directory = NSTemporaryDirectory() + "lamina-wl-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let config = directory + "/laminad.toml"
-        try ("[input]\nkey_repeat_rate = 0\n" + toml + "\n[wayland]\nfade_in = 0\n" + wayland).write(toFile: config, atomically: true, encoding: .utf8)
-        return try DaemonProcess(size: size, extra: ["--config", config] + extra)
+        try configuredDaemon("[input]\nkey_repeat_rate = 0\n" + toml + "\n[wayland]\nfade_in = 0\n" + wayland, size: size, extra: extra)
     }
 
     /// By default the socket is wayland-lamina-0 beside the Lamina socket, with its
@@ -167,11 +172,7 @@ struct WaylandEndToEndTests {
 
     /// `[wayland] enabled = false`: no socket, nothing in stats.
     @Test func disabledMeansNoSocket() throws {
-        let directory = NSTemporaryDirectory() + "lamina-wl-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let config = directory + "/laminad.toml"
-        try "[wayland]\nenabled = false\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(extra: ["--config", config])
+        let daemon = try configuredDaemon("[wayland]\nenabled = false\n")
         let stats = try statistics(daemon)
         #expect(stats["framesRendered"] != nil)
         #expect(!stats.keys.contains { $0.hasPrefix("wayland.") })
@@ -342,11 +343,7 @@ struct WaylandEndToEndTests {
     /// limit; laminad goes on.
     @Test(.enabled(if: WaylandEndToEndTests.hasSimpleSHM, "weston-simple-shm (Debian's weston) is not installed"))
     func aBufferOverTheBoundDropsItsClient() throws {
-        let directory = NSTemporaryDirectory() + "lamina-wl-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let config = directory + "/laminad.toml"
-        try "[wayland]\nmax_buffer_pixels = 10000\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(size: "250x250", extra: ["--config", config])
+        let daemon = try configuredDaemon("[wayland]\nmax_buffer_pixels = 10000\n", size: "250x250")
         let path = daemon.directory + "/wayland-lamina-0"
         try waitForSocket(path, daemon)
         let app = try App(daemon, socket: path)
@@ -358,11 +355,7 @@ struct WaylandEndToEndTests {
 
     /// More surfaces than `[wayland] max_surfaces_per_client` drop the client, with a log line.
     @Test func surfacesOverTheBoundDropTheirClient() throws {
-        let directory = NSTemporaryDirectory() + "lamina-wl-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let config = directory + "/laminad.toml"
-        try "[wayland]\nmax_surfaces_per_client = 4\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(extra: ["--config", config])
+        let daemon = try configuredDaemon("[wayland]\nmax_surfaces_per_client = 4\n")
         let path = daemon.directory + "/wayland-lamina-0"
         try waitForSocket(path, daemon)
         let client = try WireClient(path: path)
@@ -420,11 +413,7 @@ struct WaylandEndToEndTests {
     /// repeat delay, and eventdemo would log its own repeats of the held key.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: WaylandEndToEndTests.eventDemo), "weston-eventdemo (Debian's weston) is not installed"))
     func keysReachTheAppWithLaminadsKeymap() throws {
-        let directory = NSTemporaryDirectory() + "lamina-wl-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let config = directory + "/laminad.toml"
-        try "[input]\nkeyboard_layout = \"de\"\nkey_repeat_rate = 0\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(size: "640x480", extra: ["--config", config])
+        let daemon = try configuredDaemon("[input]\nkeyboard_layout = \"de\"\nkey_repeat_rate = 0\n", size: "640x480")
         let path = daemon.directory + "/wayland-lamina-0"
         try waitForSocket(path, daemon)
         // stdbuf: its lines reach the log as it prints them (a file is otherwise block-buffered).
@@ -450,11 +439,7 @@ struct WaylandEndToEndTests {
     /// `[input] key_repeat_rate` and `key_repeat_delay` reach apps: a keyboard got from the
     /// seat (wl_seat.get_keyboard, seat version 4 or later) is told them in its repeat_info.
     @Test func theKeyboardTellsAppsTheConfiguredRepeat() throws {
-        let directory = NSTemporaryDirectory() + "lamina-wl-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let config = directory + "/laminad.toml"
-        try "[input]\nkey_repeat_rate = 40\nkey_repeat_delay = 250\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(extra: ["--config", config])
+        let daemon = try configuredDaemon("[input]\nkey_repeat_rate = 40\nkey_repeat_delay = 250\n")
         let path = daemon.directory + "/wayland-lamina-0"
         try waitForSocket(path, daemon)
         let client = try WireClient(path: path)
