@@ -163,6 +163,8 @@ public final class GLESRenderer: Renderer {
     public var occlusionEnabled = true
     /// Draws and groups skipped because an opaque layer drawn later hid them, since start.
     public internal(set) var occludedDraws = 0
+    /// Damage passes whose clear was skipped, an opaque layer covering their box (`occlusion.clearsSkipped`).
+    public internal(set) var skippedClears = 0
 
     /// Whether layers are split into flat cells and antialiased edge bands (`EdgeBands`).
     /// On by default; off draws every layer with the distance-field shader over its whole
@@ -309,9 +311,17 @@ public final class GLESRenderer: Renderer {
         glDisable(GLenum(GL_CULL_FACE))
         glDisable(GLenum(GL_STENCIL_TEST))
         bindCurrentTarget()
-        let background = list.background.premultiplied
-        glClearColor(GLfloat(background.0), GLfloat(background.1), GLfloat(background.2), GLfloat(background.3))
-        glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+        // A damage box an opaque layer covers needs no clear: the layer paints every pixel of
+        // it. (Only a box less than the frame: a scissored clear is a drawn quad on some
+        // drivers, llvmpipe among them, where a whole-frame clear is nearly free, and tilers
+        // want the whole-frame clear to skip loading the old frame.)
+        if let damage = frame.damage, damage != frame.viewport, frame.occlusion.hides(damage, drawnAt: -1, within: damage) {
+            skippedClears += 1
+        } else {
+            let background = list.background.premultiplied
+            glClearColor(GLfloat(background.0), GLfloat(background.1), GLfloat(background.2), GLfloat(background.3))
+            glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+        }
 
         glEnable(GLenum(GL_BLEND))
         glBlendFunc(GLenum(GL_ONE), GLenum(GL_ONE_MINUS_SRC_ALPHA))

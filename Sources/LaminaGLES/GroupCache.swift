@@ -141,7 +141,8 @@ final class GroupCache {
 extension GLESRenderer {
     /// `groupCache.entries`, `.bytes`, `.budgetBytes`, `.hits`, `.misses` and `.evictions`,
     /// `batch.flushes` (each up to two instanced draws, `ShapeBatch`), and `occlusion.skipped`
-    /// (draws and groups an opaque layer drawn later hid, since start); `video.dmabufImport` (1
+    /// (draws and groups an opaque layer drawn later hid, since start) and `occlusion.clearsSkipped`
+    /// (damage passes that an opaque layer covered wholly, so drew no clear, since start); `video.dmabufImport` (1
     /// while dma-buf pictures are imported in place), `video.dmabufImported` and
     /// `video.dmabufCopied` (pictures imported, and mapped and copied instead, since start);
     /// `video.yuvConversions` (planar YUV pictures converted to RGB in a shader, since start);
@@ -152,6 +153,7 @@ extension GLESRenderer {
          ("groupCache.budgetBytes", Double(groupCache.budgetBytes)), ("groupCache.hits", Double(groupCache.hits)),
          ("groupCache.misses", Double(groupCache.misses)), ("groupCache.evictions", Double(groupCache.evictions)),
          ("batch.flushes", Double(batchDraws)), ("occlusion.skipped", Double(occludedDraws)),
+         ("occlusion.clearsSkipped", Double(skippedClears)),
          ("contents.blits", Double(contentsBlits)),
          ("contents.clipSplits", Double(clippedSplits)), ("clips.scissored", Double(scissoredClips)),
          ("video.dmabufImport", textures.importer.map { $0.refusal == nil ? 1 : 0 } ?? 0),

@@ -7,7 +7,8 @@ extension Shaders {
     /// layer's rounded bounds. Stops are premultiplied, so colours interpolate premultiplied
     /// (a fade to a clear colour shows no dark fringe), and the result is dithered with up to
     /// one step of 8-bit output of triangular noise, so long low-contrast gradients
-    /// show no bands.
+    /// show no bands (alpha too, except where the colour is opaque: an opaque gradient hides
+    /// what is behind it, `Occlusion`).
     static let gradient = fragmentCommon + """
         #define MAX_STOPS \(maximumGradientStops)
         in vec2 local;
@@ -67,8 +68,11 @@ extension Shaders {
             // Dither: triangular noise in (-1, 1) of one 8-bit step (two interleaved gradient
             // noises), so the error does not depend on the colour and no level forms a band;
             // the same in every channel, keeping the colour premultiplied (no channel above alpha).
+            // An opaque colour stays opaque: what lies behind never shows through it.
             float noise = ign(gl_FragCoord.xy) + ign(gl_FragCoord.xy + vec2(47.0, 17.0)) - 1.0;
+            float opaque = step(1.0 - 0.5 / 255.0, color.a);
             color = clamp(color + noise / 255.0, 0.0, 1.0);
+            color.a = max(color.a, opaque);
             color.rgb = min(color.rgb, vec3(color.a));
             fragColor = color * cover;
         }

@@ -118,4 +118,22 @@ struct GradientTests {
         }
         #expect(longestRun <= 3, "a run of \(longestRun) identical columns")
     }
+
+    /// Dithering moves alpha too, but never below 1 where the colour is opaque: an opaque
+    /// gradient shows nothing of what lies behind it, so it hides draws like an opaque layer
+    /// (`Occlusion`). Over a red and over a blue display the pixels are the same.
+    @Test("an opaque gradient stays opaque when dithered")
+    func opaqueStaysOpaque() throws {
+        let ramp = gradient(Rect(0, 0, 400, 16), [rgb(100, 100, 100), rgb(110, 110, 110)],
+                            start: Point(x: 0, y: 0.5), end: Point(x: 1, y: 0.5))
+        let overRed = try render([ramp], width: 400, height: 16, background: rgb(255, 0, 0))
+        let overBlue = try render([ramp], width: 400, height: 16, background: rgb(0, 0, 255))
+        let d = overRed.difference(from: overBlue)
+        #expect(d.worst == 0, "largest channel difference \(d.worst) at (\(d.x), \(d.y)), \(d.differing) pixels")
+        // The translucent gradient still lets each show through.
+        let veil = gradient(Rect(0, 0, 400, 16), [rgb(100, 100, 100, 128), rgb(110, 110, 110, 128)],
+                            start: Point(x: 0, y: 0.5), end: Point(x: 1, y: 0.5))
+        let veiled = try render([veil], width: 400, height: 16, background: rgb(255, 0, 0))
+        #expect(Pixel(veiled, 200, 8).r > 150)
+    }
 }

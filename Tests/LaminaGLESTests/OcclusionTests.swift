@@ -129,6 +129,55 @@ struct OcclusionTests {
         #expect(worst <= 1, "largest channel difference \(worst) (\(differing) pixels differ)")
     }
 
+    /// A damage box that an opaque layer covers draws no clear (on llvmpipe a scissored clear is
+    /// a drawn quad): the background is a plain layer or an opaque gradient; a square moves over
+    /// it, and the pixels are those of a full draw. Over a translucent background the clear stays.
+    @Test("a damage box under an opaque background draws no clear", arguments: ["plain", "gradient", "translucent"])
+    func coveredDamageDrawsNoClear(background: String) throws {
+        let frame = Rect(0, 0, 400, 300)
+        let back: SceneLayer = switch background {
+        case "plain": SceneLayer(frame: frame, color: rgb(30, 60, 90))
+        case "gradient": SceneLayer(.gradient, frame: frame, color: .clear) {
+            $0.colors = [rgb(200, 40, 40), rgb(40, 40, 200)]
+            $0.startPoint = Point(x: 0, y: 0)
+            $0.endPoint = Point(x: 1, y: 1)
+        }
+        default: SceneLayer(frame: frame, color: rgb(30, 60, 90, 200))
+        }
+        func scene(_ x: Double) throws -> DrawList {
+            try drawList([back, SceneLayer(frame: Rect(x, 100, 60, 40), color: rgb(0, 200, 255)) { $0.cornerRadius = 8 }],
+                         width: 400, height: 300, background: rgb(250, 0, 250))
+        }
+        let backend = try HeadlessDisplay(width: 400, height: 300, buffers: 1)
+        try backend.present(try scene(100))
+        let before = backend.renderer.skippedClears
+        try backend.present(try scene(130))
+        let skipped = backend.renderer.skippedClears - before
+        #expect(skipped == (background == "translucent" ? 0 : 1), "\(background): \(skipped) clears skipped")
+        let whole = try HeadlessDisplay(width: 400, height: 300)
+        whole.damageTracking = false
+        try whole.present(try scene(130))
+        let d = try backend.screenshot().difference(from: try whole.screenshot())
+        #expect(d.worst <= 1, "largest channel difference \(d.worst) at (\(d.x), \(d.y)), \(d.differing) pixels")
+    }
+
+    @Test("gradient covers: every colour opaque, opacity 1")
+    func gradientCovers() {
+        func gradient(_ colors: [Color], opacity: Double = 1) -> DrawCommand {
+            var d = DrawCommand(kind: .gradient, transform: .identity, bounds: Rect(0, 0, 100, 100), color: .clear, opacity: opacity)
+            d.gradient = DrawGradient(type: .axial, colors: colors, locations: [0, 1], start: Point(x: 0, y: 0), end: Point(x: 0, y: 1))
+            return d
+        }
+        var o = Occlusion()
+        o.measure([
+            gradient([.white, .black]),                                            // 0: a cover
+            gradient([.white, Color(red: 0, green: 0, blue: 0, alpha: 0.5)]),     // a translucent end
+            gradient([.white, .black], opacity: 0.9),                              // faded
+        ])
+        #expect(o.covers.map(\.index) == [0])
+        #expect(o.covers.first?.box == PixelBox(x0: 1, y0: 1, x1: 99, y1: 99))
+    }
+
     @Test("covers: only opaque, straight layers outside groups and clips, less corners and a pixel")
     func covers() {
         func layer(_ r: Rect, _ c: Color, opacity: Double = 1, radius: Double = 0, transform: Transform3D = .identity) -> DrawCommand {

@@ -4,7 +4,8 @@ import LaminaCore
 /// drawn nor blended behind it (weston's opaque regions, in small).
 ///
 /// A *cover* is a `layer` command outside every group and clip whose fill is opaque (alpha 1,
-/// opacity 1, an opaque border or none) under a transform that only scales and translates; its
+/// opacity 1, an opaque border or none), or such a `gradient` command whose colours are all
+/// opaque, under a transform that only scales and translates; its
 /// opaque part is its rectangle less the corners' reach and one pixel of antialiasing on every
 /// side, in whole pixels. A draw outside groups, or a whole group, is skipped where a cover later
 /// in the list contains everything it could draw within the box being drawn. Draws inside a
@@ -40,7 +41,7 @@ public struct Occlusion: Sendable {
             case .popClip: clips = max(0, clips - 1)
             case .beginGroup: groups += 1
             case .endGroup, .endMask: groups = max(0, groups - 1)
-            case .layer where clips == 0 && groups == 0:
+            case .layer where clips == 0 && groups == 0, .gradient where clips == 0 && groups == 0:
                 if let box = Self.opaqueBox(c), box.area >= 64 { covers.append((i, box)) }
             default: break
             }
@@ -66,9 +67,15 @@ public struct Occlusion: Sendable {
         return false
     }
 
-    /// The pixels `c` (a `layer` command) paints fully opaque, or nil.
+    /// The pixels `c` (a `layer` command, or a `gradient` one, whose every colour is opaque)
+    /// paints fully opaque, or nil.
     static func opaqueBox(_ c: DrawCommand) -> PixelBox? {
-        guard c.opacity >= 1, c.color.alpha >= 1, c.borderWidth <= 0 || c.borderColor.alpha >= 1 else { return nil }
+        guard c.opacity >= 1 else { return nil }
+        if c.kind == .gradient {
+            guard let g = c.gradient, !g.colors.isEmpty, g.colors.allSatisfy({ $0.alpha >= 1 }) else { return nil }
+        } else {
+            guard c.color.alpha >= 1, c.borderWidth <= 0 || c.borderColor.alpha >= 1 else { return nil }
+        }
         let t = c.transform
         guard t.m12 == 0, t.m21 == 0, t.m14 == 0, t.m24 == 0, t.m44 == 1 else { return nil }
         let b = c.bounds
