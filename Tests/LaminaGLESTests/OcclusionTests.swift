@@ -161,6 +161,54 @@ struct OcclusionTests {
         #expect(d.worst <= 1, "largest channel difference \(d.worst) at (\(d.x), \(d.y)), \(d.differing) pixels")
     }
 
+    /// An image the layer promises opaque (`isOpaque`) behind a moving square: its damage box
+    /// draws no clear, nor anything under the image, and the pixels are those of a full draw;
+    /// the same image without the promise (it may have translucent pixels) keeps the clear.
+    @Test("a damage box under opaque contents draws no clear", arguments: [true, false])
+    func coveredByContents(promised: Bool) throws {
+        let stage = try ContentsStage(width: 400, height: 300, background: rgb(250, 0, 250))
+        try stage.add(image: 1, .quadrants(width: 40, height: 30))
+        try stage.add([
+            contentsLayer(Rect(0, 0, 400, 300), image: 1, color: .clear) { $0.isOpaque = promised; $0.cornerRadius = 20; $0.masksToBounds = true },
+            SceneLayer(frame: Rect(100, 100, 60, 40), color: rgb(0, 200, 255)) { $0.cornerRadius = 8 },
+        ])
+        _ = try stage.render()
+        let before = stage.backend.renderer.skippedClears
+        try stage.apply([.set(LayerID(rawValue: 2), .position, .point(Point(x: 160, y: 130)))])
+        let partial = try stage.render()
+        let skipped = stage.backend.renderer.skippedClears - before
+        #expect(skipped == (promised ? 1 : 0), "\(skipped) clears skipped")
+        let whole = try HeadlessDisplay(width: 400, height: 300)
+        whole.damageTracking = false
+        try whole.present(stage.display.drawList())
+        let d = partial.difference(from: try whole.screenshot())
+        #expect(d.worst <= 1, "largest channel difference \(d.worst) at (\(d.x), \(d.y)), \(d.differing) pixels")
+    }
+
+    @Test("contents covers: taken as opaque, within the destination and the rounded clip")
+    func contentsCovers() {
+        let image = ImageSource(bitmap: Bitmap(width: 4, height: 4))
+        func contents(_ destination: Rect, opaque: Bool, clip: (rect: Rect, radii: CornerRadii)? = nil) -> DrawCommand {
+            var d = DrawCommand(kind: .contents, transform: .identity, bounds: Rect(0, 0, 200, 200), color: .clear, opacity: 1)
+            d.contents = DrawContents(source: image, destination: destination, isOpaque: opaque, clip: clip)
+            return d
+        }
+        let round = CornerRadii(minXMinY: 10, maxXMinY: 10, maxXMaxY: 10, minXMaxY: 10)
+        var o = Occlusion()
+        o.measure([
+            contents(Rect(0, 0, 100, 100), opaque: true),                                // 0: 1…99
+            contents(Rect(0, 0, 100, 100), opaque: false),                               // may be translucent
+            contents(Rect(0, 0, 100, 100), opaque: true, clip: (Rect(50, 20, 100, 100), round)),  // 2: 61…89, 31…89
+        ])
+        #expect(o.covers.map(\.index) == [0, 2])
+        #expect(o.covers.first?.box == PixelBox(x0: 1, y0: 1, x1: 99, y1: 99))
+        #expect(o.covers.last?.box == PixelBox(x0: 61, y0: 31, x1: 89, y1: 89))
+        // A picture without alpha (a video frame) covers without the layer's promise.
+        image.pixelsAreOpaque = true
+        o.measure([contents(Rect(0, 0, 100, 100), opaque: false)])
+        #expect(o.covers.map(\.index) == [0])
+    }
+
     @Test("gradient covers: every colour opaque, opacity 1")
     func gradientCovers() {
         func gradient(_ colors: [Color], opacity: Double = 1) -> DrawCommand {

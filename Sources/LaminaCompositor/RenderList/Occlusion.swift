@@ -5,7 +5,8 @@ import LaminaCore
 ///
 /// A *cover* is a `layer` command outside every group and clip whose fill is opaque (alpha 1,
 /// opacity 1, an opaque border or none), or such a `gradient` command whose colours are all
-/// opaque, under a transform that only scales and translates; its
+/// opaque, or a `contents` command whose pixels are taken as opaque, under a transform that only
+/// scales and translates; its
 /// opaque part is its rectangle less the corners' reach and one pixel of antialiasing on every
 /// side, in whole pixels. A draw outside groups, or a whole group, is skipped where a cover later
 /// in the list contains everything it could draw within the box being drawn. Draws inside a
@@ -41,7 +42,8 @@ public struct Occlusion: Sendable {
             case .popClip: clips = max(0, clips - 1)
             case .beginGroup: groups += 1
             case .endGroup, .endMask: groups = max(0, groups - 1)
-            case .layer where clips == 0 && groups == 0, .gradient where clips == 0 && groups == 0:
+            case .layer where clips == 0 && groups == 0, .gradient where clips == 0 && groups == 0,
+                 .contents where clips == 0 && groups == 0:
                 if let box = Self.opaqueBox(c), box.area >= 64 { covers.append((i, box)) }
             default: break
             }
@@ -67,21 +69,33 @@ public struct Occlusion: Sendable {
         return false
     }
 
-    /// The pixels `c` (a `layer` command, or a `gradient` one, whose every colour is opaque)
-    /// paints fully opaque, or nil.
+    /// The pixels `c` paints fully opaque, or nil: a `layer` command, a `gradient` one whose
+    /// every colour is opaque, or a `contents` one whose pixels are taken as opaque (the layer's
+    /// `isOpaque` promise, or a picture without alpha: a video frame, an XRGB app buffer), over
+    /// its destination within its rounded clip.
     static func opaqueBox(_ c: DrawCommand) -> PixelBox? {
         guard c.opacity >= 1 else { return nil }
-        if c.kind == .gradient {
+        var b = c.bounds, radii = c.cornerRadii
+        switch c.kind {
+        case .gradient:
             guard let g = c.gradient, !g.colors.isEmpty, g.colors.allSatisfy({ $0.alpha >= 1 }) else { return nil }
-        } else {
+        case .contents:
+            guard let d = c.contents, d.isOpaque || d.source.pixelsAreOpaque else { return nil }
+            b = d.destination
+            radii = .zero
+            if let clip = d.clip {
+                let x0 = max(b.minX, clip.rect.minX), y0 = max(b.minY, clip.rect.minY)
+                b = Rect(x0, y0, max(0, min(b.maxX, clip.rect.maxX) - x0), max(0, min(b.maxY, clip.rect.maxY) - y0))
+                radii = clip.radii
+            }
+        default:
             guard c.color.alpha >= 1, c.borderWidth <= 0 || c.borderColor.alpha >= 1 else { return nil }
         }
         let t = c.transform
-        guard t.m12 == 0, t.m21 == 0, t.m14 == 0, t.m24 == 0, t.m44 == 1 else { return nil }
-        let b = c.bounds
+        guard t.m12 == 0, t.m21 == 0, t.m14 == 0, t.m24 == 0, t.m44 == 1, b.width > 0, b.height > 0 else { return nil }
         let xs = (b.minX * t.m11 + t.m41, b.maxX * t.m11 + t.m41), ys = (b.minY * t.m22 + t.m42, b.maxY * t.m22 + t.m42)
         // A continuous corner curves further along the edges than its radius.
-        let radius = c.cornerRadii.reaches(within: b.size).largest * max(abs(t.m11), abs(t.m22))
+        let radius = radii.reaches(within: b.size).largest * max(abs(t.m11), abs(t.m22))
         let inset = radius + 1
         let box = PixelBox(x0: (min(xs.0, xs.1) + inset).rounded(.up), y0: (min(ys.0, ys.1) + inset).rounded(.up),
                            x1: (max(xs.0, xs.1) - inset).rounded(.down), y1: (max(ys.0, ys.1) - inset).rounded(.down))
