@@ -54,6 +54,12 @@ final class TextureCache {
     /// Whether `source` could not be given a texture.
     func hasFailed(_ source: ImageSource) -> Bool { failed[source.id] != nil }
 
+    /// Whether `source` has a texture already (made in an earlier frame): drawing it cannot
+    /// fail for want of one, so its opaque pixels may hide what lies behind (`Occlusion`).
+    func isResident(_ source: ImageSource) -> Bool {
+        !source.isDestroyed && source.width > 0 && source.height > 0 && entries[source.id] != nil && failed[source.id] == nil
+    }
+
     /// The texture for `source`, brought up to its latest generation (and given mipmaps when
     /// `mipmaps` asks), bound to `GL_TEXTURE_2D` on the active unit. Returns whether it holds
     /// its rows bottom row first (a video frame's: draws read it with v flipped).

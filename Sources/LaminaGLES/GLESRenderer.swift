@@ -285,7 +285,11 @@ public final class GLESRenderer: Renderer {
         // What a backdrop reads is not hidden by a cover drawn after it (`Occlusion.barriers`).
         let reads = hasBackdrops ? commands.indices.filter { commands[$0].kind == .backdrop }
             .map { (index: $0, box: BackdropRegions.readBox(commands[$0], box: frame.extents.boxes[$0], within: viewport)) } : []
-        frame.occlusion.measure(occlusionEnabled ? commands : [], reads: reads)
+        // Contents hide what is behind only once their texture exists: one that cannot be made
+        // draws nothing, and what it would have hidden must be drawn (and cleared).
+        frame.occlusion.measure(occlusionEnabled ? commands : [], reads: reads) { c in
+            c.contents.map { textures.isResident($0.source) } ?? true
+        }
         if !hasBackdrops, boxes != nil || !frame.occlusion.covers.isEmpty || commands.contains(where: { $0.kind == .beginGroup }) {
             frame.extents.measure(commands, within: viewport)
         }

@@ -21,6 +21,25 @@ struct DisplayLinkEndToEndTests {
         try await c.sync()
     }
 
+    /// Waits until every frame message laminad has sent since `base` (`displayLink.frames`) has
+    /// run its callback here (`calls`), then for the commits that answer them. A frame message
+    /// may come after the reply to the `advanceClock` that caused it, so a fixed number of yields
+    /// was a race a loaded machine lost: laminad then found the frame unanswered at the next
+    /// advance and coalesced it, as it should for an app that falls behind. A slower machine
+    /// only waits longer here.
+    func settle(_ c: Connection, calls: () -> Int, base: Int = 0) async throws {
+        let sent = Int(try await stat(c, "displayLink.frames")) - base
+        let deadline = ContinuousClock.now + .seconds(60)
+        while calls() < sent {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("\(calls()) callbacks for the \(sent) frame messages laminad sent")
+                return
+            }
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+        try await c.sync()
+    }
+
     @Test func oneSecondAtSixtyHertzIsSixtyCallbacksAndEachCommitIsInItsTargetFrame() async throws {
         let daemon = try DaemonProcess(size: "320x240")
         let c = try Connection.connect(to: daemon.socket, name: "link")
@@ -41,7 +60,7 @@ struct DisplayLinkEndToEndTests {
         try await settle(c)
         for step in 1...60 {
             try await c.advanceClock(by: 1.0 / 60)
-            try await settle(c)
+            try await settle(c, calls: { targets.count })
             #expect(targets.count == step, "step \(step)")
         }
         #expect(targets.count == 60 && link.frameCount == 60)
@@ -50,7 +69,7 @@ struct DisplayLinkEndToEndTests {
         #expect(abs((stamps.first?.0 ?? 0) - 1.0 / 60) < 1e-9)
         // The last callback's commit is on screen at the frame it targeted: the dot at x 65.
         try await c.advanceClock(by: 1.0 / 60)
-        try await settle(c)
+        try await settle(c, calls: { targets.count })
         let shot = try await c.screenshot()
         #expect(shot.pixel(x: 5 + 60, y: 5).r == 255, "the dot where the 60th callback put it")
         #expect(try await stat(c, "displayLink.frames") >= 61)
@@ -92,11 +111,11 @@ struct DisplayLinkEndToEndTests {
         try await settle(c)
         for _ in 0..<60 {
             try await c.advanceClock(by: 1.0 / 60)
-            try await settle(c)
+            try await settle(c, calls: { samples.count })
         }
         link.invalidate()
         try await c.advanceClock(by: 1.0 / 60)   // the last callback's target frame
-        try await settle(c)
+        try await settle(c)   // (a frame message laminad may still send goes to no callback)
         #expect(samples.count == 60)
         let shot = try await c.screenshot()
         for i in stride(from: 2, to: 58, by: 4) {
@@ -132,7 +151,8 @@ struct DisplayLinkEndToEndTests {
         var count = 0
         let running = DisplayLink(connection: c) { _ in count += 1 }
         try await settle(c)
-        for _ in 0..<6 { try await c.advanceClock(by: 1.0 / 60); try await settle(c) }
+        let base = Int(try await stat(c, "displayLink.frames"))
+        for _ in 0..<6 { try await c.advanceClock(by: 1.0 / 60); try await settle(c, calls: { count }, base: base) }
         #expect(count == 6)
         running.invalidate()
         c.close()
@@ -152,7 +172,7 @@ struct DisplayLinkEndToEndTests {
         try await c.sync()
         try await settle(c)
         #expect(try await stat(c, "displayLink.running") == 1)
-        for _ in 0..<4 { try await c.advanceClock(by: 1.0 / 60); try await settle(c) }
+        for _ in 0..<4 { try await c.advanceClock(by: 1.0 / 60); try await settle(c, calls: { count }) }
         #expect(count == 2, "30 Hz on the new laminad: every other refresh")
         link.invalidate()
         _ = second

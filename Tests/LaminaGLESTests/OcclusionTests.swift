@@ -207,6 +207,11 @@ struct OcclusionTests {
         image.pixelsAreOpaque = true
         o.measure([contents(Rect(0, 0, 100, 100), opaque: false)])
         #expect(o.covers.map(\.index) == [0])
+        // Not where the renderer cannot draw it (no texture made yet, or none can be).
+        o.measure([contents(Rect(0, 0, 100, 100), opaque: true),
+                   DrawCommand(kind: .layer, transform: .identity, bounds: Rect(0, 0, 50, 50), color: .white, opacity: 1)],
+                  drawable: { $0.kind != .contents })
+        #expect(o.covers.map(\.index) == [1])
     }
 
     @Test("gradient covers: every colour opaque, opacity 1")

@@ -28,9 +28,11 @@ public struct Occlusion: Sendable {
 
     public init() {}
 
-    /// Finds the covers of `commands`, and takes the backdrops' read boxes (`reads`, by list
-    /// index) as barriers; reuses storage.
-    public mutating func measure(_ commands: [DrawCommand], reads: [(index: Int, box: PixelBox)] = []) {
+    /// Finds the covers of `commands` that `drawable` (the renderer's say: whether it can draw
+    /// the command, a contents' texture made) lets be, and takes the backdrops' read boxes
+    /// (`reads`, by list index) as barriers; reuses storage.
+    public mutating func measure(_ commands: [DrawCommand], reads: [(index: Int, box: PixelBox)] = [],
+                                 drawable: (DrawCommand) -> Bool = { _ in true }) {
         barriers.removeAll(keepingCapacity: true)
         barriers.append(contentsOf: reads.filter { !$0.box.isEmpty }.sorted { $0.index < $1.index })
         covers.removeAll(keepingCapacity: true)
@@ -44,7 +46,7 @@ public struct Occlusion: Sendable {
             case .endGroup, .endMask: groups = max(0, groups - 1)
             case .layer where clips == 0 && groups == 0, .gradient where clips == 0 && groups == 0,
                  .contents where clips == 0 && groups == 0:
-                if let box = Self.opaqueBox(c), box.area >= 64 { covers.append((i, box)) }
+                if let box = Self.opaqueBox(c), box.area >= 64, drawable(c) { covers.append((i, box)) }
             default: break
             }
         }
