@@ -70,7 +70,7 @@ struct AnimationTests {
         let start = f.c.currentMediaTime
         try await f.at(0.3, after: start)
         #expect(try await f.layer.presentation().opacity == 0)  // the 0.25 s implicit fade replaced it
-        await Task.yield()
+        _ = try await eventually { !stops.stops.isEmpty }
         #expect(stops.stops == [false])
 
         f.layer.opacity = 1
@@ -85,7 +85,7 @@ struct AnimationTests {
         #expect(Self.close(try await f.layer.presentation().opacity, 0.5))  // linear: no timing function
         try await f.at(3.1, after: start2)
         #expect(try await f.layer.presentation().opacity == 0)
-        await Task.yield()
+        _ = try await eventually { stops.stops.count >= 2 }
         #expect(stops.stops.last == true)
         #expect(f.layer.animation(forKey: "opacity") == nil)
     }
@@ -251,11 +251,11 @@ struct AnimationTests {
         let start = f.c.currentMediaTime
         try await f.at(0.6, after: start)
         try await f.c.sync()
-        await Task.yield()
+        _ = try await eventually { !log.isEmpty }
         #expect(log == ["inner"])
         try await f.at(1.1, after: start)
         try await f.c.sync()
-        await Task.yield()
+        _ = try await eventually { log.count >= 3 }
         #expect(log == ["inner", "outer", "outer, added"])
 
         // A transaction with no animations still completes, after commit returns.
@@ -267,7 +267,7 @@ struct AnimationTests {
         #expect(log.last != "empty")
         try await f.c.sync()
         _ = try await f.c.stats()  // a round trip after the completion message
-        await Task.yield()
+        _ = try await eventually { log.last == "empty" }
         #expect(log.last == "empty")
         #expect(try await f.layer.presentation().opacity == 1)  // disableActions: no animation
     }

@@ -22,20 +22,14 @@ struct DisplayLinkEndToEndTests {
     }
 
     /// Waits until every frame message laminad has sent since `base` (`displayLink.frames`) has
-    /// run its callback here (`calls`), then for the commits that answer them. A frame message
-    /// may come after the reply to the `advanceClock` that caused it, so a fixed number of yields
-    /// was a race a loaded machine lost: laminad then found the frame unanswered at the next
-    /// advance and coalesced it, as it should for an app that falls behind. A slower machine
-    /// only waits longer here.
+    /// run its callback here (`calls`), then for the commits that answer them. The callback is a
+    /// main-actor task of the client library's, so a fixed number of yields was a race a loaded
+    /// machine lost: laminad then found the frame unanswered at the next advance and coalesced
+    /// it, as it should for an app that falls behind (`eventually`).
     func settle(_ c: Connection, calls: () -> Int, base: Int = 0) async throws {
         let sent = Int(try await stat(c, "displayLink.frames")) - base
-        let deadline = ContinuousClock.now + .seconds(60)
-        while calls() < sent {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("\(calls()) callbacks for the \(sent) frame messages laminad sent")
-                return
-            }
-            try await Task.sleep(nanoseconds: 1_000_000)
+        if !(try await eventually { calls() >= sent }) {
+            Issue.record("\(calls()) callbacks for the \(sent) frame messages laminad sent")
         }
         try await c.sync()
     }

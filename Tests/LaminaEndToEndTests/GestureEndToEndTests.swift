@@ -166,7 +166,7 @@ struct GestureEndToEndTests {
         try touch("move 0 40 260")
         try touch("up 0")
         _ = try await c.stats()
-        await Task.yield()
+        _ = try await eventually { log.count >= 6 }
         #expect(log == ["pinch began 1.500", "pinch changed 2.000", "pinch ended 2.000",
                         "rotation began 1.571", "rotation ended 1.571", "swipe up"])
     }

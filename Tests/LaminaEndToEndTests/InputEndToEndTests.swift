@@ -107,7 +107,7 @@ struct InputEndToEndTests {
             try await tool.injectInput(.touchUp(id: Int32(i)))
         }
         try await settle(a)
-        for _ in 0..<10 where received.count < 4 { await Task.yield() }
+        _ = try await eventually { received.count >= 4 }
         var expected: [(Layer, Point)] = []
         for p in points {
             // The root's sublayers are hit in display space (the root is transparent to hits).

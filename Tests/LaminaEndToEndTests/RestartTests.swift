@@ -248,15 +248,6 @@ struct ReconnectionTests {
         var list: [Connection.ConnectionEvent] = []
     }
 
-    /// Waits (polling the main actor) until `condition` holds; false after 20 s.
-    func eventually(_ condition: () -> Bool) async throws -> Bool {
-        for _ in 0..<2000 {
-            if condition() { return true }
-            try await Task.sleep(nanoseconds: 10_000_000)
-        }
-        return false
-    }
-
     @Test(arguments: [false, true])
     func theClientReplaysItsTreeOnARestartedLaminad(keptSession: Bool) async throws {
         let first = try DaemonProcess()
