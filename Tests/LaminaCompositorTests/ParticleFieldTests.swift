@@ -155,4 +155,59 @@ struct ParticleFieldTests {
         let last = ParticleField(e, limit: 1000).particles(at: 5)[0].particles.map(\.age)
         #expect(last == last.sorted())
     }
+
+    /// Birth values kept from frame to frame (`ParticleMemo`) give exactly the particles made
+    /// afresh: frame by frame forward, a seek back, a jump past every kept birth, a budget that
+    /// keeps only the newest, a changed emitter (made again), a sub-cell (never kept), and the
+    /// shapes, ranges, speeds, depth and orders that a birth's values come from.
+    @Test("kept birth values give the particles made afresh, and stay within the budget")
+    func memoIsExact() {
+        var e = Self.emitter { c in
+            c.velocity = 30
+            c.velocityRange = 10
+            c.emissionRange = 1.5
+            c.emissionLatitude = 0.3
+            c.yAcceleration = 5
+            c.zAcceleration = -2
+            c.scaleRange = 0.5
+            c.scaleSpeed = 0.1
+            c.spinRange = 1
+            c.redRange = 0.3
+            c.alphaSpeed = -0.2
+            c.lifetimeRange = 0.5
+        }
+        e.emitterShape = .rectangle
+        e.emitterSize = Size(width: 100, height: 60)
+        e.preservesDepth = true
+        e.renderMode = .oldestLast
+        var child = EmitterCell(name: "spark")
+        child.birthRate = 3
+        child.lifetime = 0.5
+        child.velocity = 5
+        var withChild = e
+        withChild.emitterCells.append(EmitterCell(name: "parent"))
+        withChild.emitterCells[1].birthRate = 2
+        withChild.emitterCells[1].lifetime = 1
+        withChild.emitterCells[1].emitterCells = [child]
+        var faster = e
+        faster.birthRate = 3
+
+        var memo: ParticleMemo? = ParticleMemo(emitter: e)
+        var steps: [(EmitterProperties, Int, Double)] = []
+        for f in 0..<90 { steps.append((e, 1000, Double(f) / 30)) }              // forward, frame by frame
+        steps += [(e, 1000, 1.2), (e, 1000, 50), (e, 1000, 50.5)]                // back, then far ahead
+        steps += [(e, 7, 51), (e, 1000, 51.1), (e, 12, 51.2)]                   // the budget keeps the newest
+        steps += [(faster, 1000, 51.3), (withChild, 1000, 51.4), (e, 1000, 51.5)]  // changed: made again
+        for (emitter, limit, t) in steps {
+            let field = ParticleField(emitter, limit: limit)
+            let kept = field.particles(at: t, memo: &memo)
+            #expect(kept == field.particles(at: t), "at \(t), limit \(limit)")
+            // At most the births within a longest life (rate × life, and two ends), and the budget.
+            let c = emitter.emitterCells[0]
+            let alive = Int((c.birthRate * emitter.birthRate * (c.lifetime + c.lifetimeRange)).rounded(.up)) + 2
+            let held = memo?.cells.values.map { $0.count }.max() ?? 0
+            #expect(held <= min(limit, alive), "\(held) records held at \(t)")
+        }
+        #expect(memo?.emitter == e)
+    }
 }

@@ -88,15 +88,19 @@ public struct ParticleLimits: Sendable, Equatable {
 extension RenderWalk {
     /// An emitter layer's particles at its local time, one `particles` command per cell whose
     /// image exists, above its contents and below its sublayers; each cell's particles bounded
-    /// by what is left of the layer's and the client's budgets.
-    mutating func appendParticles(_ p: LayerProperties, opacity: Double, localTime: Double, toDisplay: Transform3D,
+    /// by what is left of the layer's and the client's budgets. With `particleMemos`, the
+    /// layer's birth values are kept from frame to frame (`ParticleMemo`).
+    mutating func appendParticles(_ id: LayerID, _ p: LayerProperties, opacity: Double, localTime: Double, toDisplay: Transform3D,
                                   into commands: inout [DrawCommand]) {
         let e = p.emitter
         guard e.emitterCells.contains(where: { $0.isEnabled && $0.birthRate > 0 }), e.birthRate > 0 else { return }
         liveEmitters += 1
         let limit = Swift.min(particleLimits.perLayer, particlesLeft)
         guard limit > 0, localTime.isFinite else { return }
-        let cells = ParticleField(e, limit: limit).particles(at: localTime)
+        // Birth values kept from the last frame where the list is built with a cache.
+        var memo = particleMemos?.take(serial, id, emitter: e)
+        let cells = ParticleField(e, limit: limit).particles(at: localTime, memo: &memo)
+        if let memo { particleMemos?.put(serial, id, memo) }
         for c in cells {
             particlesLeft -= c.particles.count
             guard c.cell.contents != 0, let source = tree.images[c.cell.contents],

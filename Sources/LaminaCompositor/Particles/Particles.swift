@@ -52,12 +52,29 @@ public struct ParticleField: Sendable {
     /// The particles at the layer's local time `time`, cell by cell: a cell, then the sub-cells
     /// of its particles, in list order.
     public func particles(at time: Double) -> [CellParticles] {
+        var memo: ParticleMemo? = nil
+        return particles(at: time, memo: &memo)
+    }
+
+    /// The same particles, with the birth values of top-level cells without sub-cells kept in
+    /// `memo` from one call to the next (made again whenever the emitter changes): each
+    /// particle's random values, direction and place of birth are found once, not every frame.
+    public func particles(at time: Double, memo: inout ParticleMemo?) -> [CellParticles] {
         var out: [CellParticles] = []
         var budget = limit
         let seedKey = ParticleRandom.mix(UInt64(Swift.max(0, Swift.min(emitter.seed, 4_294_967_295))))
+        if memo != nil, memo?.emitter != emitter { memo = ParticleMemo(emitter: emitter) }
         for (i, cell) in emitter.emitterCells.enumerated() {
             let source = Source.shape(cellTime: cell.localTime(time))
-            shed(cell, path: [i], key: ParticleRandom.key(seedKey, UInt64(i)), from: [source], budget: &budget, into: &out)
+            let key = ParticleRandom.key(seedKey, UInt64(i))
+            if memo != nil, cell.emitterCells.isEmpty {
+                // Taken out while it changes, so its records are not copied (copy on write).
+                var births = memo!.cells.removeValue(forKey: i) ?? ParticleMemo.Births()
+                shedKept(cell, index: i, key: key, cellTime: cell.localTime(time), births: &births, budget: &budget, into: &out)
+                memo!.cells[i] = births
+            } else {
+                shed(cell, path: [i], key: key, from: [source], budget: &budget, into: &out)
+            }
         }
         return out
     }
@@ -133,29 +150,26 @@ public struct ParticleField: Sendable {
                 let life = (cell.lifetime + cell.lifetimeRange * random.signed()) * emitter.lifetime
                 let age = time - born
                 if !keepsDead, !(age < life && age >= 0) { continue }
-                let speed = (cell.velocity + cell.velocityRange * random.signed()) * emitter.velocity
-                let longitude = cell.emissionLongitude + (random.unit() - 0.5) * cell.emissionRange
-                let direction = SIMD3(cosLatitude * _cos(longitude), cosLatitude * _sin(longitude), sinLatitude)
-                let u = random.unit(), v = random.unit(), w = random.unit()
+                let m = motion(cell, random: &random, latitude: (cosLatitude, sinLatitude))
                 let origin: SIMD3<Double>
                 switch source {
-                case .shape: origin = EmitterShapePoint.point(emitter, u, v, w)
+                case .shape: origin = EmitterShapePoint.point(emitter, m.u, m.v, m.w)
                 case let .particle(o, pv, pa, _, _, _):
                     let a = (born - cell.timeOffset) / cell.speed + cell.beginTime
                     origin = o + pv * a + pa * (0.5 * a * a)
                 }
-                let birth = Birth(origin: origin, velocity: direction * speed, life: life, age: age, key: random.state)
+                let birth = Birth(origin: origin, velocity: m.velocity, life: life, age: age, key: random.state)
                 if keepsDead {
                     births.append(birth)
                 } else {
-                    particles.append(state(of: birth, cell, acceleration: acceleration))
+                    particles.append(state(of: Record(birth, cell, emitter), age: age, cell, acceleration: acceleration))
                 }
             }
         }
         if keepsDead {
             particles.reserveCapacity(births.count)
             for b in births where b.age < b.life && b.age >= 0 {
-                particles.append(state(of: b, cell, acceleration: acceleration))
+                particles.append(state(of: Record(b, cell, emitter), age: b.age, cell, acceleration: acceleration))
             }
         }
         budget -= particles.count
@@ -170,24 +184,88 @@ public struct ParticleField: Sendable {
         }
     }
 
-    /// A particle's state at its age: position by the closed form, scale, spin and colour linear.
-    private func state(of b: Birth, _ cell: EmitterCell, acceleration: SIMD3<Double>) -> Particle {
-        var random = ParticleRandom(key: b.key)
-        let a = b.age
-        let scale = Swift.max(0, (cell.scale + cell.scaleRange * random.signed() + cell.scaleSpeed * a) * emitter.scale)
-        let spin = (cell.spin + cell.spinRange * random.signed()) * emitter.spin
-        func channel(_ base: Double, _ range: Double, _ speed: Double, _ r: inout ParticleRandom) -> Double {
-            let born = Swift.min(1, Swift.max(0, base + range * r.signed()))
-            return Swift.min(1, Swift.max(0, born + speed * a))
+    /// A birth's values after its life (drawn first from `random`): its velocity, and the three
+    /// values that place it on the emitter's shape.
+    private func motion(_ cell: EmitterCell, random: inout ParticleRandom, latitude: (cos: Double, sin: Double))
+        -> (velocity: SIMD3<Double>, u: Double, v: Double, w: Double) {
+        let speed = (cell.velocity + cell.velocityRange * random.signed()) * emitter.velocity
+        let longitude = cell.emissionLongitude + (random.unit() - 0.5) * cell.emissionRange
+        let direction = SIMD3(latitude.cos * _cos(longitude), latitude.cos * _sin(longitude), latitude.sin)
+        let u = random.unit(), v = random.unit(), w = random.unit()
+        return (direction * speed, u, v, w)
+    }
+
+    /// `shed` for a top-level cell without sub-cells, each birth's `Record` made once and kept
+    /// in `births` while it may be alive.
+    private func shedKept(_ cell: EmitterCell, index: Int, key: UInt64, cellTime time: Double,
+                          births: inout ParticleMemo.Births, budget: inout Int, into out: inout [CellParticles]) {
+        let rate = cell.birthRate * emitter.birthRate
+        let maxLife = (cell.lifetime + cell.lifetimeRange) * emitter.lifetime
+        guard cell.isEnabled, rate > 0, maxLife > 0, budget > 0 else { return }
+        var particles: [Particle] = []
+        // Births τ_k = k / r with τ − life < τ_k ≤ min(τ, end), newest kept under the budget.
+        let last = Swift.min(time, cell.activeEnd.nextDown)
+        if last >= 0, (last * rate).isFinite, last * rate < 1e15 {
+            let kMax = Int64((last * rate).rounded(.down))
+            let kMin = Swift.max(0, Int64(((time - maxLife) * rate).rounded(.down)), kMax - Int64(budget) + 1)
+            if kMin <= kMax {
+                let latitude = (_cos(cell.emissionLatitude), _sin(cell.emissionLatitude))
+                births.keep(kMin...kMax) { k in
+                    var random = ParticleRandom(key: ParticleRandom.key(key, UInt64(k)))
+                    let life = (cell.lifetime + cell.lifetimeRange * random.signed()) * emitter.lifetime
+                    let m = motion(cell, random: &random, latitude: latitude)
+                    let b = Birth(origin: EmitterShapePoint.point(emitter, m.u, m.v, m.w), velocity: m.velocity,
+                                  life: life, age: 0, key: random.state)
+                    return Record(b, cell, emitter)
+                }
+                let acceleration = SIMD3(cell.xAcceleration, cell.yAcceleration, cell.zAcceleration)
+                particles.reserveCapacity(Int(kMax - kMin + 1))
+                for k in kMin...kMax {
+                    let r = births[k]
+                    let age = time - Double(k) / rate
+                    guard age < r.life && age >= 0 else { continue }
+                    particles.append(state(of: r, age: age, cell, acceleration: acceleration))
+                }
+            }
         }
-        let c = cell.color
-        let color = Color(red: channel(c.red, cell.redRange, cell.redSpeed, &random),
-                          green: channel(c.green, cell.greenRange, cell.greenSpeed, &random),
-                          blue: channel(c.blue, cell.blueRange, cell.blueSpeed, &random),
-                          alpha: channel(c.alpha, cell.alphaRange, cell.alphaSpeed, &random))
-        var p = b.origin + b.velocity * a + acceleration * (0.5 * a * a)
+        budget -= particles.count
+        out.append(CellParticles(path: [index], cell: cell, particles: Self.ordered(particles, emitter.renderMode)))
+    }
+
+    /// What a particle is at birth, all but its age: where and how fast it goes, how long it
+    /// lives, its scale and spin, and its colour (straight, each channel in [0, 1]).
+    struct Record {
+        var origin: SIMD3<Double>
+        var velocity: SIMD3<Double>
+        var life: Double
+        var scale: Double
+        var spin: Double
+        var color: SIMD4<Double>
+
+        init(_ b: Birth, _ cell: EmitterCell, _ emitter: EmitterProperties) {
+            var random = ParticleRandom(key: b.key)
+            origin = b.origin
+            velocity = b.velocity
+            life = b.life
+            scale = cell.scale + cell.scaleRange * random.signed()
+            spin = (cell.spin + cell.spinRange * random.signed()) * emitter.spin
+            func channel(_ base: Double, _ range: Double) -> Double { Swift.min(1, Swift.max(0, base + range * random.signed())) }
+            let c = cell.color
+            let r = channel(c.red, cell.redRange), g = channel(c.green, cell.greenRange)
+            let bl = channel(c.blue, cell.blueRange), a = channel(c.alpha, cell.alphaRange)
+            color = SIMD4(r, g, bl, a)
+        }
+    }
+
+    /// A particle's state at its age: position by the closed form, scale, spin and colour linear.
+    private func state(of r: Record, age a: Double, _ cell: EmitterCell, acceleration: SIMD3<Double>) -> Particle {
+        let scale = Swift.max(0, (r.scale + cell.scaleSpeed * a) * emitter.scale)
+        func channel(_ born: Double, _ speed: Double) -> Double { Swift.min(1, Swift.max(0, born + speed * a)) }
+        let color = Color(red: channel(r.color.x, cell.redSpeed), green: channel(r.color.y, cell.greenSpeed),
+                          blue: channel(r.color.z, cell.blueSpeed), alpha: channel(r.color.w, cell.alphaSpeed))
+        var p = r.origin + r.velocity * a + acceleration * (0.5 * a * a)
         if !emitter.preservesDepth { p.z = 0 }
-        return Particle(position: p, scale: scale, rotation: spin * a, color: color, age: a)
+        return Particle(position: p, scale: scale, rotation: r.spin * a, color: color, age: a)
     }
 
     /// How long after a particle's death its sub-cells' particles may still live, in its time.
@@ -228,5 +306,49 @@ extension ParticleField {
             return total
         }
         return count(emitter.emitterCells, sources: 1)
+    }
+}
+
+/// Birth values an emitter layer keeps between frames (`ParticleField.particles(at:memo:)`):
+/// per top-level cell without sub-cells, the `Record` of each birth that may still be alive, made
+/// once instead of every frame. Bounded by the cell's budget (the births listed in a frame);
+/// made again from nothing whenever the emitter's presented values differ from `emitter`.
+public struct ParticleMemo: Sendable {
+    public let emitter: EmitterProperties
+    var cells: [Int: Births] = [:]
+
+    public init(emitter: EmitterProperties) { self.emitter = emitter }
+
+    /// The records of births `first`, `first + 1`, … (from `records[head]`).
+    struct Births: Sendable {
+        var first: Int64 = 0
+        var head = 0
+        var records: [ParticleField.Record] = []
+
+        var count: Int { records.count - head }
+
+        /// Holds the records of `range`, made by `make` where missing; those before it go.
+        mutating func keep(_ range: ClosedRange<Int64>, make: (Int64) -> ParticleField.Record) {
+            let end = first + Int64(count)
+            if count == 0 || range.lowerBound < first || range.lowerBound > end {
+                records.removeAll(keepingCapacity: true)
+                head = 0
+                first = range.lowerBound
+            } else {
+                head += Int(range.lowerBound - first)
+                first = range.lowerBound
+                if head >= 1024, head * 2 >= records.count {
+                    records.removeFirst(head)
+                    head = 0
+                }
+            }
+            var next = first + Int64(count)
+            while next <= range.upperBound {
+                records.append(make(next))
+                next += 1
+            }
+        }
+
+        subscript(k: Int64) -> ParticleField.Record { records[head + Int(k - first)] }
     }
 }

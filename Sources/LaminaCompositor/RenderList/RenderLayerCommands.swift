@@ -64,7 +64,7 @@ extension RenderWalk {
                              into: &commands)
         }
         if p.kind == .tiled { appendTiles(id, p, opacity: group.inner, toDisplay: toDisplay, into: &commands) }
-        if p.kind == .emitter { appendParticles(p, opacity: group.inner, localTime: localTime, toDisplay: toDisplay, into: &commands) }
+        if p.kind == .emitter { appendParticles(id, p, opacity: group.inner, localTime: localTime, toDisplay: toDisplay, into: &commands) }
         if hasSublayers, look.hasArea || !p.masksToBounds {
             drawSublayers(of: layer, p, look, localTime: localTime, toDisplay: toDisplay, opacity: group.inner, tint: tint,
                           into: &commands)

@@ -64,6 +64,7 @@ extension ModelTree {
             walk.viewport = Rect(x: 0, y: 0, width: Double(width), height: Double(height))
             // Clients managing apps show app windows in their layers (RenderAppSurfaces.swift).
             if let apps, apps.managers.contains(entry.serial) { walk.apps = apps }
+            if let cache, cache.memoizesParticles { walk.particleMemos = cache }
             if let cache, cache.isEnabled, let dynamic = RenderListCache.dynamicTops(in: tree, shown.state) {
                 walk.cache = cache
                 walk.dynamicTops = dynamic
@@ -100,6 +101,8 @@ struct RenderWalk {
     let transitions: TransitionSnapshots?
     /// Where static top-level subtrees' commands are kept (nil: walk everything).
     var cache: RenderListCache?
+    /// Where emitter layers keep their birth values between frames (`RenderListCache`), or nil.
+    var particleMemos: RenderListCache?
     /// The root's sublayers whose subtrees animate.
     var dynamicTops: Set<LayerID> = []
     /// The entry's tree and render tree versions, which kept commands must match.

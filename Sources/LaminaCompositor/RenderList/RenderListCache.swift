@@ -38,6 +38,11 @@ public final class RenderListCache {
     }
 
     var kept: [Key: Kept] = [:]
+    /// Emitter layers' birth values (`ParticleMemo`) and the frame that last used each: one
+    /// per emitter layer drawn in the last frame, each bounded by its particle budget.
+    var particleMemos: [Key: (memo: ParticleMemo, frame: Int)] = [:]
+    /// Off, every frame makes every particle's birth values again (tests compare the two).
+    public var memoizesParticles = true
     private var frame = 0
     /// Turned off, every frame walks every layer (tests compare the two).
     public var isEnabled = true
@@ -49,12 +54,27 @@ public final class RenderListCache {
     var currentFrame: Int { frame }
 
     /// Forgets everything kept.
-    public func removeAll() { kept.removeAll() }
+    public func removeAll() {
+        kept.removeAll()
+        particleMemos.removeAll()
+    }
 
-    /// The frame's list is built: subtrees not drawn in it go.
+    /// The frame's list is built: subtrees and emitter layers not drawn in it go.
     public func endFrame() {
         if kept.values.contains(where: { $0.frame != frame }) { kept = kept.filter { $0.value.frame == frame } }
+        if particleMemos.values.contains(where: { $0.frame != frame }) { particleMemos = particleMemos.filter { $0.value.frame == frame } }
         frame += 1
+    }
+
+    /// The birth values kept for an emitter layer (taken out, so the walk changes them in
+    /// place), or a fresh memo for `emitter`.
+    func take(_ entry: EntrySerial, _ layer: LayerID, emitter: EmitterProperties) -> ParticleMemo {
+        particleMemos.removeValue(forKey: Key(entry: entry, layer: layer))?.memo ?? ParticleMemo(emitter: emitter)
+    }
+
+    /// Keeps an emitter layer's birth values for the next frame.
+    func put(_ entry: EntrySerial, _ layer: LayerID, _ memo: ParticleMemo) {
+        particleMemos[Key(entry: entry, layer: layer)] = (memo, frame)
     }
 
     func hit() { hits += 1 }
