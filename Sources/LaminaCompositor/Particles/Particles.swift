@@ -128,13 +128,7 @@ public struct ParticleField: Sendable {
                 (time, shapeBorn) = (cell.localTime(age), false)
                 parentLife = life
             }
-            // Births τ_k = k / r with τ − reach < τ_k ≤ min(τ, end), newest kept under the budget.
-            let last = Swift.min(time, cell.activeEnd.nextDown)
-            guard last >= 0, (last * rate).isFinite, last * rate < 1e15 else { continue }
-            let kMax = Int64((last * rate).rounded(.down))
-            var kMin = Swift.max(0, Int64(((time - reach) * rate).rounded(.down)))
-            kMin = Swift.max(kMin, kMax - Int64(budget - listed) + 1)
-            guard kMin <= kMax else { continue }
+            guard let (kMin, kMax) = Self.births(cell, at: time, rate: rate, reach: reach, budget: budget - listed) else { continue }
             // One reservation for the emitter's shape (one source); parents grow the lists as they go.
             if shapeBorn {
                 if keepsDead { births.reserveCapacity(Int(kMax - kMin + 1)) } else { particles.reserveCapacity(Int(kMax - kMin + 1)) }
@@ -203,33 +197,38 @@ public struct ParticleField: Sendable {
         let maxLife = (cell.lifetime + cell.lifetimeRange) * emitter.lifetime
         guard cell.isEnabled, rate > 0, maxLife > 0, budget > 0 else { return }
         var particles: [Particle] = []
-        // Births τ_k = k / r with τ − life < τ_k ≤ min(τ, end), newest kept under the budget.
-        let last = Swift.min(time, cell.activeEnd.nextDown)
-        if last >= 0, (last * rate).isFinite, last * rate < 1e15 {
-            let kMax = Int64((last * rate).rounded(.down))
-            let kMin = Swift.max(0, Int64(((time - maxLife) * rate).rounded(.down)), kMax - Int64(budget) + 1)
-            if kMin <= kMax {
-                let latitude = (_cos(cell.emissionLatitude), _sin(cell.emissionLatitude))
-                births.keep(kMin...kMax) { k in
-                    var random = ParticleRandom(key: ParticleRandom.key(key, UInt64(k)))
-                    let life = (cell.lifetime + cell.lifetimeRange * random.signed()) * emitter.lifetime
-                    let m = motion(cell, random: &random, latitude: latitude)
-                    let b = Birth(origin: EmitterShapePoint.point(emitter, m.u, m.v, m.w), velocity: m.velocity,
-                                  life: life, age: 0, key: random.state)
-                    return Record(b, cell, emitter)
-                }
-                let acceleration = SIMD3(cell.xAcceleration, cell.yAcceleration, cell.zAcceleration)
-                particles.reserveCapacity(Int(kMax - kMin + 1))
-                for k in kMin...kMax {
-                    let r = births[k]
-                    let age = time - Double(k) / rate
-                    guard age < r.life && age >= 0 else { continue }
-                    particles.append(state(of: r, age: age, cell, acceleration: acceleration))
-                }
+        if let (kMin, kMax) = Self.births(cell, at: time, rate: rate, reach: maxLife, budget: budget) {
+            let latitude = (_cos(cell.emissionLatitude), _sin(cell.emissionLatitude))
+            births.keep(kMin...kMax) { k in
+                var random = ParticleRandom(key: ParticleRandom.key(key, UInt64(k)))
+                let life = (cell.lifetime + cell.lifetimeRange * random.signed()) * emitter.lifetime
+                let m = motion(cell, random: &random, latitude: latitude)
+                let b = Birth(origin: EmitterShapePoint.point(emitter, m.u, m.v, m.w), velocity: m.velocity,
+                              life: life, age: 0, key: random.state)
+                return Record(b, cell, emitter)
+            }
+            let acceleration = SIMD3(cell.xAcceleration, cell.yAcceleration, cell.zAcceleration)
+            particles.reserveCapacity(Int(kMax - kMin + 1))
+            for k in kMin...kMax {
+                let r = births[k]
+                let age = time - Double(k) / rate
+                guard age < r.life && age >= 0 else { continue }
+                particles.append(state(of: r, age: age, cell, acceleration: acceleration))
             }
         }
         budget -= particles.count
         out.append(CellParticles(path: [index], cell: cell, particles: Self.ordered(particles, emitter.renderMode)))
+    }
+
+    /// The births k (at τ_k = k / `rate`) with τ − `reach` < τ_k ≤ min(τ, the cell's end) for the
+    /// cell's local time τ = `time`, the newest `budget` of them; nil when there are none.
+    private static func births(_ cell: EmitterCell, at time: Double, rate: Double, reach: Double, budget: Int)
+        -> (first: Int64, last: Int64)? {
+        let last = Swift.min(time, cell.activeEnd.nextDown)
+        guard last >= 0, (last * rate).isFinite, last * rate < 1e15 else { return nil }
+        let kMax = Int64((last * rate).rounded(.down))
+        let kMin = Swift.max(0, Int64(((time - reach) * rate).rounded(.down)), kMax - Int64(budget) + 1)
+        return kMin <= kMax ? (kMin, kMax) : nil
     }
 
     /// What a particle is at birth, all but its age: where and how fast it goes, how long it
