@@ -44,9 +44,10 @@ public final class DrawParticles: Sendable, Equatable {
     }
 
     /// The draw of `cell`'s `particles` showing `source`, and the rectangle (layer coordinates)
-    /// every particle lies in, turned any way; nil when nothing would show.
+    /// every particle lies in, turned any way; nil when nothing would show. Particles wholly
+    /// outside `cull`'s view are left out.
     static func make(_ cell: EmitterCell, _ particles: [Particle], source: ImageSource, additive: Bool,
-                     preservesDepth: Bool) -> (DrawParticles, Rect)? {
+                     preservesDepth: Bool, cull: ParticleCull? = nil) -> (DrawParticles, Rect)? {
         let r = cell.contentsRect
         let scale = cell.contentsScale > 0 ? cell.contentsScale : 1
         let size = Size(width: abs(r.width) * Double(source.width) / scale, height: abs(r.height) * Double(source.height) / scale)
@@ -56,13 +57,14 @@ public final class DrawParticles: Sendable, Equatable {
         instances.reserveCapacity(particles.count * stride)
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
         for p in particles where p.scale > 0 && p.color.alpha > 0 {
+            let reach = halfDiagonal * p.scale
+            if let cull, cull.excludes(p.position, reach: reach) { continue }
             let c = p.color
             // One append per lane: an array literal here would allocate for every particle.
             instances.append(Float(p.position.x)); instances.append(Float(p.position.y))
             instances.append(Float(p.position.z)); instances.append(Float(p.scale)); instances.append(Float(p.rotation))
             instances.append(Float(c.red * c.alpha)); instances.append(Float(c.green * c.alpha))
             instances.append(Float(c.blue * c.alpha)); instances.append(Float(c.alpha))
-            let reach = halfDiagonal * p.scale
             minX = Swift.min(minX, p.position.x - reach); maxX = Swift.max(maxX, p.position.x + reach)
             minY = Swift.min(minY, p.position.y - reach); maxY = Swift.max(maxY, p.position.y + reach)
         }
@@ -71,6 +73,47 @@ public final class DrawParticles: Sendable, Equatable {
                                  preservesDepth: preservesDepth, minificationFilter: cell.minificationFilter,
                                  magnificationFilter: cell.magnificationFilter)
         return (draw, Rect(x: minX, y: minY, width: maxX - minX, height: maxY - minY))
+    }
+}
+
+/// The display's part that particles must reach to be drawn: a particle whose square, turned
+/// any way, lies wholly outside it is left out of the draw before it costs a vertex. Snow falls
+/// off the bottom of the screen and lives on there; a third of a 10-second fall's particles are
+/// below the display at any time.
+///
+/// Only on an affine transform: a particle's corners then lie within its half-diagonal, times
+/// the transform's largest stretch, of its centre. Inside a group that blurs or casts a shadow
+/// of its pixels too: the renderer draws groups within the display (their targets are its
+/// size), so nothing out of view shows through them either.
+struct ParticleCull {
+    let toDisplay: Transform3D
+    /// Display points.
+    let view: Rect
+    /// The longest a layer-plane vector of length 1 becomes on the display: the largest
+    /// singular value of the transform's 2 × 2 part.
+    let stretch: Double
+
+    init?(toDisplay t: Transform3D, view: Rect) {
+        guard view.width > 0, view.height > 0, t.m14 == 0, t.m24 == 0, t.m34 == 0, t.m44 == 1 else { return nil }
+        let squares = t.m11 * t.m11 + t.m12 * t.m12 + t.m21 * t.m21 + t.m22 * t.m22
+        let det = t.m11 * t.m22 - t.m12 * t.m21
+        let stretch = ((squares + Swift.max(0, squares * squares - 4 * det * det).squareRoot()) / 2).squareRoot() * (1 + 1e-9)
+        guard stretch.isFinite else { return nil }
+        toDisplay = t
+        self.view = view
+        self.stretch = stretch
+    }
+
+    /// Whether everything within `reach` (layer units) of `position` lands outside the view.
+    /// A position that is not finite is kept (drawn as before: nothing).
+    @inline(__always)
+    func excludes(_ position: SIMD3<Double>, reach: Double) -> Bool {
+        let t = toDisplay
+        let x = position.x * t.m11 + position.y * t.m21 + position.z * t.m31 + t.m41
+        let y = position.x * t.m12 + position.y * t.m22 + position.z * t.m32 + t.m42
+        // A pixel more, for the raster's rounding.
+        let r = reach * stretch + 1
+        return x + r < view.minX || x - r > view.maxX || y + r < view.minY || y - r > view.maxY
     }
 }
 
@@ -101,11 +144,14 @@ extension RenderWalk {
         var memo = particleMemos?.take(serial, id, emitter: e)
         let cells = ParticleField(e, limit: limit).particles(at: localTime, memo: &memo)
         if let memo { particleMemos?.put(serial, id, memo) }
+        // Particles out of view (the display, narrowed by `masksToBounds` clips) are left out.
+        let cull = ParticleCull(toDisplay: toDisplay, view: viewport)
         for c in cells {
             particlesLeft -= c.particles.count
             guard c.cell.contents != 0, let source = tree.images[c.cell.contents],
                   let (draw, extent) = DrawParticles.make(c.cell, c.particles, source: source,
-                                                          additive: e.renderMode == .additive, preservesDepth: e.preservesDepth)
+                                                          additive: e.renderMode == .additive, preservesDepth: e.preservesDepth,
+                                                          cull: cull)
             else { continue }
             var command = DrawCommand(kind: .particles, transform: toDisplay, bounds: extent, opacity: opacity)
             command.particles = draw
