@@ -352,9 +352,13 @@ echo "# $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | s
 echo "# warm-up ${WARMUP} s, window ${WINDOW} s, ${RUNS} run(s); cases: $CASES$([ "$QT" = 1 ] && echo ' + qt')" >&2
 : >"$TMP/results"
 # Runs are interleaved (run 1 of every case, then run 2, ...) so that drift in the machine's
-# load spreads over all cases instead of landing on one.
+# load spreads over all cases instead of landing on one; even runs go through the cases in the
+# reverse order, so a machine speeding up or slowing down over a run favours no case.
+REVERSED=$(printf '%s\n' $CASES | tac | tr '\n' ' ')
 for run in $(seq "$RUNS"); do
-  for c in $CASES; do
+  order=$CASES
+  if [ $((run % 2)) = 0 ]; then order=$REVERSED; fi
+  for c in $order; do
     read -r label scene damage <<<"$(label_of "$c")"
     for g in $GLES_MODES; do
       l=$label
