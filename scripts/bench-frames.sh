@@ -26,7 +26,8 @@
 #          redrawing its whole 1280x720 window every frame, and foot with only its cursor blinking;
 #          app-layer: the same weston-simple-egl as a scene's "app" in a layer with rounded corners
 #          clipping it, laminactl apply managing it)
-#          --qt (also run the Qt Quick peer, /work/shared/peers/qt-bench.sh; $PEERS overrides the folder)
+#          --qt (also run the Qt Quick peer, /work/shared/peers/qt-bench.sh; $PEERS overrides the folder;
+#          with the glass case, also Benchmarks/peers/scene-glass.qml, the glass scene in Qt Quick)
 #          --gles "3 2" (run every case once per renderer path, labelled -es3, -es2, -esvc4, and print
 #          each ES 2 / ES 3 ratio, target <= 1.3; 2 and vc4 run on an ES 2.0 context,
 #          MESA_GLES_VERSION_OVERRIDE=2.0; default: the path the context gives, unlabelled)
@@ -309,14 +310,27 @@ run_case() {
   echo "$label $run frames=$((f1 - f0)) ticks=$((c1 - c0)) sched_ms=$(awk -v a="$n0" -v b="$n1" 'BEGIN{printf "%.3f", (b - a) / 1e6}') wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", b - a}')${span:+ span=$span} hwm_kb=$hwm full_frames=$(( ${full1:-0} - ${full0:-0} )) layers=$layers last_damage=${frac:-n/a} damage=$damage$momentum" >>"$TMP/results"
 }
 
+# With the glass case, the Qt peer also runs the glass scene (Benchmarks/peers/scene-glass.qml,
+# Qt5Compat.GraphicalEffects' GaussianBlur): the peers' scripts are copied beside it, since
+# qt-bench.sh reads scene-<variant>.qml next to itself.
+QT_VARIANTS="animated static"
+QT_PEERS=$PEERS
+if [ "$QT" = 1 ] && [[ " $CASES " == *" glass "* ]]; then
+  QT_VARIANTS="animated static glass"
+  QT_PEERS=$TMP/peers
+  mkdir -p "$QT_PEERS"
+  cp -p "$PEERS"/* "$QT_PEERS"/
+  cp "$ROOT/Benchmarks/peers/scene-glass.qml" "$QT_PEERS"/
+fi
+
 run_qt() {
   local run=$1 out
   local peerdir=${PEERBENCH_DIR:-/tmp/peerbench}
-  out=$(PEERBENCH_DIR=$peerdir "$PEERS/qt-bench.sh" --runs 1 --warmup "$WARMUP" --window "$WINDOW" \
-        --variants "animated static" 2>"$TMP/qt-run$run.err") \
+  out=$(PEERBENCH_DIR=$peerdir "$QT_PEERS/qt-bench.sh" --runs 1 --warmup "$WARMUP" --window "$WINDOW" \
+        --variants "$QT_VARIANTS" 2>"$TMP/qt-run$run.err") \
     || { cat "$TMP/qt-run$run.err" >&2; die "the Qt peer failed (install it with $PEERS/qt-bench.sh --install)"; }
   echo "$out" >"$TMP/qt-run$run.out"
-  for v in animated static; do
+  for v in $QT_VARIANTS; do
     python3 - "$peerdir/qt-$v.json" "qt-$v" "$run" >>"$TMP/results" <<'EOF' || die "could not read the Qt peer's $v result"
 import json, sys
 r = json.load(open(sys.argv[1]))["runs"][0]
@@ -441,6 +455,9 @@ print(f"  peer lamina / qt, peak RSS:        {ratio('lamina-peer', 'qt-animated'
 print(f"  peer damage on / off:              {ratio('lamina-peer', 'lamina-peer-damage-off', 'cpu_ms_per_frame')}")
 if "lamina-glass" in per:
     print(f"  glass / peer:                      {ratio('lamina-glass', 'lamina-peer', 'cpu_ms_per_frame', 1.5, '<=')}")
+    if "qt-glass" in per:
+        print(f"  glass lamina / qt:                 {ratio('lamina-glass', 'qt-glass', 'cpu_ms_per_frame')}")
+        print(f"  glass / peer, qt:                  {ratio('qt-glass', 'qt-animated', 'cpu_ms_per_frame')}")
 if "lamina-snow" in per:
     print(f"  snow / peer:                       {ratio('lamina-snow', 'lamina-peer', 'cpu_ms_per_frame', 1, '<=')}")
 print(f"  dashboard damage on / off:         {ratio('lamina-dashboard', 'lamina-dashboard-damage-off', 'cpu_ms_per_frame')}")
