@@ -1,7 +1,7 @@
 import Testing
 import LaminaCore
-import LaminaProtocol
 @testable import LaminaCompositor
+import LaminaTestSupport
 
 /// A cell's particles as one draw (`DrawParticles`), and those out of view left out of it
 /// (`ParticleCull`): no EGL.
@@ -11,9 +11,6 @@ struct DrawParticlesTests {
     /// (velocity 0) over a rectangle as large as the layer, inside `superlayer`'s settings.
     static func list(display: (Int, Int), frame: Rect, transform: Transform3D = .identity,
                      superlayer: (inout LayerProperties) -> Void = { _ in }) throws -> DrawList {
-        var tree = ModelTree(width: display.0, height: display.1)
-        let client = ClientID(rawValue: 1)
-        _ = try tree.attach(client, hello: Hello(clientName: "particle-draws"))
         var outer = LayerProperties()
         outer.frame = Rect(x: 0, y: 0, width: frame.maxX + 100, height: frame.maxY + 100)
         superlayer(&outer)
@@ -29,17 +26,9 @@ struct DrawParticlesTests {
         cell.lifetime = 5
         cell.contents = 1
         p.emitter.emitterCells = [cell]
-        let (holder, emitter) = (LayerID(rawValue: 1), LayerID(rawValue: 2))
-        var ops: [Operation] = [.createImage(image: 1, ImageFormat(width: 4, height: 4)), .create(holder), .create(emitter, kind: .emitter)]
-        for key in outer.changedKeys(from: LayerProperties()) { ops.append(.set(holder, key, outer[key])) }
-        for key in p.changedKeys(from: LayerProperties(kind: .emitter)) { ops.append(.set(emitter, key, p[key])) }
-        ops += [.insert(parent: .root, child: holder, index: .max), .insert(parent: holder, child: emitter, index: .max)]
-        _ = try tree.apply(ops, attachments: [.memory(HeapPixelMemory([UInt8](repeating: 255, count: 64)))], from: client,
-                           limits: ClientLimits())
-        return tree.drawList(at: 4)
+        return try emitterDrawList(width: display.0, height: display.1, imageWidth: 4, imageHeight: 4,
+                                   pixels: [UInt8](repeating: 255, count: 64), holder: outer, emitter: p, at: 4)
     }
-
-    static func drawn(_ l: DrawList) -> Int { l.commands.compactMap(\.particles).reduce(0) { $0 + $1.count } }
 
     /// The particles' centres on the display.
     static func centres(_ l: DrawList) -> [(Double, Double)] {
@@ -59,11 +48,11 @@ struct DrawParticlesTests {
         // 200 × 100 display.
         let whole = try Self.list(display: (1000, 1000), frame: Rect(x: 0, y: 0, width: 400, height: 300))
         let part = try Self.list(display: (200, 100), frame: Rect(x: 0, y: 0, width: 400, height: 300))
-        #expect(Self.drawn(whole) == 801)
+        #expect(whole.particlesDrawn == 801)
         // A 4-point square turned any way reaches 2·√2 points from its centre (and a pixel more).
         let reach = 2 * 2.0.squareRoot() + 1
         let expected = Self.centres(whole).filter { $0.0 - reach <= 200 && $0.1 - reach <= 100 }.count
-        #expect(Self.drawn(part) == expected, "\(Self.drawn(part)) drawn, \(expected) within reach of the view")
+        #expect(part.particlesDrawn == expected, "\(part.particlesDrawn) drawn, \(expected) within reach of the view")
         #expect(expected < 300 && expected > 100)
         #expect(Self.centres(part).allSatisfy { $0.0 - reach <= 200 && $0.1 - reach <= 100 })
     }
@@ -76,8 +65,8 @@ struct DrawParticlesTests {
         let part = try Self.list(display: (1200, 1150), frame: Rect(x: 900, y: 900, width: 400, height: 300), transform: t)
         let reach = 2 * 2.0.squareRoot() * 3 + 1
         let expected = Self.centres(whole).filter { $0.0 - reach <= 1200 && $0.1 - reach <= 1150 }.count
-        #expect(Self.drawn(whole) == 801)
-        #expect(Self.drawn(part) == expected && expected < 801 && expected > 0, "\(Self.drawn(part)) drawn, \(expected) expected")
+        #expect(whole.particlesDrawn == 801)
+        #expect(part.particlesDrawn == expected && expected < 801 && expected > 0, "\(part.particlesDrawn) drawn, \(expected) expected")
     }
 
     @Test("a masksToBounds superlayer narrows the view; a perspective or no view culls nothing")
@@ -89,10 +78,10 @@ struct DrawParticlesTests {
         }
         let whole = try Self.list(display: (1000, 1000), frame: frame)
         let reach = 2 * 2.0.squareRoot() + 1
-        #expect(Self.drawn(clipped) == Self.centres(whole).filter { $0.0 - reach <= 100 && $0.1 - reach <= 100 }.count)
+        #expect(clipped.particlesDrawn == Self.centres(whole).filter { $0.0 - reach <= 100 && $0.1 - reach <= 100 }.count)
         var perspective = Transform3D.identity
         perspective.m34 = -1.0 / 500
-        #expect(Self.drawn(try Self.list(display: (200, 100), frame: frame, transform: perspective)) == 801)
+        #expect((try Self.list(display: (200, 100), frame: frame, transform: perspective)).particlesDrawn == 801)
         #expect(ParticleCull(toDisplay: .identity, view: .zero) == nil, "a walk without a view (a transition's snapshot)")
         let cull = try #require(ParticleCull(toDisplay: .identity, view: Rect(x: 0, y: 0, width: 10, height: 10)))
         #expect(!cull.excludes(SIMD3(.nan, 5, 0), reach: 1), "a position that is not finite is not judged")

@@ -1,5 +1,4 @@
 import LaminaCore
-import LaminaProtocol
 import LaminaCompositor
 import LaminaTestSupport
 import Testing
@@ -14,9 +13,6 @@ struct ParticleCullTests {
     /// display of `width` × `height`; with `shadow`, their superlayer casts a shadow of its
     /// pixels 100 points left and 60 up.
     static func list(width: Int, height: Int, shadow: Bool) throws -> DrawList {
-        var tree = ModelTree(width: width, height: height, background: rgb(10, 20, 30))
-        let client = ClientID(rawValue: 1)
-        _ = try tree.attach(client, hello: Hello(clientName: "particle-cull"))
         var outer = LayerProperties()
         outer.frame = Rect(x: 0, y: 0, width: 512, height: 256)
         if shadow {
@@ -43,11 +39,6 @@ struct ParticleCullTests {
         cell.color = Color(red: 0.9, green: 0.8, blue: 1, alpha: 0.9)
         cell.contents = 1
         p.emitter.emitterCells = [cell]
-        let (holder, emitter) = (LayerID(rawValue: 1), LayerID(rawValue: 2))
-        var ops: [Operation] = [.createImage(image: 1, ImageFormat(width: 4, height: 4)), .create(holder), .create(emitter, kind: .emitter)]
-        for key in outer.changedKeys(from: LayerProperties()) { ops.append(.set(holder, key, outer[key])) }
-        for key in p.changedKeys(from: LayerProperties(kind: .emitter)) { ops.append(.set(emitter, key, p[key])) }
-        ops += [.insert(parent: .root, child: holder, index: .max), .insert(parent: holder, child: emitter, index: .max)]
         // Premultiplied RGBA: a colour ramp whose alpha falls towards the corners.
         var pixels: [UInt8] = []
         for y in 0..<4 {
@@ -56,11 +47,9 @@ struct ParticleCullTests {
                 pixels += [UInt8(a * (60 + 60 * x) / 255), UInt8(a * (250 - 50 * y) / 255), UInt8(a / 2), UInt8(a)]
             }
         }
-        _ = try tree.apply(ops, attachments: [.memory(HeapPixelMemory(pixels))], from: client, limits: ClientLimits())
-        return tree.drawList(at: 3.3)
+        return try emitterDrawList(width: width, height: height, background: rgb(10, 20, 30), imageWidth: 4, imageHeight: 4,
+                                   pixels: pixels, holder: outer, emitter: p, at: 3.3)
     }
-
-    static func particles(_ l: DrawList) -> Int { l.commands.compactMap(\.particles).reduce(0) { $0 + $1.count } }
 
     /// `culled` with each particle draw's particles (and extent) those of `whole`: the same
     /// emitter with nothing left out, drawn on `culled`'s display.
@@ -79,7 +68,7 @@ struct ParticleCullTests {
         let view = try Self.list(width: 256, height: 128, shadow: shadow)
         let whole = try Self.list(width: 512, height: 256, shadow: shadow)
         // About a quarter of the particles are in view.
-        let (shown, all) = (Self.particles(view), Self.particles(whole))
+        let (shown, all) = (view.particlesDrawn, whole.particlesDrawn)
         #expect(all > 400)
         #expect(shown < all / 2 && shown > all / 8, "\(shown) of \(all)")
 
