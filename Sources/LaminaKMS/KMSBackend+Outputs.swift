@@ -108,7 +108,8 @@ extension KMSBackend {
     }
 
     /// Re-reads the connectors after a hotplug: lights new displays, releases unplugged ones,
-    /// and redoes outputs whose preferred mode changed.
+    /// and redoes outputs whose preferred mode changed. A hotplug's rescan runs with no flip
+    /// queued (`HotplugRescan`); the wait below covers the session's own calls.
     func rescan() {
         do {
             try waitForFlips(timeout: 1)

@@ -62,6 +62,8 @@ public final class KMSBackend: DisplayBackend {
     /// Page flips read outside `dispatchEvents` (`waitForFlips`, before a modeset or a power
     /// change), reported by the next `dispatchEvents`: the repaint loop waits for every one.
     var unreportedFlips: [BackendEvents.Presentation] = []
+    /// A hotplug waiting for the queued flips before its rescan (`HotplugRescan`).
+    var rescans = HotplugRescan()
     /// The flips the outputs committed since `beginCommit`, for `flushCommit` to show together.
     var stagedFlips: [(output: KMSOutput, flip: PageFlip)] = []
     /// Whether the driver refused one commit for several outputs (then each flips alone).
@@ -286,8 +288,12 @@ public final class KMSBackend: DisplayBackend {
         if seatReadable, let seat { try seat.dispatch() }
         if terminalReadable, let terminal { terminal.dispatch() }
         if drmReadable { try readFlipEvents() }
-        if hotplugReadable, let hotplug, hotplug.hotplugDevices().contains(drm.path), isActive {
-            rescan()
+        // (The monitor is drained whether or not the session is active; resuming rescans.)
+        let plugged = hotplugReadable && hotplug?.hotplugDevices().contains(drm.path) == true && isActive
+        switch rescans.next(hotplug: plugged, flipsQueued: lit.contains(where: \.isFlipPending)) {
+        case .rescan: rescan()
+        case .deferred: if plugged { logger.info("kms: hotplug: the connectors are read again once the queued page flips complete") }
+        case .none: break
         }
         events.presented = unreportedFlips
         events.reasons = repaintReasons
