@@ -16,18 +16,21 @@ results=()
 passed=0
 failed=0
 skipped=0
-# step NAME COMMAND…: runs COMMAND as the step NAME and records how it ended.
+# step NAME COMMAND…: runs COMMAND as the step NAME and records how it ended and how long it
+# took (the summary's times show where a run's minutes go).
 step() {
-  local name=$1 status
+  local name=$1 status start=$SECONDS took
   shift
   echo "lamina: step '$name': $*" >&2
   "$@"
   status=$?
+  took=$((SECONDS - start))
+  took="$((took / 60))m $((took % 60))s"
   if [ $status -eq 0 ]; then
-    results+=("passed   $name")
+    results+=("passed   $name ($took)")
     passed=$((passed + 1))
   else
-    results+=("FAILED   $name (exit status $status)")
+    results+=("FAILED   $name (exit status $status, $took)")
     failed=$((failed + 1))
   fi
   return $status
@@ -150,5 +153,5 @@ fi
 echo
 echo "lamina: each step's result:"
 for r in "${results[@]}"; do echo "  $r"; done
-echo "steps: $passed passed, $failed failed, $skipped skipped"
+echo "steps: $passed passed, $failed failed, $skipped skipped, in $((SECONDS / 60))m $((SECONDS % 60))s"
 [ $failed -eq 0 ]
