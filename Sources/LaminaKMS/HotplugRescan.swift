@@ -1,30 +1,53 @@
 /// When a hotplug's connector rescan runs. A rescan may modeset, and a modeset must not race a
-/// queued page flip, so a hotplug that arrives while flips are queued is owed until they have
-/// completed: their events make the DRM descriptor readable, which brings the loop back to
-/// `next` with the flips drained. The loop never blocks on a late flip, and a hotplug is never
-/// dropped for one (a display plugged in while another's flip is late still lights up).
+/// queued page flip, so a hotplug that comes while flips are queued first waits for them
+/// (`waitThenRescan`: a bounded wait, during which the loop queues no new flips, so every
+/// output's drains; normally within a refresh). A flip late past that wait does not lose the
+/// hotplug: it is owed, and answered by the first pass of the loop that finds no flip queued
+/// (the late flip's event brings one), or, once the late flips have come, by waiting again for
+/// those queued since (other outputs kept flipping meanwhile and may never all be idle at
+/// once). While a late flip is still out no pass waits, so one hung output does not stall the
+/// others.
 public struct HotplugRescan: Equatable, Sendable {
     public enum Decision: Equatable, Sendable {
         /// Nothing is owed.
         case none
-        /// Rescan the connectors now.
+        /// Rescan the connectors now: no flip is queued.
         case rescan
-        /// A hotplug is owed, and flips are still queued: wait for their events.
+        /// Wait (bounded) for the queued flips, then rescan; if the wait runs out, report the
+        /// outputs still flipping with `flipsLate`.
+        case waitThenRescan
+        /// Owed while a late flip is still out: a later pass answers it.
         case deferred
     }
 
     /// Whether a hotplug has not yet been answered by a rescan.
     public private(set) var owed = false
+    /// The outputs whose flips outlasted the last wait.
+    public private(set) var late: Set<String> = []
 
     public init() {}
 
     /// What to do on this pass of the event loop: `hotplug` when a hotplug of this device came
-    /// in, `flipsQueued` when any output still waits for a page flip.
-    public mutating func next(hotplug: Bool, flipsQueued: Bool) -> Decision {
-        if hotplug { owed = true }
+    /// in, `queued` the outputs waiting for a page flip.
+    public mutating func next(hotplug: Bool, queued: Set<String>) -> Decision {
+        if hotplug {
+            owed = true
+            late = []
+        }
         guard owed else { return .none }
-        if flipsQueued { return .deferred }
+        if queued.isEmpty {
+            owed = false
+            late = []
+            return .rescan
+        }
+        guard late.isDisjoint(with: queued) else { return .deferred }
         owed = false
-        return .rescan
+        return .waitThenRescan
+    }
+
+    /// The wait of `waitThenRescan` ran out with `stillQueued` flipping: the hotplug stays owed.
+    public mutating func flipsLate(_ stillQueued: Set<String>) {
+        owed = true
+        late = stillQueued
     }
 }

@@ -290,10 +290,19 @@ public final class KMSBackend: DisplayBackend {
         if drmReadable { try readFlipEvents() }
         // (The monitor is drained whether or not the session is active; resuming rescans.)
         let plugged = hotplugReadable && hotplug?.hotplugDevices().contains(drm.path) == true && isActive
-        switch rescans.next(hotplug: plugged, flipsQueued: lit.contains(where: \.isFlipPending)) {
-        case .rescan: rescan()
-        case .deferred: if plugged { logger.info("kms: hotplug: the connectors are read again once the queued page flips complete") }
-        case .none: break
+        switch rescans.next(hotplug: plugged, queued: Set(lit.filter(\.isFlipPending).map(\.name))) {
+        case .rescan:
+            rescan()
+        case .waitThenRescan:
+            do {
+                try waitForFlips(timeout: 1)
+                rescan()
+            } catch {
+                rescans.flipsLate(Set(lit.filter(\.isFlipPending).map(\.name)))
+                logger.warning("kms: hotplug: \(error): the connectors are read again once the late flips have come")
+            }
+        case .deferred, .none:
+            break
         }
         events.presented = unreportedFlips
         events.reasons = repaintReasons
