@@ -27,7 +27,9 @@
 #          app-layer: the same weston-simple-egl as a scene's "app" in a layer with rounded corners
 #          clipping it, laminactl apply managing it)
 #          --qt (also run the Qt Quick peer, /work/shared/peers/qt-bench.sh; $PEERS overrides the folder;
-#          with the glass case, also Benchmarks/peers/scene-glass.qml, the glass scene in Qt Quick)
+#          with the glass case, also Benchmarks/peers/scene-glass.qml, the glass scene in Qt Quick;
+#          with the snow case, Benchmarks/peers/scene-snow.qml, the snow in Qt Quick Particles,
+#          installing qml6-module-qtquick-particles where it is missing)
 #          --gles "3 2" (run every case once per renderer path, labelled -es3, -es2, -esvc4, and print
 #          each ES 2 / ES 3 ratio, target <= 1.3; 2 and vc4 run on an ES 2.0 context,
 #          MESA_GLES_VERSION_OVERRIDE=2.0; default: the path the context gives, unlabelled)
@@ -311,16 +313,31 @@ run_case() {
 }
 
 # With the glass case, the Qt peer also runs the glass scene (Benchmarks/peers/scene-glass.qml,
-# Qt5Compat.GraphicalEffects' GaussianBlur): the peers' scripts are copied beside it, since
-# qt-bench.sh reads scene-<variant>.qml next to itself.
+# Qt5Compat.GraphicalEffects' GaussianBlur); with the snow case, the snow scene in Qt Quick
+# Particles (Benchmarks/peers/scene-snow.qml, with the same flake.png). The peers' scripts are
+# copied beside them, since qt-bench.sh reads scene-<variant>.qml next to itself.
 QT_VARIANTS="animated static"
 QT_PEERS=$PEERS
-if [ "$QT" = 1 ] && [[ " $CASES " == *" glass "* ]]; then
-  QT_VARIANTS="animated static glass"
-  QT_PEERS=$TMP/peers
-  mkdir -p "$QT_PEERS"
-  cp -p "$PEERS"/* "$QT_PEERS"/
-  cp "$ROOT/Benchmarks/peers/scene-glass.qml" "$QT_PEERS"/
+if [ "$QT" = 1 ]; then
+  for v in glass snow; do
+    [[ " $CASES " == *" $v "* ]] || continue
+    if [ "$QT_PEERS" = "$PEERS" ]; then
+      QT_PEERS=$TMP/peers
+      mkdir -p "$QT_PEERS"
+      cp -p "$PEERS"/* "$QT_PEERS"/
+    fi
+    QT_VARIANTS="$QT_VARIANTS $v"
+    cp "$ROOT/Benchmarks/peers/scene-$v.qml" "$QT_PEERS"/
+  done
+  if [[ " $QT_VARIANTS " == *" snow "* ]]; then
+    cp "$TMP/flake.png" "$QT_PEERS"/
+    # Qt Quick Particles is not among qt-bench.sh --install's packages.
+    if ! dpkg -s qml6-module-qtquick-particles >/dev/null 2>&1; then
+      echo "# installing qml6-module-qtquick-particles (Qt Quick Particles, for the snow peer)" >&2
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qml6-module-qtquick-particles >&2 \
+        || die "could not install qml6-module-qtquick-particles for the snow case's Qt peer"
+    fi
+  fi
 fi
 
 run_qt() {
@@ -460,6 +477,10 @@ if "lamina-glass" in per:
         print(f"  glass / peer, qt:                  {ratio('qt-glass', 'qt-animated', 'cpu_ms_per_frame')}")
 if "lamina-snow" in per:
     print(f"  snow / peer:                       {ratio('lamina-snow', 'lamina-peer', 'cpu_ms_per_frame', 1, '<=')}")
+    if "qt-snow" in per:
+        # (Qt's particles ask for frames unthrottled on Xvfb: per frame, at its own rate.)
+        print(f"  snow lamina / qt:                  {ratio('lamina-snow', 'qt-snow', 'cpu_ms_per_frame')}")
+        print(f"  snow / peer, qt:                   {ratio('qt-snow', 'qt-animated', 'cpu_ms_per_frame')}")
 print(f"  dashboard damage on / off:         {ratio('lamina-dashboard', 'lamina-dashboard-damage-off', 'cpu_ms_per_frame')}")
 # --gles: each case's ES 2 (or vc4) run against its ES 3 run (issue 29: at most 1.3x on peer and dashboard).
 for label in order:
