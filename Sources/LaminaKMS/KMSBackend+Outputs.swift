@@ -109,8 +109,10 @@ extension KMSBackend {
 
     /// Re-reads the connectors after a hotplug: lights new displays, releases unplugged ones,
     /// and redoes outputs whose preferred mode changed. A hotplug's rescan runs with no flip
-    /// queued (`HotplugRescan`); the wait below covers the session's own calls.
+    /// queued (`HotplugRescan`); the wait below covers the session's own calls. Any rescan
+    /// answers a hotplug still owed (it reads every connector).
     func rescan() {
+        rescans = HotplugRescan()
         do {
             try waitForFlips(timeout: 1)
             let resources = try drm.resources()

@@ -288,21 +288,24 @@ public final class KMSBackend: DisplayBackend {
         if seatReadable, let seat { try seat.dispatch() }
         if terminalReadable, let terminal { terminal.dispatch() }
         if drmReadable { try readFlipEvents() }
-        // (The monitor is drained whether or not the session is active; resuming rescans.)
-        let plugged = hotplugReadable && hotplug?.hotplugDevices().contains(drm.path) == true && isActive
-        switch rescans.next(hotplug: plugged, queued: Set(lit.filter(\.isFlipPending).map(\.name))) {
-        case .rescan:
-            rescan()
-        case .waitThenRescan:
-            do {
-                try waitForFlips(timeout: 1)
+        // (The monitor is drained whether or not the session is active; while it is not, the
+        // outputs are left alone and resuming rescans.)
+        let plugged = hotplugReadable && hotplug?.hotplugDevices().contains(drm.path) == true
+        if isActive {
+            switch rescans.next(hotplug: plugged, queued: Set(lit.filter(\.isFlipPending).map(\.name))) {
+            case .rescan:
                 rescan()
-            } catch {
-                rescans.flipsLate(Set(lit.filter(\.isFlipPending).map(\.name)))
-                logger.warning("kms: hotplug: \(error): the connectors are read again once the late flips have come")
+            case .waitThenRescan:
+                do {
+                    try waitForFlips(timeout: 1)
+                    rescan()
+                } catch {
+                    rescans.flipsLate(Set(lit.filter(\.isFlipPending).map(\.name)))
+                    logger.warning("kms: hotplug: \(error): the connectors are read again once the late flips have come")
+                }
+            case .deferred, .none:
+                break
             }
-        case .deferred, .none:
-            break
         }
         events.presented = unreportedFlips
         events.reasons = repaintReasons
