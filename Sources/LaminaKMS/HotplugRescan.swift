@@ -5,8 +5,10 @@
 /// hotplug: it is owed, and answered by the first pass of the loop that finds no flip queued
 /// (the late flip's event brings one), or, once the late flips have come, by waiting again for
 /// those queued since (other outputs kept flipping meanwhile and may never all be idle at
-/// once). While a late flip is still out no pass waits, so one hung output does not stall the
-/// others.
+/// once). No pass waits while a late flip is still out, a new hotplug's included, so one hung
+/// output does not stall the others; and a hotplug waits at most `maximumWaits` times before a
+/// rescan, so a display path slower than the wait costs the loop a bounded stall. The backend
+/// starts it afresh whenever a rescan runs (`KMSBackend.rescan`).
 public struct HotplugRescan: Equatable, Sendable {
     public enum Decision: Equatable, Sendable {
         /// Nothing is owed.
@@ -24,6 +26,11 @@ public struct HotplugRescan: Equatable, Sendable {
     public private(set) var owed = false
     /// The outputs whose flips outlasted the last wait.
     public private(set) var late: Set<String> = []
+    /// The waits that ran out since the last rescan.
+    public private(set) var lateWaits = 0
+    /// The most waits that may run out before a rescan; past them an owed hotplug is answered
+    /// only by a pass that finds no flip queued.
+    public static let maximumWaits = 2
 
     public init() {}
 
@@ -32,15 +39,15 @@ public struct HotplugRescan: Equatable, Sendable {
     public mutating func next(hotplug: Bool, queued: Set<String>) -> Decision {
         if hotplug {
             owed = true
-            late = []
+            // A late flip that has come since is late no more.
+            late.formIntersection(queued)
         }
         guard owed else { return .none }
         if queued.isEmpty {
-            owed = false
-            late = []
+            self = HotplugRescan()
             return .rescan
         }
-        guard late.isDisjoint(with: queued) else { return .deferred }
+        guard late.isDisjoint(with: queued), lateWaits < Self.maximumWaits else { return .deferred }
         owed = false
         return .waitThenRescan
     }
@@ -49,5 +56,6 @@ public struct HotplugRescan: Equatable, Sendable {
     public mutating func flipsLate(_ stillQueued: Set<String>) {
         owed = true
         late = stillQueued
+        lateWaits += 1
     }
 }

@@ -265,7 +265,8 @@ public final class KMSBackend: DisplayBackend {
     public var session: (any DisplaySession)? { self }
     public var eventDescriptor: Int32? { epoll.rawValue }
 
-    /// Handles page-flip events and hotplug uevents without blocking.
+    /// Handles page-flip events and hotplug uevents; blocks only when a hotplug finds page flips
+    /// queued, for at most a second (`HotplugRescan`).
     public func dispatchEvents() throws -> BackendEvents {
         var events = BackendEvents()
         var ready = [epoll_event](repeating: epoll_event(), count: 4)

@@ -2,8 +2,8 @@ import LaminaKMS
 import Testing
 
 /// A hotplug while page flips are queued waits for them (bounded), as a modeset must; one whose
-/// wait runs out on a late flip is owed, not dropped, and no later pass waits while that flip
-/// is still out.
+/// wait runs out on a late flip is owed, not dropped; no pass waits while that flip is still
+/// out, and a hotplug waits at most twice.
 @Suite("hotplug rescans")
 struct HotplugRescanTests {
     @Test func aHotplugWithNoFlipQueuedRescansAtOnce() {
@@ -17,7 +17,7 @@ struct HotplugRescanTests {
     @Test func aHotplugWithFlipsQueuedWaitsForThemThenRescans() {
         var r = HotplugRescan()
         #expect(r.next(hotplug: true, queued: ["HDMI-A-1", "DP-1"]) == .waitThenRescan)
-        // The wait came through (the rescan ran): nothing is owed.
+        // Taken to have come through (a wait that runs out is reported with flipsLate).
         #expect(!r.owed)
         #expect(r.next(hotplug: false, queued: ["HDMI-A-1"]) == .none)
     }
@@ -47,12 +47,34 @@ struct HotplugRescanTests {
         #expect(!r.owed)
     }
 
-    @Test func aNewHotplugWhileOwedGetsAWaitOfItsOwn() {
+    @Test func aNewHotplugWhileALateFlipIsOutWaitsNoMore() {
         var r = HotplugRescan()
         #expect(r.next(hotplug: true, queued: ["HDMI-A-1"]) == .waitThenRescan)
         r.flipsLate(["HDMI-A-1"])
+        #expect(r.next(hotplug: true, queued: ["HDMI-A-1"]) == .deferred)
+        #expect(r.next(hotplug: false, queued: []) == .rescan)
+        #expect(r.lateWaits == 0)
+    }
+
+    @Test func aNewHotplugAfterTheLateFlipCameWaitsForTheFlipsQueuedSince() {
+        var r = HotplugRescan()
         #expect(r.next(hotplug: true, queued: ["HDMI-A-1"]) == .waitThenRescan)
         r.flipsLate(["HDMI-A-1"])
+        // HDMI-A-1's flip came; DP-1 flips; another hotplug comes with it.
+        #expect(r.next(hotplug: true, queued: ["DP-1"]) == .waitThenRescan)
+    }
+
+    @Test func aDisplayPathSlowerThanTheWaitIsWaitedForAtMostTwice() {
+        var r = HotplugRescan()
+        #expect(r.next(hotplug: true, queued: ["HDMI-A-1", "DP-1"]) == .waitThenRescan)
+        r.flipsLate(["HDMI-A-1"])
+        #expect(r.next(hotplug: false, queued: ["DP-1"]) == .waitThenRescan)
+        r.flipsLate(["DP-1"])
+        #expect(r.lateWaits == HotplugRescan.maximumWaits)
+        // Both outputs keep taking longer than the wait: no third stall; the first pass with
+        // nothing queued rescans.
+        #expect(r.next(hotplug: false, queued: ["HDMI-A-1"]) == .deferred)
+        #expect(r.next(hotplug: true, queued: ["HDMI-A-1"]) == .deferred)
         #expect(r.next(hotplug: false, queued: []) == .rescan)
     }
 }
