@@ -66,7 +66,7 @@ extension GLESRenderer {
                 scissor(region)
                 glDisable(GLenum(GL_BLEND))
             }
-            let program = use(programs.blur, clipped: clipped)
+            let program = use(taps == nil ? programs.blurResample : programs.blur, clipped: clipped)
             glBindTexture(GLenum(GL_TEXTURE_2D), from.texture)
             setQuad(program, .identity, region.rect)
             glUniform2f(program.uniforms.sourceSize, size.0, size.1)

@@ -107,14 +107,14 @@ struct BackdropCompositeUniforms: ProgramUniforms {
 /// `Shaders.blur`: one pass of a separable Gaussian blur (`BlurKernel`), or a down- or
 /// up-sampling pass.
 struct BlurUniforms: ProgramUniforms {
-    static var fragment: String { Shaders.blur }
+    static var fragment: String { Shaders.blur(resampling: false) }
     /// A sampler, texture unit 0.
     let source: GLint
     /// In texels.
     let sourceSize: GLint
     /// In framebuffer pixels.
     let sourceOffset: GLint
-    /// (1, 0) or (0, 1).
+    /// (1, 0) or (0, 1); -1 in the resampling program, like `taps` and `offsets`.
     let direction: GLint
     /// Taps each side of the centre.
     let taps: GLint
@@ -129,12 +129,12 @@ struct BlurUniforms: ProgramUniforms {
         source = try find("source")
         sourceSize = try find("sourceSize")
         sourceOffset = try find("sourceOffset")
-        direction = try find("direction")
-        taps = try find("taps")
+        direction = find.optional("direction")
+        taps = find.optional("taps")
         scale = try find("scale")
         color = try find("color")
         weights = try find("weights")
-        offsets = try find("offsets")
+        offsets = find.optional("offsets")
     }
 
     func assignTextureUnits() { glUniform1i(source, 0) }

@@ -120,6 +120,8 @@ struct RendererPrograms {
     let downsample: ProgramVariants<DownsampleUniforms>
     /// `Shaders.blur`: one pass of a separable blur.
     let blur: ProgramVariants<BlurUniforms>
+    /// The same without taps, for the passes that only scale (a read a pixel).
+    let blurResample: ProgramVariants<BlurUniforms>
     /// `Shaders.fill`: a plain colour.
     let fill: ProgramVariants<FillUniforms>
     /// `Shaders.plainContents`: a whole image over a pixel-aligned destination.
@@ -172,6 +174,7 @@ struct RendererPrograms {
             backdropComposite = try variants("backdrop composite")
             downsample = try variants("downsample", plainOnly: true)
             blur = try variants("blur")
+            blurResample = try variants("blur resample", fragment: Shaders.blur(resampling: true))
             fill = try variants("fill")
             plainContents = try variants("plainContents")
             contents = try variants("contents")

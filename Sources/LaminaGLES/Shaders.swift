@@ -266,10 +266,22 @@ enum Shaders {
         """
 
     /// One pass of a separable Gaussian blur of a texture's alpha, with taps from
-    /// `BlurKernel`; also the down-sampling and up-sampling passes (no taps, `scale` 2 or 1/2).
+    /// `BlurKernel`; or (`resampling`) a down-sampling or up-sampling pass, one read and no
+    /// taps (`scale` 2 or 1/2): a program of its own, as llvmpipe samples through the iteration
+    /// a loop breaks in, which cost the resampling passes two reads a pixel more (the last of
+    /// them at full resolution over the whole shadow).
     /// Intermediate passes write colour (1,1,1,1) × alpha into scratch targets; the last one
     /// tints with the shadow colour and lands at the shadow offset.
-    static let blur = fragmentCommon + """
+    static func blur(resampling: Bool) -> String {
+        let taps = resampling ? "" : """
+            for (int i = 1; i < MAX_TAPS; i++) {
+                    if (i > taps) break;
+                    vec2 d = offsets[i] * direction;
+                    sum += weights[i] * (texture(source, (centre + d) / sourceSize).a
+                                         + texture(source, (centre - d) / sourceSize).a);
+                }
+            """
+        return fragmentCommon + """
         #define MAX_TAPS \(BlurKernel.maximumTaps + 1)
         uniform sampler2D source;
         uniform vec2 sourceSize;     // texels
@@ -283,15 +295,11 @@ enum Shaders {
         void main() {
             vec2 centre = (gl_FragCoord.xy - sourceOffset) * scale;
             float sum = weights[0] * texture(source, centre / sourceSize).a;
-            for (int i = 1; i < MAX_TAPS; i++) {
-                if (i > taps) break;
-                vec2 d = offsets[i] * direction;
-                sum += weights[i] * (texture(source, (centre + d) / sourceSize).a
-                                     + texture(source, (centre - d) / sourceSize).a);
-            }
+            \(taps)
             fragColor = color * sum * clipCoverage();
         }
         """
+    }
 
     /// `contents` for the common case, a whole image (or its `contentsRect` part) stretched
     /// over a destination whose edges land on pixels, without nine slices or a rounded mask
