@@ -273,7 +273,7 @@ enum Shaders {
     /// Intermediate passes write colour (1,1,1,1) × alpha into scratch targets; the last one
     /// tints with the shadow colour and lands at the shadow offset.
     static func blur(resampling: Bool) -> String {
-        let taps = resampling ? "" : """
+        let loop = resampling ? "" : """
             for (int i = 1; i < MAX_TAPS; i++) {
                     if (i > taps) break;
                     vec2 d = offsets[i] * direction;
@@ -295,7 +295,7 @@ enum Shaders {
         void main() {
             vec2 centre = (gl_FragCoord.xy - sourceOffset) * scale;
             float sum = weights[0] * texture(source, centre / sourceSize).a;
-            \(taps)
+            \(loop)
             fragColor = color * sum * clipCoverage();
         }
         """

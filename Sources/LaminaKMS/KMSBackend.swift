@@ -292,8 +292,9 @@ public final class KMSBackend: DisplayBackend {
         // (The monitor is drained whether or not the session is active; while it is not, the
         // outputs are left alone and resuming rescans.)
         let plugged = hotplugReadable && hotplug?.hotplugDevices().contains(drm.path) == true
-        if isActive {
-            switch rescans.next(hotplug: plugged, queued: Set(lit.filter(\.isFlipPending).map(\.name))) {
+        // (Only a hotplug, or one owed, costs the pass anything: the loop runs it every frame.)
+        if isActive, plugged || rescans.owed {
+            switch rescans.next(hotplug: plugged, queued: flipsQueued) {
             case .rescan:
                 rescan()
             case .waitThenRescan:
@@ -301,7 +302,7 @@ public final class KMSBackend: DisplayBackend {
                     try waitForFlips(timeout: 1)
                     rescan()
                 } catch {
-                    rescans.flipsLate(Set(lit.filter(\.isFlipPending).map(\.name)))
+                    rescans.flipsLate(flipsQueued)
                     logger.warning("kms: hotplug: \(error): the connectors are read again once the late flips have come")
                 }
             case .deferred, .none:
@@ -314,6 +315,9 @@ public final class KMSBackend: DisplayBackend {
         repaintReasons.removeAll()
         return events
     }
+
+    /// The outputs waiting for a page flip, by name (`HotplugRescan`'s view of them).
+    private var flipsQueued: Set<String> { Set(lit.filter(\.isFlipPending).map(\.name)) }
 
     /// Something to report waits outside the descriptors `epoll` watches: make it readable,
     /// so the daemon's loop calls `dispatchEvents`.
