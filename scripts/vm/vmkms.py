@@ -658,6 +658,8 @@ def run(args):
     if throttle:
         log(f"LAMINA_VM_SLOW={slow:g}: qemu runs 1/{slow:g} of the time")
     serial_log = open(os.path.join(out, "serial.log"), "wb")
+    # The same lines, each after the seconds since qemu started: where a test's time goes.
+    timed_log = open(os.path.join(out, "serial-timed.log"), "w")
     qmp = None
     pending = b""
     exit_code = None
@@ -723,6 +725,7 @@ def run(args):
             while b"\n" in pending:
                 raw, pending = pending.split(b"\n", 1)
                 line = raw.decode(errors="replace").strip()
+                timed_log.write(f"{time.monotonic() - started:7.1f} {line}\n")
                 if line.startswith("qemu-system-x86_64:") and "Could not" in line:
                     raise Unavailable(line)
                 if factor is None and line.endswith("VMKMS_BOOTED"):
@@ -798,6 +801,7 @@ def run(args):
                 qemu.kill()
                 qemu.wait()
         serial_log.close()
+        timed_log.close()
 
 
 def main():
