@@ -23,7 +23,7 @@ extension GLESRenderer {
         // A top-level group (a shadow of its pixels, or group opacity) that ends plainly, under no
         // clip, unblended: its appearance (shadow and pixels composited at its opacity) is kept
         // in the cache and drawn from there while its commands stay the same.
-        var toCache: (hash: Int, generations: [UInt64], end: Int)?
+        var toCache: OpenGroup.Key?
         if cachesGroups, depth == 0, frame.clips.isEmpty, !c.compositesAdditively, c.blendMode == nil,
            let end = frame.extents.ends[index], commands[end].kind == .endGroup || commands[end].kind == .endMask,
            // A background-filtered layer's pixels are not its own: they show what lies behind.
@@ -35,7 +35,7 @@ extension GLESRenderer {
                 drawAppearance(hit)
                 return .cached(end: end)
             }
-            toCache = (key.hash, key.generations, end)
+            toCache = (key.hash, key.generations, end, groupCache.admits(hash: key.hash, frame: frame.number))
         }
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), groupTargets[depth].framebuffer)
         // A shadow's blur reads around the box (at most twice the reach of a full-resolution
@@ -84,28 +84,34 @@ extension GLESRenderer {
         endCapture(capture)
     }
 
-    /// A group being kept: where its composite went instead of the output.
+    /// A group drawn through its appearance: where its composite went instead of the output,
+    /// and the cache entry it goes into (nil for a group drawn but not kept).
     struct Capture {
-        let entry: GroupCache.Entry
+        let entry: GroupCache.Entry?
         let hash: Int
+        let reach: PixelBox
         let output: GLuint
         let damage: PixelBox?
     }
 
-    /// For a group to keep (`toCache`): points the frame's output at the scratch appearance
-    /// target, cleared over the group's reach, so the group composites there instead. Nil when
-    /// the group is not kept (or the cache has no room for it).
+    /// For a group with a key (`toCache`): points the frame's output at the scratch appearance
+    /// target, cleared over the group's reach, so the group composites there instead. A group
+    /// the cache does not keep (`keep` false, or no room in its budget) is drawn the same way,
+    /// so a frame looks the same whichever way its groups came. Nil for a group with no key.
     func beginCapture(_ group: OpenGroup, _ commands: [DrawCommand]) throws(GLESError) -> Capture? {
         guard let key = group.toCache, let reach = frame.extents.groupReach(group.command)?.intersection(frame.viewport).pixelAligned,
-              !reach.isEmpty, groupCache.makeRoom(Int(reach.x1 - reach.x0) * Int(reach.y1 - reach.y0) * 4, frame: frame.number)
+              !reach.isEmpty
         else { return nil }
         if appearanceTarget?.width != frame.width || appearanceTarget?.height != frame.height {
             appearanceTarget = try OffscreenTarget(context: context, width: frame.width, height: frame.height)
         }
-        let kept = try OffscreenTarget(context: context, width: Int(reach.x1 - reach.x0), height: Int(reach.y1 - reach.y0))
-        let entry = GroupCache.Entry(commands: Array(commands[group.command...key.end]), generations: key.generations,
+        var entry: GroupCache.Entry?
+        if key.keep, groupCache.makeRoom(Int(reach.x1 - reach.x0) * Int(reach.y1 - reach.y0) * 4, frame: frame.number) {
+            let kept = try OffscreenTarget(context: context, width: Int(reach.x1 - reach.x0), height: Int(reach.y1 - reach.y0))
+            entry = GroupCache.Entry(commands: Array(commands[group.command...key.end]), generations: key.generations,
                                      width: frame.width, height: frame.height, reach: reach, appearance: kept, frame: frame.number)
-        let capture = Capture(entry: entry, hash: key.hash, output: frame.output, damage: frame.damage)
+        }
+        let capture = Capture(entry: entry, hash: key.hash, reach: reach, output: frame.output, damage: frame.damage)
         frame.output = appearanceTarget!.framebuffer
         frame.damage = nil
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), frame.output)
@@ -115,28 +121,42 @@ extension GLESRenderer {
         return capture
     }
 
-    /// The captured group's appearance goes into the cache, the output comes back, and the
-    /// appearance is drawn there like a cached one.
+    /// The captured group's appearance goes into the cache (if kept), the output comes back,
+    /// and the appearance is drawn there like a cached one.
     func endCapture(_ capture: Capture?) {
         guard let capture else { return }
-        let kept = capture.entry.appearance
-        blit(from: frame.output, capture.entry.reach, height: frame.height,
+        let scratch = appearanceTarget!
+        guard let entry = capture.entry else {
+            (frame.output, frame.damage) = (capture.output, capture.damage)
+            groupCache.passOver()
+            bindCurrentTarget()
+            drawAppearance(scratch, over: capture.reach, origin: (0, 0))
+            return
+        }
+        let kept = entry.appearance
+        blit(from: scratch.framebuffer, entry.reach, height: frame.height,
              to: kept.framebuffer, PixelBox(width: kept.width, height: kept.height), height: kept.height)
         (frame.output, frame.damage) = (capture.output, capture.damage)
-        groupCache.insert(capture.entry, hash: capture.hash)
+        groupCache.insert(entry, hash: capture.hash)
         bindCurrentTarget()
-        drawAppearance(capture.entry)
+        drawAppearance(entry)
     }
 
     /// Draws a cached group's appearance into the current target, over the reach it was kept for.
     private func drawAppearance(_ entry: GroupCache.Entry) {
-        let program = use(programs.composite)
-        glBindTexture(GLenum(GL_TEXTURE_2D), entry.appearance.texture)
-        setTexelSize(program.texelSize.source, (entry.appearance.width, entry.appearance.height))
-        setQuad(program, .identity, entry.reach.rect)
-        glUniform1f(program.uniforms.opacity, 1)
         // The kept texture starts at the reach's bottom-left corner (framebuffer rows count up).
-        glUniform2i(program.uniforms.origin, GLint(saturating: entry.reach.x0), GLint(saturating: Double(frame.height) - entry.reach.y1))
+        drawAppearance(entry.appearance, over: entry.reach, origin: (entry.reach.x0, Double(frame.height) - entry.reach.y1))
+    }
+
+    /// Draws `reach` of an appearance held in `source`, whose first texel lies at `origin`
+    /// (display pixels, rows counting up), into the current target.
+    private func drawAppearance(_ source: OffscreenTarget, over reach: PixelBox, origin: (Double, Double)) {
+        let program = use(programs.composite)
+        glBindTexture(GLenum(GL_TEXTURE_2D), source.texture)
+        setTexelSize(program.texelSize.source, (source.width, source.height))
+        setQuad(program, .identity, reach.rect)
+        glUniform1f(program.uniforms.opacity, 1)
+        glUniform2i(program.uniforms.origin, GLint(saturating: origin.0), GLint(saturating: origin.1))
         glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
     }
 }
@@ -150,6 +170,8 @@ struct OpenGroup {
     var clipBase: Int
     /// True for a group's mask (opened by `beginMask`, drawn one target above the group).
     var isMask = false
-    /// A group to keep in the cache once drawn: its key.
-    var toCache: (hash: Int, generations: [UInt64], end: Int)?
+    /// A group drawn through its appearance (`beginCapture`): its key, and whether the cache
+    /// keeps it (`GroupCache.admits`).
+    var toCache: Key?
+    typealias Key = (hash: Int, generations: [UInt64], end: Int, keep: Bool)
 }

@@ -16,8 +16,13 @@ import LaminaCompositor
 /// shadow and the pixels straight onto the display, the appearance is rounded to 8 bits once
 /// more: at most one step per channel.
 ///
+/// A group is kept the second time it is drawn with the same key (`admits`), so a group whose
+/// commands change every frame (a turning layer that casts a shadow of its pixels) is drawn
+/// through its appearance without allocating an entry no later frame would find.
+///
 /// Bounded: entries unused for `maximumIdleFrames` frames go, and beyond `budgetBytes` the
-/// least recently used go first.
+/// least recently used go first; at most `maximumSightings` keys of groups drawn once are
+/// remembered.
 final class GroupCache {
     final class Entry {
         let commands: [DrawCommand]
@@ -57,7 +62,34 @@ final class GroupCache {
     private(set) var hits = 0
     private(set) var misses = 0
     private(set) var evictions = 0
+    /// Groups drawn through their appearance without being kept (first drawn with their key,
+    /// or with no room in the budget), since start.
+    private(set) var unkept = 0
     var count: Int { entries.values.reduce(0) { $0 + $1.count } }
+    /// The keys of groups drawn once, not kept, with the frame each was last drawn in.
+    private var sightings: [Int: Int] = [:]
+    static let maximumSightings = 256
+
+    /// Whether a group missing from the cache is worth keeping: true when a group with the same
+    /// key (`key(_:_:)`'s hash) was drawn, not kept, in an earlier frame within
+    /// `maximumIdleFrames`; otherwise remembers this one. A hash shared by different commands
+    /// only keeps a group that may not be used again (`lookup` compares the commands).
+    func admits(hash: Int, frame: Int) -> Bool {
+        if let seen = sightings[hash], seen < frame, frame - seen <= Self.maximumIdleFrames {
+            sightings[hash] = nil
+            return true
+        }
+        sightings[hash] = frame
+        if sightings.count > Self.maximumSightings {
+            // The oldest half goes (a frame of many changing groups, or a long animation).
+            let kept = sightings.sorted { $0.value > $1.value }.prefix(Self.maximumSightings / 2)
+            sightings = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
+        }
+        return false
+    }
+
+    /// Counts a group drawn through its appearance and not kept.
+    func passOver() { unkept += 1 }
 
     /// The key of the group `commands[range]`: its commands' hash and their contents generations.
     static func key(_ commands: [DrawCommand], _ range: ClosedRange<Int>) -> (hash: Int, generations: [UInt64]) {
@@ -120,6 +152,9 @@ final class GroupCache {
             for e in list where frame - e.lastUsed > Self.maximumIdleFrames || e.holdsDestroyedImage { gone.append((hash, e)) }
         }
         for g in gone { remove(g.entry, hash: g.hash) }
+        if sightings.values.contains(where: { frame - $0 > Self.maximumIdleFrames }) {
+            sightings = sightings.filter { frame - $0.value <= Self.maximumIdleFrames }
+        }
         if totalBytes > budgetBytes { _ = makeRoom(0, frame: frame + 1) }
     }
 
@@ -134,12 +169,14 @@ final class GroupCache {
     func releaseAll() {
         for list in entries.values { for e in list { e.release() } }
         entries.removeAll()
+        sightings.removeAll()
         totalBytes = 0
     }
 }
 
 extension GLESRenderer {
-    /// `groupCache.entries`, `.bytes`, `.budgetBytes`, `.hits`, `.misses` and `.evictions`,
+    /// `groupCache.entries`, `.bytes`, `.budgetBytes`, `.hits`, `.misses`, `.evictions` and
+    /// `.unkept` (groups drawn through their appearance but not kept, `GroupCache.admits`),
     /// `batch.flushes` (each up to two instanced draws, `ShapeBatch`), and `occlusion.skipped`
     /// (draws and groups an opaque layer drawn later hid, since start) and `occlusion.clearsSkipped`
     /// (damage passes that an opaque layer covered wholly, so drew no clear, since start); `video.dmabufImport` (1
@@ -152,6 +189,7 @@ extension GLESRenderer {
         [("groupCache.entries", Double(groupCache.count)), ("groupCache.bytes", Double(groupCache.totalBytes)),
          ("groupCache.budgetBytes", Double(groupCache.budgetBytes)), ("groupCache.hits", Double(groupCache.hits)),
          ("groupCache.misses", Double(groupCache.misses)), ("groupCache.evictions", Double(groupCache.evictions)),
+         ("groupCache.unkept", Double(groupCache.unkept)),
          ("batch.flushes", Double(batchDraws)), ("occlusion.skipped", Double(occludedDraws)),
          ("occlusion.clearsSkipped", Double(skippedClears)),
          ("contents.blits", Double(contentsBlits)),

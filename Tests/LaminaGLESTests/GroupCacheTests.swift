@@ -24,20 +24,59 @@ struct GroupCacheTests {
         return try drawList([card, panel, masked], width: 400, height: 200, background: rgb(16, 16, 16))
     }
 
-    @Test("opacity, shadow and mask groups are drawn from the cache the second time, with the pixels of a fresh draw")
+    @Test("opacity, shadow and mask groups are kept the second time they are drawn the same, with the pixels of a fresh draw")
     func opacityGroupsAreKept() throws {
         let list = try Self.scene()
         let backend = try HeadlessDisplay(width: 400, height: 200)
         backend.damageTracking = false
         try backend.present(list)
-        let hitsBefore = backend.renderer.groupCache.hits
+        let cache = backend.renderer.groupCache
+        #expect(cache.count == 0 && cache.unkept == 3, "drawn once: not kept yet (\(cache.count) kept)")
+        let first = try backend.screenshot()
         try backend.present(list)
-        #expect(backend.renderer.groupCache.hits - hitsBefore == 3, "the three groups (opacity, shadow, mask) came from the cache")
+        #expect(cache.count == 3 && cache.hits == 0, "drawn twice the same: kept")
+        let hitsBefore = cache.hits
+        try backend.present(list)
+        #expect(cache.hits - hitsBefore == 3, "the three groups (opacity, shadow, mask) came from the cache")
+        #expect(first.difference(from: try backend.screenshot()).worst == 0, "a group not kept looks the same as a kept one")
         let cached = try backend.screenshot()
         backend.renderer.cachesGroups = false
         try backend.present(list)
         let d = cached.difference(from: try backend.screenshot())
         // The appearance is rounded to 8 bits once more than a direct composite: one step at most.
         #expect(d.worst <= 1, "largest channel difference \(d.worst) at (\(d.x), \(d.y)), \(d.differing) pixels differ")
+    }
+
+    /// A group whose commands change every frame (a turning card with a shadow of its pixels)
+    /// is drawn through its appearance each frame but never kept: no entry allocated, none
+    /// evicted. Once it stops, it is kept the second frame it is drawn the same.
+    @Test("a group changing every frame is not kept, and is kept once it stops")
+    func changingGroupsAreNotKept() throws {
+        func list(_ angle: Double) throws -> DrawList {
+            let card = SceneLayer(frame: Rect(150, 50, 100, 100), color: rgb(30, 90, 200), sublayers: [
+                SceneLayer(frame: Rect(10, 10, 40, 30), color: rgb(250, 200, 40)),
+            ]) {
+                $0.shadowOpacity = 0.8; $0.shadowRadius = 6; $0.cornerRadius = 12
+                $0.transform = .rotation(angle: angle)
+            }
+            return try drawList([card], width: 400, height: 200, background: rgb(16, 16, 16))
+        }
+        let backend = try HeadlessDisplay(width: 400, height: 200)
+        backend.damageTracking = false
+        let cache = backend.renderer.groupCache
+        for k in 0..<12 { try backend.present(try list(Double(k) * 0.1)) }
+        #expect(cache.count == 0 && cache.evictions == 0 && cache.hits == 0, "\(cache.count) kept, \(cache.evictions) evicted")
+        #expect(cache.unkept == 12 && cache.misses == 12)
+        // Turned by a frame's step, drawn straight onto the display: the same within a step.
+        let turning = try backend.screenshot()
+        backend.renderer.cachesGroups = false
+        try backend.present(try list(1.1))
+        let d = turning.difference(from: try backend.screenshot())
+        #expect(d.worst <= 1, "largest channel difference \(d.worst) at (\(d.x), \(d.y))")
+        backend.renderer.cachesGroups = true
+        try backend.present(try list(1.1))
+        #expect(cache.count == 1 && cache.hits == 0, "the still card, drawn the second time, is kept")
+        try backend.present(try list(1.1))
+        #expect(cache.hits == 1)
     }
 }

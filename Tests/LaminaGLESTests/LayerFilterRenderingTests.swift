@@ -137,8 +137,9 @@ struct LayerFilterRenderingTests {
         #expect(Pixel(image, 15, 10).isClose(to: Pixel(0, 0, 0), tolerance: 2), "\(Pixel(image, 15, 10))")
     }
 
-    /// A still filtered layer is a group like any other: kept in the group cache, its passes
-    /// run once, and drawn from there with the pixels of a fresh draw.
+    /// A still filtered layer is a group like any other: kept in the group cache the second
+    /// time it is drawn, its passes not run again, and drawn from there with the pixels of a
+    /// fresh draw.
     @Test("a still filtered layer is drawn from the group cache")
     func cached() throws {
         let layer = SceneLayer(frame: Rect(x: 20, y: 20, width: 40, height: 40), color: rgb(200, 80, 40)) {
@@ -147,6 +148,7 @@ struct LayerFilterRenderingTests {
         let list = try drawList([layer], width: 100, height: 100, background: .black)
         let backend = try HeadlessDisplay(width: 100, height: 100)
         backend.damageTracking = false
+        try backend.present(list)
         try backend.present(list)
         let passes = backend.renderer.filterPasses, hits = backend.renderer.groupCache.hits
         try backend.present(list)
