@@ -12,8 +12,8 @@ import Testing
 /// exported as dma-bufs, so no GPU and no authentication with laminad's display device are
 /// needed. It shows picture A (left half red, right half blue), then on SIGUSR1 picture B
 /// (green, white), and first tries a memory file as a dma-buf, which laminad must refuse.
-/// Part of the serialized KMS suite, so no two guests boot at once.
-extension KMSVMTests {
+/// Part of the serialized KMS suite `KMSSystemVMTests` (KMSVMTests.swift).
+extension KMSSystemVMTests {
     /// The client, compiled into a folder the guest sees (the host's root is the guest's).
     static func dmabufClient() throws -> String {
         let out = VMHarness.repository + "/.cache/vm/dmabuf-client"

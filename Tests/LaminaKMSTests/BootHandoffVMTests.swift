@@ -5,14 +5,14 @@ import Testing
 /// The boot handoff on real KMS (issue 29 §2): a splash is on the display before laminad starts
 /// (`lamina-probe splash`, left half orange, right half green); laminad takes the display over
 /// without a modeset, shows the splash as the background until a client's first frame (a
-/// full-screen blue layer), then crossfades to it. Part of the serialized KMS suite (a nested
-/// suite, so `--filter BootHandoffVMTests` runs it alone).
+/// full-screen blue layer), then crossfades to it. Part of the serialized KMS suite
+/// `KMSSystemVMTests` (a nested suite, so `--filter BootHandoffVMTests` runs it alone).
 ///
 /// The guest runs Debian 12's Linux 6.1. There a DRM client's framebuffers die with its file:
 /// a KMS program that exits cannot leave its picture (`kernelTakesAnExitedProgramsPicture`
 /// shows it), so the splashes that work are the fbdev one (the kernel owns /dev/fb0's
 /// framebuffer) and a KMS one that stays alive after dropping DRM master (plymouth's way).
-extension KMSVMTests {
+extension KMSSystemVMTests {
     @Suite struct BootHandoffVMTests {
         static let left = (230, 120, 20), right = (20, 160, 90), scene = (40, 64, 200)
         static let sceneFile = ##"{"sublayers":[{"bounds":[0,0,1280,800],"position":[640,400],"backgroundColor":"#2840C8FF"}]}"##

@@ -8,8 +8,8 @@ import Testing
 /// 0.0.0.0; its output sits at 1.0.0.0). `laminactl display off` must reach the TV as
 /// <Standby>, `display on` as <Image View On> then <Active Source> 1.0.0.0, and the TV's
 /// answers to <Give Device Power Status> must show in `stats`. Part of the serialized KMS suite
-/// (a nested suite, so `--filter CECVMTests` runs it alone); skipped, with the reason, where the
-/// guest kernel's vivid has no CEC adapters (CONFIG_VIDEO_VIVID_CEC off).
+/// `KMSVMTests` (a nested suite, so `--filter CECVMTests` runs it alone); skipped, with the
+/// reason, where the guest kernel's vivid has no CEC adapters (CONFIG_VIDEO_VIVID_CEC off).
 extension KMSVMTests {
     @Suite struct CECVMTests {
         @Test func displayOffPutsTheTVInStandbyAndOnWakesIt() throws {

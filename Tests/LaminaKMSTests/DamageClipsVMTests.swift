@@ -11,7 +11,7 @@ import Testing
 /// After a small change (a 40×40 dot turns yellow, then cyan), the last commit's clip on the
 /// primary plane is the dot's (grown for antialiasing), and the screen is right: vkms's CRC of
 /// the composed frame equals that of a laminad started afresh with the final scene, drawn whole.
-/// Part of the serialized KMS suite.
+/// Part of the serialized KMS suite `KMSVMTests` (KMSVMTests.swift).
 extension KMSVMTests {
     @Test func theKernelReceivesTheDamageClipsOfASmallChange() throws {
         let small = testScene.replacingOccurrences(of: "\n]}", with: ",\n {\"name\":\"dot\",\"bounds\":[0,0,40,40],\"position\":[640,400],\"backgroundColor\":\"#FFFFFFFF\"}\n]}")

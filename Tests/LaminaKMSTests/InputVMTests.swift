@@ -83,8 +83,8 @@ func requireUdev() throws {
 
 /// laminad's input devices in QEMU guests: QEMU's virtio keyboard and tablet driven over QMP,
 /// and multi-touch screens made with uinput inside the guest (lamina-uinput), all through
-/// libinput's udev backend (systemd-udevd runs in the guest). Part of the serialized KMS suite,
-/// so no two guests boot at once.
+/// libinput's udev backend (systemd-udevd runs in the guest). Part of the serialized KMS suite
+/// `KMSVMTests` (KMSVMTests.swift).
 extension KMSVMTests {
     /// QEMU's tablet and keyboard (virtio) on a 1280x800 virtio-gpu output, German keymap from
     /// the configuration. A tablet move to (0.25, 0.5) of the screen is the desktop point

@@ -14,8 +14,18 @@ let testScene = """
 /// The same rectangles in other colours, to make the daemon draw frames.
 let testSceneAlternate = testScene.replacingOccurrences(of: "#FF0000FF", with: "#FF00FFFF")
 
-/// laminad on real KMS devices in QEMU guests (virtio-gpu, bochs-display), one boot per test.
-/// Serialized: each boot uses both cores, and they are DRM tests (one master at a time).
+/// laminad on real KMS devices in QEMU guests (virtio-gpu, bochs-display), one boot per test:
+/// the display, input and output tests.
+///
+/// The KMS VM tests come in four serialized suites (this one, `KMSSystemVMTests`,
+/// `ES2VMTests` and `FlipRaceVMTests`), each one guest at a time, which run beside each other:
+/// Swift Testing runs as many tests at once as the machine has cores, so two guests on two
+/// cores. A guest waits more than it computes (page flips, video, polls of laminad): two at once
+/// finish in about two thirds of the time one after the other, each about as fast as alone. Every
+/// guest is its own machine (its own DRM device and master); each test has its own folder
+/// (`.cache/vm/tests/NAME`), and what they share on the host (the guest kernel and initramfs,
+/// vkms's build) is made under a lock (vmkms.py). Each test's waits are scaled by its guest's
+/// speed, measured at its boot and first request (`VMHarness.prelude`).
 @Suite("KMS in a QEMU guest", .serialized)
 struct KMSVMTests {
     /// The committed scene, pixel for pixel on virtio-gpu with atomic modesetting; also measures
@@ -499,3 +509,8 @@ struct KMSVMTests {
         #expect(run.values["laminad_exit"] == "0")
     }
 }
+
+/// The KMS VM tests of booting, video, apps' buffers, waking and packaging: the second of the
+/// serialized KMS suites (see `KMSVMTests`), balanced against it by the time its tests take.
+@Suite("KMS in a QEMU guest: boot, video, apps, packages", .serialized)
+struct KMSSystemVMTests {}

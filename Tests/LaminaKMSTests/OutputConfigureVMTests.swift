@@ -5,7 +5,8 @@ import Testing
 /// Outputs changed at run time on virtio-gpu (issue 27): `laminactl output Virtual-1 mode
 /// 1024x768` sets the mode while laminad runs, `transform 90` turns the picture, a mode the
 /// display does not offer is refused with the modes it does, and the screen shows each, by
-/// QEMU's screendumps. Part of the serialized KMS suite.
+/// QEMU's screendumps. Part of the serialized KMS suite
+/// `KMSVMTests`.
 extension KMSVMTests {
     @Test func aModeChangeAndARotationAtRunTime() throws {
         let run = try VMHarness.run("output-configure", files: ["scene.json": testScene], script: """

@@ -19,8 +19,8 @@ import Testing
 /// runs 2 and 3 must give the same checksum: the plane shows, bit for bit, what compositing
 /// draws. laminad's screenshots (the primary plane with the plane's picture laid over it) show
 /// the camera's colour bars in place in both.
-/// Part of the serialized KMS suite, so no two guests boot at once.
-extension KMSVMTests {
+/// Part of the serialized KMS suite `KMSSystemVMTests` (KMSVMTests.swift).
+extension KMSSystemVMTests {
     @Test func cameraVideoGoesOnAnOverlayPlaneAndTheScreenIsTheSame() throws {
         func scene(contentsRect: String, clips: Bool) -> String {
             """

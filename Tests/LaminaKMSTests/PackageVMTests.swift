@@ -16,7 +16,7 @@ import Testing
 /// `apt install ./*.deb` would fetch. The packages come from `.build/packages` (`.ci/run` makes
 /// them with `scripts/package.sh --out .build/packages` before the tests); without them the test
 /// is skipped, saying so (a failure where LAMINA_REQUIRE_VM=1).
-extension KMSVMTests {
+extension KMSSystemVMTests {
     static var packages: String { VMHarness.repository + "/.build/packages" }
 
     @Test func thePackagesInstallAndRunAKioskWithoutSwift() throws {

@@ -16,8 +16,8 @@ import Testing
 /// no new privileges) and from systemd. Under the unit before issue 24 all three failed (no
 /// /home, no V4L2 devices, no IPv4). Then `systemd/laminad-offline.conf`, installed as a
 /// drop-in, is read back from systemd: the old unit's network settings again. Part of the
-/// serialized KMS suite, so no two guests boot at once.
-extension KMSVMTests {
+/// serialized KMS suite `KMSSystemVMTests` (KMSVMTests.swift).
+extension KMSSystemVMTests {
     @Test func theShippedUnitPlaysHomeFilesCamerasAndStreams() throws {
         let scene = """
             {"sublayers":[

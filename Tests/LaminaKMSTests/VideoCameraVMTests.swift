@@ -11,8 +11,8 @@ import Testing
 /// right order (a swapped red and blue would swap yellow with cyan and red with blue); and the
 /// overlay planner finds the video fit for a plane but the device without one. An import in
 /// place needs a GPU's driver, and a plane a device with overlay planes; this VM has neither.
-/// Part of the serialized KMS suite, so no two guests boot at once.
-extension KMSVMTests {
+/// Part of the serialized KMS suite `KMSSystemVMTests` (KMSVMTests.swift).
+extension KMSSystemVMTests {
     @Test func cameraFramesComeAsDMABufsAndShowTheBars() throws {
         let scene = """
             {"sublayers":[{"name":"camera","bounds":[0,0,640,360],"position":[320,180],

@@ -3,8 +3,8 @@ import LaminaCore
 import Testing
 
 /// Input on real KMS in a QEMU guest: the parts that need a display that can blank. In the
-/// serialized KMS suite, so no two guests boot at once.
-extension KMSVMTests {
+/// serialized KMS suite `KMSSystemVMTests` (KMSVMTests.swift).
+extension KMSSystemVMTests {
     /// A display blanked for idleness wakes at the first touch, and that touch is not
     /// delivered (its down, moves and up); the next touch is. `laminactl events` on the session
     /// `laminactl apply` made shows what was delivered.
