@@ -101,7 +101,9 @@ struct WAVFile {
 /// (`[audio] sink = "wavenc ! filesink location=…"`): the samples written are the clip's for
 /// the media time each clock step advanced, at the video's volume; a sink of "none" or one
 /// that cannot open leaves the video playing silent, with why in `stats`.
-@Suite("video sound end to end", .serialized, .timeLimit(.minutes(3)))
+/// (The time limit only guards against a hang: a test takes seconds alone, minutes on a
+/// 2-core machine running the KMS guests beside it.)
+@Suite("video sound end to end", .serialized, .timeLimit(.minutes(10)))
 @MainActor
 struct VideoAudioTests {
     /// A layer showing `video` at (10, 10), red behind it (so a black picture is told from none).

@@ -67,10 +67,10 @@ extension KMSSystemVMTests {
         """
     }
 
-    @Test func anAppsDMABufIsShownAndReleasedOnVirtioGPU() throws {
+    @Test func anAppsDMABufIsShownAndReleasedOnVirtioGPU() async throws {
         let client = try Self.dmabufClient()
         let keys = "wayland.dmabufFormats wayland.dmabufRefused video.dmabufCopied images"
-        let run = try VMHarness.run("dmabuf-virtio", device: "virtio", script: Self.dmabufScript(client: client, before: """
+        let run = try await VMHarness.run("dmabuf-virtio", device: "virtio", script: Self.dmabufScript(client: client, before: """
             settle
             shot a
             stats a "\(keys)"
@@ -105,10 +105,10 @@ extension KMSSystemVMTests {
     /// Direct scan-out: the kiosk's opaque window, drawn straight and on top, goes on an overlay
     /// plane: the kernel's atomic state shows the plane lit with a 400 × 300 framebuffer (the
     /// app's buffer) at the window's place, and the renderer copies nothing once it is there.
-    @Test func anOpaqueAppWindowIsScannedOutOnAnOverlayPlane() throws {
+    @Test func anOpaqueAppWindowIsScannedOutOnAnOverlayPlane() async throws {
         let client = try Self.dmabufClient()
         let keys = "video.overlayScanoutFrames video.overlayCompositedFrames video.dmabufCopied"
-        let run = try VMHarness.run("dmabuf-vkms", device: "vkms", script: """
+        let run = try await VMHarness.run("dmabuf-vkms", device: "vkms", script: """
             mount -t debugfs none /sys/kernel/debug 2>/dev/null
             \(Self.dmabufScript(client: client, before: """
             wait_log "app window on Virtual-1 scanned out on overlay plane" 300

@@ -95,8 +95,8 @@ extension KMSSystemVMTests {
         /// values at known times. At exit (`on_exit = keep`), 6.1 has no CLOSEFB: laminad copies
         /// its last frame into the console's framebuffer and puts that back; the shot after
         /// exit shows the scene.
-        @Test func fbdevSplashFadesToTheSceneWithoutABlackFrame() throws {
-            let run = try VMHarness.run("boot-fbdev", timeout: 240, files: [
+        @Test func fbdevSplashFadesToTheSceneWithoutABlackFrame() async throws {
+            let run = try await VMHarness.run("boot-fbdev", timeout: 240, files: [
                 "scene.json": Self.sceneFile,
                 "boot.toml": "[boot]\nhandoff = \"fade\"\nfade_seconds = 6\non_exit = \"keep\"\n",
             ], script: """
@@ -165,8 +165,8 @@ extension KMSSystemVMTests {
         /// closes; the fbdev console then comes back). And plymouth's way does work: a splash
         /// that stays alive after dropping DRM master is taken over by laminad (its framebuffer
         /// imported through GetFB2), and laminad shows it until the client's frame.
-        @Test func kernelTakesAnExitedProgramsPictureButNotALiveOnes() throws {
-            let run = try VMHarness.run("boot-kms", timeout: 240, files: [
+        @Test func kernelTakesAnExitedProgramsPictureButNotALiveOnes() async throws {
+            let run = try await VMHarness.run("boot-kms", timeout: 240, files: [
                 "scene.json": Self.sceneFile,
                 "boot.toml": "[boot]\nhandoff = \"keep\"\n",
             ], script: """

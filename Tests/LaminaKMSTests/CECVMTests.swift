@@ -12,8 +12,8 @@ import Testing
 /// reason, where the guest kernel's vivid has no CEC adapters (CONFIG_VIDEO_VIVID_CEC off).
 extension KMSVMTests {
     @Suite struct CECVMTests {
-        @Test func displayOffPutsTheTVInStandbyAndOnWakesIt() throws {
-            let run = try VMHarness.run("cec", script: """
+        @Test func displayOffPutsTheTVInStandbyAndOnWakesIt() async throws {
+            let run = try await VMHarness.run("cec", script: """
                 "$B/lamina-probe" cec-list > /tmp/cec-list
                 sed 's/^/VMKMS_CEC /' /tmp/cec-list
                 TV=$(awk '$3 ~ /vid-cap/ { print $1; exit }' /tmp/cec-list)

@@ -29,8 +29,8 @@ extension KMSVMTests {
     /// on panel pixel (1280 − 200.5, 100.5) → (1079, 100), and the turned arrow's tip is at
     /// (16, 0) of its buffer, so the plane goes to (1063, 100). Last, the same moves with legacy
     /// modesetting.
-    @Test func cursorFollowsThePointerHidesAndTurns() throws {
-        let run = try VMHarness.run("cursor", files: [
+    @Test func cursorFollowsThePointerHidesAndTurns() async throws {
+        let run = try await VMHarness.run("cursor", files: [
             "cursor.toml": "[display]\ncursor = true\ncursor_hide_after = 0\n",
         ], script: cursorState + """
             start_laminad --config $D/cursor.toml --log-level trace
@@ -120,8 +120,8 @@ extension KMSVMTests {
     /// bochs has no cursor plane: the renderer draws the arrow, so pointer motion schedules a
     /// frame that draws it at the new place (and damage repaints the old one), and a touch
     /// schedules one without it.
-    @Test func drawnCursorFollowsThePointer() throws {
-        let run = try VMHarness.run("cursor-drawn", device: "bochs", files: [
+    @Test func drawnCursorFollowsThePointer() async throws {
+        let run = try await VMHarness.run("cursor-drawn", device: "bochs", files: [
             "scene.json": testScene, "cursor.toml": "[display]\ncursor = true\ncursor_hide_after = 0\n",
         ], script: """
             start_laminad --config $D/cursor.toml
@@ -153,8 +153,8 @@ extension KMSVMTests {
 extension KMSVMTests {
     /// Two heads (Virtual-2 connected by the host, at desktop x 1280): pointer motion across
     /// the edge takes the cursor off Virtual-1's CRTC and puts it on Virtual-2's, and back.
-    @Test func cursorCrossesOutputs() throws {
-        let run = try VMHarness.run("cursor-heads", outputs: 2, vncHead: 1, files: [
+    @Test func cursorCrossesOutputs() async throws {
+        let run = try await VMHarness.run("cursor-heads", outputs: 2, vncHead: 1, files: [
             "cursor.toml": "[display]\ncursor = true\ncursor_hide_after = 0\n",
         ], script: cursorState + """
             # cursor_crtcs: each CRTC showing a 64x64 cursor plane, and where.

@@ -13,11 +13,11 @@ import Testing
 /// the composed frame equals that of a laminad started afresh with the final scene, drawn whole.
 /// Part of the serialized KMS suite `KMSVMTests` (KMSVMTests.swift).
 extension KMSVMTests {
-    @Test func theKernelReceivesTheDamageClipsOfASmallChange() throws {
+    @Test func theKernelReceivesTheDamageClipsOfASmallChange() async throws {
         let small = testScene.replacingOccurrences(of: "\n]}", with: ",\n {\"name\":\"dot\",\"bounds\":[0,0,40,40],\"position\":[640,400],\"backgroundColor\":\"#FFFFFFFF\"}\n]}")
         let changed = small.replacingOccurrences(of: "#FFFFFFFF", with: "#FFFF00FF")
         let again = small.replacingOccurrences(of: "#FFFFFFFF", with: "#00FFFFFF")
-        let run = try VMHarness.run("damage-clips", device: "vkms", files: ["scene.json": small, "changed.json": changed, "again.json": again], script: """
+        let run = try await VMHarness.run("damage-clips", device: "vkms", files: ["scene.json": small, "changed.json": changed, "again.json": again], script: """
             mount -t debugfs none /sys/kernel/debug 2>/dev/null
             start_laminad --session-journal ""
             apply $D/scene.json; settle

@@ -14,7 +14,7 @@ import Testing
 struct ES2VMTests {
     /// The scene (solid rectangles, a rounded and bordered panel with a shadow), then a small
     /// change drawn with damage, then an implicit animation, all on the VC4 profile.
-    @Test func vc4ProfileShowsTheSceneOnKMS() throws {
+    @Test func vc4ProfileShowsTheSceneOnKMS() async throws {
         let panel = ",\n {\"name\":\"panel\",\"bounds\":[0,0,300,200],\"position\":[640,450],\"backgroundColor\":\"#FFFFFFFF\","
             + "\"cornerRadius\":40,\"borderWidth\":6,\"borderColor\":\"#FFFF00FF\",\"shadowOpacity\":1,\"shadowRadius\":0,"
             + "\"shadowOffset\":[0,30],\"shadowColor\":\"#FF00FFFF\"}"
@@ -23,7 +23,7 @@ struct ES2VMTests {
         let yellow = scene.replacingOccurrences(of: "\"backgroundColor\":\"#FFFFFFFF\"}\n]}", with: "\"backgroundColor\":\"#FFFF00FF\"}\n]}")
         let changed = scene.replacingOccurrences(of: "\"backgroundColor\":\"#FFFFFFFF\"}\n]}", with: "\"backgroundColor\":\"#00FFFFFF\"}\n]}")
         let moved = changed.replacingOccurrences(of: #""position":[200,150]"#, with: #""position":[200,550]"#)
-        let run = try VMHarness.run("es2", files: ["scene.json": scene, "yellow.json": yellow, "changed.json": changed, "moved.json": moved], script: """
+        let run = try await VMHarness.run("es2", files: ["scene.json": scene, "yellow.json": yellow, "changed.json": changed, "moved.json": moved], script: """
             export MESA_GLES_VERSION_OVERRIDE=2.0
             start_laminad --gles vc4
             apply $D/scene.json; settle

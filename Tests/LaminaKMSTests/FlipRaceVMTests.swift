@@ -16,8 +16,8 @@ struct FlipRaceVMTests {
     ]}
     """
 
-    @Test func blankingOneHeadMidFlipLeavesTheOtherFlipping() throws {
-        let run = try VMHarness.run("flip-race", outputs: 2, vncHead: 1, files: ["spin.json": Self.spinner], script: """
+    @Test func blankingOneHeadMidFlipLeavesTheOtherFlipping() async throws {
+        let run = try await VMHarness.run("flip-race", outputs: 2, vncHead: 1, files: ["spin.json": Self.spinner], script: """
             # A stand-in for systemd's notify socket: counts the watchdog pings.
             python3 -c '
             import socket

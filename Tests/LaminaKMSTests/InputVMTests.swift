@@ -91,9 +91,9 @@ extension KMSVMTests {
     /// (320, 400); the left button; Shift+a types "A"; KEY_Y types "z" (German layout); Return.
     /// Then a VT switch away cancels everything in flight and closes the devices, and back
     /// opens them again: a move to the screen's centre is (640, 400).
-    @Test func qemuTabletAndKeyboardBecomeInputActions() throws {
+    @Test func qemuTabletAndKeyboardBecomeInputActions() async throws {
         try requireUdev()
-        let run = try VMHarness.run("input-qemu", input: true, files: [
+        let run = try await VMHarness.run("input-qemu", input: true, files: [
             "input.toml": "[input]\nkeyboard_layout = \"de\"\n",
         ], script: """
             start_udev
@@ -154,9 +154,9 @@ extension KMSVMTests {
     /// card is. A tablet move reaches laminad; switching to VT 2 disables the seat, which
     /// cancels input in flight and closes the devices before laminad acknowledges; back on VT 1
     /// seatd opens them again and the next move arrives.
-    @Test func devicesThroughSeatdAsOrdinaryUser() throws {
+    @Test func devicesThroughSeatdAsOrdinaryUser() async throws {
         try requireUdev()
-        let run = try VMHarness.run("input-seat", input: true, script: """
+        let run = try await VMHarness.run("input-seat", input: true, script: """
             start_udev
             seatd -u nobody -g nogroup -l info >/tmp/seatd.log 2>&1 &
             SEATD=$!
@@ -203,7 +203,7 @@ extension KMSVMTests {
     /// picture and three quarters down: (400, 960). A second touchscreen with a configured
     /// calibration [0.5, 0, 0.1, 0, 0.5, 0.2] sees the same touch at (0.225, 0.45), which is
     /// (0.45·800, 0.775·1280) = (360, 992). Closing each tool's input removes its device.
-    @Test func uinputTouchscreensOnARotatedOutput() throws {
+    @Test func uinputTouchscreensOnARotatedOutput() async throws {
         try requireUdev()
         let config = """
             [[input.device]]
@@ -211,7 +211,7 @@ extension KMSVMTests {
             output = "Virtual-1"
             calibration = [0.5, 0, 0.1, 0, 0.5, 0.2]
             """
-        let run = try VMHarness.run("input-touch", files: ["touch.toml": config], script: """
+        let run = try await VMHarness.run("input-touch", files: ["touch.toml": config], script: """
             start_udev
             start_laminad --output Virtual-1:transform=90 --config $D/touch.toml
             wait_log "input: libinput on seat" 100
@@ -276,10 +276,10 @@ extension KMSVMTests {
     /// under it (`laminactl events`: enter, move, press, release on "bg", not injected, with the
     /// kernel's timestamp). Then `lamina-probe input-latency` measures kernel event → client for
     /// tablet moves (a figure for the notes; the test checks only that one came out).
-    @Test func deviceEventsReachClientsWithLatency() throws {
+    @Test func deviceEventsReachClientsWithLatency() async throws {
         try requireUdev()
         let scene = ##"{"sublayers":[{"name":"bg","bounds":[0,0,1280,800],"position":[640,400],"backgroundColor":"#202040"},{"name":"btn","bounds":[0,0,100,100],"position":[1000,600],"backgroundColor":"#FF0000"}]}"##
-        let run = try VMHarness.run("input-clients", input: true, files: ["scene.json": scene], script: """
+        let run = try await VMHarness.run("input-clients", input: true, files: ["scene.json": scene], script: """
             start_udev
             start_laminad
             wait_log "input: added 'QEMU Virtio Tablet'" 150
@@ -326,14 +326,14 @@ extension KMSVMTests {
     /// (a getty, a shell) must not see what is typed on the kiosk, and Ctrl+Alt+Fn switches
     /// VTs through laminad. The control run, with laminad's input off, shows the check can fail:
     /// there the console gets the keys.
-    @Test func theConsoleDoesNotSeeKeysLaminadReads() throws {
+    @Test func theConsoleDoesNotSeeKeysLaminadReads() async throws {
         try requireUdev()
         func type(_ keys: [String]) -> String {
             keys.map { "qmp input-send-event '\(qmpKey($0, true))'\nqmp input-send-event '\(qmpKey($0, false))'" }.joined(separator: "\n")
         }
         let ctrlAltF2 = ["ctrl", "alt", "f2"].map { "qmp input-send-event '\(qmpKey($0, true))'" }.joined(separator: "\n")
             + "\n" + ["f2", "alt", "ctrl"].map { "qmp input-send-event '\(qmpKey($0, false))'" }.joined(separator: "\n")
-        let run = try VMHarness.run("input-console", input: true, files: ["off.toml": "[input]\nenabled = false\n"], script: """
+        let run = try await VMHarness.run("input-console", input: true, files: ["off.toml": "[input]\nenabled = false\n"], script: """
             start_udev
             cat /dev/tty1 >/tmp/tty1.txt 2>/dev/null &
             CAT=$!
@@ -377,9 +377,9 @@ extension KMSVMTests {
     /// at the panel's (0.25, 0.5) lands at (320, 400) of the 1280x800 desktop; after
     /// `laminactl output Virtual-1 transform 90` the same touch lands where the finger is on the
     /// turned picture (800x1280): (400, 960), as when laminad starts turned.
-    @Test func touchFollowsARotationMadeAtRunTime() throws {
+    @Test func touchFollowsARotationMadeAtRunTime() async throws {
         try requireUdev()
-        let run = try VMHarness.run("input-turned", script: """
+        let run = try await VMHarness.run("input-turned", script: """
             start_udev
             start_laminad
             wait_log "input: libinput on seat" 100

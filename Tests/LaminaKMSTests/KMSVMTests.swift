@@ -30,8 +30,8 @@ let testSceneAlternate = testScene.replacingOccurrences(of: "#FF0000FF", with: "
 struct KMSVMTests {
     /// The committed scene, pixel for pixel on virtio-gpu with atomic modesetting; also measures
     /// the time to the first frame, the frame time at 1280x800, and laminad's CPU use while idle.
-    @Test func atomicVirtioShowsTheScene() throws {
-        let run = try VMHarness.run("atomic", files: ["scene.json": testScene, "alt.json": testSceneAlternate], script: """
+    @Test func atomicVirtioShowsTheScene() async throws {
+        let run = try await VMHarness.run("atomic", files: ["scene.json": testScene, "alt.json": testSceneAlternate], script: """
             start_laminad --log-level trace
             wait_log "first frame on screen" 100
             apply $D/scene.json; settle
@@ -89,8 +89,8 @@ struct KMSVMTests {
     /// `chvt 1` gives the display back with the scene including that commit. On exit laminad
     /// gives the CRTC back what it showed before and puts VT 1 back in text mode, so the
     /// console draws again (cleared to blue after exit).
-    @Test func bochsShowsTheSceneAndFollowsVTSwitches() throws {
-        let run = try VMHarness.run("bochs", device: "bochs", files: [
+    @Test func bochsShowsTheSceneAndFollowsVTSwitches() async throws {
+        let run = try await VMHarness.run("bochs", device: "bochs", files: [
             "scene.json": testScene, "alt.json": testSceneAlternate,
             "cursor.toml": "[display]\ncursor = true\ncursor_position = [640, 400]\n",
         ], script: """
@@ -146,8 +146,8 @@ struct KMSVMTests {
 
     /// `transform=90` turns the picture clockwise in the renderer (the plane cannot rotate):
     /// the 800x1280 desktop's top-left corner lands at the panel's top-right.
-    @Test func rotation90TurnsTheScene() throws {
-        let run = try VMHarness.run("rotate90", files: ["scene.json": testScene], script: """
+    @Test func rotation90TurnsTheScene() async throws {
+        let run = try await VMHarness.run("rotate90", files: ["scene.json": testScene], script: """
             start_laminad --output Virtual-1:transform=90
             apply $D/scene.json; settle
             shot scene
@@ -167,8 +167,8 @@ struct KMSVMTests {
     /// that wakes the screen and its screendump, four laminactl calls, must come before it
     /// blanks again): the screen goes black that long after the last change, and the next
     /// commit lights it with that commit's scene.
-    @Test func masterContentionAndBlanking() throws {
-        let run = try VMHarness.run("control", files: ["scene.json": testScene, "alt.json": testSceneAlternate], script: """
+    @Test func masterContentionAndBlanking() async throws {
+        let run = try await VMHarness.run("control", files: ["scene.json": testScene, "alt.json": testSceneAlternate], script: """
             start_laminad
             apply $D/scene.json; settle
             "$B/laminad" --backend kms --socket /run/second.sock >/tmp/second.log 2>&1
@@ -226,7 +226,7 @@ struct KMSVMTests {
     /// resizes it (RFB SetDesktopSize, a hotplug uevent), without restarting laminad; each head
     /// shows its own part of the desktop. Then laminad again with `--layout separate`: a layer
     /// named after each output is that output's root, so the same coordinates land on each head.
-    @Test func hotpluggedSecondHeadLightsUp() throws {
+    @Test func hotpluggedSecondHeadLightsUp() async throws {
         let scene = """
         {"sublayers":[
          {"name":"red","bounds":[0,0,400,300],"position":[200,150],"backgroundColor":"#FF0000FF"},
@@ -241,7 +241,7 @@ struct KMSVMTests {
           "sublayers":[{"bounds":[0,0,200,200],"position":[200,200],"backgroundColor":"#FF8000FF"}]}
         ]}
         """
-        let run = try VMHarness.run("hotplug", outputs: 2, vncHead: 1, files: ["scene.json": scene, "separate.json": separate], script: """
+        let run = try await VMHarness.run("hotplug", outputs: 2, vncHead: 1, files: ["scene.json": scene, "separate.json": separate], script: """
             start_laminad
             apply $D/scene.json; settle
             shot one 0
@@ -284,8 +284,8 @@ struct KMSVMTests {
     /// change from the host (RFB SetDesktopSize 1024x768, a real hotplug event) resizes it
     /// again; unplugging (`off` + change uevent) releases the head (its connector is no longer
     /// bound to a CRTC) and laminad keeps running.
-    @Test func startsWithoutADisplayAndFollowsHotplug() throws {
-        let run = try VMHarness.run("nodisplay", vncHead: 0, files: ["scene.json": testScene], script: """
+    @Test func startsWithoutADisplayAndFollowsHotplug() async throws {
+        let run = try await VMHarness.run("nodisplay", vncHead: 0, files: ["scene.json": testScene], script: """
             STATUS=/sys/class/drm/card0-Virtual-1
             size() { value $1 "$("$B/laminactl" stats | awk '/^width /{w=$2} /^height /{h=$2} END{print w "x" h}')"; }
             echo off >$STATUS/status
@@ -345,8 +345,8 @@ struct KMSVMTests {
     /// (the card stays root-only) and gets the card from seatd via libseat. Switching to VT 2 disables the seat: laminad stops
     /// drawing (a commit meanwhile is not shown) and acknowledges; switching back to VT 1
     /// enables it, and laminad sets the mode again and shows the current scene.
-    @Test func seatdSessionAsOrdinaryUserSurvivesAVTSwitch() throws {
-        let run = try VMHarness.run("seat", files: ["scene.json": testScene, "alt.json": testSceneAlternate], script: """
+    @Test func seatdSessionAsOrdinaryUserSurvivesAVTSwitch() async throws {
+        let run = try await VMHarness.run("seat", files: ["scene.json": testScene, "alt.json": testSceneAlternate], script: """
             seatd -u nobody -g nogroup -l info >/tmp/seatd.log 2>&1 &
             SEATD=$!
             poll 50 test -S /run/seatd.sock || echo "VMKMS_FAIL seatd did not listen"
@@ -399,9 +399,9 @@ struct KMSVMTests {
     /// seconds), times the guest's speed factor. A screendump part-way, once laminad's
     /// presentation has red a third of the way down and a frame drawn after that is on screen,
     /// shows it between its two places; one after the animation ended shows it at the end.
-    @Test func implicitAnimationPlaysOnKMS() throws {
+    @Test func implicitAnimationPlaysOnKMS() async throws {
         let moved = testScene.replacingOccurrences(of: #""position":[200,150]"#, with: #""position":[200,550]"#)
-        let run = try VMHarness.run("animation", files: ["scene.json": testScene, "moved.json": moved,
+        let run = try await VMHarness.run("animation", files: ["scene.json": testScene, "moved.json": moved,
                                                          "cursor.toml": "[display]\ncursor = true\ncursor_position = [300, 200]\n"], script: """
             start_laminad --config $D/cursor.toml
             apply $D/scene.json; settle
@@ -463,11 +463,11 @@ struct KMSVMTests {
     /// laminad's debug log. Debian 12's Linux 6.1 virtio-gpu merges damage but does not offer
     /// the FB_DAMAGE_CLIPS property (added in 6.2): there the clips are computed and logged but
     /// not sent, which the test reports.
-    @Test func smallChangeFlipsWithDamageClips() throws {
+    @Test func smallChangeFlipsWithDamageClips() async throws {
         let small = testScene.replacingOccurrences(of: "\n]}", with: ",\n {\"name\":\"dot\",\"bounds\":[0,0,40,40],\"position\":[640,400],\"backgroundColor\":\"#FFFFFFFF\"}\n]}")
         let changed = small.replacingOccurrences(of: "#FFFFFFFF", with: "#FFFF00FF")
         let again = small.replacingOccurrences(of: "#FFFFFFFF", with: "#00FFFFFF")
-        let run = try VMHarness.run("damage", files: ["scene.json": small, "changed.json": changed, "again.json": again], script: """
+        let run = try await VMHarness.run("damage", files: ["scene.json": small, "changed.json": changed, "again.json": again], script: """
             start_laminad
             apply $D/scene.json; settle
             shot before

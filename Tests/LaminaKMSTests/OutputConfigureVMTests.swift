@@ -8,8 +8,8 @@ import Testing
 /// QEMU's screendumps. Part of the serialized KMS suite
 /// `KMSVMTests`.
 extension KMSVMTests {
-    @Test func aModeChangeAndARotationAtRunTime() throws {
-        let run = try VMHarness.run("output-configure", files: ["scene.json": testScene], script: """
+    @Test func aModeChangeAndARotationAtRunTime() async throws {
+        let run = try await VMHarness.run("output-configure", files: ["scene.json": testScene], script: """
             size() { value $1 "$("$B/laminactl" stats | awk '/^width /{w=$2} /^height /{h=$2} END{print w "x" h}')"; }
             start_laminad
             apply $D/scene.json; settle
@@ -61,7 +61,7 @@ extension KMSVMTests {
     /// Two heads (issue 27): `laminactl output Virtual-2 disable` takes the second head out of
     /// the desktop and leaves it dark (its connector unbound), `enable` lights it again after the
     /// first, and `position 0 800` puts it under the first: the desktop follows each time.
-    @Test func aSecondHeadDisabledEnabledAndMovedAtRunTime() throws {
+    @Test func aSecondHeadDisabledEnabledAndMovedAtRunTime() async throws {
         let scene = """
         {"sublayers":[
          {"name":"red","bounds":[0,0,400,300],"position":[200,150],"backgroundColor":"#FF0000FF"},
@@ -69,7 +69,7 @@ extension KMSVMTests {
          {"name":"cyan","bounds":[0,0,400,300],"position":[300,1000],"backgroundColor":"#00FFFFFF"}
         ]}
         """
-        let run = try VMHarness.run("output-heads", outputs: 2, vncHead: 1, files: ["scene.json": scene], script: """
+        let run = try await VMHarness.run("output-heads", outputs: 2, vncHead: 1, files: ["scene.json": scene], script: """
             size() { value $1 "$("$B/laminactl" stats | awk '/^width /{w=$2} /^height /{h=$2} END{print w "x" h}')"; }
             names() { value $1 "$("$B/laminactl" output | cut -d' ' -f1 | paste -sd,)"; }
             start_laminad

@@ -21,7 +21,7 @@ import Testing
 /// the camera's colour bars in place in both.
 /// Part of the serialized KMS suite `KMSSystemVMTests` (KMSVMTests.swift).
 extension KMSSystemVMTests {
-    @Test func cameraVideoGoesOnAnOverlayPlaneAndTheScreenIsTheSame() throws {
+    @Test func cameraVideoGoesOnAnOverlayPlaneAndTheScreenIsTheSame() async throws {
         func scene(contentsRect: String, clips: Bool) -> String {
             """
             {"sublayers":[
@@ -32,7 +32,7 @@ extension KMSSystemVMTests {
             """
         }
         let third = "[0,0,0.3333333333333333,0.3333333333333333]"
-        let run = try VMHarness.run("overlay", device: "vkms", files: [
+        let run = try await VMHarness.run("overlay", device: "vkms", files: [
             "scaled.json": scene(contentsRect: "[0,0,1,1]", clips: false),
             "plane.json": scene(contentsRect: third, clips: false),
             "clipped.json": scene(contentsRect: third, clips: true),

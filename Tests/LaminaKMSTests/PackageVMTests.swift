@@ -19,7 +19,7 @@ import Testing
 extension KMSSystemVMTests {
     static var packages: String { VMHarness.repository + "/.build/packages" }
 
-    @Test func thePackagesInstallAndRunAKioskWithoutSwift() throws {
+    @Test func thePackagesInstallAndRunAKioskWithoutSwift() async throws {
         let debs = ((try? FileManager.default.contentsOfDirectory(atPath: Self.packages)) ?? []).filter { $0.hasSuffix(".deb") }
         let wanted = ["laminad_", "laminactl_", "liblamina0_", "liblamina-dev_", "python3-lamina_"]
         let missing = wanted.filter { w in !debs.contains { $0.hasPrefix(w) } }
@@ -37,7 +37,7 @@ extension KMSSystemVMTests {
         let second = """
             {"sublayers":[{"name":"kiosk","frame":[700,100,300,300],"backgroundColor":"#00C0FF"}]}
             """
-        let run = try VMHarness.run("packages", systemd: true, timeout: 900, files: ["configured.json": configured, "second.json": second], script: """
+        let run = try await VMHarness.run("packages", systemd: true, timeout: 900, files: ["configured.json": configured, "second.json": second], script: """
             R=\(VMHarness.repository)
             mkdir -p /tmp/debs && cp \(Self.packages)/*.deb /tmp/debs/ || echo "VMKMS_FAIL no packages"
             # No Swift here: the toolchain and the checkout's builds are out of sight.

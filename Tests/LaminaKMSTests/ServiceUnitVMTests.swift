@@ -18,7 +18,7 @@ import Testing
 /// drop-in, is read back from systemd: the old unit's network settings again. Part of the
 /// serialized KMS suite `KMSSystemVMTests` (KMSVMTests.swift).
 extension KMSSystemVMTests {
-    @Test func theShippedUnitPlaysHomeFilesCamerasAndStreams() throws {
+    @Test func theShippedUnitPlaysHomeFilesCamerasAndStreams() async throws {
         let scene = """
             {"sublayers":[
               {"name":"camera","bounds":[0,0,640,360],"position":[320,180],"video":"v4l2:///dev/video0","playing":true},
@@ -40,7 +40,7 @@ extension KMSSystemVMTests {
             p.waitUntilExit()
             try #require(p.terminationStatus == 0, "gst-launch-1.0 (gstreamer1.0-tools) could not make \(name).webm")
         }
-        let run = try VMHarness.run("service-unit", systemd: true, timeout: 900, files: ["scene.json": scene], script: """
+        let run = try await VMHarness.run("service-unit", systemd: true, timeout: 900, files: ["scene.json": scene], script: """
             R=\(VMHarness.repository)
             M=\(media)
             export LAMINA_SOCKET=/run/lamina/lamina.sock

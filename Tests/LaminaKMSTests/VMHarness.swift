@@ -193,10 +193,14 @@ enum VMHarness {
     /// `systemd` boots the host's systemd as PID 1, the script running as a service
     /// (`vmkms.py run --systemd`); its boot counts against the timeout.
     /// Cancels the test (a skip, with the reason) when qemu or the kernel cannot be had here.
+    ///
+    /// The guest runs while at most `GuestSlots.shared.limit` others do, and is waited for on a
+    /// thread of its own: a test waiting for its guest holds none of Swift Testing's threads
+    /// (as many as the machine has cores), which the other suites' tests need meanwhile.
     static func run(
         _ name: String, device: String = "virtio", outputs: Int = 1, vncHead: Int? = nil, input: Bool = false,
         systemd: Bool = false, timeout: Int = 150, files: [String: String] = [:], script: String
-    ) throws -> Run {
+    ) async throws -> Run {
         let directory = repository + "/.cache/vm/tests/" + name
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -206,21 +210,16 @@ enum VMHarness {
         let epilogue = "\nstatus=$?\nsed 's/^/VMKMS_LOG /' $LOG\nexit $status\n"
         try ("D=\(directory)\n" + prelude + script + epilogue).write(toFile: scriptPath, atomically: true, encoding: .utf8)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         var arguments = ["python3", repository + "/scripts/vm/vmkms.py", "run", "--script", scriptPath, "--out", directory,
                          "--device", device, "--outputs", String(outputs), "--timeout", String(timeout)]
         if let vncHead { arguments += ["--vnc-head", String(vncHead)] }
         if input { arguments.append("--input") }
         if systemd { arguments.append("--systemd") }
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        if process.terminationStatus == 77 {
+        await GuestSlots.shared.acquire()
+        let result = await runOnOwnThread(arguments)
+        await GuestSlots.shared.release()
+        let (status, stderr) = try result.get()
+        if status == 77 {
             let reason = "the KMS VM cannot run here: \(stderr.trimmingCharacters(in: .whitespacesAndNewlines))"
             // CI (.ci/run sets LAMINA_REQUIRE_VM=1) has everything installed by scripts/deps.sh:
             // there a missing qemu or kernel is a broken install step, not a reason to skip.
@@ -231,13 +230,70 @@ enum VMHarness {
             try Test.cancel(Comment(rawValue: reason))
         }
         let serial = (try? String(contentsOfFile: directory + "/serial.log", encoding: .utf8)) ?? ""
-        let run = Run(directory: directory, status: process.terminationStatus, serial: serial)
+        let run = Run(directory: directory, status: status, serial: serial)
         // The boot's timing and the factor, for whoever reads the test log.
         let timing = stderr.split(whereSeparator: \.isNewline).filter { $0.contains("booted in") || $0.contains("first request") || $0.contains("guest exited") || $0.contains("timed out") }
         print("VM \(name): \(timing.map { $0.replacingOccurrences(of: "vmkms: ", with: "") }.joined(separator: "; "))")
         #expect(run.status == 0, "the guest script failed (status \(run.status)):\n\(stderr)\n\(serial.suffix(4000))")
         #expect(run.failures.isEmpty, "\(run.failures)\n\(serial.suffix(4000))")
         return run
+    }
+}
+
+extension VMHarness {
+    /// Runs `/usr/bin/env ARGUMENTS` (vmkms.py) to its end on a new thread, not one of the
+    /// concurrency pool's: its exit status and standard error.
+    static func runOnOwnThread(_ arguments: [String]) async -> Result<(Int32, String), any Error> {
+        await withCheckedContinuation { continuation in
+            let thread = Thread {
+                do {
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                    process.arguments = arguments
+                    let errors = Pipe()
+                    process.standardError = errors
+                    process.standardOutput = FileHandle.nullDevice
+                    try process.run()
+                    let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                    process.waitUntilExit()
+                    continuation.resume(returning: .success((process.terminationStatus, stderr)))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+            thread.start()
+        }
+    }
+}
+
+/// How many guests may run at once in this test process: `LAMINA_VM_GUESTS`, or the machine's
+/// cores up to 4 (two on a 2-core machine). A guest waits more than it computes, so two at
+/// once take about two thirds of the time of one after the other; the serialized VM suites
+/// (`KMSVMTests`) wait here for a slot.
+actor GuestSlots {
+    static let shared = GuestSlots(limit: Int(ProcessInfo.processInfo.environment["LAMINA_VM_GUESTS"] ?? "")
+        .map { max(1, $0) } ?? max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)))
+    let limit: Int
+    private var running = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(limit: Int) { self.limit = limit }
+
+    func acquire() async {
+        if running < limit {
+            running += 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    /// Hands the slot to the longest waiting guest, or frees it.
+    func release() {
+        if waiting.isEmpty {
+            running -= 1
+        } else {
+            waiting.removeFirst().resume()
+        }
     }
 }
 

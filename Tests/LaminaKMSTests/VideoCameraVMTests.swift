@@ -13,12 +13,12 @@ import Testing
 /// place needs a GPU's driver, and a plane a device with overlay planes; this VM has neither.
 /// Part of the serialized KMS suite `KMSSystemVMTests` (KMSVMTests.swift).
 extension KMSSystemVMTests {
-    @Test func cameraFramesComeAsDMABufsAndShowTheBars() throws {
+    @Test func cameraFramesComeAsDMABufsAndShowTheBars() async throws {
         let scene = """
             {"sublayers":[{"name":"camera","bounds":[0,0,640,360],"position":[320,180],
               "video":"v4l2:///dev/video0","playing":true}]}
             """
-        let run = try VMHarness.run("camera", files: ["scene.json": scene], script: """
+        let run = try await VMHarness.run("camera", files: ["scene.json": scene], script: """
             [ -e /dev/video0 ] || echo "VMKMS_FAIL no /dev/video0 (vivid did not load)"
             start_laminad
             apply $D/scene.json

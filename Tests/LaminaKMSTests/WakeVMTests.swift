@@ -8,8 +8,8 @@ extension KMSSystemVMTests {
     /// A display blanked for idleness wakes at the first touch, and that touch is not
     /// delivered (its down, moves and up); the next touch is. `laminactl events` on the session
     /// `laminactl apply` made shows what was delivered.
-    @Test func touchWakesAnIdleBlankedDisplayAndIsNotDelivered() throws {
-        let run = try VMHarness.run("wake", files: ["scene.json": testScene], script: """
+    @Test func touchWakesAnIdleBlankedDisplayAndIsNotDelivered() async throws {
+        let run = try await VMHarness.run("wake", files: ["scene.json": testScene], script: """
             # 12 s, times the guest's speed factor: the five touches and the screendump after them
             # (eight laminactl calls) must come before the display blanks again.
             IDLE=$(scaled 12); value idle_blank $IDLE
