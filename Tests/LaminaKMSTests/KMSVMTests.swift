@@ -15,7 +15,7 @@ let testScene = """
 let testSceneAlternate = testScene.replacingOccurrences(of: "#FF0000FF", with: "#FF00FFFF")
 
 /// laminad on real KMS devices in QEMU guests (virtio-gpu, bochs-display), one boot per test:
-/// the display, input and output tests.
+/// the display, input, cursor, damage and CEC tests.
 ///
 /// The KMS VM tests come in four serialized suites (this one, `KMSSystemVMTests`,
 /// `ES2VMTests` and `FlipRaceVMTests`), each one guest at a time, which run beside each other:
@@ -510,7 +510,8 @@ struct KMSVMTests {
     }
 }
 
-/// The KMS VM tests of booting, video, apps' buffers, waking and packaging: the second of the
-/// serialized KMS suites (see `KMSVMTests`), balanced against it by the time its tests take.
-@Suite("KMS in a QEMU guest: boot, video, apps, packages", .serialized)
+/// The KMS VM tests of booting, video, apps' buffers, outputs changed at run time, waking and
+/// packaging: the second of the serialized KMS suites (see `KMSVMTests`), balanced against it
+/// by the time its tests take.
+@Suite("KMS in a QEMU guest: boot, video, apps, outputs, packages", .serialized)
 struct KMSSystemVMTests {}

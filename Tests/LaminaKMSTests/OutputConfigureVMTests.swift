@@ -6,8 +6,8 @@ import Testing
 /// 1024x768` sets the mode while laminad runs, `transform 90` turns the picture, a mode the
 /// display does not offer is refused with the modes it does, and the screen shows each, by
 /// QEMU's screendumps. Part of the serialized KMS suite
-/// `KMSVMTests`.
-extension KMSVMTests {
+/// `KMSSystemVMTests`.
+extension KMSSystemVMTests {
     @Test func aModeChangeAndARotationAtRunTime() async throws {
         let run = try await VMHarness.run("output-configure", files: ["scene.json": testScene], script: """
             size() { value $1 "$("$B/laminactl" stats | awk '/^width /{w=$2} /^height /{h=$2} END{print w "x" h}')"; }
@@ -57,7 +57,7 @@ extension KMSVMTests {
     }
 }
 
-extension KMSVMTests {
+extension KMSSystemVMTests {
     /// Two heads (issue 27): `laminactl output Virtual-2 disable` takes the second head out of
     /// the desktop and leaves it dark (its connector unbound), `enable` lights it again after the
     /// first, and `position 0 800` puts it under the first: the desktop follows each time.

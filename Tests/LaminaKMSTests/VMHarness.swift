@@ -194,9 +194,9 @@ enum VMHarness {
     /// (`vmkms.py run --systemd`); its boot counts against the timeout.
     /// Cancels the test (a skip, with the reason) when qemu or the kernel cannot be had here.
     ///
-    /// The guest runs while at most `GuestSlots.shared.limit` others do, and is waited for on a
-    /// thread of its own: a test waiting for its guest holds none of Swift Testing's threads
-    /// (as many as the machine has cores), which the other suites' tests need meanwhile.
+    /// The guest starts once fewer than `GuestSlots.shared.limit` others run, and the test waits
+    /// for it on a thread of its own: a test waiting for its guest holds none of Swift Testing's
+    /// threads (as many as the machine has cores), which the other suites' tests need meanwhile.
     static func run(
         _ name: String, device: String = "virtio", outputs: Int = 1, vncHead: Int? = nil, input: Bool = false,
         systemd: Bool = false, timeout: Int = 150, files: [String: String] = [:], script: String
