@@ -110,9 +110,10 @@ extension KMSBackend {
     /// Re-reads the connectors after a hotplug: lights new displays, releases unplugged ones,
     /// and redoes outputs whose preferred mode changed. A hotplug's rescan runs with no flip
     /// queued (`HotplugRescan`); the wait below covers the session's own calls. Any rescan
-    /// answers a hotplug still owed (it reads every connector).
+    /// answers a hotplug still owed (it reads every connector); one that fails leaves it owed
+    /// for a later pass of the loop, a bounded number of times.
     func rescan() {
-        rescans = HotplugRescan()
+        rescans.rescanStarted()
         do {
             try waitForFlips(timeout: 1)
             let resources = try drm.resources()
@@ -143,8 +144,10 @@ extension KMSBackend {
             if lit.isEmpty { logger.notice("kms: no display connected: waiting for one to be plugged in") }
             placeCursor()
             repaint(.hotplug)
+            rescans.rescanSucceeded()
         } catch {
-            logger.error("kms: hotplug rescan failed: \(error)")
+            let again = rescans.rescanFailed()
+            logger.error("kms: hotplug rescan failed: \(error)\(again ? "; tried again on a later pass" : "; given up until the next hotplug")")
         }
     }
 }

@@ -77,4 +77,34 @@ struct HotplugRescanTests {
         #expect(r.next(hotplug: true, queued: ["HDMI-A-1"]) == .deferred)
         #expect(r.next(hotplug: false, queued: []) == .rescan)
     }
+
+    /// A rescan that fails (the connectors could not be read) is tried again on a later pass,
+    /// at most `maximumFailures` times in a row; a new hotplug starts the count again.
+    @Test func aFailedRescanIsTriedAgainABoundedNumberOfTimes() {
+        var r = HotplugRescan()
+        #expect(r.next(hotplug: true, queued: []) == .rescan)
+        for k in 1..<HotplugRescan.maximumFailures {
+            // The rescan runs and fails.
+            r.rescanStarted()
+            let owed = r.rescanFailed()
+            #expect(owed, "failure \(k) leaves the hotplug owed")
+            // Like any owed hotplug: at once with no flip queued, else after the queued flips.
+            let queued: Set<String> = k % 2 == 0 ? [] : ["HDMI-A-1"]
+            #expect(r.next(hotplug: false, queued: queued) == (queued.isEmpty ? .rescan : .waitThenRescan))
+        }
+        r.rescanStarted()
+        let dropped = !r.rescanFailed()
+        #expect(dropped, "the last failure drops it")
+        #expect(!r.owed && r.next(hotplug: false, queued: []) == .none)
+        // The next hotplug gets its own tries.
+        #expect(r.next(hotplug: true, queued: []) == .rescan)
+        r.rescanStarted()
+        let again = r.rescanFailed()
+        #expect(again && r.failures == 1)
+        #expect(r.next(hotplug: false, queued: []) == .rescan)
+        r.rescanStarted()
+        r.rescanSucceeded()
+        #expect(r.failures == 0 && !r.owed)
+        #expect(r.next(hotplug: false, queued: []) == .none)
+    }
 }
