@@ -53,6 +53,31 @@ struct BootHandoffTests {
         #expect(after.commands.isEmpty)
     }
 
+    @Test("the fade counts from when the frame that began it was drawn: a slow first frame does not use it up")
+    func fadeCountsFromTheDrawnFrame() throws {
+        var h = try #require(BootHandoff(settings: BootSettings(handoff: .fade, fadeSeconds: 6), pictures: [Self.picture()]))
+        h.advance(sceneDraws: true, at: 10)
+        #expect(h.phase == .fading(since: 10))
+        // The first frame with the scene took 8 s to draw (shaders compiled on a slow board).
+        h.frameDrawn(at: 18)
+        #expect(h.phase == .fading(since: 18))
+        h.advance(sceneDraws: true, at: 18.02)
+        #expect(h.isFading, "not finished: 6 s had passed since the frame was built, not since it was drawn")
+        #expect(abs(h.opacity(at: 21) - 0.5) < 1e-9)
+        // Later frames move nothing.
+        h.frameDrawn(at: 21)
+        #expect(h.phase == .fading(since: 18))
+        h.advance(sceneDraws: true, at: 24)
+        #expect(h.isFinished)
+        // On a virtual clock the frame is drawn at the time it was built: the fade starts there.
+        var v = try #require(BootHandoff(settings: BootSettings(handoff: .fade, fadeSeconds: 6), pictures: [Self.picture()]))
+        v.frameDrawn(at: 5)
+        #expect(v.phase == .waiting, "nothing to anchor before the fade")
+        v.advance(sceneDraws: true, at: 10)
+        v.frameDrawn(at: 10)
+        #expect(v.phase == .fading(since: 10) && abs(v.opacity(at: 11.5) - 0.75) < 1e-9)
+    }
+
     @Test("keep: stays under the scene for good; a zero-length fade cuts at once")
     func keepAndCut() throws {
         var keep = try #require(BootHandoff(settings: BootSettings(handoff: .keep), pictures: [Self.picture()]))

@@ -91,7 +91,9 @@ extension KMSSystemVMTests {
 
         /// An fbdev splash (as psplash draws): screendumps one after another from before
         /// laminad starts until after the fade show the splash, the crossfade, the scene, and
-        /// never a black frame (real clock, a 6 s fade: frames in a TCG guest under load can take a second). Then, on the virtual clock, the blend's
+        /// never a black frame (real clock, a 6 s fade: frames in a TCG guest under load can take a
+        /// second, and the first frame with the scene, which compiles its shaders, many: the fade
+        /// counts from when that frame was drawn, `BootHandoff.frameDrawn`). Then, on the virtual clock, the blend's
         /// values at known times. At exit (`on_exit = keep`), 6.1 has no CLOSEFB: laminad copies
         /// its last frame into the console's framebuffer and puts that back; the shot after
         /// exit shows the scene.

@@ -69,7 +69,8 @@ public struct BootHandoff: Sendable {
         case waiting
         /// `keep`: a client drew; the pictures stay under the scene.
         case kept
-        /// `fade`: the crossfade began at this clock time.
+        /// `fade`: the crossfade began at this clock time (when the first frame with the
+        /// scene had been drawn, `frameDrawn`).
         case fading(since: Double)
         /// The crossfade ended: nothing more is drawn.
         case finished
@@ -81,6 +82,8 @@ public struct BootHandoff: Sendable {
     /// How many pictures were taken over (kept after they are let go, for `stats`).
     public let pictureCount: Int
     public private(set) var phase = Phase.waiting
+    /// Whether the frame that began the fade has been drawn (`frameDrawn`).
+    private var fadeAnchored = false
 
     /// nil where there is nothing to hand over: `off`, or no picture.
     public init?(settings: BootSettings, pictures: [BootPicture]) {
@@ -109,6 +112,17 @@ public struct BootHandoff: Sendable {
         default:
             break
         }
+    }
+
+    /// The frame built by the last `advance` has been drawn; the clock reads `time`. A fade
+    /// that frame began counts from here, not from when it was built: the first frame with the
+    /// scene is where its shaders are compiled, which takes seconds on a slow board (or in a
+    /// guest under emulation), and must not use the fade up (it would cut from the splash to the
+    /// scene). Later frames change nothing. On a virtual clock the time has not moved.
+    public mutating func frameDrawn(at time: Double) {
+        guard !fadeAnchored, case .fading(let since) = phase else { return }
+        fadeAnchored = true
+        if time > since { phase = .fading(since: time) }
     }
 
     private mutating func finish() {

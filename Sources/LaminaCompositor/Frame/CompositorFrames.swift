@@ -220,6 +220,7 @@ extension Compositor {
         if bootHandoff != nil { drawBootPictures(into: &list, at: t) }
         presenter.videosShown = !liveVideos.isEmpty || appBuffersInDMABufs
         let flipping = try presenter.present(list, on: outputs)
+        bootHandoff?.frameDrawn(at: now)
         stats.framesRendered += 1
         stats.lastFrameSeconds = realTime() - start
         lastFrameTime = t
