@@ -24,19 +24,25 @@ extension GLESRenderer {
     /// The shadow of a group's pixels: their alpha blurred (separable Gaussian) in scratch
     /// targets, then drawn into the current target at the offset, in the shadow colour.
     ///
-    /// Blurs with sigma of 3 display pixels or more are done at half resolution: the group's
-    /// alpha is box-filtered down (one bilinear read per 2×2 block), blurred across and down
-    /// there and read back up with bilinear filtering, about a quarter of the work per pass.
-    /// Taps come in pairs read between two texels (the linear-sampling trick) with weights
-    /// computed once on the CPU, so each pass reads about half as many texels as it has taps.
+    /// Wide blurs are done at a reduced resolution (`shadowFactor`: a half from σ 3 display
+    /// pixels, a quarter from 8, an eighth from 16), as backdrops are: the group's alpha is
+    /// box-averaged down (one bilinear read per 2×2 block, or `Shaders.downsample4` per 4×4),
+    /// blurred across and down there with σ reduced by the variance the averaging and the
+    /// bilinear way back up add (`reducedSigma`), and read back up. There the blur has σ of
+    /// 1.4 to 4 texels whatever the radius (up to σ 32), drawn by a program that loops its
+    /// exact count of taps (`RendererPrograms.narrowBlurs`); a 24-point shadow costs about what
+    /// a 6-point one does. Taps come in pairs read between two texels (the linear-sampling
+    /// trick) with weights computed once on the CPU, so each pass reads about half as many
+    /// texels as it has taps.
     func drawGroupShadow(_ source: OffscreenTarget, _ box: PixelBox, _ c: DrawCommand, _ s: DrawShadow) throws(GLESError) {
         let tint = s.color.alpha * s.opacity * c.opacity
         guard tint > 0 else { return }
         // The blur is done in display pixels: sigma and the offset follow the layer's transform.
         let sigma = s.radius / 2 * c.transform.approximateScale
         let offset = c.transform.displayOffset(of: s.offset, at: Point(x: c.bounds.midX, y: c.bounds.midY))
-        let factor = sigma >= 3 ? 2.0 : 1.0
-        let kernel = BlurKernel(sigma: sigma / factor)
+        let steps = Self.shadowFactor(sigma: sigma)
+        let factor = Double(steps)
+        let kernel = BlurKernel(sigma: Self.reducedSigma(sigma, factor: steps))
         let spread = kernel.reach * factor
 
         for k in 0..<2 where blurTargets.count <= k || blurTargets[k].width != frame.width || blurTargets[k].height != frame.height {
@@ -66,7 +72,13 @@ extension GLESRenderer {
                 scissor(region)
                 glDisable(GLenum(GL_BLEND))
             }
-            let program = use(taps == nil ? programs.blurResample : programs.blur, clipped: clipped)
+            let withClips = clipped ?? (frame.clips.count > frame.clipBase)
+            let program: ShaderProgram<BlurUniforms>
+            if let taps, !withClips, (1...RendererPrograms.narrowShadowTaps).contains(taps.count) {
+                program = use(programs.narrowBlurs[taps.count - 1], clipped: false)
+            } else {
+                program = use(taps == nil ? programs.blurResample : programs.blur, clipped: clipped)
+            }
             glBindTexture(GLenum(GL_TEXTURE_2D), from.texture)
             setQuad(program, .identity, region.rect)
             glUniform2f(program.uniforms.sourceSize, size.0, size.1)
@@ -98,9 +110,35 @@ extension GLESRenderer {
         } else {
             let clear = work.expanded(by: margin).intersection(frame.viewport)
             // Down-sample into B, across into A, down into B, then up into the current target.
-            let inside = scaled(box.expanded(by: 1).intersection(frame.viewport).pixelAligned, by: 1 / factor)
-            pass(source, into: b.framebuffer, over: inside, clear: clear, scale: factor, shift: .zero, direction: (0, 0),
-                 taps: nil, color: nil, clipped: false)
+            let around = box.expanded(by: 1).intersection(frame.viewport).pixelAligned
+            let inside = scaled(around, by: 1 / factor)
+            func downsample4(into target: OffscreenTarget, over region: PixelBox, clear: PixelBox) {
+                glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebuffer)
+                scissor(clear)
+                glClearColor(0, 0, 0, 0)
+                glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+                scissor(region)
+                glDisable(GLenum(GL_BLEND))
+                let program = use(programs.downsample, clipped: false)
+                glBindTexture(GLenum(GL_TEXTURE_2D), source.texture)
+                glUniform2f(program.uniforms.sourceSize, size.0, size.1)
+                setQuad(program, .identity, region.rect)
+                glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+            }
+            switch steps {
+            case 2:
+                pass(source, into: b.framebuffer, over: inside, clear: clear, scale: 2, shift: .zero, direction: (0, 0),
+                     taps: nil, color: nil, clipped: false)
+            case 4:
+                downsample4(into: b, over: inside, clear: clear)
+            default:
+                // A quarter in A (cleared a little around: the next pass's reads round outward),
+                // then half of that into B.
+                let quarter = scaled(around, by: 1 / 4)
+                downsample4(into: a, over: quarter, clear: quarter.expanded(by: 2).intersection(frame.viewport))
+                pass(a, into: b.framebuffer, over: inside, clear: clear, scale: 2, shift: .zero, direction: (0, 0),
+                     taps: nil, color: nil, clipped: false)
+            }
             pass(b, into: a.framebuffer, over: work, clear: clear, scale: 1, shift: .zero, direction: (1, 0),
                  taps: kernel, color: nil, clipped: false)
             pass(a, into: b.framebuffer, over: work, clear: nil, scale: 1, shift: .zero, direction: (0, 1),
@@ -109,6 +147,20 @@ extension GLESRenderer {
                  taps: nil, color: s.color, clipped: nil)
         }
         bindCurrentTarget()
+    }
+
+    /// The resolution a shadow of the pixels with σ display pixels is blurred at, as a divisor:
+    /// 1 below σ 3, 2 below 8, 4 below 16, then 8. (An eighth from σ 12 showed 6 levels of 255
+    /// against the closed form near a shadow's corners; from 16, σ stays 2 texels or more.)
+    static func shadowFactor(sigma: Double) -> Int { sigma >= 16 ? 8 : sigma >= 8 ? 4 : sigma >= 3 ? 2 : 1 }
+
+    /// σ in texels of the blur at a resolution reduced by `factor`, so that with the box
+    /// average down ((f² − 1) / 12 display pixels² per axis) and the bilinear way back up
+    /// (f² / 6) the whole is a Gaussian of `sigma` display pixels (as for backdrops).
+    static func reducedSigma(_ sigma: Double, factor: Int) -> Double {
+        guard factor > 1, sigma.isFinite else { return sigma }
+        let f = Double(factor)
+        return Swift.max(sigma * sigma - (f * f - 1) / 12 - f * f / 6, 0.25).squareRoot() / f
     }
 
     /// `box` in the pixels of a target drawn at `scale` times the display's resolution, in the

@@ -122,6 +122,11 @@ struct RendererPrograms {
     let blur: ProgramVariants<BlurUniforms>
     /// The same without taps, for the passes that only scale (a read a pixel).
     let blurResample: ProgramVariants<BlurUniforms>
+    /// The same for exactly 1 … `narrowShadowTaps` taps each side (element `taps - 1`), without
+    /// clip variants: the scratch passes of every shadow up to σ 32 display pixels (blurred with
+    /// σ of at most 4 texels, `GLESRenderer.shadowFactor`).
+    let narrowBlurs: [ProgramVariants<BlurUniforms>]
+    static let narrowShadowTaps = 6
     /// `Shaders.fill`: a plain colour.
     let fill: ProgramVariants<FillUniforms>
     /// `Shaders.plainContents`: a whole image over a pixel-aligned destination.
@@ -175,6 +180,11 @@ struct RendererPrograms {
             downsample = try variants("downsample", plainOnly: true)
             blur = try variants("blur")
             blurResample = try variants("blur resample", fragment: Shaders.blur(resampling: true))
+            var narrowShadows: [ProgramVariants<BlurUniforms>] = []
+            for taps in 1...Self.narrowShadowTaps {
+                narrowShadows.append(try variants("blur of \(taps)", fragment: Shaders.blur(resampling: false, exactly: taps), plainOnly: true))
+            }
+            narrowBlurs = narrowShadows
             fill = try variants("fill")
             plainContents = try variants("plainContents")
             contents = try variants("contents")

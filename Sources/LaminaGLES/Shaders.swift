@@ -266,16 +266,18 @@ enum Shaders {
         """
 
     /// One pass of a separable Gaussian blur of a texture's alpha, with taps from
-    /// `BlurKernel`; or (`resampling`) a down-sampling or up-sampling pass, one read and no
-    /// taps (`scale` 2 or 1/2): a program of its own, as llvmpipe samples through the iteration
-    /// a loop breaks in, which cost the resampling passes two reads a pixel more (the last of
-    /// them at full resolution over the whole shadow).
+    /// `BlurKernel`: as many as the `taps` uniform says, or exactly `exactly`; or
+    /// (`resampling`) a down-sampling or up-sampling pass, one read and no taps (`scale` 2 or
+    /// 1/factor). The resampling and exact programs are programs of their own because llvmpipe
+    /// samples through the iteration a loop breaks in: two reads a pixel more in the general
+    /// program, a fifth more for a narrow blur.
     /// Intermediate passes write colour (1,1,1,1) × alpha into scratch targets; the last one
     /// tints with the shadow colour and lands at the shadow offset.
-    static func blur(resampling: Bool) -> String {
+    static func blur(resampling: Bool, exactly: Int? = nil) -> String {
+        let head = exactly.map { "for (int i = 1; i <= \($0); i++) {" }
+            ?? "for (int i = 1; i < MAX_TAPS; i++) {\n                if (i > taps) break;"
         let loop = resampling ? "" : """
-            for (int i = 1; i < MAX_TAPS; i++) {
-                    if (i > taps) break;
+            \(head)
                     vec2 d = offsets[i] * direction;
                     sum += weights[i] * (texture(source, (centre + d) / sourceSize).a
                                          + texture(source, (centre - d) / sourceSize).a);

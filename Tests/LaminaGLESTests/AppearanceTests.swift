@@ -237,4 +237,44 @@ struct AppearanceTests {
         #expect(Pixel(image, 250, 100) == Pixel(255, 255, 255))
         expectReference(image, "shadows")
     }
+
+    @Test("wide shadows of composited pixels, blurred at a half, a quarter and an eighth of the resolution, stay Gaussian",
+          arguments: [12.0, 16.0, 24.0, 32.0, 40.0, 64.0, 80.0])
+    func wideShadows(radius: Double) throws {
+        // σ = radius / 2: 6 is blurred at a half, 8 and 12 at a quarter, 16, 20 and 32 at an
+        // eighth, 40 there with the general program's taps (`GLESRenderer.shadowFactor`,
+        // `RendererPrograms.narrowBlurs`).
+        let sigma = radius / 2
+        func caster(x: Double, withSublayer: Bool) -> SceneLayer {
+            SceneLayer(frame: Rect(x, 40, 120, 120), color: .blue,
+                       sublayers: withSublayer ? [SceneLayer(frame: Rect(40, 40, 40, 40), color: .red)] : []) {
+                $0.shadowOpacity = 1
+                $0.shadowRadius = radius
+                $0.shadowOffset = Size(0, 20)
+            }
+        }
+        // The leaf's shadow is the analytic one; the other's is its pixels blurred.
+        let image = try render([caster(x: 40, withSublayer: false), caster(x: 340, withSublayer: true)],
+                               width: 520, height: 300, background: .white)
+        // Below the shadow's edge (y = 180) the intensity follows the normal CDF (while σ ≤ 20:
+        // past that the shadow's sides, 60 points away, darken the middle column less).
+        func expected(_ past: Double) -> Int {
+            Int((255 * (1 - 0.5 * erfc(past / (sigma * 2.0.squareRoot())))).rounded())
+        }
+        for x in [100, 400] where sigma <= 20 {
+            for y in stride(from: 160, to: 300, by: 4) {
+                let past = Double(y) + 0.5 - 180
+                let got = Pixel(image, x, y).r
+                #expect(abs(got - expected(past)) <= 4, "radius \(radius), x \(x), y \(y): \(got), expected \(expected(past))")
+            }
+        }
+        #expect(Pixel(image, 400, 100) == Pixel(255, 0, 0))
+        // Both ways give the same shadow, around the corners too.
+        for y in stride(from: 150, to: 300, by: 2) {
+            for dx in stride(from: -100, through: 100, by: 2) {
+                let a = Pixel(image, 100 + dx, y), b = Pixel(image, 400 + dx, y)
+                #expect(a.isClose(to: b, tolerance: 5), "radius \(radius): (\(100 + dx), \(y)) \(a) against (\(400 + dx), \(y)) \(b)")
+            }
+        }
+    }
 }
