@@ -212,16 +212,14 @@ extension GLESRenderer {
         }
         let target = backdropLow!
         // The blurs at the reduced resolution: the widest one gives up what the averaging and
-        // the way back up spread ((f² − 1) / 12 and f² / 6 display pixels², per axis).
-        let extra = (f * f - 1) / 12 + f * f / 6
+        // the way back up spread (`reducedSigma`).
         let widest = sigmas.indices.max { sigmas[$0] < sigmas[$1] } ?? 0
         var blur = 0
         var stages: [DrawFilters.Stage] = []
         for stage in filters.stages {
             if case .blur = stage {
-                var sigma = sigmas[blur]
-                if blur == widest { sigma = Swift.max(sigma * sigma - extra, 0.25).squareRoot() }
-                stages.append(.blur(radius: 3 * sigma / f))
+                let sigma = blur == widest ? Self.reducedSigma(sigmas[blur], factor: factor) : sigmas[blur] / f
+                stages.append(.blur(radius: 3 * sigma))
                 blur += 1
             } else {
                 stages.append(stage)
@@ -240,14 +238,7 @@ extension GLESRenderer {
             // An unscaled copy of the read box (llvmpipe copies it with memcpy), then one pass
             // averaging each 4 × 4 block: cheaper than two scaled blits, which draw.
             blit(from: source, aligned, height: h, to: scratch.framebuffer, aligned, height: h)
-            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebuffer)
-            scissor(lowBox)
-            glDisable(GLenum(GL_BLEND))
-            let program = use(programs.downsample, clipped: false)
-            glBindTexture(GLenum(GL_TEXTURE_2D), scratch.texture)
-            glUniform2f(program.uniforms.sourceSize, GLfloat(frame.width), GLfloat(frame.height))
-            setQuad(program, .identity, lowBox.rect)
-            glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+            downsample4(scratch, into: target, over: lowBox)
             glEnable(GLenum(GL_BLEND))
         } else {
             blit(from: source, aligned, height: h, to: target.framebuffer, lowBox, height: h, linear: true)

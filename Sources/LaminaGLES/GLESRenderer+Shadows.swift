@@ -72,9 +72,8 @@ extension GLESRenderer {
                 scissor(region)
                 glDisable(GLenum(GL_BLEND))
             }
-            let withClips = clipped ?? (frame.clips.count > frame.clipBase)
             let program: ShaderProgram<BlurUniforms>
-            if let taps, !withClips, (1...RendererPrograms.narrowShadowTaps).contains(taps.count) {
+            if let taps, !(clipped ?? hasActiveClips), (1...RendererPrograms.narrowShadowTaps).contains(taps.count) {
                 program = use(programs.narrowBlurs[taps.count - 1], clipped: false)
             } else {
                 program = use(taps == nil ? programs.blurResample : programs.blur, clipped: clipped)
@@ -117,13 +116,7 @@ extension GLESRenderer {
                 scissor(clear)
                 glClearColor(0, 0, 0, 0)
                 glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
-                scissor(region)
-                glDisable(GLenum(GL_BLEND))
-                let program = use(programs.downsample, clipped: false)
-                glBindTexture(GLenum(GL_TEXTURE_2D), source.texture)
-                glUniform2f(program.uniforms.sourceSize, size.0, size.1)
-                setQuad(program, .identity, region.rect)
-                glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+                self.downsample4(source, into: target, over: region)
             }
             switch steps {
             case 2:
@@ -149,6 +142,19 @@ extension GLESRenderer {
         bindCurrentTarget()
     }
 
+    /// Draws `region` of `target` (a scaled box, `scaled`) as the average of the 4 × 4 blocks of
+    /// `source` below it (`Shaders.downsample4`), unblended; blending is left off.
+    func downsample4(_ source: OffscreenTarget, into target: OffscreenTarget, over region: PixelBox) {
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebuffer)
+        scissor(region)
+        glDisable(GLenum(GL_BLEND))
+        let program = use(programs.downsample, clipped: false)
+        glBindTexture(GLenum(GL_TEXTURE_2D), source.texture)
+        glUniform2f(program.uniforms.sourceSize, GLfloat(frame.width), GLfloat(frame.height))
+        setQuad(program, .identity, region.rect)
+        glDrawArrays(GLenum(GL_TRIANGLE_STRIP), 0, 4)
+    }
+
     /// The resolution a shadow of the pixels with σ display pixels is blurred at, as a divisor:
     /// 1 below σ 3, 2 below 8, 4 below 16, then 8. (An eighth from σ 12 showed 6 levels of 255
     /// against the closed form near a shadow's corners; from 16, σ stays 2 texels or more.)
@@ -156,7 +162,8 @@ extension GLESRenderer {
 
     /// σ in texels of the blur at a resolution reduced by `factor`, so that with the box
     /// average down ((f² − 1) / 12 display pixels² per axis) and the bilinear way back up
-    /// (f² / 6) the whole is a Gaussian of `sigma` display pixels (as for backdrops).
+    /// (f² / 6) the whole is a Gaussian of `sigma` display pixels (shadows, and backdrops'
+    /// widest blur).
     static func reducedSigma(_ sigma: Double, factor: Int) -> Double {
         guard factor > 1, sigma.isFinite else { return sigma }
         let f = Double(factor)
