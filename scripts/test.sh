@@ -47,6 +47,9 @@ step preflight bash scripts/preflight.sh
 # docs/architecture.md traces a frame with file:line: the lines must still say what it cites.
 step "doc line references" /usr/bin/python3 scripts/check-doc-lines.py
 
+# The KMS VM harness's host-side pieces (scripts/vm/test_vmkms.py: the shared shader cache's packs).
+step "vm harness" /usr/bin/python3 -m pytest -q -p no:cacheprovider scripts/vm/test_vmkms.py
+
 # laminad and laminactl are run by the end-to-end tests as real processes: build them too.
 step build swift build --build-tests && built=1 || built=0
 

@@ -69,6 +69,7 @@ import shutil
 import signal
 import socket
 import struct
+import tarfile
 import subprocess
 import sys
 import threading
@@ -127,6 +128,31 @@ mkdir -p /newroot/dev/pts /newroot/dev/shm /newroot/run/user/0
 mount -t devpts devpts /newroot/dev/pts
 mount -t tmpfs tmpfs /newroot/dev/shm
 chmod 700 /newroot/run/user/0
+# Mesa's shader cache, shared by the guests: a cold laminad start compiles its shaders through
+# LLVM under TCG (~8 s of a start); a warm one loads them, and the same code runs either way.
+# The host's folder holds packs of cache entries (tar files): the guest unpacks them into its
+# own cache (a tmpfs of its own, as fast as on a machine, not over the host's cache, which is
+# for the host's CPU and slow to walk over 9p) and, when the command ends, keep.sh packs what
+# Mesa added into a new one (one file over 9p, written under a temporary name; vmkms.py merges
+# the packs on the host).
+if grep -q vmshadercache /newroot/proc/cmdline; then
+    c=/newroot/run/vmkms-shader m=/newroot/root/.cache/mesa_shader_cache
+    mkdir -p $c/share $m
+    if mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 shadercache $c/share && mount -t tmpfs tmpfs $m; then
+        for p in $c/share/*.tar; do [ ! -f "$p" ] || tar -xf "$p" -C $m 2>/dev/null; done
+        touch $c/since
+        cat >$c/keep.sh <<'EOT'
+c=/run/vmkms-shader
+cd /root/.cache/mesa_shader_cache 2>/dev/null || exit 0
+find . -type f -newer $c/since ! -name index ! -name '*.tmp' >$c/new
+[ -s $c/new ] || exit 0
+n=$(cat /proc/sys/kernel/random/uuid)
+tar -cf "$c/share/.$n.part" -T $c/new && mv "$c/share/.$n.part" "$c/share/$n.tar"
+EOT
+    else
+        echo "VMKMS_WARNING the shared shader cache did not mount: shaders are compiled cold"
+    fi
+fi
 # --device vkms: the kernel's virtual KMS driver, built for this kernel by the host (Debian's
 # kernel does not ship it), with its overlay planes.
 vkms=$(sed -n 's/.*vmvkms=\([^ ]*\).*/\1/p' /newroot/proc/cmdline)
@@ -166,7 +192,7 @@ Description=vmkms guest script
 [Service]
 Type=exec
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root XDG_RUNTIME_DIR=/run/user/0 TERM=dumb LAMINA_VM_FACTOR=${factor:-1}
-ExecStart=/bin/sh -c '/bin/sh "\$\$0"; echo "VMKMS_EXIT=\$\$?"' $script
+ExecStart=/bin/sh -c '/bin/sh "\$\$0"; r=\$\$?; [ ! -f /run/vmkms-shader/keep.sh ] || /bin/sh /run/vmkms-shader/keep.sh; echo "VMKMS_EXIT=\$\$r"' $script
 StandardInput=tty-force
 StandardOutput=tty
 TTYPath=/dev/ttyS0
@@ -180,7 +206,9 @@ EOT
 fi
 chroot /newroot /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     HOME=/root XDG_RUNTIME_DIR=/run/user/0 TERM=dumb LAMINA_VM_FACTOR="${factor:-1}" /bin/sh "$script" </dev/console
-echo "VMKMS_EXIT=$?"
+r=$?
+[ ! -f /newroot/run/vmkms-shader/keep.sh ] || chroot /newroot /bin/sh /run/vmkms-shader/keep.sh
+echo "VMKMS_EXIT=$r"
 poweroff -f
 """
 
@@ -403,6 +431,58 @@ def prepare():
     with open(os.path.join(CACHE, "initramfs.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         return vmlinux, build_initramfs(modules)
+
+
+# MARK: the shared shader cache
+
+# Packs of Mesa cache entries the guests wrote (`INIT`'s keep.sh), merged into one beyond this
+# many; a merged pack over SHADER_PACK_BYTES is dropped (the next guests start cold again).
+SHADER_PACKS_MERGED = 8
+SHADER_PACK_BYTES = 64 << 20
+
+
+def shader_cache_folder():
+    """The folder the guests share Mesa's shader cache through, its packs merged when there are
+    more than SHADER_PACKS_MERGED; None under LAMINA_VM_SHADER_CACHE=0 (every guest cold)."""
+    if os.environ.get("LAMINA_VM_SHADER_CACHE", "1") == "0":
+        return None
+    folder = os.path.join(CACHE, "mesa-shader-cache")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(CACHE, "mesa-shader-cache.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        merge_shader_packs(folder)
+    return folder
+
+
+def merge_shader_packs(folder, most=SHADER_PACKS_MERGED, limit=SHADER_PACK_BYTES):
+    """Folds the packs in `folder` into one when there are more than `most`: each entry once
+    (entries are named by their key, so two packs' copies are the same bytes). A pack that
+    cannot be read is left out; a merged pack over `limit` bytes is not kept."""
+    packs = sorted(f for f in os.listdir(folder) if f.endswith(".tar"))
+    if len(packs) <= most:
+        return
+    merged_name = f"merged-{os.getpid()}-{time.time_ns()}"
+    tmp = os.path.join(folder, f".{merged_name}.part")
+    seen, size = set(), 0
+    with tarfile.open(tmp, "w") as out:
+        for name in packs:
+            try:
+                with tarfile.open(os.path.join(folder, name)) as pack:
+                    for member in pack:
+                        if not member.isfile() or member.name in seen:
+                            continue
+                        seen.add(member.name)
+                        size += member.size
+                        out.addfile(member, pack.extractfile(member))
+            except (OSError, tarfile.TarError) as e:
+                log(f"shader cache: pack {name} left out: {e}")
+    if size <= limit:
+        os.replace(tmp, os.path.join(folder, merged_name + ".tar"))
+    else:
+        os.unlink(tmp)
+        log(f"shader cache: {size} bytes of entries, over {limit}: starting again")
+    for name in packs:
+        os.unlink(os.path.join(folder, name))
 
 
 # MARK: speed
@@ -629,13 +709,16 @@ def run(args):
         "vkms": None,  # no display device: the guest loads vkms, the kernel's virtual KMS driver
     }
     vkms = build_vkms() if args.device == "vkms" else None
+    shader_cache = shader_cache_folder()
     cmd = [
         "qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max", "-machine", "q35",
         "-smp", "2", "-m", "1024", "-bios", "/usr/share/qemu/qboot.rom",
         "-kernel", vmlinux, "-initrd", initramfs,
         "-append", f"console=ttyS0 loglevel=4 panic=-1 vmscript={script}" + (f" vmvkms={vkms}" if vkms else "")
+        + (" vmshadercache" if shader_cache else "")
         + (" vmsystemd systemd.unit=vmkms.target systemd.show_status=0 systemd.firstboot=0" if args.systemd else ""),
         "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
+        *(["-virtfs", f"local,path={shader_cache},mount_tag=shadercache,security_model=none,multidevs=remap"] if shader_cache else []),
         "-vga", "none", *(["-device", devices[args.device]] if devices[args.device] else []),
         "-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot",
         "-qmp", f"unix:{qmp_path},server=on,wait=off",
