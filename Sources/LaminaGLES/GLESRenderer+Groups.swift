@@ -87,17 +87,19 @@ extension GLESRenderer {
     /// A group drawn through its appearance: where its composite went instead of the output,
     /// and the cache entry it goes into (nil for a group drawn but not kept).
     struct Capture {
-        let entry: GroupCache.Entry?
+        let entry: GroupCache.Entry
         let hash: Int
         let reach: PixelBox
         let output: GLuint
         let damage: PixelBox?
     }
 
-    /// For a group with a key (`toCache`): points the frame's output at the scratch appearance
-    /// target, cleared over the group's reach, so the group composites there instead. A group
-    /// the cache does not keep (`keep` false, or no room in its budget) is drawn the same way,
-    /// so a frame looks the same whichever way its groups came. Nil for a group with no key.
+    /// For a group the cache keeps (`toCache` with `keep`, and room in its budget): points the
+    /// frame's output at the scratch appearance target, cleared over the group's reach, so the
+    /// group composites there instead. Nil for any other group, which composites straight onto
+    /// the target below: a group whose commands change every frame (a pulsing layer with a
+    /// shadow of its pixels) is not written, cleared and read once more for an entry no later
+    /// frame would find. The two ways differ by one 8-bit rounding: a step per channel at most.
     func beginCapture(_ group: OpenGroup, _ commands: [DrawCommand]) throws(GLESError) -> Capture? {
         guard let key = group.toCache, let reach = frame.extents.groupReach(group.command)?.intersection(frame.viewport).pixelAligned,
               !reach.isEmpty
@@ -105,12 +107,13 @@ extension GLESRenderer {
         if appearanceTarget?.width != frame.width || appearanceTarget?.height != frame.height {
             appearanceTarget = try OffscreenTarget(context: context, width: frame.width, height: frame.height)
         }
-        var entry: GroupCache.Entry?
-        if key.keep, groupCache.makeRoom(Int(reach.x1 - reach.x0) * Int(reach.y1 - reach.y0) * 4, frame: frame.number) {
-            let kept = try OffscreenTarget(context: context, width: Int(reach.x1 - reach.x0), height: Int(reach.y1 - reach.y0))
-            entry = GroupCache.Entry(commands: Array(commands[group.command...key.end]), generations: key.generations,
-                                     width: frame.width, height: frame.height, reach: reach, appearance: kept, frame: frame.number)
+        guard key.keep, groupCache.makeRoom(Int(reach.x1 - reach.x0) * Int(reach.y1 - reach.y0) * 4, frame: frame.number) else {
+            groupCache.passOver()
+            return nil
         }
+        let kept = try OffscreenTarget(context: context, width: Int(reach.x1 - reach.x0), height: Int(reach.y1 - reach.y0))
+        let entry = GroupCache.Entry(commands: Array(commands[group.command...key.end]), generations: key.generations,
+                                     width: frame.width, height: frame.height, reach: reach, appearance: kept, frame: frame.number)
         let capture = Capture(entry: entry, hash: key.hash, reach: reach, output: frame.output, damage: frame.damage)
         frame.output = appearanceTarget!.framebuffer
         frame.damage = nil
@@ -126,13 +129,7 @@ extension GLESRenderer {
     func endCapture(_ capture: Capture?) {
         guard let capture else { return }
         let scratch = appearanceTarget!
-        guard let entry = capture.entry else {
-            (frame.output, frame.damage) = (capture.output, capture.damage)
-            groupCache.passOver()
-            bindCurrentTarget()
-            drawAppearance(scratch, over: capture.reach, origin: (0, 0))
-            return
-        }
+        let entry = capture.entry
         let kept = entry.appearance
         blit(from: scratch.framebuffer, entry.reach, height: frame.height,
              to: kept.framebuffer, PixelBox(width: kept.width, height: kept.height), height: kept.height)

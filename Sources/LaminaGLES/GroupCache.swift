@@ -88,7 +88,7 @@ final class GroupCache {
         return false
     }
 
-    /// Counts a group drawn through its appearance and not kept.
+    /// Counts a cacheable group drawn but not kept (composited directly).
     func passOver() { unkept += 1 }
 
     /// The key of the group `commands[range]`: its commands' hash and their contents generations.
@@ -176,7 +176,7 @@ final class GroupCache {
 
 extension GLESRenderer {
     /// `groupCache.entries`, `.bytes`, `.budgetBytes`, `.hits`, `.misses`, `.evictions` and
-    /// `.unkept` (groups drawn through their appearance but not kept, `GroupCache.admits`),
+    /// `.unkept` (cacheable groups drawn but not kept, `GroupCache.admits`),
     /// `batch.flushes` (each up to two instanced draws, `ShapeBatch`), and `occlusion.skipped`
     /// (draws and groups an opaque layer drawn later hid, since start) and `occlusion.clearsSkipped`
     /// (damage passes that an opaque layer covered wholly, so drew no clear, since start); `video.dmabufImport` (1
