@@ -50,7 +50,7 @@ extension KMSSystemVMTests {
         let vmCache = ProcessInfo.processInfo.environment["LAMINA_VM_CACHE"] ?? VMHarness.repository + "/.cache/vm"
         return """
         busybox insmod \(vmCache)/kernel/lib/modules/$(uname -r)/kernel/drivers/gpu/drm/vgem/vgem.ko || echo "VMKMS_FAIL vgem did not load"
-        stats() { "$B/laminactl" stats > /tmp/stats; for k in $2; do value $1.$k "$(sed -n "s/^$k //p" /tmp/stats)"; done; }
+        stats() { "$L" stats > /tmp/stats; for k in $2; do value $1.$k "$(sed -n "s/^$k //p" /tmp/stats)"; done; }
         client_said() { grep -qx "$1" /tmp/client.log; }
         start_laminad --session-journal ""
         WAYLAND_DISPLAY=/run/wayland-lamina-0 \(client) --memfd 400 300 >/tmp/client.log 2>&1 &
@@ -119,7 +119,7 @@ extension KMSSystemVMTests {
             settle
             overlay b.state
             stats b "\(keys)"
-            "$B/laminactl" screenshot /tmp/b.png && pull b.png /tmp/b.png
+            "$L" screenshot /tmp/b.png && pull b.png /tmp/b.png
             """))
             """)
         let v = run.values

@@ -111,13 +111,13 @@ extension KMSSystemVMTests {
                 echo "VMKMS_BURST boot 8000"
                 start_laminad --config $D/boot.toml
                 wait_log "first frame on screen" 100
-                value stats_before_client "$("$B/laminactl" stats | grep '^boot\\.' | paste -sd' ')"
+                value stats_before_client "$("$L" stats | grep '^boot\\.' | paste -sd' ')"
                 apply $D/scene.json
                 wait_log "boot picture has faded out" 300
                 settle
                 echo "VMKMS_BURST_END"
                 shot scene
-                value stats_after "$("$B/laminactl" stats | grep '^boot\\.' | paste -sd' ')"
+                value stats_after "$("$L" stats | grep '^boot\\.' | paste -sd' ')"
                 stop_laminad
                 value crtc_after_exit "$("$B/lamina-probe" crtc | head -n 1)"
                 # After lastclose (the kernel's fbdev emulation puts its framebuffer back).
@@ -129,10 +129,10 @@ extension KMSSystemVMTests {
                 start_laminad --config $D/boot.toml --clock virtual
                 settle; shot v0
                 apply $D/scene.json; settle; shot v1
-                "$B/laminactl" advance 1.5 >/dev/null; settle; shot v2
-                "$B/laminactl" advance 1.5 >/dev/null; settle; shot v3
-                "$B/laminactl" advance 1.5 >/dev/null; settle; shot v4
-                "$B/laminactl" advance 1.5 >/dev/null; settle; shot v5
+                "$L" advance 1.5 >/dev/null; settle; shot v2
+                "$L" advance 1.5 >/dev/null; settle; shot v3
+                "$L" advance 1.5 >/dev/null; settle; shot v4
+                "$L" advance 1.5 >/dev/null; settle; shot v5
                 stop_laminad
                 """)
             let values = run.values

@@ -29,15 +29,15 @@ extension KMSVMTests {
                 printf '[[power.cec]]\\noutput = "Virtual-1"\\ndevice = "%s"\\n' "$SOURCE" > /tmp/cec.toml
                 start_laminad --config /tmp/cec.toml
                 wait_log "cec: Virtual-1: $SOURCE: physical address 1.0.0.0, logical address 4" 300
-                "$B/laminactl" display off || echo "VMKMS_FAIL display off"
+                "$L" display off || echo "VMKMS_FAIL display off"
                 poll 100 tv_said "answered power standby" || echo "VMKMS_FAIL the TV got no Standby and power request: $(cat /tmp/tv.log)"
-                tv_power() { [ "$("$B/laminactl" stats | sed -n 's/^cec.Virtual-1.tvPower //p')" = "$1" ]; }
+                tv_power() { [ "$("$L" stats | sed -n 's/^cec.Virtual-1.tvPower //p')" = "$1" ]; }
                 poll 100 tv_power 1 || echo "VMKMS_FAIL stats never showed the TV in standby"
-                value after_off "$("$B/laminactl" stats | grep '^cec\\.' | paste -sd' ')"
-                "$B/laminactl" display on || echo "VMKMS_FAIL display on"
+                value after_off "$("$L" stats | grep '^cec\\.' | paste -sd' ')"
+                "$L" display on || echo "VMKMS_FAIL display on"
                 poll 100 tv_said "answered power on" || echo "VMKMS_FAIL the TV was not woken: $(cat /tmp/tv.log)"
                 poll 100 tv_power 0 || echo "VMKMS_FAIL stats never showed the TV on"
-                "$B/laminactl" stats > /tmp/stats
+                "$L" stats > /tmp/stats
                 for k in lastAction tvPower acknowledged failed; do
                     value "$k" "$(sed -n "s/^cec.Virtual-1.$k //p" /tmp/stats)"
                 done

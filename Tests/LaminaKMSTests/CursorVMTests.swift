@@ -11,7 +11,7 @@ private let cursorState = """
     planes_with_fb() { grep -c 'fb=[1-9]' /sys/kernel/debug/dri/0/state; }
     # move X Y: inject pointer motion and wait until laminad has placed the cursor (the Nth
     # debug line, counted by the caller's MOVES).
-    move() { "$B/laminactl" input pointer move -- "$1" "$2" || echo "VMKMS_FAIL pointer move"; MOVES=$((MOVES+1)); wait_count "kms: cursor at" $MOVES 50; }
+    move() { "$L" input pointer move -- "$1" "$2" || echo "VMKMS_FAIL pointer move"; MOVES=$((MOVES+1)); wait_count "kms: cursor at" $MOVES 50; }
     MOVES=0
 
     """
@@ -45,8 +45,8 @@ extension KMSVMTests {
             move 5000 -30
             value clamped_pos "$(cursor_pos)"
             value modesets_for_moves $(( $(grep -c 'modeset in' $LOG) - modesets_before ))
-            "$B/laminactl" input touch down 1 50 50 || echo "VMKMS_FAIL touch down"
-            "$B/laminactl" input touch up 1 || echo "VMKMS_FAIL touch up"
+            "$L" input touch down 1 50 50 || echo "VMKMS_FAIL touch down"
+            "$L" input touch up 1 || echo "VMKMS_FAIL touch up"
             wait_log "cursor: hidden (touch)" 50
             wait_log "kms: cursor hidden" 50
             value touched_pos "$(cursor_pos)"
@@ -83,7 +83,7 @@ extension KMSVMTests {
             value legacy_start_pos "$(cursor_pos)"
             move 100 200
             value legacy_pos "$(cursor_pos)"
-            "$B/laminactl" input touch down 1 50 50 || echo "VMKMS_FAIL touch down"
+            "$L" input touch down 1 50 50 || echo "VMKMS_FAIL touch down"
             wait_count "kms: cursor hidden" 2 50
             value legacy_touched_pos "$(cursor_pos)"
             stop_laminad
@@ -127,11 +127,11 @@ extension KMSVMTests {
             start_laminad --config $D/cursor.toml
             apply $D/scene.json; settle
             shot start
-            "$B/laminactl" input pointer move 900 300 || echo "VMKMS_FAIL pointer move"
+            "$L" input pointer move 900 300 || echo "VMKMS_FAIL pointer move"
             settle
             shot moved
-            "$B/laminactl" input touch down 1 50 50 || echo "VMKMS_FAIL touch down"
-            "$B/laminactl" input touch up 1 || echo "VMKMS_FAIL touch up"
+            "$L" input touch down 1 50 50 || echo "VMKMS_FAIL touch down"
+            "$L" input touch up 1 || echo "VMKMS_FAIL touch up"
             wait_log "kms: cursor hidden" 50
             settle
             shot touched

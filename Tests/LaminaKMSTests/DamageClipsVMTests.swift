@@ -26,7 +26,7 @@ extension KMSVMTests {
             apply $D/again.json; settle
             value clips "$(dmesg | sed -n 's/.*vkms: plane \\([0-9]*\\) damage clip /\\1:/p' | paste -sd' ')"
             value primary "$(sed -n 's/^plane\\[\\([0-9]*\\)\\]: plane-0$/\\1/p' $DRI/state)"
-            value read_back "$("$B/laminactl" screenshot /tmp/read.png --pixel 640,400 --pixel 200,150 --pixel 640,300 | tr '\\n' ';')"
+            value read_back "$("$L" screenshot /tmp/read.png --pixel 640,400 --pixel 200,150 --pixel 640,300 | tr '\\n' ';')"
             crc partial
             stop_laminad
             start_laminad --session-journal ""

@@ -28,7 +28,7 @@ struct ES2VMTests {
             start_laminad --gles vc4
             apply $D/scene.json; settle
             shot scene
-            "$B/laminactl" stats >/tmp/stats
+            "$L" stats >/tmp/stats
             value gles "$(sed -n 's/^renderer.gles //p' /tmp/stats)"
             value context "$(sed -n 's/^renderer.contextVersion //p' /tmp/stats)"
             value hidden "$(sed -n 's/^renderer.extensionsHidden //p' /tmp/stats)"
@@ -37,13 +37,13 @@ struct ES2VMTests {
             apply $D/yellow.json; settle
             apply $D/changed.json; settle
             shot changed
-            value fraction "$("$B/laminactl" stats | sed -n 's/^damage.lastFraction //p')"
-            animations_done() { "$B/laminactl" stats | grep -qx 'animations 0'; }
-            "$B/laminactl" apply --duration $(scaled 4) --timing-function linear $D/moved.json >/dev/null || echo "VMKMS_FAIL apply"
+            value fraction "$("$L" stats | sed -n 's/^damage.lastFraction //p')"
+            animations_done() { "$L" stats | grep -qx 'animations 0'; }
+            "$L" apply --duration $(scaled 4) --timing-function linear $D/moved.json >/dev/null || echo "VMKMS_FAIL apply"
             poll 200 animations_done || echo "VMKMS_FAIL the animation did not end"
             settle
             shot moved
-            value frames "$("$B/laminactl" stats | sed -n 's/^display.framesPresented //p')"
+            value frames "$("$L" stats | sed -n 's/^display.framesPresented //p')"
             stop_laminad
             """)
         let values = run.values

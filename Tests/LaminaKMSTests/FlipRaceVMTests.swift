@@ -35,14 +35,14 @@ struct FlipRaceVMTests {
             echo "VMKMS_RESIZE 1 1024 768"; read _
             wait_log "Virtual-2 connected" 300
             apply $D/spin.json
-            frames() { "$B/laminactl" stats | sed -n 's/^framesRendered //p'; }
+            frames() { "$L" stats | sed -n 's/^framesRendered //p'; }
             # Blank and relight the second head while both flip: each blank waits for the
             # queued flips, the first head's among them.
             for n in 1 2 3 4 5 6 7 8; do
-                "$B/laminactl" display off Virtual-2 >/dev/null || echo "VMKMS_FAIL display off $n"
-                "$B/laminactl" display on Virtual-2 >/dev/null || echo "VMKMS_FAIL display on $n"
+                "$L" display off Virtual-2 >/dev/null || echo "VMKMS_FAIL display off $n"
+                "$L" display on Virtual-2 >/dev/null || echo "VMKMS_FAIL display on $n"
             done
-            "$B/laminactl" display off Virtual-2 >/dev/null
+            "$L" display off Virtual-2 >/dev/null
             # The first head goes on: its frames keep coming, whatever the guest's speed (a
             # count of frames, waited for, not a rate).
             before=$(frames)

@@ -284,7 +284,7 @@ extension KMSVMTests {
             start_laminad
             wait_log "input: added 'QEMU Virtio Tablet'" 150
             apply $D/scene.json; settle
-            "$B/laminactl" events --count 5 >/tmp/events.txt 2>/tmp/events.err &
+            "$L" events --count 5 >/tmp/events.txt 2>/tmp/events.err &
             EV=$!
             poll 100 grep -q listening /tmp/events.err || echo "VMKMS_FAIL laminactl events did not listen"
             qmp input-send-event '\(qmpTablet(8192, 16384))'
@@ -391,7 +391,7 @@ extension KMSVMTests {
             wait_log "touchDown(id: 0" 100
             echo "up 0" >&3
             wait_log "touchUp(id: 0)" 100
-            "$B/laminactl" output Virtual-1 transform 90 >/tmp/out 2>&1 || echo "VMKMS_FAIL output transform: $(cat /tmp/out)"
+            "$L" output Virtual-1 transform 90 >/tmp/out 2>&1 || echo "VMKMS_FAIL output transform: $(cat /tmp/out)"
             echo "down 0 0.25 0.5" >&3
             wait_count "touchDown(id: 0" 2 100
             echo "up 0" >&3

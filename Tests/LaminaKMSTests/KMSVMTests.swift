@@ -40,13 +40,13 @@ struct KMSVMTests {
             value planes_with_fb "$(grep -c 'fb=[1-9]' /sys/kernel/debug/dri/0/state)"
             grep -A3 '^plane' /sys/kernel/debug/dri/0/state
             apply $D/alt.json; settle; apply $D/scene.json; settle
-            value frame_ms "$("$B/laminactl" stats | sed -n 's/^lastFrameMilliseconds //p')"
-            before=$("$B/laminactl" stats | sed -n 's/^framesRendered //p')
+            value frame_ms "$("$L" stats | sed -n 's/^lastFrameMilliseconds //p')"
+            before=$("$L" stats | sed -n 's/^framesRendered //p')
             t0=$(awk '{print $14+$15}' /proc/$PID/stat)
             # (A window to watch, not a wait for anything: the same 10 s on any machine.)
             sleep 10
             t1=$(awk '{print $14+$15}' /proc/$PID/stat)
-            after=$("$B/laminactl" stats | sed -n 's/^framesRendered //p')
+            after=$("$L" stats | sed -n 's/^framesRendered //p')
             value idle_cpu_ticks $((t1 - t0))
             value idle_frames $((after - before))
             shot after_idle
@@ -176,15 +176,15 @@ struct KMSVMTests {
             cat /tmp/second.log
             kill -0 $PID && value first_alive yes
             shot contended
-            "$B/laminactl" display off Virtual-9 >/tmp/bad.log 2>&1
+            "$L" display off Virtual-9 >/tmp/bad.log 2>&1
             value unknown_exit $?
             cat /tmp/bad.log
-            value off_reply "$("$B/laminactl" display off | tr -s '[:space:]' ' ')"
+            value off_reply "$("$L" display off | tr -s '[:space:]' ' ')"
             wait_count "display off: Virtual-1" 1; nap 0.5
             shot off
             apply $D/alt.json; nap 1
             shot still_off
-            value on_reply "$("$B/laminactl" display on Virtual-1 | tr -s '[:space:]' ' ')"
+            value on_reply "$("$L" display on Virtual-1 | tr -s '[:space:]' ' ')"
             wait_count "display on: Virtual-1" 1; nap 0.3; settle
             shot on
             kill -USR1 $PID; wait_count "display off: Virtual-1" 2; nap 0.5
@@ -254,7 +254,7 @@ struct KMSVMTests {
             stop_laminad
             start_laminad --layout separate
             apply $D/separate.json; settle
-            "$B/laminactl" tree | grep -o '"outputs":[^]]*]},[^]]*]}]' | sed 's/^/VMKMS_VALUE outputs /'
+            "$L" tree | grep -o '"outputs":[^]]*]},[^]]*]}]' | sed 's/^/VMKMS_VALUE outputs /'
             shot separate0 0
             shot separate1 1
             stop_laminad
@@ -287,7 +287,7 @@ struct KMSVMTests {
     @Test func startsWithoutADisplayAndFollowsHotplug() async throws {
         let run = try await VMHarness.run("nodisplay", vncHead: 0, files: ["scene.json": testScene], script: """
             STATUS=/sys/class/drm/card0-Virtual-1
-            size() { value $1 "$("$B/laminactl" stats | awk '/^width /{w=$2} /^height /{h=$2} END{print w "x" h}')"; }
+            size() { value $1 "$("$L" stats | awk '/^width /{w=$2} /^height /{h=$2} END{print w "x" h}')"; }
             echo off >$STATUS/status
             value status_before "$(cat $STATUS/status)"
             # Only its choice matters here: stop it once it has said which backend and why.
@@ -411,7 +411,7 @@ struct KMSVMTests {
             shot cursor
             # red_y: red's presentation y (its model y once no animation moves it).
             red_y() {
-                "$B/laminactl" tree --presentation | python3 -c 'import json, sys
+                "$L" tree --presentation | python3 -c 'import json, sys
             def walk(o):
                 if isinstance(o, dict):
                     if o.get("name") == "red": yield dict(o, **o.get("presentation", {}))
@@ -421,8 +421,8 @@ struct KMSVMTests {
             print(next(walk(json.load(sys.stdin)), {}).get("position", [0, 0])[1])'
             }
             red_past() { awk -v y="$(red_y)" -v at="$1" 'BEGIN { exit !(y >= at) }'; }
-            animations_done() { "$B/laminactl" stats | grep -qx 'animations 0'; }
-            "$B/laminactl" apply --duration $(scaled 12) --timing-function linear $D/moved.json >/dev/null || echo "VMKMS_FAIL apply"
+            animations_done() { "$L" stats | grep -qx 'animations 0'; }
+            "$L" apply --duration $(scaled 12) --timing-function linear $D/moved.json >/dev/null || echo "VMKMS_FAIL apply"
             poll 100 red_past 290 || echo "VMKMS_FAIL red did not move a third of the way: y $(red_y)"
             settle
             shot mid
@@ -474,9 +474,9 @@ struct KMSVMTests {
             apply $D/changed.json; settle
             apply $D/again.json; settle
             shot after
-            value read_back "$("$B/laminactl" screenshot /tmp/read.png --pixel 640,400 --pixel 200,150 --pixel 640,300 | tr '\n' ';')"
-            value fraction "$("$B/laminactl" stats | sed -n 's/^damage.lastFraction //p')"
-            value tracking "$("$B/laminactl" stats | sed -n 's/^damage.tracking //p')"
+            value read_back "$("$L" screenshot /tmp/read.png --pixel 640,400 --pixel 200,150 --pixel 640,300 | tr '\n' ';')"
+            value fraction "$("$L" stats | sed -n 's/^damage.lastFraction //p')"
+            value tracking "$("$L" stats | sed -n 's/^damage.tracking //p')"
             stop_laminad
             """)
         #expect(run.serial.contains("kms: Virtual-1: damage: buffer age yes"), "Mesa's GBM surfaces report buffer age")

@@ -10,23 +10,23 @@ import Testing
 extension KMSSystemVMTests {
     @Test func aModeChangeAndARotationAtRunTime() async throws {
         let run = try await VMHarness.run("output-configure", files: ["scene.json": testScene], script: """
-            size() { value $1 "$("$B/laminactl" stats | awk '/^width /{w=$2} /^height /{h=$2} END{print w "x" h}')"; }
+            size() { value $1 "$("$L" stats | awk '/^width /{w=$2} /^height /{h=$2} END{print w "x" h}')"; }
             start_laminad
             apply $D/scene.json; settle
             size size_start
-            "$B/laminactl" output Virtual-1 mode 1024x768 >/tmp/out 2>&1 || echo "VMKMS_FAIL output mode: $(cat /tmp/out)"
+            "$L" output Virtual-1 mode 1024x768 >/tmp/out 2>&1 || echo "VMKMS_FAIL output mode: $(cat /tmp/out)"
             value mode_line "$(head -n 1 /tmp/out)"
             nap 0.5; settle
             size size_mode
             shot mode
-            "$B/laminactl" output Virtual-1 transform 90 >/tmp/out 2>&1 || echo "VMKMS_FAIL output transform: $(cat /tmp/out)"
+            "$L" output Virtual-1 transform 90 >/tmp/out 2>&1 || echo "VMKMS_FAIL output transform: $(cat /tmp/out)"
             value turn_line "$(head -n 1 /tmp/out)"
             nap 0.5; settle
             size size_turned
             shot turned
-            "$B/laminactl" output Virtual-1 mode 333x222 >/tmp/out 2>&1 && echo "VMKMS_FAIL a mode the display lacks was taken"
+            "$L" output Virtual-1 mode 333x222 >/tmp/out 2>&1 && echo "VMKMS_FAIL a mode the display lacks was taken"
             value refused "$(head -n 1 /tmp/out)"
-            "$B/laminactl" output Virtual-1 disable >/tmp/out 2>&1 && echo "VMKMS_FAIL the only output was disabled"
+            "$L" output Virtual-1 disable >/tmp/out 2>&1 && echo "VMKMS_FAIL the only output was disabled"
             value refused_disable "$(head -n 1 /tmp/out)"
             size size_after
             stop_laminad
@@ -70,22 +70,22 @@ extension KMSSystemVMTests {
         ]}
         """
         let run = try await VMHarness.run("output-heads", outputs: 2, vncHead: 1, files: ["scene.json": scene], script: """
-            size() { value $1 "$("$B/laminactl" stats | awk '/^width /{w=$2} /^height /{h=$2} END{print w "x" h}')"; }
-            names() { value $1 "$("$B/laminactl" output | cut -d' ' -f1 | paste -sd,)"; }
+            size() { value $1 "$("$L" stats | awk '/^width /{w=$2} /^height /{h=$2} END{print w "x" h}')"; }
+            names() { value $1 "$("$L" output | cut -d' ' -f1 | paste -sd,)"; }
             start_laminad
             echo "VMKMS_RESIZE 1 1024 768"; read _
             wait_log "Virtual-2 connected" 100
             apply $D/scene.json; nap 1; settle
             size size_two; names names_two
-            "$B/laminactl" output Virtual-2 disable >/tmp/out 2>&1 || echo "VMKMS_FAIL disable: $(cat /tmp/out)"
+            "$L" output Virtual-2 disable >/tmp/out 2>&1 || echo "VMKMS_FAIL disable: $(cat /tmp/out)"
             nap 0.5; settle
             size size_disabled; names names_disabled
             value enabled_disabled "$(cat /sys/class/drm/card0-Virtual-2/enabled)"
-            "$B/laminactl" output Virtual-2 enable >/tmp/out 2>&1 || echo "VMKMS_FAIL enable: $(cat /tmp/out)"
+            "$L" output Virtual-2 enable >/tmp/out 2>&1 || echo "VMKMS_FAIL enable: $(cat /tmp/out)"
             nap 0.5; settle
             size size_enabled; names names_enabled
             shot enabled 1
-            "$B/laminactl" output Virtual-2 position 0 800 >/tmp/out 2>&1 || echo "VMKMS_FAIL position: $(cat /tmp/out)"
+            "$L" output Virtual-2 position 0 800 >/tmp/out 2>&1 || echo "VMKMS_FAIL position: $(cat /tmp/out)"
             value moved_line "$(cat /tmp/out)"
             nap 0.5; settle
             size size_moved

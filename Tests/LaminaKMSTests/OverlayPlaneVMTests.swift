@@ -50,9 +50,9 @@ extension KMSSystemVMTests {
             print("VMKMS_VALUE osd", struct.unpack("Ii", bytes(control))[1])
             EOF
             # frames N: wait until N frames showed the video on a plane or composited.
-            video_frames() { "$B/laminactl" stats | awk -v want="$1" '/^video.overlay(Scanout|Composited)Frames / { n += $2 } END { exit !(n >= want) }'; }
+            video_frames() { "$L" stats | awk -v want="$1" '/^video.overlay(Scanout|Composited)Frames / { n += $2 } END { exit !(n >= want) }'; }
             frames() { poll 600 video_frames $1 || echo "VMKMS_FAIL fewer than $1 video frames"; }
-            stats() { "$B/laminactl" stats > /tmp/stats; for k in $2; do value $1.$k "$(sed -n "s/^video.$k //p" /tmp/stats)"; done; }
+            stats() { "$L" stats > /tmp/stats; for k in $2; do value $1.$k "$(sed -n "s/^video.$k //p" /tmp/stats)"; done; }
 
             # No session journal: each run starts from its own scene, not the last run's.
             start_laminad --session-journal ""
@@ -70,7 +70,7 @@ extension KMSSystemVMTests {
             frames 20
             overlay plane.state
             crc plane.crc
-            "$B/laminactl" screenshot /tmp/plane.png && pull plane.png /tmp/plane.png
+            "$L" screenshot /tmp/plane.png && pull plane.png /tmp/plane.png
             stats plane "overlayPlanes overlayScanoutFrames overlayCompositedFrames dmabufCopied framesDMABuf"
             stop_laminad
 
@@ -81,7 +81,7 @@ extension KMSSystemVMTests {
             frames 5
             overlay clipped.state
             crc clipped.crc
-            "$B/laminactl" screenshot /tmp/clipped.png && pull clipped.png /tmp/clipped.png
+            "$L" screenshot /tmp/clipped.png && pull clipped.png /tmp/clipped.png
             stats clipped "overlayScanoutFrames overlayCompositedFrames dmabufCopied"
             stop_laminad
             """)

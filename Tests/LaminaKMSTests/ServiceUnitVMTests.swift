@@ -86,7 +86,7 @@ extension KMSSystemVMTests {
             wait_videos() {
               END=$(( $(cut -d. -f1 /proc/uptime) + $(scaled 300) ))
               while [ "$(cut -d. -f1 /proc/uptime)" -lt $END ]; do
-                "$B/laminactl" stats > /tmp/stats
+                "$L" stats > /tmp/stats
                 playing=$(sed -n 's/^videosPlaying //p' /tmp/stats)
                 failed=$(grep -cE ' video [0-9]+(: | [(])' $LOG)
                 [ "$playing" = "$1" ] && [ "$(sed -n 's/^video.framesDMABuf //p' /tmp/stats)" -ge 3 ] && [ "$(sed -n 's/^video.framesSystemMemory //p' /tmp/stats)" -ge 10 ] && break

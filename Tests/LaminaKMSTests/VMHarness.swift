@@ -20,6 +20,26 @@ enum VMHarness {
         return dir.path
     }
 
+    /// The laminactl the guest scripts run (`$L`): `LAMINA_VM_LAMINACTL` where set; else the
+    /// release build `scripts/package.sh` makes (the Swift runtime linked in, as shipped) where
+    /// it is newer than the debug one next to the tests; else that one. Under TCG a Swift
+    /// process's start is most of a request: ~0.5 s for the static release build against ~1 s
+    /// for the debug one, and the VM tests make about 800 requests. `calibrate` times the debug
+    /// build still, as its reference was measured with it.
+    static let controlTool: String = {
+        let debug = buildDirectory + "/laminactl"
+        if let chosen = ProcessInfo.processInfo.environment["LAMINA_VM_LAMINACTL"], !chosen.isEmpty { return chosen }
+        let release = repository + "/.build/release/laminactl"
+        let files = FileManager.default
+        guard let built = (try? files.attributesOfItem(atPath: release))?[.modificationDate] as? Date,
+              let debugBuilt = (try? files.attributesOfItem(atPath: debug))?[.modificationDate] as? Date,
+              built > debugBuilt,
+              // Linked with the Swift runtime inside: no libswiftCore.so named among its libraries.
+              let binary = files.contents(atPath: release), binary.range(of: Data("libswiftCore.so".utf8)) == nil
+        else { return debug }
+        return release
+    }()
+
     /// Shell functions every guest script starts with.
     ///
     /// No wait counts on the machine's speed: each waits for a condition (`poll`), up to a limit
@@ -30,6 +50,7 @@ enum VMHarness {
     static var prelude: String {
         """
         B=\(buildDirectory)
+        L=\(controlTool)
         F=${LAMINA_VM_FACTOR:-1}
         export LAMINA_SOCKET=/run/lamina.sock
         LOG=/tmp/laminad.log
@@ -77,19 +98,19 @@ enum VMHarness {
         # scene that never rests (a video, an animation), a frame reached it after SHOWN_FROM was
         # read: the screenshot's frame (it drew the change) or a later one.
         shown() {
-            "$B/laminactl" stats >/tmp/shown || return 1
+            "$L" stats >/tmp/shown || return 1
             [ "$(sed -n 's/^display.frameOwed //p' /tmp/shown)" = 0 ] \\
                 || [ "$(sed -n 's/^display.framesPresented //p' /tmp/shown)" -gt "${SHOWN_FROM:-0}" ]
         }
         # settle: the last change has been drawn and its page flip has completed. (The
         # screenshot draws whatever is pending; then the frame must reach the display.)
         settle() {
-            "$B/laminactl" screenshot /tmp/settle.png >/dev/null || echo "VMKMS_FAIL screenshot request failed"
-            SHOWN_FROM=$("$B/laminactl" stats | sed -n 's/^display.framesPresented //p')
+            "$L" screenshot /tmp/settle.png >/dev/null || echo "VMKMS_FAIL screenshot request failed"
+            SHOWN_FROM=$("$L" stats | sed -n 's/^display.framesPresented //p')
             poll 100 shown || echo "VMKMS_FAIL the display did not catch up: $(grep '^display\\.' /tmp/shown | paste -sd' ')"
         }
         # apply FILE: the scene at once (no implicit animations), for exact pixels.
-        apply() { "$B/laminactl" apply --disable-actions "$1" >/dev/null || echo "VMKMS_FAIL apply $1"; }
+        apply() { "$L" apply --disable-actions "$1" >/dev/null || echo "VMKMS_FAIL apply $1"; }
         shot() { echo "VMKMS_SHOT $1 ${2:-0}"; read _; }
         # crc NAME: the composed frame's checksum (vkms computes one per frame while asked; debugfs
         # must be mounted), as value NAME, once four frames in a row agree.

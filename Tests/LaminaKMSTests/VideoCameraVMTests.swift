@@ -25,11 +25,11 @@ extension KMSSystemVMTests {
             wait_log "video 1 of session"
             # The camera keeps streaming while its buffers are held for the screen (a pool it
             # could run out of would stop it after a few frames): wait for 10 (slow under TCG).
-            streamed() { n=$("$B/laminactl" stats | sed -n 's/^video.framesDMABuf //p'); [ "${n:-0}" -ge 10 ]; }
+            streamed() { n=$("$L" stats | sed -n 's/^video.framesDMABuf //p'); [ "${n:-0}" -ge 10 ]; }
             poll 600 streamed
             settle
             shot camera
-            "$B/laminactl" stats > /tmp/stats
+            "$L" stats > /tmp/stats
             for k in video.framesDMABuf video.framesSystemMemory video.dmabufImport video.dmabufImported video.dmabufCopied \
                      video.overlayPlanes video.overlayEligibleFrames video.overlayCompositedFrames; do
               value $k "$(sed -n "s/^$k //p" /tmp/stats)"

@@ -15,24 +15,24 @@ extension KMSSystemVMTests {
             IDLE=$(scaled 12); value idle_blank $IDLE
             start_laminad --idle-blank $IDLE
             apply $D/scene.json; settle
-            "$B/laminactl" events --count 3 >/tmp/events.txt 2>/tmp/events.err &
+            "$L" events --count 3 >/tmp/events.txt 2>/tmp/events.err &
             EV=$!
             poll 100 grep -q listening /tmp/events.err || echo "VMKMS_FAIL laminactl events did not listen"
             cat /tmp/events.err
             wait_log "idle for $IDLE" 200; nap 0.5
             shot idle
-            "$B/laminactl" input touch down 1 200 150
-            "$B/laminactl" input touch move 1 210 160
-            "$B/laminactl" input touch up 1
-            "$B/laminactl" input touch down 2 220 170
-            "$B/laminactl" input touch up 2
+            "$L" input touch down 1 200 150
+            "$L" input touch move 1 210 160
+            "$L" input touch up 1
+            "$L" input touch down 2 220 170
+            "$L" input touch up 2
             settle
             shot woken
             poll 100 gone $EV
             cat /tmp/events.err
             value event_lines "$(wc -l </tmp/events.txt)"
             value events "$(tr '\\n' '|' </tmp/events.txt)"
-            value stats_delivered "$("$B/laminactl" stats | sed -n 's/^input.delivered //p')"
+            value stats_delivered "$("$L" stats | sed -n 's/^input.delivered //p')"
             stop_laminad
             """)
         #expect(run.failures.isEmpty, "\(run.failures)")
