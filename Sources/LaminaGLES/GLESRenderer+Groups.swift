@@ -85,7 +85,7 @@ extension GLESRenderer {
     }
 
     /// A group drawn through its appearance: where its composite went instead of the output,
-    /// and the cache entry it goes into (nil for a group drawn but not kept).
+    /// and the cache entry it goes into.
     struct Capture {
         let entry: GroupCache.Entry
         let hash: Int
@@ -104,12 +104,12 @@ extension GLESRenderer {
         guard let key = group.toCache, let reach = frame.extents.groupReach(group.command)?.intersection(frame.viewport).pixelAligned,
               !reach.isEmpty
         else { return nil }
-        if appearanceTarget?.width != frame.width || appearanceTarget?.height != frame.height {
-            appearanceTarget = try OffscreenTarget(context: context, width: frame.width, height: frame.height)
-        }
         guard key.keep, groupCache.makeRoom(Int(reach.x1 - reach.x0) * Int(reach.y1 - reach.y0) * 4, frame: frame.number) else {
             groupCache.passOver()
             return nil
+        }
+        if appearanceTarget?.width != frame.width || appearanceTarget?.height != frame.height {
+            appearanceTarget = try OffscreenTarget(context: context, width: frame.width, height: frame.height)
         }
         let kept = try OffscreenTarget(context: context, width: Int(reach.x1 - reach.x0), height: Int(reach.y1 - reach.y0))
         let entry = GroupCache.Entry(commands: Array(commands[group.command...key.end]), generations: key.generations,
@@ -167,8 +167,8 @@ struct OpenGroup {
     var clipBase: Int
     /// True for a group's mask (opened by `beginMask`, drawn one target above the group).
     var isMask = false
-    /// A group drawn through its appearance (`beginCapture`): its key, and whether the cache
-    /// keeps it (`GroupCache.admits`).
+    /// A group the cache may keep: its key, and whether the cache keeps it (`GroupCache.admits`);
+    /// only a kept one is drawn through its appearance (`beginCapture`).
     var toCache: Key?
     typealias Key = (hash: Int, generations: [UInt64], end: Int, keep: Bool)
 }

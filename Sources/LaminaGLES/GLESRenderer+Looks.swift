@@ -114,7 +114,7 @@ extension GLESRenderer {
         // The filters apply to the group's pixels, and the mask to what they make.
         var source = groupTargets[frame.groups.count]
         if let filters = c.filters { source = try applyFilters(filters, to: source, group.box, transform: c.transform) }
-        // A masked group the cache may keep composites into its appearance first.
+        // A masked group the cache keeps composites into its appearance first.
         let capture = try beginCapture(group, commands)
         bindCurrentTarget()
         if let shadow = c.shadow { try drawGroupShadow(source, group.box, c, shadow) }

@@ -11,14 +11,13 @@ import LaminaCompositor
 ///
 /// An entry is found by the group's commands (equal, not just hashed), the contents
 /// generation of every image they draw, and the output's size. Only top-level groups with no
-/// clip in force are kept, and every such group is drawn through its appearance, kept or new,
-/// so a frame looks the same whether the cache served it or not. Compared with compositing the
-/// shadow and the pixels straight onto the display, the appearance is rounded to 8 bits once
-/// more: at most one step per channel.
+/// clip in force are kept.
 ///
 /// A group is kept the second time it is drawn with the same key (`admits`), so a group whose
-/// commands change every frame (a turning layer that casts a shadow of its pixels) is drawn
-/// through its appearance without allocating an entry no later frame would find.
+/// commands change every frame (a turning layer that casts a shadow of its pixels) allocates no
+/// entry no later frame would find: it composites straight onto the display, as with the cache
+/// off. A kept group is drawn through its appearance, which is rounded to 8 bits once more than
+/// that: at most one step per channel.
 ///
 /// Bounded: entries unused for `maximumIdleFrames` frames go, and beyond `budgetBytes` the
 /// least recently used go first; at most `maximumSightings` keys of groups drawn once are

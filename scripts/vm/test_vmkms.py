@@ -66,3 +66,13 @@ def test_a_merge_over_the_limit_starts_again(tmp_path):
 def test_the_sharing_can_be_turned_off(monkeypatch):
     monkeypatch.setenv("LAMINA_VM_SHADER_CACHE", "0")
     assert vmkms.shader_cache_folder() is None
+
+
+def test_a_half_written_pack_goes_after_an_hour(tmp_path):
+    old, fresh = os.path.join(tmp_path, ".a.part"), os.path.join(tmp_path, ".b.part")
+    for path in (old, fresh):
+        with open(path, "wb") as f:
+            f.write(b"half")
+    os.utime(old, (os.path.getatime(old), os.path.getmtime(old) - 7200))
+    vmkms.merge_shader_packs(str(tmp_path))
+    assert sorted(os.listdir(tmp_path)) == [".b.part"]

@@ -69,9 +69,9 @@ import shutil
 import signal
 import socket
 import struct
-import tarfile
 import subprocess
 import sys
+import tarfile
 import threading
 import time
 
@@ -129,7 +129,7 @@ mount -t devpts devpts /newroot/dev/pts
 mount -t tmpfs tmpfs /newroot/dev/shm
 chmod 700 /newroot/run/user/0
 # Mesa's shader cache, shared by the guests: a cold laminad start compiles its shaders through
-# LLVM under TCG (~8 s of a start); a warm one loads them, and the same code runs either way.
+# LLVM under TCG (~9 s of a start on an idle machine); a warm one loads them, and the same code runs either way.
 # The host's folder holds packs of cache entries (tar files): the guest unpacks them into its
 # own cache (a tmpfs of its own, as fast as on a machine, not over the host's cache, which is
 # for the host's CPU and slow to walk over 9p) and, when the command ends, keep.sh packs what
@@ -457,7 +457,12 @@ def shader_cache_folder():
 def merge_shader_packs(folder, most=SHADER_PACKS_MERGED, limit=SHADER_PACK_BYTES):
     """Folds the packs in `folder` into one when there are more than `most`: each entry once
     (entries are named by their key, so two packs' copies are the same bytes). A pack that
-    cannot be read is left out; a merged pack over `limit` bytes is not kept."""
+    cannot be read is left out; a merged pack over `limit` bytes is not kept. A pack left half
+    written (a guest stopped while keep.sh wrote it) goes after an hour."""
+    for f in os.listdir(folder):
+        path = os.path.join(folder, f)
+        if f.endswith(".part") and time.time() - os.path.getmtime(path) > 3600:
+            os.unlink(path)
     packs = sorted(f for f in os.listdir(folder) if f.endswith(".tar"))
     if len(packs) <= most:
         return
