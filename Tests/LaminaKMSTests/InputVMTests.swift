@@ -166,7 +166,7 @@ extension KMSVMTests {
             export LAMINA_SOCKET=/tmp/kiosk/lamina.sock
             # A copy the ordinary user may run: the checkout may lie in a folder only root can
             # enter (mktemp -d makes it 0700).
-            cp "$B/laminad" /tmp/kiosk/laminad; chmod 755 /tmp/kiosk/laminad
+            cp "$LAMINAD" /tmp/kiosk/laminad; chmod 755 /tmp/kiosk/laminad
             setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp/kiosk XDG_RUNTIME_DIR=/tmp/kiosk \
                 /tmp/kiosk/laminad --backend kms --socket $LAMINA_SOCKET --log-level debug >>$LOG 2>&1 &
             PID=$!

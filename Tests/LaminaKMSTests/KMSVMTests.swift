@@ -171,7 +171,7 @@ struct KMSVMTests {
         let run = try await VMHarness.run("control", files: ["scene.json": testScene, "alt.json": testSceneAlternate], script: """
             start_laminad
             apply $D/scene.json; settle
-            "$B/laminad" --backend kms --socket /run/second.sock >/tmp/second.log 2>&1
+            "$LAMINAD" --backend kms --socket /run/second.sock >/tmp/second.log 2>&1
             value second_exit $?
             cat /tmp/second.log
             kill -0 $PID && value first_alive yes
@@ -291,7 +291,7 @@ struct KMSVMTests {
             echo off >$STATUS/status
             value status_before "$(cat $STATUS/status)"
             # Only its choice matters here: stop it once it has said which backend and why.
-            "$B/laminad" --backend auto --socket /run/auto.sock --log-level info >/tmp/auto.log 2>&1 &
+            "$LAMINAD" --backend auto --socket /run/auto.sock --log-level info >/tmp/auto.log 2>&1 &
             APID=$!
             poll 100 grep -q "backend: " /tmp/auto.log
             kill -KILL $APID; wait $APID 2>/dev/null
@@ -355,7 +355,7 @@ struct KMSVMTests {
             export LAMINA_SOCKET=/tmp/kiosk/lamina.sock LAMINA_KMS_NO_ATOMIC=1
             # A copy the ordinary user may run: the checkout may lie in a folder only root can
             # enter (mktemp -d makes it 0700).
-            cp "$B/laminad" /tmp/kiosk/laminad; chmod 755 /tmp/kiosk/laminad
+            cp "$LAMINAD" /tmp/kiosk/laminad; chmod 755 /tmp/kiosk/laminad
             setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp/kiosk XDG_RUNTIME_DIR=/tmp/kiosk \
                 /tmp/kiosk/laminad --backend kms --socket $LAMINA_SOCKET --log-level debug >>$LOG 2>&1 &
             PID=$!

@@ -46,7 +46,7 @@ extension KMSSystemVMTests {
             export LAMINA_SOCKET=/run/lamina/lamina.sock
             value t_boot "$(cut -d' ' -f1 /proc/uptime)"
             # The unit as shipped: its files as they are, laminad where its ExecStart looks.
-            cp "$B/laminad" /usr/bin/laminad
+            cp "$LAMINAD" /usr/bin/laminad
             cp "$R/systemd/laminad.service" "$R/systemd/laminad.socket" /etc/systemd/system/
             # The lamina user and group, as the laminad package makes them (sysusers.d).
             systemd-sysusers "$R/systemd/lamina.sysusers.conf" || echo "VMKMS_FAIL systemd-sysusers"

@@ -20,16 +20,25 @@ enum VMHarness {
         return dir.path
     }
 
-    /// The laminactl the guest scripts run (`$L`): `LAMINA_VM_LAMINACTL` where set; else the
-    /// release build `scripts/package.sh` makes (the Swift runtime linked in, as shipped) where
-    /// it is newer than the debug one next to the tests; else that one. Under TCG a Swift
-    /// process's start is most of a request: ~0.5 s for the static release build against ~1 s
-    /// for the debug one, and the VM tests make about 800 requests. `calibrate` times the debug
-    /// build still, as its reference was measured with it.
-    static let controlTool: String = {
-        let debug = buildDirectory + "/laminactl"
-        if let chosen = ProcessInfo.processInfo.environment["LAMINA_VM_LAMINACTL"], !chosen.isEmpty { return chosen }
-        let release = repository + "/.build/release/laminactl"
+    /// The laminactl the guest scripts run (`$L`): `LAMINA_VM_LAMINACTL` where set, else
+    /// `shipped("laminactl")`. Under TCG a Swift process's start is most of a request: ~0.5 s
+    /// for the static release build against ~1 s for the debug one, and the VM tests make about
+    /// 800 requests. `calibrate` times the debug build still, as its reference was measured with it.
+    static let controlTool = shipped("laminactl", unless: "LAMINA_VM_LAMINACTL")
+
+    /// The laminad the guest scripts start (`$LAMINAD`): `LAMINA_VM_LAMINAD` where set, else
+    /// `shipped("laminad")`. The release build is the one the packages install; under TCG the
+    /// debug build's Swift code runs several times slower, and its ~100 MB are read over 9p at
+    /// each guest's first start.
+    static let daemon = shipped("laminad", unless: "LAMINA_VM_LAMINAD")
+
+    /// `variable`'s path where the environment sets it; else the release build of `product`
+    /// that `scripts/package.sh` makes (the Swift runtime linked in, as shipped) where it is
+    /// newer than the debug one next to the tests (so built from the same sources); else that one.
+    static func shipped(_ product: String, unless variable: String) -> String {
+        let debug = buildDirectory + "/" + product
+        if let chosen = ProcessInfo.processInfo.environment[variable], !chosen.isEmpty { return chosen }
+        let release = repository + "/.build/release/" + product
         let files = FileManager.default
         guard let built = (try? files.attributesOfItem(atPath: release))?[.modificationDate] as? Date,
               let debugBuilt = (try? files.attributesOfItem(atPath: debug))?[.modificationDate] as? Date,
@@ -38,7 +47,7 @@ enum VMHarness {
               let binary = files.contents(atPath: release), binary.range(of: Data("libswiftCore.so".utf8)) == nil
         else { return debug }
         return release
-    }()
+    }
 
     /// Shell functions every guest script starts with.
     ///
@@ -51,6 +60,7 @@ enum VMHarness {
         """
         B=\(buildDirectory)
         L=\(controlTool)
+        LAMINAD=\(daemon)
         F=${LAMINA_VM_FACTOR:-1}
         export LAMINA_SOCKET=/run/lamina.sock
         LOG=/tmp/laminad.log
@@ -89,7 +99,7 @@ enum VMHarness {
         HANDOFF="--boot-handoff off"
         start_laminad() {
             START=$(cut -d' ' -f1 /proc/uptime)
-            "$B/laminad" --backend kms --socket $LAMINA_SOCKET --log-level debug $HANDOFF "$@" >>$LOG 2>&1 &
+            "$LAMINAD" --backend kms --socket $LAMINA_SOCKET --log-level debug $HANDOFF "$@" >>$LOG 2>&1 &
             PID=$!
             poll 300 listening || { echo "VMKMS_FAIL laminad did not listen"; exit 3; }
             calibrate
