@@ -13,7 +13,7 @@ extension Daemon {
         cursor?.handle(action)
         guard power.admits(action) else { return }
         // Kiosk mode: an app window shown takes pointer and touch (WaylandServer+Input.swift).
-        if let wayland, wayland.server.handleKioskInput(action) { return }
+        if let wayland, wayland.server.handleKioskInput(action, at: compositor.now) { return }
         compositor.handleInput(action, origin: origin)
     }
 }

@@ -416,14 +416,14 @@ extension Daemon: CompositorHost {
     public func framePresented() {
         guard let wayland else { return }
         wayland.server.windowsShown = compositor.appWindowsShown
-        wayland.server.framePresented()
+        wayland.server.framePresented(at: compositor.now)
     }
     public func displayChanged(_ layout: DisplayLayout) { wayland?.describe(layout) }
     public func appsManaged(_ managed: Bool) { wayland?.setManaged(managed) }
     public func sizeApps(_ sizes: [UInt32: Size]) {
         for (app, size) in sizes { wayland?.server.configure(app: app, width: Int(size.width), height: Int(size.height)) }
     }
-    public func appInput(_ input: AppInput) { wayland?.server.handleAppInput(input) }
+    public func appInput(_ input: AppInput) { wayland?.server.handleAppInput(input, at: compositor.now) }
     public func closeApp(_ app: UInt32) { wayland?.server.close(app: app) }
 
     public func routeInjected(_ action: InputAction, origin: InputOrigin) -> Bool {

@@ -55,9 +55,9 @@ extension WaylandServer {
     }
 
     /// An input event laminad routed to the layer showing window `input.app`, in the window's
-    /// points; enter and leave follow the pointer from layer to layer, and focus events move
-    /// the keyboard.
-    public func handleAppInput(_ input: AppInput) {
+    /// points, stamped `time` (laminad's clock, seconds); enter and leave follow the pointer from
+    /// layer to layer, and focus events move the keyboard.
+    public func handleAppInput(_ input: AppInput, at time: Double) {
         guard isManaged, let top = toplevel(input.app), top.isMapped else { return }
         let event: SeatEvent
         switch input.kind {
@@ -78,7 +78,7 @@ extension WaylandServer {
             flush()
             return
         }
-        deliver(event, to: top)
+        deliver(event, to: top, at: time)
         flush()
     }
 }

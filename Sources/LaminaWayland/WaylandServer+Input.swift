@@ -52,9 +52,9 @@ extension WaylandServer {
         toplevels.values.filter(\.isMapped).max { $0.mappedSerial < $1.mappedSerial }
     }
 
-    /// Hands `action` to the top app window; false when none is shown, or a Lamina client
-    /// manages apps (laminad routes it: `handleAppInput`).
-    public func handleKioskInput(_ action: InputAction) -> Bool {
+    /// Hands `action` to the top app window, stamped `time` (laminad's clock, seconds); false
+    /// when none is shown, or a Lamina client manages apps (laminad routes it: `handleAppInput`).
+    public func handleKioskInput(_ action: InputAction, at time: Double) -> Bool {
         guard !isManaged, let top = topToplevel else { return false }
         // The window is shown at its own size from the desktop's top left (WaylandKiosk): a
         // desktop point is the same point of the window.
@@ -74,7 +74,7 @@ extension WaylandServer {
         default:
             return false
         }
-        deliver(event, to: top)
+        deliver(event, to: top, at: time)
         flush()
         return true
     }
@@ -88,10 +88,9 @@ extension WaylandServer {
 
     /// Sends `event` through wlroots' seat (its focus, serials and grabs) to the surface of
     /// `top` under its point: a popup, a subsurface, or the window's own (outside them all).
-    func deliver(_ event: SeatEvent, to top: Toplevel) {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let time = UInt32(truncatingIfNeeded: Int(now.tv_sec) * 1000 + Int(now.tv_nsec) / 1_000_000)
+    func deliver(_ event: SeatEvent, to top: Toplevel, at seconds: Double) {
+        let now = Self.timespec(seconds: seconds)
+        let time = UInt32(truncatingIfNeeded: Int(now.tv_sec) &* 1000 &+ Int(now.tv_nsec) / 1_000_000)
         func under(_ p: Point) -> (surface: UnsafeMutablePointer<wlr_surface>, x: Double, y: Double) {
             let wx = p.x + Double(top.geometryOrigin.x), wy = p.y + Double(top.geometryOrigin.y)
             var sx = 0.0, sy = 0.0

@@ -203,17 +203,17 @@ extension WaylandServer {
         }
     }
 
-    /// The frame that started last is on screen: its surfaces' frame callbacks are answered
-    /// (`wl_surface.frame` done, with the time in milliseconds of CLOCK_MONOTONIC) and their
-    /// `wp_presentation` feedback sent: the time (CLOCK_MONOTONIC, wp_presentation's clock),
+    /// The frame that started last is on screen at `time` (laminad's clock, seconds: CLOCK_MONOTONIC,
+    /// wp_presentation's clock, or the virtual clock under `--clock virtual`, so that apps see
+    /// the same times on every run): its surfaces' frame callbacks are answered (`wl_surface.frame`
+    /// done, with the time in milliseconds) and their `wp_presentation` feedback sent: the time,
     /// the refresh of the output described to apps, in nanoseconds (0 unknown), a sequence
     /// number, and where a page flip showed it (`presentsOnPageFlip`) the vsync, hardware-clock
     /// and hardware-completion flags. Nothing is computed while no app window exists.
-    public func framePresented() {
+    public func framePresented(at time: Double) {
         presentedSequence &+= 1
         guard !toplevels.isEmpty else { return }
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
+        var now = Self.timespec(seconds: time)
         // Managed: a window no layer showed in the frame is hidden (throttled alike).
         let covered = isManaged
             ? Set(toplevels.values.filter { $0.isMapped && !windowsShown.contains($0.app.id) }.map(ObjectIdentifier.init))
@@ -244,6 +244,14 @@ extension WaylandServer {
             }
         }
         if sent { flush() }
+    }
+
+    /// `seconds` as a timespec for wlroots, clamped to [0, 2^32) seconds (a time that is not a
+    /// finite number counts as 0): Wayland's times are 32-bit milliseconds or split seconds.
+    static func timespec(seconds: Double) -> Glibc.timespec {
+        let s = seconds.isFinite ? min(max(seconds, 0), 4_294_967_295) : 0
+        let whole = s.rounded(.down)
+        return Glibc.timespec(tv_sec: Int(whole), tv_nsec: min(999_999_999, Int((s - whole) * 1e9)))
     }
 
     /// The mapped windows below a window that hides the whole desktop: the topmost whose own

@@ -301,6 +301,31 @@ struct WaylandEndToEndTests {
         #expect(colours.count > 20, "the rings: \(colours.count) colours", sourceLocation: sourceLocation)
     }
 
+    /// Under `--clock virtual`, an app's frame callbacks carry the virtual clock's time: the
+    /// unmodified weston-simple-shm paints its pattern from the callback's milliseconds, so after
+    /// the clock is moved to 8 s its picture is exactly the one for t = 8000 (outside its rings,
+    /// column x is (x + t/16) · 0x0080401), on every run and machine. With CLOCK_MONOTONIC's
+    /// milliseconds there it would be whatever the machine's uptime made it.
+    @Test(.enabled(if: WaylandEndToEndTests.hasSimpleSHM, "weston-simple-shm (Debian's weston) is not installed"))
+    func frameCallbacksFollowTheVirtualClock() throws {
+        let daemon = try kioskDaemon(size: "250x250")
+        let path = daemon.directory + "/wayland-lamina-0"
+        try waitForSocket(path, daemon)
+        let app = try App(daemon, socket: path)
+        // simple-shm's column x outside the rings at time t (ms), as its paint_pixels makes it.
+        func column(_ x: UInt32, at t: UInt32) -> UInt32 { ((x + t / 16) &* 0x0080401) & 0xffffff }
+        try wait("simple-shm's first frame", daemon) { try screenshot(daemon, "first").pixel(x: 5, y: 5) == (255, 255, 255, 255) }
+        let first = try screenshot(daemon, "a")
+        #expect(rgb(first, 25, 40) == column(25, at: 0), "drawn at the virtual clock's 0: \(String(rgb(first, 25, 40), radix: 16))")
+        _ = try daemon.laminactl(["advance", "8"])
+        try wait("a picture drawn after the clock moved", daemon) { rgb(try screenshot(daemon, "b"), 25, 40) != column(25, at: 0) }
+        let later = try screenshot(daemon, "c")
+        for x: UInt32 in [25, 26, 27] {
+            #expect(rgb(later, Int(x), 40) == column(x, at: 8000), "column \(x) drawn at 8000 ms: \(String(rgb(later, Int(x), 40), radix: 16))")
+        }
+        app.kill()
+    }
+
     /// Kiosk mode: headless laminad and the unmodified weston-simple-shm. Its toplevel is
     /// configured to the desktop (250 × 250, the size it draws), fills it over the background,
     /// and keeps drawing (frame callbacks answered after each frame is presented); then a raw
@@ -316,10 +341,14 @@ struct WaylandEndToEndTests {
         expectSimpleSHMPattern(first)
         #expect(daemon.logText.contains("configured to 250 × 250"))
         #expect(daemon.logText.contains("'org.freedesktop.weston.simple-shm' \"simple-shm\" mapped, 250 × 250"))
-        // It keeps drawing: each frame callback comes after a presented frame.
+        // It keeps drawing: each frame callback comes after a presented frame. It draws with the
+        // callbacks' time, the virtual clock's: the picture changes as the clock moves.
         let rendered = try statistics(daemon)["framesRendered"] ?? 0
         try wait("simple-shm's next frames", daemon) { (try statistics(daemon)["framesRendered"] ?? 0) > rendered + 10 }
-        try wait("a changed picture", daemon) { try screenshot(daemon, "b").bytes != first.bytes }
+        try wait("a changed picture", daemon) {
+            _ = try daemon.laminactl(["advance", "0.1"])
+            return try screenshot(daemon, "b").bytes != first.bytes
+        }
 
         // A garbage writer is dropped alone.
         let hostile = try WireClient(path: path)
@@ -328,6 +357,7 @@ struct WaylandEndToEndTests {
         let before = try screenshot(daemon, "c")
         let renderedBefore = try statistics(daemon)["framesRendered"] ?? 0
         try wait("simple-shm drawing on after the garbage writer", daemon) {
+            _ = try daemon.laminactl(["advance", "0.1"])
             let frames = try statistics(daemon)["framesRendered"] ?? 0
             return try frames > renderedBefore + 10 && screenshot(daemon, "d").bytes != before.bytes
         }
@@ -789,9 +819,12 @@ struct WaylandEndToEndTests {
         }
         above.kill()
         try wait("the first window uncovered", daemon) { (try statistics(daemon)["wayland.windowsCovered"] ?? -1) == 0 }
-        // It draws again: its picture changes from frame to frame.
+        // It draws again: its picture changes as the (virtual) clock its callbacks carry moves.
         let first = try screenshot(daemon, "a")
-        try wait("the uncovered window drawing", daemon) { try screenshot(daemon, "b").bytes != first.bytes }
+        try wait("the uncovered window drawing", daemon) {
+            _ = try daemon.laminactl(["advance", "0.1"])
+            return try screenshot(daemon, "b").bytes != first.bytes
+        }
         below.kill()
     }
 }
