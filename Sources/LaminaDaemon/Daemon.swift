@@ -413,10 +413,10 @@ extension Daemon: CompositorHost {
     }
 
     public func frameSubmitted() { wayland?.server.frameStarted() }
-    public func framePresented() {
+    public func framePresented(at time: Double) {
         guard let wayland else { return }
         wayland.server.windowsShown = compositor.appWindowsShown
-        wayland.server.framePresented(at: compositor.now)
+        wayland.server.framePresented(at: time)
     }
     public func displayChanged(_ layout: DisplayLayout) { wayland?.describe(layout) }
     public func appsManaged(_ managed: Bool) { wayland?.setManaged(managed) }

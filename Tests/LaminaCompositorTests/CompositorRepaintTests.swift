@@ -11,6 +11,41 @@ import LaminaTestSupport
 struct CompositorRepaintTests {
     final class Clock: @unchecked Sendable { var now = 100.0 }
 
+    @Test("the host hears a frame was presented at the page flip's time on the real clock, at the frame's time shown at once, and at the virtual time on the virtual clock")
+    func presentedFramesCarryTheirTime() throws {
+        let backend = FakeBackend.flipping(["A"])
+        let clock = Clock()
+        let h = CompositorHarness(presenter: backend.makePresenter(), clock: FrameClock(.real(refreshRate: 60)), realTime: { clock.now })
+        h.compositor.scheduleRepaint()
+        #expect(h.fireFrameTimer())
+        #expect(h.presentedTimes.isEmpty, "the flip is still out")
+        clock.now = 100.05
+        h.compositor.handle(backend.completeFlips(["A"], at: 100.0167))
+        #expect(h.presentedTimes == [100.0167], "the flip's own time, not when laminad read it")
+
+        // Shown at once (no page flip): the time the frame was drawn for.
+        let headless = FakeBackend.flipping(["H"])
+        headless.fakes[0].flips = false
+        let shown = CompositorHarness(presenter: headless.makePresenter(), clock: FrameClock(.real(refreshRate: 60)), realTime: { clock.now })
+        shown.compositor.scheduleRepaint()
+        #expect(shown.fireFrameTimer())
+        let time = try #require(shown.presentedTimes.last)
+        #expect(time >= 100.05 && time < 100.05 + 1.0 / 30, "at the frame's target: \(time)")
+
+        // The virtual clock: its time, whatever the flip's says.
+        let flipping = FakeBackend.flipping(["V"])
+        let virtual = CompositorHarness(presenter: flipping.makePresenter(), clock: FrameClock(.virtual))
+        virtual.compositor.scheduleRepaint()
+        #expect(virtual.fireFrameTimer())
+        virtual.compositor.handle(flipping.completeFlips(["V"], at: 555))
+        let a = virtual.hello("a")
+        virtual.feed(a, .commit(Commit(serial: 1, operations: CompositorHarness.square(1, x: 16, color: .blue))))
+        virtual.feed(a, .request(id: 2, .advanceClock(seconds: 2.5)))
+        #expect(flipping.fakes[0].isFramePending, "the advance drew the change at 2.5 s; its flip is out")
+        virtual.compositor.handle(flipping.completeFlips(["V"], at: 777))
+        #expect(virtual.presentedTimes == [0, 2.5], "the virtual clock's times: \(virtual.presentedTimes)")
+    }
+
     @Test("a screenshot asked while the output awaits its flip waits for the next frame; the client's later commit waits with it")
     func screenshotWaitsForTheNextFrame() throws {
         let backend = FakeBackend.flipping(["A"])

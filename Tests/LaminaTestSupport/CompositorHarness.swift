@@ -64,6 +64,10 @@ public final class CompositorHarness: CompositorHost {
         journalAwaits.append((client, compositor.journalGeneration, sentCount[client] ?? 0))
     }
 
+    /// The times of the frames the compositor said were presented (`framePresented(at:)`).
+    public private(set) var presentedTimes: [Double] = []
+    public func framePresented(at time: Double) { presentedTimes.append(time) }
+
     /// Messages sent to `id` since it connected (the outbox's, taken or not).
     public func sentMessages(_ id: ClientID) -> Int { sentCount[id] ?? 0 }
 

@@ -73,7 +73,7 @@ extension Compositor {
     public func handle(_ events: BackendEvents) {
         repaint.presented(events.presented)
         framesPresented &+= UInt64(events.presented.count)
-        if !events.presented.isEmpty { host?.framePresented() }
+        if let last = events.presented.last { host?.framePresented(at: clock.isVirtual ? now : last.time) }
         for p in events.presented { noteFirstFrame(at: p.time) }
         for reason in events.reasons { repaint.request(reason) }
         // A display plugged in, unplugged or changing mode can change the desktop's size.
@@ -160,7 +160,7 @@ extension Compositor {
         host?.frameSubmitted()
         if flipping.isEmpty {
             noteFirstFrame(at: submitted)
-            host?.framePresented()
+            host?.framePresented(at: now)
         }
         frameProduced()
         // The clients hear of their animations once the frame that shows them is presented.

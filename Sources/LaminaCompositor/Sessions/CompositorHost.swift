@@ -49,8 +49,12 @@ public protocol CompositorHost: AnyObject {
     /// A frame was drawn and handed to the outputs: what was committed before it is in it
     /// (laminad: Wayland surfaces' frame callbacks wait for it to be presented).
     func frameSubmitted()
-    /// The frame submitted last is on screen (at once on headless, at the page flip on KMS).
-    func framePresented()
+    /// The frame submitted last is on screen (at once on headless, at the page flip on KMS) at
+    /// `time`, seconds on the compositor's clock: on the real clock the page flip's own time
+    /// (the kernel's vblank timestamp, CLOCK_MONOTONIC) or, shown at once, the frame's target;
+    /// on the virtual clock the virtual time (laminad: Wayland apps' frame callbacks and
+    /// presentation feedback carry it).
+    func framePresented(at time: Double)
     /// The display's layout changed (outputs plugged, unplugged, resized, turned or scaled), or
     /// is told for the first time: laminad describes it to Wayland apps.
     func displayChanged(_ layout: DisplayLayout)
@@ -81,7 +85,7 @@ extension CompositorHost {
         throw OutputChangeRefused("no output has a backlight: this host drives none")
     }
     public func frameSubmitted() {}
-    public func framePresented() {}
+    public func framePresented(at time: Double) {}
     public func appsManaged(_ managed: Bool) {}
     public func sizeApps(_ sizes: [UInt32: Size]) {}
     public func appInput(_ input: AppInput) {}
