@@ -235,6 +235,46 @@ struct ContentsTests {
         expectReference(image, "contents-order-clip")
     }
 
+    @Test("opaque contents cast their rectangle's shadow, drawn analytically, as their pixels blurred would")
+    func opaqueContentsShadow() throws {
+        let stage = try ContentsStage(width: 320, height: 150, background: .white)
+        // A 16×16 opaque picture of four colours.
+        try stage.add(image: 1, TestImage(width: 16, height: 16) { x, y in (x < 8 ? 200 : 20, y < 8 ? 60 : 180, 90, 255) })
+        // Promised opaque, on a rounded fill the picture covers (contents are not cut by the
+        // corners without masksToBounds), turned 20°; the second the same, with an empty
+        // sublayer, so its shadow is its group's pixels blurred; the third not promised opaque.
+        func caster(x: Double, sublayer: Bool, opaque: Bool = true) -> SceneLayer {
+            contentsLayer(Rect(x, 30, 60, 60), image: 1, color: .blue,
+                          sublayers: sublayer ? [SceneLayer(frame: Rect(0, 0, 0, 0), color: .clear)] : []) {
+                $0.isOpaque = opaque
+                $0.cornerRadius = 12
+                $0.transform = .rotation(angle: .pi / 9)
+                $0.shadowOpacity = 1
+                $0.shadowRadius = 8
+                $0.shadowOffset = Size(0, 10)
+            }
+        }
+        try stage.add([caster(x: 20, sublayer: false), caster(x: 120, sublayer: true), caster(x: 220, sublayer: false, opaque: false)])
+        let kinds = stage.display.drawList().commands.map(\.kind)
+        #expect(kinds.filter { $0 == .shadow }.count == 1, "one analytic shadow, the first caster's: \(kinds)")
+        #expect(kinds.filter { $0 == .beginGroup }.count == 2, "the other two blur their groups' pixels: \(kinds)")
+        let image = try stage.render()
+        // The same shadow (and picture) either way: every pixel around the two casters.
+        var worst = 0
+        for y in 0..<150 {
+            for dx in 0..<100 {
+                let a = Pixel(image, dx, y), b = Pixel(image, 100 + dx, y)
+                let d = max(abs(a.r - b.r), abs(a.g - b.g), abs(a.b - b.b))
+                worst = max(worst, d)
+            }
+        }
+        // Upright, the two ways agree within 5 (AppearanceTests.shadows); turned, the shadow seen
+        // through the picture's antialiased edge differs by one level more there.
+        #expect(worst <= 7, "largest difference between the analytic and the blurred shadow: \(worst)")
+        // The shadow is there: below the turned square, darker than the white background.
+        #expect(Pixel(image, 50, 100).r < 150, "\(Pixel(image, 50, 100))")
+    }
+
     @Test("BGRA and straight alpha are converted to premultiplied RGBA; isOpaque ignores alpha")
     func formats() throws {
         let stage = try ContentsStage(width: 100, height: 40, background: .white)

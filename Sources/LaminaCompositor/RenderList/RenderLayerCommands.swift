@@ -39,8 +39,9 @@ extension RenderWalk {
 
         // The shadow below the layer is listed first; a shadow of its pixels is cast by its group.
         let shadowOfPixels = appendShadow(p, look, hasSublayers: hasSublayers, hasGradient: gradient != nil,
-                                          hasContents: contents != nil, hasMask: maskLayer != nil, opacity: opacity,
-                                          tint: tint, toDisplay: toDisplay, into: &commands)
+                                          contents: contents, drawsMore: showsApp || p.kind == .tiled || p.kind == .emitter,
+                                          hasMask: maskLayer != nil, opacity: opacity, tint: tint, toDisplay: toDisplay,
+                                          into: &commands)
         let group = LayerGroup(p, look, drawsImage: drawsImage, hasMask: maskLayer != nil, plainMask: plainMask,
                                shadowOfPixels: shadowOfPixels != nil, hasSublayers: hasSublayers, opacity: opacity)
         let groupStart = commands.count
@@ -136,8 +137,8 @@ extension RenderWalk {
     /// to see: no shadow then.
     @inline(__always)
     private func appendShadow(_ p: LayerProperties, _ look: LayerLook, hasSublayers: Bool, hasGradient: Bool,
-                              hasContents: Bool, hasMask: Bool, opacity: Double, tint: Color?, toDisplay: Transform3D,
-                              into commands: inout [DrawCommand]) -> DrawShadow? {
+                              contents: DrawContents?, drawsMore: Bool, hasMask: Bool, opacity: Double, tint: Color?,
+                              toDisplay: Transform3D, into commands: inout [DrawCommand]) -> DrawShadow? {
         guard p.shadowOpacity > 0, p.shadowColor.alpha > 0, !p.masksToBounds else { return nil }
         var shadow = DrawShadow(color: p.shadowColor.tinted(by: tint), opacity: p.shadowOpacity,
                                 offset: p.shadowOffset, radius: p.shadowRadius)
@@ -149,14 +150,32 @@ extension RenderWalk {
         }
         // The alpha is uniform unless a border sits over a translucent fill (the ring is then
         // more opaque than the inside) or a gradient or a mask changes it.
-        if !hasSublayers, !hasContents, look.fillVisible, !hasMask,
+        if !hasSublayers, contents == nil, look.fillVisible, !hasMask,
            !look.borderVisible && !hasGradient || look.background.alpha == 1 {
             shadow.opacity *= look.background.alpha
             commands.append(DrawCommand(kind: .shadow, transform: toDisplay, bounds: look.bounds, opacity: opacity,
                                         cornerRadii: look.radii, shadow: shadow))
             return nil
         }
+        // Opaque contents (a video frame, an opaque app buffer, or contents the layer promised
+        // `isOpaque`) over the whole of what else the layer draws (its fill and border lie in its
+        // bounds; contents are not cut by its corners without masksToBounds): its pixels are one
+        // opaque rectangle, so its shadow is that rectangle's, drawn like a plain fill's instead of
+        // blurring the layer's pixels offscreen, again whenever they move or turn.
+        if !hasSublayers, !hasMask, !hasGradient, !drawsMore, p.filters.isEmpty, p.compositingFilter == nil,
+           let c = contents, c.clip == nil, c.isOpaque || c.source.pixelsAreOpaque,
+           c.destination.width > 0, c.destination.height > 0,
+           !(look.fillVisible || look.borderVisible) || Self.covers(c.destination, look.bounds) {
+            commands.append(DrawCommand(kind: .shadow, transform: toDisplay, bounds: c.destination, opacity: opacity,
+                                        cornerRadii: .zero, shadow: shadow))
+            return nil
+        }
         return shadow
+    }
+
+    /// Whether `outer` holds all of `inner`.
+    static func covers(_ outer: Rect, _ inner: Rect) -> Bool {
+        outer.minX <= inner.minX && outer.minY <= inner.minY && outer.maxX >= inner.maxX && outer.maxY >= inner.maxY
     }
 
     /// The sublayers, clipped to the rounded bounds with masksToBounds (a clip around nothing
