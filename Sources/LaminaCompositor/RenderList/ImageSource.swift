@@ -98,6 +98,7 @@ public final class ImageSource: @unchecked Sendable {
         width = Int(format.width)
         height = Int(format.height)
         storage = .memory(memory, format)
+        pixelsReadOpaque = Self.alphaIsOne(memory, format, PixelRect(x: 0, y: 0, width: format.width, height: format.height))
     }
 
     /// A server-side bitmap (RGBA, `alpha` as declared).
@@ -147,9 +148,14 @@ public final class ImageSource: @unchecked Sendable {
     /// What the overlay planner weighs for a plane: a video's frames (in dma-buf memory or not:
     /// the planner says why not) or an app's buffer in dma-buf memory.
     public var isScanoutCandidate: Bool { isVideo || dmabuf != nil }
-    /// Every pixel's alpha is 1 (a video frame without alpha): drawn at full opacity, it needs
-    /// no blending.
+    /// Every pixel's alpha is 1 (a video frame without alpha, an XRGB app buffer): drawn at
+    /// full opacity, it needs no blending.
     public var pixelsAreOpaque = false
+    /// A client's picture whose alpha was read as 255 throughout when it was made and in every
+    /// rectangle it changed since: its shadow is its rectangle's (`appendShadow`). Not yet used
+    /// to skip blending or as an occluder: a nine-slice image promised opaque draws its edge
+    /// strips differently unblended (ContentsTests.nineSlice with `isOpaque`), to be resolved first.
+    public private(set) var pixelsReadOpaque = false
 
     /// The picture in dma-buf memory, for a source that holds one.
     public var dmabuf: DMABufPicture? {
@@ -172,6 +178,21 @@ public final class ImageSource: @unchecked Sendable {
         markChanged(PixelRect(x: 0, y: 0, width: UInt32(width), height: UInt32(height)))
     }
 
+    /// Whether every pixel of `rect` (clamped to the picture) in client memory has alpha 255:
+    /// both pixel orders keep alpha in a pixel's fourth byte. Reads the rows in place (the
+    /// memory's size was checked against the layout when the image was made).
+    static func alphaIsOne(_ memory: any PixelMemory, _ format: ImageFormat, _ rect: PixelRect) -> Bool {
+        let x0 = min(Int(rect.x), Int(format.width)), y0 = min(Int(rect.y), Int(format.height))
+        let x1 = min(x0 + Int(rect.width), Int(format.width)), y1 = min(y0 + Int(rect.height), Int(format.height))
+        guard x1 > x0, y1 > y0 else { return true }
+        let stride = Int(format.stride), first = memory.base + Int(format.offset)
+        for row in y0..<y1 {
+            let pixels = UnsafeRawBufferPointer(start: first + row * stride + x0 * 4, count: (x1 - x0) * 4)
+            if !PackedPixels.allOpaque(pixels) { return false }
+        }
+        return true
+    }
+
     private static func takeID() -> UInt64 {
         let i = nextID
         nextID += 1
@@ -183,6 +204,11 @@ public final class ImageSource: @unchecked Sendable {
 
     /// The memory's pixels in `rect` changed: a new generation.
     public func markChanged(_ rect: PixelRect) {
+        // A client's picture stays opaque while every rectangle it changes is (what it did not
+        // name is as it was: the protocol's promise).
+        if pixelsReadOpaque, !isVideo, case let .memory(memory, format) = storage {
+            pixelsReadOpaque = Self.alphaIsOne(memory, format, rect)
+        }
         generation += 1
         changes.append((generation, rect))
         if changes.count > 16 { changes.removeFirst(changes.count - 16) }

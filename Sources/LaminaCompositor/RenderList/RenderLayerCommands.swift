@@ -157,13 +157,14 @@ extension RenderWalk {
                                         cornerRadii: look.radii, shadow: shadow))
             return nil
         }
-        // Opaque contents (a video frame, an opaque app buffer, or contents the layer promised
-        // `isOpaque`) over the whole of what else the layer draws (its fill and border lie in its
+        // Opaque contents (a video frame, an opaque app buffer, a client picture whose alpha was
+        // read as 255 throughout, or contents the layer promised `isOpaque`) over the whole of
+        // what else the layer draws (its fill and border lie in its
         // bounds; contents are not cut by its corners without masksToBounds): its pixels are one
         // opaque rectangle, so its shadow is that rectangle's, drawn like a plain fill's instead of
         // blurring the layer's pixels offscreen, again whenever they move or turn.
         if !hasSublayers, !hasMask, !hasGradient, !drawsMore, p.filters.isEmpty, p.compositingFilter == nil,
-           let c = contents, c.clip == nil, c.isOpaque || c.source.pixelsAreOpaque,
+           let c = contents, c.clip == nil, c.isOpaque || c.source.pixelsAreOpaque || c.source.pixelsReadOpaque,
            c.destination.width > 0, c.destination.height > 0,
            !(look.fillVisible || look.borderVisible) || Self.covers(c.destination, look.bounds) {
             commands.append(DrawCommand(kind: .shadow, transform: toDisplay, bounds: c.destination, opacity: opacity,
