@@ -11,13 +11,23 @@ import LaminaTestSupport
 struct CompositorRepaintTests {
     final class Clock: @unchecked Sendable { var now = 100.0 }
 
+    /// A compositor over `backend`'s outputs, on the real clock at 60 Hz reading `clock` (the
+    /// virtual clock where nil), its first frame (the background's) drawn.
+    func firstFrameDrawn(_ backend: FakeBackend, clock: Clock?,
+                         sourceLocation: SourceLocation = #_sourceLocation) -> CompositorHarness {
+        let h = clock.map { clock in
+            CompositorHarness(presenter: backend.makePresenter(), clock: FrameClock(.real(refreshRate: 60)), realTime: { clock.now })
+        } ?? CompositorHarness(presenter: backend.makePresenter(), clock: FrameClock(.virtual))
+        h.compositor.scheduleRepaint()
+        #expect(h.fireFrameTimer(), "the background's first frame", sourceLocation: sourceLocation)
+        return h
+    }
+
     @Test("the host hears a frame was presented at the page flip's time on the real clock, at the frame's time shown at once, and at the virtual time on the virtual clock")
     func presentedFramesCarryTheirTime() throws {
         let backend = FakeBackend.flipping(["A"])
         let clock = Clock()
-        let h = CompositorHarness(presenter: backend.makePresenter(), clock: FrameClock(.real(refreshRate: 60)), realTime: { clock.now })
-        h.compositor.scheduleRepaint()
-        #expect(h.fireFrameTimer())
+        let h = firstFrameDrawn(backend, clock: clock)
         #expect(h.presentedTimes.isEmpty, "the flip is still out")
         clock.now = 100.05
         h.compositor.handle(backend.completeFlips(["A"], at: 100.0167))
@@ -26,17 +36,13 @@ struct CompositorRepaintTests {
         // Shown at once (no page flip): the time the frame was drawn for.
         let headless = FakeBackend.flipping(["H"])
         headless.fakes[0].flips = false
-        let shown = CompositorHarness(presenter: headless.makePresenter(), clock: FrameClock(.real(refreshRate: 60)), realTime: { clock.now })
-        shown.compositor.scheduleRepaint()
-        #expect(shown.fireFrameTimer())
+        let shown = firstFrameDrawn(headless, clock: clock)
         let time = try #require(shown.presentedTimes.last)
         #expect(time >= 100.05 && time < 100.05 + 1.0 / 30, "at the frame's target: \(time)")
 
         // The virtual clock: its time, whatever the flip's says.
         let flipping = FakeBackend.flipping(["V"])
-        let virtual = CompositorHarness(presenter: flipping.makePresenter(), clock: FrameClock(.virtual))
-        virtual.compositor.scheduleRepaint()
-        #expect(virtual.fireFrameTimer())
+        let virtual = firstFrameDrawn(flipping, clock: nil)
         virtual.compositor.handle(flipping.completeFlips(["V"], at: 555))
         let a = virtual.hello("a")
         virtual.feed(a, .commit(Commit(serial: 1, operations: CompositorHarness.square(1, x: 16, color: .blue))))
@@ -50,9 +56,7 @@ struct CompositorRepaintTests {
     func screenshotWaitsForTheNextFrame() throws {
         let backend = FakeBackend.flipping(["A"])
         let clock = Clock()
-        let h = CompositorHarness(presenter: backend.makePresenter(), clock: FrameClock(.real(refreshRate: 60)), realTime: { clock.now })
-        h.compositor.scheduleRepaint()
-        #expect(h.fireFrameTimer(), "the background's first frame")
+        let h = firstFrameDrawn(backend, clock: clock)
         let a = h.hello("a")
         h.feed(a, .commit(Commit(serial: 1, operations: CompositorHarness.square(1, x: 16, color: .red))))
         #expect(h.take(a) == [.applied(serial: 1)])
@@ -91,9 +95,7 @@ struct CompositorRepaintTests {
     func blankingOneOutputKeepsTheOtherDrawing() throws {
         let backend = FakeBackend.flipping(["A", "B"])
         let clock = Clock()
-        let h = CompositorHarness(presenter: backend.makePresenter(), clock: FrameClock(.real(refreshRate: 60)), realTime: { clock.now })
-        h.compositor.scheduleRepaint()
-        #expect(h.fireFrameTimer())
+        let h = firstFrameDrawn(backend, clock: clock)
         #expect(h.compositor.repaint.flipPendingSince != nil)
         try backend.setPower(false, output: "B")
         h.compositor.outputsChanged()
@@ -110,9 +112,7 @@ struct CompositorRepaintTests {
     @Test("advancing the virtual clock while a flip is out is answered after the frame that shows the new time")
     func advanceWaitsForTheFrame() throws {
         let backend = FakeBackend.flipping(["A"])
-        let h = CompositorHarness(presenter: backend.makePresenter(), clock: FrameClock(.virtual))
-        h.compositor.scheduleRepaint()
-        #expect(h.fireFrameTimer())
+        let h = firstFrameDrawn(backend, clock: nil)
         let a = h.hello("a")
         h.feed(a, .commit(Commit(serial: 1, operations: CompositorHarness.square(1, x: 16, color: .blue))))
         _ = h.take(a)

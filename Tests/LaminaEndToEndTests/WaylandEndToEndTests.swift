@@ -266,6 +266,10 @@ struct WaylandEndToEndTests {
         throw DaemonError("timed out waiting for \(what):\n\(daemon.logText)")
     }
 
+    /// Moves `daemon`'s virtual clock on 0.1 s and draws the frame there, as a display's next
+    /// refreshes would: an app drawing by its frame callbacks' time draws anew.
+    func tick(_ daemon: DaemonProcess) throws { _ = try daemon.laminactl(["advance", "0.1"]) }
+
     /// simple-shm's pixel as the 0xRRGGBB it wrote (XRGB8888).
     func rgb(_ shot: Bitmap, _ x: Int, _ y: Int) -> UInt32 {
         let p = shot.pixel(x: x, y: y)
@@ -346,7 +350,7 @@ struct WaylandEndToEndTests {
         let rendered = try statistics(daemon)["framesRendered"] ?? 0
         try wait("simple-shm's next frames", daemon) { (try statistics(daemon)["framesRendered"] ?? 0) > rendered + 10 }
         try wait("a changed picture", daemon) {
-            _ = try daemon.laminactl(["advance", "0.1"])
+            try tick(daemon)
             return try screenshot(daemon, "b").bytes != first.bytes
         }
 
@@ -357,7 +361,7 @@ struct WaylandEndToEndTests {
         let before = try screenshot(daemon, "c")
         let renderedBefore = try statistics(daemon)["framesRendered"] ?? 0
         try wait("simple-shm drawing on after the garbage writer", daemon) {
-            _ = try daemon.laminactl(["advance", "0.1"])
+            try tick(daemon)
             let frames = try statistics(daemon)["framesRendered"] ?? 0
             return try frames > renderedBefore + 10 && screenshot(daemon, "d").bytes != before.bytes
         }
@@ -782,11 +786,10 @@ struct WaylandEndToEndTests {
         // box stands where the page puts it. WebKit paces itself by frame callbacks, and on the
         // virtual clock a frame that only answers them comes when the clock moves: each poll
         // moves it on 0.1 s, as a display would.
-        func tick() throws { _ = try daemon.laminactl(["advance", "0.1"]) }
         let blue: (UInt8, UInt8, UInt8, UInt8) = (0x20, 0x40, 0x80, 255), red: (UInt8, UInt8, UInt8, UInt8) = (255, 0, 0, 255)
         var shot = try screenshot(daemon, "a")
         try wait("the page's red box at (100, 100)", daemon, seconds: 120) {
-            try tick()
+            try tick(daemon)
             shot = try screenshot(daemon, "a")
             return shot.pixel(x: 200, y: 175) == red && shot.pixel(x: 100, y: 175) == red && shot.pixel(x: 99, y: 175) == blue
         }
@@ -796,7 +799,7 @@ struct WaylandEndToEndTests {
         #expect(try daemon.laminactl(["input", "touch", "down", "0", "200", "175"]).status == 0)
         #expect(try daemon.laminactl(["input", "touch", "up", "0"]).status == 0)
         try wait("the box turned green by the page's script", daemon, seconds: 60) {
-            try tick()
+            try tick(daemon)
             return try screenshot(daemon, "c").pixel(x: 200, y: 175) == (0, 255, 0, 255)
         }
         app.kill()
@@ -822,7 +825,7 @@ struct WaylandEndToEndTests {
         // It draws again: its picture changes as the (virtual) clock its callbacks carry moves.
         let first = try screenshot(daemon, "a")
         try wait("the uncovered window drawing", daemon) {
-            _ = try daemon.laminactl(["advance", "0.1"])
+            try tick(daemon)
             return try screenshot(daemon, "b").bytes != first.bytes
         }
         below.kill()

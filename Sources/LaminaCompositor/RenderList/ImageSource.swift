@@ -205,8 +205,8 @@ public final class ImageSource: @unchecked Sendable {
     /// The memory's pixels in `rect` changed: a new generation.
     public func markChanged(_ rect: PixelRect) {
         // A client's picture stays opaque while every rectangle it changes is (what it did not
-        // name is as it was: the protocol's promise).
-        if pixelsReadOpaque, !isVideo, case let .memory(memory, format) = storage {
+        // name is as it was: the protocol's promise). Only client memory is ever read opaque.
+        if pixelsReadOpaque, case let .memory(memory, format) = storage {
             pixelsReadOpaque = Self.alphaIsOne(memory, format, rect)
         }
         generation += 1
