@@ -284,8 +284,8 @@ extension GLESRenderer {
         let sr = bottomUp ? Rect(x: d.sourceRect.minX, y: 1 - d.sourceRect.minY, width: d.sourceRect.width, height: -d.sourceRect.height)
             : d.sourceRect
         // Pixels known opaque: the layer promised it, or the image's own pixels are (a video
-        // frame without alpha).
-        let opaque = d.isOpaque || source.pixelsAreOpaque
+        // frame without alpha, a client picture whose every alpha is 255).
+        let opaque = d.isOpaque || source.isOpaqueThroughout
         // The whole image (or its contentsRect part) over a rectangle whose edges land on pixels,
         // without nine slices or a rounded mask: the plain program, no coverage to compute.
         let aligned = Self.landsOnPixels(dr, c.transform)
@@ -296,7 +296,11 @@ extension GLESRenderer {
         let texelForPixel = plain && part.width > 0 && part.height > 0
             && abs(dr.width * c.transform.m11 - part.width * Double(source.width)) < 1e-6
             && abs(dr.height * c.transform.m22 - part.height * Double(source.height)) < 1e-6
-        let minFilter = texelForPixel ? GL_NEAREST : filter(d.minificationFilter, minifying: true)
+        // Nowhere minified: the magnification filter throughout, as GL's λ ≤ 0 asks, rather than
+        // both filters where an axis is one to one and λ rounds either side of 0.
+        let magnified = !texelForPixel && d.isMagnified(under: c.transform)
+        let minFilter = texelForPixel ? GL_NEAREST
+            : magnified ? filter(d.magnificationFilter, minifying: false) : filter(d.minificationFilter, minifying: true)
         let magFilter = texelForPixel ? GL_NEAREST : filter(d.magnificationFilter, minifying: false)
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MIN_FILTER), minFilter)
         glTexParameteri(GLenum(GL_TEXTURE_2D), GLenum(GL_TEXTURE_MAG_FILTER), magFilter)

@@ -142,8 +142,10 @@ struct ContentsTests {
         expectReference(image, "contents-scale-rect")
     }
 
-    @Test("contentsCenter stretches the middle; with contentsScale 2 the edges are half as wide")
-    func nineSlice() throws {
+    /// Drawn opaque (`isOpaque`: unblended) or blended, the same pixels: both take the
+    /// magnification filter wherever nothing is minified, one-to-one edge strips included.
+    @Test("contentsCenter stretches the middle; with contentsScale 2 the edges are half as wide", arguments: [false, true])
+    func nineSlice(opaque: Bool) throws {
         let stage = try ContentsStage(width: 200, height: 80)
         // 12×12: 4-pixel red corners, green edges, a blue middle.
         let framed = TestImage(width: 12, height: 12) { x, y in
@@ -153,15 +155,20 @@ struct ContentsTests {
         try stage.add(image: 1, framed)
         let center = Rect(4.0 / 12, 4.0 / 12, 4.0 / 12, 4.0 / 12)
         try stage.add([
-            contentsLayer(Rect(10, 10, 80, 60), image: 1) { $0.contentsCenter = center; $0.magnificationFilter = .nearest },
+            contentsLayer(Rect(10, 10, 80, 60), image: 1) {
+                $0.contentsCenter = center; $0.magnificationFilter = .nearest; $0.isOpaque = opaque
+            },
             contentsLayer(Rect(110, 10, 80, 60), image: 1) {
-                $0.contentsCenter = center; $0.contentsScale = 2; $0.magnificationFilter = .nearest
+                $0.contentsCenter = center; $0.contentsScale = 2; $0.magnificationFilter = .nearest; $0.isOpaque = opaque
             },
         ])
         let image = try stage.render()
         // Scale 1: 4-point edges.
         #expect(Pixel(image, 11, 11) == red); #expect(Pixel(image, 13, 13) == red)
         #expect(Pixel(image, 50, 11) == green); #expect(Pixel(image, 12, 40) == green)
+        // The left edge strip is one to one across and magnified along: nearest, so no red
+        // from the corner bleeds into its first rows (λ is 0 there, not above).
+        #expect(Pixel(image, 13, 14) == green); #expect(Pixel(image, 12, 65) == green)
         #expect(Pixel(image, 50, 40) == blue); #expect(Pixel(image, 15, 40) == blue)
         // Scale 2: 2-point edges, so 3 points in is already the middle.
         #expect(Pixel(image, 110, 10) == red); #expect(Pixel(image, 111, 11) == red)

@@ -101,6 +101,43 @@ public final class DrawContents: Sendable, Equatable {
     }
 }
 
+extension DrawContents {
+    /// Whether, drawn under `t` (layer units to pixels), no slice of the image shows more than
+    /// one texel per pixel along either screen axis: GL's level-of-detail λ is then at most 0
+    /// everywhere, so it would pick the magnification filter. The renderer then sets the
+    /// magnification filter for minification too: where an axis is exactly one to one (an edge
+    /// strip of a nine-slice image, a strip stretched along one axis only) λ is 0 only up to the
+    /// rounding of each pixel's derivatives, and the GL would switch between the two filters
+    /// from pixel to pixel. False under perspective (λ varies there; the GL decides).
+    public func isMagnified(under t: Transform3D) -> Bool {
+        guard t.m14 == 0, t.m24 == 0, t.m44 == 1, source.width > 0, source.height > 0 else { return false }
+        let det = t.m11 * t.m22 - t.m12 * t.m21
+        guard det != 0, det.isFinite else { return false }
+        // The most texels per layer unit of any slice along one axis (the two edges and the
+        // middle), or nil where no slice has length.
+        func rate(_ length: Double, _ a: Double, _ b: Double, _ part: Double, _ sa: Double, _ sb: Double, _ texels: Double) -> Double? {
+            var r: Double?
+            if a > 0 { r = abs(sa) * texels / a }
+            if b > 0 { r = max(r ?? 0, abs(sb) * texels / b) }
+            let middle = length - a - b
+            if middle > 0 { r = max(r ?? 0, max(0, abs(part) - abs(sa) - abs(sb)) * texels / middle) }
+            return r
+        }
+        let di = destinationInsets, si = sourceInsets
+        guard let x = rate(destination.width, di.left, di.right, sourceRect.width, si.left, si.right, Double(source.width)),
+              let y = rate(destination.height, di.top, di.bottom, sourceRect.height, si.top, si.bottom, Double(source.height))
+        else { return false }
+        // The texel-per-pixel Jacobian is diag(x, y) times the inverse of the layer-to-screen
+        // 2 × 2 matrix; GL's ρ is the longer of its two columns (one per screen axis), and both
+        // grow with either rate, so the largest rates decide.
+        let dx = ((x * t.m22) * (x * t.m22) + (y * t.m12) * (y * t.m12)).squareRoot() / abs(det)
+        let dy = ((x * t.m21) * (x * t.m21) + (y * t.m11) * (y * t.m11)).squareRoot() / abs(det)
+        let slack = 1 + 1e-6
+        guard dx.isFinite, dy.isFinite, dx <= slack, dy <= slack else { return false }
+        return true
+    }
+}
+
 /// Distances in from the four edges of a rectangle (y down: `top` is the `minY` edge).
 public struct EdgeInsets: Sendable, Equatable {
     public var left: Double

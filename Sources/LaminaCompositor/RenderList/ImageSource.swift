@@ -152,10 +152,12 @@ public final class ImageSource: @unchecked Sendable {
     /// full opacity, it needs no blending.
     public var pixelsAreOpaque = false
     /// A client's picture whose alpha was read as 255 throughout when it was made and in every
-    /// rectangle it changed since: its shadow is its rectangle's (`appendShadow`). Not yet used
-    /// to skip blending or as an occluder: a nine-slice image promised opaque draws its edge
-    /// strips differently unblended (ContentsTests.nineSlice with `isOpaque`), to be resolved first.
+    /// rectangle it changed since.
     public private(set) var pixelsReadOpaque = false
+    /// Every pixel is opaque, by the picture's kind (`pixelsAreOpaque`) or as read
+    /// (`pixelsReadOpaque`): drawn at full opacity it needs no blending, hides what lies below
+    /// (`Occlusion`) and casts its rectangle's shadow (`appendShadow`).
+    public var isOpaqueThroughout: Bool { pixelsAreOpaque || pixelsReadOpaque }
 
     /// The picture in dma-buf memory, for a source that holds one.
     public var dmabuf: DMABufPicture? {

@@ -73,8 +73,9 @@ public struct Occlusion: Sendable {
 
     /// The pixels `c` paints fully opaque, or nil: a `layer` command, a `gradient` one whose
     /// every colour is opaque, or a `contents` one whose pixels are taken as opaque (the layer's
-    /// `isOpaque` promise, or a picture without alpha: a video frame, an XRGB app buffer), over
-    /// its destination within its rounded clip.
+    /// `isOpaque` promise, a picture without alpha: a video frame, an XRGB app buffer, or a
+    /// client picture whose every alpha was read as 255), over its destination within its
+    /// rounded clip.
     static func opaqueBox(_ c: DrawCommand) -> PixelBox? {
         guard c.opacity >= 1 else { return nil }
         var b = c.bounds, radii = c.cornerRadii
@@ -82,7 +83,7 @@ public struct Occlusion: Sendable {
         case .gradient:
             guard let g = c.gradient, !g.colors.isEmpty, g.colors.allSatisfy({ $0.alpha >= 1 }) else { return nil }
         case .contents:
-            guard let d = c.contents, d.isOpaque || d.source.pixelsAreOpaque else { return nil }
+            guard let d = c.contents, d.isOpaque || d.source.isOpaqueThroughout else { return nil }
             b = d.destination
             radii = .zero
             if let clip = d.clip {

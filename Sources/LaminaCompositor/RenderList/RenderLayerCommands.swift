@@ -164,7 +164,7 @@ extension RenderWalk {
         // opaque rectangle, so its shadow is that rectangle's, drawn like a plain fill's instead of
         // blurring the layer's pixels offscreen, again whenever they move or turn.
         if !hasSublayers, !hasMask, !hasGradient, !drawsMore, p.filters.isEmpty, p.compositingFilter == nil,
-           let c = contents, c.clip == nil, c.isOpaque || c.source.pixelsAreOpaque || c.source.pixelsReadOpaque,
+           let c = contents, c.clip == nil, c.isOpaque || c.source.isOpaqueThroughout,
            c.destination.width > 0, c.destination.height > 0,
            !(look.fillVisible || look.borderVisible) || Self.covers(c.destination, look.bounds) {
             commands.append(DrawCommand(kind: .shadow, transform: toDisplay, bounds: c.destination, opacity: opacity,
