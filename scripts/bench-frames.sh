@@ -9,7 +9,7 @@
 # case on stdout, then the ratios (Benchmarks/README.md). It is a benchmark, not a test.
 #
 # Options: --runs N (1; medians when > 1)  --warmup S (3)  --window S (10)
-#          --cases "peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll sparkline glass
+#          --cases "peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll sparkline glass wallpaper
 #                   gauge-drawing gauge-shapes app-full app-foot app-layer"
 #          (video: a 1280x720 30 fps VP8 clip, made with gst-launch-1.0, full screen at 60 fps;
 #          snow: an emitter layer with 5,000 live particles, 8x8 flakes falling and turning;
@@ -19,6 +19,8 @@
 #          240-point sparkline's path at every refresh, so laminad rasterises a new shape per frame;
 #          glass: the peer scene with a 400x300 frosted panel over its moving rectangles, a
 #          background blur of radius 20 under a translucent white, rounded 16;
+#          wallpaper: the peer scene over a full-screen opaque picture, as a kiosk's UI over its
+#          wallpaper;
 #          gauge-drawing, gauge-shapes: Benchmarks/scenes/gauge_driver.py's 240x160 gauge, its value
 #          changed 60 times a second by a Python client, recorded as a drawing each frame (laminad
 #          rasterises it each frame) or as shape and text layers (strokeEnd, a transform, a string);
@@ -43,7 +45,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 RUNS=1 WARMUP=3 WINDOW=10 QT=0 BUILD=1 KEEP=0 GLES_MODES=auto
-ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll sparkline glass gauge-drawing gauge-shapes app-full app-foot app-layer"
+ALL_CASES="peer peer-damage-off peer-static dashboard dashboard-damage-off square dashboard-static video snow scroll sparkline glass wallpaper gauge-drawing gauge-shapes app-full app-foot app-layer"
 CASES=$ALL_CASES
 PEERS=${PEERS:-/work/shared/peers}
 while [ $# -gt 0 ]; do
@@ -149,6 +151,24 @@ scene = json.load(sys.stdin)
 scene["sublayers"].append({"name": "glass", "frame": [440, 210, 400, 300], "backgroundColor": [1, 1, 1, 0.25],
                            "cornerRadius": 16, "backgroundFilters": [{"name": "frost", "type": "gaussianBlur", "inputRadius": 20}]})
 json.dump(scene, sys.stdout)' >"$TMP/glass.json" || die "could not write the glass scene" ;;
+    wallpaper)
+      # The peer scene's moving rectangles over a full-screen opaque picture (a PNG written
+      # here, no "opaque" flag: its pixels are read opaque), as a kiosk's UI over its wallpaper.
+      python3 - "$TMP/wallpaper.png" <<'PNG' || die "could not write the wallpaper image"
+import struct, sys, zlib
+w, h = 1280, 720
+rows = b"".join(b"\0" + bytes(v for x in range(w) for v in ((x * 7 + y * 3) & 255, (x // 5 + y) & 255, (y * 5) & 255, 255))
+                for y in range(h))
+def chunk(kind, body):
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0))
+                              + chunk(b"IDAT", zlib.compress(rows, 1)) + chunk(b"IEND", b""))
+PNG
+      python3 "$PEERS/lamina-scene.py" animated | python3 -c '
+import json, sys
+scene = json.load(sys.stdin)
+scene["sublayers"].insert(0, {"name": "wallpaper", "frame": [0, 0, 1280, 720], "contents": "wallpaper.png"})
+json.dump(scene, sys.stdout)' >"$TMP/wallpaper.json" || die "could not write the wallpaper scene" ;;
     gauge-drawing|gauge-shapes|app-full|app-foot|app-layer) echo '{"sublayers": []}' >"$TMP/$s.json" ;;
     *) python3 "$ROOT/Benchmarks/scenes/dashboard.py" "$s" >"$TMP/$s.json" || die "could not write the $s scene" ;;
   esac
@@ -371,6 +391,7 @@ label_of() {  # case -> (label scene damage)
     scroll) echo "lamina-scroll scroll on" ;;
     sparkline) echo "lamina-sparkline sparkline on" ;;
     glass) echo "lamina-glass glass on" ;;
+    wallpaper) echo "lamina-wallpaper wallpaper on" ;;
     gauge-drawing) echo "lamina-gauge-drawing gauge-drawing on" ;;
     gauge-shapes) echo "lamina-gauge-shapes gauge-shapes on" ;;
     app-full) echo "lamina-app-full app-full on" ;;
@@ -475,6 +496,8 @@ if "lamina-glass" in per:
     if "qt-glass" in per:
         print(f"  glass lamina / qt:                 {ratio('lamina-glass', 'qt-glass', 'cpu_ms_per_frame')}")
         print(f"  glass / peer, qt:                  {ratio('qt-glass', 'qt-animated', 'cpu_ms_per_frame')}")
+if "lamina-wallpaper" in per:
+    print(f"  wallpaper / peer:                  {ratio('lamina-wallpaper', 'lamina-peer', 'cpu_ms_per_frame')}")
 if "lamina-snow" in per:
     print(f"  snow / peer:                       {ratio('lamina-snow', 'lamina-peer', 'cpu_ms_per_frame', 1, '<=')}")
     if "qt-snow" in per:

@@ -21,8 +21,9 @@ final class TextureCache {
         var usedInFrame: Bool
         /// The imported dma-buf picture the texture samples (a video frame shown in place).
         var image: EGLImageKHR?
-        /// The rows are stored bottom row first (a video frame in system memory), the way a
-        /// framebuffer holds them, so it can be copied into one without a flip (`blit`).
+        /// The rows are stored bottom row first (a video frame in system memory, a client's
+        /// picture read opaque), the way a framebuffer holds them, so it can be copied into one
+        /// without a flip (`blit`).
         var bottomUp = false
         /// A framebuffer reading the texture, for that copy (made on first use).
         var readFramebuffer: GLuint = 0
@@ -62,7 +63,8 @@ final class TextureCache {
 
     /// The texture for `source`, brought up to its latest generation (and given mipmaps when
     /// `mipmaps` asks), bound to `GL_TEXTURE_2D` on the active unit. Returns whether it holds
-    /// its rows bottom row first (a video frame's: draws read it with v flipped).
+    /// its rows bottom row first (a video frame's, an opaque client picture's: draws read it
+    /// with v flipped).
     @discardableResult
     func bind(_ source: ImageSource, mipmaps: Bool) throws(GLESError) -> Bool {
         var existing = entries[source.id]
@@ -76,8 +78,11 @@ final class TextureCache {
         if var e = existing {
             glBindTexture(GLenum(GL_TEXTURE_2D), e.texture)
             if let region = source.changedRegion(since: e.generation) {
-                if e.bottomUp {
+                if e.bottomUp, source.isVideo {
                     uploadBottomUp(source, texture: e.texture)
+                } else if e.bottomUp {
+                    // A client's picture: only what changed, rows reversed.
+                    uploadRowsReversed(source, region)
                 } else if !attach(source, to: &e) {
                     if let image = e.image {
                         // It sampled an imported picture: give it storage of its own again.
@@ -111,9 +116,11 @@ final class TextureCache {
         var entry = Entry(texture: texture, source: source, generation: source.generation,
                           hasMipmaps: false, mipmapsStale: false, usedInFrame: true)
         // A video's frames in system memory, and YUV ones in dma-buf memory (converted into
-        // the texture): whole frames every time, kept bottom row first.
+        // the texture): whole frames every time, kept bottom row first. A client's picture
+        // read opaque is kept so too (its changed rectangles uploaded rows reversed): drawn
+        // one texel to a pixel it can be copied rather than drawn (a wallpaper under moving UI).
         entry.packedDMABuf = Self.isPackedDMABuf(source)
-        entry.bottomUp = source.isVideo && !entry.packedDMABuf && !mipmaps
+        entry.bottomUp = (source.isVideo || source.pixelsReadOpaque) && !entry.packedDMABuf && !mipmaps
         if !entry.bottomUp, attach(source, to: &entry) {
             entries[source.id] = entry
             return false
@@ -182,8 +189,18 @@ final class TextureCache {
             dmabufCopied += 1
             if let yuv, let planar = picture.copyPlanar(), yuv.convert(planar, into: texture) { return }
         }
-        let w = source.width, h = source.height
-        source.withPremultipliedRGBA(PixelRect(x: 0, y: 0, width: UInt32(w), height: UInt32(h)), scratch: &scratch) { pixels, rowLength in
+        uploadRowsReversed(source, PixelRect(x: 0, y: 0, width: UInt32(source.width), height: UInt32(source.height)))
+    }
+
+    /// The rectangle `r` (top-down image pixels) of a bottom-up texture: its rows reversed on
+    /// the way (one pass over memory the upload reads anyway), landing at GL row
+    /// height − r.y − r.height.
+    private func uploadRowsReversed(_ source: ImageSource, _ r: PixelRect) {
+        let x0 = min(Int(r.x), source.width), y0 = min(Int(r.y), source.height)
+        let w = min(Int(r.width), source.width - x0), h = min(Int(r.height), source.height - y0)
+        guard w > 0, h > 0 else { return }
+        let rect = PixelRect(x: UInt32(x0), y: UInt32(y0), width: UInt32(w), height: UInt32(h))
+        source.withPremultipliedRGBA(rect, scratch: &scratch) { pixels, rowLength in
             if flipped.count < w * h * 4 { flipped = [UInt8](repeating: 0, count: w * h * 4) }
             flipped.withUnsafeMutableBytes { out in
                 for row in 0..<h {
@@ -192,7 +209,8 @@ final class TextureCache {
             }
             glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
             flipped.withUnsafeBytes {
-                glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, 0, 0, GLsizei(w), GLsizei(h), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), $0.baseAddress)
+                glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(x0), GLint(source.height - y0 - h), GLsizei(w), GLsizei(h),
+                                GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), $0.baseAddress)
             }
         }
     }

@@ -80,4 +80,38 @@ struct ContentsBlitTests {
         try Self.compare({ Self.list($0, transform: .rotation(angle: 0.3).concatenating(.translation(x: 60, y: 20)), marker: $1) },
                          expectBlits: false)
     }
+    /// A client's picture whose every alpha is 255 is kept bottom row first too: copied one
+    /// texel to a pixel, and a changed rectangle uploaded with its rows reversed in place,
+    /// showing what the same pixels show drawn from an ordinary image.
+    @Test func anOpaqueClientPictureIsCopiedToo() throws {
+        var bytes = Self.picture().bytes
+        let memory = HeapPixelMemory(bytes)
+        let client = ImageSource(owner: .session(EntrySerial(1)), number: 2, memory: memory, format: ImageFormat(width: 64, height: 48))
+        #expect(client.pixelsReadOpaque)
+        let copied = try HeadlessDisplay(width: 200, height: 150, buffers: 1)
+        let drawn = try HeadlessDisplay(width: 200, height: 150, buffers: 1)
+        drawn.damageTracking = false
+        for (step, marker) in [Color.red, .green, .blue].enumerated() {
+            if step == 2 {
+                // A 20 × 10 rectangle at (8, 4) changes, still opaque.
+                for y in 4..<14 {
+                    for x in 8..<28 {
+                        let pixel: [UInt8] = [UInt8(255 - x * 3), UInt8(y * 11), 200, 255]
+                        memory.write(pixel, at: (y * 64 + x) * 4)
+                        bytes.replaceSubrange((y * 64 + x) * 4 ..< (y * 64 + x + 1) * 4, with: pixel)
+                    }
+                }
+                client.markChanged(PixelRect(x: 8, y: 4, width: 20, height: 10))
+            }
+            let plain = ImageSource(owner: .session(EntrySerial(1)), number: UInt32(3 + step), bitmap: Bitmap(width: 64, height: 48, bytes: bytes)!)
+            try copied.present(Self.list(client, transform: .translation(x: 10, y: 20), marker: marker))
+            try drawn.present(Self.list(plain, transform: .translation(x: 10, y: 20), marker: marker))
+            let d = try copied.screenshot().difference(from: try drawn.screenshot())
+            #expect(d.worst <= 1, "step \(step): largest channel difference \(d.worst) at (\(d.x), \(d.y)), \(d.differing) pixels")
+        }
+        #expect(client.pixelsReadOpaque)
+        let blits = copied.renderer.contentsBlits
+        #expect(GLESMode.isES2 ? blits == 0 : blits >= 3, "\(blits) blits (\(GLESMode.description))")
+        #expect(drawn.renderer.contentsBlits == 0)
+    }
 }
