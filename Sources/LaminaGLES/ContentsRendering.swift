@@ -34,6 +34,9 @@ final class TextureCache {
     }
 
     private(set) var entries: [UInt64: Entry] = [:]
+    /// Whether a client's picture read opaque when its texture is made is kept bottom row
+    /// first (the renderer's target takes the copy: `GLESRenderer.draw(_:into:damage:)`).
+    var opaquePicturesBottomUp = false
     private var scratch: [UInt8] = []
     private var flipped: [UInt8] = []
     /// Imports video pictures in dma-buf memory (nil where the display cannot).
@@ -117,10 +120,11 @@ final class TextureCache {
                           hasMipmaps: false, mipmapsStale: false, usedInFrame: true)
         // A video's frames in system memory, and YUV ones in dma-buf memory (converted into
         // the texture): whole frames every time, kept bottom row first. A client's picture
-        // read opaque is kept so too (its changed rectangles uploaded rows reversed): drawn
-        // one texel to a pixel it can be copied rather than drawn (a wallpaper under moving UI).
+        // read opaque is kept so too where the target takes the copy (its changed rectangles
+        // uploaded rows reversed): drawn one texel to a pixel it is copied rather than drawn
+        // (a wallpaper under moving UI).
         entry.packedDMABuf = Self.isPackedDMABuf(source)
-        entry.bottomUp = (source.isVideo || source.pixelsReadOpaque) && !entry.packedDMABuf && !mipmaps
+        entry.bottomUp = (source.isVideo || opaquePicturesBottomUp && source.pixelsReadOpaque) && !entry.packedDMABuf && !mipmaps
         if !entry.bottomUp, attach(source, to: &entry) {
             entries[source.id] = entry
             return false

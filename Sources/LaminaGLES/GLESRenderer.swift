@@ -246,6 +246,10 @@ public final class GLESRenderer: Renderer {
         try t.bindForDrawing()
         targetIsRGBA8 = t.isRGBA8
         defer { targetIsRGBA8 = false }
+        // Opaque client pictures are kept bottom row first only where they can be copied into
+        // the target; elsewhere (KMS's XRGB surfaces) reversing their rows would be a copy for
+        // nothing on every update of an app's buffer.
+        textures.opaquePicturesBottomUp = t.isRGBA8 && usesContentsBlit && capabilities.framebufferBlit
         try draw(list, damage: damage)
     }
 
