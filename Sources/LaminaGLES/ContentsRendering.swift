@@ -27,6 +27,10 @@ final class TextureCache {
         var bottomUp = false
         /// A framebuffer reading the texture, for that copy (made on first use).
         var readFramebuffer: GLuint = 0
+        /// Every alpha the texture was given is 255 (a client's picture: read from what was
+        /// uploaded; a video frame: by its decoder's format): a copy, which no shader forces
+        /// opaque, writes the same pixels as a draw would.
+        var uploadedOpaque = true
         /// Made for a packed RGB picture in dma-buf memory (imported in place where it can be);
         /// a video whose frames change kind (caps renegotiated) gets a new entry.
         var packedDMABuf = false
@@ -84,8 +88,11 @@ final class TextureCache {
                 if e.bottomUp, source.isVideo {
                     uploadBottomUp(source, texture: e.texture)
                 } else if e.bottomUp {
-                    // A client's picture: only what changed, rows reversed.
-                    uploadRowsReversed(source, region)
+                    // A client's picture: only what changed, rows reversed. The client may
+                    // have written translucent pixels since they were read: what is uploaded
+                    // is read again.
+                    let opaque = uploadRowsReversed(source, region)
+                    e.uploadedOpaque = opaque && (e.uploadedOpaque || region == Self.whole(source))
                 } else if !attach(source, to: &e) {
                     if let image = e.image {
                         // It sampled an imported picture: give it storage of its own again.
@@ -137,8 +144,10 @@ final class TextureCache {
             failed[source.id] = WeakSource(source: source)
             throw .callFailed(call: "glTexImage2D(\(source.width)×\(source.height)) for image \(source.number) of \(source.owner)", code: error)
         }
-        if entry.bottomUp {
+        if entry.bottomUp, source.isVideo {
             uploadBottomUp(source, texture: texture)
+        } else if entry.bottomUp {
+            entry.uploadedOpaque = uploadRowsReversed(source, Self.whole(source))
         } else {
             upload(source, PixelRect(x: 0, y: 0, width: UInt32(source.width), height: UInt32(source.height)))
         }
@@ -162,9 +171,10 @@ final class TextureCache {
         return true
     }
 
-    /// A framebuffer that reads `source`'s bottom-up texture (made once, kept with it).
+    /// A framebuffer that reads `source`'s bottom-up texture (made once, kept with it), or nil
+    /// where the texture may hold alpha below 255 (a copy would write it).
     func readFramebuffer(for source: ImageSource) -> GLuint? {
-        guard var e = entries[source.id], e.bottomUp, e.image == nil else { return nil }
+        guard var e = entries[source.id], e.bottomUp, e.uploadedOpaque, e.image == nil else { return nil }
         if e.readFramebuffer == 0 {
             glGenFramebuffers(1, &e.readFramebuffer)
             glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), e.readFramebuffer)
@@ -193,16 +203,22 @@ final class TextureCache {
             dmabufCopied += 1
             if let yuv, let planar = picture.copyPlanar(), yuv.convert(planar, into: texture) { return }
         }
-        uploadRowsReversed(source, PixelRect(x: 0, y: 0, width: UInt32(source.width), height: UInt32(source.height)))
+        uploadRowsReversed(source, Self.whole(source))
+    }
+
+    private static func whole(_ source: ImageSource) -> PixelRect {
+        PixelRect(x: 0, y: 0, width: UInt32(source.width), height: UInt32(source.height))
     }
 
     /// The rectangle `r` (top-down image pixels) of a bottom-up texture: its rows reversed on
     /// the way (one pass over memory the upload reads anyway), landing at GL row
-    /// height − r.y − r.height.
-    private func uploadRowsReversed(_ source: ImageSource, _ r: PixelRect) {
+    /// height − r.y − r.height. Returns whether every alpha uploaded was 255.
+    @discardableResult
+    private func uploadRowsReversed(_ source: ImageSource, _ r: PixelRect) -> Bool {
         let x0 = min(Int(r.x), source.width), y0 = min(Int(r.y), source.height)
         let w = min(Int(r.width), source.width - x0), h = min(Int(r.height), source.height - y0)
-        guard w > 0, h > 0 else { return }
+        guard w > 0, h > 0 else { return true }
+        var opaque = true
         let rect = PixelRect(x: UInt32(x0), y: UInt32(y0), width: UInt32(w), height: UInt32(h))
         source.withPremultipliedRGBA(rect, scratch: &scratch) { pixels, rowLength in
             if flipped.count < w * h * 4 { flipped = [UInt8](repeating: 0, count: w * h * 4) }
@@ -213,10 +229,12 @@ final class TextureCache {
             }
             glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
             flipped.withUnsafeBytes {
+                opaque = PackedPixels.allOpaque(UnsafeRawBufferPointer(rebasing: $0[0 ..< w * h * 4]))
                 glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(x0), GLint(source.height - y0 - h), GLsizei(w), GLsizei(h),
                                 GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), $0.baseAddress)
             }
         }
+        return opaque
     }
 
     private func upload(_ source: ImageSource, _ r: PixelRect) {

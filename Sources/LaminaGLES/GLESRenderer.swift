@@ -109,7 +109,8 @@ public final class GLESRenderer: Renderer {
     /// Whether layers are batched; off draws each with its own calls (tests compare the two).
     public var usesBatching = true
     /// Whether an opaque video frame or client picture (kept bottom row first) drawn one texel
-    /// to a pixel, unclipped and outside groups, is copied into an RGBA8 target with `glBlitFramebuffer` rather than drawn (llvmpipe
+    /// to a pixel, unclipped and outside groups, is copied into an RGBA8 target (it also decides,
+    /// when a client picture's texture is made, whether it is kept bottom row first) with `glBlitFramebuffer` rather than drawn (llvmpipe
     /// copies an unflipped, unscissored same-format blit with memcpy: a 720p frame in about
     /// 0.07 ms, against about 4.4 ms for the textured quad). Off for comparison in tests.
     public var usesContentsBlit = true
@@ -245,7 +246,7 @@ public final class GLESRenderer: Renderer {
         guard let t = target as? any GLESRenderTarget else { throw GLESError.foreignTarget("\(type(of: target))") }
         try t.bindForDrawing()
         targetIsRGBA8 = t.isRGBA8
-        defer { targetIsRGBA8 = false }
+        defer { targetIsRGBA8 = false; textures.opaquePicturesBottomUp = false }
         // Opaque client pictures are kept bottom row first only where they can be copied into
         // the target; elsewhere (KMS's XRGB surfaces) reversing their rows would be a copy for
         // nothing on every update of an app's buffer.

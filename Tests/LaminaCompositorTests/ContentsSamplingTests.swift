@@ -51,4 +51,16 @@ struct ContentsSamplingTests {
         perspective.m14 = 0.001
         #expect(!draw(Rect(0, 0, 48, 48)).isMagnified(under: perspective))
     }
+    @Test("tiny scales do not underflow into a yes; values that are not finite leave it to the GL")
+    func hostileValues() {
+        // 1e-100 texels a unit shown at 1e-101 pixels a unit: 10 texels a pixel.
+        let tiny = DrawContents(source: image, destination: Rect(0, 0, 1.2e101, 1.2e101))
+        #expect(!tiny.isMagnified(under: Transform3D.scale(x: 1e-101, y: 1e-101)))
+        #expect(!draw(Rect(0, 0, 48, 48)).isMagnified(under: Transform3D.scale(x: .nan, y: 1)))
+        #expect(!draw(Rect(0, 0, 48, 48)).isMagnified(under: Transform3D.scale(x: .infinity, y: 1)))
+        let nanInsets = DrawContents(source: image, destination: Rect(0, 0, 48, 48),
+                                     destinationInsets: EdgeInsets(left: .nan, top: 0, right: 0, bottom: 0))
+        #expect(!nanInsets.isMagnified(under: .identity))
+        #expect(!DrawContents(source: image, destination: Rect(0, 0, .infinity, 48)).isMagnified(under: .identity))
+    }
 }

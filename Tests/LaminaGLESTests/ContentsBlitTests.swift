@@ -27,11 +27,11 @@ struct ContentsBlitTests {
     /// square `marker` colour beside it (changed between frames to make damage).
     static func list(_ source: ImageSource, transform: Transform3D, size: Size = Size(width: 64, height: 48),
                      sourceRect: Rect = Rect(x: 0, y: 0, width: 1, height: 1), insets: (EdgeInsets, EdgeInsets)? = nil,
-                     marker: Color = .red) -> DrawList {
+                     marker: Color = .red, promised: Bool = false) -> DrawList {
         let background = DrawCommand(transform: .identity, bounds: Rect(x: 0, y: 0, width: 200, height: 150), color: Color(red: 0.5, green: 0.5, blue: 0.5, alpha: 1), opacity: 1)
         let area = Rect(x: 0, y: 0, width: size.width, height: size.height)
         let contents = DrawContents(source: source, destination: area, destinationInsets: insets?.0 ?? .zero, sourceRect: sourceRect,
-                                    sourceInsets: insets?.1 ?? .zero, isOpaque: false)
+                                    sourceInsets: insets?.1 ?? .zero, isOpaque: promised)
         let draw = DrawCommand(kind: .contents, transform: transform, bounds: area, contents: contents)
         let dot = DrawCommand(transform: .translation(x: 60, y: 40), bounds: Rect(x: 0, y: 0, width: 30, height: 30), color: marker, opacity: 1)
         return DrawList(width: 200, height: 150, commands: [background, draw, dot])
@@ -113,5 +113,44 @@ struct ContentsBlitTests {
         let blits = copied.renderer.contentsBlits
         #expect(GLESMode.isES2 ? blits == 0 : blits >= 3, "\(blits) blits (\(GLESMode.description))")
         #expect(drawn.renderer.contentsBlits == 0)
+    }
+    /// A copy writes the texels as they are, alpha included, where a draw of an opaque picture
+    /// forces alpha to 1: a picture whose uploaded pixels are not all opaque is drawn, never
+    /// copied. Two ways in: the layer promised `isOpaque` and the client then wrote a translucent
+    /// pixel (so the picture is no longer read opaque), or the client wrote it into a rectangle
+    /// after naming the rectangle as changed (read opaque, uploaded translucent).
+    @Test(arguments: ["promised", "written after naming"])
+    func aTranslucentUploadIsDrawnNotCopied(_ way: String) throws {
+        let promised = way == "promised"
+        var bytes = Self.picture().bytes
+        let memory = HeapPixelMemory(bytes)
+        let client = ImageSource(owner: .session(EntrySerial(1)), number: 2, memory: memory, format: ImageFormat(width: 64, height: 48))
+        let copied = try HeadlessDisplay(width: 200, height: 150, buffers: 1)
+        try copied.present(Self.list(client, transform: .translation(x: 10, y: 20), marker: .red, promised: promised))
+        let before = copied.renderer.contentsBlits
+        #expect(GLESMode.isES2 || before > 0, "an opaque upload is copied")
+        let translucent: [UInt8] = [60, 30, 10, 128]
+        let rect = PixelRect(x: 10, y: 10, width: 1, height: 1)
+        if promised {
+            memory.write(translucent, at: (10 * 64 + 10) * 4)
+            client.markChanged(rect)
+            #expect(!client.pixelsReadOpaque)
+        } else {
+            client.markChanged(rect)
+            memory.write(translucent, at: (10 * 64 + 10) * 4)
+            #expect(client.pixelsReadOpaque, "read before the client wrote")
+        }
+        bytes.replaceSubrange((10 * 64 + 10) * 4 ..< (10 * 64 + 11) * 4, with: translucent)
+        try copied.present(Self.list(client, transform: .translation(x: 10, y: 20), marker: .green, promised: promised))
+        #expect(copied.renderer.contentsBlits == before, "not copied once a translucent pixel was uploaded")
+        let shot = try copied.screenshot()
+        #expect(Pixel(shot, 20, 30).a == 255, "drawn opaque: alpha forced to 1, \(Pixel(shot, 20, 30))")
+        // The same pixels drawn from an ordinary image the layer promises opaque.
+        let drawn = try HeadlessDisplay(width: 200, height: 150, buffers: 1)
+        drawn.damageTracking = false
+        let plain = ImageSource(owner: .session(EntrySerial(1)), number: 3, bitmap: Bitmap(width: 64, height: 48, bytes: bytes)!)
+        try drawn.present(Self.list(plain, transform: .translation(x: 10, y: 20), marker: .green, promised: true))
+        let d = shot.difference(from: try drawn.screenshot())
+        #expect(d.worst <= 1, "largest channel difference \(d.worst) at (\(d.x), \(d.y)), \(d.differing) pixels")
     }
 }

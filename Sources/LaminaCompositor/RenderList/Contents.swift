@@ -124,16 +124,20 @@ extension DrawContents {
             return r
         }
         let di = destinationInsets, si = sourceInsets
+        // A value that is not finite (a client's transform or insets) leaves it to the GL.
+        guard destination.width.isFinite, destination.height.isFinite, sourceRect.width.isFinite, sourceRect.height.isFinite,
+              (di.left + di.right + di.top + di.bottom + si.left + si.right + si.top + si.bottom).isFinite
+        else { return false }
         guard let x = rate(destination.width, di.left, di.right, sourceRect.width, si.left, si.right, Double(source.width)),
               let y = rate(destination.height, di.top, di.bottom, sourceRect.height, si.top, si.bottom, Double(source.height))
         else { return false }
         // The texel-per-pixel Jacobian is diag(x, y) times the inverse of the layer-to-screen
         // 2 × 2 matrix; GL's ρ is the longer of its two columns (one per screen axis), and both
-        // grow with either rate, so the largest rates decide.
-        let dx = ((x * t.m22) * (x * t.m22) + (y * t.m12) * (y * t.m12)).squareRoot() / abs(det)
-        let dy = ((x * t.m21) * (x * t.m21) + (y * t.m11) * (y * t.m11)).squareRoot() / abs(det)
-        let slack = 1 + 1e-6
-        guard dx.isFinite, dy.isFinite, dx <= slack, dy <= slack else { return false }
+        // grow with either rate, so the largest rates decide. Divided before squaring, so that
+        // tiny values cannot underflow to 0.
+        let ux = x * t.m22 / det, vx = y * t.m12 / det, uy = x * t.m21 / det, vy = y * t.m11 / det
+        let limit = (1 + 1e-6) * (1 + 1e-6)
+        guard ux * ux + vx * vx <= limit, uy * uy + vy * vy <= limit else { return false }
         return true
     }
 }
