@@ -203,7 +203,8 @@ final class TextureCache {
             dmabufCopied += 1
             if let yuv, let planar = picture.copyPlanar(), yuv.convert(planar, into: texture) { return }
         }
-        uploadRowsReversed(source, Self.whole(source))
+        // A video frame's opacity was read when it was converted (`PackedPixels`).
+        uploadRowsReversed(source, Self.whole(source), readingAlpha: false)
     }
 
     private static func whole(_ source: ImageSource) -> PixelRect {
@@ -212,9 +213,10 @@ final class TextureCache {
 
     /// The rectangle `r` (top-down image pixels) of a bottom-up texture: its rows reversed on
     /// the way (one pass over memory the upload reads anyway), landing at GL row
-    /// height − r.y − r.height. Returns whether every alpha uploaded was 255.
+    /// height − r.y − r.height. Returns whether every alpha uploaded was 255 (`readingAlpha`;
+    /// else true).
     @discardableResult
-    private func uploadRowsReversed(_ source: ImageSource, _ r: PixelRect) -> Bool {
+    private func uploadRowsReversed(_ source: ImageSource, _ r: PixelRect, readingAlpha: Bool = true) -> Bool {
         let x0 = min(Int(r.x), source.width), y0 = min(Int(r.y), source.height)
         let w = min(Int(r.width), source.width - x0), h = min(Int(r.height), source.height - y0)
         guard w > 0, h > 0 else { return true }
@@ -229,7 +231,7 @@ final class TextureCache {
             }
             glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 4)
             flipped.withUnsafeBytes {
-                opaque = PackedPixels.allOpaque(UnsafeRawBufferPointer(rebasing: $0[0 ..< w * h * 4]))
+                if readingAlpha { opaque = PackedPixels.allOpaque(UnsafeRawBufferPointer(rebasing: $0[0 ..< w * h * 4])) }
                 glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, GLint(x0), GLint(source.height - y0 - h), GLsizei(w), GLsizei(h),
                                 GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), $0.baseAddress)
             }
