@@ -100,7 +100,7 @@ final class TextureCache {
                         e.image = nil
                         glTexImage2D(GLenum(GL_TEXTURE_2D), 0, GL_RGBA, GLsizei(source.width), GLsizei(source.height), 0,
                                      GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), nil)
-                        upload(source, PixelRect(x: 0, y: 0, width: UInt32(source.width), height: UInt32(source.height)))
+                        upload(source, Self.whole(source))
                     } else {
                         upload(source, region)
                     }
@@ -149,7 +149,7 @@ final class TextureCache {
         } else if entry.bottomUp {
             entry.uploadedOpaque = uploadRowsReversed(source, Self.whole(source))
         } else {
-            upload(source, PixelRect(x: 0, y: 0, width: UInt32(source.width), height: UInt32(source.height)))
+            upload(source, Self.whole(source))
         }
         if mipmaps { glGenerateMipmap(GLenum(GL_TEXTURE_2D)) }
         entry.hasMipmaps = mipmaps
